@@ -1,0 +1,170 @@
+//! syslint analysis: one streaming pass over events in time order that feeds the process/fd
+//! model, the per-syscall statistics and the detectors, and produces a [`Report`].
+
+pub mod hist;
+pub mod model;
+pub mod registry;
+pub mod summary;
+
+use model::Model;
+use registry::Detector;
+use summary::SyscallTable;
+use syslint_event::{Event, EventKind};
+use syslint_report::{Capture, EndpointStats, ProcessStats, Report, Summary, TargetStats, Tool, Window};
+
+/// Rows kept per summary table in the report (the JSON has these; printers may show fewer).
+pub const TOP_ROWS: usize = 50;
+
+pub struct Analyzer {
+    model: Model,
+    syscalls: SyscallTable,
+    detectors: Vec<Box<dyn Detector>>,
+    first_ts: Option<i64>,
+    last_ts: Option<i64>,
+    timed: bool,
+}
+
+impl Default for Analyzer {
+    fn default() -> Self {
+        Analyzer::new(registry::all())
+    }
+}
+
+impl Analyzer {
+    pub fn new(detectors: Vec<Box<dyn Detector>>) -> Analyzer {
+        Analyzer {
+            model: Model::new(),
+            syscalls: SyscallTable::default(),
+            detectors,
+            first_ts: None,
+            last_ts: None,
+            timed: false,
+        }
+    }
+
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    #[inline]
+    pub fn on_event(&mut self, ev: &Event) {
+        if let Some(t) = ev.ts_ns {
+            if self.first_ts.is_none_or(|f| t < f) {
+                self.first_ts = Some(t);
+            }
+            let end = match &ev.kind {
+                EventKind::Syscall(sc) => t.saturating_add(sc.dur_ns.unwrap_or(0) as i64),
+                _ => t,
+            };
+            if self.last_ts.is_none_or(|l| end > l) {
+                self.last_ts = Some(end);
+            }
+        }
+        if let EventKind::Syscall(sc) = &ev.kind {
+            self.syscalls.add(sc);
+            self.timed |= sc.dur_ns.is_some();
+        }
+        self.model.on_event(ev);
+        for d in &mut self.detectors {
+            d.on_event(&self.model, ev);
+        }
+    }
+
+    /// Finish the pass. `capture` carries what the backend knows (sources, lines, unparsed,
+    /// lost events); the analyzer fills in processes, threads, window and durations.
+    pub fn finish(mut self, mut capture: Capture) -> Report {
+        let mut findings = Vec::new();
+        for d in &mut self.detectors {
+            findings.extend(d.finish(&self.model));
+        }
+        findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)));
+
+        let window = match (self.first_ts, self.last_ts) {
+            (Some(a), Some(b)) => Some(Window {
+                start_s: a as f64 / 1e9,
+                end_s: b as f64 / 1e9,
+                duration_s: (b - a).max(0) as f64 / 1e9,
+            }),
+            _ => None,
+        };
+        let window_s = window.map_or(0.0, |w| w.duration_s);
+        let m = &self.model;
+
+        // one pass over tasks: per-process totals
+        let mut per_proc: Vec<ProcessStats> = m
+            .procs
+            .iter()
+            .map(|p| ProcessStats { pid: p.pid, comm: p.comm.clone(), parent: p.parent, end: p.end.clone(), ..Default::default() })
+            .collect();
+        for t in m.tasks.iter().filter(|t| t.events > 0) {
+            let ps = &mut per_proc[t.proc_];
+            ps.threads += 1;
+            ps.calls += t.calls;
+            ps.errors += t.errors;
+            ps.total_s += t.dur_ns as f64 / 1e9;
+        }
+        let mut procs: Vec<ProcessStats> = per_proc
+            .into_iter()
+            .zip(&m.procs)
+            .filter(|(ps, p)| !p.absorbed && ps.threads > 0)
+            .map(|(ps, _)| ps)
+            .collect();
+        procs.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.pid.cmp(&b.pid)));
+
+        let mut targets: Vec<TargetStats> = m
+            .targets
+            .iter()
+            .filter(|t| t.calls > 0)
+            .map(|t| TargetStats {
+                target: t.display.clone(),
+                kind: t.kind.to_string(),
+                calls: t.calls,
+                errors: t.errors,
+                total_s: t.dur_ns as f64 / 1e9,
+                bytes_read: t.bytes_read,
+                bytes_written: t.bytes_written,
+            })
+            .collect();
+        targets.sort_by(|a, b| {
+            b.total_s.partial_cmp(&a.total_s).unwrap_or(std::cmp::Ordering::Equal).then(b.calls.cmp(&a.calls))
+        });
+        targets.truncate(TOP_ROWS);
+
+        let mut endpoints: Vec<EndpointStats> = m
+            .endpoints
+            .iter()
+            .filter(|e| e.connections > 0 || e.bytes_sent > 0 || e.bytes_received > 0)
+            .map(|e| EndpointStats {
+                endpoint: e.endpoint.clone(),
+                proto: e.proto.to_string(),
+                direction: e.direction.to_string(),
+                connections: e.connections,
+                closed: e.closed,
+                avg_lifetime_s: if e.closed > 0 { e.lifetime_ns as f64 / e.closed as f64 / 1e9 } else { 0.0 },
+                bytes_sent: e.bytes_sent,
+                bytes_received: e.bytes_received,
+                connect_s: e.connect_ns as f64 / 1e9,
+            })
+            .collect();
+        endpoints.sort_by(|a, b| b.connections.cmp(&a.connections).then((b.bytes_sent + b.bytes_received).cmp(&(a.bytes_sent + a.bytes_received))));
+        endpoints.truncate(TOP_ROWS);
+
+        capture.processes = procs.len() as u64;
+        capture.threads = m.tasks.iter().filter(|t| t.events > 0).count() as u64;
+        capture.window = window;
+        capture.durations = self.timed;
+        Report {
+            version: syslint_report::SCHEMA_VERSION,
+            tool: Tool::default(),
+            capture,
+            summary: Summary {
+                syscalls: self.syscalls.stats(window_s),
+                processes: procs,
+                fd_targets: targets,
+                endpoints,
+                strace_c_table: Vec::new(),
+            },
+            findings,
+        }
+    }
+}

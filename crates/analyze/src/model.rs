@@ -1,0 +1,709 @@
+//! The process and fd model: who is who (threads, processes, parents, program names) and
+//! what every fd refers to (files, sockets with endpoints, pipes, eventfds, epoll), built from
+//! `-y`/`-yy` decorations when present and from open/socket/connect/accept/dup/close events
+//! when not. It also keeps connection lifetimes and per-target statistics.
+//!
+//! Memory is bounded: fd tables die with their process, targets beyond [`MAX_TARGETS`]
+//! are pooled into one "(other targets)" row.
+
+use std::collections::HashMap;
+use syslint_event::args::{self, FdTarget};
+use syslint_event::{Class, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall};
+
+/// Distinct fd targets tracked individually.
+pub const MAX_TARGETS: usize = 50_000;
+/// Distinct endpoints tracked individually.
+pub const MAX_ENDPOINTS: usize = 20_000;
+
+#[derive(Clone, Debug, Default)]
+pub struct TaskInfo {
+    pub tid: Pid,
+    /// Index into `procs`.
+    pub proc_: usize,
+    /// Events seen on this task (0 for children created but not traced).
+    pub events: u64,
+    pub calls: u64,
+    pub errors: u64,
+    pub dur_ns: u64,
+    pub ended: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ProcInfo {
+    pub pid: Pid,
+    pub comm: Option<String>,
+    pub parent: Option<Pid>,
+    pub end: Option<String>,
+    /// Index into `tables`; `None` once the process ended.
+    table: Option<usize>,
+    /// Absorbed into another process (a task first seen alone turned out to be a thread).
+    pub absorbed: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct TargetAgg {
+    pub display: String,
+    pub kind: &'static str,
+    pub calls: u64,
+    pub errors: u64,
+    pub dur_ns: u64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct EndpointAgg {
+    pub endpoint: String,
+    pub proto: &'static str,
+    pub direction: &'static str,
+    pub connections: u64,
+    pub closed: u64,
+    pub lifetime_ns: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub connect_ns: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Fd {
+    target: u32,
+    /// The decoration text this entry was last derived from (to skip re-parsing).
+    deco: Option<Box<str>>,
+    conn: Option<Conn>,
+    /// Socket protocol, once known.
+    proto: &'static str,
+    local: Option<String>,
+    side: Side,
+}
+
+#[derive(Clone, Debug)]
+struct Conn {
+    endpoint: u32,
+    opened_ns: Option<i64>,
+}
+
+#[derive(Default)]
+struct FdTable {
+    fds: HashMap<i32, Fd>,
+    users: u32,
+}
+
+#[derive(Default)]
+pub struct Model {
+    pub tasks: Vec<TaskInfo>,
+    task_of: HashMap<Pid, usize>,
+    pub procs: Vec<ProcInfo>,
+    tables: Vec<Option<FdTable>>,
+    pub targets: Vec<TargetAgg>,
+    target_ids: HashMap<(&'static str, String), u32>,
+    other_target: Option<u32>,
+    pub endpoints: Vec<EndpointAgg>,
+    endpoint_ids: HashMap<(&'static str, &'static str, String), u32>,
+    other_endpoint: Option<u32>,
+}
+
+/// Which end of a connection names it: the remote end for connections we opened, the local
+/// end for connections we accepted, a guess when the trace did not show how it was made.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Side {
+    Guess,
+    Local,
+    Remote,
+}
+
+/// Kind and display text of an fd target.
+fn describe(t: &FdTarget) -> (&'static str, String) {
+    describe_side(t, Side::Guess)
+}
+
+fn describe_side(t: &FdTarget, side: Side) -> (&'static str, String) {
+    match t {
+        FdTarget::File(p) => ("file", p.clone()),
+        FdTarget::Inet { proto, local, remote } => {
+            let shown = match (local, remote) {
+                (Some(l), Some(r)) => match side {
+                    Side::Local => format!("{l} (accepted)"),
+                    Side::Remote => r.clone(),
+                    Side::Guess => service_side(l, r).to_string(),
+                },
+                (Some(l), None) => l.clone(),
+                _ => "(unconnected)".into(),
+            };
+            (proto, shown)
+        }
+        FdTarget::Unix { detail } => ("unix", unix_display(detail)),
+        FdTarget::Netlink { detail } => ("netlink", detail.split(':').next().unwrap_or("").to_string()),
+        FdTarget::Pipe => ("pipe", "pipe".into()),
+        FdTarget::Socket => ("socket", "socket".into()),
+        FdTarget::Anon(a) => anon_kind(a),
+        FdTarget::Other(o) => ("other", o.clone()),
+    }
+}
+
+fn anon_kind(a: &str) -> (&'static str, String) {
+    let a = a.trim_start_matches('[').trim_end_matches(']');
+    match a {
+        "eventpoll" => ("epoll", "epoll".into()),
+        "eventfd" => ("eventfd", "eventfd".into()),
+        "timerfd" => ("timerfd", "timerfd".into()),
+        "signalfd" => ("signalfd", "signalfd".into()),
+        "inotify" => ("inotify", "inotify".into()),
+        "io_uring" => ("io_uring", "io_uring".into()),
+        _ => ("anon", a.to_string()),
+    }
+}
+
+/// `12345->12346` or `12345,"/run/x.sock"` or `@"/abstract"`: show the path when there is one.
+fn unix_display(detail: &str) -> String {
+    match detail.find('"') {
+        Some(i) => args::unquote(&detail[i..]).map(|p| p.into_owned()).unwrap_or_else(|| detail.to_string()),
+        None => "unix socket".into(),
+    }
+}
+
+/// Of two `addr:port` ends, the one that is more likely the service: the one outside Linux's
+/// default ephemeral range (32768-60999), else the lower port.
+fn service_side<'a>(l: &'a str, r: &'a str) -> &'a str {
+    let port = |s: &str| s.rsplit(':').next().and_then(|p| p.parse::<u32>().ok()).unwrap_or(u32::MAX);
+    let eph = |p: u32| (32768..=60999).contains(&p);
+    let (pl, pr) = (port(l), port(r));
+    match (eph(pl), eph(pr)) {
+        (false, true) => l,
+        (true, false) => r,
+        _ if pl < pr => l,
+        _ => r,
+    }
+}
+
+fn socket_proto(args: &str) -> &'static str {
+    let mut it = args::split(args);
+    let fam = it.next().unwrap_or("");
+    let ty = it.next().unwrap_or("");
+    let v6 = fam.contains("INET6");
+    if fam.contains("INET") {
+        if ty.contains("SOCK_STREAM") {
+            if v6 { "tcp6" } else { "tcp" }
+        } else if ty.contains("SOCK_DGRAM") {
+            if v6 { "udp6" } else { "udp" }
+        } else {
+            "raw"
+        }
+    } else if fam.contains("UNIX") || fam.contains("LOCAL") {
+        "unix"
+    } else if fam.contains("NETLINK") {
+        "netlink"
+    } else {
+        "socket"
+    }
+}
+
+/// Parse the fd pair of pipe/pipe2/socketpair: `[3, 4]` or `[3<pipe:[1]>, 4<pipe:[1]>]`.
+fn fd_pair(arg: &str) -> Option<(i32, i32)> {
+    let inner = arg.strip_prefix('[')?.strip_suffix(']')?;
+    let mut it = args::split(inner);
+    let a = args::parse_fd(it.next()?)?.num;
+    let b = args::parse_fd(it.next()?)?.num;
+    Some((a, b))
+}
+
+fn basename(p: &str) -> &str {
+    p.rsplit('/').next().unwrap_or(p)
+}
+
+impl Model {
+    pub fn new() -> Self {
+        Model::default()
+    }
+
+    fn new_table(&mut self) -> usize {
+        self.tables.push(Some(FdTable { fds: HashMap::new(), users: 1 }));
+        self.tables.len() - 1
+    }
+
+    /// The task for a tid, created on first sight as its own process.
+    #[inline]
+    pub fn task(&mut self, pid: Pid) -> usize {
+        if let Some(&t) = self.task_of.get(&pid) {
+            return t;
+        }
+        let table = self.new_table();
+        self.procs.push(ProcInfo { pid, table: Some(table), ..Default::default() });
+        self.tasks.push(TaskInfo { tid: pid, proc_: self.procs.len() - 1, ..Default::default() });
+        let t = self.tasks.len() - 1;
+        self.task_of.insert(pid, t);
+        t
+    }
+
+    fn table_of(&mut self, task: usize) -> Option<&mut FdTable> {
+        let p = self.tasks[task].proc_;
+        let ti = self.procs[p].table?;
+        self.tables[ti].as_mut()
+    }
+
+    fn intern_target(&mut self, kind: &'static str, display: String) -> u32 {
+        if let Some(&id) = self.target_ids.get(&(kind, display.clone())) {
+            return id;
+        }
+        if self.targets.len() >= MAX_TARGETS {
+            if let Some(o) = self.other_target {
+                return o;
+            }
+            self.targets.push(TargetAgg { display: "(other targets)".into(), kind: "other", ..Default::default() });
+            let id = (self.targets.len() - 1) as u32;
+            self.other_target = Some(id);
+            return id;
+        }
+        self.targets.push(TargetAgg { display: display.clone(), kind, ..Default::default() });
+        let id = (self.targets.len() - 1) as u32;
+        self.target_ids.insert((kind, display), id);
+        id
+    }
+
+    fn intern_endpoint(&mut self, proto: &'static str, direction: &'static str, endpoint: String) -> u32 {
+        let key = (proto, direction, endpoint);
+        if let Some(&id) = self.endpoint_ids.get(&key) {
+            return id;
+        }
+        if self.endpoints.len() >= MAX_ENDPOINTS {
+            if let Some(o) = self.other_endpoint {
+                return o;
+            }
+            self.endpoints.push(EndpointAgg { endpoint: "(other endpoints)".into(), proto, direction, ..Default::default() });
+            let id = (self.endpoints.len() - 1) as u32;
+            self.other_endpoint = Some(id);
+            return id;
+        }
+        self.endpoints.push(EndpointAgg { endpoint: key.2.clone(), proto, direction, ..Default::default() });
+        let id = (self.endpoints.len() - 1) as u32;
+        self.endpoint_ids.insert(key, id);
+        id
+    }
+
+    /// A new fd entry pointing at a target described by a decoration or a fallback.
+    fn set_fd(&mut self, task: usize, fd: i32, deco: Option<&str>, fallback: (&'static str, String), proto: &'static str) {
+        self.set_fd_side(task, fd, deco, fallback, proto, Side::Guess)
+    }
+
+    fn set_fd_side(
+        &mut self,
+        task: usize,
+        fd: i32,
+        deco: Option<&str>,
+        fallback: (&'static str, String),
+        proto: &'static str,
+        side: Side,
+    ) {
+        if fd < 0 {
+            return;
+        }
+        let (kind, display) = match deco {
+            Some(d) => describe_side(&FdTarget::from_deco(d), side),
+            None => fallback,
+        };
+        let target = self.intern_target(kind, display);
+        let proto = if proto.is_empty() && matches!(kind, "tcp" | "tcp6" | "udp" | "udp6" | "unix") { kind } else { proto };
+        let entry = Fd { target, deco: deco.map(Into::into), conn: None, proto, local: None, side };
+        if let Some(t) = self.table_of(task) {
+            if let Some(old) = t.fds.insert(fd, entry) {
+                // an fd reused without a close we saw: finish its connection
+                if let Some(c) = old.conn {
+                    self.close_conn(c, None);
+                }
+            }
+        }
+    }
+
+    fn close_conn(&mut self, c: Conn, at: Option<i64>) {
+        let e = &mut self.endpoints[c.endpoint as usize];
+        e.closed += 1;
+        if let (Some(a), Some(b)) = (c.opened_ns, at) {
+            e.lifetime_ns += b.saturating_sub(a).max(0) as u64;
+        }
+    }
+
+    /// Look up (or learn from a decoration) the target of an fd argument.
+    fn fd_target(&mut self, task: usize, fd: i32, deco: Option<&str>) -> Option<u32> {
+        if fd < 0 {
+            return None;
+        }
+        let known = self.table_of(task).and_then(|t| t.fds.get(&fd)).map(|e| (e.target, e.deco.as_deref() == deco, e.side));
+        match (known, deco) {
+            (Some((target, true, _)), _) | (Some((target, false, _)), None) => Some(target),
+            (k, Some(d)) => {
+                // first sight or the decoration changed (a socket got connected)
+                let side = k.map_or(Side::Guess, |k| k.2);
+                let (kind, display) = describe_side(&FdTarget::from_deco(d), side);
+                let target = self.intern_target(kind, display);
+                if let Some(t) = self.table_of(task) {
+                    let e = t.fds.entry(fd).or_insert(Fd { target, deco: None, conn: None, proto: "", local: None, side });
+                    e.target = target;
+                    e.deco = Some(d.into());
+                    if matches!(kind, "tcp" | "tcp6" | "udp" | "udp6" | "unix") {
+                        e.proto = kind;
+                    }
+                }
+                Some(target)
+            }
+            (None, None) => {
+                // opened before the trace started
+                let target = self.intern_target("unknown", format!("fd {fd} (opened before trace)"));
+                if let Some(t) = self.table_of(task) {
+                    t.fds.insert(fd, Fd { target, deco: None, conn: None, proto: "", local: None, side: Side::Guess });
+                }
+                Some(target)
+            }
+        }
+    }
+
+    /// Feed one event. Returns the target the syscall's fd refers to, if any.
+    pub fn on_event(&mut self, ev: &Event) -> Option<u32> {
+        let task = self.task(ev.pid);
+        self.tasks[task].events += 1;
+        match &ev.kind {
+            EventKind::Syscall(sc) => self.on_syscall(task, ev.ts_ns, sc),
+            EventKind::Exited { code } => {
+                self.end_task(task, ev.ts_ns, format!("exited {code}"));
+                None
+            }
+            EventKind::Killed { signal, core_dumped } => {
+                let core = if *core_dumped { " (core dumped)" } else { "" };
+                self.end_task(task, ev.ts_ns, format!("killed by {signal}{core}"));
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn end_task(&mut self, task: usize, ts: Option<i64>, how: String) {
+        self.tasks[task].ended = true;
+        let p = self.tasks[task].proc_;
+        let leader = self.procs[p].pid == self.tasks[task].tid;
+        if leader {
+            self.procs[p].end = Some(how);
+            // the process is gone: its fds close, its table is freed
+            if let Some(ti) = self.procs[p].table.take() {
+                if let Some(t) = self.tables[ti].as_mut() {
+                    t.users = t.users.saturating_sub(1);
+                    if t.users == 0 {
+                        if let Some(t) = self.tables[ti].take() {
+                            for (_, fd) in t.fds {
+                                if let Some(c) = fd.conn {
+                                    self.close_conn(c, ts);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_syscall(&mut self, task: usize, ts: Option<i64>, sc: &Syscall) -> Option<u32> {
+        {
+            let t = &mut self.tasks[task];
+            t.calls += 1;
+            if sc.ret.is_err() {
+                t.errors += 1;
+            }
+            t.dur_ns += sc.dur_ns.unwrap_or(0);
+        }
+        let class = sc.sys.class();
+        let ret_fd = match sc.ret {
+            Ret::Ok { val, deco, .. } if (0..=i32::MAX as i64).contains(&val) => Some((val as i32, deco)),
+            _ => None,
+        };
+        let mut target = None;
+        if sc.sys == Sys::Connect {
+            // count the connect against where it goes, not the unconnected socket
+            self.on_connect(task, ts, sc);
+        }
+        if class.has(Class::FD) {
+            if let Some(fd) = sc.fd() {
+                target = self.fd_target(task, fd.num, fd.deco);
+                if let Some(id) = target {
+                    let t = &mut self.targets[id as usize];
+                    t.calls += 1;
+                    if sc.ret.is_err() {
+                        t.errors += 1;
+                    }
+                    t.dur_ns += sc.dur_ns.unwrap_or(0);
+                    if let Some(b) = sc.bytes() {
+                        if class.has(Class::READ) {
+                            t.bytes_read += b;
+                        } else {
+                            t.bytes_written += b;
+                        }
+                        self.count_conn_bytes(task, fd.num, class, b, sc);
+                    }
+                }
+            }
+        }
+        match sc.sys {
+            s if class.has(Class::OPEN) => {
+                let _ = s;
+                if let Some((fd, deco)) = ret_fd {
+                    let path = sc.path().map(|p| p.into_owned()).unwrap_or_else(|| "?".into());
+                    self.set_fd(task, fd, deco, ("file", path), "");
+                }
+            }
+            Sys::Socket => {
+                if let Some((fd, deco)) = ret_fd {
+                    let proto = socket_proto(sc.args);
+                    self.set_fd(task, fd, deco, (proto, format!("{proto} (unconnected)")), proto);
+                }
+            }
+            Sys::Bind => {
+                if let (Some(fd), Some(addr)) = (sc.fd(), sc.sockaddr()) {
+                    if ret_fd.is_some() {
+                        let local = addr.to_string();
+                        if let Some(t) = self.table_of(task) {
+                            if let Some(e) = t.fds.get_mut(&fd.num) {
+                                e.local = Some(local);
+                            }
+                        }
+                    }
+                }
+            }
+            Sys::Accept | Sys::Accept4 => {
+                if let Some((fd, deco)) = ret_fd {
+                    self.on_accept(task, ts, sc, fd, deco);
+                }
+            }
+            Sys::Close => {
+                if let Some(fd) = sc.fd() {
+                    if let Some(t) = self.table_of(task) {
+                        if let Some(e) = t.fds.remove(&fd.num) {
+                            if let Some(c) = e.conn {
+                                self.close_conn(c, ts.map(|t| t + sc.dur_ns.unwrap_or(0) as i64));
+                            }
+                        }
+                    }
+                }
+            }
+            Sys::Dup | Sys::Dup2 | Sys::Dup3 | Sys::Fcntl | Sys::Fcntl64 => {
+                let dupfd = matches!(sc.sys, Sys::Dup | Sys::Dup2 | Sys::Dup3)
+                    || sc.arg(1).is_some_and(|a| a.starts_with("F_DUPFD"));
+                if let (true, Some((newfd, _)), Some(old)) = (dupfd, ret_fd, sc.fd()) {
+                    if newfd != old.num {
+                        let entry = self.table_of(task).and_then(|t| t.fds.get(&old.num)).cloned();
+                        if let Some(mut e) = entry {
+                            e.conn = None;
+                            if let Some(t) = self.table_of(task) {
+                                t.fds.insert(newfd, e);
+                            }
+                        }
+                    }
+                }
+            }
+            Sys::Pipe | Sys::Pipe2 | Sys::Socketpair => {
+                if ret_fd.is_some() {
+                    let idx = if sc.sys == Sys::Socketpair { 3 } else { 0 };
+                    let arg = sc.arg(idx);
+                    if let Some((a, b)) = arg.and_then(fd_pair) {
+                        let (kind, proto): (&'static str, &'static str) =
+                            if sc.sys == Sys::Socketpair { ("unix", "unix") } else { ("pipe", "") };
+                        let disp = if sc.sys == Sys::Socketpair { "socketpair" } else { "pipe" };
+                        self.set_fd(task, a, None, (kind, disp.into()), proto);
+                        self.set_fd(task, b, None, (kind, disp.into()), proto);
+                    }
+                }
+            }
+            Sys::Eventfd | Sys::Eventfd2 => self.anon_fd(task, ret_fd, "eventfd"),
+            Sys::EpollCreate | Sys::EpollCreate1 => self.anon_fd(task, ret_fd, "epoll"),
+            Sys::TimerfdCreate => self.anon_fd(task, ret_fd, "timerfd"),
+            Sys::Signalfd | Sys::Signalfd4 => self.anon_fd(task, ret_fd, "signalfd"),
+            Sys::InotifyInit | Sys::InotifyInit1 => self.anon_fd(task, ret_fd, "inotify"),
+            Sys::IoUringSetup => self.anon_fd(task, ret_fd, "io_uring"),
+            Sys::MemfdCreate => {
+                if let Some((fd, deco)) = ret_fd {
+                    let name = sc.arg(0).and_then(args::unquote).map(|n| n.into_owned()).unwrap_or_default();
+                    self.set_fd(task, fd, deco, ("memfd", format!("memfd:{name}")), "");
+                }
+            }
+            Sys::Clone | Sys::Clone3 | Sys::Fork | Sys::Vfork => {
+                if let Some((child, _)) = ret_fd {
+                    if child > 0 {
+                        let thread = sc.args.contains("CLONE_THREAD");
+                        let share = sc.args.contains("CLONE_FILES");
+                        self.on_spawn(task, child as Pid, thread, share);
+                    }
+                }
+            }
+            Sys::Execve | Sys::Execveat => {
+                if ret_fd.is_some() {
+                    if let Some(p) = sc.path() {
+                        let pi = self.tasks[task].proc_;
+                        self.procs[pi].comm = Some(basename(&p).to_string());
+                    }
+                }
+            }
+            Sys::Prctl => {
+                if sc.args.starts_with("PR_SET_NAME") {
+                    let pi = self.tasks[task].proc_;
+                    if self.procs[pi].pid == self.tasks[task].tid {
+                        if let Some(n) = sc.arg(1).and_then(args::unquote) {
+                            self.procs[pi].comm = Some(n.into_owned());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        target
+    }
+
+    fn anon_fd(&mut self, task: usize, ret_fd: Option<(i32, Option<&str>)>, kind: &'static str) {
+        if let Some((fd, deco)) = ret_fd {
+            self.set_fd(task, fd, deco, (kind, kind.into()), "");
+        }
+    }
+
+    fn count_conn_bytes(&mut self, task: usize, fd: i32, class: Class, b: u64, sc: &Syscall) {
+        let conn = self.table_of(task).and_then(|t| t.fds.get(&fd)).and_then(|e| e.conn.as_ref().map(|c| c.endpoint));
+        let ep = match conn {
+            Some(ep) => Some(ep),
+            None if matches!(sc.sys, Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg) => {
+                // unconnected datagrams (DNS over UDP): the address is in the call
+                match sc.sockaddr() {
+                    Some(addr @ SockAddr::Inet { .. }) => {
+                        let proto = self.table_of(task).and_then(|t| t.fds.get(&fd)).map(|e| e.proto).unwrap_or("udp");
+                        let proto = if proto.is_empty() { "udp" } else { proto };
+                        Some(self.intern_endpoint(proto, "out", addr.to_string()))
+                    }
+                    _ => None,
+                }
+            }
+            None => None,
+        };
+        if let Some(ep) = ep {
+            let e = &mut self.endpoints[ep as usize];
+            if class.has(Class::READ) {
+                e.bytes_received += b;
+            } else {
+                e.bytes_sent += b;
+            }
+        }
+    }
+
+    fn on_connect(&mut self, task: usize, ts: Option<i64>, sc: &Syscall) {
+        let ok = match &sc.ret {
+            Ret::Ok { .. } => true,
+            Ret::Err { errno, .. } => *errno == "EINPROGRESS",
+            _ => false,
+        };
+        let (Some(fd), Some(addr)) = (sc.fd(), sc.sockaddr()) else {
+            return;
+        };
+        if matches!(addr, SockAddr::Netlink { .. } | SockAddr::Other { .. }) {
+            return;
+        }
+        let entry_proto = self.table_of(task).and_then(|t| t.fds.get(&fd.num)).map(|e| e.proto).unwrap_or("");
+        let proto = match (&addr, entry_proto) {
+            (_, p) if !p.is_empty() => p,
+            (SockAddr::Unix { .. }, _) => "unix",
+            (SockAddr::Inet { ip, .. }, _) if ip.is_ipv6() => "tcp6",
+            _ => "tcp",
+        };
+        let ep = self.intern_endpoint(proto, "out", addr.to_string());
+        let e = &mut self.endpoints[ep as usize];
+        e.connect_ns += sc.dur_ns.unwrap_or(0);
+        if !ok {
+            return;
+        }
+        e.connections += 1;
+        let shown = addr.to_string();
+        let kind = if proto.starts_with("unix") { "unix" } else { proto };
+        let target = self.intern_target(kind, shown);
+        if let Some(t) = self.table_of(task) {
+            let e = t.fds.entry(fd.num).or_insert(Fd { target, deco: None, conn: None, proto, local: None, side: Side::Remote });
+            e.target = target;
+            e.side = Side::Remote;
+            e.proto = proto;
+            e.conn = Some(Conn { endpoint: ep, opened_ns: ts });
+        }
+    }
+
+    fn on_accept(&mut self, task: usize, ts: Option<i64>, sc: &Syscall, fd: i32, deco: Option<&str>) {
+        let listener = sc.fd();
+        let (lproto, llocal, ldeco) = listener
+            .and_then(|l| self.table_of(task).and_then(|t| t.fds.get(&l.num)).map(|e| (e.proto, e.local.clone(), e.deco.clone())))
+            .unwrap_or(("", None, None));
+        // where the connection arrived: the accepted socket's local end (-yy), else the
+        // listener's decoration, else its bound address (which may say port 0)
+        let inet_local = |d: Option<&str>| match d.map(FdTarget::from_deco) {
+            Some(FdTarget::Inet { local, .. }) => local,
+            _ => None,
+        };
+        let local = inet_local(deco)
+            .or_else(|| inet_local(ldeco.as_deref()))
+            .or(llocal)
+            .or_else(|| listener.and_then(|l| l.deco).map(|d| describe(&FdTarget::from_deco(d)).1))
+            .unwrap_or_else(|| "(listening socket)".into());
+        let proto = if lproto.is_empty() {
+            match sc.sockaddr() {
+                Some(SockAddr::Inet { ip, .. }) if ip.is_ipv6() => "tcp6",
+                Some(SockAddr::Unix { .. }) => "unix",
+                _ => "tcp",
+            }
+        } else {
+            lproto
+        };
+        let ep = self.intern_endpoint(proto, "in", local.clone());
+        self.endpoints[ep as usize].connections += 1;
+        let kind = if proto.starts_with("unix") { "unix" } else { proto };
+        self.set_fd_side(task, fd, deco, (kind, format!("{local} (accepted)")), proto, Side::Local);
+        if let Some(t) = self.table_of(task) {
+            if let Some(e) = t.fds.get_mut(&fd) {
+                e.conn = Some(Conn { endpoint: ep, opened_ns: ts });
+            }
+        }
+    }
+
+    fn on_spawn(&mut self, parent_task: usize, child: Pid, thread: bool, share_files: bool) {
+        let parent_proc = self.tasks[parent_task].proc_;
+        let parent_pid = self.procs[parent_proc].pid;
+        let existing = self.task_of.get(&child).copied();
+        let child_task = match existing {
+            Some(t) => t,
+            None => self.task(child),
+        };
+        let own_proc = self.tasks[child_task].proc_;
+        if thread {
+            if own_proc != parent_proc {
+                // first seen alone (its lines came before clone returned): it is a thread
+                self.procs[own_proc].absorbed = true;
+                if let Some(ti) = self.procs[own_proc].table.take() {
+                    self.tables[ti] = None;
+                }
+                self.tasks[child_task].proc_ = parent_proc;
+            }
+            return;
+        }
+        self.procs[own_proc].parent = Some(parent_pid);
+        if self.procs[own_proc].comm.is_none() {
+            self.procs[own_proc].comm = self.procs[parent_proc].comm.clone();
+        }
+        let Some(pt) = self.procs[parent_proc].table else {
+            return;
+        };
+        if share_files {
+            if let Some(ti) = self.procs[own_proc].table.take() {
+                self.tables[ti] = None;
+            }
+            self.procs[own_proc].table = Some(pt);
+            if let Some(t) = self.tables[pt].as_mut() {
+                t.users += 1;
+            }
+        } else if let Some(parent_fds) = self.tables[pt].as_ref().map(|t| t.fds.clone()) {
+            // fork copies the table; entries the child already made win
+            if let Some(ti) = self.procs[own_proc].table {
+                if let Some(t) = self.tables[ti].as_mut() {
+                    for (fd, mut e) in parent_fds {
+                        e.conn = None;
+                        t.fds.entry(fd).or_insert(e);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! Opening inputs (plain, gzip, zstd, stdin, `-ff` file sets, directories) and reading them
+//! line by line from a large reused buffer.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+/// Errors a capture source can report. The CLI prints them as one line each.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("{path}: no such file or directory")]
+    NotFound { path: String },
+    #[error("{path}: permission denied")]
+    PermissionDenied { path: String },
+    #[error("{path}: {source}")]
+    Io { path: String, source: io::Error },
+    #[error("{path}: directory holds no trace files")]
+    EmptyDir { path: String },
+}
+
+impl InputError {
+    fn from_io(path: &Path, e: io::Error) -> InputError {
+        let path = path.display().to_string();
+        match e.kind() {
+            io::ErrorKind::NotFound => InputError::NotFound { path },
+            io::ErrorKind::PermissionDenied => InputError::PermissionDenied { path },
+            _ => InputError::Io { path, source: e },
+        }
+    }
+}
+
+/// Compression detected from the first bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    pub fn sniff(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+}
+
+/// One input: a path (or `-` for stdin) and, for `-ff` files named `NAME.PID`, the pid.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub path: PathBuf,
+    pub pid: Option<u32>,
+}
+
+impl Source {
+    pub fn name(&self) -> String {
+        if self.is_stdin() {
+            "<stdin>".into()
+        } else {
+            self.path.display().to_string()
+        }
+    }
+    pub fn is_stdin(&self) -> bool {
+        self.path.as_os_str() == "-"
+    }
+    /// Size on disk, when known (for progress).
+    pub fn len(&self) -> Option<u64> {
+        if self.is_stdin() {
+            None
+        } else {
+            std::fs::metadata(&self.path).ok().map(|m| m.len())
+        }
+    }
+}
+
+/// Expand the command-line inputs: files, `-`, and directories (every regular file inside,
+/// as written by `strace -ff -o DIR/trace`). A file named `NAME.PID` among several such files
+/// gets that pid.
+pub fn expand_sources(args: &[PathBuf]) -> Result<Vec<Source>, InputError> {
+    let mut files = Vec::new();
+    for a in args {
+        if a.as_os_str() == "-" {
+            files.push(a.clone());
+            continue;
+        }
+        let meta = std::fs::metadata(a).map_err(|e| InputError::from_io(a, e))?;
+        if meta.is_dir() {
+            let rd = std::fs::read_dir(a).map_err(|e| InputError::from_io(a, e))?;
+            let mut inside: Vec<PathBuf> = rd
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect();
+            if inside.is_empty() {
+                return Err(InputError::EmptyDir { path: a.display().to_string() });
+            }
+            inside.sort();
+            files.extend(inside);
+        } else {
+            files.push(a.clone());
+        }
+    }
+    let multi = files.len() > 1;
+    Ok(files
+        .into_iter()
+        .map(|path| {
+            let pid = if multi { ff_pid(&path) } else { None };
+            Source { path, pid }
+        })
+        .collect())
+}
+
+/// `trace.1234` (or `trace.1234.gz`/`.zst`) -> 1234.
+fn ff_pid(p: &Path) -> Option<u32> {
+    let name = p.file_name()?.to_str()?;
+    let name = name.strip_suffix(".gz").or_else(|| name.strip_suffix(".zst")).unwrap_or(name);
+    let (_, suffix) = name.rsplit_once('.')?;
+    if suffix.bytes().all(|c| c.is_ascii_digit()) && !suffix.is_empty() {
+        suffix.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// Counts bytes pulled from the underlying file (compressed bytes for compressed input).
+pub struct Counting<R> {
+    inner: R,
+    pub count: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Open a source for reading, decompressing gzip/zstd transparently. `progress` is bumped
+/// with the bytes read from disk.
+pub fn open(
+    src: &Source,
+    progress: std::sync::Arc<std::sync::atomic::AtomicU64>,
+) -> Result<(Box<dyn Read + Send>, Compression), InputError> {
+    let raw: Box<dyn Read + Send> = if src.is_stdin() {
+        Box::new(io::stdin())
+    } else {
+        Box::new(File::open(&src.path).map_err(|e| InputError::from_io(&src.path, e))?)
+    };
+    let mut raw = io::BufReader::with_capacity(1 << 16, Counting { inner: raw, count: progress });
+    let head = io::BufRead::fill_buf(&mut raw).map_err(|e| InputError::from_io(&src.path, e))?;
+    let comp = Compression::sniff(head);
+    let r: Box<dyn Read + Send> = match comp {
+        Compression::None => Box::new(raw),
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(raw)),
+        Compression::Zstd => Box::new(
+            zstd::stream::read::Decoder::with_buffer(raw).map_err(|e| InputError::from_io(&src.path, e))?,
+        ),
+    };
+    Ok((r, comp))
+}
+
+/// Reads lines out of a large buffer without copying each line. Lines longer than
+/// `max_line` are cut (the rest skipped) so one enormous line cannot exhaust memory.
+pub struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    pub line_no: u64,
+    max_line: usize,
+    /// Lines cut because they exceeded `max_line`.
+    pub cut_lines: u64,
+    skipping: bool,
+}
+
+pub const DEFAULT_MAX_LINE: usize = 4 << 20;
+
+impl<R: Read> LineReader<R> {
+    pub fn new(inner: R) -> Self {
+        Self::with_limits(inner, 1 << 20, DEFAULT_MAX_LINE)
+    }
+
+    pub fn with_limits(inner: R, cap: usize, max_line: usize) -> Self {
+        LineReader {
+            inner,
+            buf: vec![0; cap.max(1024)],
+            start: 0,
+            end: 0,
+            eof: false,
+            line_no: 0,
+            max_line: max_line.max(1024),
+            cut_lines: 0,
+            skipping: false,
+        }
+    }
+
+    /// The next line without its `\n`, or `None` at the end. A read error (for example a
+    /// truncated gzip stream) ends the input and is returned once.
+    pub fn next_line(&mut self) -> io::Result<Option<&[u8]>> {
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+                let s = self.start;
+                self.start += i + 1;
+                if self.skipping {
+                    self.skipping = false;
+                    continue;
+                }
+                self.line_no += 1;
+                return Ok(Some(&self.buf[s..s + i]));
+            }
+            if self.eof {
+                if self.start < self.end && !self.skipping {
+                    let s = self.start;
+                    self.start = self.end;
+                    self.line_no += 1;
+                    return Ok(Some(&self.buf[s..self.end]));
+                }
+                return Ok(None);
+            }
+            // make room: move the partial line to the front, grow if it fills the buffer
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.skipping && self.end > 0 {
+                // still inside a cut line: drop what was read of it
+                self.end = 0;
+            }
+            if self.end == self.buf.len() {
+                if self.buf.len() >= self.max_line {
+                    // give out what we have as a (cut) line and skip to the next newline
+                    self.cut_lines += 1;
+                    self.skipping = true;
+                    self.line_no += 1;
+                    self.start = self.end;
+                    return Ok(Some(&self.buf[..self.end]));
+                }
+                let n = (self.buf.len() * 2).min(self.max_line);
+                self.buf.resize(n, 0);
+            }
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.eof = true;
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_across_buffer_edges() {
+        let text = (0..500).map(|i| format!("line {i}\n")).collect::<String>() + "last";
+        let mut r = LineReader::with_limits(text.as_bytes(), 1024, 4096);
+        let mut n = 0;
+        let mut last = String::new();
+        while let Some(l) = r.next_line().unwrap() {
+            n += 1;
+            last = String::from_utf8(l.to_vec()).unwrap();
+        }
+        assert_eq!(n, 501);
+        assert_eq!(last, "last");
+    }
+
+    #[test]
+    fn cuts_enormous_lines() {
+        let text = format!("a\n{}\nb\n", "x".repeat(10_000));
+        let mut r = LineReader::with_limits(text.as_bytes(), 1024, 2048);
+        let mut lines = vec![];
+        while let Some(l) = r.next_line().unwrap() {
+            lines.push(l.len());
+        }
+        assert_eq!(lines, vec![1, 2048, 1]);
+        assert_eq!(r.cut_lines, 1);
+    }
+
+    #[test]
+    fn ff_pid_from_name() {
+        assert_eq!(ff_pid(Path::new("/x/trace.1234")), Some(1234));
+        assert_eq!(ff_pid(Path::new("/x/trace.1234.gz")), Some(1234));
+        assert_eq!(ff_pid(Path::new("/x/trace.log")), None);
+    }
+}

@@ -1,0 +1,217 @@
+//! Capture backends for syslint. Today: the streaming strace log reader. Every backend turns
+//! its input into [`syslint_event::Event`]s handed to a sink, in time order.
+
+pub mod input;
+pub mod strace;
+
+use input::{InputError, LineReader, Source};
+use std::collections::BinaryHeap;
+use std::cmp::Reverse;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+pub use strace::{ParseStats, Parser, SummaryRow, Unparsed};
+use syslint_event::Event;
+
+/// What reading the inputs produced besides events.
+#[derive(Debug, Default)]
+pub struct CaptureInfo {
+    pub sources: Vec<String>,
+    pub stats: ParseStats,
+    /// One-line problems that did not stop the analysis (truncated gzip, empty file, ...).
+    pub warnings: Vec<String>,
+    /// Bytes of text read (after decompression).
+    pub bytes: u64,
+    /// Lines cut because they exceeded the line length limit.
+    pub cut_lines: u64,
+}
+
+/// Read strace logs and hand every event to `sink`. Several sources (an `strace -ff` set)
+/// are merged by timestamp. Errors opening an input stop everything (nothing sensible can be
+/// said); errors inside an input (a truncated gzip stream) become warnings after everything
+/// readable was analysed.
+pub fn read_strace<F: FnMut(&Event)>(
+    sources: &[Source],
+    progress: Arc<AtomicU64>,
+    mut sink: F,
+) -> Result<CaptureInfo, InputError> {
+    let mut info = CaptureInfo { sources: sources.iter().map(|s| s.name()).collect(), ..Default::default() };
+    // open everything first so a missing file fails before any output
+    let mut readers = Vec::with_capacity(sources.len());
+    for s in sources {
+        let (r, _) = input::open(s, progress.clone())?;
+        readers.push(LineReader::new(r));
+    }
+    let mut parser = Parser::new(&info.sources.first().cloned().unwrap_or_default());
+    if readers.len() == 1 {
+        let mut r = readers.pop().expect("one reader");
+        let name = info.sources[0].clone();
+        let pid = sources[0].pid;
+        let mut scratch = String::new();
+        let mut file = FileTally::default();
+        loop {
+            let line_no = r.line_no + 1;
+            match r.next_line() {
+                Ok(Some(line)) => {
+                    info.bytes += line.len() as u64 + 1;
+                    feed(&mut parser, line, line_no, pid, &mut scratch, &mut file, &mut sink);
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    info.warnings.push(format!("{name}: input ends early after line {}: {e}", r.line_no));
+                    break;
+                }
+            }
+        }
+        file.warn(&name, r.line_no, &mut info.warnings);
+        info.cut_lines += r.cut_lines;
+    } else {
+        merge_by_time(sources, &mut readers, &mut parser, &mut info, &mut sink);
+    }
+    info.stats = parser.finish(&mut sink);
+    Ok(info)
+}
+
+/// Per-file counts used to warn about empty or non-strace files.
+#[derive(Default)]
+struct FileTally {
+    lines: u64,
+    events: u64,
+    binary: u64,
+}
+
+impl FileTally {
+    fn warn(&self, name: &str, _lines: u64, w: &mut Vec<String>) {
+        if self.lines == 0 {
+            w.push(format!("{name}: file is empty"));
+        } else if self.events == 0 && self.binary * 2 >= self.lines {
+            w.push(format!("{name}: binary data, not a strace log ({} lines, none understood)", self.lines));
+        } else if self.events == 0 {
+            w.push(format!("{name}: no strace lines recognised in {} lines", self.lines));
+        }
+    }
+}
+
+#[inline]
+fn feed<F: FnMut(&Event)>(
+    parser: &mut Parser,
+    line: &[u8],
+    line_no: u64,
+    pid: Option<u32>,
+    scratch: &mut String,
+    file: &mut FileTally,
+    sink: &mut F,
+) {
+    file.lines += 1;
+    if memchr::memchr(0, line).is_some() {
+        file.binary += 1;
+        parser.unparsed(&String::from_utf8_lossy(line).replace('\0', "\\0"), line_no);
+        return;
+    }
+    let text: &str = match std::str::from_utf8(line) {
+        Ok(s) => s,
+        Err(_) => {
+            // strace escapes non-ASCII in strings, but program output and some old logs hold
+            // raw bytes: keep the line, replacing what is not UTF-8
+            scratch.clear();
+            scratch.push_str(&String::from_utf8_lossy(line));
+            scratch.as_str()
+        }
+    };
+    let before = parser.stats().events;
+    parser.parse_line(text, line_no, pid, sink);
+    file.events += parser.stats().events - before;
+}
+
+/// Timestamp at the start of a line without touching parser state (for ordering `-ff` files).
+fn peek_ts(line: &[u8]) -> Option<i64> {
+    let s = std::str::from_utf8(line).ok()?;
+    let mut p = Parser::new("");
+    let mut ts = None;
+    // reuse the real parser on a throwaway instance: cheap, and one definition of the format
+    p.parse_line(s, 0, Some(0), &mut |e: &Event| ts = e.ts_ns);
+    ts
+}
+
+fn merge_by_time<R: std::io::Read, F: FnMut(&Event)>(
+    sources: &[Source],
+    readers: &mut [LineReader<R>],
+    parser: &mut Parser,
+    info: &mut CaptureInfo,
+    sink: &mut F,
+) {
+    struct Head {
+        line: Vec<u8>,
+        line_no: u64,
+    }
+    let n = readers.len();
+    let mut heads: Vec<Option<Head>> = Vec::with_capacity(n);
+    let mut last_ts = vec![i64::MIN; n];
+    let mut tallies: Vec<FileTally> = (0..n).map(|_| FileTally::default()).collect();
+    let mut done = vec![false; n];
+    let mut heap = BinaryHeap::new();
+    let mut timed = true;
+    let advance = |i: usize, readers: &mut [LineReader<R>], info: &mut CaptureInfo, done: &mut Vec<bool>| -> Option<Head> {
+        match readers[i].next_line() {
+            Ok(Some(l)) => {
+                info.bytes += l.len() as u64 + 1;
+                Some(Head { line: l.to_vec(), line_no: readers[i].line_no })
+            }
+            Ok(None) => {
+                done[i] = true;
+                None
+            }
+            Err(e) => {
+                info.warnings.push(format!("{}: input ends early after line {}: {e}", sources[i].name(), readers[i].line_no));
+                done[i] = true;
+                None
+            }
+        }
+    };
+    for i in 0..n {
+        let h = advance(i, readers, info, &mut done);
+        if let Some(h) = &h {
+            match peek_ts(&h.line) {
+                Some(t) => {
+                    last_ts[i] = t;
+                    heap.push(Reverse((t, i)));
+                }
+                None => timed = false,
+            }
+        }
+        heads.push(h);
+    }
+    let mut scratch = String::new();
+    if !timed {
+        info.warnings.push(
+            "inputs have no timestamps: files read one after another (record with -tt for a merged timeline)".into(),
+        );
+        for i in 0..n {
+            parser.set_source(&sources[i].name());
+            while let Some(h) = heads[i].take() {
+                feed(parser, &h.line, h.line_no, sources[i].pid, &mut scratch, &mut tallies[i], sink);
+                heads[i] = advance(i, readers, info, &mut done);
+            }
+        }
+    } else {
+        while let Some(Reverse((_, i))) = heap.pop() {
+            parser.set_source(&sources[i].name());
+            // drain this file up to the next line that carries a timestamp later than others
+            while let Some(h) = heads[i].take() {
+                feed(parser, &h.line, h.line_no, sources[i].pid, &mut scratch, &mut tallies[i], sink);
+                heads[i] = advance(i, readers, info, &mut done);
+                if let Some(nh) = &heads[i] {
+                    if let Some(t) = peek_ts(&nh.line) {
+                        last_ts[i] = t;
+                        heap.push(Reverse((t, i)));
+                        break;
+                    }
+                    // untimed line (program output): keep it with its file
+                }
+            }
+        }
+    }
+    for (i, t) in tallies.iter().enumerate() {
+        t.warn(&sources[i].name(), 0, &mut info.warnings);
+        info.cut_lines += readers[i].cut_lines;
+    }
+}

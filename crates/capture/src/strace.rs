@@ -1,0 +1,780 @@
+//! The strace text parser: one line in, zero or one [`Event`] out.
+//!
+//! It understands every output variant strace 4.x to 6.x writes (pid columns `123 ` and
+//! `[pid  123] `, timestamps `-t`/`-tt`/`-ttt`/`-r`, durations `-T`, fd decorations `-y`/`-yy`,
+//! `<unfinished ...>`/`<... resumed>` pairs, signals, exits, attach/detach notes, `-k` stack
+//! frames, `-c` tables) and counts every line it cannot, keeping the first few for the report.
+//! Per line it allocates nothing; only an `<unfinished ...>` call is copied until it resumes.
+
+use std::collections::HashMap;
+use syslint_event::{Clock, Event, EventKind, Pid, Ret, Sys, Syscall};
+
+/// How many unparsed lines are kept verbatim for the report.
+pub const UNPARSED_SAMPLES: usize = 10;
+/// Longest text kept for one unparsed sample.
+const SAMPLE_CHARS: usize = 200;
+
+/// A line the reader did not understand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unparsed {
+    pub source: String,
+    pub line: u64,
+    pub text: String,
+}
+
+/// One row of an `strace -c` table found in the input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryRow {
+    pub name: String,
+    pub seconds: f64,
+    pub calls: u64,
+    pub errors: u64,
+}
+
+/// What the reader saw, travelling with every report.
+#[derive(Clone, Debug, Default)]
+pub struct ParseStats {
+    pub lines: u64,
+    pub events: u64,
+    pub syscalls: u64,
+    /// `<unfinished ...>` lines merged with their resumption.
+    pub resumed_pairs: u64,
+    /// `<unfinished ...>` calls that never resumed (process died, trace ended).
+    pub never_resumed: u64,
+    /// `<... resumed>` lines whose start was not in the trace (attached mid-call).
+    pub orphan_resumed: u64,
+    /// Syscall lines cut in two by the program's own output and joined again.
+    pub rejoined: u64,
+    pub unparsed: u64,
+    pub unparsed_samples: Vec<Unparsed>,
+    /// Lines understood but carrying no event: `-k` frames, `-c` tables, notes, blank lines.
+    pub ignored: u64,
+    pub strace_c_table: Vec<SummaryRow>,
+    pub clock: Clock,
+    /// Lines that had a `-T` duration.
+    pub with_duration: u64,
+    /// The pid column style seen: "none", "pid", "[pid N]".
+    pub pid_style: &'static str,
+}
+
+impl ParseStats {
+    pub fn merge(&mut self, o: ParseStats) {
+        self.lines += o.lines;
+        self.events += o.events;
+        self.syscalls += o.syscalls;
+        self.resumed_pairs += o.resumed_pairs;
+        self.never_resumed += o.never_resumed;
+        self.orphan_resumed += o.orphan_resumed;
+        self.rejoined += o.rejoined;
+        self.unparsed += o.unparsed;
+        for s in o.unparsed_samples {
+            if self.unparsed_samples.len() < UNPARSED_SAMPLES {
+                self.unparsed_samples.push(s);
+            }
+        }
+        self.ignored += o.ignored;
+        self.strace_c_table.extend(o.strace_c_table);
+        if self.clock == Clock::None {
+            self.clock = o.clock;
+        }
+        self.with_duration += o.with_duration;
+        if self.pid_style.is_empty() || self.pid_style == "none" {
+            self.pid_style = o.pid_style;
+        }
+    }
+}
+
+/// A syscall line without its end, waiting for the continuation.
+struct Dangling {
+    pid: Pid,
+    ts: Option<i64>,
+    text: String,
+    line: String,
+    line_no: u64,
+}
+
+struct Pending {
+    ts: Option<i64>,
+    /// `name(args...` as printed before ` <unfinished ...>`.
+    text: String,
+}
+
+/// Parses strace lines; keeps the state that spans lines (pending calls, clocks).
+pub struct Parser {
+    pending: HashMap<Pid, Pending>,
+    merge_buf: String,
+    clock: Clock,
+    /// -r: running sum of deltas.
+    rel_acc: i64,
+    /// -t/-tt: days added after midnight wrapped.
+    day_offset: i64,
+    last_tod: i64,
+    stats: ParseStats,
+    source: String,
+    in_c_table: bool,
+    dangling: Option<Dangling>,
+    cur_line: u64,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Parser::new("-")
+    }
+}
+
+const NS: i64 = 1_000_000_000;
+const DAY_NS: i64 = 86_400 * NS;
+
+impl Parser {
+    /// `source` names the input in unparsed-line samples.
+    pub fn new(source: &str) -> Parser {
+        Parser {
+            pending: HashMap::new(),
+            merge_buf: String::new(),
+            clock: Clock::None,
+            rel_acc: 0,
+            day_offset: 0,
+            last_tod: i64::MIN,
+            stats: ParseStats { pid_style: "none", ..Default::default() },
+            source: source.to_string(),
+            in_c_table: false,
+            dangling: None,
+            cur_line: 0,
+        }
+    }
+
+    /// Switch the name used in samples (for multi-file inputs sharing one parser).
+    pub fn set_source(&mut self, source: &str) {
+        if self.source != source {
+            self.source = source.to_string();
+        }
+    }
+
+    pub fn stats(&self) -> &ParseStats {
+        &self.stats
+    }
+
+    /// Parse one line (without its newline). `line_no` is 1-based, for samples. `pid_hint`
+    /// is the pid of a `-ff` file (`trace.PID`), used when the line has no pid column.
+    pub fn parse_line<F: FnMut(&Event)>(
+        &mut self,
+        line: &str,
+        line_no: u64,
+        pid_hint: Option<Pid>,
+        sink: &mut F,
+    ) {
+        self.stats.lines += 1;
+        self.cur_line = line_no;
+        if let Some(d) = self.dangling.take() {
+            let (dl, dn) = (d.line.clone(), d.line_no);
+            if self.rejoin(d, line, sink) {
+                return;
+            }
+            self.unparsed(&dl, dn);
+        }
+        if !self.parse_inner(line, pid_hint, sink) {
+            self.unparsed(line, line_no);
+        }
+    }
+
+    /// Count a line that is not text at all (invalid UTF-8 that is not a strace line).
+    pub fn unparsed(&mut self, line: &str, line_no: u64) {
+        self.stats.unparsed += 1;
+        if self.stats.unparsed_samples.len() < UNPARSED_SAMPLES {
+            let mut text: String = line.chars().take(SAMPLE_CHARS).collect();
+            if text.len() < line.len() {
+                text.push_str("...");
+            }
+            self.stats.unparsed_samples.push(Unparsed { source: self.source.clone(), line: line_no, text });
+        }
+    }
+
+    /// End of input: calls still unfinished become events with [`Ret::Unfinished`].
+    pub fn finish<F: FnMut(&Event)>(&mut self, sink: &mut F) -> ParseStats {
+        if let Some(d) = self.dangling.take() {
+            self.unparsed(&d.line, d.line_no);
+        }
+        let mut pids: Vec<Pid> = self.pending.keys().copied().collect();
+        pids.sort_unstable();
+        for pid in pids {
+            self.flush_pending(pid, Ret::Unfinished, sink);
+        }
+        self.stats.clock = self.clock;
+        std::mem::take(&mut self.stats)
+    }
+
+    fn flush_pending<F: FnMut(&Event)>(&mut self, pid: Pid, ret: Ret<'_>, sink: &mut F) {
+        if let Some(p) = self.pending.remove(&pid) {
+            self.stats.never_resumed += 1;
+            let text = p.text.trim_end();
+            let (name, args) = match text.find('(') {
+                Some(i) => (&text[..i], &text[i + 1..]),
+                None => (text, ""),
+            };
+            let ev = Event {
+                pid,
+                ts_ns: p.ts,
+                kind: EventKind::Syscall(Syscall {
+                    sys: Sys::from_name(name),
+                    name,
+                    args: args.trim_end(),
+                    ret: ret.clone(),
+                    dur_ns: None,
+                    resumed: false,
+                }),
+            };
+            self.stats.events += 1;
+            self.stats.syscalls += 1;
+            sink(&ev);
+        }
+    }
+
+    fn parse_inner<F: FnMut(&Event)>(&mut self, line: &str, pid_hint: Option<Pid>, sink: &mut F) -> bool {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        // -k stack frames: " > /usr/lib/libc.so.6(read+0x12) [0x10a2b]"
+        if line.starts_with(" > ") {
+            self.stats.ignored += 1;
+            return true;
+        }
+        let mut s = line.trim_start_matches(' ');
+        if s.is_empty() {
+            self.stats.ignored += 1;
+            return true;
+        }
+        if let Some(r) = s.strip_prefix("strace: ") {
+            return self.note(r, pid_hint, sink);
+        }
+
+        // pid column
+        let mut pid = pid_hint.unwrap_or(0);
+        if let Some(r) = s.strip_prefix("[pid ") {
+            let r = r.trim_start();
+            let end = r.find(']').unwrap_or(0);
+            match r[..end].parse::<Pid>() {
+                Ok(p) => {
+                    pid = p;
+                    s = r[end + 1..].trim_start();
+                    self.stats.pid_style = "[pid N]";
+                }
+                Err(_) => return false,
+            }
+        } else {
+            let b = s.as_bytes();
+            let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
+            if n > 0 && n < b.len() && b[n] == b' ' {
+                let p = parse_u64(&b[..n]);
+                pid = p.min(u32::MAX as u64) as Pid;
+                s = s[n..].trim_start_matches(' ');
+                if self.stats.pid_style == "none" {
+                    self.stats.pid_style = "pid";
+                }
+            }
+        }
+
+        // timestamp
+        let mut ts = None;
+        if s.as_bytes().first().is_some_and(|c| c.is_ascii_digit()) {
+            match self.timestamp(s) {
+                Some((t, rest)) => {
+                    ts = Some(t);
+                    s = rest;
+                }
+                None => return self.c_table_row(s),
+            }
+        }
+
+        let b = s.as_bytes();
+        match b.first() {
+            Some(b'-') if s.starts_with("--- ") => return self.signal(s, pid, ts, sink),
+            Some(b'+') if s.starts_with("+++ ") => return self.exit(s, pid, ts, sink),
+            Some(b'<') if s.starts_with("<... ") => return self.resumed(s, pid, ts, sink),
+            Some(b'P') if s.starts_with("Process ") => return self.note(s, pid_hint, sink),
+            Some(b'%') | Some(b'-') => return self.c_table_row(s),
+            Some(b'[') if s.starts_with("[ Process PID=") => {
+                self.stats.ignored += 1;
+                return true;
+            }
+            _ => {}
+        }
+        // `name(args) = ret` or `name(args <unfinished ...>`
+        let name_len = b.iter().take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'?').count();
+        if name_len == 0 || b.get(name_len) != Some(&b'(') {
+            return self.c_table_row(s);
+        }
+        if let Some(head) = s.strip_suffix(" <unfinished ...>").or_else(|| s.strip_suffix(" <detached ...>")) {
+            let detached = s.ends_with(" <detached ...>");
+            // a second unfinished for the same pid means the first was lost: flush it
+            if self.pending.contains_key(&pid) {
+                self.flush_pending(pid, Ret::Unknown, sink);
+            }
+            self.pending.insert(pid, Pending { ts, text: head.to_string() });
+            if detached {
+                self.flush_pending(pid, Ret::Unfinished, sink);
+            }
+            return true;
+        }
+        match split_call(s, name_len) {
+            Some(call) => {
+                self.emit_call(pid, ts, call, false, sink);
+                true
+            }
+            None => {
+                // maybe the program's own output cut the line in two (strace and the program
+                // writing to one terminal): keep it and see if the next line ends it
+                self.dangling = Some(Dangling { pid, ts, text: s.to_string(), line: line.to_string(), line_no: self.cur_line });
+                true
+            }
+        }
+    }
+
+    /// Try to finish a line cut by program output with `cont` (`) = 77`).
+    fn rejoin<F: FnMut(&Event)>(&mut self, d: Dangling, cont: &str, sink: &mut F) -> bool {
+        let c = cont.trim_start();
+        if !c.starts_with(')') {
+            return false;
+        }
+        let name_len = d.text.find('(').unwrap_or(0);
+        let mut merged = d.text;
+        merged.push_str(c);
+        match split_call(&merged, name_len) {
+            Some(call) => {
+                self.stats.rejoined += 1;
+                self.emit_call(d.pid, d.ts, call, false, sink);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn emit_call<F: FnMut(&Event)>(&mut self, pid: Pid, ts: Option<i64>, c: Call<'_>, resumed: bool, sink: &mut F) {
+        if c.dur_ns.is_some() {
+            self.stats.with_duration += 1;
+        }
+        let ev = Event {
+            pid,
+            ts_ns: ts,
+            kind: EventKind::Syscall(Syscall {
+                sys: Sys::from_name(c.name),
+                name: c.name,
+                args: c.args,
+                ret: c.ret,
+                dur_ns: c.dur_ns,
+                resumed,
+            }),
+        };
+        self.stats.events += 1;
+        self.stats.syscalls += 1;
+        sink(&ev);
+    }
+
+    /// `<... read resumed>"data", 4096) = 4 <0.000123>` (strace 4 puts a space after `>`).
+    fn resumed<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
+        let Some(close) = s.find(" resumed>") else {
+            return false;
+        };
+        let name = &s[5..close];
+        let rest = &s[close + 9..];
+        let Some(p) = self.pending.remove(&pid) else {
+            // attached in the middle of the call: we only know the end
+            self.stats.orphan_resumed += 1;
+            self.merge_buf.clear();
+            self.merge_buf.push_str(name);
+            self.merge_buf.push('(');
+            self.merge_buf.push_str(rest.trim_start());
+            let buf = std::mem::take(&mut self.merge_buf);
+            let ok = match split_call(&buf, name.len()) {
+                Some(mut call) => {
+                    call.args = "";
+                    self.emit_call(pid, ts, call, true, sink);
+                    true
+                }
+                None => false,
+            };
+            self.merge_buf = buf;
+            return ok;
+        };
+        self.stats.resumed_pairs += 1;
+        // the unfinished head is `name(args...`; glue the rest on
+        self.merge_buf.clear();
+        let head = p.text.trim_end();
+        self.merge_buf.push_str(head);
+        let rest = rest.trim_start();
+        if head.ends_with(',') {
+            self.merge_buf.push(' ');
+        }
+        self.merge_buf.push_str(rest);
+        let name_len = head.find('(').unwrap_or(head.len());
+        let buf = std::mem::take(&mut self.merge_buf);
+        let ok = match split_call(&buf, name_len) {
+            Some(mut call) => {
+                if call.dur_ns.is_none() {
+                    if let (Some(a), Some(b)) = (p.ts, ts) {
+                        call.dur_ns = Some(b.saturating_sub(a).max(0) as u64);
+                    }
+                }
+                self.emit_call(pid, p.ts.or(ts), call, true, sink);
+                true
+            }
+            None => false,
+        };
+        self.merge_buf = buf;
+        ok
+    }
+
+    /// `--- SIGCHLD {si_signo=SIGCHLD, ...} ---`, `--- SIGSEGV (Segmentation fault) @ 0 (0) ---`,
+    /// `--- {si_signo=SIGSEGV, ...} (Segmentation fault) ---`, `--- stopped by SIGSTOP ---`.
+    fn signal<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
+        let body = s[4..].trim_end().strip_suffix("---").unwrap_or(&s[4..]).trim();
+        let (name, info) = if body.starts_with("SIG") {
+            let end = body.find(' ').unwrap_or(body.len());
+            (&body[..end], body[end..].trim())
+        } else if let Some(i) = body.find("si_signo=") {
+            let r = &body[i + 9..];
+            let end = r.find([',', '}']).unwrap_or(r.len());
+            (&r[..end], body)
+        } else if let Some(r) = body.strip_prefix("stopped by ") {
+            (r.trim(), "stopped")
+        } else {
+            return false;
+        };
+        self.stats.events += 1;
+        sink(&Event { pid, ts_ns: ts, kind: EventKind::Signal { name, info } });
+        true
+    }
+
+    /// `+++ exited with 0 +++`, `+++ killed by SIGKILL (core dumped) +++`,
+    /// `+++ superseded by execve in pid 123 +++`.
+    fn exit<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
+        let body = s[4..].trim_end().strip_suffix("+++").unwrap_or(&s[4..]).trim();
+        let kind = if let Some(code) = body.strip_prefix("exited with ") {
+            match code.trim().parse() {
+                Ok(code) => EventKind::Exited { code },
+                Err(_) => return false,
+            }
+        } else if let Some(sig) = body.strip_prefix("killed by ") {
+            let core = sig.contains("(core dumped)");
+            let signal = sig.split_whitespace().next().unwrap_or(sig);
+            EventKind::Killed { signal, core_dumped: core }
+        } else if body.starts_with("superseded by execve") {
+            // the thread became the leader through execve: it lives on under another id
+            self.pending.remove(&pid);
+            self.stats.ignored += 1;
+            return true;
+        } else {
+            return false;
+        };
+        // a call that never came back ends with the process
+        self.flush_pending(pid, Ret::Unknown, sink);
+        self.stats.events += 1;
+        sink(&Event { pid, ts_ns: ts, kind });
+        true
+    }
+
+    /// `Process 123 attached`, `Process 797 attached with 2 threads`,
+    /// `Process 29579 attached - interrupt to quit`, `Process 123 detached`.
+    fn note<F: FnMut(&Event)>(&mut self, s: &str, _hint: Option<Pid>, sink: &mut F) -> bool {
+        let Some(r) = s.strip_prefix("Process ") else {
+            // other strace chatter ("strace: [ Process PID=... runs in 32 bit mode. ]")
+            self.stats.ignored += 1;
+            return true;
+        };
+        let mut it = r.split_whitespace();
+        let Some(pid) = it.next().and_then(|p| p.parse::<Pid>().ok()) else {
+            return false;
+        };
+        let kind = match it.next() {
+            Some("attached") => {
+                let threads = if it.next() == Some("with") { it.next().and_then(|n| n.parse().ok()) } else { None };
+                EventKind::Attached { threads }
+            }
+            Some("detached") => EventKind::Detached,
+            _ => {
+                self.stats.ignored += 1;
+                return true;
+            }
+        };
+        self.stats.events += 1;
+        sink(&Event { pid, ts_ns: None, kind });
+        true
+    }
+
+    /// `strace -c` table lines: header, rule and rows. Anything else is not understood.
+    fn c_table_row(&mut self, s: &str) -> bool {
+        let t = s.trim();
+        if t.starts_with("% time") {
+            self.in_c_table = true;
+            self.stats.ignored += 1;
+            return true;
+        }
+        if !self.in_c_table {
+            return false;
+        }
+        if t.starts_with("------") {
+            self.stats.ignored += 1;
+            return true;
+        }
+        let toks: Vec<&str> = t.split_whitespace().collect();
+        // % time, seconds, usecs/call, calls, [errors], syscall
+        if (4..=6).contains(&toks.len()) && toks[0].contains('.') && toks[0].parse::<f64>().is_ok() {
+            let name = toks[toks.len() - 1];
+            let nums: Vec<f64> = toks[1..toks.len() - 1].iter().filter_map(|x| x.parse().ok()).collect();
+            if nums.len() == toks.len() - 2 {
+                if name != "total" {
+                    let seconds = nums[0];
+                    // with an empty usecs/call column the row has one number less
+                    let (calls, errors) = match nums.len() {
+                        4 => (nums[2], nums[3]),
+                        3 => (nums[2], 0.0),
+                        _ => (nums[1], 0.0),
+                    };
+                    self.stats.strace_c_table.push(SummaryRow {
+                        name: name.to_string(),
+                        seconds,
+                        calls: calls as u64,
+                        errors: errors as u64,
+                    });
+                }
+                self.stats.ignored += 1;
+                return true;
+            }
+        }
+        self.in_c_table = false;
+        false
+    }
+
+    /// Parse a timestamp at the start of `s`; returns nanoseconds and the rest of the line.
+    fn timestamp<'s>(&mut self, s: &'s str) -> Option<(i64, &'s str)> {
+        let b = s.as_bytes();
+        let end = b.iter().position(|&c| c == b' ')?;
+        let tok = &b[..end];
+        let rest = s[end..].trim_start_matches(' ');
+        if tok.len() >= 8 && tok[2] == b':' && tok[5] == b':' {
+            // HH:MM:SS[.frac]
+            let h = parse_u64(&tok[0..2]) as i64;
+            let m = parse_u64(&tok[3..5]) as i64;
+            let sec = parse_u64(&tok[6..8]) as i64;
+            if !tok[..8].iter().enumerate().all(|(i, c)| i == 2 || i == 5 || c.is_ascii_digit()) {
+                return None;
+            }
+            let frac = if tok.len() > 9 && tok[8] == b'.' { parse_frac(&tok[9..])? } else { 0 };
+            let mut t = ((h * 60 + m) * 60 + sec) * NS + frac;
+            if self.clock == Clock::None {
+                self.clock = Clock::TimeOfDay;
+            }
+            // carry over midnight: a jump back of more than 12 hours is the next day
+            let abs = t + self.day_offset;
+            if self.last_tod != i64::MIN && abs < self.last_tod - DAY_NS / 2 {
+                self.day_offset += DAY_NS;
+            }
+            t += self.day_offset;
+            self.last_tod = t;
+            return Some((t, rest));
+        }
+        let dot = tok.iter().position(|&c| c == b'.')?;
+        if !tok[..dot].iter().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let secs = parse_u64(&tok[..dot]) as i64;
+        let frac = parse_frac(&tok[dot + 1..])?;
+        let v = secs.saturating_mul(NS).saturating_add(frac);
+        if self.clock == Clock::None {
+            // -ttt prints seconds since 1970; -r prints small deltas from the previous line
+            self.clock = if secs > 100_000_000 { Clock::Epoch } else { Clock::Relative };
+        }
+        match self.clock {
+            Clock::Relative => {
+                self.rel_acc = self.rel_acc.saturating_add(v);
+                Some((self.rel_acc, rest))
+            }
+            _ => Some((v, rest)),
+        }
+    }
+}
+
+/// A syscall line split into its parts.
+struct Call<'a> {
+    name: &'a str,
+    args: &'a str,
+    ret: Ret<'a>,
+    dur_ns: Option<u64>,
+}
+
+/// Split `name(args) = ret [<dur>]`. `name_len` is the length of the name before `(`.
+fn split_call(s: &str, name_len: usize) -> Option<Call<'_>> {
+    let mut body = s.trim_end();
+    // -T: trailing `<0.000123>`
+    let mut dur_ns = None;
+    if body.ends_with('>') {
+        if let Some(lt) = body.rfind(" <") {
+            let d = &body[lt + 2..body.len() - 1];
+            if let Some(ns) = parse_duration(d) {
+                dur_ns = Some(ns);
+                body = body[..lt].trim_end();
+            }
+        }
+    }
+    let eq = find_ret_sep(body, name_len)?;
+    let args_end = body[..eq].trim_end();
+    let args = args_end.strip_suffix(')')?;
+    let args = &args[name_len + 1..];
+    let ret = parse_ret(body[eq + 1..].trim_start())?;
+    Some(Call { name: &s[..name_len], args, ret, dur_ns })
+}
+
+/// Find the `=` that separates the arguments from the return value: the last ` = ` whose
+/// left side, spaces trimmed, ends with `)`.
+fn find_ret_sep(body: &str, name_len: usize) -> Option<usize> {
+    let b = body.as_bytes();
+    let mut end = b.len();
+    while let Some(i) = memchr::memrchr(b'=', &b[..end]) {
+        if i > name_len && i + 1 < b.len() && b[i - 1] == b' ' && b[i + 1] == b' ' {
+            let left = body[..i].trim_end();
+            if left.ends_with(')') {
+                return Some(i);
+            }
+        }
+        end = i;
+    }
+    None
+}
+
+/// Parse what follows `= `.
+fn parse_ret(r: &str) -> Option<Ret<'_>> {
+    if let Some(rest) = r.strip_prefix('?') {
+        let rest = rest.trim_start();
+        if rest.starts_with('E') {
+            let errno = rest.split_whitespace().next().unwrap_or(rest);
+            return Some(Ret::Err { val: 0, errno });
+        }
+        return Some(Ret::Unknown);
+    }
+    let b = r.as_bytes();
+    let mut i = 0;
+    let neg = b.first() == Some(&b'-');
+    if neg {
+        i = 1;
+    }
+    let val: i64;
+    if b.len() > i + 1 && b[i] == b'0' && b[i + 1] == b'x' {
+        let start = i + 2;
+        i = start;
+        while i < b.len() && b[i].is_ascii_hexdigit() {
+            i += 1;
+        }
+        let v = u64::from_str_radix(&r[start..i], 16).ok()?;
+        val = if neg { -(v as i64) } else { v as i64 };
+    } else {
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        let v = parse_u64(&b[start..i]) as i64;
+        val = if neg { -v } else { v };
+    }
+    let mut rest = &r[i..];
+    let mut deco = None;
+    if rest.starts_with('<') {
+        let e = syslint_event::args::deco_end(rest)?;
+        deco = Some(&rest[1..e]);
+        rest = &rest[e + 1..];
+    }
+    let rest = rest.trim_start();
+    if rest.starts_with('E') && (val < 0 || neg) {
+        let errno = rest.split_whitespace().next().unwrap_or(rest);
+        return Some(Ret::Err { val, errno });
+    }
+    Some(Ret::Ok { val, deco, note: rest })
+}
+
+/// `0.000123` seconds (any number of fraction digits) to nanoseconds.
+fn parse_duration(d: &str) -> Option<u64> {
+    let b = d.as_bytes();
+    let dot = b.iter().position(|&c| c == b'.')?;
+    if dot == 0 || !b[..dot].iter().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let secs = parse_u64(&b[..dot]);
+    let frac = parse_frac(&b[dot + 1..])?;
+    Some(secs.saturating_mul(NS as u64).saturating_add(frac as u64))
+}
+
+#[inline]
+fn parse_u64(b: &[u8]) -> u64 {
+    let mut v: u64 = 0;
+    for &c in b {
+        v = v.saturating_mul(10).saturating_add((c - b'0') as u64);
+    }
+    v
+}
+
+/// Fraction digits to nanoseconds (`123456` -> 123_456_000).
+#[inline]
+fn parse_frac(b: &[u8]) -> Option<i64> {
+    if b.is_empty() || !b.iter().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if i < 9 {
+            v = v * 10 + (c - b'0') as i64;
+        }
+    }
+    for _ in b.len()..9 {
+        v *= 10;
+    }
+    Some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(lines: &[&str]) -> Vec<String> {
+        let mut p = Parser::new("t");
+        let mut out = vec![];
+        for (i, l) in lines.iter().enumerate() {
+            p.parse_line(l, i as u64 + 1, None, &mut |e: &Event| out.push(format!("{e:?}")));
+        }
+        p.finish(&mut |e: &Event| out.push(format!("{e:?}")));
+        out
+    }
+
+    #[test]
+    fn ret_forms() {
+        assert_eq!(parse_ret("0").unwrap(), Ret::Ok { val: 0, deco: None, note: "" });
+        assert_eq!(parse_ret("-1 ENOENT (No such file or directory)").unwrap(), Ret::Err { val: -1, errno: "ENOENT" });
+        assert_eq!(parse_ret("?").unwrap(), Ret::Unknown);
+        assert_eq!(parse_ret("? ERESTARTSYS (To be restarted if SA_RESTART is set)").unwrap(), Ret::Err { val: 0, errno: "ERESTARTSYS" });
+        assert_eq!(parse_ret("0 (Timeout)").unwrap(), Ret::Ok { val: 0, deco: None, note: "(Timeout)" });
+        assert_eq!(parse_ret("3</etc/hosts>").unwrap(), Ret::Ok { val: 3, deco: Some("/etc/hosts"), note: "" });
+        assert_eq!(parse_ret("0x7f1234").unwrap().value(), Some(0x7f1234));
+    }
+
+    #[test]
+    fn pairs_merge_across_pids() {
+        let out = one(&[
+            "[pid  2] 10:00:00.000100 read(3</p>,  <unfinished ...>",
+            "[pid  3] 10:00:00.000200 getpid() = 3",
+            "[pid  2] 10:00:00.000900 <... read resumed>\"ab\", 4096) = 2 <0.000800>",
+        ]);
+        assert_eq!(out.len(), 2);
+        assert!(out[1].contains("args: \"3</p>, \\\"ab\\\", 4096\""), "{}", out[1]);
+        assert!(out[1].contains("dur_ns: Some(800000)"), "{}", out[1]);
+        assert!(out[1].contains("ts_ns: Some(36000000100000)"), "{}", out[1]);
+    }
+
+    #[test]
+    fn padded_and_tricky_lines() {
+        let out = one(&[
+            "brk(NULL)                               = 0x5555555fc000",
+            r#"write(1, "a) = 1\n", 6)                = 6"#,
+            "exit_group(0)                           = ?",
+            "+++ exited with 0 +++",
+        ]);
+        assert_eq!(out.len(), 4, "{out:?}");
+        assert!(out[1].contains(r#"args: "1, \"a) = 1\\n\", 6""#), "{}", out[1]);
+    }
+}

@@ -1,0 +1,96 @@
+//! `syslint analyze`: read strace logs, analyse, print.
+
+use super::progress::Progress;
+use super::{EXIT_CLEAN, EXIT_FINDINGS};
+use crate::cli::{AnalyzeArgs, Format, Level};
+use crate::output;
+use anyhow::Result;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use syslint_analyze::Analyzer;
+use syslint_capture::{input, CaptureInfo};
+use syslint_report::printers::{json, table};
+use syslint_report::{CTableRow, Capture, Report, Severity, UnparsedLine};
+
+pub fn run(a: AnalyzeArgs) -> Result<u8> {
+    let report = analyze_inputs(&a.inputs, a.quiet)?;
+    for w in &report.capture.warnings {
+        eprintln!("syslint: warning: {w}");
+    }
+    let mut out = output::open(a.output_file.as_deref())?;
+    match a.format {
+        Format::Json => json::print(&report, &mut out)?,
+        Format::Table => {
+            let opt = table::TableOptions {
+                color: output::color_enabled(a.color, a.output_file.is_some()),
+                width: output::width(),
+                top: a.top.max(1),
+            };
+            table::print(&report, &mut out, &opt)?;
+        }
+    }
+    out.flush()?;
+    Ok(exit_code(&report, a.fail_on))
+}
+
+pub fn exit_code(r: &Report, fail_on: Level) -> u8 {
+    let level = match fail_on {
+        Level::Info => Severity::Info,
+        Level::Warning => Severity::Warning,
+        Level::Error => Severity::Error,
+    };
+    if r.findings.iter().any(|f| f.severity >= level) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+/// Read and analyse strace logs into a report.
+pub fn analyze_inputs(inputs: &[std::path::PathBuf], quiet: bool) -> Result<Report> {
+    let sources = input::expand_sources(inputs)?;
+    let total: Option<u64> = sources.iter().map(|s| s.len()).sum();
+    let done = Arc::new(AtomicU64::new(0));
+    let progress = Progress::start(done.clone(), total, quiet);
+    let mut analyzer = Analyzer::default();
+    let info = syslint_capture::read_strace(&sources, done, |ev| analyzer.on_event(ev))?;
+    drop(progress);
+    let table_rows = info.stats.strace_c_table.clone();
+    let mut report = analyzer.finish(capture_of(info, "strace-log"));
+    report.summary.strace_c_table = table_rows
+        .into_iter()
+        .map(|r| CTableRow { name: r.name, seconds: r.seconds, calls: r.calls, errors: r.errors })
+        .collect();
+    Ok(report)
+}
+
+/// What the reader knows, in report form.
+pub fn capture_of(info: CaptureInfo, backend: &str) -> Capture {
+    let s = info.stats;
+    let mut warnings = info.warnings;
+    if info.cut_lines > 0 {
+        warnings.push(format!("{} lines longer than 4 MiB were cut", info.cut_lines));
+    }
+    if s.never_resumed > 0 {
+        warnings.push(format!("{} calls never finished in the trace (process died or trace ended)", s.never_resumed));
+    }
+    Capture {
+        backend: backend.into(),
+        sources: info.sources,
+        lines: s.lines,
+        events: s.events,
+        syscalls: s.syscalls,
+        unparsed_lines: s.unparsed,
+        unparsed_samples: s
+            .unparsed_samples
+            .into_iter()
+            .map(|u| UnparsedLine { source: u.source, line: u.line, text: u.text })
+            .collect(),
+        lost_events: 0,
+        clock: s.clock.as_str().into(),
+        resumed_pairs: s.resumed_pairs,
+        never_resumed: s.never_resumed,
+        warnings,
+        ..Default::default()
+    }
+}

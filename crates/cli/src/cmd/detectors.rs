@@ -1,0 +1,32 @@
+//! `syslint detectors`: one line per detector.
+
+use crate::cli::{DetectorsArgs, Format};
+use anyhow::Result;
+use syslint_analyze::registry;
+
+pub fn run(a: DetectorsArgs) -> Result<u8> {
+    let metas = registry::metas();
+    match a.format {
+        Format::Json => {
+            let v: Vec<serde_json::Value> = metas
+                .iter()
+                .map(|m| {
+                    serde_json::json!({
+                        "code": m.code, "name": m.name, "category": m.category,
+                        "status": format!("{:?}", m.status).to_lowercase(), "summary": m.summary,
+                    })
+                })
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
+        Format::Table => {
+            if metas.is_empty() {
+                println!("no detectors in this version yet (syslint analyze prints the summary)");
+            }
+            for m in metas {
+                println!("{:6} {:22} {:8} {}", m.code, m.name, format!("{:?}", m.status).to_lowercase(), m.summary);
+            }
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,13 @@
+pub mod analyze;
+pub mod detectors;
+pub mod diff;
+pub mod explain;
+pub mod progress;
+pub mod trace;
+
+/// No finding at or above the fail level.
+pub const EXIT_CLEAN: u8 = 0;
+/// Findings at or above the fail level.
+pub const EXIT_FINDINGS: u8 = 1;
+/// syslint itself failed (bad input, bad arguments, I/O).
+pub const EXIT_ERROR: u8 = 2;

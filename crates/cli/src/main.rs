@@ -1,0 +1,31 @@
+//! The syslint binary: parse arguments, dispatch, map errors to exit codes. The work is done
+//! in the library crates.
+
+mod cli;
+mod cmd;
+mod output;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    let result = match args.command {
+        cli::Command::Analyze(a) => cmd::analyze::run(a),
+        cli::Command::Trace(a) => cmd::trace::run(a),
+        cli::Command::Diff(a) => cmd::diff::run(a),
+        cli::Command::Explain(a) => cmd::explain::run(a),
+        cli::Command::Detectors(a) => cmd::detectors::run(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            if output::is_broken_pipe(&e) {
+                // `syslint analyze big.log | head`: the reader left, nothing is wrong
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("syslint: error: {e:#}");
+            ExitCode::from(cmd::EXIT_ERROR)
+        }
+    }
+}

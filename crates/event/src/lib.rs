@@ -1,0 +1,167 @@
+//! The one event type every syslint capture backend produces, and the syscall knowledge the
+//! analysis needs (names, classes, argument decoding). No I/O here.
+//!
+//! Events borrow their text from the backend's buffer (`'a`): the strace reader hands out
+//! slices of the line it just read, so parsing allocates nothing per line. Anything a consumer
+//! keeps beyond the callback must be copied.
+
+pub mod args;
+pub mod syscalls;
+
+pub use args::{FdArg, SockAddr, Timeout};
+pub use syscalls::{Class, Sys};
+
+/// Thread id as the trace shows it (`0` when the trace has no pid column: a single process).
+pub type Pid = u32;
+
+/// One thing that happened in the traced program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event<'a> {
+    /// The thread (task) it happened on.
+    pub pid: Pid,
+    /// When it started, in nanoseconds of the capture's clock (see [`Clock`]); `None` when the
+    /// trace has no timestamps.
+    pub ts_ns: Option<i64>,
+    pub kind: EventKind<'a>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventKind<'a> {
+    Syscall(Syscall<'a>),
+    /// `--- SIGCHLD {si_signo=SIGCHLD, ...} ---`
+    Signal { name: &'a str, info: &'a str },
+    /// `+++ exited with 3 +++`
+    Exited { code: i32 },
+    /// `+++ killed by SIGKILL (core dumped) +++`
+    Killed { signal: &'a str, core_dumped: bool },
+    /// `Process 123 attached` (with `threads` when strace said "attached with N threads").
+    Attached { threads: Option<u32> },
+    /// `Process 123 detached`
+    Detached,
+}
+
+/// A finished (or never finished) system call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Syscall<'a> {
+    pub sys: Sys,
+    /// The name as printed (kept for syscalls not in the table).
+    pub name: &'a str,
+    /// The argument text between the outer parentheses, as strace printed it.
+    pub args: &'a str,
+    pub ret: Ret<'a>,
+    /// Time spent in the call (`-T`, or the gap between an unfinished line and its resumption).
+    pub dur_ns: Option<u64>,
+    /// Merged from an `<unfinished ...>` line and its `<... resumed>` line.
+    pub resumed: bool,
+}
+
+/// What a syscall returned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ret<'a> {
+    /// Success: the value, the `-y` decoration of a returned fd (`3</etc/hosts>` gives
+    /// `/etc/hosts`) and any note strace added in parentheses (`(Timeout)`, `([{fd=5, ...}])`).
+    Ok { val: i64, deco: Option<&'a str>, note: &'a str },
+    /// Failure: `-1 ENOENT (No such file or directory)`; `ERESTARTSYS` and friends come with
+    /// `val` 0 and `= ?` in the text.
+    Err { val: i64, errno: &'a str },
+    /// `= ?`: the call did not return (exit, execve in another thread, the process died).
+    Unknown,
+    /// Still in progress when the trace ended (an `<unfinished ...>` with no resumption).
+    Unfinished,
+}
+
+impl<'a> Ret<'a> {
+    pub fn is_err(&self) -> bool {
+        matches!(self, Ret::Err { .. })
+    }
+    pub fn errno(&self) -> Option<&'a str> {
+        match self {
+            Ret::Err { errno, .. } => Some(errno),
+            _ => None,
+        }
+    }
+    /// The return value when the call succeeded.
+    pub fn value(&self) -> Option<i64> {
+        match self {
+            Ret::Ok { val, .. } => Some(*val),
+            _ => None,
+        }
+    }
+}
+
+/// What the timestamps in a capture mean.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Clock {
+    /// No timestamps.
+    #[default]
+    None,
+    /// `-t`/`-tt`: time of day (nanoseconds since local midnight, carried over midnight).
+    TimeOfDay,
+    /// `-ttt`: seconds since the Unix epoch.
+    Epoch,
+    /// `-r`: relative; the reader accumulates the deltas, so 0 is the first event.
+    Relative,
+    /// A monotonic kernel clock (live backends).
+    Monotonic,
+}
+
+impl Clock {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Clock::None => "none",
+            Clock::TimeOfDay => "time-of-day",
+            Clock::Epoch => "epoch",
+            Clock::Relative => "relative",
+            Clock::Monotonic => "monotonic",
+        }
+    }
+}
+
+impl<'a> Syscall<'a> {
+    /// The first argument as an fd, for syscalls whose first argument is one.
+    #[inline]
+    pub fn fd(&self) -> Option<FdArg<'a>> {
+        if self.sys.is(Class::FD) {
+            args::parse_fd(args::first_arg(self.args))
+        } else {
+            None
+        }
+    }
+
+    /// Argument `i` (0-based) as strace printed it.
+    pub fn arg(&self, i: usize) -> Option<&'a str> {
+        args::split(self.args).nth(i)
+    }
+
+    /// The path a lookup/open/exec call names, unescaped.
+    pub fn path(&self) -> Option<std::borrow::Cow<'a, str>> {
+        let c = self.sys.class();
+        let idx = if c.has(Class::AT) { 1 } else { 0 };
+        if !(c.has(Class::LOOKUP) || c.has(Class::EXEC) || c.has(Class::AT)) {
+            return None;
+        }
+        args::unquote(self.arg(idx)?)
+    }
+
+    /// Bytes moved by a read/write-family call (its return value).
+    pub fn bytes(&self) -> Option<u64> {
+        if self.sys.is(Class::READ) || self.sys.is(Class::WRITE) {
+            match self.ret {
+                Ret::Ok { val, .. } if val >= 0 => Some(val as u64),
+                _ => None,
+            }
+        } else {
+            None
+        }
+    }
+
+    /// The timeout of a poll/select/epoll wait.
+    pub fn timeout(&self) -> Option<Timeout> {
+        args::poll_timeout(self.sys, self.args)
+    }
+
+    /// The socket address of connect/bind/accept/sendto/recvfrom.
+    pub fn sockaddr(&self) -> Option<SockAddr> {
+        args::find_sockaddr(self.args)
+    }
+}

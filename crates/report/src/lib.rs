@@ -1,0 +1,229 @@
+//! The syslint Report: what every analysis produces and every printer reads.
+//!
+//! These types are also the JSON wire format (documented in docs/json-schema.md). Changing a
+//! field's meaning or removing one bumps [`SCHEMA_VERSION`]; adding optional fields does not.
+
+pub mod printers;
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the JSON document layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Report {
+    pub version: u32,
+    pub tool: Tool,
+    pub capture: Capture,
+    pub summary: Summary,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+impl Default for Tool {
+    fn default() -> Self {
+        Tool { name: "syslint".into(), version: env!("CARGO_PKG_VERSION").into() }
+    }
+}
+
+/// How the data was captured and how much of it was understood.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Capture {
+    /// `strace-log` for files, later `strace` and `ebpf` for live capture.
+    pub backend: String,
+    pub sources: Vec<String>,
+    /// Input lines read.
+    pub lines: u64,
+    /// Events produced (syscalls, signals, exits, attach notes).
+    pub events: u64,
+    pub syscalls: u64,
+    /// Lines not understood; the first few are in `unparsed_samples`.
+    pub unparsed_lines: u64,
+    pub unparsed_samples: Vec<UnparsedLine>,
+    /// Events the capture lost (kernel buffer overruns in live capture; 0 for logs).
+    pub lost_events: u64,
+    /// Distinct processes (thread groups) seen.
+    pub processes: u64,
+    /// Distinct threads seen.
+    pub threads: u64,
+    /// `time-of-day`, `epoch`, `relative`, `monotonic` or `none`.
+    pub clock: String,
+    /// Whether call durations were known (`strace -T`, or unfinished/resumed pairs).
+    pub durations: bool,
+    pub resumed_pairs: u64,
+    pub never_resumed: u64,
+    pub window: Option<Window>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct UnparsedLine {
+    pub source: String,
+    pub line: u64,
+    pub text: String,
+}
+
+/// A time window in the capture's clock, in seconds.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub duration_s: f64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Summary {
+    /// Sorted by total time, then calls.
+    pub syscalls: Vec<SyscallStats>,
+    pub processes: Vec<ProcessStats>,
+    /// What the fds pointed at, busiest first.
+    pub fd_targets: Vec<TargetStats>,
+    /// Outgoing and accepted connections, per remote endpoint.
+    pub endpoints: Vec<EndpointStats>,
+    /// Rows of an `strace -c` table found in the input (empty unless the input had one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub strace_c_table: Vec<CTableRow>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct SyscallStats {
+    pub name: String,
+    pub calls: u64,
+    pub errors: u64,
+    /// Errors split by errno name.
+    pub errnos: BTreeMap<String, u64>,
+    /// Calls with a known duration (the time figures below describe these).
+    pub timed_calls: u64,
+    pub total_s: f64,
+    pub avg_s: f64,
+    pub p50_s: f64,
+    pub p90_s: f64,
+    pub p99_s: f64,
+    pub max_s: f64,
+    /// total_s / the traced window (can exceed 1 with several threads).
+    pub wall_share: f64,
+    /// Return value splits where they matter: `returned_0` (polls that timed out, reads at
+    /// EOF), `timeout_0` (polls asked not to block), `timeout_infinite`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub returns: BTreeMap<String, u64>,
+    /// Bytes moved, for read/write-family calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct ProcessStats {
+    pub pid: u32,
+    /// Program name from execve or prctl(PR_SET_NAME), when the trace shows it.
+    pub comm: Option<String>,
+    pub parent: Option<u32>,
+    pub threads: u32,
+    pub calls: u64,
+    pub errors: u64,
+    pub total_s: f64,
+    /// How it ended: `exited 0`, `killed by SIGKILL`, or null if still running.
+    pub end: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct TargetStats {
+    /// A path, `tcp 127.0.0.1:5000->127.0.0.1:80`, `pipe`, `eventfd`, ...
+    pub target: String,
+    pub kind: String,
+    pub calls: u64,
+    pub errors: u64,
+    pub total_s: f64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct EndpointStats {
+    /// Remote address (`127.0.0.1:80`, `[::1]:443`, `unix:/run/x.sock`).
+    pub endpoint: String,
+    /// `tcp`, `udp`, `unix`, ...
+    pub proto: String,
+    /// `out` (we connected or sent to it) or `in` (connections accepted on this local address).
+    pub direction: String,
+    /// Connections opened (connect or accept).
+    pub connections: u64,
+    /// Connections closed in the trace, and their average lifetime.
+    pub closed: u64,
+    pub avg_lifetime_s: f64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// Time spent in connect() to this endpoint.
+    pub connect_s: f64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct CTableRow {
+    pub name: String,
+    pub seconds: f64,
+    pub calls: u64,
+    pub errors: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl std::str::FromStr for Severity {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "info" => Ok(Severity::Info),
+            "warning" => Ok(Severity::Warning),
+            "error" => Ok(Severity::Error),
+            _ => Err(format!("unknown severity {s:?} (expected info, warning or error)")),
+        }
+    }
+}
+
+/// One detected pathology.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// Kebab-case detector name, e.g. `busy-poll`.
+    pub detector: String,
+    /// Stable code, e.g. `SL001`.
+    pub code: String,
+    pub severity: Severity,
+    /// Lowercase, no trailing period.
+    pub message: String,
+    /// What it is about: a process, thread, fd, endpoint, name or path.
+    pub subject: String,
+    pub window: Option<Window>,
+    pub metrics: BTreeMap<String, serde_json::Value>,
+    /// A few strace-style lines showing it (payload bytes truncated and redacted).
+    pub evidence: Vec<String>,
+    /// Estimated cost, in words with numbers (time or CPU wasted, calls that could be saved).
+    pub cost: Option<String>,
+    pub fix: String,
+}
+
+impl Report {
+    /// The highest severity among the findings.
+    pub fn max_severity(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+}
