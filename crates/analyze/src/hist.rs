@@ -72,7 +72,11 @@ impl Histogram {
         for (a, b) in self.counts.iter_mut().zip(&o.counts) {
             *a += b;
         }
-        self.min = if self.n == 0 { o.min } else { self.min.min(o.min) };
+        self.min = if self.n == 0 {
+            o.min
+        } else {
+            self.min.min(o.min)
+        };
         self.max = self.max.max(o.max);
         self.n += o.n;
         self.sum += o.sum;
@@ -154,7 +158,11 @@ mod tests {
         let (mut a, mut b, mut all) = (Histogram::new(), Histogram::new(), Histogram::new());
         for v in 0..5000u64 {
             let x = v * v;
-            if v % 2 == 0 { a.record(x) } else { b.record(x) }
+            if v % 2 == 0 {
+                a.record(x)
+            } else {
+                b.record(x)
+            }
             all.record(x);
         }
         a.merge(&b);

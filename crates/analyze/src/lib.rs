@@ -10,7 +10,9 @@ use model::Model;
 use registry::Detector;
 use summary::SyscallTable;
 use syslint_event::{Event, EventKind};
-use syslint_report::{Capture, EndpointStats, ProcessStats, Report, Summary, TargetStats, Tool, Window};
+use syslint_report::{
+    Capture, EndpointStats, ProcessStats, Report, Summary, TargetStats, Tool, Window,
+};
 
 /// Rows kept per summary table in the report (the JSON has these; printers may show fewer).
 pub const TOP_ROWS: usize = 50;
@@ -94,7 +96,13 @@ impl Analyzer {
         let mut per_proc: Vec<ProcessStats> = m
             .procs
             .iter()
-            .map(|p| ProcessStats { pid: p.pid, comm: p.comm.clone(), parent: p.parent, end: p.end.clone(), ..Default::default() })
+            .map(|p| ProcessStats {
+                pid: p.pid,
+                comm: p.comm.clone(),
+                parent: p.parent,
+                end: p.end.clone(),
+                ..Default::default()
+            })
             .collect();
         for t in m.tasks.iter().filter(|t| t.events > 0) {
             let ps = &mut per_proc[t.proc_];
@@ -126,7 +134,10 @@ impl Analyzer {
             })
             .collect();
         targets.sort_by(|a, b| {
-            b.total_s.partial_cmp(&a.total_s).unwrap_or(std::cmp::Ordering::Equal).then(b.calls.cmp(&a.calls))
+            b.total_s
+                .partial_cmp(&a.total_s)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(b.calls.cmp(&a.calls))
         });
         targets.truncate(TOP_ROWS);
 
@@ -140,13 +151,21 @@ impl Analyzer {
                 direction: e.direction.to_string(),
                 connections: e.connections,
                 closed: e.closed,
-                avg_lifetime_s: if e.closed > 0 { e.lifetime_ns as f64 / e.closed as f64 / 1e9 } else { 0.0 },
+                avg_lifetime_s: if e.closed > 0 {
+                    e.lifetime_ns as f64 / e.closed as f64 / 1e9
+                } else {
+                    0.0
+                },
                 bytes_sent: e.bytes_sent,
                 bytes_received: e.bytes_received,
                 connect_s: e.connect_ns as f64 / 1e9,
             })
             .collect();
-        endpoints.sort_by(|a, b| b.connections.cmp(&a.connections).then((b.bytes_sent + b.bytes_received).cmp(&(a.bytes_sent + a.bytes_received))));
+        endpoints.sort_by(|a, b| {
+            b.connections
+                .cmp(&a.connections)
+                .then((b.bytes_sent + b.bytes_received).cmp(&(a.bytes_sent + a.bytes_received)))
+        });
         endpoints.truncate(TOP_ROWS);
 
         capture.processes = procs.len() as u64;

@@ -6,7 +6,7 @@
 //! Memory is bounded: fd tables die with their process, targets beyond [`MAX_TARGETS`]
 //! are pooled into one "(other targets)" row.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::{self, FdTarget};
 use syslint_event::{Class, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall};
 
@@ -119,7 +119,11 @@ fn describe(t: &FdTarget) -> (&'static str, String) {
 fn describe_side(t: &FdTarget, side: Side) -> (&'static str, String) {
     match t {
         FdTarget::File(p) => ("file", p.clone()),
-        FdTarget::Inet { proto, local, remote } => {
+        FdTarget::Inet {
+            proto,
+            local,
+            remote,
+        } => {
             let shown = match (local, remote) {
                 (Some(l), Some(r)) => match side {
                     Side::Local => format!("{l} (accepted)"),
@@ -132,7 +136,10 @@ fn describe_side(t: &FdTarget, side: Side) -> (&'static str, String) {
             (proto, shown)
         }
         FdTarget::Unix { detail } => ("unix", unix_display(detail)),
-        FdTarget::Netlink { detail } => ("netlink", detail.split(':').next().unwrap_or("").to_string()),
+        FdTarget::Netlink { detail } => (
+            "netlink",
+            detail.split(':').next().unwrap_or("").to_string(),
+        ),
         FdTarget::Pipe => ("pipe", "pipe".into()),
         FdTarget::Socket => ("socket", "socket".into()),
         FdTarget::Anon(a) => anon_kind(a),
@@ -156,7 +163,9 @@ fn anon_kind(a: &str) -> (&'static str, String) {
 /// `12345->12346` or `12345,"/run/x.sock"` or `@"/abstract"`: show the path when there is one.
 fn unix_display(detail: &str) -> String {
     match detail.find('"') {
-        Some(i) => args::unquote(&detail[i..]).map(|p| p.into_owned()).unwrap_or_else(|| detail.to_string()),
+        Some(i) => args::unquote(&detail[i..])
+            .map(|p| p.into_owned())
+            .unwrap_or_else(|| detail.to_string()),
         None => "unix socket".into(),
     }
 }
@@ -164,7 +173,12 @@ fn unix_display(detail: &str) -> String {
 /// Of two `addr:port` ends, the one that is more likely the service: the one outside Linux's
 /// default ephemeral range (32768-60999), else the lower port.
 fn service_side<'a>(l: &'a str, r: &'a str) -> &'a str {
-    let port = |s: &str| s.rsplit(':').next().and_then(|p| p.parse::<u32>().ok()).unwrap_or(u32::MAX);
+    let port = |s: &str| {
+        s.rsplit(':')
+            .next()
+            .and_then(|p| p.parse::<u32>().ok())
+            .unwrap_or(u32::MAX)
+    };
     let eph = |p: u32| (32768..=60999).contains(&p);
     let (pl, pr) = (port(l), port(r));
     match (eph(pl), eph(pr)) {
@@ -182,9 +196,17 @@ fn socket_proto(args: &str) -> &'static str {
     let v6 = fam.contains("INET6");
     if fam.contains("INET") {
         if ty.contains("SOCK_STREAM") {
-            if v6 { "tcp6" } else { "tcp" }
+            if v6 {
+                "tcp6"
+            } else {
+                "tcp"
+            }
         } else if ty.contains("SOCK_DGRAM") {
-            if v6 { "udp6" } else { "udp" }
+            if v6 {
+                "udp6"
+            } else {
+                "udp"
+            }
         } else {
             "raw"
         }
@@ -216,7 +238,10 @@ impl Model {
     }
 
     fn new_table(&mut self) -> usize {
-        self.tables.push(Some(FdTable { fds: HashMap::new(), users: 1 }));
+        self.tables.push(Some(FdTable {
+            fds: HashMap::default(),
+            users: 1,
+        }));
         self.tables.len() - 1
     }
 
@@ -227,8 +252,16 @@ impl Model {
             return t;
         }
         let table = self.new_table();
-        self.procs.push(ProcInfo { pid, table: Some(table), ..Default::default() });
-        self.tasks.push(TaskInfo { tid: pid, proc_: self.procs.len() - 1, ..Default::default() });
+        self.procs.push(ProcInfo {
+            pid,
+            table: Some(table),
+            ..Default::default()
+        });
+        self.tasks.push(TaskInfo {
+            tid: pid,
+            proc_: self.procs.len() - 1,
+            ..Default::default()
+        });
         let t = self.tasks.len() - 1;
         self.task_of.insert(pid, t);
         t
@@ -248,18 +281,31 @@ impl Model {
             if let Some(o) = self.other_target {
                 return o;
             }
-            self.targets.push(TargetAgg { display: "(other targets)".into(), kind: "other", ..Default::default() });
+            self.targets.push(TargetAgg {
+                display: "(other targets)".into(),
+                kind: "other",
+                ..Default::default()
+            });
             let id = (self.targets.len() - 1) as u32;
             self.other_target = Some(id);
             return id;
         }
-        self.targets.push(TargetAgg { display: display.clone(), kind, ..Default::default() });
+        self.targets.push(TargetAgg {
+            display: display.clone(),
+            kind,
+            ..Default::default()
+        });
         let id = (self.targets.len() - 1) as u32;
         self.target_ids.insert((kind, display), id);
         id
     }
 
-    fn intern_endpoint(&mut self, proto: &'static str, direction: &'static str, endpoint: String) -> u32 {
+    fn intern_endpoint(
+        &mut self,
+        proto: &'static str,
+        direction: &'static str,
+        endpoint: String,
+    ) -> u32 {
         let key = (proto, direction, endpoint);
         if let Some(&id) = self.endpoint_ids.get(&key) {
             return id;
@@ -268,19 +314,36 @@ impl Model {
             if let Some(o) = self.other_endpoint {
                 return o;
             }
-            self.endpoints.push(EndpointAgg { endpoint: "(other endpoints)".into(), proto, direction, ..Default::default() });
+            self.endpoints.push(EndpointAgg {
+                endpoint: "(other endpoints)".into(),
+                proto,
+                direction,
+                ..Default::default()
+            });
             let id = (self.endpoints.len() - 1) as u32;
             self.other_endpoint = Some(id);
             return id;
         }
-        self.endpoints.push(EndpointAgg { endpoint: key.2.clone(), proto, direction, ..Default::default() });
+        self.endpoints.push(EndpointAgg {
+            endpoint: key.2.clone(),
+            proto,
+            direction,
+            ..Default::default()
+        });
         let id = (self.endpoints.len() - 1) as u32;
         self.endpoint_ids.insert(key, id);
         id
     }
 
     /// A new fd entry pointing at a target described by a decoration or a fallback.
-    fn set_fd(&mut self, task: usize, fd: i32, deco: Option<&str>, fallback: (&'static str, String), proto: &'static str) {
+    fn set_fd(
+        &mut self,
+        task: usize,
+        fd: i32,
+        deco: Option<&str>,
+        fallback: (&'static str, String),
+        proto: &'static str,
+    ) {
         self.set_fd_side(task, fd, deco, fallback, proto, Side::Guess)
     }
 
@@ -301,8 +364,20 @@ impl Model {
             None => fallback,
         };
         let target = self.intern_target(kind, display);
-        let proto = if proto.is_empty() && matches!(kind, "tcp" | "tcp6" | "udp" | "udp6" | "unix") { kind } else { proto };
-        let entry = Fd { target, deco: deco.map(Into::into), conn: None, proto, local: None, side };
+        let proto = if proto.is_empty() && matches!(kind, "tcp" | "tcp6" | "udp" | "udp6" | "unix")
+        {
+            kind
+        } else {
+            proto
+        };
+        let entry = Fd {
+            target,
+            deco: deco.map(Into::into),
+            conn: None,
+            proto,
+            local: None,
+            side,
+        };
         if let Some(t) = self.table_of(task) {
             if let Some(old) = t.fds.insert(fd, entry) {
                 // an fd reused without a close we saw: finish its connection
@@ -326,7 +401,10 @@ impl Model {
         if fd < 0 {
             return None;
         }
-        let known = self.table_of(task).and_then(|t| t.fds.get(&fd)).map(|e| (e.target, e.deco.as_deref() == deco, e.side));
+        let known = self
+            .table_of(task)
+            .and_then(|t| t.fds.get(&fd))
+            .map(|e| (e.target, e.deco.as_deref() == deco, e.side));
         match (known, deco) {
             (Some((target, true, _)), _) | (Some((target, false, _)), None) => Some(target),
             (k, Some(d)) => {
@@ -335,7 +413,14 @@ impl Model {
                 let (kind, display) = describe_side(&FdTarget::from_deco(d), side);
                 let target = self.intern_target(kind, display);
                 if let Some(t) = self.table_of(task) {
-                    let e = t.fds.entry(fd).or_insert(Fd { target, deco: None, conn: None, proto: "", local: None, side });
+                    let e = t.fds.entry(fd).or_insert(Fd {
+                        target,
+                        deco: None,
+                        conn: None,
+                        proto: "",
+                        local: None,
+                        side,
+                    });
                     e.target = target;
                     e.deco = Some(d.into());
                     if matches!(kind, "tcp" | "tcp6" | "udp" | "udp6" | "unix") {
@@ -346,9 +431,20 @@ impl Model {
             }
             (None, None) => {
                 // opened before the trace started
-                let target = self.intern_target("unknown", format!("fd {fd} (opened before trace)"));
+                let target =
+                    self.intern_target("unknown", format!("fd {fd} (opened before trace)"));
                 if let Some(t) = self.table_of(task) {
-                    t.fds.insert(fd, Fd { target, deco: None, conn: None, proto: "", local: None, side: Side::Guess });
+                    t.fds.insert(
+                        fd,
+                        Fd {
+                            target,
+                            deco: None,
+                            conn: None,
+                            proto: "",
+                            local: None,
+                            side: Side::Guess,
+                        },
+                    );
                 }
                 Some(target)
             }
@@ -365,7 +461,10 @@ impl Model {
                 self.end_task(task, ev.ts_ns, format!("exited {code}"));
                 None
             }
-            EventKind::Killed { signal, core_dumped } => {
+            EventKind::Killed {
+                signal,
+                core_dumped,
+            } => {
                 let core = if *core_dumped { " (core dumped)" } else { "" };
                 self.end_task(task, ev.ts_ns, format!("killed by {signal}{core}"));
                 None
@@ -409,7 +508,9 @@ impl Model {
         }
         let class = sc.sys.class();
         let ret_fd = match sc.ret {
-            Ret::Ok { val, deco, .. } if (0..=i32::MAX as i64).contains(&val) => Some((val as i32, deco)),
+            Ret::Ok { val, deco, .. } if (0..=i32::MAX as i64).contains(&val) => {
+                Some((val as i32, deco))
+            }
             _ => None,
         };
         let mut target = None;
@@ -442,14 +543,23 @@ impl Model {
             s if class.has(Class::OPEN) => {
                 let _ = s;
                 if let Some((fd, deco)) = ret_fd {
-                    let path = sc.path().map(|p| p.into_owned()).unwrap_or_else(|| "?".into());
+                    let path = sc
+                        .path()
+                        .map(|p| p.into_owned())
+                        .unwrap_or_else(|| "?".into());
                     self.set_fd(task, fd, deco, ("file", path), "");
                 }
             }
             Sys::Socket => {
                 if let Some((fd, deco)) = ret_fd {
                     let proto = socket_proto(sc.args);
-                    self.set_fd(task, fd, deco, (proto, format!("{proto} (unconnected)")), proto);
+                    self.set_fd(
+                        task,
+                        fd,
+                        deco,
+                        (proto, format!("{proto} (unconnected)")),
+                        proto,
+                    );
                 }
             }
             Sys::Bind => {
@@ -485,7 +595,10 @@ impl Model {
                     || sc.arg(1).is_some_and(|a| a.starts_with("F_DUPFD"));
                 if let (true, Some((newfd, _)), Some(old)) = (dupfd, ret_fd, sc.fd()) {
                     if newfd != old.num {
-                        let entry = self.table_of(task).and_then(|t| t.fds.get(&old.num)).cloned();
+                        let entry = self
+                            .table_of(task)
+                            .and_then(|t| t.fds.get(&old.num))
+                            .cloned();
                         if let Some(mut e) = entry {
                             e.conn = None;
                             if let Some(t) = self.table_of(task) {
@@ -501,8 +614,16 @@ impl Model {
                     let arg = sc.arg(idx);
                     if let Some((a, b)) = arg.and_then(fd_pair) {
                         let (kind, proto): (&'static str, &'static str) =
-                            if sc.sys == Sys::Socketpair { ("unix", "unix") } else { ("pipe", "") };
-                        let disp = if sc.sys == Sys::Socketpair { "socketpair" } else { "pipe" };
+                            if sc.sys == Sys::Socketpair {
+                                ("unix", "unix")
+                            } else {
+                                ("pipe", "")
+                            };
+                        let disp = if sc.sys == Sys::Socketpair {
+                            "socketpair"
+                        } else {
+                            "pipe"
+                        };
                         self.set_fd(task, a, None, (kind, disp.into()), proto);
                         self.set_fd(task, b, None, (kind, disp.into()), proto);
                     }
@@ -516,7 +637,11 @@ impl Model {
             Sys::IoUringSetup => self.anon_fd(task, ret_fd, "io_uring"),
             Sys::MemfdCreate => {
                 if let Some((fd, deco)) = ret_fd {
-                    let name = sc.arg(0).and_then(args::unquote).map(|n| n.into_owned()).unwrap_or_default();
+                    let name = sc
+                        .arg(0)
+                        .and_then(args::unquote)
+                        .map(|n| n.into_owned())
+                        .unwrap_or_default();
                     self.set_fd(task, fd, deco, ("memfd", format!("memfd:{name}")), "");
                 }
             }
@@ -559,14 +684,25 @@ impl Model {
     }
 
     fn count_conn_bytes(&mut self, task: usize, fd: i32, class: Class, b: u64, sc: &Syscall) {
-        let conn = self.table_of(task).and_then(|t| t.fds.get(&fd)).and_then(|e| e.conn.as_ref().map(|c| c.endpoint));
+        let conn = self
+            .table_of(task)
+            .and_then(|t| t.fds.get(&fd))
+            .and_then(|e| e.conn.as_ref().map(|c| c.endpoint));
         let ep = match conn {
             Some(ep) => Some(ep),
-            None if matches!(sc.sys, Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg) => {
+            None if matches!(
+                sc.sys,
+                Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg
+            ) =>
+            {
                 // unconnected datagrams (DNS over UDP): the address is in the call
                 match sc.sockaddr() {
                     Some(addr @ SockAddr::Inet { .. }) => {
-                        let proto = self.table_of(task).and_then(|t| t.fds.get(&fd)).map(|e| e.proto).unwrap_or("udp");
+                        let proto = self
+                            .table_of(task)
+                            .and_then(|t| t.fds.get(&fd))
+                            .map(|e| e.proto)
+                            .unwrap_or("udp");
                         let proto = if proto.is_empty() { "udp" } else { proto };
                         Some(self.intern_endpoint(proto, "out", addr.to_string()))
                     }
@@ -597,7 +733,11 @@ impl Model {
         if matches!(addr, SockAddr::Netlink { .. } | SockAddr::Other { .. }) {
             return;
         }
-        let entry_proto = self.table_of(task).and_then(|t| t.fds.get(&fd.num)).map(|e| e.proto).unwrap_or("");
+        let entry_proto = self
+            .table_of(task)
+            .and_then(|t| t.fds.get(&fd.num))
+            .map(|e| e.proto)
+            .unwrap_or("");
         let proto = match (&addr, entry_proto) {
             (_, p) if !p.is_empty() => p,
             (SockAddr::Unix { .. }, _) => "unix",
@@ -612,21 +752,46 @@ impl Model {
         }
         e.connections += 1;
         let shown = addr.to_string();
-        let kind = if proto.starts_with("unix") { "unix" } else { proto };
+        let kind = if proto.starts_with("unix") {
+            "unix"
+        } else {
+            proto
+        };
         let target = self.intern_target(kind, shown);
         if let Some(t) = self.table_of(task) {
-            let e = t.fds.entry(fd.num).or_insert(Fd { target, deco: None, conn: None, proto, local: None, side: Side::Remote });
+            let e = t.fds.entry(fd.num).or_insert(Fd {
+                target,
+                deco: None,
+                conn: None,
+                proto,
+                local: None,
+                side: Side::Remote,
+            });
             e.target = target;
             e.side = Side::Remote;
             e.proto = proto;
-            e.conn = Some(Conn { endpoint: ep, opened_ns: ts });
+            e.conn = Some(Conn {
+                endpoint: ep,
+                opened_ns: ts,
+            });
         }
     }
 
-    fn on_accept(&mut self, task: usize, ts: Option<i64>, sc: &Syscall, fd: i32, deco: Option<&str>) {
+    fn on_accept(
+        &mut self,
+        task: usize,
+        ts: Option<i64>,
+        sc: &Syscall,
+        fd: i32,
+        deco: Option<&str>,
+    ) {
         let listener = sc.fd();
         let (lproto, llocal, ldeco) = listener
-            .and_then(|l| self.table_of(task).and_then(|t| t.fds.get(&l.num)).map(|e| (e.proto, e.local.clone(), e.deco.clone())))
+            .and_then(|l| {
+                self.table_of(task)
+                    .and_then(|t| t.fds.get(&l.num))
+                    .map(|e| (e.proto, e.local.clone(), e.deco.clone()))
+            })
             .unwrap_or(("", None, None));
         // where the connection arrived: the accepted socket's local end (-yy), else the
         // listener's decoration, else its bound address (which may say port 0)
@@ -637,7 +802,11 @@ impl Model {
         let local = inet_local(deco)
             .or_else(|| inet_local(ldeco.as_deref()))
             .or(llocal)
-            .or_else(|| listener.and_then(|l| l.deco).map(|d| describe(&FdTarget::from_deco(d)).1))
+            .or_else(|| {
+                listener
+                    .and_then(|l| l.deco)
+                    .map(|d| describe(&FdTarget::from_deco(d)).1)
+            })
             .unwrap_or_else(|| "(listening socket)".into());
         let proto = if lproto.is_empty() {
             match sc.sockaddr() {
@@ -650,11 +819,25 @@ impl Model {
         };
         let ep = self.intern_endpoint(proto, "in", local.clone());
         self.endpoints[ep as usize].connections += 1;
-        let kind = if proto.starts_with("unix") { "unix" } else { proto };
-        self.set_fd_side(task, fd, deco, (kind, format!("{local} (accepted)")), proto, Side::Local);
+        let kind = if proto.starts_with("unix") {
+            "unix"
+        } else {
+            proto
+        };
+        self.set_fd_side(
+            task,
+            fd,
+            deco,
+            (kind, format!("{local} (accepted)")),
+            proto,
+            Side::Local,
+        );
         if let Some(t) = self.table_of(task) {
             if let Some(e) = t.fds.get_mut(&fd) {
-                e.conn = Some(Conn { endpoint: ep, opened_ns: ts });
+                e.conn = Some(Conn {
+                    endpoint: ep,
+                    opened_ns: ts,
+                });
             }
         }
     }

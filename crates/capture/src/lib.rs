@@ -5,8 +5,8 @@ pub mod input;
 pub mod strace;
 
 use input::{InputError, LineReader, Source};
-use std::collections::BinaryHeap;
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 pub use strace::{ParseStats, Parser, SummaryRow, Unparsed};
@@ -34,7 +34,10 @@ pub fn read_strace<F: FnMut(&Event)>(
     progress: Arc<AtomicU64>,
     mut sink: F,
 ) -> Result<CaptureInfo, InputError> {
-    let mut info = CaptureInfo { sources: sources.iter().map(|s| s.name()).collect(), ..Default::default() };
+    let mut info = CaptureInfo {
+        sources: sources.iter().map(|s| s.name()).collect(),
+        ..Default::default()
+    };
     // open everything first so a missing file fails before any output
     let mut readers = Vec::with_capacity(sources.len());
     for s in sources {
@@ -53,11 +56,22 @@ pub fn read_strace<F: FnMut(&Event)>(
             match r.next_line() {
                 Ok(Some(line)) => {
                     info.bytes += line.len() as u64 + 1;
-                    feed(&mut parser, line, line_no, pid, &mut scratch, &mut file, &mut sink);
+                    feed(
+                        &mut parser,
+                        line,
+                        line_no,
+                        pid,
+                        &mut scratch,
+                        &mut file,
+                        &mut sink,
+                    );
                 }
                 Ok(None) => break,
                 Err(e) => {
-                    info.warnings.push(format!("{name}: input ends early after line {}: {e}", r.line_no));
+                    info.warnings.push(format!(
+                        "{name}: input ends early after line {}: {e}",
+                        r.line_no
+                    ));
                     break;
                 }
             }
@@ -84,9 +98,15 @@ impl FileTally {
         if self.lines == 0 {
             w.push(format!("{name}: file is empty"));
         } else if self.events == 0 && self.binary * 2 >= self.lines {
-            w.push(format!("{name}: binary data, not a strace log ({} lines, none understood)", self.lines));
+            w.push(format!(
+                "{name}: binary data, not a strace log ({} lines, none understood)",
+                self.lines
+            ));
         } else if self.events == 0 {
-            w.push(format!("{name}: no strace lines recognised in {} lines", self.lines));
+            w.push(format!(
+                "{name}: no strace lines recognised in {} lines",
+                self.lines
+            ));
         }
     }
 }
@@ -150,18 +170,29 @@ fn merge_by_time<R: std::io::Read, F: FnMut(&Event)>(
     let mut done = vec![false; n];
     let mut heap = BinaryHeap::new();
     let mut timed = true;
-    let advance = |i: usize, readers: &mut [LineReader<R>], info: &mut CaptureInfo, done: &mut Vec<bool>| -> Option<Head> {
+    let advance = |i: usize,
+                   readers: &mut [LineReader<R>],
+                   info: &mut CaptureInfo,
+                   done: &mut Vec<bool>|
+     -> Option<Head> {
         match readers[i].next_line() {
             Ok(Some(l)) => {
                 info.bytes += l.len() as u64 + 1;
-                Some(Head { line: l.to_vec(), line_no: readers[i].line_no })
+                Some(Head {
+                    line: l.to_vec(),
+                    line_no: readers[i].line_no,
+                })
             }
             Ok(None) => {
                 done[i] = true;
                 None
             }
             Err(e) => {
-                info.warnings.push(format!("{}: input ends early after line {}: {e}", sources[i].name(), readers[i].line_no));
+                info.warnings.push(format!(
+                    "{}: input ends early after line {}: {e}",
+                    sources[i].name(),
+                    readers[i].line_no
+                ));
                 done[i] = true;
                 None
             }
@@ -188,7 +219,15 @@ fn merge_by_time<R: std::io::Read, F: FnMut(&Event)>(
         for i in 0..n {
             parser.set_source(&sources[i].name());
             while let Some(h) = heads[i].take() {
-                feed(parser, &h.line, h.line_no, sources[i].pid, &mut scratch, &mut tallies[i], sink);
+                feed(
+                    parser,
+                    &h.line,
+                    h.line_no,
+                    sources[i].pid,
+                    &mut scratch,
+                    &mut tallies[i],
+                    sink,
+                );
                 heads[i] = advance(i, readers, info, &mut done);
             }
         }
@@ -197,7 +236,15 @@ fn merge_by_time<R: std::io::Read, F: FnMut(&Event)>(
             parser.set_source(&sources[i].name());
             // drain this file up to the next line that carries a timestamp later than others
             while let Some(h) = heads[i].take() {
-                feed(parser, &h.line, h.line_no, sources[i].pid, &mut scratch, &mut tallies[i], sink);
+                feed(
+                    parser,
+                    &h.line,
+                    h.line_no,
+                    sources[i].pid,
+                    &mut scratch,
+                    &mut tallies[i],
+                    sink,
+                );
                 heads[i] = advance(i, readers, info, &mut done);
                 if let Some(nh) = &heads[i] {
                     if let Some(t) = peek_ts(&nh.line) {

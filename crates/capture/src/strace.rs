@@ -6,7 +6,7 @@
 //! frames, `-c` tables) and counts every line it cannot, keeping the first few for the report.
 //! Per line it allocates nothing; only an `<unfinished ...>` call is copied until it resumes.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Clock, Event, EventKind, Pid, Ret, Sys, Syscall};
 
 /// How many unparsed lines are kept verbatim for the report.
@@ -129,13 +129,16 @@ impl Parser {
     /// `source` names the input in unparsed-line samples.
     pub fn new(source: &str) -> Parser {
         Parser {
-            pending: HashMap::new(),
+            pending: HashMap::default(),
             merge_buf: String::new(),
             clock: Clock::None,
             rel_acc: 0,
             day_offset: 0,
             last_tod: i64::MIN,
-            stats: ParseStats { pid_style: "none", ..Default::default() },
+            stats: ParseStats {
+                pid_style: "none",
+                ..Default::default()
+            },
             source: source.to_string(),
             in_c_table: false,
             dangling: None,
@@ -185,7 +188,11 @@ impl Parser {
             if text.len() < line.len() {
                 text.push_str("...");
             }
-            self.stats.unparsed_samples.push(Unparsed { source: self.source.clone(), line: line_no, text });
+            self.stats.unparsed_samples.push(Unparsed {
+                source: self.source.clone(),
+                line: line_no,
+                text,
+            });
         }
     }
 
@@ -229,7 +236,12 @@ impl Parser {
         }
     }
 
-    fn parse_inner<F: FnMut(&Event)>(&mut self, line: &str, pid_hint: Option<Pid>, sink: &mut F) -> bool {
+    fn parse_inner<F: FnMut(&Event)>(
+        &mut self,
+        line: &str,
+        pid_hint: Option<Pid>,
+        sink: &mut F,
+    ) -> bool {
         let line = line.strip_suffix('\r').unwrap_or(line);
         // -k stack frames: " > /usr/lib/libc.so.6(read+0x12) [0x10a2b]"
         if line.starts_with(" > ") {
@@ -243,6 +255,10 @@ impl Parser {
         }
         if let Some(r) = s.strip_prefix("strace: ") {
             return self.note(r, pid_hint, sink);
+        }
+        // inside an `strace -c` table rows start with numbers that look like timestamps
+        if self.in_c_table && self.c_table_row(s) {
+            return true;
         }
 
         // pid column
@@ -297,17 +313,29 @@ impl Parser {
             _ => {}
         }
         // `name(args) = ret` or `name(args <unfinished ...>`
-        let name_len = b.iter().take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'?').count();
+        let name_len = b
+            .iter()
+            .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'?')
+            .count();
         if name_len == 0 || b.get(name_len) != Some(&b'(') {
             return self.c_table_row(s);
         }
-        if let Some(head) = s.strip_suffix(" <unfinished ...>").or_else(|| s.strip_suffix(" <detached ...>")) {
+        if let Some(head) = s
+            .strip_suffix(" <unfinished ...>")
+            .or_else(|| s.strip_suffix(" <detached ...>"))
+        {
             let detached = s.ends_with(" <detached ...>");
             // a second unfinished for the same pid means the first was lost: flush it
             if self.pending.contains_key(&pid) {
                 self.flush_pending(pid, Ret::Unknown, sink);
             }
-            self.pending.insert(pid, Pending { ts, text: head.to_string() });
+            self.pending.insert(
+                pid,
+                Pending {
+                    ts,
+                    text: head.to_string(),
+                },
+            );
             if detached {
                 self.flush_pending(pid, Ret::Unfinished, sink);
             }
@@ -321,7 +349,13 @@ impl Parser {
             None => {
                 // maybe the program's own output cut the line in two (strace and the program
                 // writing to one terminal): keep it and see if the next line ends it
-                self.dangling = Some(Dangling { pid, ts, text: s.to_string(), line: line.to_string(), line_no: self.cur_line });
+                self.dangling = Some(Dangling {
+                    pid,
+                    ts,
+                    text: s.to_string(),
+                    line: line.to_string(),
+                    line_no: self.cur_line,
+                });
                 true
             }
         }
@@ -346,7 +380,14 @@ impl Parser {
         }
     }
 
-    fn emit_call<F: FnMut(&Event)>(&mut self, pid: Pid, ts: Option<i64>, c: Call<'_>, resumed: bool, sink: &mut F) {
+    fn emit_call<F: FnMut(&Event)>(
+        &mut self,
+        pid: Pid,
+        ts: Option<i64>,
+        c: Call<'_>,
+        resumed: bool,
+        sink: &mut F,
+    ) {
         if c.dur_ns.is_some() {
             self.stats.with_duration += 1;
         }
@@ -368,7 +409,13 @@ impl Parser {
     }
 
     /// `<... read resumed>"data", 4096) = 4 <0.000123>` (strace 4 puts a space after `>`).
-    fn resumed<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
+    fn resumed<F: FnMut(&Event)>(
+        &mut self,
+        s: &str,
+        pid: Pid,
+        ts: Option<i64>,
+        sink: &mut F,
+    ) -> bool {
         let Some(close) = s.find(" resumed>") else {
             return false;
         };
@@ -423,8 +470,18 @@ impl Parser {
 
     /// `--- SIGCHLD {si_signo=SIGCHLD, ...} ---`, `--- SIGSEGV (Segmentation fault) @ 0 (0) ---`,
     /// `--- {si_signo=SIGSEGV, ...} (Segmentation fault) ---`, `--- stopped by SIGSTOP ---`.
-    fn signal<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
-        let body = s[4..].trim_end().strip_suffix("---").unwrap_or(&s[4..]).trim();
+    fn signal<F: FnMut(&Event)>(
+        &mut self,
+        s: &str,
+        pid: Pid,
+        ts: Option<i64>,
+        sink: &mut F,
+    ) -> bool {
+        let body = s[4..]
+            .trim_end()
+            .strip_suffix("---")
+            .unwrap_or(&s[4..])
+            .trim();
         let (name, info) = if body.starts_with("SIG") {
             let end = body.find(' ').unwrap_or(body.len());
             (&body[..end], body[end..].trim())
@@ -438,14 +495,22 @@ impl Parser {
             return false;
         };
         self.stats.events += 1;
-        sink(&Event { pid, ts_ns: ts, kind: EventKind::Signal { name, info } });
+        sink(&Event {
+            pid,
+            ts_ns: ts,
+            kind: EventKind::Signal { name, info },
+        });
         true
     }
 
     /// `+++ exited with 0 +++`, `+++ killed by SIGKILL (core dumped) +++`,
     /// `+++ superseded by execve in pid 123 +++`.
     fn exit<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
-        let body = s[4..].trim_end().strip_suffix("+++").unwrap_or(&s[4..]).trim();
+        let body = s[4..]
+            .trim_end()
+            .strip_suffix("+++")
+            .unwrap_or(&s[4..])
+            .trim();
         let kind = if let Some(code) = body.strip_prefix("exited with ") {
             match code.trim().parse() {
                 Ok(code) => EventKind::Exited { code },
@@ -454,7 +519,10 @@ impl Parser {
         } else if let Some(sig) = body.strip_prefix("killed by ") {
             let core = sig.contains("(core dumped)");
             let signal = sig.split_whitespace().next().unwrap_or(sig);
-            EventKind::Killed { signal, core_dumped: core }
+            EventKind::Killed {
+                signal,
+                core_dumped: core,
+            }
         } else if body.starts_with("superseded by execve") {
             // the thread became the leader through execve: it lives on under another id
             self.pending.remove(&pid);
@@ -466,7 +534,11 @@ impl Parser {
         // a call that never came back ends with the process
         self.flush_pending(pid, Ret::Unknown, sink);
         self.stats.events += 1;
-        sink(&Event { pid, ts_ns: ts, kind });
+        sink(&Event {
+            pid,
+            ts_ns: ts,
+            kind,
+        });
         true
     }
 
@@ -484,7 +556,11 @@ impl Parser {
         };
         let kind = match it.next() {
             Some("attached") => {
-                let threads = if it.next() == Some("with") { it.next().and_then(|n| n.parse().ok()) } else { None };
+                let threads = if it.next() == Some("with") {
+                    it.next().and_then(|n| n.parse().ok())
+                } else {
+                    None
+                };
                 EventKind::Attached { threads }
             }
             Some("detached") => EventKind::Detached,
@@ -494,7 +570,11 @@ impl Parser {
             }
         };
         self.stats.events += 1;
-        sink(&Event { pid, ts_ns: None, kind });
+        sink(&Event {
+            pid,
+            ts_ns: None,
+            kind,
+        });
         true
     }
 
@@ -515,9 +595,13 @@ impl Parser {
         }
         let toks: Vec<&str> = t.split_whitespace().collect();
         // % time, seconds, usecs/call, calls, [errors], syscall
-        if (4..=6).contains(&toks.len()) && toks[0].contains('.') && toks[0].parse::<f64>().is_ok() {
+        if (4..=6).contains(&toks.len()) && toks[0].contains('.') && toks[0].parse::<f64>().is_ok()
+        {
             let name = toks[toks.len() - 1];
-            let nums: Vec<f64> = toks[1..toks.len() - 1].iter().filter_map(|x| x.parse().ok()).collect();
+            let nums: Vec<f64> = toks[1..toks.len() - 1]
+                .iter()
+                .filter_map(|x| x.parse().ok())
+                .collect();
             if nums.len() == toks.len() - 2 {
                 if name != "total" {
                     let seconds = nums[0];
@@ -553,10 +637,18 @@ impl Parser {
             let h = parse_u64(&tok[0..2]) as i64;
             let m = parse_u64(&tok[3..5]) as i64;
             let sec = parse_u64(&tok[6..8]) as i64;
-            if !tok[..8].iter().enumerate().all(|(i, c)| i == 2 || i == 5 || c.is_ascii_digit()) {
+            if !tok[..8]
+                .iter()
+                .enumerate()
+                .all(|(i, c)| i == 2 || i == 5 || c.is_ascii_digit())
+            {
                 return None;
             }
-            let frac = if tok.len() > 9 && tok[8] == b'.' { parse_frac(&tok[9..])? } else { 0 };
+            let frac = if tok.len() > 9 && tok[8] == b'.' {
+                parse_frac(&tok[9..])?
+            } else {
+                0
+            };
             let mut t = ((h * 60 + m) * 60 + sec) * NS + frac;
             if self.clock == Clock::None {
                 self.clock = Clock::TimeOfDay;
@@ -579,7 +671,11 @@ impl Parser {
         let v = secs.saturating_mul(NS).saturating_add(frac);
         if self.clock == Clock::None {
             // -ttt prints seconds since 1970; -r prints small deltas from the previous line
-            self.clock = if secs > 100_000_000 { Clock::Epoch } else { Clock::Relative };
+            self.clock = if secs > 100_000_000 {
+                Clock::Epoch
+            } else {
+                Clock::Relative
+            };
         }
         match self.clock {
             Clock::Relative => {
@@ -618,7 +714,12 @@ fn split_call(s: &str, name_len: usize) -> Option<Call<'_>> {
     let args = args_end.strip_suffix(')')?;
     let args = &args[name_len + 1..];
     let ret = parse_ret(body[eq + 1..].trim_start())?;
-    Some(Call { name: &s[..name_len], args, ret, dur_ns })
+    Some(Call {
+        name: &s[..name_len],
+        args,
+        ret,
+        dur_ns,
+    })
 }
 
 /// Find the `=` that separates the arguments from the return value: the last ` = ` whose
@@ -686,7 +787,11 @@ fn parse_ret(r: &str) -> Option<Ret<'_>> {
         let errno = rest.split_whitespace().next().unwrap_or(rest);
         return Some(Ret::Err { val, errno });
     }
-    Some(Ret::Ok { val, deco, note: rest })
+    Some(Ret::Ok {
+        val,
+        deco,
+        note: rest,
+    })
 }
 
 /// `0.000123` seconds (any number of fraction digits) to nanoseconds.
@@ -736,7 +841,9 @@ mod tests {
         let mut p = Parser::new("t");
         let mut out = vec![];
         for (i, l) in lines.iter().enumerate() {
-            p.parse_line(l, i as u64 + 1, None, &mut |e: &Event| out.push(format!("{e:?}")));
+            p.parse_line(l, i as u64 + 1, None, &mut |e: &Event| {
+                out.push(format!("{e:?}"))
+            });
         }
         p.finish(&mut |e: &Event| out.push(format!("{e:?}")));
         out
@@ -744,12 +851,45 @@ mod tests {
 
     #[test]
     fn ret_forms() {
-        assert_eq!(parse_ret("0").unwrap(), Ret::Ok { val: 0, deco: None, note: "" });
-        assert_eq!(parse_ret("-1 ENOENT (No such file or directory)").unwrap(), Ret::Err { val: -1, errno: "ENOENT" });
+        assert_eq!(
+            parse_ret("0").unwrap(),
+            Ret::Ok {
+                val: 0,
+                deco: None,
+                note: ""
+            }
+        );
+        assert_eq!(
+            parse_ret("-1 ENOENT (No such file or directory)").unwrap(),
+            Ret::Err {
+                val: -1,
+                errno: "ENOENT"
+            }
+        );
         assert_eq!(parse_ret("?").unwrap(), Ret::Unknown);
-        assert_eq!(parse_ret("? ERESTARTSYS (To be restarted if SA_RESTART is set)").unwrap(), Ret::Err { val: 0, errno: "ERESTARTSYS" });
-        assert_eq!(parse_ret("0 (Timeout)").unwrap(), Ret::Ok { val: 0, deco: None, note: "(Timeout)" });
-        assert_eq!(parse_ret("3</etc/hosts>").unwrap(), Ret::Ok { val: 3, deco: Some("/etc/hosts"), note: "" });
+        assert_eq!(
+            parse_ret("? ERESTARTSYS (To be restarted if SA_RESTART is set)").unwrap(),
+            Ret::Err {
+                val: 0,
+                errno: "ERESTARTSYS"
+            }
+        );
+        assert_eq!(
+            parse_ret("0 (Timeout)").unwrap(),
+            Ret::Ok {
+                val: 0,
+                deco: None,
+                note: "(Timeout)"
+            }
+        );
+        assert_eq!(
+            parse_ret("3</etc/hosts>").unwrap(),
+            Ret::Ok {
+                val: 3,
+                deco: Some("/etc/hosts"),
+                note: ""
+            }
+        );
         assert_eq!(parse_ret("0x7f1234").unwrap().value(), Some(0x7f1234));
     }
 
@@ -761,7 +901,11 @@ mod tests {
             "[pid  2] 10:00:00.000900 <... read resumed>\"ab\", 4096) = 2 <0.000800>",
         ]);
         assert_eq!(out.len(), 2);
-        assert!(out[1].contains("args: \"3</p>, \\\"ab\\\", 4096\""), "{}", out[1]);
+        assert!(
+            out[1].contains("args: \"3</p>, \\\"ab\\\", 4096\""),
+            "{}",
+            out[1]
+        );
         assert!(out[1].contains("dur_ns: Some(800000)"), "{}", out[1]);
         assert!(out[1].contains("ts_ns: Some(36000000100000)"), "{}", out[1]);
     }
@@ -775,6 +919,10 @@ mod tests {
             "+++ exited with 0 +++",
         ]);
         assert_eq!(out.len(), 4, "{out:?}");
-        assert!(out[1].contains(r#"args: "1, \"a) = 1\\n\", 6""#), "{}", out[1]);
+        assert!(
+            out[1].contains(r#"args: "1, \"a) = 1\\n\", 6""#),
+            "{}",
+            out[1]
+        );
     }
 }

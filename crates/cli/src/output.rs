@@ -21,7 +21,11 @@ pub fn width() -> usize {
     if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size() {
         return (w as usize).max(40);
     }
-    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|&w: &usize| w >= 40).unwrap_or(100)
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|&w: &usize| w >= 40)
+        .unwrap_or(100)
 }
 
 /// The report's destination: stdout or a file.
@@ -36,5 +40,8 @@ pub fn open(path: Option<&Path>) -> anyhow::Result<Box<dyn Write>> {
 }
 
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -61,22 +61,6 @@ fn top_level_end(s: &str, stop: u8) -> usize {
     b.len()
 }
 
-/// The first argument, fast path for fd-first syscalls.
-#[inline]
-pub fn first_arg(args: &str) -> &str {
-    let b = args.as_bytes();
-    // fast path: a plain number followed by ',' or end, or a decoration
-    let mut i = 0;
-    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'-') {
-        i += 1;
-    }
-    if i == b.len() || b[i] == b',' {
-        return &args[..i];
-    }
-    let end = top_level_end(args, b',');
-    args[..end].trim()
-}
-
 /// Given text starting at '<', the index of the matching '>' (nesting counted: -yyy prints
 /// `3</dev/null<char 1:3>>`).
 pub fn deco_end(s: &str) -> Option<usize> {
@@ -156,9 +140,17 @@ pub fn parse_fd(s: &str) -> Option<FdArg<'_>> {
 pub enum FdTarget {
     File(String),
     /// TCP/UDP (v4 or v6) with endpoints when `-yy` printed them.
-    Inet { proto: &'static str, local: Option<String>, remote: Option<String> },
-    Unix { detail: String },
-    Netlink { detail: String },
+    Inet {
+        proto: &'static str,
+        local: Option<String>,
+        remote: Option<String>,
+    },
+    Unix {
+        detail: String,
+    },
+    Netlink {
+        detail: String,
+    },
     Pipe,
     Socket,
     /// `anon_inode:[eventpoll]`, `anon_inode:[eventfd]`, ...
@@ -198,15 +190,25 @@ impl FdTarget {
                     local: Some(inner[..i].to_string()),
                     remote: Some(inner[i + 2..].to_string()),
                 },
-                None if inner.bytes().all(|c| c.is_ascii_digit()) => {
-                    FdTarget::Inet { proto, local: None, remote: None }
-                }
-                None => FdTarget::Inet { proto, local: Some(inner.to_string()), remote: None },
+                None if inner.bytes().all(|c| c.is_ascii_digit()) => FdTarget::Inet {
+                    proto,
+                    local: None,
+                    remote: None,
+                },
+                None => FdTarget::Inet {
+                    proto,
+                    local: Some(inner.to_string()),
+                    remote: None,
+                },
             };
         }
         match kind {
-            k if k.starts_with("UNIX") => FdTarget::Unix { detail: inner.to_string() },
-            k if k.starts_with("NETLINK") => FdTarget::Netlink { detail: inner.to_string() },
+            k if k.starts_with("UNIX") => FdTarget::Unix {
+                detail: inner.to_string(),
+            },
+            k if k.starts_with("NETLINK") => FdTarget::Netlink {
+                detail: inner.to_string(),
+            },
             "pipe" => FdTarget::Pipe,
             "socket" => FdTarget::Socket,
             "anon_inode" => FdTarget::Anon(inner.to_string()),
@@ -346,8 +348,14 @@ pub fn poll_timeout(sys: Sys, args: &str) -> Option<Timeout> {
                 return Some(Timeout::Infinite);
             }
             let (sec, frac) = parse_time_struct(a)?;
-            let frac_ns = if kind == 'u' { frac.saturating_mul(1000) } else { frac };
-            Some(Timeout::Ns(sec.saturating_mul(1_000_000_000).saturating_add(frac_ns)))
+            let frac_ns = if kind == 'u' {
+                frac.saturating_mul(1000)
+            } else {
+                frac
+            };
+            Some(Timeout::Ns(
+                sec.saturating_mul(1_000_000_000).saturating_add(frac_ns),
+            ))
         }
     }
 }
@@ -380,8 +388,14 @@ pub enum SockAddr {
 impl std::fmt::Display for SockAddr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SockAddr::Inet { ip: IpAddr::V4(ip), port } => write!(f, "{ip}:{port}"),
-            SockAddr::Inet { ip: IpAddr::V6(ip), port } => write!(f, "[{ip}]:{port}"),
+            SockAddr::Inet {
+                ip: IpAddr::V4(ip),
+                port,
+            } => write!(f, "{ip}:{port}"),
+            SockAddr::Inet {
+                ip: IpAddr::V6(ip),
+                port,
+            } => write!(f, "[{ip}]:{port}"),
             SockAddr::Unix { path } if path.is_empty() => write!(f, "unix:(unnamed)"),
             SockAddr::Unix { path } => write!(f, "unix:{path}"),
             SockAddr::Netlink { pid } => write!(f, "netlink:{pid}"),
@@ -423,10 +437,14 @@ pub fn find_sockaddr(args: &str) -> Option<SockAddr> {
             Some(SockAddr::Unix { path })
         }
         "AF_NETLINK" => {
-            let pid = field(body, "nl_pid=").and_then(|v| v.parse().ok()).unwrap_or(0);
+            let pid = field(body, "nl_pid=")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
             Some(SockAddr::Netlink { pid })
         }
-        other => Some(SockAddr::Other { family: other.to_string() }),
+        other => Some(SockAddr::Other {
+            family: other.to_string(),
+        }),
     }
 }
 
@@ -462,7 +480,10 @@ fn field<'a>(body: &'a str, key: &str) -> Option<&'a str> {
 
 fn parse_port(v: &str) -> Option<u16> {
     // htons(80), or a raw number with -X raw
-    let inner = v.strip_prefix("htons(").and_then(|x| x.strip_suffix(')')).unwrap_or(v);
+    let inner = v
+        .strip_prefix("htons(")
+        .and_then(|x| x.strip_suffix(')'))
+        .unwrap_or(v);
     let inner = inner.split_whitespace().next()?;
     if let Some(h) = inner.strip_prefix("0x") {
         u16::from_str_radix(h, 16).ok()
@@ -472,7 +493,11 @@ fn parse_port(v: &str) -> Option<u16> {
 }
 
 fn ip_of(body: &str) -> Option<IpAddr> {
-    for key in ["inet_addr(\"", "inet_pton(AF_INET6, \"", "inet_pton(AF_INET, \""] {
+    for key in [
+        "inet_addr(\"",
+        "inet_pton(AF_INET6, \"",
+        "inet_pton(AF_INET, \"",
+    ] {
         if let Some(i) = body.find(key) {
             let rest = &body[i + key.len()..];
             let end = rest.find('"')?;
@@ -490,7 +515,10 @@ mod tests {
     fn splits_nested_args() {
         let a = r#"3, "a, \"b\"", {x=1, y=[2, 3]}, 4</a,b>, NULL"#;
         let v: Vec<_> = split(a).collect();
-        assert_eq!(v, vec!["3", r#""a, \"b\"""#, "{x=1, y=[2, 3]}", "4</a,b>", "NULL"]);
+        assert_eq!(
+            v,
+            vec!["3", r#""a, \"b\"""#, "{x=1, y=[2, 3]}", "4</a,b>", "NULL"]
+        );
     }
 
     #[test]
@@ -510,8 +538,14 @@ mod tests {
                 remote: Some("127.0.0.1:80".into())
             }
         );
-        assert_eq!(FdTarget::from_deco(r"\x2f\x65\x74\x63"), FdTarget::File("/etc".into()));
-        assert_eq!(FdTarget::from_deco("/dev/null<char 1:3>"), FdTarget::File("/dev/null".into()));
+        assert_eq!(
+            FdTarget::from_deco(r"\x2f\x65\x74\x63"),
+            FdTarget::File("/etc".into())
+        );
+        assert_eq!(
+            FdTarget::from_deco("/dev/null<char 1:3>"),
+            FdTarget::File("/dev/null".into())
+        );
     }
 
     #[test]
@@ -523,26 +557,64 @@ mod tests {
     #[test]
     fn timeouts() {
         let t = |s, a| poll_timeout(s, a);
-        assert_eq!(t(Sys::Poll, "[{fd=3, events=POLLIN}], 1, 0"), Some(Timeout::Ns(0)));
-        assert_eq!(t(Sys::Poll, "[{fd=3, events=POLLIN}], 1, -1"), Some(Timeout::Infinite));
-        assert_eq!(t(Sys::EpollWait, "0, {{EPOLLIN, {u32=5, u64=5}}}, 64, 4294967295"), Some(Timeout::Infinite));
-        assert_eq!(t(Sys::Ppoll, "[{fd=3, events=POLLIN}], 1, {tv_sec=0, tv_nsec=5000}, NULL, 8"), Some(Timeout::Ns(5000)));
-        assert_eq!(t(Sys::Select, "4, [3], NULL, NULL, {tv_sec=0, tv_usec=10000}"), Some(Timeout::Ns(10_000_000)));
-        assert_eq!(t(Sys::Select, "4, [3], NULL, NULL, {1, 0}"), Some(Timeout::Ns(1_000_000_000)));
-        assert_eq!(t(Sys::Pselect6, "4, [3], NULL, NULL, NULL, {[], 8}"), Some(Timeout::Infinite));
+        assert_eq!(
+            t(Sys::Poll, "[{fd=3, events=POLLIN}], 1, 0"),
+            Some(Timeout::Ns(0))
+        );
+        assert_eq!(
+            t(Sys::Poll, "[{fd=3, events=POLLIN}], 1, -1"),
+            Some(Timeout::Infinite)
+        );
+        assert_eq!(
+            t(
+                Sys::EpollWait,
+                "0, {{EPOLLIN, {u32=5, u64=5}}}, 64, 4294967295"
+            ),
+            Some(Timeout::Infinite)
+        );
+        assert_eq!(
+            t(
+                Sys::Ppoll,
+                "[{fd=3, events=POLLIN}], 1, {tv_sec=0, tv_nsec=5000}, NULL, 8"
+            ),
+            Some(Timeout::Ns(5000))
+        );
+        assert_eq!(
+            t(Sys::Select, "4, [3], NULL, NULL, {tv_sec=0, tv_usec=10000}"),
+            Some(Timeout::Ns(10_000_000))
+        );
+        assert_eq!(
+            t(Sys::Select, "4, [3], NULL, NULL, {1, 0}"),
+            Some(Timeout::Ns(1_000_000_000))
+        );
+        assert_eq!(
+            t(Sys::Pselect6, "4, [3], NULL, NULL, NULL, {[], 8}"),
+            Some(Timeout::Infinite)
+        );
     }
 
     #[test]
     fn sockaddrs() {
-        let s = find_sockaddr(r#"3, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}, 16"#);
+        let s = find_sockaddr(
+            r#"3, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}, 16"#,
+        );
         assert_eq!(s.unwrap().to_string(), "127.0.0.1:80");
-        let s = find_sockaddr(r#"3, {sa_family=AF_INET6, sin6_port=htons(59323), inet_pton(AF_INET6, "::ffff:10.10.25.20", &sin6_addr), sin6_flowinfo=0, sin6_scope_id=0}, [68719476764]"#);
+        let s = find_sockaddr(
+            r#"3, {sa_family=AF_INET6, sin6_port=htons(59323), inet_pton(AF_INET6, "::ffff:10.10.25.20", &sin6_addr), sin6_flowinfo=0, sin6_scope_id=0}, [68719476764]"#,
+        );
         assert_eq!(s.unwrap().to_string(), "[::ffff:10.10.25.20]:59323");
         let s = find_sockaddr(r#"3, {sa_family=AF_UNIX, sun_path="/run/x.sock"}, 110"#);
-        assert_eq!(s.unwrap(), SockAddr::Unix { path: "/run/x.sock".into() });
+        assert_eq!(
+            s.unwrap(),
+            SockAddr::Unix {
+                path: "/run/x.sock".into()
+            }
+        );
         let s = find_sockaddr("3, {sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}, 12");
         assert_eq!(s.unwrap(), SockAddr::Netlink { pid: 0 });
-        let s = find_sockaddr(r#"3, {sa_family=0x2 /* AF_INET */, sin_port=htons(53), sin_addr=inet_addr("127.0.0.1")}, 16"#);
+        let s = find_sockaddr(
+            r#"3, {sa_family=0x2 /* AF_INET */, sin_port=htons(53), sin_addr=inet_addr("127.0.0.1")}, 16"#,
+        );
         assert_eq!(s.unwrap().to_string(), "127.0.0.1:53");
     }
 }

@@ -29,13 +29,23 @@ pub struct Event<'a> {
 pub enum EventKind<'a> {
     Syscall(Syscall<'a>),
     /// `--- SIGCHLD {si_signo=SIGCHLD, ...} ---`
-    Signal { name: &'a str, info: &'a str },
+    Signal {
+        name: &'a str,
+        info: &'a str,
+    },
     /// `+++ exited with 3 +++`
-    Exited { code: i32 },
+    Exited {
+        code: i32,
+    },
     /// `+++ killed by SIGKILL (core dumped) +++`
-    Killed { signal: &'a str, core_dumped: bool },
+    Killed {
+        signal: &'a str,
+        core_dumped: bool,
+    },
     /// `Process 123 attached` (with `threads` when strace said "attached with N threads").
-    Attached { threads: Option<u32> },
+    Attached {
+        threads: Option<u32>,
+    },
     /// `Process 123 detached`
     Detached,
 }
@@ -60,7 +70,11 @@ pub struct Syscall<'a> {
 pub enum Ret<'a> {
     /// Success: the value, the `-y` decoration of a returned fd (`3</etc/hosts>` gives
     /// `/etc/hosts`) and any note strace added in parentheses (`(Timeout)`, `([{fd=5, ...}])`).
-    Ok { val: i64, deco: Option<&'a str>, note: &'a str },
+    Ok {
+        val: i64,
+        deco: Option<&'a str>,
+        note: &'a str,
+    },
     /// Failure: `-1 ENOENT (No such file or directory)`; `ERESTARTSYS` and friends come with
     /// `val` 0 and `= ?` in the text.
     Err { val: i64, errno: &'a str },
@@ -122,7 +136,8 @@ impl<'a> Syscall<'a> {
     #[inline]
     pub fn fd(&self) -> Option<FdArg<'a>> {
         if self.sys.is(Class::FD) {
-            args::parse_fd(args::first_arg(self.args))
+            // parse_fd reads only the leading number and its decoration
+            args::parse_fd(self.args)
         } else {
             None
         }

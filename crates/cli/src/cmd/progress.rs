@@ -18,7 +18,8 @@ impl Progress {
     /// Start drawing if `total` is large and stderr is a terminal; otherwise do nothing.
     pub fn start(done: Arc<AtomicU64>, total: Option<u64>, quiet: bool) -> Progress {
         let stop = Arc::new(AtomicBool::new(false));
-        let show = !quiet && total.is_some_and(|t| t >= THRESHOLD) && std::io::stderr().is_terminal();
+        let show =
+            !quiet && total.is_some_and(|t| t >= THRESHOLD) && std::io::stderr().is_terminal();
         let handle = show.then(|| {
             let stop = stop.clone();
             let total = total.unwrap_or(1).max(1);
@@ -33,7 +34,13 @@ impl Progress {
                     let rate = d as f64 / t0.elapsed().as_secs_f64().max(1e-3) / 1e6;
                     let bar: String = "#".repeat(full) + &"-".repeat(cells - full);
                     let mut e = std::io::stderr().lock();
-                    let _ = write!(e, "\r[{bar}] {:3.0}% {} / {} MB, {rate:.0} MB/s ", frac * 100.0, d / 1_000_000, total / 1_000_000);
+                    let _ = write!(
+                        e,
+                        "\r[{bar}] {:3.0}% {} / {} MB, {rate:.0} MB/s ",
+                        frac * 100.0,
+                        d / 1_000_000,
+                        total / 1_000_000
+                    );
                     let _ = e.flush();
                 }
                 let mut e = std::io::stderr().lock();

@@ -1,0 +1,102 @@
+//! Test harness: run the real binary, read its JSON back into typed structs.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use syslint_report::Report;
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_syslint")
+}
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    root().join("tests/fixtures/traces").join(name)
+}
+
+/// `../shared/strace-corpus` next to the checkout, if present.
+pub fn corpus() -> Option<PathBuf> {
+    let p = root().join("../shared/strace-corpus");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!(
+            "NOTE: {} is absent: real-world corpus tests skipped",
+            p.display()
+        );
+        None
+    }
+}
+
+pub fn run(args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run syslint")
+}
+
+pub fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut c = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    c.stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write");
+    c.wait_with_output().expect("wait")
+}
+
+/// Analyse inputs and parse the JSON report; panics with stderr on failure.
+pub fn analyze(inputs: &[&Path]) -> Report {
+    let mut args: Vec<String> = vec!["analyze".into(), "--format".into(), "json".into()];
+    args.extend(inputs.iter().map(|p| p.display().to_string()));
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run(&a);
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "syslint failed on {inputs:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    syslint_report::printers::json::parse(&String::from_utf8_lossy(&out.stdout))
+        .expect("JSON report parses into Report")
+}
+
+pub fn syscall<'r>(r: &'r Report, name: &str) -> &'r syslint_report::SyscallStats {
+    r.summary
+        .syscalls
+        .iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| {
+            panic!(
+                "no {name} in summary: {:?}",
+                r.summary
+                    .syscalls
+                    .iter()
+                    .map(|s| &s.name)
+                    .collect::<Vec<_>>()
+            )
+        })
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
