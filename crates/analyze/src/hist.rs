@@ -72,11 +72,7 @@ impl Histogram {
         for (a, b) in self.counts.iter_mut().zip(&o.counts) {
             *a += b;
         }
-        self.min = if self.n == 0 {
-            o.min
-        } else {
-            self.min.min(o.min)
-        };
+        self.min = if self.n == 0 { o.min } else { self.min.min(o.min) };
         self.max = self.max.max(o.max);
         self.n += o.n;
         self.sum += o.sum;

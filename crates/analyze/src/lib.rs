@@ -10,9 +10,7 @@ use model::Model;
 use registry::Detector;
 use summary::SyscallTable;
 use syslint_event::{Event, EventKind};
-use syslint_report::{
-    Capture, EndpointStats, ProcessStats, Report, Summary, TargetStats, Tool, Window,
-};
+use syslint_report::{Capture, EndpointStats, ProcessStats, Report, Summary, TargetStats, Tool, Window};
 
 /// Rows kept per summary table in the report (the JSON has these; printers may show fewer).
 pub const TOP_ROWS: usize = 50;
@@ -82,11 +80,9 @@ impl Analyzer {
         findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)));
 
         let window = match (self.first_ts, self.last_ts) {
-            (Some(a), Some(b)) => Some(Window {
-                start_s: a as f64 / 1e9,
-                end_s: b as f64 / 1e9,
-                duration_s: (b - a).max(0) as f64 / 1e9,
-            }),
+            (Some(a), Some(b)) => {
+                Some(Window { start_s: a as f64 / 1e9, end_s: b as f64 / 1e9, duration_s: (b - a).max(0) as f64 / 1e9 })
+            }
             _ => None,
         };
         let window_s = window.map_or(0.0, |w| w.duration_s);
@@ -134,10 +130,7 @@ impl Analyzer {
             })
             .collect();
         targets.sort_by(|a, b| {
-            b.total_s
-                .partial_cmp(&a.total_s)
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then(b.calls.cmp(&a.calls))
+            b.total_s.partial_cmp(&a.total_s).unwrap_or(std::cmp::Ordering::Equal).then(b.calls.cmp(&a.calls))
         });
         targets.truncate(TOP_ROWS);
 
@@ -151,11 +144,7 @@ impl Analyzer {
                 direction: e.direction.to_string(),
                 connections: e.connections,
                 closed: e.closed,
-                avg_lifetime_s: if e.closed > 0 {
-                    e.lifetime_ns as f64 / e.closed as f64 / 1e9
-                } else {
-                    0.0
-                },
+                avg_lifetime_s: if e.closed > 0 { e.lifetime_ns as f64 / e.closed as f64 / 1e9 } else { 0.0 },
                 bytes_sent: e.bytes_sent,
                 bytes_received: e.bytes_received,
                 connect_s: e.connect_ns as f64 / 1e9,

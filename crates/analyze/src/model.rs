@@ -119,11 +119,7 @@ fn describe(t: &FdTarget) -> (&'static str, String) {
 fn describe_side(t: &FdTarget, side: Side) -> (&'static str, String) {
     match t {
         FdTarget::File(p) => ("file", p.clone()),
-        FdTarget::Inet {
-            proto,
-            local,
-            remote,
-        } => {
+        FdTarget::Inet { proto, local, remote } => {
             let shown = match (local, remote) {
                 (Some(l), Some(r)) => match side {
                     Side::Local => format!("{l} (accepted)"),
@@ -136,10 +132,7 @@ fn describe_side(t: &FdTarget, side: Side) -> (&'static str, String) {
             (proto, shown)
         }
         FdTarget::Unix { detail } => ("unix", unix_display(detail)),
-        FdTarget::Netlink { detail } => (
-            "netlink",
-            detail.split(':').next().unwrap_or("").to_string(),
-        ),
+        FdTarget::Netlink { detail } => ("netlink", detail.split(':').next().unwrap_or("").to_string()),
         FdTarget::Pipe => ("pipe", "pipe".into()),
         FdTarget::Socket => ("socket", "socket".into()),
         FdTarget::Anon(a) => anon_kind(a),
@@ -163,9 +156,7 @@ fn anon_kind(a: &str) -> (&'static str, String) {
 /// `12345->12346` or `12345,"/run/x.sock"` or `@"/abstract"`: show the path when there is one.
 fn unix_display(detail: &str) -> String {
     match detail.find('"') {
-        Some(i) => args::unquote(&detail[i..])
-            .map(|p| p.into_owned())
-            .unwrap_or_else(|| detail.to_string()),
+        Some(i) => args::unquote(&detail[i..]).map(|p| p.into_owned()).unwrap_or_else(|| detail.to_string()),
         None => "unix socket".into(),
     }
 }
@@ -173,12 +164,7 @@ fn unix_display(detail: &str) -> String {
 /// Of two `addr:port` ends, the one that is more likely the service: the one outside Linux's
 /// default ephemeral range (32768-60999), else the lower port.
 fn service_side<'a>(l: &'a str, r: &'a str) -> &'a str {
-    let port = |s: &str| {
-        s.rsplit(':')
-            .next()
-            .and_then(|p| p.parse::<u32>().ok())
-            .unwrap_or(u32::MAX)
-    };
+    let port = |s: &str| s.rsplit(':').next().and_then(|p| p.parse::<u32>().ok()).unwrap_or(u32::MAX);
     let eph = |p: u32| (32768..=60999).contains(&p);
     let (pl, pr) = (port(l), port(r));
     match (eph(pl), eph(pr)) {
@@ -189,26 +175,40 @@ fn service_side<'a>(l: &'a str, r: &'a str) -> &'a str {
     }
 }
 
+/// A number as strace prints it raw (`0x2`, `10`, `0x1|0x800`), ignoring any `/* comment */`.
+fn raw_num(a: &str) -> Option<u64> {
+    let t = a.split_whitespace().next()?;
+    t.split('|').try_fold(0u64, |acc, part| {
+        let v = match part.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).ok()?,
+            None => part.parse().ok()?,
+        };
+        Some(acc | v)
+    })
+}
+
+/// Protocol of `socket(family, type, proto)`, names or raw numbers (-X raw).
 fn socket_proto(args: &str) -> &'static str {
     let mut it = args::split(args);
     let fam = it.next().unwrap_or("");
     let ty = it.next().unwrap_or("");
+    let fam = match raw_num(fam) {
+        Some(1) => "AF_UNIX",
+        Some(2) => "AF_INET",
+        Some(10) => "AF_INET6",
+        Some(16) => "AF_NETLINK",
+        _ => fam,
+    };
+    let stream = ty.contains("SOCK_STREAM") || raw_num(ty).is_some_and(|t| t & 0xf == 1);
+    let dgram = ty.contains("SOCK_DGRAM") || raw_num(ty).is_some_and(|t| t & 0xf == 2);
     let v6 = fam.contains("INET6");
     if fam.contains("INET") {
-        if ty.contains("SOCK_STREAM") {
-            if v6 {
-                "tcp6"
-            } else {
-                "tcp"
-            }
-        } else if ty.contains("SOCK_DGRAM") {
-            if v6 {
-                "udp6"
-            } else {
-                "udp"
-            }
-        } else {
-            "raw"
+        match (stream, dgram, v6) {
+            (true, _, false) => "tcp",
+            (true, _, true) => "tcp6",
+            (_, true, false) => "udp",
+            (_, true, true) => "udp6",
+            _ => "raw",
         }
     } else if fam.contains("UNIX") || fam.contains("LOCAL") {
         "unix"
@@ -238,10 +238,7 @@ impl Model {
     }
 
     fn new_table(&mut self) -> usize {
-        self.tables.push(Some(FdTable {
-            fds: HashMap::default(),
-            users: 1,
-        }));
+        self.tables.push(Some(FdTable { fds: HashMap::default(), users: 1 }));
         self.tables.len() - 1
     }
 
@@ -252,16 +249,8 @@ impl Model {
             return t;
         }
         let table = self.new_table();
-        self.procs.push(ProcInfo {
-            pid,
-            table: Some(table),
-            ..Default::default()
-        });
-        self.tasks.push(TaskInfo {
-            tid: pid,
-            proc_: self.procs.len() - 1,
-            ..Default::default()
-        });
+        self.procs.push(ProcInfo { pid, table: Some(table), ..Default::default() });
+        self.tasks.push(TaskInfo { tid: pid, proc_: self.procs.len() - 1, ..Default::default() });
         let t = self.tasks.len() - 1;
         self.task_of.insert(pid, t);
         t
@@ -281,31 +270,18 @@ impl Model {
             if let Some(o) = self.other_target {
                 return o;
             }
-            self.targets.push(TargetAgg {
-                display: "(other targets)".into(),
-                kind: "other",
-                ..Default::default()
-            });
+            self.targets.push(TargetAgg { display: "(other targets)".into(), kind: "other", ..Default::default() });
             let id = (self.targets.len() - 1) as u32;
             self.other_target = Some(id);
             return id;
         }
-        self.targets.push(TargetAgg {
-            display: display.clone(),
-            kind,
-            ..Default::default()
-        });
+        self.targets.push(TargetAgg { display: display.clone(), kind, ..Default::default() });
         let id = (self.targets.len() - 1) as u32;
         self.target_ids.insert((kind, display), id);
         id
     }
 
-    fn intern_endpoint(
-        &mut self,
-        proto: &'static str,
-        direction: &'static str,
-        endpoint: String,
-    ) -> u32 {
+    fn intern_endpoint(&mut self, proto: &'static str, direction: &'static str, endpoint: String) -> u32 {
         let key = (proto, direction, endpoint);
         if let Some(&id) = self.endpoint_ids.get(&key) {
             return id;
@@ -324,12 +300,7 @@ impl Model {
             self.other_endpoint = Some(id);
             return id;
         }
-        self.endpoints.push(EndpointAgg {
-            endpoint: key.2.clone(),
-            proto,
-            direction,
-            ..Default::default()
-        });
+        self.endpoints.push(EndpointAgg { endpoint: key.2.clone(), proto, direction, ..Default::default() });
         let id = (self.endpoints.len() - 1) as u32;
         self.endpoint_ids.insert(key, id);
         id
@@ -364,20 +335,9 @@ impl Model {
             None => fallback,
         };
         let target = self.intern_target(kind, display);
-        let proto = if proto.is_empty() && matches!(kind, "tcp" | "tcp6" | "udp" | "udp6" | "unix")
-        {
-            kind
-        } else {
-            proto
-        };
-        let entry = Fd {
-            target,
-            deco: deco.map(Into::into),
-            conn: None,
-            proto,
-            local: None,
-            side,
-        };
+        let proto =
+            if proto.is_empty() && matches!(kind, "tcp" | "tcp6" | "udp" | "udp6" | "unix") { kind } else { proto };
+        let entry = Fd { target, deco: deco.map(Into::into), conn: None, proto, local: None, side };
         if let Some(t) = self.table_of(task) {
             if let Some(old) = t.fds.insert(fd, entry) {
                 // an fd reused without a close we saw: finish its connection
@@ -401,10 +361,8 @@ impl Model {
         if fd < 0 {
             return None;
         }
-        let known = self
-            .table_of(task)
-            .and_then(|t| t.fds.get(&fd))
-            .map(|e| (e.target, e.deco.as_deref() == deco, e.side));
+        let known =
+            self.table_of(task).and_then(|t| t.fds.get(&fd)).map(|e| (e.target, e.deco.as_deref() == deco, e.side));
         match (known, deco) {
             (Some((target, true, _)), _) | (Some((target, false, _)), None) => Some(target),
             (k, Some(d)) => {
@@ -413,14 +371,8 @@ impl Model {
                 let (kind, display) = describe_side(&FdTarget::from_deco(d), side);
                 let target = self.intern_target(kind, display);
                 if let Some(t) = self.table_of(task) {
-                    let e = t.fds.entry(fd).or_insert(Fd {
-                        target,
-                        deco: None,
-                        conn: None,
-                        proto: "",
-                        local: None,
-                        side,
-                    });
+                    let e =
+                        t.fds.entry(fd).or_insert(Fd { target, deco: None, conn: None, proto: "", local: None, side });
                     e.target = target;
                     e.deco = Some(d.into());
                     if matches!(kind, "tcp" | "tcp6" | "udp" | "udp6" | "unix") {
@@ -431,20 +383,9 @@ impl Model {
             }
             (None, None) => {
                 // opened before the trace started
-                let target =
-                    self.intern_target("unknown", format!("fd {fd} (opened before trace)"));
+                let target = self.intern_target("unknown", format!("fd {fd} (opened before trace)"));
                 if let Some(t) = self.table_of(task) {
-                    t.fds.insert(
-                        fd,
-                        Fd {
-                            target,
-                            deco: None,
-                            conn: None,
-                            proto: "",
-                            local: None,
-                            side: Side::Guess,
-                        },
-                    );
+                    t.fds.insert(fd, Fd { target, deco: None, conn: None, proto: "", local: None, side: Side::Guess });
                 }
                 Some(target)
             }
@@ -461,15 +402,41 @@ impl Model {
                 self.end_task(task, ev.ts_ns, format!("exited {code}"));
                 None
             }
-            EventKind::Killed {
-                signal,
-                core_dumped,
-            } => {
+            EventKind::Alias { old } => {
+                self.alias(*old, ev.pid, task);
+                None
+            }
+            EventKind::Killed { signal, core_dumped } => {
                 let core = if *core_dumped { " (core dumped)" } else { "" };
                 self.end_task(task, ev.ts_ns, format!("killed by {signal}{core}"));
                 None
             }
             _ => None,
+        }
+    }
+
+    /// `new` is the task earlier seen as `old`: from now on the old task answers to `new`.
+    fn alias(&mut self, old: Pid, new: Pid, fresh: usize) {
+        let Some(&t) = self.task_of.get(&old) else {
+            return;
+        };
+        if t == fresh {
+            return;
+        }
+        // the freshly made task for `new` had only this event: fold it away
+        let p = self.tasks[fresh].proc_;
+        self.procs[p].absorbed = true;
+        if let Some(ti) = self.procs[p].table.take() {
+            self.tables[ti] = None;
+        }
+        self.tasks[fresh].events = 0;
+        self.task_of.remove(&old);
+        self.task_of.insert(new, t);
+        self.tasks[t].tid = new;
+        self.tasks[t].events += 1;
+        let op = self.tasks[t].proc_;
+        if self.procs[op].pid == old {
+            self.procs[op].pid = new;
         }
     }
 
@@ -508,9 +475,7 @@ impl Model {
         }
         let class = sc.sys.class();
         let ret_fd = match sc.ret {
-            Ret::Ok { val, deco, .. } if (0..=i32::MAX as i64).contains(&val) => {
-                Some((val as i32, deco))
-            }
+            Ret::Ok { val, deco, .. } if (0..=i32::MAX as i64).contains(&val) => Some((val as i32, deco)),
             _ => None,
         };
         let mut target = None;
@@ -543,26 +508,17 @@ impl Model {
             s if class.has(Class::OPEN) => {
                 let _ = s;
                 if let Some((fd, deco)) = ret_fd {
-                    let path = sc
-                        .path()
-                        .map(|p| p.into_owned())
-                        .unwrap_or_else(|| "?".into());
+                    let path = sc.path().map(|p| p.into_owned()).unwrap_or_else(|| "?".into());
                     self.set_fd(task, fd, deco, ("file", path), "");
                 }
             }
             Sys::Socket => {
                 if let Some((fd, deco)) = ret_fd {
                     let proto = socket_proto(sc.args);
-                    self.set_fd(
-                        task,
-                        fd,
-                        deco,
-                        (proto, format!("{proto} (unconnected)")),
-                        proto,
-                    );
+                    self.set_fd(task, fd, deco, (proto, format!("{proto} (unconnected)")), proto);
                 }
             }
-            Sys::Bind => {
+            Sys::Bind | Sys::Getsockname => {
                 if let (Some(fd), Some(addr)) = (sc.fd(), sc.sockaddr()) {
                     if ret_fd.is_some() {
                         let local = addr.to_string();
@@ -595,10 +551,7 @@ impl Model {
                     || sc.arg(1).is_some_and(|a| a.starts_with("F_DUPFD"));
                 if let (true, Some((newfd, _)), Some(old)) = (dupfd, ret_fd, sc.fd()) {
                     if newfd != old.num {
-                        let entry = self
-                            .table_of(task)
-                            .and_then(|t| t.fds.get(&old.num))
-                            .cloned();
+                        let entry = self.table_of(task).and_then(|t| t.fds.get(&old.num)).cloned();
                         if let Some(mut e) = entry {
                             e.conn = None;
                             if let Some(t) = self.table_of(task) {
@@ -614,16 +567,8 @@ impl Model {
                     let arg = sc.arg(idx);
                     if let Some((a, b)) = arg.and_then(fd_pair) {
                         let (kind, proto): (&'static str, &'static str) =
-                            if sc.sys == Sys::Socketpair {
-                                ("unix", "unix")
-                            } else {
-                                ("pipe", "")
-                            };
-                        let disp = if sc.sys == Sys::Socketpair {
-                            "socketpair"
-                        } else {
-                            "pipe"
-                        };
+                            if sc.sys == Sys::Socketpair { ("unix", "unix") } else { ("pipe", "") };
+                        let disp = if sc.sys == Sys::Socketpair { "socketpair" } else { "pipe" };
                         self.set_fd(task, a, None, (kind, disp.into()), proto);
                         self.set_fd(task, b, None, (kind, disp.into()), proto);
                     }
@@ -637,11 +582,7 @@ impl Model {
             Sys::IoUringSetup => self.anon_fd(task, ret_fd, "io_uring"),
             Sys::MemfdCreate => {
                 if let Some((fd, deco)) = ret_fd {
-                    let name = sc
-                        .arg(0)
-                        .and_then(args::unquote)
-                        .map(|n| n.into_owned())
-                        .unwrap_or_default();
+                    let name = sc.arg(0).and_then(args::unquote).map(|n| n.into_owned()).unwrap_or_default();
                     self.set_fd(task, fd, deco, ("memfd", format!("memfd:{name}")), "");
                 }
             }
@@ -684,25 +625,14 @@ impl Model {
     }
 
     fn count_conn_bytes(&mut self, task: usize, fd: i32, class: Class, b: u64, sc: &Syscall) {
-        let conn = self
-            .table_of(task)
-            .and_then(|t| t.fds.get(&fd))
-            .and_then(|e| e.conn.as_ref().map(|c| c.endpoint));
+        let conn = self.table_of(task).and_then(|t| t.fds.get(&fd)).and_then(|e| e.conn.as_ref().map(|c| c.endpoint));
         let ep = match conn {
             Some(ep) => Some(ep),
-            None if matches!(
-                sc.sys,
-                Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg
-            ) =>
-            {
+            None if matches!(sc.sys, Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg) => {
                 // unconnected datagrams (DNS over UDP): the address is in the call
                 match sc.sockaddr() {
                     Some(addr @ SockAddr::Inet { .. }) => {
-                        let proto = self
-                            .table_of(task)
-                            .and_then(|t| t.fds.get(&fd))
-                            .map(|e| e.proto)
-                            .unwrap_or("udp");
+                        let proto = self.table_of(task).and_then(|t| t.fds.get(&fd)).map(|e| e.proto).unwrap_or("udp");
                         let proto = if proto.is_empty() { "udp" } else { proto };
                         Some(self.intern_endpoint(proto, "out", addr.to_string()))
                     }
@@ -733,11 +663,7 @@ impl Model {
         if matches!(addr, SockAddr::Netlink { .. } | SockAddr::Other { .. }) {
             return;
         }
-        let entry_proto = self
-            .table_of(task)
-            .and_then(|t| t.fds.get(&fd.num))
-            .map(|e| e.proto)
-            .unwrap_or("");
+        let entry_proto = self.table_of(task).and_then(|t| t.fds.get(&fd.num)).map(|e| e.proto).unwrap_or("");
         let proto = match (&addr, entry_proto) {
             (_, p) if !p.is_empty() => p,
             (SockAddr::Unix { .. }, _) => "unix",
@@ -752,11 +678,7 @@ impl Model {
         }
         e.connections += 1;
         let shown = addr.to_string();
-        let kind = if proto.starts_with("unix") {
-            "unix"
-        } else {
-            proto
-        };
+        let kind = if proto.starts_with("unix") { "unix" } else { proto };
         let target = self.intern_target(kind, shown);
         if let Some(t) = self.table_of(task) {
             let e = t.fds.entry(fd.num).or_insert(Fd {
@@ -770,27 +692,15 @@ impl Model {
             e.target = target;
             e.side = Side::Remote;
             e.proto = proto;
-            e.conn = Some(Conn {
-                endpoint: ep,
-                opened_ns: ts,
-            });
+            e.conn = Some(Conn { endpoint: ep, opened_ns: ts });
         }
     }
 
-    fn on_accept(
-        &mut self,
-        task: usize,
-        ts: Option<i64>,
-        sc: &Syscall,
-        fd: i32,
-        deco: Option<&str>,
-    ) {
+    fn on_accept(&mut self, task: usize, ts: Option<i64>, sc: &Syscall, fd: i32, deco: Option<&str>) {
         let listener = sc.fd();
         let (lproto, llocal, ldeco) = listener
             .and_then(|l| {
-                self.table_of(task)
-                    .and_then(|t| t.fds.get(&l.num))
-                    .map(|e| (e.proto, e.local.clone(), e.deco.clone()))
+                self.table_of(task).and_then(|t| t.fds.get(&l.num)).map(|e| (e.proto, e.local.clone(), e.deco.clone()))
             })
             .unwrap_or(("", None, None));
         // where the connection arrived: the accepted socket's local end (-yy), else the
@@ -802,11 +712,7 @@ impl Model {
         let local = inet_local(deco)
             .or_else(|| inet_local(ldeco.as_deref()))
             .or(llocal)
-            .or_else(|| {
-                listener
-                    .and_then(|l| l.deco)
-                    .map(|d| describe(&FdTarget::from_deco(d)).1)
-            })
+            .or_else(|| listener.and_then(|l| l.deco).map(|d| describe(&FdTarget::from_deco(d)).1))
             .unwrap_or_else(|| "(listening socket)".into());
         let proto = if lproto.is_empty() {
             match sc.sockaddr() {
@@ -819,25 +725,11 @@ impl Model {
         };
         let ep = self.intern_endpoint(proto, "in", local.clone());
         self.endpoints[ep as usize].connections += 1;
-        let kind = if proto.starts_with("unix") {
-            "unix"
-        } else {
-            proto
-        };
-        self.set_fd_side(
-            task,
-            fd,
-            deco,
-            (kind, format!("{local} (accepted)")),
-            proto,
-            Side::Local,
-        );
+        let kind = if proto.starts_with("unix") { "unix" } else { proto };
+        self.set_fd_side(task, fd, deco, (kind, format!("{local} (accepted)")), proto, Side::Local);
         if let Some(t) = self.table_of(task) {
             if let Some(e) = t.fds.get_mut(&fd) {
-                e.conn = Some(Conn {
-                    endpoint: ep,
-                    opened_ns: ts,
-                });
+                e.conn = Some(Conn { endpoint: ep, opened_ns: ts });
             }
         }
     }

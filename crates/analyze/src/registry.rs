@@ -59,9 +59,7 @@ pub fn metas() -> Vec<&'static Meta> {
 
 /// Find a detector by kebab-case name or code (case-insensitive for codes).
 pub fn find(key: &str) -> Option<&'static Meta> {
-    metas()
-        .into_iter()
-        .find(|m| m.name == key || m.code.eq_ignore_ascii_case(key))
+    metas().into_iter().find(|m| m.name == key || m.code.eq_ignore_ascii_case(key))
 }
 
 #[cfg(test)]
@@ -76,16 +74,8 @@ mod tests {
         for m in metas() {
             assert!(codes.insert(m.code), "duplicate code {}", m.code);
             assert!(names.insert(m.name), "duplicate name {}", m.name);
-            assert!(
-                m.code.len() == 5 && m.code.starts_with("SL"),
-                "bad code {}",
-                m.code
-            );
-            assert!(
-                m.name.bytes().all(|c| c.is_ascii_lowercase() || c == b'-'),
-                "name {} not kebab-case",
-                m.name
-            );
+            assert!(m.code.len() == 5 && m.code.starts_with("SL"), "bad code {}", m.code);
+            assert!(m.name.bytes().all(|c| c.is_ascii_lowercase() || c == b'-'), "name {} not kebab-case", m.name);
             for (h, t) in [
                 ("what", m.docs.what),
                 ("why", m.docs.why),

@@ -59,11 +59,9 @@ impl SysAgg {
         let s = |ns: u64| ns as f64 / 1e9;
         let total = h.sum() as f64 / 1e9;
         let mut returns = std::collections::BTreeMap::new();
-        for (k, v) in [
-            ("returned_0", self.returned_0),
-            ("timeout_0", self.timeout_0),
-            ("timeout_infinite", self.timeout_inf),
-        ] {
+        for (k, v) in
+            [("returned_0", self.returned_0), ("timeout_0", self.timeout_0), ("timeout_infinite", self.timeout_inf)]
+        {
             if v > 0 {
                 returns.insert(k.to_string(), v);
             }
@@ -75,26 +73,14 @@ impl SysAgg {
             errnos: self.errnos.iter().cloned().collect(),
             timed_calls: h.count(),
             total_s: total,
-            avg_s: if h.count() > 0 {
-                total / h.count() as f64
-            } else {
-                0.0
-            },
+            avg_s: if h.count() > 0 { total / h.count() as f64 } else { 0.0 },
             p50_s: s(h.quantile(0.5)),
             p90_s: s(h.quantile(0.9)),
             p99_s: s(h.quantile(0.99)),
             max_s: s(h.max()),
-            wall_share: if window_s > 0.0 {
-                total / window_s
-            } else {
-                0.0
-            },
+            wall_share: if window_s > 0.0 { total / window_s } else { 0.0 },
             returns,
-            bytes: if self.moves_bytes {
-                Some(self.bytes)
-            } else {
-                None
-            },
+            bytes: if self.moves_bytes { Some(self.bytes) } else { None },
         }
     }
 }
@@ -107,10 +93,7 @@ pub struct SyscallTable {
 
 impl Default for SyscallTable {
     fn default() -> Self {
-        SyscallTable {
-            known: vec![SysAgg::default(); Sys::COUNT],
-            other: HashMap::default(),
-        }
+        SyscallTable { known: vec![SysAgg::default(); Sys::COUNT], other: HashMap::default() }
     }
 }
 

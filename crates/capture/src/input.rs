@@ -90,15 +90,10 @@ pub fn expand_sources(args: &[PathBuf]) -> Result<Vec<Source>, InputError> {
         let meta = std::fs::metadata(a).map_err(|e| InputError::from_io(a, e))?;
         if meta.is_dir() {
             let rd = std::fs::read_dir(a).map_err(|e| InputError::from_io(a, e))?;
-            let mut inside: Vec<PathBuf> = rd
-                .filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.is_file())
-                .collect();
+            let mut inside: Vec<PathBuf> =
+                rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();
             if inside.is_empty() {
-                return Err(InputError::EmptyDir {
-                    path: a.display().to_string(),
-                });
+                return Err(InputError::EmptyDir { path: a.display().to_string() });
             }
             inside.sort();
             files.extend(inside);
@@ -119,10 +114,7 @@ pub fn expand_sources(args: &[PathBuf]) -> Result<Vec<Source>, InputError> {
 /// `trace.1234` (or `trace.1234.gz`/`.zst`) -> 1234.
 fn ff_pid(p: &Path) -> Option<u32> {
     let name = p.file_name()?.to_str()?;
-    let name = name
-        .strip_suffix(".gz")
-        .or_else(|| name.strip_suffix(".zst"))
-        .unwrap_or(name);
+    let name = name.strip_suffix(".gz").or_else(|| name.strip_suffix(".zst")).unwrap_or(name);
     let (_, suffix) = name.rsplit_once('.')?;
     if suffix.bytes().all(|c| c.is_ascii_digit()) && !suffix.is_empty() {
         suffix.parse().ok()
@@ -140,8 +132,7 @@ pub struct Counting<R> {
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.count
-            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        self.count.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
         Ok(n)
     }
 }
@@ -157,22 +148,15 @@ pub fn open(
     } else {
         Box::new(File::open(&src.path).map_err(|e| InputError::from_io(&src.path, e))?)
     };
-    let mut raw = io::BufReader::with_capacity(
-        1 << 16,
-        Counting {
-            inner: raw,
-            count: progress,
-        },
-    );
+    let mut raw = io::BufReader::with_capacity(1 << 16, Counting { inner: raw, count: progress });
     let head = io::BufRead::fill_buf(&mut raw).map_err(|e| InputError::from_io(&src.path, e))?;
     let comp = Compression::sniff(head);
     let r: Box<dyn Read + Send> = match comp {
         Compression::None => Box::new(raw),
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(raw)),
-        Compression::Zstd => Box::new(
-            zstd::stream::read::Decoder::with_buffer(raw)
-                .map_err(|e| InputError::from_io(&src.path, e))?,
-        ),
+        Compression::Zstd => {
+            Box::new(zstd::stream::read::Decoder::with_buffer(raw).map_err(|e| InputError::from_io(&src.path, e))?)
+        }
     };
     Ok((r, comp))
 }

@@ -34,10 +34,7 @@ pub fn read_strace<F: FnMut(&Event)>(
     progress: Arc<AtomicU64>,
     mut sink: F,
 ) -> Result<CaptureInfo, InputError> {
-    let mut info = CaptureInfo {
-        sources: sources.iter().map(|s| s.name()).collect(),
-        ..Default::default()
-    };
+    let mut info = CaptureInfo { sources: sources.iter().map(|s| s.name()).collect(), ..Default::default() };
     // open everything first so a missing file fails before any output
     let mut readers = Vec::with_capacity(sources.len());
     for s in sources {
@@ -56,22 +53,11 @@ pub fn read_strace<F: FnMut(&Event)>(
             match r.next_line() {
                 Ok(Some(line)) => {
                     info.bytes += line.len() as u64 + 1;
-                    feed(
-                        &mut parser,
-                        line,
-                        line_no,
-                        pid,
-                        &mut scratch,
-                        &mut file,
-                        &mut sink,
-                    );
+                    feed(&mut parser, line, line_no, pid, &mut scratch, &mut file, &mut sink);
                 }
                 Ok(None) => break,
                 Err(e) => {
-                    info.warnings.push(format!(
-                        "{name}: input ends early after line {}: {e}",
-                        r.line_no
-                    ));
+                    info.warnings.push(format!("{name}: input ends early after line {}: {e}", r.line_no));
                     break;
                 }
             }
@@ -98,15 +84,9 @@ impl FileTally {
         if self.lines == 0 {
             w.push(format!("{name}: file is empty"));
         } else if self.events == 0 && self.binary * 2 >= self.lines {
-            w.push(format!(
-                "{name}: binary data, not a strace log ({} lines, none understood)",
-                self.lines
-            ));
+            w.push(format!("{name}: binary data, not a strace log ({} lines, none understood)", self.lines));
         } else if self.events == 0 {
-            w.push(format!(
-                "{name}: no strace lines recognised in {} lines",
-                self.lines
-            ));
+            w.push(format!("{name}: no strace lines recognised in {} lines", self.lines));
         }
     }
 }
@@ -170,34 +150,28 @@ fn merge_by_time<R: std::io::Read, F: FnMut(&Event)>(
     let mut done = vec![false; n];
     let mut heap = BinaryHeap::new();
     let mut timed = true;
-    let advance = |i: usize,
-                   readers: &mut [LineReader<R>],
-                   info: &mut CaptureInfo,
-                   done: &mut Vec<bool>|
-     -> Option<Head> {
-        match readers[i].next_line() {
-            Ok(Some(l)) => {
-                info.bytes += l.len() as u64 + 1;
-                Some(Head {
-                    line: l.to_vec(),
-                    line_no: readers[i].line_no,
-                })
+    let advance =
+        |i: usize, readers: &mut [LineReader<R>], info: &mut CaptureInfo, done: &mut Vec<bool>| -> Option<Head> {
+            match readers[i].next_line() {
+                Ok(Some(l)) => {
+                    info.bytes += l.len() as u64 + 1;
+                    Some(Head { line: l.to_vec(), line_no: readers[i].line_no })
+                }
+                Ok(None) => {
+                    done[i] = true;
+                    None
+                }
+                Err(e) => {
+                    info.warnings.push(format!(
+                        "{}: input ends early after line {}: {e}",
+                        sources[i].name(),
+                        readers[i].line_no
+                    ));
+                    done[i] = true;
+                    None
+                }
             }
-            Ok(None) => {
-                done[i] = true;
-                None
-            }
-            Err(e) => {
-                info.warnings.push(format!(
-                    "{}: input ends early after line {}: {e}",
-                    sources[i].name(),
-                    readers[i].line_no
-                ));
-                done[i] = true;
-                None
-            }
-        }
-    };
+        };
     for i in 0..n {
         let h = advance(i, readers, info, &mut done);
         if let Some(h) = &h {
@@ -219,15 +193,7 @@ fn merge_by_time<R: std::io::Read, F: FnMut(&Event)>(
         for i in 0..n {
             parser.set_source(&sources[i].name());
             while let Some(h) = heads[i].take() {
-                feed(
-                    parser,
-                    &h.line,
-                    h.line_no,
-                    sources[i].pid,
-                    &mut scratch,
-                    &mut tallies[i],
-                    sink,
-                );
+                feed(parser, &h.line, h.line_no, sources[i].pid, &mut scratch, &mut tallies[i], sink);
                 heads[i] = advance(i, readers, info, &mut done);
             }
         }
@@ -236,15 +202,7 @@ fn merge_by_time<R: std::io::Read, F: FnMut(&Event)>(
             parser.set_source(&sources[i].name());
             // drain this file up to the next line that carries a timestamp later than others
             while let Some(h) = heads[i].take() {
-                feed(
-                    parser,
-                    &h.line,
-                    h.line_no,
-                    sources[i].pid,
-                    &mut scratch,
-                    &mut tallies[i],
-                    sink,
-                );
+                feed(parser, &h.line, h.line_no, sources[i].pid, &mut scratch, &mut tallies[i], sink);
                 heads[i] = advance(i, readers, info, &mut done);
                 if let Some(nh) = &heads[i] {
                     if let Some(t) = peek_ts(&nh.line) {

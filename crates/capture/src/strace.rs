@@ -113,7 +113,14 @@ pub struct Parser {
     source: String,
     in_c_table: bool,
     dangling: Option<Dangling>,
+    splice_head: Option<String>,
     cur_line: u64,
+    /// Lines without a pid column seen (they belong to the first process).
+    seen_unprefixed: bool,
+    /// Pids strace announced as attached (children when -f output goes to a terminal).
+    announced: rustc_hash::FxHashSet<Pid>,
+    /// The pid that lines without a pid column belong to, once known.
+    default_pid: Option<Pid>,
 }
 
 impl Default for Parser {
@@ -135,14 +142,15 @@ impl Parser {
             rel_acc: 0,
             day_offset: 0,
             last_tod: i64::MIN,
-            stats: ParseStats {
-                pid_style: "none",
-                ..Default::default()
-            },
+            stats: ParseStats { pid_style: "none", ..Default::default() },
             source: source.to_string(),
             in_c_table: false,
             dangling: None,
+            splice_head: None,
             cur_line: 0,
+            seen_unprefixed: false,
+            announced: Default::default(),
+            default_pid: None,
         }
     }
 
@@ -159,15 +167,25 @@ impl Parser {
 
     /// Parse one line (without its newline). `line_no` is 1-based, for samples. `pid_hint`
     /// is the pid of a `-ff` file (`trace.PID`), used when the line has no pid column.
-    pub fn parse_line<F: FnMut(&Event)>(
-        &mut self,
-        line: &str,
-        line_no: u64,
-        pid_hint: Option<Pid>,
-        sink: &mut F,
-    ) {
+    pub fn parse_line<F: FnMut(&Event)>(&mut self, line: &str, line_no: u64, pid_hint: Option<Pid>, sink: &mut F) {
         self.stats.lines += 1;
         self.cur_line = line_no;
+        if let Some(head) = self.splice_head.take() {
+            // the rest of a line that strace's own message cut in two
+            let merged = format!("{head}{line}");
+            if !self.parse_inner(&merged, pid_hint, sink) {
+                self.unparsed(&merged, line_no);
+            }
+            return;
+        }
+        // strace writing to a terminal can put its own `strace: Process N attached` in the
+        // middle of a syscall line; the line then continues on the next one
+        if let Some(i) = line.find("strace: Process ").filter(|&i| i > 0) {
+            if self.parse_inner(&line[i..], pid_hint, sink) {
+                self.splice_head = Some(line[..i].to_string());
+                return;
+            }
+        }
         if let Some(d) = self.dangling.take() {
             let (dl, dn) = (d.line.clone(), d.line_no);
             if self.rejoin(d, line, sink) {
@@ -188,11 +206,7 @@ impl Parser {
             if text.len() < line.len() {
                 text.push_str("...");
             }
-            self.stats.unparsed_samples.push(Unparsed {
-                source: self.source.clone(),
-                line: line_no,
-                text,
-            });
+            self.stats.unparsed_samples.push(Unparsed { source: self.source.clone(), line: line_no, text });
         }
     }
 
@@ -236,12 +250,7 @@ impl Parser {
         }
     }
 
-    fn parse_inner<F: FnMut(&Event)>(
-        &mut self,
-        line: &str,
-        pid_hint: Option<Pid>,
-        sink: &mut F,
-    ) -> bool {
+    fn parse_inner<F: FnMut(&Event)>(&mut self, line: &str, pid_hint: Option<Pid>, sink: &mut F) -> bool {
         let line = line.strip_suffix('\r').unwrap_or(line);
         // -k stack frames: " > /usr/lib/libc.so.6(read+0x12) [0x10a2b]"
         if line.starts_with(" > ") {
@@ -262,7 +271,7 @@ impl Parser {
         }
 
         // pid column
-        let mut pid = pid_hint.unwrap_or(0);
+        let mut pid = pid_hint.or(self.default_pid).unwrap_or(0);
         if let Some(r) = s.strip_prefix("[pid ") {
             let r = r.trim_start();
             let end = r.find(']').unwrap_or(0);
@@ -271,6 +280,12 @@ impl Parser {
                     pid = p;
                     s = r[end + 1..].trim_start();
                     self.stats.pid_style = "[pid N]";
+                    if self.seen_unprefixed && self.default_pid.is_none() && !self.announced.contains(&p) {
+                        // strace to a terminal prefixes lines only once there are several
+                        // processes: the first unannounced pid is the one the earlier lines
+                        // belonged to
+                        self.alias_unprefixed(p, sink);
+                    }
                 }
                 Err(_) => return false,
             }
@@ -285,6 +300,10 @@ impl Parser {
                     self.stats.pid_style = "pid";
                 }
             }
+        }
+
+        if pid == 0 && pid_hint.is_none() {
+            self.seen_unprefixed = true;
         }
 
         // timestamp
@@ -313,29 +332,17 @@ impl Parser {
             _ => {}
         }
         // `name(args) = ret` or `name(args <unfinished ...>`
-        let name_len = b
-            .iter()
-            .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'?')
-            .count();
+        let name_len = b.iter().take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'?').count();
         if name_len == 0 || b.get(name_len) != Some(&b'(') {
             return self.c_table_row(s);
         }
-        if let Some(head) = s
-            .strip_suffix(" <unfinished ...>")
-            .or_else(|| s.strip_suffix(" <detached ...>"))
-        {
+        if let Some(head) = s.strip_suffix(" <unfinished ...>").or_else(|| s.strip_suffix(" <detached ...>")) {
             let detached = s.ends_with(" <detached ...>");
             // a second unfinished for the same pid means the first was lost: flush it
             if self.pending.contains_key(&pid) {
                 self.flush_pending(pid, Ret::Unknown, sink);
             }
-            self.pending.insert(
-                pid,
-                Pending {
-                    ts,
-                    text: head.to_string(),
-                },
-            );
+            self.pending.insert(pid, Pending { ts, text: head.to_string() });
             if detached {
                 self.flush_pending(pid, Ret::Unfinished, sink);
             }
@@ -349,16 +356,20 @@ impl Parser {
             None => {
                 // maybe the program's own output cut the line in two (strace and the program
                 // writing to one terminal): keep it and see if the next line ends it
-                self.dangling = Some(Dangling {
-                    pid,
-                    ts,
-                    text: s.to_string(),
-                    line: line.to_string(),
-                    line_no: self.cur_line,
-                });
+                self.dangling =
+                    Some(Dangling { pid, ts, text: s.to_string(), line: line.to_string(), line_no: self.cur_line });
                 true
             }
         }
+    }
+
+    fn alias_unprefixed<F: FnMut(&Event)>(&mut self, pid: Pid, sink: &mut F) {
+        self.default_pid = Some(pid);
+        if let Some(p) = self.pending.remove(&0) {
+            self.pending.insert(pid, p);
+        }
+        self.stats.events += 1;
+        sink(&Event { pid, ts_ns: None, kind: EventKind::Alias { old: 0 } });
     }
 
     /// Try to finish a line cut by program output with `cont` (`) = 77`).
@@ -380,14 +391,7 @@ impl Parser {
         }
     }
 
-    fn emit_call<F: FnMut(&Event)>(
-        &mut self,
-        pid: Pid,
-        ts: Option<i64>,
-        c: Call<'_>,
-        resumed: bool,
-        sink: &mut F,
-    ) {
+    fn emit_call<F: FnMut(&Event)>(&mut self, pid: Pid, ts: Option<i64>, c: Call<'_>, resumed: bool, sink: &mut F) {
         if c.dur_ns.is_some() {
             self.stats.with_duration += 1;
         }
@@ -409,13 +413,7 @@ impl Parser {
     }
 
     /// `<... read resumed>"data", 4096) = 4 <0.000123>` (strace 4 puts a space after `>`).
-    fn resumed<F: FnMut(&Event)>(
-        &mut self,
-        s: &str,
-        pid: Pid,
-        ts: Option<i64>,
-        sink: &mut F,
-    ) -> bool {
+    fn resumed<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
         let Some(close) = s.find(" resumed>") else {
             return false;
         };
@@ -470,18 +468,8 @@ impl Parser {
 
     /// `--- SIGCHLD {si_signo=SIGCHLD, ...} ---`, `--- SIGSEGV (Segmentation fault) @ 0 (0) ---`,
     /// `--- {si_signo=SIGSEGV, ...} (Segmentation fault) ---`, `--- stopped by SIGSTOP ---`.
-    fn signal<F: FnMut(&Event)>(
-        &mut self,
-        s: &str,
-        pid: Pid,
-        ts: Option<i64>,
-        sink: &mut F,
-    ) -> bool {
-        let body = s[4..]
-            .trim_end()
-            .strip_suffix("---")
-            .unwrap_or(&s[4..])
-            .trim();
+    fn signal<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
+        let body = s[4..].trim_end().strip_suffix("---").unwrap_or(&s[4..]).trim();
         let (name, info) = if body.starts_with("SIG") {
             let end = body.find(' ').unwrap_or(body.len());
             (&body[..end], body[end..].trim())
@@ -495,22 +483,14 @@ impl Parser {
             return false;
         };
         self.stats.events += 1;
-        sink(&Event {
-            pid,
-            ts_ns: ts,
-            kind: EventKind::Signal { name, info },
-        });
+        sink(&Event { pid, ts_ns: ts, kind: EventKind::Signal { name, info } });
         true
     }
 
     /// `+++ exited with 0 +++`, `+++ killed by SIGKILL (core dumped) +++`,
     /// `+++ superseded by execve in pid 123 +++`.
     fn exit<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
-        let body = s[4..]
-            .trim_end()
-            .strip_suffix("+++")
-            .unwrap_or(&s[4..])
-            .trim();
+        let body = s[4..].trim_end().strip_suffix("+++").unwrap_or(&s[4..]).trim();
         let kind = if let Some(code) = body.strip_prefix("exited with ") {
             match code.trim().parse() {
                 Ok(code) => EventKind::Exited { code },
@@ -519,10 +499,7 @@ impl Parser {
         } else if let Some(sig) = body.strip_prefix("killed by ") {
             let core = sig.contains("(core dumped)");
             let signal = sig.split_whitespace().next().unwrap_or(sig);
-            EventKind::Killed {
-                signal,
-                core_dumped: core,
-            }
+            EventKind::Killed { signal, core_dumped: core }
         } else if body.starts_with("superseded by execve") {
             // the thread became the leader through execve: it lives on under another id
             self.pending.remove(&pid);
@@ -534,11 +511,7 @@ impl Parser {
         // a call that never came back ends with the process
         self.flush_pending(pid, Ret::Unknown, sink);
         self.stats.events += 1;
-        sink(&Event {
-            pid,
-            ts_ns: ts,
-            kind,
-        });
+        sink(&Event { pid, ts_ns: ts, kind });
         true
     }
 
@@ -556,11 +529,7 @@ impl Parser {
         };
         let kind = match it.next() {
             Some("attached") => {
-                let threads = if it.next() == Some("with") {
-                    it.next().and_then(|n| n.parse().ok())
-                } else {
-                    None
-                };
+                let threads = if it.next() == Some("with") { it.next().and_then(|n| n.parse().ok()) } else { None };
                 EventKind::Attached { threads }
             }
             Some("detached") => EventKind::Detached,
@@ -569,12 +538,15 @@ impl Parser {
                 return true;
             }
         };
+        if matches!(kind, EventKind::Attached { .. }) {
+            self.announced.insert(pid);
+            if !self.seen_unprefixed && self.default_pid.is_none() && self.stats.syscalls == 0 {
+                // `strace -p N` to a terminal: lines that follow carry no pid column
+                self.default_pid = Some(pid);
+            }
+        }
         self.stats.events += 1;
-        sink(&Event {
-            pid,
-            ts_ns: None,
-            kind,
-        });
+        sink(&Event { pid, ts_ns: None, kind });
         true
     }
 
@@ -595,13 +567,9 @@ impl Parser {
         }
         let toks: Vec<&str> = t.split_whitespace().collect();
         // % time, seconds, usecs/call, calls, [errors], syscall
-        if (4..=6).contains(&toks.len()) && toks[0].contains('.') && toks[0].parse::<f64>().is_ok()
-        {
+        if (4..=6).contains(&toks.len()) && toks[0].contains('.') && toks[0].parse::<f64>().is_ok() {
             let name = toks[toks.len() - 1];
-            let nums: Vec<f64> = toks[1..toks.len() - 1]
-                .iter()
-                .filter_map(|x| x.parse().ok())
-                .collect();
+            let nums: Vec<f64> = toks[1..toks.len() - 1].iter().filter_map(|x| x.parse().ok()).collect();
             if nums.len() == toks.len() - 2 {
                 if name != "total" {
                     let seconds = nums[0];
@@ -637,18 +605,10 @@ impl Parser {
             let h = parse_u64(&tok[0..2]) as i64;
             let m = parse_u64(&tok[3..5]) as i64;
             let sec = parse_u64(&tok[6..8]) as i64;
-            if !tok[..8]
-                .iter()
-                .enumerate()
-                .all(|(i, c)| i == 2 || i == 5 || c.is_ascii_digit())
-            {
+            if !tok[..8].iter().enumerate().all(|(i, c)| i == 2 || i == 5 || c.is_ascii_digit()) {
                 return None;
             }
-            let frac = if tok.len() > 9 && tok[8] == b'.' {
-                parse_frac(&tok[9..])?
-            } else {
-                0
-            };
+            let frac = if tok.len() > 9 && tok[8] == b'.' { parse_frac(&tok[9..])? } else { 0 };
             let mut t = ((h * 60 + m) * 60 + sec) * NS + frac;
             if self.clock == Clock::None {
                 self.clock = Clock::TimeOfDay;
@@ -671,11 +631,7 @@ impl Parser {
         let v = secs.saturating_mul(NS).saturating_add(frac);
         if self.clock == Clock::None {
             // -ttt prints seconds since 1970; -r prints small deltas from the previous line
-            self.clock = if secs > 100_000_000 {
-                Clock::Epoch
-            } else {
-                Clock::Relative
-            };
+            self.clock = if secs > 100_000_000 { Clock::Epoch } else { Clock::Relative };
         }
         match self.clock {
             Clock::Relative => {
@@ -714,12 +670,7 @@ fn split_call(s: &str, name_len: usize) -> Option<Call<'_>> {
     let args = args_end.strip_suffix(')')?;
     let args = &args[name_len + 1..];
     let ret = parse_ret(body[eq + 1..].trim_start())?;
-    Some(Call {
-        name: &s[..name_len],
-        args,
-        ret,
-        dur_ns,
-    })
+    Some(Call { name: &s[..name_len], args, ret, dur_ns })
 }
 
 /// Find the `=` that separates the arguments from the return value: the last ` = ` whose
@@ -787,11 +738,7 @@ fn parse_ret(r: &str) -> Option<Ret<'_>> {
         let errno = rest.split_whitespace().next().unwrap_or(rest);
         return Some(Ret::Err { val, errno });
     }
-    Some(Ret::Ok {
-        val,
-        deco,
-        note: rest,
-    })
+    Some(Ret::Ok { val, deco, note: rest })
 }
 
 /// `0.000123` seconds (any number of fraction digits) to nanoseconds.
@@ -841,9 +788,7 @@ mod tests {
         let mut p = Parser::new("t");
         let mut out = vec![];
         for (i, l) in lines.iter().enumerate() {
-            p.parse_line(l, i as u64 + 1, None, &mut |e: &Event| {
-                out.push(format!("{e:?}"))
-            });
+            p.parse_line(l, i as u64 + 1, None, &mut |e: &Event| out.push(format!("{e:?}")));
         }
         p.finish(&mut |e: &Event| out.push(format!("{e:?}")));
         out
@@ -851,45 +796,15 @@ mod tests {
 
     #[test]
     fn ret_forms() {
-        assert_eq!(
-            parse_ret("0").unwrap(),
-            Ret::Ok {
-                val: 0,
-                deco: None,
-                note: ""
-            }
-        );
-        assert_eq!(
-            parse_ret("-1 ENOENT (No such file or directory)").unwrap(),
-            Ret::Err {
-                val: -1,
-                errno: "ENOENT"
-            }
-        );
+        assert_eq!(parse_ret("0").unwrap(), Ret::Ok { val: 0, deco: None, note: "" });
+        assert_eq!(parse_ret("-1 ENOENT (No such file or directory)").unwrap(), Ret::Err { val: -1, errno: "ENOENT" });
         assert_eq!(parse_ret("?").unwrap(), Ret::Unknown);
         assert_eq!(
             parse_ret("? ERESTARTSYS (To be restarted if SA_RESTART is set)").unwrap(),
-            Ret::Err {
-                val: 0,
-                errno: "ERESTARTSYS"
-            }
+            Ret::Err { val: 0, errno: "ERESTARTSYS" }
         );
-        assert_eq!(
-            parse_ret("0 (Timeout)").unwrap(),
-            Ret::Ok {
-                val: 0,
-                deco: None,
-                note: "(Timeout)"
-            }
-        );
-        assert_eq!(
-            parse_ret("3</etc/hosts>").unwrap(),
-            Ret::Ok {
-                val: 3,
-                deco: Some("/etc/hosts"),
-                note: ""
-            }
-        );
+        assert_eq!(parse_ret("0 (Timeout)").unwrap(), Ret::Ok { val: 0, deco: None, note: "(Timeout)" });
+        assert_eq!(parse_ret("3</etc/hosts>").unwrap(), Ret::Ok { val: 3, deco: Some("/etc/hosts"), note: "" });
         assert_eq!(parse_ret("0x7f1234").unwrap().value(), Some(0x7f1234));
     }
 
@@ -901,11 +816,7 @@ mod tests {
             "[pid  2] 10:00:00.000900 <... read resumed>\"ab\", 4096) = 2 <0.000800>",
         ]);
         assert_eq!(out.len(), 2);
-        assert!(
-            out[1].contains("args: \"3</p>, \\\"ab\\\", 4096\""),
-            "{}",
-            out[1]
-        );
+        assert!(out[1].contains("args: \"3</p>, \\\"ab\\\", 4096\""), "{}", out[1]);
         assert!(out[1].contains("dur_ns: Some(800000)"), "{}", out[1]);
         assert!(out[1].contains("ts_ns: Some(36000000100000)"), "{}", out[1]);
     }
@@ -919,10 +830,6 @@ mod tests {
             "+++ exited with 0 +++",
         ]);
         assert_eq!(out.len(), 4, "{out:?}");
-        assert!(
-            out[1].contains(r#"args: "1, \"a) = 1\\n\", 6""#),
-            "{}",
-            out[1]
-        );
+        assert!(out[1].contains(r#"args: "1, \"a) = 1\\n\", 6""#), "{}", out[1]);
     }
 }

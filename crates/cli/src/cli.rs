@@ -62,16 +62,14 @@ pub enum Level {
 }
 
 #[derive(Args, Debug)]
-#[command(
-    after_help = "Inputs: strace text logs, plain or compressed (gzip, zstd), `-` for \
+#[command(after_help = "Inputs: strace text logs, plain or compressed (gzip, zstd), `-` for \
     stdin, several files or a directory of `strace -ff -o DIR/trace` output (merged by \
     timestamp).\n\n\
     Any strace flags work; these give the most complete picture:\n  \
     strace -f -tt -T -yy -o app.strace ./app\n\
     (-f follow children and threads, -tt timestamps, -T time spent in each call, \
     -yy what every fd is: path or socket endpoints).\n\n\
-    Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error."
-)]
+    Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.")]
 pub struct AnalyzeArgs {
     /// strace log files, directories of -ff files, or - for stdin
     #[arg(required = true, value_name = "INPUT")]

@@ -127,11 +127,7 @@ pub fn parse_fd(s: &str) -> Option<FdArg<'_>> {
         let n = if neg { -n } else { n };
         (n.clamp(i32::MIN as i64, i32::MAX as i64) as i32, &s[i..])
     };
-    let deco = if rest.starts_with('<') {
-        deco_end(rest).map(|e| &rest[1..e])
-    } else {
-        None
-    };
+    let deco = if rest.starts_with('<') { deco_end(rest).map(|e| &rest[1..e]) } else { None };
     Some(FdArg { num, deco })
 }
 
@@ -190,25 +186,15 @@ impl FdTarget {
                     local: Some(inner[..i].to_string()),
                     remote: Some(inner[i + 2..].to_string()),
                 },
-                None if inner.bytes().all(|c| c.is_ascii_digit()) => FdTarget::Inet {
-                    proto,
-                    local: None,
-                    remote: None,
-                },
-                None => FdTarget::Inet {
-                    proto,
-                    local: Some(inner.to_string()),
-                    remote: None,
-                },
+                None if inner.bytes().all(|c| c.is_ascii_digit()) => {
+                    FdTarget::Inet { proto, local: None, remote: None }
+                }
+                None => FdTarget::Inet { proto, local: Some(inner.to_string()), remote: None },
             };
         }
         match kind {
-            k if k.starts_with("UNIX") => FdTarget::Unix {
-                detail: inner.to_string(),
-            },
-            k if k.starts_with("NETLINK") => FdTarget::Netlink {
-                detail: inner.to_string(),
-            },
+            k if k.starts_with("UNIX") => FdTarget::Unix { detail: inner.to_string() },
+            k if k.starts_with("NETLINK") => FdTarget::Netlink { detail: inner.to_string() },
             "pipe" => FdTarget::Pipe,
             "socket" => FdTarget::Socket,
             "anon_inode" => FdTarget::Anon(inner.to_string()),
@@ -223,6 +209,15 @@ pub fn unescape(s: &str) -> Cow<'_, str> {
     if !s.contains('\\') {
         return Cow::Borrowed(s);
     }
+    let out = unescape_bytes(s);
+    match String::from_utf8(out) {
+        Ok(s) => Cow::Owned(s),
+        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    }
+}
+
+/// The raw bytes a strace string stands for.
+pub fn unescape_bytes(s: &str) -> Vec<u8> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -273,10 +268,14 @@ pub fn unescape(s: &str) -> Cow<'_, str> {
         }
         i += 1;
     }
-    match String::from_utf8(out) {
-        Ok(s) => Cow::Owned(s),
-        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-    }
+    out
+}
+
+/// The bytes of a quoted strace string argument (`"\x7f\x00\x00\x01"`).
+fn quoted_bytes(arg: &str) -> Option<Vec<u8>> {
+    let a = arg.trim().strip_prefix('"')?;
+    let end = closing_quote(a)?;
+    Some(unescape_bytes(&a[..end]))
 }
 
 /// A quoted strace string (`"abc"`, `"abc"...`, `@"abstract"`) unescaped; `None` when the
@@ -348,14 +347,8 @@ pub fn poll_timeout(sys: Sys, args: &str) -> Option<Timeout> {
                 return Some(Timeout::Infinite);
             }
             let (sec, frac) = parse_time_struct(a)?;
-            let frac_ns = if kind == 'u' {
-                frac.saturating_mul(1000)
-            } else {
-                frac
-            };
-            Some(Timeout::Ns(
-                sec.saturating_mul(1_000_000_000).saturating_add(frac_ns),
-            ))
+            let frac_ns = if kind == 'u' { frac.saturating_mul(1000) } else { frac };
+            Some(Timeout::Ns(sec.saturating_mul(1_000_000_000).saturating_add(frac_ns)))
         }
     }
 }
@@ -388,14 +381,8 @@ pub enum SockAddr {
 impl std::fmt::Display for SockAddr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SockAddr::Inet {
-                ip: IpAddr::V4(ip),
-                port,
-            } => write!(f, "{ip}:{port}"),
-            SockAddr::Inet {
-                ip: IpAddr::V6(ip),
-                port,
-            } => write!(f, "[{ip}]:{port}"),
+            SockAddr::Inet { ip: IpAddr::V4(ip), port } => write!(f, "{ip}:{port}"),
+            SockAddr::Inet { ip: IpAddr::V6(ip), port } => write!(f, "[{ip}]:{port}"),
             SockAddr::Unix { path } if path.is_empty() => write!(f, "unix:(unnamed)"),
             SockAddr::Unix { path } => write!(f, "unix:{path}"),
             SockAddr::Netlink { pid } => write!(f, "netlink:{pid}"),
@@ -414,37 +401,24 @@ pub fn find_sockaddr(args: &str) -> Option<SockAddr> {
     let fam = family_name(fam_text);
     match fam {
         "AF_INET" | "AF_INET6" => {
-            let port = field(body, "sin_port=")
-                .or_else(|| field(body, "sin6_port="))
-                .and_then(parse_port)
-                .unwrap_or(0);
+            let port = field(body, "sin_port=").or_else(|| field(body, "sin6_port=")).and_then(parse_port).unwrap_or(0);
             let ip = ip_of(body)?;
             Some(SockAddr::Inet { ip, port })
         }
         "AF_UNIX" | "AF_LOCAL" | "AF_FILE" => {
             let path = match body.find("sun_path=") {
                 Some(i) => unquote(&body[i + 9..])
-                    .map(|p| {
-                        if body[i + 9..].starts_with('@') {
-                            format!("@{p}")
-                        } else {
-                            p.into_owned()
-                        }
-                    })
+                    .map(|p| if body[i + 9..].starts_with('@') { format!("@{p}") } else { p.into_owned() })
                     .unwrap_or_default(),
                 None => String::new(),
             };
             Some(SockAddr::Unix { path })
         }
         "AF_NETLINK" => {
-            let pid = field(body, "nl_pid=")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
+            let pid = field(body, "nl_pid=").and_then(|v| v.parse().ok()).unwrap_or(0);
             Some(SockAddr::Netlink { pid })
         }
-        other => Some(SockAddr::Other {
-            family: other.to_string(),
-        }),
+        other => Some(SockAddr::Other { family: other.to_string() }),
     }
 }
 
@@ -455,11 +429,7 @@ fn family_name(t: &str) -> &str {
         return rest.split_whitespace().next().unwrap_or(rest);
     }
     let t = t.trim();
-    let n = if let Some(h) = t.strip_prefix("0x") {
-        u32::from_str_radix(h, 16).ok()
-    } else {
-        t.parse::<u32>().ok()
-    };
+    let n = if let Some(h) = t.strip_prefix("0x") { u32::from_str_radix(h, 16).ok() } else { t.parse::<u32>().ok() };
     match n {
         Some(1) => "AF_UNIX",
         Some(2) => "AF_INET",
@@ -479,11 +449,16 @@ fn field<'a>(body: &'a str, key: &str) -> Option<&'a str> {
 }
 
 fn parse_port(v: &str) -> Option<u16> {
-    // htons(80), or a raw number with -X raw
-    let inner = v
-        .strip_prefix("htons(")
-        .and_then(|x| x.strip_suffix(')'))
-        .unwrap_or(v);
+    // htons(80); -X verbose: "\x90\xdf" /* htons(37087) */; -X raw: "\x90\xdf" (network order)
+    if let Some(i) = v.find("htons(") {
+        let r = &v[i + 6..];
+        return r[..r.find(')')?].trim().parse().ok();
+    }
+    if v.starts_with('"') {
+        let b = quoted_bytes(v)?;
+        return (b.len() == 2).then(|| u16::from_be_bytes([b[0], b[1]]));
+    }
+    let inner = v;
     let inner = inner.split_whitespace().next()?;
     if let Some(h) = inner.strip_prefix("0x") {
         u16::from_str_radix(h, 16).ok()
@@ -493,16 +468,23 @@ fn parse_port(v: &str) -> Option<u16> {
 }
 
 fn ip_of(body: &str) -> Option<IpAddr> {
-    for key in [
-        "inet_addr(\"",
-        "inet_pton(AF_INET6, \"",
-        "inet_pton(AF_INET, \"",
-    ] {
+    for key in ["inet_addr(\"", "inet_pton(AF_INET6, \"", "inet_pton(AF_INET, \""] {
         if let Some(i) = body.find(key) {
-            let rest = &body[i + key.len()..];
-            let end = rest.find('"')?;
-            return rest[..end].parse().ok();
+            // -xx prints even the address hex-escaped
+            let rest = &body[i + key.len() - 1..];
+            return unquote(rest)?.parse().ok();
         }
+    }
+    // -X raw: the address bytes as a string
+    if let Some(v) = field(body, "sin_addr=") {
+        let b = quoted_bytes(v)?;
+        let a: [u8; 4] = b.try_into().ok()?;
+        return Some(IpAddr::from(a));
+    }
+    if let Some(v) = field(body, "sin6_addr=") {
+        let b = quoted_bytes(v)?;
+        let a: [u8; 16] = b.try_into().ok()?;
+        return Some(IpAddr::from(a));
     }
     None
 }
@@ -515,10 +497,7 @@ mod tests {
     fn splits_nested_args() {
         let a = r#"3, "a, \"b\"", {x=1, y=[2, 3]}, 4</a,b>, NULL"#;
         let v: Vec<_> = split(a).collect();
-        assert_eq!(
-            v,
-            vec!["3", r#""a, \"b\"""#, "{x=1, y=[2, 3]}", "4</a,b>", "NULL"]
-        );
+        assert_eq!(v, vec!["3", r#""a, \"b\"""#, "{x=1, y=[2, 3]}", "4</a,b>", "NULL"]);
     }
 
     #[test]
@@ -532,20 +511,10 @@ mod tests {
         assert_eq!(parse_fd("NULL"), None);
         assert_eq!(
             FdTarget::from_deco("TCP:[127.0.0.1:5000->127.0.0.1:80]"),
-            FdTarget::Inet {
-                proto: "tcp",
-                local: Some("127.0.0.1:5000".into()),
-                remote: Some("127.0.0.1:80".into())
-            }
+            FdTarget::Inet { proto: "tcp", local: Some("127.0.0.1:5000".into()), remote: Some("127.0.0.1:80".into()) }
         );
-        assert_eq!(
-            FdTarget::from_deco(r"\x2f\x65\x74\x63"),
-            FdTarget::File("/etc".into())
-        );
-        assert_eq!(
-            FdTarget::from_deco("/dev/null<char 1:3>"),
-            FdTarget::File("/dev/null".into())
-        );
+        assert_eq!(FdTarget::from_deco(r"\x2f\x65\x74\x63"), FdTarget::File("/etc".into()));
+        assert_eq!(FdTarget::from_deco("/dev/null<char 1:3>"), FdTarget::File("/dev/null".into()));
     }
 
     #[test]
@@ -557,59 +526,28 @@ mod tests {
     #[test]
     fn timeouts() {
         let t = |s, a| poll_timeout(s, a);
+        assert_eq!(t(Sys::Poll, "[{fd=3, events=POLLIN}], 1, 0"), Some(Timeout::Ns(0)));
+        assert_eq!(t(Sys::Poll, "[{fd=3, events=POLLIN}], 1, -1"), Some(Timeout::Infinite));
+        assert_eq!(t(Sys::EpollWait, "0, {{EPOLLIN, {u32=5, u64=5}}}, 64, 4294967295"), Some(Timeout::Infinite));
         assert_eq!(
-            t(Sys::Poll, "[{fd=3, events=POLLIN}], 1, 0"),
-            Some(Timeout::Ns(0))
-        );
-        assert_eq!(
-            t(Sys::Poll, "[{fd=3, events=POLLIN}], 1, -1"),
-            Some(Timeout::Infinite)
-        );
-        assert_eq!(
-            t(
-                Sys::EpollWait,
-                "0, {{EPOLLIN, {u32=5, u64=5}}}, 64, 4294967295"
-            ),
-            Some(Timeout::Infinite)
-        );
-        assert_eq!(
-            t(
-                Sys::Ppoll,
-                "[{fd=3, events=POLLIN}], 1, {tv_sec=0, tv_nsec=5000}, NULL, 8"
-            ),
+            t(Sys::Ppoll, "[{fd=3, events=POLLIN}], 1, {tv_sec=0, tv_nsec=5000}, NULL, 8"),
             Some(Timeout::Ns(5000))
         );
-        assert_eq!(
-            t(Sys::Select, "4, [3], NULL, NULL, {tv_sec=0, tv_usec=10000}"),
-            Some(Timeout::Ns(10_000_000))
-        );
-        assert_eq!(
-            t(Sys::Select, "4, [3], NULL, NULL, {1, 0}"),
-            Some(Timeout::Ns(1_000_000_000))
-        );
-        assert_eq!(
-            t(Sys::Pselect6, "4, [3], NULL, NULL, NULL, {[], 8}"),
-            Some(Timeout::Infinite)
-        );
+        assert_eq!(t(Sys::Select, "4, [3], NULL, NULL, {tv_sec=0, tv_usec=10000}"), Some(Timeout::Ns(10_000_000)));
+        assert_eq!(t(Sys::Select, "4, [3], NULL, NULL, {1, 0}"), Some(Timeout::Ns(1_000_000_000)));
+        assert_eq!(t(Sys::Pselect6, "4, [3], NULL, NULL, NULL, {[], 8}"), Some(Timeout::Infinite));
     }
 
     #[test]
     fn sockaddrs() {
-        let s = find_sockaddr(
-            r#"3, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}, 16"#,
-        );
+        let s = find_sockaddr(r#"3, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}, 16"#);
         assert_eq!(s.unwrap().to_string(), "127.0.0.1:80");
         let s = find_sockaddr(
             r#"3, {sa_family=AF_INET6, sin6_port=htons(59323), inet_pton(AF_INET6, "::ffff:10.10.25.20", &sin6_addr), sin6_flowinfo=0, sin6_scope_id=0}, [68719476764]"#,
         );
         assert_eq!(s.unwrap().to_string(), "[::ffff:10.10.25.20]:59323");
         let s = find_sockaddr(r#"3, {sa_family=AF_UNIX, sun_path="/run/x.sock"}, 110"#);
-        assert_eq!(
-            s.unwrap(),
-            SockAddr::Unix {
-                path: "/run/x.sock".into()
-            }
-        );
+        assert_eq!(s.unwrap(), SockAddr::Unix { path: "/run/x.sock".into() });
         let s = find_sockaddr("3, {sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}, 12");
         assert_eq!(s.unwrap(), SockAddr::Netlink { pid: 0 });
         let s = find_sockaddr(

@@ -48,6 +48,11 @@ pub enum EventKind<'a> {
     },
     /// `Process 123 detached`
     Detached,
+    /// This pid is the one earlier events showed as `old` (a strace log that gained its pid
+    /// column only when a second process appeared: the earlier lines had none).
+    Alias {
+        old: Pid,
+    },
 }
 
 /// A finished (or never finished) system call.
@@ -70,11 +75,7 @@ pub struct Syscall<'a> {
 pub enum Ret<'a> {
     /// Success: the value, the `-y` decoration of a returned fd (`3</etc/hosts>` gives
     /// `/etc/hosts`) and any note strace added in parentheses (`(Timeout)`, `([{fd=5, ...}])`).
-    Ok {
-        val: i64,
-        deco: Option<&'a str>,
-        note: &'a str,
-    },
+    Ok { val: i64, deco: Option<&'a str>, note: &'a str },
     /// Failure: `-1 ENOENT (No such file or directory)`; `ERESTARTSYS` and friends come with
     /// `val` 0 and `= ?` in the text.
     Err { val: i64, errno: &'a str },

@@ -417,10 +417,7 @@ mod tests {
             assert_eq!(Sys::from_name(name), *sys);
             if class.has(Class::READ) || class.has(Class::WRITE) {
                 // every byte-moving call names an fd first (sendfile's out fd included)
-                assert!(
-                    class.has(Class::FD),
-                    "{name} moves bytes but has no FD class"
-                );
+                assert!(class.has(Class::FD), "{name} moves bytes but has no FD class");
             }
             if class.has(Class::OPEN) {
                 assert!(class.has(Class::LOOKUP), "{name} opens but is no lookup");

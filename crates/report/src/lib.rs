@@ -28,10 +28,7 @@ pub struct Tool {
 
 impl Default for Tool {
     fn default() -> Self {
-        Tool {
-            name: "syslint".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        }
+        Tool { name: "syslint".into(), version: env!("CARGO_PKG_VERSION").into() }
     }
 }
 
@@ -198,9 +195,7 @@ impl std::str::FromStr for Severity {
             "info" => Ok(Severity::Info),
             "warning" => Ok(Severity::Warning),
             "error" => Ok(Severity::Error),
-            _ => Err(format!(
-                "unknown severity {s:?} (expected info, warning or error)"
-            )),
+            _ => Err(format!("unknown severity {s:?} (expected info, warning or error)")),
         }
     }
 }

@@ -59,12 +59,7 @@ pub fn analyze_inputs(inputs: &[std::path::PathBuf], quiet: bool) -> Result<Repo
     let mut report = analyzer.finish(capture_of(info, "strace-log"));
     report.summary.strace_c_table = table_rows
         .into_iter()
-        .map(|r| CTableRow {
-            name: r.name,
-            seconds: r.seconds,
-            calls: r.calls,
-            errors: r.errors,
-        })
+        .map(|r| CTableRow { name: r.name, seconds: r.seconds, calls: r.calls, errors: r.errors })
         .collect();
     Ok(report)
 }
@@ -74,10 +69,7 @@ pub fn capture_of(info: CaptureInfo, backend: &str) -> Capture {
     let s = info.stats;
     let mut warnings = info.warnings;
     if info.cut_lines > 0 {
-        warnings.push(format!(
-            "{} lines longer than 4 MiB were cut",
-            info.cut_lines
-        ));
+        warnings.push(format!("{} lines longer than 4 MiB were cut", info.cut_lines));
     }
     Capture {
         backend: backend.into(),
@@ -89,11 +81,7 @@ pub fn capture_of(info: CaptureInfo, backend: &str) -> Capture {
         unparsed_samples: s
             .unparsed_samples
             .into_iter()
-            .map(|u| UnparsedLine {
-                source: u.source,
-                line: u.line,
-                text: u.text,
-            })
+            .map(|u| UnparsedLine { source: u.source, line: u.line, text: u.text })
             .collect(),
         lost_events: 0,
         clock: s.clock.as_str().into(),

@@ -24,13 +24,7 @@ pub fn run(a: DetectorsArgs) -> Result<u8> {
                 println!("no detectors in this version yet (syslint analyze prints the summary)");
             }
             for m in metas {
-                println!(
-                    "{:6} {:22} {:8} {}",
-                    m.code,
-                    m.name,
-                    format!("{:?}", m.status).to_lowercase(),
-                    m.summary
-                );
+                println!("{:6} {:22} {:8} {}", m.code, m.name, format!("{:?}", m.status).to_lowercase(), m.summary);
             }
         }
     }

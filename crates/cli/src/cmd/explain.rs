@@ -6,21 +6,11 @@ use syslint_analyze::registry;
 
 pub fn run(a: ExplainArgs) -> Result<u8> {
     let Some(m) = registry::find(&a.detector) else {
-        let known: Vec<String> = registry::metas()
-            .iter()
-            .map(|m| format!("{} ({})", m.name, m.code))
-            .collect();
+        let known: Vec<String> = registry::metas().iter().map(|m| format!("{} ({})", m.name, m.code)).collect();
         if known.is_empty() {
-            bail!(
-                "no detector named {:?}: this version has no detectors yet",
-                a.detector
-            );
+            bail!("no detector named {:?}: this version has no detectors yet", a.detector);
         }
-        bail!(
-            "no detector named {:?}; known: {}",
-            a.detector,
-            known.join(", ")
-        );
+        bail!("no detector named {:?}; known: {}", a.detector, known.join(", "));
     };
     let d = &m.docs;
     println!(

@@ -18,8 +18,7 @@ impl Progress {
     /// Start drawing if `total` is large and stderr is a terminal; otherwise do nothing.
     pub fn start(done: Arc<AtomicU64>, total: Option<u64>, quiet: bool) -> Progress {
         let stop = Arc::new(AtomicBool::new(false));
-        let show =
-            !quiet && total.is_some_and(|t| t >= THRESHOLD) && std::io::stderr().is_terminal();
+        let show = !quiet && total.is_some_and(|t| t >= THRESHOLD) && std::io::stderr().is_terminal();
         let handle = show.then(|| {
             let stop = stop.clone();
             let total = total.unwrap_or(1).max(1);

@@ -8,14 +8,7 @@ pub fn run(a: TraceArgs) -> Result<u8> {
     let target = if !a.command.is_empty() {
         a.command.join(" ")
     } else if !a.pids.is_empty() {
-        format!(
-            "-p {}",
-            a.pids
-                .iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        )
+        format!("-p {}", a.pids.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(","))
     } else {
         "CMD".into()
     };

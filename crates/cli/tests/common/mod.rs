@@ -11,10 +11,7 @@ pub fn bin() -> &'static str {
 }
 
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("workspace root")
 }
 
 pub fn fixture(name: &str) -> PathBuf {
@@ -27,21 +24,13 @@ pub fn corpus() -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!(
-            "NOTE: {} is absent: real-world corpus tests skipped",
-            p.display()
-        );
+        eprintln!("NOTE: {} is absent: real-world corpus tests skipped", p.display());
         None
     }
 }
 
 pub fn run(args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run syslint")
+    Command::new(bin()).args(args).env("NO_COLOR", "1").stdin(Stdio::null()).output().expect("run syslint")
 }
 
 pub fn run_stdin(args: &[&str], input: &[u8]) -> Output {
@@ -53,11 +42,7 @@ pub fn run_stdin(args: &[&str], input: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    c.stdin
-        .take()
-        .expect("stdin")
-        .write_all(input)
-        .expect("write");
+    c.stdin.take().expect("stdin").write_all(input).expect("write");
     c.wait_with_output().expect("wait")
 }
 
@@ -77,20 +62,9 @@ pub fn analyze(inputs: &[&Path]) -> Report {
 }
 
 pub fn syscall<'r>(r: &'r Report, name: &str) -> &'r syslint_report::SyscallStats {
-    r.summary
-        .syscalls
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| {
-            panic!(
-                "no {name} in summary: {:?}",
-                r.summary
-                    .syscalls
-                    .iter()
-                    .map(|s| &s.name)
-                    .collect::<Vec<_>>()
-            )
-        })
+    r.summary.syscalls.iter().find(|s| s.name == name).unwrap_or_else(|| {
+        panic!("no {name} in summary: {:?}", r.summary.syscalls.iter().map(|s| &s.name).collect::<Vec<_>>())
+    })
 }
 
 pub fn stderr(o: &Output) -> String {

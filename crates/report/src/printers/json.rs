@@ -4,7 +4,7 @@ use crate::Report;
 use std::io::{self, Write};
 
 pub fn print(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::from)?;
     writeln!(out)
 }
 

@@ -16,11 +16,7 @@ pub struct TableOptions {
 
 impl Default for TableOptions {
     fn default() -> Self {
-        TableOptions {
-            color: false,
-            width: 100,
-            top: 15,
-        }
+        TableOptions { color: false, width: 100, top: 15 }
     }
 }
 
@@ -58,13 +54,7 @@ struct Col {
     keep: u8,
 }
 
-fn table(
-    out: &mut dyn Write,
-    st: &Style,
-    width: usize,
-    cols: &[Col],
-    rows: &[Vec<String>],
-) -> io::Result<()> {
+fn table(out: &mut dyn Write, st: &Style, width: usize, cols: &[Col], rows: &[Vec<String>]) -> io::Result<()> {
     let n = cols.len();
     let mut w: Vec<usize> = cols.iter().map(|c| c.head.len()).collect();
     for r in rows {
@@ -81,12 +71,7 @@ fn table(
     }
     // then drop the least important columns until it fits (never the first)
     let total = |shown: &[bool], w: &[usize]| -> usize {
-        2 + shown
-            .iter()
-            .zip(w)
-            .filter(|(s, _)| **s)
-            .map(|(_, w)| w + 2)
-            .sum::<usize>()
+        2 + shown.iter().zip(w).filter(|(s, _)| **s).map(|(_, w)| w + 2).sum::<usize>()
     };
     let mut prio: Vec<usize> = (1..n).collect();
     prio.sort_by_key(|&i| cols[i].keep);
@@ -135,14 +120,7 @@ fn cut(s: &str, w: usize) -> String {
         s.chars().take(w).collect()
     } else {
         // keep the end of paths and endpoints: it is the distinctive part
-        let tail: String = s
-            .chars()
-            .rev()
-            .take(w - 1)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
+        let tail: String = s.chars().rev().take(w - 1).collect::<Vec<_>>().into_iter().rev().collect();
         format!("…{tail}")
     }
 }
@@ -180,16 +158,9 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
         span
     )?;
     let mut notes = vec![format!("clock: {}", c.clock)];
-    notes.push(if c.durations {
-        "durations: yes".into()
-    } else {
-        "durations: no (record with -T)".into()
-    });
+    notes.push(if c.durations { "durations: yes".into() } else { "durations: no (record with -T)".into() });
     if c.resumed_pairs > 0 {
-        notes.push(format!(
-            "{} unfinished/resumed pairs merged",
-            fmt_count(c.resumed_pairs)
-        ));
+        notes.push(format!("{} unfinished/resumed pairs merged", fmt_count(c.resumed_pairs)));
     }
     if c.lost_events > 0 {
         notes.push(st.paint("1;31", &format!("{} events LOST", fmt_count(c.lost_events))));
@@ -202,20 +173,10 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             st.paint("33", "note:"),
             fmt_count(c.unparsed_lines),
             fmt_count(c.lines),
-            if c.unparsed_samples.is_empty() {
-                ""
-            } else {
-                ", first:"
-            }
+            if c.unparsed_samples.is_empty() { "" } else { ", first:" }
         )?;
         for u in c.unparsed_samples.iter().take(3) {
-            writeln!(
-                out,
-                "    {}:{}: {}",
-                u.source,
-                u.line,
-                cut(&u.text, opt.width.saturating_sub(12).max(20))
-            )?;
+            writeln!(out, "    {}:{}: {}", u.source, u.line, cut(&u.text, opt.width.saturating_sub(12).max(20)))?;
         }
     }
     for w in &c.warnings {
@@ -227,27 +188,11 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
     if r.findings.is_empty() {
         writeln!(out, "{}", st.bold("findings: none"))?;
     } else {
-        writeln!(
-            out,
-            "{}",
-            st.bold(&format!("findings: {}", r.findings.len()))
-        )?;
+        writeln!(out, "{}", st.bold(&format!("findings: {}", r.findings.len())))?;
         for f in &r.findings {
-            writeln!(
-                out,
-                "{}[{}] {}: {} ({})",
-                st.sev(f.severity),
-                f.code,
-                f.detector,
-                f.message,
-                f.subject
-            )?;
+            writeln!(out, "{}[{}] {}: {} ({})", st.sev(f.severity), f.code, f.detector, f.message, f.subject)?;
             for e in f.evidence.iter().take(5) {
-                writeln!(
-                    out,
-                    "    {}",
-                    st.dim(&cut(e, opt.width.saturating_sub(4).max(20)))
-                )?;
+                writeln!(out, "    {}", st.dim(&cut(e, opt.width.saturating_sub(4).max(20))))?;
             }
             if let Some(cost) = &f.cost {
                 writeln!(out, "  cost: {cost}")?;
@@ -261,61 +206,17 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
     if !s.syscalls.is_empty() {
         writeln!(out, "{}", st.bold("syscalls"))?;
         let cols = [
-            Col {
-                head: "syscall",
-                right: false,
-                keep: 9,
-            },
-            Col {
-                head: "calls",
-                right: true,
-                keep: 9,
-            },
-            Col {
-                head: "errors",
-                right: true,
-                keep: 8,
-            },
-            Col {
-                head: "top errno",
-                right: false,
-                keep: 2,
-            },
-            Col {
-                head: "total",
-                right: true,
-                keep: 7,
-            },
-            Col {
-                head: "avg",
-                right: true,
-                keep: 1,
-            },
-            Col {
-                head: "p50",
-                right: true,
-                keep: 4,
-            },
-            Col {
-                head: "p90",
-                right: true,
-                keep: 0,
-            },
-            Col {
-                head: "p99",
-                right: true,
-                keep: 5,
-            },
-            Col {
-                head: "max",
-                right: true,
-                keep: 3,
-            },
-            Col {
-                head: "wall%",
-                right: true,
-                keep: 6,
-            },
+            Col { head: "syscall", right: false, keep: 9 },
+            Col { head: "calls", right: true, keep: 9 },
+            Col { head: "errors", right: true, keep: 8 },
+            Col { head: "top errno", right: false, keep: 2 },
+            Col { head: "total", right: true, keep: 7 },
+            Col { head: "avg", right: true, keep: 1 },
+            Col { head: "p50", right: true, keep: 4 },
+            Col { head: "p90", right: true, keep: 0 },
+            Col { head: "p99", right: true, keep: 5 },
+            Col { head: "max", right: true, keep: 3 },
+            Col { head: "wall%", right: true, keep: 6 },
         ];
         let rows: Vec<Vec<String>> = s
             .syscalls
@@ -323,19 +224,11 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             .take(opt.top)
             .map(|x| {
                 let t = x.timed_calls > 0;
-                let top = x
-                    .errnos
-                    .iter()
-                    .max_by_key(|(_, n)| **n)
-                    .map(|(e, n)| format!("{e} {}", fmt_count(*n)));
+                let top = x.errnos.iter().max_by_key(|(_, n)| **n).map(|(e, n)| format!("{e} {}", fmt_count(*n)));
                 vec![
                     x.name.clone(),
                     fmt_count(x.calls),
-                    if x.errors > 0 {
-                        fmt_count(x.errors)
-                    } else {
-                        String::new()
-                    },
+                    if x.errors > 0 { fmt_count(x.errors) } else { String::new() },
                     top.unwrap_or_default(),
                     secs_or_dash(t, x.total_s),
                     secs_or_dash(t, x.avg_s),
@@ -343,11 +236,7 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
                     secs_or_dash(t, x.p90_s),
                     secs_or_dash(t, x.p99_s),
                     secs_or_dash(t, x.max_s),
-                    if t {
-                        format!("{:.1}", x.wall_share * 100.0)
-                    } else {
-                        "-".into()
-                    },
+                    if t { format!("{:.1}", x.wall_share * 100.0) } else { "-".into() },
                 ]
             })
             .collect();
@@ -356,10 +245,7 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             writeln!(
                 out,
                 "  {}",
-                st.dim(&format!(
-                    "... {} more syscalls (--format json has all)",
-                    s.syscalls.len() - opt.top
-                ))
+                st.dim(&format!("... {} more syscalls (--format json has all)", s.syscalls.len() - opt.top))
             )?;
         }
         let splits: Vec<String> = s
@@ -368,11 +254,7 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             .filter(|x| !x.returns.is_empty())
             .take(6)
             .map(|x| {
-                let parts: Vec<String> = x
-                    .returns
-                    .iter()
-                    .map(|(k, v)| format!("{k} {}", fmt_count(*v)))
-                    .collect();
+                let parts: Vec<String> = x.returns.iter().map(|(k, v)| format!("{k} {}", fmt_count(*v))).collect();
                 format!("{}: {}", x.name, parts.join(", "))
             })
             .collect();
@@ -384,45 +266,18 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
         }
         writeln!(out)?;
     } else if !s.strace_c_table.is_empty() {
-        writeln!(
-            out,
-            "{}",
-            st.bold("syscalls (from the strace -c table in the input)")
-        )?;
+        writeln!(out, "{}", st.bold("syscalls (from the strace -c table in the input)"))?;
         let cols = [
-            Col {
-                head: "syscall",
-                right: false,
-                keep: 9,
-            },
-            Col {
-                head: "calls",
-                right: true,
-                keep: 9,
-            },
-            Col {
-                head: "errors",
-                right: true,
-                keep: 8,
-            },
-            Col {
-                head: "seconds",
-                right: true,
-                keep: 7,
-            },
+            Col { head: "syscall", right: false, keep: 9 },
+            Col { head: "calls", right: true, keep: 9 },
+            Col { head: "errors", right: true, keep: 8 },
+            Col { head: "seconds", right: true, keep: 7 },
         ];
         let rows: Vec<Vec<String>> = s
             .strace_c_table
             .iter()
             .take(opt.top)
-            .map(|x| {
-                vec![
-                    x.name.clone(),
-                    fmt_count(x.calls),
-                    fmt_count(x.errors),
-                    fmt_secs(x.seconds),
-                ]
-            })
+            .map(|x| vec![x.name.clone(), fmt_count(x.calls), fmt_count(x.errors), fmt_secs(x.seconds)])
             .collect();
         table(out, &st, opt.width, &cols, &rows)?;
         writeln!(out)?;
@@ -431,46 +286,14 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
     if !s.processes.is_empty() {
         writeln!(out, "{}", st.bold("processes"))?;
         let cols = [
-            Col {
-                head: "pid",
-                right: true,
-                keep: 9,
-            },
-            Col {
-                head: "program",
-                right: false,
-                keep: 8,
-            },
-            Col {
-                head: "parent",
-                right: true,
-                keep: 2,
-            },
-            Col {
-                head: "threads",
-                right: true,
-                keep: 3,
-            },
-            Col {
-                head: "calls",
-                right: true,
-                keep: 7,
-            },
-            Col {
-                head: "errors",
-                right: true,
-                keep: 5,
-            },
-            Col {
-                head: "time",
-                right: true,
-                keep: 6,
-            },
-            Col {
-                head: "end",
-                right: false,
-                keep: 4,
-            },
+            Col { head: "pid", right: true, keep: 9 },
+            Col { head: "program", right: false, keep: 8 },
+            Col { head: "parent", right: true, keep: 2 },
+            Col { head: "threads", right: true, keep: 3 },
+            Col { head: "calls", right: true, keep: 7 },
+            Col { head: "errors", right: true, keep: 5 },
+            Col { head: "time", right: true, keep: 6 },
+            Col { head: "end", right: false, keep: 4 },
         ];
         let rows: Vec<Vec<String>> = s
             .processes
@@ -491,14 +314,7 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             .collect();
         table(out, &st, opt.width, &cols, &rows)?;
         if s.processes.len() > opt.top {
-            writeln!(
-                out,
-                "  {}",
-                st.dim(&format!(
-                    "... {} more processes",
-                    s.processes.len() - opt.top
-                ))
-            )?;
+            writeln!(out, "  {}", st.dim(&format!("... {} more processes", s.processes.len() - opt.top)))?;
         }
         writeln!(out)?;
     }
@@ -506,41 +322,13 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
     if !s.fd_targets.is_empty() {
         writeln!(out, "{}", st.bold("busiest fd targets"))?;
         let cols = [
-            Col {
-                head: "target",
-                right: false,
-                keep: 9,
-            },
-            Col {
-                head: "kind",
-                right: false,
-                keep: 3,
-            },
-            Col {
-                head: "calls",
-                right: true,
-                keep: 8,
-            },
-            Col {
-                head: "errors",
-                right: true,
-                keep: 2,
-            },
-            Col {
-                head: "time",
-                right: true,
-                keep: 7,
-            },
-            Col {
-                head: "read",
-                right: true,
-                keep: 5,
-            },
-            Col {
-                head: "written",
-                right: true,
-                keep: 5,
-            },
+            Col { head: "target", right: false, keep: 9 },
+            Col { head: "kind", right: false, keep: 3 },
+            Col { head: "calls", right: true, keep: 8 },
+            Col { head: "errors", right: true, keep: 2 },
+            Col { head: "time", right: true, keep: 7 },
+            Col { head: "read", right: true, keep: 5 },
+            Col { head: "written", right: true, keep: 5 },
         ];
         let rows: Vec<Vec<String>> = s
             .fd_targets
@@ -551,22 +339,10 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
                     t.target.clone(),
                     t.kind.clone(),
                     fmt_count(t.calls),
-                    if t.errors > 0 {
-                        fmt_count(t.errors)
-                    } else {
-                        String::new()
-                    },
+                    if t.errors > 0 { fmt_count(t.errors) } else { String::new() },
                     secs_or_dash(c.durations, t.total_s),
-                    if t.bytes_read > 0 {
-                        fmt_bytes(t.bytes_read)
-                    } else {
-                        String::new()
-                    },
-                    if t.bytes_written > 0 {
-                        fmt_bytes(t.bytes_written)
-                    } else {
-                        String::new()
-                    },
+                    if t.bytes_read > 0 { fmt_bytes(t.bytes_read) } else { String::new() },
+                    if t.bytes_written > 0 { fmt_bytes(t.bytes_written) } else { String::new() },
                 ]
             })
             .collect();
@@ -577,46 +353,14 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
     if !s.endpoints.is_empty() {
         writeln!(out, "{}", st.bold("endpoints"))?;
         let cols = [
-            Col {
-                head: "endpoint",
-                right: false,
-                keep: 9,
-            },
-            Col {
-                head: "proto",
-                right: false,
-                keep: 3,
-            },
-            Col {
-                head: "dir",
-                right: false,
-                keep: 7,
-            },
-            Col {
-                head: "conns",
-                right: true,
-                keep: 8,
-            },
-            Col {
-                head: "avg life",
-                right: true,
-                keep: 5,
-            },
-            Col {
-                head: "connect",
-                right: true,
-                keep: 4,
-            },
-            Col {
-                head: "sent",
-                right: true,
-                keep: 6,
-            },
-            Col {
-                head: "received",
-                right: true,
-                keep: 6,
-            },
+            Col { head: "endpoint", right: false, keep: 9 },
+            Col { head: "proto", right: false, keep: 3 },
+            Col { head: "dir", right: false, keep: 7 },
+            Col { head: "conns", right: true, keep: 8 },
+            Col { head: "avg life", right: true, keep: 5 },
+            Col { head: "connect", right: true, keep: 4 },
+            Col { head: "sent", right: true, keep: 6 },
+            Col { head: "received", right: true, keep: 6 },
         ];
         let rows: Vec<Vec<String>> = s
             .endpoints
@@ -628,11 +372,7 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
                     e.proto.clone(),
                     e.direction.clone(),
                     fmt_count(e.connections),
-                    if e.closed > 0 && c.clock != "none" {
-                        fmt_secs(e.avg_lifetime_s)
-                    } else {
-                        "-".into()
-                    },
+                    if e.closed > 0 && c.clock != "none" { fmt_secs(e.avg_lifetime_s) } else { "-".into() },
                     secs_or_dash(c.durations, e.connect_s),
                     fmt_bytes(e.bytes_sent),
                     fmt_bytes(e.bytes_received),

@@ -1,0 +1,319 @@
+//! The recorded fixtures (tests/fixtures: real programs under strace 6.1, facts checked by
+//! check-facts.sh). Numbers asserted here come from the programs' own behaviour, and time
+//! totals are checked against sums taken from the trace text itself.
+
+mod common;
+use common::*;
+use syslint_report::Report;
+
+const STAT_SETS: &[(&str, &str, bool)] = &[
+    // (flag set, clock, durations)
+    ("plain", "none", false),
+    ("tt-T", "time-of-day", true),
+    ("t", "time-of-day", false),
+    ("ttt", "epoch", false),
+    ("r", "relative", false),
+    ("f-tt-T-yy", "time-of-day", true),
+    ("T", "none", true),
+    ("C", "none", false),
+];
+
+fn stat_report(set: &str) -> Report {
+    analyze(&[&fixture(&format!("stat1000.{set}.strace"))])
+}
+
+#[test]
+fn stat1000_counts_in_every_format() {
+    for (set, clock, durations) in STAT_SETS {
+        let r = stat_report(set);
+        let ctx = format!("stat1000.{set}");
+        assert_eq!(r.capture.unparsed_lines, 0, "{ctx}: {:?}", r.capture.unparsed_samples);
+        assert_eq!(r.capture.syscalls, 1045, "{ctx}");
+        assert_eq!(r.capture.clock, *clock, "{ctx}");
+        assert_eq!(r.capture.durations, *durations, "{ctx}");
+        assert_eq!(r.capture.processes, 1, "{ctx}");
+        // 1000 failing stat() on missing paths + 10 stat("/") + 2 from the loader
+        let st = syscall(&r, "newfstatat");
+        assert_eq!((st.calls, st.errors), (1012, 1000), "{ctx}");
+        assert_eq!(st.errnos.get("ENOENT"), Some(&1000), "{ctx}");
+        assert_eq!(st.errnos.len(), 1, "{ctx}");
+        let ac = syscall(&r, "access");
+        assert_eq!((ac.calls, ac.errors), (6, 6), "{ctx}");
+        let errors: u64 = r.summary.syscalls.iter().map(|s| s.errors).sum();
+        assert_eq!(errors, 1006, "{ctx}");
+        let p = &r.summary.processes[0];
+        assert_eq!(p.comm.as_deref(), Some("stat1000"), "{ctx}");
+        assert_eq!(p.end.as_deref(), Some("exited 0"), "{ctx}");
+        assert_eq!((p.calls, p.errors), (1045, 1006), "{ctx}");
+        if *durations {
+            assert_eq!(st.timed_calls, 1012);
+            assert!(st.p50_s <= st.p90_s && st.p90_s <= st.p99_s && st.p99_s <= st.max_s, "{ctx}: {st:?}");
+        } else {
+            assert_eq!(st.timed_calls, 0, "{ctx}");
+        }
+    }
+}
+
+/// Sum of `<0.000123>` durations on the lines naming `call(` in a trace.
+fn durations_in_text(name: &str, call: &str) -> f64 {
+    let text = std::fs::read_to_string(fixture(name)).unwrap();
+    text.lines()
+        .filter(|l| l.contains(&format!("{call}(")))
+        .filter_map(|l| l.rsplit_once(" <").and_then(|(_, d)| d.strip_suffix('>')?.parse::<f64>().ok()))
+        .sum()
+}
+
+#[test]
+fn durations_sum_like_the_text_and_percentiles_are_close() {
+    for set in ["tt-T", "T", "f-tt-T-yy"] {
+        let name = format!("stat1000.{set}.strace");
+        let r = analyze(&[&fixture(&name)]);
+        let st = syscall(&r, "newfstatat");
+        let want = durations_in_text(&name, "newfstatat");
+        assert!((st.total_s - want).abs() < 1e-6, "{name}: {} vs {want}", st.total_s);
+        assert!((st.avg_s - want / 1012.0).abs() < 1e-9);
+        // p50 from the histogram is within 3% (plus a microsecond: strace prints us) of the exact median
+        let text = std::fs::read_to_string(fixture(&name)).unwrap();
+        let mut v: Vec<f64> = text
+            .lines()
+            .filter(|l| l.contains("newfstatat("))
+            .filter_map(|l| l.rsplit_once(" <").and_then(|(_, d)| d.strip_suffix('>')?.parse().ok()))
+            .collect();
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let median = v[(v.len() + 1) / 2 - 1];
+        assert!((st.p50_s - median).abs() <= median * 0.03 + 1e-6, "{name}: p50 {} vs {median}", st.p50_s);
+        assert_eq!(st.max_s, v[v.len() - 1]);
+    }
+}
+
+#[test]
+fn relative_timestamps_accumulate() {
+    let r = stat_report("r");
+    let w = r.capture.window.expect("window");
+    assert_eq!(w.start_s, 0.0);
+    let text = std::fs::read_to_string(fixture("stat1000.r.strace")).unwrap();
+    let sum: f64 = text.lines().filter_map(|l| l.split_whitespace().next()?.parse::<f64>().ok()).sum();
+    assert!((w.end_s - sum).abs() < 1e-6, "{} vs {sum}", w.end_s);
+}
+
+#[test]
+fn c_tables_are_kept() {
+    for set in ["c-summary", "C"] {
+        let r = analyze(&[&fixture(&format!("stat1000.{set}.strace"))]);
+        let t = &r.summary.strace_c_table;
+        let row = |n: &str| t.iter().find(|x| x.name == n).map(|x| (x.calls, x.errors));
+        assert_eq!(row("newfstatat"), Some((1012, 1000)), "{set}");
+        assert_eq!(row("access"), Some((6, 6)), "{set}");
+        assert_eq!(t.len(), 16, "{set}: rows without the total");
+        assert_eq!(r.capture.unparsed_lines, 0);
+    }
+    assert_eq!(analyze(&[&fixture("stat1000.c-summary.strace")]).capture.syscalls, 0);
+}
+
+const NETIO: &[&str] = &[
+    "netio.f-tt-T-yy.strace",
+    "netio.f-tt-T-decode-fds-all.strace",
+    "netio.f.strace",
+    "netio.f-ttt-T-y.strace",
+    "netio.f-x.strace",
+    "netio.f-xx.strace",
+    "netio.f-s16.strace",
+    "netio.f-Xraw.strace",
+    "netio.f-Xverbose.strace",
+    "netio.f-v-tt.strace",
+    "netio.ff",
+];
+
+#[test]
+fn netio_polls_accepts_and_connections_in_every_format() {
+    for name in NETIO {
+        let r = analyze(&[&fixture(name)]);
+        let ctx = *name;
+        assert_eq!(r.capture.unparsed_lines, 0, "{ctx}: {:?}", r.capture.unparsed_samples);
+        assert_eq!(r.capture.never_resumed, 0, "{ctx}");
+        // 11 x poll(.., 0) and 1 x poll(.., 50), all timing out
+        let poll = syscall(&r, "poll");
+        assert_eq!(poll.calls, 12, "{ctx}");
+        assert_eq!(poll.returns.get("returned_0"), Some(&12), "{ctx}");
+        assert_eq!(poll.returns.get("timeout_0"), Some(&11), "{ctx}");
+        let ep = syscall(&r, "epoll_wait");
+        assert_eq!(
+            (ep.calls, ep.returns.get("timeout_0"), ep.returns.get("returned_0")),
+            (7, Some(&7), Some(&7)),
+            "{ctx}"
+        );
+        assert_eq!(syscall(&r, "select").returns.get("returned_0"), Some(&1), "{ctx}");
+        assert_eq!(syscall(&r, "ppoll").returns.get("returned_0"), Some(&1), "{ctx}");
+        let a4 = syscall(&r, "accept4");
+        assert_eq!((a4.calls, a4.errnos.get("EAGAIN")), (4, Some(&3)), "{ctx}");
+        assert_eq!(syscall(&r, "accept").calls, 3, "{ctx}");
+
+        // two processes, the child's parent is the parent
+        assert_eq!(r.summary.processes.len(), 2, "{ctx}");
+        let parent = r.summary.processes.iter().find(|p| p.parent.is_none()).expect("root process");
+        let child = r.summary.processes.iter().find(|p| p.parent.is_some()).expect("child process");
+        assert_eq!(child.parent, Some(parent.pid), "{ctx}");
+        assert_eq!(parent.comm.as_deref(), Some("netio"), "{ctx}");
+
+        // connections: the fd model follows fds through fork, connect, accept, close
+        let mut eps: Vec<(String, String, u64, u64, u64)> = r
+            .summary
+            .endpoints
+            .iter()
+            .map(|e| (e.direction.clone(), e.proto.clone(), e.connections, e.bytes_sent, e.bytes_received))
+            .collect();
+        eps.sort();
+        let want: Vec<(&str, &str, u64, u64, u64)> = vec![
+            ("in", "tcp", 1, 0, 0),        // the self-connect on the non-blocking listener
+            ("in", "tcp", 1, 5000, 10000), // child: recvfrom 10000, writes 5000
+            ("in", "tcp6", 1, 5, 5),
+            ("in", "unix", 1, 0, 5),
+            ("out", "tcp", 1, 0, 0),
+            ("out", "tcp", 1, 10000, 5000), // parent: 10 x write(1000), read(5000)
+            ("out", "tcp6", 1, 5, 5),
+            ("out", "udp", 0, 4, 4), // unconnected datagrams: "ping"/"pong" each way
+            ("out", "udp", 0, 4, 4),
+            ("out", "unix", 1, 5, 0),
+        ];
+        let got: Vec<(&str, &str, u64, u64, u64)> =
+            eps.iter().map(|(d, p, c, s, rcv)| (d.as_str(), p.as_str(), *c, *s, *rcv)).collect();
+        assert_eq!(got, want, "{ctx}");
+        assert!(
+            r.summary.endpoints.iter().any(|e| e.endpoint == "unix:/tmp/syslint-netio.sock"),
+            "{ctx}: {:?}",
+            r.summary.endpoints
+        );
+        assert!(
+            r.summary.endpoints.iter().all(|e| !e.endpoint.ends_with(":0")),
+            "{ctx}: port 0 left: {:?}",
+            r.summary.endpoints
+        );
+    }
+}
+
+#[test]
+fn ff_directory_merges_by_time() {
+    let r = analyze(&[&fixture("netio.ff")]);
+    assert_eq!(r.capture.sources.len(), 2);
+    assert_eq!(r.capture.clock, "time-of-day");
+    assert!(r.capture.warnings.is_empty(), "{:?}", r.capture.warnings);
+    let pids: Vec<u32> = r.summary.processes.iter().map(|p| p.pid).collect();
+    let mut names: Vec<u32> = std::fs::read_dir(fixture("netio.ff"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_str().unwrap().rsplit('.').next().unwrap().parse().unwrap())
+        .collect();
+    names.sort();
+    let mut p = pids.clone();
+    p.sort();
+    assert_eq!(p, names, "pids come from the file names");
+}
+
+#[test]
+fn threads_unfinished_resumed_and_fd_targets() {
+    for name in ["threads.f-tt-T-yy.strace", "threads.f-stderr-tt-T.strace"] {
+        let r = analyze(&[&fixture(name)]);
+        assert_eq!(r.capture.unparsed_lines, 0, "{name}: {:?}", r.capture.unparsed_samples);
+        assert_eq!(r.capture.never_resumed, 0, "{name}");
+        assert!(r.capture.resumed_pairs >= 8, "{name}: 4 reads and 4 clone3 at least");
+        // one process, main thread + 4 threads
+        assert_eq!(r.summary.processes.len(), 1, "{name}: {:?}", r.summary.processes);
+        assert_eq!(r.summary.processes[0].threads, 5, "{name}");
+        assert_eq!(r.capture.threads, 5, "{name}");
+        // 4 x 50 writes of 100 bytes to /dev/null, plus 4 one-byte writes to the pipes
+        let w = syscall(&r, "write");
+        assert_eq!((w.calls, w.bytes), (204, Some(20_004)), "{name}");
+        let dn = r.summary.fd_targets.iter().find(|t| t.target == "/dev/null").expect("/dev/null target");
+        assert_eq!((dn.calls, dn.bytes_written), (200, 20_000), "{name}");
+        // the blocked reads: each returns 1 byte and took ~100 ms or more in total
+        let rd = r.summary.fd_targets.iter().filter(|t| t.kind == "pipe").map(|t| t.bytes_read).sum::<u64>();
+        assert_eq!(rd, 4, "{name}");
+        assert!(syscall(&r, "read").max_s > 0.05, "{name}: resumed reads carry their blocking time");
+    }
+}
+
+#[test]
+fn signals_exits_and_kills() {
+    for name in ["signals.f-tt-T.strace", "signals.f.strace"] {
+        let r = analyze(&[&fixture(name)]);
+        assert_eq!(r.capture.unparsed_lines, 0, "{name}");
+        let mut ends: Vec<String> = r.summary.processes.iter().filter_map(|p| p.end.clone()).collect();
+        ends.sort();
+        assert_eq!(ends, vec!["exited 0", "exited 0", "exited 3", "killed by SIGKILL"], "{name}");
+        let root = r.summary.processes.iter().find(|p| p.parent.is_none()).unwrap().pid;
+        assert!(r.summary.processes.iter().filter(|p| p.pid != root).all(|p| p.parent == Some(root)));
+        assert_eq!(syscall(&r, "rt_sigreturn").errnos.get("EINTR"), Some(&1), "{name}");
+        assert_eq!(syscall(&r, "read").errnos.get("ERESTARTSYS"), Some(&1), "{name}");
+        assert_eq!(syscall(&r, "tgkill").calls, 2, "{name}");
+    }
+}
+
+#[test]
+fn segfault_is_a_kill() {
+    let r = analyze(&[&fixture("segv.tt.strace")]);
+    assert_eq!(r.summary.processes[0].end.as_deref(), Some("killed by SIGSEGV"));
+    assert_eq!(r.capture.unparsed_lines, 0);
+}
+
+#[test]
+fn attach_to_a_running_process() {
+    for name in ["sleeper.attach.strace", "sleeper.attach-stderr.strace"] {
+        let r = analyze(&[&fixture(name)]);
+        let text = std::fs::read_to_string(fixture(name)).unwrap();
+        let getppid = text.matches("getppid()").count() as u64;
+        assert_eq!(r.capture.unparsed_lines, 0, "{name}: {:?}", r.capture.unparsed_samples);
+        assert_eq!(syscall(&r, "getppid").calls, getppid, "{name}");
+        assert_eq!(r.summary.processes.len(), 1, "{name}: {:?}", r.summary.processes);
+        // the call in progress at detach never finished in the trace
+        assert_eq!(r.capture.never_resumed, 1, "{name}");
+        assert_eq!(r.summary.processes[0].end, None, "{name}: still running after detach");
+    }
+    let r = analyze(&[&fixture("sleeper.attach-stderr.strace")]);
+    let text = std::fs::read_to_string(fixture("sleeper.attach-stderr.strace")).unwrap();
+    let pid: u32 = text.lines().next().unwrap().split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert_eq!(r.summary.processes[0].pid, pid, "the pid comes from strace's attach message");
+}
+
+/// Compare with a stored snapshot; `UPDATE_SNAPSHOTS=1` rewrites it.
+fn snapshot(name: &str, got: &str) {
+    let path = root().join("crates/cli/tests/snapshots").join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing snapshot {name}: run with UPDATE_SNAPSHOTS=1"));
+    if want != got {
+        let first = want.lines().zip(got.lines()).position(|(a, b)| a != b).unwrap_or(0);
+        panic!(
+            "snapshot {name} differs at line {}:\n want: {}\n  got: {}\n(UPDATE_SNAPSHOTS=1 to accept)",
+            first + 1,
+            want.lines().nth(first).unwrap_or(""),
+            got.lines().nth(first).unwrap_or("")
+        );
+    }
+}
+
+fn run_in_root(args: &[&str]) -> String {
+    let o = std::process::Command::new(bin())
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap().replace(env!("CARGO_PKG_VERSION"), "VERSION")
+}
+
+#[test]
+fn table_snapshot() {
+    let t = run_in_root(&["analyze", "tests/fixtures/traces/netio.f-tt-T-yy.strace"]);
+    snapshot("netio.table.txt", &t);
+}
+
+#[test]
+fn json_snapshot() {
+    let t = run_in_root(&["analyze", "--format", "json", "tests/fixtures/traces/stat1000.tt-T.strace"]);
+    snapshot("stat1000.json", &t);
+}

@@ -1,0 +1,163 @@
+//! Input handling: compression, stdin, -ff sets, bad input of every kind. Never a panic;
+//! a clear one-line message with a location; everything readable still analysed.
+
+mod common;
+use common::*;
+use std::io::Write;
+
+fn tmpdir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("syslint-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn demo() -> std::path::PathBuf {
+    root().join("demo/fetch.strace.gz")
+}
+
+fn demo_text() -> Vec<u8> {
+    let mut out = Vec::new();
+    let f = std::fs::File::open(demo()).unwrap();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(f), &mut out).unwrap();
+    out
+}
+
+#[test]
+fn missing_file_is_a_clear_error() {
+    let o = run(&["analyze", "/nonexistent/trace.log"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("/nonexistent/trace.log: no such file or directory"), "{e}");
+    assert_eq!(e.lines().count(), 1, "one line: {e}");
+    assert!(!e.contains("panicked"));
+}
+
+#[test]
+fn empty_file_warns() {
+    let d = tmpdir("empty");
+    let p = d.join("empty.strace");
+    std::fs::write(&p, b"").unwrap();
+    let o = run(&["analyze", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("empty.strace: file is empty"), "{}", stderr(&o));
+}
+
+#[test]
+fn binary_garbage_warns_and_does_not_panic() {
+    let d = tmpdir("bin");
+    let p = d.join("garbage.bin");
+    // bytes of this test binary: real binary data, NULs and invalid UTF-8 included
+    let bytes = std::fs::read(bin()).unwrap();
+    std::fs::write(&p, &bytes[..bytes.len().min(2_000_000)]).unwrap();
+    let o = run(&["analyze", "--format", "json", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("garbage.bin: binary data, not a strace log"), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    assert!(r.capture.unparsed_lines > 0);
+    assert!(r.capture.unparsed_samples.iter().all(|u| u.source.ends_with("garbage.bin") && u.line > 0));
+}
+
+#[test]
+fn truncated_gzip_keeps_what_was_read() {
+    let d = tmpdir("trunc");
+    let full = std::fs::read(demo()).unwrap();
+    let p = d.join("cut.strace.gz");
+    std::fs::write(&p, &full[..full.len() / 2]).unwrap();
+    let o = run(&["analyze", "--format", "json", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("cut.strace.gz: input ends early after line"), "{e}");
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let whole = analyze(&[&demo()]);
+    assert!(r.capture.syscalls > 1000 && r.capture.syscalls < whole.capture.syscalls, "{}", r.capture.syscalls);
+}
+
+#[test]
+fn gzip_zstd_plain_and_stdin_agree() {
+    let text = demo_text();
+    let d = tmpdir("comp");
+    let plain = d.join("t.strace");
+    std::fs::write(&plain, &text).unwrap();
+    let zst = d.join("t.strace.zst");
+    std::fs::write(&zst, zstd::encode_all(&text[..], 3).unwrap()).unwrap();
+    let a = analyze(&[&plain]);
+    let b = analyze(&[&zst]);
+    let c = analyze(&[&demo()]);
+    let o = run_stdin(&["analyze", "--format", "json", "-"], &text);
+    let s = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    for r in [&b, &c, &s] {
+        assert_eq!(r.summary.syscalls, a.summary.syscalls);
+        assert_eq!(r.capture.lines, a.capture.lines);
+    }
+    assert_eq!(s.capture.sources, vec!["<stdin>".to_string()]);
+}
+
+#[test]
+fn broken_pipe_exits_quietly() {
+    // a real trace of 300 short-lived processes gives a report larger than a pipe buffer
+    let d = tmpdir("pipe");
+    let t = d.join("many.strace");
+    let st = std::process::Command::new("strace")
+        .args(["-f", "-o", t.to_str().unwrap(), "sh", "-c", "for i in $(seq 300); do /bin/true; done"])
+        .status()
+        .expect("strace is installed (scripts/test.sh installs it)");
+    assert!(st.success());
+    let mut child = std::process::Command::new(bin())
+        .args(["analyze", "--format", "json", t.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(&mut out, &mut first).unwrap();
+    drop(out);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    let r = analyze(&[&t]);
+    // sh, the $(seq 300) subshell, 300 x /bin/true
+    assert_eq!(r.summary.processes.len(), 302);
+    // more than a pipe buffer (64 KiB), so the writer really meets the closed pipe
+    assert!(serde_json::to_string_pretty(&r).unwrap().len() > 64 * 1024);
+}
+
+#[test]
+fn enormous_line_is_cut_not_fatal() {
+    let d = tmpdir("huge");
+    let p = d.join("huge.strace");
+    let mut f = std::fs::File::create(&p).unwrap();
+    let text = demo_text();
+    let half = text.len() / 2;
+    let cut = half + text[half..].iter().position(|&c| c == b'\n').unwrap() + 1;
+    f.write_all(&text[..cut]).unwrap();
+    f.write_all(&vec![b'x'; 5 << 20]).unwrap();
+    f.write_all(b"\n").unwrap();
+    f.write_all(&text[cut..]).unwrap();
+    drop(f);
+    let o = run(&["analyze", "--format", "json", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let whole = analyze(&[&demo()]);
+    assert_eq!(r.capture.syscalls, whole.capture.syscalls);
+    assert_eq!(r.capture.unparsed_lines, 1);
+    assert!(r.capture.warnings.iter().any(|w| w.contains("longer than 4 MiB")), "{:?}", r.capture.warnings);
+}
+
+#[test]
+fn help_teaches() {
+    let o = run(&["analyze", "--help"]);
+    let h = stdout(&o);
+    assert!(h.contains("strace -f -tt -T -yy -o app.strace ./app"), "{h}");
+    assert!(h.contains("Exit codes"));
+}
+
+#[test]
+fn placeholder_commands_say_what_to_do() {
+    let o = run(&["trace", "--", "ls", "-l"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("strace -f -tt -T -yy -o trace.strace ls -l"), "{}", stderr(&o));
+    let o = run(&["explain", "no-such-detector"]);
+    assert_eq!(o.status.code(), Some(2));
+}
