@@ -22,4 +22,4 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 command -v cargo >/dev/null 2>&1 || { echo "cargo not found: install Rust (https://rustup.rs) first" >&2; exit 2; }
 
-cargo test --workspace --locked "$@"
+cargo test --workspace --locked --no-fail-fast "$@"

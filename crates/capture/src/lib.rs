@@ -2,6 +2,7 @@
 //! its input into [`syslint_event::Event`]s handed to a sink, in time order.
 
 pub mod input;
+pub mod parallel;
 pub mod strace;
 
 use input::{InputError, LineReader, Source};
@@ -36,51 +37,54 @@ pub fn read_strace<F: FnMut(&Event)>(
 ) -> Result<CaptureInfo, InputError> {
     let mut info = CaptureInfo { sources: sources.iter().map(|s| s.name()).collect(), ..Default::default() };
     // open everything first so a missing file fails before any output
-    let mut readers = Vec::with_capacity(sources.len());
+    let mut raw = Vec::with_capacity(sources.len());
     for s in sources {
-        let (r, _) = input::open(s, progress.clone())?;
-        readers.push(LineReader::new(r));
+        raw.push(input::open(s, progress.clone())?.0);
     }
-    let mut parser = Parser::new(&info.sources.first().cloned().unwrap_or_default());
-    if readers.len() == 1 {
-        let mut r = readers.pop().expect("one reader");
+    if raw.len() == 1 {
+        let Some(r) = raw.pop() else { return Ok(info) };
         let name = info.sources[0].clone();
-        let pid = sources[0].pid;
-        let mut scratch = String::new();
-        let mut file = FileTally::default();
-        loop {
-            let line_no = r.line_no + 1;
-            match r.next_line() {
-                Ok(Some(line)) => {
-                    info.bytes += line.len() as u64 + 1;
-                    feed(&mut parser, line, line_no, pid, &mut scratch, &mut file, &mut sink);
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    info.warnings.push(format!("{name}: input ends early after line {}: {e}", r.line_no));
-                    break;
-                }
-            }
+        let o = parallel::read_parallel(r, &name, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
+        info.bytes = o.bytes;
+        info.cut_lines = o.cut_lines;
+        if let Some(e) = o.error {
+            info.warnings.push(format!("{name}: input ends early after line {}: {e}", o.stats.lines));
         }
-        file.warn(&name, r.line_no, &mut info.warnings);
-        info.cut_lines += r.cut_lines;
-    } else {
-        merge_by_time(sources, &mut readers, &mut parser, &mut info, &mut sink);
+        o.tally.warn(&name, &mut info.warnings);
+        info.stats = o.stats;
+        return Ok(info);
     }
+    let mut readers: Vec<_> = raw.into_iter().map(LineReader::new).collect();
+    let mut parser = Parser::new(&info.sources.first().cloned().unwrap_or_default());
+    merge_by_time(sources, &mut readers, &mut parser, &mut info, &mut sink);
     info.stats = parser.finish(&mut sink);
     Ok(info)
 }
 
+/// Threads parsing one input: `SYSLINT_THREADS` if set, else the cores available.
+fn workers() -> usize {
+    std::env::var("SYSLINT_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 64)
+}
+
+/// Chunk size for parallel reading (`SYSLINT_CHUNK` bytes, for tests of chunk borders).
+fn chunk_size() -> usize {
+    std::env::var("SYSLINT_CHUNK").ok().and_then(|v| v.parse().ok()).unwrap_or(parallel::CHUNK).max(256)
+}
+
 /// Per-file counts used to warn about empty or non-strace files.
 #[derive(Default)]
-struct FileTally {
-    lines: u64,
-    events: u64,
-    binary: u64,
+pub struct FileTally {
+    pub lines: u64,
+    pub events: u64,
+    pub binary: u64,
 }
 
 impl FileTally {
-    fn warn(&self, name: &str, _lines: u64, w: &mut Vec<String>) {
+    fn warn(&self, name: &str, w: &mut Vec<String>) {
         if self.lines == 0 {
             w.push(format!("{name}: file is empty"));
         } else if self.events == 0 && self.binary * 2 >= self.lines {
@@ -216,7 +220,7 @@ fn merge_by_time<R: std::io::Read, F: FnMut(&Event)>(
         }
     }
     for (i, t) in tallies.iter().enumerate() {
-        t.warn(&sources[i].name(), 0, &mut info.warnings);
+        t.warn(&sources[i].name(), &mut info.warnings);
         info.cut_lines += readers[i].cut_lines;
     }
 }

@@ -84,6 +84,30 @@ impl ParseStats {
     }
 }
 
+/// A `<... resumed>` line a chunk parser could not join.
+#[derive(Debug, Clone)]
+pub struct Orphan {
+    /// Number of events the chunk emitted before this line.
+    pub at: u64,
+    pub pid: Pid,
+    pub ts: Option<i64>,
+    /// The line from `<... ` on.
+    pub body: String,
+}
+
+/// State a chunk hands to the next one.
+#[derive(Debug, Default)]
+pub struct ChunkEnd {
+    /// Calls still unfinished: (pid, start, `name(args...`).
+    pub pending: Vec<(Pid, Option<i64>, String)>,
+    pub orphans: Vec<Orphan>,
+    pub clock: Clock,
+    /// -r: sum of this chunk's deltas.
+    pub rel_acc: i64,
+    pub first_ts: Option<i64>,
+    pub default_pid: Option<Pid>,
+}
+
 /// A syscall line without its end, waiting for the continuation.
 struct Dangling {
     pid: Pid,
@@ -111,7 +135,6 @@ pub struct Parser {
     last_tod: i64,
     stats: ParseStats,
     source: String,
-    in_c_table: bool,
     dangling: Option<Dangling>,
     splice_head: Option<String>,
     cur_line: u64,
@@ -121,6 +144,9 @@ pub struct Parser {
     announced: rustc_hash::FxHashSet<Pid>,
     /// The pid that lines without a pid column belong to, once known.
     default_pid: Option<Pid>,
+    chunk_mode: bool,
+    orphans: Vec<Orphan>,
+    first_ts: Option<i64>,
 }
 
 impl Default for Parser {
@@ -144,13 +170,15 @@ impl Parser {
             last_tod: i64::MIN,
             stats: ParseStats { pid_style: "none", ..Default::default() },
             source: source.to_string(),
-            in_c_table: false,
             dangling: None,
             splice_head: None,
             cur_line: 0,
             seen_unprefixed: false,
             announced: Default::default(),
             default_pid: None,
+            chunk_mode: false,
+            orphans: Vec::new(),
+            first_ts: None,
         }
     }
 
@@ -178,14 +206,6 @@ impl Parser {
             }
             return;
         }
-        // strace writing to a terminal can put its own `strace: Process N attached` in the
-        // middle of a syscall line; the line then continues on the next one
-        if let Some(i) = line.find("strace: Process ").filter(|&i| i > 0) {
-            if self.parse_inner(&line[i..], pid_hint, sink) {
-                self.splice_head = Some(line[..i].to_string());
-                return;
-            }
-        }
         if let Some(d) = self.dangling.take() {
             let (dl, dn) = (d.line.clone(), d.line_no);
             if self.rejoin(d, line, sink) {
@@ -195,6 +215,22 @@ impl Parser {
         }
         if !self.parse_inner(line, pid_hint, sink) {
             self.unparsed(line, line_no);
+            return;
+        }
+        // strace writing to a terminal can put its own `strace: Process N attached` in the
+        // middle of a syscall line, which then continues on the next line. Such a line
+        // parses as an unfinished one (dangling): only then is it worth looking.
+        if self.dangling.as_ref().is_some_and(|d| d.line_no == line_no) {
+            if let Some(i) = memchr::memmem::find(line.as_bytes(), b"strace: Process ").filter(|&i| i > 0) {
+                if line.is_char_boundary(i) {
+                    let d = self.dangling.take();
+                    if self.parse_inner(&line[i..], pid_hint, sink) {
+                        self.splice_head = Some(line[..i].to_string());
+                    } else {
+                        self.dangling = d;
+                    }
+                }
+            }
         }
     }
 
@@ -212,9 +248,7 @@ impl Parser {
 
     /// End of input: calls still unfinished become events with [`Ret::Unfinished`].
     pub fn finish<F: FnMut(&Event)>(&mut self, sink: &mut F) -> ParseStats {
-        if let Some(d) = self.dangling.take() {
-            self.unparsed(&d.line, d.line_no);
-        }
+        self.finish_lines();
         let mut pids: Vec<Pid> = self.pending.keys().copied().collect();
         pids.sort_unstable();
         for pid in pids {
@@ -222,6 +256,65 @@ impl Parser {
         }
         self.stats.clock = self.clock;
         std::mem::take(&mut self.stats)
+    }
+
+    /// Lines held back waiting for a continuation that never came are unparsed after all.
+    fn finish_lines(&mut self) {
+        if let Some(d) = self.dangling.take() {
+            self.unparsed(&d.line, d.line_no);
+        }
+        if let Some(h) = self.splice_head.take() {
+            let n = self.cur_line;
+            self.unparsed(&h, n);
+        }
+    }
+
+    /// Chunk mode (parallel reading): a resumption whose start is not in this chunk is not
+    /// emitted but marked, to be joined with the previous chunk's pending call.
+    pub fn set_chunk_mode(&mut self) {
+        self.chunk_mode = true;
+    }
+
+    /// End of a chunk: unlike [`finish`](Self::finish) pending calls are handed over, not
+    /// flushed.
+    pub fn finish_chunk(&mut self) -> (ParseStats, ChunkEnd) {
+        self.finish_lines();
+        self.stats.clock = self.clock;
+        let mut pending: Vec<(Pid, Option<i64>, String)> =
+            self.pending.drain().map(|(pid, p)| (pid, p.ts, p.text)).collect();
+        pending.sort_unstable_by_key(|p| p.0);
+        let end = ChunkEnd {
+            pending,
+            orphans: std::mem::take(&mut self.orphans),
+            clock: self.clock,
+            rel_acc: self.rel_acc,
+            first_ts: self.first_ts,
+            default_pid: self.default_pid,
+        };
+        (std::mem::take(&mut self.stats), end)
+    }
+
+    /// Take over a call left unfinished at the end of an earlier chunk. A call already
+    /// pending for that pid was lost: it is flushed first.
+    pub fn inject_pending<F: FnMut(&Event)>(&mut self, pid: Pid, ts: Option<i64>, text: String, sink: &mut F) {
+        if self.pending.contains_key(&pid) {
+            self.flush_pending(pid, Ret::Unknown, sink);
+        }
+        self.pending.insert(pid, Pending { ts, text });
+    }
+
+    pub fn has_pending(&self, pid: Pid) -> bool {
+        self.pending.contains_key(&pid)
+    }
+
+    /// Flush a pending call of `pid` as never returned (its process went on without it).
+    pub fn drop_pending<F: FnMut(&Event)>(&mut self, pid: Pid, sink: &mut F) {
+        self.flush_pending(pid, Ret::Unknown, sink);
+    }
+
+    /// Parse a `<... name resumed>` body marked by a chunk parser.
+    pub fn resume_orphan<F: FnMut(&Event)>(&mut self, o: &Orphan, ts: Option<i64>, sink: &mut F) -> bool {
+        self.resumed(&o.body, o.pid, ts, sink)
     }
 
     fn flush_pending<F: FnMut(&Event)>(&mut self, pid: Pid, ret: Ret<'_>, sink: &mut F) {
@@ -265,8 +358,9 @@ impl Parser {
         if let Some(r) = s.strip_prefix("strace: ") {
             return self.note(r, pid_hint, sink);
         }
-        // inside an `strace -c` table rows start with numbers that look like timestamps
-        if self.in_c_table && self.c_table_row(s) {
+        // `strace -c` rows start with numbers that look like -r timestamps; in a strace line
+        // no number follows the timestamp. Decided per line, so chunks need no state.
+        if looks_like_c_row(s) && self.c_table_row(s) {
             return true;
         }
 
@@ -302,9 +396,7 @@ impl Parser {
             }
         }
 
-        if pid == 0 && pid_hint.is_none() {
-            self.seen_unprefixed = true;
-        }
+        let unprefixed = pid == 0 && pid_hint.is_none();
 
         // timestamp
         let mut ts = None;
@@ -312,6 +404,9 @@ impl Parser {
             match self.timestamp(s) {
                 Some((t, rest)) => {
                     ts = Some(t);
+                    if self.first_ts.is_none() {
+                        self.first_ts = Some(t);
+                    }
                     s = rest;
                 }
                 None => return self.c_table_row(s),
@@ -319,6 +414,9 @@ impl Parser {
         }
 
         let b = s.as_bytes();
+        if unprefixed && !s.starts_with("Process ") {
+            self.seen_unprefixed = true;
+        }
         match b.first() {
             Some(b'-') if s.starts_with("--- ") => return self.signal(s, pid, ts, sink),
             Some(b'+') if s.starts_with("+++ ") => return self.exit(s, pid, ts, sink),
@@ -414,11 +512,16 @@ impl Parser {
 
     /// `<... read resumed>"data", 4096) = 4 <0.000123>` (strace 4 puts a space after `>`).
     fn resumed<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
-        let Some(close) = s.find(" resumed>") else {
+        let Some(close) = memchr::memmem::find(s.as_bytes(), b" resumed>") else {
             return false;
         };
         let name = &s[5..close];
         let rest = &s[close + 9..];
+        if self.chunk_mode && !self.pending.contains_key(&pid) {
+            // its start may be in the previous chunk: the reader joins them
+            self.orphans.push(Orphan { at: self.stats.events, pid, ts, body: s.to_string() });
+            return true;
+        }
         let Some(p) = self.pending.remove(&pid) else {
             // attached in the middle of the call: we only know the end
             self.stats.orphan_resumed += 1;
@@ -553,15 +656,7 @@ impl Parser {
     /// `strace -c` table lines: header, rule and rows. Anything else is not understood.
     fn c_table_row(&mut self, s: &str) -> bool {
         let t = s.trim();
-        if t.starts_with("% time") {
-            self.in_c_table = true;
-            self.stats.ignored += 1;
-            return true;
-        }
-        if !self.in_c_table {
-            return false;
-        }
-        if t.starts_with("------") {
+        if t.starts_with("% time") || t.starts_with("------") {
             self.stats.ignored += 1;
             return true;
         }
@@ -590,7 +685,6 @@ impl Parser {
                 return true;
             }
         }
-        self.in_c_table = false;
         false
     }
 
@@ -643,6 +737,23 @@ impl Parser {
     }
 }
 
+/// `  42.68    1.865496   519   3594   1644 access`: a float, then another number.
+#[inline]
+fn looks_like_c_row(s: &str) -> bool {
+    let b = s.as_bytes();
+    if !b.first().is_some_and(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let Some(sp) = memchr::memchr(b' ', b) else {
+        return false;
+    };
+    let first = &b[..sp];
+    if !first.contains(&b'.') || !first.iter().all(|c| c.is_ascii_digit() || *c == b'.') {
+        return false;
+    }
+    b[sp..].iter().find(|c| **c != b' ').is_some_and(|c| c.is_ascii_digit())
+}
+
 /// A syscall line split into its parts.
 struct Call<'a> {
     name: &'a str,
@@ -657,11 +768,11 @@ fn split_call(s: &str, name_len: usize) -> Option<Call<'_>> {
     // -T: trailing `<0.000123>`
     let mut dur_ns = None;
     if body.ends_with('>') {
-        if let Some(lt) = body.rfind(" <") {
-            let d = &body[lt + 2..body.len() - 1];
+        if let Some(lt) = memchr::memrchr(b'<', body.as_bytes()).filter(|&i| i > 0 && body.as_bytes()[i - 1] == b' ') {
+            let d = &body[lt + 1..body.len() - 1];
             if let Some(ns) = parse_duration(d) {
                 dur_ns = Some(ns);
-                body = body[..lt].trim_end();
+                body = body[..lt - 1].trim_end();
             }
         }
     }

@@ -317,3 +317,35 @@ fn json_snapshot() {
     let t = run_in_root(&["analyze", "--format", "json", "tests/fixtures/traces/stat1000.tt-T.strace"]);
     snapshot("stat1000.json", &t);
 }
+
+/// Every input gives the same report read on one thread in one piece as on two threads in
+/// tiny chunks, whose borders fall inside unfinished/resumed pairs, -r deltas and so on.
+#[test]
+fn chunked_parallel_reading_matches_sequential() {
+    let mut inputs: Vec<std::path::PathBuf> = std::fs::read_dir(root().join("tests/fixtures/traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    inputs.push(root().join("demo/fetch.strace.gz"));
+    if let Some(c) = corpus() {
+        inputs.extend(std::fs::read_dir(c).unwrap().map(|e| e.unwrap().path()).filter(|p| !p.ends_with("SOURCES.md")));
+    }
+    let run_with = |p: &std::path::Path, threads: &str, chunk: &str| {
+        let o = std::process::Command::new(bin())
+            .args(["analyze", "--format", "json", p.to_str().unwrap()])
+            .env("SYSLINT_THREADS", threads)
+            .env("SYSLINT_CHUNK", chunk)
+            .output()
+            .unwrap();
+        String::from_utf8(o.stdout).unwrap()
+    };
+    for p in &inputs {
+        let one = run_with(p, "1", "1000000000");
+        for chunk in ["300", "4096"] {
+            let many = run_with(p, "2", chunk);
+            assert!(one == many, "{} differs when read in {chunk}-byte chunks", p.display());
+        }
+    }
+    // (that small chunks really cut the inputs is checked in syslint-capture's unit tests)
+}

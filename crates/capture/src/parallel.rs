@@ -1,0 +1,495 @@
+//! Reading one large input on several cores.
+//!
+//! A reader thread cuts the (decompressed) input into chunks of whole lines; worker threads
+//! parse chunks independently into [`Batch`]es of packed events; the calling thread takes the
+//! batches back in input order and hands their events to the sink. What a chunk cannot know
+//! (a call that started in an earlier chunk, the running sum of `-r` deltas, a midnight
+//! passed earlier) travels in each batch's [`ChunkEnd`] and is settled here, so the events
+//! come out as the sequential reader would give them. Chunks are large (1 MiB), so a small
+//! input is one chunk and reads exactly as before.
+
+use crate::strace::{ChunkEnd, Orphan, ParseStats, Parser};
+use crate::FileTally;
+use std::collections::BTreeMap;
+use std::io::{self, Read};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::{Arc, Mutex};
+use syslint_event::{Clock, Event, EventKind, Pid, Ret, Syscall};
+
+/// Bytes per chunk (cut at a line end). 1 MiB measured best on 2 cores: 2 MiB was no
+/// faster and held 20 MB more in flight (bench/RESULTS.md).
+pub const CHUNK: usize = 1 << 20;
+
+/// A piece of text inside a batch: in its chunk text, or (high bit set) in its side arena.
+#[derive(Copy, Clone, Debug)]
+struct Span(u32, u32);
+
+const SIDE: u32 = 1 << 31;
+
+#[derive(Clone, Debug)]
+enum PRet {
+    Ok { val: i64, deco: Option<Span>, note: Span },
+    Err { val: i64, errno: Span },
+    Unknown,
+    Unfinished,
+}
+
+#[derive(Clone, Debug)]
+enum PKind {
+    Syscall { sys: syslint_event::Sys, name: Span, args: Span, ret: PRet, dur_ns: Option<u64>, resumed: bool },
+    Signal { name: Span, info: Span },
+    Exited { code: i32 },
+    Killed { signal: Span, core_dumped: bool },
+    Attached { threads: Option<u32> },
+    Detached,
+    Alias { old: Pid },
+}
+
+#[derive(Clone, Debug)]
+struct PEvent {
+    pid: Pid,
+    ts_ns: Option<i64>,
+    kind: PKind,
+}
+
+/// One parsed chunk.
+pub struct Batch {
+    seq: u64,
+    text: String,
+    side: String,
+    events: Vec<PEvent>,
+    stats: ParseStats,
+    end: ChunkEnd,
+    lines: u64,
+    tally: FileTally,
+}
+
+/// Where `s` lies: inside the chunk text, or copied to the side arena (merged lines).
+fn span(text: &str, side: &mut String, s: &str) -> Span {
+    let base = text.as_ptr() as usize;
+    let p = s.as_ptr() as usize;
+    if p >= base && p + s.len() <= base + text.len() {
+        Span((p - base) as u32, s.len() as u32)
+    } else {
+        let off = side.len() as u32;
+        side.push_str(s);
+        Span(off | SIDE, s.len() as u32)
+    }
+}
+
+fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
+    let mut sp = |s: &str| span(text, side, s);
+    let kind = match &e.kind {
+        EventKind::Syscall(sc) => {
+            let ret = match sc.ret {
+                Ret::Ok { val, deco, note } => PRet::Ok { val, deco: deco.map(&mut sp), note: sp(note) },
+                Ret::Err { val, errno } => PRet::Err { val, errno: sp(errno) },
+                Ret::Unknown => PRet::Unknown,
+                Ret::Unfinished => PRet::Unfinished,
+            };
+            PKind::Syscall {
+                sys: sc.sys,
+                name: sp(sc.name),
+                args: sp(sc.args),
+                ret,
+                dur_ns: sc.dur_ns,
+                resumed: sc.resumed,
+            }
+        }
+        EventKind::Signal { name, info } => PKind::Signal { name: sp(name), info: sp(info) },
+        EventKind::Exited { code } => PKind::Exited { code: *code },
+        EventKind::Killed { signal, core_dumped } => PKind::Killed { signal: sp(signal), core_dumped: *core_dumped },
+        EventKind::Attached { threads } => PKind::Attached { threads: *threads },
+        EventKind::Detached => PKind::Detached,
+        EventKind::Alias { old } => PKind::Alias { old: *old },
+    };
+    PEvent { pid: e.pid, ts_ns: e.ts_ns, kind }
+}
+
+impl Batch {
+    fn get(&self, sp: Span) -> &str {
+        let (src, off) = if sp.0 & SIDE != 0 { (&self.side, sp.0 & !SIDE) } else { (&self.text, sp.0) };
+        src.get(off as usize..(off + sp.1) as usize).unwrap_or("")
+    }
+
+    fn view(&self, p: &PEvent, shift: i64) -> Event<'_> {
+        let kind = match &p.kind {
+            PKind::Syscall { sys, name, args, ret, dur_ns, resumed } => EventKind::Syscall(Syscall {
+                sys: *sys,
+                name: self.get(*name),
+                args: self.get(*args),
+                ret: match ret {
+                    PRet::Ok { val, deco, note } => {
+                        Ret::Ok { val: *val, deco: deco.map(|d| self.get(d)), note: self.get(*note) }
+                    }
+                    PRet::Err { val, errno } => Ret::Err { val: *val, errno: self.get(*errno) },
+                    PRet::Unknown => Ret::Unknown,
+                    PRet::Unfinished => Ret::Unfinished,
+                },
+                dur_ns: *dur_ns,
+                resumed: *resumed,
+            }),
+            PKind::Signal { name, info } => EventKind::Signal { name: self.get(*name), info: self.get(*info) },
+            PKind::Exited { code } => EventKind::Exited { code: *code },
+            PKind::Killed { signal, core_dumped } => {
+                EventKind::Killed { signal: self.get(*signal), core_dumped: *core_dumped }
+            }
+            PKind::Attached { threads } => EventKind::Attached { threads: *threads },
+            PKind::Detached => EventKind::Detached,
+            PKind::Alias { old } => EventKind::Alias { old: *old },
+        };
+        Event { pid: p.pid, ts_ns: p.ts_ns.map(|t| t + shift), kind }
+    }
+}
+
+/// Parse one chunk of whole lines.
+fn parse_chunk(seq: u64, bytes: Vec<u8>, source: &str) -> Batch {
+    let text = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        // strace escapes non-ASCII, but program output and old logs hold raw bytes
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    let mut side = String::new();
+    let mut events = Vec::with_capacity(text.len() / 120);
+    let mut tally = FileTally::default();
+    let mut parser = Parser::new(source);
+    parser.set_chunk_mode();
+    let mut n = 0u64;
+    for line in text.split_inclusive('\n') {
+        n += 1;
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        tally.lines += 1;
+        if memchr::memchr(0, line.as_bytes()).is_some() {
+            tally.binary += 1;
+            parser.unparsed(&line.replace('\0', "\\0"), n);
+            continue;
+        }
+        let before = parser.stats().events;
+        parser.parse_line(line, n, None, &mut |e: &Event| events.push(pack(&text, &mut side, e)));
+        tally.events += parser.stats().events - before;
+    }
+    let (stats, end) = parser.finish_chunk();
+    Batch { seq, text, side, events, stats, end, lines: n, tally }
+}
+
+/// Cut a stream into chunks of whole lines; lines longer than `max_line` are cut. Returns
+/// the number of cut lines and the read error that ended the input early, if any.
+fn read_chunks<R: Read, F: FnMut(Vec<u8>) -> bool>(
+    mut r: R,
+    chunk: usize,
+    max_line: usize,
+    mut send: F,
+) -> (u64, Option<io::Error>) {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut cut = 0u64;
+    let mut skipping = false;
+    loop {
+        let mut buf = std::mem::take(&mut carry);
+        // read up to a chunk (more when a carried partial line fills it already); the buffer
+        // grows as data arrives, so a huge chunk size costs nothing on a small input
+        let limit = if buf.len() < chunk { chunk - buf.len() } else { chunk.max(4096) } as u64;
+        let before = buf.len();
+        let (eof, err) = match (&mut r).take(limit).read_to_end(&mut buf) {
+            Ok(_) => (((buf.len() - before) as u64) < limit, None), // short read: end of input
+            Err(e) => (true, Some(e)),
+        };
+        if skipping {
+            // still inside a cut line: drop up to its end
+            match memchr::memchr(b'\n', &buf) {
+                Some(i) => {
+                    buf.drain(..=i);
+                    skipping = false;
+                }
+                None => buf.clear(),
+            }
+        }
+        if eof {
+            if !buf.is_empty() && !send(buf) {
+                return (cut, err);
+            }
+            return (cut, err);
+        }
+        match memchr::memrchr(b'\n', &buf) {
+            Some(i) => {
+                carry = buf.split_off(i + 1);
+                if !send(buf) {
+                    return (cut, None);
+                }
+            }
+            None if buf.len() >= max_line => {
+                // one line longer than the limit: keep its start, skip the rest
+                buf.truncate(max_line);
+                buf.push(b'\n');
+                cut += 1;
+                skipping = true;
+                if !send(buf) {
+                    return (cut, None);
+                }
+            }
+            None => carry = buf,
+        }
+    }
+}
+
+/// What the parallel reader returns besides the events.
+pub struct Outcome {
+    pub stats: ParseStats,
+    pub tally: FileTally,
+    pub cut_lines: u64,
+    pub error: Option<io::Error>,
+    pub bytes: u64,
+    /// Chunks the input was cut into.
+    pub chunks: u64,
+}
+
+/// Read one input on `workers` threads (1 = in this thread) and give its events to `sink`
+/// in input order.
+pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
+    input: R,
+    source: &str,
+    workers: usize,
+    chunk: usize,
+    max_line: usize,
+    sink: &mut F,
+) -> Outcome {
+    let mut glue = Glue::new(source);
+    let mut bytes = 0u64;
+    let mut chunks = 0u64;
+    let (cut, error) = if workers <= 1 {
+        let mut seq = 0;
+        read_chunks(input, chunk, max_line, |c| {
+            bytes += c.len() as u64;
+            chunks += 1;
+            let b = parse_chunk(seq, c, source);
+            seq += 1;
+            glue.take(b, sink);
+            true
+        })
+    } else {
+        std::thread::scope(|scope| {
+            let (tx_in, rx_in) = sync_channel::<(u64, Vec<u8>)>(1);
+            let (tx_out, rx_out) = sync_channel::<Batch>(workers);
+            let rx_in = Arc::new(Mutex::new(rx_in));
+            for _ in 0..workers {
+                let rx_in = rx_in.clone();
+                let tx_out = tx_out.clone();
+                scope.spawn(move || loop {
+                    let job = match rx_in.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok((seq, c)) = job else { return };
+                    if tx_out.send(parse_chunk(seq, c, source)).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(tx_out);
+            let reader = scope.spawn(move || {
+                let mut seq = 0u64;
+                let mut n = 0u64;
+                let r = read_chunks(input, chunk, max_line, |c| {
+                    n += c.len() as u64;
+                    let ok = tx_in.send((seq, c)).is_ok();
+                    seq += 1;
+                    ok
+                });
+                (r, n, seq)
+            });
+            consume(rx_out, &mut glue, sink);
+            match reader.join() {
+                Ok((r, n, seqs)) => {
+                    bytes = n;
+                    chunks = seqs;
+                    r
+                }
+                Err(_) => (0, Some(io::Error::other("reader thread failed"))),
+            }
+        })
+    };
+    let (stats, tally) = glue.finish(sink);
+    Outcome { stats, tally, cut_lines: cut, error, bytes, chunks }
+}
+
+/// Take batches in sequence order, whatever order the workers finish them in.
+fn consume<F: FnMut(&Event)>(rx: Receiver<Batch>, glue: &mut Glue, sink: &mut F) {
+    let mut waiting: BTreeMap<u64, Batch> = BTreeMap::new();
+    let mut next = 0u64;
+    for b in rx {
+        waiting.insert(b.seq, b);
+        while let Some(b) = waiting.remove(&next) {
+            glue.take(b, sink);
+            next += 1;
+        }
+    }
+}
+
+/// Joins batches: carries pending calls, clocks and line numbers across chunk borders.
+struct Glue {
+    parser: Parser,
+    stats: ParseStats,
+    tally: FileTally,
+    lines: u64,
+    clock: Clock,
+    /// Added to -r timestamps of the next chunk.
+    rel_base: i64,
+    /// Days added to -t/-tt timestamps of the next chunk.
+    day_shift: i64,
+    last_ts: Option<i64>,
+    default_pid: Option<Pid>,
+}
+
+const DAY_NS: i64 = 86_400 * 1_000_000_000;
+
+impl Glue {
+    fn new(source: &str) -> Glue {
+        Glue {
+            parser: Parser::new(source),
+            stats: ParseStats { pid_style: "none", ..Default::default() },
+            tally: FileTally::default(),
+            lines: 0,
+            clock: Clock::None,
+            rel_base: 0,
+            day_shift: 0,
+            last_ts: None,
+            default_pid: None,
+        }
+    }
+
+    fn take<F: FnMut(&Event)>(&mut self, mut b: Batch, sink: &mut F) {
+        if self.clock == Clock::None {
+            self.clock = b.end.clock;
+        }
+        let shift = match self.clock {
+            Clock::Relative => self.rel_base,
+            Clock::TimeOfDay => {
+                if let (Some(first), Some(last)) = (b.end.first_ts, self.last_ts) {
+                    if first + self.day_shift < last - DAY_NS / 2 {
+                        self.day_shift += DAY_NS;
+                    }
+                }
+                self.day_shift
+            }
+            _ => 0,
+        };
+        let default_pid = self.default_pid;
+        let mut orphans = std::mem::take(&mut b.end.orphans).into_iter().peekable();
+        let n = b.events.len();
+        for i in 0..=n {
+            while let Some(o) = orphans.next_if(|o| o.at as usize <= i) {
+                let o = Orphan { pid: map_pid(o.pid, default_pid), ..o };
+                let ts = o.ts.map(|t| t + shift);
+                self.parser.resume_orphan(&o, ts, sink);
+            }
+            if i == n {
+                break;
+            }
+            let mut ev = b.view(&b.events[i], shift);
+            ev.pid = map_pid(ev.pid, default_pid);
+            if self.parser.has_pending(ev.pid)
+                && matches!(ev.kind, EventKind::Syscall(_) | EventKind::Exited { .. } | EventKind::Killed { .. })
+            {
+                // the call pending from an earlier chunk never came back
+                self.parser.drop_pending(ev.pid, sink);
+            }
+            if let Some(t) = ev.ts_ns {
+                self.last_ts = Some(self.last_ts.map_or(t, |l| l.max(t)));
+            }
+            sink(&ev);
+        }
+        for (pid, ts, text) in std::mem::take(&mut b.end.pending) {
+            self.parser.inject_pending(map_pid(pid, default_pid), ts.map(|t| t + shift), text, sink);
+        }
+        if self.clock == Clock::Relative {
+            self.rel_base += b.end.rel_acc;
+        }
+        if self.default_pid.is_none() {
+            self.default_pid = b.end.default_pid;
+        }
+        let mut st = std::mem::take(&mut b.stats);
+        for u in &mut st.unparsed_samples {
+            u.line += self.lines;
+        }
+        self.lines += b.lines;
+        self.stats.merge(st);
+        self.tally.lines += b.tally.lines;
+        self.tally.events += b.tally.events;
+        self.tally.binary += b.tally.binary;
+    }
+
+    fn finish<F: FnMut(&Event)>(mut self, sink: &mut F) -> (ParseStats, FileTally) {
+        let glue_stats = self.parser.finish(sink);
+        // the glue parser saw only joined and flushed calls: its line count is not lines
+        let lines = self.stats.lines;
+        self.stats.merge(glue_stats);
+        self.stats.lines = lines;
+        self.stats.clock = self.clock;
+        self.tally.events = self.stats.events;
+        (self.stats, self.tally)
+    }
+}
+
+/// Lines without a pid column in later chunks belong to the process an earlier chunk named.
+fn map_pid(pid: Pid, default: Option<Pid>) -> Pid {
+    if pid == 0 {
+        default.unwrap_or(0)
+    } else {
+        pid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(text: &[u8], workers: usize, chunk: usize) -> (Vec<String>, Outcome) {
+        let mut out = Vec::new();
+        let o = read_parallel(text, "t", workers, chunk, 1 << 20, &mut |e: &Event| out.push(format!("{e:?}")));
+        (out, o)
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/traces").join(name);
+        std::fs::read(p).expect("fixture")
+    }
+
+    #[test]
+    fn tiny_chunks_give_the_same_events() {
+        // unfinished/resumed pairs across threads, -r deltas, signals, kills, attach
+        for name in [
+            "threads.f-tt-T-yy.strace",
+            "threads.f-stderr-tt-T.strace",
+            "stat1000.r.strace",
+            "signals.f-tt-T.strace",
+            "netio.f-tt-T-yy.strace",
+            "sleeper.attach-stderr.strace",
+        ] {
+            let text = fixture(name);
+            let (want, one) = events(&text, 1, 1 << 30);
+            assert_eq!(one.chunks, 1);
+            for (workers, chunk) in [(1, 300), (2, 300), (3, 1000)] {
+                let (got, o) = events(&text, workers, chunk);
+                assert!(o.chunks as usize >= text.len() / chunk / 2, "{name}: only {} chunks", o.chunks);
+                assert_eq!(got.len(), want.len(), "{name} ({workers} workers, {chunk} B)");
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(g, w, "{name} ({workers} workers, {chunk} B): event {i}");
+                }
+                assert_eq!(o.stats.lines, one.stats.lines);
+                assert_eq!(o.stats.resumed_pairs, one.stats.resumed_pairs, "{name}");
+                assert_eq!(o.stats.unparsed, one.stats.unparsed, "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_lines_are_cut_and_truncated_input_reported() {
+        let mut text = b"getpid() = 1\n".to_vec();
+        text.extend(std::iter::repeat_n(b'x', 5000));
+        text.extend(b"\ngetpid() = 1\n");
+        let mut ev = 0;
+        let o = read_parallel(&text[..], "t", 2, 512, 1024, &mut |_: &Event| ev += 1);
+        assert_eq!(ev, 2);
+        assert_eq!(o.cut_lines, 1);
+        assert_eq!(o.stats.unparsed, 1);
+    }
+}
