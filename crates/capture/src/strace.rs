@@ -7,7 +7,7 @@
 //! Per line it allocates nothing; only an `<unfinished ...>` call is copied until it resumes.
 
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{Clock, Event, EventKind, Pid, Ret, Sys, Syscall};
+use syslint_event::{Class, Clock, Event, EventKind, Pid, Ret, Sys, Syscall};
 
 /// How many unparsed lines are kept verbatim for the report.
 pub const UNPARSED_SAMPLES: usize = 10;
@@ -106,6 +106,34 @@ pub struct ChunkEnd {
     pub rel_acc: i64,
     pub first_ts: Option<i64>,
     pub default_pid: Option<Pid>,
+}
+
+/// What became of a line held back for its continuation.
+enum Rejoin {
+    /// The next line finished it.
+    Joined,
+    /// It was accounted for; the next line is still to be read.
+    Settled,
+    /// Not a continuation.
+    No(Dangling),
+}
+
+/// Largest pid Linux can give (PID_MAX_LIMIT on 64-bit); larger numbers are timestamps.
+const PID_MAX: u64 = 4_194_304;
+
+/// `strace: Process 1 attached`, `/usr/bin/strace: ...` -> the text after `strace: `.
+fn strace_note(s: &str) -> Option<&str> {
+    if let Some(r) = s.strip_prefix("strace: ") {
+        return Some(r);
+    }
+    if s.starts_with('/') {
+        let i = s.find("strace: ")?;
+        let prog = &s[..i];
+        if !prog.contains(' ') {
+            return Some(&s[i + 8..]);
+        }
+    }
+    None
 }
 
 /// A syscall line without its end, waiting for the continuation.
@@ -207,11 +235,17 @@ impl Parser {
             return;
         }
         if let Some(d) = self.dangling.take() {
-            let (dl, dn) = (d.line.clone(), d.line_no);
-            if self.rejoin(d, line, sink) {
+            if line.trim().is_empty() {
+                // a blank line (the terminal's) between a cut line and its end
+                self.dangling = Some(d);
+                self.stats.ignored += 1;
                 return;
             }
-            self.unparsed(&dl, dn);
+            match self.rejoin(d, line, sink) {
+                Rejoin::Joined => return,
+                Rejoin::Settled => {}
+                Rejoin::No(d) => self.unparsed(&d.line, d.line_no),
+            }
         }
         if !self.parse_inner(line, pid_hint, sink) {
             self.unparsed(line, line_no);
@@ -345,17 +379,20 @@ impl Parser {
 
     fn parse_inner<F: FnMut(&Event)>(&mut self, line: &str, pid_hint: Option<Pid>, sink: &mut F) -> bool {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        // -k stack frames: " > /usr/lib/libc.so.6(read+0x12) [0x10a2b]"
-        if line.starts_with(" > ") {
+        // -k stack frames (` > /usr/lib/libc.so.6(read+0x12) [0x10a2b]`) and -e read=/write=
+        // hex dumps (` | 00000  31 32 ...  12c0 |`)
+        if line.starts_with(" > ") || line.starts_with(" | ") {
             self.stats.ignored += 1;
             return true;
         }
+        // the terminal's echo of Ctrl-C lands in front of whatever strace prints next
+        let line = line.strip_prefix("^C").unwrap_or(line);
         let mut s = line.trim_start_matches(' ');
         if s.is_empty() {
             self.stats.ignored += 1;
             return true;
         }
-        if let Some(r) = s.strip_prefix("strace: ") {
+        if let Some(r) = strace_note(s) {
             return self.note(r, pid_hint, sink);
         }
         // `strace -c` rows start with numbers that look like -r timestamps; in a strace line
@@ -364,7 +401,9 @@ impl Parser {
             return true;
         }
 
-        // pid column
+        // pid column: `123 ` (-f to a file), `[pid  123] ` (-f to a terminal), `123<comm> ` (-Y).
+        // A number right-aligned with leading spaces is a -r timestamp, not a pid; so is one
+        // above the largest possible pid (4194304): `--timestamps=unix,s`.
         let mut pid = pid_hint.or(self.default_pid).unwrap_or(0);
         if let Some(r) = s.strip_prefix("[pid ") {
             let r = r.trim_start();
@@ -383,15 +422,23 @@ impl Parser {
                 }
                 Err(_) => return false,
             }
-        } else {
+        } else if !line.starts_with(' ') {
             let b = s.as_bytes();
             let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
-            if n > 0 && n < b.len() && b[n] == b' ' {
+            let after = b.get(n).copied();
+            if n > 0 && (after == Some(b' ') || after == Some(b'<')) {
                 let p = parse_u64(&b[..n]);
-                pid = p.min(u32::MAX as u64) as Pid;
-                s = s[n..].trim_start_matches(' ');
-                if self.stats.pid_style == "none" {
-                    self.stats.pid_style = "pid";
+                if p <= PID_MAX {
+                    pid = p as Pid;
+                    let mut r = &s[n..];
+                    if r.starts_with('<') {
+                        // -Y: the process name follows the pid
+                        r = r.find("> ").map_or(r, |e| &r[e + 1..]);
+                    }
+                    s = r.trim_start_matches(' ');
+                    if self.stats.pid_style == "none" {
+                        self.stats.pid_style = "pid";
+                    }
                 }
             }
         }
@@ -412,18 +459,39 @@ impl Parser {
                 None => return self.c_table_row(s),
             }
         }
-
-        let b = s.as_bytes();
+        // -t -r together: `10:00:00.000001 (+     0.000494) read(...)`
+        if s.starts_with("(+") {
+            s = s.find(") ").map_or(s, |e| s[e + 1..].trim_start());
+        }
+        // -i: the instruction pointer, `[00007f0a1b2c3d4e] ` or `[????????????????] `
+        if s.starts_with('[') && !s.starts_with("[ Process") {
+            if let Some(e) = s.find("] ") {
+                if s[1..e].bytes().all(|c| c.is_ascii_hexdigit() || c == b'?') {
+                    s = s[e + 1..].trim_start();
+                }
+            }
+        }
         if unprefixed && !s.starts_with("Process ") {
             self.seen_unprefixed = true;
         }
+        self.parse_body(s, line, pid, ts, sink)
+    }
+
+    /// Everything after the pid and timestamp.
+    fn parse_body<F: FnMut(&Event)>(&mut self, s: &str, line: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
+        let b = s.as_bytes();
         match b.first() {
             Some(b'-') if s.starts_with("--- ") => return self.signal(s, pid, ts, sink),
             Some(b'+') if s.starts_with("+++ ") => return self.exit(s, pid, ts, sink),
             Some(b'<') if s.starts_with("<... ") => return self.resumed(s, pid, ts, sink),
-            Some(b'P') if s.starts_with("Process ") => return self.note(s, pid_hint, sink),
+            Some(b'P') if s.starts_with("Process ") => return self.note(s, None, sink),
             Some(b'%') | Some(b'-') => return self.c_table_row(s),
             Some(b'[') if s.starts_with("[ Process PID=") => {
+                self.stats.ignored += 1;
+                return true;
+            }
+            // the end of a line whose start strace's own detach message pushed away
+            Some(b'<') if s == "<detached ...>" || s == "<unfinished ...>" => {
                 self.stats.ignored += 1;
                 return true;
             }
@@ -446,14 +514,34 @@ impl Parser {
             }
             return true;
         }
+        // a thread's execve that makes it the leader: `... <pid changed to 4320 ...>`
+        if let Some(i) = s.rfind(" <pid changed to ").filter(|_| s.ends_with(" ...>")) {
+            let new_pid = s[i + 17..s.len() - 5].trim().parse::<Pid>().unwrap_or(pid);
+            if self.pending.contains_key(&new_pid) {
+                self.flush_pending(new_pid, Ret::Unknown, sink);
+            }
+            self.pending.insert(new_pid, Pending { ts, text: s[..i].to_string() });
+            return true;
+        }
         match split_call(s, name_len) {
             Some(call) => {
                 self.emit_call(pid, ts, call, false, sink);
                 true
             }
+            None if Sys::from_name(&s[..name_len]).is(Class::EXIT) && s.trim_end().ends_with(')') => {
+                // strace 4.5 printed a final exit_group(0) with no ` = ?`
+                let call = Call {
+                    name: &s[..name_len],
+                    args: &s[name_len + 1..s.trim_end().len() - 1],
+                    ret: Ret::Unknown,
+                    dur_ns: None,
+                };
+                self.emit_call(pid, ts, call, false, sink);
+                true
+            }
             None => {
-                // maybe the program's own output cut the line in two (strace and the program
-                // writing to one terminal): keep it and see if the next line ends it
+                // maybe the program's own output, or strace's detach, cut the line in two
+                // (both writing to one terminal): keep it and see what the next line says
                 self.dangling =
                     Some(Dangling { pid, ts, text: s.to_string(), line: line.to_string(), line_no: self.cur_line });
                 true
@@ -471,27 +559,48 @@ impl Parser {
     }
 
     /// Try to finish a line cut by program output with `cont` (`) = 77`).
-    fn rejoin<F: FnMut(&Event)>(&mut self, d: Dangling, cont: &str, sink: &mut F) -> bool {
-        let c = cont.trim_start();
-        if !c.starts_with(')') {
-            return false;
+    /// The line after a cut one: its continuation (`) = 77`, ` <unfinished ...>`), or a
+    /// detach note that explains why it ended there.
+    fn rejoin<F: FnMut(&Event)>(&mut self, d: Dangling, cont: &str, sink: &mut F) -> Rejoin {
+        let c = cont.strip_prefix("^C").unwrap_or(cont).trim_start();
+        if c.starts_with(')') {
+            let name_len = d.text.find('(').unwrap_or(0);
+            let mut merged = d.text;
+            merged.push_str(c);
+            return match split_call(&merged, name_len) {
+                Some(call) => {
+                    self.stats.rejoined += 1;
+                    self.emit_call(d.pid, d.ts, call, false, sink);
+                    Rejoin::Joined
+                }
+                None => Rejoin::No(Dangling { text: merged, ..d }),
+            };
         }
-        let name_len = d.text.find('(').unwrap_or(0);
-        let mut merged = d.text;
-        merged.push_str(c);
-        match split_call(&merged, name_len) {
-            Some(call) => {
-                self.stats.rejoined += 1;
-                self.emit_call(d.pid, d.ts, call, false, sink);
-                true
-            }
-            None => false,
+        if c.starts_with("<unfinished ...>") || c.starts_with("<detached ...>") {
+            let merged = format!("{} {c}", d.text.trim_end());
+            self.stats.rejoined += 1;
+            return if self.parse_body(&merged, &d.line, d.pid, d.ts, sink) { Rejoin::Joined } else { Rejoin::No(d) };
         }
+        let note = strace_note(c).or(Some(c).filter(|c| c.starts_with("Process ")));
+        if note.is_some_and(|n| n.contains(" detached")) {
+            // strace 4.x detached in the middle of the call and ended the line
+            self.pending.insert(d.pid, Pending { ts: d.ts, text: d.text });
+            self.flush_pending(d.pid, Ret::Unfinished, sink);
+            self.stats.rejoined += 1;
+            return Rejoin::Settled;
+        }
+        Rejoin::No(d)
     }
 
     fn emit_call<F: FnMut(&Event)>(&mut self, pid: Pid, ts: Option<i64>, c: Call<'_>, resumed: bool, sink: &mut F) {
         if c.dur_ns.is_some() {
             self.stats.with_duration += 1;
+        }
+        if let Ret::Ok { val, .. } = c.ret {
+            if val > 0 && self.stats.pid_style != "pid" && Sys::from_name(c.name).is(Class::SPAWN) {
+                // a child: never the process that pid-less lines belonged to
+                self.announced.insert(val as Pid);
+            }
         }
         let ev = Event {
             pid,
@@ -603,9 +712,12 @@ impl Parser {
             let core = sig.contains("(core dumped)");
             let signal = sig.split_whitespace().next().unwrap_or(sig);
             EventKind::Killed { signal, core_dumped: core }
-        } else if body.starts_with("superseded by execve") {
-            // the thread became the leader through execve: it lives on under another id
-            self.pending.remove(&pid);
+        } else if let Some(r) = body.strip_prefix("superseded by execve in pid ") {
+            // thread `r` called execve and became the leader `pid`: its pending execve now
+            // resumes under the leader's pid
+            if let Some(p) = r.trim().parse::<Pid>().ok().and_then(|q| self.pending.remove(&q)) {
+                self.pending.insert(pid, p);
+            }
             self.stats.ignored += 1;
             return true;
         } else {
@@ -635,7 +747,11 @@ impl Parser {
                 let threads = if it.next() == Some("with") { it.next().and_then(|n| n.parse().ok()) } else { None };
                 EventKind::Attached { threads }
             }
-            Some("detached") => EventKind::Detached,
+            Some("detached") => {
+                // a call in progress at detach will not be seen to return
+                self.flush_pending(pid, Ret::Unfinished, sink);
+                EventKind::Detached
+            }
             _ => {
                 self.stats.ignored += 1;
                 return true;
@@ -716,12 +832,13 @@ impl Parser {
             self.last_tod = t;
             return Some((t, rest));
         }
-        let dot = tok.iter().position(|&c| c == b'.')?;
-        if !tok[..dot].iter().all(|c| c.is_ascii_digit()) {
+        // `secs.frac`, or whole seconds (--timestamps=unix,s, --relative-timestamps=s)
+        let dot = tok.iter().position(|&c| c == b'.').unwrap_or(tok.len());
+        if dot == 0 || !tok[..dot].iter().all(|c| c.is_ascii_digit()) {
             return None;
         }
         let secs = parse_u64(&tok[..dot]) as i64;
-        let frac = parse_frac(&tok[dot + 1..])?;
+        let frac = if dot < tok.len() { parse_frac(&tok[dot + 1..])? } else { 0 };
         let v = secs.saturating_mul(NS).saturating_add(frac);
         if self.clock == Clock::None {
             // -ttt prints seconds since 1970; -r prints small deltas from the previous line
@@ -777,9 +894,12 @@ fn split_call(s: &str, name_len: usize) -> Option<Call<'_>> {
         }
     }
     let eq = find_ret_sep(body, name_len)?;
-    let args_end = body[..eq].trim_end();
-    let args = args_end.strip_suffix(')')?;
-    let args = &args[name_len + 1..];
+    let args = if eq == name_len + 1 {
+        ""
+    } else {
+        let args_end = body[..eq].trim_end();
+        &args_end.strip_suffix(')')?[name_len + 1..]
+    };
     let ret = parse_ret(body[eq + 1..].trim_start())?;
     Some(Call { name: &s[..name_len], args, ret, dur_ns })
 }
@@ -790,13 +910,18 @@ fn find_ret_sep(body: &str, name_len: usize) -> Option<usize> {
     let b = body.as_bytes();
     let mut end = b.len();
     while let Some(i) = memchr::memrchr(b'=', &b[..end]) {
-        if i > name_len && i + 1 < b.len() && b[i - 1] == b' ' && b[i + 1] == b' ' {
+        // strace 4.5 could print `( <unavailable>)= ?` without the space
+        if i > name_len && i + 1 < b.len() && (b[i - 1] == b' ' || b[i - 1] == b')') && b[i + 1] == b' ' {
             let left = body[..i].trim_end();
             if left.ends_with(')') {
                 return Some(i);
             }
         }
         end = i;
+    }
+    // `????(= ? <unavailable>`: no arguments at all
+    if b.get(name_len + 1) == Some(&b'=') && b.get(name_len + 2) == Some(&b' ') {
+        return Some(name_len + 1);
     }
     None
 }
@@ -849,18 +974,26 @@ fn parse_ret(r: &str) -> Option<Ret<'_>> {
         let errno = rest.split_whitespace().next().unwrap_or(rest);
         return Some(Ret::Err { val, errno });
     }
+    if val < 0 {
+        // a syscall strace does not know: `= -1 (errno 22)`
+        if let Some(n) = rest.strip_prefix("(errno ").and_then(|r| r.strip_suffix(')')) {
+            let errno = n.trim().parse().ok().and_then(syslint_event::errno::name).unwrap_or("E?");
+            return Some(Ret::Err { val, errno });
+        }
+    }
     Some(Ret::Ok { val, deco, note: rest })
 }
 
 /// `0.000123` seconds (any number of fraction digits) to nanoseconds.
 fn parse_duration(d: &str) -> Option<u64> {
     let b = d.as_bytes();
-    let dot = b.iter().position(|&c| c == b'.')?;
+    // `0.000123`, or whole seconds with --syscall-times=s
+    let dot = b.iter().position(|&c| c == b'.').unwrap_or(b.len());
     if dot == 0 || !b[..dot].iter().all(|c| c.is_ascii_digit()) {
         return None;
     }
     let secs = parse_u64(&b[..dot]);
-    let frac = parse_frac(&b[dot + 1..])?;
+    let frac = if dot < b.len() { parse_frac(&b[dot + 1..])? } else { 0 };
     Some(secs.saturating_mul(NS as u64).saturating_add(frac as u64))
 }
 

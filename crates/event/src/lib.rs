@@ -6,6 +6,7 @@
 //! keeps beyond the callback must be copied.
 
 pub mod args;
+pub mod errno;
 pub mod syscalls;
 
 pub use args::{FdArg, SockAddr, Timeout};
