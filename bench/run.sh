@@ -54,10 +54,12 @@ cmd_wc=(wc -l)
 cmd_grep=(grep -c ' = ')
 cmd_mawk=(mawk "$MAWK_PROG")
 cmd_syslint=("$SYSLINT" analyze --format json)
+# the same on one core (SYSLINT_THREADS=1), to show what the second core adds
+cmd_syslint1=(env SYSLINT_THREADS=1 "$SYSLINT" analyze --format json)
 
 TOOLS=(wc grep mawk)
 if [ -x "$SYSLINT" ]; then
-    TOOLS+=(syslint)
+    TOOLS+=(syslint syslint1)
 else
     echo "note: $SYSLINT not found; syslint skipped (build with cargo build --release or set SYSLINT=)" >&2
 fi
@@ -66,7 +68,8 @@ label() {
         wc) echo '`wc -l`' ;;
         grep) echo "\`grep -c ' = '\`" ;;
         mawk) echo '`mawk` syscall-name count' ;;
-        syslint) echo '`syslint analyze --format json`' ;;
+        syslint) echo '`syslint analyze --format json` (all cores)' ;;
+        syslint1) echo '`syslint analyze --format json`, one core (`SYSLINT_THREADS=1`)' ;;
     esac
 }
 
@@ -83,7 +86,7 @@ run_one() {
     fi
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }' >> "$TMPD/$tool.t"
     tail -n 1 "$TMPD/rss" >> "$TMPD/$tool.m"
-    [ "$tool" = syslint ] && : > "$TMPD/$tool.out"   # output not kept
+    case "$tool" in syslint*) : > "$TMPD/$tool.out" ;; esac   # output not kept
     return 0
 }
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -155,80 +155,132 @@ fn parse_chunk(seq: u64, bytes: Vec<u8>, source: &str) -> Batch {
     let mut parser = Parser::new(source);
     parser.set_chunk_mode();
     let mut n = 0u64;
-    for line in text.split_inclusive('\n') {
+    let nul = memchr::memchr(0, text.as_bytes()).is_some();
+    for line in lines(&text) {
         n += 1;
-        let line = line.strip_suffix('\n').unwrap_or(line);
-        tally.lines += 1;
-        if memchr::memchr(0, line.as_bytes()).is_some() {
-            tally.binary += 1;
-            parser.unparsed(&line.replace('\0', "\\0"), n);
-            continue;
-        }
-        let before = parser.stats().events;
-        parser.parse_line(line, n, None, &mut |e: &Event| events.push(pack(&text, &mut side, e)));
-        tally.events += parser.stats().events - before;
+        feed_line(&mut parser, line, n, nul, &mut tally, &mut |e: &Event| events.push(pack(&text, &mut side, e)));
     }
     let (stats, end) = parser.finish_chunk();
     Batch { seq, text, side, events, stats, end, lines: n, tally }
 }
 
-/// Cut a stream into chunks of whole lines; lines longer than `max_line` are cut. Returns
-/// the number of cut lines and the read error that ended the input early, if any.
-fn read_chunks<R: Read, F: FnMut(Vec<u8>) -> bool>(
+/// One line (with or without its newline) into the parser; NUL bytes mean binary data
+/// (`nul`: the chunk has some, so look).
+#[inline]
+fn feed_line<F: FnMut(&Event)>(parser: &mut Parser, line: &str, n: u64, nul: bool, tally: &mut FileTally, sink: &mut F) {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    tally.lines += 1;
+    if nul && memchr::memchr(0, line.as_bytes()).is_some() {
+        tally.binary += 1;
+        parser.unparsed(&line.replace('\0', "\\0"), n);
+        return;
+    }
+    let before = parser.stats().events;
+    parser.parse_line(line, n, None, sink);
+    tally.events += parser.stats().events - before;
+}
+
+/// Cut a stream into chunks of whole lines, handed out as slices of one reused buffer (no
+/// allocation or zeroing per chunk). Lines longer than `max_line` are cut. Returns the
+/// number of cut lines and the read error that ended the input early, if any.
+fn read_chunks<R: Read, F: FnMut(&[u8]) -> bool>(
     mut r: R,
     chunk: usize,
     max_line: usize,
     mut send: F,
 ) -> (u64, Option<io::Error>) {
-    let mut carry: Vec<u8> = Vec::new();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut start = 0; // first byte not yet handed out
+    let mut end = 0; // end of the data read
     let mut cut = 0u64;
     let mut skipping = false;
     loop {
-        let mut buf = std::mem::take(&mut carry);
-        // read up to a chunk (more when a carried partial line fills it already); the buffer
-        // grows as data arrives, so a huge chunk size costs nothing on a small input
-        let limit = if buf.len() < chunk { chunk - buf.len() } else { chunk.max(4096) } as u64;
-        let before = buf.len();
-        let (eof, err) = match (&mut r).take(limit).read_to_end(&mut buf) {
-            Ok(_) => (((buf.len() - before) as u64) < limit, None), // short read: end of input
-            Err(e) => (true, Some(e)),
-        };
+        // room for a chunk after the carried partial line
+        if start > 0 {
+            buf.copy_within(start..end, 0);
+            end -= start;
+            start = 0;
+        }
+        let want = if end < chunk { chunk } else { end + chunk.max(4096) };
+        let mut err = None;
+        let mut eof = false;
+        while end < want {
+            if end == buf.len() {
+                // grow by doubling up to `want`: a huge chunk size costs nothing on a small
+                // input; zeroed once, later chunks overwrite old data in place
+                let grown = (buf.len() * 2).clamp(64 * 1024, want.max(64 * 1024));
+                buf.resize(grown, 0);
+            }
+            let stop = want.min(buf.len());
+            match r.read(&mut buf[end..stop]) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(k) => end += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    err = Some(e);
+                    eof = true;
+                    break;
+                }
+            }
+        }
         if skipping {
             // still inside a cut line: drop up to its end
-            match memchr::memchr(b'\n', &buf) {
+            match memchr::memchr(b'\n', &buf[start..end]) {
                 Some(i) => {
-                    buf.drain(..=i);
+                    start += i + 1;
                     skipping = false;
                 }
-                None => buf.clear(),
+                None => start = end,
             }
         }
         if eof {
-            if !buf.is_empty() && !send(buf) {
-                return (cut, err);
+            if start < end {
+                send(&buf[start..end]);
             }
             return (cut, err);
         }
-        match memchr::memrchr(b'\n', &buf) {
+        match memchr::memrchr(b'\n', &buf[start..end]) {
             Some(i) => {
-                carry = buf.split_off(i + 1);
-                if !send(buf) {
+                let stop = start + i + 1;
+                if !send(&buf[start..stop]) {
                     return (cut, None);
                 }
+                start = stop;
             }
-            None if buf.len() >= max_line => {
+            None if end - start >= max_line => {
                 // one line longer than the limit: keep its start, skip the rest
-                buf.truncate(max_line);
-                buf.push(b'\n');
+                let mut line = buf[start..start + max_line].to_vec();
+                line.push(b'\n');
                 cut += 1;
                 skipping = true;
-                if !send(buf) {
+                start = end;
+                if !send(&line) {
                     return (cut, None);
                 }
             }
-            None => carry = buf,
+            None => {}
         }
     }
+}
+
+/// Lines of a chunk, with their newline, split by SIMD search.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut from = 0;
+    let mut ends = memchr::memchr_iter(b'\n', text.as_bytes());
+    std::iter::from_fn(move || {
+        let to = match ends.next() {
+            Some(i) => i + 1,
+            None if from < text.len() => text.len(),
+            None => return None,
+        };
+        // a newline is a char boundary: this cannot fail
+        let l = text.get(from..to);
+        from = to;
+        l
+    })
 }
 
 /// What the parallel reader returns besides the events.
@@ -255,22 +307,37 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
     let mut glue = Glue::new(source);
     let mut bytes = 0u64;
     let mut chunks = 0u64;
-    let (cut, error) = if workers <= 1 {
-        let mut seq = 0;
-        read_chunks(input, chunk, max_line, |c| {
+    if workers <= 1 {
+        // one core: one parser straight through, nothing to pack or join
+        let mut parser = Parser::new(source);
+        let mut tally = FileTally::default();
+        let mut line_no = 0u64;
+        let (cut, error) = read_chunks(input, chunk, max_line, |c| {
             bytes += c.len() as u64;
             chunks += 1;
-            let b = parse_chunk(seq, c, source);
-            seq += 1;
-            glue.take(b, sink);
+            // strace escapes non-ASCII, but program output and old logs hold raw bytes
+            let text = match std::str::from_utf8(c) {
+                Ok(s) => std::borrow::Cow::Borrowed(s),
+                Err(_) => String::from_utf8_lossy(c),
+            };
+            let nul = memchr::memchr(0, text.as_bytes()).is_some();
+            for line in lines(&text) {
+                line_no += 1;
+                feed_line(&mut parser, line, line_no, nul, &mut tally, sink);
+            }
             true
-        })
-    } else {
+        });
+        let stats = parser.finish(sink);
+        tally.events = stats.events;
+        return Outcome { stats, tally, cut_lines: cut, error, bytes, chunks };
+    }
+    let (cut, error) = {
         std::thread::scope(|scope| {
             let (tx_in, rx_in) = sync_channel::<(u64, Vec<u8>)>(1);
             let (tx_out, rx_out) = sync_channel::<Batch>(workers);
             let rx_in = Arc::new(Mutex::new(rx_in));
-            for _ in 0..workers {
+            let spawn = std::env::var("SYSLINT_WORKERS").ok().and_then(|v| v.parse().ok()).unwrap_or(workers);
+            for _ in 0..spawn {
                 let rx_in = rx_in.clone();
                 let tx_out = tx_out.clone();
                 scope.spawn(move || loop {
@@ -290,7 +357,7 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
                 let mut n = 0u64;
                 let r = read_chunks(input, chunk, max_line, |c| {
                     n += c.len() as u64;
-                    let ok = tx_in.send((seq, c)).is_ok();
+                    let ok = tx_in.send((seq, c.to_vec())).is_ok();
                     seq += 1;
                     ok
                 });

@@ -173,6 +173,8 @@ pub struct Parser {
     /// The pid that lines without a pid column belong to, once known.
     default_pid: Option<Pid>,
     chunk_mode: bool,
+    /// Spare buffers for pending calls.
+    pool: Vec<String>,
     orphans: Vec<Orphan>,
     first_ts: Option<i64>,
 }
@@ -205,6 +207,7 @@ impl Parser {
             announced: Default::default(),
             default_pid: None,
             chunk_mode: false,
+            pool: Vec::new(),
             orphans: Vec::new(),
             first_ts: None,
         }
@@ -508,14 +511,15 @@ impl Parser {
             if self.pending.contains_key(&pid) {
                 self.flush_pending(pid, Ret::Unknown, sink);
             }
-            self.pending.insert(pid, Pending { ts, text: head.to_string() });
+            let text = self.pooled(head);
+            self.pending.insert(pid, Pending { ts, text });
             if detached {
                 self.flush_pending(pid, Ret::Unfinished, sink);
             }
             return true;
         }
         // a thread's execve that makes it the leader: `... <pid changed to 4320 ...>`
-        if let Some(i) = s.rfind(" <pid changed to ").filter(|_| s.ends_with(" ...>")) {
+        if let Some(i) = s.ends_with(" ...>").then(|| s.rfind(" <pid changed to ")).flatten() {
             let new_pid = s[i + 17..s.len() - 5].trim().parse::<Pid>().unwrap_or(pid);
             if self.pending.contains_key(&new_pid) {
                 self.flush_pending(new_pid, Ret::Unknown, sink);
@@ -547,6 +551,14 @@ impl Parser {
                 true
             }
         }
+    }
+
+    /// A copy of `s` in a recycled buffer: unfinished calls are many, allocations are not free.
+    fn pooled(&mut self, s: &str) -> String {
+        let mut t = self.pool.pop().unwrap_or_default();
+        t.clear();
+        t.push_str(s);
+        t
     }
 
     fn alias_unprefixed<F: FnMut(&Event)>(&mut self, pid: Pid, sink: &mut F) {
@@ -674,6 +686,9 @@ impl Parser {
             }
             None => false,
         };
+        if self.pool.len() < 64 {
+            self.pool.push(p.text);
+        }
         self.merge_buf = buf;
         ok
     }

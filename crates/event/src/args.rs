@@ -66,30 +66,42 @@ fn top_level_end(s: &str, stop: u8) -> usize {
 pub fn deco_end(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     let mut depth = 0;
-    let mut square = 0;
     let mut i = 0;
-    while i < b.len() {
+    // jump between the bytes that matter; paths are long and hold none of them
+    while let Some(k) = memchr::memchr3(b'<', b'>', b'[', &b[i..]) {
+        i += k;
         match b[i] {
-            // socket endpoints sit in brackets and hold `->`: TCP:[1.2.3.4:5->6.7.8.9:10]
-            b'[' => square += 1,
-            b']' => square -= 1,
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'<' if square <= 0 => depth += 1,
-            b'>' if square <= 0 => {
+            b'<' => depth += 1,
+            b'>' => {
                 depth -= 1;
                 if depth == 0 {
                     return Some(i);
                 }
             }
-            _ => {}
+            _ => {
+                // socket endpoints sit in brackets and hold `->`: TCP:[1.2.3.4:5->6.7.8.9:10];
+                // unix ones may hold a quoted path
+                i += 1;
+                let mut square = 1;
+                while i < b.len() && square > 0 {
+                    match b[i] {
+                        b'[' => square += 1,
+                        b']' => square -= 1,
+                        b'"' => {
+                            i += 1;
+                            while i < b.len() && b[i] != b'"' {
+                                if b[i] == b'\\' {
+                                    i += 1;
+                                }
+                                i += 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                continue;
+            }
         }
         i += 1;
     }
