@@ -307,17 +307,6 @@ impl Model {
     }
 
     /// A new fd entry pointing at a target described by a decoration or a fallback.
-    fn set_fd(
-        &mut self,
-        task: usize,
-        fd: i32,
-        deco: Option<&str>,
-        fallback: (&'static str, String),
-        proto: &'static str,
-    ) {
-        self.set_fd_side(task, fd, deco, fallback, proto, Side::Guess)
-    }
-
     fn set_fd_side(
         &mut self,
         task: usize,
@@ -509,13 +498,13 @@ impl Model {
                 let _ = s;
                 if let Some((fd, deco)) = ret_fd {
                     let path = sc.path().map(|p| p.into_owned()).unwrap_or_else(|| "?".into());
-                    self.set_fd(task, fd, deco, ("file", path), "");
+                    self.set_fd_side(task, fd, deco, ("file", path), "", Side::Guess);
                 }
             }
             Sys::Socket => {
                 if let Some((fd, deco)) = ret_fd {
                     let proto = socket_proto(sc.args);
-                    self.set_fd(task, fd, deco, (proto, format!("{proto} (unconnected)")), proto);
+                    self.set_fd_side(task, fd, deco, (proto, format!("{proto} (unconnected)")), proto, Side::Guess);
                 }
             }
             Sys::Bind | Sys::Getsockname => {
@@ -569,8 +558,8 @@ impl Model {
                         let (kind, proto): (&'static str, &'static str) =
                             if sc.sys == Sys::Socketpair { ("unix", "unix") } else { ("pipe", "") };
                         let disp = if sc.sys == Sys::Socketpair { "socketpair" } else { "pipe" };
-                        self.set_fd(task, a, None, (kind, disp.into()), proto);
-                        self.set_fd(task, b, None, (kind, disp.into()), proto);
+                        self.set_fd_side(task, a, None, (kind, disp.into()), proto, Side::Guess);
+                        self.set_fd_side(task, b, None, (kind, disp.into()), proto, Side::Guess);
                     }
                 }
             }
@@ -583,7 +572,7 @@ impl Model {
             Sys::MemfdCreate => {
                 if let Some((fd, deco)) = ret_fd {
                     let name = sc.arg(0).and_then(args::unquote).map(|n| n.into_owned()).unwrap_or_default();
-                    self.set_fd(task, fd, deco, ("memfd", format!("memfd:{name}")), "");
+                    self.set_fd_side(task, fd, deco, ("memfd", format!("memfd:{name}")), "", Side::Guess);
                 }
             }
             Sys::Clone | Sys::Clone3 | Sys::Fork | Sys::Vfork => {
@@ -620,7 +609,7 @@ impl Model {
 
     fn anon_fd(&mut self, task: usize, ret_fd: Option<(i32, Option<&str>)>, kind: &'static str) {
         if let Some((fd, deco)) = ret_fd {
-            self.set_fd(task, fd, deco, (kind, kind.into()), "");
+            self.set_fd_side(task, fd, deco, (kind, kind.into()), "", Side::Guess);
         }
     }
 

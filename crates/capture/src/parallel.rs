@@ -167,7 +167,14 @@ fn parse_chunk(seq: u64, bytes: Vec<u8>, source: &str) -> Batch {
 /// One line (with or without its newline) into the parser; NUL bytes mean binary data
 /// (`nul`: the chunk has some, so look).
 #[inline]
-fn feed_line<F: FnMut(&Event)>(parser: &mut Parser, line: &str, n: u64, nul: bool, tally: &mut FileTally, sink: &mut F) {
+fn feed_line<F: FnMut(&Event)>(
+    parser: &mut Parser,
+    line: &str,
+    n: u64,
+    nul: bool,
+    tally: &mut FileTally,
+    sink: &mut F,
+) {
     let line = line.strip_suffix('\n').unwrap_or(line);
     tally.lines += 1;
     if nul && memchr::memchr(0, line.as_bytes()).is_some() {
@@ -336,8 +343,7 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
             let (tx_in, rx_in) = sync_channel::<(u64, Vec<u8>)>(1);
             let (tx_out, rx_out) = sync_channel::<Batch>(workers);
             let rx_in = Arc::new(Mutex::new(rx_in));
-            let spawn = std::env::var("SYSLINT_WORKERS").ok().and_then(|v| v.parse().ok()).unwrap_or(workers);
-            for _ in 0..spawn {
+            for _ in 0..workers {
                 let rx_in = rx_in.clone();
                 let tx_out = tx_out.clone();
                 scope.spawn(move || loop {

@@ -29,6 +29,23 @@ impl<'a> Iterator for Split<'a> {
     }
 }
 
+/// Given `b[open] == b'"'`, the index of the closing quote (escapes skipped), or the length.
+fn quote_end(b: &[u8], open: usize) -> usize {
+    quote_close(b, open + 1)
+}
+
+/// From `from` (inside a string), the index of the closing quote, or the length.
+fn quote_close(b: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while i < b.len() && b[i] != b'"' {
+        if b[i] == b'\\' {
+            i += 1;
+        }
+        i += 1;
+    }
+    i.min(b.len())
+}
+
 /// Index of the first top-level `stop` byte (outside quotes and brackets), or the length.
 fn top_level_end(s: &str, stop: u8) -> usize {
     let b = s.as_bytes();
@@ -36,15 +53,7 @@ fn top_level_end(s: &str, stop: u8) -> usize {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
+            b'"' => i = quote_end(b, i),
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth -= 1,
             // fd decorations: 3</path/with,comma>
@@ -87,15 +96,7 @@ pub fn deco_end(s: &str) -> Option<usize> {
                     match b[i] {
                         b'[' => square += 1,
                         b']' => square -= 1,
-                        b'"' => {
-                            i += 1;
-                            while i < b.len() && b[i] != b'"' {
-                                if b[i] == b'\\' {
-                                    i += 1;
-                                }
-                                i += 1;
-                            }
-                        }
+                        b'"' => i = quote_end(b, i),
                         _ => {}
                     }
                     i += 1;
@@ -304,17 +305,18 @@ pub fn is_truncated(arg: &str) -> bool {
     arg.ends_with("\"...")
 }
 
+/// In text after an opening quote, the index of the closing one.
 fn closing_quote(s: &str) -> Option<usize> {
+    // quote_end wants the opening quote's index: pretend it sits just before `s`
     let b = s.as_bytes();
     let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            _ => i += 1,
+    while i < b.len() && b[i] != b'"' {
+        if b[i] == b'\\' {
+            i += 1;
         }
+        i += 1;
     }
-    None
+    (i < b.len()).then_some(i)
 }
 
 /// How long a wait may block.
