@@ -10,7 +10,9 @@ use model::Model;
 use registry::Detector;
 use summary::SyscallTable;
 use syslint_event::{Event, EventKind};
-use syslint_report::{Capture, EndpointStats, ProcessStats, Report, Summary, TargetStats, Tool, Window};
+use syslint_report::{
+    Capture, EndpointStats, OtherProcesses, ProcessStats, Report, Summary, TargetStats, Tool, Window,
+};
 
 /// Rows kept per summary table in the report (the JSON has these; printers may show fewer).
 pub const TOP_ROWS: usize = 50;
@@ -157,8 +159,16 @@ impl Analyzer {
         });
         endpoints.truncate(TOP_ROWS);
 
-        capture.processes = procs.len() as u64;
-        capture.threads = m.tasks.iter().filter(|t| t.events > 0).count() as u64;
+        let f = &m.folded;
+        capture.processes = procs.len() as u64 + f.processes;
+        capture.threads = m.tasks.iter().filter(|t| t.events > 0).count() as u64 + f.threads;
+        let other_processes = (f.processes > 0).then(|| OtherProcesses {
+            processes: f.processes,
+            threads: f.threads,
+            calls: f.calls,
+            errors: f.errors,
+            total_s: f.dur_ns as f64 / 1e9,
+        });
         capture.window = window;
         capture.durations = self.timed;
         Report {
@@ -168,6 +178,7 @@ impl Analyzer {
             summary: Summary {
                 syscalls: self.syscalls.stats(window_s),
                 processes: procs,
+                other_processes,
                 fd_targets: targets,
                 endpoints,
                 strace_c_table: Vec::new(),

@@ -14,6 +14,9 @@ use syslint_event::{Class, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall};
 pub const MAX_TARGETS: usize = 50_000;
 /// Distinct endpoints tracked individually.
 pub const MAX_ENDPOINTS: usize = 20_000;
+/// Ended processes kept one by one (the busiest); the rest are summed in [`Folded`], so a
+/// log of millions of short processes needs no more memory than one of twenty thousand.
+pub const MAX_ENDED_PROCS: usize = 20_000;
 
 #[derive(Clone, Debug, Default)]
 pub struct TaskInfo {
@@ -36,8 +39,21 @@ pub struct ProcInfo {
     pub end: Option<String>,
     /// Index into `tables`; `None` once the process ended.
     table: Option<usize>,
-    /// Absorbed into another process (a task first seen alone turned out to be a thread).
+    /// Absorbed into another process (a task first seen alone turned out to be a thread),
+    /// or a free slot.
     pub absorbed: bool,
+    /// Its tasks (indexes into `tasks`).
+    pub tasks: Vec<usize>,
+}
+
+/// Totals of ended processes no longer listed one by one (see [`MAX_ENDED_PROCS`]).
+#[derive(Clone, Debug, Default)]
+pub struct Folded {
+    pub processes: u64,
+    pub threads: u64,
+    pub calls: u64,
+    pub errors: u64,
+    pub dur_ns: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -88,12 +104,17 @@ struct FdTable {
     users: u32,
 }
 
-#[derive(Default)]
 pub struct Model {
     pub tasks: Vec<TaskInfo>,
     task_of: HashMap<Pid, usize>,
     pub procs: Vec<ProcInfo>,
+    free_tasks: Vec<usize>,
+    free_procs: Vec<usize>,
+    ended: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>>,
+    pub folded: Folded,
+    max_ended: usize,
     tables: Vec<Option<FdTable>>,
+    free_tables: Vec<usize>,
     pub targets: Vec<TargetAgg>,
     target_ids: HashMap<(&'static str, String), u32>,
     other_target: Option<u32>,
@@ -232,14 +253,53 @@ fn basename(p: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)
 }
 
+impl Default for Model {
+    fn default() -> Self {
+        Model::with_limits(MAX_ENDED_PROCS)
+    }
+}
+
 impl Model {
     pub fn new() -> Self {
         Model::default()
     }
 
+    /// A model that keeps at most `max_ended` ended processes one by one.
+    pub fn with_limits(max_ended: usize) -> Self {
+        Model {
+            tasks: Vec::new(),
+            task_of: HashMap::default(),
+            procs: Vec::new(),
+            free_tasks: Vec::new(),
+            free_procs: Vec::new(),
+            ended: Default::default(),
+            folded: Folded::default(),
+            max_ended,
+            tables: Vec::new(),
+            free_tables: Vec::new(),
+            targets: Vec::new(),
+            target_ids: HashMap::default(),
+            other_target: None,
+            endpoints: Vec::new(),
+            endpoint_ids: HashMap::default(),
+            other_endpoint: None,
+        }
+    }
+
     fn new_table(&mut self) -> usize {
-        self.tables.push(Some(FdTable { fds: HashMap::default(), users: 1 }));
+        let t = Some(FdTable { fds: HashMap::default(), users: 1 });
+        if let Some(i) = self.free_tables.pop() {
+            self.tables[i] = t;
+            return i;
+        }
+        self.tables.push(t);
         self.tables.len() - 1
+    }
+
+    fn free_table(&mut self, i: usize) {
+        if self.tables[i].take().is_some() {
+            self.free_tables.push(i);
+        }
     }
 
     /// The task for a tid, created on first sight as its own process.
@@ -249,11 +309,57 @@ impl Model {
             return t;
         }
         let table = self.new_table();
-        self.procs.push(ProcInfo { pid, table: Some(table), ..Default::default() });
-        self.tasks.push(TaskInfo { tid: pid, proc_: self.procs.len() - 1, ..Default::default() });
-        let t = self.tasks.len() - 1;
+        let proc_ = match self.free_procs.pop() {
+            Some(i) => i,
+            None => {
+                self.procs.push(ProcInfo::default());
+                self.procs.len() - 1
+            }
+        };
+        self.procs[proc_] = ProcInfo { pid, table: Some(table), ..Default::default() };
+        let info = TaskInfo { tid: pid, proc_, ..Default::default() };
+        let t = match self.free_tasks.pop() {
+            Some(i) => {
+                self.tasks[i] = info;
+                i
+            }
+            None => {
+                self.tasks.push(info);
+                self.tasks.len() - 1
+            }
+        };
+        self.procs[proc_].tasks.push(t);
         self.task_of.insert(pid, t);
         t
+    }
+
+    /// Keep at most [`MAX_ENDED_PROCS`] ended processes; beyond, the one with the fewest
+    /// calls is folded into [`Model::folded`] and its slots are reused.
+    fn retire(&mut self, p: usize) {
+        let calls: u64 = self.procs[p].tasks.iter().map(|&t| self.tasks[t].calls).sum();
+        self.ended.push(std::cmp::Reverse((calls, p)));
+        while self.ended.len() > self.max_ended {
+            let Some(std::cmp::Reverse((calls, q))) = self.ended.pop() else { break };
+            let tasks = std::mem::take(&mut self.procs[q].tasks);
+            self.folded.processes += 1;
+            self.folded.calls += calls;
+            for t in tasks {
+                self.folded.threads += 1;
+                self.folded.errors += self.tasks[t].errors;
+                self.folded.dur_ns += self.tasks[t].dur_ns;
+                let tid = self.tasks[t].tid;
+                if self.task_of.get(&tid) == Some(&t) {
+                    self.task_of.remove(&tid);
+                }
+                self.tasks[t] = TaskInfo::default();
+                self.free_tasks.push(t);
+            }
+            if let Some(ti) = self.procs[q].table.take() {
+                self.free_table(ti);
+            }
+            self.procs[q] = ProcInfo { absorbed: true, ..Default::default() };
+            self.free_procs.push(q);
+        }
     }
 
     fn table_of(&mut self, task: usize) -> Option<&mut FdTable> {
@@ -416,7 +522,7 @@ impl Model {
         let p = self.tasks[fresh].proc_;
         self.procs[p].absorbed = true;
         if let Some(ti) = self.procs[p].table.take() {
-            self.tables[ti] = None;
+            self.free_table(ti);
         }
         self.tasks[fresh].events = 0;
         self.task_of.remove(&old);
@@ -435,12 +541,14 @@ impl Model {
         let leader = self.procs[p].pid == self.tasks[task].tid;
         if leader {
             self.procs[p].end = Some(how);
+            self.retire(p);
             // the process is gone: its fds close, its table is freed
             if let Some(ti) = self.procs[p].table.take() {
                 if let Some(t) = self.tables[ti].as_mut() {
                     t.users = t.users.saturating_sub(1);
                     if t.users == 0 {
                         if let Some(t) = self.tables[ti].take() {
+                            self.free_tables.push(ti);
                             for (_, fd) in t.fds {
                                 if let Some(c) = fd.conn {
                                     self.close_conn(c, ts);
@@ -734,12 +842,18 @@ impl Model {
         let own_proc = self.tasks[child_task].proc_;
         if thread {
             if own_proc != parent_proc {
-                // first seen alone (its lines came before clone returned): it is a thread
-                self.procs[own_proc].absorbed = true;
-                if let Some(ti) = self.procs[own_proc].table.take() {
-                    self.tables[ti] = None;
+                // first seen alone (its lines came before clone returned): it is a thread,
+                // and so is any thread it made meanwhile
+                let moved = std::mem::take(&mut self.procs[own_proc].tasks);
+                for &t in &moved {
+                    self.tasks[t].proc_ = parent_proc;
                 }
-                self.tasks[child_task].proc_ = parent_proc;
+                self.procs[parent_proc].tasks.extend(moved);
+                if let Some(ti) = self.procs[own_proc].table.take() {
+                    self.free_table(ti);
+                }
+                self.procs[own_proc] = ProcInfo { absorbed: true, ..Default::default() };
+                self.free_procs.push(own_proc);
             }
             return;
         }
@@ -752,7 +866,7 @@ impl Model {
         };
         if share_files {
             if let Some(ti) = self.procs[own_proc].table.take() {
-                self.tables[ti] = None;
+                self.free_table(ti);
             }
             self.procs[own_proc].table = Some(pt);
             if let Some(t) = self.tables[pt].as_mut() {
@@ -769,5 +883,46 @@ impl Model {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{atomic::AtomicU64, Arc};
+
+    /// Feed a recorded fixture through the real reader into a model.
+    fn model_of(name: &str, max_ended: usize) -> Model {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/traces").join(name);
+        let src = syslint_capture::input::expand_sources(&[path]).expect("fixture");
+        let mut m = Model::with_limits(max_ended);
+        syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
+            m.on_event(e);
+        })
+        .expect("read");
+        m
+    }
+
+    #[test]
+    fn ended_processes_beyond_the_cap_are_folded_smallest_first() {
+        // signals.c: a parent and three children (exit 3, SIGKILL, SIGUSR2 then exit 0)
+        let all = model_of("signals.f-tt-T.strace", 100);
+        let live = |m: &Model| m.procs.iter().filter(|p| !p.absorbed).count();
+        assert_eq!(live(&all), 4);
+        assert_eq!(all.folded.processes, 0);
+        let calls = |m: &Model, p: &ProcInfo| p.tasks.iter().map(|&t| m.tasks[t].calls).sum::<u64>();
+        let mut child_calls: Vec<u64> =
+            all.procs.iter().filter(|p| !p.absorbed && p.parent.is_some()).map(|p| calls(&all, p)).collect();
+        child_calls.sort();
+
+        let few = model_of("signals.f-tt-T.strace", 1);
+        // four processes ended, one kept: the busiest (the parent)
+        assert_eq!(live(&few), 1);
+        assert_eq!(few.folded.processes, 3);
+        assert_eq!(few.folded.calls, child_calls.iter().sum::<u64>());
+        let kept = few.procs.iter().find(|p| !p.absorbed).unwrap();
+        assert_eq!(kept.parent, None);
+        // slots were reused, not leaked
+        assert!(few.procs.len() <= all.procs.len());
     }
 }

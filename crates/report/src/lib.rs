@@ -82,6 +82,10 @@ pub struct Summary {
     /// Sorted by total time, then calls.
     pub syscalls: Vec<SyscallStats>,
     pub processes: Vec<ProcessStats>,
+    /// Ended processes not listed one by one (a log of very many short processes keeps the
+    /// busiest 20,000 and sums the rest here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_processes: Option<OtherProcesses>,
     /// What the fds pointed at, busiest first.
     pub fd_targets: Vec<TargetStats>,
     /// Outgoing and accepted connections, per remote endpoint.
@@ -129,6 +133,15 @@ pub struct ProcessStats {
     pub total_s: f64,
     /// How it ended: `exited 0`, `killed by SIGKILL`, or null if still running.
     pub end: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct OtherProcesses {
+    pub processes: u64,
+    pub threads: u64,
+    pub calls: u64,
+    pub errors: u64,
+    pub total_s: f64,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]

@@ -313,8 +313,10 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             })
             .collect();
         table(out, &st, opt.width, &cols, &rows)?;
-        if s.processes.len() > opt.top {
-            writeln!(out, "  {}", st.dim(&format!("... {} more processes", s.processes.len() - opt.top)))?;
+        let more =
+            s.processes.len().saturating_sub(opt.top) as u64 + s.other_processes.as_ref().map_or(0, |o| o.processes);
+        if more > 0 {
+            writeln!(out, "  {}", st.dim(&format!("... {} more processes", fmt_count(more))))?;
         }
         writeln!(out)?;
     }
