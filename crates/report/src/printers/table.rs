@@ -145,11 +145,10 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
         Some(w) => format!(" over {}", fmt_secs(w.duration_s)),
         None => String::new(),
     };
+    writeln!(out, "{} {}", st.bold("syslint"), cut(&srcs, opt.width.saturating_sub(9).max(20)))?;
     writeln!(
         out,
-        "{} {}: {} syscalls from {} process{} ({} thread{}){}",
-        st.bold("syslint"),
-        srcs,
+        "  {} syscalls from {} process{} ({} thread{}){}",
         fmt_count(c.syscalls),
         c.processes,
         if c.processes == 1 { "" } else { "es" },
