@@ -319,6 +319,50 @@ fn closing_quote(s: &str) -> Option<usize> {
     (i < b.len()).then_some(i)
 }
 
+/// Linux values (x86, x86_64, arm, aarch64) of the flags detectors ask about, for logs
+/// printed with `-X raw`.
+const FLAG_VALUES: &[(&str, u64)] = &[
+    ("O_CREAT", 0o100),
+    ("O_EXCL", 0o200),
+    ("O_TRUNC", 0o1000),
+    ("O_APPEND", 0o2000),
+    ("O_NONBLOCK", 0o4000),
+    ("O_DSYNC", 0o10000),
+    ("O_DIRECT", 0o40000),
+    ("O_DIRECTORY", 0o200000),
+    ("O_CLOEXEC", 0o2000000),
+    ("O_SYNC", 0o4010000),
+    ("SOCK_NONBLOCK", 0o4000),
+    ("SOCK_CLOEXEC", 0o2000000),
+    ("EFD_NONBLOCK", 0o4000),
+    ("EFD_CLOEXEC", 0o2000000),
+    ("TFD_NONBLOCK", 0o4000),
+    ("EPOLL_CLOEXEC", 0o2000000),
+];
+
+/// Whether a flags argument (`O_RDONLY|O_CLOEXEC`, `0x80800`, `0x80800 /* SOCK_CLOEXEC|... */`,
+/// `SOCK_STREAM|SOCK_NONBLOCK`) holds `flag`.
+pub fn has_flag(arg: &str, flag: &str) -> bool {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if arg.split(|c: char| !is_ident(c)).any(|t| t == flag) {
+        return true;
+    }
+    let Some(&(_, want)) = FLAG_VALUES.iter().find(|(n, _)| *n == flag) else {
+        return false;
+    };
+    // raw numbers: OR every number outside a comment
+    let code = arg.split("/*").next().unwrap_or(arg);
+    let mut v = 0u64;
+    for t in code.split(['|', ' ']).filter(|t| !t.is_empty()) {
+        v |= match t.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).unwrap_or(0),
+            None if t.starts_with('0') && t.len() > 1 => u64::from_str_radix(&t[1..], 8).unwrap_or(0),
+            None => t.parse().unwrap_or(0),
+        };
+    }
+    v & want == want
+}
+
 /// How long a wait may block.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Timeout {
@@ -529,6 +573,23 @@ mod tests {
         );
         assert_eq!(FdTarget::from_deco(r"\x2f\x65\x74\x63"), FdTarget::File("/etc".into()));
         assert_eq!(FdTarget::from_deco("/dev/null<char 1:3>"), FdTarget::File("/dev/null".into()));
+    }
+
+    #[test]
+    fn flags_by_name_and_value() {
+        // lines of tests/fixtures/traces/netio.f-tt-T-yy, -Xraw and -Xverbose
+        assert!(has_flag("SOCK_CLOEXEC|SOCK_NONBLOCK", "SOCK_NONBLOCK"));
+        assert!(has_flag("0x80800", "SOCK_NONBLOCK"));
+        assert!(has_flag("0x80800 /* SOCK_CLOEXEC|SOCK_NONBLOCK */", "SOCK_NONBLOCK"));
+        assert!(has_flag("0x1|0x800", "SOCK_NONBLOCK"));
+        assert!(has_flag("O_RDONLY|O_CLOEXEC", "O_CLOEXEC"));
+        assert!(!has_flag("O_RDONLY|O_CLOEXEC", "O_NONBLOCK"));
+        assert!(!has_flag("0x80000", "O_NONBLOCK"));
+        assert!(has_flag("O_WRONLY|O_CREAT|O_SYNC", "O_SYNC"));
+        // O_SYNC's value includes O_DSYNC's bit; O_DSYNC alone is not O_SYNC
+        assert!(has_flag("0x101041", "O_SYNC"));
+        assert!(!has_flag("0x1041", "O_SYNC"));
+        assert!(has_flag("0x1041", "O_DSYNC"));
     }
 
     #[test]

@@ -177,6 +177,25 @@ impl<'a> Syscall<'a> {
         args::poll_timeout(self.sys, self.args)
     }
 
+    /// The flags argument of open/openat/creat/accept4/socket/pipe2/eventfd2/dup3/
+    /// inotify_init1/epoll_create1/timerfd_create/signalfd4, as printed.
+    pub fn flags(&self) -> Option<&'a str> {
+        let idx = match self.sys {
+            Sys::Open | Sys::Socket | Sys::Pipe2 | Sys::Eventfd2 | Sys::TimerfdCreate => 1,
+            Sys::Openat | Sys::Dup3 => 2,
+            Sys::Accept4 | Sys::Signalfd4 => 3,
+            Sys::InotifyInit1 | Sys::EpollCreate1 => 0,
+            _ => return None,
+        };
+        self.arg(idx)
+    }
+
+    /// Whether the flags argument holds `flag` (`O_NONBLOCK`, `SOCK_NONBLOCK`, `O_SYNC`, ...),
+    /// by name or, for `-X raw` logs, by value.
+    pub fn has_flag(&self, flag: &str) -> bool {
+        self.flags().is_some_and(|f| args::has_flag(f, flag))
+    }
+
     /// The socket address of connect/bind/accept/sendto/recvfrom.
     pub fn sockaddr(&self) -> Option<SockAddr> {
         args::find_sockaddr(self.args)

@@ -1,0 +1,74 @@
+//! Argument decoding on the recorded netio traces, in every flag set strace 6.1 offers:
+//! the same program must decode to the same flags, timeouts and addresses.
+
+use std::sync::{atomic::AtomicU64, Arc};
+use syslint_capture::input::expand_sources;
+use syslint_event::{EventKind, SockAddr, Sys, Timeout};
+
+const SETS: &[&str] = &[
+    "netio.f-tt-T-yy.strace",
+    "netio.f-tt-T-decode-fds-all.strace",
+    "netio.f.strace",
+    "netio.f-ttt-T-y.strace",
+    "netio.f-x.strace",
+    "netio.f-xx.strace",
+    "netio.f-s16.strace",
+    "netio.f-Xraw.strace",
+    "netio.f-Xverbose.strace",
+    "netio.f-v-tt.strace",
+    "netio.ff",
+];
+
+#[derive(Default, Debug, PartialEq)]
+struct Seen {
+    accept4_nonblock: u32,
+    socket_nonblock: u32,
+    zero_timeouts: u32,
+    finite_timeouts: Vec<u64>,
+    connects: Vec<String>,
+}
+
+fn decode(name: &str) -> Seen {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/traces").join(name);
+    let src = expand_sources(&[p]).expect("fixture");
+    let mut s = Seen::default();
+    syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
+        let EventKind::Syscall(sc) = &e.kind else { return };
+        match sc.sys {
+            Sys::Accept4 if sc.has_flag("SOCK_NONBLOCK") => s.accept4_nonblock += 1,
+            Sys::Socket if sc.has_flag("SOCK_NONBLOCK") => s.socket_nonblock += 1,
+            Sys::Connect if sc.ret.value() == Some(0) => {
+                if let Some(a) = sc.sockaddr() {
+                    s.connects.push(match a {
+                        SockAddr::Inet { ip, .. } => ip.to_string(),
+                        other => other.to_string(),
+                    });
+                }
+            }
+            _ => {}
+        }
+        match sc.timeout() {
+            Some(Timeout::Ns(0)) => s.zero_timeouts += 1,
+            Some(Timeout::Ns(n)) => s.finite_timeouts.push(n),
+            _ => {}
+        }
+    })
+    .expect("read");
+    s.connects.sort();
+    s.finite_timeouts.sort();
+    s
+}
+
+#[test]
+fn every_flag_set_decodes_alike() {
+    for name in SETS {
+        let s = decode(name);
+        assert_eq!(s.accept4_nonblock, 4, "{name}");
+        assert_eq!(s.socket_nonblock, 1, "{name}");
+        // 7 epoll_wait + 11 poll with 0; poll 50 ms, select 10 ms, ppoll 20 ms
+        assert_eq!(s.zero_timeouts, 18, "{name}");
+        assert_eq!(s.finite_timeouts, vec![10_000_000, 20_000_000, 50_000_000], "{name}");
+        // TCP v4 to the child, v6 to the child, the unix socket, the self-connect
+        assert_eq!(s.connects, vec!["127.0.0.1", "127.0.0.1", "::1", "unix:/tmp/syslint-netio.sock"], "{name}");
+    }
+}
