@@ -1,6 +1,7 @@
 //! syslint analysis: one streaming pass over events in time order that feeds the process/fd
 //! model, the per-syscall statistics and the detectors, and produces a [`Report`].
 
+pub mod detectors;
 pub mod hist;
 pub mod model;
 pub mod registry;
@@ -9,7 +10,7 @@ pub mod summary;
 use model::Model;
 use registry::Detector;
 use summary::SyscallTable;
-use syslint_event::{Event, EventKind};
+use syslint_event::{Clock, Event, EventKind};
 use syslint_report::{
     Capture, EndpointStats, OtherProcesses, ProcessStats, Report, Summary, TargetStats, Tool, Window,
 };
@@ -27,8 +28,9 @@ pub struct Analyzer {
 }
 
 impl Default for Analyzer {
+    /// Every stable detector with default thresholds.
     fn default() -> Self {
-        Analyzer::new(registry::all())
+        Analyzer::new(registry::build(&[], &[], &toml::Table::new()).unwrap_or_default())
     }
 }
 
@@ -66,21 +68,18 @@ impl Analyzer {
             self.syscalls.add(sc);
             self.timed |= sc.dur_ns.is_some();
         }
-        self.model.on_event(ev);
-        for d in &mut self.detectors {
-            d.on_event(&self.model, ev);
+        let target = self.model.on_event(ev);
+        if !self.detectors.is_empty() {
+            let cx = registry::Ctx { model: &self.model, target: target.and_then(|t| self.model.target(t)) };
+            for d in &mut self.detectors {
+                d.on_event(&cx, ev);
+            }
         }
     }
 
     /// Finish the pass. `capture` carries what the backend knows (sources, lines, unparsed,
     /// lost events); the analyzer fills in processes, threads, window and durations.
     pub fn finish(mut self, mut capture: Capture) -> Report {
-        let mut findings = Vec::new();
-        for d in &mut self.detectors {
-            findings.extend(d.finish(&self.model));
-        }
-        findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)));
-
         let window = match (self.first_ts, self.last_ts) {
             (Some(a), Some(b)) => {
                 Some(Window { start_s: a as f64 / 1e9, end_s: b as f64 / 1e9, duration_s: (b - a).max(0) as f64 / 1e9 })
@@ -88,6 +87,12 @@ impl Analyzer {
             _ => None,
         };
         let window_s = window.map_or(0.0, |w| w.duration_s);
+        let cx = registry::FinishCtx { model: &self.model, clock: Clock::from_name(&capture.clock), window };
+        let mut findings = Vec::new();
+        for d in &mut self.detectors {
+            findings.extend(d.finish(&cx));
+        }
+        findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)).then(a.subject.cmp(&b.subject)));
         let m = &self.model;
 
         // one pass over tasks: per-process totals

@@ -253,6 +253,18 @@ fn basename(p: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)
 }
 
+/// What an fd refers to, for detectors.
+#[derive(Copy, Clone, Debug)]
+pub struct TargetView<'m> {
+    pub id: u32,
+    /// `file`, `tcp`, `tcp6`, `udp`, `udp6`, `unix`, `pipe`, `epoll`, `eventfd`, ...
+    pub kind: &'static str,
+    /// A path, or the service end of a connection (`127.0.0.1:80`, `... (accepted)`).
+    pub display: &'m str,
+    /// The connection's endpoint, when the fd is a connection the model saw being made.
+    pub endpoint: Option<&'m EndpointAgg>,
+}
+
 impl Default for Model {
     fn default() -> Self {
         Model::with_limits(MAX_ENDED_PROCS)
@@ -262,6 +274,41 @@ impl Default for Model {
 impl Model {
     pub fn new() -> Self {
         Model::default()
+    }
+
+    /// The target with this id.
+    pub fn target(&self, id: u32) -> Option<TargetView<'_>> {
+        let t = self.targets.get(id as usize)?;
+        Some(TargetView { id, kind: t.kind, display: &t.display, endpoint: None })
+    }
+
+    /// What `fd` of thread `pid` refers to now (no side effects).
+    pub fn lookup_fd(&self, pid: Pid, fd: i32) -> Option<TargetView<'_>> {
+        let task = *self.task_of.get(&pid)?;
+        let ti = self.procs[self.tasks[task].proc_].table?;
+        let e = self.tables[ti].as_ref()?.fds.get(&fd)?;
+        let mut v = self.target(e.target)?;
+        v.endpoint = e.conn.as_ref().and_then(|c| self.endpoints.get(c.endpoint as usize));
+        Some(v)
+    }
+
+    /// The process (thread group leader) a thread belongs to.
+    pub fn tgid(&self, pid: Pid) -> Pid {
+        self.task_of.get(&pid).map_or(pid, |&t| self.procs[self.tasks[t].proc_].pid)
+    }
+
+    /// `pid 1234 (python3)`, or `thread 1240 of pid 1234 (python3)` for a thread.
+    pub fn label(&self, pid: Pid) -> String {
+        let Some(&t) = self.task_of.get(&pid) else {
+            return format!("pid {pid}");
+        };
+        let p = &self.procs[self.tasks[t].proc_];
+        let comm = p.comm.as_deref().map(|c| format!(" ({c})")).unwrap_or_default();
+        if p.pid == pid {
+            format!("pid {pid}{comm}")
+        } else {
+            format!("thread {pid} of pid {}{comm}", p.pid)
+        }
     }
 
     /// A model that keeps at most `max_ended` ended processes one by one.

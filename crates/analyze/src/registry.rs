@@ -1,28 +1,48 @@
 //! The detector registry: every detector declared like a lint (code, kebab-case name,
-//! category, status, docs under fixed headings, thresholds next to it). Detectors receive the
-//! event stream after the model has seen each event and return findings at the end.
+//! category, status, docs under fixed headings, thresholds in a config struct next to it).
+//! One ordered list, [`ENTRIES`], checked by tests: unique codes and names, complete docs,
+//! documented options that match the config struct.
 //!
-//! The registry is ordered and checked by tests (unique codes and names, complete docs).
+//! How to write a detector: docs/detectors.md.
 
 use crate::model::Model;
-use syslint_event::Event;
-use syslint_report::{Finding, Severity};
+use syslint_event::{Clock, Event};
+use syslint_report::{Finding, Severity, Window};
 
-/// Whether a detector is on by default.
+/// Whether a detector runs by default.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Status {
+    /// On by default.
     Stable,
+    /// Off unless selected with `--select`.
     Preview,
 }
 
-/// Everything `syslint explain` prints.
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Stable => "stable",
+            Status::Preview => "preview",
+        }
+    }
+}
+
+/// Everything `syslint explain` prints, under fixed headings.
 #[derive(Debug)]
 pub struct Docs {
     pub what: &'static str,
     pub why: &'static str,
     pub evidence: &'static str,
     pub fix: &'static str,
+    /// Real strace lines showing the pathology.
     pub example: &'static str,
+}
+
+/// One documented threshold: name (as in syslint.toml), meaning.
+#[derive(Debug)]
+pub struct OptionDoc {
+    pub name: &'static str,
+    pub meaning: &'static str,
 }
 
 #[derive(Debug)]
@@ -31,35 +51,110 @@ pub struct Meta {
     pub code: &'static str,
     /// Kebab-case name, part of the JSON contract.
     pub name: &'static str,
+    /// `cpu`, `network`, `filesystem`, `io`.
     pub category: &'static str,
     pub status: Status,
-    pub default_severity: Severity,
     /// One line for `syslint detectors`.
     pub summary: &'static str,
     pub docs: Docs,
+    pub options: &'static [OptionDoc],
 }
 
-/// A detector sees every event in time order, after the model was updated with it.
+/// What a detector sees with each event, after the model has seen it.
+pub struct Ctx<'m> {
+    pub model: &'m Model,
+    /// What the syscall's fd argument referred to (looked up before a `close` removed it).
+    pub target: Option<crate::model::TargetView<'m>>,
+}
+
+/// What a detector gets when the trace ends.
+pub struct FinishCtx<'m> {
+    pub model: &'m Model,
+    /// How to print evidence timestamps.
+    pub clock: Clock,
+    /// The whole traced window.
+    pub window: Option<Window>,
+}
+
+/// A detector sees every event in time order and returns its findings at the end.
 pub trait Detector {
     fn meta(&self) -> &'static Meta;
-    fn on_event(&mut self, model: &Model, ev: &Event);
-    fn finish(&mut self, model: &Model) -> Vec<Finding>;
+    fn on_event(&mut self, cx: &Ctx, ev: &Event);
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding>;
 }
 
-/// Constructors of all detectors, in registry order.
-pub fn all() -> Vec<Box<dyn Detector>> {
-    // The detectors themselves arrive with the detector work (issue "Detectors").
-    Vec::new()
+/// A registry entry: the metadata, a constructor from the detector's `[name]` table of
+/// syslint.toml (absent: defaults), and the default config as TOML (for `explain`).
+pub struct Entry {
+    pub meta: &'static Meta,
+    pub make: fn(Option<&toml::Value>) -> Result<Box<dyn Detector>, String>,
+    pub defaults: fn() -> toml::Value,
 }
+
+/// All detectors, in registry order.
+pub static ENTRIES: &[Entry] = &[];
 
 /// The metadata of all detectors.
 pub fn metas() -> Vec<&'static Meta> {
-    all().iter().map(|d| d.meta()).collect()
+    ENTRIES.iter().map(|e| e.meta).collect()
 }
 
-/// Find a detector by kebab-case name or code (case-insensitive for codes).
-pub fn find(key: &str) -> Option<&'static Meta> {
-    metas().into_iter().find(|m| m.name == key || m.code.eq_ignore_ascii_case(key))
+/// Find a detector by kebab-case name or code (codes case-insensitive).
+pub fn find(key: &str) -> Option<&'static Entry> {
+    ENTRIES.iter().find(|e| e.meta.name == key || e.meta.code.eq_ignore_ascii_case(key))
+}
+
+/// Build the detectors to run. `select` (names or codes; empty = every stable detector)
+/// and `ignore` filter; `config` is the parsed syslint.toml (a table per detector name).
+pub fn build(select: &[String], ignore: &[String], config: &toml::Table) -> Result<Vec<Box<dyn Detector>>, String> {
+    for key in select.iter().chain(ignore) {
+        if find(key).is_none() {
+            return Err(format!("unknown detector {key:?} (syslint detectors lists them)"));
+        }
+    }
+    for key in config.keys() {
+        if find(key).is_none() {
+            return Err(format!("syslint.toml: unknown detector [{key}] (syslint detectors lists them)"));
+        }
+    }
+    let named =
+        |e: &Entry, list: &[String]| list.iter().any(|k| e.meta.name == k || e.meta.code.eq_ignore_ascii_case(k));
+    let mut out = Vec::new();
+    for e in ENTRIES {
+        let wanted = if select.is_empty() { e.meta.status == Status::Stable } else { named(e, select) };
+        if !wanted || named(e, ignore) {
+            continue;
+        }
+        let cfg = config.get(e.meta.name).or_else(|| config.get(e.meta.code));
+        out.push((e.make)(cfg).map_err(|m| format!("syslint.toml [{}]: {m}", e.meta.name))?);
+    }
+    Ok(out)
+}
+
+/// Deserialize a detector's config table, defaults for what it leaves out, errors for
+/// unknown keys (use `#[serde(default, deny_unknown_fields)]` on the struct).
+pub fn config_of<T: serde::de::DeserializeOwned + Default>(v: Option<&toml::Value>) -> Result<T, String> {
+    match v {
+        None => Ok(T::default()),
+        Some(v) => T::deserialize(v.clone()).map_err(|e| e.to_string().trim().to_string()),
+    }
+}
+
+/// A detector's default config as a TOML value.
+pub fn defaults_of<T: serde::Serialize + Default>() -> toml::Value {
+    toml::Value::try_from(T::default()).unwrap_or(toml::Value::Table(Default::default()))
+}
+
+/// Severity from a cost: ordinary programs that waste milliseconds get at most `info`.
+/// `wasted_s` is the estimated time lost, `share` the fraction of the window it is.
+pub fn severity_for(wasted_s: f64, share: f64, warn_s: f64, error_s: f64) -> Severity {
+    if wasted_s >= error_s && share >= 0.2 {
+        Severity::Error
+    } else if wasted_s >= warn_s {
+        Severity::Warning
+    } else {
+        Severity::Info
+    }
 }
 
 #[cfg(test)]
@@ -71,11 +166,13 @@ mod tests {
     fn registry_is_consistent() {
         let mut codes = HashSet::new();
         let mut names = HashSet::new();
-        for m in metas() {
+        for e in ENTRIES {
+            let m = e.meta;
             assert!(codes.insert(m.code), "duplicate code {}", m.code);
             assert!(names.insert(m.name), "duplicate name {}", m.name);
             assert!(m.code.len() == 5 && m.code.starts_with("SL"), "bad code {}", m.code);
             assert!(m.name.bytes().all(|c| c.is_ascii_lowercase() || c == b'-'), "name {} not kebab-case", m.name);
+            assert!(!m.summary.ends_with('.') && m.summary.chars().next().is_some_and(|c| c.is_lowercase()));
             for (h, t) in [
                 ("what", m.docs.what),
                 ("why", m.docs.why),
@@ -83,8 +180,24 @@ mod tests {
                 ("fix", m.docs.fix),
                 ("example", m.docs.example),
             ] {
-                assert!(!t.trim().is_empty(), "{}: empty {h}", m.name);
+                assert!(t.trim().len() > 20, "{}: docs heading {h} is empty", m.name);
             }
+            // documented options == config fields, and defaults build a detector
+            let d = (e.defaults)();
+            let keys: HashSet<&str> = d.as_table().map(|t| t.keys().map(String::as_str).collect()).unwrap_or_default();
+            let documented: HashSet<&str> = m.options.iter().map(|o| o.name).collect();
+            assert_eq!(keys, documented, "{}: options documented vs config fields", m.name);
+            assert!((e.make)(Some(&d)).is_ok(), "{}: its own defaults do not load", m.name);
+            assert!((e.make)(None).is_ok());
         }
+    }
+
+    #[test]
+    fn unknown_names_are_errors() {
+        let t = toml::Table::new();
+        assert!(build(&["no-such-thing".into()], &[], &t).is_err());
+        let mut bad = toml::Table::new();
+        bad.insert("no-such-thing".into(), toml::Value::Table(Default::default()));
+        assert!(build(&[], &[], &bad).is_err());
     }
 }

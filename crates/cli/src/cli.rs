@@ -89,6 +89,16 @@ pub struct AnalyzeArgs {
     /// Write the report to this file instead of stdout
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
+    /// Run only these detectors (names or codes, comma-separated); preview ones included
+    #[arg(long, value_delimiter = ',', value_name = "DETECTORS")]
+    pub select: Vec<String>,
+    /// Do not run these detectors (names or codes, comma-separated)
+    #[arg(long, value_delimiter = ',', value_name = "DETECTORS")]
+    pub ignore: Vec<String>,
+    /// Thresholds per detector: a TOML file with a [detector-name] table each
+    /// (`syslint explain NAME` lists the options); default ./syslint.toml if present
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// No progress bar
     #[arg(long, short)]
     pub quiet: bool,

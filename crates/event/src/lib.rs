@@ -122,6 +122,17 @@ pub enum Clock {
 }
 
 impl Clock {
+    /// The clock named by [`as_str`](Self::as_str) (unknown names: `None`).
+    pub fn from_name(s: &str) -> Clock {
+        match s {
+            "time-of-day" => Clock::TimeOfDay,
+            "epoch" => Clock::Epoch,
+            "relative" => Clock::Relative,
+            "monotonic" => Clock::Monotonic,
+            _ => Clock::None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Clock::None => "none",

@@ -4,16 +4,19 @@ use super::progress::Progress;
 use super::{EXIT_CLEAN, EXIT_FINDINGS};
 use crate::cli::{AnalyzeArgs, Format, Level};
 use crate::output;
-use anyhow::Result;
+use anyhow::{anyhow, Context, Result};
+use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
+use syslint_analyze::registry::{self, Detector};
 use syslint_analyze::Analyzer;
 use syslint_capture::{input, CaptureInfo};
 use syslint_report::printers::{json, table};
 use syslint_report::{CTableRow, Capture, Report, Severity, UnparsedLine};
 
 pub fn run(a: AnalyzeArgs) -> Result<u8> {
-    let report = analyze_inputs(&a.inputs, a.quiet)?;
+    let detectors = detectors_for(&a.select, &a.ignore, a.config.as_deref())?;
+    let report = analyze_inputs(&a.inputs, a.quiet, detectors)?;
     for w in &report.capture.warnings {
         eprintln!("syslint: warning: {w}");
     }
@@ -46,13 +49,31 @@ pub fn exit_code(r: &Report, fail_on: Level) -> u8 {
     }
 }
 
+/// The detectors to run: --select/--ignore and the thresholds of --config (or ./syslint.toml).
+pub fn detectors_for(select: &[String], ignore: &[String], config: Option<&Path>) -> Result<Vec<Box<dyn Detector>>> {
+    let implicit = Path::new("syslint.toml");
+    let path = match config {
+        Some(p) => Some(p),
+        None if implicit.is_file() => Some(implicit),
+        None => None,
+    };
+    let table = match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read config {}", p.display()))?;
+            text.parse::<toml::Table>().map_err(|e| anyhow!("{}: {}", p.display(), e.to_string().trim()))?
+        }
+        None => toml::Table::new(),
+    };
+    registry::build(select, ignore, &table).map_err(|e| anyhow!(e))
+}
+
 /// Read and analyse strace logs into a report.
-pub fn analyze_inputs(inputs: &[std::path::PathBuf], quiet: bool) -> Result<Report> {
+pub fn analyze_inputs(inputs: &[std::path::PathBuf], quiet: bool, detectors: Vec<Box<dyn Detector>>) -> Result<Report> {
     let sources = input::expand_sources(inputs)?;
     let total: Option<u64> = sources.iter().map(|s| s.len()).sum();
     let done = Arc::new(AtomicU64::new(0));
     let progress = Progress::start(done.clone(), total, quiet);
-    let mut analyzer = Analyzer::default();
+    let mut analyzer = Analyzer::new(detectors);
     let info = syslint_capture::read_strace(&sources, done, |ev| analyzer.on_event(ev))?;
     drop(progress);
     let table_rows = info.stats.strace_c_table.clone();

@@ -13,7 +13,7 @@ pub fn run(a: DetectorsArgs) -> Result<u8> {
                 .map(|m| {
                     serde_json::json!({
                         "code": m.code, "name": m.name, "category": m.category,
-                        "status": format!("{:?}", m.status).to_lowercase(), "summary": m.summary,
+                        "status": m.status.as_str(), "summary": m.summary,
                     })
                 })
                 .collect();
@@ -24,8 +24,9 @@ pub fn run(a: DetectorsArgs) -> Result<u8> {
                 println!("no detectors in this version yet (syslint analyze prints the summary)");
             }
             for m in metas {
-                println!("{:6} {:22} {:8} {}", m.code, m.name, format!("{:?}", m.status).to_lowercase(), m.summary);
+                println!("{:6} {:22} {:10} {:8} {}", m.code, m.name, m.category, m.status.as_str(), m.summary);
             }
+            println!("\n`syslint explain NAME` documents one; preview detectors run only with --select.");
         }
     }
     Ok(0)

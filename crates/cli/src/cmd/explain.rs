@@ -5,21 +5,28 @@ use anyhow::{bail, Result};
 use syslint_analyze::registry;
 
 pub fn run(a: ExplainArgs) -> Result<u8> {
-    let Some(m) = registry::find(&a.detector) else {
+    let Some(e) = registry::find(&a.detector) else {
         let known: Vec<String> = registry::metas().iter().map(|m| format!("{} ({})", m.name, m.code)).collect();
         if known.is_empty() {
             bail!("no detector named {:?}: this version has no detectors yet", a.detector);
         }
         bail!("no detector named {:?}; known: {}", a.detector, known.join(", "));
     };
+    print!("{}", render(e));
+    Ok(0)
+}
+
+/// The documentation page of a detector, as plain text with Markdown headings.
+pub fn render(e: &registry::Entry) -> String {
+    let m = e.meta;
     let d = &m.docs;
-    println!(
-        "{} ({}) [{}, {:?}, default severity {}]\n",
+    let mut s = format!(
+        "# {} ({})\n\n{}\n\ncategory: {}, status: {}\n\n",
         m.name,
         m.code,
+        m.summary,
         m.category,
-        m.status,
-        m.default_severity.as_str()
+        m.status.as_str()
     );
     for (h, t) in [
         ("What it detects", d.what),
@@ -28,7 +35,16 @@ pub fn run(a: ExplainArgs) -> Result<u8> {
         ("Fix", d.fix),
         ("Example", d.example),
     ] {
-        println!("## {h}\n{}\n", t.trim());
+        s.push_str(&format!("## {h}\n{}\n\n", t.trim()));
     }
-    Ok(0)
+    if !m.options.is_empty() {
+        let defaults = (e.defaults)();
+        s.push_str(&format!("## Options (syslint.toml, table [{}])\n", m.name));
+        for o in m.options {
+            let v = defaults.get(o.name).map(|v| v.to_string()).unwrap_or_default();
+            s.push_str(&format!("- `{} = {v}`: {}\n", o.name, o.meaning));
+        }
+        s.push('\n');
+    }
+    s
 }

@@ -74,3 +74,27 @@ pub fn stderr(o: &Output) -> String {
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
+
+/// `lab/<dir>/traces/<name>`.
+pub fn lab_trace(dir: &str, name: &str) -> PathBuf {
+    root().join("lab").join(dir).join("traces").join(name)
+}
+
+/// The findings of one detector in a report.
+pub fn findings<'r>(r: &'r Report, detector: &str) -> Vec<&'r syslint_report::Finding> {
+    r.findings.iter().filter(|f| f.detector == detector).collect()
+}
+
+/// A numeric metric of a finding (panics with the finding if absent).
+pub fn metric(f: &syslint_report::Finding, key: &str) -> f64 {
+    f.metrics.get(key).and_then(|v| v.as_f64()).unwrap_or_else(|| panic!("no metric {key} in {f:#?}"))
+}
+
+/// Whether a command exists; tests that need it say loudly when it does not.
+pub fn have(cmd: &str) -> bool {
+    let ok = Command::new("sh").args(["-c", &format!("command -v {cmd}")]).output().is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("NOTE: {cmd} is not installed: this live test cannot run (scripts/test.sh installs it)");
+    }
+    ok
+}

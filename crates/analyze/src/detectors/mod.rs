@@ -1,0 +1,233 @@
+//! The detectors, one file each (see docs/detectors.md), and what they share: evidence lines
+//! with payloads redacted, time windows, number formatting.
+
+use syslint_event::{Class, Clock, Event, EventKind, Pid, Ret, Syscall};
+use syslint_report::Window;
+
+/// A strace-style evidence line kept by a detector (owned: events do not outlive the
+/// callback). Payload bytes are redacted when captured, so nothing secret is stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evidence {
+    pub pid: Pid,
+    pub ts_ns: Option<i64>,
+    /// `name(args) = ret <dur>` without pid and time.
+    pub body: String,
+}
+
+/// Longest argument text kept in evidence.
+const MAX_ARGS: usize = 200;
+
+impl Evidence {
+    /// Capture a syscall event (other events render as their strace line).
+    pub fn of(ev: &Event) -> Evidence {
+        let body = match &ev.kind {
+            EventKind::Syscall(sc) => render_call(sc),
+            EventKind::Signal { name, info } => format!("--- {name} {info} ---"),
+            EventKind::Exited { code } => format!("+++ exited with {code} +++"),
+            EventKind::Killed { signal, core_dumped } => {
+                format!("+++ killed by {signal}{} +++", if *core_dumped { " (core dumped)" } else { "" })
+            }
+            EventKind::Attached { .. } => "--- attached ---".into(),
+            EventKind::Detached => "--- detached ---".into(),
+            EventKind::Alias { .. } => String::new(),
+        };
+        Evidence { pid: ev.pid, ts_ns: ev.ts_ns, body }
+    }
+
+    /// The full line, with pid and timestamp in the capture's notation.
+    pub fn render(&self, clock: Clock) -> String {
+        let mut s = String::new();
+        if self.pid != 0 {
+            s.push_str(&format!("{} ", self.pid));
+        }
+        if let Some(t) = self.ts_ns {
+            s.push_str(&fmt_ts(t, clock));
+            s.push(' ');
+        }
+        s.push_str(&self.body);
+        s
+    }
+}
+
+/// A timestamp as strace prints it for the clock: `10:00:00.123456`, `1700000000.123456`,
+/// `0.123456`.
+pub fn fmt_ts(t: i64, clock: Clock) -> String {
+    let us = t.div_euclid(1000);
+    match clock {
+        Clock::TimeOfDay => {
+            let secs = us.div_euclid(1_000_000).rem_euclid(86_400);
+            format!("{:02}:{:02}:{:02}.{:06}", secs / 3600, secs / 60 % 60, secs % 60, us.rem_euclid(1_000_000))
+        }
+        _ => format!("{}.{:06}", us.div_euclid(1_000_000), us.rem_euclid(1_000_000)),
+    }
+}
+
+/// `name(args) = ret <dur>` with payload strings of read/write/send/recv calls redacted.
+pub fn render_call(sc: &Syscall) -> String {
+    let payload = sc.sys.is(Class::READ) || sc.sys.is(Class::WRITE) || sc.sys.is(Class::NET);
+    let mut args = if payload { redact(sc.args) } else { sc.args.to_string() };
+    if args.len() > MAX_ARGS {
+        let mut cut = MAX_ARGS;
+        while !args.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        args.truncate(cut);
+        args.push_str("...");
+    }
+    let ret = match &sc.ret {
+        Ret::Ok { val, deco, note } => {
+            let mut r = if *val > 0xffff_ffff { format!("{val:#x}") } else { val.to_string() };
+            if let Some(d) = deco {
+                r.push_str(&format!("<{d}>"));
+            }
+            if !note.is_empty() && !payload {
+                r.push(' ');
+                r.push_str(note);
+            }
+            r
+        }
+        Ret::Err { val, errno } => {
+            if *val == 0 {
+                format!("? {errno}")
+            } else {
+                format!("{val} {errno}")
+            }
+        }
+        Ret::Unknown => "?".into(),
+        Ret::Unfinished => return format!("{}({args} <unfinished ...>", sc.name),
+    };
+    let dur = sc.dur_ns.map(|d| format!(" <{}.{:06}>", d / 1_000_000_000, d / 1000 % 1_000_000)).unwrap_or_default();
+    format!("{}({args}) = {ret}{dur}", sc.name)
+}
+
+/// Replace the contents of quoted strings with their length: `"GET / HTTP/1.1\r\n"...`
+/// becomes `"…16 bytes…"...`. Socket paths (`sun_path="..."`) stay: they are addresses.
+pub fn redact(args: &str) -> String {
+    let b = args.as_bytes();
+    let mut out = String::with_capacity(args.len().min(256));
+    let mut i = 0;
+    let mut last = 0;
+    while i < b.len() {
+        if b[i] == b'"' {
+            let start = i;
+            i += 1;
+            let mut n = 0usize;
+            while i < b.len() && b[i] != b'"' {
+                if b[i] == b'\\' {
+                    // \n, \x41, \101 each stand for one byte
+                    i += 1;
+                    if i < b.len() && b[i] == b'x' {
+                        i += 2;
+                    } else if i < b.len() && b[i].is_ascii_digit() {
+                        let mut k = 1;
+                        while k < 3 && i + 1 < b.len() && (b'0'..=b'7').contains(&b[i + 1]) {
+                            i += 1;
+                            k += 1;
+                        }
+                    }
+                }
+                i += 1;
+                n += 1;
+            }
+            let keep = args[..start].ends_with("sun_path=") || args[..start].ends_with("sun_path=@");
+            out.push_str(&args[last..start]);
+            if keep {
+                out.push_str(&args[start..(i + 1).min(args.len())]);
+            } else {
+                out.push_str(&format!("\"…{n} bytes…\""));
+            }
+            i += 1;
+            last = i.min(args.len());
+            continue;
+        }
+        i += 1;
+    }
+    out.push_str(&args[last.min(args.len())..]);
+    out
+}
+
+/// First and last time of something, for a finding's window.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Span {
+    pub first: Option<i64>,
+    pub last: Option<i64>,
+}
+
+impl Span {
+    pub fn add(&mut self, ts: Option<i64>) {
+        if let Some(t) = ts {
+            self.first = Some(self.first.map_or(t, |f| f.min(t)));
+            self.last = Some(self.last.map_or(t, |l| l.max(t)));
+        }
+    }
+    pub fn seconds(&self) -> f64 {
+        match (self.first, self.last) {
+            (Some(a), Some(b)) => (b - a).max(0) as f64 / 1e9,
+            _ => 0.0,
+        }
+    }
+    pub fn window(&self) -> Option<Window> {
+        match (self.first, self.last) {
+            (Some(a), Some(b)) => {
+                Some(Window { start_s: a as f64 / 1e9, end_s: b as f64 / 1e9, duration_s: (b - a).max(0) as f64 / 1e9 })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Keep the first `n` evidence lines and the last one (the pattern's start and end).
+#[derive(Clone, Debug, Default)]
+pub struct EvidenceBuf {
+    pub first: Vec<Evidence>,
+    pub last: Option<Evidence>,
+    pub cap: usize,
+}
+
+impl EvidenceBuf {
+    pub fn new(cap: usize) -> Self {
+        EvidenceBuf { first: Vec::new(), last: None, cap }
+    }
+    pub fn push(&mut self, ev: &Event) {
+        if self.first.len() < self.cap {
+            self.first.push(Evidence::of(ev));
+        } else {
+            self.last = Some(Evidence::of(ev));
+        }
+    }
+    pub fn render(&self, clock: Clock) -> Vec<String> {
+        let mut v: Vec<String> = self.first.iter().map(|e| e.render(clock)).collect();
+        if let Some(l) = &self.last {
+            v.push("...".into());
+            v.push(l.render(clock));
+        }
+        v
+    }
+}
+
+/// A number as a JSON metric.
+pub fn num(v: f64) -> serde_json::Value {
+    let r = (v * 1e6).round() / 1e6;
+    serde_json::Number::from_f64(r).map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_are_redacted_addresses_kept() {
+        assert_eq!(redact(r#"3, "GET /secret?token=abc HTTP/1.1\r\n"..., 36"#), r#"3, "…32 bytes…"..., 36"#);
+        assert_eq!(
+            redact(r#"3, {sa_family=AF_UNIX, sun_path="/run/x.sock"}, 110"#),
+            r#"3, {sa_family=AF_UNIX, sun_path="/run/x.sock"}, 110"#
+        );
+        assert_eq!(redact(r#"5, "\x00\x01ab", 4"#), r#"5, "…4 bytes…", 4"#);
+    }
+
+    #[test]
+    fn timestamps_like_strace() {
+        assert_eq!(fmt_ts(36_000_000_100_000, Clock::TimeOfDay), "10:00:00.000100");
+        assert_eq!(fmt_ts(1_700_000_000_123_456_000, Clock::Epoch), "1700000000.123456");
+    }
+}
