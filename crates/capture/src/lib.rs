@@ -2,6 +2,7 @@
 //! its input into [`syslint_event::Event`]s handed to a sink, in time order.
 
 pub mod input;
+pub mod live;
 pub mod parallel;
 pub mod strace;
 

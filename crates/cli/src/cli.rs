@@ -28,7 +28,7 @@ pub struct Cli {
 pub enum Command {
     /// Analyse strace logs: summary, per-process and per-fd statistics, findings
     Analyze(AnalyzeArgs),
-    /// Run a command or attach to processes and analyse them live (not yet available)
+    /// Run a command or attach to processes and analyse them live
     Trace(TraceArgs),
     /// Compare two runs and state whether a fix worked (not yet available)
     Diff(DiffArgs),
@@ -61,19 +61,9 @@ pub enum Level {
     Error,
 }
 
+/// How a report is printed and judged (shared by analyze and trace).
 #[derive(Args, Debug)]
-#[command(after_help = "Inputs: strace text logs, plain or compressed (gzip, zstd), `-` for \
-    stdin, several files or a directory of `strace -ff -o DIR/trace` output (merged by \
-    timestamp).\n\n\
-    Any strace flags work; these give the most complete picture:\n  \
-    strace -f -tt -T -yy -o app.strace ./app\n\
-    (-f follow children and threads, -tt timestamps, -T time spent in each call, \
-    -yy what every fd is: path or socket endpoints).\n\n\
-    Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.")]
-pub struct AnalyzeArgs {
-    /// strace log files, directories of -ff files, or - for stdin
-    #[arg(required = true, value_name = "INPUT")]
-    pub inputs: Vec<PathBuf>,
+pub struct ReportArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -99,25 +89,98 @@ pub struct AnalyzeArgs {
     /// (`syslint explain NAME` lists the options); default ./syslint.toml if present
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// No progress bar
+    /// No progress bar or status line
     #[arg(long, short)]
     pub quiet: bool,
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Inputs: strace text logs, plain or compressed (gzip, zstd), `-` for \
+    stdin, several files or a directory of `strace -ff -o DIR/trace` output (merged by \
+    timestamp).\n\n\
+    Any strace flags work; these give the most complete picture:\n  \
+    strace -f -tt -T -yy -o app.strace ./app\n\
+    (-f follow children and threads, -tt timestamps, -T time spent in each call, \
+    -yy what every fd is: path or socket endpoints).\n\n\
+    Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.")]
+pub struct AnalyzeArgs {
+    /// strace log files, directories of -ff files, or - for stdin
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Backend {
+    /// eBPF where permitted, else strace (today: strace)
+    Auto,
+    /// strace as a child process
+    Strace,
+    /// eBPF (not available in this version)
+    Ebpf,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    syslint trace -- php fetch.php                        # run a command, report when it ends\n  \
+    syslint trace -p 1234 --for 30s                       # attach to a running process for 30 s\n  \
+    syslint trace --comm nginx --for 1m -o ng.strace.gz   # every nginx process; keep the recording\n  \
+    syslint analyze ng.strace.gz                          # the same report again, from the recording\n\n\
+    Ctrl-C: with -p/--comm, syslint detaches and reports; the processes run on. With -- CMD, \
+    Ctrl-C goes to the command as usual and syslint reports when it ends; SIGTERM to syslint \
+    detaches and reports. If syslint itself is killed, the traced processes are detached and \
+    run on.\n\n\
+    Needs strace, and permission to trace: your own child processes always; other processes \
+    as root, or with kernel.yama.ptrace_scope=0 for your own user; in a container, \
+    CAP_SYS_PTRACE.\n\n\
+    Exit codes: the command's own exit status (with -- CMD) or 0; 1 when a finding at or \
+    above --fail-on exists; 2 when syslint fails.")]
 pub struct TraceArgs {
-    /// Attach to these processes (comma-separated pids)
+    /// Attach to these processes (comma-separated pids) and their new children
     #[arg(short = 'p', long = "pid", value_delimiter = ',', value_name = "PID")]
     pub pids: Vec<u32>,
-    /// Stop after this long (e.g. 60s)
-    #[arg(long = "for", value_name = "DURATION")]
-    pub duration: Option<String>,
-    /// Keep the recording in this file
-    #[arg(short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    /// Attach to every process with this name (like strace -p $(pgrep NAME))
+    #[arg(long, value_name = "NAME")]
+    pub comm: Option<String>,
+    /// Stop after this long and report (e.g. 30s, 5m, 1h, 500ms); processes run on
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
+    /// Keep the recording in this file (strace text; .gz or .zst compress it)
+    #[arg(short = 'o', long = "record", value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Also print a summary of the last N seconds every N seconds
+    #[arg(long, value_name = "SECONDS")]
+    pub interval: Option<u64>,
+    /// Capture backend
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// The command to run, after --
     #[arg(last = true, value_name = "CMD")]
-    pub command: Vec<String>,
+    pub command: Vec<std::ffi::OsString>,
+}
+
+/// `30s`, `5m`, `1h`, `500ms`, or plain seconds.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let v: f64 = num.parse().map_err(|_| format!("{s:?} is not a duration (try 30s, 5m, 1h, 500ms)"))?;
+    let secs = match unit {
+        "ms" => v / 1000.0,
+        "s" | "sec" => v,
+        "m" | "min" => v * 60.0,
+        "h" => v * 3600.0,
+        _ => return Err(format!("unknown unit {unit:?} in {s:?} (use ms, s, m or h)")),
+    };
+    if !(secs > 0.0 && secs.is_finite()) {
+        return Err(format!("{s:?} must be longer than zero"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
 #[derive(Args, Debug)]

@@ -2,7 +2,7 @@
 
 use super::progress::Progress;
 use super::{EXIT_CLEAN, EXIT_FINDINGS};
-use crate::cli::{AnalyzeArgs, Format, Level};
+use crate::cli::{AnalyzeArgs, Format, Level, ReportArgs};
 use crate::output;
 use anyhow::{anyhow, Context, Result};
 use std::path::Path;
@@ -15,25 +15,32 @@ use syslint_report::printers::{json, table};
 use syslint_report::{CTableRow, Capture, Report, Severity, UnparsedLine};
 
 pub fn run(a: AnalyzeArgs) -> Result<u8> {
-    let detectors = detectors_for(&a.select, &a.ignore, a.config.as_deref())?;
-    let report = analyze_inputs(&a.inputs, a.quiet, detectors)?;
+    let r = &a.report;
+    let detectors = detectors_for(&r.select, &r.ignore, r.config.as_deref())?;
+    let report = analyze_inputs(&a.inputs, r.quiet, detectors)?;
+    emit(&report, r)?;
+    Ok(exit_code(&report, r.fail_on))
+}
+
+/// Print warnings to stderr and the report where the options say.
+pub fn emit(report: &Report, r: &ReportArgs) -> Result<()> {
     for w in &report.capture.warnings {
         eprintln!("syslint: warning: {w}");
     }
-    let mut out = output::open(a.output_file.as_deref())?;
-    match a.format {
-        Format::Json => json::print(&report, &mut out)?,
+    let mut out = output::open(r.output_file.as_deref())?;
+    match r.format {
+        Format::Json => json::print(report, &mut out)?,
         Format::Table => {
             let opt = table::TableOptions {
-                color: output::color_enabled(a.color, a.output_file.is_some()),
+                color: output::color_enabled(r.color, r.output_file.is_some()),
                 width: output::width(),
-                top: a.top.max(1),
+                top: r.top.max(1),
             };
-            table::print(&report, &mut out, &opt)?;
+            table::print(report, &mut out, &opt)?;
         }
     }
     out.flush()?;
-    Ok(exit_code(&report, a.fail_on))
+    Ok(())
 }
 
 pub fn exit_code(r: &Report, fail_on: Level) -> u8 {
@@ -76,13 +83,18 @@ pub fn analyze_inputs(inputs: &[std::path::PathBuf], quiet: bool, detectors: Vec
     let mut analyzer = Analyzer::new(detectors);
     let info = syslint_capture::read_strace(&sources, done, |ev| analyzer.on_event(ev))?;
     drop(progress);
+    Ok(finish(analyzer, info, "strace-log"))
+}
+
+/// The report of a finished capture.
+pub fn finish(analyzer: Analyzer, info: CaptureInfo, backend: &str) -> Report {
     let table_rows = info.stats.strace_c_table.clone();
-    let mut report = analyzer.finish(capture_of(info, "strace-log"));
+    let mut report = analyzer.finish(capture_of(info, backend));
     report.summary.strace_c_table = table_rows
         .into_iter()
         .map(|r| CTableRow { name: r.name, seconds: r.seconds, calls: r.calls, errors: r.errors })
         .collect();
-    Ok(report)
+    report
 }
 
 /// What the reader knows, in report form.

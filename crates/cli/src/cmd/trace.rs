@@ -1,19 +1,251 @@
-//! `syslint trace`: live capture. The backends (strace child, eBPF) are not built yet; until
-//! then this says exactly how to get the same result by hand.
+//! `syslint trace`: run a command or attach to processes, stream the trace into the analysis,
+//! report when the program ends, when `--for` passes, or on Ctrl-C/SIGTERM.
 
-use crate::cli::TraceArgs;
+use super::analyze::{detectors_for, emit, exit_code, finish};
+use super::{EXIT_ERROR, EXIT_FINDINGS};
+use crate::cli::{Backend, TraceArgs};
 use anyhow::{bail, Result};
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use syslint_analyze::summary::SyscallTable;
+use syslint_analyze::Analyzer;
+use syslint_capture::live::{pids_by_name, Stop, StraceSession, Target, Tee};
+use syslint_capture::{parallel, CaptureInfo};
+use syslint_event::{Event, EventKind};
 
 pub fn run(a: TraceArgs) -> Result<u8> {
-    let target = if !a.command.is_empty() {
-        a.command.join(" ")
-    } else if !a.pids.is_empty() {
-        format!("-p {}", a.pids.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(","))
-    } else {
-        "CMD".into()
+    if a.backend == Backend::Ebpf {
+        bail!("the eBPF backend is not available in this version: use --backend strace (the default)");
+    }
+    let target = target_of(&a)?;
+    let r = &a.report;
+    let detectors = detectors_for(&r.select, &r.ignore, r.config.as_deref())?;
+
+    // signals: remember them, act in the control thread
+    let sigint = Arc::new(AtomicBool::new(false));
+    let sigterm = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGINT, sigint.clone())?;
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, sigterm.clone())?;
+
+    let mut session = StraceSession::start(&target)?;
+    let attach = matches!(target, Target::Pids(_));
+    let fifo = match session.output() {
+        Ok(f) => f,
+        Err(e) => bail!("{e}"),
     };
-    bail!(
-        "`syslint trace` is not available in this version yet. Record with strace and analyse \
-         the log instead:\n  strace -f -tt -T -yy -o trace.strace {target}\n  syslint analyze trace.strace"
-    )
+    let events = Arc::new(AtomicU64::new(0));
+    let procs = Arc::new(AtomicUsize::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+    let stopped_by = Arc::new(AtomicUsize::new(0)); // 0 running, 1 --for, 2 SIGINT, 3 SIGTERM
+
+    let status = if !r.quiet && std::io::stderr().is_terminal() {
+        Some(status_line(session.what.clone(), events.clone(), procs.clone(), done.clone()))
+    } else {
+        None
+    };
+
+    let mut analyzer = Analyzer::new(detectors);
+    let mut tee = Tee::new(fifo, a.record.as_deref())?;
+    let started = Instant::now();
+    let deadline = a.duration.map(|d| started + d);
+    let strace_pid = session.strace_pid();
+    let what = session.what.clone();
+
+    let (info, outcome_err) = std::thread::scope(|scope| {
+        // control: --for, Ctrl-C, SIGTERM
+        let (done_c, stopped_c) = (done.clone(), stopped_by.clone());
+        let (sigint_c, sigterm_c) = (sigint.clone(), sigterm.clone());
+        let session_ref = &session;
+        scope.spawn(move || {
+            let mut stopped = false;
+            while !done_c.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(20));
+                if stopped {
+                    continue;
+                }
+                let why = if sigterm_c.load(Ordering::Relaxed) {
+                    3
+                } else if attach && sigint_c.load(Ordering::Relaxed) {
+                    // with -- CMD, Ctrl-C reached the command itself: let it decide
+                    2
+                } else if deadline.is_some_and(|d| Instant::now() >= d) {
+                    1
+                } else {
+                    0
+                };
+                if why != 0 {
+                    stopped_c.store(why, Ordering::Relaxed);
+                    session_ref.stop(Stop::Detach);
+                    stopped = true;
+                }
+            }
+        });
+
+        let mut interval = a.interval.filter(|&n| n > 0).map(|n| Interval::new(Duration::from_secs(n)));
+        let mut sink = |ev: &Event| {
+            events.fetch_add(1, Ordering::Relaxed);
+            if let EventKind::Syscall(sc) = &ev.kind {
+                if let Some(iv) = interval.as_mut() {
+                    iv.add(sc);
+                }
+            }
+            analyzer.on_event(ev);
+        };
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let o = parallel::read_parallel(&mut tee, &what, workers, parallel::CHUNK, 4 << 20, &mut sink);
+        done.store(true, Ordering::Relaxed);
+        let mut info = CaptureInfo { sources: vec![format!("strace: {what}")], ..Default::default() };
+        info.bytes = o.bytes;
+        info.cut_lines = o.cut_lines;
+        if let Some(e) = &o.error {
+            info.warnings.push(format!("trace stream ended early: {e}"));
+        }
+        info.stats = o.stats;
+        let _ = procs.load(Ordering::Relaxed);
+        (info, o.error)
+    });
+    let _ = outcome_err;
+    if let Some(h) = status {
+        let _ = h.join();
+    }
+    let st = session.wait()?;
+    let msgs = session.messages();
+    let mut info = info;
+    if let Err(e) = tee.finish() {
+        info.warnings.push(format!("the recording is incomplete: {e}"));
+    }
+    if let Some(e) = tee.error.take() {
+        info.warnings.push(format!("the recording stopped early: {e}"));
+    }
+    let why = stopped_by.load(Ordering::Relaxed);
+    match why {
+        1 => info
+            .warnings
+            .push(format!("stopped after {:?} (--for); the traced processes run on", a.duration.unwrap_or_default())),
+        2 => info.warnings.push("stopped by Ctrl-C; the traced processes run on".into()),
+        3 => info.warnings.push("stopped by SIGTERM; the traced processes run on".into()),
+        _ => {}
+    }
+    if attach && why == 0 {
+        info.warnings.push("every traced process exited".into());
+    }
+    for l in msgs.lines().filter(|l| l.contains("strace:") && !l.contains("attached") && !l.contains("detached")) {
+        info.warnings.push(l.trim().to_string());
+    }
+    let _ = strace_pid;
+    let report = finish(analyzer, info, "strace");
+    emit(&report, r)?;
+    let code = exit_code(&report, r.fail_on);
+    if code == EXIT_FINDINGS {
+        return Ok(code);
+    }
+    if !attach && why == 0 {
+        // the command's own exit status, as strace passes it on
+        if let Some(c) = st.code() {
+            return Ok(c.clamp(0, 255) as u8);
+        }
+        if let Some(sig) = std::os::unix::process::ExitStatusExt::signal(&st) {
+            return Ok((128 + sig).clamp(0, 255) as u8);
+        }
+        return Ok(EXIT_ERROR);
+    }
+    Ok(code)
+}
+
+fn target_of(a: &TraceArgs) -> Result<Target> {
+    let modes = [!a.command.is_empty(), !a.pids.is_empty(), a.comm.is_some()].iter().filter(|x| **x).count();
+    if modes == 0 {
+        bail!("nothing to trace: give a command after --, or -p PID, or --comm NAME (see syslint trace --help)");
+    }
+    if modes > 1 {
+        bail!("give only one of: a command after --, -p PID, --comm NAME");
+    }
+    if !a.command.is_empty() {
+        return Ok(Target::Command(a.command.clone()));
+    }
+    if let Some(name) = &a.comm {
+        let pids = pids_by_name(name);
+        if pids.is_empty() {
+            bail!("no process named {name:?} is running");
+        }
+        return Ok(Target::Pids(pids));
+    }
+    Ok(Target::Pids(a.pids.clone()))
+}
+
+/// Events per second on one line of stderr, a few times a second.
+fn status_line(
+    what: String,
+    events: Arc<AtomicU64>,
+    _procs: Arc<AtomicUsize>,
+    done: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let t0 = Instant::now();
+        let mut last = (t0, 0u64);
+        while !done.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(250));
+            let n = events.load(Ordering::Relaxed);
+            let now = Instant::now();
+            let rate = (n - last.1) as f64 / now.duration_since(last.0).as_secs_f64().max(1e-3);
+            last = (now, n);
+            let mut e = std::io::stderr().lock();
+            let _ = write!(
+                e,
+                "\rsyslint: tracing {what}: {n} events, {rate:.0}/s, {:.0}s  (Ctrl-C to stop) ",
+                t0.elapsed().as_secs_f64()
+            );
+            let _ = e.flush();
+        }
+        let mut e = std::io::stderr().lock();
+        let _ = write!(e, "\r{}\r", " ".repeat(100));
+        let _ = e.flush();
+    })
+}
+
+/// `--interval`: per-interval syscall summaries on stderr.
+struct Interval {
+    every: Duration,
+    next: Instant,
+    table: SyscallTable,
+    n: u64,
+}
+
+impl Interval {
+    fn new(every: Duration) -> Interval {
+        Interval { every, next: Instant::now() + every, table: SyscallTable::default(), n: 0 }
+    }
+
+    fn add(&mut self, sc: &syslint_event::Syscall) {
+        self.table.add(sc);
+        self.n += 1;
+        if Instant::now() >= self.next {
+            self.print();
+            self.table = SyscallTable::default();
+            self.n = 0;
+            self.next += self.every;
+        }
+    }
+
+    fn print(&self) {
+        let secs = self.every.as_secs_f64();
+        let mut rows = self.table.stats(secs);
+        rows.sort_by(|a, b| b.calls.cmp(&a.calls));
+        let top: Vec<String> = rows
+            .iter()
+            .take(8)
+            .map(|s| {
+                let err = if s.errors > 0 { format!(" ({} err)", s.errors) } else { String::new() };
+                format!("{} {}{err}", s.name, s.calls)
+            })
+            .collect();
+        eprintln!(
+            "\rsyslint: last {secs:.0}s: {} syscalls ({:.0}/s): {}",
+            self.n,
+            self.n as f64 / secs,
+            top.join(", ")
+        );
+    }
 }

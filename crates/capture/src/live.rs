@@ -1,0 +1,317 @@
+//! Live capture with strace as a child process.
+//!
+//! strace writes its trace into a FIFO in a private temporary directory; the reader streams
+//! it into the same parser as `analyze` (no temporary file the size of the trace). The traced
+//! program keeps its own stdin/stdout/stderr: strace opens the FIFO close-on-exec, so the
+//! program does not inherit it.
+//!
+//! Safety of the traced processes (measured with strace 6.1 here, see tests): if the reader
+//! dies, strace (attached with -p) gets SIGPIPE and the kernel detaches it; strace running a
+//! command would instead keep tracing and complain, so strace runs with a parent-death
+//! signal of SIGKILL (util-linux `setpriv --pdeathsig`): when syslint dies, strace dies, and
+//! the kernel detaches every tracee, which runs on.
+
+use std::ffi::OsString;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// What to trace.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// Run this command (following its children and threads).
+    Command(Vec<OsString>),
+    /// Attach to these processes (and their future children).
+    Pids(Vec<u32>),
+}
+
+/// Why live capture could not start (or went wrong). Messages say what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    #[error("strace is not installed: install it (Debian/Ubuntu: apt-get install strace; Fedora: dnf install strace)")]
+    StraceMissing,
+    #[error("command not found: {0}")]
+    CommandNotFound(String),
+    #[error("no process with pid {0}")]
+    NoSuchPid(u32),
+    #[error("not permitted to trace: {0}")]
+    NotPermitted(String),
+    #[error("strace failed ({status}){detail}")]
+    StraceFailed { status: String, detail: String },
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+/// How to stop tracing early.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Detach from everything and let it run on.
+    Detach,
+}
+
+/// Find a program in PATH.
+pub fn which(name: &str) -> Option<PathBuf> {
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return p.is_file().then_some(p);
+    }
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).map(|d| d.join(name)).find(|p| p.is_file()))
+        .unwrap_or(None)
+}
+
+/// Pids of processes whose name (`/proc/PID/comm`) or program file name is `name`.
+pub fn pids_by_name(name: &str) -> Vec<u32> {
+    let own = std::process::id();
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir("/proc") else { return out };
+    for e in rd.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        if pid == own {
+            continue;
+        }
+        let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+        let exe = std::fs::read_to_string(e.path().join("cmdline")).unwrap_or_default();
+        let arg0 = exe.split('\0').next().unwrap_or("");
+        let base = arg0.rsplit('/').next().unwrap_or(arg0);
+        if comm.trim_end() == name || base == name {
+            out.push(pid);
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Explain why attaching to another process would fail, before strace tries.
+fn check_attach_permission() -> Result<(), LiveError> {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let cap_eff = status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        .unwrap_or(0);
+    let has_ptrace_cap = cap_eff & (1 << 19) != 0; // CAP_SYS_PTRACE
+    let scope = std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope")
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok())
+        .unwrap_or(0);
+    match scope {
+        3 => Err(LiveError::NotPermitted(
+            "kernel.yama.ptrace_scope=3 forbids attaching to any process until reboot; run the program under \
+             `syslint trace -- CMD` instead"
+                .into(),
+        )),
+        2 if !has_ptrace_cap => Err(LiveError::NotPermitted(
+            "kernel.yama.ptrace_scope=2 allows attaching only with CAP_SYS_PTRACE: run as root".into(),
+        )),
+        1 if !has_ptrace_cap => Err(LiveError::NotPermitted(
+            "kernel.yama.ptrace_scope=1 allows tracing only your own children: run as root, or \
+             `sudo sysctl kernel.yama.ptrace_scope=0`, or start the program with `syslint trace -- CMD`"
+                .into(),
+        )),
+        _ if nix::unistd::geteuid().is_root() && !has_ptrace_cap => Err(LiveError::NotPermitted(
+            "root without CAP_SYS_PTRACE (a container?): run it with --cap-add=SYS_PTRACE".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A running strace.
+pub struct StraceSession {
+    child: Child,
+    dir: PathBuf,
+    fifo: PathBuf,
+    attach: bool,
+    stderr: Option<std::thread::JoinHandle<String>>,
+    /// What strace was asked to trace, for messages.
+    pub what: String,
+}
+
+impl StraceSession {
+    /// Start strace with the flags the analysis needs.
+    pub fn start(target: &Target) -> Result<StraceSession, LiveError> {
+        let strace = which("strace").ok_or(LiveError::StraceMissing)?;
+        let attach = matches!(target, Target::Pids(_));
+        let what = match target {
+            Target::Command(c) => {
+                let prog = c.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+                if prog.is_empty() || which(&prog).is_none() {
+                    return Err(LiveError::CommandNotFound(prog));
+                }
+                c.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ")
+            }
+            Target::Pids(pids) => {
+                for &p in pids {
+                    if !Path::new(&format!("/proc/{p}")).exists() {
+                        return Err(LiveError::NoSuchPid(p));
+                    }
+                }
+                check_attach_permission()?;
+                format!("pid {}", pids.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(","))
+            }
+        };
+        let dir = std::env::temp_dir().join(format!(
+            "syslint-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+        ));
+        std::fs::create_dir(&dir)?;
+        let fifo = dir.join("trace");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRUSR | nix::sys::stat::Mode::S_IWUSR)
+            .map_err(|e| LiveError::Io(io::Error::from(e)))?;
+
+        // when syslint dies, strace dies, and the kernel lets the tracees run on
+        let mut cmd = match which("setpriv") {
+            Some(setpriv) => {
+                let mut c = Command::new(setpriv);
+                c.args(["--pdeathsig", "KILL"]).arg(&strace);
+                c
+            }
+            None => Command::new(&strace),
+        };
+        cmd.args(["-f", "-q", "-tt", "-T", "-yy", "-s", "64", "-o"]).arg(&fifo);
+        match target {
+            Target::Command(c) => {
+                cmd.arg("--").args(c);
+            }
+            Target::Pids(pids) => {
+                for p in pids {
+                    cmd.arg("-p").arg(p.to_string());
+                }
+                // nothing inherits strace's stderr when attaching: keep its messages
+                cmd.stdin(Stdio::null()).stderr(Stdio::piped());
+            }
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            let _ = std::fs::remove_dir_all(&dir);
+            LiveError::Io(e)
+        })?;
+        let stderr = child.stderr.take().map(|mut e| {
+            std::thread::spawn(move || {
+                let mut s = String::new();
+                let _ = e.read_to_string(&mut s);
+                s
+            })
+        });
+        Ok(StraceSession { child, dir, fifo, attach, stderr, what })
+    }
+
+    pub fn strace_pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Open the trace stream. Waits until strace opened the FIFO, or fails if strace exits
+    /// before (e.g. it could not attach).
+    pub fn output(&mut self) -> Result<std::fs::File, LiveError> {
+        let (tx, rx) = mpsc::channel();
+        let fifo = self.fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(std::fs::File::open(&fifo));
+        });
+        loop {
+            match rx.recv_timeout(Duration::from_millis(20)) {
+                Ok(f) => return Ok(f?),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(LiveError::Io(io::Error::other("trace stream lost")));
+                }
+            }
+            if let Some(st) = self.child.try_wait()? {
+                // unblock the opener, then report why strace is gone
+                let _ = std::fs::OpenOptions::new().write(true).open(&self.fifo);
+                return Err(self.failure(st));
+            }
+        }
+    }
+
+    /// Detach from the traced processes: they run on, strace ends, the stream ends.
+    pub fn stop(&self, _how: Stop) {
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        // attached: strace detaches cleanly on SIGINT. Running a command, strace blocks
+        // fatal signals (-I3); SIGKILL makes the kernel detach the command, which runs on.
+        let sig = if self.attach { nix::sys::signal::SIGINT } else { nix::sys::signal::SIGKILL };
+        let _ = nix::sys::signal::kill(pid, sig);
+    }
+
+    /// Wait for strace to end; its status is the traced command's (strace passes it on).
+    pub fn wait(&mut self) -> Result<ExitStatus, LiveError> {
+        Ok(self.child.wait()?)
+    }
+
+    /// strace's own messages (attach mode only).
+    pub fn messages(&mut self) -> String {
+        self.stderr.take().and_then(|h| h.join().ok()).unwrap_or_default()
+    }
+
+    fn failure(&mut self, st: ExitStatus) -> LiveError {
+        let msg = self.messages();
+        let first = msg.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
+        if msg.contains("Operation not permitted") {
+            return LiveError::NotPermitted(format!(
+                "{first} (run as root, or check kernel.yama.ptrace_scope and CAP_SYS_PTRACE)"
+            ));
+        }
+        if msg.contains("No such process") {
+            return LiveError::StraceFailed { status: st.to_string(), detail: format!(": {first}") };
+        }
+        let detail = if first.is_empty() { String::new() } else { format!(": {first}") };
+        LiveError::StraceFailed { status: st.to_string(), detail }
+    }
+}
+
+impl Drop for StraceSession {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Copies everything read into a recording (plain, or compressed by the file's ending).
+pub struct Tee<R> {
+    inner: R,
+    out: Option<Box<dyn io::Write + Send>>,
+    /// Set when writing the recording failed (the analysis goes on).
+    pub error: Option<io::Error>,
+}
+
+impl<R: Read> Tee<R> {
+    pub fn new(inner: R, path: Option<&Path>) -> io::Result<Tee<R>> {
+        let out: Option<Box<dyn io::Write + Send>> = match path {
+            None => None,
+            Some(p) => {
+                let f = io::BufWriter::new(std::fs::File::create(p)?);
+                let name = p.to_string_lossy();
+                Some(if name.ends_with(".gz") {
+                    Box::new(flate2::write::GzEncoder::new(f, flate2::Compression::default()))
+                } else if name.ends_with(".zst") {
+                    Box::new(zstd::stream::write::Encoder::new(f, 3)?.auto_finish())
+                } else {
+                    Box::new(f)
+                })
+            }
+        };
+        Ok(Tee { inner, out, error: None })
+    }
+
+    /// Flush and close the recording.
+    pub fn finish(&mut self) -> io::Result<()> {
+        if let Some(mut o) = self.out.take() {
+            o.flush()?;
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for Tee<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(o) = self.out.as_mut() {
+            if let Err(e) = o.write_all(&buf[..n]) {
+                self.error = Some(e);
+                self.out = None;
+            }
+        }
+        Ok(n)
+    }
+}

@@ -1,0 +1,183 @@
+//! `syslint trace` against real processes: exit statuses, errors, attaching, and the safety
+//! of the traced program when syslint is interrupted or killed.
+
+mod common;
+use common::*;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn tmp(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("syslint-trace-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A bounded worker (200 x 50 ms): appends a line to `count` each round, so a test can see it
+/// is alive and working.
+fn worker(dir: &std::path::Path) -> Child {
+    let count = dir.join("count");
+    Command::new("sh")
+        .args(["-c", "i=0; while [ $i -lt 200 ]; do i=$((i+1)); echo $i >> \"$1\"; sleep 0.05; done", "worker"])
+        .arg(&count)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn lines(p: &std::path::Path) -> usize {
+    std::fs::read_to_string(p).map(|s| s.lines().count()).unwrap_or(0)
+}
+
+/// Still running, and still making progress.
+fn alive_and_working(w: &mut Child, count: &std::path::Path) -> bool {
+    let before = lines(count);
+    std::thread::sleep(Duration::from_millis(400));
+    let after = lines(count);
+    w.try_wait().unwrap().is_none() && after > before
+}
+
+fn trace_cmd(args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.arg("trace").args(args).env("NO_COLOR", "1");
+    c
+}
+
+#[test]
+fn command_exit_status_passes_through() {
+    if !have("strace") {
+        panic!("strace is required");
+    }
+    let o = trace_cmd(&["-q", "--", "sh", "-c", "exit 7"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
+    assert!(stdout(&o).contains("syscalls from"), "{}", stdout(&o));
+}
+
+#[test]
+fn command_that_forks_workers() {
+    let o = trace_cmd(&["-q", "--format", "json", "--", "sh", "-c", "for i in 1 2 3; do (sleep 0.1) & done; wait"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    assert!(r.capture.processes >= 4, "{:?}", r.summary.processes);
+    assert_eq!(r.capture.backend, "strace");
+    assert!(r.summary.processes.iter().filter(|p| p.end.as_deref() == Some("exited 0")).count() >= 4);
+}
+
+#[test]
+fn clear_errors() {
+    let o = trace_cmd(&["--", "no-such-command-xyz"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).trim(), "syslint: error: command not found: no-such-command-xyz");
+    let o = trace_cmd(&["-p", "999999999"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no process with pid 999999999"), "{}", stderr(&o));
+    let o = trace_cmd(&["--comm", "no-such-process-name-xyz"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no process named"), "{}", stderr(&o));
+    let o = trace_cmd(&[]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("nothing to trace"), "{}", stderr(&o));
+}
+
+#[test]
+fn attach_for_a_bounded_time_and_record() {
+    let d = tmp("for");
+    let mut w = worker(&d);
+    std::thread::sleep(Duration::from_millis(200));
+    let rec = d.join("rec.strace.gz");
+    let t0 = Instant::now();
+    let o = trace_cmd(&["-p", &w.id().to_string(), "--for", "1s", "-o", rec.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(8));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let live = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    assert!(live.capture.syscalls > 20, "{}", live.capture.syscalls);
+    assert!(live.capture.warnings.iter().any(|w| w.contains("--for")), "{:?}", live.capture.warnings);
+    assert!(alive_and_working(&mut w, &d.join("count")), "the traced worker must run on");
+    // the recording gives the same analysis
+    let again = analyze(&[&rec]);
+    assert_eq!(again.summary.syscalls, live.summary.syscalls);
+    assert_eq!(again.summary.processes, live.summary.processes);
+    assert_eq!(again.findings, live.findings);
+    let _ = w.kill();
+}
+
+fn signal(pid: u32, sig: &str) {
+    assert!(Command::new("kill").args([sig, &pid.to_string()]).status().unwrap().success());
+}
+
+#[test]
+fn sigint_detaches_and_reports() {
+    let d = tmp("int");
+    let mut w = worker(&d);
+    std::thread::sleep(Duration::from_millis(200));
+    let s = trace_cmd(&["-p", &w.id().to_string(), "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    signal(s.id(), "-INT");
+    let o = s.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    assert!(r.capture.syscalls > 10);
+    assert!(r.capture.warnings.iter().any(|w| w.contains("Ctrl-C")), "{:?}", r.capture.warnings);
+    assert!(alive_and_working(&mut w, &d.join("count")), "the traced worker must run on after Ctrl-C");
+    let _ = w.kill();
+}
+
+#[test]
+fn sigkill_to_syslint_leaves_the_program_running() {
+    for mode in ["attach", "command"] {
+        let d = tmp(&format!("kill-{mode}"));
+        let count = d.join("count");
+        let (mut s, mut w) = if mode == "attach" {
+            let w = worker(&d);
+            std::thread::sleep(Duration::from_millis(200));
+            let s = trace_cmd(&["-q", "-p", &w.id().to_string()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            (s, Some(w))
+        } else {
+            let s = trace_cmd(&[
+                "-q",
+                "--",
+                "sh",
+                "-c",
+                "i=0; while [ $i -lt 200 ]; do i=$((i+1)); echo $i >> \"$1\"; sleep 0.05; done",
+                "worker",
+                count.to_str().unwrap(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+            (s, None)
+        };
+        std::thread::sleep(Duration::from_millis(800));
+        s.kill().unwrap(); // SIGKILL
+        let _ = s.wait();
+        std::thread::sleep(Duration::from_millis(300));
+        match w.as_mut() {
+            Some(w) => {
+                assert!(alive_and_working(w, &count), "{mode}: the traced worker must run on");
+                let _ = w.kill();
+            }
+            None => {
+                let before = lines(&count);
+                std::thread::sleep(Duration::from_millis(400));
+                assert!(lines(&count) > before, "{mode}: the traced command must run on");
+                // it is no longer traced: no strace left attached to it
+                let ps = Command::new("pgrep").args(["-f", &format!("strace.*{}", d.display())]).output().unwrap();
+                assert!(stdout(&ps).trim().is_empty(), "strace still running: {}", stdout(&ps));
+                let _ = Command::new("pkill").args(["-f", count.to_str().unwrap()]).status();
+            }
+        }
+    }
+}
