@@ -36,12 +36,11 @@ pub fn run(a: TraceArgs) -> Result<u8> {
         Err(e) => bail!("{e}"),
     };
     let events = Arc::new(AtomicU64::new(0));
-    let procs = Arc::new(AtomicUsize::new(0));
     let done = Arc::new(AtomicBool::new(false));
     let stopped_by = Arc::new(AtomicUsize::new(0)); // 0 running, 1 --for, 2 SIGINT, 3 SIGTERM
 
     let status = if !r.quiet && std::io::stderr().is_terminal() {
-        Some(status_line(session.what.clone(), events.clone(), procs.clone(), done.clone()))
+        Some(status_line(session.what.clone(), events.clone(), done.clone()))
     } else {
         None
     };
@@ -50,10 +49,9 @@ pub fn run(a: TraceArgs) -> Result<u8> {
     let mut tee = Tee::new(fifo, a.record.as_deref())?;
     let started = Instant::now();
     let deadline = a.duration.map(|d| started + d);
-    let strace_pid = session.strace_pid();
     let what = session.what.clone();
 
-    let (info, outcome_err) = std::thread::scope(|scope| {
+    let mut info = std::thread::scope(|scope| {
         // control: --for, Ctrl-C, SIGTERM
         let (done_c, stopped_c) = (done.clone(), stopped_by.clone());
         let (sigint_c, sigterm_c) = (sigint.clone(), sigterm.clone());
@@ -103,16 +101,13 @@ pub fn run(a: TraceArgs) -> Result<u8> {
             info.warnings.push(format!("trace stream ended early: {e}"));
         }
         info.stats = o.stats;
-        let _ = procs.load(Ordering::Relaxed);
-        (info, o.error)
+        info
     });
-    let _ = outcome_err;
     if let Some(h) = status {
         let _ = h.join();
     }
     let st = session.wait()?;
     let msgs = session.messages();
-    let mut info = info;
     if let Err(e) = tee.finish() {
         info.warnings.push(format!("the recording is incomplete: {e}"));
     }
@@ -134,7 +129,6 @@ pub fn run(a: TraceArgs) -> Result<u8> {
     for l in msgs.lines().filter(|l| l.contains("strace:") && !l.contains("attached") && !l.contains("detached")) {
         info.warnings.push(l.trim().to_string());
     }
-    let _ = strace_pid;
     let report = finish(analyzer, info, "strace");
     emit(&report, r)?;
     let code = exit_code(&report, r.fail_on);
@@ -176,12 +170,7 @@ fn target_of(a: &TraceArgs) -> Result<Target> {
 }
 
 /// Events per second on one line of stderr, a few times a second.
-fn status_line(
-    what: String,
-    events: Arc<AtomicU64>,
-    _procs: Arc<AtomicUsize>,
-    done: Arc<AtomicBool>,
-) -> std::thread::JoinHandle<()> {
+fn status_line(what: String, events: Arc<AtomicU64>, done: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let t0 = Instant::now();
         let mut last = (t0, 0u64);
