@@ -44,6 +44,8 @@ pub enum Format {
     Table,
     /// The versioned JSON document described in docs/json-schema.md
     Json,
+    /// Markdown for a pull-request comment: findings first, summary folded
+    Markdown,
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]

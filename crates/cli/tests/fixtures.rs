@@ -349,3 +349,9 @@ fn chunked_parallel_reading_matches_sequential() {
     }
     // (that small chunks really cut the inputs is checked in syslint-capture's unit tests)
 }
+
+#[test]
+fn markdown_snapshot() {
+    let t = run_in_root(&["analyze", "--format", "markdown", "tests/fixtures/traces/netio.f-tt-T-yy.strace"]);
+    snapshot("netio.md", &t);
+}

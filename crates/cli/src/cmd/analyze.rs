@@ -11,7 +11,7 @@ use std::sync::Arc;
 use syslint_analyze::registry::{self, Detector};
 use syslint_analyze::Analyzer;
 use syslint_capture::{input, CaptureInfo};
-use syslint_report::printers::{json, table};
+use syslint_report::printers::{json, markdown, table};
 use syslint_report::{CTableRow, Capture, Report, Severity, UnparsedLine};
 
 pub fn run(a: AnalyzeArgs) -> Result<u8> {
@@ -30,6 +30,7 @@ pub fn emit(report: &Report, r: &ReportArgs) -> Result<()> {
     let mut out = output::open(r.output_file.as_deref())?;
     match r.format {
         Format::Json => json::print(report, &mut out)?,
+        Format::Markdown => markdown::print(report, &mut out)?,
         Format::Table => {
             let opt = table::TableOptions {
                 color: output::color_enabled(r.color, r.output_file.is_some()),

@@ -1,6 +1,7 @@
 //! Printers only read a [`Report`](crate::Report); they never compute findings.
 
 pub mod json;
+pub mod markdown;
 pub mod table;
 
 /// Seconds as a short human string: `1.23s`, `45.6ms`, `789us`, `12ns`.

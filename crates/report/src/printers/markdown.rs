@@ -1,0 +1,121 @@
+//! Markdown: fits a pull-request comment. Findings first with evidence in code blocks, then a
+//! compact summary.
+
+use super::{fmt_bytes, fmt_count, fmt_secs};
+use crate::Report;
+use std::io::{self, Write};
+
+/// Rows per summary table.
+const ROWS: usize = 10;
+
+fn esc(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
+    let c = &r.capture;
+    let src = match c.sources.len() {
+        0 => "no input".to_string(),
+        1 => format!("`{}`", c.sources[0]),
+        n => format!("`{}` and {} more", c.sources[0], n - 1),
+    };
+    let span = c.window.map(|w| format!(" over {}", fmt_secs(w.duration_s))).unwrap_or_default();
+    writeln!(
+        out,
+        "## syslint: {}",
+        if r.findings.is_empty() {
+            "no findings".to_string()
+        } else {
+            format!("{} finding{}", r.findings.len(), if r.findings.len() == 1 { "" } else { "s" })
+        }
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{src}: {} syscalls from {} process{}{span}.",
+        fmt_count(c.syscalls),
+        c.processes,
+        if c.processes == 1 { "" } else { "es" }
+    )?;
+    if c.unparsed_lines > 0 || c.lost_events > 0 {
+        writeln!(
+            out,
+            "> {} lines not understood, {} events lost.",
+            fmt_count(c.unparsed_lines),
+            fmt_count(c.lost_events)
+        )?;
+    }
+    for w in &c.warnings {
+        writeln!(out, "> warning: {w}")?;
+    }
+    writeln!(out)?;
+    for f in &r.findings {
+        writeln!(out, "### {} `{}` {}: {}", f.severity.as_str(), f.code, f.detector, esc(&f.message))?;
+        writeln!(out)?;
+        writeln!(out, "**Subject:** {}  ", esc(&f.subject))?;
+        if let Some(cost) = &f.cost {
+            writeln!(out, "**Cost:** {}  ", esc(cost))?;
+        }
+        writeln!(out, "**Fix:** {}", esc(&f.fix))?;
+        if !f.metrics.is_empty() {
+            let m: Vec<String> = f.metrics.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            writeln!(out)?;
+            writeln!(out, "Metrics: {}", m.join(", "))?;
+        }
+        if !f.evidence.is_empty() {
+            writeln!(out)?;
+            writeln!(out, "```")?;
+            for e in f.evidence.iter().take(6) {
+                writeln!(out, "{e}")?;
+            }
+            writeln!(out, "```")?;
+        }
+        writeln!(out)?;
+    }
+    let s = &r.summary;
+    if !s.syscalls.is_empty() {
+        writeln!(out, "<details><summary>Top syscalls</summary>")?;
+        writeln!(out)?;
+        writeln!(out, "| syscall | calls | errors | total | p50 | p99 |")?;
+        writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
+        for x in s.syscalls.iter().take(ROWS) {
+            let t = |v: f64| if x.timed_calls > 0 { fmt_secs(v) } else { "-".into() };
+            let top = x.errnos.iter().max_by_key(|(_, n)| **n).map(|(e, _)| format!(" ({e})")).unwrap_or_default();
+            writeln!(
+                out,
+                "| {} | {} | {}{} | {} | {} | {} |",
+                esc(&x.name),
+                fmt_count(x.calls),
+                fmt_count(x.errors),
+                top,
+                t(x.total_s),
+                t(x.p50_s),
+                t(x.p99_s)
+            )?;
+        }
+        writeln!(out)?;
+        writeln!(out, "</details>")?;
+        writeln!(out)?;
+    }
+    if !s.endpoints.is_empty() {
+        writeln!(out, "<details><summary>Endpoints</summary>")?;
+        writeln!(out)?;
+        writeln!(out, "| endpoint | dir | connections | sent | received |")?;
+        writeln!(out, "|---|---|---:|---:|---:|")?;
+        for e in s.endpoints.iter().take(ROWS) {
+            writeln!(
+                out,
+                "| {} {} | {} | {} | {} | {} |",
+                e.proto,
+                esc(&e.endpoint),
+                e.direction,
+                fmt_count(e.connections),
+                fmt_bytes(e.bytes_sent),
+                fmt_bytes(e.bytes_received)
+            )?;
+        }
+        writeln!(out)?;
+        writeln!(out, "</details>")?;
+    }
+    Ok(())
+}
