@@ -175,7 +175,9 @@ impl Analyzer {
             total_s: f.dur_ns as f64 / 1e9,
         });
         capture.window = window;
-        capture.durations = self.timed;
+        // durations: set by the backend (-T seen); a trace without -T still has some
+        // durations (unfinished/resumed pairs), shown per syscall as timed_calls
+        capture.durations |= self.timed && capture.backend.is_empty();
         Report {
             version: syslint_report::SCHEMA_VERSION,
             tool: Tool::default(),

@@ -666,9 +666,19 @@ impl Model {
                 if let (Some(fd), Some(addr)) = (sc.fd(), sc.sockaddr()) {
                     if ret_fd.is_some() {
                         let local = addr.to_string();
-                        if let Some(t) = self.table_of(task) {
-                            if let Some(e) = t.fds.get_mut(&fd.num) {
-                                e.local = Some(local);
+                        // name an inet socket by its address, as -yy would (`127.0.0.1:8080`)
+                        let kind =
+                            self.table_of(task).and_then(|t| t.fds.get(&fd.num)).map(|e| (e.proto, e.deco.is_none()));
+                        let target = match kind {
+                            Some((proto, true)) if proto.starts_with("tcp") || proto.starts_with("udp") => {
+                                matches!(addr, SockAddr::Inet { .. }).then(|| self.intern_target(proto, local.clone()))
+                            }
+                            _ => None,
+                        };
+                        if let Some(e) = self.table_of(task).and_then(|t| t.fds.get_mut(&fd.num)) {
+                            e.local = Some(local);
+                            if let Some(id) = target {
+                                e.target = id;
                             }
                         }
                     }

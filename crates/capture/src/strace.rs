@@ -51,7 +51,8 @@ pub struct ParseStats {
     pub ignored: u64,
     pub strace_c_table: Vec<SummaryRow>,
     pub clock: Clock,
-    /// Lines that had a `-T` duration.
+    /// Calls whose duration strace printed (`-T`); joined unfinished/resumed pairs without
+    /// `-T` get a duration from their timestamps but do not count here.
     pub with_duration: u64,
     /// The pid column style seen: "none", "pid", "[pid N]".
     pub pid_style: &'static str,
@@ -605,7 +606,7 @@ impl Parser {
     }
 
     fn emit_call<F: FnMut(&Event)>(&mut self, pid: Pid, ts: Option<i64>, c: Call<'_>, resumed: bool, sink: &mut F) {
-        if c.dur_ns.is_some() {
+        if c.dur_ns.is_some() && !resumed {
             self.stats.with_duration += 1;
         }
         if let Ret::Ok { val, .. } = c.ret {
@@ -676,10 +677,11 @@ impl Parser {
         let buf = std::mem::take(&mut self.merge_buf);
         let ok = match split_call(&buf, name_len) {
             Some(mut call) => {
-                if call.dur_ns.is_none() {
-                    if let (Some(a), Some(b)) = (p.ts, ts) {
-                        call.dur_ns = Some(b.saturating_sub(a).max(0) as u64);
-                    }
+                if call.dur_ns.is_some() {
+                    self.stats.with_duration += 1;
+                } else if let (Some(a), Some(b)) = (p.ts, ts) {
+                    // no -T: the time between the two lines is the call's duration
+                    call.dur_ns = Some(b.saturating_sub(a).max(0) as u64);
                 }
                 self.emit_call(pid, p.ts.or(ts), call, true, sink);
                 true

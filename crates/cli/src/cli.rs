@@ -30,7 +30,7 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// Run a command or attach to processes and analyse them live
     Trace(TraceArgs),
-    /// Compare two runs and state whether a fix worked (not yet available)
+    /// Compare two runs and state whether a fix worked
     Diff(DiffArgs),
     /// Print the documentation of a detector
     Explain(ExplainArgs),
@@ -186,11 +186,33 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Each side is a strace log (any form analyze reads) or a saved JSON report \
+    (syslint analyze --format json > before.json).\n\n\
+    Example:\n  syslint diff before.strace after.strace --format markdown > review.md\n\n\
+    Exit codes: 0, or 1 with --fail-on-regression when a finding is new or got worse; 2 error.")]
 pub struct DiffArgs {
     /// The run before the change
     pub before: PathBuf,
     /// The run after the change
     pub after: PathBuf,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Exit with 1 when a finding is new or more severe than before
+    #[arg(long)]
+    pub fail_on_regression: bool,
+    /// Write the comparison to this file instead of stdout
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+    /// Detectors to run on logs (names or codes, comma-separated)
+    #[arg(long, value_delimiter = ',', value_name = "DETECTORS")]
+    pub select: Vec<String>,
+    /// Detectors not to run on logs
+    #[arg(long, value_delimiter = ',', value_name = "DETECTORS")]
+    pub ignore: Vec<String>,
+    /// Thresholds per detector (TOML), as for analyze
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

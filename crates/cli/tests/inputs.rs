@@ -154,10 +154,42 @@ fn help_teaches() {
 }
 
 #[test]
-fn placeholder_commands_say_what_to_do() {
-    let o = run(&["trace", "--", "ls", "-l"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("strace -f -tt -T -yy -o trace.strace ls -l"), "{}", stderr(&o));
+fn unknown_detectors_are_errors() {
     let o = run(&["explain", "no-such-detector"]);
     assert_eq!(o.status.code(), Some(2));
+    let o = run(&["analyze", "--select", "no-such-detector", "demo/fetch.strace.gz"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown detector \"no-such-detector\""), "{}", stderr(&o));
+}
+
+#[test]
+fn diff_of_a_trace_with_itself_is_no_change() {
+    let d = root().join("demo/fetch.strace.gz");
+    let o = run(&["diff", "--format", "json", d.to_str().unwrap(), d.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["verdict"], "no significant change");
+    assert_eq!(v["regression"], false);
+    assert_eq!(v["syscalls"].as_array().unwrap().len(), 0);
+    assert_eq!(v["unit"]["name"], "accepted connection");
+}
+
+#[test]
+fn diff_reads_saved_json_reports() {
+    let dir = tmpdir("diffjson");
+    let before = dir.join("before.json");
+    let o = run(&[
+        "analyze",
+        "--format",
+        "json",
+        root().join("tests/fixtures/traces/stat1000.tt-T.strace").to_str().unwrap(),
+    ]);
+    std::fs::write(&before, o.stdout).unwrap();
+    let after = root().join("tests/fixtures/traces/stat1000.plain.strace");
+    let o = run(&["diff", "--format", "json", before.to_str().unwrap(), after.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    // the same program: calls equal, only the times differ (the plain trace has none)
+    let rows = v["syscalls"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["calls_before"] == r["calls_after"]), "{rows:?}");
 }

@@ -3,6 +3,7 @@
 //! These types are also the JSON wire format (documented in docs/json-schema.md). Changing a
 //! field's meaning or removing one bumps [`SCHEMA_VERSION`]; adding optional fields does not.
 
+pub mod diff;
 pub mod printers;
 
 use serde::{Deserialize, Serialize};

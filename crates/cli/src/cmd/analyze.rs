@@ -119,6 +119,7 @@ pub fn capture_of(info: CaptureInfo, backend: &str) -> Capture {
             .collect(),
         lost_events: 0,
         clock: s.clock.as_str().into(),
+        durations: s.with_duration > 0,
         resumed_pairs: s.resumed_pairs,
         never_resumed: s.never_resumed,
         warnings,

@@ -1,13 +1,42 @@
-//! `syslint diff`: not built yet; says so and what to do meanwhile.
+//! `syslint diff BEFORE AFTER`: compare two runs and state whether a fix worked.
 
-use crate::cli::DiffArgs;
-use anyhow::{bail, Result};
+use super::analyze::{analyze_inputs, detectors_for};
+use super::{EXIT_CLEAN, EXIT_FINDINGS};
+use crate::cli::{DiffArgs, Format};
+use crate::output;
+use anyhow::{Context, Result};
+use std::path::Path;
+use syslint_report::printers::{diff as dp, json};
+use syslint_report::Report;
 
 pub fn run(a: DiffArgs) -> Result<u8> {
-    bail!(
-        "`syslint diff` is not available in this version yet. Compare the two summaries by hand:\n  \
-         syslint analyze --format json {} > before.json\n  syslint analyze --format json {} > after.json",
-        a.before.display(),
-        a.after.display()
-    )
+    let before = load(&a.before, &a)?;
+    let after = load(&a.after, &a)?;
+    let d = syslint_report::diff::diff(&before, &after);
+    let mut out = output::open(a.output_file.as_deref())?;
+    match a.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &d)?;
+            writeln!(out)?;
+        }
+        Format::Markdown => dp::print_markdown(&d, &mut out)?,
+        Format::Table => dp::print_table(&d, &mut out)?,
+    }
+    out.flush()?;
+    Ok(if a.fail_on_regression && d.regression { EXIT_FINDINGS } else { EXIT_CLEAN })
 }
+
+/// A saved JSON report as it is, anything else (a log, a directory of -ff files) analysed.
+fn load(p: &Path, a: &DiffArgs) -> Result<Report> {
+    if p.is_file() {
+        let head = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+        if head.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'{') {
+            let text = String::from_utf8_lossy(&head);
+            return json::parse(&text).with_context(|| format!("{}: not a syslint JSON report", p.display()));
+        }
+    }
+    let detectors = detectors_for(&a.select, &a.ignore, a.config.as_deref())?;
+    analyze_inputs(&[p.to_path_buf()], true, detectors)
+}
+
+use std::io::Write;

@@ -1,5 +1,6 @@
 //! Printers only read a [`Report`](crate::Report); they never compute findings.
 
+pub mod diff;
 pub mod json;
 pub mod markdown;
 pub mod table;

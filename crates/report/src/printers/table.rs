@@ -125,6 +125,16 @@ fn cut(s: &str, w: usize) -> String {
     }
 }
 
+fn cut_end(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(w.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
 fn secs_or_dash(timed: bool, s: f64) -> String {
     if timed {
         fmt_secs(s)
@@ -190,8 +200,9 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
         writeln!(out, "{}", st.bold(&format!("findings: {}", r.findings.len())))?;
         for f in &r.findings {
             writeln!(out, "{}[{}] {}: {} ({})", st.sev(f.severity), f.code, f.detector, f.message, f.subject)?;
-            for e in f.evidence.iter().take(5) {
-                writeln!(out, "    {}", st.dim(&cut(e, opt.width.saturating_sub(4).max(20))))?;
+            for e in f.evidence.iter().take(6) {
+                // evidence keeps its start (pid, time, call): cut the end
+                writeln!(out, "    {}", st.dim(&cut_end(e, opt.width.saturating_sub(4).max(20))))?;
             }
             if let Some(cost) = &f.cost {
                 writeln!(out, "  cost: {cost}")?;

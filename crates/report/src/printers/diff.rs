@@ -1,0 +1,166 @@
+//! Printers for `syslint diff`: terminal table and Markdown (JSON is the serialised
+//! [`DiffReport`](crate::diff::DiffReport)).
+
+use super::{fmt_count, fmt_secs};
+use crate::diff::{DiffReport, FindingDelta};
+use std::io::{self, Write};
+
+fn side_line(label: &str, s: &crate::diff::Side) -> String {
+    let src = s.sources.first().cloned().unwrap_or_default();
+    let more = if s.sources.len() > 1 { format!(" (+{})", s.sources.len() - 1) } else { String::new() };
+    let span = s.window_s.map(|w| format!(" over {}", fmt_secs(w))).unwrap_or_default();
+    format!(
+        "{label} {src}{more}: {} syscalls{span}, {} finding{}",
+        fmt_count(s.syscalls),
+        s.findings,
+        if s.findings == 1 { "" } else { "s" }
+    )
+}
+
+fn finding_line(kind: &str, f: &FindingDelta) -> String {
+    let sev = |s: &Option<crate::diff::FindingSide>| s.as_ref().map_or("-", |x| x.severity.as_str());
+    let msg = f.after.as_ref().or(f.before.as_ref()).map(|s| s.message.clone()).unwrap_or_default();
+    format!("{kind:<10} {} {} ({}): {msg} [{} -> {}]", f.code, f.detector, f.subject, sev(&f.before), sev(&f.after))
+}
+
+fn change(b: f64, a: f64) -> String {
+    if b == 0.0 && a == 0.0 {
+        return "0".into();
+    }
+    if b == 0.0 {
+        return "new".into();
+    }
+    format!("{:+.0}%", (a - b) / b * 100.0)
+}
+
+fn num(v: f64) -> String {
+    if v >= 100.0 {
+        fmt_count(v.round() as u64)
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+pub fn print_table(d: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "syslint diff: {}", d.verdict)?;
+    writeln!(out, "  {}", side_line("before", &d.before))?;
+    writeln!(out, "  {}", side_line("after ", &d.after))?;
+    if let Some(u) = &d.unit {
+        writeln!(out, "  unit of work: {} ({} before, {} after)", u.name, num(u.before), num(u.after))?;
+    }
+    writeln!(out)?;
+    let f = &d.findings;
+    if f.fixed.is_empty() && f.new.is_empty() && f.persisting.is_empty() {
+        writeln!(out, "findings: none in either run")?;
+    } else {
+        writeln!(out, "findings")?;
+        for x in &f.fixed {
+            writeln!(out, "  {}", finding_line("fixed", x))?;
+        }
+        for x in &f.new {
+            writeln!(out, "  {}", finding_line("NEW", x))?;
+        }
+        for x in &f.persisting {
+            writeln!(out, "  {}", finding_line(if x.worse { "WORSE" } else { "persisting" }, x))?;
+        }
+    }
+    writeln!(out)?;
+    if d.syscalls.is_empty() {
+        writeln!(out, "syscalls: no significant change ({} folded as noise)", d.folded)?;
+        return Ok(());
+    }
+    let per = d.unit.as_ref().map(|u| format!("per {}", u.name));
+    writeln!(out, "syscalls{}", per.as_ref().map(|p| format!(" (calls {p})")).unwrap_or_default())?;
+    writeln!(
+        out,
+        "  {:<16} {:>12} {:>12} {:>8} {:>10} {:>10}",
+        "syscall", "before", "after", "change", "time bef.", "time aft."
+    )?;
+    for s in d.syscalls.iter().take(20) {
+        let (b, a) = match (s.per_unit_before, s.per_unit_after) {
+            (Some(b), Some(a)) => (b, a),
+            _ => (s.calls_before as f64, s.calls_after as f64),
+        };
+        writeln!(
+            out,
+            "  {:<16} {:>12} {:>12} {:>8} {:>10} {:>10}",
+            s.name,
+            num(b),
+            num(a),
+            change(b, a),
+            fmt_secs(s.total_s_before),
+            fmt_secs(s.total_s_after)
+        )?;
+    }
+    if d.folded > 0 {
+        writeln!(out, "  ({} more syscalls changed too little to matter)", d.folded)?;
+    }
+    Ok(())
+}
+
+pub fn print_markdown(d: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "## syslint diff: {}", d.verdict.replace('|', "\\|"))?;
+    writeln!(out)?;
+    writeln!(out, "- {}", side_line("before:", &d.before))?;
+    writeln!(out, "- {}", side_line("after:", &d.after))?;
+    if let Some(u) = &d.unit {
+        writeln!(out, "- unit of work: {} ({} before, {} after)", u.name, num(u.before), num(u.after))?;
+    }
+    writeln!(out)?;
+    let f = &d.findings;
+    if !(f.fixed.is_empty() && f.new.is_empty() && f.persisting.is_empty()) {
+        writeln!(out, "| | finding | subject | before | after |")?;
+        writeln!(out, "|---|---|---|---|---|")?;
+        let row = |kind: &str, x: &FindingDelta| {
+            let m = |s: &Option<crate::diff::FindingSide>| {
+                s.as_ref().map_or("—".to_string(), |s| {
+                    format!("{}: {}", s.severity.as_str(), s.message.replace('|', "\\|"))
+                })
+            };
+            format!(
+                "| {kind} | `{}` {} | {} | {} | {} |",
+                x.code,
+                x.detector,
+                x.subject.replace('|', "\\|"),
+                m(&x.before),
+                m(&x.after)
+            )
+        };
+        for x in &f.fixed {
+            writeln!(out, "{}", row("✅ fixed", x))?;
+        }
+        for x in &f.new {
+            writeln!(out, "{}", row("❌ new", x))?;
+        }
+        for x in &f.persisting {
+            writeln!(out, "{}", row(if x.worse { "❌ worse" } else { "➖ persisting" }, x))?;
+        }
+        writeln!(out)?;
+    }
+    if !d.syscalls.is_empty() {
+        let per = d.unit.as_ref().map(|u| format!(" per {}", u.name)).unwrap_or_default();
+        writeln!(out, "| syscall | calls{per} before | after | change | time before | after |")?;
+        writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
+        for s in d.syscalls.iter().take(12) {
+            let (b, a) = match (s.per_unit_before, s.per_unit_after) {
+                (Some(b), Some(a)) => (b, a),
+                _ => (s.calls_before as f64, s.calls_after as f64),
+            };
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                s.name,
+                num(b),
+                num(a),
+                change(b, a),
+                fmt_secs(s.total_s_before),
+                fmt_secs(s.total_s_after)
+            )?;
+        }
+        if d.folded > 0 {
+            writeln!(out)?;
+            writeln!(out, "{} more syscalls changed too little to matter.", d.folded)?;
+        }
+    }
+    Ok(())
+}
