@@ -41,7 +41,8 @@ flushes), `synced_files` (distinct files and directories flushed), `files_create
 O_CREAT), `files_created_and_removed` (unlinks of files the program had created in the trace, e.g. a \
 journal per transaction), `processes`; with timestamps `syncs_per_sec` (over the span of the \
 flushes); with -T `sync_time_s` and `avg_sync_ms` (time inside the flushes, measured under strace) \
-and `share_of_window`. Evidence: the first flushes, the first unlink of a created file, the last \
+and `share_of_window` (flush time / traced window; summed over writers, so several processes flushing \
+at once can push it over 1). Evidence: the first flushes, the first unlink of a created file, the last \
 flush.",
         fix: "Flush once per batch, not once per record (group commit). In SQLite wrap the inserts in \
 one transaction (BEGIN ... COMMIT; in Python's sqlite3 one `with conn:` block or executemany and a \
@@ -49,8 +50,15 @@ single commit(), not autocommit or commit() per row), or use PRAGMA journal_mode
 synchronous=NORMAL, where commits append to the -wal file and only checkpoints sync. In your own \
 code write the records and call fdatasync() once per batch instead of fsync() after each; open with \
 O_SYNC/O_DSYNC only files whose every write must be durable when write() returns.",
-        example: "Python's sqlite3 inserting rows in autocommit mode (lab/fsync-storm, \
-sqlite-py-autocommit): every row is a transaction with its own journal and four flushes",
+        example: "Python's sqlite3 inserting one row per transaction (autocommit), one of 500 \
+(lab/fsync-storm, sqlite-py-autocommit.f-tt-T-yy; the pwrite64 calls in between are left out):
+13533 19:13:14.476504 openat(AT_FDCWD</var/tmp/syslint-lab-fsync.YjlzeN>, \"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\", O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC, 0644) = 4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal> <0.000021>
+13533 19:13:14.477072 fdatasync(4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal>) = 0 <0.000257>
+13533 19:13:14.477403 fdatasync(5</var/tmp/syslint-lab-fsync.YjlzeN>) = 0 <0.000058>
+13533 19:13:14.477553 fdatasync(4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal>) = 0 <0.000153>
+13533 19:13:14.477805 fdatasync(3</var/tmp/syslint-lab-fsync.YjlzeN/rows.db>) = 0 <0.000151>
+13533 19:13:14.478015 unlink(\"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\") = 0 <0.000130>
+4 flushes and a journal created and deleted per row: 2004 flushes for 500 rows.",
     },
     options: &[
         OptionDoc { name: "min_flushes", meaning: "report a program only with at least this many flushes" },
