@@ -200,6 +200,10 @@ fn thresholds_come_from_the_config() {
     let high = cfg("high.toml", "[failed-lookup-storm]\nwarn_avoidable = 100000\n");
     let f = only(&json(&high, &trace("php-include-bad", "f")), "warn_avoidable = 100000");
     assert_eq!(f.severity, Severity::Info);
+    // a storm is fast: with timestamps the rate is checked, without it cannot be
+    let slow = cfg("slow.toml", "[failed-lookup-storm]\nwarn_per_sec = 1000000.0\n");
+    assert_eq!(only(&json(&slow, &trace("php-include-bad", "f-tt")), "slow tt").severity, Severity::Info);
+    assert_eq!(only(&json(&slow, &trace("php-include-bad", "f")), "slow f").severity, Severity::Warning);
     let off = cfg("off.toml", "[SL007]\nmin_avoidable = 20000\n");
     assert!(findings(&json(&off, &trace("php-include-bad", "f")), DET).is_empty());
     let bad = cfg("bad.toml", "[failed-lookup-storm]\nno_such_option = 1\n");

@@ -155,6 +155,11 @@ fn thresholds_come_from_the_config() {
     // warn_flushes moves the severity of a trace without -T (count rule only)
     let f = only(&json("[SL008]\nwarn_flushes = 1000\n", "w.toml", &trace("c-fsync-each", "f")), "warn_flushes");
     assert_eq!(f.severity, Severity::Info);
+    // a storm is fast: with timestamps the rate is checked (a flush a second for an hour is
+    // no storm), without them only the count
+    let slow = "[fsync-storm]\nwarn_per_sec = 1000000.0\n";
+    assert_eq!(only(&json(slow, "s.toml", &trace("c-fsync-each", "f-tt")), "slow tt").severity, Severity::Info);
+    assert_eq!(only(&json(slow, "s.toml", &trace("c-fsync-each", "f")), "slow f").severity, Severity::Warning);
     // max_bytes_per_sync: 100-byte records are small, 4 KiB transactions too, unless told
     let r = json("[fsync-storm]\nmax_bytes_per_sync = 1000\n", "m.toml", &trace("sqlite-py-autocommit", "f"));
     assert!(findings(&r, DET).is_empty());

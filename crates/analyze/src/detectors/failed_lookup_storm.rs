@@ -81,6 +81,11 @@ and the same again for every include of every request: 15003 failed lookups, 501
             meaning: "and failed lookups making up at least this share of the program's syscalls",
         },
         OptionDoc {
+            name: "warn_per_sec",
+            meaning: "and, when the trace has timestamps, at least this many failed lookups a second over \
+their span (a slow poll for a missing file is no storm)",
+        },
+        OptionDoc {
             name: "error_seconds",
             meaning: "an `error` needs this many seconds measured inside failed lookups (-T), at least 20% \
 of the traced window",
@@ -95,6 +100,7 @@ pub struct Config {
     pub min_failed_per_open: f64,
     pub warn_avoidable: u64,
     pub warn_share_of_calls: f64,
+    pub warn_per_sec: f64,
     pub error_seconds: f64,
 }
 
@@ -105,6 +111,7 @@ impl Default for Config {
             min_failed_per_open: 3.0,
             warn_avoidable: 10_000,
             warn_share_of_calls: 0.25,
+            warn_per_sec: 200.0,
             error_seconds: 5.0,
         }
     }
@@ -120,7 +127,7 @@ fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
 /// failures, so `repeated_failures` becomes a lower bound.
 const MAX_PATHS: usize = 100_000;
 /// Distinct directories remembered per program.
-const MAX_DIRS: usize = 4096;
+const MAX_DIRS: usize = 1024;
 /// Threads with a search in progress.
 const MAX_SEARCHES: usize = 4096;
 
@@ -384,7 +391,10 @@ impl FailedLookupStorm {
             gr.failed_ns += d;
         }
         gr.span.add(ev.ts_ns);
-        gr.evidence.push(ev);
+        if gr.sample.is_empty() {
+            // fallback evidence, for programs whose failures are repeats without a search
+            gr.evidence.push(ev);
+        }
         match gr.paths.get_mut(path.as_str()) {
             Some(n) => *n = n.saturating_add(1),
             None if tracked => {
@@ -561,11 +571,14 @@ impl Detector for FailedLookupStorm {
             let timed = g.timed > 0 && g.timed * 10 >= g.failed * 9;
             let failed_s = g.failed_ns as f64 / 1e9;
 
-            let mut severity = if avoidable >= self.cfg.warn_avoidable && share >= self.cfg.warn_share_of_calls {
-                Severity::Warning
-            } else {
-                Severity::Info
-            };
+            let span_s = g.span.seconds();
+            let rate_ok = span_s <= 0.0 || g.failed as f64 / span_s >= self.cfg.warn_per_sec;
+            let mut severity =
+                if avoidable >= self.cfg.warn_avoidable && share >= self.cfg.warn_share_of_calls && rate_ok {
+                    Severity::Warning
+                } else {
+                    Severity::Info
+                };
             if severity == Severity::Warning
                 && timed
                 && failed_s >= self.cfg.error_seconds
@@ -595,7 +608,6 @@ impl Detector for FailedLookupStorm {
             m.insert("dirs_with_failures".into(), (g.dirs.len() as u64).into());
             m.insert("top_dirs".into(), serde_json::Value::from(top.clone()));
             m.insert("processes".into(), self.programs.processes[gi].into());
-            let span_s = g.span.seconds();
             if span_s > 0.0 {
                 m.insert("failed_per_sec".into(), num(g.failed as f64 / span_s));
             }

@@ -71,6 +71,11 @@ batches are what flushing is for)",
             name: "warn_flushes",
             meaning: "a `warning` with at least this many flushes (without -T the count is all there is)",
         },
+        OptionDoc {
+            name: "warn_per_sec",
+            meaning: "and, when the trace has timestamps, at least this many flushes a second over their span \
+(a flush a second for an hour is no storm)",
+        },
         OptionDoc { name: "warn_seconds", meaning: "or with at least this many seconds measured inside flushes (-T)" },
         OptionDoc {
             name: "error_seconds",
@@ -86,6 +91,7 @@ pub struct Config {
     pub min_flushes: u64,
     pub max_bytes_per_sync: u64,
     pub warn_flushes: u64,
+    pub warn_per_sec: f64,
     pub warn_seconds: f64,
     pub error_seconds: f64,
 }
@@ -96,6 +102,7 @@ impl Default for Config {
             min_flushes: 100,
             max_bytes_per_sync: 65_536,
             warn_flushes: 300,
+            warn_per_sec: 10.0,
             warn_seconds: 0.5,
             error_seconds: 5.0,
         }
@@ -109,7 +116,7 @@ fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
 }
 
 /// Files remembered per program (created ones, flushed ones).
-const MAX_FILES: usize = 4096;
+const MAX_FILES: usize = 1024;
 /// Open O_SYNC/O_DSYNC fds remembered (over all processes).
 const MAX_SYNC_FDS: usize = 65_536;
 
@@ -344,11 +351,14 @@ impl Detector for FsyncStorm {
             let timed = g.timed > 0 && g.timed * 10 >= flushes * 9;
             let sync_s = g.sync_ns as f64 / 1e9;
             let share = if window_s > 0.0 { sync_s / window_s } else { 0.0 };
-            let mut severity = if flushes >= self.cfg.warn_flushes || (timed && sync_s >= self.cfg.warn_seconds) {
-                Severity::Warning
-            } else {
-                Severity::Info
-            };
+            let span_s = g.span.seconds();
+            let rate_ok = span_s <= 0.0 || flushes as f64 / span_s >= self.cfg.warn_per_sec;
+            let mut severity =
+                if (flushes >= self.cfg.warn_flushes && rate_ok) || (timed && sync_s >= self.cfg.warn_seconds) {
+                    Severity::Warning
+                } else {
+                    Severity::Info
+                };
             if timed && sync_s >= self.cfg.error_seconds && share >= 0.2 {
                 severity = Severity::Error;
             }
@@ -369,7 +379,6 @@ impl Detector for FsyncStorm {
             m.insert("files_created".into(), g.created.into());
             m.insert("files_created_and_removed".into(), g.removed.into());
             m.insert("processes".into(), self.programs.processes[gi].into());
-            let span_s = g.span.seconds();
             if span_s > 0.0 {
                 m.insert("syncs_per_sec".into(), num(flushes as f64 / span_s));
             }
