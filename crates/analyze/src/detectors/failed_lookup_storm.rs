@@ -54,12 +54,12 @@ plain include/require, and opcache.validate_timestamps/revalidate_freq only spar
 of the file that was found.",
         example: "PHP with 30 missing directories in front of lib/ in its include_path, including part0.php \
 by bare name (lab/failed-lookup-storm, php-include-bad.f-tt-T-yy):
-11603 19:12:59.245505 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg0/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000081>
-11603 19:12:59.245686 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg1/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000065>
-...
-11603 19:12:59.250207 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg29/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000075>
-11603 19:12:59.250378 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/lib/part0.php\", {st_mode=S_IFREG|0644, st_size=16, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000080>
-11603 19:12:59.250713 openat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/lib/part0.php\", O_RDONLY) = 4</tmp/syslint-lab-fls.rhX0SM/lib/part0.php> <0.000078>
+    11603 19:12:59.245505 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg0/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000081>
+    11603 19:12:59.245686 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg1/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000065>
+    ...
+    11603 19:12:59.250207 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg29/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000075>
+    11603 19:12:59.250378 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/lib/part0.php\", {st_mode=S_IFREG|0644, st_size=16, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000080>
+    11603 19:12:59.250713 openat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/lib/part0.php\", O_RDONLY) = 4</tmp/syslint-lab-fls.rhX0SM/lib/part0.php> <0.000078>
 and the same again for every include of every request: 15003 failed lookups, 501 searches of 29.9 misses.",
     },
     options: &[

@@ -52,12 +52,12 @@ code write the records and call fdatasync() once per batch instead of fsync() af
 O_SYNC/O_DSYNC only files whose every write must be durable when write() returns.",
         example: "Python's sqlite3 inserting one row per transaction (autocommit), one of 500 \
 (lab/fsync-storm, sqlite-py-autocommit.f-tt-T-yy; the pwrite64 calls in between are left out):
-13533 19:13:14.476504 openat(AT_FDCWD</var/tmp/syslint-lab-fsync.YjlzeN>, \"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\", O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC, 0644) = 4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal> <0.000021>
-13533 19:13:14.477072 fdatasync(4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal>) = 0 <0.000257>
-13533 19:13:14.477403 fdatasync(5</var/tmp/syslint-lab-fsync.YjlzeN>) = 0 <0.000058>
-13533 19:13:14.477553 fdatasync(4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal>) = 0 <0.000153>
-13533 19:13:14.477805 fdatasync(3</var/tmp/syslint-lab-fsync.YjlzeN/rows.db>) = 0 <0.000151>
-13533 19:13:14.478015 unlink(\"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\") = 0 <0.000130>
+    13533 19:13:14.476504 openat(AT_FDCWD</var/tmp/syslint-lab-fsync.YjlzeN>, \"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\", O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC, 0644) = 4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal> <0.000021>
+    13533 19:13:14.477072 fdatasync(4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal>) = 0 <0.000257>
+    13533 19:13:14.477403 fdatasync(5</var/tmp/syslint-lab-fsync.YjlzeN>) = 0 <0.000058>
+    13533 19:13:14.477553 fdatasync(4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal>) = 0 <0.000153>
+    13533 19:13:14.477805 fdatasync(3</var/tmp/syslint-lab-fsync.YjlzeN/rows.db>) = 0 <0.000151>
+    13533 19:13:14.478015 unlink(\"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\") = 0 <0.000130>
 4 flushes and a journal created and deleted per row: 2004 flushes for 500 rows.",
     },
     options: &[
