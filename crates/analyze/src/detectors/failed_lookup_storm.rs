@@ -227,6 +227,7 @@ impl Programs {
                 parent_of.insert(p.pid, p.parent);
             }
         }
+        #[allow(clippy::needless_range_loop)] // g indexes five parallel vectors
         for g in 0..self.keys.len() {
             if self.named[g] {
                 continue;

@@ -287,26 +287,20 @@ impl Detector for FsyncStorm {
     fn on_event(&mut self, cx: &Ctx, ev: &Event) {
         let EventKind::Syscall(sc) = &ev.kind else { return };
         match sc.sys {
-            Sys::Fsync | Sys::Fdatasync | Sys::SyncFileRange | Sys::SyncFileRange2 | Sys::Syncfs | Sys::Sync => {
-                if !sc.ret.is_err() {
-                    self.flush(cx, ev, sc, false);
-                }
+            Sys::Fsync | Sys::Fdatasync | Sys::SyncFileRange | Sys::SyncFileRange2 | Sys::Syncfs | Sys::Sync
+                if !sc.ret.is_err() =>
+            {
+                self.flush(cx, ev, sc, false)
             }
             Sys::Open | Sys::Openat | Sys::Creat => {
                 if let Some(fd) = sc.ret.value().filter(|v| *v >= 0) {
                     self.opened(cx, ev, sc, fd);
                 }
             }
-            Sys::Unlink | Sys::Unlinkat => {
-                if sc.ret.value() == Some(0) {
-                    self.unlinked(cx, ev, sc);
-                }
-            }
-            Sys::Close => {
-                if !self.sync_fds.is_empty() {
-                    if let Some(fd) = sc.fd() {
-                        self.sync_fds.remove(&(cx.model.tgid(ev.pid), fd.num));
-                    }
+            Sys::Unlink | Sys::Unlinkat if sc.ret.value() == Some(0) => self.unlinked(cx, ev, sc),
+            Sys::Close if !self.sync_fds.is_empty() => {
+                if let Some(fd) = sc.fd() {
+                    self.sync_fds.remove(&(cx.model.tgid(ev.pid), fd.num));
                 }
             }
             _ if sc.sys.is(Class::WRITE) && !sc.sys.is(Class::NET) => {
