@@ -10,6 +10,11 @@ command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 command -v gzip >/dev/null 2>&1 || need+=(gzip)
 command -v zstd >/dev/null 2>&1 || need+=(zstd)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# lab/failed-lookup-storm and lab/fsync-storm: php-cli (with its opcache), the sqlite3 CLI,
+# Debian's own /usr/bin/python3 (the labs run it by that path)
+command -v php >/dev/null 2>&1 || need+=(php-cli)
+command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
+[ -x /usr/bin/python3 ] || need+=(python3)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test dependencies: ${need[*]}"
   sudo_=""

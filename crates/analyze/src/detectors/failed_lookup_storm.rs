@@ -1,0 +1,712 @@
+//! `failed-lookup-storm` (SL007): path lookups failing with ENOENT again and again, from a
+//! search path walked on every use (PHP's include_path, a PATH search, LD_LIBRARY_PATH, a
+//! program's own plugin path) or from the same missing path being probed over and over.
+//!
+//! Findings are per program: the processes that ran the same program (same name after
+//! execve) are one subject, so a pool of workers gives one finding, not one per worker.
+
+use super::{num, Evidence, EvidenceBuf, Span};
+use crate::model::Model;
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+use syslint_event::{args, Class, Event, EventKind, Pid, Ret, Syscall};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL007",
+    name: "failed-lookup-storm",
+    category: "filesystem",
+    status: Status::Stable,
+    summary: "path lookups failing with ENOENT again and again: a search path walked on every use",
+    docs: Docs {
+        what: "Many stat/lstat/newfstatat/statx/access/faccessat/open/openat/readlink/execve calls \
+failing with ENOENT (or ENOTDIR) that could have been avoided: the same file name tried in several \
+directories before the one that holds it (a search path: PHP's include_path, PATH, LD_LIBRARY_PATH, \
+an include or plugin path), walked again for every use, and the same missing path tried again and \
+again. It reconstructs the searches per thread (failures of one name in different directories ended \
+by a successful lookup of that name) and counts repeats per path, per program (processes running the \
+same program are one subject).",
+        why: "Every failed lookup is a path walk in the kernel; on a local file system with a warm dentry \
+cache it costs about a microsecond, on NFS it may need a round trip to the server to revalidate the \
+directory. A search path of 30 entries walked for each of 10 includes on every request is 300 failed \
+lookups per request, and tens of thousands a second on a busy server: that is what a PHP application on \
+NFS with a long include_path looks like. A few misses at start-up (Python's import system, the dynamic \
+loader, a compiler probing its include directories) cost microseconds and are not reported.",
+        evidence: "Metrics: `failed_lookups` (ENOENT/ENOTDIR lookups of the program), `avoidable_lookups` \
+(the larger of `repeated_failures` and `search_misses`), `repeated_failures` (failures of a path that \
+had already failed), `distinct_failed_paths`, `repeats_per_path` (failed_lookups / distinct_failed_paths), \
+`searches` (a name missed in one or more directories, then found), `search_misses` (failures inside \
+those searches), `avg_misses_per_search`, `successful_opens`, `failed_per_open`, `share_of_calls` \
+(failed lookups / all syscalls of the program), `dirs_with_failures`, `top_dirs` (array of strings: \
+the directories with the most failures, up to 5), `processes`; with timestamps `failed_per_sec` (over \
+the span of the failures); with -T `failed_time_s` (time inside the failed calls). Evidence: the \
+first failures, the lookup that ended the first search, the last failure.",
+        fix: "Name files by absolute path so nothing is searched: in PHP `require __DIR__ . \
+'/lib/file.php'` instead of a bare name resolved through include_path; run helpers by absolute path \
+instead of a PATH search; in C resolve a search once and keep the full path. Otherwise shorten the \
+search path and put the directory that holds the files first (PHP include_path, PYTHONPATH, \
+LD_LIBRARY_PATH, PATH), dropping entries that do not exist. PHP's realpath cache \
+(realpath_cache_size, realpath_cache_ttl) stores only paths that exist, so raising it does not stop \
+these misses; opcache (opcache.enable, with the default opcache.revalidate_path=0) skips the \
+include_path search only for include_once/require_once of scripts it has already cached, not for \
+plain include/require, and opcache.validate_timestamps/revalidate_freq only spare the freshness check \
+of the file that was found.",
+        example: "PHP with 30 missing directories in front of lib/ in its include_path, including part0.php \
+by bare name (lab/failed-lookup-storm, php-include-bad.f-tt-T-yy):
+    11603 19:12:59.245505 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg0/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000081>
+    11603 19:12:59.245686 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg1/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000065>
+    ...
+    11603 19:12:59.250207 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg29/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000075>
+    11603 19:12:59.250378 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/lib/part0.php\", {st_mode=S_IFREG|0644, st_size=16, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000080>
+    11603 19:12:59.250713 openat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/lib/part0.php\", O_RDONLY) = 4</tmp/syslint-lab-fls.rhX0SM/lib/part0.php> <0.000078>
+and the same again for every include of every request: 15003 failed lookups, 501 searches of 29.9 misses.",
+    },
+    options: &[
+        OptionDoc {
+            name: "min_avoidable",
+            meaning: "report a program only when at least this many of its failed lookups are avoidable \
+(repeats of a failed path, or misses of a search that then found the name)",
+        },
+        OptionDoc {
+            name: "min_failed_per_open",
+            meaning: "and only when it has at least this many failed lookups per successful open",
+        },
+        OptionDoc {
+            name: "warn_avoidable",
+            meaning: "a `warning` needs at least this many avoidable failed lookups",
+        },
+        OptionDoc {
+            name: "warn_share_of_calls",
+            meaning: "and failed lookups making up at least this share of the program's syscalls",
+        },
+        OptionDoc {
+            name: "warn_per_sec",
+            meaning: "and, when the trace has timestamps, at least this many failed lookups a second over \
+their span (a slow poll for a missing file is no storm)",
+        },
+        OptionDoc {
+            name: "error_seconds",
+            meaning: "an `error` needs this many seconds measured inside failed lookups (-T), at least 20% \
+of the traced window",
+        },
+    ],
+};
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub min_avoidable: u64,
+    pub min_failed_per_open: f64,
+    pub warn_avoidable: u64,
+    pub warn_share_of_calls: f64,
+    pub warn_per_sec: f64,
+    pub error_seconds: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            min_avoidable: 1000,
+            min_failed_per_open: 3.0,
+            warn_avoidable: 10_000,
+            warn_share_of_calls: 0.25,
+            warn_per_sec: 200.0,
+            error_seconds: 5.0,
+        }
+    }
+}
+
+pub static ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
+
+fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
+    Ok(Box::new(FailedLookupStorm::new(registry::config_of::<Config>(v)?)))
+}
+
+/// Distinct failing paths remembered (over all programs); beyond, new paths count as first
+/// failures, so `repeated_failures` becomes a lower bound.
+const MAX_PATHS: usize = 100_000;
+/// Distinct directories remembered per program.
+const MAX_DIRS: usize = 1024;
+/// Threads with a search in progress.
+const MAX_SEARCHES: usize = 4096;
+
+// ------------------------------------------------------------------------------------------
+// programs: processes grouped by the program they run
+
+/// Most programs told apart; the rest share one `(other programs)` group.
+const MAX_PROGRAMS: usize = 256;
+/// Processes remembered per program (for the subject line).
+const MAX_PIDS_SHOWN: usize = 5;
+/// Process-to-program cache size (cleared when full).
+const MAX_TGIDS: usize = 65_536;
+
+/// Processes grouped by program name (the model's comm, set by execve), so workers of one
+/// program are one subject. A process whose name is unknown is a program of its own.
+#[derive(Default)]
+pub(crate) struct Programs {
+    of_tgid: HashMap<Pid, u32>,
+    by_key: HashMap<String, u32>,
+    /// Program name, `pid N` when unknown, or `(other programs)`.
+    pub keys: Vec<String>,
+    /// Whether the key is a program name (several processes may share it).
+    named: Vec<bool>,
+    /// First few processes seen, and how many.
+    pids: Vec<Vec<Pid>>,
+    pub processes: Vec<u64>,
+}
+
+/// The program name in a model label: `pid 12 (php)` -> `php`.
+fn comm_of(label: &str) -> Option<&str> {
+    let i = label.find(" (")?;
+    label[i + 2..].strip_suffix(')')
+}
+
+impl Programs {
+    /// The program a thread's process runs now.
+    pub fn of(&mut self, model: &Model, pid: Pid) -> u32 {
+        let tgid = model.tgid(pid);
+        if let Some(&g) = self.of_tgid.get(&tgid) {
+            return g;
+        }
+        let label = model.label(tgid);
+        let (key, named) = match comm_of(&label) {
+            Some(c) => (c.to_string(), true),
+            None => (label, false),
+        };
+        let g = match self.by_key.get(&key) {
+            Some(&g) => g,
+            None => {
+                let (key, named) = if self.keys.len() + 1 >= MAX_PROGRAMS {
+                    ("(other programs)".to_string(), true)
+                } else {
+                    (key, named)
+                };
+                match self.by_key.get(&key) {
+                    Some(&g) => g,
+                    None => {
+                        let g = self.keys.len() as u32;
+                        self.by_key.insert(key.clone(), g);
+                        self.keys.push(key);
+                        self.named.push(named);
+                        self.pids.push(Vec::new());
+                        self.processes.push(0);
+                        g
+                    }
+                }
+            }
+        };
+        if self.of_tgid.len() >= MAX_TGIDS {
+            self.of_tgid.clear();
+        }
+        self.of_tgid.insert(tgid, g);
+        let gi = g as usize;
+        if !self.pids[gi].contains(&tgid) {
+            self.processes[gi] += 1;
+            if self.pids[gi].len() < MAX_PIDS_SHOWN {
+                self.pids[gi].push(tgid);
+            }
+        }
+        g
+    }
+
+    /// The process of `pid` may run another program now (a successful execve).
+    pub fn forget(&mut self, model: &Model, pid: Pid) {
+        self.of_tgid.remove(&model.tgid(pid));
+    }
+
+    /// At the end: a process first seen without a name (a vfork child searching PATH before
+    /// its execve, a child whose fork had not returned yet) joins its parent's program, or its
+    /// own once it has a name. Returns the group each group merges into (itself when it
+    /// stays); targets always stay.
+    pub fn merge_unnamed(&mut self, model: &Model) -> Vec<usize> {
+        let mut target: Vec<usize> = (0..self.keys.len()).collect();
+        let mut parent_of: HashMap<Pid, Option<Pid>> = HashMap::default();
+        if self.named.iter().any(|n| !n) {
+            for p in model.procs.iter().filter(|p| !p.absorbed) {
+                parent_of.insert(p.pid, p.parent);
+            }
+        }
+        #[allow(clippy::needless_range_loop)] // g indexes five parallel vectors
+        for g in 0..self.keys.len() {
+            if self.named[g] {
+                continue;
+            }
+            let Some(&tgid) = self.pids[g].first() else { continue };
+            let parent = parent_of.get(&tgid).copied().flatten();
+            let keys = [
+                parent.and_then(|p| comm_of(&model.label(p)).map(str::to_string)),
+                comm_of(&model.label(tgid)).map(str::to_string),
+            ];
+            let existing =
+                keys.iter().flatten().find_map(|k| self.by_key.get(k).copied().filter(|&t| self.named[t as usize]));
+            match existing {
+                Some(t) => {
+                    let t = t as usize;
+                    target[g] = t;
+                    self.processes[t] += self.processes[g];
+                    for p in std::mem::take(&mut self.pids[g]) {
+                        if self.pids[t].len() < MAX_PIDS_SHOWN && !self.pids[t].contains(&p) {
+                            self.pids[t].push(p);
+                        }
+                    }
+                    self.processes[g] = 0;
+                }
+                None => {
+                    // becomes a program of its own name
+                    if let Some(k) = keys.into_iter().flatten().next() {
+                        self.by_key.remove(&self.keys[g]);
+                        self.by_key.insert(k.clone(), g as u32);
+                        self.keys[g] = k;
+                        self.named[g] = true;
+                    }
+                }
+            }
+        }
+        target
+    }
+
+    /// `pid 12 (php)` for one process, `4 processes of search (pids 12, 13, 14, 15)` for more.
+    pub fn subject(&self, model: &Model, g: u32) -> String {
+        let gi = g as usize;
+        let n = self.processes[gi];
+        match self.pids[gi].as_slice() {
+            [one] if n == 1 => model.label(*one),
+            pids => {
+                let list: Vec<String> = pids.iter().map(|p| p.to_string()).collect();
+                let more = if n as usize > pids.len() { ", ..." } else { "" };
+                format!("{n} processes of {} (pids {}{more})", self.keys[gi], list.join(", "))
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+
+impl Group {
+    /// Failures of a path that had already failed.
+    fn repeated(&self) -> u64 {
+        self.failed.saturating_sub(self.paths.len() as u64 + self.untracked)
+    }
+
+    /// Take in another program's counts (see [`Programs::merge_unnamed`]).
+    fn absorb(&mut self, o: Group) {
+        self.failed += o.failed;
+        self.timed += o.timed;
+        self.failed_ns += o.failed_ns;
+        self.untracked += o.untracked;
+        self.searches += o.searches;
+        self.search_misses += o.search_misses;
+        self.opens += o.opens;
+        self.calls += o.calls;
+        self.span.add(o.span.first);
+        self.span.add(o.span.last);
+        for (p, n) in o.paths {
+            *self.paths.entry(p).or_insert(0) += n;
+        }
+        for (d, n) in o.dirs {
+            if self.dirs.len() < MAX_DIRS || self.dirs.contains_key(&d) {
+                *self.dirs.entry(d).or_insert(0) += n;
+            }
+        }
+        if self.evidence.first.is_empty() {
+            self.evidence = o.evidence;
+        }
+        if o.sample_misses > self.sample_misses {
+            self.sample = o.sample;
+            self.sample_misses = o.sample_misses;
+        }
+    }
+}
+
+#[derive(Default)]
+struct Group {
+    failed: u64,
+    timed: u64,
+    failed_ns: u64,
+    /// Failures of paths not remembered (over [`MAX_PATHS`]).
+    untracked: u64,
+    searches: u64,
+    search_misses: u64,
+    opens: u64,
+    /// All syscalls of the program.
+    calls: u64,
+    span: Span,
+    /// Failing path -> failures.
+    paths: HashMap<Box<str>, u32>,
+    /// Directory -> failures in it.
+    dirs: HashMap<Box<str>, u64>,
+    evidence: EvidenceBuf,
+    /// The longest search seen: its first misses, its last miss and the hit.
+    sample: Vec<Evidence>,
+    sample_misses: u64,
+}
+
+/// A search in progress on one thread: one name failing in one directory after another.
+struct Search {
+    group: u32,
+    base: String,
+    /// The last failed path (to recognise the directory checks between tries).
+    last: String,
+    misses: u64,
+    /// Evidence: the first two misses and the latest one.
+    first: Vec<Evidence>,
+    latest: Option<Evidence>,
+}
+
+pub struct FailedLookupStorm {
+    cfg: Config,
+    programs: Programs,
+    groups: Vec<Group>,
+    tracked_paths: usize,
+    searches: HashMap<Pid, Search>,
+}
+
+impl FailedLookupStorm {
+    pub fn new(cfg: Config) -> Self {
+        FailedLookupStorm {
+            cfg,
+            programs: Programs::default(),
+            groups: Vec::new(),
+            tracked_paths: 0,
+            searches: HashMap::default(),
+        }
+    }
+
+    fn group(&mut self, model: &Model, pid: Pid) -> u32 {
+        let g = self.programs.of(model, pid);
+        while self.groups.len() <= g as usize {
+            self.groups.push(Group { evidence: EvidenceBuf::new(3), ..Default::default() });
+        }
+        g
+    }
+
+    fn failed(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let Some(path) = full_path(cx.model, ev.pid, sc) else { return };
+        let g = self.group(cx.model, ev.pid);
+        let tracked = self.tracked_paths < MAX_PATHS;
+        let gr = &mut self.groups[g as usize];
+        gr.failed += 1;
+        if let Some(d) = sc.dur_ns {
+            gr.timed += 1;
+            gr.failed_ns += d;
+        }
+        gr.span.add(ev.ts_ns);
+        if gr.sample.is_empty() {
+            // fallback evidence, for programs whose failures are repeats without a search
+            gr.evidence.push(ev);
+        }
+        match gr.paths.get_mut(path.as_str()) {
+            Some(n) => *n = n.saturating_add(1),
+            None if tracked => {
+                gr.paths.insert(path.as_str().into(), 1);
+                self.tracked_paths += 1;
+            }
+            None => gr.untracked += 1,
+        }
+        let (dir, base) = split(&path);
+        match gr.dirs.get_mut(dir) {
+            Some(n) => *n += 1,
+            None => {
+                if gr.dirs.len() < MAX_DIRS {
+                    gr.dirs.insert(dir.into(), 1);
+                }
+            }
+        }
+        // the search this failure belongs to
+        if let Some(s) = self.searches.get_mut(&ev.pid) {
+            if s.base == base && s.group == g {
+                s.misses += 1;
+                s.last.clear();
+                s.last.push_str(&path);
+                if s.first.len() < 2 {
+                    s.first.push(Evidence::of(ev));
+                } else {
+                    s.latest = Some(Evidence::of(ev));
+                }
+                return;
+            }
+            // a check of a directory on the way (the loader stats the directory it missed in)
+            if s.last.len() > path.len() && s.last.starts_with(path.as_str()) && s.last.as_bytes()[path.len()] == b'/' {
+                return;
+            }
+        }
+        if self.searches.len() >= MAX_SEARCHES && !self.searches.contains_key(&ev.pid) {
+            self.searches.clear();
+        }
+        let base = base.to_string();
+        let first = vec![Evidence::of(ev)];
+        self.searches.insert(ev.pid, Search { group: g, base, last: path, misses: 1, first, latest: None });
+    }
+
+    fn found(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if sc.sys.is(Class::OPEN) {
+            let g = self.group(cx.model, ev.pid);
+            self.groups[g as usize].opens += 1;
+        }
+        let Some(s) = self.searches.get(&ev.pid) else { return };
+        let Some(path) = full_path(cx.model, ev.pid, sc) else { return };
+        let (dir, base) = split(&path);
+        if base != s.base {
+            return;
+        }
+        let Some(s) = self.searches.remove(&ev.pid) else { return };
+        // found where it had just failed: created in between, not a search
+        if split(&s.last).0 == dir {
+            return;
+        }
+        let gr = &mut self.groups[s.group as usize];
+        gr.searches += 1;
+        gr.search_misses += s.misses;
+        if s.misses > gr.sample_misses {
+            gr.sample_misses = s.misses;
+            gr.sample = s.first;
+            gr.sample.extend(s.latest);
+            gr.sample.push(Evidence::of(ev));
+        }
+    }
+}
+
+/// The path a lookup names, made absolute with the directory fd's `-yy` path when strace
+/// printed one (relative paths stay relative otherwise). `None` for fd-only calls (`""`).
+fn full_path(model: &Model, pid: Pid, sc: &Syscall) -> Option<String> {
+    let p = sc.path()?;
+    resolve(model, pid, sc, &p)
+}
+
+/// `p`, a path argument of `sc`, made absolute with the directory fd's path (`-yy`, or the
+/// model's when the fd was opened in the trace); relative paths of AT_FDCWD stay relative
+/// unless strace printed the working directory. `None` for an empty path.
+pub(crate) fn resolve(model: &Model, pid: Pid, sc: &Syscall, p: &str) -> Option<String> {
+    if p.is_empty() {
+        return None;
+    }
+    if p.starts_with('/') {
+        return Some(p.to_string());
+    }
+    let dir = if sc.sys.is(Class::AT) {
+        let fd = args::parse_fd(sc.arg(0)?)?;
+        match fd.deco {
+            Some(d) => Some(args::unescape(d).into_owned()),
+            None if fd.num >= 0 => {
+                model.lookup_fd(pid, fd.num).filter(|t| t.kind == "file").map(|t| t.display.to_string())
+            }
+            None => None,
+        }
+    } else {
+        None
+    };
+    Some(match dir {
+        Some(d) => format!("{}/{}", d.trim_end_matches('/'), p),
+        None => p.to_string(),
+    })
+}
+
+/// `/a/b/c` -> (`/a/b`, `c`); `c` -> (`.`, `c`); `/c` -> (`/`, `c`).
+fn split(path: &str) -> (&str, &str) {
+    match path.rsplit_once('/') {
+        Some(("", b)) => ("/", b),
+        Some((d, b)) => (d, b),
+        None => (".", path),
+    }
+}
+
+impl Detector for FailedLookupStorm {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
+        let sc = match &ev.kind {
+            EventKind::Syscall(sc) => sc,
+            EventKind::Exited { .. } | EventKind::Killed { .. } => {
+                if !self.searches.is_empty() {
+                    self.searches.remove(&ev.pid);
+                }
+                return;
+            }
+            _ => return,
+        };
+        let g = self.group(cx.model, ev.pid);
+        self.groups[g as usize].calls += 1;
+        if !(sc.sys.is(Class::LOOKUP) || sc.sys.is(Class::EXEC)) {
+            return;
+        }
+        match &sc.ret {
+            Ret::Err { errno, .. } if *errno == "ENOENT" || *errno == "ENOTDIR" => self.failed(cx, ev, sc),
+            Ret::Ok { .. } => {
+                self.found(cx, ev, sc);
+                if sc.sys.is(Class::EXEC) {
+                    self.programs.forget(cx.model, ev.pid);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let target = self.programs.merge_unnamed(cx.model);
+        for (g, &t) in target.iter().enumerate() {
+            if t != g && g < self.groups.len() && t < self.groups.len() {
+                let o = std::mem::take(&mut self.groups[g]);
+                self.groups[t].absorb(o);
+            }
+        }
+        let window_s = cx.window.map_or(0.0, |w| w.duration_s);
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            if g.failed == 0 {
+                continue;
+            }
+            let repeated = g.repeated();
+            let avoidable = repeated.max(g.search_misses);
+            let per_open = g.failed as f64 / g.opens.max(1) as f64;
+            if avoidable < self.cfg.min_avoidable || per_open < self.cfg.min_failed_per_open {
+                continue;
+            }
+            let prog_calls = g.calls.max(g.failed);
+            let share = g.failed as f64 / prog_calls.max(1) as f64;
+            let distinct = g.paths.len().max(1) as f64;
+            let repeats = g.failed as f64 / distinct;
+            // durations of most calls (-T), not just of a few unfinished/resumed pairs
+            let timed = g.timed > 0 && g.timed * 10 >= g.failed * 9;
+            let failed_s = g.failed_ns as f64 / 1e9;
+
+            let span_s = g.span.seconds();
+            let rate_ok = span_s <= 0.0 || g.failed as f64 / span_s >= self.cfg.warn_per_sec;
+            let mut severity =
+                if avoidable >= self.cfg.warn_avoidable && share >= self.cfg.warn_share_of_calls && rate_ok {
+                    Severity::Warning
+                } else {
+                    Severity::Info
+                };
+            if severity == Severity::Warning
+                && timed
+                && failed_s >= self.cfg.error_seconds
+                && window_s > 0.0
+                && failed_s / window_s >= 0.2
+            {
+                severity = Severity::Error;
+            }
+
+            let mut dirs: Vec<(&str, u64)> = g.dirs.iter().map(|(d, n)| (&**d, *n)).collect();
+            dirs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let top: Vec<&str> = dirs.iter().take(5).map(|d| d.0).collect();
+            let avg_misses = if g.searches > 0 { g.search_misses as f64 / g.searches as f64 } else { 0.0 };
+
+            let mut m = std::collections::BTreeMap::new();
+            m.insert("failed_lookups".into(), g.failed.into());
+            m.insert("avoidable_lookups".into(), avoidable.into());
+            m.insert("repeated_failures".into(), repeated.into());
+            m.insert("distinct_failed_paths".into(), (g.paths.len() as u64).into());
+            m.insert("repeats_per_path".into(), num(repeats));
+            m.insert("searches".into(), g.searches.into());
+            m.insert("search_misses".into(), g.search_misses.into());
+            m.insert("avg_misses_per_search".into(), num(avg_misses));
+            m.insert("successful_opens".into(), g.opens.into());
+            m.insert("failed_per_open".into(), num(per_open));
+            m.insert("share_of_calls".into(), num(share));
+            m.insert("dirs_with_failures".into(), (g.dirs.len() as u64).into());
+            m.insert("top_dirs".into(), serde_json::Value::from(top.clone()));
+            m.insert("processes".into(), self.programs.processes[gi].into());
+            if span_s > 0.0 {
+                m.insert("failed_per_sec".into(), num(g.failed as f64 / span_s));
+            }
+            if timed {
+                m.insert("failed_time_s".into(), num(failed_s));
+            }
+
+            let mut message = format!("{} failed lookups (ENOENT), {} avoidable", g.failed, avoidable);
+            if g.searches > 0 {
+                message.push_str(&format!(
+                    ": {} searches missed {:.1} directories each before the hit",
+                    g.searches, avg_misses
+                ));
+                if repeats >= 2.0 {
+                    message.push_str(&format!(", each failing path tried {repeats:.0} times"));
+                }
+            } else {
+                message.push_str(&format!(": {} paths failed {repeats:.0} times each", g.paths.len()));
+            }
+            if let Some(d) = top.first() {
+                message.push_str(&format!("; most misses in {d}"));
+                if top.len() > 1 {
+                    message.push_str(&format!(" and {} more directories", g.dirs.len() - 1));
+                }
+            }
+
+            let cost = if timed {
+                let avg_us = failed_s * 1e6 / g.timed.max(1) as f64;
+                format!(
+                    "{failed_s:.3} s inside {} failed lookups ({avg_us:.1} µs each, measured under strace); about {avoidable} \
+could be avoided ({:.0}% of the program's syscalls are failed lookups)",
+                    g.failed,
+                    share * 100.0
+                )
+            } else {
+                format!(
+                    "time unknown (no -T); about {avoidable} of {} failed lookups could be avoided ({:.0}% of the program's \
+syscalls); each is a path walk in the kernel, about a microsecond with a warm dentry cache, a server round trip on NFS",
+                    g.failed,
+                    share * 100.0
+                )
+            };
+
+            // the longest search (its first misses, the last one, the hit), else the first and
+            // last failures
+            let evidence = if g.sample.is_empty() {
+                g.evidence.render(cx.clock)
+            } else {
+                let n = g.sample.len();
+                let mut v: Vec<String> = g.sample.iter().map(|e| e.render(cx.clock)).collect();
+                if g.sample_misses > 3 && n == 4 {
+                    v.insert(2, "...".into());
+                }
+                v
+            };
+
+            let mut fix = String::new();
+            if let Some(d) = top.first() {
+                fix.push_str(&format!(
+                    "the search misses most in {d}: drop directories that never hold the file from the search path \
+or put the one that does first. "
+                ));
+            }
+            fix.push_str(META.docs.fix);
+
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                window: g.span.window(),
+                metrics: m,
+                evidence,
+                cost: Some(cost),
+                fix,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_paths() {
+        assert_eq!(split("/a/b/c.php"), ("/a/b", "c.php"));
+        assert_eq!(split("/c"), ("/", "c"));
+        assert_eq!(split("c"), (".", "c"));
+        assert_eq!(split("lib/c"), ("lib", "c"));
+    }
+
+    #[test]
+    fn program_names_from_labels() {
+        assert_eq!(comm_of("pid 12 (php)"), Some("php"));
+        assert_eq!(comm_of("thread 13 of pid 12 (my (odd) name)"), Some("my (odd) name"));
+        assert_eq!(comm_of("pid 12"), None);
+    }
+}

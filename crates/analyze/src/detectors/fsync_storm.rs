@@ -1,0 +1,458 @@
+//! `fsync-storm` (SL008): flushes to stable storage (fsync, fdatasync, sync_file_range,
+//! syncfs, sync, or writes to a file opened with O_SYNC/O_DSYNC) after every small write or
+//! record, often with a journal file created and deleted around each (SQLite's rollback
+//! journal in autocommit mode).
+//!
+//! Findings are per program, like failed-lookup-storm: the writers of one program are one
+//! subject.
+
+use super::failed_lookup_storm::{resolve, Programs};
+use super::{num, Evidence, EvidenceBuf, Span};
+use crate::model::Model;
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use serde::{Deserialize, Serialize};
+use syslint_event::{args, Class, Event, EventKind, Pid, Sys, Syscall};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL008",
+    name: "fsync-storm",
+    category: "filesystem",
+    status: Status::Stable,
+    summary:
+        "a flush to disk after every small write or record, often with a journal file created and deleted each time",
+    docs: Docs {
+        what: "Many fsync/fdatasync/sync_file_range/syncfs/sync calls, or writes to files opened with \
+O_SYNC/O_DSYNC (each of which is a flush), with little data written per flush: one flush per record \
+or per transaction. It also counts files the program creates and deletes again around the flushes \
+(a rollback journal created and unlinked per transaction, as SQLite does in its default journal mode \
+when every statement is its own transaction). Processes running the same program are one subject.",
+        why: "A flush waits for the device to make the data durable: a fraction of a millisecond on a \
+fast SSD, several milliseconds on a disk or a network volume, and it also forces the file system to \
+commit its journal. A program that flushes after every 100-byte record or every single-row \
+transaction spends most of its time waiting for the disk, and limits itself to a few hundred or \
+thousand records a second, whatever the CPU could do. Batching a thousand records into one flush \
+gives the same durability per batch at a fraction of the cost.",
+        evidence: "Metrics: `flushes` (sync calls plus O_SYNC/O_DSYNC writes), `sync_calls`, \
+`sync_writes` (writes to files opened with O_SYNC or O_DSYNC), `file_writes` and `file_bytes` \
+(writes to regular files), `syncs_per_write` (flushes / file writes), `bytes_per_sync` (file bytes / \
+flushes), `synced_files` (distinct files and directories flushed), `files_created` (opens with \
+O_CREAT), `files_created_and_removed` (unlinks of files the program had created in the trace, e.g. a \
+journal per transaction), `processes`; with timestamps `syncs_per_sec` (over the span of the \
+flushes); with -T `sync_time_s` and `avg_sync_ms` (time inside the flushes, measured under strace) \
+and `share_of_window` (flush time / traced window; summed over writers, so several processes flushing \
+at once can push it over 1). Evidence: the first flushes, the first unlink of a created file, the last \
+flush.",
+        fix: "Flush once per batch, not once per record (group commit). In SQLite wrap the inserts in \
+one transaction (BEGIN ... COMMIT; in Python's sqlite3 one `with conn:` block or executemany and a \
+single commit(), not autocommit or commit() per row), or use PRAGMA journal_mode=WAL with PRAGMA \
+synchronous=NORMAL, where commits append to the -wal file and only checkpoints sync. In your own \
+code write the records and call fdatasync() once per batch instead of fsync() after each; open with \
+O_SYNC/O_DSYNC only files whose every write must be durable when write() returns.",
+        example: "Python's sqlite3 inserting one row per transaction (autocommit), one of 500 \
+(lab/fsync-storm, sqlite-py-autocommit.f-tt-T-yy; the pwrite64 calls in between are left out):
+    13533 19:13:14.476504 openat(AT_FDCWD</var/tmp/syslint-lab-fsync.YjlzeN>, \"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\", O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC, 0644) = 4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal> <0.000021>
+    13533 19:13:14.477072 fdatasync(4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal>) = 0 <0.000257>
+    13533 19:13:14.477403 fdatasync(5</var/tmp/syslint-lab-fsync.YjlzeN>) = 0 <0.000058>
+    13533 19:13:14.477553 fdatasync(4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal>) = 0 <0.000153>
+    13533 19:13:14.477805 fdatasync(3</var/tmp/syslint-lab-fsync.YjlzeN/rows.db>) = 0 <0.000151>
+    13533 19:13:14.478015 unlink(\"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\") = 0 <0.000130>
+4 flushes and a journal created and deleted per row: 2004 flushes for 500 rows.",
+    },
+    options: &[
+        OptionDoc { name: "min_flushes", meaning: "report a program only with at least this many flushes" },
+        OptionDoc {
+            name: "max_bytes_per_sync",
+            meaning: "and only when it writes at most this many bytes to files per flush on average (larger \
+batches are what flushing is for)",
+        },
+        OptionDoc {
+            name: "warn_flushes",
+            meaning: "a `warning` with at least this many flushes (without -T the count is all there is)",
+        },
+        OptionDoc {
+            name: "warn_per_sec",
+            meaning: "and, when the trace has timestamps, at least this many flushes a second over their span \
+(a flush a second for an hour is no storm)",
+        },
+        OptionDoc { name: "warn_seconds", meaning: "or with at least this many seconds measured inside flushes (-T)" },
+        OptionDoc {
+            name: "error_seconds",
+            meaning: "an `error` needs this many seconds measured inside flushes (-T), at least 20% of the \
+traced window",
+        },
+    ],
+};
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub min_flushes: u64,
+    pub max_bytes_per_sync: u64,
+    pub warn_flushes: u64,
+    pub warn_per_sec: f64,
+    pub warn_seconds: f64,
+    pub error_seconds: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            min_flushes: 100,
+            max_bytes_per_sync: 65_536,
+            warn_flushes: 300,
+            warn_per_sec: 10.0,
+            warn_seconds: 0.5,
+            error_seconds: 5.0,
+        }
+    }
+}
+
+pub static ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
+
+fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
+    Ok(Box::new(FsyncStorm::new(registry::config_of::<Config>(v)?)))
+}
+
+/// Files remembered per program (created ones, flushed ones).
+const MAX_FILES: usize = 1024;
+/// Open O_SYNC/O_DSYNC fds remembered (over all processes).
+const MAX_SYNC_FDS: usize = 65_536;
+
+#[derive(Default)]
+struct Group {
+    sync_calls: u64,
+    sync_writes: u64,
+    timed: u64,
+    sync_ns: u64,
+    file_writes: u64,
+    file_bytes: u64,
+    span: Span,
+    created: u64,
+    removed: u64,
+    /// Path -> (opens with O_CREAT, unlinks after one).
+    churn: HashMap<Box<str>, (u32, u32)>,
+    /// Flushed file -> flushes.
+    synced: HashMap<Box<str>, u64>,
+    evidence: EvidenceBuf,
+    unlink: Option<Evidence>,
+}
+
+impl Group {
+    /// Take in another program's counts (see [`Programs::merge_unnamed`]).
+    fn absorb(&mut self, o: Group) {
+        self.sync_calls += o.sync_calls;
+        self.sync_writes += o.sync_writes;
+        self.timed += o.timed;
+        self.sync_ns += o.sync_ns;
+        self.file_writes += o.file_writes;
+        self.file_bytes += o.file_bytes;
+        self.span.add(o.span.first);
+        self.span.add(o.span.last);
+        self.created += o.created;
+        self.removed += o.removed;
+        for (p, c) in o.churn {
+            if self.churn.len() < MAX_FILES || self.churn.contains_key(&p) {
+                let e = self.churn.entry(p).or_insert((0, 0));
+                e.0 = e.0.saturating_add(c.0);
+                e.1 = e.1.saturating_add(c.1);
+            }
+        }
+        for (f, n) in o.synced {
+            if self.synced.len() < MAX_FILES || self.synced.contains_key(&f) {
+                *self.synced.entry(f).or_insert(0) += n;
+            }
+        }
+        if self.evidence.first.is_empty() {
+            self.evidence = o.evidence;
+        }
+        if self.unlink.is_none() {
+            self.unlink = o.unlink;
+        }
+    }
+}
+
+pub struct FsyncStorm {
+    cfg: Config,
+    programs: Programs,
+    groups: Vec<Group>,
+    /// (process, fd) opened with O_SYNC or O_DSYNC.
+    sync_fds: HashSet<(Pid, i32)>,
+}
+
+/// Targets that are not files on a disk (terminals, /dev/null, proc files).
+fn on_disk(display: &str) -> bool {
+    display.starts_with('/')
+        && !display.starts_with("/dev/")
+        && !display.starts_with("/proc/")
+        && !display.starts_with("/sys/")
+}
+
+impl FsyncStorm {
+    pub fn new(cfg: Config) -> Self {
+        FsyncStorm { cfg, programs: Programs::default(), groups: Vec::new(), sync_fds: HashSet::default() }
+    }
+
+    fn group(&mut self, model: &Model, pid: Pid) -> &mut Group {
+        let g = self.programs.of(model, pid) as usize;
+        while self.groups.len() <= g {
+            self.groups.push(Group { evidence: EvidenceBuf::new(4), ..Default::default() });
+        }
+        &mut self.groups[g]
+    }
+
+    /// A flush: a sync call, or a write to an O_SYNC/O_DSYNC file.
+    fn flush(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, write: bool) {
+        let target = cx.target.filter(|t| t.kind == "file").map(|t| t.display);
+        let g = self.group(cx.model, ev.pid);
+        if write {
+            g.sync_writes += 1;
+        } else {
+            g.sync_calls += 1;
+        }
+        if let Some(d) = sc.dur_ns {
+            g.timed += 1;
+            g.sync_ns += d;
+        }
+        g.span.add(ev.ts_ns);
+        g.evidence.push(ev);
+        let key = match (target, sc.fd()) {
+            (Some(t), _) => Some(std::borrow::Cow::Borrowed(t)),
+            (None, Some(fd)) => Some(std::borrow::Cow::Owned(format!("fd {}", fd.num))),
+            (None, None) => None,
+        };
+        if let Some(k) = key {
+            match g.synced.get_mut(&*k) {
+                Some(n) => *n += 1,
+                None => {
+                    if g.synced.len() < MAX_FILES {
+                        g.synced.insert(k.into(), 1);
+                    }
+                }
+            }
+        }
+    }
+
+    fn opened(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i64) {
+        let create = sc.sys == Sys::Creat || sc.has_flag("O_CREAT");
+        if sc.sys != Sys::Creat && (sc.has_flag("O_SYNC") || sc.has_flag("O_DSYNC")) {
+            if self.sync_fds.len() >= MAX_SYNC_FDS {
+                self.sync_fds.clear();
+            }
+            self.sync_fds.insert((cx.model.tgid(ev.pid), fd as i32));
+        }
+        if !create {
+            return;
+        }
+        let Some(p) = sc.path() else { return };
+        let Some(path) = resolve(cx.model, ev.pid, sc, &p) else { return };
+        let g = self.group(cx.model, ev.pid);
+        g.created += 1;
+        match g.churn.get_mut(path.as_str()) {
+            Some(c) => c.0 = c.0.saturating_add(1),
+            None => {
+                if g.churn.len() < MAX_FILES {
+                    g.churn.insert(path.into(), (1, 0));
+                }
+            }
+        }
+    }
+
+    fn unlinked(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let p = match sc.sys {
+            Sys::Unlink => sc.arg(0).and_then(args::unquote),
+            _ => sc.path(),
+        };
+        let Some(p) = p else { return };
+        let Some(path) = resolve(cx.model, ev.pid, sc, &p) else { return };
+        let g = self.group(cx.model, ev.pid);
+        if let Some(c) = g.churn.get_mut(path.as_str()) {
+            if c.0 > c.1 {
+                c.1 += 1;
+                g.removed += 1;
+                if g.unlink.is_none() {
+                    g.unlink = Some(Evidence::of(ev));
+                }
+            }
+        }
+    }
+}
+
+impl Detector for FsyncStorm {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
+        let EventKind::Syscall(sc) = &ev.kind else { return };
+        match sc.sys {
+            Sys::Fsync | Sys::Fdatasync | Sys::SyncFileRange | Sys::SyncFileRange2 | Sys::Syncfs | Sys::Sync
+                if !sc.ret.is_err() =>
+            {
+                self.flush(cx, ev, sc, false)
+            }
+            Sys::Open | Sys::Openat | Sys::Creat => {
+                if let Some(fd) = sc.ret.value().filter(|v| *v >= 0) {
+                    self.opened(cx, ev, sc, fd);
+                }
+            }
+            Sys::Unlink | Sys::Unlinkat if sc.ret.value() == Some(0) => self.unlinked(cx, ev, sc),
+            Sys::Close if !self.sync_fds.is_empty() => {
+                if let Some(fd) = sc.fd() {
+                    self.sync_fds.remove(&(cx.model.tgid(ev.pid), fd.num));
+                }
+            }
+            _ if sc.sys.is(Class::WRITE) && !sc.sys.is(Class::NET) => {
+                let Some(t) = cx.target else { return };
+                if t.kind != "file" || !on_disk(t.display) {
+                    return;
+                }
+                let Some(bytes) = sc.bytes() else { return };
+                let sync = !self.sync_fds.is_empty()
+                    && sc.fd().is_some_and(|fd| self.sync_fds.contains(&(cx.model.tgid(ev.pid), fd.num)));
+                let g = self.group(cx.model, ev.pid);
+                g.file_writes += 1;
+                g.file_bytes += bytes;
+                if sync {
+                    self.flush(cx, ev, sc, true);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let target = self.programs.merge_unnamed(cx.model);
+        for (g, &t) in target.iter().enumerate() {
+            if t != g && g < self.groups.len() && t < self.groups.len() {
+                let o = std::mem::take(&mut self.groups[g]);
+                self.groups[t].absorb(o);
+            }
+        }
+        let window_s = cx.window.map_or(0.0, |w| w.duration_s);
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            let flushes = g.sync_calls + g.sync_writes;
+            if flushes < self.cfg.min_flushes.max(1) {
+                continue;
+            }
+            let bytes_per_sync = g.file_bytes as f64 / flushes as f64;
+            if bytes_per_sync > self.cfg.max_bytes_per_sync as f64 {
+                continue;
+            }
+            // durations of most flushes (-T), not just of a few unfinished/resumed pairs
+            let timed = g.timed > 0 && g.timed * 10 >= flushes * 9;
+            let sync_s = g.sync_ns as f64 / 1e9;
+            let share = if window_s > 0.0 { sync_s / window_s } else { 0.0 };
+            let span_s = g.span.seconds();
+            let rate_ok = span_s <= 0.0 || flushes as f64 / span_s >= self.cfg.warn_per_sec;
+            let mut severity =
+                if (flushes >= self.cfg.warn_flushes && rate_ok) || (timed && sync_s >= self.cfg.warn_seconds) {
+                    Severity::Warning
+                } else {
+                    Severity::Info
+                };
+            if timed && sync_s >= self.cfg.error_seconds && share >= 0.2 {
+                severity = Severity::Error;
+            }
+
+            let mut files: Vec<(&str, u64)> = g.synced.iter().map(|(f, n)| (&**f, *n)).collect();
+            files.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let journal = g.churn.iter().filter(|(_, c)| c.1 > 0).max_by(|a, b| a.1 .1.cmp(&b.1 .1).then(b.0.cmp(a.0)));
+
+            let mut m = std::collections::BTreeMap::new();
+            m.insert("flushes".into(), flushes.into());
+            m.insert("sync_calls".into(), g.sync_calls.into());
+            m.insert("sync_writes".into(), g.sync_writes.into());
+            m.insert("file_writes".into(), g.file_writes.into());
+            m.insert("file_bytes".into(), g.file_bytes.into());
+            m.insert("syncs_per_write".into(), num(flushes as f64 / g.file_writes.max(1) as f64));
+            m.insert("bytes_per_sync".into(), num(bytes_per_sync));
+            m.insert("synced_files".into(), (g.synced.len() as u64).into());
+            m.insert("files_created".into(), g.created.into());
+            m.insert("files_created_and_removed".into(), g.removed.into());
+            m.insert("processes".into(), self.programs.processes[gi].into());
+            if span_s > 0.0 {
+                m.insert("syncs_per_sec".into(), num(flushes as f64 / span_s));
+            }
+            if timed {
+                m.insert("sync_time_s".into(), num(sync_s));
+                m.insert("avg_sync_ms".into(), num(sync_s * 1e3 / g.timed as f64));
+                if window_s > 0.0 {
+                    m.insert("share_of_window".into(), num(share));
+                }
+            }
+
+            let what = match (g.sync_calls, g.sync_writes) {
+                (c, 0) => format!("{c} fsync/fdatasync calls"),
+                (0, w) => format!("{w} O_SYNC/O_DSYNC writes"),
+                (c, w) => format!("{} flushes ({c} sync calls, {w} O_SYNC/O_DSYNC writes)", c + w),
+            };
+            let mut message = format!(
+                "{what}, one per {:.0} bytes written ({:.2} per file write)",
+                bytes_per_sync,
+                flushes as f64 / g.file_writes.max(1) as f64
+            );
+            if let Some((path, c)) = journal.filter(|(_, c)| c.1 >= 3) {
+                message.push_str(&format!("; {path} created and deleted {} times", c.1));
+            } else if let Some((f, n)) = files.first() {
+                message.push_str(&format!("; {n} of them on {f}"));
+            }
+
+            let cost = if timed {
+                format!(
+                    "{sync_s:.3} s waiting for flushes ({:.2} ms each, measured under strace){}; one flush per batch \
+would save about {} of them",
+                    sync_s * 1e3 / g.timed as f64,
+                    if window_s > 0.0 { format!(", {:.0}% of the traced time", share * 100.0) } else { String::new() },
+                    flushes.saturating_sub(1)
+                )
+            } else {
+                format!(
+                    "time unknown (no -T); {flushes} flushes, each a wait for the device (a fraction of a millisecond \
+on a fast SSD, several on a disk or network volume): about {:.1} s at 1 ms each; one flush per batch would save \
+about {} of them",
+                    flushes as f64 / 1e3,
+                    flushes.saturating_sub(1)
+                )
+            };
+
+            let mut evidence: Vec<String> = g.evidence.first.iter().map(|e| e.render(cx.clock)).collect();
+            if let Some(u) = &g.unlink {
+                evidence.push(u.render(cx.clock));
+            }
+            if let Some(l) = &g.evidence.last {
+                evidence.push("...".into());
+                evidence.push(l.render(cx.clock));
+            }
+
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                window: g.span.window(),
+                metrics: m,
+                evidence,
+                cost: Some(cost),
+                fix: META.docs.fix.into(),
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disk_files_only() {
+        assert!(on_disk("/var/tmp/x.db"));
+        assert!(!on_disk("/dev/null"));
+        assert!(!on_disk("/proc/self/status"));
+        assert!(!on_disk("pipe"));
+    }
+}
