@@ -32,7 +32,8 @@ wait4 with WNOHANG, ...). Per thread, such calls form a spin window, which ends 
 poll-family call with a non-zero timeout, a sleep, a futex wait, a blocking wait4), at a call that \
 took at least `block_ms` (-T), at an idle gap of `max_gap_ms` between two calls (timestamps), or \
 after `max_other_calls` other calls in a row. A window is reported when it holds at least \
-`min_spins` spins, spins are at least `min_spin_share` of its calls, and (with timestamps) they come \
+`min_spins` spins, spins are at least `min_spin_share` of its calls (`min_repeat_only_share` when \
+all of them are repeated cheap calls: a thread that works and reads the clock often is not waiting), and (with timestamps) they come \
 at `min_spins_per_sec` or more.",
         why: "The thread burns a CPU core doing nothing useful while it waits: every turn of the loop \
 is a syscall (a kernel entry, often a few more in user space) that could have been one blocking wait. \
@@ -78,6 +79,11 @@ a futex, an eventfd or a pipe instead of a sched_yield()/flag loop.",
             meaning: "share of a window's calls that must be spins (default 0.5)",
         },
         OptionDoc {
+            name: "min_repeat_only_share",
+            meaning: "share of a window's calls that must be spins when all its spins are repeated cheap \
+calls, no empty polls or EAGAIN (default 0.95: a thread that works and reads the clock often is not waiting)",
+        },
+        OptionDoc {
             name: "max_gap_ms",
             meaning: "an idle gap this long between two calls of the thread ends a window (default 10)",
         },
@@ -93,7 +99,7 @@ a futex, an eventfd or a pipe instead of a sched_yield()/flag loop.",
         },
         OptionDoc {
             name: "warn_spins_untimed",
-            meaning: "without timestamps, spins for a warning (else info; default 10000)",
+            meaning: "without timestamps, spins for a warning (else info; default 5000)",
         },
     ],
 };
@@ -111,6 +117,7 @@ pub struct Config {
     pub min_spins: u64,
     pub min_spins_per_sec: f64,
     pub min_spin_share: f64,
+    pub min_repeat_only_share: f64,
     pub max_gap_ms: f64,
     pub block_ms: f64,
     pub max_other_calls: u32,
@@ -125,12 +132,13 @@ impl Default for Config {
             min_spins: 200,
             min_spins_per_sec: 500.0,
             min_spin_share: 0.5,
+            min_repeat_only_share: 0.95,
             max_gap_ms: 10.0,
             block_ms: 1.0,
             max_other_calls: 16,
             warn_seconds: 0.1,
             error_seconds: 1.0,
-            warn_spins_untimed: 10_000,
+            warn_spins_untimed: 5_000,
         }
     }
 }
@@ -252,6 +260,7 @@ struct Window {
     others: u64,
     other_run: u32,
     syscall_ns: u64,
+    timed_spins: u64,
     top: Vec<(Sys, Kind, u64)>,
     fd: Option<i32>,
     target: Option<String>,
@@ -279,6 +288,7 @@ struct Agg {
     seconds: f64,
     longest: f64,
     syscall_ns: u64,
+    timed_spins: u64,
     timed: bool,
     first_ts: Option<i64>,
     last_ts: Option<i64>,
@@ -312,12 +322,11 @@ pub struct BusyPoll {
     cfg: Config,
     threads: HashMap<Pid, Thread>,
     done: Vec<Done>,
-    any_durations: bool,
 }
 
 impl BusyPoll {
     pub fn new(cfg: Config) -> Self {
-        BusyPoll { cfg, threads: HashMap::default(), done: Vec::new(), any_durations: false }
+        BusyPoll { cfg, threads: HashMap::default(), done: Vec::new() }
     }
 
     /// Close the thread's window: keep it when it qualifies. `end` is the call that ended it.
@@ -329,7 +338,9 @@ impl BusyPoll {
         let secs = w.seconds();
         let timed = w.first_ts.is_some() && w.last_end.is_some();
         let rate_ok = !timed || secs <= 0.0 || w.spins as f64 / secs >= cfg.min_spins_per_sec;
-        if w.spins < cfg.min_spins || (w.spins as f64) < cfg.min_spin_share * calls as f64 || !rate_ok {
+        // only repeated cheap calls: the thread may be working and just reading the clock often
+        let share = if w.repeats == w.spins { cfg.min_repeat_only_share } else { cfg.min_spin_share };
+        if w.spins < cfg.min_spins || (w.spins as f64) < share * calls as f64 || !rate_ok {
             return;
         }
         let a = th.agg.get_or_insert_with(Agg::default);
@@ -342,6 +353,7 @@ impl BusyPoll {
         a.seconds += secs;
         a.longest = a.longest.max(secs);
         a.syscall_ns += w.syscall_ns;
+        a.timed_spins += w.timed_spins;
         a.timed |= timed;
         if a.first_ts.is_none() {
             a.first_ts = w.first_ts;
@@ -366,9 +378,6 @@ impl BusyPoll {
     }
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        if sc.dur_ns.is_some() {
-            self.any_durations = true;
-        }
         if !self.threads.contains_key(&ev.pid) {
             if self.threads.len() >= MAX_THREADS {
                 return;
@@ -418,7 +427,10 @@ impl BusyPoll {
                 }
                 w.spins += 1;
                 w.other_run = 0;
-                w.syscall_ns += sc.dur_ns.unwrap_or(0);
+                if let Some(d) = sc.dur_ns {
+                    w.syscall_ns += d;
+                    w.timed_spins += 1;
+                }
                 match kind {
                     Kind::EmptyPoll => w.polls += 1,
                     Kind::Eagain => w.eagain += 1,
@@ -527,7 +539,8 @@ impl BusyPoll {
             metrics.insert("thread_seconds".to_string(), num(d.thread_seconds));
             metrics.insert("share_of_thread_time".to_string(), num(share));
         }
-        if self.any_durations {
+        // only when every spin was timed (-T), not just the ones split into unfinished/resumed
+        if a.timed_spins == a.spins {
             metrics.insert("syscall_seconds".to_string(), num(a.syscall_ns as f64 / 1e9));
         }
         let mut evidence: Vec<String> = a.evidence.iter().map(|e| e.render(clock)).collect();
