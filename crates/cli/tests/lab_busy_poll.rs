@@ -48,7 +48,9 @@ fn spin_lines(variant: &str, t: &str) -> u64 {
                     || (l.contains("<... pselect6 resumed>") && l.contains(") = 0 (Timeout)"))
             }
             "c-eagain" => (l.contains(" read(") || l.contains("<... read resumed>")) && l.contains(" EAGAIN "),
-            "c-yield" => (l.contains(" sched_yield()") || l.contains("<... sched_yield resumed>")) && l.contains(" = 0"),
+            "c-yield" => {
+                (l.contains(" sched_yield()") || l.contains("<... sched_yield resumed>")) && l.contains(" = 0")
+            }
             "php-spin" | "php-select" => {
                 (l.contains(" poll([") && l.contains("], 1, 0) = 0 (Timeout)"))
                     || l.contains("<... poll resumed>) = 0 (Timeout)")
@@ -103,7 +105,10 @@ fn check_bad(variant: &str, set: &str, path: &Path, kind: &str, program: &str, d
     } else {
         // the thread spun while the server slept: most of that time is spin time
         let secs = metric(f, "spin_seconds");
-        assert!(secs >= 0.6 * delay_s && secs <= delay_s + 0.25, "{ctx}: spin_seconds {secs} for {delay_s} s of waiting");
+        assert!(
+            secs >= 0.6 * delay_s && secs <= delay_s + 0.25,
+            "{ctx}: spin_seconds {secs} for {delay_s} s of waiting"
+        );
         let rate = metric(f, "spins_per_sec");
         assert!((rate - spins / secs).abs() < 1.0, "{ctx}: rate {rate}");
         assert!(rate >= 1000.0, "{ctx}: {rate}/s");
@@ -166,7 +171,9 @@ fn php_curl_multi_without_select_fires() {
         let polls = metric(f, "empty_polls");
         let repeats = metric(f, "repeated_calls");
         assert!(repeats >= 2.5 * polls && repeats <= 3.0 * polls + 50.0, "php-spin.{set}: {repeats} vs {polls}");
-        assert!(f.message.contains("repeated rt_sigaction calls") && f.message.contains("poll calls with zero timeout"));
+        assert!(
+            f.message.contains("repeated rt_sigaction calls") && f.message.contains("poll calls with zero timeout")
+        );
         assert!(f.message.contains("while waiting on 127.0.0.1:"), "php-spin.{set}: {}", f.message);
     }
 }
