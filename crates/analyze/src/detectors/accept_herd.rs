@@ -54,12 +54,12 @@ epoll_ctl(ep, EPOLL_CTL_ADD, fd, {EPOLLIN|EPOLLEXCLUSIVE}), which nginx >= 1.11.
 the epoll method and accept_mutex off, the default). Or serialize accepts with a lock (nginx \
 `accept_mutex on;`). A blocking accept() on a shared socket also wakes only one waiter.",
         example: "C pre-fork epoll server, 4 workers sharing fd 5 (lab/accept-herd/traces/c-procs.f-tt-T-yy): \
-each connection wakes several workers, one accepts it, the others get EAGAIN\n\
-14281 19:18:48.323021 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.005834>\n\
-14279 19:18:48.323054 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.002425>\n\
-14281 19:18:48.323152 <... accept4 resumed>) = 7<TCP:[127.0.0.1:33559->127.0.0.1:40216]> <0.000051>\n\
-14279 19:18:48.323878 <... accept4 resumed>) = -1 EAGAIN (Resource temporarily unavailable) <0.000750>\n\
-14280 19:18:48.326581 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.005637>\n\
+each connection wakes several workers, one accepts it, the others get EAGAIN\n    \
+14281 19:18:48.323021 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.005834>\n    \
+14279 19:18:48.323054 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.002425>\n    \
+14281 19:18:48.323152 <... accept4 resumed>) = 7<TCP:[127.0.0.1:33559->127.0.0.1:40216]> <0.000051>\n    \
+14279 19:18:48.323878 <... accept4 resumed>) = -1 EAGAIN (Resource temporarily unavailable) <0.000750>\n    \
+14280 19:18:48.326581 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.005637>\n    \
 14280 19:18:48.326671 accept4(5<TCP:[127.0.0.1:33559]>, NULL, NULL, SOCK_CLOEXEC <unfinished ...>",
     },
     options: &[

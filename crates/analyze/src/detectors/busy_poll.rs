@@ -62,12 +62,12 @@ lookup is pending), where curl_multi_wait returns at once. Plain sockets: poll/e
 timeout (-1 to wait until ready) instead of 0, or a blocking read; never retry a non-blocking \
 read/accept on EAGAIN without waiting for readiness first. Threads: wait on a condition variable, \
 a futex, an eventfd or a pipe instead of a sched_yield()/flag loop.",
-        example: "PHP curl_multi_exec() loop without curl_multi_select() (lab/busy-poll/traces/php-spin.f-tt-T-yy):\n\
-11528 19:18:42.541816 poll([{fd=6<TCP:[127.0.0.1:41750->127.0.0.1:38929]>, events=POLLIN|POLLPRI|POLLRDNORM|POLLRDBAND}], 1, 0) = 0 (Timeout) <0.000007>\n\
-11528 19:18:42.541845 rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, NULL, 8) = 0 <0.000007>\n\
-11528 19:18:42.541870 rt_sigaction(SIGPIPE, NULL, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, 8) = 0 <0.000007>\n\
-11528 19:18:42.541895 rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, NULL, 8) = 0 <0.000007>\n\
-11528 19:18:42.541920 poll([{fd=6<TCP:[127.0.0.1:41750->127.0.0.1:38929]>, events=POLLIN|POLLPRI|POLLRDNORM|POLLRDBAND}], 1, 0) = 0 (Timeout) <0.000007>\n\
+        example: "PHP curl_multi_exec() loop without curl_multi_select() (lab/busy-poll/traces/php-spin.f-tt-T-yy):\n    \
+11528 19:18:42.541816 poll([{fd=6<TCP:[127.0.0.1:41750->127.0.0.1:38929]>, events=POLLIN|POLLPRI|POLLRDNORM|POLLRDBAND}], 1, 0) = 0 (Timeout) <0.000007>\n    \
+11528 19:18:42.541845 rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, NULL, 8) = 0 <0.000007>\n    \
+11528 19:18:42.541870 rt_sigaction(SIGPIPE, NULL, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, 8) = 0 <0.000007>\n    \
+11528 19:18:42.541895 rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, NULL, 8) = 0 <0.000007>\n    \
+11528 19:18:42.541920 poll([{fd=6<TCP:[127.0.0.1:41750->127.0.0.1:38929]>, events=POLLIN|POLLPRI|POLLRDNORM|POLLRDBAND}], 1, 0) = 0 (Timeout) <0.000007>\n    \
 (13075 such calls in 0.50 s, until the answer arrives)",
     },
     options: &[
