@@ -69,7 +69,7 @@ fn check_bad(ctx: &str, path: &Path, processes: f64) {
     // every connection woke the idle workers; all but one found nothing
     let empty = metric(f, "empty_wakeups");
     let wakeups = metric(f, "wakeups");
-    assert!(empty >= CONNECTIONS && empty <= (WORKERS - 1.0) * CONNECTIONS, "{ctx}: {empty} empty wake-ups");
+    assert!((CONNECTIONS..=(WORKERS - 1.0) * CONNECTIONS).contains(&empty), "{ctx}: {empty} empty wake-ups");
     assert!(wakeups - empty <= accepted && wakeups >= accepted, "{ctx}: {wakeups} wake-ups, {empty} empty");
     assert!(eagain >= empty, "{ctx}: each empty wake-up failed at least once");
     assert!((metric(f, "wakeups_per_accept") - wakeups / accepted).abs() < 1e-6, "{ctx}");

@@ -348,15 +348,13 @@ impl AcceptHerd {
                     }
                 }
             }
-            Sys::EpollCtl => {
-                // EPOLL_CTL_DEL has no events: exclusive_fd says None
-                if sc.ret.value() == Some(0) {
-                    if let Some(fd) = exclusive_fd(sc) {
-                        if let Some(s) = self.sock((tgid, fd)) {
-                            s.exclusive = true;
-                            if s.epoll_line.is_none() {
-                                s.epoll_line = Some(Evidence::of(ev));
-                            }
+            // EPOLL_CTL_DEL has no events: exclusive_fd says None
+            Sys::EpollCtl if sc.ret.value() == Some(0) => {
+                if let Some(fd) = exclusive_fd(sc) {
+                    if let Some(s) = self.sock((tgid, fd)) {
+                        s.exclusive = true;
+                        if s.epoll_line.is_none() {
+                            s.epoll_line = Some(Evidence::of(ev));
                         }
                     }
                 }
@@ -507,7 +505,7 @@ impl Detector for AcceptHerd {
         let cfg = &self.cfg;
         let mut out = Vec::new();
         let mut ids: Vec<(&Identity, &Group)> = groups.iter().collect();
-        ids.sort_by(|a, b| b.1.empty.cmp(&a.1.empty));
+        ids.sort_by_key(|g| std::cmp::Reverse(g.1.empty));
         for (id, g) in ids {
             let per_accept = g.empty as f64 / g.accepted.max(1) as f64;
             if (g.workers.len() as u64) < cfg.min_workers
@@ -583,6 +581,10 @@ nothing ({:.1} per connection, {} accept calls failed with EAGAIN); {flags}",
             }
             let mut evidence = Vec::new();
             if let Some(l) = origin_info.and_then(|i| i.listen_line.as_ref()) {
+                evidence.push(l.render(cx.clock));
+            }
+            // EPOLLEXCLUSIVE was asked for, yet the workers herd: show where
+            if let Some(l) = g.keys.iter().find_map(|k| self.socks.get(k).and_then(|i| i.epoll_line.as_ref())) {
                 evidence.push(l.render(cx.clock));
             }
             if let Some(l) = &g.ok_line {

@@ -486,7 +486,7 @@ impl BusyPoll {
         };
         self.done.push(Done { pid, label: model.label(pid), thread_seconds, agg });
         if self.done.len() > MAX_FINDINGS * 2 {
-            self.done.sort_by(|a, b| b.agg.spins.cmp(&a.agg.spins));
+            self.done.sort_by_key(|d| std::cmp::Reverse(d.agg.spins));
             self.done.truncate(MAX_FINDINGS);
         }
     }
@@ -498,7 +498,7 @@ impl BusyPoll {
         let rate = if timed { a.spins as f64 / a.seconds } else { 0.0 };
         let share = if d.thread_seconds > 0.0 { (a.seconds / d.thread_seconds).min(1.0) } else { 0.0 };
         let mut top = a.top.clone();
-        top.sort_by(|x, y| y.2.cmp(&x.2));
+        top.sort_by_key(|t| std::cmp::Reverse(t.2));
         let what: Vec<String> = top
             .iter()
             .map(|&(sys, kind, n)| (sys.name(), kind, n))
