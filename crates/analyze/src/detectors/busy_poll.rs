@@ -553,17 +553,20 @@ impl BusyPoll {
         let cost = if timed {
             format!(
                 "{:.2} s of CPU spent spinning ({:.0}% of the thread's traced time); {} syscalls that one \
-blocking wait per window ({} windows) would replace",
+blocking wait per window ({} window{}) would replace",
                 a.seconds,
                 share * 100.0,
                 a.spins,
-                a.windows
+                a.windows,
+                if a.windows == 1 { "" } else { "s" }
             )
         } else {
             format!(
-                "{} syscalls that one blocking wait per window ({} windows) would replace; time unknown (no \
+                "{} syscalls that one blocking wait per window ({} window{}) would replace; time unknown (no \
 timestamps)",
-                a.spins, a.windows
+                a.spins,
+                a.windows,
+                if a.windows == 1 { "" } else { "s" }
             )
         };
         let window = match (a.first_ts, a.last_ts) {
