@@ -15,6 +15,10 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v php >/dev/null 2>&1 || need+=(php-cli)
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 [ -x /usr/bin/python3 ] || need+=(python3)
+# lab/busy-poll (PHP curl_multi) and lab/accept-herd (nginx, ps) live tests
+{ command -v php >/dev/null 2>&1 && php -m 2>/dev/null | grep -qx curl; } || need+=(php-curl)
+command -v nginx >/dev/null 2>&1 || need+=(nginx)
+command -v ps >/dev/null 2>&1 || need+=(procps)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test dependencies: ${need[*]}"
   sudo_=""

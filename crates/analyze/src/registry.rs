@@ -93,7 +93,12 @@ pub struct Entry {
 }
 
 /// All detectors, in registry order.
-pub static ENTRIES: &[Entry] = &[crate::detectors::failed_lookup_storm::ENTRY, crate::detectors::fsync_storm::ENTRY];
+pub static ENTRIES: &[Entry] = &[
+    crate::detectors::busy_poll::ENTRY,
+    crate::detectors::accept_herd::ENTRY,
+    crate::detectors::failed_lookup_storm::ENTRY,
+    crate::detectors::fsync_storm::ENTRY,
+];
 
 /// The metadata of all detectors.
 pub fn metas() -> Vec<&'static Meta> {

@@ -1,6 +1,8 @@
 //! The detectors, one file each (see docs/detectors.md), and what they share: evidence lines
 //! with payloads redacted, time windows, number formatting.
 
+pub mod accept_herd;
+pub mod busy_poll;
 pub mod failed_lookup_storm;
 pub mod fsync_storm;
 
@@ -132,7 +134,13 @@ pub fn redact(args: &str) -> String {
                 i += 1;
                 n += 1;
             }
-            let keep = args[..start].ends_with("sun_path=") || args[..start].ends_with("sun_path=@");
+            // addresses are not payload: sun_path="...", inet_addr("..."), inet_pton(..., "...")
+            let before = &args[..start];
+            let keep = before.ends_with("sun_path=")
+                || before.ends_with("sun_path=@")
+                || before.ends_with("inet_addr(")
+                || before.ends_with("AF_INET6, ")
+                || before.ends_with("AF_INET, ");
             out.push_str(&args[last..start]);
             if keep {
                 out.push_str(&args[start..(i + 1).min(args.len())]);
@@ -226,6 +234,10 @@ mod tests {
             r#"3, {sa_family=AF_UNIX, sun_path="/run/x.sock"}, 110"#
         );
         assert_eq!(redact(r#"5, "\x00\x01ab", 4"#), r#"5, "…4 bytes…", 4"#);
+        let a = r#"3, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}, [16], SOCK_CLOEXEC"#;
+        assert_eq!(redact(a), a);
+        let a = r#"3, {sa_family=AF_INET6, sin6_port=htons(80), inet_pton(AF_INET6, "::1", &sin6_addr)}, [28]"#;
+        assert_eq!(redact(a), a);
     }
 
     #[test]

@@ -1,0 +1,673 @@
+//! `accept-herd` (SL002): several processes or threads woken for one listening socket, all but
+//! one finding nothing to accept (the thundering herd).
+//!
+//! A wake-up is a burst of accept/accept4 calls by one thread on one listening socket after it
+//! returned from a wait (poll/select/epoll); a burst that accepted nothing (only EAGAIN) is an
+//! empty wake-up. Listening sockets are identified across processes: the nearest process up the
+//! fork tree that called listen() on the fd (with or without -yy), else the `-y`/`-yy` decoration
+//! (`TCP:[127.0.0.1:8080]`, `socket:[12345]`), else the topmost traced ancestor and the fd.
+
+use super::{num, Evidence};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+use syslint_event::args::{self, FdTarget};
+use syslint_event::{Class, Event, EventKind, Pid, Ret, Sys, Syscall};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL002",
+    name: "accept-herd",
+    category: "network",
+    status: Status::Stable,
+    summary: "many workers are woken for each connection on a shared listening socket",
+    docs: Docs {
+        what: "Several processes or threads wait for connections on the same listening socket (inherited \
+across fork, or shared by threads) and every new connection wakes them all: each returns from its \
+epoll_wait/poll/select, calls accept/accept4, and all but one fail with EAGAIN. A wake-up is a burst of \
+accept calls by one thread on the listening socket after a wait; an empty wake-up accepted nothing. The \
+socket is identified across processes by the process that called listen() on the fd (found up the fork \
+tree, so it works without -yy), else by its -y/-yy decoration (TCP:[127.0.0.1:8080], socket:[inode]). \
+Reported when at least `min_workers` threads accept on the socket, there are at least \
+`min_empty_wakeups` empty wake-ups, and at least `min_empty_per_accept` per accepted connection. \
+setsockopt(SO_REUSEPORT) and epoll_ctl(EPOLL_CTL_ADD, ..., EPOLLEXCLUSIVE) lines on the socket are \
+noted.",
+        why: "Every connection costs N context switches, N epoll_wait returns and N accept calls instead of \
+one: with 24 pre-forked workers, 23 of them wake up for nothing on every connection. The wasted CPU \
+grows with the number of workers times the connection rate, the woken workers contend on the socket's \
+lock, and the latency of the one worker that wins goes up. In the case behind this detector, a TCP \
+proxy with 24 pre-forked workers in epoll_wait on one listening socket, SO_REUSEPORT or \
+EPOLLEXCLUSIVE made it about 30% faster.",
+        evidence: "Metrics: `accepted` connections, `wakeups` (accept bursts after a wait), \
+`empty_wakeups` (bursts that accepted nothing), `eagain` (accept calls failing with EAGAIN), \
+`wakeups_per_accept`, `empty_wakeups_per_accept`, `eagain_per_accept`, `workers` (threads that \
+accepted or tried to), `workers_woken_empty` (threads that had an empty wake-up), `processes`, \
+`reuseport` and `epollexclusive` (1 when a setsockopt(SO_REUSEPORT) or an epoll_ctl with \
+EPOLLEXCLUSIVE was seen on the socket), and with -T `eagain_seconds` (time in the failing accepts). \
+Evidence: the listen() call when traced, failing accepts of different workers, a successful one.",
+        fix: "Wake one worker per connection. Give each worker its own listening socket with \
+SO_REUSEPORT (Linux >= 3.9: the kernel spreads connections across the sockets bound to the same \
+port): nginx `listen 80 reuseport;`, Python asyncio `loop.create_server(..., reuse_port=True)` in \
+each worker, setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one) before bind() in each worker in C. Or \
+keep the shared socket and register it with EPOLLEXCLUSIVE (Linux >= 4.5: \
+epoll_ctl(ep, EPOLL_CTL_ADD, fd, {EPOLLIN|EPOLLEXCLUSIVE}), which nginx >= 1.11.3 does itself with \
+the epoll method and accept_mutex off, the default). Or serialize accepts with a lock (nginx \
+`accept_mutex on;`). A blocking accept() on a shared socket also wakes only one waiter.",
+        example: "C pre-fork epoll server, 4 workers sharing fd 5 (lab/accept-herd/traces/c-procs.f-tt-T-yy): \
+each connection wakes several workers, one accepts it, the others get EAGAIN\n    \
+14281 19:18:48.323021 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.005834>\n    \
+14279 19:18:48.323054 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.002425>\n    \
+14281 19:18:48.323152 <... accept4 resumed>) = 7<TCP:[127.0.0.1:33559->127.0.0.1:40216]> <0.000051>\n    \
+14279 19:18:48.323878 <... accept4 resumed>) = -1 EAGAIN (Resource temporarily unavailable) <0.000750>\n    \
+14280 19:18:48.326581 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.005637>\n    \
+14280 19:18:48.326671 accept4(5<TCP:[127.0.0.1:33559]>, NULL, NULL, SOCK_CLOEXEC <unfinished ...>",
+    },
+    options: &[
+        OptionDoc { name: "min_workers", meaning: "threads accepting on the socket (default 2)" },
+        OptionDoc { name: "min_empty_wakeups", meaning: "empty wake-ups needed (default 20)" },
+        OptionDoc {
+            name: "min_empty_per_accept",
+            meaning: "empty wake-ups per accepted connection needed (default 0.5)",
+        },
+        OptionDoc {
+            name: "warn_empty_per_accept",
+            meaning: "empty wake-ups per accepted connection for a warning (default 1)",
+        },
+        OptionDoc { name: "warn_min_empty", meaning: "empty wake-ups a warning needs at least (default 100)" },
+        OptionDoc {
+            name: "error_empty_per_accept",
+            meaning: "empty wake-ups per accepted connection for an error (default 8)",
+        },
+    ],
+};
+
+pub const ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
+
+fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
+    let c: Config = registry::config_of(v)?;
+    Ok(Box::new(AcceptHerd::new(c)))
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub min_workers: u64,
+    pub min_empty_wakeups: u64,
+    pub min_empty_per_accept: f64,
+    pub warn_empty_per_accept: f64,
+    pub warn_min_empty: u64,
+    pub error_empty_per_accept: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            min_workers: 2,
+            min_empty_wakeups: 20,
+            min_empty_per_accept: 0.5,
+            warn_empty_per_accept: 1.0,
+            warn_min_empty: 100,
+            error_empty_per_accept: 8.0,
+        }
+    }
+}
+
+/// Sockets (process, fd) tracked for bind/listen/options; accept keys; threads.
+const MAX_SOCKETS: usize = 20_000;
+const MAX_KEYS: usize = 20_000;
+const MAX_THREADS: usize = 20_000;
+/// Distinct workers remembered per key.
+const MAX_WORKERS: usize = 4096;
+/// Parent links followed when looking for the process that called listen().
+const MAX_DEPTH: usize = 64;
+
+/// A socket in one process: (thread group id, fd).
+type SockKey = (Pid, i32);
+
+#[derive(Default)]
+struct SockInfo {
+    /// socket() returned this fd in this process (so it is not inherited).
+    created: bool,
+    bound: Option<String>,
+    reuseport: bool,
+    listening: bool,
+    exclusive: bool,
+    listen_line: Option<Evidence>,
+    epoll_line: Option<Evidence>,
+}
+
+#[derive(Default)]
+struct Stats {
+    deco: Option<String>,
+    accepted: u64,
+    eagain: u64,
+    errors: u64,
+    wakeups: u64,
+    empty: u64,
+    eagain_ns: u64,
+    /// Failing accepts whose duration was known (all of them with -T).
+    eagain_timed: u64,
+    first_ts: Option<i64>,
+    last_ts: Option<i64>,
+    workers: Vec<Pid>,
+    empty_workers: Vec<Pid>,
+    eagain_lines: Vec<Evidence>,
+    ok_line: Option<Evidence>,
+}
+
+#[derive(Default)]
+struct Burst {
+    key: SockKey,
+    accepted: bool,
+}
+
+pub struct AcceptHerd {
+    cfg: Config,
+    socks: HashMap<SockKey, SockInfo>,
+    stats: HashMap<SockKey, Stats>,
+    bursts: HashMap<Pid, Burst>,
+}
+
+fn push_unique(v: &mut Vec<Pid>, p: Pid) {
+    if v.len() < MAX_WORKERS && !v.contains(&p) {
+        v.push(p);
+    }
+}
+
+/// A number as strace prints it raw (`15`, `0xf`, `0xf /* SO_REUSEPORT */`).
+fn raw(a: &str) -> Option<u64> {
+    let t = a.split_whitespace().next()?;
+    match t.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => t.parse().ok(),
+    }
+}
+
+/// `setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, [1], 4) = 0`, by name or raw value (SOL_SOCKET 1,
+/// SO_REUSEPORT 15 on x86, arm, aarch64).
+fn sets_reuseport(sc: &Syscall) -> bool {
+    let mut it = args::split(sc.args).skip(1);
+    let (Some(level), Some(opt), Some(val)) = (it.next(), it.next(), it.next()) else {
+        return false;
+    };
+    let level_ok = level.contains("SOL_SOCKET") || raw(level) == Some(1);
+    let opt_ok = opt.contains("SO_REUSEPORT") || raw(opt) == Some(15);
+    let on = val.trim_start_matches('[').trim_end_matches(']').trim() != "0";
+    level_ok && opt_ok && on && sc.ret.value() == Some(0)
+}
+
+/// `epoll_ctl(ep, EPOLL_CTL_ADD|MOD, fd, {events=EPOLLIN|EPOLLEXCLUSIVE, ...})`: the fd, when
+/// the events hold EPOLLEXCLUSIVE (by name, or bit 28 in -X raw).
+fn exclusive_fd(sc: &Syscall) -> Option<i32> {
+    let mut it = args::split(sc.args).skip(2);
+    let fd = args::parse_fd(it.next()?)?.num;
+    let ev = it.next()?;
+    let i = ev.find("events=")?;
+    let v = &ev[i + 7..];
+    let v = &v[..v.find([',', '}']).unwrap_or(v.len())];
+    let named = v.contains("EPOLLEXCLUSIVE");
+    let bits = v.split('|').filter_map(raw).fold(0u64, |a, b| a | b);
+    (named || bits & (1 << 28) != 0).then_some(fd)
+}
+
+impl AcceptHerd {
+    pub fn new(cfg: Config) -> Self {
+        AcceptHerd { cfg, socks: HashMap::default(), stats: HashMap::default(), bursts: HashMap::default() }
+    }
+
+    fn sock(&mut self, key: SockKey) -> Option<&mut SockInfo> {
+        if !self.socks.contains_key(&key) {
+            if self.socks.len() >= MAX_SOCKETS {
+                return None;
+            }
+            self.socks.insert(key, SockInfo::default());
+        }
+        self.socks.get_mut(&key)
+    }
+
+    /// The thread went back to waiting: its burst of accepts (if any) is over.
+    fn end_burst(&mut self, tid: Pid) {
+        if let Some(b) = self.bursts.remove(&tid) {
+            if !b.accepted {
+                if let Some(s) = self.stats.get_mut(&b.key) {
+                    s.empty += 1;
+                    push_unique(&mut s.empty_workers, tid);
+                }
+            }
+        }
+    }
+
+    fn on_accept(&mut self, ev: &Event, sc: &Syscall, key: SockKey) {
+        let tid = ev.pid;
+        let new_burst = self.bursts.get(&tid).is_none_or(|b| b.key != key);
+        if new_burst {
+            self.end_burst(tid);
+            if self.bursts.len() < MAX_THREADS {
+                self.bursts.insert(tid, Burst { key, accepted: false });
+            }
+        }
+        if !self.stats.contains_key(&key) {
+            if self.stats.len() >= MAX_KEYS {
+                return;
+            }
+            self.stats.insert(key, Stats::default());
+        }
+        let Some(s) = self.stats.get_mut(&key) else {
+            return;
+        };
+        if s.deco.is_none() {
+            s.deco = sc.fd().and_then(|f| f.deco).map(str::to_string);
+        }
+        if new_burst {
+            s.wakeups += 1;
+        }
+        push_unique(&mut s.workers, tid);
+        if let Some(t) = ev.ts_ns {
+            s.first_ts.get_or_insert(t);
+            s.last_ts = Some(t);
+        }
+        match &sc.ret {
+            Ret::Ok { .. } => {
+                s.accepted += 1;
+                if s.ok_line.is_none() {
+                    s.ok_line = Some(Evidence::of(ev));
+                }
+                if let Some(b) = self.bursts.get_mut(&tid) {
+                    b.accepted = true;
+                }
+            }
+            Ret::Err { errno: "EAGAIN" | "EWOULDBLOCK", .. } => {
+                s.eagain += 1;
+                if let Some(d) = sc.dur_ns {
+                    s.eagain_ns += d;
+                    s.eagain_timed += 1;
+                }
+                if s.eagain_lines.len() < 3 && !s.eagain_lines.iter().any(|e| e.pid == tid) {
+                    s.eagain_lines.push(Evidence::of(ev));
+                }
+            }
+            _ => s.errors += 1,
+        }
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if sc.sys.is(Class::POLL) {
+            if !self.bursts.is_empty() {
+                self.end_burst(ev.pid);
+            }
+            return;
+        }
+        let tgid = cx.model.tgid(ev.pid);
+        match sc.sys {
+            Sys::Accept | Sys::Accept4 => {
+                if let Some(fd) = sc.fd() {
+                    self.on_accept(ev, sc, (tgid, fd.num));
+                }
+            }
+            Sys::Setsockopt => {
+                if let (Some(fd), true) = (sc.fd(), sets_reuseport(sc)) {
+                    if let Some(s) = self.sock((tgid, fd.num)) {
+                        s.reuseport = true;
+                    }
+                }
+            }
+            Sys::Socket => {
+                if let Some(fd) = sc.ret.value().filter(|&v| (0..=i32::MAX as i64).contains(&v)) {
+                    // a new socket: forget what an older one at this fd number was
+                    if let Some(s) = self.sock((tgid, fd as i32)) {
+                        *s = SockInfo { created: true, ..SockInfo::default() };
+                    }
+                }
+            }
+            Sys::Bind | Sys::Getsockname => {
+                if let (Some(fd), Some(addr), Some(0)) = (sc.fd(), sc.sockaddr(), sc.ret.value()) {
+                    if let Some(s) = self.sock((tgid, fd.num)) {
+                        // getsockname tells the port a bind to port 0 got
+                        if sc.sys == Sys::Bind || s.bound.as_deref().is_none_or(|b| b.ends_with(":0")) {
+                            s.bound = Some(addr.to_string());
+                        }
+                    }
+                }
+            }
+            Sys::Listen => {
+                if let (Some(fd), Some(0)) = (sc.fd(), sc.ret.value()) {
+                    let deco_addr = fd.deco.and_then(|d| match FdTarget::from_deco(d) {
+                        FdTarget::Inet { local: Some(l), remote: None, .. } => Some(l),
+                        _ => None,
+                    });
+                    if let Some(s) = self.sock((tgid, fd.num)) {
+                        s.listening = true;
+                        if s.bound.is_none() || s.bound.as_deref().is_some_and(|b| b.ends_with(":0")) {
+                            if let Some(a) = deco_addr {
+                                s.bound = Some(a);
+                            }
+                        }
+                        if s.listen_line.is_none() {
+                            s.listen_line = Some(Evidence::of(ev));
+                        }
+                    }
+                }
+            }
+            // EPOLL_CTL_DEL has no events: exclusive_fd says None
+            Sys::EpollCtl if sc.ret.value() == Some(0) => {
+                if let Some(fd) = exclusive_fd(sc) {
+                    if let Some(s) = self.sock((tgid, fd)) {
+                        s.exclusive = true;
+                        if s.epoll_line.is_none() {
+                            s.epoll_line = Some(Evidence::of(ev));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Where a group of accept keys comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Identity {
+    /// The process that called listen() on this fd.
+    Origin(SockKey),
+    /// The fd decoration (`TCP:[127.0.0.1:8080]`, `socket:[123]`).
+    Deco(String),
+    /// No listen() seen, no decoration: the topmost traced ancestor and the fd.
+    Top(SockKey),
+}
+
+#[derive(Default)]
+struct Group {
+    keys: Vec<SockKey>,
+    accepted: u64,
+    eagain: u64,
+    wakeups: u64,
+    empty: u64,
+    eagain_ns: u64,
+    eagain_timed: u64,
+    first_ts: Option<i64>,
+    last_ts: Option<i64>,
+    workers: Vec<Pid>,
+    empty_workers: Vec<Pid>,
+    processes: Vec<Pid>,
+    lines: Vec<Evidence>,
+    ok_line: Option<Evidence>,
+    deco: Option<String>,
+}
+
+impl Detector for AcceptHerd {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
+        match &ev.kind {
+            EventKind::Syscall(sc) => {
+                let s = sc.sys;
+                if s.is(Class::POLL)
+                    || matches!(
+                        s,
+                        Sys::Accept
+                            | Sys::Accept4
+                            | Sys::Socket
+                            | Sys::Setsockopt
+                            | Sys::Bind
+                            | Sys::Getsockname
+                            | Sys::Listen
+                            | Sys::EpollCtl
+                    )
+                {
+                    self.on_syscall(cx, ev, sc);
+                }
+            }
+            EventKind::Exited { .. } | EventKind::Killed { .. } => self.end_burst(ev.pid),
+            _ => {}
+        }
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let tids: Vec<Pid> = self.bursts.keys().copied().collect();
+        for t in tids {
+            self.end_burst(t);
+        }
+        if self.stats.is_empty() {
+            return Vec::new();
+        }
+        // the fork tree, from the model
+        let parent: HashMap<Pid, Pid> =
+            cx.model.procs.iter().filter(|p| !p.absorbed).filter_map(|p| p.parent.map(|pp| (p.pid, pp))).collect();
+        let mut groups: HashMap<Identity, Group> = HashMap::default();
+        let mut keys: Vec<SockKey> = self.stats.keys().copied().collect();
+        keys.sort_unstable();
+        for key in keys {
+            let Some(s) = self.stats.get(&key) else { continue };
+            // a thread seen before its clone returned was its own process then
+            let (tgid, fd) = (cx.model.tgid(key.0), key.1);
+            // up the fork tree: the process that created the socket (workers may call listen()
+            // again on an inherited socket, as asyncio does), else the topmost that listened
+            let mut p = tgid;
+            let mut origin = None;
+            let mut listener = None;
+            let mut top = tgid;
+            for _ in 0..MAX_DEPTH {
+                match self.socks.get(&(p, fd)) {
+                    Some(i) if i.created => {
+                        origin = Some((p, fd));
+                        break;
+                    }
+                    Some(i) if i.listening => listener = Some((p, fd)),
+                    _ => {}
+                }
+                match parent.get(&p) {
+                    Some(&pp) if pp != p => {
+                        p = pp;
+                        top = pp;
+                    }
+                    _ => break,
+                }
+            }
+            let id = match (origin.or(listener), &s.deco) {
+                (Some(o), _) => Identity::Origin(o),
+                (None, Some(d)) => Identity::Deco(d.clone()),
+                (None, None) => Identity::Top((top, fd)),
+            };
+            let g = groups.entry(id).or_default();
+            g.keys.push(key);
+            g.accepted += s.accepted;
+            g.eagain += s.eagain;
+            g.wakeups += s.wakeups;
+            g.empty += s.empty;
+            g.eagain_ns += s.eagain_ns;
+            g.eagain_timed += s.eagain_timed;
+            g.first_ts = match (g.first_ts, s.first_ts) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            g.last_ts = g.last_ts.max(s.last_ts);
+            for &w in &s.workers {
+                push_unique(&mut g.workers, w);
+            }
+            for &w in &s.empty_workers {
+                push_unique(&mut g.empty_workers, w);
+            }
+            push_unique(&mut g.processes, tgid);
+            for e in &s.eagain_lines {
+                if g.lines.len() < 3 && !g.lines.iter().any(|l| l.pid == e.pid) {
+                    g.lines.push(e.clone());
+                }
+            }
+            if g.ok_line.is_none() {
+                g.ok_line = s.ok_line.clone();
+            }
+            if g.deco.is_none() {
+                g.deco = s.deco.clone();
+            }
+        }
+        let cfg = &self.cfg;
+        let mut out = Vec::new();
+        let mut ids: Vec<(&Identity, &Group)> = groups.iter().collect();
+        ids.sort_by_key(|g| std::cmp::Reverse(g.1.empty));
+        for (id, g) in ids {
+            let per_accept = g.empty as f64 / g.accepted.max(1) as f64;
+            if (g.workers.len() as u64) < cfg.min_workers
+                || g.empty < cfg.min_empty_wakeups
+                || per_accept < cfg.min_empty_per_accept
+            {
+                continue;
+            }
+            // what the socket is, and what was done to it
+            let origin_info = match id {
+                Identity::Origin(o) => self.socks.get(o),
+                _ => None,
+            };
+            let reuseport = origin_info.is_some_and(|i| i.reuseport)
+                || g.keys.iter().any(|k| self.socks.get(k).is_some_and(|i| i.reuseport));
+            let exclusive = g.keys.iter().any(|k| self.socks.get(k).is_some_and(|i| i.exclusive));
+            let deco_addr = g.deco.as_deref().map(|d| match FdTarget::from_deco(d) {
+                FdTarget::Inet { local: Some(l), .. } => l,
+                _ => d.to_string(),
+            });
+            let name =
+                origin_info.and_then(|i| i.bound.clone()).filter(|b| !b.ends_with(":0")).or(deco_addr).unwrap_or_else(
+                    || match id {
+                        Identity::Origin((p, fd)) | Identity::Top((p, fd)) => format!("fd {fd} of pid {p}"),
+                        Identity::Deco(d) => d.clone(),
+                    },
+                );
+            let severity = if per_accept >= cfg.error_empty_per_accept {
+                Severity::Error
+            } else if per_accept >= cfg.warn_empty_per_accept && g.empty >= cfg.warn_min_empty {
+                Severity::Warning
+            } else {
+                Severity::Info
+            };
+            let wakeups_per = g.wakeups as f64 / g.accepted.max(1) as f64;
+            let eagain_per = g.eagain as f64 / g.accepted.max(1) as f64;
+            let flags = match (reuseport, exclusive) {
+                (false, false) => "no SO_REUSEPORT, no EPOLLEXCLUSIVE",
+                (true, false) => "SO_REUSEPORT set on the shared socket, no EPOLLEXCLUSIVE",
+                (false, true) => "EPOLLEXCLUSIVE set, yet workers were still woken",
+                (true, true) => "SO_REUSEPORT and EPOLLEXCLUSIVE set, yet workers were still woken",
+            };
+            let message = format!(
+                "{} workers share listening socket {name}: {} connections woke them {} times, {} wake-ups found \
+nothing ({:.1} per connection, {} accept calls failed with EAGAIN); {flags}",
+                g.workers.len(),
+                g.accepted,
+                g.wakeups,
+                g.empty,
+                per_accept,
+                g.eagain
+            );
+            let mut metrics = std::collections::BTreeMap::new();
+            let mut m = |k: &str, v: f64| {
+                metrics.insert(k.to_string(), num(v));
+            };
+            m("accepted", g.accepted as f64);
+            m("wakeups", g.wakeups as f64);
+            m("empty_wakeups", g.empty as f64);
+            m("eagain", g.eagain as f64);
+            m("wakeups_per_accept", wakeups_per);
+            m("empty_wakeups_per_accept", per_accept);
+            m("eagain_per_accept", eagain_per);
+            m("workers", g.workers.len() as f64);
+            m("workers_woken_empty", g.empty_workers.len() as f64);
+            m("processes", g.processes.len() as f64);
+            m("reuseport", if reuseport { 1.0 } else { 0.0 });
+            m("epollexclusive", if exclusive { 1.0 } else { 0.0 });
+            // only when every failing accept was timed (-T), not just the split ones
+            let timed = g.eagain > 0 && g.eagain_timed == g.eagain;
+            if timed {
+                m("eagain_seconds", g.eagain_ns as f64 / 1e9);
+            }
+            let mut evidence = Vec::new();
+            if let Some(l) = origin_info.and_then(|i| i.listen_line.as_ref()) {
+                evidence.push(l.render(cx.clock));
+            }
+            // EPOLLEXCLUSIVE was asked for, yet the workers herd: show where
+            if let Some(l) = g.keys.iter().find_map(|k| self.socks.get(k).and_then(|i| i.epoll_line.as_ref())) {
+                evidence.push(l.render(cx.clock));
+            }
+            if let Some(l) = &g.ok_line {
+                evidence.push(l.render(cx.clock));
+            }
+            evidence.extend(g.lines.iter().map(|l| l.render(cx.clock)));
+            let cost = if timed {
+                format!(
+                    "{} wake-ups for nothing ({:.1} per connection) and {} failed accept calls ({:.3} s inside \
+them, plus a context switch and an epoll_wait return each)",
+                    g.empty,
+                    per_accept,
+                    g.eagain,
+                    g.eagain_ns as f64 / 1e9
+                )
+            } else {
+                format!(
+                    "{} wake-ups for nothing ({:.1} per connection) and {} failed accept calls, each a context \
+switch, a wait return and a syscall",
+                    g.empty, per_accept, g.eagain
+                )
+            };
+            let window = match (g.first_ts, g.last_ts) {
+                (Some(s), Some(e)) => Some(syslint_report::Window {
+                    start_s: s as f64 / 1e9,
+                    end_s: e as f64 / 1e9,
+                    duration_s: (e - s).max(0) as f64 / 1e9,
+                }),
+                _ => None,
+            };
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: format!("listening socket {name}"),
+                window,
+                metrics,
+                evidence,
+                cost: Some(cost),
+                fix: FIX.into(),
+            });
+        }
+        out
+    }
+}
+
+const FIX: &str = "wake one worker per connection: a listening socket per worker with SO_REUSEPORT \
+(nginx `listen ... reuseport;`, Python asyncio `create_server(..., reuse_port=True)` in each worker, \
+setsockopt(SO_REUSEPORT) before bind() in C), or EPOLLEXCLUSIVE on the shared socket \
+(epoll_ctl(EPOLL_CTL_ADD, fd, {EPOLLIN|EPOLLEXCLUSIVE}), Linux >= 4.5; nginx >= 1.11.3 does it with \
+epoll and accept_mutex off), or an accept lock (nginx `accept_mutex on;`)";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sc(sys: Sys, args: &str) -> Syscall<'_> {
+        Syscall {
+            sys,
+            name: sys.name(),
+            args,
+            ret: Ret::Ok { val: 0, deco: None, note: "" },
+            dur_ns: None,
+            resumed: false,
+        }
+    }
+
+    #[test]
+    fn options_by_name_and_raw_value() {
+        assert!(sets_reuseport(&sc(Sys::Setsockopt, "4<TCP:[1]>, SOL_SOCKET, SO_REUSEPORT, [1], 4")));
+        assert!(sets_reuseport(&sc(Sys::Setsockopt, "4, 0x1, 0xf, [1], 4")));
+        assert!(sets_reuseport(&sc(Sys::Setsockopt, "4, 0x1 /* SOL_SOCKET */, 0xf /* SO_REUSEPORT */, [1], 4")));
+        assert!(!sets_reuseport(&sc(Sys::Setsockopt, "4, SOL_SOCKET, SO_REUSEADDR, [1], 4")));
+        assert!(!sets_reuseport(&sc(Sys::Setsockopt, "4, SOL_SOCKET, SO_REUSEPORT, [0], 4")));
+        let ex =
+            "12<anon_inode:[eventpoll]>, EPOLL_CTL_ADD, 4<TCP:[127.0.0.1:18080]>, {events=EPOLLIN|EPOLLEXCLUSIVE, \
+data={u32=1, u64=2}}";
+        assert_eq!(exclusive_fd(&sc(Sys::EpollCtl, ex)), Some(4));
+        assert_eq!(exclusive_fd(&sc(Sys::EpollCtl, "5, 0x1, 3, {events=0x10000001, data={u32=3, u64=3}}")), Some(3));
+        assert_eq!(
+            exclusive_fd(&sc(Sys::EpollCtl, "5, EPOLL_CTL_ADD, 3, {events=EPOLLIN, data={u32=3, u64=3}}")),
+            None
+        );
+    }
+}

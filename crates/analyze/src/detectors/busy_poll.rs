@@ -1,0 +1,675 @@
+//! `busy-poll` (SL001): a thread that waits for something by calling, again and again, syscalls
+//! that return at once with nothing: zero-timeout polls that find nothing ready, non-blocking
+//! reads/accepts that fail with EAGAIN, and identical cheap calls (rt_sigaction, sched_yield,
+//! clock reads, ...), with no blocking wait in between.
+//!
+//! Per thread, consecutive "spin" calls form a window; the window ends at a real wait (a poll
+//! family call with a non-zero timeout, a sleep, a futex wait), at a call that blocked (`-T`),
+//! at an idle gap between two calls (timestamps), or after a run of other calls. Windows with
+//! enough spins at a high enough rate are reported, summed per thread.
+
+use super::{num, Evidence};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+use std::hash::{Hash, Hasher};
+use syslint_event::{args, Class, Clock, Event, EventKind, Pid, Ret, Sys, Syscall, Timeout};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL001",
+    name: "busy-poll",
+    category: "cpu",
+    status: Status::Stable,
+    summary: "a thread spins on syscalls that return nothing instead of blocking",
+    docs: Docs {
+        what: "A thread that waits for something (an answer on a socket, a child, another thread) by \
+calling syscalls that return at once and find nothing, many times a second, with no blocking wait in \
+between: poll/ppoll/select/pselect6/epoll_wait/epoll_pwait with a zero timeout returning 0, \
+non-blocking read/recv/accept (or write/send) failing with EAGAIN, or the same cheap call repeated \
+(rt_sigaction, rt_sigprocmask, sched_yield, clock_gettime, getpid, getsockopt, fcntl F_GET*, \
+wait4 with WNOHANG, ...). Per thread, such calls form a spin window, which ends at a real wait (a \
+poll-family call with a non-zero timeout, a sleep, a futex wait, a blocking wait4), at a call that \
+took at least `block_ms` (-T), at an idle gap of `max_gap_ms` between two calls (timestamps), or \
+after `max_other_calls` other calls in a row. A window is reported when it holds at least \
+`min_spins` spins, spins are at least `min_spin_share` of its calls (`min_repeat_only_share` when \
+all of them are repeated cheap calls: a thread that works and reads the clock often is not waiting), and (with timestamps) they come \
+at `min_spins_per_sec` or more.",
+        why: "The thread burns a CPU core doing nothing useful while it waits: every turn of the loop \
+is a syscall (a kernel entry, often a few more in user space) that could have been one blocking wait. \
+On a shared machine it steals CPU from the process it is waiting for (the server, the DNS resolver \
+thread), it drains batteries and inflates CPU bills, and under strace or in containers with CPU \
+quotas it slows everything else down. The classic case is a PHP curl_multi loop that calls \
+curl_multi_exec() again and again without curl_multi_select(): each turn is an empty zero-timeout \
+poll plus rt_sigaction(SIGPIPE) calls, thousands a second while an answer or an async DNS lookup \
+is pending.",
+        evidence: "Metrics (summed over the thread's reported windows): `spins` calls that did nothing, \
+of which `empty_polls` zero-timeout polls returning 0, `eagain` non-blocking I/O failing with EAGAIN \
+and `repeated_calls` identical cheap calls; `windows` spin windows; `calls` all calls in them. With \
+timestamps also `spin_seconds` (time inside the windows: the thread never blocked there), \
+`spins_per_sec`, `longest_window_s`, `thread_seconds` (the thread's traced lifetime) and \
+`share_of_thread_time` (spin_seconds / thread_seconds); with -T `syscall_seconds` (time inside the \
+spinning calls themselves). Evidence: the first spins of the largest window and the call that ended \
+it. The subject is the thread; the message names the fd being waited on when the spinning calls name \
+one.",
+        fix: "Block instead of spinning: give the wait a real timeout, or use a blocking event loop. \
+PHP curl_multi: call curl_multi_select($mh, $timeout) between curl_multi_exec() calls; it blocks \
+until a transfer can make progress or the timeout strikes, and when it returns -1 (select failed) \
+sleep briefly with usleep() instead of looping at once. C libcurl: curl_multi_poll() (libcurl >= \
+7.66.0) or curl_multi_wait() with a timeout_ms between curl_multi_perform() calls; \
+curl_multi_poll also waits when libcurl has no socket to offer yet (e.g. while a threaded DNS \
+lookup is pending), where curl_multi_wait returns at once. Plain sockets: poll/epoll_wait with a \
+timeout (-1 to wait until ready) instead of 0, or a blocking read; never retry a non-blocking \
+read/accept on EAGAIN without waiting for readiness first. Threads: wait on a condition variable, \
+a futex, an eventfd or a pipe instead of a sched_yield()/flag loop.",
+        example: "PHP curl_multi_exec() loop without curl_multi_select() (lab/busy-poll/traces/php-spin.f-tt-T-yy):\n    \
+11528 19:18:42.541816 poll([{fd=6<TCP:[127.0.0.1:41750->127.0.0.1:38929]>, events=POLLIN|POLLPRI|POLLRDNORM|POLLRDBAND}], 1, 0) = 0 (Timeout) <0.000007>\n    \
+11528 19:18:42.541845 rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, NULL, 8) = 0 <0.000007>\n    \
+11528 19:18:42.541870 rt_sigaction(SIGPIPE, NULL, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, 8) = 0 <0.000007>\n    \
+11528 19:18:42.541895 rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, NULL, 8) = 0 <0.000007>\n    \
+11528 19:18:42.541920 poll([{fd=6<TCP:[127.0.0.1:41750->127.0.0.1:38929]>, events=POLLIN|POLLPRI|POLLRDNORM|POLLRDBAND}], 1, 0) = 0 (Timeout) <0.000007>\n    \
+(13075 such calls in 0.50 s, until the answer arrives)",
+    },
+    options: &[
+        OptionDoc { name: "min_spins", meaning: "spins a window needs to be reported (default 200)" },
+        OptionDoc {
+            name: "min_spins_per_sec",
+            meaning: "with timestamps, spins per second a window needs (default 500)",
+        },
+        OptionDoc {
+            name: "min_spin_share",
+            meaning: "share of a window's calls that must be spins (default 0.5)",
+        },
+        OptionDoc {
+            name: "min_repeat_only_share",
+            meaning: "share of a window's calls that must be spins when all its spins are repeated cheap \
+calls, no empty polls or EAGAIN (default 0.95: a thread that works and reads the clock often is not waiting)",
+        },
+        OptionDoc {
+            name: "max_gap_ms",
+            meaning: "an idle gap this long between two calls of the thread ends a window (default 10)",
+        },
+        OptionDoc { name: "block_ms", meaning: "a call lasting this long (-T) blocked and ends a window (default 1)" },
+        OptionDoc { name: "max_other_calls", meaning: "this many other calls in a row end a window (default 16)" },
+        OptionDoc {
+            name: "warn_seconds",
+            meaning: "seconds of spinning for a warning (default 0.1); error from error_seconds",
+        },
+        OptionDoc {
+            name: "error_seconds",
+            meaning: "seconds of spinning, at least 20% of the thread's time, for an error (default 1)",
+        },
+        OptionDoc {
+            name: "warn_spins_untimed",
+            meaning: "without timestamps, spins for a warning (else info; default 5000)",
+        },
+    ],
+};
+
+pub const ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
+
+fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
+    let c: Config = registry::config_of(v)?;
+    Ok(Box::new(BusyPoll::new(c)))
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub min_spins: u64,
+    pub min_spins_per_sec: f64,
+    pub min_spin_share: f64,
+    pub min_repeat_only_share: f64,
+    pub max_gap_ms: f64,
+    pub block_ms: f64,
+    pub max_other_calls: u32,
+    pub warn_seconds: f64,
+    pub error_seconds: f64,
+    pub warn_spins_untimed: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            min_spins: 200,
+            min_spins_per_sec: 500.0,
+            min_spin_share: 0.5,
+            min_repeat_only_share: 0.95,
+            max_gap_ms: 10.0,
+            block_ms: 1.0,
+            max_other_calls: 16,
+            warn_seconds: 0.1,
+            error_seconds: 1.0,
+            warn_spins_untimed: 5_000,
+        }
+    }
+}
+
+/// Threads tracked at once; beyond, new threads are ignored.
+const MAX_THREADS: usize = 10_000;
+/// Threads reported; beyond, the ones that spun least are dropped.
+const MAX_FINDINGS: usize = 50;
+/// Spin lines kept as evidence per window.
+const EVIDENCE_LINES: usize = 4;
+/// Distinct spinning syscalls counted per window (for the message).
+const TOP_SYSCALLS: usize = 4;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A zero-timeout poll that found nothing.
+    EmptyPoll,
+    /// Non-blocking I/O that failed with EAGAIN.
+    Eagain,
+    /// A cheap call identical to one the thread made a moment ago.
+    Repeat,
+    /// A wait that blocks (or would have): ends a window.
+    Wait,
+    /// Anything else.
+    Other,
+}
+
+/// How many leading arguments make two cheap calls "the same", for the calls that count when
+/// repeated; `None` for the rest.
+fn repeat_key_args(sc: &Syscall) -> Option<usize> {
+    Some(match sc.sys {
+        Sys::RtSigaction | Sys::RtSigprocmask | Sys::ClockGettime | Sys::ClockGettime64 | Sys::ClockGetres => 1,
+        Sys::Gettimeofday | Sys::Time | Sys::SchedYield => 0,
+        Sys::Getpid | Sys::Getppid | Sys::Gettid | Sys::Getuid | Sys::Geteuid | Sys::Getgid | Sys::Getegid => 0,
+        Sys::Getsockopt => 3,
+        Sys::Fcntl | Sys::Fcntl64 if sc.arg(1).is_some_and(|a| a.starts_with("F_GET")) => 2,
+        Sys::Ioctl if sc.arg(1).is_some_and(|a| a.starts_with("FIONREAD")) => 2,
+        Sys::Wait4 | Sys::Waitid | Sys::Waitpid if sc.args.contains("WNOHANG") => 1,
+        _ => return None,
+    })
+}
+
+fn is_eagain(ret: &Ret) -> bool {
+    matches!(ret.errno(), Some("EAGAIN" | "EWOULDBLOCK"))
+}
+
+/// Classify a call; `key` gets the identity hash of a repeatable cheap call.
+fn classify(sc: &Syscall, key: &mut Option<u64>) -> Kind {
+    let class = sc.sys.class();
+    if class.has(Class::POLL) {
+        return match sc.timeout() {
+            Some(t) if t.is_zero() => match sc.ret {
+                Ret::Ok { val: 0, .. } => Kind::EmptyPoll,
+                _ => Kind::Other,
+            },
+            Some(Timeout::Infinite) | Some(Timeout::Ns(_)) => Kind::Wait,
+            None => Kind::Other,
+        };
+    }
+    if is_eagain(&sc.ret)
+        && (class.has(Class::READ)
+            || class.has(Class::WRITE)
+            || matches!(sc.sys, Sys::Accept | Sys::Accept4 | Sys::Recvmmsg | Sys::Sendmmsg))
+    {
+        return Kind::Eagain;
+    }
+    if let Some(n) = repeat_key_args(sc) {
+        let mut h = rustc_hash::FxHasher::default();
+        (sc.sys as u16).hash(&mut h);
+        for a in args::split(sc.args).take(n) {
+            // the fd number, without a decoration that may change (a socket getting connected)
+            let a = a.split('<').next().unwrap_or(a);
+            a.hash(&mut h);
+        }
+        match &sc.ret {
+            Ret::Ok { val, .. } => val.hash(&mut h),
+            Ret::Err { errno, .. } => errno.hash(&mut h),
+            _ => 0u8.hash(&mut h),
+        }
+        *key = Some(h.finish());
+        return Kind::Other;
+    }
+    match sc.sys {
+        Sys::Nanosleep | Sys::ClockNanosleep | Sys::Pause | Sys::RtSigsuspend | Sys::RtSigtimedwait => Kind::Wait,
+        Sys::RestartSyscall | Sys::Semop => Kind::Wait,
+        Sys::Wait4 | Sys::Waitid | Sys::Waitpid => Kind::Wait,
+        Sys::Futex | Sys::FutexTime64 if sc.args.contains("FUTEX_WAIT") || sc.args.contains("FUTEX_LOCK_PI") => {
+            Kind::Wait
+        }
+        _ => Kind::Other,
+    }
+}
+
+/// The first fd a spinning call waits on: poll's `fd=N`, select's first set member, the fd
+/// argument of a read/accept. `None` for epoll (the epoll fd says nothing) and cheap calls.
+fn waited_fd(sc: &Syscall) -> Option<i32> {
+    match sc.sys {
+        Sys::Poll | Sys::Ppoll => {
+            let i = sc.args.find("fd=")?;
+            args::parse_fd(&sc.args[i + 3..]).map(|f| f.num)
+        }
+        Sys::Select | Sys::NewSelect | Sys::Pselect6 => {
+            let set = sc.arg(1)?.strip_prefix('[')?;
+            args::parse_fd(set).map(|f| f.num)
+        }
+        Sys::EpollWait | Sys::EpollPwait | Sys::EpollPwait2 => None,
+        _ => sc.fd().map(|f| f.num).filter(|&n| n >= 0),
+    }
+}
+
+#[derive(Default)]
+struct Window {
+    first_ts: Option<i64>,
+    last_end: Option<i64>,
+    spins: u64,
+    polls: u64,
+    eagain: u64,
+    repeats: u64,
+    others: u64,
+    other_run: u32,
+    syscall_ns: u64,
+    timed_spins: u64,
+    top: Vec<(Sys, Kind, u64)>,
+    fd: Option<i32>,
+    target: Option<String>,
+    evidence: Vec<Evidence>,
+}
+
+impl Window {
+    fn seconds(&self) -> f64 {
+        match (self.first_ts, self.last_end) {
+            (Some(a), Some(b)) => (b - a).max(0) as f64 / 1e9,
+            _ => 0.0,
+        }
+    }
+}
+
+/// What a thread's reported windows add up to.
+#[derive(Default)]
+struct Agg {
+    windows: u64,
+    spins: u64,
+    polls: u64,
+    eagain: u64,
+    repeats: u64,
+    calls: u64,
+    seconds: f64,
+    longest: f64,
+    syscall_ns: u64,
+    timed_spins: u64,
+    timed: bool,
+    first_ts: Option<i64>,
+    last_ts: Option<i64>,
+    top: Vec<(Sys, Kind, u64)>,
+    target: Option<String>,
+    /// Evidence of the largest window, and the call that ended it.
+    evidence: Vec<Evidence>,
+    end_line: Option<Evidence>,
+    best_spins: u64,
+}
+
+#[derive(Default)]
+struct Thread {
+    first_ts: Option<i64>,
+    last_end: Option<i64>,
+    prev_end: Option<i64>,
+    recent: [u64; 4],
+    recent_n: usize,
+    win: Option<Window>,
+    agg: Option<Agg>,
+}
+
+struct Done {
+    pid: Pid,
+    label: String,
+    thread_seconds: f64,
+    agg: Agg,
+}
+
+pub struct BusyPoll {
+    cfg: Config,
+    threads: HashMap<Pid, Thread>,
+    done: Vec<Done>,
+}
+
+impl BusyPoll {
+    pub fn new(cfg: Config) -> Self {
+        BusyPoll { cfg, threads: HashMap::default(), done: Vec::new() }
+    }
+
+    /// Close the thread's window: keep it when it qualifies. `end` is the call that ended it.
+    fn close(cfg: &Config, th: &mut Thread, end: Option<&Event>) {
+        let Some(w) = th.win.take() else {
+            return;
+        };
+        let calls = w.spins + w.others;
+        let secs = w.seconds();
+        let timed = w.first_ts.is_some() && w.last_end.is_some();
+        let rate_ok = !timed || secs <= 0.0 || w.spins as f64 / secs >= cfg.min_spins_per_sec;
+        // only repeated cheap calls: the thread may be working and just reading the clock often
+        let share = if w.repeats == w.spins { cfg.min_repeat_only_share } else { cfg.min_spin_share };
+        if w.spins < cfg.min_spins || (w.spins as f64) < share * calls as f64 || !rate_ok {
+            return;
+        }
+        let a = th.agg.get_or_insert_with(Agg::default);
+        a.windows += 1;
+        a.spins += w.spins;
+        a.polls += w.polls;
+        a.eagain += w.eagain;
+        a.repeats += w.repeats;
+        a.calls += calls;
+        a.seconds += secs;
+        a.longest = a.longest.max(secs);
+        a.syscall_ns += w.syscall_ns;
+        a.timed_spins += w.timed_spins;
+        a.timed |= timed;
+        if a.first_ts.is_none() {
+            a.first_ts = w.first_ts;
+        }
+        if w.last_end.is_some() {
+            a.last_ts = w.last_end;
+        }
+        for &(sys, kind, n) in &w.top {
+            match a.top.iter_mut().find(|t| t.0 == sys && t.1 == kind) {
+                Some(t) => t.2 += n,
+                None => a.top.push((sys, kind, n)),
+            }
+        }
+        if a.target.is_none() {
+            a.target = w.target.clone();
+        }
+        if w.spins > a.best_spins {
+            a.best_spins = w.spins;
+            a.evidence = w.evidence;
+            a.end_line = end.map(Evidence::of);
+        }
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if !self.threads.contains_key(&ev.pid) {
+            if self.threads.len() >= MAX_THREADS {
+                return;
+            }
+            self.threads.insert(ev.pid, Thread::default());
+        }
+        let Some(th) = self.threads.get_mut(&ev.pid) else {
+            return;
+        };
+        let cfg = &self.cfg;
+        let end = ev.ts_ns.map(|t| t.saturating_add(sc.dur_ns.unwrap_or(0) as i64));
+        if th.first_ts.is_none() {
+            th.first_ts = ev.ts_ns;
+        }
+        if end.is_some() {
+            th.last_end = end;
+        }
+        // an idle gap: the thread blocked or computed between the two calls
+        if let (Some(t), Some(p)) = (ev.ts_ns, th.prev_end) {
+            if (t - p) as f64 >= cfg.max_gap_ms * 1e6 {
+                Self::close(cfg, th, Some(ev));
+            }
+        }
+        th.prev_end = end;
+
+        let mut key = None;
+        let mut kind = classify(sc, &mut key);
+        if let Some(k) = key {
+            if th.recent[..th.recent_n].contains(&k) {
+                kind = Kind::Repeat;
+            } else {
+                th.recent.rotate_right(1);
+                th.recent[0] = k;
+                th.recent_n = (th.recent_n + 1).min(th.recent.len());
+            }
+        }
+        let blocked = sc.dur_ns.is_some_and(|d| d as f64 >= cfg.block_ms * 1e6);
+        match kind {
+            Kind::Wait => Self::close(cfg, th, Some(ev)),
+            Kind::EmptyPoll | Kind::Eagain | Kind::Repeat => {
+                let w = th.win.get_or_insert_with(Window::default);
+                if w.first_ts.is_none() {
+                    w.first_ts = ev.ts_ns;
+                }
+                if end.is_some() {
+                    w.last_end = end;
+                }
+                w.spins += 1;
+                w.other_run = 0;
+                if let Some(d) = sc.dur_ns {
+                    w.syscall_ns += d;
+                    w.timed_spins += 1;
+                }
+                match kind {
+                    Kind::EmptyPoll => w.polls += 1,
+                    Kind::Eagain => w.eagain += 1,
+                    _ => w.repeats += 1,
+                }
+                if let Some(t) = w.top.iter_mut().find(|t| t.0 == sc.sys && t.1 == kind) {
+                    t.2 += 1;
+                } else if w.top.len() < TOP_SYSCALLS {
+                    w.top.push((sc.sys, kind, 1));
+                }
+                if w.evidence.len() < EVIDENCE_LINES {
+                    w.evidence.push(Evidence::of(ev));
+                }
+                if w.fd.is_none() && kind != Kind::Repeat {
+                    w.fd = waited_fd(sc);
+                }
+                // name what is waited on once the window looks serious (one allocation)
+                if w.target.is_none() && w.spins == 16 {
+                    if let Some(fd) = w.fd {
+                        w.target = cx.model.lookup_fd(ev.pid, fd).map(|t| t.display.to_string());
+                    }
+                }
+            }
+            Kind::Other => {
+                if let Some(w) = th.win.as_mut() {
+                    w.others += 1;
+                    w.other_run += 1;
+                    if blocked || w.other_run > cfg.max_other_calls {
+                        Self::close(cfg, th, Some(ev));
+                    }
+                }
+            }
+        }
+    }
+
+    fn retire(&mut self, cx: &Ctx, pid: Pid) {
+        let Some(mut th) = self.threads.remove(&pid) else {
+            return;
+        };
+        Self::close(&self.cfg, &mut th, None);
+        self.keep(cx.model, pid, th);
+    }
+
+    fn keep(&mut self, model: &crate::model::Model, pid: Pid, th: Thread) {
+        let Some(agg) = th.agg else {
+            return;
+        };
+        let thread_seconds = match (th.first_ts, th.last_end) {
+            (Some(a), Some(b)) => (b - a).max(0) as f64 / 1e9,
+            _ => 0.0,
+        };
+        self.done.push(Done { pid, label: model.label(pid), thread_seconds, agg });
+        if self.done.len() > MAX_FINDINGS * 2 {
+            self.done.sort_by_key(|d| std::cmp::Reverse(d.agg.spins));
+            self.done.truncate(MAX_FINDINGS);
+        }
+    }
+
+    fn finding(&self, d: &Done, clock: Clock) -> Finding {
+        let a = &d.agg;
+        let cfg = &self.cfg;
+        let timed = a.timed && a.seconds > 0.0;
+        let rate = if timed { a.spins as f64 / a.seconds } else { 0.0 };
+        let share = if d.thread_seconds > 0.0 { (a.seconds / d.thread_seconds).min(1.0) } else { 0.0 };
+        let mut top = a.top.clone();
+        top.sort_by_key(|t| std::cmp::Reverse(t.2));
+        let what: Vec<String> = top
+            .iter()
+            .map(|&(sys, kind, n)| (sys.name(), kind, n))
+            .map(|(name, kind, n)| match kind {
+                Kind::EmptyPoll => format!("{n} {name} calls with zero timeout"),
+                Kind::Eagain => format!("{n} {name} calls failing with EAGAIN"),
+                _ => format!("{n} repeated {name} calls"),
+            })
+            .collect();
+        let on = a.target.as_deref().map(|t| format!(" while waiting on {t}")).unwrap_or_default();
+        let message = if timed {
+            format!(
+                "spinning without blocking: {} calls in {:.2} s that did nothing ({:.0}/s: {}){on}",
+                a.spins,
+                a.seconds,
+                rate,
+                what.join(", ")
+            )
+        } else {
+            format!("spinning without blocking: {} calls that did nothing ({}){on}", a.spins, what.join(", "))
+        };
+        let severity = if timed {
+            registry::severity_for(a.seconds, share, cfg.warn_seconds, cfg.error_seconds)
+        } else if a.spins >= cfg.warn_spins_untimed {
+            Severity::Warning
+        } else {
+            Severity::Info
+        };
+        let mut metrics = std::collections::BTreeMap::new();
+        metrics.insert("spins".to_string(), num(a.spins as f64));
+        metrics.insert("empty_polls".to_string(), num(a.polls as f64));
+        metrics.insert("eagain".to_string(), num(a.eagain as f64));
+        metrics.insert("repeated_calls".to_string(), num(a.repeats as f64));
+        metrics.insert("windows".to_string(), num(a.windows as f64));
+        metrics.insert("calls".to_string(), num(a.calls as f64));
+        if timed {
+            metrics.insert("spin_seconds".to_string(), num(a.seconds));
+            metrics.insert("spins_per_sec".to_string(), num(rate));
+            metrics.insert("longest_window_s".to_string(), num(a.longest));
+            metrics.insert("thread_seconds".to_string(), num(d.thread_seconds));
+            metrics.insert("share_of_thread_time".to_string(), num(share));
+        }
+        // only when every spin was timed (-T), not just the ones split into unfinished/resumed
+        if a.timed_spins == a.spins {
+            metrics.insert("syscall_seconds".to_string(), num(a.syscall_ns as f64 / 1e9));
+        }
+        let mut evidence: Vec<String> = a.evidence.iter().map(|e| e.render(clock)).collect();
+        if let Some(e) = &a.end_line {
+            evidence.push("...".into());
+            evidence.push(e.render(clock));
+        }
+        let cost = if timed {
+            format!(
+                "{:.2} s of CPU spent spinning ({:.0}% of the thread's traced time); {} syscalls that one \
+blocking wait per window ({} window{}) would replace",
+                a.seconds,
+                share * 100.0,
+                a.spins,
+                a.windows,
+                if a.windows == 1 { "" } else { "s" }
+            )
+        } else {
+            format!(
+                "{} syscalls that one blocking wait per window ({} window{}) would replace; time unknown (no \
+timestamps)",
+                a.spins,
+                a.windows,
+                if a.windows == 1 { "" } else { "s" }
+            )
+        };
+        let window = match (a.first_ts, a.last_ts) {
+            (Some(s), Some(e)) => Some(syslint_report::Window {
+                start_s: s as f64 / 1e9,
+                end_s: e as f64 / 1e9,
+                duration_s: (e - s).max(0) as f64 / 1e9,
+            }),
+            _ => None,
+        };
+        let _ = d.pid;
+        Finding {
+            detector: META.name.into(),
+            code: META.code.into(),
+            severity,
+            message,
+            subject: d.label.clone(),
+            window,
+            metrics,
+            evidence,
+            cost: Some(cost),
+            fix: FIX.into(),
+        }
+    }
+}
+
+const FIX: &str = "wait instead of spinning: poll/epoll_wait with a real timeout (or -1) instead of 0, or a \
+blocking read; PHP curl_multi: call curl_multi_select($mh, 1.0) between curl_multi_exec() calls and \
+usleep() when it returns -1; C libcurl: curl_multi_poll() (>= 7.66.0, also waits while no socket is \
+ready yet, e.g. during an async DNS lookup) or curl_multi_wait() with a timeout; threads: a condition \
+variable or eventfd instead of a sched_yield() loop";
+
+impl Detector for BusyPoll {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
+        match &ev.kind {
+            EventKind::Syscall(sc) => self.on_syscall(cx, ev, sc),
+            EventKind::Exited { .. } | EventKind::Killed { .. } => self.retire(cx, ev.pid),
+            _ => {}
+        }
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let pids: Vec<Pid> = self.threads.keys().copied().collect();
+        for pid in pids {
+            if let Some(mut th) = self.threads.remove(&pid) {
+                Self::close(&self.cfg, &mut th, None);
+                self.keep(cx.model, pid, th);
+            }
+        }
+        self.done.sort_by(|a, b| {
+            b.agg
+                .seconds
+                .partial_cmp(&a.agg.seconds)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(b.agg.spins.cmp(&a.agg.spins))
+        });
+        self.done.truncate(MAX_FINDINGS);
+        self.done.iter().map(|d| self.finding(d, cx.clock)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sc<'a>(sys: Sys, args: &'a str, ret: Ret<'a>) -> Syscall<'a> {
+        Syscall { sys, name: sys.name(), args, ret, dur_ns: None, resumed: false }
+    }
+
+    #[test]
+    fn classifies_real_lines() {
+        let mut k = None;
+        let ok0 = Ret::Ok { val: 0, deco: None, note: "(Timeout)" };
+        let p = sc(Sys::Poll, "[{fd=6<TCP:[127.0.0.1:1->127.0.0.1:2]>, events=POLLIN}], 1, 0", ok0.clone());
+        assert_eq!(classify(&p, &mut k), Kind::EmptyPoll);
+        assert_eq!(waited_fd(&p), Some(6));
+        let p = sc(Sys::Poll, "[{fd=6, events=POLLIN}], 1, 1000", ok0.clone());
+        assert_eq!(classify(&p, &mut k), Kind::Wait);
+        let p = sc(Sys::Poll, "[{fd=6, events=POLLIN}], 1, 0", Ret::Ok { val: 1, deco: None, note: "" });
+        assert_eq!(classify(&p, &mut k), Kind::Other);
+        let s = sc(Sys::Pselect6, "4, [3], NULL, NULL, {tv_sec=0, tv_nsec=0}, NULL", ok0.clone());
+        assert_eq!(classify(&s, &mut k), Kind::EmptyPoll);
+        assert_eq!(waited_fd(&s), Some(3));
+        let r = sc(Sys::Read, "3, 0x7ffc, 64", Ret::Err { val: -1, errno: "EAGAIN" });
+        assert_eq!(classify(&r, &mut k), Kind::Eagain);
+        let f = sc(Sys::Futex, "0x55, FUTEX_WAIT_PRIVATE, 2, NULL", Ret::Ok { val: 0, deco: None, note: "" });
+        assert_eq!(classify(&f, &mut k), Kind::Wait);
+        let mut k1 = None;
+        let a =
+            sc(Sys::RtSigaction, "SIGPIPE, NULL, {sa_handler=SIG_IGN}, 8", Ret::Ok { val: 0, deco: None, note: "" });
+        assert_eq!(classify(&a, &mut k1), Kind::Other);
+        let mut k2 = None;
+        let b =
+            sc(Sys::RtSigaction, "SIGPIPE, {sa_handler=SIG_IGN}, NULL, 8", Ret::Ok { val: 0, deco: None, note: "" });
+        classify(&b, &mut k2);
+        assert!(k1.is_some() && k1 == k2, "same signal, same result: the same call");
+        let mut k3 = None;
+        let c = sc(Sys::RtSigaction, "SIGINT, {sa_handler=SIG_IGN}, NULL, 8", Ret::Ok { val: 0, deco: None, note: "" });
+        classify(&c, &mut k3);
+        assert_ne!(k1, k3);
+    }
+}

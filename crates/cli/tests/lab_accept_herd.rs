@@ -1,0 +1,246 @@
+//! accept-herd (SL002) on the lab traces (lab/accept-herd: a C pre-fork/pre-thread epoll server,
+//! a Python asyncio pre-fork server and nginx under strace 6.1, 100 connections each, recorded
+//! by record.sh) and live through run.sh. Counts are checked against the trace text.
+
+mod common;
+use common::*;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use syslint_report::{Finding, Report, Severity};
+
+const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f-ttt-T-y"];
+const CONNECTIONS: f64 = 100.0;
+const WORKERS: f64 = 4.0;
+
+fn trace(variant: &str, set: &str) -> PathBuf {
+    let plain = lab_trace("accept-herd", &format!("{variant}.{set}.strace"));
+    if plain.exists() {
+        plain
+    } else {
+        lab_trace("accept-herd", &format!("{variant}.{set}.strace.gz"))
+    }
+}
+
+fn text(p: &Path) -> String {
+    let raw = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    if p.extension().is_some_and(|e| e == "gz") {
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(&raw[..]).read_to_string(&mut s).expect("gunzip");
+        s
+    } else {
+        String::from_utf8_lossy(&raw).into_owned()
+    }
+}
+
+/// (accept calls, of which EAGAIN) in the trace text; a call split into unfinished/resumed
+/// lines counts once, by its resumed half.
+fn accepts_in_text(t: &str) -> (f64, f64) {
+    let mut calls = 0.0;
+    let mut eagain = 0.0;
+    for l in t.lines() {
+        let done = (l.contains(" accept4(") && !l.ends_with("<unfinished ...>")) || l.contains("<... accept4 resumed>");
+        if done {
+            calls += 1.0;
+            if l.contains(" EAGAIN ") {
+                eagain += 1.0;
+            }
+        }
+    }
+    (calls, eagain)
+}
+
+fn herd(r: &Report) -> Vec<&Finding> {
+    findings(r, "accept-herd")
+}
+
+/// Every BAD trace: one finding on the shared socket, numbers agreeing with the text.
+fn check_bad(ctx: &str, path: &Path, processes: f64) {
+    let r = analyze(&[path]);
+    let fs = herd(&r);
+    assert_eq!(fs.len(), 1, "{ctx}: one shared listening socket: {fs:#?}");
+    let f = fs[0];
+    assert_eq!(f.code, "SL002");
+    let (calls, eagain_text) = accepts_in_text(&text(path));
+    let accepted = metric(f, "accepted");
+    let eagain = metric(f, "eagain");
+    assert_eq!(accepted, CONNECTIONS, "{ctx}: every connection accepted once");
+    assert_eq!(eagain, eagain_text, "{ctx}: EAGAIN accepts");
+    assert_eq!(accepted + eagain, calls, "{ctx}: all accept calls on the listener");
+    // every connection woke the idle workers; all but one found nothing
+    let empty = metric(f, "empty_wakeups");
+    let wakeups = metric(f, "wakeups");
+    assert!((CONNECTIONS..=(WORKERS - 1.0) * CONNECTIONS).contains(&empty), "{ctx}: {empty} empty wake-ups");
+    assert!(wakeups - empty <= accepted && wakeups >= accepted, "{ctx}: {wakeups} wake-ups, {empty} empty");
+    assert!(eagain >= empty, "{ctx}: each empty wake-up failed at least once");
+    assert!((metric(f, "wakeups_per_accept") - wakeups / accepted).abs() < 1e-6, "{ctx}");
+    assert!((metric(f, "empty_wakeups_per_accept") - empty / accepted).abs() < 1e-6, "{ctx}");
+    assert!((metric(f, "eagain_per_accept") - eagain / accepted).abs() < 1e-6, "{ctx}");
+    assert!(metric(f, "wakeups_per_accept") >= 2.0, "{ctx}");
+    assert_eq!(metric(f, "workers"), WORKERS, "{ctx}");
+    assert_eq!(metric(f, "workers_woken_empty"), WORKERS, "{ctx}");
+    assert_eq!(metric(f, "processes"), processes, "{ctx}");
+    assert_eq!(metric(f, "reuseport"), 0.0, "{ctx}");
+    assert_eq!(metric(f, "epollexclusive"), 0.0, "{ctx}");
+    if ctx.contains("-T") {
+        let s = metric(f, "eagain_seconds");
+        assert!(s > 0.0 && s < 2.0, "{ctx}: {s} s in failing accepts");
+    } else {
+        assert!(!f.metrics.contains_key("eagain_seconds"), "{ctx}: no -T, no time");
+    }
+    // more than one empty wake-up per connection, hundreds of them: a warning
+    assert_eq!(f.severity, Severity::Warning, "{ctx}");
+    assert!(f.subject.starts_with("listening socket 127.0.0.1:"), "{ctx}: {}", f.subject);
+    assert!(f.message.starts_with("4 workers share listening socket 127.0.0.1:"), "{ctx}: {}", f.message);
+    assert!(f.message.contains("no SO_REUSEPORT, no EPOLLEXCLUSIVE"), "{ctx}");
+    assert!(f.evidence.iter().filter(|e| e.contains("EAGAIN")).count() >= 2, "{ctx}: {:?}", f.evidence);
+    assert!(f.window.is_some());
+    for hint in ["SO_REUSEPORT", "EPOLLEXCLUSIVE", "reuseport", "accept_mutex"] {
+        assert!(f.fix.contains(hint), "{ctx}: fix lacks {hint}");
+    }
+}
+
+#[test]
+fn shared_listener_herds_fire_in_every_flag_set() {
+    // processes after fork (C, Python asyncio) and threads of one process (C)
+    for (variant, processes) in [("c-procs", WORKERS), ("py-shared", WORKERS), ("c-threads", 1.0)] {
+        for set in SETS {
+            let ctx = format!("{variant}.{set}");
+            check_bad(&ctx, &trace(variant, set), processes);
+        }
+    }
+}
+
+/// The finding for every listening socket, thresholds at zero: what the detector saw on traces
+/// it is quiet on.
+fn everything(path: &Path) -> Report {
+    let dir = std::env::temp_dir().join(format!("syslint-ah-zero-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("zero.toml");
+    std::fs::write(&cfg, "[accept-herd]\nmin_workers = 1\nmin_empty_wakeups = 0\nmin_empty_per_accept = 0.0\n")
+        .unwrap();
+    let out = run(&[
+        "analyze",
+        "--format",
+        "json",
+        "--select",
+        "accept-herd",
+        "--config",
+        cfg.to_str().unwrap(),
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{}", stderr(&out));
+    syslint_report::printers::json::parse(&stdout(&out)).expect("json")
+}
+
+/// (variant, listening sockets, EPOLLEXCLUSIVE, SO_REUSEPORT)
+const GOOD: &[(&str, usize, f64, f64)] = &[
+    ("c-procs-exclusive", 1, 1.0, 0.0),
+    ("c-threads-exclusive", 1, 1.0, 0.0),
+    ("c-procs-reuseport", 4, 0.0, 1.0),
+    ("c-single", 1, 0.0, 0.0),
+    ("py-reuseport", 4, 0.0, 1.0),
+    // nginx 1.22 with the epoll method and accept_mutex off (the default) registers the shared
+    // listener with EPOLLEXCLUSIVE itself
+    ("nginx", 1, 1.0, 0.0),
+    ("nginx-reuseport", 4, 0.0, 1.0),
+    ("nginx-mutex", 1, 0.0, 0.0),
+];
+
+#[test]
+fn exclusive_reuseport_mutex_and_single_workers_are_quiet() {
+    for (variant, sockets, exclusive, reuseport) in GOOD {
+        for set in SETS {
+            let ctx = format!("{variant}.{set}");
+            let p = trace(variant, set);
+            let r = analyze(&[&p]);
+            assert!(herd(&r).is_empty(), "{ctx}: {:#?}", herd(&r));
+            // with every threshold at zero the detector shows what it saw: the same 100
+            // connections, next to no empty wake-ups, and the fix that was applied
+            let all = everything(&p);
+            let fs = herd(&all);
+            assert_eq!(fs.len(), *sockets, "{ctx}: listening sockets {fs:#?}");
+            let accepted: f64 = fs.iter().map(|f| metric(f, "accepted")).sum();
+            let empty: f64 = fs.iter().map(|f| metric(f, "empty_wakeups")).sum();
+            assert_eq!(accepted, CONNECTIONS, "{ctx}");
+            assert!(empty <= 0.05 * CONNECTIONS, "{ctx}: {empty} empty wake-ups");
+            for f in &fs {
+                assert_eq!(metric(f, "epollexclusive"), *exclusive, "{ctx}");
+                assert_eq!(metric(f, "reuseport"), *reuseport, "{ctx}");
+                assert_eq!(f.severity, Severity::Info, "{ctx}");
+                if *sockets > 1 {
+                    // one socket per worker: nobody shares
+                    assert_eq!(metric(f, "workers"), 1.0, "{ctx}");
+                }
+            }
+            let (calls, _) = accepts_in_text(&text(&p));
+            let seen: f64 = fs.iter().map(|f| metric(f, "accepted") + metric(f, "eagain")).sum();
+            assert_eq!(seen, calls, "{ctx}: every accept call belongs to a listening socket");
+        }
+    }
+}
+
+#[test]
+fn nginx_workers_share_one_socket_found_through_fork() {
+    // the master opens the socket, four workers inherit it: one socket, four processes,
+    // with and without -yy
+    for set in SETS {
+        let all = everything(&trace("nginx", set));
+        let f = herd(&all)[0];
+        assert_eq!(metric(f, "processes"), WORKERS, "nginx.{set}");
+        assert!(metric(f, "workers") >= 2.0, "nginx.{set}");
+    }
+}
+
+#[test]
+fn explain_documents_it() {
+    let out = run(&["explain", "SL002"]);
+    let s = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for needle in ["accept-herd", "EPOLLEXCLUSIVE", "SO_REUSEPORT", "reuseport", "min_empty_wakeups", "EAGAIN"] {
+        assert!(s.contains(needle), "explain accept-herd lacks {needle}:\n{s}");
+    }
+}
+
+fn live(variant: &str, flags: &[&str]) -> PathBuf {
+    for tool in ["strace", "cc", "python3", "nginx"] {
+        assert!(have(tool), "{tool} is missing: scripts/test.sh installs what the live lab tests need");
+    }
+    let out = std::env::temp_dir().join(format!("syslint-live-ah-{variant}-{}.strace", std::process::id()));
+    let st = std::process::Command::new(root().join("lab/accept-herd/run.sh"))
+        .arg(variant)
+        .arg(&out)
+        .args(flags)
+        .env("WORKERS", "4")
+        .env("CONNECTIONS", "100")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run.sh");
+    assert!(st.status.success(), "run.sh {variant} failed: {}", String::from_utf8_lossy(&st.stderr));
+    out
+}
+
+#[test]
+fn live_runs_agree_with_the_fixtures() {
+    for (variant, set, flags, processes) in [
+        ("c-procs", "f-tt-T-yy", &["-f", "-tt", "-T", "-yy"][..], WORKERS),
+        ("py-shared", "f-tt", &["-f", "-tt"][..], WORKERS),
+        ("c-threads", "f-ttt-T-y", &["-f", "-ttt", "-T", "-y"][..], 1.0),
+    ] {
+        let p = live(variant, flags);
+        check_bad(&format!("live {variant}.{set}"), &p, processes);
+        let _ = std::fs::remove_file(&p);
+    }
+    for (variant, sockets, exclusive, reuseport) in
+        GOOD.iter().filter(|g| ["c-procs-exclusive", "nginx", "nginx-reuseport"].contains(&g.0))
+    {
+        let p = live(variant, &["-f", "-tt", "-T", "-yy"]);
+        let r = analyze(&[&p]);
+        assert!(herd(&r).is_empty(), "live {variant}: {:#?}", herd(&r));
+        let all = everything(&p);
+        let fs = herd(&all);
+        assert_eq!(fs.len(), *sockets, "live {variant}");
+        assert_eq!(fs.iter().map(|f| metric(f, "accepted")).sum::<f64>(), CONNECTIONS, "live {variant}");
+        assert!(fs.iter().all(|f| metric(f, "epollexclusive") == *exclusive && metric(f, "reuseport") == *reuseport));
+        let _ = std::fs::remove_file(&p);
+    }
+}
