@@ -92,7 +92,7 @@ pub struct Entry {
 }
 
 /// All detectors, in registry order.
-pub static ENTRIES: &[Entry] = &[];
+pub static ENTRIES: &[Entry] = &[crate::detectors::connection_churn::ENTRY, crate::detectors::repeated_dns::ENTRY];
 
 /// The metadata of all detectors.
 pub fn metas() -> Vec<&'static Meta> {
