@@ -14,6 +14,7 @@
 //! right after.
 
 use crate::detectors::{num, Evidence, EvidenceBuf, Span};
+use crate::model::Model;
 use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::{Deserialize, Serialize};
@@ -111,6 +112,8 @@ fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
 const MAX_EPISODES: usize = 10_000;
 /// Names (and addresses) tracked.
 const MAX_KEYS: usize = 10_000;
+/// Unnamed finished lookups waiting for a connect (one per process).
+const MAX_PENDING: usize = 1024;
 /// Questions remembered per lookup (A, AAAA, search-list variants).
 const MAX_ASKED: usize = 16;
 /// Distinct processes remembered per name.
@@ -131,7 +134,9 @@ fn resolver_file(path: &str) -> Option<u8> {
 /// One getaddrinfo-like lookup in progress on a thread.
 #[derive(Default)]
 struct Episode {
-    tgid: Pid,
+    /// The thread (its process is asked of the model when the lookup ends: a thread whose
+    /// lines came before its clone() returned looks like a process of its own at first).
+    tid: Pid,
     name: Option<String>,
     truncated: bool,
     asked: Vec<(String, u16)>,
@@ -192,8 +197,10 @@ struct Agg {
 pub struct RepeatedDns {
     cfg: Config,
     episodes: HashMap<Pid, Episode>,
-    /// Per process: a finished lookup with no name yet, waiting for the connect that follows.
-    pending: HashMap<Pid, Episode>,
+    /// Finished lookups with no name yet, waiting for the connect that follows in their process
+    /// (one per process; which process is asked of the model when the connect comes, as a
+    /// resolver thread may have ended before its clone() returned).
+    pending: Vec<Episode>,
     aggs: HashMap<Key, Agg>,
     order: Vec<Key>,
 }
@@ -332,44 +339,52 @@ impl RepeatedDns {
         RepeatedDns {
             cfg,
             episodes: HashMap::default(),
-            pending: HashMap::default(),
+            pending: Vec::new(),
             aggs: HashMap::default(),
             order: Vec::new(),
         }
     }
 
     /// The thread's lookup in progress, started if there is none (None when at the cap).
-    fn episode(&mut self, tid: Pid, tgid: Pid) -> Option<&mut Episode> {
+    fn episode(&mut self, tid: Pid) -> Option<&mut Episode> {
         if !self.episodes.contains_key(&tid) {
             if self.episodes.len() >= MAX_EPISODES {
                 return None;
             }
-            self.episodes.insert(tid, Episode { tgid, ..Default::default() });
+            self.episodes.insert(tid, Episode { tid, ..Default::default() });
         }
         self.episodes.get_mut(&tid)
     }
 
     /// End the thread's lookup: to the totals when it is named, else pending for the connect
     /// that may follow in its process.
-    fn end_episode(&mut self, tid: Pid) {
+    fn end_episode(&mut self, model: &Model, tid: Pid) {
         let Some(ep) = self.episodes.remove(&tid) else { return };
         if !ep.is_lookup() {
             return;
         }
         if ep.name.is_some() || ep.resolved_to.is_some() {
-            self.record(ep);
+            self.record(model, ep);
             return;
         }
-        if let Some(old) = self.pending.insert(ep.tgid, ep) {
-            self.record(old);
+        let tgid = model.tgid(tid);
+        if let Some(i) = self.pending.iter().position(|p| model.tgid(p.tid) == tgid) {
+            let old = self.pending.swap_remove(i);
+            self.record(model, old);
         }
+        if self.pending.len() >= MAX_PENDING {
+            let old = self.pending.remove(0);
+            self.record(model, old);
+        }
+        self.pending.push(ep);
     }
 
-    fn record(&mut self, ep: Episode) {
+    fn record(&mut self, model: &Model, ep: Episode) {
+        let tgid = model.tgid(ep.tid);
         let key = match (&ep.name, ep.resolved_to) {
             (Some(n), _) => Key::Name(n.clone()),
             (None, Some(ip)) => Key::Addr(ip),
-            (None, None) => Key::Process(ep.tgid),
+            (None, None) => Key::Process(tgid),
         };
         if !self.aggs.contains_key(&key) {
             if self.aggs.len() >= MAX_KEYS {
@@ -381,7 +396,7 @@ impl RepeatedDns {
         let Some(a) = self.aggs.get_mut(&key) else { return };
         a.lookups += 1;
         if a.procs.len() < MAX_PROCS {
-            a.procs.insert(ep.tgid);
+            a.procs.insert(tgid);
         }
         a.queries += ep.queries as u64;
         a.answers += ep.answers as u64;
@@ -408,24 +423,34 @@ impl RepeatedDns {
     }
 
     /// The thread connected or sent to `addr`: its lookup (or its process's) is over.
-    fn boundary(&mut self, tid: Pid, tgid: Pid, ip: IpAddr) {
+    fn boundary(&mut self, model: &Model, tid: Pid, ip: IpAddr) {
+        let tgid = model.tgid(tid);
+        // an earlier lookup of the process with no connect of its own (a library resolving
+        // twice, a resolver thread that ended) led here too
+        let pending = self.pending.iter().position(|p| model.tgid(p.tid) == tgid).map(|i| {
+            let mut ep = self.pending.swap_remove(i);
+            ep.resolved_to = Some(ip);
+            ep
+        });
+        let had_pending = pending.is_some();
+        if let Some(ep) = pending {
+            self.record(model, ep);
+        }
         if let Some(ep) = self.episodes.get_mut(&tid) {
             if ep.is_lookup() {
                 if ep.resolved_to.is_none() {
                     ep.resolved_to = Some(ip);
                 }
-                self.end_episode(tid);
+                self.end_episode(model, tid);
                 return;
             }
         }
-        if let Some(mut ep) = self.pending.remove(&tgid) {
-            ep.resolved_to = Some(ip);
-            self.record(ep);
+        if had_pending {
             return;
         }
         // a resolver thread still running (curl's threaded resolver): it resolved for us
         for ep in self.episodes.values_mut() {
-            if ep.tgid == tgid && ep.is_lookup() && ep.name.is_none() && ep.resolved_to.is_none() {
+            if model.tgid(ep.tid) == tgid && ep.is_lookup() && ep.name.is_none() && ep.resolved_to.is_none() {
                 ep.resolved_to = Some(ip);
                 break;
             }
@@ -434,14 +459,13 @@ impl RepeatedDns {
 
     fn file_activity(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, bit: u8, open: bool) {
         let tid = ev.pid;
-        let tgid = cx.model.tgid(tid);
         if open {
             // the same file opened again: this is the next lookup
             if self.episodes.get(&tid).is_some_and(|e| e.opened & bit != 0 && e.is_lookup()) {
-                self.end_episode(tid);
+                self.end_episode(cx.model, tid);
             }
         }
-        let Some(ep) = self.episode(tid, tgid) else { return };
+        let Some(ep) = self.episode(tid) else { return };
         if let Some(d) = sc.dur_ns {
             ep.files_ns += d;
             ep.files_timed = true;
@@ -462,7 +486,6 @@ impl RepeatedDns {
 
     fn dns_activity(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, send: bool, tcp: bool) {
         let tid = ev.pid;
-        let tgid = cx.model.tgid(tid);
         let bufs = call_buffers(sc);
         let mut msgs: Vec<DnsMsg> = Vec::new();
         for (b, cut) in &bufs {
@@ -487,10 +510,10 @@ impl RepeatedDns {
                 })
             });
             if again {
-                self.end_episode(tid);
+                self.end_episode(cx.model, tid);
             }
         }
-        let Some(ep) = self.episode(tid, tgid) else { return };
+        let Some(ep) = self.episode(tid) else { return };
         if let Some(d) = sc.dur_ns {
             ep.dns_dur_ns += d;
             ep.dns_timed = true;
@@ -536,9 +559,6 @@ impl RepeatedDns {
 fn dns_socket(cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) -> Option<bool> {
     let t = cx.target.as_ref()?;
     let tcp = t.kind.starts_with("tcp");
-    if !(tcp || t.kind.starts_with("udp")) {
-        return None;
-    }
     let connected = cx
         .model
         .lookup_fd(ev.pid, fd)
@@ -565,7 +585,7 @@ impl Detector for RepeatedDns {
             EventKind::Syscall(sc) => sc,
             EventKind::Exited { .. } | EventKind::Killed { .. } => {
                 if self.episodes.contains_key(&ev.pid) {
-                    self.end_episode(ev.pid);
+                    self.end_episode(cx.model, ev.pid);
                 }
                 return;
             }
@@ -590,8 +610,7 @@ impl Detector for RepeatedDns {
             if let (Some(SockAddr::Inet { ip, port }), Some(fd)) = (sc.sockaddr(), sc.fd()) {
                 let tcp = cx.model.lookup_fd(ev.pid, fd.num).is_some_and(|t| t.kind.starts_with("tcp"));
                 if tcp && port != 53 && port != 0 {
-                    let tgid = cx.model.tgid(ev.pid);
-                    self.boundary(ev.pid, tgid, ip);
+                    self.boundary(cx.model, ev.pid, ip);
                 }
             }
             return;
@@ -621,7 +640,9 @@ impl Detector for RepeatedDns {
             }
             return;
         }
-        if !(t.kind.starts_with("udp") || t.kind.starts_with("tcp")) {
+        // "unknown": an fd the model lost or never saw made (attached late, or a thread whose
+        // lines came before its clone() returned): only the call's own address can tell
+        if !(t.kind.starts_with("udp") || t.kind.starts_with("tcp") || t.kind == "unknown") {
             return;
         }
         let Some(fd) = sc.fd() else { return };
@@ -635,8 +656,7 @@ impl Detector for RepeatedDns {
                 if send && matches!(sc.sys, Sys::Sendto | Sys::Sendmsg) && sc.args.contains("sa_family=") {
                     if let Some(SockAddr::Inet { ip, port }) = sc.sockaddr() {
                         if port != 53 {
-                            let tgid = cx.model.tgid(ev.pid);
-                            self.boundary(ev.pid, tgid, ip);
+                            self.boundary(cx.model, ev.pid, ip);
                         }
                     }
                 }
@@ -647,13 +667,10 @@ impl Detector for RepeatedDns {
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
         let tids: Vec<Pid> = self.episodes.keys().copied().collect();
         for tid in tids {
-            self.end_episode(tid);
+            self.end_episode(cx.model, tid);
         }
-        let pend: Vec<Pid> = self.pending.keys().copied().collect();
-        for p in pend {
-            if let Some(ep) = self.pending.remove(&p) {
-                self.record(ep);
-            }
+        for ep in std::mem::take(&mut self.pending) {
+            self.record(cx.model, ep);
         }
         let window_s = cx.window.map_or(0.0, |w| w.duration_s);
         let mut out = Vec::new();
@@ -715,14 +732,15 @@ impl Detector for RepeatedDns {
             }
             let mut cost = match wasted {
                 Some(w) => format!(
-                    "{repeats} of {} lookups repeat an earlier one: about {} ({} resolving in total, {} of it waiting for dns answers)",
+                    "{repeats} of {} lookups repeat an earlier one: about {} ({} resolving in total{})",
                     a.lookups,
                     fmt_s(w),
                     fmt_s(resolve_s),
-                    fmt_s(wait_s)
+                    if a.queries > 0 { format!(", {} of it waiting for dns answers", fmt_s(wait_s)) } else { String::new() }
                 ),
                 None => format!(
-                    "{repeats} of {} lookups repeat an earlier one; time unknown (the trace has no -T or -tt)",
+                    "{repeats} of {} lookups repeat an earlier one; time unknown (the resolver calls need -T to be timed, \
+or -tt with DNS traffic)",
                     a.lookups
                 ),
             };
