@@ -10,6 +10,12 @@ command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 command -v gzip >/dev/null 2>&1 || need+=(gzip)
 command -v zstd >/dev/null 2>&1 || need+=(zstd)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v php >/dev/null 2>&1 || need+=(php-cli)
+{ command -v php >/dev/null 2>&1 && php -m 2>/dev/null | grep -qx curl; } || need+=(php-curl)
+command -v unshare >/dev/null 2>&1 || need+=(util-linux)
+command -v mount >/dev/null 2>&1 || need+=(mount)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test dependencies: ${need[*]}"
   sudo_=""
