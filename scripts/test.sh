@@ -16,6 +16,7 @@ command -v php >/dev/null 2>&1 || need+=(php-cli)
 { command -v php >/dev/null 2>&1 && php -m 2>/dev/null | grep -qx curl; } || need+=(php-curl)
 command -v unshare >/dev/null 2>&1 || need+=(util-linux)
 command -v mount >/dev/null 2>&1 || need+=(mount)
+{ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; } || need+=(nginx)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test dependencies: ${need[*]}"
   sudo_=""

@@ -8,6 +8,8 @@ usage: client.py MODE N HOST:PORT [HOST:PORT ...] [--tls CAFILE]
   keepalive  GOOD: one HTTPConnection reused for all N requests (HTTP/1.1 keep-alive)
   two-conns  near-miss: two keep-alive connections, N requests alternating between them
   few-hosts  near-miss: one request to each endpoint given (a handful of different hosts)
+  parallel-new-conn
+             BAD: N requests from 8 threads, a new HTTPConnection for each request
   pool       BAD (idle pool): opens N connections up front to one endpoint, then sends
              3*N requests one at a time round-robin over them (one request in flight)
 """
@@ -59,6 +61,18 @@ def main():
             c = connect(ep, ctx)
             total += fetch(c, f"/feed/{i}")
             c.close()
+    elif mode == "parallel-new-conn":
+        from concurrent.futures import ThreadPoolExecutor
+
+        def one(i):
+            c = connect(endpoints[0], ctx)
+            try:
+                return fetch(c, f"/feed/{i}")
+            finally:
+                c.close()
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            total = sum(pool.map(one, range(n)))
     elif mode == "pool":
         cs = [connect(endpoints[0], ctx) for _ in range(n)]
         for c in cs:

@@ -45,7 +45,9 @@ waits of the connecting thread before the connection's first write, with -T; wit
 each connect() to the next call on the socket), `handshake_s` (from each ClientHello to \
 the client's next flight: the TLS handshake round trip), `avg_lifetime_s`, `reusable_connections` \
 (connections that reuse would have saved: connections minus the peak in flight, at least one \
-kept), `wasted_s` (reusable connections times the average setup time). Evidence: the first \
+kept), `wasted_s` (reusable connections times the average setup time, at most their share of \
+the wall-clock time during which connections were being set up: parallel setups overlap). \
+`connect_s` and `handshake_s` are sums over the connections. Evidence: the first \
 connections' connect, first write (redacted) and close, and the last connect. Times need -T or \
 -tt; without them the counts still hold and the cost says the time is unknown.",
         fix: "Reuse connections. Python: keep one http.client.HTTPConnection/HTTPSConnection for \
@@ -145,6 +147,8 @@ struct Conn {
     tls: bool,
     hello_ts: Option<i64>,
     handshake_ns: Option<u64>,
+    /// When the client's second TLS flight went out (the handshake's end, as seen).
+    hs_end_ts: Option<i64>,
     bursts: u32,
     /// Inside a write burst (no data read since the last write).
     in_burst: bool,
@@ -173,6 +177,9 @@ struct Endpoint {
     procs: HashSet<Pid>,
     intervals: Vec<(u64, u64)>,
     intervals_dropped: bool,
+    /// Wall-clock setup periods (connect to the first use, or to the end of the TLS
+    /// handshake), to bound the time lost when connections were set up in parallel.
+    setups: Vec<(i64, i64)>,
     span: Span,
     evidence: EvidenceBuf,
     shown_conns: u32,
@@ -282,6 +289,7 @@ impl ConnectionChurn {
                 tls: false,
                 hello_ts: None,
                 handshake_ns: None,
+                hs_end_ts: None,
                 bursts: 0,
                 in_burst: false,
                 burst_counted: false,
@@ -317,6 +325,12 @@ impl ConnectionChurn {
         if let Some(ns) = c.handshake_ns {
             e.handshake_ns += ns;
             e.handshake_timed += 1;
+        }
+        let setup_end = [c.first_use_ts, c.first_write_ts, c.hs_end_ts].into_iter().flatten().max();
+        if let (Some(a), Some(b)) = (c.connect_ts, setup_end) {
+            if e.setups.len() < MAX_INTERVALS && b >= a {
+                e.setups.push((a, b));
+            }
         }
         if let (Some(a), Some(b)) = (c.connect_ts, at) {
             if b >= a {
@@ -366,6 +380,7 @@ impl ConnectionChurn {
                 // the client's second flight: the server's handshake answer arrived
                 if let (Some(h), Some(t)) = (c.hello_ts, ev.ts_ns) {
                     c.handshake_ns = Some(t.saturating_sub(h).max(0) as u64);
+                    c.hs_end_ts = Some(t);
                 }
             }
         }
@@ -460,6 +475,26 @@ fn buf_prefix(sc: &Syscall, out: &mut [u8]) -> usize {
         i += 1;
     }
     n
+}
+
+/// Total length of the union of intervals.
+fn union_len(iv: &mut [(i64, i64)]) -> i64 {
+    iv.sort_unstable();
+    let (mut total, mut cur): (i64, Option<(i64, i64)>) = (0, None);
+    for &(a, b) in iv.iter() {
+        cur = match cur {
+            Some((s, e)) if a <= e => Some((s, e.max(b))),
+            Some((s, e)) => {
+                total += e - s;
+                Some((a, b))
+            }
+            None => Some((a, b)),
+        };
+    }
+    if let Some((s, e)) = cur {
+        total += e - s;
+    }
+    total
 }
 
 /// Most intervals overlapping at one point.
@@ -577,7 +612,7 @@ impl Detector for ConnectionChurn {
         }
         let window_s = cx.window.map_or(0.0, |w| w.duration_s);
         let mut out = Vec::new();
-        for e in &self.endpoints {
+        for e in &mut self.endpoints {
             if e.connections == 0 {
                 continue;
             }
@@ -594,7 +629,18 @@ impl Detector for ConnectionChurn {
             let handshake_s = e.handshake_ns as f64 / 1e9;
             let timed = e.connect_timed.max(e.handshake_timed);
             let avg_setup = if timed > 0 { Some((connect_s + handshake_s) / timed as f64) } else { None };
-            let wasted = avg_setup.map(|a| a * reusable as f64);
+            // connections set up in parallel overlap: no more than the wall-clock time during
+            // which some setup was under way can be lost
+            let wall = if e.setups.is_empty() {
+                None
+            } else {
+                let n = e.setups.len() as f64;
+                Some(union_len(&mut e.setups) as f64 / 1e9 * reusable as f64 / n)
+            };
+            let wasted = avg_setup.map(|a| {
+                let w = a * reusable as f64;
+                wall.map_or(w, |c| w.min(c))
+            });
             let severity = match wasted {
                 Some(w) => registry::severity_for(
                     w,
@@ -676,6 +722,13 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unions() {
+        assert_eq!(union_len(&mut []), 0);
+        assert_eq!(union_len(&mut [(5, 9), (1, 3), (2, 4)]), 7);
+        assert_eq!(union_len(&mut [(1, 10), (2, 3)]), 9);
+    }
 
     #[test]
     fn overlap_peaks() {
