@@ -58,19 +58,20 @@ sessions and DNS cache (curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_CO
 CURL_LOCK_DATA_SSL_SESSION and CURL_LOCK_DATA_DNS; CURLOPT_SHARE on each handle). curl CLI: give \
 one curl invocation all the URLs instead of one curl per URL. Many parallel requests to one \
 host: multiplex them over one HTTP/2 connection (curl_multi with CURLMOPT_PIPELINING set to \
-CURLPIPE_MULTIPLEX, the default since curl 7.62.0). nginx proxying to a backend: `keepalive N;` \
+CURLPIPE_MULTIPLEX, the default since curl 7.62.0, and CURLOPT_HTTP_VERSION \
+CURL_HTTP_VERSION_2TLS; curl CLI: `--parallel --http2`). nginx proxying to a backend: `keepalive N;` \
 in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";`. \
 Check the server keeps connections open (HTTP/1.1, no `Connection: close`). For an idle pool, \
 size it to the requests actually in flight.",
         example: "\
-1796  19:11:13.443000 connect(3<TCP:[315158]>, {sa_family=AF_INET, sin_port=htons(34527), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000651>
-1796  19:11:13.449123 write(3<TCP:[127.0.0.1:60756->127.0.0.1:34527]>, \"\\26\\3\\1\\2\\0\\1\\0\\1\\374\\3\\3'\\200`\\326\\273\\t\\256\\t\\1\\237%tZ:\\264\\223\\236\\271\\230\\272\\207\"..., 517) = 517 <0.000113>
-1796  19:11:13.463018 write(3<TCP:[127.0.0.1:60756->127.0.0.1:34527]>, \"\\24\\3\\3\\0\\1\\1\\27\\3\\3\\0EQ\\260\\363/\\265\\227\\26\\7\\234fOb\\201\\27p\\251-?\\313\\233\\377\"..., 80) = 80 <0.000186>
-1796  19:11:13.465260 write(3<TCP:[127.0.0.1:60756->127.0.0.1:34527]>, \"\\27\\3\\3\\0[\\231\\224\\t\\34\\232E$Ta\\24\\245X\\3257y\\314\\311\\360\\316!\\177\\341\\320\\370p\\n\\320\"..., 96) = 96 <0.000075>
-1796  19:11:13.513168 close(3<TCP:[127.0.0.1:60756->127.0.0.1:34527]>) = 0 <0.000048>
-1796  19:11:13.515115 connect(3<TCP:[315180]>, {sa_family=AF_INET, sin_port=htons(34527), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000065>
-(Python http.client, a new HTTPSConnection per request: ClientHello, the client's Finished, one \
-request, close; 30 times)",
+27145 19:19:28.211449 connect(3<TCP:[418634]>, {sa_family=AF_INET, sin_port=htons(37527), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000082>
+27145 19:19:28.214097 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\26\\3\\1\\2\\0\\1\\0\\1\\374\\3\\3\\332\\233/X\\211@\\205L\\315\\326\\306+\\216\\326Gxq\\362\\230\\3100\"..., 517) = 517 <0.000032>
+27145 19:19:28.215668 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\24\\3\\3\\0\\1\\1\\27\\3\\3\\0E\\266\\222vw\\217\\200~\\253!JL\\315m\\310\\232\\306\\34\\340\\177\\217\\335\"..., 80) = 80 <0.000040>
+27145 19:19:28.215870 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\27\\3\\3\\0[U\\6\\335\\34n\\360\\210N\\tw\\fQ\\326\\214\\300\\355R\\26\\212\\271\\304[\\6\\2578I\\7\"..., 96) = 96 <0.000017>
+27145 19:19:28.217284 close(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>) = 0 <0.000045>
+27145 19:19:28.220138 connect(3<TCP:[418640]>, {sa_family=AF_INET, sin_port=htons(37527), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000074>
+(lab/connection-churn py-tls-new-conn: Python http.client, a new HTTPSConnection per request: \
+ClientHello, the client's Finished flight, one request, close; 30 times)",
     },
     options: &[
         OptionDoc { name: "min_connections", meaning: "connections to one endpoint before churn is reported" },
@@ -193,6 +194,8 @@ pub struct ConnectionChurn {
     endpoint_ids: HashMap<String, u32>,
     /// Connecting threads whose connection has not written yet: thread -> connection.
     awaiting: HashMap<Pid, (Pid, i32)>,
+    /// Open tracked connections per process (to close them when it ends without scanning).
+    per_proc: HashMap<Pid, u32>,
     dropped_conns: u64,
 }
 
@@ -205,6 +208,7 @@ impl ConnectionChurn {
             endpoints: Vec::new(),
             endpoint_ids: HashMap::default(),
             awaiting: HashMap::default(),
+            per_proc: HashMap::default(),
             dropped_conns: 0,
         }
     }
@@ -236,6 +240,7 @@ impl ConnectionChurn {
         let tgid = cx.model.tgid(ev.pid);
         // a connect on an fd we track: the old connection is over
         if let Some(old) = self.conns.remove(&(tgid, fd.num)) {
+            self.forget(tgid);
             self.finish_conn(old, ev.ts_ns);
         }
         if !ok {
@@ -276,6 +281,7 @@ impl ConnectionChurn {
         if self.awaiting.len() < MAX_CONNS {
             self.awaiting.insert(ev.pid, (tgid, fd.num));
         }
+        *self.per_proc.entry(tgid).or_insert(0) += 1;
         self.conns.insert(
             (tgid, fd.num),
             Conn {
@@ -405,6 +411,16 @@ impl ConnectionChurn {
 }
 
 impl ConnectionChurn {
+    /// One tracked connection of process `tgid` is gone.
+    fn forget(&mut self, tgid: Pid) {
+        if let Some(n) = self.per_proc.get_mut(&tgid) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_proc.remove(&tgid);
+            }
+        }
+    }
+
     fn first_use(&mut self, ev: &Event, key: (Pid, i32)) {
         if self.awaiting.get(&ev.pid) != Some(&key) {
             return;
@@ -535,7 +551,8 @@ impl Detector for ConnectionChurn {
             EventKind::Exited { .. } | EventKind::Killed { .. } => {
                 self.awaiting.remove(&ev.pid);
                 // a process ended: its connections are closed
-                if !self.conns.is_empty() && cx.model.tgid(ev.pid) == ev.pid {
+                if self.per_proc.contains_key(&ev.pid) && cx.model.tgid(ev.pid) == ev.pid {
+                    self.per_proc.remove(&ev.pid);
                     let keys: Vec<(Pid, i32)> = self.conns.keys().filter(|k| k.0 == ev.pid).copied().collect();
                     for k in keys {
                         if let Some(c) = self.conns.remove(&k) {
@@ -559,6 +576,7 @@ impl Detector for ConnectionChurn {
                     self.awaiting.remove(&ev.pid);
                 }
                 if let Some(c) = self.conns.remove(&key) {
+                    self.forget(key.0);
                     let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
                     if c.shown {
                         if let Some(e) = self.endpoints.get_mut(c.ep as usize) {

@@ -67,9 +67,15 @@ systemd-resolved, or dnsmasq) so repeats are answered from memory.",
 9357  18:13:10.947409 close(4</etc/hosts>) = 0 <0.000010>
 9357  18:13:10.949230 connect(4<TCP:[154070]>, {sa_family=AF_INET, sin_port=htons(44649), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000121>
 (demo/fetch.py: getaddrinfo(\"localhost\") before each of 40 connections)
-27830 sendmmsg(3, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"\\5(\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\", iov_len=31}], ...}, msg_len=31}, {...}], 2, MSG_NOSIGNAL) = 2
-27830 recvfrom(3, \"\\5(\\201\\200\\0\\1\\0\\1\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\\300\"..., 2048, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.0.1\")}, [28 => 16]) = 47
-(glibc asking a DNS server for feed.lab.test, A and AAAA, on every getaddrinfo call)",
+15516 19:21:53.327428 openat(AT_FDCWD</tmp/syslint-lab-dns.L6yOnI>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <0.000011>
+15516 19:21:53.327757 connect(3<UDP:[452189]>, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, 16) = 0 <0.000018>
+15516 19:21:53.327903 sendmmsg(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"\\235\\202\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\", iov_len=31}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=31}, {msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"(\\200\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\34\\0\\1\", iov_len=31}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=31}], 2, MSG_NOSIGNAL) = 2 <0.000050>
+15516 19:21:53.332709 recvfrom(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, \"\\235\\202\\201\\200\\0\\1\\0\\1\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\\300\"..., 2048, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, [28 => 16]) = 47 <0.000009>
+15516 19:21:53.332868 recvfrom(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, \"(\\200\\201\\200\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\34\\0\\1\", 65536, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, [28 => 16]) = 31 <0.000008>
+15516 19:21:53.333750 connect(3<TCP:[452194]>, {sa_family=AF_INET, sin_port=htons(46821), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000079>
+15516 19:21:53.336382 openat(AT_FDCWD</tmp/syslint-lab-dns.L6yOnI>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <0.000013>
+(lab/repeated-dns py-resolve-each: Python http.client, a new HTTPConnection(\"feed.lab.test\") per \
+request; glibc reads /etc/hosts, then asks the DNS server for A and AAAA, every time)",
     },
     options: &[
         OptionDoc { name: "min_lookups", meaning: "lookups of one name (known from DNS messages) before it is reported" },
@@ -559,13 +565,21 @@ impl RepeatedDns {
 fn dns_socket(cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) -> Option<bool> {
     let t = cx.target.as_ref()?;
     let tcp = t.kind.starts_with("tcp");
-    let connected = cx
-        .model
-        .lookup_fd(ev.pid, fd)
-        .and_then(|v| v.endpoint)
-        .is_some_and(|e| e.direction == "out" && e.endpoint.ends_with(":53"));
-    if connected || (t.display.ends_with(":53") && !t.display.ends_with("(accepted)")) {
+    // a connected socket shows its DNS server end (from -yy, or from the connect the model saw)
+    if t.display.ends_with(":53") {
         return Some(tcp);
+    }
+    // the fd is unknown to the model (or its display came from a guess): ask the endpoint of the
+    // connection it made, when there is one
+    if t.kind == "unknown" || t.display.ends_with("(accepted)") {
+        let connected = cx
+            .model
+            .lookup_fd(ev.pid, fd)
+            .and_then(|v| v.endpoint)
+            .is_some_and(|e| e.direction == "out" && e.endpoint.ends_with(":53"));
+        if connected {
+            return Some(tcp);
+        }
     }
     if matches!(sc.sys, Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg) && sc.args.contains("sa_family=") {
         if let Some(SockAddr::Inet { port: 53, .. }) = sc.sockaddr() {
