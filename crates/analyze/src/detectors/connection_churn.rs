@@ -63,13 +63,12 @@ CURL_HTTP_VERSION_2TLS; curl CLI: `--parallel --http2`). nginx proxying to a bac
 in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";`. \
 Check the server keeps connections open (HTTP/1.1, no `Connection: close`). For an idle pool, \
 size it to the requests actually in flight.",
-        example: "\
-27145 19:19:28.211449 connect(3<TCP:[418634]>, {sa_family=AF_INET, sin_port=htons(37527), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000082>
-27145 19:19:28.214097 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\26\\3\\1\\2\\0\\1\\0\\1\\374\\3\\3\\332\\233/X\\211@\\205L\\315\\326\\306+\\216\\326Gxq\\362\\230\\3100\"..., 517) = 517 <0.000032>
-27145 19:19:28.215668 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\24\\3\\3\\0\\1\\1\\27\\3\\3\\0E\\266\\222vw\\217\\200~\\253!JL\\315m\\310\\232\\306\\34\\340\\177\\217\\335\"..., 80) = 80 <0.000040>
-27145 19:19:28.215870 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\27\\3\\3\\0[U\\6\\335\\34n\\360\\210N\\tw\\fQ\\326\\214\\300\\355R\\26\\212\\271\\304[\\6\\2578I\\7\"..., 96) = 96 <0.000017>
-27145 19:19:28.217284 close(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>) = 0 <0.000045>
-27145 19:19:28.220138 connect(3<TCP:[418640]>, {sa_family=AF_INET, sin_port=htons(37527), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000074>
+        example: "    27145 19:19:28.211449 connect(3<TCP:[418634]>, {sa_family=AF_INET, sin_port=htons(37527), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000082>
+    27145 19:19:28.214097 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\26\\3\\1\\2\\0\\1\\0\\1\\374\\3\\3\\332\\233/X\\211@\\205L\\315\\326\\306+\\216\\326Gxq\\362\\230\\3100\"..., 517) = 517 <0.000032>
+    27145 19:19:28.215668 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\24\\3\\3\\0\\1\\1\\27\\3\\3\\0E\\266\\222vw\\217\\200~\\253!JL\\315m\\310\\232\\306\\34\\340\\177\\217\\335\"..., 80) = 80 <0.000040>
+    27145 19:19:28.215870 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\27\\3\\3\\0[U\\6\\335\\34n\\360\\210N\\tw\\fQ\\326\\214\\300\\355R\\26\\212\\271\\304[\\6\\2578I\\7\"..., 96) = 96 <0.000017>
+    27145 19:19:28.217284 close(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>) = 0 <0.000045>
+    27145 19:19:28.220138 connect(3<TCP:[418640]>, {sa_family=AF_INET, sin_port=htons(37527), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000074>
 (lab/connection-churn py-tls-new-conn: Python http.client, a new HTTPSConnection per request: \
 ClientHello, the client's Finished flight, one request, close; 30 times)",
     },

@@ -60,20 +60,19 @@ invocation with all the URLs. Python: keep one http.client connection or a reque
 host, or call socket.getaddrinfo once and connect to the address. Many processes resolving the \
 same names: run a local caching resolver (nscd with `enable-cache hosts yes`, \
 systemd-resolved, or dnsmasq) so repeats are answered from memory.",
-        example: "\
-9357  18:13:10.947061 newfstatat(AT_FDCWD</work/main/demo>, \"/etc/resolv.conf\", {st_mode=S_IFREG|0755, st_size=25, ...}, 0) = 0 <0.000012>
-9357  18:13:10.947168 openat(AT_FDCWD</work/main/demo>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 4</etc/hosts> <0.000015>
-9357  18:13:10.947314 read(4</etc/hosts>, \"127.0.0.1 localhost\\n127.0.0.1 runsc\\n127.0.0.1 vm\\n\", 4096) = 49 <0.000013>
-9357  18:13:10.947409 close(4</etc/hosts>) = 0 <0.000010>
-9357  18:13:10.949230 connect(4<TCP:[154070]>, {sa_family=AF_INET, sin_port=htons(44649), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000121>
+        example: "    9357  18:13:10.947061 newfstatat(AT_FDCWD</work/main/demo>, \"/etc/resolv.conf\", {st_mode=S_IFREG|0755, st_size=25, ...}, 0) = 0 <0.000012>
+    9357  18:13:10.947168 openat(AT_FDCWD</work/main/demo>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 4</etc/hosts> <0.000015>
+    9357  18:13:10.947314 read(4</etc/hosts>, \"127.0.0.1 localhost\\n127.0.0.1 runsc\\n127.0.0.1 vm\\n\", 4096) = 49 <0.000013>
+    9357  18:13:10.947409 close(4</etc/hosts>) = 0 <0.000010>
+    9357  18:13:10.949230 connect(4<TCP:[154070]>, {sa_family=AF_INET, sin_port=htons(44649), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000121>
 (demo/fetch.py: getaddrinfo(\"localhost\") before each of 40 connections)
-15516 19:21:53.327428 openat(AT_FDCWD</tmp/syslint-lab-dns.L6yOnI>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <0.000011>
-15516 19:21:53.327757 connect(3<UDP:[452189]>, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, 16) = 0 <0.000018>
-15516 19:21:53.327903 sendmmsg(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"\\235\\202\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\", iov_len=31}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=31}, {msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"(\\200\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\34\\0\\1\", iov_len=31}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=31}], 2, MSG_NOSIGNAL) = 2 <0.000050>
-15516 19:21:53.332709 recvfrom(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, \"\\235\\202\\201\\200\\0\\1\\0\\1\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\\300\"..., 2048, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, [28 => 16]) = 47 <0.000009>
-15516 19:21:53.332868 recvfrom(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, \"(\\200\\201\\200\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\34\\0\\1\", 65536, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, [28 => 16]) = 31 <0.000008>
-15516 19:21:53.333750 connect(3<TCP:[452194]>, {sa_family=AF_INET, sin_port=htons(46821), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000079>
-15516 19:21:53.336382 openat(AT_FDCWD</tmp/syslint-lab-dns.L6yOnI>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <0.000013>
+    15516 19:21:53.327428 openat(AT_FDCWD</tmp/syslint-lab-dns.L6yOnI>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <0.000011>
+    15516 19:21:53.327757 connect(3<UDP:[452189]>, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, 16) = 0 <0.000018>
+    15516 19:21:53.327903 sendmmsg(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"\\235\\202\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\", iov_len=31}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=31}, {msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"(\\200\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\34\\0\\1\", iov_len=31}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=31}], 2, MSG_NOSIGNAL) = 2 <0.000050>
+    15516 19:21:53.332709 recvfrom(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, \"\\235\\202\\201\\200\\0\\1\\0\\1\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\\300\"..., 2048, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, [28 => 16]) = 47 <0.000009>
+    15516 19:21:53.332868 recvfrom(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, \"(\\200\\201\\200\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\34\\0\\1\", 65536, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, [28 => 16]) = 31 <0.000008>
+    15516 19:21:53.333750 connect(3<TCP:[452194]>, {sa_family=AF_INET, sin_port=htons(46821), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000079>
+    15516 19:21:53.336382 openat(AT_FDCWD</tmp/syslint-lab-dns.L6yOnI>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <0.000013>
 (lab/repeated-dns py-resolve-each: Python http.client, a new HTTPConnection(\"feed.lab.test\") per \
 request; glibc reads /etc/hosts, then asks the DNS server for A and AAAA, every time)",
     },
