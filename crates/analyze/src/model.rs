@@ -907,6 +907,13 @@ impl Model {
                 }
                 self.procs[parent_proc].tasks.extend(moved);
                 if let Some(ti) = self.procs[own_proc].table.take() {
+                    // the fds it opened meanwhile live in the table it shares with its process
+                    let fds = self.tables[ti].as_mut().map(|t| std::mem::take(&mut t.fds)).unwrap_or_default();
+                    if let Some(pt) = self.procs[parent_proc].table.and_then(|pt| self.tables[pt].as_mut()) {
+                        for (fd, e) in fds {
+                            pt.fds.insert(fd, e);
+                        }
+                    }
                     self.free_table(ti);
                 }
                 self.procs[own_proc] = ProcInfo { absorbed: true, ..Default::default() };

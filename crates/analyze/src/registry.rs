@@ -96,6 +96,8 @@ pub struct Entry {
 pub static ENTRIES: &[Entry] = &[
     crate::detectors::busy_poll::ENTRY,
     crate::detectors::accept_herd::ENTRY,
+    crate::detectors::connection_churn::ENTRY,
+    crate::detectors::repeated_dns::ENTRY,
     crate::detectors::failed_lookup_storm::ENTRY,
     crate::detectors::fsync_storm::ENTRY,
 ];

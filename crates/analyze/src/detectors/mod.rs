@@ -3,8 +3,10 @@
 
 pub mod accept_herd;
 pub mod busy_poll;
+pub mod connection_churn;
 pub mod failed_lookup_storm;
 pub mod fsync_storm;
+pub mod repeated_dns;
 
 use syslint_event::{Class, Clock, Event, EventKind, Pid, Ret, Syscall};
 use syslint_report::Window;

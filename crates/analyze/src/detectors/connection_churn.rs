@@ -1,0 +1,756 @@
+//! connection-churn (SL003): many short-lived TCP connections to one endpoint carrying few
+//! requests each, a TLS handshake on each of them, or more connections open at once to one
+//! endpoint than requests in flight.
+//!
+//! Per outgoing TCP connection (a `connect` that succeeded or returned `EINPROGRESS`) it counts
+//! request-like writes: a burst of writes after the connection last received data is one
+//! request. A connection whose first write starts with a TLS ClientHello (`16 03 xx .. .. 01`)
+//! is a TLS connection; there only bursts holding an application-data record (`17 03`) of at
+//! least 32 bytes count, so handshake flights and close_notify alerts are not requests. Only the
+//! first bytes of the buffer are decoded, nothing of the payload is kept.
+
+use crate::detectors::{num, EvidenceBuf, Span};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use serde::{Deserialize, Serialize};
+use syslint_event::{Class, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall};
+use syslint_report::Finding;
+
+pub static META: Meta = Meta {
+    code: "SL003",
+    name: "connection-churn",
+    category: "network",
+    status: Status::Stable,
+    summary: "many short connections to one endpoint with few requests each, or repeated tls handshakes",
+    docs: Docs {
+        what: "Outgoing TCP connections to the same endpoint (address and port) that each carry \
+only one or two requests before they are closed: a client that connects, sends one request, reads \
+the answer and disconnects, again and again. A connection whose first write starts with a TLS \
+ClientHello (bytes 16 03 .. .. .. 01) is counted as a TLS handshake. A second form: more \
+connections open at once to one endpoint than requests ever in flight on them (an oversized \
+pool of idle connections).",
+        why: "Every new connection costs a TCP handshake (one round trip), a TLS handshake (one or \
+two more round trips plus public-key crypto on both ends), usually a name lookup, and a slow-start \
+congestion window; each closed connection leaves a TIME_WAIT socket. On a real network with 20-100 \
+ms round trips this dominates small requests: a feed aggregator fetching 100 URLs in parallel took \
+11 s with a new connection and lookup per request, 1.8 s with a curl share handle, and 0.3 s with \
+one HTTP/2 connection.",
+        evidence: "One finding per endpoint. Metrics: `connections` (connections made to the \
+endpoint), `requests` (request-like write bursts on them), `requests_per_connection`, \
+`tls_handshakes` (connections whose first write was a TLS ClientHello), `processes` (processes \
+that connected), `max_concurrent` (connections open at the same time), `peak_in_flight` (requests \
+outstanding at the same time: from the request's first write to the last read before the next \
+request or the close), `connect_s` (the TCP handshakes: each connect() call plus the poll/select/epoll \
+waits of the connecting thread before the connection's first write, with -T; with only -tt, from \
+each connect() to the next call on the socket), `handshake_s` (from each ClientHello to \
+the client's next flight: the TLS handshake round trip), `avg_lifetime_s`, `reusable_connections` \
+(connections that reuse would have saved: connections minus the peak in flight, at least one \
+kept), `wasted_s` (reusable connections times the average setup time, at most their share of \
+the wall-clock time during which connections were being set up: parallel setups overlap). \
+`connect_s` and `handshake_s` are sums over the connections. Evidence: the first \
+connections' connect, first write (redacted) and close, and the last connect. Times need -T or \
+-tt; without them the counts still hold and the cost says the time is unknown.",
+        fix: "Reuse connections. Python: keep one http.client.HTTPConnection/HTTPSConnection for \
+all requests to a host (HTTP/1.1 keep-alive), or use a requests.Session, whose connection pool \
+keeps connections to a host alive. libcurl (C, PHP): keep one easy handle for all requests to the \
+host, or attach fresh easy handles to one share handle that shares the connection cache, TLS \
+sessions and DNS cache (curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT), likewise \
+CURL_LOCK_DATA_SSL_SESSION and CURL_LOCK_DATA_DNS; CURLOPT_SHARE on each handle). curl CLI: give \
+one curl invocation all the URLs instead of one curl per URL. Many parallel requests to one \
+host: multiplex them over one HTTP/2 connection (curl_multi with CURLMOPT_PIPELINING set to \
+CURLPIPE_MULTIPLEX, the default since curl 7.62.0, and CURLOPT_HTTP_VERSION \
+CURL_HTTP_VERSION_2TLS; curl CLI: `--parallel --http2`). nginx proxying to a backend: `keepalive N;` \
+in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";`. \
+Check the server keeps connections open (HTTP/1.1, no `Connection: close`). For an idle pool, \
+size it to the requests actually in flight.",
+        example: "    27145 19:19:28.211449 connect(3<TCP:[418634]>, {sa_family=AF_INET, sin_port=htons(37527), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000082>
+    27145 19:19:28.214097 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\26\\3\\1\\2\\0\\1\\0\\1\\374\\3\\3\\332\\233/X\\211@\\205L\\315\\326\\306+\\216\\326Gxq\\362\\230\\3100\"..., 517) = 517 <0.000032>
+    27145 19:19:28.215668 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\24\\3\\3\\0\\1\\1\\27\\3\\3\\0E\\266\\222vw\\217\\200~\\253!JL\\315m\\310\\232\\306\\34\\340\\177\\217\\335\"..., 80) = 80 <0.000040>
+    27145 19:19:28.215870 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\27\\3\\3\\0[U\\6\\335\\34n\\360\\210N\\tw\\fQ\\326\\214\\300\\355R\\26\\212\\271\\304[\\6\\2578I\\7\"..., 96) = 96 <0.000017>
+    27145 19:19:28.217284 close(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>) = 0 <0.000045>
+    27145 19:19:28.220138 connect(3<TCP:[418640]>, {sa_family=AF_INET, sin_port=htons(37527), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000074>
+(lab/connection-churn py-tls-new-conn: Python http.client, a new HTTPSConnection per request: \
+ClientHello, the client's Finished flight, one request, close; 30 times)",
+    },
+    options: &[
+        OptionDoc { name: "min_connections", meaning: "connections to one endpoint before churn is reported" },
+        OptionDoc {
+            name: "max_requests_per_connection",
+            meaning: "churn when connections carry at most this many requests on average",
+        },
+        OptionDoc {
+            name: "min_idle_parallel",
+            meaning: "connections open at once to one endpoint before an idle pool is reported \
+(when at most half of them ever had a request in flight)",
+        },
+        OptionDoc { name: "warn_s", meaning: "setup time lost (seconds) that makes the finding a warning" },
+        OptionDoc {
+            name: "error_s",
+            meaning: "setup time lost (seconds) that makes it an error, when also 20% of the trace",
+        },
+    ],
+};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub min_connections: u64,
+    pub max_requests_per_connection: f64,
+    pub min_idle_parallel: u64,
+    pub warn_s: f64,
+    pub error_s: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            min_connections: 10,
+            max_requests_per_connection: 2.0,
+            min_idle_parallel: 8,
+            warn_s: 0.1,
+            error_s: 1.0,
+        }
+    }
+}
+
+pub const ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
+
+fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
+    let cfg: Config = registry::config_of(v)?;
+    Ok(Box::new(ConnectionChurn::new(cfg)))
+}
+
+/// Open connections tracked at once.
+const MAX_CONNS: usize = 100_000;
+/// Endpoints tracked.
+const MAX_ENDPOINTS: usize = 10_000;
+/// Request intervals kept per endpoint (for the in-flight peak).
+const MAX_INTERVALS: usize = 20_000;
+/// Distinct processes remembered per endpoint.
+const MAX_PROCS: usize = 10_000;
+/// Evidence lines per endpoint.
+const EVIDENCE: usize = 5;
+/// Smallest TLS application-data record that can hold a request (header 5 + tag 16 + 11 bytes).
+const MIN_TLS_REQUEST: u64 = 32;
+
+struct Conn {
+    ep: u32,
+    connect_ts: Option<i64>,
+    connect_dur: Option<u64>,
+    /// Time the connecting thread spent blocked in poll/select/epoll waits between the connect
+    /// and the first write (the TCP handshake of a non-blocking connect), with -T.
+    wait_ns: u64,
+    /// The next call on the socket after the connect (getsockopt, write, ...), for -tt only.
+    first_use_ts: Option<i64>,
+    first_write_ts: Option<i64>,
+    writes: u32,
+    tls: bool,
+    hello_ts: Option<i64>,
+    handshake_ns: Option<u64>,
+    /// When the client's second TLS flight went out (the handshake's end, as seen).
+    hs_end_ts: Option<i64>,
+    bursts: u32,
+    /// Inside a write burst (no data read since the last write).
+    in_burst: bool,
+    burst_counted: bool,
+    /// A counted request is outstanding: (its first write, the last read since).
+    request: Option<(u64, u64)>,
+    requests: u32,
+    /// This connection's lines go to the evidence.
+    shown: bool,
+}
+
+#[derive(Default)]
+struct Endpoint {
+    name: String,
+    connections: u64,
+    requests: u64,
+    tls: u64,
+    connect_ns: u64,
+    connect_timed: u64,
+    handshake_ns: u64,
+    handshake_timed: u64,
+    lifetime_ns: u64,
+    lifetime_timed: u64,
+    open_now: u64,
+    max_open: u64,
+    procs: HashSet<Pid>,
+    intervals: Vec<(u64, u64)>,
+    intervals_dropped: bool,
+    /// Wall-clock setup periods (connect to the first use, or to the end of the TLS
+    /// handshake), to bound the time lost when connections were set up in parallel.
+    setups: Vec<(i64, i64)>,
+    span: Span,
+    evidence: EvidenceBuf,
+    shown_conns: u32,
+}
+
+pub struct ConnectionChurn {
+    cfg: Config,
+    seq: u64,
+    conns: HashMap<(Pid, i32), Conn>,
+    endpoints: Vec<Endpoint>,
+    endpoint_ids: HashMap<String, u32>,
+    /// Connecting threads whose connection has not written yet: thread -> connection.
+    awaiting: HashMap<Pid, (Pid, i32)>,
+    /// Open tracked connections per process (to close them when it ends without scanning).
+    per_proc: HashMap<Pid, u32>,
+    dropped_conns: u64,
+}
+
+impl ConnectionChurn {
+    pub fn new(cfg: Config) -> Self {
+        ConnectionChurn {
+            cfg,
+            seq: 0,
+            conns: HashMap::default(),
+            endpoints: Vec::new(),
+            endpoint_ids: HashMap::default(),
+            awaiting: HashMap::default(),
+            per_proc: HashMap::default(),
+            dropped_conns: 0,
+        }
+    }
+
+    fn endpoint(&mut self, name: String) -> Option<u32> {
+        if let Some(&id) = self.endpoint_ids.get(&name) {
+            return Some(id);
+        }
+        if self.endpoints.len() >= MAX_ENDPOINTS {
+            return None;
+        }
+        let id = self.endpoints.len() as u32;
+        self.endpoints.push(Endpoint {
+            name: name.clone(),
+            evidence: EvidenceBuf::new(EVIDENCE),
+            ..Default::default()
+        });
+        self.endpoint_ids.insert(name, id);
+        Some(id)
+    }
+
+    fn on_connect(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let ok = match &sc.ret {
+            Ret::Ok { .. } => true,
+            Ret::Err { errno, .. } => *errno == "EINPROGRESS",
+            _ => false,
+        };
+        let Some(fd) = sc.fd() else { return };
+        let tgid = cx.model.tgid(ev.pid);
+        // a connect on an fd we track: the old connection is over
+        if let Some(old) = self.conns.remove(&(tgid, fd.num)) {
+            self.forget(tgid);
+            self.finish_conn(old, ev.ts_ns);
+        }
+        if !ok {
+            return;
+        }
+        let Some(addr @ SockAddr::Inet { port, .. }) = sc.sockaddr() else { return };
+        if port == 53 || port == 0 {
+            return; // DNS over TCP is repeated-dns's business; port 0 is no endpoint
+        }
+        let stream = cx.model.lookup_fd(ev.pid, fd.num).is_some_and(|t| t.kind.starts_with("tcp"));
+        if !stream {
+            return;
+        }
+        if self.conns.len() >= MAX_CONNS {
+            self.dropped_conns += 1;
+            return;
+        }
+        let Some(ep) = self.endpoint(addr.to_string()) else {
+            self.dropped_conns += 1;
+            return;
+        };
+        let e = &mut self.endpoints[ep as usize];
+        e.connections += 1;
+        e.open_now += 1;
+        e.max_open = e.max_open.max(e.open_now);
+        if e.procs.len() < MAX_PROCS {
+            e.procs.insert(tgid);
+        }
+        e.span.add(ev.ts_ns);
+        // the first two connections in full, then only connects (the last one is kept)
+        let shown = e.shown_conns < 2;
+        if shown {
+            e.shown_conns += 1;
+            e.evidence.push(ev);
+        } else if e.evidence.first.len() >= e.evidence.cap {
+            e.evidence.push(ev);
+        }
+        if self.awaiting.len() < MAX_CONNS {
+            self.awaiting.insert(ev.pid, (tgid, fd.num));
+        }
+        *self.per_proc.entry(tgid).or_insert(0) += 1;
+        self.conns.insert(
+            (tgid, fd.num),
+            Conn {
+                ep,
+                connect_ts: ev.ts_ns,
+                connect_dur: sc.dur_ns,
+                wait_ns: 0,
+                first_use_ts: None,
+                first_write_ts: None,
+                writes: 0,
+                tls: false,
+                hello_ts: None,
+                handshake_ns: None,
+                hs_end_ts: None,
+                bursts: 0,
+                in_burst: false,
+                burst_counted: false,
+                request: None,
+                requests: 0,
+                shown,
+            },
+        );
+    }
+
+    fn finish_conn(&mut self, c: Conn, at: Option<i64>) {
+        let Some(e) = self.endpoints.get_mut(c.ep as usize) else { return };
+        e.open_now = e.open_now.saturating_sub(1);
+        e.requests += c.requests as u64;
+        if let Some(iv) = c.request {
+            push_interval(e, iv);
+        }
+        if c.tls {
+            e.tls += 1;
+        }
+        // with -T: the connect call and the waits for it; with only -tt: up to the next call
+        // on the socket (a blocking connect returns connected; a non-blocking one is checked
+        // with getsockopt or written to once the wait said it is up)
+        let connect = match (c.connect_dur, c.connect_ts, c.first_use_ts) {
+            (Some(d), _, _) => Some(d + c.wait_ns),
+            (None, Some(a), Some(b)) if b >= a => Some((b - a) as u64),
+            _ => None,
+        };
+        if let Some(ns) = connect {
+            e.connect_ns += ns;
+            e.connect_timed += 1;
+        }
+        if let Some(ns) = c.handshake_ns {
+            e.handshake_ns += ns;
+            e.handshake_timed += 1;
+        }
+        let setup_end = [c.first_use_ts, c.first_write_ts, c.hs_end_ts].into_iter().flatten().max();
+        if let (Some(a), Some(b)) = (c.connect_ts, setup_end) {
+            if e.setups.len() < MAX_INTERVALS && b >= a {
+                e.setups.push((a, b));
+            }
+        }
+        if let (Some(a), Some(b)) = (c.connect_ts, at) {
+            if b >= a {
+                e.lifetime_ns += (b - a) as u64;
+                e.lifetime_timed += 1;
+            }
+        }
+        e.span.add(at);
+    }
+
+    fn on_data(&mut self, ev: &Event, sc: &Syscall, key: (Pid, i32)) {
+        let seq = self.seq;
+        let Some(c) = self.conns.get_mut(&key) else { return };
+        let bytes = sc.bytes().unwrap_or(0);
+        if sc.sys.is(Class::READ) {
+            if bytes > 0 {
+                c.in_burst = false;
+                if let Some(r) = c.request.as_mut() {
+                    r.1 = seq;
+                }
+            }
+            return;
+        }
+        if bytes == 0 {
+            return;
+        }
+        let mut head = [0u8; 6];
+        let n = buf_prefix(sc, &mut head);
+        let first = c.writes == 0;
+        c.writes += 1;
+        if first {
+            c.first_write_ts = ev.ts_ns;
+            if self.awaiting.get(&ev.pid) == Some(&key) {
+                self.awaiting.remove(&ev.pid);
+            }
+            // TLS record: handshake (22), version 3.x, and when visible, ClientHello (1)
+            if n >= 2 && head[0] == 0x16 && head[1] == 0x03 && (n < 6 || head[5] == 0x01) {
+                c.tls = true;
+                c.hello_ts = ev.ts_ns;
+            }
+        }
+        if !c.in_burst {
+            c.in_burst = true;
+            c.burst_counted = false;
+            c.bursts += 1;
+            if c.tls && c.bursts == 2 {
+                // the client's second flight: the server's handshake answer arrived
+                if let (Some(h), Some(t)) = (c.hello_ts, ev.ts_ns) {
+                    c.handshake_ns = Some(t.saturating_sub(h).max(0) as u64);
+                    c.hs_end_ts = Some(t);
+                }
+            }
+        }
+        let is_request =
+            if c.tls { n >= 2 && head[0] == 0x17 && head[1] == 0x03 && bytes >= MIN_TLS_REQUEST } else { true };
+        if is_request && !c.burst_counted {
+            c.burst_counted = true;
+            c.requests += 1;
+            let prev = c.request.replace((seq, seq));
+            if let Some(iv) = prev {
+                if let Some(e) = self.endpoints.get_mut(c.ep as usize) {
+                    push_interval(e, iv);
+                }
+            }
+        }
+        if c.shown && c.writes == 1 {
+            if let Some(e) = self.endpoints.get_mut(c.ep as usize) {
+                e.evidence.push(ev);
+            }
+        }
+    }
+}
+
+impl ConnectionChurn {
+    /// One tracked connection of process `tgid` is gone.
+    fn forget(&mut self, tgid: Pid) {
+        if let Some(n) = self.per_proc.get_mut(&tgid) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_proc.remove(&tgid);
+            }
+        }
+    }
+
+    fn first_use(&mut self, ev: &Event, key: (Pid, i32)) {
+        if self.awaiting.get(&ev.pid) != Some(&key) {
+            return;
+        }
+        if let Some(c) = self.conns.get_mut(&key) {
+            if c.first_use_ts.is_none() {
+                c.first_use_ts = ev.ts_ns;
+            }
+        }
+    }
+}
+
+fn push_interval(e: &mut Endpoint, iv: (u64, u64)) {
+    if e.intervals.len() < MAX_INTERVALS {
+        e.intervals.push(iv);
+    } else {
+        e.intervals_dropped = true;
+    }
+}
+
+/// The first bytes of the buffer a write-like call sent (its first quoted string), decoded
+/// from strace's escapes. Returns how many bytes were decoded.
+fn buf_prefix(sc: &Syscall, out: &mut [u8]) -> usize {
+    let Some(arg) = sc.arg(1) else { return 0 };
+    let Some(q) = arg.find('"') else { return 0 };
+    let b = arg.as_bytes();
+    let mut i = q + 1;
+    let mut n = 0;
+    while i < b.len() && n < out.len() && b[i] != b'"' {
+        let c = b[i];
+        if c != b'\\' || i + 1 >= b.len() {
+            out[n] = c;
+            n += 1;
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let v = match b[i] {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'v' => 0x0b,
+            b'f' => 0x0c,
+            b'x' => {
+                let mut v = 0u32;
+                let mut k = 0;
+                while k < 2 && i + 1 < b.len() && (b[i + 1] as char).is_ascii_hexdigit() {
+                    v = v * 16 + (b[i + 1] as char).to_digit(16).unwrap_or(0);
+                    i += 1;
+                    k += 1;
+                }
+                v as u8
+            }
+            d @ b'0'..=b'7' => {
+                let mut v = (d - b'0') as u32;
+                let mut k = 1;
+                while k < 3 && i + 1 < b.len() && (b'0'..=b'7').contains(&b[i + 1]) {
+                    v = v * 8 + (b[i + 1] - b'0') as u32;
+                    i += 1;
+                    k += 1;
+                }
+                v as u8
+            }
+            other => other,
+        };
+        out[n] = v;
+        n += 1;
+        i += 1;
+    }
+    n
+}
+
+/// Total length of the union of intervals.
+fn union_len(iv: &mut [(i64, i64)]) -> i64 {
+    iv.sort_unstable();
+    let (mut total, mut cur): (i64, Option<(i64, i64)>) = (0, None);
+    for &(a, b) in iv.iter() {
+        cur = match cur {
+            Some((s, e)) if a <= e => Some((s, e.max(b))),
+            Some((s, e)) => {
+                total += e - s;
+                Some((a, b))
+            }
+            None => Some((a, b)),
+        };
+    }
+    if let Some((s, e)) = cur {
+        total += e - s;
+    }
+    total
+}
+
+/// Most intervals overlapping at one point.
+fn peak_overlap(intervals: &[(u64, u64)]) -> u64 {
+    let mut pts: Vec<(u64, i8)> = Vec::with_capacity(intervals.len() * 2);
+    for &(a, b) in intervals {
+        pts.push((a, 1));
+        pts.push((b.max(a), -1));
+    }
+    // event numbers are unique, so equal points belong to one event: starts first, so a
+    // request with no read yet (start == end) counts while it is outstanding
+    pts.sort_by(|x, y| x.0.cmp(&y.0).then(y.1.cmp(&x.1)));
+    let (mut cur, mut peak) = (0i64, 0i64);
+    for (_, d) in pts {
+        cur += d as i64;
+        peak = peak.max(cur);
+    }
+    peak.max(0) as u64
+}
+
+fn fmt_s(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else {
+        format!("{:.1} ms", s * 1000.0)
+    }
+}
+
+impl Detector for ConnectionChurn {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
+        self.seq += 1;
+        let sc = match &ev.kind {
+            EventKind::Syscall(sc) => sc,
+            EventKind::Exited { .. } | EventKind::Killed { .. } => {
+                self.awaiting.remove(&ev.pid);
+                // a process ended: its connections are closed
+                if self.per_proc.contains_key(&ev.pid) && cx.model.tgid(ev.pid) == ev.pid {
+                    self.per_proc.remove(&ev.pid);
+                    let keys: Vec<(Pid, i32)> = self.conns.keys().filter(|k| k.0 == ev.pid).copied().collect();
+                    for k in keys {
+                        if let Some(c) = self.conns.remove(&k) {
+                            self.finish_conn(c, ev.ts_ns);
+                        }
+                    }
+                }
+                return;
+            }
+            _ => return,
+        };
+        match sc.sys {
+            Sys::Connect => self.on_connect(cx, ev, sc),
+            Sys::Close => {
+                if self.conns.is_empty() {
+                    return;
+                }
+                let Some(fd) = sc.fd() else { return };
+                let key = (cx.model.tgid(ev.pid), fd.num);
+                if self.awaiting.get(&ev.pid) == Some(&key) {
+                    self.awaiting.remove(&ev.pid);
+                }
+                if let Some(c) = self.conns.remove(&key) {
+                    self.forget(key.0);
+                    let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
+                    if c.shown {
+                        if let Some(e) = self.endpoints.get_mut(c.ep as usize) {
+                            e.evidence.push(ev);
+                        }
+                    }
+                    self.finish_conn(c, end);
+                }
+            }
+            s if s.is(Class::POLL) => {
+                // a wait by a thread whose new connection has not written yet: the handshake
+                if let (false, Some(d)) = (self.awaiting.is_empty(), sc.dur_ns) {
+                    if let Some(key) = self.awaiting.get(&ev.pid) {
+                        if let Some(c) = self.conns.get_mut(key) {
+                            c.wait_ns += d;
+                        }
+                    }
+                }
+            }
+            s if s.is(Class::READ) || s.is(Class::WRITE) => {
+                if self.conns.is_empty() {
+                    return;
+                }
+                let Some(fd) = sc.fd() else { return };
+                let key = (cx.model.tgid(ev.pid), fd.num);
+                self.first_use(ev, key);
+                if self.conns.contains_key(&key) {
+                    self.on_data(ev, sc, key);
+                }
+            }
+            s if s.is(Class::FD) => {
+                if self.awaiting.is_empty() {
+                    return;
+                }
+                if let (Some(&key), Some(fd)) = (self.awaiting.get(&ev.pid), sc.fd()) {
+                    if key.1 == fd.num {
+                        self.first_use(ev, key);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let open: Vec<(Pid, i32)> = self.conns.keys().copied().collect();
+        for k in open {
+            if let Some(c) = self.conns.remove(&k) {
+                self.finish_conn(c, None);
+            }
+        }
+        let window_s = cx.window.map_or(0.0, |w| w.duration_s);
+        let mut out = Vec::new();
+        for e in &mut self.endpoints {
+            if e.connections == 0 {
+                continue;
+            }
+            let rpc = e.requests as f64 / e.connections as f64;
+            let peak = peak_overlap(&e.intervals);
+            let churn = e.connections >= self.cfg.min_connections && rpc <= self.cfg.max_requests_per_connection;
+            let idle_pool = !churn && e.max_open >= self.cfg.min_idle_parallel && peak * 2 <= e.max_open;
+            if !churn && !idle_pool {
+                continue;
+            }
+            let reusable =
+                if churn { e.connections.saturating_sub(peak.max(1)) } else { e.max_open.saturating_sub(peak.max(1)) };
+            let connect_s = e.connect_ns as f64 / 1e9;
+            let handshake_s = e.handshake_ns as f64 / 1e9;
+            let timed = e.connect_timed.max(e.handshake_timed);
+            let avg_setup = if timed > 0 { Some((connect_s + handshake_s) / timed as f64) } else { None };
+            // connections set up in parallel overlap: no more than the wall-clock time during
+            // which some setup was under way can be lost
+            let wall = if e.setups.is_empty() {
+                None
+            } else {
+                let n = e.setups.len() as f64;
+                Some(union_len(&mut e.setups) as f64 / 1e9 * reusable as f64 / n)
+            };
+            let wasted = avg_setup.map(|a| {
+                let w = a * reusable as f64;
+                wall.map_or(w, |c| w.min(c))
+            });
+            let severity = match wasted {
+                Some(w) => registry::severity_for(
+                    w,
+                    if window_s > 0.0 { w / window_s } else { 0.0 },
+                    self.cfg.warn_s,
+                    self.cfg.error_s,
+                ),
+                None => syslint_report::Severity::Info,
+            };
+            let tls_part = if e.tls > 0 { format!(", {} tls handshakes", e.tls) } else { String::new() };
+            let message = if churn {
+                format!("{} short connections to {}, {:.1} requests each{}", e.connections, e.name, rpc, tls_part)
+            } else {
+                format!(
+                    "{} connections open at once to {} but at most {} requests in flight{}",
+                    e.max_open, e.name, peak, tls_part
+                )
+            };
+            let mut metrics = std::collections::BTreeMap::new();
+            metrics.insert("connections".into(), num(e.connections as f64));
+            metrics.insert("requests".into(), num(e.requests as f64));
+            metrics.insert("requests_per_connection".into(), num(rpc));
+            metrics.insert("tls_handshakes".into(), num(e.tls as f64));
+            metrics.insert("processes".into(), num(e.procs.len() as f64));
+            metrics.insert("max_concurrent".into(), num(e.max_open as f64));
+            metrics.insert("peak_in_flight".into(), num(peak as f64));
+            metrics.insert("reusable_connections".into(), num(reusable as f64));
+            if e.connect_timed > 0 {
+                metrics.insert("connect_s".into(), num(connect_s));
+            }
+            if e.handshake_timed > 0 {
+                metrics.insert("handshake_s".into(), num(handshake_s));
+            }
+            if e.lifetime_timed > 0 {
+                metrics.insert("avg_lifetime_s".into(), num(e.lifetime_ns as f64 / 1e9 / e.lifetime_timed as f64));
+            }
+            if let Some(w) = wasted {
+                metrics.insert("wasted_s".into(), num(w));
+            }
+            let what = if e.tls > 0 { "connects and tls handshakes" } else { "connects" };
+            let total = if churn { e.connections } else { e.max_open };
+            let cost = match wasted {
+                Some(w) => format!(
+                    "{reusable} of {total} {what} could be saved by reuse: about {} ({} connections spent {} connecting{})",
+                    fmt_s(w),
+                    e.connections,
+                    fmt_s(connect_s),
+                    if e.tls > 0 { format!(" and {} in tls handshakes", fmt_s(handshake_s)) } else { String::new() }
+                ),
+                None => format!(
+                    "{reusable} of {total} {what} could be saved by reuse; time unknown (the trace has no -T or -tt)"
+                ),
+            };
+            let mut fix = String::from(META.docs.fix);
+            if e.procs.len() > 1 {
+                fix = format!(
+                    "{} separate processes connected here: make one process do all the requests (e.g. one curl \
+invocation with every URL, or a long-lived worker) so connections can be reused. {fix}",
+                    e.procs.len()
+                );
+            }
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: e.name.clone(),
+                window: e.span.window(),
+                metrics,
+                evidence: e.evidence.render(cx.clock),
+                cost: Some(cost),
+                fix,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unions() {
+        assert_eq!(union_len(&mut []), 0);
+        assert_eq!(union_len(&mut [(5, 9), (1, 3), (2, 4)]), 7);
+        assert_eq!(union_len(&mut [(1, 10), (2, 3)]), 9);
+    }
+
+    #[test]
+    fn overlap_peaks() {
+        assert_eq!(peak_overlap(&[]), 0);
+        assert_eq!(peak_overlap(&[(1, 5), (6, 9)]), 1);
+        assert_eq!(peak_overlap(&[(1, 5), (2, 9), (3, 4)]), 3);
+    }
+}

@@ -1,0 +1,807 @@
+//! repeated-dns (SL004): the same name looked up again and again.
+//!
+//! A lookup is seen from two sides: DNS messages on sockets talking to port 53 (the query name
+//! is decoded from the buffer when strace printed it: the QNAME labels after the 12-byte
+//! header; `-s 32` cuts names longer than about 20 bytes, which is said), and the resolver's
+//! files (/etc/hosts, /etc/resolv.conf, /etc/nsswitch.conf, /etc/gai.conf, /etc/host.conf)
+//! that glibc and musl open or stat on every getaddrinfo call.
+//!
+//! Per thread, resolver activity is grouped into lookups: a lookup ends when the thread
+//! connects (or sends a datagram) to some other address, which also tells what the name
+//! resolved to; a new one starts when /etc/hosts (or another resolver file) is opened again,
+//! or a question already answered is asked again. Lookups are then grouped by the query name,
+//! or, when no DNS message showed it (names from /etc/hosts), by the address connected to
+//! right after.
+
+use crate::detectors::{num, Evidence, EvidenceBuf, Span};
+use crate::model::Model;
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use serde::{Deserialize, Serialize};
+use std::net::IpAddr;
+use syslint_event::{args, Class, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall};
+use syslint_report::Finding;
+
+pub static META: Meta = Meta {
+    code: "SL004",
+    name: "repeated-dns",
+    category: "network",
+    status: Status::Stable,
+    summary: "the same name looked up again and again instead of once",
+    docs: Docs {
+        what: "Name lookups repeated for the same name: DNS queries to port 53 for a name that \
+was already answered (the name is decoded from the query or answer buffer strace printed), and \
+the resolver's per-lookup file traffic, opens of /etc/hosts (and /etc/resolv.conf, \
+/etc/nsswitch.conf, /etc/gai.conf, /etc/host.conf), that glibc's getaddrinfo repeats on every \
+call. Lookups answered from /etc/hosts show no name; they are grouped by the address the program \
+connected to right after the lookup. A typical cause: a new client object, curl handle or \
+process per request, each resolving the host again.",
+        why: "Each lookup that goes to a DNS server costs at least one round trip to it (often \
+two queries, A and AAAA), and a slow or distant resolver adds tens to hundreds of milliseconds \
+per request; timeouts and retries turn into multi-second stalls. Even answers from /etc/hosts \
+cost a handful of syscalls per request. A program that resolves once (or shares its DNS cache) \
+pays this once.",
+        evidence: "One finding per name (or per address connected to, or per process when \
+neither is known). Metrics: `lookups` (getaddrinfo-like lookups of the name), `processes` \
+(processes that looked it up), `dns_queries` (DNS questions sent; A and AAAA are two), \
+`dns_answers` (answers received), `hosts_file_reads` (opens of /etc/hosts), `config_reads` \
+(opens of the other resolver files), `resolve_s` (time in the lookups: the resolver files' \
+syscalls plus the DNS wait), `dns_wait_s` (from the first query to the last answer of each \
+lookup, with -tt; with only -T the DNS socket calls' own time), `avg_lookup_ms`, `wasted_s` (the \
+lookups after the first), `name_truncated` (1 when strace cut the name: run with -s 256 to see \
+it whole). Evidence: the first lookups' resolver file opens and DNS sends/answers (payload \
+redacted).",
+        fix: "Resolve once and reuse the result, or better, reuse the connection so no lookup \
+is needed. libcurl (C, PHP): keep one easy handle (its DNS cache keeps answers for \
+CURLOPT_DNS_CACHE_TIMEOUT, 60 s by default), or share the DNS cache between handles with a share \
+handle (curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS), plus CURL_LOCK_DATA_CONNECT to \
+reuse connections); easy handles in one multi handle share its DNS cache. curl CLI: one \
+invocation with all the URLs. Python: keep one http.client connection or a requests.Session per \
+host, or call socket.getaddrinfo once and connect to the address. Many processes resolving the \
+same names: run a local caching resolver (nscd with `enable-cache hosts yes`, \
+systemd-resolved, or dnsmasq) so repeats are answered from memory.",
+        example: "    9357  18:13:10.947061 newfstatat(AT_FDCWD</work/main/demo>, \"/etc/resolv.conf\", {st_mode=S_IFREG|0755, st_size=25, ...}, 0) = 0 <0.000012>
+    9357  18:13:10.947168 openat(AT_FDCWD</work/main/demo>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 4</etc/hosts> <0.000015>
+    9357  18:13:10.947314 read(4</etc/hosts>, \"127.0.0.1 localhost\\n127.0.0.1 runsc\\n127.0.0.1 vm\\n\", 4096) = 49 <0.000013>
+    9357  18:13:10.947409 close(4</etc/hosts>) = 0 <0.000010>
+    9357  18:13:10.949230 connect(4<TCP:[154070]>, {sa_family=AF_INET, sin_port=htons(44649), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000121>
+(demo/fetch.py: getaddrinfo(\"localhost\") before each of 40 connections)
+    15516 19:21:53.327428 openat(AT_FDCWD</tmp/syslint-lab-dns.L6yOnI>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <0.000011>
+    15516 19:21:53.327757 connect(3<UDP:[452189]>, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, 16) = 0 <0.000018>
+    15516 19:21:53.327903 sendmmsg(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"\\235\\202\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\", iov_len=31}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=31}, {msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"(\\200\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\34\\0\\1\", iov_len=31}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=31}], 2, MSG_NOSIGNAL) = 2 <0.000050>
+    15516 19:21:53.332709 recvfrom(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, \"\\235\\202\\201\\200\\0\\1\\0\\1\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\\300\"..., 2048, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, [28 => 16]) = 47 <0.000009>
+    15516 19:21:53.332868 recvfrom(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, \"(\\200\\201\\200\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\34\\0\\1\", 65536, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, [28 => 16]) = 31 <0.000008>
+    15516 19:21:53.333750 connect(3<TCP:[452194]>, {sa_family=AF_INET, sin_port=htons(46821), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000079>
+    15516 19:21:53.336382 openat(AT_FDCWD</tmp/syslint-lab-dns.L6yOnI>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <0.000013>
+(lab/repeated-dns py-resolve-each: Python http.client, a new HTTPConnection(\"feed.lab.test\") per \
+request; glibc reads /etc/hosts, then asks the DNS server for A and AAAA, every time)",
+    },
+    options: &[
+        OptionDoc { name: "min_lookups", meaning: "lookups of one name (known from DNS messages) before it is reported" },
+        OptionDoc {
+            name: "min_lookups_unnamed",
+            meaning: "lookups whose name is not in the trace (grouped by the address connected to, \
+or by process) before they are reported",
+        },
+        OptionDoc { name: "warn_s", meaning: "time lost to repeated lookups (seconds) that makes the finding a warning" },
+        OptionDoc {
+            name: "error_s",
+            meaning: "time lost (seconds) that makes it an error, when also 20% of the trace",
+        },
+    ],
+};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub min_lookups: u64,
+    pub min_lookups_unnamed: u64,
+    pub warn_s: f64,
+    pub error_s: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { min_lookups: 5, min_lookups_unnamed: 10, warn_s: 0.1, error_s: 1.0 }
+    }
+}
+
+pub const ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
+
+fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
+    let cfg: Config = registry::config_of(v)?;
+    Ok(Box::new(RepeatedDns::new(cfg)))
+}
+
+/// Threads with a lookup in progress.
+const MAX_EPISODES: usize = 10_000;
+/// Names (and addresses) tracked.
+const MAX_KEYS: usize = 10_000;
+/// Unnamed finished lookups waiting for a connect (one per process).
+const MAX_PENDING: usize = 1024;
+/// Questions remembered per lookup (A, AAAA, search-list variants).
+const MAX_ASKED: usize = 16;
+/// Distinct processes remembered per name.
+const MAX_PROCS: usize = 10_000;
+/// Evidence lines kept per lookup.
+const EPISODE_EVIDENCE: usize = 3;
+/// Longest DNS name.
+const MAX_NAME: usize = 255;
+
+/// The resolver's files, and a bit for each.
+const FILES: [&str; 5] = ["/etc/hosts", "/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"];
+const HOSTS: u8 = 1;
+
+fn resolver_file(path: &str) -> Option<u8> {
+    FILES.iter().position(|f| *f == path).map(|i| 1u8 << i)
+}
+
+/// One getaddrinfo-like lookup in progress on a thread.
+#[derive(Default)]
+struct Episode {
+    /// The thread (its process is asked of the model when the lookup ends: a thread whose
+    /// lines came before its clone() returned looks like a process of its own at first).
+    tid: Pid,
+    name: Option<String>,
+    truncated: bool,
+    asked: Vec<(String, u16)>,
+    answered: Vec<(String, u16)>,
+    opened: u8,
+    hosts_opens: u32,
+    config_reads: u32,
+    queries: u32,
+    answers: u32,
+    files_ns: u64,
+    files_timed: bool,
+    dns_first: Option<i64>,
+    dns_last: Option<i64>,
+    dns_dur_ns: u64,
+    dns_timed: bool,
+    resolved_to: Option<IpAddr>,
+    span: Span,
+    evidence: Vec<Evidence>,
+}
+
+impl Episode {
+    fn is_lookup(&self) -> bool {
+        self.hosts_opens > 0 || self.queries > 0 || self.answers > 0
+    }
+    fn dns_wait_ns(&self) -> u64 {
+        match (self.dns_first, self.dns_last) {
+            (Some(a), Some(b)) if b >= a => (b - a) as u64,
+            _ => self.dns_dur_ns,
+        }
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+enum Key {
+    Name(String),
+    Addr(IpAddr),
+    Process(Pid),
+}
+
+#[derive(Default)]
+struct Agg {
+    lookups: u64,
+    procs: HashSet<Pid>,
+    queries: u64,
+    answers: u64,
+    hosts_opens: u64,
+    config_reads: u64,
+    resolve_ns: u64,
+    dns_wait_ns: u64,
+    timed: bool,
+    dns_timed: bool,
+    truncated: bool,
+    span: Span,
+    evidence: EvidenceBuf,
+    shown: u32,
+}
+
+pub struct RepeatedDns {
+    cfg: Config,
+    episodes: HashMap<Pid, Episode>,
+    /// Finished lookups with no name yet, waiting for the connect that follows in their process
+    /// (one per process; which process is asked of the model when the connect comes, as a
+    /// resolver thread may have ended before its clone() returned).
+    pending: Vec<Episode>,
+    aggs: HashMap<Key, Agg>,
+    order: Vec<Key>,
+}
+
+/// A DNS message header and question, as far as the bytes show it.
+#[derive(Debug, PartialEq)]
+struct DnsMsg {
+    response: bool,
+    name: String,
+    /// The name ran past the bytes strace printed.
+    truncated: bool,
+    qtype: Option<u16>,
+}
+
+/// Decode a DNS message's question. `cut`: strace printed only part of the buffer.
+fn parse_dns(b: &[u8], cut: bool) -> Option<DnsMsg> {
+    if b.len() < 12 {
+        return None;
+    }
+    let flags = b[2];
+    let response = flags & 0x80 != 0;
+    let opcode = (flags >> 3) & 0x0f;
+    let qdcount = u16::from_be_bytes([b[4], b[5]]);
+    if opcode != 0 || qdcount == 0 {
+        return None;
+    }
+    let mut name = String::new();
+    let mut i = 12;
+    loop {
+        if i >= b.len() {
+            // ran out of bytes inside the name
+            return cut.then_some(DnsMsg { response, name, truncated: true, qtype: None });
+        }
+        let len = b[i] as usize;
+        if len == 0 {
+            break;
+        }
+        if len & 0xc0 != 0 || name.len() + len > MAX_NAME {
+            return None; // no compression in a question; no absurd names
+        }
+        if !name.is_empty() {
+            name.push('.');
+        }
+        let end = (i + 1 + len).min(b.len());
+        for &c in &b[i + 1..end] {
+            if c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'*' {
+                name.push(c.to_ascii_lowercase() as char);
+            } else {
+                return None;
+            }
+        }
+        if i + 1 + len > b.len() {
+            return cut.then_some(DnsMsg { response, name, truncated: true, qtype: None });
+        }
+        i += 1 + len;
+    }
+    if name.is_empty() {
+        name.push('.');
+    }
+    let qtype = (i + 2 < b.len()).then(|| u16::from_be_bytes([b[i + 1], b[i + 2]]));
+    Some(DnsMsg { response, name, truncated: false, qtype })
+}
+
+/// The buffers of a send/recv-family call: one per message (sendmmsg/recvmmsg carry several),
+/// each the concatenation of its strings (iovecs), with whether strace cut it short.
+fn call_buffers(sc: &Syscall) -> Vec<(Vec<u8>, bool)> {
+    let mut out = Vec::new();
+    let Some(arg) = sc.arg(1) else { return out };
+    match sc.sys {
+        Sys::Sendmmsg | Sys::Recvmmsg => {
+            let inner = arg.trim().strip_prefix('[').and_then(|a| a.strip_suffix(']')).unwrap_or("");
+            for el in args::split(inner) {
+                if let Some(buf) = iov_strings(el) {
+                    out.push(buf);
+                }
+            }
+        }
+        _ if arg.starts_with('"') => {
+            let a = arg.as_bytes();
+            let end = close_quote(a, 1);
+            let cut = arg[end.min(arg.len())..].starts_with("\"...");
+            out.push((args::unescape_bytes(&arg[1..end.min(arg.len())]), cut));
+        }
+        _ => {
+            if let Some(buf) = iov_strings(arg) {
+                out.push(buf);
+            }
+        }
+    }
+    out
+}
+
+/// Index of the closing quote of a string whose content starts at `from`.
+fn close_quote(b: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while i < b.len() && b[i] != b'"' {
+        if b[i] == b'\\' {
+            i += 1;
+        }
+        i += 1;
+    }
+    i.min(b.len())
+}
+
+/// The `iov_base="..."` strings in some argument text, concatenated.
+fn iov_strings(s: &str) -> Option<(Vec<u8>, bool)> {
+    const KEY: &str = "iov_base=\"";
+    let mut bytes = Vec::new();
+    let mut cut = false;
+    let mut found = false;
+    let mut rest = s;
+    while let Some(i) = rest.find(KEY) {
+        let start = i + KEY.len();
+        let end = close_quote(rest.as_bytes(), start);
+        bytes.extend(args::unescape_bytes(&rest[start..end]));
+        found = true;
+        let after = &rest[end.min(rest.len())..];
+        if after.starts_with("\"...") {
+            cut = true;
+        }
+        rest = after.get(1..).unwrap_or("");
+    }
+    found.then_some((bytes, cut))
+}
+
+fn fmt_s(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else {
+        format!("{:.1} ms", s * 1000.0)
+    }
+}
+
+impl RepeatedDns {
+    pub fn new(cfg: Config) -> Self {
+        RepeatedDns {
+            cfg,
+            episodes: HashMap::default(),
+            pending: Vec::new(),
+            aggs: HashMap::default(),
+            order: Vec::new(),
+        }
+    }
+
+    /// The thread's lookup in progress, started if there is none (None when at the cap).
+    fn episode(&mut self, tid: Pid) -> Option<&mut Episode> {
+        if !self.episodes.contains_key(&tid) {
+            if self.episodes.len() >= MAX_EPISODES {
+                return None;
+            }
+            self.episodes.insert(tid, Episode { tid, ..Default::default() });
+        }
+        self.episodes.get_mut(&tid)
+    }
+
+    /// End the thread's lookup: to the totals when it is named, else pending for the connect
+    /// that may follow in its process.
+    fn end_episode(&mut self, model: &Model, tid: Pid) {
+        let Some(ep) = self.episodes.remove(&tid) else { return };
+        if !ep.is_lookup() {
+            return;
+        }
+        if ep.name.is_some() || ep.resolved_to.is_some() {
+            self.record(model, ep);
+            return;
+        }
+        let tgid = model.tgid(tid);
+        if let Some(i) = self.pending.iter().position(|p| model.tgid(p.tid) == tgid) {
+            let old = self.pending.swap_remove(i);
+            self.record(model, old);
+        }
+        if self.pending.len() >= MAX_PENDING {
+            let old = self.pending.remove(0);
+            self.record(model, old);
+        }
+        self.pending.push(ep);
+    }
+
+    fn record(&mut self, model: &Model, ep: Episode) {
+        let tgid = model.tgid(ep.tid);
+        let key = match (&ep.name, ep.resolved_to) {
+            (Some(n), _) => Key::Name(n.clone()),
+            (None, Some(ip)) => Key::Addr(ip),
+            (None, None) => Key::Process(tgid),
+        };
+        if !self.aggs.contains_key(&key) {
+            if self.aggs.len() >= MAX_KEYS {
+                return;
+            }
+            self.aggs.insert(key.clone(), Agg { evidence: EvidenceBuf::new(5), ..Default::default() });
+            self.order.push(key.clone());
+        }
+        let Some(a) = self.aggs.get_mut(&key) else { return };
+        a.lookups += 1;
+        if a.procs.len() < MAX_PROCS {
+            a.procs.insert(tgid);
+        }
+        a.queries += ep.queries as u64;
+        a.answers += ep.answers as u64;
+        a.hosts_opens += ep.hosts_opens as u64;
+        a.config_reads += ep.config_reads as u64;
+        let wait = ep.dns_wait_ns();
+        a.dns_wait_ns += wait;
+        a.resolve_ns += ep.files_ns + wait;
+        a.timed |= ep.files_timed || ep.dns_timed;
+        a.dns_timed |= ep.dns_timed;
+        a.truncated |= ep.truncated;
+        a.span.add(ep.span.first);
+        a.span.add(ep.span.last);
+        if a.shown < 2 {
+            a.shown += 1;
+            for e in ep.evidence {
+                if a.evidence.first.len() < a.evidence.cap {
+                    a.evidence.first.push(e);
+                }
+            }
+        } else if let Some(e) = ep.evidence.into_iter().next() {
+            a.evidence.last = Some(e);
+        }
+    }
+
+    /// The thread connected or sent to `addr`: its lookup (or its process's) is over.
+    fn boundary(&mut self, model: &Model, tid: Pid, ip: IpAddr) {
+        let tgid = model.tgid(tid);
+        // an earlier lookup of the process with no connect of its own (a library resolving
+        // twice, a resolver thread that ended) led here too
+        let pending = self.pending.iter().position(|p| model.tgid(p.tid) == tgid).map(|i| {
+            let mut ep = self.pending.swap_remove(i);
+            ep.resolved_to = Some(ip);
+            ep
+        });
+        let had_pending = pending.is_some();
+        if let Some(ep) = pending {
+            self.record(model, ep);
+        }
+        if let Some(ep) = self.episodes.get_mut(&tid) {
+            if ep.is_lookup() {
+                if ep.resolved_to.is_none() {
+                    ep.resolved_to = Some(ip);
+                }
+                self.end_episode(model, tid);
+                return;
+            }
+        }
+        if had_pending {
+            return;
+        }
+        // a resolver thread still running (curl's threaded resolver): it resolved for us
+        for ep in self.episodes.values_mut() {
+            if model.tgid(ep.tid) == tgid && ep.is_lookup() && ep.name.is_none() && ep.resolved_to.is_none() {
+                ep.resolved_to = Some(ip);
+                break;
+            }
+        }
+    }
+
+    fn file_activity(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, bit: u8, open: bool) {
+        let tid = ev.pid;
+        if open {
+            // the same file opened again: this is the next lookup
+            if self.episodes.get(&tid).is_some_and(|e| e.opened & bit != 0 && e.is_lookup()) {
+                self.end_episode(cx.model, tid);
+            }
+        }
+        let Some(ep) = self.episode(tid) else { return };
+        if let Some(d) = sc.dur_ns {
+            ep.files_ns += d;
+            ep.files_timed = true;
+        }
+        if open {
+            ep.opened |= bit;
+            if bit == HOSTS {
+                ep.hosts_opens += 1;
+                ep.span.add(ev.ts_ns);
+                if ep.evidence.len() < EPISODE_EVIDENCE {
+                    ep.evidence.push(Evidence::of(ev));
+                }
+            } else {
+                ep.config_reads += 1;
+            }
+        }
+    }
+
+    fn dns_activity(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, send: bool, tcp: bool) {
+        let tid = ev.pid;
+        let bufs = call_buffers(sc);
+        let mut msgs: Vec<DnsMsg> = Vec::new();
+        for (b, cut) in &bufs {
+            // over TCP a message starts with its 2-byte length (unless that came alone)
+            let m = if tcp { b.get(2..).and_then(|x| parse_dns(x, *cut)).or_else(|| parse_dns(b, *cut)) } else { None };
+            if let Some(m) = m.or_else(|| parse_dns(b, *cut)) {
+                msgs.push(m);
+            }
+        }
+        // strace printed no buffer (an address instead): count the messages blind
+        let blind = bufs.is_empty();
+        let count = match sc.ret {
+            Ret::Ok { val, .. } if matches!(sc.sys, Sys::Sendmmsg | Sys::Recvmmsg) => val.max(0) as u32,
+            _ => 1,
+        };
+        if send {
+            // a question already answered in this lookup: the program is asking again
+            let again = msgs.iter().filter(|m| !m.response).any(|m| {
+                self.episodes.get(&tid).is_some_and(|e| {
+                    e.answered.iter().any(|(n, t)| *n == m.name && Some(*t) == m.qtype)
+                        || (m.qtype.is_none() && e.answered.iter().any(|(n, _)| *n == m.name))
+                })
+            });
+            if again {
+                self.end_episode(cx.model, tid);
+            }
+        }
+        let Some(ep) = self.episode(tid) else { return };
+        if let Some(d) = sc.dur_ns {
+            ep.dns_dur_ns += d;
+            ep.dns_timed = true;
+        }
+        let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
+        ep.span.add(ev.ts_ns);
+        if send {
+            let questions = msgs.iter().filter(|m| !m.response).count() as u32;
+            ep.queries += if blind { count } else { questions };
+            if ep.dns_first.is_none() {
+                ep.dns_first = ev.ts_ns;
+            }
+            if ev.ts_ns.is_some() {
+                ep.dns_timed = true;
+            }
+        } else {
+            let answers = msgs.iter().filter(|m| m.response).count() as u32;
+            ep.answers += if blind { count } else { answers };
+            if end.is_some() {
+                ep.dns_last = end;
+            }
+        }
+        for m in msgs {
+            if ep.name.is_none() || (ep.truncated && !m.truncated) {
+                ep.truncated = m.truncated;
+                ep.name = Some(if m.truncated { format!("{}…", m.name) } else { m.name.clone() });
+            }
+            if let Some(t) = m.qtype {
+                let list = if m.response { &mut ep.answered } else { &mut ep.asked };
+                if list.len() < MAX_ASKED && !list.iter().any(|(n, q)| *n == m.name && *q == t) {
+                    list.push((m.name, t));
+                }
+            }
+        }
+        if ep.evidence.len() < EPISODE_EVIDENCE {
+            ep.evidence.push(Evidence::of(ev));
+        }
+    }
+}
+
+/// Whether a socket call talks to a DNS server: the fd is connected to port 53, or the call's
+/// own address (sendto's destination, recvfrom's source) is port 53.
+fn dns_socket(cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) -> Option<bool> {
+    let t = cx.target.as_ref()?;
+    let tcp = t.kind.starts_with("tcp");
+    // a connected socket shows its DNS server end (from -yy, or from the connect the model saw)
+    if t.display.ends_with(":53") {
+        return Some(tcp);
+    }
+    // the fd is unknown to the model (or its display came from a guess): ask the endpoint of the
+    // connection it made, when there is one
+    if t.kind == "unknown" || t.display.ends_with("(accepted)") {
+        let connected = cx
+            .model
+            .lookup_fd(ev.pid, fd)
+            .and_then(|v| v.endpoint)
+            .is_some_and(|e| e.direction == "out" && e.endpoint.ends_with(":53"));
+        if connected {
+            return Some(tcp);
+        }
+    }
+    if matches!(sc.sys, Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg) && sc.args.contains("sa_family=") {
+        if let Some(SockAddr::Inet { port: 53, .. }) = sc.sockaddr() {
+            return Some(tcp);
+        }
+    }
+    None
+}
+
+impl Detector for RepeatedDns {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
+        let sc = match &ev.kind {
+            EventKind::Syscall(sc) => sc,
+            EventKind::Exited { .. } | EventKind::Killed { .. } => {
+                if self.episodes.contains_key(&ev.pid) {
+                    self.end_episode(cx.model, ev.pid);
+                }
+                return;
+            }
+            _ => return,
+        };
+        let class = sc.sys.class();
+        if class.has(Class::LOOKUP) {
+            // cheap test first: nearly every path is not a resolver file
+            if !sc.args.contains("/etc/") {
+                return;
+            }
+            let Some(path) = sc.path() else { return };
+            let Some(bit) = resolver_file(&path) else { return };
+            let open = class.has(Class::OPEN);
+            self.file_activity(cx, ev, sc, bit, open);
+            return;
+        }
+        if sc.sys == Sys::Connect {
+            // a TCP connect after a lookup tells where the name led (tried or made: a refused
+            // first address is still the lookup's answer); UDP connects are skipped, glibc
+            // makes them inside getaddrinfo to sort several answers
+            if let (Some(SockAddr::Inet { ip, port }), Some(fd)) = (sc.sockaddr(), sc.fd()) {
+                let tcp = cx.model.lookup_fd(ev.pid, fd.num).is_some_and(|t| t.kind.starts_with("tcp"));
+                if tcp && port != 53 && port != 0 {
+                    self.boundary(cx.model, ev.pid, ip);
+                }
+            }
+            return;
+        }
+        if !(class.has(Class::READ) || class.has(Class::WRITE) || matches!(sc.sys, Sys::Sendmmsg | Sys::Recvmmsg)) {
+            if sc.sys == Sys::Close {
+                if let Some(t) = cx.target.as_ref() {
+                    if t.kind == "file" && resolver_file(t.display).is_some() {
+                        if let Some(ep) = self.episodes.get_mut(&ev.pid) {
+                            if let Some(d) = sc.dur_ns {
+                                ep.files_ns += d;
+                            }
+                        }
+                    }
+                }
+            }
+            return;
+        }
+        let Some(t) = cx.target.as_ref() else { return };
+        if t.kind == "file" {
+            // reads of an open resolver file belong to the lookup
+            if resolver_file(t.display).is_some() {
+                if let (Some(ep), Some(d)) = (self.episodes.get_mut(&ev.pid), sc.dur_ns) {
+                    ep.files_ns += d;
+                    ep.files_timed = true;
+                }
+            }
+            return;
+        }
+        // "unknown": an fd the model lost or never saw made (attached late, or a thread whose
+        // lines came before its clone() returned): only the call's own address can tell
+        if !(t.kind.starts_with("udp") || t.kind.starts_with("tcp") || t.kind == "unknown") {
+            return;
+        }
+        let Some(fd) = sc.fd() else { return };
+        let send = class.has(Class::WRITE) || sc.sys == Sys::Sendmmsg;
+        let ok = matches!(sc.ret, Ret::Ok { val, .. } if val > 0);
+        match dns_socket(cx, ev, sc, fd.num) {
+            Some(tcp) if ok => self.dns_activity(cx, ev, sc, send, tcp),
+            Some(_) => {}
+            None => {
+                // a datagram to another address ends a lookup like a connect does
+                if send && matches!(sc.sys, Sys::Sendto | Sys::Sendmsg) && sc.args.contains("sa_family=") {
+                    if let Some(SockAddr::Inet { ip, port }) = sc.sockaddr() {
+                        if port != 53 {
+                            self.boundary(cx.model, ev.pid, ip);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let tids: Vec<Pid> = self.episodes.keys().copied().collect();
+        for tid in tids {
+            self.end_episode(cx.model, tid);
+        }
+        for ep in std::mem::take(&mut self.pending) {
+            self.record(cx.model, ep);
+        }
+        let window_s = cx.window.map_or(0.0, |w| w.duration_s);
+        let mut out = Vec::new();
+        for key in &self.order {
+            let Some(a) = self.aggs.get(key) else { continue };
+            let min = match key {
+                Key::Name(_) => self.cfg.min_lookups,
+                _ => self.cfg.min_lookups_unnamed,
+            };
+            if a.lookups < min.max(2) {
+                continue;
+            }
+            let resolve_s = a.resolve_ns as f64 / 1e9;
+            let wait_s = a.dns_wait_ns as f64 / 1e9;
+            let repeats = a.lookups - 1;
+            let wasted = a.timed.then(|| resolve_s * repeats as f64 / a.lookups as f64);
+            let severity = match wasted {
+                Some(w) => registry::severity_for(
+                    w,
+                    if window_s > 0.0 { w / window_s } else { 0.0 },
+                    self.cfg.warn_s,
+                    self.cfg.error_s,
+                ),
+                None => syslint_report::Severity::Info,
+            };
+            let procs = a.procs.len();
+            let by = if procs > 1 { format!(" by {procs} processes") } else { String::new() };
+            let (subject, message) = match key {
+                Key::Name(n) => (n.clone(), format!("{n} looked up {} times{by}", a.lookups)),
+                Key::Addr(ip) => (
+                    format!("name resolving to {ip}"),
+                    format!(
+                        "a name resolving to {ip} looked up {} times{by} (answered from /etc/hosts; the name is not in the trace)",
+                        a.lookups
+                    ),
+                ),
+                Key::Process(p) => (
+                    cx.model.label(*p),
+                    format!("{} name lookups whose names are not in the trace", a.lookups),
+                ),
+            };
+            let mut metrics = std::collections::BTreeMap::new();
+            metrics.insert("lookups".into(), num(a.lookups as f64));
+            metrics.insert("processes".into(), num(procs as f64));
+            metrics.insert("dns_queries".into(), num(a.queries as f64));
+            metrics.insert("dns_answers".into(), num(a.answers as f64));
+            metrics.insert("hosts_file_reads".into(), num(a.hosts_opens as f64));
+            metrics.insert("config_reads".into(), num(a.config_reads as f64));
+            metrics.insert("name_truncated".into(), num(if a.truncated { 1.0 } else { 0.0 }));
+            if a.timed {
+                metrics.insert("resolve_s".into(), num(resolve_s));
+                metrics.insert("avg_lookup_ms".into(), num(resolve_s * 1000.0 / a.lookups as f64));
+            }
+            if a.dns_timed {
+                metrics.insert("dns_wait_s".into(), num(wait_s));
+            }
+            if let Some(w) = wasted {
+                metrics.insert("wasted_s".into(), num(w));
+            }
+            let mut cost = match wasted {
+                Some(w) => format!(
+                    "{repeats} of {} lookups repeat an earlier one: about {} ({} resolving in total{})",
+                    a.lookups,
+                    fmt_s(w),
+                    fmt_s(resolve_s),
+                    if a.queries > 0 { format!(", {} of it waiting for dns answers", fmt_s(wait_s)) } else { String::new() }
+                ),
+                None => format!(
+                    "{repeats} of {} lookups repeat an earlier one; time unknown (the resolver calls need -T to be timed, \
+or -tt with DNS traffic)",
+                    a.lookups
+                ),
+            };
+            if a.truncated {
+                cost.push_str("; strace cut the name short (-s): rerun with -s 256 to see it whole");
+            }
+            let mut fix = String::from(META.docs.fix);
+            if procs > 1 {
+                fix = format!(
+                    "{procs} separate processes resolved it: do the requests from one process (e.g. one curl \
+invocation with every URL) or run a local caching resolver. {fix}"
+                );
+            }
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject,
+                window: a.span.window(),
+                metrics,
+                evidence: a.evidence.render(cx.clock),
+                cost: Some(cost),
+                fix,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_query_names() {
+        let q = args::unescape_bytes(r"\5(\1\0\0\1\0\0\0\0\0\0\4feed\3lab\4test\0\0\1\0\1");
+        let m = parse_dns(&q, false).unwrap();
+        assert_eq!((m.response, m.name.as_str(), m.truncated, m.qtype), (false, "feed.lab.test", false, Some(1)));
+        let r = args::unescape_bytes(r"S%\201\200\0\1\0\0\0\0\0\0\4feed\3lab\4test\0\0\34\0\1");
+        let m = parse_dns(&r, false).unwrap();
+        assert_eq!((m.response, m.qtype), (true, Some(28)));
+        // -s 32 cut the name: what is there, marked
+        let cut = args::unescape_bytes(r"\5(\1\0\0\1\0\0\0\0\0\0\27a-rather-long-feed-na");
+        let m = parse_dns(&cut, true).unwrap();
+        assert_eq!((m.name.as_str(), m.truncated), ("a-rather-long-feed-na", true));
+        assert!(parse_dns(&cut, false).is_none());
+        // not DNS: HTTP text
+        assert!(parse_dns(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", false).is_none());
+    }
+}

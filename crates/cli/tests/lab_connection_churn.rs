@@ -1,0 +1,296 @@
+//! connection-churn (SL003) on its lab (lab/connection-churn): the recorded traces, the same
+//! programs run live under strace, the bundled demo, and real-world traces. The numbers are
+//! the programs' own: a client doing 40 requests on 40 new connections shows 40 connections
+//! carrying 1.0 requests each; the fixed clients show nothing.
+
+mod common;
+use common::*;
+use std::path::Path;
+use syslint_report::{Finding, Report, Severity};
+
+const DET: &str = "connection-churn";
+const LAB: &str = "connection-churn";
+
+/// What a BAD variant must show: counts exact; how many connections were open at once and how
+/// many requests were in flight at once within bounds where threads or curl's event loop decide.
+struct Expect {
+    connections: f64,
+    requests: f64,
+    tls: f64,
+    processes: f64,
+    max_concurrent: (f64, f64),
+    peak_in_flight: (f64, f64),
+    /// The idle-pool form (more connections open than requests in flight) rather than churn.
+    pool: bool,
+}
+
+/// None: the variant must stay quiet.
+fn expected(variant: &str) -> Option<Expect> {
+    let churn = |n: f64, tls: bool, procs: f64| Expect {
+        connections: n,
+        requests: n,
+        tls: if tls { n } else { 0.0 },
+        processes: procs,
+        max_concurrent: (1.0, 1.0),
+        peak_in_flight: (1.0, 1.0),
+        pool: false,
+    };
+    match variant {
+        // Python http.client, a new HTTPConnection per request (40 requests)
+        "py-new-conn" => Some(churn(40.0, false, 1.0)),
+        // the same over TLS (30 requests): a ClientHello on every connection
+        "py-tls-new-conn" => Some(churn(30.0, true, 1.0)),
+        // curl CLI once per URL (20 processes, https)
+        "curl-per-url" => Some(churn(20.0, true, 20.0)),
+        // PHP: curl_init per request (libcurl, https, 30 requests)
+        "php-tls-fresh" => Some(churn(30.0, true, 1.0)),
+        // 40 requests from 8 Python threads, a new connection each
+        "py-parallel-new-conn" => {
+            Some(Expect { max_concurrent: (2.0, 8.0), peak_in_flight: (1.0, 8.0), ..churn(40.0, false, 1.0) })
+        }
+        // curl --parallel over HTTP/1.1 to nginx: up to 20 connections at once, one request each
+        "curl-parallel-h1" => {
+            Some(Expect { max_concurrent: (2.0, 20.0), peak_in_flight: (1.0, 20.0), ..churn(20.0, true, 1.0) })
+        }
+        // 12 keep-alive connections opened up front, 36 requests one at a time over them
+        "py-pool" => Some(Expect {
+            connections: 12.0,
+            requests: 36.0,
+            tls: 0.0,
+            processes: 1.0,
+            max_concurrent: (12.0, 12.0),
+            peak_in_flight: (1.0, 1.0),
+            pool: true,
+        }),
+        // fixes and near-misses: one keep-alive connection (plain, TLS, curl with all URLs,
+        // PHP with one handle or a share handle), two keep-alive connections, five hosts
+        "py-keepalive"
+        | "py-tls-keepalive"
+        | "curl-one-invocation"
+        | "php-tls-reuse"
+        | "php-tls-share"
+        | "py-two-conns"
+        | "py-few-hosts" => None,
+        // the same 20 parallel transfers multiplexed over one HTTP/2 connection
+        "curl-parallel-h2" => None,
+        _ => panic!("no expectation for {variant}"),
+    }
+}
+
+const VARIANTS: &[&str] = &[
+    "py-new-conn",
+    "py-keepalive",
+    "py-two-conns",
+    "py-few-hosts",
+    "py-pool",
+    "py-tls-new-conn",
+    "py-tls-keepalive",
+    "curl-per-url",
+    "curl-one-invocation",
+    "php-tls-fresh",
+    "php-tls-reuse",
+    "php-tls-share",
+    "py-parallel-new-conn",
+    "curl-parallel-h1",
+    "curl-parallel-h2",
+];
+
+fn is_loopback_endpoint(s: &str) -> bool {
+    s.strip_prefix("127.0.0.1:").is_some_and(|p| p.parse::<u16>().is_ok_and(|p| p > 0))
+}
+
+/// Check a report of `variant` against its expectation. `timed`: the trace has -T or -tt.
+fn check(r: &Report, variant: &str, ctx: &str, timed: bool) {
+    assert_eq!(r.capture.unparsed_lines, 0, "{ctx}: {:?}", r.capture.unparsed_samples);
+    let fs = findings(r, DET);
+    let Some(want) = expected(variant) else {
+        assert!(fs.is_empty(), "{ctx}: must stay quiet, got {fs:#?}");
+        return;
+    };
+    assert_eq!(fs.len(), 1, "{ctx}: one endpoint, one finding: {fs:#?}");
+    let f: &Finding = fs[0];
+    assert_eq!(f.code, "SL003", "{ctx}");
+    assert!(is_loopback_endpoint(&f.subject), "{ctx}: subject {}", f.subject);
+    assert_eq!(metric(f, "connections"), want.connections, "{ctx}");
+    assert_eq!(metric(f, "requests"), want.requests, "{ctx}");
+    assert_eq!(metric(f, "requests_per_connection"), want.requests / want.connections, "{ctx}");
+    assert_eq!(metric(f, "tls_handshakes"), want.tls, "{ctx}");
+    assert_eq!(metric(f, "processes"), want.processes, "{ctx}");
+    let open = metric(f, "max_concurrent");
+    let peak = metric(f, "peak_in_flight");
+    assert!((want.max_concurrent.0..=want.max_concurrent.1).contains(&open), "{ctx}: max_concurrent {open}");
+    assert!((want.peak_in_flight.0..=want.peak_in_flight.1).contains(&peak) && peak <= open, "{ctx}: peak {peak}");
+    let reusable = if want.pool { open - peak.max(1.0) } else { want.connections - peak.max(1.0) };
+    assert_eq!(metric(f, "reusable_connections"), reusable, "{ctx}");
+    let first = if want.pool { open } else { want.connections };
+    assert!(f.message.starts_with(&format!("{first} ")), "{ctx}: {}", f.message);
+    assert_eq!(f.message.contains("open at once"), want.pool, "{ctx}: {}", f.message);
+    assert!(!f.message.ends_with('.') && f.message == f.message.to_lowercase(), "{ctx}: {}", f.message);
+    if want.tls > 0.0 {
+        assert!(f.message.contains(&format!("{} tls handshakes", want.tls)), "{ctx}: {}", f.message);
+    }
+    let cost = f.cost.as_deref().unwrap_or("");
+    assert!(cost.starts_with(&format!("{reusable} of ")), "{ctx}: {cost}");
+    if timed {
+        let connect = metric(f, "connect_s");
+        let wasted = metric(f, "wasted_s");
+        // loopback: well under a second for all connects, but not nothing
+        assert!(connect > 0.0 && connect < 2.0, "{ctx}: connect_s {connect}");
+        assert!(wasted > 0.0 && wasted < 5.0, "{ctx}: wasted_s {wasted}");
+        if want.tls > 0.0 {
+            let hs = metric(f, "handshake_s");
+            assert!(hs > 0.0 && hs < 5.0, "{ctx}: handshake_s {hs}");
+        } else {
+            assert!(!f.metrics.contains_key("handshake_s"), "{ctx}");
+        }
+        assert!(f.window.is_some(), "{ctx}");
+        // loopback costs milliseconds per connection: never an error
+        assert!(f.severity <= Severity::Warning, "{ctx}: {:?}", f.severity);
+    } else {
+        for k in ["connect_s", "handshake_s", "wasted_s", "avg_lifetime_s"] {
+            assert!(!f.metrics.contains_key(k), "{ctx}: {k} without timing");
+        }
+        assert!(cost.contains("time unknown"), "{ctx}: {cost}");
+        assert_eq!(f.severity, Severity::Info, "{ctx}");
+    }
+    // evidence: strace-like lines, payload redacted
+    assert!(f.evidence.iter().any(|l| l.contains("connect(")), "{ctx}: {:?}", f.evidence);
+    assert!(f.evidence.len() <= 7, "{ctx}");
+    if want.tls > 0.0 {
+        // the ClientHello write is shown, its bytes are not
+        assert!(f.evidence.iter().all(|l| !l.contains("\\26\\3\\1")), "{ctx}: payload in evidence {:?}", f.evidence);
+    }
+    assert!(f.fix.contains("CURL_LOCK_DATA_CONNECT") && f.fix.contains("requests.Session"), "{ctx}");
+    if want.processes > 1.0 {
+        assert!(f.fix.starts_with(&format!("{} separate processes", want.processes)), "{ctx}: {}", f.fix);
+    }
+}
+
+/// (flag set, timed) of the recorded traces; `f` only for some BAD variants.
+const SETS: &[(&str, bool)] = &[("f-tt-T-yy", true), ("f-tt", true), ("f", false)];
+
+#[test]
+fn recorded_lab_traces() {
+    let mut seen = 0;
+    for v in VARIANTS {
+        for (set, timed) in SETS {
+            let p = lab_trace(LAB, &format!("{v}.{set}.strace.gz"));
+            if !p.exists() {
+                assert_eq!(*set, "f", "{} missing (lab/{LAB}/record.sh makes it)", p.display());
+                continue;
+            }
+            let r = analyze(&[&p]);
+            check(&r, v, &format!("{v}.{set}"), *timed);
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, VARIANTS.len() * 2 + 3, "every variant in two flag sets, three also without timestamps");
+}
+
+#[test]
+fn recorded_severities_follow_the_cost() {
+    // TLS handshakes cost milliseconds each even on loopback, plain connects a fraction:
+    // 40 plain connects stay info, and a warning needs 0.1 s of setup lost
+    for set in ["f-tt-T-yy", "f-tt"] {
+        let r = analyze(&[&lab_trace(LAB, &format!("py-new-conn.{set}.strace.gz"))]);
+        let f = findings(&r, DET)[0];
+        assert_eq!(f.severity, Severity::Info, "py-new-conn.{set}");
+        assert!(metric(f, "wasted_s") < 0.1);
+        for v in ["py-tls-new-conn", "php-tls-fresh", "curl-per-url"] {
+            let r = analyze(&[&lab_trace(LAB, &format!("{v}.{set}.strace.gz"))]);
+            let f = findings(&r, DET)[0];
+            let want = if metric(f, "wasted_s") >= 0.1 { Severity::Warning } else { Severity::Info };
+            assert_eq!(f.severity, want, "{v}.{set}");
+        }
+    }
+}
+
+#[test]
+fn thresholds_come_from_the_config() {
+    let dir = std::env::temp_dir().join(format!("syslint-churn-cfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("syslint.toml");
+    // 40 connections are below a threshold of 50: quiet
+    std::fs::write(&cfg, "[connection-churn]\nmin_connections = 50\n").unwrap();
+    let t = lab_trace(LAB, "py-new-conn.f-tt-T-yy.strace.gz");
+    let out = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), t.to_str().unwrap()]);
+    let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
+    assert!(findings(&r, DET).is_empty());
+    // an idle pool of 12 is reported at 8, not at 16
+    std::fs::write(&cfg, "[connection-churn]\nmin_idle_parallel = 16\n").unwrap();
+    let t = lab_trace(LAB, "py-pool.f-tt-T-yy.strace.gz");
+    let out = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), t.to_str().unwrap()]);
+    let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
+    assert!(findings(&r, DET).is_empty());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn demo_fetch_fires() {
+    // demo/fetch.py: 40 requests, each on a new connection to its own HTTP/1.0 server thread
+    let r = analyze(&[&root().join("demo/fetch.strace.gz")]);
+    let fs = findings(&r, DET);
+    assert_eq!(fs.len(), 1, "{fs:#?}");
+    let f = fs[0];
+    assert_eq!(f.subject, "127.0.0.1:44649");
+    assert_eq!(metric(f, "connections"), 40.0);
+    assert_eq!(metric(f, "requests"), 40.0);
+    assert_eq!(metric(f, "tls_handshakes"), 0.0);
+    assert_eq!(metric(f, "processes"), 1.0);
+    assert_eq!(metric(f, "reusable_connections"), 39.0);
+    assert!(metric(f, "connect_s") > 0.0);
+}
+
+#[test]
+fn real_world_traces() {
+    let Some(dir) = corpus() else { return };
+    // uWSGI's fastrouter (2013, strace 4, -t without microseconds): a new backend
+    // connection per proxied request
+    let r = analyze(&[&dir.join("uwsgi-fastrouter-2013-strace4-p-f-t-pidcol.strace")]);
+    let fs = findings(&r, DET);
+    assert_eq!(fs.len(), 1, "{fs:#?}");
+    assert_eq!(fs[0].subject, "127.0.0.1:59201");
+    assert_eq!(metric(fs[0], "connections"), 42.0);
+    assert_eq!(metric(fs[0], "requests_per_connection"), 1.0);
+    // nothing else in the corpus churns
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if !name.contains(".strace") || name.starts_with("uwsgi-fastrouter") {
+            continue;
+        }
+        let r = analyze(&[&p]);
+        assert!(findings(&r, DET).is_empty(), "{name}: {:#?}", findings(&r, DET));
+    }
+}
+
+/// Run a lab variant under strace now; the report must say what the recorded trace says.
+fn live(variant: &str, flags: &[&str]) -> Report {
+    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{variant}-{}.strace", std::process::id()));
+    let script = root().join("lab").join(LAB).join("run.sh");
+    let mut cmd = std::process::Command::new(&script);
+    cmd.arg(variant).arg(&out).args(flags);
+    let o = cmd.output().expect("run lab/connection-churn/run.sh");
+    assert!(
+        o.status.success(),
+        "{} {variant} failed ({:?}): {}",
+        script.display(),
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r = analyze(&[Path::new(&out)]);
+    std::fs::remove_file(&out).ok();
+    r
+}
+
+#[test]
+fn live_lab_matches_fixtures() {
+    for v in VARIANTS {
+        let r = live(v, &["-f", "-tt", "-T", "-yy"]);
+        check(&r, v, &format!("live {v} -f -tt -T -yy"), true);
+    }
+    for v in ["py-new-conn", "curl-per-url"] {
+        let r = live(v, &["-f"]);
+        check(&r, v, &format!("live {v} -f"), false);
+    }
+}
