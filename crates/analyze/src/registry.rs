@@ -85,6 +85,7 @@ pub trait Detector {
 
 /// A registry entry: the metadata, a constructor from the detector's `[name]` table of
 /// syslint.toml (absent: defaults), and the default config as TOML (for `explain`).
+#[derive(Clone, Copy)]
 pub struct Entry {
     pub meta: &'static Meta,
     pub make: fn(Option<&toml::Value>) -> Result<Box<dyn Detector>, String>,
@@ -92,7 +93,10 @@ pub struct Entry {
 }
 
 /// All detectors, in registry order.
-pub static ENTRIES: &[Entry] = &[];
+pub static ENTRIES: &[Entry] = &[
+    crate::detectors::keepalive_stall::ENTRY, // SL005
+    crate::detectors::small_io::ENTRY,        // SL006
+];
 
 /// The metadata of all detectors.
 pub fn metas() -> Vec<&'static Meta> {

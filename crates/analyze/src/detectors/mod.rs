@@ -1,6 +1,9 @@
 //! The detectors, one file each (see docs/detectors.md), and what they share: evidence lines
 //! with payloads redacted, time windows, number formatting.
 
+pub mod keepalive_stall;
+pub mod small_io;
+
 use syslint_event::{Class, Clock, Event, EventKind, Pid, Ret, Syscall};
 use syslint_report::Window;
 
