@@ -10,6 +10,11 @@ command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 command -v gzip >/dev/null 2>&1 || need+=(gzip)
 command -v zstd >/dev/null 2>&1 || need+=(zstd)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# lab tests of keepalive-stall and small-io (lab/keepalive-stall, lab/small-io)
+command -v nginx >/dev/null 2>&1 || need+=(nginx-light)
+[ -f /usr/lib/nginx/modules/ngx_http_echo_module.so ] || need+=(libnginx-mod-http-echo)
+command -v php >/dev/null 2>&1 || need+=(php-cli)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test dependencies: ${need[*]}"
   sudo_=""
