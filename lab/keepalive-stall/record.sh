@@ -19,7 +19,7 @@ rec() { # rec VARIANT FLAGSET [strace flags...]
     gzip -9 -n "$OUT/$v.$set.strace"
 }
 
-for v in py-eof py-timeout py-eof-fork php-feof; do
+for v in py-eof py-timeout py-eof-fork php-feof server-py-eof; do
     rec "$v" f-tt-T-yy -f -tt -T -yy
     rec "$v" f-tt -f -tt
     rec "$v" f-T -f -T

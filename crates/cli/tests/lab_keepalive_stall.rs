@@ -26,6 +26,8 @@ const BAD: &[Bad] = &[
     Bad { variant: "php-feof", connections: 1.0, eof: 1.0, timeout: 0.0, stall_each: (1.7, 2.3) },
     Bad { variant: "py-eof-fork", connections: 3.0, eof: 3.0, timeout: 0.0, stall_each: (1.7, 2.3) },
     Bad { variant: "py-timeout", connections: 1.0, eof: 0.0, timeout: 1.0, stall_each: (1.45, 1.9) },
+    // nginx traced too: only the client's wait counts, not the server's idle epoll_wait and close
+    Bad { variant: "server-py-eof", connections: 1.0, eof: 1.0, timeout: 0.0, stall_each: (1.7, 2.3) },
 ];
 
 fn check_bad(r: &Report, b: &Bad, what: &str) {
@@ -84,6 +86,20 @@ fn fires_on_bad_traces_with_any_timing() {
     for b in BAD.iter().filter(|b| b.variant == "py-eof" || b.variant == "php-feof") {
         let name = format!("{}.tt-T.strace.gz", b.variant);
         check_bad(&analyze(&[&lab_trace(DET, &name)]), b, &name);
+    }
+}
+
+#[test]
+fn the_server_in_the_same_trace_is_not_a_stall() {
+    for set in ["f-tt-T-yy", "f-tt", "f-T"] {
+        let name = format!("server-py-eof.{set}.strace.gz");
+        let r = analyze(&[&lab_trace(DET, &name)]);
+        assert!(r.capture.processes >= 3, "{name}: sh, nginx and python3 traced: {}", r.capture.processes);
+        let f = findings(&r, DET);
+        // the stalled connection is the client's, to nginx's port; the accepted side is not one
+        assert_eq!(f.len(), 1, "{name}: {f:#?}");
+        assert!(!f[0].subject.contains("accepted"), "{name}: {}", f[0].subject);
+        assert!(f[0].message.contains("until the peer closed it"), "{name}");
     }
 }
 
