@@ -15,6 +15,7 @@ command -v nginx >/dev/null 2>&1 || need+=(nginx-light)
 [ -f /usr/lib/nginx/modules/ngx_http_echo_module.so ] || need+=(libnginx-mod-http-echo)
 command -v php >/dev/null 2>&1 || need+=(php-cli)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v script >/dev/null 2>&1 || need+=(bsdutils)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test dependencies: ${need[*]}"
   sudo_=""

@@ -7,7 +7,7 @@
 # most 200 MiB and is killed after 120 s. Variants (README.md):
 #   BAD       c-4k php-file php-http py-oswrite py-logging py-oswrite-fork
 #   GOOD      c-1m php-file-big php-http-big py-buffered
-#   near-miss cat-small cp-small dd-1m py-sock py-sock-trickle
+#   near-miss cat-small cp-small dd-1m py-sock py-sock-trickle py-tty (info only)
 set -euo pipefail
 
 VARIANT="${1:?usage: run.sh VARIANT OUT [STRACE FLAGS...]}"
@@ -90,8 +90,17 @@ case "$VARIANT" in
     cp-small) CMD=(cp small.bin copy.bin) ;;
     dd-1m) CMD=(dd if=www/big.bin of=out.bin bs=1M) ;;
     py-sock) start_nginx; CMD=(python3 ./sock.py "$PORT" /big.bin 262144) ;;
+    py-tty) CMD=() ;;
     py-sock-trickle) start_trickle; CMD=(python3 ./sock.py "$PORT" /slow 262144) ;;
     *) echo "run.sh: unknown variant $VARIANT" >&2; exit 2 ;;
 esac
+if [ "$VARIANT" = "py-tty" ]; then
+    # 25,000 lines written one by one to a terminal: script(1) gives the program a pty
+    command -v script >/dev/null || { echo "run.sh: script (bsdutils) is not installed" >&2; exit 3; }
+    quoted="$(printf '%q ' strace -o "$OUT" "$@" python3 ./log.py oswrite 25000 /dev/tty)"
+    timeout 120 env -i PATH=/usr/bin:/bin script -qec "$quoted" /dev/null >"$DIR/client.out" 2>"$DIR/client.err" ||
+        { cat "$DIR/client.err" >&2; exit 1; }
+    exit 0
+fi
 timeout 120 env -i PATH=/usr/bin:/bin strace -o "$OUT" "$@" "${CMD[@]}" >"$DIR/client.out" 2>"$DIR/client.err" ||
     { cat "$DIR/client.err" >&2; exit 1; }

@@ -157,6 +157,20 @@ fn quiet_on_good_and_near_miss_traces() {
 }
 
 #[test]
+fn a_terminal_is_at_most_info() {
+    // py-tty: 25,000 os.write() calls to /dev/tty (a pty from script(1))
+    for set in ["f-tt-T-yy", "f-tt"] {
+        let name = format!("py-tty.{set}.strace.gz");
+        let r = analyze(&[&lab_trace(DET, &name)]);
+        let f = one(&r, &name);
+        assert_eq!(f.subject, "/dev/tty", "{name}");
+        assert_eq!(f.severity, Severity::Info, "{name}");
+        assert_eq!(metric(f, "calls"), 25000.0, "{name}");
+        assert!(metric(f, "saved_calls_64k") > 24900.0, "{name}");
+    }
+}
+
+#[test]
 fn socket_reads_are_judged_by_the_size_asked_for() {
     // py-sock-trickle: recv(fd, .., 262144) against a server sending 1 KiB at a time: ~2,000
     // reads that return ~1 KiB. Quiet by default; counting 256 KiB requests as small shows them.
@@ -185,7 +199,7 @@ fn socket_reads_are_judged_by_the_size_asked_for() {
 
 /// Run lab/small-io/run.sh VARIANT under strace and analyze the result.
 fn live(variant: &str, flags: &[&str]) -> Report {
-    for tool in ["strace", "cc", "nginx", "python3", "php"] {
+    for tool in ["strace", "cc", "nginx", "python3", "php", "script"] {
         assert!(have(tool), "{tool} is needed for the live small-io tests (scripts/test.sh installs it)");
     }
     let dir = std::env::temp_dir().join(format!("syslint-test-sio-live-{variant}-{}", std::process::id()));

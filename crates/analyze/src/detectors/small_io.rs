@@ -40,7 +40,8 @@ under load the small writes interleave badly with other writers.",
 `bytes`, `avg_bytes` (returned per call), `avg_request_bytes` (asked per call), `calls_per_mib`, \
 `saved_calls_64k` and `saved_calls_1m` (calls that 64 KiB or 1 MiB buffers would not need), \
 `runs` (runs of consecutive small calls), and `time_in_calls_s` when -T gave every call a duration. Severity \
-is by calls that could be saved: a few thousand is info, `warn_saved_calls` or more a warning. \
+is by calls that could be saved: a few thousand is info, `warn_saved_calls` or more a warning \
+(a terminal, /dev/pts/N or /dev/tty*, is line-buffered by design: at most info). \
 Evidence: the first calls of the largest run.",
         fix: "Move data in larger pieces. C: read/write with a 64 KiB-1 MiB buffer, give stdio a \
 larger buffer with setvbuf(), or let the kernel copy: copy_file_range(2) for file to file, \
@@ -344,7 +345,11 @@ impl SmallIo {
         } else {
             "; time inside them unknown (recorded without -T)".to_string()
         };
-        let severity = if a.saved_64k >= self.cfg.error_saved_calls {
+        // output to a terminal is line-buffered by design and paced by a reader: at most info
+        let tty = a.subject.starts_with("/dev/pts/") || a.subject.starts_with("/dev/tty");
+        let severity = if tty {
+            Severity::Info
+        } else if a.saved_64k >= self.cfg.error_saved_calls {
             Severity::Error
         } else if a.saved_64k >= self.cfg.warn_saved_calls {
             Severity::Warning
