@@ -41,7 +41,8 @@ connections; with -T but no timestamps, the time inside calls on the socket), `s
 (stall_s / transfer_s), `bytes_received`, `ended_by_eof`, `ended_by_timeout`, `processes`. \
 Blocking time is the duration of the calls on that socket after the last data (-T), or, \
 without -T, the time from each call to its thread's next event. Evidence: the start of the \
-response, the last data, the long wait and the EOF or timeout.",
+response, the last data, the long wait and the EOF or timeout. Connections are followed from \
+their socket/connect/accept, or from -yy decorations (TCP or a named unix socket).",
         fix: "Stop reading when the response is complete: read exactly Content-Length bytes, or \
 decode Transfer-Encoding: chunked up to the zero-size last chunk. If the connection will not be \
 reused, send `Connection: close` (or speak HTTP/1.0), so the server closes right after the \
@@ -50,12 +51,13 @@ feof() only turns true when the server closes the connection; read Content-Lengt
 file_get_contents()/fopen() on the http:// URL (PHP's http wrapper sends `Connection: close`) \
 or the curl extension. In Python use http.client or requests, in C libcurl: they honour the \
 framing and reuse or close the connection themselves.",
-        example: r#"lab/keepalive-stall php-feof: php client.php (fsockopen, HTTP/1.1 keep-alive request,
-feof/fread loop) against nginx with keepalive_timeout 2s; the 4 MiB body has arrived, then:
-1171  19:19:53.245165 recvfrom(4<TCP:[127.0.0.1:44638->127.0.0.1:36099]>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 8192, MSG_DONTWAIT, NULL, NULL) = 512 <0.000056>
-1171  19:19:53.245308 poll([{fd=4<TCP:[127.0.0.1:44638->127.0.0.1:36099]>, events=POLLIN|POLLERR|POLLHUP}], 1, 60000) = 1 ([{fd=4, revents=POLLIN}]) <1.875747>
-1171  19:19:55.121224 recvfrom(4<TCP:[127.0.0.1:44638->127.0.0.1:36099]>, "", 8192, MSG_DONTWAIT, NULL, NULL) = 0 <0.000016>
-1171  19:19:55.121371 close(4<TCP:[127.0.0.1:44638->127.0.0.1:36099]>) = 0 <0.000077>"#,
+        example: r#"lab/keepalive-stall php-feof (traces/php-feof.tt-T): php client.php (fsockopen, an HTTP/1.1
+keep-alive request, a feof/fread loop) against nginx with keepalive_timeout 2s. fd 4 is the
+connection to nginx; the 4 MiB body has arrived, then (trace lines indented by a tab):
+	19:20:06.515144 recvfrom(4, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 8192, MSG_DONTWAIT, NULL, NULL) = 512 <0.000066>
+	19:20:06.515309 poll([{fd=4, events=POLLIN|POLLERR|POLLHUP}], 1, 60000) = 1 ([{fd=4, revents=POLLIN}]) <1.871407>
+	19:20:08.386828 recvfrom(4, "", 8192, MSG_DONTWAIT, NULL, NULL) = 0 <0.000012>
+	19:20:08.386925 close(4)                = 0 <0.000059>"#,
     },
     options: &[
         OptionDoc { name: "min_stall_s", meaning: "shortest wait after the last data that counts as a stall (seconds)" },
@@ -300,7 +302,7 @@ impl KeepaliveStall {
             },
             Sys::Accept | Sys::Accept4 => {
                 if let Some(v) = sc.ret.value().filter(|&v| v >= 0) {
-                    self.open_conn(cx, ev, sc, v as i32);
+                    self.open_conn(cx, ev, v as i32);
                 }
                 return;
             }
@@ -320,7 +322,7 @@ impl KeepaliveStall {
         if sc.sys == Sys::Connect {
             let ok = matches!(sc.ret, Ret::Ok { .. }) || sc.ret.errno() == Some("EINPROGRESS");
             if ok {
-                self.open_conn(cx, ev, sc, fd);
+                self.open_conn(cx, ev, fd);
             }
             return;
         }
@@ -339,7 +341,7 @@ impl KeepaliveStall {
             if !is_socket || self.conns.len() >= MAX_CONNS {
                 return;
             }
-            self.open_conn(cx, ev, sc, fd);
+            self.open_conn(cx, ev, fd);
         }
         let Some(c) = self.conns.get_mut(&key) else {
             return;
@@ -417,7 +419,7 @@ impl KeepaliveStall {
         }
     }
 
-    fn open_conn(&mut self, cx: &Ctx, ev: &Event, _sc: &Syscall, fd: i32) {
+    fn open_conn(&mut self, cx: &Ctx, ev: &Event, fd: i32) {
         let tgid = cx.model.tgid(ev.pid);
         let Some(t) = cx.model.lookup_fd(ev.pid, fd) else {
             return;

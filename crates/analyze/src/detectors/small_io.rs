@@ -52,16 +52,17 @@ stream_copy_to_stream() or file_get_contents() for whole files. Python: read(1 <
 small reads, open(path, 'wb', buffering=1 << 20) or io.BufferedWriter for writes; do not \
 os.write() or print(..., flush=True) every line; logging's StreamHandler/FileHandler flush after \
 every record, so batch records (format them into one string) before writing.",
-        example: r#"lab/small-io c-4k: ./copy 4096 www/big.bin out.bin copies 100 MiB in 4 KiB pieces:
-3017  19:20:28.557868 read(3</tmp/syslint-lab-smallio.Psv38Q/www/big.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000015>
-3017  19:20:28.557913 write(4</tmp/syslint-lab-smallio.Psv38Q/out.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000013>
-3017  19:20:28.557950 read(3</tmp/syslint-lab-smallio.Psv38Q/www/big.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000021>
-3017  19:20:28.557993 write(4</tmp/syslint-lab-smallio.Psv38Q/out.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000011>
+        example: r#"lab/small-io c-4k: ./copy 4096 www/big.bin out.bin copies 100 MiB in 4 KiB pieces
+(trace lines indented by a tab):
+	3017  19:20:28.557868 read(3</tmp/syslint-lab-smallio.Psv38Q/www/big.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000015>
+	3017  19:20:28.557913 write(4</tmp/syslint-lab-smallio.Psv38Q/out.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000013>
+	3017  19:20:28.557950 read(3</tmp/syslint-lab-smallio.Psv38Q/www/big.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000021>
+	3017  19:20:28.557993 write(4</tmp/syslint-lab-smallio.Psv38Q/out.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000011>
 ... 25,600 reads and 25,600 writes
 lab/small-io py-oswrite: os.write() per log line:
-8616  19:20:52.621658 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000023>
-8616  19:20:52.621711 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000010>
-8616  19:20:52.621746 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000009>
+	8616  19:20:52.621658 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000023>
+	8616  19:20:52.621711 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000010>
+	8616  19:20:52.621746 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000009>
 ... 30,000 writes"#,
     },
     options: &[
