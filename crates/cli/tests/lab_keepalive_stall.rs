@@ -22,12 +22,12 @@ struct Bad {
 }
 
 const BAD: &[Bad] = &[
-    Bad { variant: "py-eof", connections: 1.0, eof: 1.0, timeout: 0.0, stall_each: (1.7, 2.3) },
-    Bad { variant: "php-feof", connections: 1.0, eof: 1.0, timeout: 0.0, stall_each: (1.7, 2.3) },
-    Bad { variant: "py-eof-fork", connections: 3.0, eof: 3.0, timeout: 0.0, stall_each: (1.7, 2.3) },
-    Bad { variant: "py-timeout", connections: 1.0, eof: 0.0, timeout: 1.0, stall_each: (1.45, 1.9) },
+    Bad { variant: "py-eof", connections: 1.0, eof: 1.0, timeout: 0.0, stall_each: (1.5, 2.6) },
+    Bad { variant: "php-feof", connections: 1.0, eof: 1.0, timeout: 0.0, stall_each: (1.5, 2.6) },
+    Bad { variant: "py-eof-fork", connections: 3.0, eof: 3.0, timeout: 0.0, stall_each: (1.5, 2.6) },
+    Bad { variant: "py-timeout", connections: 1.0, eof: 0.0, timeout: 1.0, stall_each: (1.45, 2.0) },
     // nginx traced too: only the client's wait counts, not the server's idle epoll_wait and close
-    Bad { variant: "server-py-eof", connections: 1.0, eof: 1.0, timeout: 0.0, stall_each: (1.7, 2.3) },
+    Bad { variant: "server-py-eof", connections: 1.0, eof: 1.0, timeout: 0.0, stall_each: (1.5, 2.6) },
 ];
 
 fn check_bad(r: &Report, b: &Bad, what: &str) {
@@ -50,9 +50,10 @@ fn check_bad(r: &Report, b: &Bad, what: &str) {
     assert!(metric(f, "max_stall_s") >= lo && metric(f, "max_stall_s") <= hi, "{what}");
     let transfer = metric(f, "transfer_s");
     assert!(transfer >= stall, "{what}: transfer_s {transfer} < stall_s {stall}");
-    // the 4 MiB arrive in a fraction of a second: the stall is most of the transfer
+    // the 4 MiB arrive in a fraction of a second: the stall is most of the transfer (over 0.9
+    // in every recorded trace; a loaded machine running the live test may be slower)
     let share = metric(f, "stall_share");
-    assert!(share > 0.8 && share <= 1.0, "{what}: stall_share {share}");
+    assert!(share > 0.6 && share <= 1.0, "{what}: stall_share {share}");
     assert!((share - stall / transfer).abs() < 1e-3, "{what}");
     let bytes = metric(f, "bytes_received");
     let n = b.connections;
