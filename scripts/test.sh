@@ -5,25 +5,25 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-command -v strace >/dev/null 2>&1 || need+=(strace)
-command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
-command -v gzip >/dev/null 2>&1 || need+=(gzip)
-command -v zstd >/dev/null 2>&1 || need+=(zstd)
-command -v python3 >/dev/null 2>&1 || need+=(python3)
-# lab/failed-lookup-storm and lab/fsync-storm: php-cli (with its opcache), the sqlite3 CLI,
-# Debian's own /usr/bin/python3 (the labs run it by that path)
-command -v php >/dev/null 2>&1 || need+=(php-cli)
-command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
-[ -x /usr/bin/python3 ] || need+=(python3)
-# lab/busy-poll (PHP curl_multi) and lab/accept-herd (nginx, ps) live tests
-{ command -v php >/dev/null 2>&1 && php -m 2>/dev/null | grep -qx curl; } || need+=(php-curl)
-command -v nginx >/dev/null 2>&1 || need+=(nginx)
-command -v ps >/dev/null 2>&1 || need+=(procps)
-command -v curl >/dev/null 2>&1 || need+=(curl)
-command -v openssl >/dev/null 2>&1 || need+=(openssl)
-command -v unshare >/dev/null 2>&1 || need+=(util-linux)
-command -v mount >/dev/null 2>&1 || need+=(mount)
-{ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; } || need+=(nginx)
+have() { command -v "$1" >/dev/null 2>&1; }
+# the reader's tests
+have strace || need+=(strace)
+have cc || need+=(gcc libc6-dev)
+have gzip || need+=(gzip)
+have zstd || need+=(zstd)
+# the labs' live tests (lab/*/run.sh run real programs under strace)
+[ -x /usr/bin/python3 ] || need+=(python3)          # labs run Debian's python3 by that path
+have php || need+=(php-cli)                          # failed-lookup-storm, keepalive-stall, busy-poll
+{ have php && php -m 2>/dev/null | grep -qx curl; } || need+=(php-curl)   # busy-poll, churn, dns
+have sqlite3 || need+=(sqlite3)                      # fsync-storm
+{ have nginx || [ -x /usr/sbin/nginx ]; } || need+=(nginx-light)   # accept-herd, keepalive-stall, churn
+[ -f /usr/lib/nginx/modules/ngx_http_echo_module.so ] || need+=(libnginx-mod-http-echo)
+have curl || need+=(curl)
+have openssl || need+=(openssl)                      # connection-churn's TLS server certificate
+have unshare || need+=(util-linux)                   # repeated-dns: a private resolv.conf
+have mount || need+=(mount)
+have ps || need+=(procps)
+have script || need+=(bsdutils)                      # small-io: writes to a terminal
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test dependencies: ${need[*]}"
   sudo_=""

@@ -98,6 +98,8 @@ pub static ENTRIES: &[Entry] = &[
     crate::detectors::accept_herd::ENTRY,
     crate::detectors::connection_churn::ENTRY,
     crate::detectors::repeated_dns::ENTRY,
+    crate::detectors::keepalive_stall::ENTRY,
+    crate::detectors::small_io::ENTRY,
     crate::detectors::failed_lookup_storm::ENTRY,
     crate::detectors::fsync_storm::ENTRY,
 ];

@@ -6,7 +6,9 @@ pub mod busy_poll;
 pub mod connection_churn;
 pub mod failed_lookup_storm;
 pub mod fsync_storm;
+pub mod keepalive_stall;
 pub mod repeated_dns;
+pub mod small_io;
 
 use syslint_event::{Class, Clock, Event, EventKind, Pid, Ret, Syscall};
 use syslint_report::Window;

@@ -1,0 +1,618 @@
+//! `keepalive-stall` (SL005): a client that keeps reading a connection after the response is
+//! complete, until the peer's idle timeout closes it (or its own read timeout fires).
+//!
+//! Per connection (process, fd) it follows the calls on the socket: data reads, writes (a new
+//! request), and the blocking calls in between (reads, and poll/ppoll/select on that fd
+//! alone). Time blocked since the last data is the stall; it counts when the connection then
+//! ends with EOF (read = 0), or with a wait that timed out and a close. Blocking time comes
+//! from `-T`, else from timestamps (a call lasts until its thread's next event); with neither
+//! the detector says nothing.
+
+use super::{num, Evidence, Span};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+use syslint_event::{args, Class, Event, EventKind, Pid, Ret, Sys, Syscall};
+use syslint_report::Finding;
+
+pub static META: Meta = Meta {
+    code: "SL005",
+    name: "keepalive-stall",
+    category: "network",
+    status: Status::Stable,
+    summary: "a client waits for the peer to close a keep-alive connection after the response is complete",
+    docs: Docs {
+        what: "A connection on which the data stopped arriving and the program kept waiting in \
+read/recv or in poll/select on that socket until the peer closed it (read returns 0) or its own \
+read timeout fired, instead of stopping when the response was complete. The classic case is an \
+HTTP/1.1 client that reads \"until EOF\" from a keep-alive server: the server keeps the \
+connection open for its keep-alive timeout (nginx: 75 s by default, Apache httpd 2.4: 5 s), and the \
+client waits all that time for an EOF that means nothing. Only waits that follow received data \
+count (a server waiting for the next request after its response is not a stall), and a stream \
+whose messages keep arriving at the same pace is left alone.",
+        why: "Every transfer takes up to the peer's idle timeout longer than it should. In the lab \
+(nginx with keepalive_timeout 2s on 127.0.0.1) a 4 MiB download has all its data after about \
+0.1 s and then waits 1.9 s more: over 90% of the transfer is waiting. Against a default nginx \
+it would wait 75 s; a batch of such downloads runs at a fraction of the link's speed, and the \
+connection is held open on both sides all that time.",
+        evidence: "Per endpoint: `connections` (stalled connections), `stall_s` (time blocked after \
+the last data, all of them), `max_stall_s`, `transfer_s` (connect to EOF/timeout of those \
+connections; with -T but no timestamps, the time inside calls on the socket), `stall_share` \
+(stall_s / transfer_s), `bytes_received`, `ended_by_eof`, `ended_by_timeout`, `processes`. \
+Blocking time is the duration of the calls on that socket after the last data (-T), or, \
+without -T, the time from each call to its thread's next event. Evidence: the start of the \
+response, the last data, the long wait and the EOF or timeout. Connections are followed from \
+their socket/connect/accept, or from -yy decorations (TCP or a named unix socket).",
+        fix: "Stop reading when the response is complete: read exactly Content-Length bytes, or \
+decode Transfer-Encoding: chunked up to the zero-size last chunk. If the connection will not be \
+reused, send `Connection: close` (or speak HTTP/1.0), so the server closes right after the \
+response. In PHP do not loop `while (!feof($fp)) fread($fp, ...)` on an fsockopen() socket: \
+feof() only turns true when the server closes the connection; read Content-Length bytes, or use \
+file_get_contents()/fopen() on the http:// URL (PHP's http wrapper sends `Connection: close`) \
+or the curl extension. In Python use http.client or requests, in C libcurl: they honour the \
+framing and reuse or close the connection themselves.",
+        example: r#"lab/keepalive-stall php-feof (traces/php-feof.tt-T): php client.php (fsockopen, an HTTP/1.1
+keep-alive request, a feof/fread loop) against nginx with keepalive_timeout 2s. fd 4 is the
+connection to nginx; the 4 MiB body has arrived, then (trace lines indented by a tab):
+	19:20:06.515144 recvfrom(4, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 8192, MSG_DONTWAIT, NULL, NULL) = 512 <0.000066>
+	19:20:06.515309 poll([{fd=4, events=POLLIN|POLLERR|POLLHUP}], 1, 60000) = 1 ([{fd=4, revents=POLLIN}]) <1.871407>
+	19:20:08.386828 recvfrom(4, "", 8192, MSG_DONTWAIT, NULL, NULL) = 0 <0.000012>
+	19:20:08.386925 close(4)                = 0 <0.000059>"#,
+    },
+    options: &[
+        OptionDoc { name: "min_stall_s", meaning: "shortest wait after the last data that counts as a stall (seconds)" },
+        OptionDoc {
+            name: "gap_ratio",
+            meaning: "the stall must be at least this many times the longest wait between two pieces of data of \
+the same response (streams whose messages keep coming are not stalls)",
+        },
+        OptionDoc { name: "warn_s", meaning: "total stall time (seconds) from which the finding is a warning" },
+        OptionDoc {
+            name: "error_s",
+            meaning: "total stall time (seconds) from which the finding is an error, when it is also at least 20% of the transfers' time",
+        },
+    ],
+};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub min_stall_s: f64,
+    pub gap_ratio: f64,
+    pub warn_s: f64,
+    pub error_s: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { min_stall_s: 0.5, gap_ratio: 2.0, warn_s: 1.0, error_s: 30.0 }
+    }
+}
+
+pub static ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
+
+fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
+    let cfg: Config = registry::config_of(v)?;
+    Ok(Box::new(KeepaliveStall::new(cfg)))
+}
+
+/// Connections followed at once; beyond, new ones are ignored until some close.
+const MAX_CONNS: usize = 8192;
+/// Endpoints reported one by one.
+const MAX_GROUPS: usize = 1024;
+/// Processes listed per endpoint.
+const MAX_PROCS: usize = 64;
+
+/// (process, fd)
+type Key = (Pid, i32);
+
+#[derive(Default)]
+struct Conn {
+    start_ts: Option<i64>,
+    /// Time inside calls on the socket (known or estimated).
+    busy_ns: u64,
+    bytes_in: u64,
+    /// Data arrived since the last write.
+    got_data: bool,
+    /// Blocked since the last data.
+    wait_ns: u64,
+    /// The last wait ended in a timeout (poll = 0, EAGAIN/ETIMEDOUT after blocking).
+    timed_out: bool,
+    /// Longest wait between two pieces of data of the current response.
+    max_gap_ns: u64,
+    /// A call's blocking time could not be known (no -T, no timestamps).
+    untimed: bool,
+    endpoint: Option<Box<str>>,
+    first_data: Option<Evidence>,
+    last_data: Option<Evidence>,
+    long_wait: Option<(u64, Evidence)>,
+}
+
+/// What a call on a followed socket did.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Op {
+    /// Data arrived; `gap` is the wait before it, without the call's own time.
+    Data { gap_ns: u64, counted: bool },
+    /// The peer closed (read = 0).
+    Eof,
+    /// Waited on the socket (poll/select on it alone, a read without data).
+    Wait { timed_out: bool },
+    /// Any other call on the socket (writes, connect, ...): time only.
+    Other,
+}
+
+/// A call whose duration is known only at its thread's next event (no -T).
+struct Pending {
+    key: Key,
+    op: Op,
+    ts: i64,
+    ev: Option<Evidence>,
+}
+
+#[derive(Default)]
+struct Group {
+    stalls: u64,
+    stall_ns: u64,
+    max_stall_ns: u64,
+    transfer_ns: u64,
+    bytes: u64,
+    eof: u64,
+    timeout: u64,
+    procs: Vec<Pid>,
+    span: Span,
+    evidence: Vec<Evidence>,
+}
+
+pub struct KeepaliveStall {
+    cfg: Config,
+    conns: HashMap<Key, Conn>,
+    pending: HashMap<Pid, Pending>,
+    groups: HashMap<Box<str>, Group>,
+    other: Group,
+}
+
+impl KeepaliveStall {
+    pub fn new(cfg: Config) -> Self {
+        KeepaliveStall {
+            cfg,
+            conns: HashMap::default(),
+            pending: HashMap::default(),
+            groups: HashMap::default(),
+            other: Group::default(),
+        }
+    }
+
+    /// Apply a call's blocking time to its connection; a finished connection is judged.
+    fn settle(&mut self, key: Key, op: Op, end_ts: Option<i64>, dur: Option<u64>, ev: Option<Evidence>) {
+        let Some(c) = self.conns.get_mut(&key) else {
+            return;
+        };
+        let d = dur.unwrap_or(0);
+        if dur.is_none() {
+            c.untimed = true;
+        }
+        c.busy_ns += d;
+        match op {
+            Op::Data { gap_ns, counted } => {
+                if counted {
+                    c.max_gap_ns = c.max_gap_ns.max(gap_ns + d);
+                }
+            }
+            Op::Wait { .. } | Op::Eof => {
+                c.wait_ns += d;
+                if let Some(ev) = ev {
+                    if c.long_wait.as_ref().is_none_or(|(w, _)| d > *w) {
+                        c.long_wait = Some((d, ev.clone()));
+                    }
+                    if op == Op::Eof {
+                        self.end(key, end_ts, true, Some(ev));
+                        return;
+                    }
+                }
+                if op == Op::Eof {
+                    self.end(key, end_ts, true, None);
+                }
+            }
+            Op::Other => {}
+        }
+    }
+
+    /// The connection ended (EOF, close, process exit): a stall if it waited long enough
+    /// after the data for nothing.
+    fn end(&mut self, key: Key, end_ts: Option<i64>, eof: bool, last: Option<Evidence>) {
+        let Some(c) = self.conns.remove(&key) else {
+            return;
+        };
+        if !c.got_data || c.untimed || !(eof || c.timed_out) {
+            return;
+        }
+        let stall = c.wait_ns;
+        if (stall as f64) < self.cfg.min_stall_s * 1e9 || (stall as f64) < self.cfg.gap_ratio * c.max_gap_ns as f64 {
+            return;
+        }
+        let transfer = match (c.start_ts, end_ts) {
+            (Some(a), Some(b)) if b >= a => (b - a) as u64,
+            _ => c.busy_ns,
+        }
+        .max(stall);
+        let g = match c.endpoint.as_deref() {
+            Some(ep) if self.groups.contains_key(ep) || self.groups.len() < MAX_GROUPS => {
+                self.groups.entry(ep.into()).or_default()
+            }
+            _ => &mut self.other,
+        };
+        g.stalls += 1;
+        g.stall_ns += stall;
+        g.transfer_ns += transfer;
+        g.bytes += c.bytes_in;
+        if eof {
+            g.eof += 1;
+        } else {
+            g.timeout += 1;
+        }
+        if !g.procs.contains(&key.0) && g.procs.len() < MAX_PROCS {
+            g.procs.push(key.0);
+        }
+        if let Some(t) = end_ts {
+            g.span.add(Some(t.saturating_sub(stall as i64)));
+            g.span.add(Some(t));
+        }
+        if stall > g.max_stall_ns || g.evidence.is_empty() {
+            g.max_stall_ns = g.max_stall_ns.max(stall);
+            g.evidence.clear();
+            let wait = c.long_wait.map(|(_, e)| e);
+            for e in [c.first_data, c.last_data, wait, last].into_iter().flatten() {
+                if g.evidence.last() != Some(&e) {
+                    g.evidence.push(e);
+                }
+            }
+        }
+    }
+
+    fn resolve_pending(&mut self, pid: Pid, now: Option<i64>) {
+        if self.pending.is_empty() {
+            return;
+        }
+        if let Some(p) = self.pending.remove(&pid) {
+            let (end, dur) = match now {
+                Some(t) => (Some(t.max(p.ts)), Some(t.saturating_sub(p.ts).max(0) as u64)),
+                None => (None, None),
+            };
+            self.settle(p.key, p.op, end, dur, p.ev);
+        }
+    }
+
+    fn process_ended(&mut self, tgid: Pid, ts: Option<i64>) {
+        let keys: Vec<Key> = self.conns.keys().filter(|k| k.0 == tgid).copied().collect();
+        for k in keys {
+            self.end(k, ts, false, None);
+        }
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let class = sc.sys.class();
+        if !(class.has(Class::FD) || class.has(Class::POLL)) {
+            return;
+        }
+        // the socket a call is about: its fd argument, or the one fd a poll/select waits on
+        let (fd, polled) = match sc.sys {
+            Sys::Poll | Sys::Ppoll | Sys::Select | Sys::NewSelect | Sys::Pselect6 => match single_polled_fd(sc) {
+                Some(fd) => (fd, true),
+                None => return,
+            },
+            Sys::Accept | Sys::Accept4 => {
+                if let Some(v) = sc.ret.value().filter(|&v| v >= 0) {
+                    self.open_conn(cx, ev, v as i32);
+                }
+                return;
+            }
+            _ => match sc.fd() {
+                Some(f) => (f.num, false),
+                None => return,
+            },
+        };
+        let tgid = cx.model.tgid(ev.pid);
+        let key = (tgid, fd);
+        if sc.sys == Sys::Close {
+            let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
+            let last = self.conns.get(&key).filter(|c| c.got_data && c.timed_out).map(|_| Evidence::of(ev));
+            self.end(key, end, false, last);
+            return;
+        }
+        if sc.sys == Sys::Connect {
+            let ok = matches!(sc.ret, Ret::Ok { .. }) || sc.ret.errno() == Some("EINPROGRESS");
+            if ok {
+                self.open_conn(cx, ev, fd);
+            }
+            return;
+        }
+        let read = class.has(Class::READ);
+        let write = class.has(Class::WRITE);
+        if !(read || write || polled) {
+            return;
+        }
+        if !self.conns.contains_key(&key) {
+            // a connection made before the trace began (or before a fork): follow it from here
+            let is_socket = if polled {
+                cx.model.lookup_fd(ev.pid, fd).is_some_and(|t| stream_socket(t.kind, t.display))
+            } else {
+                cx.target.is_some_and(|t| stream_socket(t.kind, t.display))
+            };
+            if !is_socket || self.conns.len() >= MAX_CONNS {
+                return;
+            }
+            self.open_conn(cx, ev, fd);
+        }
+        let Some(c) = self.conns.get_mut(&key) else {
+            return;
+        };
+        if c.endpoint.is_none() {
+            if let Some(t) = cx.model.lookup_fd(ev.pid, fd) {
+                c.endpoint = Some(endpoint_of(&t).into());
+            }
+        }
+        let op = if polled {
+            let timed_out = sc.ret.value() == Some(0) && sc.timeout().is_some_and(|t| !t.is_zero());
+            Op::Wait { timed_out }
+        } else if read {
+            match &sc.ret {
+                Ret::Ok { val, .. } if *val > 0 => {
+                    let peek = sc.args.contains("MSG_PEEK");
+                    if !peek {
+                        c.bytes_in += *val as u64;
+                    }
+                    let counted = c.got_data;
+                    let gap_ns = c.wait_ns;
+                    if !c.got_data {
+                        c.first_data = Some(Evidence::of(ev));
+                        c.max_gap_ns = 0;
+                    } else if !peek && short_read(sc, *val) {
+                        c.last_data = Some(Evidence::of(ev));
+                    }
+                    c.got_data = true;
+                    c.wait_ns = 0;
+                    c.timed_out = false;
+                    c.long_wait = None;
+                    Op::Data { gap_ns, counted }
+                }
+                Ret::Ok { .. } => Op::Eof,
+                Ret::Err { errno, .. } => {
+                    Op::Wait { timed_out: matches!(*errno, "EAGAIN" | "EWOULDBLOCK" | "ETIMEDOUT") }
+                }
+                _ => return,
+            }
+        } else {
+            if sc.ret.value().is_some() {
+                // a new request: what follows waits for a new response
+                c.got_data = false;
+                c.wait_ns = 0;
+                c.timed_out = false;
+                c.max_gap_ns = 0;
+                c.first_data = None;
+                c.last_data = None;
+                c.long_wait = None;
+            }
+            Op::Other
+        };
+        if let Op::Wait { timed_out } = op {
+            if timed_out {
+                c.timed_out = true;
+            } else if sc.ret.value().is_some_and(|v| v > 0) {
+                c.timed_out = false;
+            }
+        }
+        // evidence for the waits that may turn out long, and the EOF
+        let want_ev = matches!(op, Op::Eof) || (matches!(op, Op::Wait { .. }) && c.got_data);
+        match (sc.dur_ns, ev.ts_ns) {
+            (Some(d), ts) => {
+                let long = matches!(op, Op::Eof) || (d as f64) >= self.cfg.min_stall_s * 1e9 / 4.0;
+                let e = (want_ev && long).then(|| Evidence::of(ev));
+                self.settle(key, op, ts.map(|t| t + d as i64), Some(d), e);
+            }
+            (None, Some(ts)) => {
+                let e = want_ev.then(|| Evidence::of(ev));
+                if self.pending.len() < MAX_CONNS || self.pending.contains_key(&ev.pid) {
+                    self.pending.insert(ev.pid, Pending { key, op, ts, ev: e });
+                }
+            }
+            (None, None) => self.settle(key, op, None, None, None),
+        }
+    }
+
+    fn open_conn(&mut self, cx: &Ctx, ev: &Event, fd: i32) {
+        let tgid = cx.model.tgid(ev.pid);
+        let Some(t) = cx.model.lookup_fd(ev.pid, fd) else {
+            return;
+        };
+        if !stream_socket(t.kind, t.display) {
+            return;
+        }
+        if self.conns.len() >= MAX_CONNS && !self.conns.contains_key(&(tgid, fd)) {
+            return;
+        }
+        let c = Conn { start_ts: ev.ts_ns, endpoint: Some(endpoint_of(&t).into()), ..Default::default() };
+        self.conns.insert((tgid, fd), c);
+    }
+}
+
+/// TCP or a named unix stream socket (not a socketpair between processes).
+fn stream_socket(kind: &str, display: &str) -> bool {
+    matches!(kind, "tcp" | "tcp6") || (kind == "unix" && display != "socketpair")
+}
+
+fn endpoint_of(t: &crate::model::TargetView) -> String {
+    match t.endpoint {
+        Some(e) => e.endpoint.clone(),
+        None => t.display.to_string(),
+    }
+}
+
+/// A read that returned less than it asked for (`read(fd, buf, 4096) = 260`).
+fn short_read(sc: &Syscall, got: i64) -> bool {
+    sc.arg(2).and_then(|a| a.trim().parse::<i64>().ok()).is_some_and(|asked| got < asked)
+}
+
+/// The fd a poll/ppoll/select/pselect6 waits on, when it waits on exactly one.
+fn single_polled_fd(sc: &Syscall) -> Option<i32> {
+    match sc.sys {
+        Sys::Poll | Sys::Ppoll => {
+            if sc.arg(1)?.trim() != "1" {
+                return None;
+            }
+            let list = sc.arg(0)?;
+            let i = list.find("fd=")?;
+            Some(args::parse_fd(&list[i + 3..])?.num)
+        }
+        _ => {
+            // select(nfds, readfds, writefds, exceptfds, timeout): one fd in readfds, no others
+            let read = sc.arg(1)?;
+            let inner = read.strip_prefix('[')?.strip_suffix(']')?;
+            let f = args::parse_fd(inner)?;
+            let used = f.num.to_string().len() + f.deco.map_or(0, |d| d.len() + 2);
+            if inner.len() != used {
+                return None;
+            }
+            let others = [sc.arg(2)?, sc.arg(3)?];
+            others.iter().all(|a| *a == "NULL" || *a == "[]").then_some(f.num)
+        }
+    }
+}
+
+impl Detector for KeepaliveStall {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
+        self.resolve_pending(ev.pid, ev.ts_ns);
+        match &ev.kind {
+            EventKind::Syscall(sc) => self.on_syscall(cx, ev, sc),
+            EventKind::Exited { .. } | EventKind::Killed { .. }
+                if !self.conns.is_empty() && cx.model.tgid(ev.pid) == ev.pid =>
+            {
+                self.process_ended(ev.pid, ev.ts_ns);
+            }
+            EventKind::Alias { old } => {
+                if let Some(p) = self.pending.remove(old) {
+                    self.pending.insert(ev.pid, p);
+                }
+                let keys: Vec<Key> = self.conns.keys().filter(|k| k.0 == *old).copied().collect();
+                for k in keys {
+                    if let Some(c) = self.conns.remove(&k) {
+                        self.conns.insert((ev.pid, k.1), c);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        // calls still open when the trace ended: their end is unknown
+        let pids: Vec<Pid> = self.pending.keys().copied().collect();
+        for p in pids {
+            self.resolve_pending(p, None);
+        }
+        let keys: Vec<Key> = self.conns.keys().copied().collect();
+        let end = cx.window.map(|w| (w.end_s * 1e9) as i64);
+        for k in keys {
+            self.end(k, end, false, None);
+        }
+        let mut out = Vec::new();
+        let other = std::mem::take(&mut self.other);
+        let mut groups: Vec<(Box<str>, Group)> = self.groups.drain().collect();
+        if other.stalls > 0 {
+            groups.push(("(other endpoints)".into(), other));
+        }
+        groups.sort_by(|a, b| b.1.stall_ns.cmp(&a.1.stall_ns).then(a.0.cmp(&b.0)));
+        for (ep, g) in groups {
+            out.push(self.finding(cx, &ep, g));
+        }
+        out
+    }
+}
+
+impl KeepaliveStall {
+    fn finding(&self, cx: &FinishCtx, ep: &str, g: Group) -> Finding {
+        let stall_s = g.stall_ns as f64 / 1e9;
+        let transfer_s = g.transfer_ns as f64 / 1e9;
+        let share = if transfer_s > 0.0 { stall_s / transfer_s } else { 0.0 };
+        let how = match (g.eof, g.timeout) {
+            (_, 0) if g.stalls == 1 => "until the peer closed it",
+            (_, 0) => "until the peer closed them",
+            (0, _) => "until a read timeout",
+            _ => "until the peer closed them or a read timeout fired",
+        };
+        let message = if g.stalls == 1 {
+            format!("connection to {ep} sat idle {} after the last data {how}", secs(stall_s))
+        } else {
+            format!("{} connections to {ep} sat idle {} in all after the last data {how}", g.stalls, secs(stall_s))
+        };
+        let mut metrics = std::collections::BTreeMap::new();
+        metrics.insert("connections".into(), g.stalls.into());
+        metrics.insert("stall_s".into(), num(stall_s));
+        metrics.insert("max_stall_s".into(), num(g.max_stall_ns as f64 / 1e9));
+        metrics.insert("transfer_s".into(), num(transfer_s));
+        metrics.insert("stall_share".into(), num(share));
+        metrics.insert("bytes_received".into(), g.bytes.into());
+        metrics.insert("ended_by_eof".into(), g.eof.into());
+        metrics.insert("ended_by_timeout".into(), g.timeout.into());
+        metrics.insert("processes".into(), (g.procs.len() as u64).into());
+        Finding {
+            detector: META.name.into(),
+            code: META.code.into(),
+            severity: registry::severity_for(stall_s, share, self.cfg.warn_s, self.cfg.error_s),
+            message,
+            subject: ep.to_string(),
+            window: g.span.window(),
+            metrics,
+            evidence: g.evidence.iter().map(|e| e.render(cx.clock)).collect(),
+            cost: Some(format!(
+                "{} spent waiting after the data was complete, {:.0}% of these transfers' {}",
+                secs(stall_s),
+                share * 100.0,
+                secs(transfer_s)
+            )),
+            fix: META.docs.fix.into(),
+        }
+    }
+}
+
+fn secs(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else {
+        format!("{:.0} ms", s * 1e3)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn polled_fd_of_one_fd_waits() {
+        let sc = |sys: Sys, name: &'static str, args: &'static str| Syscall {
+            sys,
+            name,
+            args,
+            ret: Ret::Ok { val: 0, deco: None, note: "" },
+            dur_ns: None,
+            resumed: false,
+        };
+        let p = sc(
+            Sys::Poll,
+            "poll",
+            "[{fd=4<TCP:[127.0.0.1:48254->127.0.0.1:41407]>, events=POLLIN|POLLERR|POLLHUP}], 1, 60000",
+        );
+        assert_eq!(single_polled_fd(&p), Some(4));
+        let p2 = sc(Sys::Poll, "poll", "[{fd=4, events=POLLIN}, {fd=5, events=POLLIN}], 2, 1000");
+        assert_eq!(single_polled_fd(&p2), None);
+        let s = sc(Sys::Select, "select", "4, [3], NULL, NULL, {tv_sec=1, tv_usec=0}");
+        assert_eq!(single_polled_fd(&s), Some(3));
+        let s2 = sc(Sys::Select, "select", "5, [3 4], NULL, NULL, NULL");
+        assert_eq!(single_polled_fd(&s2), None);
+        let s3 = sc(Sys::Pselect6, "pselect6", "4, [3<TCP:[1.2.3.4:5->6.7.8.9:80]>], NULL, NULL, NULL, NULL");
+        assert_eq!(single_polled_fd(&s3), Some(3));
+    }
+}

@@ -1,0 +1,453 @@
+//! `small-io` (SL006): a transfer done in many small reads or writes on one fd, or many tiny
+//! writes (unbuffered logging).
+//!
+//! Per process, fd and direction it follows runs of consecutive small calls: reads or writes
+//! that asked for at most `max_request_bytes` (the count argument, not what came back: a
+//! socket read that returns less than it asked because that is all that had arrived is not the
+//! program's fault). A run ends at a call in the other direction on the same fd, a seek, a
+//! non-sequential pread/pwrite, a large call, EOF or close. In each run, the calls a 64 KiB
+//! buffer would not need are calls that could be saved; they are summed per process and file
+//! (or endpoint) and direction.
+
+use super::{num, Evidence, Span};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+use syslint_event::{Class, Event, EventKind, Pid, Ret, Sys, Syscall};
+use syslint_report::printers::fmt_count;
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL006",
+    name: "small-io",
+    category: "io",
+    status: Status::Stable,
+    summary: "a large transfer done in many small reads or writes, or many tiny unbuffered writes",
+    docs: Docs {
+        what: "Many consecutive small read/pread64/recv/recvfrom or write/pwrite64/send/sendto calls \
+on one fd in the same direction: 100 MiB copied in 4 KiB reads and writes, a file read through a \
+runtime's 8 KiB chunks, or a log written one line per write(2). Calls are judged by the size they \
+asked for (the count argument), so a socket read that asked for 64 KiB and got 1 KiB because that \
+is all that had arrived does not count. A run of small calls ends when the other direction is used \
+on the same fd (request/response protocols are not batched), at a seek or a non-sequential \
+pread/pwrite (random access, as databases do), at a large call, at EOF or at close. Datagram and \
+unix sockets are left alone: there every write is a message.",
+        why: "Every syscall costs a kernel entry and exit, and for sockets and pipes a wake-up of \
+the other side: 25,600 reads of 4 KiB do the work of 100 reads of 1 MiB. A program that logs \
+with one write(2) per line spends more time entering the kernel than formatting lines, and \
+under load the small writes interleave badly with other writers.",
+        evidence: "Per process, file or endpoint, and direction: `calls` (small calls in runs), \
+`bytes`, `avg_bytes` (returned per call), `avg_request_bytes` (asked per call), `calls_per_mib`, \
+`saved_calls_64k` and `saved_calls_1m` (calls that 64 KiB or 1 MiB buffers would not need), \
+`runs` (runs of consecutive small calls), and `time_in_calls_s` when -T gave every call a duration. Severity \
+is by calls that could be saved: a few thousand is info, `warn_saved_calls` or more a warning \
+(a terminal, /dev/pts/N or /dev/tty*, is line-buffered by design: at most info). \
+Evidence: the first calls of the largest run.",
+        fix: "Move data in larger pieces. C: read/write with a 64 KiB-1 MiB buffer, give stdio a \
+larger buffer with setvbuf(), or let the kernel copy: copy_file_range(2) for file to file, \
+sendfile(2) for file to socket, and writev(2) to send several pieces in one call. PHP: \
+stream_set_chunk_size($fp, 1 << 20) (the stream layer otherwise reads 8 KiB per call whatever \
+fread() asks for), or stream_set_read_buffer($fp, 0) with a large fread(), \
+stream_copy_to_stream() or file_get_contents() for whole files. Python: read(1 << 20) instead of \
+small reads, open(path, 'wb', buffering=1 << 20) or io.BufferedWriter for writes; do not \
+os.write() or print(..., flush=True) every line; logging's StreamHandler/FileHandler flush after \
+every record, so batch records (format them into one string) before writing.",
+        example: r#"lab/small-io c-4k: ./copy 4096 www/big.bin out.bin copies 100 MiB in 4 KiB pieces
+(trace lines indented by a tab):
+	3017  19:20:28.557868 read(3</tmp/syslint-lab-smallio.Psv38Q/www/big.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000015>
+	3017  19:20:28.557913 write(4</tmp/syslint-lab-smallio.Psv38Q/out.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000013>
+	3017  19:20:28.557950 read(3</tmp/syslint-lab-smallio.Psv38Q/www/big.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000021>
+	3017  19:20:28.557993 write(4</tmp/syslint-lab-smallio.Psv38Q/out.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000011>
+... 25,600 reads and 25,600 writes
+lab/small-io py-oswrite: os.write() per log line:
+	8616  19:20:52.621658 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000023>
+	8616  19:20:52.621711 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000010>
+	8616  19:20:52.621746 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000009>
+... 30,000 writes"#,
+    },
+    options: &[
+        OptionDoc {
+            name: "max_request_bytes",
+            meaning: "a call that asks for at most this many bytes is small",
+        },
+        OptionDoc {
+            name: "min_saved_calls",
+            meaning: "calls that 64 KiB buffers would save, per process, file and direction, from which there is a finding (info)",
+        },
+        OptionDoc { name: "warn_saved_calls", meaning: "saved calls from which the finding is a warning" },
+        OptionDoc { name: "error_saved_calls", meaning: "saved calls from which the finding is an error" },
+    ],
+};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub max_request_bytes: u64,
+    pub min_saved_calls: u64,
+    pub warn_saved_calls: u64,
+    pub error_saved_calls: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_request_bytes: 16384,
+            min_saved_calls: 1000,
+            warn_saved_calls: 20_000,
+            error_saved_calls: 1_000_000,
+        }
+    }
+}
+
+pub static ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
+
+fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
+    let cfg: Config = registry::config_of(v)?;
+    Ok(Box::new(SmallIo::new(cfg)))
+}
+
+/// fds followed at once.
+const MAX_RUNS: usize = 16_384;
+/// (process, target, direction) totals kept one by one.
+const MAX_AGGS: usize = 16_384;
+/// Evidence lines kept per run.
+const EVIDENCE: usize = 3;
+
+const KIB64: u64 = 64 * 1024;
+const MIB: u64 = 1024 * 1024;
+
+/// (process, fd, write?)
+type RunKey = (Pid, i32, bool);
+
+/// What the fd referred to: the model's target id, or the fd number when unknown.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+enum Tgt {
+    Id(u32),
+    Fd(i32),
+}
+
+/// (process, target, write?)
+type AggKey = (Pid, Tgt, bool);
+
+#[derive(Default)]
+struct Run {
+    tgt: Option<Tgt>,
+    calls: u64,
+    bytes: u64,
+    asked: u64,
+    dur_ns: u64,
+    timed: u64,
+    /// Where a sequential pread/pwrite would continue.
+    next_off: Option<u64>,
+    span: Span,
+    evidence: Vec<Evidence>,
+}
+
+#[derive(Default)]
+struct Agg {
+    calls: u64,
+    bytes: u64,
+    asked: u64,
+    saved_64k: u64,
+    saved_1m: u64,
+    dur_ns: u64,
+    timed: u64,
+    runs: u64,
+    longest_run: u64,
+    span: Span,
+    evidence: Vec<Evidence>,
+    subject: String,
+}
+
+pub struct SmallIo {
+    cfg: Config,
+    runs: HashMap<RunKey, Run>,
+    aggs: HashMap<AggKey, Agg>,
+}
+
+impl SmallIo {
+    pub fn new(cfg: Config) -> Self {
+        SmallIo { cfg, runs: HashMap::default(), aggs: HashMap::default() }
+    }
+
+    /// End a run: its calls join the totals of its process, target and direction.
+    fn flush(&mut self, key: RunKey) {
+        let Some(r) = self.runs.get_mut(&key) else {
+            return;
+        };
+        if r.calls == 0 {
+            return;
+        }
+        let run = std::mem::take(r);
+        let needed_64k = run.bytes.div_ceil(KIB64).max(1);
+        let needed_1m = run.bytes.div_ceil(MIB).max(1);
+        if run.calls <= needed_64k {
+            return;
+        }
+        let Some(tgt) = run.tgt else {
+            return;
+        };
+        let akey = (key.0, tgt, key.2);
+        if !self.aggs.contains_key(&akey) && self.aggs.len() >= MAX_AGGS {
+            return;
+        }
+        let a = self.aggs.entry(akey).or_default();
+        a.calls += run.calls;
+        a.bytes += run.bytes;
+        a.asked += run.asked;
+        a.saved_64k += run.calls - needed_64k;
+        a.saved_1m += run.calls.saturating_sub(needed_1m);
+        a.dur_ns += run.dur_ns;
+        a.timed += run.timed;
+        a.runs += 1;
+        a.span.add(run.span.first);
+        a.span.add(run.span.last);
+        if run.calls > a.longest_run {
+            a.longest_run = run.calls;
+            a.evidence = run.evidence;
+        }
+    }
+
+    fn flush_fd(&mut self, pid: Pid, fd: i32) {
+        self.flush((pid, fd, false));
+        self.flush((pid, fd, true));
+        self.runs.remove(&(pid, fd, false));
+        self.runs.remove(&(pid, fd, true));
+    }
+
+    fn process_ended(&mut self, tgid: Pid) {
+        let keys: Vec<RunKey> = self.runs.keys().filter(|k| k.0 == tgid).copied().collect();
+        for k in keys {
+            self.flush(k);
+            self.runs.remove(&k);
+        }
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let class = sc.sys.class();
+        if !class.has(Class::FD) {
+            return;
+        }
+        let (write, offset_arg) = match sc.sys {
+            Sys::Read | Sys::Recv | Sys::Recvfrom => (false, false),
+            Sys::Write | Sys::Send | Sys::Sendto => (true, false),
+            Sys::Pread64 | Sys::Pread => (false, true),
+            Sys::Pwrite64 | Sys::Pwrite => (true, true),
+            Sys::Lseek | Sys::Llseek | Sys::Close => {
+                if let Some(fd) = sc.fd() {
+                    let tgid = cx.model.tgid(ev.pid);
+                    if self.runs.contains_key(&(tgid, fd.num, false)) || self.runs.contains_key(&(tgid, fd.num, true)) {
+                        self.flush_fd(tgid, fd.num);
+                    }
+                }
+                return;
+            }
+            _ => return,
+        };
+        let Some(fd) = sc.fd() else {
+            return;
+        };
+        // datagram, netlink and unix sockets: every write is a message
+        let kind = cx.target.map_or("unknown", |t| t.kind);
+        if !matches!(kind, "file" | "pipe" | "tcp" | "tcp6" | "unknown" | "memfd") {
+            return;
+        }
+        let got = match &sc.ret {
+            Ret::Ok { val, .. } => *val,
+            // EAGAIN and friends move nothing and end nothing
+            _ => return,
+        };
+        if matches!(sc.sys, Sys::Recv | Sys::Recvfrom | Sys::Sendto | Sys::Send)
+            && (sc.args.contains("MSG_PEEK") || (sc.sys == Sys::Sendto && sc.sockaddr().is_some()))
+        {
+            return;
+        }
+        let asked = sc.arg(2).and_then(|a| a.trim().parse::<u64>().ok());
+        let tgid = cx.model.tgid(ev.pid);
+        let key = (tgid, fd.num, write);
+        // the other direction on the same fd ends this direction's run
+        let other = (tgid, fd.num, !write);
+        if self.runs.get(&other).is_some_and(|r| r.calls > 0) {
+            self.flush(other);
+        }
+        let size = asked.unwrap_or(got.max(0) as u64);
+        if got <= 0 || size > self.cfg.max_request_bytes {
+            // EOF or a large call: the run ends here
+            self.flush(key);
+            return;
+        }
+        let off = if offset_arg { sc.arg(3).and_then(|a| a.trim().parse::<u64>().ok()) } else { None };
+        if let Some(r) = self.runs.get(&key) {
+            if offset_arg && r.calls > 0 && (off.is_none() || r.next_off != off) {
+                self.flush(key);
+            }
+        } else if self.runs.len() >= MAX_RUNS {
+            return;
+        }
+        let tgt = cx.target.map(|t| Tgt::Id(t.id)).unwrap_or(Tgt::Fd(fd.num));
+        let r = self.runs.entry(key).or_default();
+        if r.tgt != Some(tgt) {
+            if r.calls > 0 {
+                self.flush(key);
+            }
+            let r = self.runs.entry(key).or_default();
+            r.tgt = Some(tgt);
+        }
+        let r = self.runs.entry(key).or_default();
+        r.calls += 1;
+        r.bytes += got as u64;
+        r.asked += size;
+        if let Some(d) = sc.dur_ns {
+            r.dur_ns += d;
+            r.timed += 1;
+        }
+        r.next_off = off.map(|o| o + got as u64);
+        r.span.add(ev.ts_ns);
+        // evidence from the second call on: a lone call (request/response) allocates nothing
+        if r.calls >= 2 && r.evidence.len() < EVIDENCE {
+            r.evidence.push(Evidence::of(ev));
+        }
+    }
+
+    fn finding(&self, cx: &FinishCtx, key: &AggKey, a: &Agg) -> Finding {
+        let write = key.2;
+        let mib = a.bytes as f64 / MIB as f64;
+        let avg = a.bytes as f64 / a.calls as f64;
+        let avg_req = a.asked as f64 / a.calls as f64;
+        let per_mib = if a.bytes > 0 { a.calls as f64 / mib } else { 0.0 };
+        let verb = if write { "wrote" } else { "read" };
+        let prep = if write { "to" } else { "from" };
+        let label = cx.model.label(key.0);
+        let message = format!(
+            "{label} {verb} {} {prep} {} in {} calls of {} on average ({:.0} per MiB)",
+            size(a.bytes as f64),
+            a.subject,
+            fmt_count(a.calls),
+            size(avg),
+            per_mib
+        );
+        let mut metrics = std::collections::BTreeMap::new();
+        metrics.insert("calls".into(), a.calls.into());
+        metrics.insert("bytes".into(), a.bytes.into());
+        metrics.insert("avg_bytes".into(), num(avg));
+        metrics.insert("avg_request_bytes".into(), num(avg_req));
+        metrics.insert("calls_per_mib".into(), num(per_mib));
+        metrics.insert("saved_calls_64k".into(), a.saved_64k.into());
+        metrics.insert("saved_calls_1m".into(), a.saved_1m.into());
+        metrics.insert("runs".into(), a.runs.into());
+        // durations of only some calls (-tt without -T gives them to unfinished/resumed pairs
+        // alone) would understate the time: report it when every call had one
+        let time = if a.timed == a.calls {
+            let t = a.dur_ns as f64 / 1e9;
+            metrics.insert("time_in_calls_s".into(), num(t));
+            // the saved calls would have cost about the average call each
+            let saved_t = t / a.timed as f64 * a.saved_64k as f64;
+            format!("; {} inside these calls, about {} of it in calls that could be saved", secs(t), secs(saved_t))
+        } else {
+            "; time inside them unknown (recorded without -T)".to_string()
+        };
+        // output to a terminal is line-buffered by design and paced by a reader: at most info
+        let tty = a.subject.starts_with("/dev/pts/") || a.subject.starts_with("/dev/tty");
+        let severity = if tty {
+            Severity::Info
+        } else if a.saved_64k >= self.cfg.error_saved_calls {
+            Severity::Error
+        } else if a.saved_64k >= self.cfg.warn_saved_calls {
+            Severity::Warning
+        } else {
+            Severity::Info
+        };
+        Finding {
+            detector: META.name.into(),
+            code: META.code.into(),
+            severity,
+            message,
+            subject: a.subject.clone(),
+            window: a.span.window(),
+            metrics,
+            evidence: a.evidence.iter().map(|e| e.render(cx.clock)).collect(),
+            cost: Some(format!(
+                "{} calls where {} would do with 64 KiB buffers ({} with 1 MiB){time}",
+                fmt_count(a.calls),
+                fmt_count(a.calls - a.saved_64k),
+                fmt_count(a.calls - a.saved_1m)
+            )),
+            fix: META.docs.fix.into(),
+        }
+    }
+}
+
+impl Detector for SmallIo {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
+        match &ev.kind {
+            EventKind::Syscall(sc) => self.on_syscall(cx, ev, sc),
+            EventKind::Exited { .. } | EventKind::Killed { .. }
+                if !self.runs.is_empty() && cx.model.tgid(ev.pid) == ev.pid =>
+            {
+                self.process_ended(ev.pid);
+            }
+            EventKind::Alias { old } => {
+                let keys: Vec<RunKey> = self.runs.keys().filter(|k| k.0 == *old).copied().collect();
+                for k in keys {
+                    if let Some(r) = self.runs.remove(&k) {
+                        self.runs.insert((ev.pid, k.1, k.2), r);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let keys: Vec<RunKey> = self.runs.keys().copied().collect();
+        for k in keys {
+            self.flush(k);
+        }
+        self.runs.clear();
+        let mut aggs: Vec<(AggKey, Agg)> =
+            self.aggs.drain().filter(|(_, a)| a.saved_64k >= self.cfg.min_saved_calls && a.calls > 0).collect();
+        for (k, a) in aggs.iter_mut() {
+            let subject = match k.1 {
+                Tgt::Id(id) => cx.model.target(id).map(|t| t.display.to_string()).unwrap_or_default(),
+                Tgt::Fd(fd) => format!("fd {fd}"),
+            };
+            a.subject = if subject.is_empty() { "(unknown fd)".into() } else { subject };
+        }
+        aggs.sort_by(|a, b| b.1.saved_64k.cmp(&a.1.saved_64k).then(a.0 .0.cmp(&b.0 .0)).then(a.0 .2.cmp(&b.0 .2)));
+        aggs.iter().map(|(k, a)| self.finding(cx, k, a)).collect()
+    }
+}
+
+fn size(b: f64) -> String {
+    if b >= MIB as f64 {
+        format!("{:.1} MiB", b / MIB as f64)
+    } else if b >= 1024.0 {
+        format!("{:.1} KiB", b / 1024.0)
+    } else {
+        format!("{b:.0} bytes")
+    }
+}
+
+fn secs(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else {
+        format!("{:.1} ms", s * 1e3)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(size(104857600.0), "100.0 MiB");
+        assert_eq!(size(4096.0), "4.0 KiB");
+        assert_eq!(size(65.0), "65 bytes");
+    }
+}
