@@ -1,0 +1,84 @@
+//! Lab programs run under `syslint trace` instead of strace (the labs' run.sh call
+//! `$STRACE -o OUT FLAGS... CMD`; a small wrapper turns that into `syslint trace`), and the
+//! live findings must match what the detectors report on the recorded traces.
+
+mod common;
+use common::*;
+use std::process::Command;
+
+/// A stand-in for strace: `-o OUT [flags] CMD...` -> `syslint trace -o OUT -- CMD...`, with the
+/// report as JSON next to the recording.
+fn wrapper(dir: &std::path::Path) -> std::path::PathBuf {
+    let w = dir.join("strace-via-syslint");
+    let script = format!(
+        r#"#!/bin/sh
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out=$2; shift 2 ;;
+    -s|-e|-a|-X|-P|-I|-u|-E|-S|-U|-O) shift 2 ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+"{bin}" trace -q --format json --output-file "$out.json" -o "$out" -- "$@"
+st=$?
+[ $st -eq 1 ] && st=0   # findings are what we want here
+exit $st
+"#,
+        bin = bin()
+    );
+    std::fs::write(&w, script).unwrap();
+    assert!(Command::new("chmod").arg("+x").arg(&w).status().unwrap().success());
+    w
+}
+
+fn run_lab(lab: &str, variant: &str) -> (syslint_report::Report, syslint_report::Report) {
+    for tool in ["strace", "cc"] {
+        assert!(have(tool), "{tool} is required");
+    }
+    let dir = std::env::temp_dir().join(format!("syslint-trace-lab-{lab}-{variant}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("rec.strace");
+    let o = Command::new("bash")
+        .arg(root().join("lab").join(lab).join("run.sh"))
+        .arg(variant)
+        .arg(&out)
+        .args(["-f", "-tt", "-T", "-yy"])
+        .env("STRACE", wrapper(&dir))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{lab} {variant}: {}\n{}", stderr(&o), stdout(&o));
+    let text = std::fs::read_to_string(out.with_extension("strace.json")).expect("syslint trace wrote its report");
+    let live = syslint_report::printers::json::parse(&text).unwrap();
+    let again = analyze(&[&out]);
+    (live, again)
+}
+
+fn check(lab: &str, variant: &str, detector: &str) {
+    let (live, again) = run_lab(lab, variant);
+    assert_eq!(live.capture.backend, "strace");
+    let f = findings(&live, detector);
+    assert_eq!(f.len(), 1, "{lab} {variant}: {:#?}", live.findings);
+    assert_eq!(f[0].severity, syslint_report::Severity::Warning, "{:#?}", f[0]);
+    // the recording gives the same findings
+    let g = findings(&again, detector);
+    assert_eq!(g.len(), 1);
+    assert_eq!((&f[0].message, &f[0].metrics), (&g[0].message, &g[0].metrics));
+}
+
+#[test]
+fn busy_poll_under_syslint_trace() {
+    check("busy-poll", "c-poll0", "busy-poll");
+}
+
+#[test]
+fn fsync_storm_under_syslint_trace() {
+    check("fsync-storm", "c-fsync-each", "fsync-storm");
+}
+
+#[test]
+fn failed_lookup_storm_under_syslint_trace() {
+    check("failed-lookup-storm", "c-search-bad", "failed-lookup-storm");
+}
