@@ -181,3 +181,45 @@ fn sigkill_to_syslint_leaves_the_program_running() {
         }
     }
 }
+
+#[test]
+fn ctrl_c_goes_to_the_command() {
+    // with -- CMD, SIGINT reaches the command (here: one that ignores it and finishes its
+    // work); syslint keeps tracing and reports when the command ends
+    let d = tmp("cmdint");
+    let count = d.join("count");
+    let s = trace_cmd(&[
+        "-q",
+        "--format",
+        "json",
+        "--",
+        "sh",
+        "-c",
+        "trap '' INT; i=0; while [ $i -lt 20 ]; do i=$((i+1)); echo $i >> \"$1\"; sleep 0.05; done",
+        "worker",
+        count.to_str().unwrap(),
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    signal(s.id(), "-INT");
+    let o = s.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(lines(&count), 20, "the command ran to its end");
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    assert!(r.capture.warnings.iter().all(|w| !w.contains("Ctrl-C")), "{:?}", r.capture.warnings);
+    assert!(r.summary.processes.iter().any(|p| p.end.as_deref() == Some("exited 0")));
+}
+
+#[test]
+fn strace_missing_says_how_to_install() {
+    let o = trace_cmd(&["--", "true"]).env("PATH", "/nonexistent").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("strace is not installed: install it (Debian/Ubuntu: apt-get install strace"),
+        "{}",
+        stderr(&o)
+    );
+}
