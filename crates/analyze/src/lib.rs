@@ -70,7 +70,11 @@ impl Analyzer {
         }
         let target = self.model.on_event(ev);
         if !self.detectors.is_empty() {
-            let cx = registry::Ctx { model: &self.model, target: target.and_then(|t| self.model.target(t)) };
+            let cx = registry::Ctx {
+                model: &self.model,
+                target: target.and_then(|t| self.model.target(t)),
+                tgid: self.model.tgid(ev.pid),
+            };
             for d in &mut self.detectors {
                 d.on_event(&cx, ev);
             }

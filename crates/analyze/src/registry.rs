@@ -65,6 +65,8 @@ pub struct Ctx<'m> {
     pub model: &'m Model,
     /// What the syscall's fd argument referred to (looked up before a `close` removed it).
     pub target: Option<crate::model::TargetView<'m>>,
+    /// The process the event's thread belongs to (looked up once for all detectors).
+    pub tgid: syslint_event::Pid,
 }
 
 /// What a detector gets when the trace ends.

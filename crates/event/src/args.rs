@@ -35,15 +35,17 @@ fn quote_end(b: &[u8], open: usize) -> usize {
 }
 
 /// From `from` (inside a string), the index of the closing quote, or the length.
+/// Payload strings are long: jump between quotes and backslashes.
 fn quote_close(b: &[u8], from: usize) -> usize {
     let mut i = from;
-    while i < b.len() && b[i] != b'"' {
-        if b[i] == b'\\' {
-            i += 1;
+    while i < b.len() {
+        match memchr::memchr2(b'"', b'\\', &b[i..]) {
+            Some(k) if b[i + k] == b'"' => return i + k,
+            Some(k) => i += k + 2, // skip the escaped byte
+            None => return b.len(),
         }
-        i += 1;
     }
-    i.min(b.len())
+    b.len()
 }
 
 /// Index of the first top-level `stop` byte (outside quotes and brackets), or the length.

@@ -297,7 +297,7 @@ impl AcceptHerd {
             }
             return;
         }
-        let tgid = cx.model.tgid(ev.pid);
+        let tgid = cx.tgid;
         match sc.sys {
             Sys::Accept | Sys::Accept4 => {
                 if let Some(fd) = sc.fd() {

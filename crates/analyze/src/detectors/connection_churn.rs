@@ -236,7 +236,7 @@ impl ConnectionChurn {
             _ => false,
         };
         let Some(fd) = sc.fd() else { return };
-        let tgid = cx.model.tgid(ev.pid);
+        let tgid = cx.tgid;
         // a connect on an fd we track: the old connection is over
         if let Some(old) = self.conns.remove(&(tgid, fd.num)) {
             self.forget(tgid);
@@ -550,7 +550,7 @@ impl Detector for ConnectionChurn {
             EventKind::Exited { .. } | EventKind::Killed { .. } => {
                 self.awaiting.remove(&ev.pid);
                 // a process ended: its connections are closed
-                if self.per_proc.contains_key(&ev.pid) && cx.model.tgid(ev.pid) == ev.pid {
+                if self.per_proc.contains_key(&ev.pid) && cx.tgid == ev.pid {
                     self.per_proc.remove(&ev.pid);
                     let keys: Vec<(Pid, i32)> = self.conns.keys().filter(|k| k.0 == ev.pid).copied().collect();
                     for k in keys {
@@ -570,7 +570,7 @@ impl Detector for ConnectionChurn {
                     return;
                 }
                 let Some(fd) = sc.fd() else { return };
-                let key = (cx.model.tgid(ev.pid), fd.num);
+                let key = (cx.tgid, fd.num);
                 if self.awaiting.get(&ev.pid) == Some(&key) {
                     self.awaiting.remove(&ev.pid);
                 }
@@ -600,7 +600,7 @@ impl Detector for ConnectionChurn {
                     return;
                 }
                 let Some(fd) = sc.fd() else { return };
-                let key = (cx.model.tgid(ev.pid), fd.num);
+                let key = (cx.tgid, fd.num);
                 self.first_use(ev, key);
                 if self.conns.contains_key(&key) {
                     self.on_data(ev, sc, key);

@@ -240,7 +240,7 @@ impl FsyncStorm {
             if self.sync_fds.len() >= MAX_SYNC_FDS {
                 self.sync_fds.clear();
             }
-            self.sync_fds.insert((cx.model.tgid(ev.pid), fd as i32));
+            self.sync_fds.insert((cx.tgid, fd as i32));
         }
         if !create {
             return;
@@ -300,7 +300,7 @@ impl Detector for FsyncStorm {
             Sys::Unlink | Sys::Unlinkat if sc.ret.value() == Some(0) => self.unlinked(cx, ev, sc),
             Sys::Close if !self.sync_fds.is_empty() => {
                 if let Some(fd) = sc.fd() {
-                    self.sync_fds.remove(&(cx.model.tgid(ev.pid), fd.num));
+                    self.sync_fds.remove(&(cx.tgid, fd.num));
                 }
             }
             _ if sc.sys.is(Class::WRITE) && !sc.sys.is(Class::NET) => {
@@ -309,8 +309,8 @@ impl Detector for FsyncStorm {
                     return;
                 }
                 let Some(bytes) = sc.bytes() else { return };
-                let sync = !self.sync_fds.is_empty()
-                    && sc.fd().is_some_and(|fd| self.sync_fds.contains(&(cx.model.tgid(ev.pid), fd.num)));
+                let sync =
+                    !self.sync_fds.is_empty() && sc.fd().is_some_and(|fd| self.sync_fds.contains(&(cx.tgid, fd.num)));
                 let g = self.group(cx.model, ev.pid);
                 g.file_writes += 1;
                 g.file_bytes += bytes;

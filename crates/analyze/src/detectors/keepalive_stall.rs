@@ -311,7 +311,7 @@ impl KeepaliveStall {
                 None => return,
             },
         };
-        let tgid = cx.model.tgid(ev.pid);
+        let tgid = cx.tgid;
         let key = (tgid, fd);
         if sc.sys == Sys::Close {
             let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
@@ -420,7 +420,7 @@ impl KeepaliveStall {
     }
 
     fn open_conn(&mut self, cx: &Ctx, ev: &Event, fd: i32) {
-        let tgid = cx.model.tgid(ev.pid);
+        let tgid = cx.tgid;
         let Some(t) = cx.model.lookup_fd(ev.pid, fd) else {
             return;
         };
@@ -487,9 +487,7 @@ impl Detector for KeepaliveStall {
         self.resolve_pending(ev.pid, ev.ts_ns);
         match &ev.kind {
             EventKind::Syscall(sc) => self.on_syscall(cx, ev, sc),
-            EventKind::Exited { .. } | EventKind::Killed { .. }
-                if !self.conns.is_empty() && cx.model.tgid(ev.pid) == ev.pid =>
-            {
+            EventKind::Exited { .. } | EventKind::Killed { .. } if !self.conns.is_empty() && cx.tgid == ev.pid => {
                 self.process_ended(ev.pid, ev.ts_ns);
             }
             EventKind::Alias { old } => {

@@ -29,20 +29,39 @@ const MAX_ARGS: usize = 200;
 impl Evidence {
     /// Capture a syscall event (other events render as their strace line).
     pub fn of(ev: &Event) -> Evidence {
-        let body = match &ev.kind {
-            EventKind::Syscall(sc) => render_call(sc),
-            EventKind::Signal { name, info } => format!("--- {name} {info} ---"),
-            EventKind::Exited { code } => format!("+++ exited with {code} +++"),
-            EventKind::Killed { signal, core_dumped } => {
-                format!("+++ killed by {signal}{} +++", if *core_dumped { " (core dumped)" } else { "" })
-            }
-            EventKind::Attached { .. } => "--- attached ---".into(),
-            EventKind::Detached => "--- detached ---".into(),
-            EventKind::Alias { .. } => String::new(),
-        };
-        Evidence { pid: ev.pid, ts_ns: ev.ts_ns, body }
+        let mut e = Evidence { pid: ev.pid, ts_ns: ev.ts_ns, body: String::new() };
+        e.refill(ev);
+        e
     }
 
+    /// Capture `ev` into this evidence, reusing its buffer (for "the last line so far",
+    /// replaced on every event: no allocation once the buffer is large enough).
+    pub fn refill(&mut self, ev: &Event) {
+        self.pid = ev.pid;
+        self.ts_ns = ev.ts_ns;
+        self.body.clear();
+        match &ev.kind {
+            EventKind::Syscall(sc) => render_call_into(sc, &mut self.body),
+            other => self.body.push_str(&render_other(other)),
+        }
+    }
+}
+
+fn render_other(kind: &EventKind) -> String {
+    match kind {
+        EventKind::Syscall(sc) => render_call(sc),
+        EventKind::Signal { name, info } => format!("--- {name} {info} ---"),
+        EventKind::Exited { code } => format!("+++ exited with {code} +++"),
+        EventKind::Killed { signal, core_dumped } => {
+            format!("+++ killed by {signal}{} +++", if *core_dumped { " (core dumped)" } else { "" })
+        }
+        EventKind::Attached { .. } => "--- attached ---".into(),
+        EventKind::Detached => "--- detached ---".into(),
+        EventKind::Alias { .. } => String::new(),
+    }
+}
+
+impl Evidence {
     /// The full line, with pid and timestamp in the capture's notation.
     pub fn render(&self, clock: Clock) -> String {
         let mut s = String::new();
@@ -73,15 +92,30 @@ pub fn fmt_ts(t: i64, clock: Clock) -> String {
 
 /// `name(args) = ret <dur>` with payload strings of read/write/send/recv calls redacted.
 pub fn render_call(sc: &Syscall) -> String {
+    let mut s = String::new();
+    render_call_into(sc, &mut s);
+    s
+}
+
+/// [`render_call`] into an existing buffer.
+pub fn render_call_into(sc: &Syscall, out: &mut String) {
+    use std::fmt::Write;
     let payload = sc.sys.is(Class::READ) || sc.sys.is(Class::WRITE) || sc.sys.is(Class::NET);
-    let mut args = if payload { redact(sc.args) } else { sc.args.to_string() };
-    if args.len() > MAX_ARGS {
-        let mut cut = MAX_ARGS;
-        while !args.is_char_boundary(cut) {
+    out.push_str(sc.name);
+    out.push('(');
+    let start = out.len();
+    if payload {
+        redact_into(sc.args, out);
+    } else {
+        out.push_str(sc.args);
+    }
+    if out.len() - start > MAX_ARGS {
+        let mut cut = start + MAX_ARGS;
+        while !out.is_char_boundary(cut) {
             cut -= 1;
         }
-        args.truncate(cut);
-        args.push_str("...");
+        out.truncate(cut);
+        out.push_str("...");
     }
     let ret = match &sc.ret {
         Ret::Ok { val, deco, note } => {
@@ -103,17 +137,28 @@ pub fn render_call(sc: &Syscall) -> String {
             }
         }
         Ret::Unknown => "?".into(),
-        Ret::Unfinished => return format!("{}({args} <unfinished ...>", sc.name),
+        Ret::Unfinished => {
+            out.push_str(" <unfinished ...>");
+            return;
+        }
     };
-    let dur = sc.dur_ns.map(|d| format!(" <{}.{:06}>", d / 1_000_000_000, d / 1000 % 1_000_000)).unwrap_or_default();
-    format!("{}({args}) = {ret}{dur}", sc.name)
+    let _ = write!(out, ") = {ret}");
+    if let Some(d) = sc.dur_ns {
+        let _ = write!(out, " <{}.{:06}>", d / 1_000_000_000, d / 1000 % 1_000_000);
+    }
 }
 
 /// Replace the contents of quoted strings with their length: `"GET / HTTP/1.1\r\n"...`
 /// becomes `"…16 bytes…"...`. Socket paths (`sun_path="..."`) stay: they are addresses.
 pub fn redact(args: &str) -> String {
-    let b = args.as_bytes();
     let mut out = String::with_capacity(args.len().min(256));
+    redact_into(args, &mut out);
+    out
+}
+
+/// [`redact`] into an existing buffer.
+pub fn redact_into(args: &str, out: &mut String) {
+    let b = args.as_bytes();
     let mut i = 0;
     let mut last = 0;
     while i < b.len() {
@@ -149,7 +194,8 @@ pub fn redact(args: &str) -> String {
             if keep {
                 out.push_str(&args[start..(i + 1).min(args.len())]);
             } else {
-                out.push_str(&format!("\"…{n} bytes…\""));
+                use std::fmt::Write;
+                let _ = write!(out, "\"…{n} bytes…\"");
             }
             i += 1;
             last = i.min(args.len());
@@ -158,7 +204,6 @@ pub fn redact(args: &str) -> String {
         i += 1;
     }
     out.push_str(&args[last.min(args.len())..]);
-    out
 }
 
 /// First and last time of something, for a finding's window.
@@ -207,7 +252,10 @@ impl EvidenceBuf {
         if self.first.len() < self.cap {
             self.first.push(Evidence::of(ev));
         } else {
-            self.last = Some(Evidence::of(ev));
+            match self.last.as_mut() {
+                Some(l) => l.refill(ev),
+                None => self.last = Some(Evidence::of(ev)),
+            }
         }
     }
     pub fn render(&self, clock: Clock) -> Vec<String> {

@@ -112,6 +112,8 @@ const MAX_RUNS: usize = 16_384;
 const MAX_AGGS: usize = 16_384;
 /// Evidence lines kept per run.
 const EVIDENCE: usize = 3;
+/// A run's evidence starts at this call.
+const EVIDENCE_FROM: u64 = 16;
 
 const KIB64: u64 = 64 * 1024;
 const MIB: u64 = 1024 * 1024;
@@ -235,7 +237,7 @@ impl SmallIo {
             Sys::Pwrite64 | Sys::Pwrite => (true, true),
             Sys::Lseek | Sys::Llseek | Sys::Close => {
                 if let Some(fd) = sc.fd() {
-                    let tgid = cx.model.tgid(ev.pid);
+                    let tgid = cx.tgid;
                     if self.runs.contains_key(&(tgid, fd.num, false)) || self.runs.contains_key(&(tgid, fd.num, true)) {
                         self.flush_fd(tgid, fd.num);
                     }
@@ -263,7 +265,7 @@ impl SmallIo {
             return;
         }
         let asked = sc.arg(2).and_then(|a| a.trim().parse::<u64>().ok());
-        let tgid = cx.model.tgid(ev.pid);
+        let tgid = cx.tgid;
         let key = (tgid, fd.num, write);
         // the other direction on the same fd ends this direction's run
         let other = (tgid, fd.num, !write);
@@ -303,8 +305,9 @@ impl SmallIo {
         }
         r.next_off = off.map(|o| o + got as u64);
         r.span.add(ev.ts_ns);
-        // evidence from the second call on: a lone call (request/response) allocates nothing
-        if r.calls >= 2 && r.evidence.len() < EVIDENCE {
+        // evidence once a run is long enough to matter: short runs (most files are read in a
+        // few calls) cost no allocation
+        if r.calls >= EVIDENCE_FROM && r.evidence.len() < EVIDENCE {
             r.evidence.push(Evidence::of(ev));
         }
     }
@@ -385,9 +388,7 @@ impl Detector for SmallIo {
     fn on_event(&mut self, cx: &Ctx, ev: &Event) {
         match &ev.kind {
             EventKind::Syscall(sc) => self.on_syscall(cx, ev, sc),
-            EventKind::Exited { .. } | EventKind::Killed { .. }
-                if !self.runs.is_empty() && cx.model.tgid(ev.pid) == ev.pid =>
-            {
+            EventKind::Exited { .. } | EventKind::Killed { .. } if !self.runs.is_empty() && cx.tgid == ev.pid => {
                 self.process_ended(ev.pid);
             }
             EventKind::Alias { old } => {
