@@ -56,10 +56,13 @@ cmd_mawk=(mawk "$MAWK_PROG")
 cmd_syslint=("$SYSLINT" analyze --format json)
 # the same on one core (SYSLINT_THREADS=1), to show what the second core adds
 cmd_syslint1=(env SYSLINT_THREADS=1 "$SYSLINT" analyze --format json)
+# the reader, model and summary alone (every detector ignored), one core
+ALL_DETECTORS=$("$SYSLINT" detectors --format json 2>/dev/null | grep '"name"' | sed 's/.*: "\(.*\)".*/\1/' | paste -sd, -)
+cmd_syslint0=(env SYSLINT_THREADS=1 "$SYSLINT" analyze --format json --ignore "$ALL_DETECTORS")
 
 TOOLS=(wc grep mawk)
 if [ -x "$SYSLINT" ]; then
-    TOOLS+=(syslint syslint1)
+    TOOLS+=(syslint syslint1 syslint0)
 else
     echo "note: $SYSLINT not found; syslint skipped (build with cargo build --release or set SYSLINT=)" >&2
 fi
@@ -70,6 +73,7 @@ label() {
         mawk) echo '`mawk` syscall-name count' ;;
         syslint) echo '`syslint analyze --format json` (all cores)' ;;
         syslint1) echo '`syslint analyze --format json`, one core (`SYSLINT_THREADS=1`)' ;;
+        syslint0) echo 'the same, one core, without detectors (reader, model, summary)' ;;
     esac
 }
 
