@@ -1,0 +1,77 @@
+//! `syslint diff` on lab BAD and GOOD recordings: the fix shows as a fixed finding with its
+//! numbers before and after; the other way round is a regression for CI.
+
+mod common;
+use common::*;
+
+fn diff_json(before: &std::path::Path, after: &std::path::Path, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let mut args = vec!["diff", "--format", "json", before.to_str().unwrap(), after.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    (o.status.code(), serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o))))
+}
+
+const PAIRS: &[(&str, &str, &str, &str)] = &[
+    // (lab, BAD trace, GOOD trace, the syscall the fix removes)
+    ("busy-poll", "c-poll0.f-tt-T-yy.strace.gz", "c-timeout.f-tt-T-yy.strace", "poll"),
+    ("fsync-storm", "c-fsync-each.f-tt-T-yy.strace", "c-fsync-batch.f-tt-T-yy.strace", "fsync"),
+];
+
+fn lab_file(lab: &str, name: &str) -> std::path::PathBuf {
+    let p = lab_trace(lab, name);
+    if p.exists() {
+        return p;
+    }
+    // recordings may be stored compressed or not
+    let alt =
+        if let Some(n) = name.strip_suffix(".gz") { lab_trace(lab, n) } else { lab_trace(lab, &format!("{name}.gz")) };
+    assert!(alt.exists(), "no {}", p.display());
+    alt
+}
+
+#[test]
+fn bad_to_good_is_fixed_with_numbers() {
+    for (lab, bad, good, call) in PAIRS {
+        let (code, d) = diff_json(&lab_file(lab, bad), &lab_file(lab, good), &["--fail-on-regression"]);
+        assert_eq!(code, Some(0), "{lab}");
+        let fixed = d["findings"]["fixed"].as_array().unwrap();
+        assert!(fixed.iter().any(|f| f["detector"] == *lab), "{lab}: {d:#}");
+        assert_eq!(d["findings"]["new"].as_array().unwrap().len(), 0, "{lab}");
+        assert_eq!(d["regression"], false);
+        let v = d["verdict"].as_str().unwrap();
+        assert!(v.starts_with("improved: ") && v.contains(&format!("{lab} fixed")), "{v}");
+        // the syscall the fix removes heads the changes, and drops by at least 90%
+        let row = d["syscalls"].as_array().unwrap().iter().find(|r| r["name"] == *call).expect("row");
+        let (b, a) = (row["calls_before"].as_f64().unwrap(), row["calls_after"].as_f64().unwrap());
+        assert!(a <= b * 0.1, "{lab}: {call} {b} -> {a}");
+    }
+}
+
+#[test]
+fn good_to_bad_is_a_regression() {
+    for (lab, bad, good, _) in PAIRS {
+        let (code, d) = diff_json(&lab_file(lab, good), &lab_file(lab, bad), &["--fail-on-regression"]);
+        assert_eq!(code, Some(1), "{lab}: --fail-on-regression exits 1");
+        assert_eq!(d["regression"], true);
+        assert!(d["findings"]["new"].as_array().unwrap().iter().any(|f| f["detector"] == *lab));
+        assert!(d["verdict"].as_str().unwrap().starts_with("regressed: "));
+        let (code, _) = diff_json(&lab_file(lab, good), &lab_file(lab, bad), &[]);
+        assert_eq!(code, Some(0), "without --fail-on-regression the exit is 0");
+    }
+}
+
+#[test]
+fn markdown_diff_tells_the_story() {
+    let (lab, bad, good, _) = PAIRS[0];
+    let o = run(&[
+        "diff",
+        "--format",
+        "markdown",
+        lab_file(lab, bad).to_str().unwrap(),
+        lab_file(lab, good).to_str().unwrap(),
+    ]);
+    let md = stdout(&o);
+    assert!(md.starts_with("## syslint diff: improved: busy-poll fixed"), "{md}");
+    assert!(md.contains("| ✅ fixed | `SL001` busy-poll |"), "{md}");
+    assert!(md.contains("| poll |"), "{md}");
+}
