@@ -360,6 +360,8 @@ pub struct FailedLookupStorm {
     groups: Vec<Group>,
     tracked_paths: usize,
     searches: HashMap<Pid, Search>,
+    /// The group of the last event's process: consecutive events mostly come from one.
+    last: Option<(Pid, u32)>,
 }
 
 impl FailedLookupStorm {
@@ -369,6 +371,7 @@ impl FailedLookupStorm {
             programs: Programs::default(),
             groups: Vec::new(),
             tracked_paths: 0,
+            last: None,
             searches: HashMap::default(),
         }
     }
@@ -527,7 +530,14 @@ impl Detector for FailedLookupStorm {
             }
             _ => return,
         };
-        let g = self.group(cx.model, ev.pid);
+        let g = match self.last {
+            Some((t, g)) if t == cx.tgid => g,
+            _ => {
+                let g = self.group(cx.model, ev.pid);
+                self.last = Some((cx.tgid, g));
+                g
+            }
+        };
         self.groups[g as usize].calls += 1;
         if !(sc.sys.is(Class::LOOKUP) || sc.sys.is(Class::EXEC)) {
             return;
@@ -538,6 +548,7 @@ impl Detector for FailedLookupStorm {
                 self.found(cx, ev, sc);
                 if sc.sys.is(Class::EXEC) {
                     self.programs.forget(cx.model, ev.pid);
+                    self.last = None;
                 }
             }
             _ => {}

@@ -235,8 +235,11 @@ impl FsyncStorm {
     }
 
     fn opened(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i64) {
-        let create = sc.sys == Sys::Creat || sc.has_flag("O_CREAT");
-        if sc.sys != Sys::Creat && (sc.has_flag("O_SYNC") || sc.has_flag("O_DSYNC")) {
+        // the flags argument found once, asked three questions
+        let flags = sc.flags().unwrap_or("");
+        let create = sc.sys == Sys::Creat || syslint_event::args::has_flag(flags, "O_CREAT");
+        let sync = syslint_event::args::has_flag(flags, "O_SYNC") || syslint_event::args::has_flag(flags, "O_DSYNC");
+        if sc.sys != Sys::Creat && sync {
             if self.sync_fds.len() >= MAX_SYNC_FDS {
                 self.sync_fds.clear();
             }
