@@ -81,6 +81,19 @@ impl Analyzer {
         }
     }
 
+    /// How many findings the detectors would report if the trace ended now. Asked of copies
+    /// of the detectors, so the analysis goes on unchanged (for live status lines).
+    pub fn findings_so_far(&self) -> usize {
+        let window = match (self.first_ts, self.last_ts) {
+            (Some(a), Some(b)) => {
+                Some(Window { start_s: a as f64 / 1e9, end_s: b as f64 / 1e9, duration_s: (b - a).max(0) as f64 / 1e9 })
+            }
+            _ => None,
+        };
+        let cx = registry::FinishCtx { model: &self.model, clock: Clock::None, window };
+        self.detectors.iter().map(|d| d.clone_box().finish(&cx).len()).sum()
+    }
+
     /// Finish the pass. `capture` carries what the backend knows (sources, lines, unparsed,
     /// lost events); the analyzer fills in processes, threads, window and durations.
     pub fn finish(mut self, mut capture: Capture) -> Report {
@@ -196,5 +209,35 @@ impl Analyzer {
             },
             findings,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{atomic::AtomicU64, Arc};
+
+    #[test]
+    fn findings_so_far_are_asked_of_copies() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../lab/fsync-storm/traces/c-fsync-each.f-tt-T-yy.strace");
+        let src = syslint_capture::input::expand_sources(&[path]).expect("lab trace");
+        let mut a = Analyzer::default();
+        let mut n = 0u64;
+        let mut mid = Vec::new();
+        syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
+            a.on_event(e);
+            n += 1;
+            if n % 200 == 0 {
+                mid.push(a.findings_so_far());
+            }
+        })
+        .expect("read");
+        let now = a.findings_so_far();
+        let report = a.finish(Capture::default());
+        // asking along the way changed nothing, and the last answer is the report's
+        assert_eq!(now, report.findings.len());
+        assert_eq!(report.findings.iter().filter(|f| f.detector == "fsync-storm").count(), 1);
+        assert!(mid.first() == Some(&0) && mid.last() == Some(&1), "{mid:?}");
     }
 }

@@ -79,10 +79,22 @@ pub struct FinishCtx<'m> {
 }
 
 /// A detector sees every event in time order and returns its findings at the end.
-pub trait Detector {
+/// (Detectors are `Clone`, so a live trace can ask a copy for the findings so far.)
+pub trait Detector: DetectorClone {
     fn meta(&self) -> &'static Meta;
     fn on_event(&mut self, cx: &Ctx, ev: &Event);
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding>;
+}
+
+/// Copying a boxed detector (implemented for every `Clone` detector).
+pub trait DetectorClone {
+    fn clone_box(&self) -> Box<dyn Detector>;
+}
+
+impl<T: Detector + Clone + 'static> DetectorClone for T {
+    fn clone_box(&self) -> Box<dyn Detector> {
+        Box::new(self.clone())
+    }
 }
 
 /// A registry entry: the metadata, a constructor from the detector's `[name]` table of

@@ -224,7 +224,14 @@ fn read_chunks<R: Read, F: FnMut(&[u8]) -> bool>(
                     eof = true;
                     break;
                 }
-                Ok(k) => end += k,
+                Ok(k) => {
+                    end += k;
+                    // a short read from a pipe (live tracing): hand out what is complete now
+                    // rather than wait for a full chunk; files fill the buffer and never stop here
+                    if end < stop && memchr::memrchr(b'\n', &buf[end - k..end]).is_some() {
+                        break;
+                    }
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     err = Some(e);

@@ -124,7 +124,7 @@ const MAX_DEPTH: usize = 64;
 /// A socket in one process: (thread group id, fd).
 type SockKey = (Pid, i32);
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct SockInfo {
     /// socket() returned this fd in this process (so it is not inherited).
     created: bool,
@@ -136,7 +136,7 @@ struct SockInfo {
     epoll_line: Option<Evidence>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Stats {
     deco: Option<String>,
     accepted: u64,
@@ -155,12 +155,13 @@ struct Stats {
     ok_line: Option<Evidence>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Burst {
     key: SockKey,
     accepted: bool,
 }
 
+#[derive(Clone)]
 pub struct AcceptHerd {
     cfg: Config,
     socks: HashMap<SockKey, SockInfo>,
@@ -375,7 +376,7 @@ enum Identity {
     Top(SockKey),
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Group {
     keys: Vec<SockKey>,
     accepted: u64,

@@ -251,7 +251,7 @@ fn waited_fd(sc: &Syscall) -> Option<i32> {
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Window {
     first_ts: Option<i64>,
     last_end: Option<i64>,
@@ -279,7 +279,7 @@ impl Window {
 }
 
 /// What a thread's reported windows add up to.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Agg {
     windows: u64,
     spins: u64,
@@ -302,7 +302,7 @@ struct Agg {
     best_spins: u64,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Thread {
     first_ts: Option<i64>,
     last_end: Option<i64>,
@@ -313,6 +313,7 @@ struct Thread {
     agg: Option<Agg>,
 }
 
+#[derive(Clone)]
 struct Done {
     pid: Pid,
     label: String,
@@ -320,6 +321,7 @@ struct Done {
     agg: Agg,
 }
 
+#[derive(Clone)]
 pub struct BusyPoll {
     cfg: Config,
     threads: HashMap<Pid, Thread>,

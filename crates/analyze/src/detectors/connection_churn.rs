@@ -133,6 +133,7 @@ const EVIDENCE: usize = 5;
 /// Smallest TLS application-data record that can hold a request (header 5 + tag 16 + 11 bytes).
 const MIN_TLS_REQUEST: u64 = 32;
 
+#[derive(Clone)]
 struct Conn {
     ep: u32,
     connect_ts: Option<i64>,
@@ -160,7 +161,7 @@ struct Conn {
     shown: bool,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Endpoint {
     name: String,
     connections: u64,
@@ -185,6 +186,7 @@ struct Endpoint {
     shown_conns: u32,
 }
 
+#[derive(Clone)]
 pub struct ConnectionChurn {
     cfg: Config,
     seq: u64,

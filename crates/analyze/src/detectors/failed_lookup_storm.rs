@@ -143,7 +143,7 @@ const MAX_TGIDS: usize = 65_536;
 
 /// Processes grouped by program name (the model's comm, set by execve), so workers of one
 /// program are one subject. A process whose name is unknown is a program of its own.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Programs {
     of_tgid: HashMap<Pid, u32>,
     by_key: HashMap<String, u32>,
@@ -319,7 +319,7 @@ impl Group {
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Group {
     failed: u64,
     timed: u64,
@@ -343,6 +343,7 @@ struct Group {
 }
 
 /// A search in progress on one thread: one name failing in one directory after another.
+#[derive(Clone)]
 struct Search {
     group: u32,
     base: String,
@@ -354,6 +355,7 @@ struct Search {
     latest: Option<Evidence>,
 }
 
+#[derive(Clone)]
 pub struct FailedLookupStorm {
     cfg: Config,
     programs: Programs,

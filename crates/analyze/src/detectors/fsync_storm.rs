@@ -120,7 +120,7 @@ const MAX_FILES: usize = 1024;
 /// Open O_SYNC/O_DSYNC fds remembered (over all processes).
 const MAX_SYNC_FDS: usize = 65_536;
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Group {
     sync_calls: u64,
     sync_writes: u64,
@@ -173,6 +173,7 @@ impl Group {
     }
 }
 
+#[derive(Clone)]
 pub struct FsyncStorm {
     cfg: Config,
     programs: Programs,

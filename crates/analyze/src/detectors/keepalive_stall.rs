@@ -106,7 +106,7 @@ const MAX_PROCS: usize = 64;
 /// (process, fd)
 type Key = (Pid, i32);
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Conn {
     start_ts: Option<i64>,
     /// Time inside calls on the socket (known or estimated).
@@ -142,6 +142,7 @@ enum Op {
 }
 
 /// A call whose duration is known only at its thread's next event (no -T).
+#[derive(Clone)]
 struct Pending {
     key: Key,
     op: Op,
@@ -149,7 +150,7 @@ struct Pending {
     ev: Option<Evidence>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Group {
     stalls: u64,
     stall_ns: u64,
@@ -163,6 +164,7 @@ struct Group {
     evidence: Vec<Evidence>,
 }
 
+#[derive(Clone)]
 pub struct KeepaliveStall {
     cfg: Config,
     conns: HashMap<Key, Conn>,

@@ -137,7 +137,7 @@ fn resolver_file(path: &str) -> Option<u8> {
 }
 
 /// One getaddrinfo-like lookup in progress on a thread.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Episode {
     /// The thread (its process is asked of the model when the lookup ends: a thread whose
     /// lines came before its clone() returned looks like a process of its own at first).
@@ -181,7 +181,7 @@ enum Key {
     Process(Pid),
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Agg {
     lookups: u64,
     procs: HashSet<Pid>,
@@ -199,6 +199,7 @@ struct Agg {
     shown: u32,
 }
 
+#[derive(Clone)]
 pub struct RepeatedDns {
     cfg: Config,
     episodes: HashMap<Pid, Episode>,
@@ -211,7 +212,7 @@ pub struct RepeatedDns {
 }
 
 /// A DNS message header and question, as far as the bytes show it.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct DnsMsg {
     response: bool,
     name: String,

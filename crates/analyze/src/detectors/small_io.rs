@@ -131,7 +131,7 @@ enum Tgt {
 /// (process, target, write?)
 type AggKey = (Pid, Tgt, bool);
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Run {
     tgt: Option<Tgt>,
     calls: u64,
@@ -145,7 +145,7 @@ struct Run {
     evidence: Vec<Evidence>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Agg {
     calls: u64,
     bytes: u64,
@@ -161,6 +161,7 @@ struct Agg {
     subject: String,
 }
 
+#[derive(Clone)]
 pub struct SmallIo {
     cfg: Config,
     runs: HashMap<RunKey, Run>,

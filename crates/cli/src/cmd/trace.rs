@@ -36,11 +36,12 @@ pub fn run(a: TraceArgs) -> Result<u8> {
         Err(e) => bail!("{e}"),
     };
     let events = Arc::new(AtomicU64::new(0));
+    let so_far = Arc::new(AtomicUsize::new(0));
     let done = Arc::new(AtomicBool::new(false));
     let stopped_by = Arc::new(AtomicUsize::new(0)); // 0 running, 1 --for, 2 SIGINT, 3 SIGTERM
 
     let status = if !r.quiet && std::io::stderr().is_terminal() {
-        Some(status_line(session.what.clone(), events.clone(), done.clone()))
+        Some(status_line(session.what.clone(), events.clone(), so_far.clone(), done.clone()))
     } else {
         None
     };
@@ -82,14 +83,21 @@ pub fn run(a: TraceArgs) -> Result<u8> {
         });
 
         let mut interval = a.interval.filter(|&n| n > 0).map(|n| Interval::new(Duration::from_secs(n)));
+        let live = status.is_some();
+        let mut next_count = Instant::now() + Duration::from_secs(1);
         let mut sink = |ev: &Event| {
-            events.fetch_add(1, Ordering::Relaxed);
+            let n = events.fetch_add(1, Ordering::Relaxed);
             if let EventKind::Syscall(sc) = &ev.kind {
                 if let Some(iv) = interval.as_mut() {
                     iv.add(sc);
                 }
             }
             analyzer.on_event(ev);
+            // findings so far, for the status line: about once a second
+            if live && n % 4096 == 0 && Instant::now() >= next_count {
+                so_far.store(analyzer.findings_so_far(), Ordering::Relaxed);
+                next_count = Instant::now() + Duration::from_secs(1);
+            }
         };
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
         let o = parallel::read_parallel(&mut tee, &what, workers, parallel::CHUNK, 4 << 20, &mut sink);
@@ -170,7 +178,12 @@ fn target_of(a: &TraceArgs) -> Result<Target> {
 }
 
 /// Events per second on one line of stderr, a few times a second.
-fn status_line(what: String, events: Arc<AtomicU64>, done: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
+fn status_line(
+    what: String,
+    events: Arc<AtomicU64>,
+    so_far: Arc<AtomicUsize>,
+    done: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let t0 = Instant::now();
         let mut last = (t0, 0u64);
@@ -181,9 +194,11 @@ fn status_line(what: String, events: Arc<AtomicU64>, done: Arc<AtomicBool>) -> s
             let rate = (n - last.1) as f64 / now.duration_since(last.0).as_secs_f64().max(1e-3);
             last = (now, n);
             let mut e = std::io::stderr().lock();
+            let f = so_far.load(Ordering::Relaxed);
             let _ = write!(
                 e,
-                "\rsyslint: tracing {what}: {n} events, {rate:.0}/s, {:.0}s  (Ctrl-C to stop) ",
+                "\rsyslint: tracing {what}: {n} events, {rate:.0}/s, {f} finding{} so far, {:.0}s  (Ctrl-C to stop) ",
+                if f == 1 { "" } else { "s" },
                 t0.elapsed().as_secs_f64()
             );
             let _ = e.flush();
