@@ -18,15 +18,9 @@ const PAIRS: &[(&str, &str, &str, &str)] = &[
 ];
 
 fn lab_file(lab: &str, name: &str) -> std::path::PathBuf {
-    let p = lab_trace(lab, name);
-    if p.exists() {
-        return p;
-    }
-    // recordings may be stored compressed or not
-    let alt =
-        if let Some(n) = name.strip_suffix(".gz") { lab_trace(lab, n) } else { lab_trace(lab, &format!("{name}.gz")) };
-    assert!(alt.exists(), "no {}", p.display());
-    alt
+    let stem = name.trim_end_matches(".gz").trim_end_matches(".strace");
+    let (variant, set) = stem.split_once('.').expect("variant.set");
+    lab_variant(lab, variant, set)
 }
 
 #[test]

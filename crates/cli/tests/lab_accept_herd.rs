@@ -4,7 +4,6 @@
 
 mod common;
 use common::*;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use syslint_report::{Finding, Report, Severity};
 
@@ -13,23 +12,7 @@ const CONNECTIONS: f64 = 100.0;
 const WORKERS: f64 = 4.0;
 
 fn trace(variant: &str, set: &str) -> PathBuf {
-    let plain = lab_trace("accept-herd", &format!("{variant}.{set}.strace"));
-    if plain.exists() {
-        plain
-    } else {
-        lab_trace("accept-herd", &format!("{variant}.{set}.strace.gz"))
-    }
-}
-
-fn text(p: &Path) -> String {
-    let raw = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    if p.extension().is_some_and(|e| e == "gz") {
-        let mut s = String::new();
-        flate2::read::GzDecoder::new(&raw[..]).read_to_string(&mut s).expect("gunzip");
-        s
-    } else {
-        String::from_utf8_lossy(&raw).into_owned()
-    }
+    lab_variant("accept-herd", variant, set)
 }
 
 /// (accept calls, of which EAGAIN) in the trace text; a call split into unfinished/resumed
@@ -60,7 +43,7 @@ fn check_bad(ctx: &str, path: &Path, processes: f64) {
     assert_eq!(fs.len(), 1, "{ctx}: one shared listening socket: {fs:#?}");
     let f = fs[0];
     assert_eq!(f.code, "SL002");
-    let (calls, eagain_text) = accepts_in_text(&text(path));
+    let (calls, eagain_text) = accepts_in_text(&read_text(path));
     let accepted = metric(f, "accepted");
     let eagain = metric(f, "eagain");
     assert_eq!(accepted, CONNECTIONS, "{ctx}: every connection accepted once");
@@ -172,7 +155,7 @@ fn exclusive_reuseport_mutex_and_single_workers_are_quiet() {
                     assert_eq!(metric(f, "workers"), 1.0, "{ctx}");
                 }
             }
-            let (calls, _) = accepts_in_text(&text(&p));
+            let (calls, _) = accepts_in_text(&read_text(&p));
             let seen: f64 = fs.iter().map(|f| metric(f, "accepted") + metric(f, "eagain")).sum();
             assert_eq!(seen, calls, "{ctx}: every accept call belongs to a listening socket");
         }

@@ -4,30 +4,13 @@
 
 mod common;
 use common::*;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use syslint_report::{Finding, Report, Severity};
 
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
 
 fn trace(variant: &str, set: &str) -> PathBuf {
-    let plain = lab_trace("busy-poll", &format!("{variant}.{set}.strace"));
-    if plain.exists() {
-        plain
-    } else {
-        lab_trace("busy-poll", &format!("{variant}.{set}.strace.gz"))
-    }
-}
-
-fn text(p: &Path) -> String {
-    let raw = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    if p.extension().is_some_and(|e| e == "gz") {
-        let mut s = String::new();
-        flate2::read::GzDecoder::new(&raw[..]).read_to_string(&mut s).expect("gunzip");
-        s
-    } else {
-        String::from_utf8_lossy(&raw).into_owned()
-    }
+    lab_variant("busy-poll", variant, set)
 }
 
 /// The spinning calls of a variant, counted in the trace text (resumed halves included).
@@ -84,7 +67,7 @@ fn check_bad(variant: &str, set: &str, path: &Path, kind: &str, program: &str, d
         "{ctx}: spins are the sum of their kinds"
     );
     // the detector counts the spinning calls the trace holds (all but stray short windows)
-    let in_text = spin_lines(variant, &text(path)) as f64;
+    let in_text = spin_lines(variant, &read_text(path)) as f64;
     let counted = metric(f, kind);
     assert!(in_text >= 1000.0, "{ctx}: the lab program spun only {in_text} times");
     if variant == "c-yield" {
@@ -185,7 +168,7 @@ fn good_and_near_miss_variants_are_quiet() {
             let p = trace(variant, set);
             let r = analyze(&[&p]);
             assert!(busy(&r).is_empty(), "{variant}.{set}: {:#?}", busy(&r));
-            let t = text(&p);
+            let t = read_text(&p);
             match variant {
                 // one zero-timeout readiness check per request, 20 requests: real, but no spin
                 "c-fewpolls" => {

@@ -12,13 +12,7 @@ const DET: &str = "fsync-storm";
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
 
 fn trace(variant: &str, set: &str) -> PathBuf {
-    let plain = lab_trace(LAB, &format!("{variant}.{set}.strace"));
-    if plain.is_file() {
-        return plain;
-    }
-    let gz = lab_trace(LAB, &format!("{variant}.{set}.strace.gz"));
-    assert!(gz.is_file(), "missing lab trace {variant}.{set} (lab/{LAB}/record.sh records it)");
-    gz
+    lab_variant(LAB, variant, set)
 }
 
 fn only(r: &Report, ctx: &str) -> Finding {

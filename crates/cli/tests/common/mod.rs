@@ -80,6 +80,29 @@ pub fn lab_trace(dir: &str, name: &str) -> PathBuf {
     root().join("lab").join(dir).join("traces").join(name)
 }
 
+/// `lab/<lab>/traces/<variant>.<set>.strace`, or its `.gz` when the recording is compressed.
+pub fn lab_variant(lab: &str, variant: &str, set: &str) -> PathBuf {
+    let plain = lab_trace(lab, &format!("{variant}.{set}.strace"));
+    if plain.is_file() {
+        return plain;
+    }
+    let gz = lab_trace(lab, &format!("{variant}.{set}.strace.gz"));
+    assert!(gz.is_file(), "missing lab trace {variant}.{set} (lab/{lab}/record.sh records it)");
+    gz
+}
+
+/// A trace's text, gunzipped when it ends in `.gz`.
+pub fn read_text(p: &Path) -> String {
+    let raw = std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    if p.extension().is_some_and(|e| e == "gz") {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&raw[..]), &mut s).expect("gunzip");
+        s
+    } else {
+        String::from_utf8_lossy(&raw).into_owned()
+    }
+}
+
 /// The findings of one detector in a report.
 pub fn findings<'r>(r: &'r Report, detector: &str) -> Vec<&'r syslint_report::Finding> {
     r.findings.iter().filter(|f| f.detector == detector).collect()
