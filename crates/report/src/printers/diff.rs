@@ -23,6 +23,14 @@ fn finding_line(kind: &str, f: &FindingDelta) -> String {
     format!("{kind:<10} {} {} ({}): {msg} [{} -> {}]", f.code, f.detector, f.subject, sev(&f.before), sev(&f.after))
 }
 
+/// Calls before and after, per unit of work when there is one.
+fn calls(s: &crate::diff::SyscallDelta) -> (f64, f64) {
+    match (s.per_unit_before, s.per_unit_after) {
+        (Some(b), Some(a)) => (b, a),
+        _ => (s.calls_before as f64, s.calls_after as f64),
+    }
+}
+
 fn change(b: f64, a: f64) -> String {
     if b == 0.0 && a == 0.0 {
         return "0".into();
@@ -77,10 +85,7 @@ pub fn print_table(d: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
         "syscall", "before", "after", "change", "time bef.", "time aft."
     )?;
     for s in d.syscalls.iter().take(20) {
-        let (b, a) = match (s.per_unit_before, s.per_unit_after) {
-            (Some(b), Some(a)) => (b, a),
-            _ => (s.calls_before as f64, s.calls_after as f64),
-        };
+        let (b, a) = calls(s);
         writeln!(
             out,
             "  {:<16} {:>12} {:>12} {:>8} {:>10} {:>10}",
@@ -142,10 +147,7 @@ pub fn print_markdown(d: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "| syscall | calls{per} before | after | change | time before | after |")?;
         writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
         for s in d.syscalls.iter().take(12) {
-            let (b, a) = match (s.per_unit_before, s.per_unit_after) {
-                (Some(b), Some(a)) => (b, a),
-                _ => (s.calls_before as f64, s.calls_after as f64),
-            };
+            let (b, a) = calls(s);
             writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} |",
