@@ -106,12 +106,6 @@ fn feed<F: FnMut(&Event)>(
     file: &mut FileTally,
     sink: &mut F,
 ) {
-    file.lines += 1;
-    if memchr::memchr(0, line).is_some() {
-        file.binary += 1;
-        parser.unparsed(&String::from_utf8_lossy(line).replace('\0', "\\0"), line_no);
-        return;
-    }
     let text: &str = match std::str::from_utf8(line) {
         Ok(s) => s,
         Err(_) => {
@@ -122,9 +116,7 @@ fn feed<F: FnMut(&Event)>(
             scratch.as_str()
         }
     };
-    let before = parser.stats().events;
-    parser.parse_line(text, line_no, pid, sink);
-    file.events += parser.stats().events - before;
+    parallel::feed_line(parser, text, line_no, pid, true, file, sink);
 }
 
 /// Timestamp at the start of a line without touching parser state (for ordering `-ff` files).

@@ -158,7 +158,7 @@ fn parse_chunk(seq: u64, bytes: Vec<u8>, source: &str) -> Batch {
     let nul = memchr::memchr(0, text.as_bytes()).is_some();
     for line in lines(&text) {
         n += 1;
-        feed_line(&mut parser, line, n, nul, &mut tally, &mut |e: &Event| events.push(pack(&text, &mut side, e)));
+        feed_line(&mut parser, line, n, None, nul, &mut tally, &mut |e: &Event| events.push(pack(&text, &mut side, e)));
     }
     let (stats, end) = parser.finish_chunk();
     Batch { seq, text, side, events, stats, end, lines: n, tally }
@@ -167,10 +167,11 @@ fn parse_chunk(seq: u64, bytes: Vec<u8>, source: &str) -> Batch {
 /// One line (with or without its newline) into the parser; NUL bytes mean binary data
 /// (`nul`: the chunk has some, so look).
 #[inline]
-fn feed_line<F: FnMut(&Event)>(
+pub(crate) fn feed_line<F: FnMut(&Event)>(
     parser: &mut Parser,
     line: &str,
     n: u64,
+    pid: Option<Pid>,
     nul: bool,
     tally: &mut FileTally,
     sink: &mut F,
@@ -183,7 +184,7 @@ fn feed_line<F: FnMut(&Event)>(
         return;
     }
     let before = parser.stats().events;
-    parser.parse_line(line, n, None, sink);
+    parser.parse_line(line, n, pid, sink);
     tally.events += parser.stats().events - before;
 }
 
@@ -337,7 +338,7 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
             let nul = memchr::memchr(0, text.as_bytes()).is_some();
             for line in lines(&text) {
                 line_no += 1;
-                feed_line(&mut parser, line, line_no, nul, &mut tally, sink);
+                feed_line(&mut parser, line, line_no, None, nul, &mut tally, sink);
             }
             true
         });
