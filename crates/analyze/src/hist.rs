@@ -91,6 +91,22 @@ impl Histogram {
         self.min
     }
 
+    /// Counts regrouped under fixed upper bounds (nanoseconds, ascending): `bounds.len() + 1`
+    /// buckets, the last one open. Each fine bucket goes where its midpoint falls.
+    pub fn regroup(&self, bounds_ns: &[u64]) -> Vec<u64> {
+        let mut out = vec![0; bounds_ns.len() + 1];
+        if self.n == 0 {
+            return Vec::new();
+        }
+        for (i, &c) in self.counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+            let (lo, hi) = bounds(i);
+            let mid = lo + (hi - lo) / 2;
+            let k = bounds_ns.partition_point(|&b| b < mid);
+            out[k] += c;
+        }
+        out
+    }
+
     /// The value at quantile `q` (0..=1), nearest-rank.
     pub fn quantile(&self, q: f64) -> u64 {
         if self.n == 0 {
@@ -147,6 +163,17 @@ mod tests {
         }
         assert_eq!(h.quantile(1.0), 9_970_000);
         assert_eq!(h.quantile(0.0), 997);
+    }
+
+    #[test]
+    fn regroup_keeps_every_count() {
+        let mut h = Histogram::new();
+        for v in [500u64, 2_000, 2_000, 50_000, 5_000_000_000, 20_000_000_000] {
+            h.record(v);
+        }
+        let g = h.regroup(&[1_000, 10_000, 1_000_000_000]);
+        assert_eq!(g, vec![1, 2, 1, 2]);
+        assert!(Histogram::new().regroup(&[1]).is_empty());
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod hist;
 pub mod model;
 pub mod registry;
 pub mod summary;
+pub mod timeline;
 
 use model::Model;
 use registry::Detector;
@@ -22,6 +23,7 @@ pub struct Analyzer {
     model: Model,
     syscalls: SyscallTable,
     detectors: Vec<Box<dyn Detector>>,
+    timeline: timeline::Timeline,
     first_ts: Option<i64>,
     last_ts: Option<i64>,
     timed: bool,
@@ -40,6 +42,7 @@ impl Analyzer {
             model: Model::new(),
             syscalls: SyscallTable::default(),
             detectors,
+            timeline: timeline::Timeline::new(),
             first_ts: None,
             last_ts: None,
             timed: false,
@@ -67,6 +70,7 @@ impl Analyzer {
         if let EventKind::Syscall(sc) = &ev.kind {
             self.syscalls.add(sc);
             self.timed |= sc.dur_ns.is_some();
+            self.timeline.on_event(ev);
         }
         let target = self.model.on_event(ev);
         if !self.detectors.is_empty() {
@@ -195,7 +199,9 @@ impl Analyzer {
         // durations: set by the backend (-T seen); a trace without -T still has some
         // durations (unfinished/resumed pairs), shown per syscall as timed_calls
         capture.durations |= self.timed && capture.backend.is_empty();
+        let timeline = self.timeline.finish(|tid| (m.tgid(tid), m.label(tid)));
         Report {
+            timeline,
             version: syslint_report::SCHEMA_VERSION,
             tool: Tool::default(),
             capture,

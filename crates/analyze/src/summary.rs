@@ -81,8 +81,13 @@ impl SysAgg {
             wall_share: if window_s > 0.0 { total / window_s } else { 0.0 },
             returns,
             bytes: if self.moves_bytes { Some(self.bytes) } else { None },
+            latency: h.regroup(&latency_bounds_ns()),
         }
     }
+}
+
+fn latency_bounds_ns() -> [u64; syslint_report::LATENCY_BOUNDS_S.len()] {
+    syslint_report::LATENCY_BOUNDS_S.map(|s| (s * 1e9).round() as u64)
 }
 
 /// All syscalls: a dense array for known ones, a map for names not in the table.

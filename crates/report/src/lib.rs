@@ -19,7 +19,47 @@ pub struct Report {
     pub capture: Capture,
     pub summary: Summary,
     pub findings: Vec<Finding>,
+    /// Per-thread activity over time (traces with timestamps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
 }
+
+/// Per-thread activity in equal time bins over the traced window.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Timeline {
+    /// Start of the first bin, in the capture's clock (seconds).
+    pub start_s: f64,
+    /// Width of a bin (seconds).
+    pub bin_s: f64,
+    pub bins: u32,
+    /// The busiest threads, in order of first appearance; the last lane may sum the rest.
+    pub lanes: Vec<Lane>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Lane {
+    /// Thread id (0 for a lane summing several threads).
+    pub tid: u32,
+    /// Its process (thread group) id.
+    pub pid: u32,
+    /// `pid 12 (php)`, `thread 13 of pid 12 (php)`, `7 other threads`.
+    pub label: String,
+    /// Threads in this lane (1, or more for the summed lane).
+    pub threads: u32,
+    /// Syscalls started per bin.
+    pub calls: Vec<u32>,
+    /// Failed syscalls per bin.
+    pub errors: Vec<u32>,
+    /// Share of each bin spent inside syscalls (blocked or waiting), 0 to 1.
+    pub busy: Vec<f32>,
+    pub total_calls: u64,
+    pub total_busy_s: f64,
+}
+
+/// Upper bounds (seconds) of the buckets of [`SyscallStats::latency`]; the last bucket has no
+/// upper bound. Half a decade each, from 1 microsecond to 10 seconds.
+pub const LATENCY_BOUNDS_S: [f64; 15] =
+    [1e-6, 3.16e-6, 1e-5, 3.16e-5, 1e-4, 3.16e-4, 1e-3, 3.16e-3, 1e-2, 3.16e-2, 1e-1, 3.16e-1, 1.0, 3.16, 10.0];
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Tool {
@@ -120,6 +160,10 @@ pub struct SyscallStats {
     /// Bytes moved, for read/write-family calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
+    /// Timed calls per duration bucket (bounds in [`LATENCY_BOUNDS_S`]; one more bucket than
+    /// bounds). Empty when no call was timed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency: Vec<u64>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
