@@ -16,10 +16,10 @@ pub fn run(a: DiffArgs) -> Result<u8> {
     let mut out = output::open(a.output_file.as_deref())?;
     match a.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &d)?;
-            writeln!(out)?;
+            json::write_value(&d, &mut out)?;
         }
         Format::Markdown => dp::print_markdown(&d, &mut out)?,
+        Format::Html => syslint_report::printers::html::print_diff(&d, &before, &after, &mut out)?,
         Format::Table => dp::print_table(&d, &mut out)?,
     }
     out.flush()?;

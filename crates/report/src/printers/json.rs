@@ -1,14 +1,95 @@
 //! JSON output: the [`Report`](crate::Report) serialised as documented in docs/json-schema.md.
+//!
+//! Indented like `serde_json`'s pretty printer, except that arrays of plain numbers and strings
+//! stay on one line: a timeline of 240 bins is one line per series, not 240.
 
 use crate::Report;
+use serde::Serialize;
+use serde_json::Value;
 use std::io::{self, Write};
 
 pub fn print(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::from)?;
-    writeln!(out)
+    write_value(report, out)
+}
+
+/// Any serialisable document in syslint's JSON layout, with a final newline.
+pub fn write_value<T: Serialize>(doc: &T, out: &mut dyn Write) -> io::Result<()> {
+    let v = serde_json::to_value(doc).map_err(io::Error::from)?;
+    let mut s = String::with_capacity(16 * 1024);
+    emit(&v, 0, &mut s);
+    s.push('\n');
+    out.write_all(s.as_bytes())
+}
+
+fn scalar(v: &Value) -> bool {
+    !matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+fn indent(s: &mut String, n: usize) {
+    s.push('\n');
+    for _ in 0..n {
+        s.push_str("  ");
+    }
+}
+
+fn emit(v: &Value, depth: usize, s: &mut String) {
+    match v {
+        Value::Array(a) if a.is_empty() => s.push_str("[]"),
+        Value::Array(a) if a.iter().all(scalar) => {
+            s.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                s.push_str(&x.to_string());
+            }
+            s.push(']');
+        }
+        Value::Array(a) => {
+            s.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                indent(s, depth + 1);
+                emit(x, depth + 1, s);
+            }
+            indent(s, depth);
+            s.push(']');
+        }
+        Value::Object(m) if m.is_empty() => s.push_str("{}"),
+        Value::Object(m) => {
+            s.push('{');
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                indent(s, depth + 1);
+                s.push_str(&Value::String(k.clone()).to_string());
+                s.push_str(": ");
+                emit(x, depth + 1, s);
+            }
+            indent(s, depth);
+            s.push('}');
+        }
+        x => s.push_str(&x.to_string()),
+    }
 }
 
 /// Read a report back (used by `diff` and by tests).
 pub fn parse(text: &str) -> Result<Report, serde_json::Error> {
     serde_json::from_str(text)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn number_arrays_on_one_line_and_round_trip() {
+        let v = serde_json::json!({"a": [1, 2.5, 3], "b": [{"c": "x\"y"}], "d": {}, "e": []});
+        let mut out = Vec::new();
+        super::write_value(&v, &mut out).expect("write");
+        let text = String::from_utf8(out).expect("utf8");
+        assert!(text.contains("\"a\": [1, 2.5, 3]"), "{text}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).expect("parse"), v);
+    }
 }
