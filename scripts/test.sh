@@ -24,6 +24,7 @@ have unshare || need+=(util-linux)                   # repeated-dns: a private r
 have mount || need+=(mount)
 have ps || need+=(procps)
 have script || need+=(bsdutils)                      # small-io: writes to a terminal
+have chromium || need+=(chromium)                    # the HTML report in a headless browser
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test dependencies: ${need[*]}"
   sudo_=""

@@ -46,6 +46,9 @@ pub enum Format {
     Json,
     /// Markdown for a pull-request comment: findings first, summary folded
     Markdown,
+    /// One self-contained HTML page (findings, per-thread timeline, latency charts); use
+    /// with --output-file
+    Html,
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]

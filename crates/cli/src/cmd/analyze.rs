@@ -31,6 +31,7 @@ pub fn emit(report: &Report, r: &ReportArgs) -> Result<()> {
     match r.format {
         Format::Json => json::print(report, &mut out)?,
         Format::Markdown => markdown::print(report, &mut out)?,
+        Format::Html => syslint_report::printers::html::print(report, &mut out)?,
         Format::Table => {
             let opt = table::TableOptions {
                 color: output::color_enabled(r.color, r.output_file.is_some()),

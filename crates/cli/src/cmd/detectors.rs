@@ -19,6 +19,7 @@ pub fn run(a: DetectorsArgs) -> Result<u8> {
                 .collect();
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
+        Format::Html => anyhow::bail!("`syslint detectors` prints table, markdown or json, not html"),
         Format::Table | Format::Markdown => {
             if metas.is_empty() {
                 println!("no detectors in this version yet (syslint analyze prints the summary)");

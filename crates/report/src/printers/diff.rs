@@ -24,14 +24,14 @@ fn finding_line(kind: &str, f: &FindingDelta) -> String {
 }
 
 /// Calls before and after, per unit of work when there is one.
-fn calls(s: &crate::diff::SyscallDelta) -> (f64, f64) {
+pub(crate) fn calls(s: &crate::diff::SyscallDelta) -> (f64, f64) {
     match (s.per_unit_before, s.per_unit_after) {
         (Some(b), Some(a)) => (b, a),
         _ => (s.calls_before as f64, s.calls_after as f64),
     }
 }
 
-fn change(b: f64, a: f64) -> String {
+pub(crate) fn change(b: f64, a: f64) -> String {
     if b == 0.0 && a == 0.0 {
         return "0".into();
     }
@@ -41,7 +41,7 @@ fn change(b: f64, a: f64) -> String {
     format!("{:+.0}%", (a - b) / b * 100.0)
 }
 
-fn num(v: f64) -> String {
+pub(crate) fn num(v: f64) -> String {
     if v >= 100.0 {
         fmt_count(v.round() as u64)
     } else {

@@ -1,6 +1,7 @@
 //! Printers only read a [`Report`](crate::Report); they never compute findings.
 
 pub mod diff;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod table;

@@ -1,0 +1,194 @@
+//! The HTML report in a real browser (Debian's chromium, headless): the page loads with no
+//! console message, makes no network request, shows the findings and draws the timeline.
+//! The checker itself is tried on a page that breaks every rule, so it cannot pass by
+//! seeing nothing.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn chromium() -> Option<&'static str> {
+    for c in ["chromium", "chromium-browser", "google-chrome"] {
+        if Command::new("sh").args(["-c", &format!("command -v {c}")]).output().is_ok_and(|o| o.status.success()) {
+            return Some(c);
+        }
+    }
+    eprintln!("NOTE: chromium is not installed: the browser tests cannot run (scripts/test.sh installs it)");
+    assert!(std::env::var_os("CI").is_none(), "chromium missing in CI");
+    None
+}
+
+struct Loaded {
+    /// The DOM after loading.
+    dom: String,
+    /// Console messages the page produced.
+    console: Vec<String>,
+    /// URLs the page asked the network for (the browser's own background requests excluded).
+    requests: Vec<String>,
+}
+
+/// Load `page` headless; collect console messages (chromium logs them on stderr) and the
+/// page's network requests (from a net log: requests whose initiator is the page's origin).
+fn load(browser: &str, page: &Path, dir: &Path) -> Loaded {
+    let netlog = dir.join("net.json");
+    let out = Command::new("timeout")
+        .arg("120")
+        .arg(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--disable-extensions",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("--log-net-log={}", netlog.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run chromium");
+    assert!(out.status.success(), "chromium failed: {}", stderr(&out));
+    let console = stderr(&out).lines().filter(|l| l.contains(":CONSOLE")).map(str::to_string).collect();
+    let log: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&netlog).expect("net log")).expect("net log is JSON");
+    let mut requests = Vec::new();
+    for e in log["events"].as_array().expect("events") {
+        let p = &e["params"];
+        if let (Some(url), Some(init)) = (p["url"].as_str(), p["initiator"].as_str()) {
+            // the browser's own requests (update checks, ...) have no origin
+            if init != "not an origin" {
+                requests.push(url.to_string());
+            }
+        }
+    }
+    requests.sort();
+    requests.dedup();
+    Loaded { dom: stdout(&out), console, requests }
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("syslint-html-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("tmp dir");
+    d
+}
+
+/// What any syslint page must satisfy, read from the file itself.
+fn static_rules(html: &str) {
+    for bad in ["<script", "<link", "<img", "<iframe", "@import", "url(", " src=", "https://"] {
+        assert!(!html.contains(bad), "page contains {bad:?}");
+    }
+    // the only http:// is the SVG namespace, which names and loads nothing
+    assert_eq!(html.matches("http://").count(), html.matches("http://www.w3.org/2000/svg").count());
+    assert!(html.contains("Content-Security-Policy"));
+}
+
+#[test]
+fn checker_sees_console_errors_and_requests() {
+    let Some(b) = chromium() else { return };
+    let dir = tmp("control");
+    let page = dir.join("bad.html");
+    // a request to a closed loopback port and a script error: both must be seen
+    std::fs::write(
+        &page,
+        "<!DOCTYPE html><html><body><p>x</p><img src=\"http://127.0.0.1:9/x.png\"><script>nope();</script></body></html>",
+    )
+    .expect("write");
+    let l = load(b, &page, &dir);
+    assert!(l.console.iter().any(|c| c.contains("nope is not defined")), "{:?}", l.console);
+    assert!(l.requests.iter().any(|u| u == "http://127.0.0.1:9/x.png"), "{:?}", l.requests);
+}
+
+#[test]
+fn analyze_page_loads_clean_and_shows_the_herd() {
+    let Some(b) = chromium() else { return };
+    let dir = tmp("herd");
+    let page = dir.join("herd.html");
+    let trace = lab_variant("accept-herd", "c-procs", "f-tt-T-yy");
+    let out = run(&[
+        "analyze",
+        "--format",
+        "html",
+        "--output-file",
+        page.to_str().expect("path"),
+        trace.to_str().expect("path"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).expect("page");
+    static_rules(&html);
+    assert!(html.len() < 400_000, "page of {} bytes", html.len());
+    let l = load(b, &page, &dir);
+    assert!(l.console.is_empty(), "console: {:?}", l.console);
+    assert!(l.requests.is_empty(), "requests: {:?}", l.requests);
+    // the finding, with its evidence, in the rendered page
+    assert!(l.dom.contains("data-finding=\"accept-herd\""));
+    assert!(l.dom.contains("EAGAIN"));
+    // one lane per worker and the listening parent, with drawn activity and failed accepts
+    let lanes = l.dom.matches("class=\"lane\"").count();
+    assert_eq!(lanes, 5, "lanes");
+    assert!(l.dom.matches("class=\"errors\"").count() >= 4, "failed calls drawn");
+    assert!(l.dom.matches("class=\"busy\"").count() >= 5, "time inside syscalls drawn");
+    assert!(l.dom.matches("class=\"latency\"").count() >= 4, "latency charts");
+    assert!(l.dom.contains("data-syscall=\"accept4\""));
+}
+
+#[test]
+fn diff_page_tells_the_fix() {
+    let Some(b) = chromium() else { return };
+    let dir = tmp("diff");
+    let page = dir.join("diff.html");
+    let bad = lab_variant("busy-poll", "c-poll0", "f-tt-T-yy");
+    let good = lab_variant("busy-poll", "c-timeout", "f-tt-T-yy");
+    let out = run(&[
+        "diff",
+        "--format",
+        "html",
+        "--output-file",
+        page.to_str().expect("path"),
+        bad.to_str().expect("path"),
+        good.to_str().expect("path"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).expect("page");
+    static_rules(&html);
+    let l = load(b, &page, &dir);
+    assert!(l.console.is_empty(), "console: {:?}", l.console);
+    assert!(l.requests.is_empty(), "requests: {:?}", l.requests);
+    assert!(l.dom.contains("improved: busy-poll fixed"), "verdict");
+    assert!(l.dom.contains("data-finding=\"busy-poll\" data-status=\"fixed\""));
+    // both runs drawn; the spinning one has dense calls, the fixed one blocks
+    let before =
+        &l.dom[l.dom.find("data-side=\"before\"").expect("before")..l.dom.find("data-side=\"after\"").expect("after")];
+    let after = &l.dom[l.dom.find("data-side=\"after\"").expect("after")..];
+    assert!(before.contains("class=\"lane\"") && after.contains("class=\"lane\""));
+    assert!(before.contains("(spin): 9,917 calls"), "spinning lane with its calls");
+    assert!(after.contains("(spin): 51 calls") && !after.contains("(spin): 9,"), "the fixed run blocks");
+    // the poll latency before and after, side by side
+    assert_eq!(l.dom.matches("data-syscall=\"poll\"").count(), 2);
+}
+
+#[test]
+fn page_without_timestamps_says_why_there_is_no_timeline() {
+    let dir = tmp("plain");
+    let page = dir.join("plain.html");
+    let trace = lab_variant("busy-poll", "c-poll0", "f");
+    let out = run(&[
+        "analyze",
+        "--format",
+        "html",
+        "--output-file",
+        page.to_str().expect("path"),
+        trace.to_str().expect("path"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).expect("page");
+    static_rules(&html);
+    assert!(html.contains("No timeline: the trace has no timestamps"));
+    assert!(html.contains("No durations"));
+    assert!(!html.contains("class=\"lane\""));
+}
