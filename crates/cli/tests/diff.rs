@@ -69,3 +69,29 @@ fn markdown_diff_tells_the_story() {
     assert!(md.contains("| ✅ fixed | `SL001` busy-poll |"), "{md}");
     assert!(md.contains("| poll |"), "{md}");
 }
+
+/// The Markdown a reviewer pastes, kept as snapshots: a fix (busy-poll), a fix measured per
+/// unit of work (fsync-storm) and a run compared with itself.
+#[test]
+fn markdown_diff_snapshots() {
+    for (name, before, after) in [
+        (
+            "diff-busy-poll.md",
+            "lab/busy-poll/traces/c-poll0.f-tt-T-yy.strace.gz",
+            "lab/busy-poll/traces/c-timeout.f-tt-T-yy.strace",
+        ),
+        (
+            "diff-fsync-storm.md",
+            "lab/fsync-storm/traces/c-fsync-each.f-tt-T-yy.strace",
+            "lab/fsync-storm/traces/c-fsync-batch.f-tt-T-yy.strace",
+        ),
+        (
+            "diff-same.md",
+            "tests/fixtures/traces/netio.f-tt-T-yy.strace",
+            "tests/fixtures/traces/netio.f-tt-T-yy.strace",
+        ),
+    ] {
+        let t = run_in_root(&["diff", "--format", "markdown", before, after]);
+        snapshot(name, &t);
+    }
+}

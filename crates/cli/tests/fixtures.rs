@@ -273,39 +273,6 @@ fn attach_to_a_running_process() {
     assert_eq!(r.summary.processes[0].pid, pid, "the pid comes from strace's attach message");
 }
 
-/// Compare with a stored snapshot; `UPDATE_SNAPSHOTS=1` rewrites it.
-fn snapshot(name: &str, got: &str) {
-    let path = root().join("crates/cli/tests/snapshots").join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing snapshot {name}: run with UPDATE_SNAPSHOTS=1"));
-    if want != got {
-        let first = want.lines().zip(got.lines()).position(|(a, b)| a != b).unwrap_or(0);
-        panic!(
-            "snapshot {name} differs at line {}:\n want: {}\n  got: {}\n(UPDATE_SNAPSHOTS=1 to accept)",
-            first + 1,
-            want.lines().nth(first).unwrap_or(""),
-            got.lines().nth(first).unwrap_or("")
-        );
-    }
-}
-
-fn run_in_root(args: &[&str]) -> String {
-    let o = std::process::Command::new(bin())
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap().replace(env!("CARGO_PKG_VERSION"), "VERSION")
-}
-
 #[test]
 fn table_snapshot() {
     let t = run_in_root(&["analyze", "tests/fixtures/traces/netio.f-tt-T-yy.strace"]);

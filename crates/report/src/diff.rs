@@ -82,18 +82,30 @@ pub struct SyscallDelta {
     pub per_unit_after: Option<f64>,
 }
 
-/// `pid 1234 (php)` -> `pid * (php)`: process ids differ between runs.
+/// `pid 1234 (php)` -> `pid * (php)`, `(pids 12, 13)` -> `(pids *)`: process ids differ
+/// between runs. Also drops the random part of mktemp names (`/tmp/x.1rNiMh/`).
 pub fn stable_subject(s: &str) -> String {
-    let mut prev = "";
-    s.split(' ')
-        .map(|w| {
-            let id = !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit());
-            let out = if id && (prev == "pid" || prev == "thread") { "*" } else { w };
-            prev = w;
-            out
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut out: Vec<String> = Vec::new();
+    let mut in_ids = false;
+    for w in s.split(' ') {
+        let core = w.trim_end_matches([',', ')']);
+        let id = !core.is_empty() && core.bytes().all(|c| c.is_ascii_digit());
+        if id && in_ids {
+            let tail = &w[core.len()..];
+            // a list of ids becomes one star
+            if out.last().is_some_and(|l| l.starts_with('*')) {
+                out.pop();
+                out.push(format!("*{tail}"));
+            } else {
+                out.push(format!("*{tail}"));
+            }
+            in_ids = tail.is_empty() || tail == ",";
+            continue;
+        }
+        in_ids = matches!(w, "pid" | "pids" | "thread" | "threads" | "(pid" | "(pids");
+        out.push(w.to_string());
+    }
+    out.join(" ")
 }
 
 fn side_of(f: &Finding) -> FindingSide {
@@ -313,6 +325,8 @@ mod tests {
         assert_eq!(stable_subject("pid 1234 (php)"), "pid * (php)");
         assert_eq!(stable_subject("thread 1240 of pid 1234 (python3)"), "thread * of pid * (python3)");
         assert_eq!(stable_subject("127.0.0.1:8080"), "127.0.0.1:8080");
+        assert_eq!(stable_subject("2 processes of records (pids 14122, 14123)"), "2 processes of records (pids *)");
+        assert_eq!(stable_subject("3 workers (pids 1, 2, 3) on x"), "3 workers (pids *) on x");
         assert_eq!(stable_subject("/usr/lib/php/20220829/x.so"), "/usr/lib/php/20220829/x.so");
     }
 }
