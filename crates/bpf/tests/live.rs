@@ -212,6 +212,73 @@ fn polls_exact(test: &str, opts: &Options) {
     assert!(recs.iter().any(|r| matches!(r, Rec::Sys { nr: 231, unfinished: true, .. })));
     assert!(recs.iter().any(|r| matches!(*r, Rec::Exit { tgid, process_ended: true, .. } if tgid == pid)));
     assert!(recs.iter().any(|r| matches!(r, Rec::Exec { filename, .. } if filename.ends_with(b"syslint-bpf-polls"))));
+    // execve's path is copied at entry: after the exec that memory is gone
+    assert!(sys_records(&recs, 59).any(|r| matches!(r,
+        Rec::Sys { ret: 0, d1: (DataKind::Str, p, false), .. } if p.ends_with(b"syslint-bpf-polls"))));
+}
+
+#[test]
+fn long_runs_are_reported_in_pieces_of_at_most_65536() {
+    let test = "long_runs_are_reported_in_pieces_of_at_most_65536";
+    let (Some(mut probe), Some(prog)) = (probe(test, &Options::default()), program(test, "polls")) else { return };
+    const N: u64 = 300_000;
+    let (pid, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string()]);
+    let reps = repeats(&recs, pid);
+    assert_eq!(calls_of(&recs, pid, POLL), N);
+    assert!(reps.len() >= 5, "300000 polls need at least 5 repeats: {reps:?}");
+    assert!(reps.iter().all(|&(p, c)| p == 1 && c <= 65536), "{reps:?}");
+}
+
+#[test]
+fn runs_report_every_100ms_and_flush_pending_drains_them() {
+    let test = "runs_report_every_100ms_and_flush_pending_drains_them";
+    let (Some(mut stream), Some(counter), Some(prog)) = (
+        probe(test, &Options::default()),
+        probe(test, &Options { summary_only: true, ..Options::default() }),
+        program(test, "gated"),
+    ) else {
+        return;
+    };
+    // long enough to still run after 300 ms, bounded in case it is fast
+    const N: u64 = 6_000_000;
+    let mut child = gated(&prog, N);
+    let pid = child.id();
+    std::thread::sleep(Duration::from_millis(100));
+    stream.follow(pid).expect("follow");
+    let mut counter = counter;
+    counter.follow(pid).expect("follow");
+    child.stdin.take().expect("stdin").write_all(b"g").expect("release it");
+    let mut recs = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(350) {
+        stream.poll(Duration::from_millis(100), &mut |r| recs.push(Rec::from(r))).expect("poll");
+    }
+    if child.try_wait().expect("try_wait").is_some() {
+        skip(test, "the loop of 6,000,000 getppid ended within 350 ms: machine too fast for this check");
+        return;
+    }
+    // SAFETY: kill(2) on our own child.
+    assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
+    std::thread::sleep(Duration::from_millis(50));
+    stream.poll(Duration::ZERO, &mut |r| recs.push(Rec::from(r))).expect("poll");
+    let timed = repeats(&recs, pid).len();
+    let before = recs.len();
+    stream.flush_pending(&mut |r| recs.push(Rec::from(r))).expect("flush");
+    let flushed = recs[before..].to_vec();
+    // SAFETY: kill(2) on our own child.
+    assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGCONT) }, 0);
+    let mut status = None;
+    recs.extend(collect(&mut stream, || {
+        status = child.try_wait().expect("try_wait");
+        status.is_some()
+    }));
+    assert!(status.is_some_and(|s| s.success()));
+    eprintln!("{test}: {timed} timed repeats in 350 ms, flushed {flushed:?}, lost {:?}", stream.lost());
+    assert!(timed >= 2, "runs must be reported about every 100 ms (or 65536 calls)");
+    assert!(flushed.iter().all(|r| matches!(r, Rec::Repeat { .. } | Rec::Sys { .. })));
+    let counted = counter.summary().iter().find(|(nr, _)| *nr == GETPPID).map(|(_, c)| c.calls);
+    assert_eq!(counted, Some(N));
+    assert_eq!(calls_of(&recs, pid, GETPPID) + stream.lost().syscalls, N, "every getppid accounted for");
 }
 
 #[test]
