@@ -25,6 +25,13 @@ have mount || need+=(mount)
 have ps || need+=(procps)
 have script || need+=(bsdutils)                      # small-io: writes to a terminal
 have chromium || need+=(chromium)                    # the HTML report in a headless browser
+# the eBPF backend (crates/bpf): clang compiles the BPF program; libbpf-sys builds its vendored
+# libbpf with make and pkg-config and links the system libelf and zlib
+have clang || need+=(clang)
+have make || need+=(make)
+have pkg-config || need+=(pkg-config)
+[ -f /usr/include/libelf.h ] || need+=(libelf-dev)
+[ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing test dependencies: ${need[*]}"
   sudo_=""

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+ * The ONLY layout shared between syslint.bpf.c and user space. src/abi.rs mirrors every
+ * struct here with #[repr(C)] and a test asserts sizes and offsets; change both together.
+ * Plain fixed-width types only, explicit padding, no bitfields.
+ */
+#ifndef SYSLINT_H
+#define SYSLINT_H
+
+#define SL_NR_MAX 512     /* capture specs and summary counters exist for syscall numbers below this */
+#define SL_SLOT_MAX 4096  /* bytes a capture slot can hold (the largest length is SL_SLOT_MAX - 1) */
+#define SL_SIG_DATA 16    /* captured bytes a coalescable call may carry (compared exactly) */
+#define SL_EXEC_NAME 256  /* bytes of an EXEC record's filename */
+
+/* Record kinds: the first byte of every ring-buffer record. */
+#define SL_REC_SYSCALL 1
+#define SL_REC_REPEAT 2
+#define SL_REC_FORK 3
+#define SL_REC_EXEC 4
+#define SL_REC_EXIT 5
+
+/* What a data slot holds. */
+#define SL_DATA_NONE 0
+#define SL_DATA_STR 1      /* a NUL-terminated string (stored without the NUL) */
+#define SL_DATA_BYTES 2    /* raw bytes */
+#define SL_DATA_SOCKADDR 3 /* a struct sockaddr_* as the program passed or received it */
+
+/* Where a capture slot's length comes from. */
+#define SL_LEN_FIXED 0   /* `len` bytes (iovec/msghdr slots: the first buffer's iov_len) */
+#define SL_LEN_ARG 1     /* args[len_arg] */
+#define SL_LEN_RET 2     /* the return value (nothing when it is <= 0) */
+#define SL_LEN_ARG_PTR 3 /* the u32 at user address args[len_arg], read at exit (socklen_t *) */
+
+/* Capture slot flags. */
+#define SL_CAP_SOCK_ONLY 0x01   /* only when args[0] is an fd of a socket (S_IFSOCK) */
+#define SL_CAP_AT_ENTER 0x02    /* copy at syscall entry (execve: the memory is gone after success) */
+#define SL_CAP_NO_COALESCE 0x04 /* contents may differ between identical calls: never coalesce */
+#define SL_CAP_IF_OK 0x08       /* only when the call succeeded (ret >= 0): output buffers */
+#define SL_CAP_IOVEC 0x10       /* args[arg] is a struct iovec *: the first buffer */
+#define SL_CAP_MSGHDR 0x20      /* args[arg] is a struct msghdr * (or mmsghdr *): its first iov buffer */
+#define SL_CAP_MSGNAME 0x40     /* args[arg] is a struct msghdr *: msg_name, msg_namelen bytes */
+
+/* One thing to copy from user memory. `len` is the fixed length (SL_LEN_FIXED) or the maximum;
+ * 0 means the option's default (path_bytes for strings, payload_bytes otherwise). */
+struct sl_cap_slot {
+	__u8 kind; /* SL_DATA_* (SL_DATA_NONE: unused slot) */
+	__u8 arg;  /* which argument holds the user pointer */
+	__u8 len_src;
+	__u8 len_arg;
+	__u16 len;
+	__u16 flags; /* SL_CAP_* */
+};
+
+/* The capture table: an array map indexed by syscall number, filled by user space. */
+struct sl_cap_spec {
+	struct sl_cap_slot slot[2];
+};
+
+/* SYSCALL record flags */
+#define SL_F_TRUNC1 0x01     /* data1 was cut at its maximum (strings: at least that long) */
+#define SL_F_TRUNC2 0x02
+#define SL_F_FAULT1 0x04     /* data1 could not be read (bad pointer) */
+#define SL_F_FAULT2 0x08
+#define SL_F_UNFINISHED 0x10 /* the thread ended inside this call: no return value, ts_exit = end */
+
+/* SL_REC_SYSCALL, followed by data1_len bytes of data1 and data2_len bytes of data2. */
+struct sl_syscall_rec {
+	__u8 kind;
+	__u8 flags;
+	__u8 data1_kind;
+	__u8 data2_kind;
+	__u32 tgid;
+	__u32 tid;
+	__u32 nr;
+	__u64 args[6];
+	__s64 ret;
+	__u64 ts_enter; /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns) */
+	__u64 ts_exit;
+	__u16 data1_len;
+	__u16 data2_len;
+	__u32 _pad;
+};
+
+/* SL_REC_REPEAT: the last `period` SYSCALL records of this thread happened `count` more times,
+ * between first_ts (enter of the first repetition) and last_ts (exit of the last one). */
+struct sl_repeat_rec {
+	__u8 kind;
+	__u8 period; /* 1 or 2 */
+	__u16 _pad;
+	__u32 tgid;
+	__u32 tid;
+	__u32 count;
+	__u64 first_ts;
+	__u64 last_ts;
+	__u64 dur_sum; /* sum of (ts_exit - ts_enter) of the count * period calls */
+};
+
+struct sl_fork_rec {
+	__u8 kind;
+	__u8 is_thread;
+	__u16 _pad;
+	__u32 parent_tgid;
+	__u32 parent_tid;
+	__u32 child_tgid;
+	__u32 child_tid;
+	__u32 _pad2;
+	__u64 ts;
+};
+
+/* SL_REC_EXEC, followed by filename_len bytes of the file name. */
+struct sl_exec_rec {
+	__u8 kind;
+	__u8 truncated;
+	__u16 filename_len;
+	__u32 tgid;
+	__u32 tid;
+	__u32 old_tid; /* the exec-ing thread's id before exec (differs when a non-leader thread execs) */
+	__u64 ts;
+};
+
+struct sl_exit_rec {
+	__u8 kind;
+	__u8 group_dead; /* the last thread of the process: the whole process ended */
+	__u16 _pad;
+	__u32 tgid;
+	__u32 tid;
+	__s32 exit_code; /* wait status style: (code << 8) | signal */
+	__u64 ts;
+};
+
+/* The per-CPU drop counters (one entry). */
+struct sl_lost {
+	__u64 records;  /* records that did not fit in the ring buffer */
+	__u64 syscalls; /* syscalls those records stood for (a REPEAT stands for count * period) */
+};
+
+/* Summary-only counters: a per-CPU array indexed by syscall number. */
+struct sl_counts {
+	__u64 calls;
+	__u64 errors; /* returned -4095..-1 */
+	__u64 dur_ns;
+};
+
+/* A call as coalescing compares it: number, arguments, return value and up to SL_SIG_DATA
+ * captured bytes (len1 bytes of data1 then len2 of data2). */
+struct sl_sig {
+	__u32 nr;
+	__u8 len1;
+	__u8 len2;
+	__u8 kinds; /* data1 kind | data2 kind << 4 */
+	__u8 coal;  /* 1: this call may be coalesced */
+	__u64 args[6];
+	__s64 ret;
+	__u8 data[SL_SIG_DATA];
+};
+
+/* Per-thread state, a hash map keyed by tid (user space reads it in flush_pending). */
+struct sl_thread {
+	/* the call in flight */
+	__u64 args[6];
+	__u64 ts_enter;
+	__u32 nr;
+	__u32 in_flight;
+	/* the thread's last two SYSCALL records, hist[1] the newer; hist_n of them are valid */
+	struct sl_sig hist[2];
+	__u8 hist_n;
+	__u8 period;  /* 0: no run; 1 or 2: the last `period` records are repeating */
+	__u8 partial; /* calls of an unfinished repetition seen (0 or 1) */
+	__u8 _pad;
+	__u32 count;  /* whole repetitions not yet reported */
+	__u64 first_ts;
+	__u64 last_ts;
+	__u64 dur_sum;
+	__u64 last_report; /* when the run last emitted a REPEAT (or started) */
+	__u64 part_ts_enter; /* times of the partial repetition's call */
+	__u64 part_ts_exit;
+	__u32 tgid;
+	__u32 _pad2;
+};
+
+#endif /* SYSLINT_H */

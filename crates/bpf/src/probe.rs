@@ -1,0 +1,471 @@
+//! Opening, configuring, loading and attaching the skeleton; reading the ring buffer and maps.
+
+use std::cell::RefCell;
+use std::ffi::OsString;
+use std::mem::{size_of, MaybeUninit};
+use std::path::Path;
+use std::rc::Rc;
+use std::time::Duration;
+
+use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
+use libbpf_rs::{ErrorKind, Link, MapCore, MapFlags, MapHandle, RingBuffer, RingBufferBuilder};
+
+use crate::abi::{self, Pod};
+use crate::{caps, spawn, Child, Counts, Data, DataKind, Error, Lost, Options, Record};
+
+mod skel_btf {
+    include!(concat!(env!("OUT_DIR"), "/syslint.skel.rs"));
+}
+mod skel_nobtf {
+    include!(concat!(env!("OUT_DIR"), "/syslint_nobtf.skel.rs"));
+}
+
+const PERMISSION_HINT: &str = "loading eBPF programs needs root, or the capabilities CAP_BPF and CAP_PERFMON \
+     (e.g. `sudo setcap cap_bpf,cap_perfmon+ep /path/to/syslint`); \
+     kernel.unprivileged_bpf_disabled does not matter then";
+
+/// The callback stops consuming (after keeping the record) when this much is buffered, so one
+/// poll never holds more than about this in memory.
+const ARENA_LIMIT: usize = 4 << 20;
+/// The callback's "buffer full" return value.
+const ARENA_FULL: i32 = -libc::E2BIG;
+
+fn classify(what: &str, e: libbpf_rs::Error) -> Error {
+    match e.kind() {
+        ErrorKind::PermissionDenied => Error::PermissionDenied(format!("{what}: {e}; {PERMISSION_HINT}")),
+        ErrorKind::Unsupported => Error::Unsupported(format!("{what}: {e}")),
+        _ => Error::Other(format!("{what}: {e}")),
+    }
+}
+
+fn map_err(what: &str) -> impl Fn(libbpf_rs::Error) -> Error + '_ {
+    move |e| classify(what, e)
+}
+
+/// (major, minor) of the running kernel.
+fn kernel_version() -> Option<(u32, u32)> {
+    let rel = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok()?;
+    let mut it = rel.trim().split(|c: char| !c.is_ascii_digit());
+    Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+}
+
+struct Maps {
+    events: MapHandle,
+    traced: MapHandle,
+    threads: MapHandle,
+    caps: MapHandle,
+    lost: MapHandle,
+    counts: MapHandle,
+}
+
+/// Opens one skeleton variant, sets the options, loads, fills the capture table, attaches, and
+/// returns the links and map handles (the skeleton itself is dropped: links keep the programs
+/// attached, the handles keep the maps alive).
+macro_rules! load_variant {
+    ($builder:ty, $opts:expr, [$($link:ident),+]) => {{
+        let opts: &Options = $opts;
+        let mut storage = MaybeUninit::uninit();
+        let mut open = <$builder>::default().open(&mut storage).map_err(map_err("opening the BPF object"))?;
+        let ro = open
+            .maps
+            .rodata_data
+            .as_deref_mut()
+            .ok_or_else(|| Error::Other("the BPF object has no read-only data".into()))?;
+        ro.opt_payload_bytes = u32::from(opts.payload_bytes).min(abi::SLOT_MAX as u32 - 1);
+        ro.opt_path_bytes = u32::from(opts.path_bytes).min(abi::SLOT_MAX as u32 - 1);
+        ro.opt_coalesce = opts.coalesce;
+        ro.opt_summary_only = opts.summary_only;
+        open.maps.events.set_max_entries(ring_size(opts.ring_bytes)).map_err(map_err("sizing the ring buffer"))?;
+        let mut skel = open.load().map_err(map_err("loading the BPF programs"))?;
+        for (nr, spec) in caps::specs() {
+            skel.maps
+                .caps
+                .update(&nr.to_ne_bytes(), abi::bytes(&spec), MapFlags::ANY)
+                .map_err(map_err("filling the capture table"))?;
+        }
+        skel.attach().map_err(map_err("attaching the BPF programs"))?;
+        let links: Vec<Link> = [$(skel.links.$link.take()),+].into_iter().flatten().collect();
+        let handle = |m: &libbpf_rs::Map<'_>| MapHandle::try_from(m).map_err(map_err("duplicating a map handle"));
+        let maps = Maps {
+            events: handle(&skel.maps.events)?,
+            traced: handle(&skel.maps.traced)?,
+            threads: handle(&skel.maps.threads)?,
+            caps: handle(&skel.maps.caps)?,
+            lost: handle(&skel.maps.lost)?,
+            counts: handle(&skel.maps.counts)?,
+        };
+        (links, maps)
+    }};
+}
+
+/// A power of two of at least one page, as the kernel requires.
+fn ring_size(bytes: u32) -> u32 {
+    bytes.max(4096).checked_next_power_of_two().unwrap_or(1 << 31)
+}
+
+/// The loaded and attached eBPF programs. Dropping it detaches them.
+pub struct Probe {
+    // declared first so it drops first: detach before anything else goes
+    links: Vec<Link>,
+    ring: RingBuffer<'static>,
+    arena: Rc<RefCell<Vec<u8>>>,
+    maps: Maps,
+    btf: bool,
+}
+
+impl Probe {
+    /// Opens, loads and attaches the programs (tp_btf on kernels with BTF, raw_tp otherwise).
+    /// Nothing is traced until [`Probe::follow`] or [`Probe::spawn`].
+    pub fn load(opts: &Options) -> Result<Probe, Error> {
+        if let Some((maj, min)) = kernel_version() {
+            if (maj, min) < (5, 8) {
+                return Err(Error::Unsupported(format!(
+                    "kernel {maj}.{min} has no BPF ring buffer (needs 5.8 or later)"
+                )));
+            }
+        }
+        let btf = !opts.force_no_btf && Path::new("/sys/kernel/btf/vmlinux").exists();
+        let (links, maps) = if btf {
+            load_variant!(skel_btf::SyslintSkelBuilder, opts, [sl_sys_enter, sl_sys_exit, sl_fork, sl_exec, sl_exit])
+        } else {
+            load_variant!(skel_nobtf::SyslintNobtfSkelBuilder, opts, [sl_sys_enter_raw, sl_sys_exit_raw])
+        };
+        let arena = Rc::new(RefCell::new(Vec::with_capacity(1 << 16)));
+        let sink = Rc::clone(&arena);
+        let mut builder = RingBufferBuilder::new();
+        builder
+            .add(&maps.events, move |rec: &[u8]| {
+                let mut a = sink.borrow_mut();
+                a.extend_from_slice(&(rec.len() as u32).to_ne_bytes());
+                a.extend_from_slice(rec);
+                if a.len() >= ARENA_LIMIT {
+                    ARENA_FULL
+                } else {
+                    0
+                }
+            })
+            .map_err(map_err("setting up the ring buffer"))?;
+        let ring = builder.build().map_err(map_err("setting up the ring buffer"))?;
+        Ok(Probe { links, ring, arena, maps, btf })
+    }
+
+    /// True when the tp_btf variant is loaded, false for the raw_tp fallback.
+    pub fn has_btf(&self) -> bool {
+        self.btf
+    }
+
+    /// Traces a running process: all its threads (they share the tgid) and, from now on, its
+    /// children. A thread blocked in a syscall right now is seen from its next call.
+    pub fn follow(&mut self, tgid: u32) -> Result<(), Error> {
+        if !Path::new(&format!("/proc/{tgid}")).exists() {
+            return Err(Error::Other(format!("no process {tgid}")));
+        }
+        self.maps.traced.update(&tgid.to_ne_bytes(), &[1], MapFlags::ANY).map_err(map_err("adding to the filter"))
+    }
+
+    /// Starts `argv` (looked up in PATH like execvp) traced from its first syscall: the child
+    /// waits on a pipe until its pid is in the filter map, then execs.
+    pub fn spawn(&mut self, argv: &[OsString]) -> Result<Child, Error> {
+        let traced = &self.maps.traced;
+        spawn::spawn_gated(argv, &mut |pid| {
+            traced.update(&pid.to_ne_bytes(), &[1], MapFlags::ANY).map_err(map_err("adding to the filter"))
+        })
+    }
+
+    /// Waits up to `timeout` for records (the kernel wakes this only when 256 KiB are waiting;
+    /// otherwise it returns after the timeout), then delivers every record that is there to `f`.
+    /// Returns how many records were delivered.
+    pub fn poll(&mut self, timeout: Duration, f: &mut dyn FnMut(Record<'_>)) -> Result<usize, Error> {
+        let mut delivered = 0;
+        let rc = self.ring.poll_raw(timeout);
+        if rc < 0 && rc != ARENA_FULL && rc != -libc::EINTR {
+            return Err(Error::Other(format!("polling the ring buffer: {}", std::io::Error::from_raw_os_error(-rc))));
+        }
+        delivered += self.deliver(f);
+        // epoll only reports the ring when the kernel woke it; read what is there regardless
+        loop {
+            let rc = self.ring.consume_raw();
+            delivered += self.deliver(f);
+            if rc == ARENA_FULL {
+                continue;
+            }
+            if rc < 0 {
+                return Err(Error::Other(format!(
+                    "reading the ring buffer: {}",
+                    std::io::Error::from_raw_os_error(-rc)
+                )));
+            }
+            break;
+        }
+        Ok(delivered)
+    }
+
+    fn deliver(&mut self, f: &mut dyn FnMut(Record<'_>)) -> usize {
+        let arena = std::mem::take(&mut *self.arena.borrow_mut());
+        let mut n = 0;
+        let mut at = 0;
+        while at + 4 <= arena.len() {
+            let len = u32::from_ne_bytes([arena[at], arena[at + 1], arena[at + 2], arena[at + 3]]) as usize;
+            let end = (at + 4 + len).min(arena.len());
+            if let Some(r) = parse(&arena[at + 4..end]) {
+                f(r);
+                n += 1;
+            }
+            at = end;
+        }
+        let mut a = self.arena.borrow_mut();
+        if a.is_empty() {
+            // give the allocation back for the next round
+            let mut arena = arena;
+            arena.clear();
+            *a = arena;
+        }
+        n
+    }
+
+    /// Reports the runs of identical calls the kernel is still counting (threads that have not
+    /// broken their run, ended, or reached the 100 ms report) as Repeat records, and a started
+    /// repetition as its Syscall record, through `f`; then resets those runs. Meant for the end
+    /// of a trace: while the threads run on, a call racing with this can be miscounted.
+    pub fn flush_pending(&mut self, f: &mut dyn FnMut(Record<'_>)) -> Result<(), Error> {
+        let keys: Vec<Vec<u8>> = self.maps.threads.keys().collect();
+        for key in keys {
+            let Some(raw) = self.maps.threads.lookup(&key, MapFlags::ANY).map_err(map_err("reading thread state"))?
+            else {
+                continue;
+            };
+            let Some(mut t) = abi::read::<abi::ThreadState>(&raw) else { continue };
+            if t.period == 0 {
+                continue;
+            }
+            let tid = key.get(..4).and_then(|k| k.try_into().ok()).map(u32::from_ne_bytes).unwrap_or(0);
+            if t.count > 0 {
+                f(Record::Repeat {
+                    tgid: t.tgid,
+                    tid,
+                    period: t.period,
+                    count: t.count,
+                    first_ts: t.first_ts,
+                    last_ts: t.last_ts,
+                    dur_sum_ns: t.dur_sum,
+                });
+            }
+            if t.partial > 0 {
+                let s = t.hist[0];
+                let l1 = usize::from(s.len1).min(abi::SIG_DATA);
+                let l2 = usize::from(s.len2).min(abi::SIG_DATA - l1);
+                f(Record::Syscall {
+                    tgid: t.tgid,
+                    tid,
+                    nr: s.nr,
+                    args: s.args,
+                    ret: s.ret,
+                    ts_enter: t.part_ts_enter,
+                    ts_exit: t.part_ts_exit,
+                    data1: data(s.kinds & 0xf, &s.data[..l1], false, false),
+                    data2: data(s.kinds >> 4, &s.data[l1..l1 + l2], false, false),
+                    unfinished: false,
+                });
+            }
+            t.count = 0;
+            t.period = 0;
+            t.partial = 0;
+            t.hist_n = 0;
+            // the thread may have ended meanwhile: then there is nothing to reset
+            let _ = self.maps.threads.update(&key, abi::bytes(&t), MapFlags::EXIST);
+        }
+        Ok(())
+    }
+
+    /// Records (and the syscalls they stood for) dropped because the ring buffer was full.
+    pub fn lost(&self) -> Lost {
+        let mut l = Lost::default();
+        for v in self.percpu::<abi::LostCounts>(&self.maps.lost, 0) {
+            l.records += v.records;
+            l.syscalls += v.syscalls;
+        }
+        l
+    }
+
+    /// Summary-only counters, summed over CPUs: (syscall number, counts) for every syscall
+    /// called at least once, by number.
+    pub fn summary(&self) -> Vec<(u32, Counts)> {
+        let mut out = Vec::new();
+        for nr in 0..abi::NR_MAX as u32 {
+            let mut c = Counts::default();
+            for v in self.percpu::<abi::SummaryCounts>(&self.maps.counts, nr) {
+                c.calls += v.calls;
+                c.errors += v.errors;
+                c.dur_ns += v.dur_ns;
+            }
+            if c.calls > 0 {
+                out.push((nr, c));
+            }
+        }
+        out
+    }
+
+    fn percpu<T: Pod>(&self, map: &MapHandle, key: u32) -> Vec<T> {
+        match map.lookup_percpu(&key.to_ne_bytes(), MapFlags::ANY) {
+            Ok(Some(vals)) => vals.iter().filter_map(|v| abi::read::<T>(v)).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// How many capture-table rows the kernel holds (a self-check for tests and `--debug`).
+    pub fn capture_rows(&self) -> usize {
+        (0..abi::NR_MAX as u32)
+            .filter(|nr| {
+                matches!(self.maps.caps.lookup(&nr.to_ne_bytes(), MapFlags::ANY),
+                    Ok(Some(v)) if v.iter().any(|&b| b != 0))
+            })
+            .count()
+    }
+}
+
+impl Drop for Probe {
+    fn drop(&mut self) {
+        // detach first, so nothing is produced into maps that are going away
+        self.links.clear();
+    }
+}
+
+fn data_kind(k: u8) -> DataKind {
+    match k {
+        abi::DATA_STR => DataKind::Str,
+        abi::DATA_BYTES => DataKind::Bytes,
+        abi::DATA_SOCKADDR => DataKind::Sockaddr,
+        _ => DataKind::None,
+    }
+}
+
+fn data(kind: u8, bytes: &[u8], truncated: bool, fault: bool) -> Data<'_> {
+    if kind == abi::DATA_NONE {
+        return Data::NONE;
+    }
+    Data { kind: data_kind(kind), bytes, truncated, fault }
+}
+
+/// One ring-buffer record as a [`Record`]; None for a record too short for its kind (never
+/// produced by the kernel program).
+pub(crate) fn parse(b: &[u8]) -> Option<Record<'_>> {
+    match *b.first()? {
+        abi::REC_SYSCALL => {
+            let h = abi::read::<abi::SyscallRec>(b)?;
+            let body = &b[size_of::<abi::SyscallRec>()..];
+            let l1 = usize::from(h.data1_len).min(body.len());
+            let l2 = usize::from(h.data2_len).min(body.len() - l1);
+            Some(Record::Syscall {
+                tgid: h.tgid,
+                tid: h.tid,
+                nr: h.nr,
+                args: h.args,
+                ret: h.ret,
+                ts_enter: h.ts_enter,
+                ts_exit: h.ts_exit,
+                data1: data(h.data1_kind, &body[..l1], h.flags & abi::F_TRUNC1 != 0, h.flags & abi::F_FAULT1 != 0),
+                data2: data(
+                    h.data2_kind,
+                    &body[l1..l1 + l2],
+                    h.flags & abi::F_TRUNC2 != 0,
+                    h.flags & abi::F_FAULT2 != 0,
+                ),
+                unfinished: h.flags & abi::F_UNFINISHED != 0,
+            })
+        }
+        abi::REC_REPEAT => {
+            let r = abi::read::<abi::RepeatRec>(b)?;
+            Some(Record::Repeat {
+                tgid: r.tgid,
+                tid: r.tid,
+                period: r.period,
+                count: r.count,
+                first_ts: r.first_ts,
+                last_ts: r.last_ts,
+                dur_sum_ns: r.dur_sum,
+            })
+        }
+        abi::REC_FORK => {
+            let r = abi::read::<abi::ForkRec>(b)?;
+            Some(Record::Fork {
+                parent_tgid: r.parent_tgid,
+                parent_tid: r.parent_tid,
+                child_tgid: r.child_tgid,
+                child_tid: r.child_tid,
+                is_thread: r.is_thread != 0,
+                ts: r.ts,
+            })
+        }
+        abi::REC_EXEC => {
+            let r = abi::read::<abi::ExecRec>(b)?;
+            let body = &b[size_of::<abi::ExecRec>()..];
+            let l = usize::from(r.filename_len).min(body.len());
+            Some(Record::Exec {
+                tgid: r.tgid,
+                tid: r.tid,
+                old_tid: r.old_tid,
+                filename: &body[..l],
+                truncated: r.truncated != 0,
+                ts: r.ts,
+            })
+        }
+        abi::REC_EXIT => {
+            let r = abi::read::<abi::ExitRec>(b)?;
+            Some(Record::Exit {
+                tgid: r.tgid,
+                tid: r.tid,
+                exit_code: r.exit_code,
+                process_ended: r.group_dead != 0,
+                ts: r.ts,
+            })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_syscall_record_with_two_slots() {
+        let h = abi::SyscallRec {
+            kind: abi::REC_SYSCALL,
+            flags: abi::F_TRUNC2,
+            data1_kind: abi::DATA_SOCKADDR,
+            data2_kind: abi::DATA_BYTES,
+            tgid: 10,
+            tid: 11,
+            nr: 44,
+            args: [3, 4, 5, 6, 7, 8],
+            ret: -11,
+            ts_enter: 100,
+            ts_exit: 200,
+            data1_len: 2,
+            data2_len: 3,
+            _pad: 0,
+        };
+        let mut b = abi::bytes(&h).to_vec();
+        b.extend_from_slice(&[2, 0, b'a', b'b', b'c']);
+        let Some(Record::Syscall { tgid, tid, nr, args, ret, data1, data2, unfinished, .. }) = parse(&b) else {
+            panic!("not a syscall record");
+        };
+        assert_eq!((tgid, tid, nr, args, ret, unfinished), (10, 11, 44, [3, 4, 5, 6, 7, 8], -11, false));
+        assert_eq!((data1.kind, data1.bytes, data1.truncated), (DataKind::Sockaddr, &[2u8, 0][..], false));
+        assert_eq!((data2.kind, data2.bytes, data2.truncated), (DataKind::Bytes, &b"abc"[..], true));
+    }
+
+    #[test]
+    fn short_or_unknown_records_are_skipped() {
+        assert_eq!(parse(&[]), None);
+        assert_eq!(parse(&[abi::REC_REPEAT, 1, 0]), None);
+        assert_eq!(parse(&[99; 64]), None);
+    }
+
+    #[test]
+    fn ring_sizes_are_powers_of_two() {
+        assert_eq!(ring_size(0), 4096);
+        assert_eq!(ring_size(16 << 20), 16 << 20);
+        assert_eq!(ring_size(5000), 8192);
+    }
+}

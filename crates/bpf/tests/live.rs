@@ -1,0 +1,539 @@
+//! Real programs traced by the real kernel program. Needs root (or CAP_BPF + CAP_PERFMON) and a
+//! C compiler; without them each test prints a loud SKIPPED line to stderr and returns.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::net::{TcpListener, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use syslint_bpf::{syscall_name, DataKind, Error, Lost, Options, Probe, Record};
+
+const POLL: u32 = 7;
+const READ: u32 = 0;
+const WRITE: u32 = 1;
+const GETPPID: u32 = 110;
+const OPENAT: u32 = 257;
+const CONNECT: u32 = 42;
+const SENDTO: u32 = 44;
+
+fn skip(test: &str, why: &str) {
+    eprintln!("\n!!!!!!!! SKIPPED {test}: {why} !!!!!!!!\n");
+}
+
+/// A loaded probe, or None after a loud skip message when BPF is not permitted here.
+fn probe(test: &str, opts: &Options) -> Option<Probe> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        skip(test, "eBPF tests need root (or CAP_BPF + CAP_PERFMON)");
+        return None;
+    }
+    match Probe::load(opts) {
+        Ok(p) => Some(p),
+        Err(e @ (Error::PermissionDenied(_) | Error::Unsupported(_))) => {
+            skip(test, &format!("BPF not available: {e}"));
+            None
+        }
+        Err(e) => panic!("{test}: loading the probe failed: {e}"),
+    }
+}
+
+/// Compiles tests/programs/NAME.c once per test run; None after a loud skip without `cc`.
+fn program(test: &str, name: &str) -> Option<PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs").join(format!("{name}.c"));
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("syslint-bpf-{name}"));
+    let tmp = out.with_extension(format!("tmp{}", std::process::id()));
+    let status = Command::new("cc").args(["-O2", "-pthread", "-o"]).arg(&tmp).arg(&src).status();
+    match status {
+        Ok(s) if s.success() => {
+            std::fs::rename(&tmp, &out).expect("moving the compiled test program into place");
+            Some(out)
+        }
+        Ok(s) => panic!("{test}: cc failed on {}: {s}", src.display()),
+        Err(e) => {
+            skip(test, &format!("no C compiler (cc): {e}"));
+            None
+        }
+    }
+}
+
+/// An owned copy of a record, for assertions after the run.
+#[derive(Clone, Debug)]
+enum Rec {
+    Sys {
+        tgid: u32,
+        tid: u32,
+        nr: u32,
+        args: [u64; 6],
+        ret: i64,
+        d1: (DataKind, Vec<u8>, bool),
+        d2: (DataKind, Vec<u8>, bool),
+        unfinished: bool,
+    },
+    Repeat {
+        tgid: u32,
+        tid: u32,
+        period: u8,
+        count: u32,
+    },
+    Fork {
+        parent_tgid: u32,
+        child_tgid: u32,
+        child_tid: u32,
+        is_thread: bool,
+    },
+    Exec {
+        tgid: u32,
+        filename: Vec<u8>,
+    },
+    Exit {
+        tgid: u32,
+        tid: u32,
+        process_ended: bool,
+    },
+}
+
+impl Rec {
+    fn from(r: Record<'_>) -> Rec {
+        match r {
+            Record::Syscall { tgid, tid, nr, args, ret, data1, data2, unfinished, .. } => Rec::Sys {
+                tgid,
+                tid,
+                nr,
+                args,
+                ret,
+                d1: (data1.kind, data1.bytes.to_vec(), data1.truncated),
+                d2: (data2.kind, data2.bytes.to_vec(), data2.truncated),
+                unfinished,
+            },
+            Record::Repeat { tgid, tid, period, count, first_ts, last_ts, .. } => {
+                assert!(first_ts <= last_ts, "repeat times out of order");
+                Rec::Repeat { tgid, tid, period, count }
+            }
+            Record::Fork { parent_tgid, child_tgid, child_tid, is_thread, .. } => {
+                Rec::Fork { parent_tgid, child_tgid, child_tid, is_thread }
+            }
+            Record::Exec { tgid, filename, .. } => Rec::Exec { tgid, filename: filename.to_vec() },
+            Record::Exit { tgid, tid, process_ended, .. } => Rec::Exit { tgid, tid, process_ended },
+        }
+    }
+
+    fn pids(&self) -> Vec<u32> {
+        match *self {
+            Rec::Sys { tgid, tid, .. } | Rec::Repeat { tgid, tid, .. } | Rec::Exit { tgid, tid, .. } => vec![tgid, tid],
+            Rec::Fork { parent_tgid, child_tgid, child_tid, .. } => vec![parent_tgid, child_tgid, child_tid],
+            Rec::Exec { tgid, .. } => vec![tgid],
+        }
+    }
+}
+
+/// Polls until `done` says the traced work is over (bounded), then drains and flushes.
+fn collect(probe: &mut Probe, mut done: impl FnMut() -> bool) -> Vec<Rec> {
+    let mut recs = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "traced program did not finish in 60 s");
+        probe.poll(Duration::from_millis(100), &mut |r| recs.push(Rec::from(r))).expect("poll");
+    }
+    probe.poll(Duration::ZERO, &mut |r| recs.push(Rec::from(r))).expect("final poll");
+    probe.flush_pending(&mut |r| recs.push(Rec::from(r))).expect("flush");
+    recs
+}
+
+/// Spawns argv under the probe and collects everything until it exits successfully.
+fn run(probe: &mut Probe, argv: &[&str]) -> (u32, Vec<Rec>) {
+    let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    let mut child = probe.spawn(&argv).expect("spawn");
+    let pid = child.pid();
+    let mut status = None;
+    let recs = collect(probe, || {
+        status = child.try_wait().expect("try_wait");
+        status.is_some()
+    });
+    let status = status.expect("exited");
+    assert!(status.success(), "{argv:?} failed: {status}");
+    (pid, recs)
+}
+
+/// Expands Repeat records: syscalls per (tid, nr) as if every call had been sent.
+fn per_thread_calls(recs: &[Rec]) -> HashMap<(u32, u32), u64> {
+    let mut out = HashMap::new();
+    let mut last: HashMap<u32, Vec<u32>> = HashMap::new(); // tid -> nrs of its Syscall records
+    for r in recs {
+        match r {
+            Rec::Sys { tid, nr, .. } => {
+                *out.entry((*tid, *nr)).or_insert(0) += 1;
+                last.entry(*tid).or_default().push(*nr);
+            }
+            Rec::Repeat { tid, period, count, .. } => {
+                let hist = last.get(tid).map(Vec::as_slice).unwrap_or(&[]);
+                assert!(hist.len() >= usize::from(*period), "repeat of tid {tid} without {period} records before it");
+                for nr in &hist[hist.len() - usize::from(*period)..] {
+                    *out.entry((*tid, *nr)).or_insert(0) += u64::from(*count);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn calls_of(recs: &[Rec], tid: u32, nr: u32) -> u64 {
+    per_thread_calls(recs).get(&(tid, nr)).copied().unwrap_or(0)
+}
+
+fn sys_records<'a>(recs: &'a [Rec], nr: u32) -> impl Iterator<Item = &'a Rec> + 'a {
+    recs.iter().filter(move |r| matches!(r, Rec::Sys { nr: n, .. } if *n == nr))
+}
+
+fn repeats(recs: &[Rec], tid: u32) -> Vec<(u8, u32)> {
+    recs.iter()
+        .filter_map(|r| match *r {
+            Rec::Repeat { tid: t, period, count, .. } if t == tid => Some((period, count)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn polls_exact(test: &str, opts: &Options) {
+    let (Some(mut probe), Some(prog)) = (probe(test, opts), program(test, "polls")) else { return };
+    const N: u64 = 5000;
+    let (pid, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string()]);
+    let polls = calls_of(&recs, pid, POLL);
+    let reps = repeats(&recs, pid);
+    eprintln!("{test}: {} records, repeats {reps:?}, lost {:?}", recs.len(), probe.lost());
+    assert_eq!(probe.lost(), Lost::default());
+    assert_eq!(polls, N, "poll calls seen (records + repeats)");
+    assert!(sys_records(&recs, POLL).count() < 50, "polls were not coalesced");
+    assert!(reps.iter().all(|&(p, _)| p == 1));
+    // the run ended with the process: its exit_group arrives unfinished, then Exit
+    assert!(recs.iter().any(|r| matches!(r, Rec::Sys { nr: 231, unfinished: true, .. })));
+    assert!(recs.iter().any(|r| matches!(*r, Rec::Exit { tgid, process_ended: true, .. } if tgid == pid)));
+    assert!(recs.iter().any(|r| matches!(r, Rec::Exec { filename, .. } if filename.ends_with(b"syslint-bpf-polls"))));
+    // execve's path is copied at entry: after the exec that memory is gone
+    assert!(sys_records(&recs, 59).any(|r| matches!(r,
+        Rec::Sys { ret: 0, d1: (DataKind::Str, p, false), .. } if p.ends_with(b"syslint-bpf-polls"))));
+}
+
+#[test]
+fn long_runs_are_reported_in_pieces_of_at_most_65536() {
+    let test = "long_runs_are_reported_in_pieces_of_at_most_65536";
+    let (Some(mut probe), Some(prog)) = (probe(test, &Options::default()), program(test, "polls")) else { return };
+    const N: u64 = 300_000;
+    let (pid, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string()]);
+    let reps = repeats(&recs, pid);
+    assert_eq!(calls_of(&recs, pid, POLL), N);
+    assert!(reps.len() >= 5, "300000 polls need at least 5 repeats: {reps:?}");
+    assert!(reps.iter().all(|&(p, c)| p == 1 && c <= 65536), "{reps:?}");
+}
+
+#[test]
+fn runs_report_every_100ms_and_flush_pending_drains_them() {
+    let test = "runs_report_every_100ms_and_flush_pending_drains_them";
+    let (Some(mut stream), Some(counter), Some(prog)) = (
+        probe(test, &Options::default()),
+        probe(test, &Options { summary_only: true, ..Options::default() }),
+        program(test, "gated"),
+    ) else {
+        return;
+    };
+    // long enough to still run after 300 ms, bounded in case it is fast
+    const N: u64 = 6_000_000;
+    let mut child = gated(&prog, N);
+    let pid = child.id();
+    std::thread::sleep(Duration::from_millis(100));
+    stream.follow(pid).expect("follow");
+    let mut counter = counter;
+    counter.follow(pid).expect("follow");
+    child.stdin.take().expect("stdin").write_all(b"g").expect("release it");
+    let mut recs = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(350) {
+        stream.poll(Duration::from_millis(100), &mut |r| recs.push(Rec::from(r))).expect("poll");
+    }
+    if child.try_wait().expect("try_wait").is_some() {
+        skip(test, "the loop of 6,000,000 getppid ended within 350 ms: machine too fast for this check");
+        return;
+    }
+    // SAFETY: kill(2) on our own child.
+    assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
+    std::thread::sleep(Duration::from_millis(50));
+    stream.poll(Duration::ZERO, &mut |r| recs.push(Rec::from(r))).expect("poll");
+    let timed = repeats(&recs, pid).len();
+    let before = recs.len();
+    stream.flush_pending(&mut |r| recs.push(Rec::from(r))).expect("flush");
+    let flushed = recs[before..].to_vec();
+    // SAFETY: kill(2) on our own child.
+    assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGCONT) }, 0);
+    let mut status = None;
+    recs.extend(collect(&mut stream, || {
+        status = child.try_wait().expect("try_wait");
+        status.is_some()
+    }));
+    assert!(status.is_some_and(|s| s.success()));
+    eprintln!("{test}: {timed} timed repeats in 350 ms, flushed {flushed:?}, lost {:?}", stream.lost());
+    assert!(timed >= 2, "runs must be reported about every 100 ms (or 65536 calls)");
+    assert!(flushed.iter().all(|r| matches!(r, Rec::Repeat { .. } | Rec::Sys { .. })));
+    let counted = counter.summary().iter().find(|(nr, _)| *nr == GETPPID).map(|(_, c)| c.calls);
+    assert_eq!(counted, Some(N));
+    assert_eq!(calls_of(&recs, pid, GETPPID) + stream.lost().syscalls, N, "every getppid accounted for");
+}
+
+#[test]
+fn identical_polls_sum_exactly() {
+    polls_exact("identical_polls_sum_exactly", &Options::default());
+}
+
+#[test]
+fn identical_polls_sum_exactly_without_btf() {
+    polls_exact("identical_polls_sum_exactly_without_btf", &Options { force_no_btf: true, ..Options::default() });
+}
+
+#[test]
+fn alternating_read_write_is_period_two() {
+    let test = "alternating_read_write_is_period_two";
+    let (Some(mut probe), Some(prog)) = (probe(test, &Options::default()), program(test, "readwrite")) else {
+        return;
+    };
+    const N: u64 = 3000;
+    let (pid, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string()]);
+    let reps = repeats(&recs, pid);
+    eprintln!("{test}: {} records, repeats {reps:?}", recs.len());
+    assert_eq!(calls_of(&recs, pid, READ) - reads_before_loop(&recs, pid), N);
+    assert_eq!(calls_of(&recs, pid, WRITE), N);
+    assert!(reps.iter().any(|&(p, _)| p == 2), "no period-2 repeat");
+    assert!(recs.len() < 200, "read/write pairs were not coalesced: {} records", recs.len());
+}
+
+/// Reads the dynamic loader makes before main (ELF headers of libraries).
+fn reads_before_loop(recs: &[Rec], pid: u32) -> u64 {
+    sys_records(recs, READ).filter(|r| matches!(r, Rec::Sys { tid, args, .. } if *tid == pid && args[2] != 512)).count()
+        as u64
+}
+
+#[test]
+fn follows_forks_and_threads_only() {
+    let test = "follows_forks_and_threads_only";
+    let (Some(mut probe), Some(prog), Some(busy)) =
+        (probe(test, &Options::default()), program(test, "family"), program(test, "polls"))
+    else {
+        return;
+    };
+    // an unrelated busy process, not traced: none of its ids may appear
+    let mut other = Command::new(&busy).arg("3000000").spawn().expect("start the unrelated process");
+    const N: u64 = 2000;
+    let (pid, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string()]);
+    let other_pid = other.id();
+    let _ = other.kill();
+    let _ = other.wait();
+
+    assert!(recs.iter().all(|r| !r.pids().contains(&other_pid)), "records of the unrelated process {other_pid}");
+    let forks: Vec<&Rec> = recs.iter().filter(|r| matches!(r, Rec::Fork { .. })).collect();
+    let workers: BTreeSet<u32> = forks
+        .iter()
+        .filter_map(|r| match **r {
+            Rec::Fork { child_tgid, is_thread: false, .. } => Some(child_tgid),
+            _ => None,
+        })
+        .collect();
+    let threads: BTreeSet<u32> = forks
+        .iter()
+        .filter_map(|r| match **r {
+            Rec::Fork { child_tid, is_thread: true, .. } => Some(child_tid),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(workers.len(), 2, "worker forks: {forks:?}");
+    assert_eq!(threads.len(), 2, "thread forks: {forks:?}");
+    let tgids: BTreeSet<u32> = recs
+        .iter()
+        .filter_map(|r| match *r {
+            Rec::Sys { tgid, .. } => Some(tgid),
+            _ => None,
+        })
+        .collect();
+    let want: BTreeSet<u32> = workers.iter().copied().chain([pid]).collect();
+    assert_eq!(tgids, want, "processes seen");
+
+    let calls = per_thread_calls(&recs);
+    for &tid in workers.iter().chain(&threads).chain([&pid]) {
+        assert_eq!(calls.get(&(tid, GETPPID)).copied().unwrap_or(0), N, "getppid calls of {tid}");
+    }
+    let mut opened: BTreeMap<String, (u32, i64)> = BTreeMap::new();
+    for r in sys_records(&recs, OPENAT) {
+        if let Rec::Sys { tid, ret, d1: (DataKind::Str, path, _), .. } = r {
+            let path = String::from_utf8_lossy(path).into_owned();
+            if let Some(who) = path.strip_prefix("/nonexistent-syslint-test/") {
+                opened.insert(who.to_string(), (*tid, *ret));
+            }
+        }
+    }
+    let names: Vec<&str> = opened.keys().map(String::as_str).collect();
+    assert_eq!(names, ["main", "thread0", "thread1", "worker0", "worker1"]);
+    assert!(opened.values().all(|&(_, ret)| ret == -2), "ENOENT expected: {opened:?}");
+    assert_eq!(opened["main"].0, pid);
+    assert!(threads.contains(&opened["thread0"].0) && threads.contains(&opened["thread1"].0));
+    assert!(workers.contains(&opened["worker0"].0) && workers.contains(&opened["worker1"].0));
+    let ended: BTreeSet<u32> = recs
+        .iter()
+        .filter_map(|r| match *r {
+            Rec::Exit { tgid, process_ended: true, .. } => Some(tgid),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ended, want, "every process reported its end");
+}
+
+#[test]
+fn socket_addresses_payloads_and_paths() {
+    let test = "socket_addresses_payloads_and_paths";
+    let (Some(mut probe), Some(prog)) = (probe(test, &Options::default()), program(test, "client")) else { return };
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listen on loopback");
+    let port = listener.local_addr().expect("addr").port();
+    let udp = UdpSocket::bind("127.0.0.1:0").expect("udp on loopback");
+    let udp_port = udp.local_addr().expect("addr").port();
+    let server = std::thread::spawn(move || {
+        let (mut c, _) = listener.accept().expect("accept");
+        c.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+        let mut buf = [0u8; 1024];
+        let mut got = Vec::new();
+        while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = c.read(&mut buf).expect("read request");
+            assert!(n > 0, "client closed early");
+            got.extend_from_slice(&buf[..n]);
+        }
+        c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n").expect("answer");
+    });
+    let (pid, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), &port.to_string(), &udp_port.to_string()]);
+    server.join().expect("server thread");
+    let mut dgram = [0u8; 64];
+    udp.set_read_timeout(Some(Duration::from_secs(5))).expect("timeout");
+    assert_eq!(udp.recv(&mut dgram).expect("datagram"), 12);
+
+    let sockaddr = |port: u16| {
+        let mut v = vec![2, 0]; // AF_INET, little-endian sa_family
+        v.extend_from_slice(&port.to_be_bytes());
+        v.extend_from_slice(&[127, 0, 0, 1]);
+        v
+    };
+    let connect = sys_records(&recs, CONNECT).find(|r| matches!(r, Rec::Sys { tgid, .. } if *tgid == pid));
+    let Some(Rec::Sys { ret: 0, d1: (DataKind::Sockaddr, addr, false), .. }) = connect else {
+        panic!("connect record: {connect:?}");
+    };
+    assert_eq!(addr.len(), 16);
+    assert_eq!(addr[..8], sockaddr(port)[..]);
+
+    let req = b"GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: syslint-test\r\nAccept: */*\r\n\r\n";
+    let write = sys_records(&recs, WRITE).find(|r| matches!(r, Rec::Sys { d1: (DataKind::Bytes, _, _), .. }));
+    let Some(Rec::Sys { ret, d1: (_, payload, truncated), .. }) = write else { panic!("socket write: {write:?}") };
+    assert_eq!(*ret, req.len() as i64);
+    assert_eq!(payload[..], req[..64], "payload cut at the 64-byte default");
+    assert!(*truncated);
+
+    let read = sys_records(&recs, READ).find(|r| matches!(r, Rec::Sys { d1: (DataKind::Bytes, _, _), .. }));
+    let Some(Rec::Sys { ret, d1: (_, payload, false), .. }) = read else { panic!("socket read: {read:?}") };
+    assert_eq!(payload[..], b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"[..]);
+    assert_eq!(*ret as usize, payload.len());
+    // reads of files (the loader's ELF headers) carry no payload
+    assert!(sys_records(&recs, READ).any(|r| matches!(r, Rec::Sys { d1: (DataKind::None, _, _), .. })));
+
+    let send = sys_records(&recs, SENDTO).next();
+    let Some(Rec::Sys { d1: (DataKind::Bytes, payload, false), d2: (DataKind::Sockaddr, to, false), .. }) = send else {
+        panic!("sendto: {send:?}");
+    };
+    assert_eq!(payload[..], b"ping-syslint"[..]);
+    assert_eq!(to[..8], sockaddr(udp_port)[..]);
+
+    assert!(sys_records(&recs, OPENAT).any(|r| matches!(r,
+        Rec::Sys { ret: -2, d1: (DataKind::Str, p, false), .. } if p == b"/nonexistent-syslint-test/client-config")));
+}
+
+/// Starts tests/programs/gated.c untraced, blocked on stdin; `attach` gets its pid.
+fn gated(prog: &Path, n: u64) -> std::process::Child {
+    Command::new(prog).arg(n.to_string()).stdin(Stdio::piped()).spawn().expect("start the gated program")
+}
+
+#[test]
+fn attaches_to_a_running_process() {
+    let test = "attaches_to_a_running_process";
+    let (Some(mut probe), Some(prog)) = (probe(test, &Options::default()), program(test, "gated")) else { return };
+    const N: u64 = 1500;
+    let mut child = gated(&prog, N);
+    let pid = child.id();
+    std::thread::sleep(Duration::from_millis(100)); // let it block in read
+    probe.follow(pid).expect("follow");
+    child.stdin.take().expect("stdin").write_all(b"g").expect("release it");
+    let mut status = None;
+    let recs = collect(&mut probe, || {
+        status = child.try_wait().expect("try_wait");
+        status.is_some()
+    });
+    assert!(status.is_some_and(|s| s.success()));
+    assert_eq!(calls_of(&recs, pid, GETPPID), N);
+    assert!(sys_records(&recs, OPENAT).any(|r| matches!(r,
+        Rec::Sys { d1: (DataKind::Str, p, _), .. } if p == b"/nonexistent-syslint-test/gated")));
+    assert!(recs.iter().all(|r| r.pids().iter().all(|&p| p == pid)), "only the followed process");
+    assert!(probe.follow(u32::MAX - 1).is_err(), "following a missing process fails");
+}
+
+#[test]
+fn drops_are_counted_and_account_for_every_call() {
+    let test = "drops_are_counted_and_account_for_every_call";
+    // a tiny ring that is not read while the program runs; coalescing off so every call is a
+    // record; a summary-only probe on the same process counts every call independently
+    let stream_opts = Options { ring_bytes: 16 << 10, coalesce: false, ..Options::default() };
+    let (Some(mut stream), Some(counter), Some(prog)) = (
+        probe(test, &stream_opts),
+        probe(test, &Options { summary_only: true, ..Options::default() }),
+        program(test, "gated"),
+    ) else {
+        return;
+    };
+    const N: u64 = 20_000;
+    let mut child = gated(&prog, N);
+    let pid = child.id();
+    std::thread::sleep(Duration::from_millis(100));
+    stream.follow(pid).expect("follow");
+    let mut counter = counter;
+    counter.follow(pid).expect("follow");
+    child.stdin.take().expect("stdin").write_all(b"g").expect("release it");
+    let status = child.wait().expect("wait");
+    assert!(status.success());
+    let recs = collect(&mut stream, || true);
+    let lost = stream.lost();
+    let seen: u64 = recs
+        .iter()
+        .filter(|r| matches!(r, Rec::Sys { .. } | Rec::Repeat { .. }))
+        .map(|r| match r {
+            Rec::Repeat { period, count, .. } => u64::from(*period) * u64::from(*count),
+            _ => 1,
+        })
+        .sum();
+    let counted: u64 = counter.summary().iter().map(|(_, c)| c.calls).sum();
+    let getppid = counter.summary().iter().find(|(nr, _)| *nr == GETPPID).map(|(_, c)| c.calls);
+    eprintln!("{test}: seen {seen}, lost {lost:?}, summary counted {counted}");
+    assert_eq!(getppid, Some(N), "summary-only counters");
+    assert!(lost.records > 0 && lost.syscalls > 0, "the tiny ring must have overflowed");
+    assert_eq!(seen + lost.syscalls, counted, "records + lost = every call");
+}
+
+#[test]
+fn summary_only_counts_calls_errors_and_time() {
+    let test = "summary_only_counts_calls_errors_and_time";
+    let (Some(mut probe), Some(prog)) =
+        (probe(test, &Options { summary_only: true, ..Options::default() }), program(test, "family"))
+    else {
+        return;
+    };
+    const N: u64 = 1000;
+    let (_, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string()]);
+    assert!(recs.iter().all(|r| !matches!(r, Rec::Sys { .. } | Rec::Repeat { .. })), "no per-call records");
+    let summary: HashMap<u32, syslint_bpf::Counts> = probe.summary().into_iter().collect();
+    assert_eq!(summary[&GETPPID].calls, 5 * N);
+    assert_eq!(summary[&GETPPID].errors, 0);
+    assert!(summary[&GETPPID].dur_ns > 0);
+    assert!(summary[&OPENAT].errors >= 5, "the five missing paths");
+    assert!(summary.keys().all(|&nr| syscall_name(nr).is_some()));
+}
