@@ -1,6 +1,8 @@
 //! Capture backends for syslint. Today: the streaming strace log reader. Every backend turns
 //! its input into [`syslint_event::Event`]s handed to a sink, in time order.
 
+#[cfg(feature = "ebpf")]
+pub mod ebpf;
 pub mod input;
 pub mod live;
 pub mod parallel;

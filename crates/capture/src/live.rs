@@ -267,6 +267,19 @@ impl Drop for StraceSession {
     }
 }
 
+/// A file for strace text, compressed by its ending (`.gz`, `.zst`) or plain.
+pub fn text_writer(p: &Path) -> io::Result<Box<dyn io::Write + Send>> {
+    let f = io::BufWriter::new(std::fs::File::create(p)?);
+    let name = p.to_string_lossy();
+    Ok(if name.ends_with(".gz") {
+        Box::new(flate2::write::GzEncoder::new(f, flate2::Compression::default()))
+    } else if name.ends_with(".zst") {
+        Box::new(zstd::stream::write::Encoder::new(f, 3)?.auto_finish())
+    } else {
+        Box::new(f)
+    })
+}
+
 /// Copies everything read into a recording (plain, or compressed by the file's ending).
 pub struct Tee<R> {
     inner: R,
@@ -277,19 +290,9 @@ pub struct Tee<R> {
 
 impl<R: Read> Tee<R> {
     pub fn new(inner: R, path: Option<&Path>) -> io::Result<Tee<R>> {
-        let out: Option<Box<dyn io::Write + Send>> = match path {
+        let out = match path {
             None => None,
-            Some(p) => {
-                let f = io::BufWriter::new(std::fs::File::create(p)?);
-                let name = p.to_string_lossy();
-                Some(if name.ends_with(".gz") {
-                    Box::new(flate2::write::GzEncoder::new(f, flate2::Compression::default()))
-                } else if name.ends_with(".zst") {
-                    Box::new(zstd::stream::write::Encoder::new(f, 3)?.auto_finish())
-                } else {
-                    Box::new(f)
-                })
-            }
+            Some(p) => Some(text_writer(p)?),
         };
         Ok(Tee { inner, out, error: None })
     }

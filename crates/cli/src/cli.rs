@@ -32,6 +32,8 @@ pub enum Command {
     Trace(TraceArgs),
     /// Compare two runs and state whether a fix worked
     Diff(DiffArgs),
+    /// Turn an eBPF recording (.slr) into strace text
+    Export(ExportArgs),
     /// Print the documentation of a detector
     Explain(ExplainArgs),
     /// List the detectors
@@ -118,11 +120,11 @@ pub struct AnalyzeArgs {
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
 pub enum Backend {
-    /// eBPF where permitted, else strace (today: strace)
+    /// eBPF where permitted, else strace (with one line saying why)
     Auto,
-    /// strace as a child process
+    /// strace as a child process (ptrace: slower, works without BPF permissions)
     Strace,
-    /// eBPF (not available in this version)
+    /// eBPF: syscalls recorded in the kernel (needs root or CAP_BPF+CAP_PERFMON)
     Ebpf,
 }
 
@@ -131,14 +133,20 @@ pub enum Backend {
     syslint trace -- php fetch.php                        # run a command, report when it ends\n  \
     syslint trace -p 1234 --for 30s                       # attach to a running process for 30 s\n  \
     syslint trace --comm nginx --for 1m -o ng.strace.gz   # every nginx process; keep the recording\n  \
-    syslint analyze ng.strace.gz                          # the same report again, from the recording\n\n\
+    syslint analyze ng.strace.gz                          # the same report again, from the recording\n  \
+    syslint trace -o run.slr -- ./app                     # eBPF recording (compact); analyze/diff read it\n  \
+    syslint trace --summary-only -- ./app                 # counts only, the cheapest (eBPF)\n\n\
+    Backends: eBPF by default where permitted (root, or the binary given CAP_BPF and \
+    CAP_PERFMON: sudo setcap cap_bpf,cap_perfmon+ep $(command -v syslint)); it costs the traced \
+    program far less than strace and never stops it: when its buffer is full, events are \
+    dropped and counted (capture.lost_events). Otherwise strace, with one line saying why.\n\n\
     Ctrl-C: with -p/--comm, syslint detaches and reports; the processes run on. With -- CMD, \
     Ctrl-C goes to the command as usual and syslint reports when it ends; SIGTERM to syslint \
     detaches and reports. If syslint itself is killed, the traced processes are detached and \
     run on.\n\n\
-    Needs strace, and permission to trace: your own child processes always; other processes \
-    as root, or with kernel.yama.ptrace_scope=0 for your own user; in a container, \
-    CAP_SYS_PTRACE.\n\n\
+    The strace backend needs strace, and permission to trace: your own child processes always; \
+    other processes as root, or with kernel.yama.ptrace_scope=0 for your own user; in a \
+    container, CAP_SYS_PTRACE.\n\n\
     Exit codes: the command's own exit status (with -- CMD) or 0; 1 when a finding at or \
     above --fail-on exists; 2 when syslint fails.")]
 pub struct TraceArgs {
@@ -151,9 +159,14 @@ pub struct TraceArgs {
     /// Stop after this long and report (e.g. 30s, 5m, 1h, 500ms); processes run on
     #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
     pub duration: Option<std::time::Duration>,
-    /// Keep the recording in this file (strace text; .gz or .zst compress it)
+    /// Keep the recording in this file: .slr is eBPF's compact recording; any other name gets
+    /// strace text (.gz or .zst compress it)
     #[arg(short = 'o', long = "record", value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// Count syscalls in the kernel and report only the summary: no detectors, the lowest
+    /// cost (eBPF only)
+    #[arg(long)]
+    pub summary_only: bool,
     /// Also print a summary of the last N seconds every N seconds
     #[arg(long, value_name = "SECONDS")]
     pub interval: Option<u64>,
@@ -229,4 +242,25 @@ pub struct DetectorsArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// strace -f -tt -T style lines (what `syslint analyze` and other tools read)
+    Strace,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Example:\n  syslint trace -o run.slr -- ./app\n  \
+    syslint export run.slr | less\n  syslint export run.slr -o run.strace.gz")]
+pub struct ExportArgs {
+    /// The recording (.slr, written by syslint trace -o FILE.slr)
+    #[arg(value_name = "RECORDING")]
+    pub input: PathBuf,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ExportFormat::Strace)]
+    pub format: ExportFormat,
+    /// Write to this file instead of stdout (.gz or .zst compress it)
+    #[arg(short = 'o', long = "output-file", value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
 }

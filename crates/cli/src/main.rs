@@ -14,6 +14,7 @@ fn main() -> ExitCode {
         cli::Command::Analyze(a) => cmd::analyze::run(a),
         cli::Command::Trace(a) => cmd::trace::run(a),
         cli::Command::Diff(a) => cmd::diff::run(a),
+        cli::Command::Export(a) => cmd::export::run(a),
         cli::Command::Explain(a) => cmd::explain::run(a),
         cli::Command::Detectors(a) => cmd::detectors::run(a),
     };

@@ -78,6 +78,11 @@ pub fn detectors_for(select: &[String], ignore: &[String], config: Option<&Path>
 
 /// Read and analyse strace logs into a report.
 pub fn analyze_inputs(inputs: &[std::path::PathBuf], quiet: bool, detectors: Vec<Box<dyn Detector>>) -> Result<Report> {
+    if let [one] = inputs {
+        if syslint_capture::ebpf::slr::is_slr(one) {
+            return analyze_recording(one, detectors);
+        }
+    }
     let sources = input::expand_sources(inputs)?;
     let total: Option<u64> = sources.iter().map(|s| s.len()).sum();
     let done = Arc::new(AtomicU64::new(0));
@@ -86,6 +91,32 @@ pub fn analyze_inputs(inputs: &[std::path::PathBuf], quiet: bool, detectors: Vec
     let info = syslint_capture::read_strace(&sources, done, |ev| analyzer.on_event(ev))?;
     drop(progress);
     Ok(finish(analyzer, info, "strace-log"))
+}
+
+/// An eBPF recording (.slr): its records through the same formatter as a live capture.
+fn analyze_recording(p: &Path, detectors: Vec<Box<dyn Detector>>) -> Result<Report> {
+    use syslint_capture::ebpf::{format::Formatter, slr};
+    let pre = slr::read(p, &mut |_| {}).with_context(|| format!("cannot read {}", p.display()))?;
+    let mut f = Formatter::new(pre.known);
+    let mut analyzer = Analyzer::new(detectors);
+    let rinfo = slr::read(p, &mut |r| f.on_record(&r, &mut |ev| analyzer.on_event(ev)))?;
+    let mut info = CaptureInfo { sources: vec![p.display().to_string()], ..Default::default() };
+    info.stats.events = f.events;
+    info.stats.syscalls = f.syscalls;
+    info.stats.clock = syslint_event::Clock::Monotonic;
+    info.stats.with_duration = f.syscalls;
+    if let Some(problem) = rinfo.problem {
+        info.warnings.push(format!("{}: {problem}", p.display()));
+    }
+    if rinfo.lost.records > 0 {
+        info.warnings.push(format!(
+            "the kernel buffer overflowed during the capture: {} records ({} syscalls) lost; counts are lower bounds",
+            rinfo.lost.records, rinfo.lost.syscalls
+        ));
+    }
+    let mut report = finish(analyzer, info, "ebpf-recording");
+    report.capture.lost_events = rinfo.lost.syscalls;
+    Ok(report)
 }
 
 /// The report of a finished capture.

@@ -2,6 +2,7 @@
 //! report when the program ends, when `--for` passes, or on Ctrl-C/SIGTERM.
 
 use super::analyze::{detectors_for, emit, exit_code, finish};
+use super::trace_ebpf;
 use super::{EXIT_ERROR, EXIT_FINDINGS};
 use crate::cli::{Backend, TraceArgs};
 use anyhow::{bail, Result};
@@ -16,18 +17,34 @@ use syslint_capture::{parallel, CaptureInfo};
 use syslint_event::{Event, EventKind};
 
 pub fn run(a: TraceArgs) -> Result<u8> {
-    if a.backend == Backend::Ebpf {
-        bail!("the eBPF backend is not available in this version: use --backend strace (the default)");
-    }
     let target = target_of(&a)?;
-    let r = &a.report;
-    let detectors = detectors_for(&r.select, &r.ignore, r.config.as_deref())?;
-
-    // signals: remember them, act in the control thread
+    if a.summary_only && a.backend == Backend::Strace {
+        bail!("--summary-only counts in the kernel: it needs the eBPF backend (--backend ebpf or auto)");
+    }
+    // signals: remember them, act where the capture runs
     let sigint = Arc::new(AtomicBool::new(false));
     let sigterm = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGINT, sigint.clone())?;
     signal_hook::flag::register(signal_hook::consts::SIGTERM, sigterm.clone())?;
+
+    if a.backend != Backend::Strace {
+        let t = match &target {
+            Target::Command(c) => syslint_capture::ebpf::Target::Command(c.clone()),
+            Target::Pids(p) => syslint_capture::ebpf::Target::Pids(p.clone()),
+        };
+        match trace_ebpf::start(&a, &t) {
+            Ok(session) => return trace_ebpf::run(a, session, sigint, sigterm),
+            Err(e) if a.backend == Backend::Auto && !a.summary_only && syslint_capture::ebpf::can_fall_back(&e) => {
+                eprintln!("{}", trace_ebpf::fallback_line(&e));
+            }
+            Err(e) => bail!("eBPF backend: {e}"),
+        }
+    }
+    if a.record.as_deref().is_some_and(|p| p.extension().is_some_and(|e| e == "slr")) {
+        bail!("a .slr recording needs the eBPF backend; with strace, record text (-o run.strace.gz)");
+    }
+    let r = &a.report;
+    let detectors = detectors_for(&r.select, &r.ignore, r.config.as_deref())?;
 
     let mut session = StraceSession::start(&target)?;
     let attach = matches!(target, Target::Pids(_));
@@ -178,7 +195,7 @@ fn target_of(a: &TraceArgs) -> Result<Target> {
 }
 
 /// Events per second on one line of stderr, a few times a second.
-fn status_line(
+pub(crate) fn status_line(
     what: String,
     events: Arc<AtomicU64>,
     so_far: Arc<AtomicUsize>,
@@ -210,7 +227,7 @@ fn status_line(
 }
 
 /// `--interval`: per-interval syscall summaries on stderr.
-struct Interval {
+pub(crate) struct Interval {
     every: Duration,
     next: Instant,
     table: SyscallTable,
@@ -218,11 +235,11 @@ struct Interval {
 }
 
 impl Interval {
-    fn new(every: Duration) -> Interval {
+    pub(crate) fn new(every: Duration) -> Interval {
         Interval { every, next: Instant::now() + every, table: SyscallTable::default(), n: 0 }
     }
 
-    fn add(&mut self, sc: &syslint_event::Syscall) {
+    pub(crate) fn add(&mut self, sc: &syslint_event::Syscall) {
         self.table.add(sc);
         self.n += 1;
         if Instant::now() >= self.next {

@@ -1,0 +1,448 @@
+//! `.slr`: syslint's recording of an eBPF capture. The kernel's records as they came (before
+//! expansion of Repeat records, so a spinning program records small), zstd-compressed.
+//! Versioned and documented in docs/slr.md; `syslint analyze`/`diff` read it,
+//! `syslint export --format strace` turns it into strace-style text.
+//!
+//! Layout of the decompressed stream: `SLR1`, a LEB128 length and a JSON header, then records,
+//! each a tag byte and LEB128 fields (signed ones zigzag-encoded, timestamps as deltas from the
+//! previous timestamp), and an end record with the lost counts. A file cut short (syslint
+//! killed) reads up to the last whole record, with a warning.
+
+use super::format::Known;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::Path;
+use syslint_bpf::{Data, DataKind, Lost, Options, Record};
+
+pub const MAGIC: &[u8; 4] = b"SLR1";
+const T_SYSCALL: u8 = 1;
+const T_REPEAT: u8 = 2;
+const T_FORK: u8 = 3;
+const T_EXEC: u8 = 4;
+const T_EXIT: u8 = 5;
+const T_KNOWN: u8 = 6;
+const T_END: u8 = 0xff;
+
+/// The header: what was traced and how.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Header {
+    pub tool: String,
+    pub version: String,
+    /// Syscall numbers are this architecture's.
+    pub arch: String,
+    /// Timestamps: CLOCK_MONOTONIC nanoseconds.
+    pub clock: String,
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC when the capture began (to print times of day).
+    pub realtime_offset_ns: i64,
+    pub what: String,
+    pub payload_bytes: u16,
+    pub path_bytes: u16,
+    pub coalesce: bool,
+}
+
+fn put(w: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            w.push(b);
+            return;
+        }
+        w.push(b | 0x80);
+    }
+}
+
+fn put_i(w: &mut Vec<u8>, v: i64) {
+    put(w, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+fn put_bytes(w: &mut Vec<u8>, b: &[u8]) {
+    put(w, b.len() as u64);
+    w.extend_from_slice(b);
+}
+
+fn put_data(w: &mut Vec<u8>, d: &Data<'_>) {
+    let kind = match d.kind {
+        DataKind::None => 0u8,
+        DataKind::Str => 1,
+        DataKind::Bytes => 2,
+        DataKind::Sockaddr => 3,
+    };
+    w.push(kind);
+    if kind != 0 {
+        w.push(u8::from(d.truncated) | u8::from(d.fault) << 1);
+        put_bytes(w, d.bytes);
+    }
+}
+
+pub struct Writer {
+    z: zstd::stream::write::Encoder<'static, BufWriter<std::fs::File>>,
+    buf: Vec<u8>,
+    last_ts: u64,
+}
+
+/// CLOCK_REALTIME minus CLOCK_MONOTONIC now (to print monotonic timestamps as times of day).
+pub fn realtime_offset_ns() -> i64 {
+    let mono = syslint_bpf::monotonic_now_ns() as i64;
+    let real = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64);
+    real - mono
+}
+
+impl Writer {
+    pub fn create(path: &Path, what: &str, opts: &Options, known: &Known) -> io::Result<Writer> {
+        let f = BufWriter::new(std::fs::File::create(path)?);
+        let mut z = zstd::stream::write::Encoder::new(f, 3)?;
+        let header = Header {
+            tool: "syslint".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            arch: std::env::consts::ARCH.into(),
+            clock: "monotonic".into(),
+            realtime_offset_ns: realtime_offset_ns(),
+            what: what.into(),
+            payload_bytes: opts.payload_bytes,
+            path_bytes: opts.path_bytes,
+            coalesce: opts.coalesce,
+        };
+        let json = serde_json::to_vec(&header).map_err(io::Error::other)?;
+        let mut buf = Vec::with_capacity(64 * 1024);
+        buf.extend_from_slice(MAGIC);
+        put_bytes(&mut buf, &json);
+        for ((tgid, fd), deco) in known {
+            buf.push(T_KNOWN);
+            put(&mut buf, *tgid as u64);
+            put_i(&mut buf, *fd);
+            put_bytes(&mut buf, deco.as_bytes());
+        }
+        z.write_all(&buf)?;
+        buf.clear();
+        Ok(Writer { z, buf, last_ts: 0 })
+    }
+
+    fn ts(&mut self, t: u64) {
+        put_i(&mut self.buf, t as i64 - self.last_ts as i64);
+        self.last_ts = t;
+    }
+
+    pub fn write(&mut self, r: &Record<'_>) -> io::Result<()> {
+        match *r {
+            Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, data1, data2, unfinished } => {
+                self.buf.push(T_SYSCALL);
+                put(&mut self.buf, tgid as u64);
+                put(&mut self.buf, tid as u64);
+                put(&mut self.buf, nr as u64);
+                for a in args {
+                    put(&mut self.buf, a);
+                }
+                put_i(&mut self.buf, ret);
+                self.ts(ts_enter);
+                put(&mut self.buf, ts_exit.saturating_sub(ts_enter));
+                self.buf.push(u8::from(unfinished));
+                put_data(&mut self.buf, &data1);
+                put_data(&mut self.buf, &data2);
+            }
+            Record::Repeat { tgid, tid, period, count, first_ts, last_ts, dur_sum_ns } => {
+                self.buf.push(T_REPEAT);
+                put(&mut self.buf, tgid as u64);
+                put(&mut self.buf, tid as u64);
+                self.buf.push(period);
+                put(&mut self.buf, count as u64);
+                self.ts(first_ts);
+                put(&mut self.buf, last_ts.saturating_sub(first_ts));
+                put(&mut self.buf, dur_sum_ns);
+            }
+            Record::Fork { parent_tgid, parent_tid, child_tgid, child_tid, is_thread, ts } => {
+                self.buf.push(T_FORK);
+                for v in [parent_tgid, parent_tid, child_tgid, child_tid] {
+                    put(&mut self.buf, v as u64);
+                }
+                self.buf.push(u8::from(is_thread));
+                self.ts(ts);
+            }
+            Record::Exec { tgid, tid, old_tid, filename, truncated, ts } => {
+                self.buf.push(T_EXEC);
+                for v in [tgid, tid, old_tid] {
+                    put(&mut self.buf, v as u64);
+                }
+                self.buf.push(u8::from(truncated));
+                self.ts(ts);
+                put_bytes(&mut self.buf, filename);
+            }
+            Record::Exit { tgid, tid, exit_code, process_ended, ts } => {
+                self.buf.push(T_EXIT);
+                put(&mut self.buf, tgid as u64);
+                put(&mut self.buf, tid as u64);
+                put_i(&mut self.buf, exit_code as i64);
+                self.buf.push(u8::from(process_ended));
+                self.ts(ts);
+            }
+        }
+        if self.buf.len() >= 60 * 1024 {
+            self.z.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self, lost: Lost) -> io::Result<()> {
+        self.buf.push(T_END);
+        put(&mut self.buf, lost.records);
+        put(&mut self.buf, lost.syscalls);
+        self.z.write_all(&self.buf)?;
+        let mut f = self.z.finish()?;
+        f.flush()
+    }
+}
+
+/// What reading a recording found besides its records.
+#[derive(Debug, Default)]
+pub struct ReadInfo {
+    pub header: Option<Header>,
+    pub lost: Lost,
+    pub records: u64,
+    /// Fds named by the /proc snapshot taken when attaching.
+    pub known: Known,
+    /// The end record was missing (the recording was cut short) or a record was damaged.
+    pub problem: Option<String>,
+}
+
+struct Cur<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cur<'a> {
+    fn u(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = *self.b.get(self.i)?;
+            self.i += 1;
+            if shift < 64 {
+                v |= ((b & 0x7f) as u64) << shift;
+            }
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+            shift += 7;
+        }
+    }
+    fn i(&mut self) -> Option<i64> {
+        let u = self.u()?;
+        Some(((u >> 1) as i64) ^ -((u & 1) as i64))
+    }
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.b.get(self.i)?;
+        self.i += 1;
+        Some(b)
+    }
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.u()? as usize;
+        let s = self.b.get(self.i..self.i.checked_add(n)?)?;
+        self.i += n;
+        Some(s)
+    }
+    fn data(&mut self) -> Option<Data<'a>> {
+        let kind = match self.byte()? {
+            0 => return Some(Data { kind: DataKind::None, bytes: &[], truncated: false, fault: false }),
+            1 => DataKind::Str,
+            2 => DataKind::Bytes,
+            3 => DataKind::Sockaddr,
+            _ => return None,
+        };
+        let f = self.byte()?;
+        Some(Data { kind, bytes: self.bytes()?, truncated: f & 1 != 0, fault: f & 2 != 0 })
+    }
+}
+
+/// Whether the file is a syslint recording (a zstd stream starting with the magic).
+pub fn is_slr(path: &Path) -> bool {
+    let Ok(f) = std::fs::File::open(path) else { return false };
+    let Ok(mut z) = zstd::stream::read::Decoder::new(f) else { return false };
+    let mut m = [0u8; 4];
+    z.read_exact(&mut m).is_ok() && &m == MAGIC
+}
+
+/// Read a recording, handing every record to `f`.
+pub fn read(path: &Path, f: &mut dyn FnMut(Record<'_>)) -> io::Result<ReadInfo> {
+    let file = std::fs::File::open(path)?;
+    let mut z = zstd::stream::read::Decoder::new(file)?;
+    let mut all = Vec::new();
+    let mut info = ReadInfo::default();
+    // a stream cut short still gives what was written before the cut
+    if let Err(e) = z.read_to_end(&mut all) {
+        info.problem = Some(format!("the recording is cut short ({e})"));
+    }
+    if all.len() < 4 || &all[..4] != MAGIC {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, "not a syslint recording (no SLR1 header)"));
+    }
+    let mut c = Cur { b: &all, i: 4 };
+    let header = c.bytes().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "recording header cut short"))?;
+    let header: Header = serde_json::from_slice(header)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("header: {e}")))?;
+    info.header = Some(header);
+    let mut last_ts = 0u64;
+    let mut ended = false;
+    while c.i < all.len() {
+        let at = c.i;
+        let mut ts = |c: &mut Cur| -> Option<u64> {
+            let d = c.i()?;
+            last_ts = (last_ts as i64 + d) as u64;
+            Some(last_ts)
+        };
+        let tag = c.byte();
+        let rec: Option<Option<Record>> = (|| {
+            Some(match tag? {
+                T_SYSCALL => {
+                    let tgid = c.u()? as u32;
+                    let tid = c.u()? as u32;
+                    let nr = c.u()? as u32;
+                    let mut args = [0u64; 6];
+                    for a in &mut args {
+                        *a = c.u()?;
+                    }
+                    let ret = c.i()?;
+                    let ts_enter = ts(&mut c)?;
+                    let dur = c.u()?;
+                    let unfinished = c.byte()? != 0;
+                    let data1 = c.data()?;
+                    let data2 = c.data()?;
+                    Some(Record::Syscall {
+                        tgid,
+                        tid,
+                        nr,
+                        args,
+                        ret,
+                        ts_enter,
+                        ts_exit: ts_enter + dur,
+                        data1,
+                        data2,
+                        unfinished,
+                    })
+                }
+                T_REPEAT => {
+                    let tgid = c.u()? as u32;
+                    let tid = c.u()? as u32;
+                    let period = c.byte()?;
+                    let count = c.u()? as u32;
+                    let first_ts = ts(&mut c)?;
+                    let span = c.u()?;
+                    let dur_sum_ns = c.u()?;
+                    Some(Record::Repeat { tgid, tid, period, count, first_ts, last_ts: first_ts + span, dur_sum_ns })
+                }
+                T_FORK => {
+                    let (parent_tgid, parent_tid, child_tgid, child_tid) =
+                        (c.u()? as u32, c.u()? as u32, c.u()? as u32, c.u()? as u32);
+                    let is_thread = c.byte()? != 0;
+                    Some(Record::Fork { parent_tgid, parent_tid, child_tgid, child_tid, is_thread, ts: ts(&mut c)? })
+                }
+                T_EXEC => {
+                    let (tgid, tid, old_tid) = (c.u()? as u32, c.u()? as u32, c.u()? as u32);
+                    let truncated = c.byte()? != 0;
+                    let t = ts(&mut c)?;
+                    Some(Record::Exec { tgid, tid, old_tid, filename: c.bytes()?, truncated, ts: t })
+                }
+                T_EXIT => {
+                    let (tgid, tid) = (c.u()? as u32, c.u()? as u32);
+                    let exit_code = c.i()? as i32;
+                    let process_ended = c.byte()? != 0;
+                    Some(Record::Exit { tgid, tid, exit_code, process_ended, ts: ts(&mut c)? })
+                }
+                T_KNOWN => {
+                    let tgid = c.u()? as u32;
+                    let fd = c.i()?;
+                    let deco = String::from_utf8_lossy(c.bytes()?).into_owned();
+                    info.known.insert((tgid, fd), deco);
+                    None
+                }
+                T_END => {
+                    info.lost = Lost { records: c.u()?, syscalls: c.u()? };
+                    ended = true;
+                    None
+                }
+                _ => return None,
+            })
+        })();
+        match rec {
+            Some(Some(r)) => {
+                info.records += 1;
+                f(r);
+            }
+            Some(None) => {}
+            None => {
+                info.problem.get_or_insert_with(|| {
+                    format!("damaged record at byte {at} of the decompressed stream; the rest is skipped")
+                });
+                break;
+            }
+        }
+        if ended {
+            break;
+        }
+    }
+    if !ended && info.problem.is_none() {
+        info.problem = Some("the recording has no end record (syslint stopped before closing it)".into());
+    }
+    Ok(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let dir = std::env::temp_dir().join(format!("slr-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let p = dir.join("t.slr");
+        let mut known = Known::default();
+        known.insert((5, 3), "/var/log/x".into());
+        let mut w = Writer::create(&p, "command t", &Options::default(), &known).expect("create");
+        let sa = [2u8, 0, 0, 80, 127, 0, 0, 1];
+        let recs = vec![
+            Record::Fork { parent_tgid: 5, parent_tid: 5, child_tgid: 6, child_tid: 6, is_thread: false, ts: 900 },
+            Record::Syscall {
+                tgid: 5,
+                tid: 5,
+                nr: 42,
+                args: [3, u64::MAX, 16, 0, 0, 0],
+                ret: -115,
+                ts_enter: 1000,
+                ts_exit: 1500,
+                data1: Data { kind: DataKind::Sockaddr, bytes: &sa, truncated: false, fault: false },
+                data2: Data { kind: DataKind::None, bytes: &[], truncated: false, fault: false },
+                unfinished: false,
+            },
+            Record::Repeat {
+                tgid: 5,
+                tid: 5,
+                period: 1,
+                count: 9999,
+                first_ts: 1600,
+                last_ts: 90000,
+                dur_sum_ns: 5000,
+            },
+            Record::Exec { tgid: 6, tid: 6, old_tid: 6, filename: b"/bin/true", truncated: false, ts: 800 },
+            Record::Exit { tgid: 6, tid: 6, exit_code: 9, process_ended: true, ts: 95000 },
+        ];
+        for r in &recs {
+            w.write(r).expect("write");
+        }
+        w.finish(Lost { records: 2, syscalls: 7 }).expect("finish");
+        assert!(is_slr(&p));
+        let mut back: Vec<String> = Vec::new();
+        let info = read(&p, &mut |r| back.push(format!("{r:?}"))).expect("read");
+        assert_eq!(back, recs.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>());
+        assert_eq!(info.lost, Lost { records: 2, syscalls: 7 });
+        assert_eq!(info.known.get(&(5, 3)).map(String::as_str), Some("/var/log/x"));
+        assert!(info.problem.is_none());
+        assert_eq!(info.header.expect("header").what, "command t");
+
+        // cut short: what is whole still reads, and the cut is said
+        let raw = zstd::decode_all(std::fs::File::open(&p).expect("open")).expect("decode");
+        let cut = zstd::encode_all(&raw[..raw.len() - 6], 3).expect("encode");
+        std::fs::write(&p, cut).expect("write");
+        let mut n = 0;
+        let info = read(&p, &mut |_| n += 1).expect("read");
+        assert!(n >= 4 && info.problem.is_some(), "{n} {:?}", info.problem);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
