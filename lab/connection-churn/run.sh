@@ -86,7 +86,7 @@ NGX
 }
 
 # the traced program runs with a clean environment, from the scratch dir
-trace() { (cd "$work" && env -i PATH=/usr/bin:/bin HOME="$work" strace -o "$out" "${FLAGS[@]}" -- "$@" >/dev/null); }
+trace() { (cd "$work" && env -i PATH=/usr/bin:/bin HOME="$work" "${STRACE:-strace}" -o "$out" "${FLAGS[@]}" -- "$@" >/dev/null); }
 FLAGS=("$@")
 
 client="$HERE/client.py"

@@ -85,4 +85,4 @@ case "$VARIANT" in
             python3 ./client.py "$2" eof; s=$?; kill "$n"; wait "$n"; exit "$s"' sh "$DIR" "$PORT" "$(command -v nginx)") ;;
     *) echo "run.sh: unknown variant $VARIANT" >&2; exit 2 ;;
 esac
-timeout 60 env -i PATH=/usr/bin:/bin strace -o "$OUT" "$@" "${CMD[@]}" >"$DIR/client.out"
+timeout 60 env -i PATH=/usr/bin:/bin "${STRACE:-strace}" -o "$OUT" "$@" "${CMD[@]}" >"$DIR/client.out"

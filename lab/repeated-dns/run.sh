@@ -62,7 +62,7 @@ hosts() {
 
 # the traced program runs with a clean environment, from the scratch dir
 trace() {
-    (cd "$work" && "${NS[@]}" env -i PATH=/usr/bin:/bin HOME="$work" strace -o "$out" "${FLAGS[@]}" -- "$@" >/dev/null)
+    (cd "$work" && "${NS[@]}" env -i PATH=/usr/bin:/bin HOME="$work" "${STRACE:-strace}" -o "$out" "${FLAGS[@]}" -- "$@" >/dev/null)
 }
 
 client="$HERE/client.py"

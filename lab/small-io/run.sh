@@ -97,10 +97,10 @@ esac
 if [ "$VARIANT" = "py-tty" ]; then
     # 25,000 lines written one by one to a terminal: script(1) gives the program a pty
     command -v script >/dev/null || { echo "run.sh: script (bsdutils) is not installed" >&2; exit 3; }
-    quoted="$(printf '%q ' strace -o "$OUT" "$@" python3 ./log.py oswrite 25000 /dev/tty)"
+    quoted="$(printf '%q ' "${STRACE:-strace}" -o "$OUT" "$@" python3 ./log.py oswrite 25000 /dev/tty)"
     timeout 120 env -i PATH=/usr/bin:/bin script -qec "$quoted" /dev/null >"$DIR/client.out" 2>"$DIR/client.err" ||
         { cat "$DIR/client.err" >&2; exit 1; }
     exit 0
 fi
-timeout 120 env -i PATH=/usr/bin:/bin strace -o "$OUT" "$@" "${CMD[@]}" >"$DIR/client.out" 2>"$DIR/client.err" ||
+timeout 120 env -i PATH=/usr/bin:/bin "${STRACE:-strace}" -o "$OUT" "$@" "${CMD[@]}" >"$DIR/client.out" 2>"$DIR/client.err" ||
     { cat "$DIR/client.err" >&2; exit 1; }

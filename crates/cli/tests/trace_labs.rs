@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-"{bin}" trace -q --format json --output-file "$out.json" -o "$out" -- "$@"
+"{bin}" trace --backend strace -q --format json --output-file "$out.json" -o "$out" -- "$@"
 st=$?
 [ $st -eq 1 ] && st=0   # findings are what we want here
 exit $st

@@ -503,6 +503,7 @@ impl RepeatedDns {
         }
         // strace printed no buffer (an address instead): count the messages blind
         let blind = bufs.is_empty();
+        let mmsg = matches!(sc.sys, Sys::Sendmmsg | Sys::Recvmmsg);
         let count = match sc.ret {
             Ret::Ok { val, .. } if matches!(sc.sys, Sys::Sendmmsg | Sys::Recvmmsg) => val.max(0) as u32,
             _ => 1,
@@ -528,7 +529,15 @@ impl RepeatedDns {
         ep.span.add(ev.ts_ns);
         if send {
             let questions = msgs.iter().filter(|m| !m.response).count() as u32;
-            ep.queries += if blind { count } else { questions };
+            // sendmmsg says how many messages went out even when only some were shown (the
+            // eBPF backend copies the first message only)
+            ep.queries += if blind {
+                count
+            } else if mmsg {
+                questions.max(count)
+            } else {
+                questions
+            };
             if ep.dns_first.is_none() {
                 ep.dns_first = ev.ts_ns;
             }
@@ -537,7 +546,13 @@ impl RepeatedDns {
             }
         } else {
             let answers = msgs.iter().filter(|m| m.response).count() as u32;
-            ep.answers += if blind { count } else { answers };
+            ep.answers += if blind {
+                count
+            } else if mmsg {
+                answers.max(count)
+            } else {
+                answers
+            };
             if end.is_some() {
                 ep.dns_last = end;
             }
