@@ -36,6 +36,13 @@
 //!   Syscall record, and may follow records of the child. [`Record::Exec`] is sent inside
 //!   execve (before its Syscall record). [`Record::Exit`] is each thread's last record.
 //!
+//! # Cost
+//! `cargo run --release -p syslint-bpf --example overhead` (2,000,000 getppid, median of 7, on
+//! the 2-core development VM, kernel 6.18): untraced 184 ns/call; any process while a probe is
+//! attached but not tracing it 396 (the sys_enter/sys_exit hooks and one filter lookup);
+//! summary-only 543; streaming with coalescing 599 (78 records for the whole run); streaming
+//! without coalescing 800 (2,000,043 records, none lost with the default 16 MiB ring).
+//!
 //! # Deviations from the first sketch of this API
 //! - [`Options`] has `Default` and one more field, `force_no_btf`, to exercise the fallback.
 //! - [`Error`] has `Io` (waiting on a child) besides the four planned kinds; `Spawn` carries the

@@ -818,12 +818,8 @@ int BPF_PROG(sl_sys_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sl_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
-
-	if (!bpf_map_lookup_elem(&traced, &tgid))
-		return 0;
-	return on_exit(pid_tgid, ret);
+	/* no `traced` lookup: only traced threads have a state with a call in flight */
+	return on_exit(bpf_get_current_pid_tgid(), ret);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -989,12 +985,7 @@ int BPF_PROG(sl_sys_enter_raw, void *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sl_sys_exit_raw, void *regs, long ret)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
-
-	if (!bpf_map_lookup_elem(&traced, &tgid))
-		return 0;
-	return on_exit(pid_tgid, ret);
+	return on_exit(bpf_get_current_pid_tgid(), ret);
 }
 
 #endif /* SYSLINT_NO_BTF */
