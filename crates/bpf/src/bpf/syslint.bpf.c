@@ -503,13 +503,13 @@ static __always_inline int on_enter(__u64 pid_tgid, __u32 nr, const __u64 *a)
 
 	t = bpf_map_lookup_elem(&threads, &tid);
 	if (!t) {
-		if (bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST) && bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_ANY)) {
+		/* the thread's first call: EEXIST (a racing insert) is fine, a full map is not */
+		bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&threads, &tid);
+		if (!t) {
 			count_lost(0, 1);
 			return 0;
 		}
-		t = bpf_map_lookup_elem(&threads, &tid);
-		if (!t)
-			return 0;
 		t->tgid = tgid;
 	}
 	now = bpf_ktime_get_ns();
