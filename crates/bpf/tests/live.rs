@@ -41,7 +41,10 @@ fn probe(test: &str, opts: &Options) -> Option<Probe> {
 fn program(test: &str, name: &str) -> Option<PathBuf> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs").join(format!("{name}.c"));
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("syslint-bpf-{name}"));
-    let tmp = out.with_extension(format!("tmp{}", std::process::id()));
+    // tests run in parallel threads and may build the same program at once
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let build = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = out.with_extension(format!("tmp{}-{build}", std::process::id()));
     let status = Command::new("cc").args(["-O2", "-pthread", "-o"]).arg(&tmp).arg(&src).status();
     match status {
         Ok(s) if s.success() => {
