@@ -234,7 +234,10 @@ mod tests {
         };
     }
 
-    fn layouts() -> Vec<(&'static str, usize, Vec<(&'static str, usize)>)> {
+    /// (C struct, size, [(field, offset)])
+    type Layout = (&'static str, usize, Vec<(&'static str, usize)>);
+
+    fn layouts() -> Vec<Layout> {
         layouts![
             CapSlot => "sl_cap_slot" [kind, arg, len_src, len_arg, len, flags],
             CapSpec => "sl_cap_spec" [slot],

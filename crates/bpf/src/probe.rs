@@ -31,10 +31,51 @@ const ARENA_LIMIT: usize = 4 << 20;
 const ARENA_FULL: i32 = -libc::E2BIG;
 
 fn classify(what: &str, e: libbpf_rs::Error) -> Error {
+    let log = libbpf_log_tail();
     match e.kind() {
         ErrorKind::PermissionDenied => Error::PermissionDenied(format!("{what}: {e}; {PERMISSION_HINT}")),
-        ErrorKind::Unsupported => Error::Unsupported(format!("{what}: {e}")),
-        _ => Error::Other(format!("{what}: {e}")),
+        ErrorKind::Unsupported => Error::Unsupported(format!("{what}: {e}{log}")),
+        _ => Error::Other(format!("{what}: {e}{log}")),
+    }
+}
+
+/// libbpf's messages during a load, kept instead of printed: a caller falling back to strace
+/// should not spill libbpf's stderr lines on the user; on failure the tail goes into the error.
+static LIBBPF_LOG: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+fn keep_libbpf_message(_level: libbpf_rs::PrintLevel, msg: String) {
+    if let Ok(mut log) = LIBBPF_LOG.lock() {
+        if log.len() < 1 << 20 {
+            log.push_str(&msg);
+        }
+    }
+}
+
+/// The last lines libbpf said (the verifier's verdict is at the end), for an error message.
+fn libbpf_log_tail() -> String {
+    let Ok(log) = LIBBPF_LOG.lock() else { return String::new() };
+    let lines: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("\nlibbpf said:\n  {}", lines[lines.len().saturating_sub(12)..].join("\n  "))
+}
+
+/// Routes libbpf's messages into LIBBPF_LOG while alive; restores the previous printer on drop.
+struct QuietLibbpf(Option<(libbpf_rs::PrintLevel, libbpf_rs::PrintCallback)>);
+
+impl QuietLibbpf {
+    fn new() -> QuietLibbpf {
+        if let Ok(mut log) = LIBBPF_LOG.lock() {
+            log.clear();
+        }
+        QuietLibbpf(libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Warn, keep_libbpf_message))))
+    }
+}
+
+impl Drop for QuietLibbpf {
+    fn drop(&mut self) {
+        libbpf_rs::set_print(self.0.take());
     }
 }
 
@@ -125,6 +166,7 @@ impl Probe {
             }
         }
         let btf = !opts.force_no_btf && Path::new("/sys/kernel/btf/vmlinux").exists();
+        let _quiet = QuietLibbpf::new();
         let (links, maps) = if btf {
             load_variant!(skel_btf::SyslintSkelBuilder, opts, [sl_sys_enter, sl_sys_exit, sl_fork, sl_exec, sl_exit])
         } else {
