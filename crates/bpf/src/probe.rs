@@ -33,10 +33,28 @@ const ARENA_FULL: i32 = -libc::E2BIG;
 fn classify(what: &str, e: libbpf_rs::Error) -> Error {
     let log = libbpf_log_tail();
     match e.kind() {
+        // the verifier rejects a program with EACCES too: with the privileges in hand, that is
+        // a bug in the program, not something the user can grant
+        ErrorKind::PermissionDenied if bpf_privileged() => {
+            Error::Other(format!("{what}: {e} (the kernel rejected the program){log}"))
+        }
         ErrorKind::PermissionDenied => Error::PermissionDenied(format!("{what}: {e}; {PERMISSION_HINT}")),
         ErrorKind::Unsupported => Error::Unsupported(format!("{what}: {e}{log}")),
         _ => Error::Other(format!("{what}: {e}{log}")),
     }
+}
+
+/// Whether this process holds what loading needs: CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON
+/// (effective set, from /proc/self/status).
+fn bpf_privileged() -> bool {
+    const CAP_SYS_ADMIN: u32 = 21;
+    const CAP_PERFMON: u32 = 38;
+    const CAP_BPF: u32 = 39;
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
+    let Some(eff) = status.lines().find_map(|l| l.strip_prefix("CapEff:")) else { return false };
+    let Ok(eff) = u64::from_str_radix(eff.trim(), 16) else { return false };
+    let has = |cap: u32| eff & (1 << cap) != 0;
+    has(CAP_SYS_ADMIN) || (has(CAP_BPF) && has(CAP_PERFMON))
 }
 
 /// libbpf's messages during a load, kept instead of printed: a caller falling back to strace
