@@ -7,6 +7,7 @@ use std::mem::size_of;
 pub(crate) const NR_MAX: usize = 512;
 pub(crate) const SLOT_MAX: usize = 4096;
 pub(crate) const SIG_DATA: usize = 16;
+pub(crate) const SMALL_SLOT: usize = 32;
 
 pub(crate) const REC_SYSCALL: u8 = 1;
 pub(crate) const REC_REPEAT: u8 = 2;
@@ -175,6 +176,10 @@ pub(crate) struct ThreadState {
     pub part_ts_exit: u64,
     pub tgid: u32,
     pub _pad2: u32,
+    pub enter_small: [[u8; SMALL_SLOT]; 2],
+    pub enter_small_len: [u8; 2],
+    pub enter_small_flags: u8,
+    pub _pad3: [u8; 5],
 }
 
 /// Plain old data: `#[repr(C)]` structs of integers (and arrays of them) with no padding the
@@ -251,7 +256,8 @@ mod tests {
             SummaryCounts => "sl_counts" [calls, errors, dur_ns],
             Sig => "sl_sig" [nr, len1, len2, kinds, coal, args, ret, data],
             ThreadState => "sl_thread" [args, ts_enter, nr, in_flight, hist, hist_n, period, partial, _pad, count,
-                first_ts, last_ts, dur_sum, last_report, part_ts_enter, part_ts_exit, tgid, _pad2],
+                first_ts, last_ts, dur_sum, last_report, part_ts_enter, part_ts_exit, tgid, _pad2, enter_small,
+                enter_small_len, enter_small_flags, _pad3],
         ]
     }
 
@@ -261,7 +267,7 @@ mod tests {
         assert_eq!(size_of::<CapSpec>(), 16);
         assert_eq!(size_of::<SyscallRec>(), 96);
         assert_eq!(size_of::<RepeatRec>(), 40);
-        assert_eq!(size_of::<ThreadState>(), 288);
+        assert_eq!(size_of::<ThreadState>(), 360);
         assert_eq!(offset_of!(SyscallRec, data1_len), 88);
         assert_eq!(offset_of!(ThreadState, tgid), 280);
     }

@@ -556,3 +556,56 @@ fn summary_only_counts_calls_errors_and_time() {
     assert!(summary[&OPENAT].errors >= 5, "the five missing paths");
     assert!(summary.keys().all(|&nr| syscall_name(nr).is_some()));
 }
+
+#[test]
+fn every_capture_kind_arrives() {
+    let test = "every_capture_kind_arrives";
+    let Some(mut probe) = probe(test, &Options::default()) else { return };
+    let Some(prog) = program(test, "captures") else { return };
+    const M: u64 = 200;
+    let (pid, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), &M.to_string()]);
+    let first = |nr: u32| -> &Rec {
+        sys_records(&recs, nr).next().unwrap_or_else(|| panic!("no {} record", syscall_name(nr).unwrap_or("?")))
+    };
+    let d1 = |r: &Rec| match r {
+        Rec::Sys { d1, .. } => d1.clone(),
+        _ => unreachable!(),
+    };
+    let d2 = |r: &Rec| match r {
+        Rec::Sys { d2, .. } => d2.clone(),
+        _ => unreachable!(),
+    };
+    let loopback = |a: &[u8]| a.len() == 16 && a[..2] == [2, 0] && a[4..8] == [127, 0, 0, 1];
+
+    // pipe2: the two fds the kernel wrote
+    let (kind, fds, _) = d1(first(293));
+    assert_eq!((kind, fds.len()), (DataKind::Bytes, 8));
+    // ppoll: M identical zero timeouts coalesce exactly; a different timeout is a new record
+    assert_eq!(calls_of(&recs, pid, 271), M + 1);
+    let timeouts: Vec<Vec<u8>> = sys_records(&recs, 271).map(|r| d1(r).1).collect();
+    let mut tiny = vec![0u8; 8];
+    tiny.extend_from_slice(&1000u64.to_ne_bytes());
+    assert_eq!(timeouts, [vec![0u8; 16], tiny], "the first zero-timeout ppoll and the 1 µs one");
+    // epoll_ctl: struct epoll_event, 12 bytes on x86_64
+    let mut ev = 1u32.to_ne_bytes().to_vec(); // EPOLLIN
+    ev.extend_from_slice(&0x1122334455667788u64.to_ne_bytes());
+    assert_eq!(d1(first(233)), (DataKind::Bytes, ev, false));
+    // setsockopt: the int value
+    assert_eq!(d1(first(54)), (DataKind::Bytes, 1i32.to_ne_bytes().to_vec(), false));
+    // addresses passed and received
+    for nr in [49, 51, 42, 43] {
+        let (kind, addr, _) = d1(first(nr));
+        assert!(kind == DataKind::Sockaddr && loopback(&addr), "{}: {addr:?}", syscall_name(nr).unwrap_or("?"));
+    }
+    // writev: the first buffer only; the TCP read: all 11 bytes
+    assert_eq!(d1(first(20)), (DataKind::Bytes, b"hello-".to_vec(), false));
+    let socket_read = sys_records(&recs, READ).find(|r| matches!(r, Rec::Sys { ret: 11, .. })).expect("socket read");
+    assert_eq!(d1(socket_read).1, b"hello-world");
+    // UDP: sendmsg's first iovec and destination, recvfrom's payload and source
+    let sendmsg = first(46);
+    assert_eq!(d1(sendmsg).1, b"hello-");
+    assert!(loopback(&d2(sendmsg).1));
+    let recvfrom = first(45);
+    assert_eq!(d1(recvfrom).1, b"hello-world");
+    assert!(loopback(&d2(recvfrom).1));
+}
