@@ -57,7 +57,7 @@
 //! already blocked in a syscall when [`Probe::follow`] attaches is seen from its next call.
 //! Capacity: 16384 traced processes, 32768 traced threads (a thread beyond that is counted in
 //! [`Lost::syscalls`] call by call), 256 execve calls in flight at once (beyond, the path is
-//! missing). Kernel memory: the ring plus about 12 MiB of maps. On kernels without BTF
+//! missing). Kernel memory: the ring plus about 16 MiB of maps (mostly the thread states). On kernels without BTF
 //! (`raw_tp` fallback) children are added when clone returns in the parent (a child can run a
 //! little before), a process's end is seen only through exit/exit_group (one killed by a
 //! signal stays in the filter; its pid, if reused, would be traced), and socket payloads of
