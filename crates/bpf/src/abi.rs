@@ -7,6 +7,7 @@ use std::mem::size_of;
 pub(crate) const NR_MAX: usize = 512;
 pub(crate) const SLOT_MAX: usize = 4096;
 pub(crate) const SIG_DATA: usize = 16;
+pub(crate) const SMALL_SLOT: usize = 32;
 
 pub(crate) const REC_SYSCALL: u8 = 1;
 pub(crate) const REC_REPEAT: u8 = 2;
@@ -175,6 +176,10 @@ pub(crate) struct ThreadState {
     pub part_ts_exit: u64,
     pub tgid: u32,
     pub _pad2: u32,
+    pub enter_small: [[u8; SMALL_SLOT]; 2],
+    pub enter_small_len: [u8; 2],
+    pub enter_small_flags: u8,
+    pub _pad3: [u8; 5],
 }
 
 /// Plain old data: `#[repr(C)]` structs of integers (and arrays of them) with no padding the
@@ -223,56 +228,81 @@ pub(crate) fn bytes<T: Pod>(v: &T) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
     use std::mem::offset_of;
+    use std::process::Command;
 
-    // The numbers on the right are what clang gives the C structs in syslint.h (x86_64 and
-    // BPF agree: natural alignment, no packing).
+    /// (C struct name, Rust size, [(field, Rust offset)]) for every shared struct.
+    macro_rules! layouts {
+        ($($rust:ty => $c:literal [$($f:ident),*]),* $(,)?) => {
+            vec![$(($c, size_of::<$rust>(), vec![$((stringify!($f), offset_of!($rust, $f))),*])),*]
+        };
+    }
+
+    /// (C struct, size, [(field, offset)])
+    type Layout = (&'static str, usize, Vec<(&'static str, usize)>);
+
+    fn layouts() -> Vec<Layout> {
+        layouts![
+            CapSlot => "sl_cap_slot" [kind, arg, len_src, len_arg, len, flags],
+            CapSpec => "sl_cap_spec" [slot],
+            SyscallRec => "sl_syscall_rec" [kind, flags, data1_kind, data2_kind, tgid, tid, nr, args, ret, ts_enter,
+                ts_exit, data1_len, data2_len, _pad],
+            RepeatRec => "sl_repeat_rec" [kind, period, _pad, tgid, tid, count, first_ts, last_ts, dur_sum],
+            ForkRec => "sl_fork_rec" [kind, is_thread, _pad, parent_tgid, parent_tid, child_tgid, child_tid, _pad2, ts],
+            ExecRec => "sl_exec_rec" [kind, truncated, filename_len, tgid, tid, old_tid, ts],
+            ExitRec => "sl_exit_rec" [kind, group_dead, _pad, tgid, tid, exit_code, ts],
+            LostCounts => "sl_lost" [records, syscalls],
+            SummaryCounts => "sl_counts" [calls, errors, dur_ns],
+            Sig => "sl_sig" [nr, len1, len2, kinds, coal, args, ret, data],
+            ThreadState => "sl_thread" [args, ts_enter, nr, in_flight, hist, hist_n, period, partial, _pad, count,
+                first_ts, last_ts, dur_sum, last_report, part_ts_enter, part_ts_exit, tgid, _pad2, enter_small,
+                enter_small_len, enter_small_flags, _pad3],
+        ]
+    }
+
+    // Pinned numbers: also checked when no C compiler is around.
     #[test]
-    fn sizes_match_the_c_header() {
-        assert_eq!(size_of::<CapSlot>(), 8);
+    fn sizes_are_pinned() {
         assert_eq!(size_of::<CapSpec>(), 16);
         assert_eq!(size_of::<SyscallRec>(), 96);
         assert_eq!(size_of::<RepeatRec>(), 40);
-        assert_eq!(size_of::<ForkRec>(), 32);
-        assert_eq!(size_of::<ExecRec>(), 24);
-        assert_eq!(size_of::<ExitRec>(), 24);
-        assert_eq!(size_of::<LostCounts>(), 16);
-        assert_eq!(size_of::<SummaryCounts>(), 24);
-        assert_eq!(size_of::<Sig>(), 80);
-        assert_eq!(size_of::<ThreadState>(), 288);
+        assert_eq!(size_of::<ThreadState>(), 360);
+        assert_eq!(offset_of!(SyscallRec, data1_len), 88);
+        assert_eq!(offset_of!(ThreadState, tgid), 280);
     }
 
+    /// Compiles a C program that prints every size and offset of syslint.h and compares.
     #[test]
-    fn offsets_match_the_c_header() {
-        assert_eq!(offset_of!(CapSlot, len), 4);
-        assert_eq!(offset_of!(CapSlot, flags), 6);
-        assert_eq!(offset_of!(SyscallRec, tgid), 4);
-        assert_eq!(offset_of!(SyscallRec, nr), 12);
-        assert_eq!(offset_of!(SyscallRec, args), 16);
-        assert_eq!(offset_of!(SyscallRec, ret), 64);
-        assert_eq!(offset_of!(SyscallRec, ts_enter), 72);
-        assert_eq!(offset_of!(SyscallRec, ts_exit), 80);
-        assert_eq!(offset_of!(SyscallRec, data1_len), 88);
-        assert_eq!(offset_of!(SyscallRec, data2_len), 90);
-        assert_eq!(offset_of!(RepeatRec, count), 12);
-        assert_eq!(offset_of!(RepeatRec, first_ts), 16);
-        assert_eq!(offset_of!(RepeatRec, dur_sum), 32);
-        assert_eq!(offset_of!(ForkRec, child_tid), 16);
-        assert_eq!(offset_of!(ForkRec, ts), 24);
-        assert_eq!(offset_of!(ExecRec, old_tid), 12);
-        assert_eq!(offset_of!(ExecRec, ts), 16);
-        assert_eq!(offset_of!(ExitRec, exit_code), 12);
-        assert_eq!(offset_of!(ExitRec, ts), 16);
-        assert_eq!(offset_of!(Sig, args), 8);
-        assert_eq!(offset_of!(Sig, ret), 56);
-        assert_eq!(offset_of!(Sig, data), 64);
-        assert_eq!(offset_of!(ThreadState, ts_enter), 48);
-        assert_eq!(offset_of!(ThreadState, nr), 56);
-        assert_eq!(offset_of!(ThreadState, hist), 64);
-        assert_eq!(offset_of!(ThreadState, hist_n), 224);
-        assert_eq!(offset_of!(ThreadState, count), 228);
-        assert_eq!(offset_of!(ThreadState, first_ts), 232);
-        assert_eq!(offset_of!(ThreadState, part_ts_enter), 264);
-        assert_eq!(offset_of!(ThreadState, tgid), 280);
+    fn layout_matches_the_c_header() {
+        let dir = std::env::temp_dir().join(format!("syslint-abi-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let mut c = String::from("#include <linux/types.h>\n#include <stdio.h>\n#include <stddef.h>\n");
+        c += &format!("#include \"{}/src/bpf/syslint.h\"\nint main(void) {{\n", env!("CARGO_MANIFEST_DIR"));
+        let mut want = String::new();
+        for (st, size, fields) in layouts() {
+            c += &format!("printf(\"{st} %zu\\n\", sizeof(struct {st}));\n");
+            want += &format!("{st} {size}\n");
+            for (f, off) in fields {
+                c += &format!("printf(\"{st}.{f} %zu\\n\", offsetof(struct {st}, {f}));\n");
+                want += &format!("{st}.{f} {off}\n");
+            }
+        }
+        c += "return 0;\n}\n";
+        std::fs::write(dir.join("check.c"), c).expect("write check.c");
+        let exe = dir.join("check");
+        match Command::new("cc").arg("-o").arg(&exe).arg(dir.join("check.c")).status() {
+            Ok(s) => assert!(s.success(), "cc failed on the layout check"),
+            Err(e) => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\n!!!!!!!! SKIPPED layout_matches_the_c_header: no cc: {e} !!!!!!!!\n"
+                );
+                return;
+            }
+        }
+        let out = Command::new(&exe).output().expect("run the layout check");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want);
     }
 }

@@ -8,7 +8,10 @@
 //! return value, or a `socklen_t *` argument read at exit), the maximum (0: the option's
 //! default, `path_bytes` for strings, `payload_bytes` for bytes, 128 for sockaddrs) and flags.
 //! Everything is copied at syscall exit, when input buffers are still valid and output buffers
-//! are filled, except execve/execveat's path, copied at entry (gone after a successful exec).
+//! are filled, except execve/execveat's path, copied at entry (gone after a successful exec),
+//! and the timeouts of select/pselect6/ppoll/epoll_pwait2, copied at entry because the first
+//! three overwrite them with the time left. Entry copies of at most 16 bytes live in the
+//! thread's state (cheap enough for busy-poll loops); larger ones in a per-thread hash entry.
 
 use crate::abi::*;
 
@@ -23,9 +26,15 @@ const fn path(arg: u8) -> CapSlot {
     slot(DATA_STR, arg, LEN_FIXED, 0, 0, 0)
 }
 
-/// `len` bytes at argument `arg` (a struct the call reads: timespec, epoll_event).
+/// `len` bytes at argument `arg` (a struct the call only reads: epoll_event).
 const fn fixed(arg: u8, len: u16) -> CapSlot {
     slot(DATA_BYTES, arg, LEN_FIXED, 0, len, 0)
+}
+
+/// A timeout struct of `len` bytes at argument `arg`, copied at entry: ppoll, select and
+/// pselect6 overwrite it with the time left, and the requested timeout is what matters.
+const fn timeout(arg: u8, len: u16) -> CapSlot {
+    slot(DATA_BYTES, arg, LEN_FIXED, 0, len, CAP_AT_ENTER)
 }
 
 /// `len` bytes the call wrote at argument `arg` (pipe's int[2]): only when it succeeded.
@@ -85,11 +94,11 @@ pub(crate) const TABLE: &[(u32, CapSlot, CapSlot)] = &[
     (22, out_fixed(0, 8), NONE),                        // pipe int[2]
     (293, out_fixed(0, 8), NONE),                       // pipe2 int[2]
     // timeouts (poll and epoll_wait take theirs as a plain argument)
-    (23, fixed(4, 16), NONE),  // select: struct timeval *
-    (270, fixed(4, 16), NONE), // pselect6: struct timespec *
-    (271, fixed(2, 16), NONE), // ppoll: struct timespec *
-    (441, fixed(3, 16), NONE), // epoll_pwait2: struct timespec *
-    (233, fixed(3, 12), NONE), // epoll_ctl: struct epoll_event (packed on x86_64)
+    (23, timeout(4, 16), NONE),  // select: struct timeval *
+    (270, timeout(4, 16), NONE), // pselect6: struct timespec *
+    (271, timeout(2, 16), NONE), // ppoll: struct timespec *
+    (441, timeout(3, 16), NONE), // epoll_pwait2: struct timespec *
+    (233, fixed(3, 12), NONE),   // epoll_ctl: struct epoll_event (packed on x86_64)
     // paths
     (2, path(0), NONE),                                            // open
     (4, path(0), NONE),                                            // stat

@@ -31,10 +31,69 @@ const ARENA_LIMIT: usize = 4 << 20;
 const ARENA_FULL: i32 = -libc::E2BIG;
 
 fn classify(what: &str, e: libbpf_rs::Error) -> Error {
+    let log = libbpf_log_tail();
     match e.kind() {
+        // the verifier rejects a program with EACCES too: with the privileges in hand, that is
+        // a bug in the program, not something the user can grant
+        ErrorKind::PermissionDenied if bpf_privileged() => {
+            Error::Other(format!("{what}: {e} (the kernel rejected the program){log}"))
+        }
         ErrorKind::PermissionDenied => Error::PermissionDenied(format!("{what}: {e}; {PERMISSION_HINT}")),
-        ErrorKind::Unsupported => Error::Unsupported(format!("{what}: {e}")),
-        _ => Error::Other(format!("{what}: {e}")),
+        ErrorKind::Unsupported => Error::Unsupported(format!("{what}: {e}{log}")),
+        _ => Error::Other(format!("{what}: {e}{log}")),
+    }
+}
+
+/// Whether this process holds what loading needs: CAP_SYS_ADMIN, or CAP_BPF and CAP_PERFMON
+/// (effective set, from /proc/self/status).
+fn bpf_privileged() -> bool {
+    const CAP_SYS_ADMIN: u32 = 21;
+    const CAP_PERFMON: u32 = 38;
+    const CAP_BPF: u32 = 39;
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
+    let Some(eff) = status.lines().find_map(|l| l.strip_prefix("CapEff:")) else { return false };
+    let Ok(eff) = u64::from_str_radix(eff.trim(), 16) else { return false };
+    let has = |cap: u32| eff & (1 << cap) != 0;
+    has(CAP_SYS_ADMIN) || (has(CAP_BPF) && has(CAP_PERFMON))
+}
+
+/// libbpf's messages during a load, kept instead of printed: a caller falling back to strace
+/// should not spill libbpf's stderr lines on the user; on failure the tail goes into the error.
+static LIBBPF_LOG: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+fn keep_libbpf_message(_level: libbpf_rs::PrintLevel, msg: String) {
+    if let Ok(mut log) = LIBBPF_LOG.lock() {
+        if log.len() < 1 << 20 {
+            log.push_str(&msg);
+        }
+    }
+}
+
+/// The last lines libbpf said (the verifier's verdict is at the end), for an error message.
+fn libbpf_log_tail() -> String {
+    let Ok(log) = LIBBPF_LOG.lock() else { return String::new() };
+    let lines: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("\nlibbpf said:\n  {}", lines[lines.len().saturating_sub(12)..].join("\n  "))
+}
+
+/// Routes libbpf's messages into LIBBPF_LOG while alive; restores the previous printer on drop.
+struct QuietLibbpf(Option<(libbpf_rs::PrintLevel, libbpf_rs::PrintCallback)>);
+
+impl QuietLibbpf {
+    fn new() -> QuietLibbpf {
+        if let Ok(mut log) = LIBBPF_LOG.lock() {
+            log.clear();
+        }
+        QuietLibbpf(libbpf_rs::set_print(Some((libbpf_rs::PrintLevel::Warn, keep_libbpf_message))))
+    }
+}
+
+impl Drop for QuietLibbpf {
+    fn drop(&mut self) {
+        libbpf_rs::set_print(self.0.take());
     }
 }
 
@@ -125,6 +184,7 @@ impl Probe {
             }
         }
         let btf = !opts.force_no_btf && Path::new("/sys/kernel/btf/vmlinux").exists();
+        let _quiet = QuietLibbpf::new();
         let (links, maps) = if btf {
             load_variant!(skel_btf::SyslintSkelBuilder, opts, [sl_sys_enter, sl_sys_exit, sl_fork, sl_exec, sl_exit])
         } else {

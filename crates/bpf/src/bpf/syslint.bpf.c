@@ -469,15 +469,64 @@ static __always_inline struct sl_sig *expected(struct sl_thread *t)
 	return (t->period == 1 || t->partial) ? &t->hist[1] : &t->hist[0];
 }
 
+/* A fixed-length struct of at most SL_SIG_DATA bytes (a timeout): kept in the thread state. */
+static __always_inline bool is_small(const struct sl_cap_slot *c)
+{
+	return c->kind != SL_DATA_STR && c->len_src == SL_LEN_FIXED && c->len && c->len <= SL_SIG_DATA &&
+	       !(c->flags & (SL_CAP_IOVEC | SL_CAP_MSGHDR | SL_CAP_MSGNAME));
+}
+
+static __always_inline __u8 capture_small(__u8 *dst, const struct sl_cap_slot *c, const __u64 *args, __u8 *flags,
+					  __u8 fault_bit)
+{
+	__u32 ai = c->arg, n = c->len;
+	__u64 ptr;
+
+	if (ai > 5)
+		return 0;
+	ptr = args[ai];
+	if (!ptr)
+		return 0;
+	if (n > SL_SIG_DATA)
+		n = SL_SIG_DATA;
+	opaque(n);
+	n &= SL_SMALL_SLOT - 1; /* for the verifier: dst has SL_SMALL_SLOT bytes */
+	if (bpf_probe_read_user(dst, n, (void *)ptr)) {
+		*flags |= fault_bit;
+		return 0;
+	}
+	return n;
+}
+
 static __always_inline void capture_at_enter(struct sl_thread *t, __u32 tid, __u32 nr)
 {
 	__u32 zero = 0;
 	struct sl_cap_spec *spec;
 	struct sl_scratch *tmpl;
 	struct sl_enter_data *e;
+	bool big = false;
 
 	spec = bpf_map_lookup_elem(&caps, &nr);
 	if (!spec || !((spec->slot[0].flags | spec->slot[1].flags) & SL_CAP_AT_ENTER))
+		return;
+	t->enter_small_flags = 0;
+	t->enter_small_len[0] = 0;
+	t->enter_small_len[1] = 0;
+	if (spec->slot[0].kind && (spec->slot[0].flags & SL_CAP_AT_ENTER)) {
+		if (is_small(&spec->slot[0]))
+			t->enter_small_len[0] =
+				capture_small(&t->enter_small[0], &spec->slot[0], t->args, &t->enter_small_flags, SL_F_FAULT1);
+		else
+			big = true;
+	}
+	if (spec->slot[1].kind && (spec->slot[1].flags & SL_CAP_AT_ENTER)) {
+		if (is_small(&spec->slot[1]))
+			t->enter_small_len[1] = capture_small(&t->enter_small[SL_SMALL_SLOT], &spec->slot[1], t->args,
+							      &t->enter_small_flags, SL_F_FAULT2);
+		else
+			big = true;
+	}
+	if (!big)
 		return;
 	/* any map memory of at least the value's size serves as the initial bytes */
 	tmpl = bpf_map_lookup_elem(&scratch, &zero);
@@ -489,9 +538,9 @@ static __always_inline void capture_at_enter(struct sl_thread *t, __u32 tid, __u
 	e->flags = 0;
 	e->len[0] = 0;
 	e->len[1] = 0;
-	if (spec->slot[0].kind && (spec->slot[0].flags & SL_CAP_AT_ENTER))
+	if (spec->slot[0].kind && (spec->slot[0].flags & SL_CAP_AT_ENTER) && !is_small(&spec->slot[0]))
 		e->len[0] = capture(&e->data[0], &spec->slot[0], t->args, 0, false, &e->flags, SL_F_TRUNC1, SL_F_FAULT1);
-	if (spec->slot[1].kind && (spec->slot[1].flags & SL_CAP_AT_ENTER))
+	if (spec->slot[1].kind && (spec->slot[1].flags & SL_CAP_AT_ENTER) && !is_small(&spec->slot[1]))
 		e->len[1] = capture(&e->data[SL_SLOT_MAX], &spec->slot[1], t->args, 0, false, &e->flags, SL_F_TRUNC2, SL_F_FAULT2);
 }
 
@@ -503,13 +552,13 @@ static __always_inline int on_enter(__u64 pid_tgid, __u32 nr, const __u64 *a)
 
 	t = bpf_map_lookup_elem(&threads, &tid);
 	if (!t) {
-		if (bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST) && bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_ANY)) {
+		/* the thread's first call: EEXIST (a racing insert) is fine, a full map is not */
+		bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&threads, &tid);
+		if (!t) {
 			count_lost(0, 1);
 			return 0;
 		}
-		t = bpf_map_lookup_elem(&threads, &tid);
-		if (!t)
-			return 0;
 		t->tgid = tgid;
 	}
 	now = bpf_ktime_get_ns();
@@ -638,7 +687,15 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 			is_sock = fd_is_socket(t->args[0]);
 
 		if (spec->slot[0].kind) {
-			if (spec->slot[0].flags & SL_CAP_AT_ENTER) {
+			if ((spec->slot[0].flags & SL_CAP_AT_ENTER) && is_small(&spec->slot[0])) {
+				len1 = t->enter_small_len[0];
+				opaque(len1);
+				if (len1 > SL_SIG_DATA)
+					len1 = SL_SIG_DATA;
+				flags |= t->enter_small_flags & SL_F_FAULT1;
+				if (len1)
+					bpf_probe_read_kernel(s->data, len1, &t->enter_small[0]);
+			} else if (spec->slot[0].flags & SL_CAP_AT_ENTER) {
 				if (e) {
 					len1 = e->len[0];
 					opaque(len1);
@@ -660,7 +717,15 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 			off = len1;
 			opaque(off);
 			off &= SL_SLOT_MAX - 1;
-			if (spec->slot[1].flags & SL_CAP_AT_ENTER) {
+			if ((spec->slot[1].flags & SL_CAP_AT_ENTER) && is_small(&spec->slot[1])) {
+				len2 = t->enter_small_len[1];
+				opaque(len2);
+				if (len2 > SL_SIG_DATA)
+					len2 = SL_SIG_DATA;
+				flags |= t->enter_small_flags & SL_F_FAULT2;
+				if (len2)
+					bpf_probe_read_kernel(&s->data[off], len2, &t->enter_small[SL_SMALL_SLOT]);
+			} else if (spec->slot[1].flags & SL_CAP_AT_ENTER) {
 				if (e) {
 					len2 = e->len[1];
 					opaque(len2);
@@ -818,12 +883,8 @@ int BPF_PROG(sl_sys_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sl_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
-
-	if (!bpf_map_lookup_elem(&traced, &tgid))
-		return 0;
-	return on_exit(pid_tgid, ret);
+	/* no `traced` lookup: only traced threads have a state with a call in flight */
+	return on_exit(bpf_get_current_pid_tgid(), ret);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -989,12 +1050,7 @@ int BPF_PROG(sl_sys_enter_raw, void *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sl_sys_exit_raw, void *regs, long ret)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
-
-	if (!bpf_map_lookup_elem(&traced, &tgid))
-		return 0;
-	return on_exit(pid_tgid, ret);
+	return on_exit(bpf_get_current_pid_tgid(), ret);
 }
 
 #endif /* SYSLINT_NO_BTF */

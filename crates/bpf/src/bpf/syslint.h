@@ -11,6 +11,7 @@
 #define SL_SLOT_MAX 4096  /* bytes a capture slot can hold (the largest length is SL_SLOT_MAX - 1) */
 #define SL_SIG_DATA 16    /* captured bytes a coalescable call may carry (compared exactly) */
 #define SL_EXEC_NAME 256  /* bytes of an EXEC record's filename */
+#define SL_SMALL_SLOT 32  /* room per slot for entry copies kept in the thread state (<= SL_SIG_DATA used) */
 
 /* Record kinds: the first byte of every ring-buffer record. */
 #define SL_REC_SYSCALL 1
@@ -33,7 +34,7 @@
 
 /* Capture slot flags. */
 #define SL_CAP_SOCK_ONLY 0x01   /* only when args[0] is an fd of a socket (S_IFSOCK) */
-#define SL_CAP_AT_ENTER 0x02    /* copy at syscall entry (execve: the memory is gone after success) */
+#define SL_CAP_AT_ENTER 0x02    /* copy at entry: execve's path (gone after success), timeouts (rewritten) */
 #define SL_CAP_NO_COALESCE 0x04 /* contents may differ between identical calls: never coalesce */
 #define SL_CAP_IF_OK 0x08       /* only when the call succeeded (ret >= 0): output buffers */
 #define SL_CAP_IOVEC 0x10       /* args[arg] is a struct iovec *: the first buffer */
@@ -176,6 +177,12 @@ struct sl_thread {
 	__u64 part_ts_exit;
 	__u32 tgid;
 	__u32 _pad2;
+	/* small (<= SL_SIG_DATA, fixed length) SL_CAP_AT_ENTER captures of the call in flight:
+	 * timeouts that ppoll/select/pselect6 overwrite with the time left */
+	__u8 enter_small[2 * SL_SMALL_SLOT]; /* slot i at i * SL_SMALL_SLOT */
+	__u8 enter_small_len[2];
+	__u8 enter_small_flags;
+	__u8 _pad3[5];
 };
 
 #endif /* SYSLINT_H */
