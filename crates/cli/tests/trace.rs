@@ -37,58 +37,83 @@ fn alive_and_working(w: &mut Child, count: &std::path::Path) -> bool {
     w.try_wait().unwrap().is_none() && after > before
 }
 
-fn trace_cmd(args: &[&str]) -> Command {
+fn trace_cmd(backend: &str, args: &[&str]) -> Command {
     let mut c = Command::new(bin());
-    c.arg("trace").args(args).env("NO_COLOR", "1");
+    c.arg("trace").args(["--backend", backend]).args(args).env("NO_COLOR", "1");
     c
 }
 
-#[test]
-fn command_exit_status_passes_through() {
+/// Whether eBPF tracing is permitted here; loud when not (CI runs as root: it must be).
+fn bpf_ok() -> bool {
+    let o = Command::new(bin()).args(["trace", "--backend", "ebpf", "-q", "--", "true"]).output().unwrap();
+    if o.status.success() {
+        return true;
+    }
+    eprintln!("\n!!! eBPF tracing is not permitted here: the eBPF variants are SKIPPED !!!\n{}", stderr(&o));
+    assert!(std::env::var_os("CI").is_none(), "eBPF must work in CI: {}", stderr(&o));
+    false
+}
+
+/// Each behaviour, on both backends.
+macro_rules! both {
+    ($name:ident) => {
+        mod $name {
+            #[test]
+            fn strace() {
+                super::$name("strace")
+            }
+            #[test]
+            fn ebpf() {
+                if super::bpf_ok() {
+                    super::$name("ebpf")
+                }
+            }
+        }
+    };
+}
+
+fn command_exit_status_passes_through(b: &str) {
     if !have("strace") {
         panic!("strace is required");
     }
-    let o = trace_cmd(&["-q", "--", "sh", "-c", "exit 7"]).output().unwrap();
+    let o = trace_cmd(b, &["-q", "--", "sh", "-c", "exit 7"]).output().unwrap();
     assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
     assert!(stdout(&o).contains("syscalls from"), "{}", stdout(&o));
 }
 
-#[test]
-fn command_that_forks_workers() {
-    let o = trace_cmd(&["-q", "--format", "json", "--", "sh", "-c", "for i in 1 2 3; do (sleep 0.1) & done; wait"])
+fn command_that_forks_workers(b: &str) {
+    let o = trace_cmd(b, &["-q", "--format", "json", "--", "sh", "-c", "for i in 1 2 3; do (sleep 0.1) & done; wait"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
     assert!(r.capture.processes >= 4, "{:?}", r.summary.processes);
-    assert_eq!(r.capture.backend, "strace");
+    assert_eq!(r.capture.backend, b);
     assert!(r.summary.processes.iter().filter(|p| p.end.as_deref() == Some("exited 0")).count() >= 4);
 }
 
-#[test]
-fn clear_errors() {
-    let o = trace_cmd(&["--", "no-such-command-xyz"]).output().unwrap();
+fn clear_errors(b: &str) {
+    let o = trace_cmd(b, &["--", "no-such-command-xyz"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stderr(&o).trim(), "syslint: error: command not found: no-such-command-xyz");
-    let o = trace_cmd(&["-p", "999999999"]).output().unwrap();
+    let o = trace_cmd(b, &["-p", "999999999"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no process with pid 999999999"), "{}", stderr(&o));
-    let o = trace_cmd(&["--comm", "no-such-process-name-xyz"]).output().unwrap();
+    let o = trace_cmd(b, &["--comm", "no-such-process-name-xyz"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no process named"), "{}", stderr(&o));
-    let o = trace_cmd(&[]).output().unwrap();
+    let o = trace_cmd(b, &[]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("nothing to trace"), "{}", stderr(&o));
 }
 
-#[test]
-fn attach_for_a_bounded_time_and_record() {
-    let d = tmp("for");
+fn attach_for_a_bounded_time_and_record(b: &str) {
+    let d = tmp(&format!("for-{b}"));
     let mut w = worker(&d);
     std::thread::sleep(Duration::from_millis(200));
-    let rec = d.join("rec.strace.gz");
+    let rec = d.join(if b == "ebpf" { "rec.slr" } else { "rec.strace.gz" });
     let t0 = Instant::now();
-    let o = trace_cmd(&["-p", &w.id().to_string(), "--for", "1s", "-o", rec.to_str().unwrap(), "--format", "json"])
+    let o = trace_cmd(b, &["-p", &w.id().to_string(), "--for", "1s", "-o", rec.to_str().unwrap(), "--format", "json"])
         .output()
         .unwrap();
     assert!(t0.elapsed() < Duration::from_secs(8));
@@ -109,12 +134,11 @@ fn signal(pid: u32, sig: &str) {
     assert!(Command::new("kill").args([sig, &pid.to_string()]).status().unwrap().success());
 }
 
-#[test]
-fn sigint_detaches_and_reports() {
-    let d = tmp("int");
+fn sigint_detaches_and_reports(b: &str) {
+    let d = tmp(&format!("int-{b}"));
     let mut w = worker(&d);
     std::thread::sleep(Duration::from_millis(200));
-    let s = trace_cmd(&["-p", &w.id().to_string(), "--format", "json"])
+    let s = trace_cmd(b, &["-p", &w.id().to_string(), "--format", "json"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -130,30 +154,32 @@ fn sigint_detaches_and_reports() {
     let _ = w.kill();
 }
 
-#[test]
-fn sigkill_to_syslint_leaves_the_program_running() {
+fn sigkill_to_syslint_leaves_the_program_running(b: &str) {
     for mode in ["attach", "command"] {
-        let d = tmp(&format!("kill-{mode}"));
+        let d = tmp(&format!("kill-{mode}-{b}"));
         let count = d.join("count");
         let (mut s, mut w) = if mode == "attach" {
             let w = worker(&d);
             std::thread::sleep(Duration::from_millis(200));
-            let s = trace_cmd(&["-q", "-p", &w.id().to_string()])
+            let s = trace_cmd(b, &["-q", "-p", &w.id().to_string()])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
                 .unwrap();
             (s, Some(w))
         } else {
-            let s = trace_cmd(&[
-                "-q",
-                "--",
-                "sh",
-                "-c",
-                "i=0; while [ $i -lt 200 ]; do i=$((i+1)); echo $i >> \"$1\"; sleep 0.05; done",
-                "worker",
-                count.to_str().unwrap(),
-            ])
+            let s = trace_cmd(
+                b,
+                &[
+                    "-q",
+                    "--",
+                    "sh",
+                    "-c",
+                    "i=0; while [ $i -lt 200 ]; do i=$((i+1)); echo $i >> \"$1\"; sleep 0.05; done",
+                    "worker",
+                    count.to_str().unwrap(),
+                ],
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -182,23 +208,25 @@ fn sigkill_to_syslint_leaves_the_program_running() {
     }
 }
 
-#[test]
-fn ctrl_c_goes_to_the_command() {
+fn ctrl_c_goes_to_the_command(b: &str) {
     // with -- CMD, SIGINT reaches the command (here: one that ignores it and finishes its
     // work); syslint keeps tracing and reports when the command ends
-    let d = tmp("cmdint");
+    let d = tmp(&format!("cmdint-{b}"));
     let count = d.join("count");
-    let s = trace_cmd(&[
-        "-q",
-        "--format",
-        "json",
-        "--",
-        "sh",
-        "-c",
-        "trap '' INT; i=0; while [ $i -lt 20 ]; do i=$((i+1)); echo $i >> \"$1\"; sleep 0.05; done",
-        "worker",
-        count.to_str().unwrap(),
-    ])
+    let s = trace_cmd(
+        b,
+        &[
+            "-q",
+            "--format",
+            "json",
+            "--",
+            "sh",
+            "-c",
+            "trap '' INT; i=0; while [ $i -lt 20 ]; do i=$((i+1)); echo $i >> \"$1\"; sleep 0.05; done",
+            "worker",
+            count.to_str().unwrap(),
+        ],
+    )
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())
     .spawn()
@@ -213,9 +241,40 @@ fn ctrl_c_goes_to_the_command() {
     assert!(r.summary.processes.iter().any(|p| p.end.as_deref() == Some("exited 0")));
 }
 
+/// `--backend auto` as a user without BPF permissions: one line says why and how to enable
+/// eBPF, and strace does the work.
+#[test]
+fn auto_falls_back_to_strace_with_one_line() {
+    let root = Command::new("id").arg("-u").output().is_ok_and(|o| stdout(&o).trim() == "0");
+    if !root || !have("setpriv") {
+        eprintln!("NOTE: needs root and setpriv to run syslint as nobody: fallback test skipped");
+        return;
+    }
+    let o = Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", bin(), "trace", "-q", "--format", "json"])
+        .args(["--", "/bin/true"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("eBPF is not permitted here; tracing with strace instead"), "{err}");
+    assert!(err.contains("setcap cap_bpf,cap_perfmon+ep"), "{err}");
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    assert_eq!(r.capture.backend, "strace");
+    // asking for eBPF explicitly fails with the reason instead
+    let o = Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", bin(), "trace", "--backend", "ebpf"])
+        .args(["--", "/bin/true"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("CAP_BPF"), "{}", stderr(&o));
+}
+
 #[test]
 fn strace_missing_says_how_to_install() {
-    let o = trace_cmd(&["--", "true"]).env("PATH", "/nonexistent").output().unwrap();
+    let o = trace_cmd("strace", &["--", "/bin/true"]).env("PATH", "/nonexistent").output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("strace is not installed: install it (Debian/Ubuntu: apt-get install strace"),
@@ -223,3 +282,11 @@ fn strace_missing_says_how_to_install() {
         stderr(&o)
     );
 }
+
+both!(command_exit_status_passes_through);
+both!(command_that_forks_workers);
+both!(clear_errors);
+both!(attach_for_a_bounded_time_and_record);
+both!(sigint_detaches_and_reports);
+both!(sigkill_to_syslint_leaves_the_program_running);
+both!(ctrl_c_goes_to_the_command);

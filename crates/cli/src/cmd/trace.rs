@@ -182,6 +182,16 @@ fn target_of(a: &TraceArgs) -> Result<Target> {
         bail!("give only one of: a command after --, -p PID, --comm NAME");
     }
     if !a.command.is_empty() {
+        // the same clear error whichever backend starts it
+        let prog = a.command[0].to_string_lossy().into_owned();
+        let found = if prog.contains('/') {
+            std::path::Path::new(&prog).is_file()
+        } else {
+            syslint_capture::live::which(&prog).is_some()
+        };
+        if !found {
+            bail!("command not found: {prog}");
+        }
         return Ok(Target::Command(a.command.clone()));
     }
     if let Some(name) = &a.comm {

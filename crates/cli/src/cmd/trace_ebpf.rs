@@ -201,8 +201,12 @@ fn summary_rows(report: &mut syslint_report::Report, rows: Vec<(String, u64, u64
 
 /// Why eBPF could not start, and what to do about it, in one line.
 pub fn fallback_line(e: &ebpf::BpfError) -> String {
-    format!(
-        "syslint: eBPF is not available here ({e}); tracing with strace instead. To use eBPF, run as root or give \
-         syslint CAP_BPF and CAP_PERFMON: sudo setcap cap_bpf,cap_perfmon+ep $(command -v syslint)"
-    )
+    match e {
+        ebpf::BpfError::PermissionDenied(_) => {
+            "syslint: eBPF is not permitted here; tracing with strace instead (slower). \
+             To use eBPF: run as root, or sudo setcap cap_bpf,cap_perfmon+ep $(command -v syslint)"
+                .to_string()
+        }
+        _ => format!("syslint: eBPF is not available here ({e}); tracing with strace instead (slower)"),
+    }
 }
