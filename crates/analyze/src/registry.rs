@@ -80,7 +80,7 @@ pub struct FinishCtx<'m> {
 
 /// A detector sees every event in time order and returns its findings at the end.
 /// (Detectors are `Clone`, so a live trace can ask a copy for the findings so far.)
-pub trait Detector: DetectorClone {
+pub trait Detector: DetectorClone + Send {
     fn meta(&self) -> &'static Meta;
     fn on_event(&mut self, cx: &Ctx, ev: &Event);
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding>;

@@ -9,11 +9,12 @@ pub mod snapshot;
 
 use format::Formatter;
 use std::ffi::OsString;
+
 use std::path::Path;
 use std::process::ExitStatus;
 use std::time::Duration;
+use syslint_bpf::Probe;
 pub use syslint_bpf::{Error as BpfError, Lost, Options};
-use syslint_bpf::{Probe, Record};
 use syslint_event::Event;
 
 /// What to trace.
@@ -26,20 +27,18 @@ pub struct EbpfSession {
     probe: Probe,
     child: Option<syslint_bpf::Child>,
     pids: Vec<u32>,
-    formatter: Formatter,
-    recorder: Option<slr::Writer>,
-    /// Syscalls from summary-only counters, kept until the end.
-    pub summary_only: bool,
+    encoder: slr::Encoder,
+    known: format::Known,
+    pub opts: Options,
     /// Human name of what is traced (`command ls`, `pids 12, 13`).
     pub what: String,
     /// Records received.
     pub records: u64,
-    pub record_error: Option<String>,
 }
 
 impl EbpfSession {
-    /// Load the kernel program and start or follow the target. `record`: a `.slr` path.
-    pub fn start(target: &Target, opts: &Options, record: Option<&Path>) -> Result<EbpfSession, BpfError> {
+    /// Load the kernel program and start or follow the target.
+    pub fn start(target: &Target, opts: &Options) -> Result<EbpfSession, BpfError> {
         let mut probe = Probe::load(opts)?;
         let mut known = format::Known::default();
         let (child, pids, what) = match target {
@@ -66,56 +65,42 @@ impl EbpfSession {
                 (None, pids.clone(), format!("pid{} {}", if pids.len() == 1 { "" } else { "s" }, list.join(", ")))
             }
         };
-        let recorder = match record {
-            Some(p) => Some(
-                slr::Writer::create(p, &what, opts, &known)
-                    .map_err(|e| BpfError::Other(format!("cannot write {}: {e}", p.display())))?,
-            ),
-            None => None,
-        };
         Ok(EbpfSession {
             probe,
             child,
             pids,
-            formatter: Formatter::new(known),
-            recorder,
-            summary_only: opts.summary_only,
+            encoder: slr::Encoder::default(),
+            known,
+            opts: opts.clone(),
             what,
             records: 0,
-            record_error: None,
         })
     }
 
-    fn handle(
-        formatter: &mut Formatter,
-        recorder: &mut Option<slr::Writer>,
-        record_error: &mut Option<String>,
-        records: &mut u64,
-        r: Record<'_>,
-        sink: &mut dyn FnMut(&Event),
-    ) {
-        *records += 1;
-        if let Some(w) = recorder.as_mut() {
-            if let Err(e) = w.write(&r) {
-                *record_error = Some(e.to_string());
-                *recorder = None;
-            }
-        }
-        formatter.on_record(&r, sink);
+    /// What the fds open before an attach are (for the [`Consumer`]).
+    pub fn known(&self) -> &format::Known {
+        &self.known
     }
 
-    /// Wait up to `timeout` for records and hand their events to `sink`.
-    pub fn pump(&mut self, timeout: Duration, sink: &mut dyn FnMut(&Event)) -> Result<usize, BpfError> {
-        let (f, rec, err, n) = (&mut self.formatter, &mut self.recorder, &mut self.record_error, &mut self.records);
-        self.probe.poll(timeout, &mut |r| Self::handle(f, rec, err, n, r, sink))
+    /// Wait up to `timeout` for records and append them, encoded, to `out` (cheap: the
+    /// formatting and analysis happen in a [`Consumer`], possibly on another thread).
+    pub fn pump(&mut self, timeout: Duration, out: &mut Vec<u8>) -> Result<usize, BpfError> {
+        let (enc, n) = (&mut self.encoder, &mut self.records);
+        self.probe.poll(timeout, &mut |r| {
+            *n += 1;
+            enc.encode(&r, out);
+        })
     }
 
     /// Everything still in the buffer and the runs the kernel has not reported yet.
-    pub fn drain(&mut self, sink: &mut dyn FnMut(&Event)) -> Result<(), BpfError> {
-        while self.pump(Duration::ZERO, sink)? > 0 {}
-        let (f, rec, err, n) = (&mut self.formatter, &mut self.recorder, &mut self.record_error, &mut self.records);
-        self.probe.flush_pending(&mut |r| Self::handle(f, rec, err, n, r, sink))?;
-        while self.pump(Duration::ZERO, sink)? > 0 {}
+    pub fn drain(&mut self, out: &mut Vec<u8>) -> Result<(), BpfError> {
+        while self.pump(Duration::ZERO, out)? > 0 {}
+        let (enc, n) = (&mut self.encoder, &mut self.records);
+        self.probe.flush_pending(&mut |r| {
+            *n += 1;
+            enc.encode(&r, out);
+        })?;
+        while self.pump(Duration::ZERO, out)? > 0 {}
         Ok(())
     }
 
@@ -133,22 +118,8 @@ impl EbpfSession {
         self.child.as_ref().map(|c| c.pid())
     }
 
-    /// Wait for the command to end (after a stop request the command still runs on).
-    pub fn wait_child(&mut self) -> Option<ExitStatus> {
-        self.child.as_mut().and_then(|c| c.wait().ok())
-    }
-
     pub fn lost(&self) -> Lost {
         self.probe.lost()
-    }
-
-    /// Syscalls the formatter produced (Repeat records expanded).
-    pub fn syscalls(&self) -> u64 {
-        self.formatter.syscalls
-    }
-
-    pub fn events(&self) -> u64 {
-        self.formatter.events
     }
 
     /// Per-syscall counters of summary-only mode: (name, calls, errors, total ns).
@@ -162,16 +133,58 @@ impl EbpfSession {
             })
             .collect()
     }
+}
 
-    /// Close the recording (with the lost counts); returns its problem if it failed.
-    pub fn finish_recording(&mut self) -> Option<String> {
-        let lost = self.probe.lost();
-        if let Some(w) = self.recorder.take() {
+/// The other end: encoded records in, events out (and the `.slr` recording written).
+pub struct Consumer {
+    decoder: slr::Decoder,
+    pub formatter: Formatter,
+    writer: Option<slr::Writer>,
+    /// Why the recording stopped, if it did.
+    pub record_error: Option<String>,
+}
+
+impl Consumer {
+    pub fn new(known: format::Known, writer: Option<slr::Writer>) -> Consumer {
+        Consumer { decoder: slr::Decoder::default(), formatter: Formatter::new(known), writer, record_error: None }
+    }
+
+    /// A `.slr` writer for a session (header and fd snapshot written now).
+    pub fn recording(path: &Path, s: &EbpfSession) -> std::io::Result<slr::Writer> {
+        slr::Writer::create(path, &s.what, &s.opts, &s.known)
+    }
+
+    /// Records encoded by [`EbpfSession::pump`], in order.
+    pub fn feed(&mut self, chunk: &[u8], sink: &mut dyn FnMut(&Event)) -> Result<(), String> {
+        if let Some(w) = self.writer.as_mut() {
+            if let Err(e) = w.write_encoded(chunk) {
+                self.record_error = Some(e.to_string());
+                self.writer = None;
+            }
+        }
+        let f = &mut self.formatter;
+        self.decoder.decode(chunk, &mut |r| f.on_record(&r, sink))
+    }
+
+    /// Close the recording with the lost counts; its problem if it failed.
+    pub fn finish(&mut self, lost: Lost) -> Option<String> {
+        if let Some(w) = self.writer.take() {
             if let Err(e) = w.finish(lost) {
                 return Some(e.to_string());
             }
         }
         self.record_error.take()
+    }
+}
+
+/// Lower the calling thread's CPU priority to the least (nice 19): the analysis of a live
+/// capture must not take CPU from the traced program when the machine is busy; it catches up
+/// when the CPU is free (records wait in memory, or the kernel drops and counts them).
+pub fn lower_thread_priority() {
+    // SAFETY: setpriority with PRIO_PROCESS and 0 changes only the calling thread on Linux;
+    // it reads no memory.
+    unsafe {
+        nix::libc::setpriority(nix::libc::PRIO_PROCESS, 0, 19);
     }
 }
 

@@ -74,10 +74,81 @@ fn put_data(w: &mut Vec<u8>, d: &Data<'_>) {
     }
 }
 
+/// Record encoding (shared by the live pipeline and files): timestamps are deltas, so one
+/// encoder per stream, fed in order.
+#[derive(Default)]
+pub struct Encoder {
+    last_ts: u64,
+}
+
+impl Encoder {
+    fn ts(&mut self, buf: &mut Vec<u8>, t: u64) {
+        put_i(buf, t as i64 - self.last_ts as i64);
+        self.last_ts = t;
+    }
+
+    /// Append one record to `out`.
+    pub fn encode(&mut self, r: &Record<'_>, out: &mut Vec<u8>) {
+        match *r {
+            Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, data1, data2, unfinished } => {
+                out.push(T_SYSCALL);
+                put(out, tgid as u64);
+                put(out, tid as u64);
+                put(out, nr as u64);
+                for a in args {
+                    put(out, a);
+                }
+                put_i(out, ret);
+                self.ts(out, ts_enter);
+                put(out, ts_exit.saturating_sub(ts_enter));
+                out.push(u8::from(unfinished));
+                put_data(out, &data1);
+                put_data(out, &data2);
+            }
+            Record::Repeat { tgid, tid, period, count, first_ts, last_ts, dur_sum_ns } => {
+                out.push(T_REPEAT);
+                put(out, tgid as u64);
+                put(out, tid as u64);
+                out.push(period);
+                put(out, count as u64);
+                self.ts(out, first_ts);
+                put(out, last_ts.saturating_sub(first_ts));
+                put(out, dur_sum_ns);
+            }
+            Record::Fork { parent_tgid, parent_tid, child_tgid, child_tid, is_thread, ts } => {
+                out.push(T_FORK);
+                for v in [parent_tgid, parent_tid, child_tgid, child_tid] {
+                    put(out, v as u64);
+                }
+                out.push(u8::from(is_thread));
+                self.ts(out, ts);
+            }
+            Record::Exec { tgid, tid, old_tid, filename, truncated, ts } => {
+                out.push(T_EXEC);
+                for v in [tgid, tid, old_tid] {
+                    put(out, v as u64);
+                }
+                out.push(u8::from(truncated));
+                self.ts(out, ts);
+                put_bytes(out, filename);
+            }
+            Record::Exit { tgid, tid, exit_code, process_ended, ts } => {
+                out.push(T_EXIT);
+                put(out, tgid as u64);
+                put(out, tid as u64);
+                put_i(out, exit_code as i64);
+                out.push(u8::from(process_ended));
+                self.ts(out, ts);
+            }
+        }
+    }
+}
+
+/// A `.slr` file being written: the header, then chunks of encoded records.
 pub struct Writer {
     z: zstd::stream::write::Encoder<'static, BufWriter<std::fs::File>>,
     buf: Vec<u8>,
-    last_ts: u64,
+    enc: Encoder,
 }
 
 /// CLOCK_REALTIME minus CLOCK_MONOTONIC now (to print monotonic timestamps as times of day).
@@ -114,72 +185,22 @@ impl Writer {
         }
         z.write_all(&buf)?;
         buf.clear();
-        Ok(Writer { z, buf, last_ts: 0 })
+        Ok(Writer { z, buf, enc: Encoder::default() })
     }
 
-    fn ts(&mut self, t: u64) {
-        put_i(&mut self.buf, t as i64 - self.last_ts as i64);
-        self.last_ts = t;
-    }
-
+    /// One record (files written record by record, as in tests).
     pub fn write(&mut self, r: &Record<'_>) -> io::Result<()> {
-        match *r {
-            Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, data1, data2, unfinished } => {
-                self.buf.push(T_SYSCALL);
-                put(&mut self.buf, tgid as u64);
-                put(&mut self.buf, tid as u64);
-                put(&mut self.buf, nr as u64);
-                for a in args {
-                    put(&mut self.buf, a);
-                }
-                put_i(&mut self.buf, ret);
-                self.ts(ts_enter);
-                put(&mut self.buf, ts_exit.saturating_sub(ts_enter));
-                self.buf.push(u8::from(unfinished));
-                put_data(&mut self.buf, &data1);
-                put_data(&mut self.buf, &data2);
-            }
-            Record::Repeat { tgid, tid, period, count, first_ts, last_ts, dur_sum_ns } => {
-                self.buf.push(T_REPEAT);
-                put(&mut self.buf, tgid as u64);
-                put(&mut self.buf, tid as u64);
-                self.buf.push(period);
-                put(&mut self.buf, count as u64);
-                self.ts(first_ts);
-                put(&mut self.buf, last_ts.saturating_sub(first_ts));
-                put(&mut self.buf, dur_sum_ns);
-            }
-            Record::Fork { parent_tgid, parent_tid, child_tgid, child_tid, is_thread, ts } => {
-                self.buf.push(T_FORK);
-                for v in [parent_tgid, parent_tid, child_tgid, child_tid] {
-                    put(&mut self.buf, v as u64);
-                }
-                self.buf.push(u8::from(is_thread));
-                self.ts(ts);
-            }
-            Record::Exec { tgid, tid, old_tid, filename, truncated, ts } => {
-                self.buf.push(T_EXEC);
-                for v in [tgid, tid, old_tid] {
-                    put(&mut self.buf, v as u64);
-                }
-                self.buf.push(u8::from(truncated));
-                self.ts(ts);
-                put_bytes(&mut self.buf, filename);
-            }
-            Record::Exit { tgid, tid, exit_code, process_ended, ts } => {
-                self.buf.push(T_EXIT);
-                put(&mut self.buf, tgid as u64);
-                put(&mut self.buf, tid as u64);
-                put_i(&mut self.buf, exit_code as i64);
-                self.buf.push(u8::from(process_ended));
-                self.ts(ts);
-            }
-        }
+        self.enc.encode(r, &mut self.buf);
         if self.buf.len() >= 60 * 1024 {
             self.z.write_all(&self.buf)?;
             self.buf.clear();
         }
         Ok(())
+    }
+
+    /// Records already encoded by one [`Encoder`] for this stream, in order.
+    pub fn write_encoded(&mut self, chunk: &[u8]) -> io::Result<()> {
+        self.z.write_all(chunk)
     }
 
     pub fn finish(mut self, lost: Lost) -> io::Result<()> {
@@ -253,6 +274,133 @@ impl<'a> Cur<'a> {
     }
 }
 
+/// Decodes records encoded by one [`Encoder`], chunk after chunk, in order.
+#[derive(Default)]
+pub struct Decoder {
+    last_ts: u64,
+    pub records: u64,
+    /// Fds named by a /proc snapshot (files).
+    pub known: Known,
+    pub lost: Lost,
+    /// The end record was seen (files).
+    pub ended: bool,
+}
+
+impl Decoder {
+    /// Hand every record in `bytes` (whole records only) to `f`.
+    pub fn decode(&mut self, bytes: &[u8], f: &mut dyn FnMut(Record<'_>)) -> Result<(), String> {
+        let mut c = Cur { b: bytes, i: 0 };
+        while c.i < bytes.len() && !self.ended {
+            let at = c.i;
+            let last_ts = &mut self.last_ts;
+            let mut ts = |c: &mut Cur| -> Option<u64> {
+                let d = c.i()?;
+                *last_ts = (*last_ts as i64 + d) as u64;
+                Some(*last_ts)
+            };
+            let known = &mut self.known;
+            let (lost, ended) = (&mut self.lost, &mut self.ended);
+            let tag = c.byte();
+            let rec: Option<Option<Record>> = (|| {
+                Some(match tag? {
+                    T_SYSCALL => {
+                        let tgid = c.u()? as u32;
+                        let tid = c.u()? as u32;
+                        let nr = c.u()? as u32;
+                        let mut args = [0u64; 6];
+                        for a in &mut args {
+                            *a = c.u()?;
+                        }
+                        let ret = c.i()?;
+                        let ts_enter = ts(&mut c)?;
+                        let dur = c.u()?;
+                        let unfinished = c.byte()? != 0;
+                        let data1 = c.data()?;
+                        let data2 = c.data()?;
+                        Some(Record::Syscall {
+                            tgid,
+                            tid,
+                            nr,
+                            args,
+                            ret,
+                            ts_enter,
+                            ts_exit: ts_enter + dur,
+                            data1,
+                            data2,
+                            unfinished,
+                        })
+                    }
+                    T_REPEAT => {
+                        let tgid = c.u()? as u32;
+                        let tid = c.u()? as u32;
+                        let period = c.byte()?;
+                        let count = c.u()? as u32;
+                        let first_ts = ts(&mut c)?;
+                        let span = c.u()?;
+                        let dur_sum_ns = c.u()?;
+                        Some(Record::Repeat {
+                            tgid,
+                            tid,
+                            period,
+                            count,
+                            first_ts,
+                            last_ts: first_ts + span,
+                            dur_sum_ns,
+                        })
+                    }
+                    T_FORK => {
+                        let (parent_tgid, parent_tid, child_tgid, child_tid) =
+                            (c.u()? as u32, c.u()? as u32, c.u()? as u32, c.u()? as u32);
+                        let is_thread = c.byte()? != 0;
+                        Some(Record::Fork {
+                            parent_tgid,
+                            parent_tid,
+                            child_tgid,
+                            child_tid,
+                            is_thread,
+                            ts: ts(&mut c)?,
+                        })
+                    }
+                    T_EXEC => {
+                        let (tgid, tid, old_tid) = (c.u()? as u32, c.u()? as u32, c.u()? as u32);
+                        let truncated = c.byte()? != 0;
+                        let t = ts(&mut c)?;
+                        Some(Record::Exec { tgid, tid, old_tid, filename: c.bytes()?, truncated, ts: t })
+                    }
+                    T_EXIT => {
+                        let (tgid, tid) = (c.u()? as u32, c.u()? as u32);
+                        let exit_code = c.i()? as i32;
+                        let process_ended = c.byte()? != 0;
+                        Some(Record::Exit { tgid, tid, exit_code, process_ended, ts: ts(&mut c)? })
+                    }
+                    T_KNOWN => {
+                        let tgid = c.u()? as u32;
+                        let fd = c.i()?;
+                        let deco = String::from_utf8_lossy(c.bytes()?).into_owned();
+                        known.insert((tgid, fd), deco);
+                        None
+                    }
+                    T_END => {
+                        *lost = Lost { records: c.u()?, syscalls: c.u()? };
+                        *ended = true;
+                        None
+                    }
+                    _ => return None,
+                })
+            })();
+            match rec {
+                Some(Some(r)) => {
+                    self.records += 1;
+                    f(r);
+                }
+                Some(None) => {}
+                None => return Err(format!("damaged record at byte {at}; the rest is skipped")),
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Whether the file is a syslint recording (a zstd stream starting with the magic).
 pub fn is_slr(path: &Path) -> bool {
     let Ok(f) = std::fs::File::open(path) else { return false };
@@ -279,105 +427,16 @@ pub fn read(path: &Path, f: &mut dyn FnMut(Record<'_>)) -> io::Result<ReadInfo> 
     let header: Header = serde_json::from_slice(header)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("header: {e}")))?;
     info.header = Some(header);
-    let mut last_ts = 0u64;
-    let mut ended = false;
-    while c.i < all.len() {
-        let at = c.i;
-        let mut ts = |c: &mut Cur| -> Option<u64> {
-            let d = c.i()?;
-            last_ts = (last_ts as i64 + d) as u64;
-            Some(last_ts)
-        };
-        let tag = c.byte();
-        let rec: Option<Option<Record>> = (|| {
-            Some(match tag? {
-                T_SYSCALL => {
-                    let tgid = c.u()? as u32;
-                    let tid = c.u()? as u32;
-                    let nr = c.u()? as u32;
-                    let mut args = [0u64; 6];
-                    for a in &mut args {
-                        *a = c.u()?;
-                    }
-                    let ret = c.i()?;
-                    let ts_enter = ts(&mut c)?;
-                    let dur = c.u()?;
-                    let unfinished = c.byte()? != 0;
-                    let data1 = c.data()?;
-                    let data2 = c.data()?;
-                    Some(Record::Syscall {
-                        tgid,
-                        tid,
-                        nr,
-                        args,
-                        ret,
-                        ts_enter,
-                        ts_exit: ts_enter + dur,
-                        data1,
-                        data2,
-                        unfinished,
-                    })
-                }
-                T_REPEAT => {
-                    let tgid = c.u()? as u32;
-                    let tid = c.u()? as u32;
-                    let period = c.byte()?;
-                    let count = c.u()? as u32;
-                    let first_ts = ts(&mut c)?;
-                    let span = c.u()?;
-                    let dur_sum_ns = c.u()?;
-                    Some(Record::Repeat { tgid, tid, period, count, first_ts, last_ts: first_ts + span, dur_sum_ns })
-                }
-                T_FORK => {
-                    let (parent_tgid, parent_tid, child_tgid, child_tid) =
-                        (c.u()? as u32, c.u()? as u32, c.u()? as u32, c.u()? as u32);
-                    let is_thread = c.byte()? != 0;
-                    Some(Record::Fork { parent_tgid, parent_tid, child_tgid, child_tid, is_thread, ts: ts(&mut c)? })
-                }
-                T_EXEC => {
-                    let (tgid, tid, old_tid) = (c.u()? as u32, c.u()? as u32, c.u()? as u32);
-                    let truncated = c.byte()? != 0;
-                    let t = ts(&mut c)?;
-                    Some(Record::Exec { tgid, tid, old_tid, filename: c.bytes()?, truncated, ts: t })
-                }
-                T_EXIT => {
-                    let (tgid, tid) = (c.u()? as u32, c.u()? as u32);
-                    let exit_code = c.i()? as i32;
-                    let process_ended = c.byte()? != 0;
-                    Some(Record::Exit { tgid, tid, exit_code, process_ended, ts: ts(&mut c)? })
-                }
-                T_KNOWN => {
-                    let tgid = c.u()? as u32;
-                    let fd = c.i()?;
-                    let deco = String::from_utf8_lossy(c.bytes()?).into_owned();
-                    info.known.insert((tgid, fd), deco);
-                    None
-                }
-                T_END => {
-                    info.lost = Lost { records: c.u()?, syscalls: c.u()? };
-                    ended = true;
-                    None
-                }
-                _ => return None,
-            })
-        })();
-        match rec {
-            Some(Some(r)) => {
-                info.records += 1;
-                f(r);
-            }
-            Some(None) => {}
-            None => {
-                info.problem.get_or_insert_with(|| {
-                    format!("damaged record at byte {at} of the decompressed stream; the rest is skipped")
-                });
-                break;
-            }
-        }
-        if ended {
-            break;
-        }
+    let mut dec = Decoder::default();
+    let rest = &all[c.i..];
+    let r = dec.decode(rest, f);
+    info.records = dec.records;
+    info.known = std::mem::take(&mut dec.known);
+    info.lost = dec.lost;
+    if let Err(e) = r {
+        info.problem.get_or_insert(e);
     }
+    let ended = dec.ended;
     if !ended && info.problem.is_none() {
         info.problem = Some("the recording has no end record (syslint stopped before closing it)".into());
     }

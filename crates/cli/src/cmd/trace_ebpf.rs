@@ -12,29 +12,39 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use syslint_analyze::Analyzer;
-use syslint_capture::ebpf::{self, format::strace_line, EbpfSession, Options, Target};
+use syslint_capture::ebpf::{self, format::strace_line, Consumer, EbpfSession, Options, Target};
 use syslint_capture::CaptureInfo;
 use syslint_event::{Event, EventKind};
 
 /// Start the eBPF session; the error is returned as is so `auto` can fall back.
 pub fn start(a: &TraceArgs, target: &Target) -> Result<EbpfSession, ebpf::BpfError> {
     let opts = Options { summary_only: a.summary_only, ..Options::default() };
-    let slr = a.record.as_deref().filter(|p| p.extension().is_some_and(|e| e == "slr"));
-    EbpfSession::start(target, &opts, slr)
+    EbpfSession::start(target, &opts)
 }
+
+/// Chunks of encoded records waiting for the analysis: at most this many (of up to a few
+/// hundred KiB each) before the capture thread waits and the kernel starts dropping.
+const QUEUE_CHUNKS: usize = 512;
 
 pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigterm: Arc<AtomicBool>) -> Result<u8> {
     let r = &a.report;
-    let detectors = if a.summary_only { Vec::new() } else { detectors_for(&r.select, &r.ignore, r.config.as_deref())? };
+    // checked now, used in the analysis thread
+    detectors_for(&r.select, &r.ignore, r.config.as_deref())?;
     let attach = session.child_pid().is_none();
+    let slr_path = a.record.as_deref().filter(|p| p.extension().is_some_and(|e| e == "slr"));
+    let writer = match slr_path {
+        Some(p) => {
+            Some(Consumer::recording(p, &session).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?)
+        }
+        None => None,
+    };
     // -o FILE that is not .slr: strace text of what was captured
-    let mut text = match a.record.as_deref().filter(|p| p.extension().is_none_or(|e| e != "slr")) {
+    let text = match a.record.as_deref().filter(|p| p.extension().is_none_or(|e| e != "slr")) {
         Some(p) => Some(
             syslint_capture::live::text_writer(p).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?,
         ),
         None => None,
     };
-    let offset = ebpf::slr::realtime_offset_ns();
     let events = Arc::new(AtomicU64::new(0));
     let so_far = Arc::new(AtomicUsize::new(0));
     let done = Arc::new(AtomicBool::new(false));
@@ -43,86 +53,69 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
     } else {
         None
     };
-    let mut analyzer = Analyzer::new(detectors);
-    let mut interval = a.interval.filter(|&n| n > 0).map(|n| Interval::new(Duration::from_secs(n)));
-    let live = status.is_some();
-    let mut next_count = Instant::now() + Duration::from_secs(1);
     let deadline = a.duration.map(|d| Instant::now() + d);
-    let mut line = String::new();
-    let mut text_error: Option<String> = None;
-    let mut sink = |ev: &Event| {
-        let n = events.fetch_add(1, Ordering::Relaxed);
-        if let EventKind::Syscall(sc) = &ev.kind {
-            if let Some(iv) = interval.as_mut() {
-                iv.add(sc);
-            }
-        }
-        if let Some(w) = text.as_mut() {
-            line.clear();
-            strace_line(&mut line, ev, offset);
-            if let Err(e) = w.write_all(line.as_bytes()) {
-                text_error = Some(e.to_string());
-                text = None;
-            }
-        }
-        analyzer.on_event(ev);
-        if live && n % 4096 == 0 && Instant::now() >= next_count {
-            so_far.store(analyzer.findings_so_far(), Ordering::Relaxed);
-            next_count = Instant::now() + Duration::from_secs(1);
-        }
-    };
+    let known = session.known().clone();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(QUEUE_CHUNKS);
 
-    let mut why = 0; // 0 ended by itself, 1 --for, 2 SIGINT, 3 SIGTERM
-    let mut status_of_child = None;
-    let mut failure = None;
-    loop {
-        if let Err(e) = session.pump(Duration::from_millis(100), &mut sink) {
-            failure = Some(e.to_string());
-            break;
-        }
-        if sigterm.load(Ordering::Relaxed) {
-            why = 3;
-        } else if attach && sigint.load(Ordering::Relaxed) {
-            why = 2;
-        } else if deadline.is_some_and(|d| Instant::now() >= d) {
-            why = 1;
-        }
-        if why != 0 {
-            break;
-        }
-        if attach {
-            if session.all_gone() {
+    let (mut why, mut status_of_child, mut failure) = (0, None, None); // why: 0 ended, 1 --for, 2 SIGINT, 3 SIGTERM
+    let analysis = std::thread::scope(|scope| {
+        // analysis: records -> events -> analyzer, at the lowest CPU priority
+        let worker = {
+            let (events, so_far, live) = (events.clone(), so_far.clone(), status.is_some());
+            let a = &a;
+            scope.spawn(move || analyse(a, rx, known, writer, text, events, so_far, live))
+        };
+        // capture: poll the ring buffer, hand chunks over
+        let mut chunk = Vec::with_capacity(256 * 1024);
+        loop {
+            if let Err(e) = session.pump(Duration::from_millis(100), &mut chunk) {
+                failure = Some(e.to_string());
                 break;
             }
-        } else if let Some(st) = session.child_status() {
-            status_of_child = Some(st);
-            break;
+            if !chunk.is_empty() {
+                let full = std::mem::replace(&mut chunk, Vec::with_capacity(256 * 1024));
+                if tx.send(full).is_err() {
+                    break;
+                }
+            }
+            if sigterm.load(Ordering::Relaxed) {
+                why = 3;
+            } else if attach && sigint.load(Ordering::Relaxed) {
+                why = 2;
+            } else if deadline.is_some_and(|d| Instant::now() >= d) {
+                why = 1;
+            }
+            if why != 0 {
+                break;
+            }
+            if attach {
+                if session.all_gone() {
+                    break;
+                }
+            } else if let Some(st) = session.child_status() {
+                status_of_child = Some(st);
+                break;
+            }
         }
-    }
-    if let Err(e) = session.drain(&mut sink) {
-        failure.get_or_insert(e.to_string());
-    }
+        if let Err(e) = session.drain(&mut chunk) {
+            failure.get_or_insert(e.to_string());
+        }
+        if !chunk.is_empty() {
+            let _ = tx.send(chunk);
+        }
+        drop(tx);
+        worker.join()
+    });
     done.store(true, Ordering::Relaxed);
     if let Some(h) = status {
         let _ = h.join();
     }
+    let Ok(Analysis { analyzer, mut consumer, mut info }) = analysis else {
+        anyhow::bail!("the analysis thread failed");
+    };
     let lost = session.lost();
-    let mut info = CaptureInfo { sources: vec![format!("ebpf: {}", session.what)], ..Default::default() };
-    info.stats.events = session.events();
-    info.stats.syscalls = session.syscalls();
-    info.stats.clock = syslint_event::Clock::Monotonic;
-    info.stats.with_duration = session.syscalls();
-    if let Some(e) = session.finish_recording() {
+    if let Some(e) = consumer.finish(lost) {
         info.warnings.push(format!("the recording is incomplete: {e}"));
-    }
-    drop(sink);
-    if let Some(mut w) = text.take() {
-        if let Err(e) = w.flush() {
-            text_error.get_or_insert(e.to_string());
-        }
-    }
-    if let Some(e) = text_error {
-        info.warnings.push(format!("the recording stopped early: {e}"));
     }
     if let Some(e) = failure {
         info.warnings.push(format!("the capture stopped early: {e}"));
@@ -168,6 +161,85 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
         return Ok(EXIT_ERROR);
     }
     Ok(code)
+}
+
+struct Analysis {
+    analyzer: Analyzer,
+    consumer: Consumer,
+    info: CaptureInfo,
+}
+
+/// The analysis thread: chunks of records until the capture side hangs up.
+#[allow(clippy::too_many_arguments)]
+fn analyse(
+    a: &TraceArgs,
+    rx: std::sync::mpsc::Receiver<Vec<u8>>,
+    known: syslint_capture::ebpf::format::Known,
+    writer: Option<syslint_capture::ebpf::slr::Writer>,
+    mut text: Option<Box<dyn Write + Send>>,
+    events: Arc<AtomicU64>,
+    so_far: Arc<AtomicUsize>,
+    live: bool,
+) -> Analysis {
+    ebpf::lower_thread_priority();
+    let r = &a.report;
+    let detectors = if a.summary_only {
+        Vec::new()
+    } else {
+        detectors_for(&r.select, &r.ignore, r.config.as_deref()).unwrap_or_default()
+    };
+    let mut analyzer = Analyzer::new(detectors);
+    let mut consumer = Consumer::new(known, writer);
+    let mut interval = a.interval.filter(|&n| n > 0).map(|n| Interval::new(Duration::from_secs(n)));
+    let offset = ebpf::slr::realtime_offset_ns();
+    let mut next_count = Instant::now() + Duration::from_secs(1);
+    let mut line = String::new();
+    let mut text_error: Option<String> = None;
+    let mut damaged: Option<String> = None;
+    for chunk in rx {
+        let mut sink = |ev: &Event| {
+            let n = events.fetch_add(1, Ordering::Relaxed);
+            if let EventKind::Syscall(sc) = &ev.kind {
+                if let Some(iv) = interval.as_mut() {
+                    iv.add(sc);
+                }
+            }
+            if let Some(w) = text.as_mut() {
+                line.clear();
+                strace_line(&mut line, ev, offset);
+                if let Err(e) = w.write_all(line.as_bytes()) {
+                    text_error = Some(e.to_string());
+                    text = None;
+                }
+            }
+            analyzer.on_event(ev);
+            if live && n % 4096 == 0 && Instant::now() >= next_count {
+                so_far.store(analyzer.findings_so_far(), Ordering::Relaxed);
+                next_count = Instant::now() + Duration::from_secs(1);
+            }
+        };
+        if let Err(e) = consumer.feed(&chunk, &mut sink) {
+            damaged.get_or_insert(e);
+        }
+    }
+    if let Some(mut w) = text.take() {
+        if let Err(e) = w.flush() {
+            text_error.get_or_insert(e.to_string());
+        }
+    }
+    let mut info = CaptureInfo { sources: vec!["ebpf".to_string()], ..Default::default() };
+    let f = &consumer.formatter;
+    info.stats.events = f.events;
+    info.stats.syscalls = f.syscalls;
+    info.stats.clock = syslint_event::Clock::Monotonic;
+    info.stats.with_duration = f.syscalls;
+    if let Some(e) = text_error {
+        info.warnings.push(format!("the recording stopped early: {e}"));
+    }
+    if let Some(e) = damaged {
+        info.warnings.push(format!("internal: {e}"));
+    }
+    Analysis { analyzer, consumer, info }
 }
 
 /// Summary-only: the kernel's counters are the syscall table.
