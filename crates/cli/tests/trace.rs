@@ -290,3 +290,42 @@ both!(attach_for_a_bounded_time_and_record);
 both!(sigint_detaches_and_reports);
 both!(sigkill_to_syslint_leaves_the_program_running);
 both!(ctrl_c_goes_to_the_command);
+
+/// A kernel buffer too small for the rate: records are dropped, never waited for, and every
+/// report says how many syscalls were lost; seen plus lost is everything the program did.
+#[test]
+fn drops_are_counted_and_reported() {
+    if !bpf_ok() || !have("cc") {
+        return;
+    }
+    let d = tmp("drops");
+    let prog = d.join("three_calls");
+    let src = root().join("crates/cli/tests/programs/three_calls.c");
+    assert!(Command::new("cc").args(["-O2", "-o"]).arg(&prog).arg(&src).status().unwrap().success());
+    let rounds = 300_000u64;
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--format", "json", "--"])
+        .arg(&prog)
+        .arg(rounds.to_string())
+        .env("SYSLINT_RING_BYTES", "16384")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    assert!(r.capture.lost_events > 0, "nothing lost with a 16 KiB buffer");
+    assert!(r.capture.warnings.iter().any(|w| w.contains("overflowed")), "{:?}", r.capture.warnings);
+    let seen: u64 = ["getpid", "getppid", "gettid"]
+        .iter()
+        .map(|n| r.summary.syscalls.iter().find(|s| s.name == *n).map_or(0, |s| s.calls))
+        .sum();
+    assert!(seen + r.capture.lost_events >= 3 * rounds, "seen {seen} + lost {} < {}", r.capture.lost_events, 3 * rounds);
+    // the table says it too, loudly
+    let t = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--color", "never", "--"])
+        .arg(&prog)
+        .arg(rounds.to_string())
+        .env("SYSLINT_RING_BYTES", "16384")
+        .output()
+        .unwrap();
+    assert!(stdout(&t).contains("events LOST"), "{}", stdout(&t));
+}

@@ -18,7 +18,11 @@ use syslint_event::{Event, EventKind};
 
 /// Start the eBPF session; the error is returned as is so `auto` can fall back.
 pub fn start(a: &TraceArgs, target: &Target) -> Result<EbpfSession, ebpf::BpfError> {
-    let opts = Options { summary_only: a.summary_only, ..Options::default() };
+    let mut opts = Options { summary_only: a.summary_only, ..Options::default() };
+    // tests shrink the kernel buffer to provoke drops
+    if let Some(b) = std::env::var("SYSLINT_RING_BYTES").ok().and_then(|v| v.parse().ok()) {
+        opts.ring_bytes = b;
+    }
     EbpfSession::start(target, &opts)
 }
 
