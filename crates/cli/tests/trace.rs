@@ -318,7 +318,12 @@ fn drops_are_counted_and_reported() {
         .iter()
         .map(|n| r.summary.syscalls.iter().find(|s| s.name == *n).map_or(0, |s| s.calls))
         .sum();
-    assert!(seen + r.capture.lost_events >= 3 * rounds, "seen {seen} + lost {} < {}", r.capture.lost_events, 3 * rounds);
+    assert!(
+        seen + r.capture.lost_events >= 3 * rounds,
+        "seen {seen} + lost {} < {}",
+        r.capture.lost_events,
+        3 * rounds
+    );
     // the table says it too, loudly
     let t = Command::new(bin())
         .args(["trace", "--backend", "ebpf", "-q", "--color", "never", "--"])
