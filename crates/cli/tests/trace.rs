@@ -334,3 +334,49 @@ fn drops_are_counted_and_reported() {
         .unwrap();
     assert!(stdout(&t).contains("events LOST"), "{}", stdout(&t));
 }
+
+/// Attaching to a server that is already listening: its listening socket was opened before
+/// syslint came, so only the /proc snapshot can say what fd it is. The accepted connections
+/// must be counted against the server's address.
+#[test]
+fn attach_to_a_running_server_knows_its_listening_socket() {
+    if !bpf_ok() || !have("python3") {
+        return;
+    }
+    let d = tmp("server");
+    let portf = d.join("port");
+    let server = "import socket,sys,time\n\
+s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(64)\n\
+open(sys.argv[1],'w').write(str(s.getsockname()[1]))\n\
+s.settimeout(10)\n\
+for i in range(25):\n    c,_=s.accept(); c.recv(100); c.sendall(b'ok'); c.close()\n";
+    let mut srv = Command::new("python3").args(["-c", server]).arg(&portf).spawn().unwrap();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(&portf).map_or(true, |s| s.is_empty()) {
+        assert!(t0.elapsed() < Duration::from_secs(10), "server did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let port: u16 = std::fs::read_to_string(&portf).unwrap().trim().parse().unwrap();
+    let s = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--format", "json", "-p", &srv.id().to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700)); // attached
+    for _ in 0..25 {
+        use std::io::{Read, Write};
+        let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        c.write_all(b"hello").unwrap();
+        let mut b = Vec::new();
+        let _ = c.read_to_end(&mut b);
+    }
+    let _ = srv.wait();
+    let o = s.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let me = format!("127.0.0.1:{port}");
+    let inbound = r.summary.endpoints.iter().find(|e| e.direction == "in" && e.endpoint.contains(&me));
+    assert!(inbound.is_some_and(|e| e.connections == 25), "{:#?}", r.summary.endpoints);
+    assert!(r.summary.fd_targets.iter().any(|t| t.target.contains(&me)), "{:#?}", r.summary.fd_targets);
+}
