@@ -159,6 +159,27 @@ static __always_inline __u64 wake_flags(void)
 										  : BPF_RB_NO_WAKEUP;
 }
 
+/* wake_flags() for the SYSCALL records of a thread, asking the ring only every SL_QUERY_EVERY
+ * bytes the thread sent, and waking the consumer only when the ring went past
+ * opt_wakeup_bytes during those bytes. Before, each record paid a query helper call, and once
+ * the consumer was opt_wakeup_bytes behind every record forced a wake-up (an irq_work
+ * self-IPI) until it had caught up. A crossing missed in a race between CPUs costs only
+ * latency: the consumer polls every 100 ms anyway. */
+#define SL_QUERY_EVERY (16 * 1024)
+static __always_inline __u64 wake_flags_thread(struct sl_thread *t, __u32 size)
+{
+	__u32 n = t->unqueried + size;
+	__u64 avail;
+
+	if (n < SL_QUERY_EVERY) {
+		t->unqueried = n;
+		return BPF_RB_NO_WAKEUP;
+	}
+	t->unqueried = 0;
+	avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	return avail > opt_wakeup_bytes && avail <= opt_wakeup_bytes + n ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void emit_repeat(struct sl_thread *t, __u32 tid, __u64 now)
 {
 	struct sl_repeat_rec r = {};
@@ -814,7 +835,8 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 		}
 	}
 
-	err = bpf_ringbuf_output(&events, &s->hdr, sizeof(s->hdr) + len1 + len2, wake_flags());
+	err = bpf_ringbuf_output(&events, &s->hdr, sizeof(s->hdr) + len1 + len2,
+				 wake_flags_thread(t, sizeof(s->hdr) + len1 + len2));
 	if (err) {
 		count_lost(1, 1);
 		t->hist_n = 0;
