@@ -290,18 +290,29 @@ static __always_inline bool fd_is_socket(__u64 fd)
 #ifdef SYSLINT_NO_BTF
 	return false;
 #else
+	/* task, files and fdt are BTF pointers: plain loads (the verifier makes them faulting
+	 * loads), far cheaper than a bpf_probe_read_kernel call each. The fd array's element and
+	 * what it points to are not typed for the verifier: those two stay probe reads. */
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct files_struct *files = task->files;
+	struct fdtable *fdt;
 	struct file **fds;
 	struct file *f = NULL;
-	umode_t mode;
+	struct inode *inode = NULL;
+	umode_t mode = 0;
 
-	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+	if (!files)
 		return false;
-	fds = BPF_CORE_READ(fdt, fd);
+	fdt = files->fdt;
+	if (!fdt || fd >= fdt->max_fds)
+		return false;
+	fds = fdt->fd;
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
 		return false;
-	mode = BPF_CORE_READ(f, f_inode, i_mode);
+	if (bpf_core_read(&inode, sizeof(inode), &f->f_inode) || !inode)
+		return false;
+	if (bpf_core_read(&mode, sizeof(mode), &inode->i_mode))
+		return false;
 	return (mode & S_IFMT) == S_IFSOCK;
 #endif
 }
