@@ -13,9 +13,12 @@
 //! minus that many other runs at that cost, over the loop's calls.
 //! Needs root and `cc`.
 //!
-//! cargo run --release -p syslint-bpf --example sockbench [N] [R] [MODES]
+//! cargo run --release -p syslint-bpf --example sockbench [N] [R] [MODES] [LOOP]
 //!
-//! MODES: which of u(ntraced), s(ummary-only), f(ull) to run, default `usf`.
+//! MODES: which of u(ntraced), s(ummary-only), f(ull) to run, default `usf`. LOOP: the
+//! program, `sockloop` or `mixloop` (cheap calls that never coalesce: getppid, epoll_ctl on a
+//! bad fd, a socketpair write and read, openat of a missing path; the kernel program's cost
+//! with little else around).
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -73,10 +76,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n: u64 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(20_000);
     let rounds: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(7);
     let which = args.next().unwrap_or_else(|| "usf".into());
+    let loop_name = args.next().unwrap_or_else(|| "sockloop".into());
     let dir = std::env::temp_dir().join(format!("syslint-sockbench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
-    let prog = dir.join("sockloop");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs/sockloop.c");
+    let prog = dir.join(&loop_name);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/programs/{loop_name}.c"));
     if !Command::new("cc").args(["-O2", "-o"]).arg(&prog).arg(&src).status()?.success() {
         return Err("cc failed".into());
     }
@@ -158,7 +162,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let _ = std::fs::remove_dir_all(&dir);
     result?;
 
-    println!("{n} iterations x 19 calls, {rounds} rounds interleaved, medians");
+    println!("{loop_name}: {n} iterations, {rounds} rounds interleaved, medians");
     println!("ns/call: the loop's wall time per syscall; enter/exit ns/run: run_time_ns per run of");
     println!("sl_sys_enter/sl_sys_exit for the traced calls (other processes' runs taken out);");
     println!("miss ns: enter+exit per run for another process's syscall; other: their share of runs");
