@@ -309,10 +309,20 @@ static __always_inline bool fd_is_socket(__u64 fd)
 	fds = fdt->fd;
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
 		return false;
-	if (bpf_core_read(&inode, sizeof(inode), &f->f_inode) || !inode)
-		return false;
-	if (bpf_core_read(&mode, sizeof(mode), &inode->i_mode))
-		return false;
+	if (bpf_ksym_exists(bpf_rdonly_cast)) {
+		/* 6.2+: make f a BTF pointer again (the verifier rewrites the cast into nothing) and
+		 * load through it */
+		f = bpf_core_cast(f, struct file);
+		inode = f->f_inode;
+		if (!inode)
+			return false;
+		mode = inode->i_mode;
+	} else {
+		if (bpf_core_read(&inode, sizeof(inode), &f->f_inode) || !inode)
+			return false;
+		if (bpf_core_read(&mode, sizeof(mode), &inode->i_mode))
+			return false;
+	}
 	return (mode & S_IFMT) == S_IFSOCK;
 #endif
 }
