@@ -175,7 +175,7 @@ pub(crate) struct ThreadState {
     pub part_ts_enter: u64,
     pub part_ts_exit: u64,
     pub tgid: u32,
-    pub _pad2: u32,
+    pub unqueried: u32,
     pub enter_small: [[u8; SMALL_SLOT]; 2],
     pub enter_small_len: [u8; 2],
     pub enter_small_flags: u8,
@@ -256,7 +256,7 @@ mod tests {
             SummaryCounts => "sl_counts" [calls, errors, dur_ns],
             Sig => "sl_sig" [nr, len1, len2, kinds, coal, args, ret, data],
             ThreadState => "sl_thread" [args, ts_enter, nr, in_flight, hist, hist_n, period, partial, _pad, count,
-                first_ts, last_ts, dur_sum, last_report, part_ts_enter, part_ts_exit, tgid, _pad2, enter_small,
+                first_ts, last_ts, dur_sum, last_report, part_ts_enter, part_ts_exit, tgid, unqueried, enter_small,
                 enter_small_len, enter_small_flags, _pad3],
         ]
     }

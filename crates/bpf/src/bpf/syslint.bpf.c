@@ -159,6 +159,27 @@ static __always_inline __u64 wake_flags(void)
 										  : BPF_RB_NO_WAKEUP;
 }
 
+/* wake_flags() for the SYSCALL records of a thread, asking the ring only every SL_QUERY_EVERY
+ * bytes the thread sent, and waking the consumer only when the ring went past
+ * opt_wakeup_bytes during those bytes. Before, each record paid a query helper call, and once
+ * the consumer was opt_wakeup_bytes behind every record forced a wake-up (an irq_work
+ * self-IPI) until it had caught up. A crossing missed in a race between CPUs costs only
+ * latency: the consumer polls every 100 ms anyway. */
+#define SL_QUERY_EVERY (16 * 1024)
+static __always_inline __u64 wake_flags_thread(struct sl_thread *t, __u32 size)
+{
+	__u32 n = t->unqueried + size;
+	__u64 avail;
+
+	if (n < SL_QUERY_EVERY) {
+		t->unqueried = n;
+		return BPF_RB_NO_WAKEUP;
+	}
+	t->unqueried = 0;
+	avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	return avail > opt_wakeup_bytes && avail <= opt_wakeup_bytes + n ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void emit_repeat(struct sl_thread *t, __u32 tid, __u64 now)
 {
 	struct sl_repeat_rec r = {};
@@ -269,18 +290,39 @@ static __always_inline bool fd_is_socket(__u64 fd)
 #ifdef SYSLINT_NO_BTF
 	return false;
 #else
+	/* task, files and fdt are BTF pointers: plain loads (the verifier makes them faulting
+	 * loads), far cheaper than a bpf_probe_read_kernel call each. The fd array's element and
+	 * what it points to are not typed for the verifier: those two stay probe reads. */
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct files_struct *files = task->files;
+	struct fdtable *fdt;
 	struct file **fds;
 	struct file *f = NULL;
-	umode_t mode;
+	struct inode *inode = NULL;
+	umode_t mode = 0;
 
-	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+	if (!files)
 		return false;
-	fds = BPF_CORE_READ(fdt, fd);
+	fdt = files->fdt;
+	if (!fdt || fd >= fdt->max_fds)
+		return false;
+	fds = fdt->fd;
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
 		return false;
-	mode = BPF_CORE_READ(f, f_inode, i_mode);
+	if (bpf_ksym_exists(bpf_rdonly_cast)) {
+		/* 6.2+: make f a BTF pointer again (the verifier rewrites the cast into nothing) and
+		 * load through it */
+		f = bpf_core_cast(f, struct file);
+		inode = f->f_inode;
+		if (!inode)
+			return false;
+		mode = inode->i_mode;
+	} else {
+		if (bpf_core_read(&inode, sizeof(inode), &f->f_inode) || !inode)
+			return false;
+		if (bpf_core_read(&mode, sizeof(mode), &inode->i_mode))
+			return false;
+	}
 	return (mode & S_IFMT) == S_IFSOCK;
 #endif
 }
@@ -814,7 +856,8 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 		}
 	}
 
-	err = bpf_ringbuf_output(&events, &s->hdr, sizeof(s->hdr) + len1 + len2, wake_flags());
+	err = bpf_ringbuf_output(&events, &s->hdr, sizeof(s->hdr) + len1 + len2,
+				 wake_flags_thread(t, sizeof(s->hdr) + len1 + len2));
 	if (err) {
 		count_lost(1, 1);
 		t->hist_n = 0;

@@ -176,7 +176,7 @@ struct sl_thread {
 	__u64 part_ts_enter; /* times of the partial repetition's call */
 	__u64 part_ts_exit;
 	__u32 tgid;
-	__u32 _pad2;
+	__u32 unqueried; /* bytes of SYSCALL records sent since the thread last asked how full the ring is */
 	/* small (<= SL_SIG_DATA, fixed length) SL_CAP_AT_ENTER captures of the call in flight:
 	 * timeouts that ppoll/select/pselect6 overwrite with the time left */
 	__u8 enter_small[2 * SL_SMALL_SLOT]; /* slot i at i * SL_SMALL_SLOT */
