@@ -26,9 +26,10 @@ pub fn start(a: &TraceArgs, target: &Target) -> Result<EbpfSession, ebpf::BpfErr
     EbpfSession::start(target, &opts)
 }
 
-/// Chunks of encoded records waiting for the analysis: at most this many (of up to a few
-/// hundred KiB each) before the capture thread waits and the kernel starts dropping.
-const QUEUE_CHUNKS: usize = 512;
+/// Encoded records waiting for the analysis, at most (about 40 bytes a record: ~6 million
+/// records). Beyond it the capture thread stops reading the ring buffer, and the kernel drops
+/// and counts: the traced program never waits.
+const QUEUE_BYTES: usize = 256 << 20;
 
 pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigterm: Arc<AtomicBool>) -> Result<u8> {
     let r = &a.report;
@@ -59,25 +60,32 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
     };
     let deadline = a.duration.map(|d| Instant::now() + d);
     let known = session.known().clone();
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(QUEUE_CHUNKS);
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let queued = Arc::new(AtomicUsize::new(0));
 
     let (mut why, mut status_of_child, mut failure) = (0, None, None); // why: 0 ended, 1 --for, 2 SIGINT, 3 SIGTERM
     let analysis = std::thread::scope(|scope| {
         // analysis: records -> events -> analyzer, at the lowest CPU priority
         let worker = {
-            let (events, so_far, live) = (events.clone(), so_far.clone(), status.is_some());
+            let (events, so_far, live, queued) = (events.clone(), so_far.clone(), status.is_some(), queued.clone());
             let a = &a;
-            scope.spawn(move || analyse(a, rx, known, writer, text, events, so_far, live))
+            scope.spawn(move || analyse(a, rx, queued, known, writer, text, events, so_far, live))
         };
         // capture: poll the ring buffer, hand chunks over
         let mut chunk = Vec::with_capacity(256 * 1024);
         loop {
-            if let Err(e) = session.pump(Duration::from_millis(100), &mut chunk) {
-                failure = Some(e.to_string());
-                break;
+            if queued.load(Ordering::Relaxed) < QUEUE_BYTES {
+                if let Err(e) = session.pump(Duration::from_millis(100), &mut chunk) {
+                    failure = Some(e.to_string());
+                    break;
+                }
+            } else {
+                // the analysis is far behind: let the ring buffer fill (the kernel counts drops)
+                std::thread::sleep(Duration::from_millis(20));
             }
             if !chunk.is_empty() {
                 let full = std::mem::replace(&mut chunk, Vec::with_capacity(256 * 1024));
+                queued.fetch_add(full.len(), Ordering::Relaxed);
                 if tx.send(full).is_err() {
                     break;
                 }
@@ -178,6 +186,7 @@ struct Analysis {
 fn analyse(
     a: &TraceArgs,
     rx: std::sync::mpsc::Receiver<Vec<u8>>,
+    queued: Arc<AtomicUsize>,
     known: syslint_capture::ebpf::format::Known,
     writer: Option<syslint_capture::ebpf::slr::Writer>,
     mut text: Option<Box<dyn Write + Send>>,
@@ -201,6 +210,7 @@ fn analyse(
     let mut text_error: Option<String> = None;
     let mut damaged: Option<String> = None;
     for chunk in rx {
+        queued.fetch_sub(chunk.len(), Ordering::Relaxed);
         let mut sink = |ev: &Event| {
             let n = events.fetch_add(1, Ordering::Relaxed);
             if let EventKind::Syscall(sc) = &ev.kind {
