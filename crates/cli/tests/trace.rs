@@ -37,6 +37,42 @@ fn alive_and_working(w: &mut Child, count: &std::path::Path) -> bool {
     w.try_wait().unwrap().is_none() && after > before
 }
 
+/// Wait until syslint (`tracer`) traces `target`: eBPF, its kernel program is attached (a BPF
+/// link among its fds); strace, the target has a tracer. Loading the BPF program can take
+/// seconds on a loaded machine: sleeping a fixed time is not enough.
+fn wait_tracing(backend: &str, tracer: u32, target: Option<u32>) {
+    let t0 = Instant::now();
+    loop {
+        let ok = if backend == "ebpf" {
+            std::fs::read_dir(format!("/proc/{tracer}/fdinfo")).is_ok_and(|d| {
+                d.flatten().any(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("link_type:")))
+            })
+        } else {
+            target.is_some_and(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/status")).is_ok_and(|st| {
+                    st.lines().any(|l| l.starts_with("TracerPid:") && l.split_whitespace().nth(1) != Some("0"))
+                })
+            })
+        };
+        if ok {
+            // the pid joins the kernel's filter right after the attach
+            std::thread::sleep(Duration::from_millis(200));
+            return;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "syslint did not start tracing within 30 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Wait until the command wrote its first line to `count`.
+fn wait_started(count: &std::path::Path) {
+    let t0 = Instant::now();
+    while lines(count) == 0 {
+        assert!(t0.elapsed() < Duration::from_secs(30), "the command did not start within 30 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn trace_cmd(backend: &str, args: &[&str]) -> Command {
     let mut c = Command::new(bin());
     c.arg("trace").args(["--backend", backend]).args(args).env("NO_COLOR", "1");
@@ -143,7 +179,8 @@ fn sigint_detaches_and_reports(b: &str) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(800));
+    wait_tracing(b, s.id(), Some(w.id()));
+    std::thread::sleep(Duration::from_millis(300));
     signal(s.id(), "-INT");
     let o = s.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -186,7 +223,11 @@ fn sigkill_to_syslint_leaves_the_program_running(b: &str) {
             .unwrap();
             (s, None)
         };
-        std::thread::sleep(Duration::from_millis(800));
+        match w.as_ref() {
+            Some(w) => wait_tracing(b, s.id(), Some(w.id())),
+            None => wait_started(&count),
+        }
+        std::thread::sleep(Duration::from_millis(300));
         s.kill().unwrap(); // SIGKILL
         let _ = s.wait();
         std::thread::sleep(Duration::from_millis(300));
@@ -363,7 +404,7 @@ for i in range(25):\n    c,_=s.accept(); c.recv(100); c.sendall(b'ok'); c.close(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(700)); // attached
+    wait_tracing("ebpf", s.id(), Some(srv.id()));
     for _ in 0..25 {
         use std::io::{Read, Write};
         let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();

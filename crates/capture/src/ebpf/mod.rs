@@ -39,6 +39,14 @@ pub struct EbpfSession {
 impl EbpfSession {
     /// Load the kernel program and start or follow the target.
     pub fn start(target: &Target, opts: &Options) -> Result<EbpfSession, BpfError> {
+        // before the (slow) load: a pid that does not exist is a quick, clear error
+        if let Target::Pids(pids) = target {
+            for &p in pids {
+                if !Path::new(&format!("/proc/{p}")).exists() {
+                    return Err(BpfError::Other(format!("no process with pid {p}")));
+                }
+            }
+        }
         let mut probe = Probe::load(opts)?;
         let mut known = format::Known::default();
         let (child, pids, what) = match target {
@@ -50,11 +58,6 @@ impl EbpfSession {
                 (Some(c), vec![pid], what)
             }
             Target::Pids(pids) => {
-                for &p in pids {
-                    if !Path::new(&format!("/proc/{p}")).exists() {
-                        return Err(BpfError::Other(format!("no process with pid {p}")));
-                    }
-                }
                 for &p in pids {
                     // what the fds already open are, before their first event arrives
                     snapshot::fds_of(p, &mut known);
