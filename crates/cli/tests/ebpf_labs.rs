@@ -26,26 +26,7 @@ fn bpf_ok() -> bool {
 /// A stand-in for strace: `-o OUT [flags] CMD...` -> `syslint trace --backend ebpf -o OUT.slr`
 /// (findings below error severity exit 0, as strace would).
 fn wrapper(dir: &std::path::Path) -> std::path::PathBuf {
-    let w = dir.join("strace-via-syslint-ebpf");
-    let script = format!(
-        r#"#!/bin/sh
-out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -o) out=$2; shift 2 ;;
-    -s|-e|-a|-X|-P|-I|-u|-E|-S|-U|-O) shift 2 ;;
-    -*) shift ;;
-    *) break ;;
-  esac
-done
-# exec: run.sh finds the traced program as the child of "strace" (accept-herd kills it by pid)
-exec "{bin}" trace --backend ebpf -q --fail-on error --format json --output-file "$out.json" -o "$out.slr" -- "$@"
-"#,
-        bin = bin()
-    );
-    std::fs::write(&w, script).expect("write wrapper");
-    assert!(Command::new("chmod").arg("+x").arg(&w).status().expect("chmod").success());
-    w
+    strace_stand_in(dir, "strace-via-syslint-ebpf", "--backend ebpf --fail-on error -o \"{out}.slr\"", true)
 }
 
 /// The live eBPF report of a lab variant, and the report of its .slr recording.

@@ -88,6 +88,24 @@ fn static_rules(html: &str) {
     assert!(html.contains("Content-Security-Policy"));
 }
 
+/// `syslint analyze --format html` of `trace` into `dir/name`: the page, read back and held to
+/// the static rules (analyze exits 1: the lab traces have findings).
+fn analyze_page(dir: &Path, name: &str, trace: &Path) -> (PathBuf, String) {
+    let page = dir.join(name);
+    let out = run(&[
+        "analyze",
+        "--format",
+        "html",
+        "--output-file",
+        page.to_str().expect("path"),
+        trace.to_str().expect("path"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).expect("page");
+    static_rules(&html);
+    (page, html)
+}
+
 #[test]
 fn checker_sees_console_errors_and_requests() {
     let Some(b) = chromium() else { return };
@@ -108,19 +126,7 @@ fn checker_sees_console_errors_and_requests() {
 fn analyze_page_loads_clean_and_shows_the_herd() {
     let Some(b) = chromium() else { return };
     let dir = tmp("herd");
-    let page = dir.join("herd.html");
-    let trace = lab_variant("accept-herd", "c-procs", "f-tt-T-yy");
-    let out = run(&[
-        "analyze",
-        "--format",
-        "html",
-        "--output-file",
-        page.to_str().expect("path"),
-        trace.to_str().expect("path"),
-    ]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let html = std::fs::read_to_string(&page).expect("page");
-    static_rules(&html);
+    let (page, html) = analyze_page(&dir, "herd.html", &lab_variant("accept-herd", "c-procs", "f-tt-T-yy"));
     assert!(html.len() < 400_000, "page of {} bytes", html.len());
     let l = load(b, &page, &dir);
     assert!(l.console.is_empty(), "console: {:?}", l.console);
@@ -175,19 +181,7 @@ fn diff_page_tells_the_fix() {
 #[test]
 fn page_without_timestamps_says_why_there_is_no_timeline() {
     let dir = tmp("plain");
-    let page = dir.join("plain.html");
-    let trace = lab_variant("busy-poll", "c-poll0", "f");
-    let out = run(&[
-        "analyze",
-        "--format",
-        "html",
-        "--output-file",
-        page.to_str().expect("path"),
-        trace.to_str().expect("path"),
-    ]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let html = std::fs::read_to_string(&page).expect("page");
-    static_rules(&html);
+    let (_, html) = analyze_page(&dir, "plain.html", &lab_variant("busy-poll", "c-poll0", "f"));
     assert!(html.contains("No timeline: the trace has no timestamps"));
     assert!(html.contains("No durations"));
     assert!(!html.contains("class=\"lane\""));

@@ -6,31 +6,10 @@ mod common;
 use common::*;
 use std::process::Command;
 
-/// A stand-in for strace: `-o OUT [flags] CMD...` -> `syslint trace -o OUT -- CMD...`, with the
-/// report as JSON next to the recording.
+/// A stand-in for strace: `-o OUT [flags] CMD...` -> `syslint trace --backend strace -o OUT`,
+/// with the report as JSON next to the recording.
 fn wrapper(dir: &std::path::Path) -> std::path::PathBuf {
-    let w = dir.join("strace-via-syslint");
-    let script = format!(
-        r#"#!/bin/sh
-out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -o) out=$2; shift 2 ;;
-    -s|-e|-a|-X|-P|-I|-u|-E|-S|-U|-O) shift 2 ;;
-    -*) shift ;;
-    *) break ;;
-  esac
-done
-"{bin}" trace --backend strace -q --format json --output-file "$out.json" -o "$out" -- "$@"
-st=$?
-[ $st -eq 1 ] && st=0   # findings are what we want here
-exit $st
-"#,
-        bin = bin()
-    );
-    std::fs::write(&w, script).unwrap();
-    assert!(Command::new("chmod").arg("+x").arg(&w).status().unwrap().success());
-    w
+    strace_stand_in(dir, "strace-via-syslint", "--backend strace -o \"{out}\"", false)
 }
 
 fn run_lab(lab: &str, variant: &str) -> (syslint_report::Report, syslint_report::Report) {

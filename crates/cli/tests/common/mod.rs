@@ -155,3 +155,25 @@ pub fn run_in_root(args: &[&str]) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8(o.stdout).unwrap().replace(env!("CARGO_PKG_VERSION"), "VERSION")
 }
+
+/// A stand-in for strace in the labs' run.sh (they call `$STRACE -o OUT [flags] CMD...`):
+/// a script that drops strace's flags and runs `syslint trace ARGS -- CMD` (the report as JSON
+/// in `OUT.json`; `{out}` in `args` is OUT). With `exec`, syslint replaces the script, so run.sh
+/// finds the traced program as the child of "strace" (accept-herd kills it by pid); without,
+/// exit status 1 (findings) becomes 0 as strace would give.
+pub fn strace_stand_in(dir: &Path, name: &str, args: &str, exec: bool) -> PathBuf {
+    let w = dir.join(name);
+    let run = format!(
+        "\"{bin}\" trace -q --format json --output-file \"$out.json\" {args} -- \"$@\"",
+        bin = bin(),
+        args = args.replace("{out}", "$out")
+    );
+    let tail = if exec { format!("exec {run}\n") } else { format!("{run}\nst=$?\n[ $st -eq 1 ] && st=0\nexit $st\n") };
+    let script = format!(
+        "#!/bin/sh\nout=\"\"\nwhile [ $# -gt 0 ]; do\n  case \"$1\" in\n    -o) out=$2; shift 2 ;;\n    \
+         -s|-e|-a|-X|-P|-I|-u|-E|-S|-U|-O) shift 2 ;;\n    -*) shift ;;\n    *) break ;;\n  esac\ndone\n{tail}"
+    );
+    std::fs::write(&w, script).expect("write the strace stand-in");
+    assert!(Command::new("chmod").arg("+x").arg(&w).status().expect("chmod").success());
+    w
+}
