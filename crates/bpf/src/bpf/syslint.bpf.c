@@ -623,6 +623,76 @@ static __always_inline int on_enter(__u64 pid_tgid, __u32 nr, const __u64 *a)
 	return 0;
 }
 
+/* What fill_slot returns: the bytes stored, the slot's flag bits (SL_F_* of that slot), its
+ * record kind (SL_DATA_NONE when nothing was stored nor failed) and whether it forbids
+ * coalescing. */
+#define SL_FILL_LEN (SL_SLOT_MAX - 1)
+#define SL_FILL_FLAGS_SHIFT 16
+#define SL_FILL_KIND_SHIFT 24
+#define SL_FILL_NO_COALESCE (1 << 28)
+
+/* Fill data slot i (0 or 1) of the current thread's SYSCALL record in the scratch buffer, at
+ * byte `off` of its data, from what the capture table names for syscall nr: copied at entry
+ * (kept in the thread state or in enter_data) or read now.
+ *
+ * A global function on purpose: the verifier checks it once, with unknown arguments, instead
+ * of once per slot and per path of the caller. Inlined twice into on_exit, the two copies'
+ * branch combinations made sys_exit's verification take about a second (357868 instructions
+ * processed) at every load. Scalars only as arguments (maps are looked up here), which any
+ * kernel with global functions accepts. */
+__noinline int fill_slot(__u32 nr, __u32 i, __s64 ret, __u32 off, __u32 is_sock)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0, len = 0;
+	struct sl_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	struct sl_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct sl_cap_spec *spec;
+	const struct sl_cap_slot *c;
+	__u8 flags = 0, trunc_bit = i ? SL_F_TRUNC2 : SL_F_TRUNC1, fault_bit = i ? SL_F_FAULT2 : SL_F_FAULT1;
+	__u8 *dst;
+	int r;
+
+	if (nr >= SL_NR_MAX || !t || !s)
+		return 0;
+	spec = bpf_map_lookup_elem(&caps, &nr);
+	if (!spec)
+		return 0;
+	i &= 1;
+	c = &spec->slot[i];
+	if (!c->kind)
+		return 0;
+	off &= SL_SLOT_MAX - 1;
+	dst = &s->data[off];
+	if ((c->flags & SL_CAP_AT_ENTER) && is_small(c)) {
+		len = t->enter_small_len[i];
+		opaque(len);
+		if (len > SL_SIG_DATA)
+			len = SL_SIG_DATA;
+		flags |= t->enter_small_flags & fault_bit;
+		if (len)
+			bpf_probe_read_kernel(dst, len, &t->enter_small[i * SL_SMALL_SLOT]);
+	} else if (c->flags & SL_CAP_AT_ENTER) {
+		struct sl_enter_data *e = bpf_map_lookup_elem(&enter_data, &tid);
+
+		if (e) {
+			len = e->len[i];
+			opaque(len);
+			len &= SL_SLOT_MAX - 1;
+			flags |= e->flags & (trunc_bit | fault_bit);
+			if (len)
+				bpf_probe_read_kernel(dst, len, &e->data[i * SL_SLOT_MAX]);
+		}
+	} else {
+		len = capture(dst, c, t->args, ret, is_sock, &flags, trunc_bit, fault_bit);
+	}
+	len &= SL_FILL_LEN;
+	r = len | (__u32)flags << SL_FILL_FLAGS_SHIFT;
+	if (len || flags)
+		r |= (__u32)c->kind << SL_FILL_KIND_SHIFT;
+	if (len && (c->flags & SL_CAP_NO_COALESCE))
+		r |= SL_FILL_NO_COALESCE;
+	return r;
+}
+
 static __always_inline void on_exit_summary(struct sl_thread *t, __s64 ret, __u64 now)
 {
 	__u32 nr = t->nr;
@@ -652,8 +722,7 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 	struct sl_thread *t;
 	struct sl_scratch *s;
 	struct sl_cap_spec *spec = NULL;
-	struct sl_enter_data *e = NULL;
-	__u32 nr, len1 = 0, len2 = 0, off;
+	__u32 nr, len1 = 0, len2 = 0, r;
 	__u64 now, te;
 	__u8 flags = 0, k1 = SL_DATA_NONE, k2 = SL_DATA_NONE, kinds;
 	bool coal, is_sock = false;
@@ -723,69 +792,26 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 		spec = bpf_map_lookup_elem(&caps, &nr);
 	if (spec && (spec->slot[0].kind || spec->slot[1].kind)) {
 		cf = spec->slot[0].flags | spec->slot[1].flags;
-		if (cf & SL_CAP_AT_ENTER)
-			e = bpf_map_lookup_elem(&enter_data, &tid);
 		if (cf & SL_CAP_SOCK_ONLY)
 			is_sock = fd_is_socket(t->args[0]);
 
 		if (spec->slot[0].kind) {
-			if ((spec->slot[0].flags & SL_CAP_AT_ENTER) && is_small(&spec->slot[0])) {
-				len1 = t->enter_small_len[0];
-				opaque(len1);
-				if (len1 > SL_SIG_DATA)
-					len1 = SL_SIG_DATA;
-				flags |= t->enter_small_flags & SL_F_FAULT1;
-				if (len1)
-					bpf_probe_read_kernel(s->data, len1, &t->enter_small[0]);
-			} else if (spec->slot[0].flags & SL_CAP_AT_ENTER) {
-				if (e) {
-					len1 = e->len[0];
-					opaque(len1);
-					len1 &= SL_SLOT_MAX - 1;
-					flags |= e->flags & (SL_F_TRUNC1 | SL_F_FAULT1);
-					if (len1)
-						bpf_probe_read_kernel(s->data, len1, &e->data[0]);
-				}
-			} else {
-				len1 = capture(s->data, &spec->slot[0], t->args, ret, is_sock, &flags, SL_F_TRUNC1,
-					       SL_F_FAULT1);
-			}
-			if (len1 || (flags & (SL_F_TRUNC1 | SL_F_FAULT1)))
-				k1 = spec->slot[0].kind;
-			if (len1 && (spec->slot[0].flags & SL_CAP_NO_COALESCE))
+			r = fill_slot(nr, 0, ret, 0, is_sock);
+			len1 = r & SL_FILL_LEN;
+			flags |= (r >> SL_FILL_FLAGS_SHIFT) & (SL_F_TRUNC1 | SL_F_FAULT1);
+			k1 = (r >> SL_FILL_KIND_SHIFT) & 0xf;
+			if (r & SL_FILL_NO_COALESCE)
 				coal = false;
 		}
 		if (spec->slot[1].kind) {
-			off = len1;
-			opaque(off);
-			off &= SL_SLOT_MAX - 1;
-			if ((spec->slot[1].flags & SL_CAP_AT_ENTER) && is_small(&spec->slot[1])) {
-				len2 = t->enter_small_len[1];
-				opaque(len2);
-				if (len2 > SL_SIG_DATA)
-					len2 = SL_SIG_DATA;
-				flags |= t->enter_small_flags & SL_F_FAULT2;
-				if (len2)
-					bpf_probe_read_kernel(&s->data[off], len2, &t->enter_small[SL_SMALL_SLOT]);
-			} else if (spec->slot[1].flags & SL_CAP_AT_ENTER) {
-				if (e) {
-					len2 = e->len[1];
-					opaque(len2);
-					len2 &= SL_SLOT_MAX - 1;
-					flags |= e->flags & (SL_F_TRUNC2 | SL_F_FAULT2);
-					if (len2)
-						bpf_probe_read_kernel(&s->data[off], len2, &e->data[SL_SLOT_MAX]);
-				}
-			} else {
-				len2 = capture(&s->data[off], &spec->slot[1], t->args, ret, is_sock, &flags, SL_F_TRUNC2,
-					       SL_F_FAULT2);
-			}
-			if (len2 || (flags & (SL_F_TRUNC2 | SL_F_FAULT2)))
-				k2 = spec->slot[1].kind;
-			if (len2 && (spec->slot[1].flags & SL_CAP_NO_COALESCE))
+			r = fill_slot(nr, 1, ret, len1, is_sock);
+			len2 = r & SL_FILL_LEN;
+			flags |= (r >> SL_FILL_FLAGS_SHIFT) & (SL_F_TRUNC2 | SL_F_FAULT2);
+			k2 = (r >> SL_FILL_KIND_SHIFT) & 0xf;
+			if (r & SL_FILL_NO_COALESCE)
 				coal = false;
 		}
-		if (e)
+		if (cf & SL_CAP_AT_ENTER)
 			bpf_map_delete_elem(&enter_data, &tid);
 	}
 	len1 &= SL_SLOT_MAX - 1;
