@@ -341,23 +341,25 @@ struct sl_user_msghdr {
 	__u64 iovlen;
 };
 
+/* Argument `i` of the call (0 beyond the sixth). */
+static __always_inline __u64 arg_of(const __u64 *args, __u32 i)
+{
+	return i > 5 ? 0 : args[i];
+}
+
 /* Copy what slot `c` names into dst (room for SL_SLOT_MAX bytes). Returns the bytes stored and
  * sets trunc/fault bits in *flags. */
-static __always_inline __u32 capture(__u8 *dst, const struct sl_cap_slot *c, const __u64 *args, __s64 ret,
+static __always_inline __u32 capture(__u8 *dst, const struct sl_cap_slot *c, __u64 ptr, __u64 lenv, __s64 ret,
 				     bool is_sock, __u8 *flags, __u8 trunc_bit, __u8 fault_bit)
 {
 	__u16 cf = c->flags;
-	__u32 ai = c->arg;
-	__u64 ptr, want = 0, max, iov_len = (__u64)-1;
+	__u64 want = 0, max, iov_len = (__u64)-1;
 	bool is_iov = cf & (SL_CAP_IOVEC | SL_CAP_MSGHDR);
 
 	if ((cf & SL_CAP_IF_OK) && ret < 0)
 		return 0;
 	if ((cf & SL_CAP_SOCK_ONLY) && !is_sock)
 		return 0;
-	if (ai > 5)
-		return 0;
-	ptr = args[ai];
 	if (!ptr)
 		return 0;
 
@@ -409,7 +411,7 @@ static __always_inline __u32 capture(__u8 *dst, const struct sl_cap_slot *c, con
 			want = is_iov ? iov_len : c->len;
 			break;
 		case SL_LEN_ARG:
-			want = args[c->len_arg > 5 ? 5 : c->len_arg];
+			want = lenv;
 			break;
 		case SL_LEN_RET:
 			if (ret <= 0)
@@ -418,7 +420,7 @@ static __always_inline __u32 capture(__u8 *dst, const struct sl_cap_slot *c, con
 			break;
 		case SL_LEN_ARG_PTR: {
 			__u32 v = 0;
-			__u64 p = args[c->len_arg > 5 ? 5 : c->len_arg];
+			__u64 p = lenv;
 
 			if (!p || bpf_probe_read_user(&v, sizeof(v), (void *)p))
 				goto fault;
@@ -581,9 +583,11 @@ static __always_inline void capture_at_enter(struct sl_thread *t, __u32 tid, __u
 	e->len[0] = 0;
 	e->len[1] = 0;
 	if (spec->slot[0].kind && (spec->slot[0].flags & SL_CAP_AT_ENTER) && !is_small(&spec->slot[0]))
-		e->len[0] = capture(&e->data[0], &spec->slot[0], t->args, 0, false, &e->flags, SL_F_TRUNC1, SL_F_FAULT1);
+		e->len[0] = capture(&e->data[0], &spec->slot[0], arg_of(t->args, spec->slot[0].arg),
+				    arg_of(t->args, spec->slot[0].len_arg), 0, false, &e->flags, SL_F_TRUNC1, SL_F_FAULT1);
 	if (spec->slot[1].kind && (spec->slot[1].flags & SL_CAP_AT_ENTER) && !is_small(&spec->slot[1]))
-		e->len[1] = capture(&e->data[SL_SLOT_MAX], &spec->slot[1], t->args, 0, false, &e->flags, SL_F_TRUNC2, SL_F_FAULT2);
+		e->len[1] = capture(&e->data[SL_SLOT_MAX], &spec->slot[1], arg_of(t->args, spec->slot[1].arg),
+				    arg_of(t->args, spec->slot[1].len_arg), 0, false, &e->flags, SL_F_TRUNC2, SL_F_FAULT2);
 }
 
 static __always_inline int on_enter(__u64 pid_tgid, __u32 nr, const __u64 *a)
@@ -640,10 +644,13 @@ static __always_inline int on_enter(__u64 pid_tgid, __u32 nr, const __u64 *a)
  * branch combinations made sys_exit's verification take about a second (357868 instructions
  * processed) at every load. Scalars only as arguments (maps are looked up here), which any
  * kernel with global functions accepts. */
-__noinline int fill_slot(__u32 nr, __u32 i, __s64 ret, __u32 off, __u32 is_sock)
+__noinline int fill_slot(__u32 packed, __s64 ret, __u64 ptr, __u64 lenv)
 {
+	/* packed: nr (bits 0-9), slot (bit 12), is_sock (bit 13), offset in data (bits 16-31); the
+	 * caller passes the two argument values the slot may use, so the common path needs no
+	 * thread-state lookup (only copies made at entry do) */
+	__u32 nr = packed & 0x3ff, i = (packed >> 12) & 1, is_sock = (packed >> 13) & 1, off = packed >> 16;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0, len = 0;
-	struct sl_thread *t = bpf_map_lookup_elem(&threads, &tid);
 	struct sl_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
 	struct sl_cap_spec *spec;
 	const struct sl_cap_slot *c;
@@ -651,7 +658,7 @@ __noinline int fill_slot(__u32 nr, __u32 i, __s64 ret, __u32 off, __u32 is_sock)
 	__u8 *dst;
 	int r;
 
-	if (nr >= SL_NR_MAX || !t || !s)
+	if (nr >= SL_NR_MAX || !s)
 		return 0;
 	spec = bpf_map_lookup_elem(&caps, &nr);
 	if (!spec)
@@ -663,6 +670,10 @@ __noinline int fill_slot(__u32 nr, __u32 i, __s64 ret, __u32 off, __u32 is_sock)
 	off &= SL_SLOT_MAX - 1;
 	dst = &s->data[off];
 	if ((c->flags & SL_CAP_AT_ENTER) && is_small(c)) {
+		struct sl_thread *t = bpf_map_lookup_elem(&threads, &tid);
+
+		if (!t)
+			return 0;
 		len = t->enter_small_len[i];
 		opaque(len);
 		if (len > SL_SIG_DATA)
@@ -682,7 +693,7 @@ __noinline int fill_slot(__u32 nr, __u32 i, __s64 ret, __u32 off, __u32 is_sock)
 				bpf_probe_read_kernel(dst, len, &e->data[i * SL_SLOT_MAX]);
 		}
 	} else {
-		len = capture(dst, c, t->args, ret, is_sock, &flags, trunc_bit, fault_bit);
+		len = capture(dst, c, ptr, lenv, ret, is_sock, &flags, trunc_bit, fault_bit);
 	}
 	len &= SL_FILL_LEN;
 	r = len | (__u32)flags << SL_FILL_FLAGS_SHIFT;
@@ -796,7 +807,8 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 			is_sock = fd_is_socket(t->args[0]);
 
 		if (spec->slot[0].kind) {
-			r = fill_slot(nr, 0, ret, 0, is_sock);
+			r = fill_slot(nr | (__u32)is_sock << 13, ret, arg_of(t->args, spec->slot[0].arg),
+				      arg_of(t->args, spec->slot[0].len_arg));
 			len1 = r & SL_FILL_LEN;
 			flags |= (r >> SL_FILL_FLAGS_SHIFT) & (SL_F_TRUNC1 | SL_F_FAULT1);
 			k1 = (r >> SL_FILL_KIND_SHIFT) & 0xf;
@@ -804,7 +816,8 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 				coal = false;
 		}
 		if (spec->slot[1].kind) {
-			r = fill_slot(nr, 1, ret, len1, is_sock);
+			r = fill_slot(nr | 1u << 12 | (__u32)is_sock << 13 | (len1 & 0xffff) << 16, ret,
+				      arg_of(t->args, spec->slot[1].arg), arg_of(t->args, spec->slot[1].len_arg));
 			len2 = r & SL_FILL_LEN;
 			flags |= (r >> SL_FILL_FLAGS_SHIFT) & (SL_F_TRUNC2 | SL_F_FAULT2);
 			k2 = (r >> SL_FILL_KIND_SHIFT) & 0xf;
