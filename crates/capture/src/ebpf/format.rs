@@ -51,10 +51,6 @@ pub struct Formatter {
     pub events: u64,
 }
 
-const fn s(v: &'static str) -> &'static str {
-    v
-}
-
 fn errno_ret(ret: i64) -> Option<&'static str> {
     if (-4095..0).contains(&ret) {
         Some(errno::name(-ret).unwrap_or("E?"))
@@ -142,7 +138,6 @@ impl Formatter {
             Record::Fork { child_tid, child_tgid, parent_tid, is_thread, .. } => {
                 self.forks.insert(child_tid, is_thread);
                 self.tgid_of.insert(child_tid, child_tgid);
-                let _ = parent_tid;
                 if !is_thread {
                     // the child starts with a copy of the parent's table
                     let parent = self.tgid_of.get(&parent_tid).copied().unwrap_or(parent_tid);
@@ -453,7 +448,7 @@ impl Formatter {
             Sys::Fcntl => {
                 self.fd(o, tgid, a[0]);
                 let cmd = match a[1] {
-                    0 => s("F_DUPFD"),
+                    0 => "F_DUPFD",
                     1 => "F_GETFD",
                     2 => "F_SETFD",
                     3 => "F_GETFL",
@@ -1094,10 +1089,9 @@ mod tests {
     }
 
     /// Reparse what the formatter wrote with the event crate's decoders, as the analysis will.
-    fn reparse(text: &str, ret: i64) -> (Sys, String) {
+    fn reparse(text: &str) -> (Sys, String) {
         let name = &text[..text.find('(').unwrap()];
         let args = text[name.len() + 1..text.len() - 1].to_string();
-        let _ = ret;
         (Sys::from_name(name), args)
     }
 
@@ -1108,23 +1102,23 @@ mod tests {
         let d = Data { kind: DataKind::Sockaddr, bytes: &sa, truncated: false, fault: false };
         let (t, _) = one(42, [3, 0x7ff0, 16, 0, 0, 0], -115, d, none());
         assert_eq!(t, "connect(3, {sa_family=AF_INET, sin_port=htons(8080), sin_addr=inet_addr(\"127.0.0.1\")}, 16)");
-        let (sys, args) = reparse(&t, -115);
+        let (sys, args) = reparse(&t);
         let sc = Syscall { sys, name: "connect", args: &args, ret: Ret::Unknown, dur_ns: None, resumed: false };
         assert!(matches!(sc.sockaddr(), Some(SockAddr::Inet { port: 8080, .. })));
         assert_eq!(sc.fd().map(|f| f.num), Some(3));
 
         // poll(fds, 1, 0) and ppoll with a zero timespec
         let (t, _) = one(7, [0x7ff0, 1, 0, 0, 0, 0], 0, none(), none());
-        let (sys, args) = reparse(&t, 0);
+        let (sys, args) = reparse(&t);
         assert_eq!(syslint_event::args::poll_timeout(sys, &args), Some(Timeout::Ns(0)));
         let ts = [0u8; 16];
         let d = Data { kind: DataKind::Bytes, bytes: &ts, truncated: false, fault: false };
         let (t, _) = one(271, [0x7ff0, 1, 0x7ff8, 0, 8, 0], 0, d, none());
-        let (sys, args) = reparse(&t, 0);
+        let (sys, args) = reparse(&t);
         assert_eq!(syslint_event::args::poll_timeout(sys, &args), Some(Timeout::Ns(0)));
         // poll(-1) blocks
         let (t, _) = one(7, [0x7ff0, 1, u32::MAX as u64, 0, 0, 0], 1, none(), none());
-        let (sys, args) = reparse(&t, 1);
+        let (sys, args) = reparse(&t);
         assert_eq!(syslint_event::args::poll_timeout(sys, &args), Some(Timeout::Infinite));
 
         // openat(AT_FDCWD, "/tmp/x", O_WRONLY|O_CREAT|O_DSYNC, 0644)
@@ -1132,7 +1126,7 @@ mod tests {
         let d = Data { kind: DataKind::Str, bytes: p, truncated: false, fault: false };
         let (t, _) = one(257, [(-100i64) as u64, 0x7ff0, 0o10101, 0o644, 0, 0], 3, d, none());
         assert_eq!(t, "openat(AT_FDCWD, \"/tmp/x\", O_WRONLY|O_CREAT|O_DSYNC, 0644)");
-        let (sys, args) = reparse(&t, 3);
+        let (sys, args) = reparse(&t);
         let sc = Syscall { sys, name: "openat", args: &args, ret: Ret::Unknown, dur_ns: None, resumed: false };
         assert!(sc.has_flag("O_DSYNC") && !sc.has_flag("O_SYNC"));
         assert_eq!(sc.path().as_deref(), Some("/tmp/x"));
