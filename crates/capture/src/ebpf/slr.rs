@@ -374,10 +374,8 @@ impl Decoder {
                         Some(Record::Exit { tgid, tid, exit_code, process_ended, ts: ts(&mut c)? })
                     }
                     T_KNOWN => {
-                        let tgid = c.u()? as u32;
-                        let fd = c.i()?;
-                        let deco = String::from_utf8_lossy(c.bytes()?).into_owned();
-                        known.insert((tgid, fd), deco);
+                        let (k, deco) = known_entry(&mut c)?;
+                        known.insert(k, deco);
                         None
                     }
                     T_END => {
@@ -409,38 +407,77 @@ pub fn is_slr(path: &Path) -> bool {
     z.read_exact(&mut m).is_ok() && &m == MAGIC
 }
 
-/// Read a recording, handing every record to `f`.
-pub fn read(path: &Path, f: &mut dyn FnMut(Record<'_>)) -> io::Result<ReadInfo> {
+/// A recording in memory: its header and the fds named when attaching (they come first in
+/// the file), ready to replay once.
+pub struct Recording {
+    pub header: Header,
+    pub known: Known,
+    body: Vec<u8>,
+    /// Where the records after the leading fd snapshot begin.
+    start: usize,
+    cut: Option<String>,
+}
+
+/// One "known fd" record's fields (tag already read).
+fn known_entry(c: &mut Cur) -> Option<((u32, i64), String)> {
+    let tgid = c.u()? as u32;
+    let fd = c.i()?;
+    Some(((tgid, fd), String::from_utf8_lossy(c.bytes()?).into_owned()))
+}
+
+/// Decompress a recording and read its header and fd snapshot.
+pub fn open(path: &Path) -> io::Result<Recording> {
     let file = std::fs::File::open(path)?;
     let mut z = zstd::stream::read::Decoder::new(file)?;
-    let mut all = Vec::new();
-    let mut info = ReadInfo::default();
+    let mut body = Vec::new();
     // a stream cut short still gives what was written before the cut
-    if let Err(e) = z.read_to_end(&mut all) {
-        info.problem = Some(format!("the recording is cut short ({e})"));
-    }
-    if all.len() < 4 || &all[..4] != MAGIC {
+    let cut = z.read_to_end(&mut body).err().map(|e| format!("the recording is cut short ({e})"));
+    if body.len() < 4 || &body[..4] != MAGIC {
         return Err(io::Error::new(io::ErrorKind::InvalidData, "not a syslint recording (no SLR1 header)"));
     }
-    let mut c = Cur { b: &all, i: 4 };
+    let mut c = Cur { b: &body, i: 4 };
     let header = c.bytes().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "recording header cut short"))?;
     let header: Header = serde_json::from_slice(header)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("header: {e}")))?;
-    info.header = Some(header);
-    let mut dec = Decoder::default();
-    let rest = &all[c.i..];
-    let r = dec.decode(rest, f);
-    info.records = dec.records;
-    info.known = std::mem::take(&mut dec.known);
-    info.lost = dec.lost;
-    if let Err(e) = r {
-        info.problem.get_or_insert(e);
+    let mut known = Known::default();
+    while c.b.get(c.i) == Some(&T_KNOWN) {
+        let at = c.i;
+        c.i += 1;
+        match known_entry(&mut c) {
+            Some((k, d)) => {
+                known.insert(k, d);
+            }
+            None => {
+                c.i = at; // damaged: the replay reports it
+                break;
+            }
+        }
     }
-    let ended = dec.ended;
-    if !ended && info.problem.is_none() {
-        info.problem = Some("the recording has no end record (syslint stopped before closing it)".into());
+    let start = c.i;
+    Ok(Recording { header, known, body, start, cut })
+}
+
+impl Recording {
+    /// Hand every record to `f`, in order.
+    pub fn replay(&self, f: &mut dyn FnMut(Record<'_>)) -> ReadInfo {
+        let mut dec = Decoder::default();
+        let r = dec.decode(&self.body[self.start..], f);
+        let mut known = self.known.clone();
+        known.extend(dec.known);
+        let mut problem = self.cut.clone();
+        if let Err(e) = r {
+            problem.get_or_insert(e);
+        }
+        if !dec.ended && problem.is_none() {
+            problem = Some("the recording has no end record (syslint stopped before closing it)".into());
+        }
+        ReadInfo { header: Some(self.header.clone()), lost: dec.lost, records: dec.records, known, problem }
     }
-    Ok(info)
+}
+
+/// Read a recording, handing every record to `f`.
+pub fn read(path: &Path, f: &mut dyn FnMut(Record<'_>)) -> io::Result<ReadInfo> {
+    Ok(open(path)?.replay(f))
 }
 
 #[cfg(test)]

@@ -96,10 +96,10 @@ pub fn analyze_inputs(inputs: &[std::path::PathBuf], quiet: bool, detectors: Vec
 /// An eBPF recording (.slr): its records through the same formatter as a live capture.
 fn analyze_recording(p: &Path, detectors: Vec<Box<dyn Detector>>) -> Result<Report> {
     use syslint_capture::ebpf::{format::Formatter, slr};
-    let pre = slr::read(p, &mut |_| {}).with_context(|| format!("cannot read {}", p.display()))?;
-    let mut f = Formatter::new(pre.known);
+    let rec = slr::open(p).with_context(|| format!("cannot read {}", p.display()))?;
+    let mut f = Formatter::new(rec.known.clone());
     let mut analyzer = Analyzer::new(detectors);
-    let rinfo = slr::read(p, &mut |r| f.on_record(&r, &mut |ev| analyzer.on_event(ev)))?;
+    let rinfo = rec.replay(&mut |r| f.on_record(&r, &mut |ev| analyzer.on_event(ev)));
     let mut info = CaptureInfo { sources: vec![p.display().to_string()], ..Default::default() };
     info.stats.events = f.events;
     info.stats.syscalls = f.syscalls;

@@ -14,13 +14,12 @@ pub fn run(a: ExportArgs) -> Result<u8> {
         Some(p) => syslint_capture::live::text_writer(p).with_context(|| format!("cannot write {}", p.display()))?,
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    // the snapshot of fds taken when attaching comes first in the file: read it, then format
-    let pre = slr::read(&a.input, &mut |_| {}).with_context(|| format!("cannot read {}", a.input.display()))?;
-    let offset = pre.header.as_ref().map_or(0, |h| h.realtime_offset_ns);
-    let mut f = Formatter::new(pre.known);
+    let rec = slr::open(&a.input).with_context(|| format!("cannot read {}", a.input.display()))?;
+    let offset = rec.header.realtime_offset_ns;
+    let mut f = Formatter::new(rec.known.clone());
     let mut line = String::new();
     let mut err = None;
-    let info = slr::read(&a.input, &mut |r| {
+    let info = rec.replay(&mut |r| {
         f.on_record(&r, &mut |ev| {
             if err.is_some() {
                 return;
@@ -31,7 +30,7 @@ pub fn run(a: ExportArgs) -> Result<u8> {
                 err = Some(e);
             }
         })
-    })?;
+    });
     if let Some(e) = err {
         return Err(e.into());
     }
