@@ -140,17 +140,7 @@ pub fn run(a: TraceArgs) -> Result<u8> {
         info.warnings.push(format!("the recording stopped early: {e}"));
     }
     let why = stopped_by.load(Ordering::Relaxed);
-    match why {
-        1 => info
-            .warnings
-            .push(format!("stopped after {:?} (--for); the traced processes run on", a.duration.unwrap_or_default())),
-        2 => info.warnings.push("stopped by Ctrl-C; the traced processes run on".into()),
-        3 => info.warnings.push("stopped by SIGTERM; the traced processes run on".into()),
-        _ => {}
-    }
-    if attach && why == 0 {
-        info.warnings.push("every traced process exited".into());
-    }
+    stop_warnings(why, attach, a.duration, &mut info.warnings);
     for l in msgs.lines().filter(|l| l.contains("strace:") && !l.contains("attached") && !l.contains("detached")) {
         info.warnings.push(l.trim().to_string());
     }
@@ -161,16 +151,35 @@ pub fn run(a: TraceArgs) -> Result<u8> {
         return Ok(code);
     }
     if !attach && why == 0 {
-        // the command's own exit status, as strace passes it on
-        if let Some(c) = st.code() {
-            return Ok(c.clamp(0, 255) as u8);
-        }
-        if let Some(sig) = std::os::unix::process::ExitStatusExt::signal(&st) {
-            return Ok((128 + sig).clamp(0, 255) as u8);
-        }
-        return Ok(EXIT_ERROR);
+        return Ok(command_status(Some(st)));
     }
     Ok(code)
+}
+
+/// Why tracing stopped (0 the program ended, 1 --for, 2 SIGINT, 3 SIGTERM), as report warnings.
+pub(crate) fn stop_warnings(why: usize, attach: bool, duration: Option<Duration>, w: &mut Vec<String>) {
+    match why {
+        1 => w.push(format!("stopped after {:?} (--for); the traced processes run on", duration.unwrap_or_default())),
+        2 => w.push("stopped by Ctrl-C; the traced processes run on".into()),
+        3 => w.push("stopped by SIGTERM; the traced processes run on".into()),
+        _ => {}
+    }
+    if attach && why == 0 {
+        w.push("every traced process exited".into());
+    }
+}
+
+/// The traced command's own exit status as ours (128 + signal when killed), as strace passes
+/// it on; 2 when it is unknown.
+pub(crate) fn command_status(st: Option<std::process::ExitStatus>) -> u8 {
+    let Some(st) = st else { return EXIT_ERROR };
+    if let Some(c) = st.code() {
+        return c.clamp(0, 255) as u8;
+    }
+    match std::os::unix::process::ExitStatusExt::signal(&st) {
+        Some(sig) => (128 + sig).clamp(0, 255) as u8,
+        None => EXIT_ERROR,
+    }
 }
 
 fn target_of(a: &TraceArgs) -> Result<Target> {

@@ -3,8 +3,8 @@
 //! behind, the ring buffer fills and the kernel drops and counts, it never waits).
 
 use super::analyze::{detectors_for, emit, exit_code, finish};
-use super::trace::{status_line, Interval};
-use super::{EXIT_ERROR, EXIT_FINDINGS};
+use super::trace::{command_status, status_line, stop_warnings, Interval};
+use super::EXIT_FINDINGS;
 use crate::cli::TraceArgs;
 use anyhow::Result;
 use std::io::{IsTerminal, Write};
@@ -138,17 +138,7 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
             lost.records, lost.syscalls
         ));
     }
-    match why {
-        1 => info
-            .warnings
-            .push(format!("stopped after {:?} (--for); the traced processes run on", a.duration.unwrap_or_default())),
-        2 => info.warnings.push("stopped by Ctrl-C; the traced processes run on".into()),
-        3 => info.warnings.push("stopped by SIGTERM; the traced processes run on".into()),
-        _ => {}
-    }
-    if attach && why == 0 {
-        info.warnings.push("every traced process exited".into());
-    }
+    stop_warnings(why, attach, a.duration, &mut info.warnings);
     let summary = a.summary_only.then(|| session.summary());
     drop(session); // detaches the kernel program
     let mut report = finish(analyzer, info, "ebpf");
@@ -162,15 +152,7 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
         return Ok(code);
     }
     if !attach && why == 0 {
-        if let Some(st) = status_of_child {
-            if let Some(c) = st.code() {
-                return Ok(c.clamp(0, 255) as u8);
-            }
-            if let Some(sig) = std::os::unix::process::ExitStatusExt::signal(&st) {
-                return Ok((128 + sig).clamp(0, 255) as u8);
-            }
-        }
-        return Ok(EXIT_ERROR);
+        return Ok(command_status(status_of_child));
     }
     Ok(code)
 }
