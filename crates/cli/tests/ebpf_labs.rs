@@ -12,17 +12,6 @@ mod common;
 use common::*;
 use std::process::Command;
 
-/// Whether eBPF tracing works here; when not, say so loudly (CI runs as root: it must work).
-fn bpf_ok() -> bool {
-    let o = run(&["trace", "--backend", "ebpf", "-q", "--format", "json", "--", "true"]);
-    if o.status.success() {
-        return true;
-    }
-    eprintln!("\n!!! eBPF tracing is not permitted here: the eBPF lab tests are SKIPPED !!!\n{}", stderr(&o));
-    assert!(std::env::var_os("CI").is_none(), "eBPF must work in CI: {}", stderr(&o));
-    false
-}
-
 /// A stand-in for strace: `-o OUT [flags] CMD...` -> `syslint trace --backend ebpf -o OUT.slr`
 /// (findings below error severity exit 0, as strace would).
 fn wrapper(dir: &std::path::Path) -> std::path::PathBuf {
@@ -71,7 +60,7 @@ fn speed_dependent(k: &str) -> bool {
 }
 
 fn check(lab: &str, bad: &str, good: &str, detector: &str) {
-    if !bpf_ok() {
+    if !bpf_ok("the eBPF lab tests") {
         return;
     }
     let (live, again) = ebpf_run(lab, bad);
@@ -119,7 +108,7 @@ fn busy_poll() {
 /// same shared socket, accepted by several workers, with failed accepts among them.
 #[test]
 fn accept_herd_shows_less_without_strace() {
-    if !bpf_ok() {
+    if !bpf_ok("the eBPF lab tests") {
         return;
     }
     let (live, _) = ebpf_run("accept-herd", "c-procs");

@@ -79,17 +79,6 @@ fn trace_cmd(backend: &str, args: &[&str]) -> Command {
     c
 }
 
-/// Whether eBPF tracing is permitted here; loud when not (CI runs as root: it must be).
-fn bpf_ok() -> bool {
-    let o = Command::new(bin()).args(["trace", "--backend", "ebpf", "-q", "--", "true"]).output().unwrap();
-    if o.status.success() {
-        return true;
-    }
-    eprintln!("\n!!! eBPF tracing is not permitted here: the eBPF variants are SKIPPED !!!\n{}", stderr(&o));
-    assert!(std::env::var_os("CI").is_none(), "eBPF must work in CI: {}", stderr(&o));
-    false
-}
-
 /// Each behaviour, on both backends.
 macro_rules! both {
     ($name:ident) => {
@@ -100,7 +89,7 @@ macro_rules! both {
             }
             #[test]
             fn ebpf() {
-                if super::bpf_ok() {
+                if super::bpf_ok("the eBPF variants") {
                     super::$name("ebpf")
                 }
             }
@@ -336,7 +325,7 @@ both!(ctrl_c_goes_to_the_command);
 /// report says how many syscalls were lost; seen plus lost is everything the program did.
 #[test]
 fn drops_are_counted_and_reported() {
-    if !bpf_ok() || !have("cc") {
+    if !bpf_ok("the eBPF variants") || !have("cc") {
         return;
     }
     let d = tmp("drops");
@@ -381,7 +370,7 @@ fn drops_are_counted_and_reported() {
 /// must be counted against the server's address.
 #[test]
 fn attach_to_a_running_server_knows_its_listening_socket() {
-    if !bpf_ok() || !have("python3") {
+    if !bpf_ok("the eBPF variants") || !have("python3") {
         return;
     }
     let d = tmp("server");

@@ -177,3 +177,15 @@ pub fn strace_stand_in(dir: &Path, name: &str, args: &str, exec: bool) -> PathBu
     assert!(Command::new("chmod").arg("+x").arg(&w).status().expect("chmod").success());
     w
 }
+
+/// Whether eBPF tracing works here. When not, `what` is SKIPPED, said loudly on stderr; under
+/// CI (root, BPF permitted) that is a failure instead.
+pub fn bpf_ok(what: &str) -> bool {
+    let o = run(&["trace", "--backend", "ebpf", "-q", "--format", "json", "--", "true"]);
+    if o.status.success() {
+        return true;
+    }
+    eprintln!("\n!!! eBPF tracing is not permitted here: {what} are SKIPPED !!!\n{}", stderr(&o));
+    assert!(std::env::var_os("CI").is_none(), "eBPF must work in CI: {}", stderr(&o));
+    false
+}
