@@ -166,7 +166,8 @@ pub(crate) struct ThreadState {
     pub hist_n: u8,
     pub period: u8,
     pub partial: u8,
-    pub _pad: u8,
+    /// Which `hist` entry is the newer (0 or 1).
+    pub newest: u8,
     pub count: u32,
     pub first_ts: u64,
     pub last_ts: u64,
@@ -255,7 +256,7 @@ mod tests {
             LostCounts => "sl_lost" [records, syscalls],
             SummaryCounts => "sl_counts" [calls, errors, dur_ns],
             Sig => "sl_sig" [nr, len1, len2, kinds, coal, args, ret, data],
-            ThreadState => "sl_thread" [args, ts_enter, nr, in_flight, hist, hist_n, period, partial, _pad, count,
+            ThreadState => "sl_thread" [args, ts_enter, nr, in_flight, hist, hist_n, period, partial, newest, count,
                 first_ts, last_ts, dur_sum, last_report, part_ts_enter, part_ts_exit, tgid, unqueried, enter_small,
                 enter_small_len, enter_small_flags, _pad3],
         ]

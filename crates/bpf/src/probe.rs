@@ -323,7 +323,8 @@ impl Probe {
                 });
             }
             if t.partial > 0 {
-                let s = t.hist[0];
+                // the partial repetition's call is the older record
+                let s = t.hist[usize::from(t.newest ^ 1) & 1];
                 let l1 = usize::from(s.len1).min(abi::SIG_DATA);
                 let l2 = usize::from(s.len2).min(abi::SIG_DATA - l1);
                 f(Record::Syscall {

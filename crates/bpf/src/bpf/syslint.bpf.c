@@ -180,6 +180,18 @@ static __always_inline __u64 wake_flags_thread(struct sl_thread *t, __u32 size)
 	return avail > opt_wakeup_bytes && avail <= opt_wakeup_bytes + n ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
+/* The thread's newest and older SYSCALL record signatures: hist[] is used as a two-entry ring
+ * (`newest` says which), so keeping a new record overwrites the older one instead of copying. */
+static __always_inline struct sl_sig *hist_new(struct sl_thread *t)
+{
+	return &t->hist[t->newest & 1];
+}
+
+static __always_inline struct sl_sig *hist_old(struct sl_thread *t)
+{
+	return &t->hist[(t->newest ^ 1) & 1];
+}
+
 static __always_inline void emit_repeat(struct sl_thread *t, __u32 tid, __u64 now)
 {
 	struct sl_repeat_rec r = {};
@@ -253,7 +265,7 @@ static __always_inline void finish_thread(struct sl_thread *t, __u32 tid, __u64 
 	if (t->period) {
 		emit_repeat(t, tid, now);
 		if (t->partial)
-			emit_sig(t, tid, &t->hist[0], t->part_ts_enter, t->part_ts_exit);
+			emit_sig(t, tid, hist_old(t), t->part_ts_enter, t->part_ts_exit);
 	}
 	if (t->in_flight) {
 		struct sl_syscall_rec *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
@@ -510,7 +522,7 @@ static __always_inline void sig_store(struct sl_sig *h, const struct sl_scratch 
 /* The call the running repetition expects next. */
 static __always_inline struct sl_sig *expected(struct sl_thread *t)
 {
-	return (t->period == 1 || t->partial) ? &t->hist[1] : &t->hist[0];
+	return (t->period == 1 || t->partial) ? hist_new(t) : hist_old(t);
 }
 
 /* A fixed-length struct of at most SL_SIG_DATA bytes (a timeout): kept in the thread state. */
@@ -862,19 +874,16 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 			/* the run is broken */
 			emit_repeat(t, tid, now);
 			if (t->partial) {
-				struct sl_sig tmp = t->hist[1];
-
-				err = emit_sig(t, tid, &t->hist[0], t->part_ts_enter, t->part_ts_exit);
+				err = emit_sig(t, tid, hist_old(t), t->part_ts_enter, t->part_ts_exit);
 				/* the partial call is now the newest record */
-				t->hist[1] = t->hist[0];
-				t->hist[0] = tmp;
+				t->newest ^= 1;
 				if (err)
 					t->hist_n = 0;
 			}
 			t->period = 0;
 			t->partial = 0;
 		}
-		if (coal && t->hist_n >= 1 && sig_eq(&t->hist[1], s, kinds)) {
+		if (coal && t->hist_n >= 1 && sig_eq(hist_new(t), s, kinds)) {
 			t->period = 1;
 			t->count = 1;
 			t->partial = 0;
@@ -884,7 +893,7 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 			t->last_report = now;
 			goto out;
 		}
-		if (coal && t->hist_n >= 2 && sig_eq(&t->hist[0], s, kinds)) {
+		if (coal && t->hist_n >= 2 && sig_eq(hist_old(t), s, kinds)) {
 			t->period = 2;
 			t->count = 0;
 			t->partial = 1;
@@ -903,8 +912,8 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 		goto out;
 	}
 	if (opt_coalesce) {
-		t->hist[0] = t->hist[1];
-		sig_store(&t->hist[1], s, kinds, coal);
+		t->newest ^= 1;
+		sig_store(hist_new(t), s, kinds, coal);
 		if (t->hist_n < 2)
 			t->hist_n++;
 	}

@@ -162,12 +162,12 @@ struct sl_thread {
 	__u64 ts_enter;
 	__u32 nr;
 	__u32 in_flight;
-	/* the thread's last two SYSCALL records, hist[1] the newer; hist_n of them are valid */
+	/* the thread's last two SYSCALL records, hist[newest] the newer; hist_n of them are valid */
 	struct sl_sig hist[2];
 	__u8 hist_n;
 	__u8 period;  /* 0: no run; 1 or 2: the last `period` records are repeating */
 	__u8 partial; /* calls of an unfinished repetition seen (0 or 1) */
-	__u8 _pad;
+	__u8 newest;  /* 0 or 1: which hist entry is the newer */
 	__u32 count;  /* whole repetitions not yet reported */
 	__u64 first_ts;
 	__u64 last_ts;
