@@ -639,6 +639,22 @@ static __always_inline int on_enter(__u64 pid_tgid, __u32 nr, const __u64 *a)
 	return 0;
 }
 
+/* Whether fill_slot can store anything for slot c: the tests capture() starts with, made
+ * before the call, which is a global function that looks the maps up again (a recvfrom with
+ * no address, a failed read, a write to a file then cost nothing). */
+static __always_inline bool slot_may_copy(const struct sl_cap_slot *c, __u64 ptr, __s64 ret, bool is_sock)
+{
+	if (!c->kind)
+		return false;
+	if (c->flags & SL_CAP_AT_ENTER)
+		return true;
+	if ((c->flags & SL_CAP_IF_OK) && ret < 0)
+		return false;
+	if ((c->flags & SL_CAP_SOCK_ONLY) && !is_sock)
+		return false;
+	return ptr != 0;
+}
+
 /* What fill_slot returns: the bytes stored, the slot's flag bits (SL_F_* of that slot), its
  * record kind (SL_DATA_NONE when nothing was stored nor failed) and whether it forbids
  * coalescing. */
@@ -818,7 +834,7 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 		if (cf & SL_CAP_SOCK_ONLY)
 			is_sock = fd_is_socket(t->args[0]);
 
-		if (spec->slot[0].kind) {
+		if (slot_may_copy(&spec->slot[0], arg_of(t->args, spec->slot[0].arg), ret, is_sock)) {
 			r = fill_slot(nr | (__u32)is_sock << 13, ret, arg_of(t->args, spec->slot[0].arg),
 				      arg_of(t->args, spec->slot[0].len_arg));
 			len1 = r & SL_FILL_LEN;
@@ -827,7 +843,7 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 			if (r & SL_FILL_NO_COALESCE)
 				coal = false;
 		}
-		if (spec->slot[1].kind) {
+		if (slot_may_copy(&spec->slot[1], arg_of(t->args, spec->slot[1].arg), ret, is_sock)) {
 			r = fill_slot(nr | 1u << 12 | (__u32)is_sock << 13 | (len1 & 0xffff) << 16, ret,
 				      arg_of(t->args, spec->slot[1].arg), arg_of(t->args, spec->slot[1].len_arg));
 			len2 = r & SL_FILL_LEN;
