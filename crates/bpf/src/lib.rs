@@ -77,7 +77,7 @@ mod probe;
 mod spawn;
 mod syscalls_x86_64;
 
-pub use probe::{frame_of, frames, Probe};
+pub use probe::Probe;
 pub use spawn::Child;
 
 /// What to capture and how much room to give it.

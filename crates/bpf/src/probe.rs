@@ -162,19 +162,12 @@ fn ring_size(bytes: u32) -> u32 {
     bytes.max(4096).checked_next_power_of_two().unwrap_or(1 << 31)
 }
 
-/// Where the ring buffer's callback puts records (as frames) until a poll hands them on.
-struct Arena {
-    buf: Vec<u8>,
-    /// The callback stops consuming once `buf` is this long.
-    limit: usize,
-}
-
 /// The loaded and attached eBPF programs. Dropping it detaches them.
 pub struct Probe {
     // declared first so it drops first: detach before anything else goes
     links: Vec<Link>,
     ring: RingBuffer<'static>,
-    arena: Rc<RefCell<Arena>>,
+    arena: Rc<RefCell<Vec<u8>>>,
     maps: Maps,
     btf: bool,
 }
@@ -197,15 +190,15 @@ impl Probe {
         } else {
             load_variant!(skel_nobtf::SyslintNobtfSkelBuilder, opts, [sl_sys_enter_raw, sl_sys_exit_raw])
         };
-        let arena = Rc::new(RefCell::new(Arena { buf: Vec::with_capacity(1 << 16), limit: ARENA_LIMIT }));
+        let arena = Rc::new(RefCell::new(Vec::with_capacity(1 << 16)));
         let sink = Rc::clone(&arena);
         let mut builder = RingBufferBuilder::new();
         builder
             .add(&maps.events, move |rec: &[u8]| {
                 let mut a = sink.borrow_mut();
-                a.buf.extend_from_slice(&(rec.len() as u32).to_ne_bytes());
-                a.buf.extend_from_slice(rec);
-                if a.buf.len() >= a.limit {
+                a.extend_from_slice(&(rec.len() as u32).to_ne_bytes());
+                a.extend_from_slice(rec);
+                if a.len() >= ARENA_LIMIT {
                     ARENA_FULL
                 } else {
                     0
@@ -243,45 +236,16 @@ impl Probe {
     /// otherwise it returns after the timeout), then delivers every record that is there to `f`.
     /// Returns how many records were delivered.
     pub fn poll(&mut self, timeout: Duration, f: &mut dyn FnMut(Record<'_>)) -> Result<usize, Error> {
-        self.arena.borrow_mut().limit = ARENA_LIMIT;
-        let arena = Rc::clone(&self.arena);
-        self.read_ring(timeout, &mut || {
-            let mut a = arena.borrow_mut();
-            let n = frames(&a.buf).map(&mut *f).count();
-            a.buf.clear();
-            n
-        })
-    }
-
-    /// Like [`Probe::poll`], but appends the records as the kernel wrote them to `out`, as
-    /// frames (a u32 length in native byte order, then the record) for [`frames`] to read: the
-    /// cheapest way to take records off the ring buffer, leaving their decoding to a thread
-    /// that can wait. Everything waiting is read (at most the ring buffer's size). Returns how
-    /// many records were appended.
-    pub fn poll_frames(&mut self, timeout: Duration, out: &mut Vec<u8>) -> Result<usize, Error> {
-        let from = out.len();
-        std::mem::swap(&mut self.arena.borrow_mut().buf, out);
-        self.arena.borrow_mut().limit = usize::MAX;
-        let r = self.read_ring(timeout, &mut || 0);
-        std::mem::swap(&mut self.arena.borrow_mut().buf, out);
-        r?;
-        Ok(frames(&out[from..]).count())
-    }
-
-    /// Waits up to `timeout` (the kernel wakes this only when 256 KiB are waiting; otherwise it
-    /// returns after the timeout), then reads everything there is into the arena, calling
-    /// `take` each time the callback stopped at the arena's limit, and at the end. Returns the
-    /// sum of what `take` returned.
-    fn read_ring(&mut self, timeout: Duration, take: &mut dyn FnMut() -> usize) -> Result<usize, Error> {
+        let mut delivered = 0;
         let rc = self.ring.poll_raw(timeout);
         if rc < 0 && rc != ARENA_FULL && rc != -libc::EINTR {
             return Err(Error::Other(format!("polling the ring buffer: {}", std::io::Error::from_raw_os_error(-rc))));
         }
-        let mut n = take();
+        delivered += self.deliver(f);
         // epoll only reports the ring when the kernel woke it; read what is there regardless
         loop {
             let rc = self.ring.consume_raw();
-            n += take();
+            delivered += self.deliver(f);
             if rc == ARENA_FULL {
                 continue;
             }
@@ -291,8 +255,32 @@ impl Probe {
                     std::io::Error::from_raw_os_error(-rc)
                 )));
             }
-            return Ok(n);
+            break;
         }
+        Ok(delivered)
+    }
+
+    fn deliver(&mut self, f: &mut dyn FnMut(Record<'_>)) -> usize {
+        let arena = std::mem::take(&mut *self.arena.borrow_mut());
+        let mut n = 0;
+        let mut at = 0;
+        while at + 4 <= arena.len() {
+            let len = u32::from_ne_bytes([arena[at], arena[at + 1], arena[at + 2], arena[at + 3]]) as usize;
+            let end = (at + 4 + len).min(arena.len());
+            if let Some(r) = parse(&arena[at + 4..end]) {
+                f(r);
+                n += 1;
+            }
+            at = end;
+        }
+        let mut a = self.arena.borrow_mut();
+        if a.is_empty() {
+            // give the allocation back for the next round
+            let mut arena = arena;
+            arena.clear();
+            *a = arena;
+        }
+        n
     }
 
     /// Reports the runs of identical calls the kernel is still counting (threads that have not
@@ -419,117 +407,6 @@ fn data(kind: u8, bytes: &[u8], truncated: bool, fault: bool) -> Data<'_> {
     Data { kind: data_kind(kind), bytes, truncated, fault }
 }
 
-/// The records in a buffer of frames (as [`Probe::poll_frames`] and [`frame_of`] write them), in
-/// order. A record too short for its kind is skipped; a cut last frame ends the iteration.
-pub fn frames(buf: &[u8]) -> impl Iterator<Item = Record<'_>> {
-    let mut at = 0;
-    std::iter::from_fn(move || loop {
-        let len = u32::from_ne_bytes(buf.get(at..at + 4)?.try_into().ok()?) as usize;
-        let body = buf.get(at + 4..at + 4 + len)?;
-        at += 4 + len;
-        if let Some(r) = parse(body) {
-            return Some(r);
-        }
-    })
-}
-
-/// Appends `r` to `out` as a frame: the record laid out as the kernel program writes it.
-pub fn frame_of(r: &Record<'_>, out: &mut Vec<u8>) {
-    let at = out.len();
-    out.extend_from_slice(&[0; 4]);
-    match *r {
-        Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, data1, data2, unfinished } => {
-            let flag = |on: bool, bit: u8| if on { bit } else { 0 };
-            let h = abi::SyscallRec {
-                kind: abi::REC_SYSCALL,
-                flags: flag(data1.truncated, abi::F_TRUNC1)
-                    | flag(data1.fault, abi::F_FAULT1)
-                    | flag(data2.truncated, abi::F_TRUNC2)
-                    | flag(data2.fault, abi::F_FAULT2)
-                    | flag(unfinished, abi::F_UNFINISHED),
-                data1_kind: kind_code(data1.kind),
-                data2_kind: kind_code(data2.kind),
-                tgid,
-                tid,
-                nr,
-                args,
-                ret,
-                ts_enter,
-                ts_exit,
-                data1_len: data1.bytes.len() as u16,
-                data2_len: data2.bytes.len() as u16,
-                _pad: 0,
-            };
-            out.extend_from_slice(abi::bytes(&h));
-            out.extend_from_slice(data1.bytes);
-            out.extend_from_slice(data2.bytes);
-        }
-        Record::Repeat { tgid, tid, period, count, first_ts, last_ts, dur_sum_ns } => {
-            let h = abi::RepeatRec {
-                kind: abi::REC_REPEAT,
-                period,
-                tgid,
-                tid,
-                count,
-                first_ts,
-                last_ts,
-                dur_sum: dur_sum_ns,
-                ..Default::default()
-            };
-            out.extend_from_slice(abi::bytes(&h));
-        }
-        Record::Fork { parent_tgid, parent_tid, child_tgid, child_tid, is_thread, ts } => {
-            let h = abi::ForkRec {
-                kind: abi::REC_FORK,
-                is_thread: u8::from(is_thread),
-                parent_tgid,
-                parent_tid,
-                child_tgid,
-                child_tid,
-                ts,
-                ..Default::default()
-            };
-            out.extend_from_slice(abi::bytes(&h));
-        }
-        Record::Exec { tgid, tid, old_tid, filename, truncated, ts } => {
-            let h = abi::ExecRec {
-                kind: abi::REC_EXEC,
-                truncated: u8::from(truncated),
-                filename_len: filename.len() as u16,
-                tgid,
-                tid,
-                old_tid,
-                ts,
-            };
-            out.extend_from_slice(abi::bytes(&h));
-            out.extend_from_slice(filename);
-        }
-        Record::Exit { tgid, tid, exit_code, process_ended, ts } => {
-            let h = abi::ExitRec {
-                kind: abi::REC_EXIT,
-                group_dead: u8::from(process_ended),
-                tgid,
-                tid,
-                exit_code,
-                ts,
-                ..Default::default()
-            };
-            out.extend_from_slice(abi::bytes(&h));
-        }
-    }
-    let len = (out.len() - at - 4) as u32;
-    out[at..at + 4].copy_from_slice(&len.to_ne_bytes());
-}
-
-fn kind_code(k: DataKind) -> u8 {
-    match k {
-        DataKind::Str => abi::DATA_STR,
-        DataKind::Bytes => abi::DATA_BYTES,
-        DataKind::Sockaddr => abi::DATA_SOCKADDR,
-        DataKind::None => abi::DATA_NONE,
-    }
-}
-
 /// One ring-buffer record as a [`Record`]; None for a record too short for its kind (never
 /// produced by the kernel program).
 pub(crate) fn parse(b: &[u8]) -> Option<Record<'_>> {
@@ -637,50 +514,6 @@ mod tests {
         assert_eq!((tgid, tid, nr, args, ret, unfinished), (10, 11, 44, [3, 4, 5, 6, 7, 8], -11, false));
         assert_eq!((data1.kind, data1.bytes, data1.truncated), (DataKind::Sockaddr, &[2u8, 0][..], false));
         assert_eq!((data2.kind, data2.bytes, data2.truncated), (DataKind::Bytes, &b"abc"[..], true));
-    }
-
-    #[test]
-    fn frames_carry_every_kind_of_record_unchanged() {
-        let recs = [
-            Record::Syscall {
-                tgid: 1,
-                tid: 2,
-                nr: 44,
-                args: [3, 4, 5, 6, 7, 8],
-                ret: -11,
-                ts_enter: 100,
-                ts_exit: 200,
-                data1: Data { kind: DataKind::Bytes, bytes: b"GET / HTTP/1.1", truncated: true, fault: false },
-                data2: Data { kind: DataKind::Sockaddr, bytes: &[], truncated: false, fault: true },
-                unfinished: false,
-            },
-            Record::Syscall {
-                tgid: 1,
-                tid: 3,
-                nr: 0,
-                args: [0; 6],
-                ret: 0,
-                ts_enter: 5,
-                ts_exit: 9,
-                data1: Data::NONE,
-                data2: Data::NONE,
-                unfinished: true,
-            },
-            Record::Repeat { tgid: 1, tid: 2, period: 2, count: 7, first_ts: 10, last_ts: 20, dur_sum_ns: 4 },
-            Record::Fork { parent_tgid: 1, parent_tid: 2, child_tgid: 5, child_tid: 5, is_thread: false, ts: 30 },
-            Record::Exec { tgid: 5, tid: 5, old_tid: 6, filename: b"/bin/true", truncated: false, ts: 40 },
-            Record::Exit { tgid: 5, tid: 5, exit_code: 256, process_ended: true, ts: 50 },
-        ];
-        let mut buf = Vec::new();
-        for r in &recs {
-            frame_of(r, &mut buf);
-        }
-        assert_eq!(frames(&buf).collect::<Vec<_>>(), recs);
-        // a cut last frame ends the iteration; an unknown record is skipped
-        assert_eq!(frames(&buf[..buf.len() - 1]).count(), recs.len() - 1);
-        let mut odd = vec![3, 0, 0, 0, 99, 99, 99];
-        frame_of(&recs[3], &mut odd);
-        assert_eq!(frames(&odd).collect::<Vec<_>>(), [recs[3]]);
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub struct EbpfSession {
     probe: Probe,
     child: Option<syslint_bpf::Child>,
     pids: Vec<u32>,
+    encoder: slr::Encoder,
     known: format::Known,
     pub opts: Options,
     /// Human name of what is traced (`command ls`, `pids 12, 13`).
@@ -67,7 +68,16 @@ impl EbpfSession {
                 (None, pids.clone(), format!("pid{} {}", if pids.len() == 1 { "" } else { "s" }, list.join(", ")))
             }
         };
-        Ok(EbpfSession { probe, child, pids, known, opts: opts.clone(), what, records: 0 })
+        Ok(EbpfSession {
+            probe,
+            child,
+            pids,
+            encoder: slr::Encoder::default(),
+            known,
+            opts: opts.clone(),
+            what,
+            records: 0,
+        })
     }
 
     /// What the fds open before an attach are (for the [`Consumer`]).
@@ -75,23 +85,23 @@ impl EbpfSession {
         &self.known
     }
 
-    /// Wait up to `timeout` for records and append them to `out` as they came from the kernel
-    /// ([`syslint_bpf::frames`]): as cheap as it gets, for a capture loop that must keep up
-    /// with the kernel; decoding, formatting and analysis happen in a [`Consumer`], possibly
-    /// on another thread.
+    /// Wait up to `timeout` for records and append them, encoded, to `out` (cheap: the
+    /// formatting and analysis happen in a [`Consumer`], possibly on another thread).
     pub fn pump(&mut self, timeout: Duration, out: &mut Vec<u8>) -> Result<usize, BpfError> {
-        let n = self.probe.poll_frames(timeout, out)?;
-        self.records += n as u64;
-        Ok(n)
+        let (enc, n) = (&mut self.encoder, &mut self.records);
+        self.probe.poll(timeout, &mut |r| {
+            *n += 1;
+            enc.encode(&r, out);
+        })
     }
 
     /// Everything still in the buffer and the runs the kernel has not reported yet.
     pub fn drain(&mut self, out: &mut Vec<u8>) -> Result<(), BpfError> {
         while self.pump(Duration::ZERO, out)? > 0 {}
-        let n = &mut self.records;
+        let (enc, n) = (&mut self.encoder, &mut self.records);
         self.probe.flush_pending(&mut |r| {
             *n += 1;
-            syslint_bpf::frame_of(&r, out);
+            enc.encode(&r, out);
         })?;
         while self.pump(Duration::ZERO, out)? > 0 {}
         Ok(())
@@ -130,6 +140,7 @@ impl EbpfSession {
 
 /// The other end: encoded records in, events out (and the `.slr` recording written).
 pub struct Consumer {
+    decoder: slr::Decoder,
     pub formatter: Formatter,
     writer: Option<slr::Writer>,
     /// Why the recording stopped, if it did.
@@ -138,7 +149,7 @@ pub struct Consumer {
 
 impl Consumer {
     pub fn new(known: format::Known, writer: Option<slr::Writer>) -> Consumer {
-        Consumer { formatter: Formatter::new(known), writer, record_error: None }
+        Consumer { decoder: slr::Decoder::default(), formatter: Formatter::new(known), writer, record_error: None }
     }
 
     /// A `.slr` writer for a session (header and fd snapshot written now).
@@ -146,17 +157,16 @@ impl Consumer {
         slr::Writer::create(path, &s.what, &s.opts, &s.known)
     }
 
-    /// Records as [`EbpfSession::pump`] hands them over (frames), in order.
-    pub fn feed(&mut self, chunk: &[u8], sink: &mut dyn FnMut(&Event)) {
-        for r in syslint_bpf::frames(chunk) {
-            if let Some(w) = self.writer.as_mut() {
-                if let Err(e) = w.write(&r) {
-                    self.record_error = Some(e.to_string());
-                    self.writer = None;
-                }
+    /// Records encoded by [`EbpfSession::pump`], in order.
+    pub fn feed(&mut self, chunk: &[u8], sink: &mut dyn FnMut(&Event)) -> Result<(), String> {
+        if let Some(w) = self.writer.as_mut() {
+            if let Err(e) = w.write_encoded(chunk) {
+                self.record_error = Some(e.to_string());
+                self.writer = None;
             }
-            self.formatter.on_record(&r, sink);
         }
+        let f = &mut self.formatter;
+        self.decoder.decode(chunk, &mut |r| f.on_record(&r, sink))
     }
 
     /// Close the recording with the lost counts; its problem if it failed.

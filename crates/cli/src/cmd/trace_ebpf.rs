@@ -26,11 +26,9 @@ pub fn start(a: &TraceArgs, target: &Target) -> Result<EbpfSession, ebpf::BpfErr
     EbpfSession::start(target, &opts)
 }
 
-/// Records waiting for the analysis, at most, as the kernel wrote them (about 100-200 bytes a
-/// record: 1.5-2.5 million records, several seconds of a busy server with the analysis
-/// starved of CPU). The capture thread only copies records off the ring buffer (encoding
-/// them here cost it about a third of its time); beyond this it stops reading, and the kernel
-/// drops and counts: the traced program never waits.
+/// Encoded records waiting for the analysis, at most (about 40 bytes a record: ~6 million
+/// records). Beyond it the capture thread stops reading the ring buffer, and the kernel drops
+/// and counts: the traced program never waits.
 const QUEUE_BYTES: usize = 256 << 20;
 
 pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigterm: Arc<AtomicBool>) -> Result<u8> {
@@ -63,10 +61,6 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
     let deadline = a.duration.map(|d| Instant::now() + d);
     let known = session.known().clone();
     let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
-    // emptied chunks come back to be refilled: a fresh 256 KiB allocation is an mmap whose
-    // pages the kernel must fault in and clear, which cost the capture thread more than
-    // copying the records
-    let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<u8>>();
     let queued = Arc::new(AtomicUsize::new(0));
 
     let (mut why, mut status_of_child, mut failure) = (0, None, None); // why: 0 ended, 1 --for, 2 SIGINT, 3 SIGTERM
@@ -75,7 +69,7 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
         let worker = {
             let (events, so_far, live, queued) = (events.clone(), so_far.clone(), status.is_some(), queued.clone());
             let a = &a;
-            scope.spawn(move || analyse(a, rx, back_tx, queued, known, writer, text, events, so_far, live))
+            scope.spawn(move || analyse(a, rx, queued, known, writer, text, events, so_far, live))
         };
         // capture: poll the ring buffer, hand chunks over
         let mut chunk = Vec::with_capacity(256 * 1024);
@@ -90,8 +84,7 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
                 std::thread::sleep(Duration::from_millis(20));
             }
             if !chunk.is_empty() {
-                let empty = back_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(256 * 1024));
-                let full = std::mem::replace(&mut chunk, empty);
+                let full = std::mem::replace(&mut chunk, Vec::with_capacity(256 * 1024));
                 queued.fetch_add(full.len(), Ordering::Relaxed);
                 if tx.send(full).is_err() {
                     break;
@@ -175,7 +168,6 @@ struct Analysis {
 fn analyse(
     a: &TraceArgs,
     rx: std::sync::mpsc::Receiver<Vec<u8>>,
-    back: std::sync::mpsc::Sender<Vec<u8>>,
     queued: Arc<AtomicUsize>,
     known: syslint_capture::ebpf::format::Known,
     writer: Option<syslint_capture::ebpf::slr::Writer>,
@@ -198,6 +190,7 @@ fn analyse(
     let mut next_count = Instant::now() + Duration::from_secs(1);
     let mut line = String::new();
     let mut text_error: Option<String> = None;
+    let mut damaged: Option<String> = None;
     for chunk in rx {
         queued.fetch_sub(chunk.len(), Ordering::Relaxed);
         let mut sink = |ev: &Event| {
@@ -221,11 +214,8 @@ fn analyse(
                 next_count = Instant::now() + Duration::from_secs(1);
             }
         };
-        consumer.feed(&chunk, &mut sink);
-        if chunk.capacity() <= 4 << 20 {
-            let mut chunk = chunk;
-            chunk.clear();
-            let _ = back.send(chunk);
+        if let Err(e) = consumer.feed(&chunk, &mut sink) {
+            damaged.get_or_insert(e);
         }
     }
     if let Some(mut w) = text.take() {
@@ -241,6 +231,9 @@ fn analyse(
     info.stats.with_duration = f.syscalls;
     if let Some(e) = text_error {
         info.warnings.push(format!("the recording stopped early: {e}"));
+    }
+    if let Some(e) = damaged {
+        info.warnings.push(format!("internal: {e}"));
     }
     Analysis { analyzer, consumer, info }
 }
