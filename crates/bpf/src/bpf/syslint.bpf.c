@@ -362,16 +362,13 @@ static __always_inline __u64 arg_of(const __u64 *args, __u32 i)
 /* Copy what slot `c` names into dst (room for SL_SLOT_MAX bytes). Returns the bytes stored and
  * sets trunc/fault bits in *flags. */
 static __always_inline __u32 capture(__u8 *dst, const struct sl_cap_slot *c, __u64 ptr, __u64 lenv, __s64 ret,
-				     bool is_sock, __u8 *flags, __u8 trunc_bit, __u8 fault_bit)
+				     __u8 *flags, __u8 trunc_bit, __u8 fault_bit)
 {
 	__u16 cf = c->flags;
 	__u64 want = 0, max, iov_len = (__u64)-1;
 	bool is_iov = cf & (SL_CAP_IOVEC | SL_CAP_MSGHDR);
 
-	if ((cf & SL_CAP_IF_OK) && ret < 0)
-		return 0;
-	if ((cf & SL_CAP_SOCK_ONLY) && !is_sock)
-		return 0;
+	/* whether to copy at all (SL_CAP_IF_OK, SL_CAP_SOCK_ONLY) is slot_may_copy's, at the caller */
 	if (!ptr)
 		return 0;
 
@@ -596,10 +593,10 @@ static __always_inline void capture_at_enter(struct sl_thread *t, __u32 tid, __u
 	e->len[1] = 0;
 	if (spec->slot[0].kind && (spec->slot[0].flags & SL_CAP_AT_ENTER) && !is_small(&spec->slot[0]))
 		e->len[0] = capture(&e->data[0], &spec->slot[0], arg_of(t->args, spec->slot[0].arg),
-				    arg_of(t->args, spec->slot[0].len_arg), 0, false, &e->flags, SL_F_TRUNC1, SL_F_FAULT1);
+				    arg_of(t->args, spec->slot[0].len_arg), 0, &e->flags, SL_F_TRUNC1, SL_F_FAULT1);
 	if (spec->slot[1].kind && (spec->slot[1].flags & SL_CAP_AT_ENTER) && !is_small(&spec->slot[1]))
 		e->len[1] = capture(&e->data[SL_SLOT_MAX], &spec->slot[1], arg_of(t->args, spec->slot[1].arg),
-				    arg_of(t->args, spec->slot[1].len_arg), 0, false, &e->flags, SL_F_TRUNC2, SL_F_FAULT2);
+				    arg_of(t->args, spec->slot[1].len_arg), 0, &e->flags, SL_F_TRUNC2, SL_F_FAULT2);
 }
 
 static __always_inline int on_enter(__u64 pid_tgid, __u32 nr, const __u64 *a)
@@ -639,9 +636,9 @@ static __always_inline int on_enter(__u64 pid_tgid, __u32 nr, const __u64 *a)
 	return 0;
 }
 
-/* Whether fill_slot can store anything for slot c: the tests capture() starts with, made
- * before the call, which is a global function that looks the maps up again (a recvfrom with
- * no address, a failed read, a write to a file then cost nothing). */
+/* Whether fill_slot can store anything for slot c at exit; the only place these tests are
+ * made, before the call, since fill_slot is a global function that looks the maps up again
+ * (a recvfrom with no address, a failed read, a write to a file then cost nothing). */
 static __always_inline bool slot_may_copy(const struct sl_cap_slot *c, __u64 ptr, __s64 ret, bool is_sock)
 {
 	if (!c->kind)
@@ -674,10 +671,10 @@ static __always_inline bool slot_may_copy(const struct sl_cap_slot *c, __u64 ptr
  * kernel with global functions accepts. */
 __noinline int fill_slot(__u32 packed, __s64 ret, __u64 ptr, __u64 lenv)
 {
-	/* packed: nr (bits 0-9), slot (bit 12), is_sock (bit 13), offset in data (bits 16-31); the
+	/* packed: nr (bits 0-9), slot (bit 12), offset in data (bits 16-31); the
 	 * caller passes the two argument values the slot may use, so the common path needs no
 	 * thread-state lookup (only copies made at entry do) */
-	__u32 nr = packed & 0x3ff, i = (packed >> 12) & 1, is_sock = (packed >> 13) & 1, off = packed >> 16;
+	__u32 nr = packed & 0x3ff, i = (packed >> 12) & 1, off = packed >> 16;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0, len = 0;
 	struct sl_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
 	struct sl_cap_spec *spec;
@@ -721,7 +718,7 @@ __noinline int fill_slot(__u32 packed, __s64 ret, __u64 ptr, __u64 lenv)
 				bpf_probe_read_kernel(dst, len, &e->data[i * SL_SLOT_MAX]);
 		}
 	} else {
-		len = capture(dst, c, ptr, lenv, ret, is_sock, &flags, trunc_bit, fault_bit);
+		len = capture(dst, c, ptr, lenv, ret, &flags, trunc_bit, fault_bit);
 	}
 	len &= SL_FILL_LEN;
 	r = len | (__u32)flags << SL_FILL_FLAGS_SHIFT;
@@ -762,7 +759,7 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 	struct sl_scratch *s;
 	struct sl_cap_spec *spec = NULL;
 	__u32 nr, len1 = 0, len2 = 0, r;
-	__u64 now, te;
+	__u64 now, te, ptr;
 	__u8 flags = 0, k1 = SL_DATA_NONE, k2 = SL_DATA_NONE, kinds;
 	bool coal, is_sock = false;
 	__u16 cf;
@@ -834,18 +831,19 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 		if (cf & SL_CAP_SOCK_ONLY)
 			is_sock = fd_is_socket(t->args[0]);
 
-		if (slot_may_copy(&spec->slot[0], arg_of(t->args, spec->slot[0].arg), ret, is_sock)) {
-			r = fill_slot(nr | (__u32)is_sock << 13, ret, arg_of(t->args, spec->slot[0].arg),
-				      arg_of(t->args, spec->slot[0].len_arg));
+		ptr = arg_of(t->args, spec->slot[0].arg);
+		if (slot_may_copy(&spec->slot[0], ptr, ret, is_sock)) {
+			r = fill_slot(nr, ret, ptr, arg_of(t->args, spec->slot[0].len_arg));
 			len1 = r & SL_FILL_LEN;
 			flags |= (r >> SL_FILL_FLAGS_SHIFT) & (SL_F_TRUNC1 | SL_F_FAULT1);
 			k1 = (r >> SL_FILL_KIND_SHIFT) & 0xf;
 			if (r & SL_FILL_NO_COALESCE)
 				coal = false;
 		}
-		if (slot_may_copy(&spec->slot[1], arg_of(t->args, spec->slot[1].arg), ret, is_sock)) {
-			r = fill_slot(nr | 1u << 12 | (__u32)is_sock << 13 | (len1 & 0xffff) << 16, ret,
-				      arg_of(t->args, spec->slot[1].arg), arg_of(t->args, spec->slot[1].len_arg));
+		ptr = arg_of(t->args, spec->slot[1].arg);
+		if (slot_may_copy(&spec->slot[1], ptr, ret, is_sock)) {
+			r = fill_slot(nr | 1u << 12 | (len1 & 0xffff) << 16, ret, ptr,
+				      arg_of(t->args, spec->slot[1].len_arg));
 			len2 = r & SL_FILL_LEN;
 			flags |= (r >> SL_FILL_FLAGS_SHIFT) & (SL_F_TRUNC2 | SL_F_FAULT2);
 			k2 = (r >> SL_FILL_KIND_SHIFT) & 0xf;
