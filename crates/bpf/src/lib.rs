@@ -74,10 +74,26 @@
 mod abi;
 mod caps;
 mod probe;
+mod ring;
 mod spawn;
 mod syscalls_x86_64;
 
 pub use probe::Probe;
+pub use ring::frames;
+
+/// The records in a stretch [`Probe::poll_copy`] appended, in order, to `f`. Damage (which a
+/// stretch copied whole cannot have) ends the walk with an error after the whole records.
+pub fn parse_chunk(chunk: &[u8], f: &mut dyn FnMut(Record<'_>)) -> Result<u64, String> {
+    let mut unreadable = 0u64;
+    let n = frames(chunk, &mut |b| match probe::parse(b) {
+        Some(r) => f(r),
+        None => unreadable += 1,
+    })?;
+    if unreadable > 0 {
+        return Err(format!("{unreadable} of {n} records could not be read"));
+    }
+    Ok(n - unreadable)
+}
 pub use spawn::Child;
 
 /// What to capture and how much room to give it.

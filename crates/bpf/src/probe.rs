@@ -1,16 +1,16 @@
 //! Opening, configuring, loading and attaching the skeleton; reading the ring buffer and maps.
 
-use std::cell::RefCell;
 use std::ffi::OsString;
 use std::mem::{size_of, MaybeUninit};
+use std::os::fd::AsFd;
 use std::path::Path;
-use std::rc::Rc;
 use std::time::Duration;
 
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
-use libbpf_rs::{ErrorKind, Link, MapCore, MapFlags, MapHandle, RingBuffer, RingBufferBuilder};
+use libbpf_rs::{ErrorKind, Link, MapCore, MapFlags, MapHandle};
 
 use crate::abi::{self, Pod};
+use crate::ring::Ring;
 use crate::{caps, spawn, Child, Counts, Data, DataKind, Error, Lost, Options, Record};
 
 mod skel_btf {
@@ -23,12 +23,6 @@ mod skel_nobtf {
 const PERMISSION_HINT: &str = "loading eBPF programs needs root, or the capabilities CAP_BPF and CAP_PERFMON \
      (e.g. `sudo setcap cap_bpf,cap_perfmon+ep /path/to/syslint`); \
      kernel.unprivileged_bpf_disabled does not matter then";
-
-/// The callback stops consuming (after keeping the record) when this much is buffered, so one
-/// poll never holds more than about this in memory.
-const ARENA_LIMIT: usize = 4 << 20;
-/// The callback's "buffer full" return value.
-const ARENA_FULL: i32 = -libc::E2BIG;
 
 fn classify(what: &str, e: libbpf_rs::Error) -> Error {
     let log = libbpf_log_tail();
@@ -166,8 +160,7 @@ fn ring_size(bytes: u32) -> u32 {
 pub struct Probe {
     // declared first so it drops first: detach before anything else goes
     links: Vec<Link>,
-    ring: RingBuffer<'static>,
-    arena: Rc<RefCell<Vec<u8>>>,
+    ring: Ring,
     maps: Maps,
     btf: bool,
 }
@@ -190,23 +183,8 @@ impl Probe {
         } else {
             load_variant!(skel_nobtf::SyslintNobtfSkelBuilder, opts, [sl_sys_enter_raw, sl_sys_exit_raw])
         };
-        let arena = Rc::new(RefCell::new(Vec::with_capacity(1 << 16)));
-        let sink = Rc::clone(&arena);
-        let mut builder = RingBufferBuilder::new();
-        builder
-            .add(&maps.events, move |rec: &[u8]| {
-                let mut a = sink.borrow_mut();
-                a.extend_from_slice(&(rec.len() as u32).to_ne_bytes());
-                a.extend_from_slice(rec);
-                if a.len() >= ARENA_LIMIT {
-                    ARENA_FULL
-                } else {
-                    0
-                }
-            })
-            .map_err(map_err("setting up the ring buffer"))?;
-        let ring = builder.build().map_err(map_err("setting up the ring buffer"))?;
-        Ok(Probe { links, ring, arena, maps, btf })
+        let ring = Ring::new(maps.events.as_fd(), maps.events.max_entries())?;
+        Ok(Probe { links, ring, maps, btf })
     }
 
     /// True when the tp_btf variant is loaded, false for the raw_tp fallback.
@@ -233,54 +211,26 @@ impl Probe {
     }
 
     /// Waits up to `timeout` for records (the kernel wakes this only when 256 KiB are waiting;
-    /// otherwise it returns after the timeout), then delivers every record that is there to `f`.
-    /// Returns how many records were delivered.
+    /// otherwise it returns after the timeout), then delivers every record that is there to `f`,
+    /// read in place. Returns how many records were delivered.
     pub fn poll(&mut self, timeout: Duration, f: &mut dyn FnMut(Record<'_>)) -> Result<usize, Error> {
-        let mut delivered = 0;
-        let rc = self.ring.poll_raw(timeout);
-        if rc < 0 && rc != ARENA_FULL && rc != -libc::EINTR {
-            return Err(Error::Other(format!("polling the ring buffer: {}", std::io::Error::from_raw_os_error(-rc))));
-        }
-        delivered += self.deliver(f);
-        // epoll only reports the ring when the kernel woke it; read what is there regardless
-        loop {
-            let rc = self.ring.consume_raw();
-            delivered += self.deliver(f);
-            if rc == ARENA_FULL {
-                continue;
-            }
-            if rc < 0 {
-                return Err(Error::Other(format!(
-                    "reading the ring buffer: {}",
-                    std::io::Error::from_raw_os_error(-rc)
-                )));
-            }
-            break;
-        }
-        Ok(delivered)
-    }
-
-    fn deliver(&mut self, f: &mut dyn FnMut(Record<'_>)) -> usize {
-        let arena = std::mem::take(&mut *self.arena.borrow_mut());
+        self.ring.wait(timeout)?;
         let mut n = 0;
-        let mut at = 0;
-        while at + 4 <= arena.len() {
-            let len = u32::from_ne_bytes([arena[at], arena[at + 1], arena[at + 2], arena[at + 3]]) as usize;
-            let end = (at + 4 + len).min(arena.len());
-            if let Some(r) = parse(&arena[at + 4..end]) {
+        self.ring.read(&mut |b| {
+            if let Some(r) = parse(b) {
                 f(r);
                 n += 1;
             }
-            at = end;
-        }
-        let mut a = self.arena.borrow_mut();
-        if a.is_empty() {
-            // give the allocation back for the next round
-            let mut arena = arena;
-            arena.clear();
-            *a = arena;
-        }
-        n
+        })?;
+        Ok(n)
+    }
+
+    /// Like [`Probe::poll`], but appends the records as they lie in the ring buffer (about
+    /// `max` bytes at most) to `out`, for [`crate::parse_chunk`] to read later, maybe on another
+    /// thread: one copy, no per-record work. Returns how many records.
+    pub fn poll_copy(&mut self, timeout: Duration, out: &mut Vec<u8>, max: usize) -> Result<usize, Error> {
+        self.ring.wait(timeout)?;
+        Ok(self.ring.copy(out, max)? as usize)
     }
 
     /// Reports the runs of identical calls the kernel is still counting (threads that have not

@@ -69,7 +69,9 @@ fn check_bad(variant: &str, set: &str, path: &Path, kind: &str, program: &str, d
     // the detector counts the spinning calls the trace holds (all but stray short windows)
     let in_text = spin_lines(variant, &read_text(path)) as f64;
     let counted = metric(f, kind);
-    assert!(in_text >= 1000.0, "{ctx}: the lab program spun only {in_text} times");
+    // well above the detector's min_spins (200); not more: under strace the PHP loop makes
+    // 740-840 turns in its 0.5 s on a slow day of the development VM (1000+ on others)
+    assert!(in_text >= 500.0, "{ctx}: the lab program spun only {in_text} times");
     if variant == "c-yield" {
         // the first sched_yield of each window is a first sighting, not yet a repeat
         assert!(counted >= 0.9 * in_text && counted <= in_text + 8.0, "{ctx}: {counted} of {in_text}");

@@ -85,26 +85,45 @@ impl EbpfSession {
         &self.known
     }
 
-    /// Wait up to `timeout` for records and append them, encoded, to `out` (cheap: the
-    /// formatting and analysis happen in a [`Consumer`], possibly on another thread).
-    pub fn pump(&mut self, timeout: Duration, out: &mut Vec<u8>) -> Result<usize, BpfError> {
-        let (enc, n) = (&mut self.encoder, &mut self.records);
-        self.probe.poll(timeout, &mut |r| {
-            *n += 1;
-            enc.encode(&r, out);
-        })
+    /// Wait up to `timeout` for records and append them to `out` as they lie in the kernel's
+    /// ring buffer, about `max` bytes at most: one copy, no per-record work (the capture thread
+    /// must keep up with the kernel; parsing, formatting and analysis happen in a [`Consumer`],
+    /// possibly on another thread). Returns how many records.
+    pub fn pump(&mut self, timeout: Duration, out: &mut Vec<u8>, max: usize) -> Result<usize, BpfError> {
+        let n = self.probe.poll_copy(timeout, out, max)?;
+        self.records += n as u64;
+        Ok(n)
     }
 
-    /// Everything still in the buffer and the runs the kernel has not reported yet.
-    pub fn drain(&mut self, out: &mut Vec<u8>) -> Result<(), BpfError> {
-        while self.pump(Duration::ZERO, out)? > 0 {}
-        let (enc, n) = (&mut self.encoder, &mut self.records);
+    /// Encode the records of `raw` (from [`EbpfSession::pump`]) into `out`: about 2.5 times
+    /// smaller, for when records must wait long in memory. Encoded chunks must reach the
+    /// [`Consumer`] in the order they were encoded (timestamps are deltas).
+    pub fn compact(&mut self, raw: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+        let enc = &mut self.encoder;
+        syslint_bpf::parse_chunk(raw, &mut |r| enc.encode(&r, out)).map(drop)
+    }
+
+    /// Everything still in the buffer and the runs the kernel has not reported yet, in order.
+    pub fn drain(&mut self) -> Result<Vec<Chunk>, BpfError> {
+        let mut out = Vec::new();
+        let mut raw = Vec::new();
+        while self.pump(Duration::ZERO, &mut raw, usize::MAX)? > 0 {}
+        if !raw.is_empty() {
+            out.push(Chunk::Raw(std::mem::take(&mut raw)));
+        }
+        let (enc, n, mut encoded) = (&mut self.encoder, &mut self.records, Vec::new());
         self.probe.flush_pending(&mut |r| {
             *n += 1;
-            enc.encode(&r, out);
+            enc.encode(&r, &mut encoded);
         })?;
-        while self.pump(Duration::ZERO, out)? > 0 {}
-        Ok(())
+        if !encoded.is_empty() {
+            out.push(Chunk::Encoded(encoded));
+        }
+        while self.pump(Duration::ZERO, &mut raw, usize::MAX)? > 0 {}
+        if !raw.is_empty() {
+            out.push(Chunk::Raw(raw));
+        }
+        Ok(out)
     }
 
     /// The command's exit status once it ended (None while it runs, or when attached).
@@ -138,7 +157,35 @@ impl EbpfSession {
     }
 }
 
-/// The other end: encoded records in, events out (and the `.slr` recording written).
+/// Records on their way from the capture side to a [`Consumer`].
+pub enum Chunk {
+    /// As they lay in the ring buffer ([`EbpfSession::pump`]).
+    Raw(Vec<u8>),
+    /// Encoded by the session ([`EbpfSession::compact`], and the runs [`EbpfSession::drain`]
+    /// flushed), in order.
+    Encoded(Vec<u8>),
+}
+
+impl Chunk {
+    pub fn len(&self) -> usize {
+        match self {
+            Chunk::Raw(b) | Chunk::Encoded(b) => b.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The buffer, emptied, to fill again.
+    pub fn into_buffer(self) -> Vec<u8> {
+        let (Chunk::Raw(mut b) | Chunk::Encoded(mut b)) = self;
+        b.clear();
+        b
+    }
+}
+
+/// The other end: records in, events out (and the `.slr` recording written).
 pub struct Consumer {
     decoder: slr::Decoder,
     pub formatter: Formatter,
@@ -157,16 +204,22 @@ impl Consumer {
         slr::Writer::create(path, &s.what, &s.opts, &s.known)
     }
 
-    /// Records encoded by [`EbpfSession::pump`], in order.
-    pub fn feed(&mut self, chunk: &[u8], sink: &mut dyn FnMut(&Event)) -> Result<(), String> {
-        if let Some(w) = self.writer.as_mut() {
-            if let Err(e) = w.write_encoded(chunk) {
-                self.record_error = Some(e.to_string());
-                self.writer = None;
+    /// The chunks of one session, in order.
+    pub fn feed(&mut self, chunk: &Chunk, sink: &mut dyn FnMut(&Event)) -> Result<(), String> {
+        let (f, writer, record_error) = (&mut self.formatter, &mut self.writer, &mut self.record_error);
+        let mut each = |r: syslint_bpf::Record<'_>| {
+            if let Some(w) = writer.as_mut() {
+                if let Err(e) = w.write(&r) {
+                    *record_error = Some(e.to_string());
+                    *writer = None;
+                }
             }
+            f.on_record(&r, sink);
+        };
+        match chunk {
+            Chunk::Raw(b) => syslint_bpf::parse_chunk(b, &mut each).map(drop),
+            Chunk::Encoded(b) => self.decoder.decode(b, &mut each),
         }
-        let f = &mut self.formatter;
-        self.decoder.decode(chunk, &mut |r| f.on_record(&r, sink))
     }
 
     /// Close the recording with the lost counts; its problem if it failed.

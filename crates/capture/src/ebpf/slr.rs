@@ -198,11 +198,6 @@ impl Writer {
         Ok(())
     }
 
-    /// Records already encoded by one [`Encoder`] for this stream, in order.
-    pub fn write_encoded(&mut self, chunk: &[u8]) -> io::Result<()> {
-        self.z.write_all(chunk)
-    }
-
     pub fn finish(mut self, lost: Lost) -> io::Result<()> {
         self.buf.push(T_END);
         put(&mut self.buf, lost.records);

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use syslint_analyze::Analyzer;
-use syslint_capture::ebpf::{self, format::strace_line, Consumer, EbpfSession, Options, Target};
+use syslint_capture::ebpf::{self, format::strace_line, Chunk, Consumer, EbpfSession, Options, Target};
 use syslint_capture::CaptureInfo;
 use syslint_event::{Event, EventKind};
 
@@ -26,10 +26,19 @@ pub fn start(a: &TraceArgs, target: &Target) -> Result<EbpfSession, ebpf::BpfErr
     EbpfSession::start(target, &opts)
 }
 
-/// Encoded records waiting for the analysis, at most (about 40 bytes a record: ~6 million
-/// records). Beyond it the capture thread stops reading the ring buffer, and the kernel drops
-/// and counts: the traced program never waits.
+/// Records waiting for the analysis, at most. Beyond it the capture thread stops reading the
+/// ring buffer, and the kernel drops and counts: the traced program never waits.
 const QUEUE_BYTES: usize = 256 << 20;
+/// The capture thread hands records over as they lay in the ring buffer (one copy, the least
+/// CPU taken from the traced program) while the queue is shorter than this; beyond, the
+/// analysis is falling behind (a busy machine starves it at nice 19) and it encodes them,
+/// about 2.5 times smaller (~40 bytes a record), so the queue holds more before anything is
+/// lost: about 3 million raw records, then about 3 million more encoded ones.
+const COMPACT_FROM: usize = QUEUE_BYTES / 2;
+/// The most one handover holds (buffers of this size are reused).
+const CHUNK_BYTES: usize = 1 << 20;
+/// Emptied buffers kept for reuse (a fresh one costs a page fault per page).
+const FREE_BUFFERS: usize = 64;
 
 pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigterm: Arc<AtomicBool>) -> Result<u8> {
     let r = &a.report;
@@ -60,7 +69,9 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
     };
     let deadline = a.duration.map(|d| Instant::now() + d);
     let known = session.known().clone();
-    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let (tx, rx) = std::sync::mpsc::channel::<Chunk>();
+    // emptied buffers go back to the capture thread
+    let (free_tx, free_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(FREE_BUFFERS);
     let queued = Arc::new(AtomicUsize::new(0));
 
     let (mut why, mut status_of_child, mut failure) = (0, None, None); // why: 0 ended, 1 --for, 2 SIGINT, 3 SIGTERM
@@ -69,13 +80,15 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
         let worker = {
             let (events, so_far, live, queued) = (events.clone(), so_far.clone(), status.is_some(), queued.clone());
             let a = &a;
-            scope.spawn(move || analyse(a, rx, queued, known, writer, text, events, so_far, live))
+            scope.spawn(move || analyse(a, rx, free_tx, queued, known, writer, text, events, so_far, live))
         };
         // capture: poll the ring buffer, hand chunks over
-        let mut chunk = Vec::with_capacity(256 * 1024);
+        let fresh = || free_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(CHUNK_BYTES));
+        let mut raw = fresh();
         loop {
-            if queued.load(Ordering::Relaxed) < QUEUE_BYTES {
-                if let Err(e) = session.pump(Duration::from_millis(100), &mut chunk) {
+            let q = queued.load(Ordering::Relaxed);
+            if q < QUEUE_BYTES {
+                if let Err(e) = session.pump(Duration::from_millis(100), &mut raw, CHUNK_BYTES) {
                     failure = Some(e.to_string());
                     break;
                 }
@@ -83,10 +96,19 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
                 // the analysis is far behind: let the ring buffer fill (the kernel counts drops)
                 std::thread::sleep(Duration::from_millis(20));
             }
-            if !chunk.is_empty() {
-                let full = std::mem::replace(&mut chunk, Vec::with_capacity(256 * 1024));
-                queued.fetch_add(full.len(), Ordering::Relaxed);
-                if tx.send(full).is_err() {
+            if !raw.is_empty() {
+                let chunk = if q >= COMPACT_FROM {
+                    let mut enc = fresh();
+                    if let Err(e) = session.compact(&raw, &mut enc) {
+                        failure.get_or_insert(format!("reading the ring buffer: {e}"));
+                    }
+                    raw.clear();
+                    Chunk::Encoded(enc)
+                } else {
+                    Chunk::Raw(std::mem::replace(&mut raw, fresh()))
+                };
+                queued.fetch_add(chunk.len(), Ordering::Relaxed);
+                if tx.send(chunk).is_err() {
                     break;
                 }
             }
@@ -109,11 +131,15 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
                 break;
             }
         }
-        if let Err(e) = session.drain(&mut chunk) {
-            failure.get_or_insert(e.to_string());
-        }
-        if !chunk.is_empty() {
-            let _ = tx.send(chunk);
+        match session.drain() {
+            Ok(chunks) => {
+                for c in chunks {
+                    let _ = tx.send(c);
+                }
+            }
+            Err(e) => {
+                failure.get_or_insert(e.to_string());
+            }
         }
         drop(tx);
         worker.join()
@@ -167,7 +193,8 @@ struct Analysis {
 #[allow(clippy::too_many_arguments)]
 fn analyse(
     a: &TraceArgs,
-    rx: std::sync::mpsc::Receiver<Vec<u8>>,
+    rx: std::sync::mpsc::Receiver<Chunk>,
+    free: std::sync::mpsc::SyncSender<Vec<u8>>,
     queued: Arc<AtomicUsize>,
     known: syslint_capture::ebpf::format::Known,
     writer: Option<syslint_capture::ebpf::slr::Writer>,
@@ -217,6 +244,8 @@ fn analyse(
         if let Err(e) = consumer.feed(&chunk, &mut sink) {
             damaged.get_or_insert(e);
         }
+        // a full pool: the buffer is freed instead
+        let _ = free.try_send(chunk.into_buffer());
     }
     if let Some(mut w) = text.take() {
         if let Err(e) = w.flush() {
