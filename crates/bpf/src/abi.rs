@@ -6,6 +6,8 @@ use std::mem::size_of;
 
 pub(crate) const NR_MAX: usize = 512;
 pub(crate) const SLOT_MAX: usize = 4096;
+/// SL_PID_WORDS: 64-bit words of the `traced` bitmap.
+pub(crate) const PID_WORDS: usize = 1 << 16;
 pub(crate) const SIG_DATA: usize = 16;
 pub(crate) const SMALL_SLOT: usize = 32;
 

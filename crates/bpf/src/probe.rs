@@ -156,11 +156,58 @@ fn ring_size(bytes: u32) -> u32 {
     bytes.max(4096).checked_next_power_of_two().unwrap_or(1 << 31)
 }
 
+/// The `traced` bitmap (bit tgid & 63 of word tgid >> 6), mapped: bits are set with an atomic
+/// or, because the programs set and clear other bits of the same word (atomic adds) meanwhile.
+struct Filter {
+    words: *mut u64,
+}
+
+impl Filter {
+    const BYTES: usize = abi::PID_WORDS * 8;
+
+    fn new(map: &MapHandle) -> Result<Filter, Error> {
+        // SAFETY: a fresh shared mapping of the BPF_F_MMAPABLE array's values.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                Self::BYTES,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                std::os::fd::AsRawFd::as_raw_fd(&map.as_fd()),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(Error::Other(format!("mapping the process filter: {}", std::io::Error::last_os_error())));
+        }
+        Ok(Filter { words: p.cast() })
+    }
+
+    fn add(&self, tgid: u32) -> Result<(), Error> {
+        let w = (tgid >> 6) as usize;
+        if w >= abi::PID_WORDS {
+            return Err(Error::Other(format!("process id {tgid} is beyond the filter's range")));
+        }
+        // SAFETY: word w of the mapping (8-byte aligned, inside BYTES), alive as long as self.
+        let word = unsafe { &*(self.words.add(w) as *const std::sync::atomic::AtomicU64) };
+        word.fetch_or(1 << (tgid & 63), std::sync::atomic::Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+impl Drop for Filter {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the mapping made in new().
+        unsafe { libc::munmap(self.words.cast(), Self::BYTES) };
+    }
+}
+
 /// The loaded and attached eBPF programs. Dropping it detaches them.
 pub struct Probe {
     // declared first so it drops first: detach before anything else goes
     links: Vec<Link>,
     ring: Ring,
+    filter: Filter,
     maps: Maps,
     btf: bool,
 }
@@ -184,7 +231,8 @@ impl Probe {
             load_variant!(skel_nobtf::SyslintNobtfSkelBuilder, opts, [sl_sys_enter_raw, sl_sys_exit_raw])
         };
         let ring = Ring::new(maps.events.as_fd(), maps.events.max_entries())?;
-        Ok(Probe { links, ring, maps, btf })
+        let filter = Filter::new(&maps.traced)?;
+        Ok(Probe { links, ring, filter, maps, btf })
     }
 
     /// True when the tp_btf variant is loaded, false for the raw_tp fallback.
@@ -198,16 +246,14 @@ impl Probe {
         if !Path::new(&format!("/proc/{tgid}")).exists() {
             return Err(Error::Other(format!("no process {tgid}")));
         }
-        self.maps.traced.update(&tgid.to_ne_bytes(), &[1], MapFlags::ANY).map_err(map_err("adding to the filter"))
+        self.filter.add(tgid)
     }
 
     /// Starts `argv` (looked up in PATH like execvp) traced from its first syscall: the child
     /// waits on a pipe until its pid is in the filter map, then execs.
     pub fn spawn(&mut self, argv: &[OsString]) -> Result<Child, Error> {
-        let traced = &self.maps.traced;
-        spawn::spawn_gated(argv, &mut |pid| {
-            traced.update(&pid.to_ne_bytes(), &[1], MapFlags::ANY).map_err(map_err("adding to the filter"))
-        })
+        let filter = &self.filter;
+        spawn::spawn_gated(argv, &mut |pid| filter.add(pid))
     }
 
     /// Waits up to `timeout` for records (the kernel wakes this only when 256 KiB are waiting;

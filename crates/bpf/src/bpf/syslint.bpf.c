@@ -5,9 +5,9 @@
  * sys_enter stores the call (number, six arguments, time) in the thread's state; sys_exit
  * builds one record, copies the user memory the capture table (map `caps`, filled by user
  * space) names for that syscall, and either sends it or folds it into a run of identical calls
- * (coalescing, see below). Only threads of processes in map `traced` are looked at: every other
- * process costs one hash lookup per syscall and never produces a record. Fork of a traced
- * process adds the child.
+ * (coalescing, see below). Only threads of processes in map `traced` (a bitmap of tgids) are
+ * looked at: every other process costs one array lookup at each syscall's entry and exit and
+ * never produces a record. Fork of a traced process adds the child.
  *
  * Built twice (build.rs): normally with BTF (tp_btf programs, CO-RE reads of task_struct), and
  * with -DSYSLINT_NO_BTF for kernels without /sys/kernel/btf/vmlinux: raw_tp programs, pt_regs
@@ -63,13 +63,54 @@ struct {
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
-/* tgids whose threads are traced */
+/* tgids whose threads are traced: a bitmap, bit (tgid & 63) of word tgid >> 6. Every syscall
+ * on the host asks it (at entry and exit), so it is an array (the verifier inlines the lookup:
+ * a few instructions) instead of a hash (a jhash and a bucket walk). User space maps it and
+ * sets bits with an atomic or; here bits are set and cleared with atomic adds (XADD, which
+ * every kernel with ring buffers has) and only when they are known clear or set: a process's
+ * own bit changes only at its fork and at its end. */
+#ifndef BPF_F_MMAPABLE
+#define BPF_F_MMAPABLE (1U << 10)
+#endif
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SL_PID_WORDS);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u64);
 } traced SEC(".maps");
+
+static __always_inline __u64 *traced_word(__u32 tgid)
+{
+	__u32 w = tgid >> 6;
+
+	if (w >= SL_PID_WORDS)
+		return NULL;
+	return bpf_map_lookup_elem(&traced, &w);
+}
+
+static __always_inline bool is_traced(__u32 tgid)
+{
+	__u64 *v = traced_word(tgid);
+
+	return v && ((*v >> (tgid & 63)) & 1);
+}
+
+static __always_inline void set_traced(__u32 tgid)
+{
+	__u64 *v = traced_word(tgid), bit = 1ULL << (tgid & 63);
+
+	if (v && !(*v & bit))
+		__sync_fetch_and_add(v, bit);
+}
+
+static __always_inline void clear_traced(__u32 tgid)
+{
+	__u64 *v = traced_word(tgid), bit = 1ULL << (tgid & 63);
+
+	if (v && (*v & bit))
+		__sync_fetch_and_add(v, -bit);
+}
 
 /* Per-thread state, keyed by tid. A hash (not task storage) because it also holds the
  * coalescing run, which user space must be able to iterate and drain (flush_pending), because
@@ -780,7 +821,6 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 	if (ret > 0 && (nr == NR_CLONE || nr == NR_FORK || nr == NR_VFORK || nr == NR_CLONE3)) {
 		__u64 cl = 0;
 		__u32 child = ret, ctgid;
-		__u8 one = 1;
 
 		if (nr == NR_CLONE)
 			cl = t->args[0];
@@ -788,7 +828,7 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 			bpf_probe_read_user(&cl, sizeof(cl), (void *)t->args[0]);
 		ctgid = (cl & CLONE_THREAD) ? t->tgid : child;
 		if (ctgid != t->tgid)
-			bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+			set_traced(ctgid);
 		emit_fork_rec(t->tgid, tid, ctgid, child, now);
 	}
 	if (ret == 0 && (nr == NR_EXECVE || nr == NR_EXECVEAT))
@@ -962,7 +1002,7 @@ static __always_inline void thread_ended(__u32 tgid, __u32 tid, __s32 code, bool
 	bpf_map_delete_elem(&enter_data, &tid);
 	emit_exit_rec(tgid, tid, code, group_dead, now);
 	if (group_dead)
-		bpf_map_delete_elem(&traced, &tgid);
+		clear_traced(tgid);
 }
 
 #ifndef SYSLINT_NO_BTF
@@ -974,7 +1014,7 @@ int BPF_PROG(sl_sys_enter, struct pt_regs *regs, long id)
 	__u32 tgid = pid_tgid >> 32;
 	__u64 a[6];
 
-	if (!bpf_map_lookup_elem(&traced, &tgid))
+	if (!is_traced(tgid))
 		return 0;
 	a[0] = regs->di;
 	a[1] = regs->si;
@@ -988,8 +1028,12 @@ int BPF_PROG(sl_sys_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sl_sys_exit, struct pt_regs *regs, long ret)
 {
-	/* no `traced` lookup: only traced threads have a state with a call in flight */
-	return on_exit(bpf_get_current_pid_tgid(), ret);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	/* the bitmap first: the thread-state lookup (a hash) only for traced processes */
+	if (!is_traced(pid_tgid >> 32))
+		return 0;
+	return on_exit(pid_tgid, ret);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -997,13 +1041,12 @@ int BPF_PROG(sl_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct sl_fork_rec r = {};
-	__u8 one = 1;
 
-	if (!bpf_map_lookup_elem(&traced, &ptgid))
+	if (!is_traced(ptgid))
 		return 0;
 	/* the child cannot run before this returns: none of its calls is missed */
 	if (ctgid != ptgid)
-		bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+		set_traced(ctgid);
 	r.kind = SL_REC_FORK;
 	r.is_thread = ctgid == ptgid;
 	r.parent_tgid = ptgid;
@@ -1023,7 +1066,7 @@ int BPF_PROG(sl_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	struct sl_exec_rec *r;
 	long n;
 
-	if (!bpf_map_lookup_elem(&traced, &tgid))
+	if (!is_traced(tgid))
 		return 0;
 	if (old != tid) {
 		/* a non-leader thread exec'd and took the process id: its state moves with it */
@@ -1057,7 +1100,7 @@ int BPF_PROG(sl_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid, tid = p->pid;
 
-	if (!bpf_map_lookup_elem(&traced, &tgid))
+	if (!is_traced(tgid))
 		return 0;
 	thread_ended(tgid, tid, p->exit_code, BPF_CORE_READ(p, signal, live.counter) == 0);
 	return 0;
@@ -1137,7 +1180,7 @@ int BPF_PROG(sl_sys_enter_raw, void *regs, long id)
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
 	__u64 a[6];
 
-	if (!bpf_map_lookup_elem(&traced, &tgid))
+	if (!is_traced(tgid))
 		return 0;
 	a[0] = reg(regs, PT_DI);
 	a[1] = reg(regs, PT_SI);
@@ -1155,7 +1198,11 @@ int BPF_PROG(sl_sys_enter_raw, void *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sl_sys_exit_raw, void *regs, long ret)
 {
-	return on_exit(bpf_get_current_pid_tgid(), ret);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!is_traced(pid_tgid >> 32))
+		return 0;
+	return on_exit(pid_tgid, ret);
 }
 
 #endif /* SYSLINT_NO_BTF */

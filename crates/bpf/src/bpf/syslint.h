@@ -11,6 +11,7 @@
 #define SL_SLOT_MAX 4096  /* bytes a capture slot can hold (the largest length is SL_SLOT_MAX - 1) */
 #define SL_SIG_DATA 16    /* captured bytes a coalescable call may carry (compared exactly) */
 #define SL_EXEC_NAME 256  /* bytes of an EXEC record's filename */
+#define SL_PID_WORDS (1 << 16) /* the `traced` bitmap: 2^22 tgids (PID_MAX_LIMIT on 64-bit) */
 #define SL_SMALL_SLOT 32  /* room per slot for entry copies kept in the thread state (<= SL_SIG_DATA used) */
 
 /* Record kinds: the first byte of every ring-buffer record. */
