@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # What tracing costs the traced program: the same workloads untraced, under `syslint trace`
 # (eBPF with full detail, eBPF --summary-only, strace backend) and under strace -c, perf trace -s
-# and a bpftrace count map, side by side in one run. Runs are interleaved (each round runs every
+# a bpftrace count map and (nginx only) libbpf-tools' syscount, side by side in one run. Runs are interleaved (each round runs every
 # configuration once, round-robin, so machine noise hits all alike); medians of RUNS rounds.
 #
 # Usage: bench/ebpf-overhead.sh            (as root: eBPF, perf and attaching need it)
 # Env:
 #   RUNS=5               rounds (median of RUNS per configuration)
 #   WORKLOADS="getppid dd stat nginx"   subset and order of the workloads (columns)
-#   CONFIGS="untraced ebpf ebpf-summary syslint-strace strace-c perf bpftrace"   rows to run
-#                        (untraced is always run: it is the baseline)
+#   CONFIGS="untraced ebpf ebpf-summary syslint-strace strace-c perf bpftrace syscount"   rows
+#                        to run (untraced is always run: it is the baseline). syscount is the
+#                        libbpf port of BCC's syscount (Debian: libbpf-tools), the reference of
+#                        the nginx target; it counts every process on the host (it has no
+#                        process-tree filter), so it runs on nginx only
 #   SLOW_SCALE=20        the three slow tracers (syslint-strace, strace-c, perf) run the
 #                        getppid/dd/stat workloads with 1/SLOW_SCALE of the calls and their time
 #                        is multiplied by SLOW_SCALE (marked with a dagger); 1 = full size, but a
@@ -36,11 +39,11 @@ set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-case "${1:-}" in -h|--help) sed -n '2,37p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,41p' "$0"; exit 0 ;; esac
 
 RUNS=${RUNS:-5}
 WORKLOADS=${WORKLOADS:-getppid dd stat nginx}
-CONFIGS=${CONFIGS:-untraced ebpf ebpf-summary syslint-strace strace-c perf bpftrace}
+CONFIGS=${CONFIGS:-untraced ebpf ebpf-summary syslint-strace strace-c perf bpftrace syscount}
 SLOW_SCALE=${SLOW_SCALE:-20}
 WRK_SECS=${WRK_SECS:-5}
 ATTACH_WAIT=${ATTACH_WAIT:-2}
@@ -115,6 +118,9 @@ for c in ebpf ebpf-summary syslint-strace; do
     esac
 done
 for c in strace-c perf bpftrace; do want "$c" && ROWS+=("$c"); done
+if want syscount; then
+    if command -v syscount > /dev/null; then ROWS+=(syscount); else SKIP[syscount]="syscount not installed (apt install libbpf-tools)"; fi
+fi
 for c in "${!SKIP[@]}"; do log "skipping $c: ${SKIP[$c]}"; done
 
 label() {
@@ -126,6 +132,7 @@ label() {
         strace-c) echo '`strace -c -f`' ;;
         perf) echo '`perf trace -s`' ;;
         bpftrace) echo 'bpftrace count map' ;;
+        syscount) echo '`syscount` (libbpf-tools, BCC'"'"'s in-kernel counting, whole host)' ;;
     esac
 }
 is_slow() { case $1 in syslint-strace|strace-c|perf) return 0 ;; *) return 1 ;; esac; }
@@ -174,6 +181,7 @@ full_n() { case $1 in getppid) echo $N_GETPPID ;; dd) echo $N_DD ;; stat) echo $
 
 run_batch() {   # run_batch WORKLOAD CONFIG
     local w=$1 c=$2 key="$1.$2" n scale=1 j=$TMPD/cur.json o=$TMPD/cur.out e=$TMPD/cur.err
+    [ "$c" = syscount ] && { echo "nginx only" > "$TMPD/$key.rc"; return 0; }
     n=$(full_n "$w")
     if is_slow "$c" && [ "$SLOW_SCALE" -gt 1 ]; then scale=$SLOW_SCALE; n=$(( n / scale )); fi
     echo "$scale" > "$TMPD/$key.scale"
@@ -290,6 +298,7 @@ run_nginx() {   # run_nginx CONFIG
         strace-c) cmd=(strace -c -f -o /dev/null); for p in $pids; do cmd+=(-p "$p"); done; sig=TERM ;;
         perf) cmd=(perf trace -s -o "$o" -p "$csv") ;;
         bpftrace) cmd=(bpftrace -o "$o" -e "tracepoint:raw_syscalls:sys_enter /$filt/ { @n[args->id] = count(); }") ;;
+        syscount) cmd=(syscount) ;;
     esac
     rm -f "$j" "$o" "$e" "$TMPD/wrk.out"
     local tp=
@@ -392,7 +401,9 @@ for w in "${WL[@]}"; do
     for c in "${ROWS[@]}"; do
         key="$w.$c"
         note=
-        [ -f "$TMPD/$key.rc" ] && note=" (failed: $(cat "$TMPD/$key.rc"))"
+        if [ -f "$TMPD/$key.rc" ]; then
+            if [ "$(cat "$TMPD/$key.rc")" = "nginx only" ]; then note=" (nginx only)"; else note=" (failed: $(cat "$TMPD/$key.rc"))"; fi
+        fi
         if [ ! -s "$TMPD/$key.t" ]; then
             echo "| $(label "$c")$note | - | - | - | - |$( [ "$w" = nginx ] || echo ' - |')"
             continue
@@ -425,7 +436,7 @@ for w in "${WL[@]}"; do
     fi
     echo
 done
-echo "Rows: untraced = the command alone; syslint rows: \`syslint trace --backend B [--summary-only] -q --format json --output-file F -- CMD\` (attach: \`-p PIDS --for $(( ATTACH_WAIT + WRK_SECS + 10 ))s\` as a bound, stopped by SIGINT after wrk); \`strace -c -f -o /dev/null CMD\` (attach: \`-p\` each pid, SIGTERM); \`perf trace -s -o F CMD\` (attach: \`-p PIDS\`, SIGINT; LOST lines summed); bpftrace: \`tracepoint:raw_syscalls:sys_enter\` count map keyed by syscall id for the command and its children (attach: \`pid ==\` master and workers, SIGINT)."
+echo "Rows: untraced = the command alone; syslint rows: \`syslint trace --backend B [--summary-only] -q --format json --output-file F -- CMD\` (attach: \`-p PIDS --for $(( ATTACH_WAIT + WRK_SECS + 10 ))s\` as a bound, stopped by SIGINT after wrk); \`strace -c -f -o /dev/null CMD\` (attach: \`-p\` each pid, SIGTERM); \`perf trace -s -o F CMD\` (attach: \`-p PIDS\`, SIGINT; LOST lines summed); bpftrace: \`tracepoint:raw_syscalls:sys_enter\` count map keyed by syscall id for the command and its children (attach: \`pid ==\` master and workers, SIGINT); \`syscount\`: libbpf-tools' syscount with no options (counts every process's syscalls, SIGINT), nginx only."
 echo
 echo "Total runtime: $(( $(date +%s) - START )) s."
 } > "$REPORT"
