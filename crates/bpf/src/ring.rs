@@ -121,6 +121,20 @@ impl Ring {
         Ok(())
     }
 
+    /// The header of the record at `pos` (below `prod`) and the bytes it takes; None while the
+    /// kernel is still writing it.
+    fn record_at(&self, pos: u64, prod: u64) -> Result<Option<(u32, u64)>, Error> {
+        let len = self.header_len(pos);
+        if len & BUSY != 0 {
+            return Ok(None);
+        }
+        let s = span(len);
+        if s > self.data_size || pos + s > prod {
+            return Err(Error::Other(format!("ring buffer damaged: a record of {len} bytes at {pos}")));
+        }
+        Ok(Some((len, s)))
+    }
+
     /// The committed records from the consumer position: (end position, records, bytes),
     /// stopping before `max` bytes or at a record still being written.
     fn committed(&self, max: u64) -> Result<(u64, u64, usize), Error> {
@@ -128,14 +142,7 @@ impl Ring {
         let prod = self.producer_pos().load(Ordering::Acquire);
         let (mut pos, mut n) = (start, 0u64);
         while pos < prod {
-            let len = self.header_len(pos);
-            if len & BUSY != 0 {
-                break;
-            }
-            let s = span(len);
-            if s > self.data_size || pos + s > prod {
-                return Err(Error::Other(format!("ring buffer damaged: a record of {len} bytes at {pos}")));
-            }
+            let Some((_, s)) = self.record_at(pos, prod)? else { break };
             if pos + s - start > max && n > 0 {
                 break;
             }
@@ -164,18 +171,19 @@ impl Ring {
 
     /// Hands every committed record's data to `f` in place, then frees their room.
     pub(crate) fn read(&mut self, f: &mut dyn FnMut(&[u8])) -> Result<u64, Error> {
-        let (end, n, _) = self.committed(u64::MAX)?;
-        let mut pos = self.consumer_pos().load(Ordering::Relaxed);
-        while pos < end {
-            let len = self.header_len(pos);
+        let start = self.consumer_pos().load(Ordering::Relaxed);
+        let prod = self.producer_pos().load(Ordering::Acquire);
+        let (mut pos, mut n) = (start, 0u64);
+        while pos < prod {
+            let Some((len, s)) = self.record_at(pos, prod)? else { break };
             if len & DISCARD == 0 {
-                let len = (len & !(BUSY | DISCARD)) as usize;
-                // SAFETY: a committed record of `len` bytes after its header (checked in committed()).
-                f(unsafe { std::slice::from_raw_parts(self.at(pos).add(HDR as usize), len) });
+                // SAFETY: a committed record of `len` bytes after its header, inside the data area.
+                f(unsafe { std::slice::from_raw_parts(self.at(pos).add(HDR as usize), (len & !DISCARD) as usize) });
+                n += 1;
             }
-            pos += span(len);
+            pos += s;
         }
-        self.consumer_pos().store(end, Ordering::Release);
+        self.consumer_pos().store(pos, Ordering::Release);
         Ok(n)
     }
 }
