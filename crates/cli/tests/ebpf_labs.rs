@@ -10,7 +10,6 @@
 
 mod common;
 use common::*;
-use std::process::Command;
 
 /// A stand-in for strace: `-o OUT [flags] CMD...` -> `syslint trace --backend ebpf -o OUT.slr`
 /// (findings below error severity exit 0, as strace would).
@@ -21,18 +20,7 @@ fn wrapper(dir: &std::path::Path) -> std::path::PathBuf {
 /// The live eBPF report of a lab variant, and the report of its .slr recording.
 fn ebpf_run(lab: &str, variant: &str) -> (syslint_report::Report, syslint_report::Report) {
     let dir = std::env::temp_dir().join(format!("syslint-ebpf-lab-{lab}-{variant}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
-    let out = dir.join("rec");
-    let o = Command::new("bash")
-        .arg(root().join("lab").join(lab).join("run.sh"))
-        .arg(variant)
-        .arg(&out)
-        .args(["-f", "-tt", "-T", "-yy"])
-        .env("STRACE", wrapper(&dir))
-        .output()
-        .expect("run.sh");
-    assert!(o.status.success(), "{lab} {variant}: {}\n{}", stderr(&o), stdout(&o));
+    run_lab_with(lab, variant, &dir, "rec", wrapper);
     let text = std::fs::read_to_string(dir.join("rec.json")).expect("syslint trace wrote its report");
     let live = syslint_report::printers::json::parse(&text).expect("report");
     let again = analyze(&[&dir.join("rec.slr")]);

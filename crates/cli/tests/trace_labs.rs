@@ -4,7 +4,6 @@
 
 mod common;
 use common::*;
-use std::process::Command;
 
 /// A stand-in for strace: `-o OUT [flags] CMD...` -> `syslint trace --backend strace -o OUT`,
 /// with the report as JSON next to the recording.
@@ -17,18 +16,7 @@ fn run_lab(lab: &str, variant: &str) -> (syslint_report::Report, syslint_report:
         assert!(have(tool), "{tool} is required");
     }
     let dir = std::env::temp_dir().join(format!("syslint-trace-lab-{lab}-{variant}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join("rec.strace");
-    let o = Command::new("bash")
-        .arg(root().join("lab").join(lab).join("run.sh"))
-        .arg(variant)
-        .arg(&out)
-        .args(["-f", "-tt", "-T", "-yy"])
-        .env("STRACE", wrapper(&dir))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{lab} {variant}: {}\n{}", stderr(&o), stdout(&o));
+    let out = run_lab_with(lab, variant, &dir, "rec.strace", wrapper);
     let text = std::fs::read_to_string(out.with_extension("strace.json")).expect("syslint trace wrote its report");
     let live = syslint_report::printers::json::parse(&text).unwrap();
     let again = analyze(&[&out]);

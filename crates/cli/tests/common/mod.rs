@@ -178,6 +178,24 @@ pub fn strace_stand_in(dir: &Path, name: &str, args: &str, exec: bool) -> PathBu
     w
 }
 
+/// Runs lab `lab`'s run.sh for `variant` with the stand-in `wrapper` (made in `dir`, see
+/// [`strace_stand_in`]) as its strace, recording to `dir/out`; `dir` is emptied first.
+pub fn run_lab_with(lab: &str, variant: &str, dir: &Path, out: &str, wrapper: fn(&Path) -> PathBuf) -> PathBuf {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).expect("dir");
+    let out = dir.join(out);
+    let o = Command::new("bash")
+        .arg(root().join("lab").join(lab).join("run.sh"))
+        .arg(variant)
+        .arg(&out)
+        .args(["-f", "-tt", "-T", "-yy"])
+        .env("STRACE", wrapper(dir))
+        .output()
+        .expect("run.sh");
+    assert!(o.status.success(), "{lab} {variant}: {}\n{}", stderr(&o), stdout(&o));
+    out
+}
+
 /// Whether eBPF tracing works here. When not, `what` is SKIPPED, said loudly on stderr; under
 /// CI (root, BPF permitted) that is a failure instead.
 pub fn bpf_ok(what: &str) -> bool {
