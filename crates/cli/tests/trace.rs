@@ -365,6 +365,37 @@ fn drops_are_counted_and_reported() {
     assert!(stdout(&t).contains("events LOST"), "{}", stdout(&t));
 }
 
+/// The analysis falling behind (here: a queue limit of one byte) makes the capture stop
+/// reading the kernel buffer rather than hold more in memory; the report says so, and seen
+/// plus lost is still everything the program did.
+#[test]
+fn a_full_queue_is_reported() {
+    if !bpf_ok("the eBPF variants") || !have("cc") {
+        return;
+    }
+    let d = tmp("queue");
+    let prog = d.join("three_calls");
+    let src = root().join("crates/cli/tests/programs/three_calls.c");
+    assert!(Command::new("cc").args(["-O2", "-o"]).arg(&prog).arg(&src).status().unwrap().success());
+    let rounds = 300_000u64;
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--format", "json", "--"])
+        .arg(&prog)
+        .arg(rounds.to_string())
+        .env("SYSLINT_QUEUE_BYTES", "1")
+        .output()
+        .unwrap();
+    // 1: the spin may be reported (busy-poll), depending on how much was lost
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    assert!(r.capture.warnings.iter().any(|w| w.contains("fell behind") && w.contains("queue")), "{:?}", r.capture.warnings);
+    let seen: u64 = ["getpid", "getppid", "gettid"]
+        .iter()
+        .map(|n| r.summary.syscalls.iter().find(|s| s.name == *n).map_or(0, |s| s.calls))
+        .sum();
+    assert!(seen + r.capture.lost_events >= 3 * rounds, "seen {seen} + lost {}", r.capture.lost_events);
+}
+
 /// Attaching to a server that is already listening: its listening socket was opened before
 /// syslint came, so only the /proc snapshot can say what fd it is. The accepted connections
 /// must be counted against the server's address.

@@ -26,15 +26,43 @@ pub fn start(a: &TraceArgs, target: &Target) -> Result<EbpfSession, ebpf::BpfErr
     EbpfSession::start(target, &opts)
 }
 
-/// Records waiting for the analysis, at most. Beyond it the capture thread stops reading the
-/// ring buffer, and the kernel drops and counts: the traced program never waits.
-const QUEUE_BYTES: usize = 256 << 20;
+/// Records waiting for the analysis, at most: an eighth of the memory available when the
+/// trace starts, between these bounds (or SYSLINT_QUEUE_BYTES, which tests use to provoke a
+/// full queue). Beyond it the capture thread stops reading the ring buffer, and the kernel
+/// drops and counts: the traced program never waits. nginx under a saturating load on the
+/// 2-core development VM queued 180-205 MB in a 7 s trace (about 130 bytes a record while the
+/// analysis was starved at nice 19), and one run of the benchmark lost 9,827 records with the
+/// former fixed 256 MiB.
+const QUEUE_MIN: usize = 64 << 20;
+const QUEUE_MAX: usize = 1 << 30;
+/// Where /proc/meminfo cannot be read.
+const QUEUE_DEFAULT: usize = 256 << 20;
+
+fn queue_limit() -> usize {
+    if let Some(b) = std::env::var("SYSLINT_QUEUE_BYTES").ok().and_then(|v| v.parse().ok()) {
+        return b;
+    }
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| mem_available(&m))
+        .map_or(QUEUE_DEFAULT, |avail| (avail / 8).clamp(QUEUE_MIN, QUEUE_MAX))
+}
+
+/// MemAvailable of a /proc/meminfo text, in bytes.
+fn mem_available(meminfo: &str) -> Option<usize> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 /// The capture thread hands records over as they lay in the ring buffer (one copy, the least
-/// CPU taken from the traced program) while the queue is shorter than this; beyond, the
-/// analysis is falling behind (a busy machine starves it at nice 19) and it encodes them,
-/// about 2.5 times smaller (~40 bytes a record), so the queue holds more before anything is
-/// lost: about 3 million raw records, then about 3 million more encoded ones.
-const COMPACT_FROM: usize = QUEUE_BYTES / 2;
+/// CPU taken from the traced program) while the queue is shorter than half its limit; beyond,
+/// the analysis is falling behind (a busy machine starves it at nice 19) and it encodes them,
+/// about 2.5 times smaller (~40 bytes a record without payloads), so the queue holds more
+/// before anything is lost.
+fn compact_from(limit: usize) -> usize {
+    limit / 2
+}
 /// The most one handover holds (buffers of this size are reused).
 const CHUNK_BYTES: usize = 1 << 20;
 /// Emptied buffers kept for reuse (a fresh one costs a page fault per page).
@@ -73,6 +101,7 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
     // emptied buffers go back to the capture thread
     let (free_tx, free_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(FREE_BUFFERS);
     let queued = Arc::new(AtomicUsize::new(0));
+    let (queue_max, mut full_since, mut full_for) = (queue_limit(), None::<Instant>, Duration::ZERO);
 
     let (mut why, mut status_of_child, mut failure) = (0, None, None); // why: 0 ended, 1 --for, 2 SIGINT, 3 SIGTERM
     let analysis = std::thread::scope(|scope| {
@@ -87,17 +116,21 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
         let mut raw = fresh();
         loop {
             let q = queued.load(Ordering::Relaxed);
-            if q < QUEUE_BYTES {
+            if q < queue_max {
+                if let Some(t) = full_since.take() {
+                    full_for += t.elapsed();
+                }
                 if let Err(e) = session.pump(Duration::from_millis(100), &mut raw, CHUNK_BYTES) {
                     failure = Some(e.to_string());
                     break;
                 }
             } else {
                 // the analysis is far behind: let the ring buffer fill (the kernel counts drops)
+                full_since.get_or_insert_with(Instant::now);
                 std::thread::sleep(Duration::from_millis(20));
             }
             if !raw.is_empty() {
-                let chunk = if q >= COMPACT_FROM {
+                let chunk = if q >= compact_from(queue_max) {
                     let mut enc = fresh();
                     if let Err(e) = session.compact(&raw, &mut enc) {
                         failure.get_or_insert(format!("reading the ring buffer: {e}"));
@@ -131,6 +164,9 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
                 break;
             }
         }
+        if let Some(t) = full_since.take() {
+            full_for += t.elapsed();
+        }
         match session.drain() {
             Ok(chunks) => {
                 for c in chunks {
@@ -162,6 +198,14 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
         info.warnings.push(format!(
             "the kernel buffer overflowed: {} records ({} syscalls) lost; counts are lower bounds",
             lost.records, lost.syscalls
+        ));
+    }
+    if !full_for.is_zero() {
+        info.warnings.push(format!(
+            "the analysis fell behind: its queue reached its limit ({}, an eighth of the memory available) \
+             and the kernel buffer was not read for {:.1} s",
+            if queue_max >= 1 << 20 { format!("{} MiB", queue_max >> 20) } else { format!("{queue_max} bytes") },
+            full_for.as_secs_f64()
         ));
     }
     stop_warnings(why, attach, a.duration, &mut info.warnings);
@@ -305,5 +349,22 @@ pub fn fallback_line(e: &ebpf::BpfError) -> String {
                 .to_string()
         }
         _ => format!("syslint: eBPF is not available here ({e}); tracing with strace instead (slower)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_limit_follows_available_memory() {
+        let m = "MemTotal:       24641536 kB\nMemFree:         1000 kB\nMemAvailable:   2097152 kB\n";
+        assert_eq!(mem_available(m), Some(2 << 30));
+        assert_eq!(mem_available("MemTotal: 5 kB\n"), None);
+        assert_eq!(mem_available("MemAvailable: lots kB\n"), None);
+        // the real machine: within the bounds
+        let q = queue_limit();
+        assert!((QUEUE_MIN..=QUEUE_MAX).contains(&q) || std::env::var_os("SYSLINT_QUEUE_BYTES").is_some(), "{q}");
+        assert_eq!(compact_from(q), q / 2);
     }
 }
