@@ -21,6 +21,10 @@
 #   WRK_SECS=5 ATTACH_WAIT=2 PORT=18431 (first free port from there)
 #   RUN_TIMEOUT=900      seconds; any single run is killed after this
 #   SYSLINT=target/release/syslint   (not built by this script: cargo build --release)
+#   alt-NAME             extra rows for A/B runs of other builds or settings: CONFIGS="untraced
+#                        ebpf alt-new" with ALT_new_BIN=/path/to/syslint (default $SYSLINT),
+#                        ALT_new_ENV="VAR=value ..." (its environment) and ALT_new_ARGS="..."
+#                        (more `syslint trace` options); it runs `syslint trace --backend ebpf`
 #
 # Workloads (C sources in bench/workloads/, built with gcc -O2 into a temp dir):
 #   getppid  2,000,000 getppid()            dd     dd bs=512 count=2000000 /dev/zero -> /dev/null
@@ -93,29 +97,41 @@ gcc -O2 -Wall -o "$W/statloop" "$HERE/workloads/statloop.c"
 want() { case " $CONFIGS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 ROWS=(untraced)
 declare -A SKIP=()
-probe_syslint() {   # probe_syslint NAME ARGS... : can `syslint trace ARGS -- true` run?
-    local name=$1; shift
-    local rc=0
-    timeout -k 5 60 "$SYSLINT" trace "$@" -q --format json --output-file "$TMPD/probe.json" -- true \
+probe_syslint() {   # probe_syslint CONFIG : can its `syslint trace ... -- true` run?
+    local name=$1 rc=0
+    syslint_cmd "$name"
+    timeout -k 5 60 "${SCMD[@]}" -q --format json --output-file "$TMPD/probe.json" -- true \
         > "$TMPD/probe.out" 2> "$TMPD/probe.err" || rc=$?
     if [ "$rc" -ge 2 ] || [ ! -s "$TMPD/probe.json" ]; then
-        SKIP[$name]="\`syslint trace $*\` not available yet (exit $rc: $(head -c 300 "$TMPD/probe.err" | tr '\n' ' '))"
+        SKIP[$name]="\`${SCMD[*]}\` not available yet (exit $rc: $(head -c 300 "$TMPD/probe.err" | tr '\n' ' '))"
         rm -f "$TMPD/probe.json"
         return 1
     fi
     rm -f "$TMPD/probe.json"
 }
-for c in ebpf ebpf-summary syslint-strace; do
-    want "$c" || continue
-    if [ ! -x "$SYSLINT" ]; then
-        SKIP[$c]="no syslint binary at $SYSLINT (cargo build --release)"
+is_syslint() { case $1 in ebpf|ebpf-summary|syslint-strace|alt-*) return 0 ;; *) return 1 ;; esac; }
+syslint_cmd() {   # syslint_cmd CONFIG -> sets SCMD: the `syslint trace ...` of a syslint row
+    local v
+    case $1 in
+        ebpf) SCMD=("$SYSLINT" trace --backend ebpf) ;;
+        ebpf-summary) SCMD=("$SYSLINT" trace --backend ebpf --summary-only) ;;
+        syslint-strace) SCMD=("$SYSLINT" trace --backend strace) ;;
+        alt-*)
+            v=${1#alt-}
+            local bin="ALT_${v}_BIN" env="ALT_${v}_ENV" args="ALT_${v}_ARGS"
+            # word splitting of the ENV and ARGS lists is wanted
+            # shellcheck disable=SC2206
+            SCMD=(env ${!env:-} "${!bin:-$SYSLINT}" trace --backend ebpf ${!args:-}) ;;
+    esac
+}
+for c in $CONFIGS; do
+    is_syslint "$c" || continue
+    syslint_cmd "$c"
+    if [ ! -x "${SCMD[0]}" ] && [ "${SCMD[0]}" != env ]; then
+        SKIP[$c]="no syslint binary at ${SCMD[0]} (cargo build --release)"
         continue
     fi
-    case $c in
-        ebpf) probe_syslint ebpf --backend ebpf && ROWS+=(ebpf) ;;
-        ebpf-summary) probe_syslint ebpf-summary --backend ebpf --summary-only && ROWS+=(ebpf-summary) ;;
-        syslint-strace) probe_syslint syslint-strace --backend strace && ROWS+=(syslint-strace) ;;
-    esac
+    probe_syslint "$c" && ROWS+=("$c")
 done
 for c in strace-c perf bpftrace; do want "$c" && ROWS+=("$c"); done
 if want syscount; then
@@ -133,6 +149,7 @@ label() {
         perf) echo '`perf trace -s`' ;;
         bpftrace) echo 'bpftrace count map' ;;
         syscount) echo '`syscount` (libbpf-tools, BCC'"'"'s in-kernel counting, whole host)' ;;
+        alt-*) syslint_cmd "$1"; echo "\`${SCMD[*]}\`" ;;
     esac
 }
 is_slow() { case $1 in syslint-strace|strace-c|perf) return 0 ;; *) return 1 ;; esac; }
@@ -155,7 +172,7 @@ json_get() {   # json_get FILE KEY (under .capture)
 record_extra() {
     local c=$1 key=$2 j=$3 o=$4 e=$5 lost= seen=
     case $c in
-        ebpf|ebpf-summary|syslint-strace)
+        ebpf|ebpf-summary|syslint-strace|alt-*)
             if [ -s "$j" ]; then lost=$(json_get "$j" lost_events); seen=$(json_get "$j" syscalls); fi ;;
         perf)
             lost=$(cat "$o" "$e" 2> /dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == "LOST" && $(i + 1) ~ /^[0-9]+$/) s += $(i + 1) } END { print s + 0 }'; true)
@@ -189,9 +206,9 @@ run_batch() {   # run_batch WORKLOAD CONFIG
     local cmd
     case $c in
         untraced) cmd=("${WCMD[@]}") ;;
-        ebpf) cmd=("$SYSLINT" trace --backend ebpf -q --format json --output-file "$j" -- "${WCMD[@]}") ;;
-        ebpf-summary) cmd=("$SYSLINT" trace --backend ebpf --summary-only -q --format json --output-file "$j" -- "${WCMD[@]}") ;;
-        syslint-strace) cmd=("$SYSLINT" trace --backend strace -q --format json --output-file "$j" -- "${WCMD[@]}") ;;
+        ebpf|ebpf-summary|syslint-strace|alt-*)
+            syslint_cmd "$c"
+            cmd=("${SCMD[@]}" -q --format json --output-file "$j" -- "${WCMD[@]}") ;;
         strace-c) cmd=(strace -c -f -o /dev/null "${WCMD[@]}") ;;
         perf) cmd=(perf trace -s -o "$o" -- "${WCMD[@]}") ;;
         bpftrace) cmd=(bpftrace -o "$o" -e "$BT_PROG" -c "${WCMD[*]}") ;;
@@ -207,7 +224,7 @@ run_batch() {   # run_batch WORKLOAD CONFIG
         secs=$(sed -n 's/^workload-elapsed: \([0-9.]*\).*/\1/p' "$e" | tail -n 1)
     fi
     # syslint exits 1 when it has findings: only >= 2 (or no time from the workload) is a failure
-    if [ -z "$secs" ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; } || { [ "$rc" = 1 ] && [ "$c" != ebpf ] && [ "$c" != ebpf-summary ] && [ "$c" != syslint-strace ]; }; then
+    if [ -z "$secs" ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; } || { [ "$rc" = 1 ] && ! is_syslint "$c"; }; then
         log "warning: $c on $w: exit $rc, no time: $(grep -v -e 'workload-elapsed' -e 'RLIMIT_MEMLOCK' "$e" | head -n 3 | tr '\n' ' ')"
         echo "$rc" > "$TMPD/$key.rc"
         return 0
@@ -292,9 +309,9 @@ run_nginx() {   # run_nginx CONFIG
     local bound=$(( ATTACH_WAIT + WRK_SECS + 10 )) cmd=() sig=INT
     case $c in
         untraced) ;;
-        ebpf) cmd=("$SYSLINT" trace --backend ebpf -q --format json --output-file "$j" -p "$csv" --for "${bound}s") ;;
-        ebpf-summary) cmd=("$SYSLINT" trace --backend ebpf --summary-only -q --format json --output-file "$j" -p "$csv" --for "${bound}s") ;;
-        syslint-strace) cmd=("$SYSLINT" trace --backend strace -q --format json --output-file "$j" -p "$csv" --for "${bound}s") ;;
+        ebpf|ebpf-summary|syslint-strace|alt-*)
+            syslint_cmd "$c"
+            cmd=("${SCMD[@]}" -q --format json --output-file "$j" -p "$csv" --for "${bound}s") ;;
         strace-c) cmd=(strace -c -f -o /dev/null); for p in $pids; do cmd+=(-p "$p"); done; sig=TERM ;;
         perf) cmd=(perf trace -s -o "$o" -p "$csv") ;;
         bpftrace) cmd=(bpftrace -o "$o" -e "tracepoint:raw_syscalls:sys_enter /$filt/ { @n[args->id] = count(); }") ;;
