@@ -3,7 +3,8 @@
 
 mod common;
 use common::*;
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn tmp(tag: &str) -> std::path::PathBuf {
@@ -321,29 +322,25 @@ both!(sigint_detaches_and_reports);
 both!(sigkill_to_syslint_leaves_the_program_running);
 both!(ctrl_c_goes_to_the_command);
 
-/// A kernel buffer too small for the rate: records are dropped, never waited for, and every
-/// report says how many syscalls were lost; seen plus lost is everything the program did.
-#[test]
-fn drops_are_counted_and_reported() {
-    if !bpf_ok("the eBPF variants") || !have("cc") {
-        return;
-    }
-    let d = tmp("drops");
-    let prog = d.join("three_calls");
+/// `three_calls ROUNDS` (getpid, getppid, gettid in a loop) built and traced with eBPF and
+/// `env` set: the program, the process output and the JSON report.
+fn trace_three_calls(name: &str, rounds: u64, env: (&str, &str)) -> (PathBuf, Output, syslint_report::Report) {
+    let prog = tmp(name).join("three_calls");
     let src = root().join("crates/cli/tests/programs/three_calls.c");
     assert!(Command::new("cc").args(["-O2", "-o"]).arg(&prog).arg(&src).status().unwrap().success());
-    let rounds = 300_000u64;
     let o = Command::new(bin())
         .args(["trace", "--backend", "ebpf", "-q", "--format", "json", "--"])
         .arg(&prog)
         .arg(rounds.to_string())
-        .env("SYSLINT_RING_BYTES", "16384")
+        .env(env.0, env.1)
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
-    assert!(r.capture.lost_events > 0, "nothing lost with a 16 KiB buffer");
-    assert!(r.capture.warnings.iter().any(|w| w.contains("overflowed")), "{:?}", r.capture.warnings);
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    (prog, o, r)
+}
+
+/// Seen plus lost must be every call the program made.
+fn assert_nothing_unaccounted(r: &syslint_report::Report, rounds: u64) {
     let seen: u64 = ["getpid", "getppid", "gettid"]
         .iter()
         .map(|n| r.summary.syscalls.iter().find(|s| s.name == *n).map_or(0, |s| s.calls))
@@ -354,6 +351,21 @@ fn drops_are_counted_and_reported() {
         r.capture.lost_events,
         3 * rounds
     );
+}
+
+/// A kernel buffer too small for the rate: records are dropped, never waited for, and every
+/// report says how many syscalls were lost; seen plus lost is everything the program did.
+#[test]
+fn drops_are_counted_and_reported() {
+    if !bpf_ok("the eBPF variants") || !have("cc") {
+        return;
+    }
+    let rounds = 300_000u64;
+    let (prog, o, r) = trace_three_calls("drops", rounds, ("SYSLINT_RING_BYTES", "16384"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(r.capture.lost_events > 0, "nothing lost with a 16 KiB buffer");
+    assert!(r.capture.warnings.iter().any(|w| w.contains("overflowed")), "{:?}", r.capture.warnings);
+    assert_nothing_unaccounted(&r, rounds);
     // the table says it too, loudly
     let t = Command::new(bin())
         .args(["trace", "--backend", "ebpf", "-q", "--color", "never", "--"])
@@ -373,27 +385,16 @@ fn a_full_queue_is_reported() {
     if !bpf_ok("the eBPF variants") || !have("cc") {
         return;
     }
-    let d = tmp("queue");
-    let prog = d.join("three_calls");
-    let src = root().join("crates/cli/tests/programs/three_calls.c");
-    assert!(Command::new("cc").args(["-O2", "-o"]).arg(&prog).arg(&src).status().unwrap().success());
     let rounds = 300_000u64;
-    let o = Command::new(bin())
-        .args(["trace", "--backend", "ebpf", "-q", "--format", "json", "--"])
-        .arg(&prog)
-        .arg(rounds.to_string())
-        .env("SYSLINT_QUEUE_BYTES", "1")
-        .output()
-        .unwrap();
+    let (_, o, r) = trace_three_calls("queue", rounds, ("SYSLINT_QUEUE_BYTES", "1"));
     // 1: the spin may be reported (busy-poll), depending on how much was lost
     assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
-    assert!(r.capture.warnings.iter().any(|w| w.contains("fell behind") && w.contains("queue")), "{:?}", r.capture.warnings);
-    let seen: u64 = ["getpid", "getppid", "gettid"]
-        .iter()
-        .map(|n| r.summary.syscalls.iter().find(|s| s.name == *n).map_or(0, |s| s.calls))
-        .sum();
-    assert!(seen + r.capture.lost_events >= 3 * rounds, "seen {seen} + lost {}", r.capture.lost_events);
+    assert!(
+        r.capture.warnings.iter().any(|w| w.contains("fell behind") && w.contains("queue")),
+        "{:?}",
+        r.capture.warnings
+    );
+    assert_nothing_unaccounted(&r, rounds);
 }
 
 /// Attaching to a server that is already listening: its listening socket was opened before
