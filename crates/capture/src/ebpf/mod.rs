@@ -106,11 +106,7 @@ impl EbpfSession {
     /// Everything still in the buffer and the runs the kernel has not reported yet, in order.
     pub fn drain(&mut self) -> Result<Vec<Chunk>, BpfError> {
         let mut out = Vec::new();
-        let mut raw = Vec::new();
-        while self.pump(Duration::ZERO, &mut raw, usize::MAX)? > 0 {}
-        if !raw.is_empty() {
-            out.push(Chunk::Raw(std::mem::take(&mut raw)));
-        }
+        self.drain_ring(&mut out)?;
         let (enc, n, mut encoded) = (&mut self.encoder, &mut self.records, Vec::new());
         self.probe.flush_pending(&mut |r| {
             *n += 1;
@@ -119,11 +115,18 @@ impl EbpfSession {
         if !encoded.is_empty() {
             out.push(Chunk::Encoded(encoded));
         }
+        self.drain_ring(&mut out)?;
+        Ok(out)
+    }
+
+    /// What the ring buffer holds now, as one raw chunk (none when it is empty).
+    fn drain_ring(&mut self, out: &mut Vec<Chunk>) -> Result<(), BpfError> {
+        let mut raw = Vec::new();
         while self.pump(Duration::ZERO, &mut raw, usize::MAX)? > 0 {}
         if !raw.is_empty() {
             out.push(Chunk::Raw(raw));
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The command's exit status once it ended (None while it runs, or when attached).

@@ -55,14 +55,6 @@ fn mem_available(meminfo: &str) -> Option<usize> {
     kib.checked_mul(1024)
 }
 
-/// The capture thread hands records over as they lay in the ring buffer (one copy, the least
-/// CPU taken from the traced program) while the queue is shorter than half its limit; beyond,
-/// the analysis is falling behind (a busy machine starves it at nice 19) and it encodes them,
-/// about 2.5 times smaller (~40 bytes a record without payloads), so the queue holds more
-/// before anything is lost.
-fn compact_from(limit: usize) -> usize {
-    limit / 2
-}
 /// The most one handover holds (buffers of this size are reused).
 const CHUNK_BYTES: usize = 1 << 20;
 /// Emptied buffers kept for reuse (a fresh one costs a page fault per page).
@@ -101,7 +93,15 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
     // emptied buffers go back to the capture thread
     let (free_tx, free_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(FREE_BUFFERS);
     let queued = Arc::new(AtomicUsize::new(0));
-    let (queue_max, mut full_since, mut full_for) = (queue_limit(), None::<Instant>, Duration::ZERO);
+    let queue_max = queue_limit();
+    // the capture thread hands records over as they lay in the ring buffer (one copy, the least
+    // CPU taken from the traced program) while the queue is shorter than this; beyond, the
+    // analysis is falling behind (a busy machine starves it at nice 19) and it encodes them,
+    // about 2.5 times smaller (~40 bytes a record without payloads), so the queue holds more
+    // before anything is lost
+    let compact_from = queue_max / 2;
+    // how long the ring buffer was left unread because the queue was full
+    let mut full_for = Duration::ZERO;
 
     let (mut why, mut status_of_child, mut failure) = (0, None, None); // why: 0 ended, 1 --for, 2 SIGINT, 3 SIGTERM
     let analysis = std::thread::scope(|scope| {
@@ -117,20 +117,18 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
         loop {
             let q = queued.load(Ordering::Relaxed);
             if q < queue_max {
-                if let Some(t) = full_since.take() {
-                    full_for += t.elapsed();
-                }
                 if let Err(e) = session.pump(Duration::from_millis(100), &mut raw, CHUNK_BYTES) {
                     failure = Some(e.to_string());
                     break;
                 }
             } else {
                 // the analysis is far behind: let the ring buffer fill (the kernel counts drops)
-                full_since.get_or_insert_with(Instant::now);
-                std::thread::sleep(Duration::from_millis(20));
+                const PAUSE: Duration = Duration::from_millis(20);
+                std::thread::sleep(PAUSE);
+                full_for += PAUSE;
             }
             if !raw.is_empty() {
-                let chunk = if q >= compact_from(queue_max) {
+                let chunk = if q >= compact_from {
                     let mut enc = fresh();
                     if let Err(e) = session.compact(&raw, &mut enc) {
                         failure.get_or_insert(format!("reading the ring buffer: {e}"));
@@ -163,9 +161,6 @@ pub fn run(a: TraceArgs, mut session: EbpfSession, sigint: Arc<AtomicBool>, sigt
                 status_of_child = Some(st);
                 break;
             }
-        }
-        if let Some(t) = full_since.take() {
-            full_for += t.elapsed();
         }
         match session.drain() {
             Ok(chunks) => {
@@ -365,6 +360,5 @@ mod tests {
         // the real machine: within the bounds
         let q = queue_limit();
         assert!((QUEUE_MIN..=QUEUE_MAX).contains(&q) || std::env::var_os("SYSLINT_QUEUE_BYTES").is_some(), "{q}");
-        assert_eq!(compact_from(q), q / 2);
     }
 }
