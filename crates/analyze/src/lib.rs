@@ -1,8 +1,11 @@
 //! syslint analysis: one streaming pass over events in time order that feeds the process/fd
 //! model, the per-syscall statistics and the detectors, and produces a [`Report`].
 
+#[cfg(test)]
+pub(crate) mod check;
 pub mod detectors;
 pub mod hist;
+pub mod kit;
 pub mod model;
 pub mod registry;
 pub mod summary;
@@ -12,9 +15,7 @@ use model::Model;
 use registry::Detector;
 use summary::SyscallTable;
 use syslint_event::{Clock, Event, EventKind};
-use syslint_report::{
-    Capture, EndpointStats, OtherProcesses, ProcessStats, Report, Summary, TargetStats, Tool, Window,
-};
+use syslint_report::{Capture, EndpointStats, OtherProcesses, ProcessStats, Report, Summary, TargetStats, Tool};
 
 /// Rows kept per summary table in the report (the JSON has these; printers may show fewer).
 pub const TOP_ROWS: usize = 50;
@@ -23,6 +24,8 @@ pub struct Analyzer {
     model: Model,
     syscalls: SyscallTable,
     detectors: Vec<Box<dyn Detector>>,
+    dispatch: Dispatch,
+    seq: u64,
     timeline: timeline::Timeline,
     first_ts: Option<i64>,
     last_ts: Option<i64>,
@@ -41,7 +44,9 @@ impl Analyzer {
         Analyzer {
             model: Model::new(),
             syscalls: SyscallTable::default(),
+            dispatch: Dispatch::new(&detectors),
             detectors,
+            seq: 0,
             timeline: timeline::Timeline::new(),
             first_ts: None,
             last_ts: None,
@@ -73,14 +78,32 @@ impl Analyzer {
             self.timeline.on_event(ev);
         }
         let target = self.model.on_event(ev);
-        if !self.detectors.is_empty() {
-            let cx = registry::Ctx {
-                model: &self.model,
-                target: target.and_then(|t| self.model.target(t)),
-                tgid: self.model.tgid(ev.pid),
-            };
-            for d in &mut self.detectors {
-                d.on_event(&cx, ev);
+        let seq = self.seq;
+        self.seq += 1;
+        let (wanted, kind) = match &ev.kind {
+            EventKind::Syscall(sc) => (self.dispatch.syscall(sc.sys), Hook::Syscall(sc)),
+            EventKind::Exited { .. } | EventKind::Killed { .. } => (&self.dispatch.exits[..], Hook::Exit),
+            EventKind::Alias { old } => (&self.dispatch.aliases[..], Hook::Alias(*old)),
+            EventKind::Signal { .. } | EventKind::Attached { .. } | EventKind::Detached => {
+                (&self.dispatch.notes[..], Hook::Note)
+            }
+        };
+        if wanted.is_empty() {
+            return;
+        }
+        let cx = registry::Ctx {
+            model: &self.model,
+            seq,
+            target: target.and_then(|t| self.model.target(t)),
+            tgid: self.model.tgid(ev.pid),
+        };
+        for &i in wanted {
+            let d = &mut self.detectors[i as usize];
+            match kind {
+                Hook::Syscall(sc) => d.on_syscall(&cx, ev, sc),
+                Hook::Exit => d.on_exit(&cx, ev),
+                Hook::Alias(old) => d.on_alias(&cx, ev, old),
+                Hook::Note => d.on_note(&cx, ev),
             }
         }
     }
@@ -88,12 +111,7 @@ impl Analyzer {
     /// How many findings the detectors would report if the trace ended now. Asked of copies
     /// of the detectors, so the analysis goes on unchanged (for live status lines).
     pub fn findings_so_far(&self) -> usize {
-        let window = match (self.first_ts, self.last_ts) {
-            (Some(a), Some(b)) => {
-                Some(Window { start_s: a as f64 / 1e9, end_s: b as f64 / 1e9, duration_s: (b - a).max(0) as f64 / 1e9 })
-            }
-            _ => None,
-        };
+        let window = kit::window(self.first_ts, self.last_ts);
         let cx = registry::FinishCtx { model: &self.model, clock: Clock::None, window };
         self.detectors.iter().map(|d| d.clone_box().finish(&cx).len()).sum()
     }
@@ -101,12 +119,7 @@ impl Analyzer {
     /// Finish the pass. `capture` carries what the backend knows (sources, lines, unparsed,
     /// lost events); the analyzer fills in processes, threads, window and durations.
     pub fn finish(mut self, mut capture: Capture) -> Report {
-        let window = match (self.first_ts, self.last_ts) {
-            (Some(a), Some(b)) => {
-                Some(Window { start_s: a as f64 / 1e9, end_s: b as f64 / 1e9, duration_s: (b - a).max(0) as f64 / 1e9 })
-            }
-            _ => None,
-        };
+        let window = kit::window(self.first_ts, self.last_ts);
         let window_s = window.map_or(0.0, |w| w.duration_s);
         let cx = registry::FinishCtx { model: &self.model, clock: Clock::from_name(&capture.clock), window };
         let mut findings = Vec::new();
@@ -215,6 +228,42 @@ impl Analyzer {
             },
             findings,
         }
+    }
+}
+
+/// Which detectors (indexes) each kind of event goes to, built once from their interests.
+struct Dispatch {
+    /// Indexed by `Sys as usize`; the last entry is `Sys::Other`.
+    by_sys: Vec<Box<[u16]>>,
+    exits: Box<[u16]>,
+    aliases: Box<[u16]>,
+    notes: Box<[u16]>,
+}
+
+#[derive(Copy, Clone)]
+enum Hook<'e, 'a> {
+    Syscall(&'e syslint_event::Syscall<'a>),
+    Exit,
+    Alias(syslint_event::Pid),
+    Note,
+}
+
+impl Dispatch {
+    fn new(detectors: &[Box<dyn Detector>]) -> Dispatch {
+        let pick = |f: &dyn Fn(&registry::Interest) -> bool| -> Box<[u16]> {
+            (0..detectors.len()).filter(|&i| f(&detectors[i].meta().interest)).map(|i| i as u16).collect()
+        };
+        let mut by_sys: Vec<Box<[u16]>> =
+            syslint_event::syscalls::TABLE.iter().map(|&(sys, _, _)| pick(&|it| it.wants(sys))).collect();
+        by_sys.push(pick(&|it| it.all_syscalls));
+        Dispatch { by_sys, exits: pick(&|it| it.exits), aliases: pick(&|it| it.aliases), notes: pick(&|it| it.notes) }
+    }
+
+    #[inline]
+    fn syscall(&self, sys: syslint_event::Sys) -> &[u16] {
+        // `Sys` is `repr(u16)` in table order with `Other` last
+        let i = (sys as usize).min(self.by_sys.len() - 1);
+        &self.by_sys[i]
     }
 }
 

@@ -6,7 +6,7 @@
 //! How to write a detector: docs/detectors.md.
 
 use crate::model::Model;
-use syslint_event::{Clock, Event};
+use syslint_event::{Class, Clock, Event, Pid, Sys, Syscall};
 use syslint_report::{Finding, Severity, Window};
 
 /// Whether a detector runs by default.
@@ -58,11 +58,56 @@ pub struct Meta {
     pub summary: &'static str,
     pub docs: Docs,
     pub options: &'static [OptionDoc],
+    /// The events the detector is handed (see [`Interest`]).
+    pub interest: Interest,
+}
+
+impl Meta {
+    /// The fix a finding carries: the first paragraph of the docs' Fix section, without its
+    /// final period (the rest of that section is the longer explanation `syslint explain`
+    /// prints), so the fix is written once.
+    pub fn fix(&self) -> &'static str {
+        let f = self.docs.fix.trim();
+        // findings' texts end without a period, like their messages
+        f.split("\n\n").next().unwrap_or(f).trim().trim_end_matches('.')
+    }
+}
+
+/// What a detector wants to see, declared once in its [`Meta`]. The analyzer builds a
+/// dispatch table from these when it starts: a detector is never called for an event it did
+/// not ask for, so the cost of an event does not grow with detectors that ignore it.
+#[derive(Copy, Clone, Debug)]
+pub struct Interest {
+    /// These syscalls ...
+    pub syscalls: &'static [Sys],
+    /// ... and every syscall in any of these classes ...
+    pub classes: &'static [Class],
+    /// ... or every syscall, known or not (for detectors that count all calls).
+    pub all_syscalls: bool,
+    /// Thread and process ends (`+++ exited` / `+++ killed`): [`Detector::on_exit`].
+    pub exits: bool,
+    /// A pid learnt to be the same thread as an earlier pid-less one: [`Detector::on_alias`].
+    pub aliases: bool,
+    /// Signals, attach and detach notes: [`Detector::on_note`].
+    pub notes: bool,
+}
+
+impl Interest {
+    /// Nothing at all (a detector that only looks at the model at the end).
+    pub const NONE: Interest =
+        Interest { syscalls: &[], classes: &[], all_syscalls: false, exits: false, aliases: false, notes: false };
+
+    /// Whether a syscall is wanted.
+    pub fn wants(&self, sys: Sys) -> bool {
+        self.all_syscalls || self.syscalls.contains(&sys) || self.classes.iter().any(|&c| sys.is(c))
+    }
 }
 
 /// What a detector sees with each event, after the model has seen it.
 pub struct Ctx<'m> {
     pub model: &'m Model,
+    /// Position of the event in the whole stream (every event counts, wanted or not).
+    pub seq: u64,
     /// What the syscall's fd argument referred to (looked up before a `close` removed it).
     pub target: Option<crate::model::TargetView<'m>>,
     /// The process the event's thread belongs to (looked up once for all detectors).
@@ -78,12 +123,37 @@ pub struct FinishCtx<'m> {
     pub window: Option<Window>,
 }
 
-/// A detector sees every event in time order and returns its findings at the end.
-/// (Detectors are `Clone`, so a live trace can ask a copy for the findings so far.)
+/// A detector sees, in time order, the events its [`Meta::interest`] asks for, and returns its
+/// findings at the end. (Detectors are `Clone`, so a live trace can ask a copy for the
+/// findings so far.)
 pub trait Detector: DetectorClone + Send {
     fn meta(&self) -> &'static Meta;
-    fn on_event(&mut self, cx: &Ctx, ev: &Event);
+    /// A syscall the interest names.
+    fn on_syscall(&mut self, _cx: &Ctx, _ev: &Event, _sc: &Syscall) {}
+    /// A thread ended (`ev.pid`); when `cx.tgid == ev.pid` the process ended with it.
+    fn on_exit(&mut self, _cx: &Ctx, _ev: &Event) {}
+    /// `ev.pid` is the thread earlier events showed as `old`: re-key what is kept for `old`.
+    fn on_alias(&mut self, _cx: &Ctx, _ev: &Event, _old: Pid) {}
+    /// A signal, attach or detach note.
+    fn on_note(&mut self, _cx: &Ctx, _ev: &Event) {}
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding>;
+}
+
+/// A detector declared for the registry: its metadata, its config type (whose fields are the
+/// documented options, see [`options!`](crate::options)) and how to build one from a config.
+pub trait Declared: Detector + Clone + 'static {
+    type Config: serde::Serialize + serde::de::DeserializeOwned + Default;
+    const META: &'static Meta;
+    fn new(cfg: Self::Config) -> Self;
+}
+
+/// The registry entry of a declared detector: `entry::<BusyPoll>()`.
+pub const fn entry<D: Declared>() -> Entry {
+    Entry { meta: D::META, make: make_of::<D>, defaults: defaults_of::<D::Config> }
+}
+
+fn make_of<D: Declared>(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
+    Ok(Box::new(D::new(config_of::<D::Config>(v)?)))
 }
 
 /// Copying a boxed detector (implemented for every `Clone` detector).
@@ -167,6 +237,50 @@ pub fn config_of<T: serde::de::DeserializeOwned + Default>(v: Option<&toml::Valu
 /// A detector's default config as a TOML value.
 pub fn defaults_of<T: serde::Serialize + Default>() -> toml::Value {
     toml::Value::try_from(T::default()).unwrap_or(toml::Value::Table(Default::default()))
+}
+
+/// Declare a detector's options once: each field with its doc comment (the meaning
+/// `syslint explain` prints), its type and its default. Generates the config struct (serde,
+/// unknown keys rejected, missing keys defaulted), its `Default`, and `OPTIONS`, the
+/// documentation list for [`Meta::options`]:
+///
+/// ```text
+/// syslint_analyze::options! {
+///     pub struct Config {
+///         /// spins a window needs to be reported
+///         min_spins: u64 = 200,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! options {
+    (
+        $(#[$smeta:meta])*
+        $vis:vis struct $name:ident {
+            $( $(#[doc = $doc:literal])+ $field:ident : $ty:ty = $default:expr ),* $(,)?
+        }
+    ) => {
+        $(#[$smeta])*
+        #[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
+        #[serde(default, deny_unknown_fields)]
+        $vis struct $name {
+            $( $(#[doc = $doc])+ pub $field: $ty, )*
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name { $( $field: $default, )* }
+            }
+        }
+
+        /// The documented options, in declaration order.
+        pub const OPTIONS: &[$crate::registry::OptionDoc] = &[
+            $( $crate::registry::OptionDoc {
+                name: stringify!($field),
+                meaning: concat!($($doc),+),
+            }, )*
+        ];
+    };
 }
 
 /// Severity from a cost: ordinary programs that waste milliseconds get at most `info`.

@@ -8,11 +8,11 @@
 //! (`TCP:[127.0.0.1:8080]`, `socket:[12345]`), else the topmost traced ancestor and the fd.
 
 use super::{num, Evidence};
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 use syslint_event::args::{self, FdTarget};
-use syslint_event::{Class, Event, EventKind, Pid, Ret, Sys, Syscall};
+use syslint_event::{Class, Event, Pid, Ret, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -79,6 +79,21 @@ each connection wakes several workers, one accepts it, the others get EAGAIN\n  
             meaning: "empty wake-ups per accepted connection for an error (default 8)",
         },
     ],
+    interest: Interest {
+        syscalls: &[
+            Sys::Accept,
+            Sys::Accept4,
+            Sys::Socket,
+            Sys::Setsockopt,
+            Sys::Bind,
+            Sys::Getsockname,
+            Sys::Listen,
+            Sys::EpollCtl,
+        ],
+        classes: &[Class::POLL],
+        exits: true,
+        ..Interest::NONE
+    },
 };
 
 pub const ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
@@ -291,7 +306,7 @@ impl AcceptHerd {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if sc.sys.is(Class::POLL) {
             if !self.bursts.is_empty() {
                 self.end_burst(ev.pid);
@@ -400,29 +415,12 @@ impl Detector for AcceptHerd {
         &META
     }
 
-    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
-        match &ev.kind {
-            EventKind::Syscall(sc) => {
-                let s = sc.sys;
-                if s.is(Class::POLL)
-                    || matches!(
-                        s,
-                        Sys::Accept
-                            | Sys::Accept4
-                            | Sys::Socket
-                            | Sys::Setsockopt
-                            | Sys::Bind
-                            | Sys::Getsockname
-                            | Sys::Listen
-                            | Sys::EpollCtl
-                    )
-                {
-                    self.on_syscall(cx, ev, sc);
-                }
-            }
-            EventKind::Exited { .. } | EventKind::Killed { .. } => self.end_burst(ev.pid),
-            _ => {}
-        }
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        self.syscall(cx, ev, sc)
+    }
+
+    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
+        self.end_burst(ev.pid)
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

@@ -8,12 +8,12 @@
 //! at an idle gap between two calls (timestamps), or after a run of other calls. Windows with
 //! enough spins at a high enough rate are reported, summed per thread.
 
-use super::{num, Evidence};
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use super::Evidence;
+use crate::kit::{window, Metrics, Timing};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher};
-use syslint_event::{args, Class, Clock, Event, EventKind, Pid, Ret, Sys, Syscall, Timeout};
+use syslint_event::{args, Class, Clock, Event, Pid, Ret, Sys, Syscall, Timeout};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -52,7 +52,12 @@ timestamps also `spin_seconds` (time inside the windows: the thread never blocke
 spinning calls themselves). Evidence: the first spins of the largest window and the call that ended \
 it. The subject is the thread; the message names the fd being waited on when the spinning calls name \
 one.",
-        fix: "Block instead of spinning: give the wait a real timeout, or use a blocking event loop. \
+        fix: "wait instead of spinning: poll/epoll_wait with a real timeout (or -1) instead of 0, or a \
+blocking read; PHP curl_multi: call curl_multi_select($mh, 1.0) between curl_multi_exec() calls and \
+usleep() when it returns -1; C libcurl: curl_multi_poll() (>= 7.66.0, also waits while no socket is \
+ready yet, e.g. during an async DNS lookup) or curl_multi_wait() with a timeout; threads: a condition \
+variable or eventfd instead of a sched_yield() loop.\n\n\
+Block instead of spinning: give the wait a real timeout, or use a blocking event loop. \
 PHP curl_multi: call curl_multi_select($mh, $timeout) between curl_multi_exec() calls; it blocks \
 until a transfer can make progress or the timeout strikes, and when it returns -1 (select failed) \
 sleep briefly with usleep() instead of looping at once. C libcurl: curl_multi_poll() (libcurl >= \
@@ -70,78 +75,36 @@ a futex, an eventfd or a pipe instead of a sched_yield()/flag loop.",
 11528 19:18:42.541920 poll([{fd=6<TCP:[127.0.0.1:41750->127.0.0.1:38929]>, events=POLLIN|POLLPRI|POLLRDNORM|POLLRDBAND}], 1, 0) = 0 (Timeout) <0.000007>\n    \
 (13075 such calls in 0.50 s, until the answer arrives)",
     },
-    options: &[
-        OptionDoc { name: "min_spins", meaning: "spins a window needs to be reported (default 200)" },
-        OptionDoc {
-            name: "min_spins_per_sec",
-            meaning: "with timestamps, spins per second a window needs (default 500)",
-        },
-        OptionDoc {
-            name: "min_spin_share",
-            meaning: "share of a window's calls that must be spins (default 0.5)",
-        },
-        OptionDoc {
-            name: "min_repeat_only_share",
-            meaning: "share of a window's calls that must be spins when all its spins are repeated cheap \
-calls, no empty polls or EAGAIN (default 0.95: a thread that works and reads the clock often is not waiting)",
-        },
-        OptionDoc {
-            name: "max_gap_ms",
-            meaning: "an idle gap this long between two calls of the thread ends a window (default 10)",
-        },
-        OptionDoc { name: "block_ms", meaning: "a call lasting this long (-T) blocked and ends a window (default 1)" },
-        OptionDoc { name: "max_other_calls", meaning: "this many other calls in a row end a window (default 16)" },
-        OptionDoc {
-            name: "warn_seconds",
-            meaning: "seconds of spinning for a warning (default 0.1); error from error_seconds",
-        },
-        OptionDoc {
-            name: "error_seconds",
-            meaning: "seconds of spinning, at least 20% of the thread's time, for an error (default 1)",
-        },
-        OptionDoc {
-            name: "warn_spins_untimed",
-            meaning: "without timestamps, spins for a warning (else info; default 5000)",
-        },
-    ],
+    options: OPTIONS,
+    interest: Interest { all_syscalls: true, exits: true, ..Interest::NONE },
 };
 
-pub const ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
+pub const ENTRY: Entry = registry::entry::<BusyPoll>();
 
-fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
-    let c: Config = registry::config_of(v)?;
-    Ok(Box::new(BusyPoll::new(c)))
-}
-
-#[derive(Serialize, Deserialize, Clone, Debug)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    pub min_spins: u64,
-    pub min_spins_per_sec: f64,
-    pub min_spin_share: f64,
-    pub min_repeat_only_share: f64,
-    pub max_gap_ms: f64,
-    pub block_ms: f64,
-    pub max_other_calls: u32,
-    pub warn_seconds: f64,
-    pub error_seconds: f64,
-    pub warn_spins_untimed: u64,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            min_spins: 200,
-            min_spins_per_sec: 500.0,
-            min_spin_share: 0.5,
-            min_repeat_only_share: 0.95,
-            max_gap_ms: 10.0,
-            block_ms: 1.0,
-            max_other_calls: 16,
-            warn_seconds: 0.1,
-            error_seconds: 1.0,
-            warn_spins_untimed: 5_000,
-        }
+crate::options! {
+    pub struct Config {
+        /// spins a window needs to be reported
+        min_spins: u64 = 200,
+        /// with timestamps, spins per second a window needs
+        min_spins_per_sec: f64 = 500.0,
+        /// share of a window's calls that must be spins
+        min_spin_share: f64 = 0.5,
+        /// share of a window's calls that must be spins when all its spins are repeated cheap
+        /// calls, no empty polls or EAGAIN (a thread that works and reads the clock often is not
+        /// waiting)
+        min_repeat_only_share: f64 = 0.95,
+        /// an idle gap this long between two calls of the thread ends a window
+        max_gap_ms: f64 = 10.0,
+        /// a call lasting this long (-T) blocked and ends a window
+        block_ms: f64 = 1.0,
+        /// this many other calls in a row end a window
+        max_other_calls: u32 = 16,
+        /// seconds of spinning for a warning; error from error_seconds
+        warn_seconds: f64 = 0.1,
+        /// seconds of spinning, at least 20% of the thread's time, for an error
+        error_seconds: f64 = 1.0,
+        /// without timestamps, spins for a warning (else info)
+        warn_spins_untimed: u64 = 5_000,
     }
 }
 
@@ -261,8 +224,7 @@ struct Window {
     repeats: u64,
     others: u64,
     other_run: u32,
-    syscall_ns: u64,
-    timed_spins: u64,
+    spin_timing: Timing,
     top: Vec<(Sys, Kind, u64)>,
     fd: Option<i32>,
     target: Option<String>,
@@ -289,8 +251,7 @@ struct Agg {
     calls: u64,
     seconds: f64,
     longest: f64,
-    syscall_ns: u64,
-    timed_spins: u64,
+    spin_timing: Timing,
     timed: bool,
     first_ts: Option<i64>,
     last_ts: Option<i64>,
@@ -315,7 +276,6 @@ struct Thread {
 
 #[derive(Clone)]
 struct Done {
-    pid: Pid,
     label: String,
     thread_seconds: f64,
     agg: Agg,
@@ -328,11 +288,15 @@ pub struct BusyPoll {
     done: Vec<Done>,
 }
 
-impl BusyPoll {
-    pub fn new(cfg: Config) -> Self {
+impl Declared for BusyPoll {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
         BusyPoll { cfg, threads: HashMap::default(), done: Vec::new() }
     }
+}
 
+impl BusyPoll {
     /// Close the thread's window: keep it when it qualifies. `end` is the call that ended it.
     fn close(cfg: &Config, th: &mut Thread, end: Option<&Event>) {
         let Some(w) = th.win.take() else {
@@ -356,8 +320,7 @@ impl BusyPoll {
         a.calls += calls;
         a.seconds += secs;
         a.longest = a.longest.max(secs);
-        a.syscall_ns += w.syscall_ns;
-        a.timed_spins += w.timed_spins;
+        a.spin_timing.merge(w.spin_timing);
         a.timed |= timed;
         if a.first_ts.is_none() {
             a.first_ts = w.first_ts;
@@ -381,7 +344,7 @@ impl BusyPoll {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if !self.threads.contains_key(&ev.pid) {
             if self.threads.len() >= MAX_THREADS {
                 return;
@@ -431,10 +394,7 @@ impl BusyPoll {
                 }
                 w.spins += 1;
                 w.other_run = 0;
-                if let Some(d) = sc.dur_ns {
-                    w.syscall_ns += d;
-                    w.timed_spins += 1;
-                }
+                w.spin_timing.add(sc.dur_ns);
                 match kind {
                     Kind::EmptyPoll => w.polls += 1,
                     Kind::Eagain => w.eagain += 1,
@@ -486,7 +446,7 @@ impl BusyPoll {
             (Some(a), Some(b)) => (b - a).max(0) as f64 / 1e9,
             _ => 0.0,
         };
-        self.done.push(Done { pid, label: model.label(pid), thread_seconds, agg });
+        self.done.push(Done { label: model.label(pid), thread_seconds, agg });
         if self.done.len() > MAX_FINDINGS * 2 {
             self.done.sort_by_key(|d| std::cmp::Reverse(d.agg.spins));
             self.done.truncate(MAX_FINDINGS);
@@ -529,24 +489,23 @@ impl BusyPoll {
         } else {
             Severity::Info
         };
-        let mut metrics = std::collections::BTreeMap::new();
-        metrics.insert("spins".to_string(), num(a.spins as f64));
-        metrics.insert("empty_polls".to_string(), num(a.polls as f64));
-        metrics.insert("eagain".to_string(), num(a.eagain as f64));
-        metrics.insert("repeated_calls".to_string(), num(a.repeats as f64));
-        metrics.insert("windows".to_string(), num(a.windows as f64));
-        metrics.insert("calls".to_string(), num(a.calls as f64));
+        let mut metrics = Metrics::new();
+        metrics
+            .count("spins", a.spins)
+            .count("empty_polls", a.polls)
+            .count("eagain", a.eagain)
+            .count("repeated_calls", a.repeats)
+            .count("windows", a.windows)
+            .count("calls", a.calls);
         if timed {
-            metrics.insert("spin_seconds".to_string(), num(a.seconds));
-            metrics.insert("spins_per_sec".to_string(), num(rate));
-            metrics.insert("longest_window_s".to_string(), num(a.longest));
-            metrics.insert("thread_seconds".to_string(), num(d.thread_seconds));
-            metrics.insert("share_of_thread_time".to_string(), num(share));
+            metrics
+                .value("spin_seconds", a.seconds)
+                .value("spins_per_sec", rate)
+                .value("longest_window_s", a.longest)
+                .value("thread_seconds", d.thread_seconds)
+                .value("share_of_thread_time", share);
         }
-        // only when every spin was timed (-T), not just the ones split into unfinished/resumed
-        if a.timed_spins == a.spins {
-            metrics.insert("syscall_seconds".to_string(), num(a.syscall_ns as f64 / 1e9));
-        }
+        metrics.value_opt("syscall_seconds", a.spin_timing.seconds());
         let mut evidence: Vec<String> = a.evidence.iter().map(|e| e.render(clock)).collect();
         if let Some(e) = &a.end_line {
             evidence.push("...".into());
@@ -571,15 +530,7 @@ timestamps)",
                 if a.windows == 1 { "" } else { "s" }
             )
         };
-        let window = match (a.first_ts, a.last_ts) {
-            (Some(s), Some(e)) => Some(syslint_report::Window {
-                start_s: s as f64 / 1e9,
-                end_s: e as f64 / 1e9,
-                duration_s: (e - s).max(0) as f64 / 1e9,
-            }),
-            _ => None,
-        };
-        let _ = d.pid;
+        let window = window(a.first_ts, a.last_ts);
         Finding {
             detector: META.name.into(),
             code: META.code.into(),
@@ -587,31 +538,25 @@ timestamps)",
             message,
             subject: d.label.clone(),
             window,
-            metrics,
+            metrics: metrics.build(),
             evidence,
             cost: Some(cost),
-            fix: FIX.into(),
+            fix: META.fix().into(),
         }
     }
 }
-
-const FIX: &str = "wait instead of spinning: poll/epoll_wait with a real timeout (or -1) instead of 0, or a \
-blocking read; PHP curl_multi: call curl_multi_select($mh, 1.0) between curl_multi_exec() calls and \
-usleep() when it returns -1; C libcurl: curl_multi_poll() (>= 7.66.0, also waits while no socket is \
-ready yet, e.g. during an async DNS lookup) or curl_multi_wait() with a timeout; threads: a condition \
-variable or eventfd instead of a sched_yield() loop";
 
 impl Detector for BusyPoll {
     fn meta(&self) -> &'static Meta {
         &META
     }
 
-    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
-        match &ev.kind {
-            EventKind::Syscall(sc) => self.on_syscall(cx, ev, sc),
-            EventKind::Exited { .. } | EventKind::Killed { .. } => self.retire(cx, ev.pid),
-            _ => {}
-        }
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        self.syscall(cx, ev, sc)
+    }
+
+    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
+        self.retire(cx, ev.pid)
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
@@ -637,6 +582,27 @@ impl Detector for BusyPoll {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::{check, check_with};
+
+    #[test]
+    fn fires_on_a_zero_timeout_poll_loop() {
+        let f = check("busy-poll", include_str!("../../fixtures/busy-poll/c-poll0-head320.strace"));
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["empty_polls"], 272);
+    }
+
+    #[test]
+    fn near_misses_are_quiet() {
+        // the same spin, cut before min_spins polls
+        assert!(check("busy-poll", include_str!("../../fixtures/busy-poll/c-poll0-head200.strace")).is_empty());
+        // ... which a lower threshold reports
+        let f =
+            check_with("busy-poll", "min_spins = 100", include_str!("../../fixtures/busy-poll/c-poll0-head200.strace"));
+        assert_eq!(f.len(), 1);
+        // one readiness check before each blocking wait
+        assert!(check("busy-poll", include_str!("../../fixtures/busy-poll/c-fewpolls.strace")).is_empty());
+    }
 
     fn sc<'a>(sys: Sys, args: &'a str, ret: Ret<'a>) -> Syscall<'a> {
         Syscall { sys, name: sys.name(), args, ret, dur_ns: None, resumed: false }

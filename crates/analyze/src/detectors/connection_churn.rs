@@ -10,10 +10,10 @@
 //! first bytes of the buffer are decoded, nothing of the payload is kept.
 
 use crate::detectors::{num, EvidenceBuf, Span};
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::{Deserialize, Serialize};
-use syslint_event::{Class, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall};
+use syslint_event::{Class, Event, Pid, Ret, SockAddr, Sys, Syscall};
 use syslint_report::Finding;
 
 pub static META: Meta = Meta {
@@ -89,6 +89,12 @@ ClientHello, the client's Finished flight, one request, close; 30 times)",
             meaning: "setup time lost (seconds) that makes it an error, when also 20% of the trace",
         },
     ],
+    interest: Interest {
+        syscalls: &[Sys::Connect, Sys::Close],
+        classes: &[Class::POLL, Class::READ, Class::WRITE, Class::FD],
+        exits: true,
+        ..Interest::NONE
+    },
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -545,26 +551,23 @@ impl Detector for ConnectionChurn {
         &META
     }
 
-    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
-        self.seq += 1;
-        let sc = match &ev.kind {
-            EventKind::Syscall(sc) => sc,
-            EventKind::Exited { .. } | EventKind::Killed { .. } => {
-                self.awaiting.remove(&ev.pid);
-                // a process ended: its connections are closed
-                if self.per_proc.contains_key(&ev.pid) && cx.tgid == ev.pid {
-                    self.per_proc.remove(&ev.pid);
-                    let keys: Vec<(Pid, i32)> = self.conns.keys().filter(|k| k.0 == ev.pid).copied().collect();
-                    for k in keys {
-                        if let Some(c) = self.conns.remove(&k) {
-                            self.finish_conn(c, ev.ts_ns);
-                        }
-                    }
+    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
+        self.awaiting.remove(&ev.pid);
+        // a process ended: its connections are closed
+        if self.per_proc.contains_key(&ev.pid) && cx.tgid == ev.pid {
+            self.per_proc.remove(&ev.pid);
+            let keys: Vec<(Pid, i32)> = self.conns.keys().filter(|k| k.0 == ev.pid).copied().collect();
+            for k in keys {
+                if let Some(c) = self.conns.remove(&k) {
+                    self.finish_conn(c, ev.ts_ns);
                 }
-                return;
             }
-            _ => return,
-        };
+        }
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        // the event's position in the whole stream orders requests and connections
+        self.seq = cx.seq + 1;
         match sc.sys {
             Sys::Connect => self.on_connect(cx, ev, sc),
             Sys::Close => {

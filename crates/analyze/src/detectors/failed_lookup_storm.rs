@@ -6,11 +6,12 @@
 //! execve) are one subject, so a pool of workers gives one finding, not one per worker.
 
 use super::{num, Evidence, EvidenceBuf, Span};
+use crate::kit::Programs;
 use crate::model::Model;
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
-use syslint_event::{args, Class, Event, EventKind, Pid, Ret, Syscall};
+use syslint_event::{args, Class, Event, Pid, Ret, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -91,6 +92,7 @@ their span (a slow poll for a missing file is no storm)",
 of the traced window",
         },
     ],
+    interest: Interest { all_syscalls: true, exits: true, ..Interest::NONE },
 };
 
 #[derive(Serialize, Deserialize, Clone, Debug)]
@@ -130,158 +132,6 @@ const MAX_PATHS: usize = 100_000;
 const MAX_DIRS: usize = 1024;
 /// Threads with a search in progress.
 const MAX_SEARCHES: usize = 4096;
-
-// ------------------------------------------------------------------------------------------
-// programs: processes grouped by the program they run
-
-/// Most programs told apart; the rest share one `(other programs)` group.
-const MAX_PROGRAMS: usize = 256;
-/// Processes remembered per program (for the subject line).
-const MAX_PIDS_SHOWN: usize = 5;
-/// Process-to-program cache size (cleared when full).
-const MAX_TGIDS: usize = 65_536;
-
-/// Processes grouped by program name (the model's comm, set by execve), so workers of one
-/// program are one subject. A process whose name is unknown is a program of its own.
-#[derive(Clone, Default)]
-pub(crate) struct Programs {
-    of_tgid: HashMap<Pid, u32>,
-    by_key: HashMap<String, u32>,
-    /// Program name, `pid N` when unknown, or `(other programs)`.
-    pub keys: Vec<String>,
-    /// Whether the key is a program name (several processes may share it).
-    named: Vec<bool>,
-    /// First few processes seen, and how many.
-    pids: Vec<Vec<Pid>>,
-    pub processes: Vec<u64>,
-}
-
-/// The program name in a model label: `pid 12 (php)` -> `php`.
-fn comm_of(label: &str) -> Option<&str> {
-    let i = label.find(" (")?;
-    label[i + 2..].strip_suffix(')')
-}
-
-impl Programs {
-    /// The program a thread's process runs now.
-    pub fn of(&mut self, model: &Model, pid: Pid) -> u32 {
-        let tgid = model.tgid(pid);
-        if let Some(&g) = self.of_tgid.get(&tgid) {
-            return g;
-        }
-        let label = model.label(tgid);
-        let (key, named) = match comm_of(&label) {
-            Some(c) => (c.to_string(), true),
-            None => (label, false),
-        };
-        let g = match self.by_key.get(&key) {
-            Some(&g) => g,
-            None => {
-                let (key, named) = if self.keys.len() + 1 >= MAX_PROGRAMS {
-                    ("(other programs)".to_string(), true)
-                } else {
-                    (key, named)
-                };
-                match self.by_key.get(&key) {
-                    Some(&g) => g,
-                    None => {
-                        let g = self.keys.len() as u32;
-                        self.by_key.insert(key.clone(), g);
-                        self.keys.push(key);
-                        self.named.push(named);
-                        self.pids.push(Vec::new());
-                        self.processes.push(0);
-                        g
-                    }
-                }
-            }
-        };
-        if self.of_tgid.len() >= MAX_TGIDS {
-            self.of_tgid.clear();
-        }
-        self.of_tgid.insert(tgid, g);
-        let gi = g as usize;
-        if !self.pids[gi].contains(&tgid) {
-            self.processes[gi] += 1;
-            if self.pids[gi].len() < MAX_PIDS_SHOWN {
-                self.pids[gi].push(tgid);
-            }
-        }
-        g
-    }
-
-    /// The process of `pid` may run another program now (a successful execve).
-    pub fn forget(&mut self, model: &Model, pid: Pid) {
-        self.of_tgid.remove(&model.tgid(pid));
-    }
-
-    /// At the end: a process first seen without a name (a vfork child searching PATH before
-    /// its execve, a child whose fork had not returned yet) joins its parent's program, or its
-    /// own once it has a name. Returns the group each group merges into (itself when it
-    /// stays); targets always stay.
-    pub fn merge_unnamed(&mut self, model: &Model) -> Vec<usize> {
-        let mut target: Vec<usize> = (0..self.keys.len()).collect();
-        let mut parent_of: HashMap<Pid, Option<Pid>> = HashMap::default();
-        if self.named.iter().any(|n| !n) {
-            for p in model.procs.iter().filter(|p| !p.absorbed) {
-                parent_of.insert(p.pid, p.parent);
-            }
-        }
-        #[allow(clippy::needless_range_loop)] // g indexes five parallel vectors
-        for g in 0..self.keys.len() {
-            if self.named[g] {
-                continue;
-            }
-            let Some(&tgid) = self.pids[g].first() else { continue };
-            let parent = parent_of.get(&tgid).copied().flatten();
-            let keys = [
-                parent.and_then(|p| comm_of(&model.label(p)).map(str::to_string)),
-                comm_of(&model.label(tgid)).map(str::to_string),
-            ];
-            let existing =
-                keys.iter().flatten().find_map(|k| self.by_key.get(k).copied().filter(|&t| self.named[t as usize]));
-            match existing {
-                Some(t) => {
-                    let t = t as usize;
-                    target[g] = t;
-                    self.processes[t] += self.processes[g];
-                    for p in std::mem::take(&mut self.pids[g]) {
-                        if self.pids[t].len() < MAX_PIDS_SHOWN && !self.pids[t].contains(&p) {
-                            self.pids[t].push(p);
-                        }
-                    }
-                    self.processes[g] = 0;
-                }
-                None => {
-                    // becomes a program of its own name
-                    if let Some(k) = keys.into_iter().flatten().next() {
-                        self.by_key.remove(&self.keys[g]);
-                        self.by_key.insert(k.clone(), g as u32);
-                        self.keys[g] = k;
-                        self.named[g] = true;
-                    }
-                }
-            }
-        }
-        target
-    }
-
-    /// `pid 12 (php)` for one process, `4 processes of search (pids 12, 13, 14, 15)` for more.
-    pub fn subject(&self, model: &Model, g: u32) -> String {
-        let gi = g as usize;
-        let n = self.processes[gi];
-        match self.pids[gi].as_slice() {
-            [one] if n == 1 => model.label(*one),
-            pids => {
-                let list: Vec<String> = pids.iter().map(|p| p.to_string()).collect();
-                let more = if n as usize > pids.len() { ", ..." } else { "" };
-                format!("{n} processes of {} (pids {}{more})", self.keys[gi], list.join(", "))
-            }
-        }
-    }
-}
-
-// ------------------------------------------------------------------------------------------
 
 impl Group {
     /// Failures of a path that had already failed.
@@ -521,17 +371,13 @@ impl Detector for FailedLookupStorm {
         &META
     }
 
-    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
-        let sc = match &ev.kind {
-            EventKind::Syscall(sc) => sc,
-            EventKind::Exited { .. } | EventKind::Killed { .. } => {
-                if !self.searches.is_empty() {
-                    self.searches.remove(&ev.pid);
-                }
-                return;
-            }
-            _ => return,
-        };
+    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
+        if !self.searches.is_empty() {
+            self.searches.remove(&ev.pid);
+        }
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let g = match self.last {
             Some((t, g)) if t == cx.tgid => g,
             _ => {
@@ -714,12 +560,5 @@ mod tests {
         assert_eq!(split("/c"), ("/", "c"));
         assert_eq!(split("c"), (".", "c"));
         assert_eq!(split("lib/c"), ("lib", "c"));
-    }
-
-    #[test]
-    fn program_names_from_labels() {
-        assert_eq!(comm_of("pid 12 (php)"), Some("php"));
-        assert_eq!(comm_of("thread 13 of pid 12 (my (odd) name)"), Some("my (odd) name"));
-        assert_eq!(comm_of("pid 12"), None);
     }
 }

@@ -6,13 +6,14 @@
 //! Findings are per program, like failed-lookup-storm: the writers of one program are one
 //! subject.
 
-use super::failed_lookup_storm::{resolve, Programs};
+use super::failed_lookup_storm::resolve;
 use super::{num, Evidence, EvidenceBuf, Span};
+use crate::kit::Programs;
 use crate::model::Model;
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::{Deserialize, Serialize};
-use syslint_event::{args, Class, Event, EventKind, Pid, Sys, Syscall};
+use syslint_event::{args, Class, Event, Pid, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -83,6 +84,24 @@ batches are what flushing is for)",
 traced window",
         },
     ],
+    interest: Interest {
+        syscalls: &[
+            Sys::Fsync,
+            Sys::Fdatasync,
+            Sys::SyncFileRange,
+            Sys::SyncFileRange2,
+            Sys::Syncfs,
+            Sys::Sync,
+            Sys::Open,
+            Sys::Openat,
+            Sys::Creat,
+            Sys::Unlink,
+            Sys::Unlinkat,
+            Sys::Close,
+        ],
+        classes: &[Class::WRITE],
+        ..Interest::NONE
+    },
 };
 
 #[derive(Serialize, Deserialize, Clone, Debug)]
@@ -288,8 +307,7 @@ impl Detector for FsyncStorm {
         &META
     }
 
-    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
-        let EventKind::Syscall(sc) = &ev.kind else { return };
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         match sc.sys {
             Sys::Fsync | Sys::Fdatasync | Sys::SyncFileRange | Sys::SyncFileRange2 | Sys::Syncfs | Sys::Sync
                 if !sc.ret.is_err() =>

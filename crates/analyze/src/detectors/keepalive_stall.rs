@@ -9,10 +9,10 @@
 //! the detector says nothing.
 
 use super::{num, Evidence, Span};
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
-use syslint_event::{args, Class, Event, EventKind, Pid, Ret, Sys, Syscall};
+use syslint_event::{args, Class, Event, Pid, Ret, Sys, Syscall};
 use syslint_report::Finding;
 
 pub static META: Meta = Meta {
@@ -72,6 +72,7 @@ the same response (streams whose messages keep coming are not stalls)",
             meaning: "total stall time (seconds) from which the finding is an error, when it is also at least 20% of the transfers' time",
         },
     ],
+    interest: Interest { all_syscalls: true, exits: true, aliases: true, notes: true, ..Interest::NONE },
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -291,7 +292,7 @@ impl KeepaliveStall {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let class = sc.sys.class();
         if !(class.has(Class::FD) || class.has(Class::POLL)) {
             return;
@@ -485,25 +486,33 @@ impl Detector for KeepaliveStall {
         &META
     }
 
-    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         self.resolve_pending(ev.pid, ev.ts_ns);
-        match &ev.kind {
-            EventKind::Syscall(sc) => self.on_syscall(cx, ev, sc),
-            EventKind::Exited { .. } | EventKind::Killed { .. } if !self.conns.is_empty() && cx.tgid == ev.pid => {
-                self.process_ended(ev.pid, ev.ts_ns);
+        self.syscall(cx, ev, sc)
+    }
+
+    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
+        self.resolve_pending(ev.pid, ev.ts_ns);
+        if !self.conns.is_empty() && cx.tgid == ev.pid {
+            self.process_ended(ev.pid, ev.ts_ns);
+        }
+    }
+
+    fn on_note(&mut self, _cx: &Ctx, ev: &Event) {
+        self.resolve_pending(ev.pid, ev.ts_ns);
+    }
+
+    fn on_alias(&mut self, _cx: &Ctx, ev: &Event, old: Pid) {
+        let new = ev.pid;
+        self.resolve_pending(new, ev.ts_ns);
+        if let Some(p) = self.pending.remove(&old) {
+            self.pending.insert(new, p);
+        }
+        let keys: Vec<Key> = self.conns.keys().filter(|k| k.0 == old).copied().collect();
+        for k in keys {
+            if let Some(c) = self.conns.remove(&k) {
+                self.conns.insert((new, k.1), c);
             }
-            EventKind::Alias { old } => {
-                if let Some(p) = self.pending.remove(old) {
-                    self.pending.insert(ev.pid, p);
-                }
-                let keys: Vec<Key> = self.conns.keys().filter(|k| k.0 == *old).copied().collect();
-                for k in keys {
-                    if let Some(c) = self.conns.remove(&k) {
-                        self.conns.insert((ev.pid, k.1), c);
-                    }
-                }
-            }
-            _ => {}
         }
     }
 

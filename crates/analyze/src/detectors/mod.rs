@@ -10,8 +10,8 @@ pub mod keepalive_stall;
 pub mod repeated_dns;
 pub mod small_io;
 
+pub use crate::kit::Span;
 use syslint_event::{Class, Clock, Event, EventKind, Pid, Ret, Syscall};
-use syslint_report::Window;
 
 /// A strace-style evidence line kept by a detector (owned: events do not outlive the
 /// callback). Payload bytes are redacted when captured, so nothing secret is stored.
@@ -204,36 +204,6 @@ pub fn redact_into(args: &str, out: &mut String) {
         i += 1;
     }
     out.push_str(&args[last.min(args.len())..]);
-}
-
-/// First and last time of something, for a finding's window.
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub struct Span {
-    pub first: Option<i64>,
-    pub last: Option<i64>,
-}
-
-impl Span {
-    pub fn add(&mut self, ts: Option<i64>) {
-        if let Some(t) = ts {
-            self.first = Some(self.first.map_or(t, |f| f.min(t)));
-            self.last = Some(self.last.map_or(t, |l| l.max(t)));
-        }
-    }
-    pub fn seconds(&self) -> f64 {
-        match (self.first, self.last) {
-            (Some(a), Some(b)) => (b - a).max(0) as f64 / 1e9,
-            _ => 0.0,
-        }
-    }
-    pub fn window(&self) -> Option<Window> {
-        match (self.first, self.last) {
-            (Some(a), Some(b)) => {
-                Some(Window { start_s: a as f64 / 1e9, end_s: b as f64 / 1e9, duration_s: (b - a).max(0) as f64 / 1e9 })
-            }
-            _ => None,
-        }
-    }
 }
 
 /// Keep the first `n` evidence lines and the last one (the pattern's start and end).

@@ -15,11 +15,11 @@
 
 use crate::detectors::{num, Evidence, EvidenceBuf, Span};
 use crate::model::Model;
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::{Deserialize, Serialize};
 use std::net::IpAddr;
-use syslint_event::{args, Class, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall};
+use syslint_event::{args, Class, Event, Pid, Ret, SockAddr, Sys, Syscall};
 use syslint_report::Finding;
 
 pub static META: Meta = Meta {
@@ -89,6 +89,12 @@ or by process) before they are reported",
             meaning: "time lost (seconds) that makes it an error, when also 20% of the trace",
         },
     ],
+    interest: Interest {
+        syscalls: &[Sys::Connect, Sys::Close, Sys::Sendmmsg, Sys::Recvmmsg],
+        classes: &[Class::LOOKUP, Class::READ, Class::WRITE],
+        exits: true,
+        ..Interest::NONE
+    },
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -609,17 +615,13 @@ impl Detector for RepeatedDns {
         &META
     }
 
-    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
-        let sc = match &ev.kind {
-            EventKind::Syscall(sc) => sc,
-            EventKind::Exited { .. } | EventKind::Killed { .. } => {
-                if self.episodes.contains_key(&ev.pid) {
-                    self.end_episode(cx.model, ev.pid);
-                }
-                return;
-            }
-            _ => return,
-        };
+    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
+        if self.episodes.contains_key(&ev.pid) {
+            self.end_episode(cx.model, ev.pid);
+        }
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let class = sc.sys.class();
         if class.has(Class::LOOKUP) {
             // cheap test first: nearly every path is not a resolver file

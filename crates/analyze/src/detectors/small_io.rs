@@ -10,10 +10,10 @@
 //! (or endpoint) and direction.
 
 use super::{num, Evidence, Span};
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Meta, OptionDoc, Status};
+use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
-use syslint_event::{Class, Event, EventKind, Pid, Ret, Sys, Syscall};
+use syslint_event::{Class, Event, Pid, Ret, Sys, Syscall};
 use syslint_report::printers::fmt_count;
 use syslint_report::{Finding, Severity};
 
@@ -77,6 +77,7 @@ lab/small-io py-oswrite: os.write() per log line:
         OptionDoc { name: "warn_saved_calls", meaning: "saved calls from which the finding is a warning" },
         OptionDoc { name: "error_saved_calls", meaning: "saved calls from which the finding is an error" },
     ],
+    interest: Interest { classes: &[Class::FD], exits: true, aliases: true, ..Interest::NONE },
 };
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -226,7 +227,7 @@ impl SmallIo {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let class = sc.sys.class();
         if !class.has(Class::FD) {
             return;
@@ -386,21 +387,23 @@ impl Detector for SmallIo {
         &META
     }
 
-    fn on_event(&mut self, cx: &Ctx, ev: &Event) {
-        match &ev.kind {
-            EventKind::Syscall(sc) => self.on_syscall(cx, ev, sc),
-            EventKind::Exited { .. } | EventKind::Killed { .. } if !self.runs.is_empty() && cx.tgid == ev.pid => {
-                self.process_ended(ev.pid);
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        self.syscall(cx, ev, sc)
+    }
+
+    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
+        if !self.runs.is_empty() && cx.tgid == ev.pid {
+            self.process_ended(ev.pid);
+        }
+    }
+
+    fn on_alias(&mut self, _cx: &Ctx, ev: &Event, old: Pid) {
+        let new = ev.pid;
+        let keys: Vec<RunKey> = self.runs.keys().filter(|k| k.0 == old).copied().collect();
+        for k in keys {
+            if let Some(r) = self.runs.remove(&k) {
+                self.runs.insert((new, k.1, k.2), r);
             }
-            EventKind::Alias { old } => {
-                let keys: Vec<RunKey> = self.runs.keys().filter(|k| k.0 == *old).copied().collect();
-                for k in keys {
-                    if let Some(r) = self.runs.remove(&k) {
-                        self.runs.insert((ev.pid, k.1, k.2), r);
-                    }
-                }
-            }
-            _ => {}
         }
     }
 

@@ -42,7 +42,7 @@ pub fn render(e: &registry::Entry) -> String {
         s.push_str(&format!("## Options (syslint.toml, table [{}])\n", m.name));
         for o in m.options {
             let v = defaults.get(o.name).map(|v| v.to_string()).unwrap_or_default();
-            s.push_str(&format!("- `{} = {v}`: {}\n", o.name, o.meaning));
+            s.push_str(&format!("- `{} = {v}`: {}\n", o.name, o.meaning.trim()));
         }
         s.push('\n');
     }

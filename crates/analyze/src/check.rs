@@ -1,0 +1,39 @@
+//! The detector author's harness: run one detector over strace text and get its findings.
+//!
+//! ```text
+//! let findings = crate::check::check("busy-poll", include_str!("../../fixtures/busy-poll/fires.strace"));
+//! insta::assert_json_snapshot!(findings);
+//! ```
+//!
+//! The text goes through the real reader and the real model, exactly as `syslint analyze`
+//! would read it; only the one detector runs, with its default options or the TOML given.
+
+use crate::{registry, Analyzer};
+use syslint_capture::Parser;
+use syslint_report::{Capture, Finding};
+
+/// Findings of detector `name` (with defaults) on `text`.
+pub fn check(name: &str, text: &str) -> Vec<Finding> {
+    check_with(name, "", text)
+}
+
+/// Findings of detector `name` with options from `toml` (the body of its `[name]` table).
+pub fn check_with(name: &str, toml: &str, text: &str) -> Vec<Finding> {
+    let mut table = toml::Table::new();
+    if !toml.is_empty() {
+        let opts: toml::Table = toml.parse().expect("options parse as TOML");
+        table.insert(name.to_string(), toml::Value::Table(opts));
+    }
+    let detectors = registry::build(&[name.to_string()], &[], &table).expect("detector builds");
+    assert_eq!(detectors.len(), 1, "{name} names one detector");
+    let mut a = Analyzer::new(detectors);
+    let mut p = Parser::new("check");
+    let mut sink = |e: &syslint_event::Event| a.on_event(e);
+    for (i, line) in text.lines().enumerate() {
+        p.parse_line(line, i as u64 + 1, None, &mut sink);
+    }
+    let stats = p.finish(&mut sink);
+    assert_eq!(stats.unparsed, 0, "every fixture line parses: {:?}", stats.unparsed_samples);
+    let capture = Capture { clock: stats.clock.as_str().to_string(), ..Capture::default() };
+    a.finish(capture).findings
+}

@@ -1,0 +1,22 @@
+//! The detector kit: the vocabulary detectors share, so a detector file holds only what is
+//! particular to its pathology (model: clippy_utils).
+//!
+//! - [`Bounded`]: a hash map with a cap and an overflow counter (every per-thread, per-fd or
+//!   per-path map a detector keeps must be bounded);
+//! - [`Programs`]: processes grouped by the program they run, so the workers of one program
+//!   are one subject;
+//! - [`Span`], [`window`]: first and last time of something, and the report's window;
+//! - [`Timing`]: the one policy for trusting `-T` durations;
+//! - [`Metrics`]: a typed builder for a finding's metrics (counts stay integers);
+//! - [`Evidence`], [`EvidenceBuf`]: strace lines kept as evidence, payloads redacted.
+
+mod bounded;
+mod metrics;
+mod programs;
+mod time;
+
+pub use crate::detectors::{Evidence, EvidenceBuf};
+pub use bounded::Bounded;
+pub use metrics::Metrics;
+pub use programs::{comm_of, Programs};
+pub use time::{window, Span, Timing};
