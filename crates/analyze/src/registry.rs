@@ -198,17 +198,38 @@ pub fn find(key: &str) -> Option<&'static Entry> {
     ENTRIES.iter().find(|e| e.meta.name == key || e.meta.code.eq_ignore_ascii_case(key))
 }
 
+/// Why the detectors could not be built (the caller names the config file, when there is one).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// `--select`/`--ignore` named no detector.
+    #[error("unknown detector {0:?} (syslint detectors lists them)")]
+    UnknownDetector(String),
+    /// The config has a table for no detector.
+    #[error("unknown detector [{0}] (syslint detectors lists them)")]
+    UnknownTable(String),
+    /// A detector's options did not load (unknown key, wrong type).
+    #[error("[{detector}]: {message}")]
+    BadOptions { detector: &'static str, message: String },
+}
+
+impl BuildError {
+    /// Whether the error is in the config file (rather than on the command line).
+    pub fn in_config(&self) -> bool {
+        !matches!(self, BuildError::UnknownDetector(_))
+    }
+}
+
 /// Build the detectors to run. `select` (names or codes; empty = every stable detector)
-/// and `ignore` filter; `config` is the parsed syslint.toml (a table per detector name).
-pub fn build(select: &[String], ignore: &[String], config: &toml::Table) -> Result<Vec<Box<dyn Detector>>, String> {
+/// and `ignore` filter; `config` is the parsed config file (a table per detector name).
+pub fn build(select: &[String], ignore: &[String], config: &toml::Table) -> Result<Vec<Box<dyn Detector>>, BuildError> {
     for key in select.iter().chain(ignore) {
         if find(key).is_none() {
-            return Err(format!("unknown detector {key:?} (syslint detectors lists them)"));
+            return Err(BuildError::UnknownDetector(key.clone()));
         }
     }
     for key in config.keys() {
         if find(key).is_none() {
-            return Err(format!("syslint.toml: unknown detector [{key}] (syslint detectors lists them)"));
+            return Err(BuildError::UnknownTable(key.clone()));
         }
     }
     let named =
@@ -220,7 +241,7 @@ pub fn build(select: &[String], ignore: &[String], config: &toml::Table) -> Resu
             continue;
         }
         let cfg = config.get(e.meta.name).or_else(|| config.get(e.meta.code));
-        out.push((e.make)(cfg).map_err(|m| format!("syslint.toml [{}]: {m}", e.meta.name))?);
+        out.push((e.make)(cfg).map_err(|message| BuildError::BadOptions { detector: e.meta.name, message })?);
     }
     Ok(out)
 }

@@ -73,7 +73,10 @@ pub fn detectors_for(select: &[String], ignore: &[String], config: Option<&Path>
         }
         None => toml::Table::new(),
     };
-    registry::build(select, ignore, &table).map_err(|e| anyhow!(e))
+    registry::build(select, ignore, &table).map_err(|e| match path {
+        Some(p) if e.in_config() => anyhow!("{}: {e}", p.display()),
+        _ => anyhow!(e),
+    })
 }
 
 /// Read and analyse strace logs into a report.
