@@ -4,7 +4,8 @@
 //! `none` (no detector: reader, model, summary), `all` (every stable detector), `all+16noop`
 //! (plus 16 detectors whose interest is empty, as most detectors will be for most syscalls),
 //! and `all+16every` (plus 16 that ask for every event and do nothing: what every detector cost
-//! before dispatch by interest). Rounds are interleaved; medians are printed.
+//! before dispatch by interest). Rounds are interleaved; medians are printed. With
+//! `DISPATCH_EACH=1`, also each detector alone.
 //!
 //!   cargo run --release -p syslint-analyze --example dispatch -- LOG [ROUNDS]
 //!
@@ -67,7 +68,7 @@ fn detectors(config: &str) -> Vec<Box<dyn Detector>> {
         "all" => all(),
         "all+16noop" => all().into_iter().chain(extra(&NOOP)).collect(),
         "all+16every" => all().into_iter().chain(extra(&EVERY)).collect(),
-        _ => unreachable!(),
+        one => registry::build(&[one.to_string()], &[], &toml::Table::new()).expect("a detector name"),
     }
 }
 
@@ -79,7 +80,11 @@ fn main() {
     };
     let rounds: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(5);
     let src = syslint_capture::input::expand_sources(&[log.into()]).expect("log");
-    let configs = ["none", "all", "all+16noop", "all+16every"];
+    // DISPATCH_EACH=1: also each stable detector alone, to see which one costs what
+    let mut configs: Vec<&str> = vec!["none", "all", "all+16noop", "all+16every"];
+    if std::env::var_os("DISPATCH_EACH").is_some() {
+        configs.extend(registry::metas().iter().map(|m| m.name));
+    }
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
     let mut events = 0u64;
     for round in 0..=rounds {
