@@ -76,7 +76,6 @@ mod caps;
 mod probe;
 mod ring;
 mod spawn;
-mod syscalls_x86_64;
 
 pub use probe::Probe;
 pub use ring::frames;
@@ -270,10 +269,8 @@ pub struct Counts {
     pub dur_ns: u64,
 }
 
-/// The x86_64 name of syscall `nr`.
-pub fn syscall_name(nr: u32) -> Option<&'static str> {
-    syscalls_x86_64::NAMES.get(nr as usize).copied().flatten()
-}
+/// The x86_64 name of syscall `nr` (the one table, in `syslint-event`).
+pub use syslint_event::syscalls::x86_64_name as syscall_name;
 
 /// CLOCK_MONOTONIC now, in ns: the clock of every timestamp in records.
 pub fn monotonic_now_ns() -> u64 {

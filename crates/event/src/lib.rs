@@ -8,6 +8,7 @@
 pub mod args;
 pub mod errno;
 pub mod syscalls;
+pub mod syscalls_x86_64;
 
 pub use args::{FdArg, SockAddr, Timeout};
 pub use syscalls::{Class, Sys};

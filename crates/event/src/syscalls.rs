@@ -313,11 +313,27 @@ syscalls! {
     Shmat = "shmat": MEM;
 }
 
+/// The x86_64 name of syscall number `nr`.
+pub fn x86_64_name(nr: u32) -> Option<&'static str> {
+    crate::syscalls_x86_64::NAMES.get(nr as usize).copied().flatten()
+}
+
 impl Sys {
     /// Resolve a name as strace prints it. Unknown names give `Sys::Other`.
     #[inline]
     pub fn from_name(name: &str) -> Sys {
         lookup::find(name)
+    }
+
+    /// The syscall with x86_64 number `nr` (the eBPF backend's records): `Sys::Other` for a
+    /// number the table of known syscalls lacks (its name is [`x86_64_name`]).
+    #[inline]
+    pub fn from_x86_64(nr: u32) -> Sys {
+        static BY_NR: std::sync::OnceLock<Box<[Sys]>> = std::sync::OnceLock::new();
+        let t = BY_NR.get_or_init(|| {
+            crate::syscalls_x86_64::NAMES.iter().map(|n| n.map_or(Sys::Other, Sys::from_name)).collect()
+        });
+        t.get(nr as usize).copied().unwrap_or(Sys::Other)
     }
 
     /// The canonical name (for `Sys::Other`, "?"; keep the event's own name text instead).
@@ -407,6 +423,30 @@ mod lookup {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn x86_64_numbers_land_on_the_same_sys_as_names() {
+        assert_eq!(x86_64_name(0), Some("read"));
+        assert_eq!(x86_64_name(257), Some("openat"));
+        assert_eq!(x86_64_name(335), None);
+        assert_eq!(x86_64_name(100_000), None);
+        assert_eq!(Sys::from_x86_64(7), Sys::Poll);
+        assert_eq!(Sys::from_x86_64(110), Sys::Getppid);
+        assert_eq!(Sys::from_x86_64(100_000), Sys::Other);
+        let mut known = 0;
+        for nr in 0..crate::syscalls_x86_64::NAMES.len() as u32 {
+            let sys = Sys::from_x86_64(nr);
+            if sys != Sys::Other {
+                assert_eq!(Some(sys.name()), x86_64_name(nr), "nr {nr}");
+                known += 1;
+            }
+        }
+        // the syscalls the analysis knows by class are x86_64 ones too
+        for s in [Sys::Read, Sys::Accept4, Sys::EpollWait, Sys::Fsync, Sys::Clone3, Sys::Newfstatat] {
+            assert!((0..451).any(|nr| Sys::from_x86_64(nr) == s), "{s:?} has no x86_64 number");
+        }
+        assert!(known > 150, "{known} known x86_64 syscalls");
+    }
 
     #[test]
     fn table_is_consistent() {

@@ -76,8 +76,9 @@ impl Formatter {
         match *r {
             Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, data1, data2, unfinished } => {
                 self.tgid_of.insert(tid, tgid);
-                let name = syslint_bpf::syscall_name(nr).unwrap_or("syscall");
-                let sys = Sys::from_name(name);
+                let sys = Sys::from_x86_64(nr);
+                let name =
+                    if sys == Sys::Other { syslint_bpf::syscall_name(nr).unwrap_or("syscall") } else { sys.name() };
                 self.args.clear();
                 let mut a = std::mem::take(&mut self.args);
                 if name == "syscall" {
