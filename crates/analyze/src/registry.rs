@@ -167,12 +167,15 @@ impl<T: Detector + Clone + 'static> DetectorClone for T {
     }
 }
 
+/// Builds a detector from its config table (absent: defaults); the error is the reason.
+pub type MakeFn = fn(Option<&toml::Value>) -> Result<Box<dyn Detector>, String>;
+
 /// A registry entry: the metadata, a constructor from the detector's `[name]` table of
 /// syslint.toml (absent: defaults), and the default config as TOML (for `explain`).
 #[derive(Clone, Copy)]
 pub struct Entry {
     pub meta: &'static Meta,
-    pub make: fn(Option<&toml::Value>) -> Result<Box<dyn Detector>, String>,
+    pub make: MakeFn,
     pub defaults: fn() -> toml::Value,
 }
 

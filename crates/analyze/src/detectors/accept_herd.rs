@@ -7,10 +7,10 @@
 //! fork tree that called listen() on the fd (with or without -yy), else the `-y`/`-yy` decoration
 //! (`TCP:[127.0.0.1:8080]`, `socket:[12345]`), else the topmost traced ancestor and the fd.
 
-use super::{num, Evidence};
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
+use super::Evidence;
+use crate::kit::{window, Metrics};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use serde::{Deserialize, Serialize};
 use syslint_event::args::{self, FdTarget};
 use syslint_event::{Class, Event, Pid, Ret, Sys, Syscall};
 use syslint_report::{Finding, Severity};
@@ -45,7 +45,12 @@ accepted or tried to), `workers_woken_empty` (threads that had an empty wake-up)
 `reuseport` and `epollexclusive` (1 when a setsockopt(SO_REUSEPORT) or an epoll_ctl with \
 EPOLLEXCLUSIVE was seen on the socket), and with -T `eagain_seconds` (time in the failing accepts). \
 Evidence: the listen() call when traced, failing accepts of different workers, a successful one.",
-        fix: "Wake one worker per connection. Give each worker its own listening socket with \
+        fix: "wake one worker per connection: a listening socket per worker with SO_REUSEPORT \
+(nginx `listen ... reuseport;`, Python asyncio `create_server(..., reuse_port=True)` in each worker, \
+setsockopt(SO_REUSEPORT) before bind() in C), or EPOLLEXCLUSIVE on the shared socket \
+(epoll_ctl(EPOLL_CTL_ADD, fd, {EPOLLIN|EPOLLEXCLUSIVE}), Linux >= 4.5; nginx >= 1.11.3 does it with \
+epoll and accept_mutex off), or an accept lock (nginx `accept_mutex on;`).\n\n\
+Wake one worker per connection. Give each worker its own listening socket with \
 SO_REUSEPORT (Linux >= 3.9: the kernel spreads connections across the sockets bound to the same \
 port): nginx `listen 80 reuseport;`, Python asyncio `loop.create_server(..., reuse_port=True)` in \
 each worker, setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one) before bind() in each worker in C. Or \
@@ -62,23 +67,7 @@ each connection wakes several workers, one accepts it, the others get EAGAIN\n  
 14280 19:18:48.326581 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.005637>\n    \
 14280 19:18:48.326671 accept4(5<TCP:[127.0.0.1:33559]>, NULL, NULL, SOCK_CLOEXEC <unfinished ...>",
     },
-    options: &[
-        OptionDoc { name: "min_workers", meaning: "threads accepting on the socket (default 2)" },
-        OptionDoc { name: "min_empty_wakeups", meaning: "empty wake-ups needed (default 20)" },
-        OptionDoc {
-            name: "min_empty_per_accept",
-            meaning: "empty wake-ups per accepted connection needed (default 0.5)",
-        },
-        OptionDoc {
-            name: "warn_empty_per_accept",
-            meaning: "empty wake-ups per accepted connection for a warning (default 1)",
-        },
-        OptionDoc { name: "warn_min_empty", meaning: "empty wake-ups a warning needs at least (default 100)" },
-        OptionDoc {
-            name: "error_empty_per_accept",
-            meaning: "empty wake-ups per accepted connection for an error (default 8)",
-        },
-    ],
+    options: OPTIONS,
     interest: Interest {
         syscalls: &[
             Sys::Accept,
@@ -96,34 +85,22 @@ each connection wakes several workers, one accepts it, the others get EAGAIN\n  
     },
 };
 
-pub const ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
+pub const ENTRY: Entry = registry::entry::<AcceptHerd>();
 
-fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
-    let c: Config = registry::config_of(v)?;
-    Ok(Box::new(AcceptHerd::new(c)))
-}
-
-#[derive(Serialize, Deserialize, Clone, Debug)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    pub min_workers: u64,
-    pub min_empty_wakeups: u64,
-    pub min_empty_per_accept: f64,
-    pub warn_empty_per_accept: f64,
-    pub warn_min_empty: u64,
-    pub error_empty_per_accept: f64,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            min_workers: 2,
-            min_empty_wakeups: 20,
-            min_empty_per_accept: 0.5,
-            warn_empty_per_accept: 1.0,
-            warn_min_empty: 100,
-            error_empty_per_accept: 8.0,
-        }
+crate::options! {
+    pub struct Config {
+        /// threads accepting on the socket
+        min_workers: u64 = 2,
+        /// empty wake-ups needed
+        min_empty_wakeups: u64 = 20,
+        /// empty wake-ups per accepted connection needed
+        min_empty_per_accept: f64 = 0.5,
+        /// empty wake-ups per accepted connection for a warning
+        warn_empty_per_accept: f64 = 1.0,
+        /// empty wake-ups a warning needs at least
+        warn_min_empty: u64 = 100,
+        /// empty wake-ups per accepted connection for an error
+        error_empty_per_accept: f64 = 8.0,
     }
 }
 
@@ -226,11 +203,15 @@ fn exclusive_fd(sc: &Syscall) -> Option<i32> {
     (named || bits & (1 << 28) != 0).then_some(fd)
 }
 
-impl AcceptHerd {
-    pub fn new(cfg: Config) -> Self {
+impl Declared for AcceptHerd {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
         AcceptHerd { cfg, socks: HashMap::default(), stats: HashMap::default(), bursts: HashMap::default() }
     }
+}
 
+impl AcceptHerd {
     fn sock(&mut self, key: SockKey) -> Option<&mut SockInfo> {
         if !self.socks.contains_key(&key) {
             if self.socks.len() >= MAX_SOCKETS {
@@ -557,26 +538,25 @@ nothing ({:.1} per connection, {} accept calls failed with EAGAIN); {flags}",
                 per_accept,
                 g.eagain
             );
-            let mut metrics = std::collections::BTreeMap::new();
-            let mut m = |k: &str, v: f64| {
-                metrics.insert(k.to_string(), num(v));
-            };
-            m("accepted", g.accepted as f64);
-            m("wakeups", g.wakeups as f64);
-            m("empty_wakeups", g.empty as f64);
-            m("eagain", g.eagain as f64);
-            m("wakeups_per_accept", wakeups_per);
-            m("empty_wakeups_per_accept", per_accept);
-            m("eagain_per_accept", eagain_per);
-            m("workers", g.workers.len() as f64);
-            m("workers_woken_empty", g.empty_workers.len() as f64);
-            m("processes", g.processes.len() as f64);
-            m("reuseport", if reuseport { 1.0 } else { 0.0 });
-            m("epollexclusive", if exclusive { 1.0 } else { 0.0 });
+            let mut metrics = Metrics::new();
+            metrics
+                .count("accepted", g.accepted)
+                .count("wakeups", g.wakeups)
+                .count("empty_wakeups", g.empty)
+                .count("eagain", g.eagain)
+                .value("wakeups_per_accept", wakeups_per)
+                .value("empty_wakeups_per_accept", per_accept)
+                .value("eagain_per_accept", eagain_per);
+            metrics
+                .count("workers", g.workers.len())
+                .count("workers_woken_empty", g.empty_workers.len())
+                .count("processes", g.processes.len())
+                .count("reuseport", u64::from(reuseport))
+                .count("epollexclusive", u64::from(exclusive));
             // only when every failing accept was timed (-T), not just the split ones
             let timed = g.eagain > 0 && g.eagain_timed == g.eagain;
             if timed {
-                m("eagain_seconds", g.eagain_ns as f64 / 1e9);
+                metrics.value("eagain_seconds", g.eagain_ns as f64 / 1e9);
             }
             let mut evidence = Vec::new();
             if let Some(l) = origin_info.and_then(|i| i.listen_line.as_ref()) {
@@ -606,14 +586,7 @@ switch, a wait return and a syscall",
                     g.empty, per_accept, g.eagain
                 )
             };
-            let window = match (g.first_ts, g.last_ts) {
-                (Some(s), Some(e)) => Some(syslint_report::Window {
-                    start_s: s as f64 / 1e9,
-                    end_s: e as f64 / 1e9,
-                    duration_s: (e - s).max(0) as f64 / 1e9,
-                }),
-                _ => None,
-            };
+            let window = window(g.first_ts, g.last_ts);
             out.push(Finding {
                 detector: META.name.into(),
                 code: META.code.into(),
@@ -621,25 +594,36 @@ switch, a wait return and a syscall",
                 message,
                 subject: format!("listening socket {name}"),
                 window,
-                metrics,
+                metrics: metrics.build(),
                 evidence,
                 cost: Some(cost),
-                fix: FIX.into(),
+                fix: META.fix().into(),
             });
         }
         out
     }
 }
 
-const FIX: &str = "wake one worker per connection: a listening socket per worker with SO_REUSEPORT \
-(nginx `listen ... reuseport;`, Python asyncio `create_server(..., reuse_port=True)` in each worker, \
-setsockopt(SO_REUSEPORT) before bind() in C), or EPOLLEXCLUSIVE on the shared socket \
-(epoll_ctl(EPOLL_CTL_ADD, fd, {EPOLLIN|EPOLLEXCLUSIVE}), Linux >= 4.5; nginx >= 1.11.3 does it with \
-epoll and accept_mutex off), or an accept lock (nginx `accept_mutex on;`)";
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::check;
+
+    #[test]
+    fn fires_on_pre_forked_workers_sharing_a_socket() {
+        let f = check("accept-herd", include_str!("../../fixtures/accept-herd/c-procs-head1000.strace"));
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["workers"], 4);
+        assert_eq!(f[0].metrics["accepted"], 51);
+        assert_eq!(f[0].metrics["empty_wakeups"], 116);
+        assert_eq!(f[0].metrics["eagain"], 167);
+    }
+
+    #[test]
+    fn reuseport_workers_are_quiet() {
+        assert!(check("accept-herd", include_str!("../../fixtures/accept-herd/c-procs-reuseport.strace")).is_empty());
+    }
 
     fn sc(sys: Sys, args: &str) -> Syscall<'_> {
         Syscall {

@@ -9,10 +9,10 @@
 //! least 32 bytes count, so handshake flights and close_notify alerts are not requests. Only the
 //! first bytes of the buffer are decoded, nothing of the payload is kept.
 
-use crate::detectors::{num, EvidenceBuf, Span};
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
+use crate::detectors::{EvidenceBuf, Span};
+use crate::kit::Metrics;
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use serde::{Deserialize, Serialize};
 use syslint_event::{Class, Event, Pid, Ret, SockAddr, Sys, Syscall};
 use syslint_report::Finding;
 
@@ -72,23 +72,7 @@ size it to the requests actually in flight.",
 (lab/connection-churn py-tls-new-conn: Python http.client, a new HTTPSConnection per request: \
 ClientHello, the client's Finished flight, one request, close; 30 times)",
     },
-    options: &[
-        OptionDoc { name: "min_connections", meaning: "connections to one endpoint before churn is reported" },
-        OptionDoc {
-            name: "max_requests_per_connection",
-            meaning: "churn when connections carry at most this many requests on average",
-        },
-        OptionDoc {
-            name: "min_idle_parallel",
-            meaning: "connections open at once to one endpoint before an idle pool is reported \
-(when at most half of them ever had a request in flight)",
-        },
-        OptionDoc { name: "warn_s", meaning: "setup time lost (seconds) that makes the finding a warning" },
-        OptionDoc {
-            name: "error_s",
-            meaning: "setup time lost (seconds) that makes it an error, when also 20% of the trace",
-        },
-    ],
+    options: OPTIONS,
     interest: Interest {
         syscalls: &[Sys::Connect, Sys::Close],
         classes: &[Class::POLL, Class::READ, Class::WRITE, Class::FD],
@@ -97,33 +81,22 @@ ClientHello, the client's Finished flight, one request, close; 30 times)",
     },
 };
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    pub min_connections: u64,
-    pub max_requests_per_connection: f64,
-    pub min_idle_parallel: u64,
-    pub warn_s: f64,
-    pub error_s: f64,
-}
+pub const ENTRY: Entry = registry::entry::<ConnectionChurn>();
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            min_connections: 10,
-            max_requests_per_connection: 2.0,
-            min_idle_parallel: 8,
-            warn_s: 0.1,
-            error_s: 1.0,
-        }
+crate::options! {
+    pub struct Config {
+        /// connections to one endpoint before churn is reported
+        min_connections: u64 = 10,
+        /// churn when connections carry at most this many requests on average
+        max_requests_per_connection: f64 = 2.0,
+        /// connections open at once to one endpoint before an idle pool is reported (when at most half of them
+        /// ever had a request in flight)
+        min_idle_parallel: u64 = 8,
+        /// setup time lost (seconds) that makes the finding a warning
+        warn_s: f64 = 0.1,
+        /// setup time lost (seconds) that makes it an error, when also 20% of the trace
+        error_s: f64 = 1.0,
     }
-}
-
-pub const ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
-
-fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
-    let cfg: Config = registry::config_of(v)?;
-    Ok(Box::new(ConnectionChurn::new(cfg)))
 }
 
 /// Open connections tracked at once.
@@ -206,8 +179,10 @@ pub struct ConnectionChurn {
     dropped_conns: u64,
 }
 
-impl ConnectionChurn {
-    pub fn new(cfg: Config) -> Self {
+impl Declared for ConnectionChurn {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
         ConnectionChurn {
             cfg,
             seq: 0,
@@ -219,7 +194,9 @@ impl ConnectionChurn {
             dropped_conns: 0,
         }
     }
+}
 
+impl ConnectionChurn {
     fn endpoint(&mut self, name: String) -> Option<u32> {
         if let Some(&id) = self.endpoint_ids.get(&name) {
             return Some(id);
@@ -681,26 +658,26 @@ impl Detector for ConnectionChurn {
                     e.max_open, e.name, peak, tls_part
                 )
             };
-            let mut metrics = std::collections::BTreeMap::new();
-            metrics.insert("connections".into(), num(e.connections as f64));
-            metrics.insert("requests".into(), num(e.requests as f64));
-            metrics.insert("requests_per_connection".into(), num(rpc));
-            metrics.insert("tls_handshakes".into(), num(e.tls as f64));
-            metrics.insert("processes".into(), num(e.procs.len() as f64));
-            metrics.insert("max_concurrent".into(), num(e.max_open as f64));
-            metrics.insert("peak_in_flight".into(), num(peak as f64));
-            metrics.insert("reusable_connections".into(), num(reusable as f64));
+            let mut metrics = Metrics::new();
+            metrics.count("connections", e.connections);
+            metrics.count("requests", e.requests);
+            metrics.value("requests_per_connection", rpc);
+            metrics.count("tls_handshakes", e.tls);
+            metrics.count("processes", e.procs.len());
+            metrics.count("max_concurrent", e.max_open);
+            metrics.count("peak_in_flight", peak);
+            metrics.count("reusable_connections", reusable);
             if e.connect_timed > 0 {
-                metrics.insert("connect_s".into(), num(connect_s));
+                metrics.value("connect_s", connect_s);
             }
             if e.handshake_timed > 0 {
-                metrics.insert("handshake_s".into(), num(handshake_s));
+                metrics.value("handshake_s", handshake_s);
             }
             if e.lifetime_timed > 0 {
-                metrics.insert("avg_lifetime_s".into(), num(e.lifetime_ns as f64 / 1e9 / e.lifetime_timed as f64));
+                metrics.value("avg_lifetime_s", e.lifetime_ns as f64 / 1e9 / e.lifetime_timed as f64);
             }
             if let Some(w) = wasted {
-                metrics.insert("wasted_s".into(), num(w));
+                metrics.value("wasted_s", w);
             }
             let what = if e.tls > 0 { "connects and tls handshakes" } else { "connects" };
             let total = if churn { e.connections } else { e.max_open };
@@ -731,7 +708,7 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
                 message,
                 subject: e.name.clone(),
                 window: e.span.window(),
-                metrics,
+                metrics: metrics.build(),
                 evidence: e.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix,
@@ -744,6 +721,24 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::check;
+
+    #[test]
+    fn fires_on_a_new_connection_per_request() {
+        let f = check("connection-churn", include_str!("../../fixtures/connection-churn/py-new-conn.strace"));
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["connections"], 40);
+        assert_eq!(f[0].metrics["requests"], 40);
+        assert_eq!(f[0].metrics["reusable_connections"], 39);
+    }
+
+    #[test]
+    fn keepalive_is_quiet() {
+        assert!(
+            check("connection-churn", include_str!("../../fixtures/connection-churn/py-keepalive.strace")).is_empty()
+        );
+    }
 
     #[test]
     fn unions() {

@@ -5,12 +5,12 @@
 //! Findings are per program: the processes that ran the same program (same name after
 //! execve) are one subject, so a pool of workers gives one finding, not one per worker.
 
-use super::{num, Evidence, EvidenceBuf, Span};
+use super::{Evidence, EvidenceBuf, Span};
+use crate::kit::Metrics;
 use crate::kit::Programs;
 use crate::model::Model;
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use serde::{Deserialize, Serialize};
 use syslint_event::{args, Class, Event, Pid, Ret, Syscall};
 use syslint_report::{Finding, Severity};
 
@@ -63,66 +63,30 @@ by bare name (lab/failed-lookup-storm, php-include-bad.f-tt-T-yy):
     11603 19:12:59.250713 openat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/lib/part0.php\", O_RDONLY) = 4</tmp/syslint-lab-fls.rhX0SM/lib/part0.php> <0.000078>
 and the same again for every include of every request: 15003 failed lookups, 501 searches of 29.9 misses.",
     },
-    options: &[
-        OptionDoc {
-            name: "min_avoidable",
-            meaning: "report a program only when at least this many of its failed lookups are avoidable \
-(repeats of a failed path, or misses of a search that then found the name)",
-        },
-        OptionDoc {
-            name: "min_failed_per_open",
-            meaning: "and only when it has at least this many failed lookups per successful open",
-        },
-        OptionDoc {
-            name: "warn_avoidable",
-            meaning: "a `warning` needs at least this many avoidable failed lookups",
-        },
-        OptionDoc {
-            name: "warn_share_of_calls",
-            meaning: "and failed lookups making up at least this share of the program's syscalls",
-        },
-        OptionDoc {
-            name: "warn_per_sec",
-            meaning: "and, when the trace has timestamps, at least this many failed lookups a second over \
-their span (a slow poll for a missing file is no storm)",
-        },
-        OptionDoc {
-            name: "error_seconds",
-            meaning: "an `error` needs this many seconds measured inside failed lookups (-T), at least 20% \
-of the traced window",
-        },
-    ],
+    options: OPTIONS,
     interest: Interest { all_syscalls: true, exits: true, ..Interest::NONE },
 };
 
-#[derive(Serialize, Deserialize, Clone, Debug)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    pub min_avoidable: u64,
-    pub min_failed_per_open: f64,
-    pub warn_avoidable: u64,
-    pub warn_share_of_calls: f64,
-    pub warn_per_sec: f64,
-    pub error_seconds: f64,
-}
+pub const ENTRY: Entry = registry::entry::<FailedLookupStorm>();
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            min_avoidable: 1000,
-            min_failed_per_open: 3.0,
-            warn_avoidable: 10_000,
-            warn_share_of_calls: 0.25,
-            warn_per_sec: 200.0,
-            error_seconds: 5.0,
-        }
+crate::options! {
+    pub struct Config {
+        /// report a program only when at least this many of its failed lookups are avoidable (repeats of a
+        /// failed path, or misses of a search that then found the name)
+        min_avoidable: u64 = 1000,
+        /// and only when it has at least this many failed lookups per successful open
+        min_failed_per_open: f64 = 3.0,
+        /// a `warning` needs at least this many avoidable failed lookups
+        warn_avoidable: u64 = 10_000,
+        /// and failed lookups making up at least this share of the program's syscalls
+        warn_share_of_calls: f64 = 0.25,
+        /// and, when the trace has timestamps, at least this many failed lookups a second over their span (a
+        /// slow poll for a missing file is no storm)
+        warn_per_sec: f64 = 200.0,
+        /// an `error` needs this many seconds measured inside failed lookups (-T), at least 20% of the traced
+        /// window
+        error_seconds: f64 = 5.0,
     }
-}
-
-pub static ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
-
-fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
-    Ok(Box::new(FailedLookupStorm::new(registry::config_of::<Config>(v)?)))
 }
 
 /// Distinct failing paths remembered (over all programs); beyond, new paths count as first
@@ -216,8 +180,10 @@ pub struct FailedLookupStorm {
     last: Option<(Pid, u32)>,
 }
 
-impl FailedLookupStorm {
-    pub fn new(cfg: Config) -> Self {
+impl Declared for FailedLookupStorm {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
         FailedLookupStorm {
             cfg,
             programs: Programs::default(),
@@ -227,7 +193,9 @@ impl FailedLookupStorm {
             searches: HashMap::default(),
         }
     }
+}
 
+impl FailedLookupStorm {
     fn group(&mut self, model: &Model, pid: Pid) -> u32 {
         let g = self.programs.of(model, pid);
         while self.groups.len() <= g as usize {
@@ -453,26 +421,26 @@ impl Detector for FailedLookupStorm {
             let top: Vec<&str> = dirs.iter().take(5).map(|d| d.0).collect();
             let avg_misses = if g.searches > 0 { g.search_misses as f64 / g.searches as f64 } else { 0.0 };
 
-            let mut m = std::collections::BTreeMap::new();
-            m.insert("failed_lookups".into(), g.failed.into());
-            m.insert("avoidable_lookups".into(), avoidable.into());
-            m.insert("repeated_failures".into(), repeated.into());
-            m.insert("distinct_failed_paths".into(), (g.paths.len() as u64).into());
-            m.insert("repeats_per_path".into(), num(repeats));
-            m.insert("searches".into(), g.searches.into());
-            m.insert("search_misses".into(), g.search_misses.into());
-            m.insert("avg_misses_per_search".into(), num(avg_misses));
-            m.insert("successful_opens".into(), g.opens.into());
-            m.insert("failed_per_open".into(), num(per_open));
-            m.insert("share_of_calls".into(), num(share));
-            m.insert("dirs_with_failures".into(), (g.dirs.len() as u64).into());
-            m.insert("top_dirs".into(), serde_json::Value::from(top.clone()));
-            m.insert("processes".into(), self.programs.processes[gi].into());
+            let mut m = Metrics::new();
+            m.count("failed_lookups", g.failed);
+            m.count("avoidable_lookups", avoidable);
+            m.count("repeated_failures", repeated);
+            m.count("distinct_failed_paths", g.paths.len());
+            m.value("repeats_per_path", repeats);
+            m.count("searches", g.searches);
+            m.count("search_misses", g.search_misses);
+            m.value("avg_misses_per_search", avg_misses);
+            m.count("successful_opens", g.opens);
+            m.value("failed_per_open", per_open);
+            m.value("share_of_calls", share);
+            m.count("dirs_with_failures", g.dirs.len());
+            m.json("top_dirs", serde_json::Value::from(top.clone()));
+            m.count("processes", self.programs.processes[gi]);
             if span_s > 0.0 {
-                m.insert("failed_per_sec".into(), num(g.failed as f64 / span_s));
+                m.value("failed_per_sec", g.failed as f64 / span_s);
             }
             if timed {
-                m.insert("failed_time_s".into(), num(failed_s));
+                m.value("failed_time_s", failed_s);
             }
 
             let mut message = format!("{} failed lookups (ENOENT), {} avoidable", g.failed, avoidable);
@@ -540,7 +508,7 @@ or put the one that does first. "
                 message,
                 subject: self.programs.subject(cx.model, gi as u32),
                 window: g.span.window(),
-                metrics: m,
+                metrics: m.build(),
                 evidence,
                 cost: Some(cost),
                 fix,
@@ -553,6 +521,28 @@ or put the one that does first. "
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::check;
+
+    #[test]
+    fn fires_on_a_path_search_missing_again_and_again() {
+        let f = check(
+            "failed-lookup-storm",
+            include_str!("../../fixtures/failed-lookup-storm/c-search-bad-head2500.strace"),
+        );
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["failed_lookups"], 1060);
+        assert_eq!(f[0].metrics["avoidable_lookups"], 1032);
+        assert_eq!(f[0].metrics["searches"], 43);
+        assert_eq!(f[0].metrics["processes"], 5);
+    }
+
+    #[test]
+    fn ls_is_quiet() {
+        assert!(
+            check("failed-lookup-storm", include_str!("../../fixtures/failed-lookup-storm/near-ls.strace")).is_empty()
+        );
+    }
 
     #[test]
     fn splits_paths() {

@@ -7,12 +7,12 @@
 //! subject.
 
 use super::failed_lookup_storm::resolve;
-use super::{num, Evidence, EvidenceBuf, Span};
+use super::{Evidence, EvidenceBuf, Span};
+use crate::kit::Metrics;
 use crate::kit::Programs;
 use crate::model::Model;
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use serde::{Deserialize, Serialize};
 use syslint_event::{args, Class, Event, Pid, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
@@ -61,29 +61,7 @@ O_SYNC/O_DSYNC only files whose every write must be durable when write() returns
     13533 19:13:14.478015 unlink(\"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\") = 0 <0.000130>
 4 flushes and a journal created and deleted per row: 2004 flushes for 500 rows.",
     },
-    options: &[
-        OptionDoc { name: "min_flushes", meaning: "report a program only with at least this many flushes" },
-        OptionDoc {
-            name: "max_bytes_per_sync",
-            meaning: "and only when it writes at most this many bytes to files per flush on average (larger \
-batches are what flushing is for)",
-        },
-        OptionDoc {
-            name: "warn_flushes",
-            meaning: "a `warning` with at least this many flushes (without -T the count is all there is)",
-        },
-        OptionDoc {
-            name: "warn_per_sec",
-            meaning: "and, when the trace has timestamps, at least this many flushes a second over their span \
-(a flush a second for an hour is no storm)",
-        },
-        OptionDoc { name: "warn_seconds", meaning: "or with at least this many seconds measured inside flushes (-T)" },
-        OptionDoc {
-            name: "error_seconds",
-            meaning: "an `error` needs this many seconds measured inside flushes (-T), at least 20% of the \
-traced window",
-        },
-    ],
+    options: OPTIONS,
     interest: Interest {
         syscalls: &[
             Sys::Fsync,
@@ -104,34 +82,25 @@ traced window",
     },
 };
 
-#[derive(Serialize, Deserialize, Clone, Debug)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    pub min_flushes: u64,
-    pub max_bytes_per_sync: u64,
-    pub warn_flushes: u64,
-    pub warn_per_sec: f64,
-    pub warn_seconds: f64,
-    pub error_seconds: f64,
-}
+pub const ENTRY: Entry = registry::entry::<FsyncStorm>();
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            min_flushes: 100,
-            max_bytes_per_sync: 65_536,
-            warn_flushes: 300,
-            warn_per_sec: 10.0,
-            warn_seconds: 0.5,
-            error_seconds: 5.0,
-        }
+crate::options! {
+    pub struct Config {
+        /// report a program only with at least this many flushes
+        min_flushes: u64 = 100,
+        /// and only when it writes at most this many bytes to files per flush on average (larger batches are
+        /// what flushing is for)
+        max_bytes_per_sync: u64 = 65_536,
+        /// a `warning` with at least this many flushes (without -T the count is all there is)
+        warn_flushes: u64 = 300,
+        /// and, when the trace has timestamps, at least this many flushes a second over their span (a flush a
+        /// second for an hour is no storm)
+        warn_per_sec: f64 = 10.0,
+        /// or with at least this many seconds measured inside flushes (-T)
+        warn_seconds: f64 = 0.5,
+        /// an `error` needs this many seconds measured inside flushes (-T), at least 20% of the traced window
+        error_seconds: f64 = 5.0,
     }
-}
-
-pub static ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
-
-fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
-    Ok(Box::new(FsyncStorm::new(registry::config_of::<Config>(v)?)))
 }
 
 /// Files remembered per program (created ones, flushed ones).
@@ -209,11 +178,15 @@ fn on_disk(display: &str) -> bool {
         && !display.starts_with("/sys/")
 }
 
-impl FsyncStorm {
-    pub fn new(cfg: Config) -> Self {
+impl Declared for FsyncStorm {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
         FsyncStorm { cfg, programs: Programs::default(), groups: Vec::new(), sync_fds: HashSet::default() }
     }
+}
 
+impl FsyncStorm {
     fn group(&mut self, model: &Model, pid: Pid) -> &mut Group {
         let g = self.programs.of(model, pid) as usize;
         while self.groups.len() <= g {
@@ -383,26 +356,26 @@ impl Detector for FsyncStorm {
             files.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
             let journal = g.churn.iter().filter(|(_, c)| c.1 > 0).max_by(|a, b| a.1 .1.cmp(&b.1 .1).then(b.0.cmp(a.0)));
 
-            let mut m = std::collections::BTreeMap::new();
-            m.insert("flushes".into(), flushes.into());
-            m.insert("sync_calls".into(), g.sync_calls.into());
-            m.insert("sync_writes".into(), g.sync_writes.into());
-            m.insert("file_writes".into(), g.file_writes.into());
-            m.insert("file_bytes".into(), g.file_bytes.into());
-            m.insert("syncs_per_write".into(), num(flushes as f64 / g.file_writes.max(1) as f64));
-            m.insert("bytes_per_sync".into(), num(bytes_per_sync));
-            m.insert("synced_files".into(), (g.synced.len() as u64).into());
-            m.insert("files_created".into(), g.created.into());
-            m.insert("files_created_and_removed".into(), g.removed.into());
-            m.insert("processes".into(), self.programs.processes[gi].into());
+            let mut m = Metrics::new();
+            m.count("flushes", flushes);
+            m.count("sync_calls", g.sync_calls);
+            m.count("sync_writes", g.sync_writes);
+            m.count("file_writes", g.file_writes);
+            m.count("file_bytes", g.file_bytes);
+            m.value("syncs_per_write", flushes as f64 / g.file_writes.max(1) as f64);
+            m.value("bytes_per_sync", bytes_per_sync);
+            m.count("synced_files", g.synced.len());
+            m.count("files_created", g.created);
+            m.count("files_created_and_removed", g.removed);
+            m.count("processes", self.programs.processes[gi]);
             if span_s > 0.0 {
-                m.insert("syncs_per_sec".into(), num(flushes as f64 / span_s));
+                m.value("syncs_per_sec", flushes as f64 / span_s);
             }
             if timed {
-                m.insert("sync_time_s".into(), num(sync_s));
-                m.insert("avg_sync_ms".into(), num(sync_s * 1e3 / g.timed as f64));
+                m.value("sync_time_s", sync_s);
+                m.value("avg_sync_ms", sync_s * 1e3 / g.timed as f64);
                 if window_s > 0.0 {
-                    m.insert("share_of_window".into(), num(share));
+                    m.value("share_of_window", share);
                 }
             }
 
@@ -456,7 +429,7 @@ about {} of them",
                 message,
                 subject: self.programs.subject(cx.model, gi as u32),
                 window: g.span.window(),
-                metrics: m,
+                metrics: m.build(),
                 evidence,
                 cost: Some(cost),
                 fix: META.docs.fix.into(),
@@ -469,6 +442,22 @@ about {} of them",
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::check;
+
+    #[test]
+    fn fires_on_an_fsync_per_small_write() {
+        let f = check("fsync-storm", include_str!("../../fixtures/fsync-storm/c-fsync-each-head1000.strace"));
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["flushes"], 309);
+        assert_eq!(f[0].metrics["file_writes"], 309);
+        assert_eq!(f[0].metrics["file_bytes"], 30900);
+    }
+
+    #[test]
+    fn one_save_is_quiet() {
+        assert!(check("fsync-storm", include_str!("../../fixtures/fsync-storm/near-save.strace")).is_empty());
+    }
 
     #[test]
     fn disk_files_only() {

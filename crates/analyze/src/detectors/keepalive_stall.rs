@@ -8,10 +8,10 @@
 //! from `-T`, else from timestamps (a call lasts until its thread's next event); with neither
 //! the detector says nothing.
 
-use super::{num, Evidence, Span};
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
+use super::{Evidence, Span};
+use crate::kit::Metrics;
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use serde::{Deserialize, Serialize};
 use syslint_event::{args, Class, Event, Pid, Ret, Sys, Syscall};
 use syslint_report::Finding;
 
@@ -59,42 +59,25 @@ connection to nginx; the 4 MiB body has arrived, then (trace lines indented by a
 	19:20:08.386828 recvfrom(4, "", 8192, MSG_DONTWAIT, NULL, NULL) = 0 <0.000012>
 	19:20:08.386925 close(4)                = 0 <0.000059>"#,
     },
-    options: &[
-        OptionDoc { name: "min_stall_s", meaning: "shortest wait after the last data that counts as a stall (seconds)" },
-        OptionDoc {
-            name: "gap_ratio",
-            meaning: "the stall must be at least this many times the longest wait between two pieces of data of \
-the same response (streams whose messages keep coming are not stalls)",
-        },
-        OptionDoc { name: "warn_s", meaning: "total stall time (seconds) from which the finding is a warning" },
-        OptionDoc {
-            name: "error_s",
-            meaning: "total stall time (seconds) from which the finding is an error, when it is also at least 20% of the transfers' time",
-        },
-    ],
+    options: OPTIONS,
     interest: Interest { all_syscalls: true, exits: true, aliases: true, notes: true, ..Interest::NONE },
 };
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    pub min_stall_s: f64,
-    pub gap_ratio: f64,
-    pub warn_s: f64,
-    pub error_s: f64,
-}
+pub const ENTRY: Entry = registry::entry::<KeepaliveStall>();
 
-impl Default for Config {
-    fn default() -> Self {
-        Config { min_stall_s: 0.5, gap_ratio: 2.0, warn_s: 1.0, error_s: 30.0 }
+crate::options! {
+    pub struct Config {
+        /// shortest wait after the last data that counts as a stall (seconds)
+        min_stall_s: f64 = 0.5,
+        /// the stall must be at least this many times the longest wait between two pieces of data of the same
+        /// response (streams whose messages keep coming are not stalls)
+        gap_ratio: f64 = 2.0,
+        /// total stall time (seconds) from which the finding is a warning
+        warn_s: f64 = 1.0,
+        /// total stall time (seconds) from which the finding is an error, when it is also at least 20% of the
+        /// transfers' time
+        error_s: f64 = 30.0,
     }
-}
-
-pub static ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
-
-fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
-    let cfg: Config = registry::config_of(v)?;
-    Ok(Box::new(KeepaliveStall::new(cfg)))
 }
 
 /// Connections followed at once; beyond, new ones are ignored until some close.
@@ -174,8 +157,10 @@ pub struct KeepaliveStall {
     other: Group,
 }
 
-impl KeepaliveStall {
-    pub fn new(cfg: Config) -> Self {
+impl Declared for KeepaliveStall {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
         KeepaliveStall {
             cfg,
             conns: HashMap::default(),
@@ -184,7 +169,9 @@ impl KeepaliveStall {
             other: Group::default(),
         }
     }
+}
 
+impl KeepaliveStall {
     /// Apply a call's blocking time to its connection; a finished connection is judged.
     fn settle(&mut self, key: Key, op: Op, end_ts: Option<i64>, dur: Option<u64>, ev: Option<Evidence>) {
         let Some(c) = self.conns.get_mut(&key) else {
@@ -557,16 +544,16 @@ impl KeepaliveStall {
         } else {
             format!("{} connections to {ep} sat idle {} in all after the last data {how}", g.stalls, secs(stall_s))
         };
-        let mut metrics = std::collections::BTreeMap::new();
-        metrics.insert("connections".into(), g.stalls.into());
-        metrics.insert("stall_s".into(), num(stall_s));
-        metrics.insert("max_stall_s".into(), num(g.max_stall_ns as f64 / 1e9));
-        metrics.insert("transfer_s".into(), num(transfer_s));
-        metrics.insert("stall_share".into(), num(share));
-        metrics.insert("bytes_received".into(), g.bytes.into());
-        metrics.insert("ended_by_eof".into(), g.eof.into());
-        metrics.insert("ended_by_timeout".into(), g.timeout.into());
-        metrics.insert("processes".into(), (g.procs.len() as u64).into());
+        let mut metrics = Metrics::new();
+        metrics.count("connections", g.stalls);
+        metrics.value("stall_s", stall_s);
+        metrics.value("max_stall_s", g.max_stall_ns as f64 / 1e9);
+        metrics.value("transfer_s", transfer_s);
+        metrics.value("stall_share", share);
+        metrics.count("bytes_received", g.bytes);
+        metrics.count("ended_by_eof", g.eof);
+        metrics.count("ended_by_timeout", g.timeout);
+        metrics.count("processes", g.procs.len());
         Finding {
             detector: META.name.into(),
             code: META.code.into(),
@@ -574,7 +561,7 @@ impl KeepaliveStall {
             message,
             subject: ep.to_string(),
             window: g.span.window(),
-            metrics,
+            metrics: metrics.build(),
             evidence: g.evidence.iter().map(|e| e.render(cx.clock)).collect(),
             cost: Some(format!(
                 "{} spent waiting after the data was complete, {:.0}% of these transfers' {}",
@@ -598,6 +585,22 @@ fn secs(s: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::check;
+
+    #[test]
+    fn fires_on_reading_until_eof_from_a_keepalive_server() {
+        let f = check("keepalive-stall", include_str!("../../fixtures/keepalive-stall/py-eof.strace"));
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["connections"], 1);
+        assert_eq!(f[0].metrics["ended_by_eof"], 1);
+        assert_eq!(f[0].metrics["bytes_received"], 4194564);
+    }
+
+    #[test]
+    fn reading_by_content_length_is_quiet() {
+        assert!(check("keepalive-stall", include_str!("../../fixtures/keepalive-stall/py-length.strace")).is_empty());
+    }
 
     #[test]
     fn polled_fd_of_one_fd_waits() {

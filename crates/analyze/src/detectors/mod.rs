@@ -238,12 +238,6 @@ impl EvidenceBuf {
     }
 }
 
-/// A number as a JSON metric.
-pub fn num(v: f64) -> serde_json::Value {
-    let r = (v * 1e6).round() / 1e6;
-    serde_json::Number::from_f64(r).map_or(serde_json::Value::Null, serde_json::Value::Number)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,11 +13,11 @@
 //! or, when no DNS message showed it (names from /etc/hosts), by the address connected to
 //! right after.
 
-use crate::detectors::{num, Evidence, EvidenceBuf, Span};
+use crate::detectors::{Evidence, EvidenceBuf, Span};
+use crate::kit::Metrics;
 use crate::model::Model;
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use serde::{Deserialize, Serialize};
 use std::net::IpAddr;
 use syslint_event::{args, Class, Event, Pid, Ret, SockAddr, Sys, Syscall};
 use syslint_report::Finding;
@@ -76,19 +76,7 @@ systemd-resolved, or dnsmasq) so repeats are answered from memory.",
 (lab/repeated-dns py-resolve-each: Python http.client, a new HTTPConnection(\"feed.lab.test\") per \
 request; glibc reads /etc/hosts, then asks the DNS server for A and AAAA, every time)",
     },
-    options: &[
-        OptionDoc { name: "min_lookups", meaning: "lookups of one name (known from DNS messages) before it is reported" },
-        OptionDoc {
-            name: "min_lookups_unnamed",
-            meaning: "lookups whose name is not in the trace (grouped by the address connected to, \
-or by process) before they are reported",
-        },
-        OptionDoc { name: "warn_s", meaning: "time lost to repeated lookups (seconds) that makes the finding a warning" },
-        OptionDoc {
-            name: "error_s",
-            meaning: "time lost (seconds) that makes it an error, when also 20% of the trace",
-        },
-    ],
+    options: OPTIONS,
     interest: Interest {
         syscalls: &[Sys::Connect, Sys::Close, Sys::Sendmmsg, Sys::Recvmmsg],
         classes: &[Class::LOOKUP, Class::READ, Class::WRITE],
@@ -97,26 +85,20 @@ or by process) before they are reported",
     },
 };
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    pub min_lookups: u64,
-    pub min_lookups_unnamed: u64,
-    pub warn_s: f64,
-    pub error_s: f64,
-}
+pub const ENTRY: Entry = registry::entry::<RepeatedDns>();
 
-impl Default for Config {
-    fn default() -> Self {
-        Config { min_lookups: 5, min_lookups_unnamed: 10, warn_s: 0.1, error_s: 1.0 }
+crate::options! {
+    pub struct Config {
+        /// lookups of one name (known from DNS messages) before it is reported
+        min_lookups: u64 = 5,
+        /// lookups whose name is not in the trace (grouped by the address connected to, or by process) before
+        /// they are reported
+        min_lookups_unnamed: u64 = 10,
+        /// time lost to repeated lookups (seconds) that makes the finding a warning
+        warn_s: f64 = 0.1,
+        /// time lost (seconds) that makes it an error, when also 20% of the trace
+        error_s: f64 = 1.0,
     }
-}
-
-pub const ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
-
-fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
-    let cfg: Config = registry::config_of(v)?;
-    Ok(Box::new(RepeatedDns::new(cfg)))
 }
 
 /// Threads with a lookup in progress.
@@ -346,8 +328,10 @@ fn fmt_s(s: f64) -> String {
     }
 }
 
-impl RepeatedDns {
-    pub fn new(cfg: Config) -> Self {
+impl Declared for RepeatedDns {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
         RepeatedDns {
             cfg,
             episodes: HashMap::default(),
@@ -356,7 +340,9 @@ impl RepeatedDns {
             order: Vec::new(),
         }
     }
+}
 
+impl RepeatedDns {
     /// The thread's lookup in progress, started if there is none (None when at the cap).
     fn episode(&mut self, tid: Pid) -> Option<&mut Episode> {
         if !self.episodes.contains_key(&tid) {
@@ -743,23 +729,23 @@ impl Detector for RepeatedDns {
                     format!("{} name lookups whose names are not in the trace", a.lookups),
                 ),
             };
-            let mut metrics = std::collections::BTreeMap::new();
-            metrics.insert("lookups".into(), num(a.lookups as f64));
-            metrics.insert("processes".into(), num(procs as f64));
-            metrics.insert("dns_queries".into(), num(a.queries as f64));
-            metrics.insert("dns_answers".into(), num(a.answers as f64));
-            metrics.insert("hosts_file_reads".into(), num(a.hosts_opens as f64));
-            metrics.insert("config_reads".into(), num(a.config_reads as f64));
-            metrics.insert("name_truncated".into(), num(if a.truncated { 1.0 } else { 0.0 }));
+            let mut metrics = Metrics::new();
+            metrics.count("lookups", a.lookups);
+            metrics.count("processes", procs);
+            metrics.count("dns_queries", a.queries);
+            metrics.count("dns_answers", a.answers);
+            metrics.count("hosts_file_reads", a.hosts_opens);
+            metrics.count("config_reads", a.config_reads);
+            metrics.count("name_truncated", u64::from(a.truncated));
             if a.timed {
-                metrics.insert("resolve_s".into(), num(resolve_s));
-                metrics.insert("avg_lookup_ms".into(), num(resolve_s * 1000.0 / a.lookups as f64));
+                metrics.value("resolve_s", resolve_s);
+                metrics.value("avg_lookup_ms", resolve_s * 1000.0 / a.lookups as f64);
             }
             if a.dns_timed {
-                metrics.insert("dns_wait_s".into(), num(wait_s));
+                metrics.value("dns_wait_s", wait_s);
             }
             if let Some(w) = wasted {
-                metrics.insert("wasted_s".into(), num(w));
+                metrics.value("wasted_s", w);
             }
             let mut cost = match wasted {
                 Some(w) => format!(
@@ -792,7 +778,7 @@ invocation with every URL) or run a local caching resolver. {fix}"
                 message,
                 subject,
                 window: a.span.window(),
-                metrics,
+                metrics: metrics.build(),
                 evidence: a.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix,
@@ -805,6 +791,22 @@ invocation with every URL) or run a local caching resolver. {fix}"
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::check;
+
+    #[test]
+    fn fires_on_a_lookup_per_request() {
+        let f = check("repeated-dns", include_str!("../../fixtures/repeated-dns/py-resolve-each-head1400.strace"));
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["lookups"], 7);
+        assert_eq!(f[0].metrics["dns_queries"], 14);
+        assert_eq!(f[0].metrics["hosts_file_reads"], 7);
+    }
+
+    #[test]
+    fn one_lookup_is_quiet() {
+        assert!(check("repeated-dns", include_str!("../../fixtures/repeated-dns/py-resolve-once.strace")).is_empty());
+    }
 
     #[test]
     fn decodes_query_names() {

@@ -9,10 +9,10 @@
 //! buffer would not need are calls that could be saved; they are summed per process and file
 //! (or endpoint) and direction.
 
-use super::{num, Evidence, Span};
-use crate::registry::{self, Ctx, Detector, Docs, Entry, FinishCtx, Interest, Meta, OptionDoc, Status};
+use super::{Evidence, Span};
+use crate::kit::Metrics;
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use serde::{Deserialize, Serialize};
 use syslint_event::{Class, Event, Pid, Ret, Sys, Syscall};
 use syslint_report::printers::fmt_count;
 use syslint_report::{Finding, Severity};
@@ -65,46 +65,24 @@ lab/small-io py-oswrite: os.write() per log line:
 	8616  19:20:52.621746 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000009>
 ... 30,000 writes"#,
     },
-    options: &[
-        OptionDoc {
-            name: "max_request_bytes",
-            meaning: "a call that asks for at most this many bytes is small",
-        },
-        OptionDoc {
-            name: "min_saved_calls",
-            meaning: "calls that 64 KiB buffers would save, per process, file and direction, from which there is a finding (info)",
-        },
-        OptionDoc { name: "warn_saved_calls", meaning: "saved calls from which the finding is a warning" },
-        OptionDoc { name: "error_saved_calls", meaning: "saved calls from which the finding is an error" },
-    ],
+    options: OPTIONS,
     interest: Interest { classes: &[Class::FD], exits: true, aliases: true, ..Interest::NONE },
 };
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    pub max_request_bytes: u64,
-    pub min_saved_calls: u64,
-    pub warn_saved_calls: u64,
-    pub error_saved_calls: u64,
-}
+pub const ENTRY: Entry = registry::entry::<SmallIo>();
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            max_request_bytes: 16384,
-            min_saved_calls: 1000,
-            warn_saved_calls: 20_000,
-            error_saved_calls: 1_000_000,
-        }
+crate::options! {
+    pub struct Config {
+        /// a call that asks for at most this many bytes is small
+        max_request_bytes: u64 = 16384,
+        /// calls that 64 KiB buffers would save, per process, file and direction, from which there is a finding
+        /// (info)
+        min_saved_calls: u64 = 1000,
+        /// saved calls from which the finding is a warning
+        warn_saved_calls: u64 = 20_000,
+        /// saved calls from which the finding is an error
+        error_saved_calls: u64 = 1_000_000,
     }
-}
-
-pub static ENTRY: Entry = Entry { meta: &META, make, defaults: registry::defaults_of::<Config> };
-
-fn make(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
-    let cfg: Config = registry::config_of(v)?;
-    Ok(Box::new(SmallIo::new(cfg)))
 }
 
 /// fds followed at once.
@@ -169,11 +147,15 @@ pub struct SmallIo {
     aggs: HashMap<AggKey, Agg>,
 }
 
-impl SmallIo {
-    pub fn new(cfg: Config) -> Self {
+impl Declared for SmallIo {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
         SmallIo { cfg, runs: HashMap::default(), aggs: HashMap::default() }
     }
+}
 
+impl SmallIo {
     /// End a run: its calls join the totals of its process, target and direction.
     fn flush(&mut self, key: RunKey) {
         let Some(r) = self.runs.get_mut(&key) else {
@@ -331,20 +313,20 @@ impl SmallIo {
             size(avg),
             per_mib
         );
-        let mut metrics = std::collections::BTreeMap::new();
-        metrics.insert("calls".into(), a.calls.into());
-        metrics.insert("bytes".into(), a.bytes.into());
-        metrics.insert("avg_bytes".into(), num(avg));
-        metrics.insert("avg_request_bytes".into(), num(avg_req));
-        metrics.insert("calls_per_mib".into(), num(per_mib));
-        metrics.insert("saved_calls_64k".into(), a.saved_64k.into());
-        metrics.insert("saved_calls_1m".into(), a.saved_1m.into());
-        metrics.insert("runs".into(), a.runs.into());
+        let mut metrics = Metrics::new();
+        metrics.count("calls", a.calls);
+        metrics.count("bytes", a.bytes);
+        metrics.value("avg_bytes", avg);
+        metrics.value("avg_request_bytes", avg_req);
+        metrics.value("calls_per_mib", per_mib);
+        metrics.count("saved_calls_64k", a.saved_64k);
+        metrics.count("saved_calls_1m", a.saved_1m);
+        metrics.count("runs", a.runs);
         // durations of only some calls (-tt without -T gives them to unfinished/resumed pairs
         // alone) would understate the time: report it when every call had one
         let time = if a.timed == a.calls {
             let t = a.dur_ns as f64 / 1e9;
-            metrics.insert("time_in_calls_s".into(), num(t));
+            metrics.value("time_in_calls_s", t);
             // the saved calls would have cost about the average call each
             let saved_t = t / a.timed as f64 * a.saved_64k as f64;
             format!("; {} inside these calls, about {} of it in calls that could be saved", secs(t), secs(saved_t))
@@ -369,7 +351,7 @@ impl SmallIo {
             message,
             subject: a.subject.clone(),
             window: a.span.window(),
-            metrics,
+            metrics: metrics.build(),
             evidence: a.evidence.iter().map(|e| e.render(cx.clock)).collect(),
             cost: Some(format!(
                 "{} calls where {} would do with 64 KiB buffers ({} with 1 MiB){time}",
@@ -448,6 +430,22 @@ fn secs(s: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::check;
+
+    #[test]
+    fn fires_on_small_unbuffered_writes() {
+        let f = check("small-io", include_str!("../../fixtures/small-io/py-oswrite-head2500.strace"));
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["calls"], 1710);
+        assert_eq!(f[0].metrics["bytes"], 113460);
+        assert_eq!(f[0].metrics["saved_calls_64k"], 1708);
+    }
+
+    #[test]
+    fn large_writes_are_quiet() {
+        assert!(check("small-io", include_str!("../../fixtures/small-io/c-1m.strace")).is_empty());
+    }
 
     #[test]
     fn formats() {

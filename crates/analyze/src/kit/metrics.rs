@@ -12,9 +12,12 @@ impl Metrics {
         Metrics::default()
     }
 
-    /// A count of things (calls, connections, bytes): an integer.
-    pub fn count(&mut self, name: &str, n: u64) -> &mut Self {
-        self.0.insert(name.to_string(), serde_json::Value::from(n));
+    /// A count of things (calls, connections, bytes): an integer (any unsigned type; a
+    /// negative number is no count and is left out).
+    pub fn count<N: TryInto<u64>>(&mut self, name: &str, n: N) -> &mut Self {
+        if let Ok(n) = n.try_into() {
+            self.0.insert(name.to_string(), serde_json::Value::from(n));
+        }
         self
     }
 
@@ -38,6 +41,12 @@ impl Metrics {
     /// Text (an errno, a syscall name).
     pub fn text(&mut self, name: &str, s: &str) -> &mut Self {
         self.0.insert(name.to_string(), serde_json::Value::from(s));
+        self
+    }
+
+    /// Any other JSON value (a list of directories).
+    pub fn json(&mut self, name: &str, v: serde_json::Value) -> &mut Self {
+        self.0.insert(name.to_string(), v);
         self
     }
 
