@@ -44,13 +44,6 @@ pub enum LiveError {
     Io(#[from] io::Error),
 }
 
-/// How to stop tracing early.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Stop {
-    /// Detach from everything and let it run on.
-    Detach,
-}
-
 /// Find a program in PATH.
 pub fn which(name: &str) -> Option<PathBuf> {
     if name.contains('/') {
@@ -227,7 +220,7 @@ impl StraceSession {
     }
 
     /// Detach from the traced processes: they run on, strace ends, the stream ends.
-    pub fn stop(&self, _how: Stop) {
+    pub fn detach(&self) {
         let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
         // attached: strace detaches cleanly on SIGINT. Running a command, strace blocks
         // fatal signals (-I3); SIGKILL makes the kernel detach the command, which runs on.

@@ -8,15 +8,20 @@ use std::path::PathBuf;
     name = "syslint",
     version,
     about = "Find syscall-level waste in Linux programs",
-    long_about = "syslint reads how a program talks to the kernel (strace logs today; live tracing \
-                  next), names the syscall-level waste in it (busy polling, accept herds, \
-                  connection churn, repeated DNS, keep-alive stalls, small I/O, failed lookup \
-                  storms, fsync storms), says what it costs and how to fix it.",
+    long_about = "syslint watches how a program talks to the kernel (live with eBPF or strace, or \
+                  from the strace logs you already have), names the syscall-level waste in it \
+                  (busy polling, accept herds, connection churn, repeated DNS, keep-alive stalls, \
+                  small I/O, failed lookup storms, fsync storms), says what it costs and how to \
+                  fix it, and proves the fix by comparing two runs.",
     after_help = "Examples:\n  \
-        strace -f -tt -T -yy -o app.strace ./app   # record (more flags = more detail)\n  \
+        syslint trace -- ./app                     # run it, trace it (eBPF, else strace), report\n  \
+        syslint trace -p 1234 --for 30s            # attach to a running process for 30 s\n  \
+        strace -f -tt -T -yy -o app.strace ./app   # or record (more flags = more detail)\n  \
         syslint analyze app.strace                 # summary and findings\n  \
         syslint analyze --format json app.strace   # machine-readable (docs/json-schema.md)\n  \
-        syslint analyze traces/                    # a directory of strace -ff files\n\n\
+        syslint analyze traces/                    # a directory of strace -ff files\n  \
+        syslint diff before.strace after.strace    # did the fix work?\n  \
+        syslint explain busy-poll                  # what a detector looks for, and the fix\n\n\
         Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error."
 )]
 pub struct Cli {

@@ -8,7 +8,6 @@ pub mod slr;
 pub mod snapshot;
 
 use format::Formatter;
-use std::ffi::OsString;
 
 use std::path::Path;
 use std::process::ExitStatus;
@@ -17,11 +16,8 @@ use syslint_bpf::Probe;
 pub use syslint_bpf::{Error as BpfError, Lost, Options};
 use syslint_event::Event;
 
-/// What to trace.
-pub enum Target {
-    Command(Vec<OsString>),
-    Pids(Vec<u32>),
-}
+/// What to trace: the same for both live backends.
+pub use crate::live::Target;
 
 pub struct EbpfSession {
     probe: Probe,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use syslint_analyze::summary::SyscallTable;
 use syslint_analyze::Analyzer;
-use syslint_capture::live::{pids_by_name, Stop, StraceSession, Target, Tee};
+use syslint_capture::live::{pids_by_name, StraceSession, Target, Tee};
 use syslint_capture::{parallel, CaptureInfo};
 use syslint_event::{Event, EventKind};
 
@@ -28,11 +28,7 @@ pub fn run(a: TraceArgs) -> Result<u8> {
     signal_hook::flag::register(signal_hook::consts::SIGTERM, sigterm.clone())?;
 
     if a.backend != Backend::Strace {
-        let t = match &target {
-            Target::Command(c) => syslint_capture::ebpf::Target::Command(c.clone()),
-            Target::Pids(p) => syslint_capture::ebpf::Target::Pids(p.clone()),
-        };
-        match trace_ebpf::start(&a, &t) {
+        match trace_ebpf::start(&a, &target) {
             Ok(session) => return trace_ebpf::run(a, session, sigint, sigterm),
             Err(e) if a.backend == Backend::Auto && !a.summary_only && syslint_capture::ebpf::can_fall_back(&e) => {
                 eprintln!("{}", trace_ebpf::fallback_line(&e));
@@ -93,7 +89,7 @@ pub fn run(a: TraceArgs) -> Result<u8> {
                 };
                 if why != 0 {
                     stopped_c.store(why, Ordering::Relaxed);
-                    session_ref.stop(Stop::Detach);
+                    session_ref.detach();
                     stopped = true;
                 }
             }
