@@ -2,8 +2,7 @@
 //! every one must be read without a panic, nearly every line understood, and the facts each
 //! file is known for must come out.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// (file, unparsed lines expected, why those lines are not strace output)
 const EXPECT: &[(&str, u64, &str)] = &[
@@ -32,8 +31,9 @@ const EXPECT: &[(&str, u64, &str)] = &[
 ];
 
 #[test]
+#[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn every_corpus_file_is_understood() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus_dir();
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).expect("corpus dir") {
         let path = entry.expect("entry").path();
@@ -57,16 +57,16 @@ fn every_corpus_file_is_understood() {
     assert_eq!(seen, EXPECT.len(), "corpus files missing");
 }
 
-fn corpus_report(name: &str) -> Option<syslint_report::Report> {
-    let dir = corpus()?;
-    Some(analyze(&[&dir.join(name)]))
+fn corpus_report(name: &str) -> syslint_report::Report {
+    analyze(&[&corpus_dir().join(name)])
 }
 
 #[test]
+#[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn unfinished_resumed_pairs_across_threads() {
     let name = "asterisk-2017-strace4-p-f-threads-unfinished-resumed.strace";
-    let Some(r) = corpus_report(name) else { return };
-    let text = std::fs::read_to_string(corpus().unwrap().join(name)).unwrap();
+    let r = corpus_report(name);
+    let text = std::fs::read_to_string(corpus_dir().join(name)).unwrap();
     let resumed = text.lines().filter(|l| l.contains(" resumed>")).count() as u64;
     let unfinished = text.lines().filter(|l| l.ends_with("<unfinished ...>")).count() as u64;
     // every resumption found its start (the log begins with unfinished calls only)
@@ -83,23 +83,19 @@ fn unfinished_resumed_pairs_across_threads() {
 }
 
 #[test]
+#[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn killed_processes_and_core_dumps() {
-    let Some(r) = corpus_report("raku-moarvm-2019-strace4.2x-killed-sigabrt-core.strace") else {
-        return;
-    };
+    let r = corpus_report("raku-moarvm-2019-strace4.2x-killed-sigabrt-core.strace");
     assert_eq!(r.summary.processes[0].end.as_deref(), Some("killed by SIGABRT (core dumped)"));
-    let Some(r) = corpus_report("android-arm32-zygote-app_process-tt-killed.strace") else {
-        return;
-    };
+    let r = corpus_report("android-arm32-zygote-app_process-tt-killed.strace");
     assert!(r.summary.processes.iter().any(|p| p.end.as_deref() == Some("killed by SIGSEGV")));
     assert_eq!(r.capture.clock, "time-of-day");
 }
 
 #[test]
+#[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn hex_escaped_paths_are_decoded() {
-    let Some(r) = corpus_report("aarch64-mongosh-node-f-ttt-T-y-xx-2024.strace") else {
-        return;
-    };
+    let r = corpus_report("aarch64-mongosh-node-f-ttt-T-y-xx-2024.strace");
     assert_eq!(r.capture.clock, "epoch");
     assert!(r.capture.durations);
     assert!(
@@ -112,20 +108,20 @@ fn hex_escaped_paths_are_decoded() {
 }
 
 #[test]
+#[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn old_sockaddr_format_and_attach() {
-    let Some(r) = corpus_report("django-appserver-p-attach-detach-strace4-old-sockaddr.strace") else {
-        return;
-    };
+    let r = corpus_report("django-appserver-p-attach-detach-strace4-old-sockaddr.strace");
     // accept(3, {sa_family=AF_INET6, ... inet_pton(AF_INET6, "::ffff:10.10.25.20", ...)})
     assert!(r.summary.endpoints.iter().any(|e| e.direction == "in" && e.connections > 0), "{:?}", r.summary.endpoints);
     assert!(r.summary.endpoints.iter().any(|e| e.direction == "out"), "{:?}", r.summary.endpoints);
 }
 
 #[test]
+#[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn old_epoll_format_infinite_timeouts() {
     let name = "uwsgi-fastrouter-2013-strace4-p-f-t-pidcol.strace";
-    let Some(r) = corpus_report(name) else { return };
-    let text = std::fs::read_to_string(corpus().unwrap().join(name)).unwrap();
+    let r = corpus_report(name);
+    let text = std::fs::read_to_string(corpus_dir().join(name)).unwrap();
     // -1 printed as an unsigned 32-bit number by old strace
     let inf = text.lines().filter(|l| l.contains("epoll_wait(") && l.contains(", 4294967295")).count() as u64;
     let e = syscall(&r, "epoll_wait");
@@ -134,29 +130,26 @@ fn old_epoll_format_infinite_timeouts() {
 }
 
 #[test]
+#[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn strace_c_table_is_read() {
-    let Some(r) = corpus_report("phpunit-c-summary-mixed-with-program-output-2022.txt") else {
-        return;
-    };
+    let r = corpus_report("phpunit-c-summary-mixed-with-program-output-2022.txt");
     let access = r.summary.strace_c_table.iter().find(|x| x.name == "access").expect("access row");
     assert_eq!((access.calls, access.errors), (3594, 1644));
     assert!((access.seconds - 1.865496).abs() < 1e-9);
 }
 
 #[test]
+#[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn stack_frames_are_not_errors() {
-    let Some(r) = corpus_report("stacktrace-k-f-t-2025-strace6.strace") else {
-        return;
-    };
+    let r = corpus_report("stacktrace-k-f-t-2025-strace6.strace");
     assert_eq!(r.capture.syscalls, 11);
     assert_eq!(r.capture.clock, "time-of-day");
 }
 
 #[test]
+#[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn program_output_cutting_lines_is_rejoined() {
-    let Some(r) = corpus_report("raku-moarvm-2019-strace4.2x-killed-sigabrt-core.strace") else {
-        return;
-    };
+    let r = corpus_report("raku-moarvm-2019-strace4.2x-killed-sigabrt-core.strace");
     // `write(2, "moar: ..."..., 77moar: src/unix/core.c:539: ...` then `) = 77`
     let w = syscall(&r, "write");
     assert!(w.bytes.unwrap_or(0) >= 77);

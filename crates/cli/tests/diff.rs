@@ -1,8 +1,7 @@
 //! `syslint diff` on lab BAD and GOOD recordings: the fix shows as a fixed finding with its
 //! numbers before and after; the other way round is a regression for CI.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn diff_json(before: &std::path::Path, after: &std::path::Path, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
     let mut args = vec!["diff", "--format", "json", before.to_str().unwrap(), after.to_str().unwrap()];

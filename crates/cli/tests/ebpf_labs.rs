@@ -8,8 +8,7 @@
 //!
 //! Needs root (or CAP_BPF+CAP_PERFMON); without it every test says so loudly and returns.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// A stand-in for strace: `-o OUT [flags] CMD...` -> `syslint trace --backend ebpf -o OUT.slr`
 /// (findings below error severity exit 0, as strace would).
@@ -48,9 +47,7 @@ fn speed_dependent(k: &str) -> bool {
 }
 
 fn check(lab: &str, bad: &str, good: &str, detector: &str) {
-    if !bpf_ok("the eBPF lab tests") {
-        return;
-    }
+    assert_bpf_works("the eBPF lab tests");
     let (live, again) = ebpf_run(lab, bad);
     assert_eq!(live.capture.backend, "ebpf");
     assert_eq!(live.capture.lost_events, 0, "{lab} {bad}: events lost");
@@ -85,6 +82,7 @@ fn check(lab: &str, bad: &str, good: &str, detector: &str) {
 }
 
 #[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn busy_poll() {
     check("busy-poll", "c-poll0", "c-timeout", "busy-poll");
 }
@@ -95,10 +93,9 @@ fn busy_poll() {
 /// empty wake-ups per connection on this lab, 0.0 to 0.4 with eBPF). What must hold: the
 /// same shared socket, accepted by several workers, with failed accepts among them.
 #[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn accept_herd_shows_less_without_strace() {
-    if !bpf_ok("the eBPF lab tests") {
-        return;
-    }
+    assert_bpf_works("the eBPF lab tests");
     let (live, _) = ebpf_run("accept-herd", "c-procs");
     assert_eq!(live.capture.lost_events, 0);
     let accept = syscall(&live, "accept4");
@@ -113,31 +110,37 @@ fn accept_herd_shows_less_without_strace() {
 }
 
 #[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn connection_churn() {
     check("connection-churn", "py-new-conn", "py-keepalive", "connection-churn");
 }
 
 #[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn repeated_dns() {
     check("repeated-dns", "py-resolve-each", "py-resolve-once", "repeated-dns");
 }
 
 #[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn keepalive_stall() {
     check("keepalive-stall", "py-eof", "py-length", "keepalive-stall");
 }
 
 #[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn small_io() {
     check("small-io", "c-4k", "c-1m", "small-io");
 }
 
 #[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn failed_lookup_storm() {
     check("failed-lookup-storm", "c-search-bad", "c-search-good", "failed-lookup-storm");
 }
 
 #[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn fsync_storm() {
     check("fsync-storm", "c-fsync-each", "c-fsync-batch", "fsync-storm");
 }

@@ -2,8 +2,7 @@
 //! check-facts.sh). Numbers asserted here come from the programs' own behaviour, and time
 //! totals are checked against sums taken from the trace text itself.
 
-mod common;
-use common::*;
+use crate::common::*;
 use syslint_report::Report;
 
 const STAT_SETS: &[(&str, &str, bool)] = &[

@@ -3,8 +3,7 @@
 //! The checker itself is tried on a page that breaks every rule, so it cannot pass by
 //! seeing nothing.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

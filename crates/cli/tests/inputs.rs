@@ -1,8 +1,7 @@
 //! Input handling: compression, stdin, -ff sets, bad input of every kind. Never a panic;
 //! a clear one-line message with a location; everything readable still analysed.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::io::Write;
 
 fn tmpdir(tag: &str) -> std::path::PathBuf {

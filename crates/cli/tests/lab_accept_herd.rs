@@ -2,8 +2,7 @@
 //! a Python asyncio pre-fork server and nginx under strace 6.1, 100 connections each, recorded
 //! by record.sh) and live through run.sh. Counts are checked against the trace text.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 use syslint_report::{Finding, Report, Severity};
 

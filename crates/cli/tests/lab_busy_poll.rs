@@ -2,8 +2,7 @@
 //! by record.sh) and live: run.sh runs the same programs under strace here and the findings
 //! must agree. Counts are checked against counts taken from the trace text itself.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 use syslint_report::{Finding, Report, Severity};
 

@@ -3,8 +3,7 @@
 //! the programs' own: a client doing 40 requests on 40 new connections shows 40 connections
 //! carrying 1.0 requests each; the fixed clients show nothing.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use syslint_report::{Finding, Report, Severity};
 
@@ -242,8 +241,9 @@ fn demo_fetch_fires() {
 }
 
 #[test]
+#[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn real_world_traces() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus_dir();
     // uWSGI's fastrouter (2013, strace 4, -t without microseconds): a new backend
     // connection per proxied request
     let r = analyze(&[&dir.join("uwsgi-fastrouter-2013-strace4-p-f-t-pidcol.strace")]);

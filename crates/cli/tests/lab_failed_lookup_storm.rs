@@ -1,8 +1,7 @@
 //! failed-lookup-storm (SL007) on the lab traces (lab/failed-lookup-storm: real programs under
 //! strace 6.1, recorded by record.sh) and live: run.sh under strace again and compare.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::PathBuf;
 use syslint_report::{Finding, Report, Severity};
 

@@ -1,8 +1,7 @@
 //! fsync-storm (SL008) on the lab traces (lab/fsync-storm: real programs under strace 6.1,
 //! recorded by record.sh) and live: run.sh under strace again and compare.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::PathBuf;
 use syslint_report::{Finding, Report, Severity};
 

@@ -1,9 +1,7 @@
 //! keepalive-stall (SL005) on the lab traces (lab/keepalive-stall, recorded against nginx with
 //! keepalive_timeout 2s and a 4 MiB body), and live: the lab programs run under strace here.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use syslint_report::{Report, Severity};
 

@@ -4,8 +4,7 @@
 //! are the programs' own: 30 requests that each resolve feed.lab.test are 30 lookups, 60 DNS
 //! questions (A and AAAA) and 60 answers.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use syslint_report::{Finding, Report, Severity};
 
@@ -223,8 +222,9 @@ fn thresholds_come_from_the_config() {
 }
 
 #[test]
+#[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn real_world_traces() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus_dir();
     // a Django app server (2012, strace 4): every request connects to MySQL anew, and the
     // client library reads /etc/hosts twice before each connect
     let r = analyze(&[&dir.join("django-appserver-p-attach-detach-strace4-old-sockaddr.strace")]);

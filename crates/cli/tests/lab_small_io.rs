@@ -1,9 +1,7 @@
 //! small-io (SL006) on the lab traces (lab/small-io) and live: the lab programs run under
 //! strace here.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use syslint_report::{Finding, Report, Severity};
 

@@ -7,8 +7,7 @@
 //! (a few numbers per workload, so a broken re-recording cannot pass), and raise no finding of
 //! severity `warning` or `error`, neither in the JSON report nor through `--fail-on warning`.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use syslint_report::{Report, Severity};

@@ -1,8 +1,7 @@
 //! Every registered detector has a lab whose recorded traces include one where it fires and
 //! one where it stays quiet, and documentation `syslint explain` can print.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn every_detector_has_a_firing_and_a_quiet_lab_trace() {

@@ -1,8 +1,7 @@
 //! `syslint trace` against real processes: exit statuses, errors, attaching, and the safety
 //! of the traced program when syslint is interrupted or killed.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -89,10 +88,10 @@ macro_rules! both {
                 super::$name("strace")
             }
             #[test]
+            #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
             fn ebpf() {
-                if super::bpf_ok("the eBPF variants") {
-                    super::$name("ebpf")
-                }
+                super::assert_bpf_works("the eBPF variants");
+                super::$name("ebpf")
             }
         }
     };
@@ -275,12 +274,9 @@ fn ctrl_c_goes_to_the_command(b: &str) {
 /// `--backend auto` as a user without BPF permissions: one line says why and how to enable
 /// eBPF, and strace does the work.
 #[test]
+#[cfg_attr(not(syslint_root), ignore = "needs root to run syslint as nobody")]
 fn auto_falls_back_to_strace_with_one_line() {
-    let root = Command::new("id").arg("-u").output().is_ok_and(|o| stdout(&o).trim() == "0");
-    if !root || !have("setpriv") {
-        eprintln!("NOTE: needs root and setpriv to run syslint as nobody: fallback test skipped");
-        return;
-    }
+    assert!(have("setpriv"), "setpriv (util-linux) is required");
     let o = Command::new("setpriv")
         .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", bin(), "trace", "-q", "--format", "json"])
         .args(["--", "/bin/true"])
@@ -356,10 +352,10 @@ fn assert_nothing_unaccounted(r: &syslint_report::Report, rounds: u64) {
 /// A kernel buffer too small for the rate: records are dropped, never waited for, and every
 /// report says how many syscalls were lost; seen plus lost is everything the program did.
 #[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn drops_are_counted_and_reported() {
-    if !bpf_ok("the eBPF variants") || !have("cc") {
-        return;
-    }
+    assert_bpf_works("the eBPF variants");
+    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
     let rounds = 300_000u64;
     let (prog, o, r) = trace_three_calls("drops", rounds, ("SYSLINT_RING_BYTES", "16384"));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -381,10 +377,10 @@ fn drops_are_counted_and_reported() {
 /// reading the kernel buffer rather than hold more in memory; the report says so, and seen
 /// plus lost is still everything the program did.
 #[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn a_full_queue_is_reported() {
-    if !bpf_ok("the eBPF variants") || !have("cc") {
-        return;
-    }
+    assert_bpf_works("the eBPF variants");
+    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
     let rounds = 300_000u64;
     let (_, o, r) = trace_three_calls("queue", rounds, ("SYSLINT_QUEUE_BYTES", "1"));
     // 1: the spin may be reported (busy-poll), depending on how much was lost
@@ -401,10 +397,10 @@ fn a_full_queue_is_reported() {
 /// syslint came, so only the /proc snapshot can say what fd it is. The accepted connections
 /// must be counted against the server's address.
 #[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn attach_to_a_running_server_knows_its_listening_socket() {
-    if !bpf_ok("the eBPF variants") || !have("python3") {
-        return;
-    }
+    assert_bpf_works("the eBPF variants");
+    assert!(have("python3"), "python3 is required (scripts/test.sh installs it)");
     let d = tmp("server");
     let portf = d.join("port");
     let server = "import socket,sys,time\n\

@@ -2,8 +2,7 @@
 //! `$STRACE -o OUT FLAGS... CMD`; a small wrapper turns that into `syslint trace`), and the
 //! live findings must match what the detectors report on the recorded traces.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// A stand-in for strace: `-o OUT [flags] CMD...` -> `syslint trace --backend strace -o OUT`,
 /// with the report as JSON next to the recording.

@@ -1,0 +1,50 @@
+//! syslint's integration tests, one binary (like ripgrep's tests/tests.rs): one link, one
+//! process, instead of one binary per file. Each file below is a module; `common` is the shared
+//! harness (run the real binary, parse its JSON back).
+//!
+//! Tests that need what a machine may lack are marked `#[ignore]` by the build script
+//! (build.rs) and shown as *ignored* with the reason, never silently passed:
+//! - eBPF (root and a kernel with BTF): cfg `syslint_bpf`; force the skip with
+//!   `SYSLINT_TEST_NO_BPF=1`;
+//! - the real-world corpus `../shared/strace-corpus` beside the checkout (or the directory in
+//!   `SYSLINT_SHARED`): cfg `syslint_corpus`;
+//! - root (to run syslint as another user): cfg `syslint_root`.
+
+#[path = "common/mod.rs"]
+mod common;
+#[path = "corpus.rs"]
+mod corpus;
+#[path = "diff.rs"]
+mod diff;
+#[path = "ebpf_labs.rs"]
+mod ebpf_labs;
+#[path = "fixtures.rs"]
+mod fixtures;
+#[path = "html.rs"]
+mod html;
+#[path = "inputs.rs"]
+mod inputs;
+#[path = "lab_accept_herd.rs"]
+mod lab_accept_herd;
+#[path = "lab_busy_poll.rs"]
+mod lab_busy_poll;
+#[path = "lab_connection_churn.rs"]
+mod lab_connection_churn;
+#[path = "lab_failed_lookup_storm.rs"]
+mod lab_failed_lookup_storm;
+#[path = "lab_fsync_storm.rs"]
+mod lab_fsync_storm;
+#[path = "lab_keepalive_stall.rs"]
+mod lab_keepalive_stall;
+#[path = "lab_repeated_dns.rs"]
+mod lab_repeated_dns;
+#[path = "lab_small_io.rs"]
+mod lab_small_io;
+#[path = "ordinary.rs"]
+mod ordinary;
+#[path = "registry.rs"]
+mod registry;
+#[path = "trace.rs"]
+mod trace;
+#[path = "trace_labs.rs"]
+mod trace_labs;
