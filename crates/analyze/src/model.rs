@@ -8,7 +8,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::{self, FdTarget};
-use syslint_event::{Class, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall};
+use syslint_event::{Class, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall, TargetKind};
 
 /// Distinct fd targets tracked individually.
 pub const MAX_TARGETS: usize = 50_000;
@@ -59,7 +59,7 @@ pub struct Folded {
 #[derive(Clone, Debug, Default)]
 pub struct TargetAgg {
     pub display: String,
-    pub kind: &'static str,
+    pub kind: TargetKind,
     pub calls: u64,
     pub errors: u64,
     pub dur_ns: u64,
@@ -70,7 +70,7 @@ pub struct TargetAgg {
 #[derive(Clone, Debug, Default)]
 pub struct EndpointAgg {
     pub endpoint: String,
-    pub proto: &'static str,
+    pub proto: TargetKind,
     pub direction: &'static str,
     pub connections: u64,
     pub closed: u64,
@@ -87,7 +87,7 @@ struct Fd {
     deco: Option<Box<str>>,
     conn: Option<Conn>,
     /// Socket protocol, once known.
-    proto: &'static str,
+    proto: Option<TargetKind>,
     local: Option<String>,
     side: Side,
 }
@@ -116,10 +116,10 @@ pub struct Model {
     tables: Vec<Option<FdTable>>,
     free_tables: Vec<usize>,
     pub targets: Vec<TargetAgg>,
-    target_ids: HashMap<(&'static str, String), u32>,
+    target_ids: HashMap<(TargetKind, String), u32>,
     other_target: Option<u32>,
     pub endpoints: Vec<EndpointAgg>,
-    endpoint_ids: HashMap<(&'static str, &'static str, String), u32>,
+    endpoint_ids: HashMap<(TargetKind, &'static str, String), u32>,
     other_endpoint: Option<u32>,
 }
 
@@ -133,13 +133,13 @@ enum Side {
 }
 
 /// Kind and display text of an fd target.
-fn describe(t: &FdTarget) -> (&'static str, String) {
+fn describe(t: &FdTarget) -> (TargetKind, String) {
     describe_side(t, Side::Guess)
 }
 
-fn describe_side(t: &FdTarget, side: Side) -> (&'static str, String) {
+fn describe_side(t: &FdTarget, side: Side) -> (TargetKind, String) {
     match t {
-        FdTarget::File(p) => ("file", p.clone()),
+        FdTarget::File(p) => (TargetKind::File, p.clone()),
         FdTarget::Inet { proto, local, remote } => {
             let shown = match (local, remote) {
                 (Some(l), Some(r)) => match side {
@@ -150,28 +150,29 @@ fn describe_side(t: &FdTarget, side: Side) -> (&'static str, String) {
                 (Some(l), None) => l.clone(),
                 _ => "(unconnected)".into(),
             };
-            (proto, shown)
+            (*proto, shown)
         }
-        FdTarget::Unix { detail } => ("unix", unix_display(detail)),
-        FdTarget::Netlink { detail } => ("netlink", detail.split(':').next().unwrap_or("").to_string()),
-        FdTarget::Pipe => ("pipe", "pipe".into()),
-        FdTarget::Socket => ("socket", "socket".into()),
+        FdTarget::Unix { detail } => (TargetKind::Unix, unix_display(detail)),
+        FdTarget::Netlink { detail } => (TargetKind::Netlink, detail.split(':').next().unwrap_or("").to_string()),
+        FdTarget::Pipe => (TargetKind::Pipe, "pipe".into()),
+        FdTarget::Socket => (TargetKind::Socket, "socket".into()),
         FdTarget::Anon(a) => anon_kind(a),
-        FdTarget::Other(o) => ("other", o.clone()),
+        FdTarget::Other(o) => (TargetKind::Other, o.clone()),
     }
 }
 
-fn anon_kind(a: &str) -> (&'static str, String) {
+fn anon_kind(a: &str) -> (TargetKind, String) {
     let a = a.trim_start_matches('[').trim_end_matches(']');
-    match a {
-        "eventpoll" => ("epoll", "epoll".into()),
-        "eventfd" => ("eventfd", "eventfd".into()),
-        "timerfd" => ("timerfd", "timerfd".into()),
-        "signalfd" => ("signalfd", "signalfd".into()),
-        "inotify" => ("inotify", "inotify".into()),
-        "io_uring" => ("io_uring", "io_uring".into()),
-        _ => ("anon", a.to_string()),
-    }
+    let kind = match a {
+        "eventpoll" => TargetKind::Epoll,
+        "eventfd" => TargetKind::Eventfd,
+        "timerfd" => TargetKind::Timerfd,
+        "signalfd" => TargetKind::Signalfd,
+        "inotify" => TargetKind::Inotify,
+        "io_uring" => TargetKind::IoUring,
+        _ => return (TargetKind::Anon, a.to_string()),
+    };
+    (kind, kind.as_str().into())
 }
 
 /// `12345->12346` or `12345,"/run/x.sock"` or `@"/abstract"`: show the path when there is one.
@@ -209,7 +210,7 @@ fn raw_num(a: &str) -> Option<u64> {
 }
 
 /// Protocol of `socket(family, type, proto)`, names or raw numbers (-X raw).
-fn socket_proto(args: &str) -> &'static str {
+fn socket_proto(args: &str) -> TargetKind {
     let mut it = args::split(args);
     let fam = it.next().unwrap_or("");
     let ty = it.next().unwrap_or("");
@@ -225,18 +226,18 @@ fn socket_proto(args: &str) -> &'static str {
     let v6 = fam.contains("INET6");
     if fam.contains("INET") {
         match (stream, dgram, v6) {
-            (true, _, false) => "tcp",
-            (true, _, true) => "tcp6",
-            (_, true, false) => "udp",
-            (_, true, true) => "udp6",
-            _ => "raw",
+            (true, _, false) => TargetKind::Tcp,
+            (true, _, true) => TargetKind::Tcp6,
+            (_, true, false) => TargetKind::Udp,
+            (_, true, true) => TargetKind::Udp6,
+            _ => TargetKind::Raw,
         }
     } else if fam.contains("UNIX") || fam.contains("LOCAL") {
-        "unix"
+        TargetKind::Unix
     } else if fam.contains("NETLINK") {
-        "netlink"
+        TargetKind::Netlink
     } else {
-        "socket"
+        TargetKind::Socket
     }
 }
 
@@ -257,8 +258,7 @@ fn basename(p: &str) -> &str {
 #[derive(Copy, Clone, Debug)]
 pub struct TargetView<'m> {
     pub id: u32,
-    /// `file`, `tcp`, `tcp6`, `udp`, `udp6`, `unix`, `pipe`, `epoll`, `eventfd`, ...
-    pub kind: &'static str,
+    pub kind: TargetKind,
     /// A path, or the service end of a connection (`127.0.0.1:80`, `... (accepted)`).
     pub display: &'m str,
     /// The connection's endpoint, when the fd is a connection the model saw being made.
@@ -415,7 +415,7 @@ impl Model {
         self.tables[ti].as_mut()
     }
 
-    fn intern_target(&mut self, kind: &'static str, display: String) -> u32 {
+    fn intern_target(&mut self, kind: TargetKind, display: String) -> u32 {
         if let Some(&id) = self.target_ids.get(&(kind, display.clone())) {
             return id;
         }
@@ -423,7 +423,11 @@ impl Model {
             if let Some(o) = self.other_target {
                 return o;
             }
-            self.targets.push(TargetAgg { display: "(other targets)".into(), kind: "other", ..Default::default() });
+            self.targets.push(TargetAgg {
+                display: "(other targets)".into(),
+                kind: TargetKind::Other,
+                ..Default::default()
+            });
             let id = (self.targets.len() - 1) as u32;
             self.other_target = Some(id);
             return id;
@@ -434,7 +438,7 @@ impl Model {
         id
     }
 
-    fn intern_endpoint(&mut self, proto: &'static str, direction: &'static str, endpoint: String) -> u32 {
+    fn intern_endpoint(&mut self, proto: TargetKind, direction: &'static str, endpoint: String) -> u32 {
         let key = (proto, direction, endpoint);
         if let Some(&id) = self.endpoint_ids.get(&key) {
             return id;
@@ -465,8 +469,8 @@ impl Model {
         task: usize,
         fd: i32,
         deco: Option<&str>,
-        fallback: (&'static str, String),
-        proto: &'static str,
+        fallback: (TargetKind, String),
+        proto: Option<TargetKind>,
         side: Side,
     ) {
         if fd < 0 {
@@ -477,8 +481,7 @@ impl Model {
             None => fallback,
         };
         let target = self.intern_target(kind, display);
-        let proto =
-            if proto.is_empty() && matches!(kind, "tcp" | "tcp6" | "udp" | "udp6" | "unix") { kind } else { proto };
+        let proto = if proto.is_none() && kind.is_connection_socket() { Some(kind) } else { proto };
         let entry = Fd { target, deco: deco.map(Into::into), conn: None, proto, local: None, side };
         if let Some(t) = self.table_of(task) {
             if let Some(old) = t.fds.insert(fd, entry) {
@@ -513,21 +516,28 @@ impl Model {
                 let (kind, display) = describe_side(&FdTarget::from_deco(d), side);
                 let target = self.intern_target(kind, display);
                 if let Some(t) = self.table_of(task) {
-                    let e =
-                        t.fds.entry(fd).or_insert(Fd { target, deco: None, conn: None, proto: "", local: None, side });
+                    let e = t.fds.entry(fd).or_insert(Fd {
+                        target,
+                        deco: None,
+                        conn: None,
+                        proto: None,
+                        local: None,
+                        side,
+                    });
                     e.target = target;
                     e.deco = Some(d.into());
-                    if matches!(kind, "tcp" | "tcp6" | "udp" | "udp6" | "unix") {
-                        e.proto = kind;
+                    if kind.is_connection_socket() {
+                        e.proto = Some(kind);
                     }
                 }
                 Some(target)
             }
             (None, None) => {
                 // opened before the trace started
-                let target = self.intern_target("unknown", format!("fd {fd} (opened before trace)"));
+                let target = self.intern_target(TargetKind::Unknown, format!("fd {fd} (opened before trace)"));
                 if let Some(t) = self.table_of(task) {
-                    t.fds.insert(fd, Fd { target, deco: None, conn: None, proto: "", local: None, side: Side::Guess });
+                    t.fds
+                        .insert(fd, Fd { target, deco: None, conn: None, proto: None, local: None, side: Side::Guess });
                 }
                 Some(target)
             }
@@ -653,13 +663,20 @@ impl Model {
                 let _ = s;
                 if let Some((fd, deco)) = ret_fd {
                     let path = sc.path().map(|p| p.into_owned()).unwrap_or_else(|| "?".into());
-                    self.set_fd_side(task, fd, deco, ("file", path), "", Side::Guess);
+                    self.set_fd_side(task, fd, deco, (TargetKind::File, path), None, Side::Guess);
                 }
             }
             Sys::Socket => {
                 if let Some((fd, deco)) = ret_fd {
                     let proto = socket_proto(sc.args);
-                    self.set_fd_side(task, fd, deco, (proto, format!("{proto} (unconnected)")), proto, Side::Guess);
+                    self.set_fd_side(
+                        task,
+                        fd,
+                        deco,
+                        (proto, format!("{proto} (unconnected)")),
+                        Some(proto),
+                        Side::Guess,
+                    );
                 }
             }
             Sys::Bind | Sys::Getsockname => {
@@ -670,7 +687,7 @@ impl Model {
                         let kind =
                             self.table_of(task).and_then(|t| t.fds.get(&fd.num)).map(|e| (e.proto, e.deco.is_none()));
                         let target = match kind {
-                            Some((proto, true)) if proto.starts_with("tcp") || proto.starts_with("udp") => {
+                            Some((Some(proto), true)) if proto.is_tcp() || proto.is_udp() => {
                                 matches!(addr, SockAddr::Inet { .. }).then(|| self.intern_target(proto, local.clone()))
                             }
                             _ => None,
@@ -720,24 +737,27 @@ impl Model {
                     let idx = if sc.sys == Sys::Socketpair { 3 } else { 0 };
                     let arg = sc.arg(idx);
                     if let Some((a, b)) = arg.and_then(fd_pair) {
-                        let (kind, proto): (&'static str, &'static str) =
-                            if sc.sys == Sys::Socketpair { ("unix", "unix") } else { ("pipe", "") };
+                        let (kind, proto) = if sc.sys == Sys::Socketpair {
+                            (TargetKind::Unix, Some(TargetKind::Unix))
+                        } else {
+                            (TargetKind::Pipe, None)
+                        };
                         let disp = if sc.sys == Sys::Socketpair { "socketpair" } else { "pipe" };
                         self.set_fd_side(task, a, None, (kind, disp.into()), proto, Side::Guess);
                         self.set_fd_side(task, b, None, (kind, disp.into()), proto, Side::Guess);
                     }
                 }
             }
-            Sys::Eventfd | Sys::Eventfd2 => self.anon_fd(task, ret_fd, "eventfd"),
-            Sys::EpollCreate | Sys::EpollCreate1 => self.anon_fd(task, ret_fd, "epoll"),
-            Sys::TimerfdCreate => self.anon_fd(task, ret_fd, "timerfd"),
-            Sys::Signalfd | Sys::Signalfd4 => self.anon_fd(task, ret_fd, "signalfd"),
-            Sys::InotifyInit | Sys::InotifyInit1 => self.anon_fd(task, ret_fd, "inotify"),
-            Sys::IoUringSetup => self.anon_fd(task, ret_fd, "io_uring"),
+            Sys::Eventfd | Sys::Eventfd2 => self.anon_fd(task, ret_fd, TargetKind::Eventfd),
+            Sys::EpollCreate | Sys::EpollCreate1 => self.anon_fd(task, ret_fd, TargetKind::Epoll),
+            Sys::TimerfdCreate => self.anon_fd(task, ret_fd, TargetKind::Timerfd),
+            Sys::Signalfd | Sys::Signalfd4 => self.anon_fd(task, ret_fd, TargetKind::Signalfd),
+            Sys::InotifyInit | Sys::InotifyInit1 => self.anon_fd(task, ret_fd, TargetKind::Inotify),
+            Sys::IoUringSetup => self.anon_fd(task, ret_fd, TargetKind::IoUring),
             Sys::MemfdCreate => {
                 if let Some((fd, deco)) = ret_fd {
                     let name = sc.arg(0).and_then(args::unquote).map(|n| n.into_owned()).unwrap_or_default();
-                    self.set_fd_side(task, fd, deco, ("memfd", format!("memfd:{name}")), "", Side::Guess);
+                    self.set_fd_side(task, fd, deco, (TargetKind::Memfd, format!("memfd:{name}")), None, Side::Guess);
                 }
             }
             Sys::Clone | Sys::Clone3 | Sys::Fork | Sys::Vfork => {
@@ -772,9 +792,9 @@ impl Model {
         target
     }
 
-    fn anon_fd(&mut self, task: usize, ret_fd: Option<(i32, Option<&str>)>, kind: &'static str) {
+    fn anon_fd(&mut self, task: usize, ret_fd: Option<(i32, Option<&str>)>, kind: TargetKind) {
         if let Some((fd, deco)) = ret_fd {
-            self.set_fd_side(task, fd, deco, (kind, kind.into()), "", Side::Guess);
+            self.set_fd_side(task, fd, deco, (kind, kind.as_str().into()), None, Side::Guess);
         }
     }
 
@@ -786,8 +806,11 @@ impl Model {
                 // unconnected datagrams (DNS over UDP): the address is in the call
                 match sc.sockaddr() {
                     Some(addr @ SockAddr::Inet { .. }) => {
-                        let proto = self.table_of(task).and_then(|t| t.fds.get(&fd)).map(|e| e.proto).unwrap_or("udp");
-                        let proto = if proto.is_empty() { "udp" } else { proto };
+                        let proto = self
+                            .table_of(task)
+                            .and_then(|t| t.fds.get(&fd))
+                            .and_then(|e| e.proto)
+                            .unwrap_or(TargetKind::Udp);
                         Some(self.intern_endpoint(proto, "out", addr.to_string()))
                     }
                     _ => None,
@@ -817,12 +840,12 @@ impl Model {
         if matches!(addr, SockAddr::Netlink { .. } | SockAddr::Other { .. }) {
             return;
         }
-        let entry_proto = self.table_of(task).and_then(|t| t.fds.get(&fd.num)).map(|e| e.proto).unwrap_or("");
+        let entry_proto = self.table_of(task).and_then(|t| t.fds.get(&fd.num)).and_then(|e| e.proto);
         let proto = match (&addr, entry_proto) {
-            (_, p) if !p.is_empty() => p,
-            (SockAddr::Unix { .. }, _) => "unix",
-            (SockAddr::Inet { ip, .. }, _) if ip.is_ipv6() => "tcp6",
-            _ => "tcp",
+            (_, Some(p)) => p,
+            (SockAddr::Unix { .. }, _) => TargetKind::Unix,
+            (SockAddr::Inet { ip, .. }, _) if ip.is_ipv6() => TargetKind::Tcp6,
+            _ => TargetKind::Tcp,
         };
         let ep = self.intern_endpoint(proto, "out", addr.to_string());
         let e = &mut self.endpoints[ep as usize];
@@ -832,20 +855,19 @@ impl Model {
         }
         e.connections += 1;
         let shown = addr.to_string();
-        let kind = if proto.starts_with("unix") { "unix" } else { proto };
-        let target = self.intern_target(kind, shown);
+        let target = self.intern_target(proto, shown);
         if let Some(t) = self.table_of(task) {
             let e = t.fds.entry(fd.num).or_insert(Fd {
                 target,
                 deco: None,
                 conn: None,
-                proto,
+                proto: Some(proto),
                 local: None,
                 side: Side::Remote,
             });
             e.target = target;
             e.side = Side::Remote;
-            e.proto = proto;
+            e.proto = Some(proto);
             e.conn = Some(Conn { endpoint: ep, opened_ns: ts });
         }
     }
@@ -856,7 +878,7 @@ impl Model {
             .and_then(|l| {
                 self.table_of(task).and_then(|t| t.fds.get(&l.num)).map(|e| (e.proto, e.local.clone(), e.deco.clone()))
             })
-            .unwrap_or(("", None, None));
+            .unwrap_or((None, None, None));
         // where the connection arrived: the accepted socket's local end (-yy), else the
         // listener's decoration, else its bound address (which may say port 0)
         let inet_local = |d: Option<&str>| match d.map(FdTarget::from_deco) {
@@ -868,19 +890,14 @@ impl Model {
             .or(llocal)
             .or_else(|| listener.and_then(|l| l.deco).map(|d| describe(&FdTarget::from_deco(d)).1))
             .unwrap_or_else(|| "(listening socket)".into());
-        let proto = if lproto.is_empty() {
-            match sc.sockaddr() {
-                Some(SockAddr::Inet { ip, .. }) if ip.is_ipv6() => "tcp6",
-                Some(SockAddr::Unix { .. }) => "unix",
-                _ => "tcp",
-            }
-        } else {
-            lproto
-        };
+        let proto = lproto.unwrap_or_else(|| match sc.sockaddr() {
+            Some(SockAddr::Inet { ip, .. }) if ip.is_ipv6() => TargetKind::Tcp6,
+            Some(SockAddr::Unix { .. }) => TargetKind::Unix,
+            _ => TargetKind::Tcp,
+        });
         let ep = self.intern_endpoint(proto, "in", local.clone());
         self.endpoints[ep as usize].connections += 1;
-        let kind = if proto.starts_with("unix") { "unix" } else { proto };
-        self.set_fd_side(task, fd, deco, (kind, format!("{local} (accepted)")), proto, Side::Local);
+        self.set_fd_side(task, fd, deco, (proto, format!("{local} (accepted)")), Some(proto), Side::Local);
         if let Some(t) = self.table_of(task) {
             if let Some(e) = t.fds.get_mut(&fd) {
                 e.conn = Some(Conn { endpoint: ep, opened_ns: ts });

@@ -16,7 +16,7 @@
 
 use syslint_capture::{ParseStats, Parser};
 use syslint_event::args::{find_sockaddr, parse_fd, poll_timeout, FdTarget};
-use syslint_event::{Event, EventKind, Pid, Ret, SockAddr, Sys, Timeout};
+use syslint_event::{Event, EventKind, Pid, Ret, SockAddr, Sys, TargetKind, Timeout};
 
 const MS: i64 = 1_000_000;
 const S: i64 = 1_000_000_000;
@@ -1278,23 +1278,31 @@ fn v4_10_tcp_socket_decorations() {
     ])
     .clean();
     r.n(5);
-    assert_eq!(r.ev[0].call().target(), FdTarget::Inet { proto: "tcp", local: None, remote: None });
+    assert_eq!(r.ev[0].call().target(), FdTarget::Inet { proto: TargetKind::Tcp, local: None, remote: None });
     assert_eq!(r.ev[0].call().sockaddr.as_ref().map(|a| a.to_string()).as_deref(), Some("127.0.0.1:0"));
     assert_eq!(
         r.ev[2].call().target(),
-        FdTarget::Inet { proto: "tcp", local: Some("127.0.0.1:35791".into()), remote: None }
+        FdTarget::Inet { proto: TargetKind::Tcp, local: Some("127.0.0.1:35791".into()), remote: None }
     );
     let a = r.ev[3].call();
     assert_eq!(a.sockaddr.as_ref().map(|s| s.to_string()).as_deref(), Some("127.0.0.1:45678"));
     assert_eq!(
         FdTarget::from_deco(a.ret_deco().expect("deco")),
-        FdTarget::Inet { proto: "tcp", local: Some("127.0.0.1:35791".into()), remote: Some("127.0.0.1:45678".into()) }
+        FdTarget::Inet {
+            proto: TargetKind::Tcp,
+            local: Some("127.0.0.1:35791".into()),
+            remote: Some("127.0.0.1:45678".into())
+        }
     );
     let rv = r.ev[4].call();
     assert_eq!((rv.sys, rv.bytes), (Sys::Recv, Some(4)));
     assert_eq!(
         rv.target(),
-        FdTarget::Inet { proto: "tcp", local: Some("127.0.0.1:35791".into()), remote: Some("127.0.0.1:45678".into()) }
+        FdTarget::Inet {
+            proto: TargetKind::Tcp,
+            local: Some("127.0.0.1:35791".into()),
+            remote: Some("127.0.0.1:45678".into())
+        }
     );
 }
 
@@ -1361,21 +1369,29 @@ fn tcpv6_socket_decorations() {
     ])
     .clean();
     r.n(6);
-    assert_eq!(r.ev[1].call().target(), FdTarget::Inet { proto: "tcp6", local: None, remote: None });
+    assert_eq!(r.ev[1].call().target(), FdTarget::Inet { proto: TargetKind::Tcp6, local: None, remote: None });
     assert_eq!(
         r.ev[2].call().target(),
-        FdTarget::Inet { proto: "tcp6", local: Some("[::1]:37025".into()), remote: None }
+        FdTarget::Inet { proto: TargetKind::Tcp6, local: Some("[::1]:37025".into()), remote: None }
     );
     assert_eq!(r.ev[3].call().sockaddr.as_ref().map(|a| a.to_string()).as_deref(), Some("[::1]:37025"));
     let a = r.ev[4].call();
     assert_eq!(a.sockaddr.as_ref().map(|s| s.to_string()).as_deref(), Some("[::1]:59812"));
     assert_eq!(
         FdTarget::from_deco(a.ret_deco().expect("deco")),
-        FdTarget::Inet { proto: "tcp6", local: Some("[::1]:37025".into()), remote: Some("[::1]:59812".into()) }
+        FdTarget::Inet {
+            proto: TargetKind::Tcp6,
+            local: Some("[::1]:37025".into()),
+            remote: Some("[::1]:59812".into())
+        }
     );
     assert_eq!(
         r.ev[5].call().target(),
-        FdTarget::Inet { proto: "tcp6", local: Some("[::1]:59812".into()), remote: Some("[::1]:37025".into()) }
+        FdTarget::Inet {
+            proto: TargetKind::Tcp6,
+            local: Some("[::1]:59812".into()),
+            remote: Some("[::1]:37025".into())
+        }
     );
 }
 
@@ -1432,7 +1448,7 @@ fn poll_over_decorated_tcp_and_unix_stream_fds() {
         (
             5,
             FdTarget::Inet {
-                proto: "tcp",
+                proto: TargetKind::Tcp,
                 local: Some("172.16.58.146:56690".into()),
                 remote: Some("172.16.58.147:8000".into())
             }

@@ -3,6 +3,7 @@
 //! a string holds escapes.
 
 use crate::syscalls::Sys;
+use crate::target::TargetKind;
 use std::borrow::Cow;
 use std::net::IpAddr;
 
@@ -152,7 +153,7 @@ pub enum FdTarget {
     File(String),
     /// TCP/UDP (v4 or v6) with endpoints when `-yy` printed them.
     Inet {
-        proto: &'static str,
+        proto: TargetKind,
         local: Option<String>,
         remote: Option<String>,
     },
@@ -187,11 +188,11 @@ impl FdTarget {
             _ => return FdTarget::Other(d.to_string()),
         };
         let proto = match kind {
-            "TCP" => Some("tcp"),
-            "TCPv6" => Some("tcp6"),
-            "UDP" => Some("udp"),
-            "UDPv6" => Some("udp6"),
-            "UDPLITE" => Some("udplite"),
+            "TCP" => Some(TargetKind::Tcp),
+            "TCPv6" => Some(TargetKind::Tcp6),
+            "UDP" => Some(TargetKind::Udp),
+            "UDPv6" => Some(TargetKind::Udp6),
+            "UDPLITE" => Some(TargetKind::UdpLite),
             _ => None,
         };
         if let Some(proto) = proto {
@@ -571,7 +572,11 @@ mod tests {
         assert_eq!(parse_fd("NULL"), None);
         assert_eq!(
             FdTarget::from_deco("TCP:[127.0.0.1:5000->127.0.0.1:80]"),
-            FdTarget::Inet { proto: "tcp", local: Some("127.0.0.1:5000".into()), remote: Some("127.0.0.1:80".into()) }
+            FdTarget::Inet {
+                proto: TargetKind::Tcp,
+                local: Some("127.0.0.1:5000".into()),
+                remote: Some("127.0.0.1:80".into())
+            }
         );
         assert_eq!(FdTarget::from_deco(r"\x2f\x65\x74\x63"), FdTarget::File("/etc".into()));
         assert_eq!(FdTarget::from_deco("/dev/null<char 1:3>"), FdTarget::File("/dev/null".into()));

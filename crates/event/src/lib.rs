@@ -9,9 +9,11 @@ pub mod args;
 pub mod errno;
 pub mod syscalls;
 pub mod syscalls_x86_64;
+pub mod target;
 
 pub use args::{FdArg, SockAddr, Timeout};
 pub use syscalls::{Class, Sys};
+pub use target::TargetKind;
 
 /// Thread id as the trace shows it (`0` when the trace has no pid column: a single process).
 pub type Pid = u32;

@@ -234,7 +234,7 @@ impl ConnectionChurn {
         if port == 53 || port == 0 {
             return; // DNS over TCP is repeated-dns's business; port 0 is no endpoint
         }
-        let stream = cx.model.lookup_fd(ev.pid, fd.num).is_some_and(|t| t.kind.starts_with("tcp"));
+        let stream = cx.model.lookup_fd(ev.pid, fd.num).is_some_and(|t| t.kind.is_tcp());
         if !stream {
             return;
         }

@@ -11,7 +11,7 @@ use crate::kit::Programs;
 use crate::model::Model;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{args, Class, Event, Pid, Ret, Syscall};
+use syslint_event::{args, Class, Event, Pid, Ret, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -312,7 +312,7 @@ pub(crate) fn resolve(model: &Model, pid: Pid, sc: &Syscall, p: &str) -> Option<
         match fd.deco {
             Some(d) => Some(args::unescape(d).into_owned()),
             None if fd.num >= 0 => {
-                model.lookup_fd(pid, fd.num).filter(|t| t.kind == "file").map(|t| t.display.to_string())
+                model.lookup_fd(pid, fd.num).filter(|t| t.kind == TargetKind::File).map(|t| t.display.to_string())
             }
             None => None,
         }

@@ -13,7 +13,7 @@ use crate::kit::Programs;
 use crate::model::Model;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use syslint_event::{args, Class, Event, Pid, Sys, Syscall};
+use syslint_event::{args, Class, Event, Pid, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -197,7 +197,7 @@ impl FsyncStorm {
 
     /// A flush: a sync call, or a write to an O_SYNC/O_DSYNC file.
     fn flush(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, write: bool) {
-        let target = cx.target.filter(|t| t.kind == "file").map(|t| t.display);
+        let target = cx.target.filter(|t| t.kind == TargetKind::File).map(|t| t.display);
         let g = self.group(cx.model, ev.pid);
         if write {
             g.sync_writes += 1;
@@ -300,7 +300,7 @@ impl Detector for FsyncStorm {
             }
             _ if sc.sys.is(Class::WRITE) && !sc.sys.is(Class::NET) => {
                 let Some(t) = cx.target else { return };
-                if t.kind != "file" || !on_disk(t.display) {
+                if t.kind != TargetKind::File || !on_disk(t.display) {
                     return;
                 }
                 let Some(bytes) = sc.bytes() else { return };

@@ -12,7 +12,7 @@ use super::{Evidence, Span};
 use crate::kit::Metrics;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{args, Class, Event, Pid, Ret, Sys, Syscall};
+use syslint_event::{args, Class, Event, Pid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::Finding;
 
 pub static META: Meta = Meta {
@@ -426,8 +426,8 @@ impl KeepaliveStall {
 }
 
 /// TCP or a named unix stream socket (not a socketpair between processes).
-fn stream_socket(kind: &str, display: &str) -> bool {
-    matches!(kind, "tcp" | "tcp6") || (kind == "unix" && display != "socketpair")
+fn stream_socket(kind: TargetKind, display: &str) -> bool {
+    kind.is_tcp() || (kind == TargetKind::Unix && display != "socketpair")
 }
 
 fn endpoint_of(t: &crate::model::TargetView) -> String {

@@ -19,7 +19,7 @@ use crate::model::Model;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::net::IpAddr;
-use syslint_event::{args, Class, Event, Pid, Ret, SockAddr, Sys, Syscall};
+use syslint_event::{args, Class, Event, Pid, Ret, SockAddr, Sys, Syscall, TargetKind};
 use syslint_report::Finding;
 
 pub static META: Meta = Meta {
@@ -571,14 +571,14 @@ impl RepeatedDns {
 /// own address (sendto's destination, recvfrom's source) is port 53.
 fn dns_socket(cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) -> Option<bool> {
     let t = cx.target.as_ref()?;
-    let tcp = t.kind.starts_with("tcp");
+    let tcp = t.kind.is_tcp();
     // a connected socket shows its DNS server end (from -yy, or from the connect the model saw)
     if t.display.ends_with(":53") {
         return Some(tcp);
     }
     // the fd is unknown to the model (or its display came from a guess): ask the endpoint of the
     // connection it made, when there is one
-    if t.kind == "unknown" || t.display.ends_with("(accepted)") {
+    if t.kind == TargetKind::Unknown || t.display.ends_with("(accepted)") {
         let connected = cx
             .model
             .lookup_fd(ev.pid, fd)
@@ -625,7 +625,7 @@ impl Detector for RepeatedDns {
             // first address is still the lookup's answer); UDP connects are skipped, glibc
             // makes them inside getaddrinfo to sort several answers
             if let (Some(SockAddr::Inet { ip, port }), Some(fd)) = (sc.sockaddr(), sc.fd()) {
-                let tcp = cx.model.lookup_fd(ev.pid, fd.num).is_some_and(|t| t.kind.starts_with("tcp"));
+                let tcp = cx.model.lookup_fd(ev.pid, fd.num).is_some_and(|t| t.kind.is_tcp());
                 if tcp && port != 53 && port != 0 {
                     self.boundary(cx.model, ev.pid, ip);
                 }
@@ -635,7 +635,7 @@ impl Detector for RepeatedDns {
         if !(class.has(Class::READ) || class.has(Class::WRITE) || matches!(sc.sys, Sys::Sendmmsg | Sys::Recvmmsg)) {
             if sc.sys == Sys::Close {
                 if let Some(t) = cx.target.as_ref() {
-                    if t.kind == "file" && resolver_file(t.display).is_some() {
+                    if t.kind == TargetKind::File && resolver_file(t.display).is_some() {
                         if let Some(ep) = self.episodes.get_mut(&ev.pid) {
                             if let Some(d) = sc.dur_ns {
                                 ep.files_ns += d;
@@ -647,7 +647,7 @@ impl Detector for RepeatedDns {
             return;
         }
         let Some(t) = cx.target.as_ref() else { return };
-        if t.kind == "file" {
+        if t.kind == TargetKind::File {
             // reads of an open resolver file belong to the lookup
             if resolver_file(t.display).is_some() {
                 if let (Some(ep), Some(d)) = (self.episodes.get_mut(&ev.pid), sc.dur_ns) {
@@ -659,7 +659,7 @@ impl Detector for RepeatedDns {
         }
         // "unknown": an fd the model lost or never saw made (attached late, or a thread whose
         // lines came before its clone() returned): only the call's own address can tell
-        if !(t.kind.starts_with("udp") || t.kind.starts_with("tcp") || t.kind == "unknown") {
+        if !(t.kind.is_udp() || t.kind.is_tcp() || t.kind == TargetKind::Unknown) {
             return;
         }
         let Some(fd) = sc.fd() else { return };

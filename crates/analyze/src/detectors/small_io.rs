@@ -13,7 +13,7 @@ use super::{Evidence, Span};
 use crate::kit::Metrics;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{Class, Event, Pid, Ret, Sys, Syscall};
+use syslint_event::{Class, Event, Pid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::printers::fmt_count;
 use syslint_report::{Finding, Severity};
 
@@ -234,8 +234,10 @@ impl SmallIo {
             return;
         };
         // datagram, netlink and unix sockets: every write is a message
-        let kind = cx.target.map_or("unknown", |t| t.kind);
-        if !matches!(kind, "file" | "pipe" | "tcp" | "tcp6" | "unknown" | "memfd") {
+        let kind = cx.target.map_or(TargetKind::Unknown, |t| t.kind);
+        if !(kind.is_tcp()
+            || matches!(kind, TargetKind::File | TargetKind::Pipe | TargetKind::Unknown | TargetKind::Memfd))
+        {
             return;
         }
         let got = match &sc.ret {
