@@ -224,8 +224,23 @@ impl StraceSession {
         let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
         // attached: strace detaches cleanly on SIGINT. Running a command, strace blocks
         // fatal signals (-I3); SIGKILL makes the kernel detach the command, which runs on.
-        let sig = if self.attach { nix::sys::signal::SIGINT } else { nix::sys::signal::SIGKILL };
-        let _ = nix::sys::signal::kill(pid, sig);
+        if !self.attach {
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::SIGKILL);
+            return;
+        }
+        // strace can hang in its own detach when a tracee is in the middle of a fork (seen
+        // here with strace 6.1: the new child stays in ptrace-stop, the parent in clone, and
+        // strace waits forever). A tracer that is gone releases every tracee, so if strace
+        // has not ended after a grace period it is killed. A pidfd names this very process,
+        // even if it is reaped (and its pid reused) before the grace period ends.
+        let pidfd = pidfd_open(self.child.id());
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::SIGINT);
+        if let Some(fd) = pidfd {
+            std::thread::spawn(move || {
+                std::thread::sleep(DETACH_GRACE);
+                pidfd_kill(&fd);
+            });
+        }
     }
 
     /// Wait for strace to end; its status is the traced command's (strace passes it on).
@@ -251,6 +266,32 @@ impl StraceSession {
         }
         let detail = if first.is_empty() { String::new() } else { format!(": {first}") };
         LiveError::StraceFailed { status: st.to_string(), detail }
+    }
+}
+
+/// How long strace may take to detach after SIGINT before it is killed.
+const DETACH_GRACE: Duration = Duration::from_secs(3);
+
+fn pidfd_open(pid: u32) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+    let fd = unsafe { nix::libc::syscall(nix::libc::SYS_pidfd_open, pid as nix::libc::c_int, 0) };
+    // SAFETY: a non-negative return is a new fd that nothing else owns.
+    (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// SIGKILL the process behind a pidfd (nothing happens when it has already ended).
+fn pidfd_kill(fd: &std::os::fd::OwnedFd) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: plain syscall on an fd we own; a null siginfo means "as kill(2) would".
+    unsafe {
+        nix::libc::syscall(
+            nix::libc::SYS_pidfd_send_signal,
+            fd.as_raw_fd(),
+            nix::libc::SIGKILL,
+            std::ptr::null::<nix::libc::siginfo_t>(),
+            0,
+        );
     }
 }
 
