@@ -311,6 +311,12 @@ impl Model {
         }
     }
 
+    /// The program name (comm, set by execve or prctl) of the process `pid` belongs to.
+    pub fn comm(&self, pid: Pid) -> Option<&str> {
+        let &t = self.task_of.get(&pid)?;
+        self.procs[self.tasks[t].proc_].comm.as_deref()
+    }
+
     /// A model that keeps at most `max_ended` ended processes one by one.
     pub fn with_limits(max_ended: usize) -> Self {
         Model {

@@ -1,7 +1,7 @@
 //! Comparing two runs: which findings were fixed, which are new or persist, how each syscall
 //! changed (per unit of work when the runs show one), and a one-line verdict.
 
-use crate::{Finding, Report, Severity};
+use crate::{Finding, Report, Severity, Subject};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -55,6 +55,9 @@ pub struct FindingDelta {
     pub code: String,
     /// The subject with process ids taken out (they differ between runs).
     pub subject: String,
+    /// What the finding is about, as data (the key it was matched on), when the reports have it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub about: Option<Subject>,
     pub before: Option<FindingSide>,
     pub after: Option<FindingSide>,
     /// More severe after than before.
@@ -80,6 +83,13 @@ pub struct SyscallDelta {
     /// Calls per unit of work, when there is a unit.
     pub per_unit_before: Option<f64>,
     pub per_unit_after: Option<f64>,
+}
+
+/// What findings are matched on across runs (besides their detector).
+#[derive(PartialEq)]
+enum Key {
+    About(Subject),
+    Text(String),
 }
 
 /// `pid 1234 (php)` -> `pid * (php)`, `(pids 12, 13)` -> `(pids *)`: process ids differ
@@ -133,8 +143,13 @@ fn unit_of(b: &Report, a: &Report) -> Option<Unit> {
 
 /// Compare two reports.
 pub fn diff(before: &Report, after: &Report) -> DiffReport {
-    // findings: matched by detector and subject without pids
-    let key = |f: &Finding| (f.detector.clone(), stable_subject(&f.subject));
+    // findings: matched by detector and what they are about (pids left out); reports written
+    // before `about` existed are matched by their subject text without pids
+    let structured = before.findings.iter().chain(&after.findings).all(|f| f.about.is_some());
+    let key = |f: &Finding| match (&f.about, structured) {
+        (Some(a), true) => (f.detector.clone(), Key::About(a.clone())),
+        _ => (f.detector.clone(), Key::Text(stable_subject(&f.subject))),
+    };
     let mut changes = FindingChanges::default();
     let mut after_left: Vec<&Finding> = after.findings.iter().collect();
     for f in &before.findings {
@@ -152,7 +167,8 @@ pub fn diff(before: &Report, after: &Report) -> DiffReport {
                 changes.persisting.push(FindingDelta {
                     detector: f.detector.clone(),
                     code: f.code.clone(),
-                    subject: k.1,
+                    subject: stable_subject(&f.subject),
+                    about: f.about.clone(),
                     before: Some(side_of(f)),
                     after: Some(side_of(g)),
                     worse: g.severity > f.severity,
@@ -161,7 +177,8 @@ pub fn diff(before: &Report, after: &Report) -> DiffReport {
             None => changes.fixed.push(FindingDelta {
                 detector: f.detector.clone(),
                 code: f.code.clone(),
-                subject: k.1,
+                subject: stable_subject(&f.subject),
+                about: f.about.clone(),
                 before: Some(side_of(f)),
                 after: None,
                 worse: false,
@@ -173,6 +190,7 @@ pub fn diff(before: &Report, after: &Report) -> DiffReport {
             detector: g.detector.clone(),
             code: g.code.clone(),
             subject: stable_subject(&g.subject),
+            about: g.about.clone(),
             before: None,
             after: Some(side_of(g)),
             worse: true,
@@ -328,5 +346,61 @@ mod tests {
         assert_eq!(stable_subject("2 processes of records (pids 14122, 14123)"), "2 processes of records (pids *)");
         assert_eq!(stable_subject("3 workers (pids 1, 2, 3) on x"), "3 workers (pids *) on x");
         assert_eq!(stable_subject("/usr/lib/php/20220829/x.so"), "/usr/lib/php/20220829/x.so");
+    }
+
+    fn finding(detector: &str, subject: &str, about: Option<Subject>) -> Finding {
+        Finding {
+            detector: detector.into(),
+            code: "SL008".into(),
+            severity: Severity::Warning,
+            message: "m".into(),
+            subject: subject.into(),
+            about,
+            window: None,
+            metrics: BTreeMap::new(),
+            evidence: vec![],
+            cost: None,
+            fix: String::new(),
+        }
+    }
+
+    fn report(findings: Vec<Finding>) -> Report {
+        Report {
+            version: crate::SCHEMA_VERSION,
+            tool: Default::default(),
+            capture: Default::default(),
+            summary: Default::default(),
+            findings,
+            timeline: None,
+        }
+    }
+
+    fn program(p: &str) -> Option<Subject> {
+        Some(Subject::new(crate::SubjectKind::Program).program(Some(p)))
+    }
+
+    #[test]
+    fn findings_match_on_what_they_are_about_not_on_their_words() {
+        // four workers before, one after: the subject text differs, the program does not
+        let before = report(vec![
+            finding("fsync-storm", "4 processes of postgres (pids 1, 2, 3, 4)", program("postgres")),
+            finding("fsync-storm", "pid 9 (dpkg)", program("dpkg")),
+        ]);
+        let after = report(vec![finding("fsync-storm", "pid 77 (postgres)", program("postgres"))]);
+        let d = diff(&before, &after);
+        assert_eq!(d.findings.persisting.len(), 1, "{:?}", d.findings);
+        assert_eq!(d.findings.persisting[0].about, program("postgres"));
+        assert_eq!(d.findings.fixed.len(), 1);
+        assert_eq!(d.findings.fixed[0].about, program("dpkg"));
+        assert!(d.findings.new.is_empty());
+
+        // a report without `about` (written by an older syslint): matched on the text
+        let old = report(vec![
+            finding("fsync-storm", "4 processes of postgres (pids 1, 2, 3, 4)", None),
+            finding("fsync-storm", "pid 9 (dpkg)", None),
+        ]);
+        let d = diff(&old, &after);
+        assert!(d.findings.persisting.is_empty(), "{:?}", d.findings);
+        assert_eq!((d.findings.fixed.len(), d.findings.new.len()), (2, 1));
     }
 }

@@ -258,6 +258,53 @@ impl std::str::FromStr for Severity {
     }
 }
 
+/// What a finding is about, as data: the same thing in two runs has the same `Subject`, even
+/// though process ids, thread ids and temporary names differ.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Subject {
+    pub kind: SubjectKind,
+    /// The program (process name) it happens in, when that is part of what it is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    /// The file, endpoint (`host:port`), listening address or DNS name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum SubjectKind {
+    /// One thread (busy-poll).
+    Thread,
+    /// The processes running one program (grouped: a pool of workers is one subject).
+    Program,
+    /// A file or other fd target (`name` is its path or description).
+    File,
+    /// A remote endpoint the program connects to or talks to.
+    Endpoint,
+    /// A listening socket (`name` is its local address).
+    Listener,
+    /// A name being resolved (`name`), or an address names resolved to (`address`).
+    Name,
+    Address,
+    /// Name lookups whose names the trace does not show.
+    Lookups,
+}
+
+impl Subject {
+    pub fn new(kind: SubjectKind) -> Subject {
+        Subject { kind, program: None, name: None }
+    }
+    pub fn program(mut self, p: Option<&str>) -> Subject {
+        self.program = p.map(str::to_string);
+        self
+    }
+    pub fn name(mut self, n: impl Into<String>) -> Subject {
+        self.name = Some(n.into());
+        self
+    }
+}
+
 /// One detected pathology.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Finding {
@@ -268,8 +315,12 @@ pub struct Finding {
     pub severity: Severity,
     /// Lowercase, no trailing period.
     pub message: String,
-    /// What it is about: a process, thread, fd, endpoint, name or path.
+    /// What it is about: a process, thread, fd, endpoint, name or path, in words.
     pub subject: String,
+    /// The same as data, without process ids: what `diff` matches findings on across runs.
+    /// Absent in reports written before it existed (diff then matches on `subject`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub about: Option<Subject>,
     pub window: Option<Window>,
     pub metrics: BTreeMap<String, serde_json::Value>,
     /// A few strace-style lines showing it (payload bytes truncated and redacted).

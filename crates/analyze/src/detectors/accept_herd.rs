@@ -13,7 +13,7 @@ use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Int
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::{self, FdTarget};
 use syslint_event::{Class, Event, Pid, Ret, Sys, Syscall};
-use syslint_report::{Finding, Severity};
+use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
     code: "SL002",
@@ -593,6 +593,7 @@ switch, a wait return and a syscall",
                 severity,
                 message,
                 subject: format!("listening socket {name}"),
+                about: Some(Subject::new(SubjectKind::Listener).name(name.as_str())),
                 window,
                 metrics: metrics.build(),
                 evidence,

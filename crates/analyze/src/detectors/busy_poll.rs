@@ -14,7 +14,7 @@ use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Int
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::{Hash, Hasher};
 use syslint_event::{args, Class, Clock, Event, Pid, Ret, Sys, Syscall, Timeout};
-use syslint_report::{Finding, Severity};
+use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
     code: "SL001",
@@ -277,6 +277,7 @@ struct Thread {
 #[derive(Clone)]
 struct Done {
     label: String,
+    about: Subject,
     thread_seconds: f64,
     agg: Agg,
 }
@@ -446,7 +447,8 @@ impl BusyPoll {
             (Some(a), Some(b)) => (b - a).max(0) as f64 / 1e9,
             _ => 0.0,
         };
-        self.done.push(Done { label: model.label(pid), thread_seconds, agg });
+        let about = Subject::new(SubjectKind::Thread).program(model.comm(pid));
+        self.done.push(Done { label: model.label(pid), about, thread_seconds, agg });
         if self.done.len() > MAX_FINDINGS * 2 {
             self.done.sort_by_key(|d| std::cmp::Reverse(d.agg.spins));
             self.done.truncate(MAX_FINDINGS);
@@ -537,6 +539,7 @@ timestamps)",
             severity,
             message,
             subject: d.label.clone(),
+            about: Some(d.about.clone()),
             window,
             metrics: metrics.build(),
             evidence,

@@ -14,7 +14,7 @@ use crate::kit::Metrics;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use syslint_event::{Class, Event, Pid, Ret, SockAddr, Sys, Syscall};
-use syslint_report::Finding;
+use syslint_report::{Finding, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
     code: "SL003",
@@ -707,6 +707,7 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
                 severity,
                 message,
                 subject: e.name.clone(),
+                about: Some(Subject::new(SubjectKind::Endpoint).name(e.name.as_str())),
                 window: e.span.window(),
                 metrics: metrics.build(),
                 evidence: e.evidence.render(cx.clock),

@@ -507,6 +507,7 @@ or put the one that does first. "
                 severity,
                 message,
                 subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence,

@@ -13,7 +13,7 @@ use crate::kit::Metrics;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{args, Class, Event, Pid, Ret, Sys, Syscall, TargetKind};
-use syslint_report::Finding;
+use syslint_report::{Finding, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
     code: "SL005",
@@ -560,6 +560,7 @@ impl KeepaliveStall {
             severity: registry::severity_for(stall_s, share, self.cfg.warn_s, self.cfg.error_s),
             message,
             subject: ep.to_string(),
+            about: Some(Subject::new(SubjectKind::Endpoint).name(ep)),
             window: g.span.window(),
             metrics: metrics.build(),
             evidence: g.evidence.iter().map(|e| e.render(cx.clock)).collect(),

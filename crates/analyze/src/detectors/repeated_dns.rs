@@ -20,7 +20,7 @@ use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Int
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::net::IpAddr;
 use syslint_event::{args, Class, Event, Pid, Ret, SockAddr, Sys, Syscall, TargetKind};
-use syslint_report::Finding;
+use syslint_report::{Finding, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
     code: "SL004",
@@ -715,10 +715,15 @@ impl Detector for RepeatedDns {
             };
             let procs = a.procs.len();
             let by = if procs > 1 { format!(" by {procs} processes") } else { String::new() };
-            let (subject, message) = match key {
-                Key::Name(n) => (n.clone(), format!("{n} looked up {} times{by}", a.lookups)),
+            let (subject, about, message) = match key {
+                Key::Name(n) => (
+                    n.clone(),
+                    Subject::new(SubjectKind::Name).name(n.as_str()),
+                    format!("{n} looked up {} times{by}", a.lookups),
+                ),
                 Key::Addr(ip) => (
                     format!("name resolving to {ip}"),
+                    Subject::new(SubjectKind::Address).name(ip.to_string()),
                     format!(
                         "a name resolving to {ip} looked up {} times{by} (answered from /etc/hosts; the name is not in the trace)",
                         a.lookups
@@ -726,6 +731,7 @@ impl Detector for RepeatedDns {
                 ),
                 Key::Process(p) => (
                     cx.model.label(*p),
+                    Subject::new(SubjectKind::Lookups).program(cx.model.comm(*p)),
                     format!("{} name lookups whose names are not in the trace", a.lookups),
                 ),
             };
@@ -777,6 +783,7 @@ invocation with every URL) or run a local caching resolver. {fix}"
                 severity,
                 message,
                 subject,
+                about: Some(about),
                 window: a.span.window(),
                 metrics: metrics.build(),
                 evidence: a.evidence.render(cx.clock),

@@ -15,7 +15,7 @@ use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Int
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, Pid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::printers::fmt_count;
-use syslint_report::{Finding, Severity};
+use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
     code: "SL006",
@@ -352,6 +352,7 @@ impl SmallIo {
             severity,
             message,
             subject: a.subject.clone(),
+            about: Some(Subject::new(SubjectKind::File).program(cx.model.comm(key.0)).name(a.subject.as_str())),
             window: a.span.window(),
             metrics: metrics.build(),
             evidence: a.evidence.iter().map(|e| e.render(cx.clock)).collect(),

@@ -18,5 +18,5 @@ mod time;
 pub use crate::detectors::{Evidence, EvidenceBuf};
 pub use bounded::Bounded;
 pub use metrics::Metrics;
-pub use programs::{comm_of, Programs};
+pub use programs::Programs;
 pub use time::{window, Span, Timing};

@@ -4,6 +4,7 @@
 use crate::model::Model;
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::Pid;
+use syslint_report::{Subject, SubjectKind};
 
 /// Most programs told apart; the rest share one `(other programs)` group.
 const MAX_PROGRAMS: usize = 256;
@@ -27,12 +28,6 @@ pub struct Programs {
     pub processes: Vec<u64>,
 }
 
-/// The program name in a model label: `pid 12 (php)` -> `php`.
-pub fn comm_of(label: &str) -> Option<&str> {
-    let i = label.find(" (")?;
-    label[i + 2..].strip_suffix(')')
-}
-
 impl Programs {
     /// The program a thread's process runs now.
     pub fn of(&mut self, model: &Model, pid: Pid) -> u32 {
@@ -40,10 +35,9 @@ impl Programs {
         if let Some(&g) = self.of_tgid.get(&tgid) {
             return g;
         }
-        let label = model.label(tgid);
-        let (key, named) = match comm_of(&label) {
+        let (key, named) = match model.comm(tgid) {
             Some(c) => (c.to_string(), true),
-            None => (label, false),
+            None => (model.label(tgid), false),
         };
         let g = match self.by_key.get(&key) {
             Some(&g) => g,
@@ -106,8 +100,8 @@ impl Programs {
             let Some(&tgid) = self.pids[g].first() else { continue };
             let parent = parent_of.get(&tgid).copied().flatten();
             let keys = [
-                parent.and_then(|p| comm_of(&model.label(p)).map(str::to_string)),
-                comm_of(&model.label(tgid)).map(str::to_string),
+                parent.and_then(|p| model.comm(p).map(str::to_string)),
+                model.comm(tgid).map(str::to_string),
             ];
             let existing =
                 keys.iter().flatten().find_map(|k| self.by_key.get(k).copied().filter(|&t| self.named[t as usize]));
@@ -137,6 +131,12 @@ impl Programs {
         target
     }
 
+    /// The group as data: the program, when it has a name.
+    pub fn about(&self, g: u32) -> Subject {
+        let gi = g as usize;
+        Subject::new(SubjectKind::Program).program(self.named[gi].then_some(self.keys[gi].as_str()))
+    }
+
     /// `pid 12 (php)` for one process, `4 processes of search (pids 12, 13, 14, 15)` for more.
     pub fn subject(&self, model: &Model, g: u32) -> String {
         let gi = g as usize;
@@ -152,14 +152,3 @@ impl Programs {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn program_names_from_labels() {
-        assert_eq!(comm_of("pid 12 (php)"), Some("php"));
-        assert_eq!(comm_of("thread 13 of pid 12 (my (odd) name)"), Some("my (odd) name"));
-        assert_eq!(comm_of("pid 12"), None);
-    }
-}
