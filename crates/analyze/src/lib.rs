@@ -182,7 +182,7 @@ impl Analyzer {
             .map(|e| EndpointStats {
                 endpoint: e.endpoint.clone(),
                 proto: e.proto.to_string(),
-                direction: e.direction.to_string(),
+                direction: e.direction.as_str().to_string(),
                 connections: e.connections,
                 closed: e.closed,
                 avg_lifetime_s: if e.closed > 0 { e.lifetime_ns as f64 / e.closed as f64 / 1e9 } else { 0.0 },

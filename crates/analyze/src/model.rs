@@ -8,7 +8,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::{self, FdTarget};
-use syslint_event::{Class, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall, TargetKind};
+use syslint_event::{Class, Direction, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall, TargetKind};
 
 /// Distinct fd targets tracked individually.
 pub const MAX_TARGETS: usize = 50_000;
@@ -71,7 +71,7 @@ pub struct TargetAgg {
 pub struct EndpointAgg {
     pub endpoint: String,
     pub proto: TargetKind,
-    pub direction: &'static str,
+    pub direction: Direction,
     pub connections: u64,
     pub closed: u64,
     pub lifetime_ns: u64,
@@ -119,7 +119,7 @@ pub struct Model {
     target_ids: HashMap<(TargetKind, String), u32>,
     other_target: Option<u32>,
     pub endpoints: Vec<EndpointAgg>,
-    endpoint_ids: HashMap<(TargetKind, &'static str, String), u32>,
+    endpoint_ids: HashMap<(TargetKind, Direction, String), u32>,
     other_endpoint: Option<u32>,
 }
 
@@ -444,7 +444,7 @@ impl Model {
         id
     }
 
-    fn intern_endpoint(&mut self, proto: TargetKind, direction: &'static str, endpoint: String) -> u32 {
+    fn intern_endpoint(&mut self, proto: TargetKind, direction: Direction, endpoint: String) -> u32 {
         let key = (proto, direction, endpoint);
         if let Some(&id) = self.endpoint_ids.get(&key) {
             return id;
@@ -817,7 +817,7 @@ impl Model {
                             .and_then(|t| t.fds.get(&fd))
                             .and_then(|e| e.proto)
                             .unwrap_or(TargetKind::Udp);
-                        Some(self.intern_endpoint(proto, "out", addr.to_string()))
+                        Some(self.intern_endpoint(proto, Direction::Out, addr.to_string()))
                     }
                     _ => None,
                 }
@@ -853,7 +853,7 @@ impl Model {
             (SockAddr::Inet { ip, .. }, _) if ip.is_ipv6() => TargetKind::Tcp6,
             _ => TargetKind::Tcp,
         };
-        let ep = self.intern_endpoint(proto, "out", addr.to_string());
+        let ep = self.intern_endpoint(proto, Direction::Out, addr.to_string());
         let e = &mut self.endpoints[ep as usize];
         e.connect_ns += sc.dur_ns.unwrap_or(0);
         if !ok {
@@ -901,7 +901,7 @@ impl Model {
             Some(SockAddr::Unix { .. }) => TargetKind::Unix,
             _ => TargetKind::Tcp,
         });
-        let ep = self.intern_endpoint(proto, "in", local.clone());
+        let ep = self.intern_endpoint(proto, Direction::In, local.clone());
         self.endpoints[ep as usize].connections += 1;
         self.set_fd_side(task, fd, deco, (proto, format!("{local} (accepted)")), Some(proto), Side::Local);
         if let Some(t) = self.table_of(task) {

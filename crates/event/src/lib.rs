@@ -13,7 +13,7 @@ pub mod target;
 
 pub use args::{FdArg, SockAddr, Timeout};
 pub use syscalls::{Class, Sys};
-pub use target::TargetKind;
+pub use target::{Direction, TargetKind};
 
 /// Thread id as the trace shows it (`0` when the trace has no pid column: a single process).
 pub type Pid = u32;

@@ -91,6 +91,25 @@ impl std::fmt::Display for TargetKind {
     }
 }
 
+/// Which way a connection was made: `Out` we connected (or sent to an address), `In` we
+/// accepted it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Direction {
+    In,
+    #[default]
+    Out,
+}
+
+impl Direction {
+    /// The name reports use: `in`, `out`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::In => "in",
+            Direction::Out => "out",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -583,7 +583,7 @@ fn dns_socket(cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) -> Option<bool> {
             .model
             .lookup_fd(ev.pid, fd)
             .and_then(|v| v.endpoint)
-            .is_some_and(|e| e.direction == "out" && e.endpoint.ends_with(":53"));
+            .is_some_and(|e| e.direction == syslint_event::Direction::Out && e.endpoint.ends_with(":53"));
         if connected {
             return Some(tcp);
         }
