@@ -179,17 +179,7 @@ pub struct Entry {
     pub defaults: fn() -> toml::Value,
 }
 
-/// All detectors, in registry order.
-pub static ENTRIES: &[Entry] = &[
-    crate::detectors::busy_poll::ENTRY,
-    crate::detectors::accept_herd::ENTRY,
-    crate::detectors::connection_churn::ENTRY,
-    crate::detectors::repeated_dns::ENTRY,
-    crate::detectors::keepalive_stall::ENTRY,
-    crate::detectors::small_io::ENTRY,
-    crate::detectors::failed_lookup_storm::ENTRY,
-    crate::detectors::fsync_storm::ENTRY,
-];
+pub use crate::detectors::ENTRIES;
 
 /// The metadata of all detectors.
 pub fn metas() -> Vec<&'static Meta> {

@@ -1,14 +1,26 @@
 //! The detectors, one file each (see docs/detectors.md), and what they share: evidence lines
 //! with payloads redacted, time windows, number formatting.
 
-pub mod accept_herd;
-pub mod busy_poll;
-pub mod connection_churn;
-pub mod failed_lookup_storm;
-pub mod fsync_storm;
-pub mod keepalive_stall;
-pub mod repeated_dns;
-pub mod small_io;
+/// The registry: one line per detector (its module, whose `ENTRY` joins [`ENTRIES`] in this
+/// order, which is the order `syslint detectors` lists them in).
+macro_rules! detectors {
+    ($($module:ident),* $(,)?) => {
+        $(pub mod $module;)*
+        /// All detectors, in registry order.
+        pub static ENTRIES: &[crate::registry::Entry] = &[$($module::ENTRY),*];
+    };
+}
+
+detectors! {
+    busy_poll,
+    accept_herd,
+    connection_churn,
+    repeated_dns,
+    keepalive_stall,
+    small_io,
+    failed_lookup_storm,
+    fsync_storm,
+}
 
 pub use crate::kit::Span;
 use syslint_event::{Class, Clock, Event, EventKind, Pid, Ret, Syscall};
