@@ -25,8 +25,9 @@ have mount || need+=(mount)
 have ps || need+=(procps)
 have script || need+=(bsdutils)                      # small-io: writes to a terminal
 have chromium || need+=(chromium)                    # the HTML report in a headless browser
-# the eBPF backend (crates/bpf): clang compiles the BPF program; libbpf-sys builds its vendored
-# libbpf with make and pkg-config and links the system libelf and zlib
+# the eBPF backend (crates/bpf): clang compiles the BPF program, and its build script's bindgen
+# loads libclang (Debian's clang depends on libclang1-N, so no -dev package); libbpf-sys builds
+# its vendored libbpf with make and pkg-config and links the system libelf and zlib
 have clang || need+=(clang)
 have make || need+=(make)
 have pkg-config || need+=(pkg-config)

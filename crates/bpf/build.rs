@@ -2,13 +2,20 @@
 //! `syslint.skel.rs` for kernels with BTF (tp_btf programs, CO-RE reads) and
 //! `syslint_nobtf.skel.rs` (`-DSYSLINT_NO_BTF`: raw_tp programs, no CO-RE relocation, so it
 //! loads on kernels without /sys/kernel/btf/vmlinux).
+//!
+//! Also generates `abi.rs` in OUT_DIR from `src/bpf/syslint.h`, the layout shared with the
+//! kernel program, with bindgen: its constants and structs, renamed Rust-style (`SL_REC_EXIT` →
+//! `REC_EXIT`, `struct sl_exec_rec` → `ExecRec`), and bindgen's compile-time asserts that each
+//! Rust struct has the size and field offsets clang gives the C one. `src/abi.rs` includes it.
 
 use std::env;
 use std::path::PathBuf;
 
+use bindgen::callbacks::{IntKind, ItemInfo, ItemKind, ParseCallbacks};
 use libbpf_cargo::SkeletonBuilder;
 
 const SRC: &str = "src/bpf/syslint.bpf.c";
+const ABI_HEADER: &str = "src/bpf/syslint.h";
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR is set by cargo"));
@@ -29,7 +36,53 @@ fn main() {
             .unwrap_or_else(|e| panic!("building the BPF skeleton {name} from {SRC}: {e:#}"));
     }
     println!("cargo:rerun-if-changed=src/bpf");
+    generate_abi(&out.join("abi.rs"));
     probe_test_conditions();
+}
+
+/// Rust names and integer types for what syslint.h declares.
+#[derive(Debug)]
+struct AbiNames;
+
+impl ParseCallbacks for AbiNames {
+    /// `SL_FOO` → `FOO`; `struct sl_foo_bar` → `FooBar`; the `__u8`-style typedefs unchanged.
+    fn item_name(&self, item: ItemInfo<'_>) -> Option<String> {
+        match item.kind {
+            ItemKind::Var => item.name.strip_prefix("SL_").map(str::to_string),
+            ItemKind::Type => item.name.strip_prefix("sl_").map(|n| {
+                n.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect()
+            }),
+            _ => None,
+        }
+    }
+
+    /// The type of the field each group of constants is stored in or compared with; sizes and
+    /// counts as usize (array lengths, indexes).
+    fn int_macro(&self, name: &str, _value: i64) -> Option<IntKind> {
+        let u8_groups = ["SL_REC_", "SL_DATA_", "SL_LEN_", "SL_F_"];
+        Some(if u8_groups.iter().any(|p| name.starts_with(p)) {
+            IntKind::U8
+        } else if name.starts_with("SL_CAP_") {
+            IntKind::U16
+        } else {
+            IntKind::Custom { name: "usize", is_signed: false }
+        })
+    }
+}
+
+fn generate_abi(dest: &std::path::Path) {
+    bindgen::Builder::default()
+        .header_contents("abi_wrapper.h", "#include <linux/types.h>\n#include \"syslint.h\"\n")
+        .clang_arg("-Isrc/bpf")
+        .allowlist_file(".*/syslint\\.h")
+        .parse_callbacks(Box::new(AbiNames))
+        .derive_default(true)
+        .derive_eq(true)
+        .layout_tests(true)
+        .generate()
+        .unwrap_or_else(|e| panic!("generating Rust bindings for {ABI_HEADER} (bindgen needs libclang): {e}"))
+        .write_to_file(dest)
+        .unwrap_or_else(|e| panic!("writing {}: {e}", dest.display()));
 }
 
 /// Tells the live tests whether they can run here (cfg `syslint_bpf`: root and a kernel with

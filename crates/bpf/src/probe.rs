@@ -290,7 +290,7 @@ impl Probe {
             else {
                 continue;
             };
-            let Some(mut t) = abi::read::<abi::ThreadState>(&raw) else { continue };
+            let Some(mut t) = abi::read::<abi::Thread>(&raw) else { continue };
             if t.period == 0 {
                 continue;
             }
@@ -337,7 +337,7 @@ impl Probe {
     /// Records (and the syscalls they stood for) dropped because the ring buffer was full.
     pub fn lost(&self) -> Lost {
         let mut l = Lost::default();
-        for v in self.percpu::<abi::LostCounts>(&self.maps.lost, 0) {
+        for v in self.percpu::<abi::Lost>(&self.maps.lost, 0) {
             l.records += v.records;
             l.syscalls += v.syscalls;
         }
@@ -350,7 +350,7 @@ impl Probe {
         let mut out = Vec::new();
         for nr in 0..abi::NR_MAX as u32 {
             let mut c = Counts::default();
-            for v in self.percpu::<abi::SummaryCounts>(&self.maps.counts, nr) {
+            for v in self.percpu::<abi::Counts>(&self.maps.counts, nr) {
                 c.calls += v.calls;
                 c.errors += v.errors;
                 c.dur_ns += v.dur_ns;

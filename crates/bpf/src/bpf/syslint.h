@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
- * The ONLY layout shared between syslint.bpf.c and user space. src/abi.rs mirrors every
- * struct here with #[repr(C)] and a test asserts sizes and offsets; change both together.
- * Plain fixed-width types only, explicit padding, no bitfields.
+ * The ONLY layout shared between syslint.bpf.c and user space, and its only definition: build.rs
+ * generates the Rust side (src/abi.rs) from this file with bindgen, every #define as a constant
+ * (typed by its SL_ prefix there) and every struct with compile-time size and offset asserts.
+ * Plain fixed-width types only, explicit padding, no bitfields, macros that are integer constants.
  */
 #ifndef SYSLINT_H
 #define SYSLINT_H
