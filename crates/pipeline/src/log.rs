@@ -113,3 +113,49 @@ pub fn open_inputs(inputs: &[PathBuf], progress: bool) -> Result<Box<dyn Source>
     }
     Ok(Box::new(LogSource::open(inputs, progress)?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syslint_event::Event;
+
+    #[derive(Default)]
+    struct Count(u64, bool);
+
+    impl Sink for Count {
+        fn on_event(&mut self, _: &Event<'_>) {
+            self.0 += 1;
+        }
+        fn on_stop(&mut self, w: &mut Vec<String>) {
+            self.1 = true;
+            w.push("count stopped".into());
+        }
+    }
+
+    #[test]
+    fn a_log_pushes_every_event_into_composed_sinks_and_ends() {
+        let p = std::env::temp_dir().join(format!("syslint-pipeline-test-{}.strace", std::process::id()));
+        let text = "1 10:00:00.000000 openat(AT_FDCWD, \"/etc/hosts\", O_RDONLY) = 3 <0.000010>\n\
+                    1 10:00:00.000100 close(3) = 0 <0.000002>\n";
+        std::fs::write(&p, text).expect("temp file");
+        let source = open_inputs(std::slice::from_ref(&p), false);
+        let mut sinks = (Count::default(), Some(Count::default()));
+        let outcome = source.and_then(|s| s.run(&mut sinks, &StopWhen::default()));
+        let _ = std::fs::remove_file(&p);
+        let outcome = outcome.expect("runs");
+        assert_eq!(outcome.stop, StopReason::Ended);
+        assert!(!outcome.attached && outcome.exit_status.is_none());
+        assert_eq!(outcome.capture.backend, "strace-log");
+        assert_eq!(outcome.capture.info.stats.syscalls, 2);
+        let (a, b) = sinks;
+        assert_eq!((a.0, a.1), (2, true));
+        assert!(b.is_some_and(|b| b.0 == 2 && b.1));
+        assert_eq!(outcome.capture.info.warnings, ["count stopped", "count stopped"]);
+    }
+
+    #[test]
+    fn a_missing_input_is_an_error_before_anything_runs() {
+        let e = open_inputs(&[PathBuf::from("/nonexistent/syslint.strace")], false).err();
+        assert!(matches!(e, Some(Error::Input(_))), "{e:?}");
+    }
+}

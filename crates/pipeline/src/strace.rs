@@ -43,7 +43,7 @@ impl Source for StraceSource {
         let done = AtomicBool::new(false);
         let stopped = OnceLock::new();
 
-        let mut info = std::thread::scope(|scope| {
+        let (mut info, failed) = std::thread::scope(|scope| {
             // control: --for, Ctrl-C, SIGTERM detach strace; the stream then ends
             let (session, done, stopped) = (&session, &done, &stopped);
             scope.spawn(move || {
@@ -74,8 +74,7 @@ impl Source for StraceSource {
             info.stats = o.stats;
             (info, failed)
         });
-        sink.on_stop(&mut info.0.warnings);
-        let (mut info, failed) = info;
+        sink.on_stop(&mut info.warnings);
         let st = session.wait()?;
         let msgs = session.messages();
         if let Err(e) = stream.finish() {
