@@ -1,8 +1,48 @@
-//! Where reports go and how they look: colour and width decisions, broken pipes.
+//! Where reports go and how they look: colour and width decisions, broken pipes, and the exit
+//! code a report means.
 
-use crate::cli::ColorChoice;
+use crate::cli::{ColorChoice, Format, Level, ReportArgs};
+use crate::cmd::{EXIT_CLEAN, EXIT_FINDINGS};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
+use syslint_report::printers::{json, markdown, table};
+use syslint_report::{Report, Severity};
+
+/// Print warnings to stderr and the report where the options say.
+pub fn emit(report: &Report, r: &ReportArgs) -> anyhow::Result<()> {
+    for w in &report.capture.warnings {
+        eprintln!("syslint: warning: {w}");
+    }
+    let mut out = open(r.output_file.as_deref())?;
+    match r.format {
+        Format::Json => json::print(report, &mut out)?,
+        Format::Markdown => markdown::print(report, &mut out)?,
+        Format::Html => syslint_report::printers::html::print(report, &mut out)?,
+        Format::Table => {
+            let opt = table::TableOptions {
+                color: color_enabled(r.color, r.output_file.is_some()),
+                width: width(),
+                top: r.top.max(1),
+            };
+            table::print(report, &mut out, &opt)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+pub fn exit_code(r: &Report, fail_on: Level) -> u8 {
+    let level = match fail_on {
+        Level::Info => Severity::Info,
+        Level::Warning => Severity::Warning,
+        Level::Error => Severity::Error,
+    };
+    if r.findings.iter().any(|f| f.severity >= level) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
+}
 
 pub fn color_enabled(choice: ColorChoice, to_file: bool) -> bool {
     match choice {

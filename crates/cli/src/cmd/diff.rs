@@ -1,6 +1,5 @@
 //! `syslint diff BEFORE AFTER`: compare two runs and state whether a fix worked.
 
-use super::analyze::{analyze_inputs, detectors_for};
 use super::{EXIT_CLEAN, EXIT_FINDINGS};
 use crate::cli::{DiffArgs, Format};
 use crate::output;
@@ -35,8 +34,8 @@ fn load(p: &Path, a: &DiffArgs) -> Result<Report> {
             return json::parse(&text).with_context(|| format!("{}: not a syslint JSON report", p.display()));
         }
     }
-    let detectors = detectors_for(&a.select, &a.ignore, a.config.as_deref())?;
-    analyze_inputs(&[p.to_path_buf()], true, detectors)
+    let detectors = syslint_pipeline::detectors(&a.select, &a.ignore, a.config.as_deref())?;
+    Ok(syslint_pipeline::analyze_inputs(&[p.to_path_buf()], false, detectors)?)
 }
 
 use std::io::Write;

@@ -3,38 +3,22 @@
 use crate::cli::{ExportArgs, ExportFormat};
 use anyhow::{bail, Context, Result};
 use std::io::Write;
-use syslint_capture::ebpf::{format::strace_line, format::Formatter, slr};
+use syslint_capture::ebpf::slr;
+use syslint_pipeline::{RecordingSource, StraceText};
 
 pub fn run(a: ExportArgs) -> Result<u8> {
     let ExportFormat::Strace = a.format;
     if !slr::is_slr(&a.input) {
         bail!("{}: not a syslint recording (.slr files come from syslint trace -o FILE.slr)", a.input.display());
     }
-    let mut out: Box<dyn Write> = match &a.output_file {
+    let out: Box<dyn Write> = match &a.output_file {
         Some(p) => syslint_capture::live::text_writer(p).with_context(|| format!("cannot write {}", p.display()))?,
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let rec = slr::open(&a.input).with_context(|| format!("cannot read {}", a.input.display()))?;
-    let offset = rec.header.realtime_offset_ns;
-    let mut f = Formatter::new(rec.known.clone());
-    let mut line = String::new();
-    let mut err = None;
-    let info = rec.replay(&mut |r| {
-        f.on_record(&r, &mut |ev| {
-            if err.is_some() {
-                return;
-            }
-            line.clear();
-            strace_line(&mut line, ev, offset);
-            if let Err(e) = out.write_all(line.as_bytes()) {
-                err = Some(e);
-            }
-        })
-    });
-    if let Some(e) = err {
-        return Err(e.into());
-    }
-    out.flush()?;
+    let rec = RecordingSource::open(&a.input)?;
+    let mut text = StraceText::new(out, rec.realtime_offset_ns());
+    let info = rec.replay(&mut text, None);
+    text.finish()?;
     if let Some(p) = info.problem {
         eprintln!("syslint: warning: {}: {p}", a.input.display());
     }

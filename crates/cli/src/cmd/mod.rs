@@ -3,9 +3,7 @@ pub mod detectors;
 pub mod diff;
 pub mod explain;
 pub mod export;
-pub mod progress;
 pub mod trace;
-pub mod trace_ebpf;
 
 /// No finding at or above the fail level.
 pub const EXIT_CLEAN: u8 = 0;

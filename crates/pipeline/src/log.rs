@@ -1,0 +1,161 @@
+//! Sources that read what was recorded: strace logs and `.slr` recordings.
+
+use crate::status::Progress;
+use crate::{Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use syslint_capture::ebpf::{format::Formatter, slr};
+use syslint_capture::{input, CaptureInfo};
+
+/// strace logs, plain or compressed: one file or stdin (read by parallel workers), or several
+/// (an `strace -ff` set, merged by timestamp).
+pub struct LogSource {
+    sources: Vec<input::Source>,
+    progress: bool,
+}
+
+impl LogSource {
+    /// The inputs, expanded (a directory is its files); fails when one does not exist.
+    /// `progress`: a progress bar on a terminal when the inputs are large.
+    pub fn open(inputs: &[PathBuf], progress: bool) -> Result<LogSource, Error> {
+        Ok(LogSource { sources: input::expand_sources(inputs)?, progress })
+    }
+}
+
+impl Source for LogSource {
+    fn name(&self) -> String {
+        self.sources.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ")
+    }
+
+    fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), _stop: &StopWhen) -> Result<Outcome, Error> {
+        let total: Option<u64> = self.sources.iter().map(|s| s.len()).sum();
+        let done = Arc::new(AtomicU64::new(0));
+        let progress = Progress::start(done.clone(), total, !self.progress);
+        let mut info = syslint_capture::read_strace(&self.sources, done, |ev| sink.on_event(ev))?;
+        drop(progress);
+        sink.on_stop(&mut info.warnings);
+        Ok(ended(Captured { backend: "strace-log", info, ..Default::default() }))
+    }
+}
+
+/// An eBPF recording (`.slr`): its records through the same formatter as a live capture.
+pub struct RecordingSource {
+    path: PathBuf,
+    rec: slr::Recording,
+}
+
+impl RecordingSource {
+    pub fn open(path: &Path) -> Result<RecordingSource, Error> {
+        let rec = slr::open(path).map_err(|source| Error::ReadRecording { path: path.into(), source })?;
+        Ok(RecordingSource { path: path.into(), rec })
+    }
+
+    /// Monotonic to wall-clock time when the recording was made, in ns.
+    pub fn realtime_offset_ns(&self) -> i64 {
+        self.rec.header.realtime_offset_ns
+    }
+
+    /// Every event into `sink`; what the recording says about itself (lost records, damage).
+    /// The counts of events and syscalls go to `info` when given.
+    pub fn replay(&self, sink: &mut dyn Sink, info: Option<&mut CaptureInfo>) -> slr::ReadInfo {
+        let mut f = Formatter::new(self.rec.known.clone());
+        let read = self.rec.replay(&mut |r| f.on_record(&r, &mut |ev| sink.on_event(ev)));
+        if let Some(info) = info {
+            formatter_stats(&f, info);
+        }
+        read
+    }
+}
+
+impl Source for RecordingSource {
+    fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), _stop: &StopWhen) -> Result<Outcome, Error> {
+        let p = &self.path;
+        let mut info = CaptureInfo { sources: vec![p.display().to_string()], ..Default::default() };
+        let read = self.replay(sink, Some(&mut info));
+        if let Some(problem) = read.problem {
+            info.warnings.push(format!("{}: {problem}", p.display()));
+        }
+        if read.lost.records > 0 {
+            info.warnings.push(format!(
+                "the kernel buffer overflowed during the capture: {} records ({} syscalls) lost; counts are lower bounds",
+                read.lost.records, read.lost.syscalls
+            ));
+        }
+        sink.on_stop(&mut info.warnings);
+        Ok(ended(Captured { backend: "ebpf-recording", info, lost_events: read.lost.syscalls, kernel_summary: None }))
+    }
+}
+
+/// What the eBPF formatter counted, as a reader's statistics (eBPF times are monotonic and
+/// every syscall has its duration).
+pub(crate) fn formatter_stats(f: &Formatter, info: &mut CaptureInfo) {
+    info.stats.events = f.events;
+    info.stats.syscalls = f.syscalls;
+    info.stats.clock = syslint_event::Clock::Monotonic;
+    info.stats.with_duration = f.syscalls;
+}
+
+fn ended(capture: Captured) -> Outcome {
+    Outcome { stop: StopReason::Ended, attached: false, exit_status: None, capture }
+}
+
+/// What `syslint analyze` reads: one `.slr` recording, or strace logs.
+pub fn open_inputs(inputs: &[PathBuf], progress: bool) -> Result<Box<dyn Source>, Error> {
+    if let [one] = inputs {
+        if slr::is_slr(one) {
+            return Ok(Box::new(RecordingSource::open(one)?));
+        }
+    }
+    Ok(Box::new(LogSource::open(inputs, progress)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syslint_event::Event;
+
+    #[derive(Default)]
+    struct Count(u64, bool);
+
+    impl Sink for Count {
+        fn on_event(&mut self, _: &Event<'_>) {
+            self.0 += 1;
+        }
+        fn on_stop(&mut self, w: &mut Vec<String>) {
+            self.1 = true;
+            w.push("count stopped".into());
+        }
+    }
+
+    #[test]
+    fn a_log_pushes_every_event_into_composed_sinks_and_ends() {
+        let p = std::env::temp_dir().join(format!("syslint-pipeline-test-{}.strace", std::process::id()));
+        let text = "1 10:00:00.000000 openat(AT_FDCWD, \"/etc/hosts\", O_RDONLY) = 3 <0.000010>\n\
+                    1 10:00:00.000100 close(3) = 0 <0.000002>\n";
+        std::fs::write(&p, text).expect("temp file");
+        let source = open_inputs(std::slice::from_ref(&p), false);
+        let mut sinks = (Count::default(), Some(Count::default()));
+        let outcome = source.and_then(|s| s.run(&mut sinks, &StopWhen::default()));
+        let _ = std::fs::remove_file(&p);
+        let outcome = outcome.expect("runs");
+        assert_eq!(outcome.stop, StopReason::Ended);
+        assert!(!outcome.attached && outcome.exit_status.is_none());
+        assert_eq!(outcome.capture.backend, "strace-log");
+        assert_eq!(outcome.capture.info.stats.syscalls, 2);
+        let (a, b) = sinks;
+        assert_eq!((a.0, a.1), (2, true));
+        assert!(b.is_some_and(|b| b.0 == 2 && b.1));
+        assert_eq!(outcome.capture.info.warnings, ["count stopped", "count stopped"]);
+    }
+
+    #[test]
+    fn a_missing_input_is_an_error_before_anything_runs() {
+        let e = open_inputs(&[PathBuf::from("/nonexistent/syslint.strace")], false).err();
+        assert!(matches!(e, Some(Error::Input(_))), "{e:?}");
+    }
+}

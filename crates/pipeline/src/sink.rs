@@ -1,0 +1,255 @@
+//! The sinks: the analysis, interval summaries, strace text.
+
+use crate::status::StatusFeed;
+use crate::{Captured, Sink};
+use std::io::Write;
+use std::time::{Duration, Instant};
+use syslint_analyze::registry::Detector;
+use syslint_analyze::summary::SyscallTable;
+use syslint_analyze::Analyzer;
+use syslint_capture::ebpf::format::strace_line;
+use syslint_capture::CaptureInfo;
+use syslint_event::{Event, EventKind};
+use syslint_report::{CTableRow, Capture, Report, SyscallStats, UnparsedLine};
+
+/// The analysis: the process/fd model, statistics and detectors, and in the end the report.
+pub struct Analysis {
+    analyzer: Analyzer,
+    status: Option<StatusFeed>,
+}
+
+impl Analysis {
+    pub fn new(detectors: Vec<Box<dyn Detector>>) -> Analysis {
+        Analysis { analyzer: Analyzer::new(detectors), status: None }
+    }
+
+    /// Feed a status line: events counted, findings so far about once a second.
+    pub fn with_status(mut self, feed: StatusFeed) -> Analysis {
+        self.status = Some(feed);
+        self
+    }
+
+    /// The report of a finished capture.
+    pub fn finish(self, c: Captured) -> Report {
+        let table_rows = c.info.stats.strace_c_table.clone();
+        let mut report = self.analyzer.finish(capture_of(c.info, c.backend));
+        report.summary.strace_c_table = table_rows
+            .into_iter()
+            .map(|r| CTableRow { name: r.name, seconds: r.seconds, calls: r.calls, errors: r.errors })
+            .collect();
+        report.capture.lost_events = c.lost_events;
+        if let Some(rows) = c.kernel_summary {
+            summary_rows(&mut report, rows);
+        }
+        report
+    }
+}
+
+impl Sink for Analysis {
+    fn on_event(&mut self, ev: &Event<'_>) {
+        match self.status.as_mut() {
+            None => self.analyzer.on_event(ev),
+            Some(s) => {
+                let n = s.count();
+                self.analyzer.on_event(ev);
+                // findings so far: about once a second (asking copies of the detectors costs)
+                if n % 4096 == 0 && s.due() {
+                    s.set_findings(self.analyzer.findings_so_far());
+                }
+            }
+        }
+    }
+}
+
+/// What the reader knows, in report form.
+fn capture_of(info: CaptureInfo, backend: &str) -> Capture {
+    let s = info.stats;
+    let mut warnings = info.warnings;
+    if info.cut_lines > 0 {
+        warnings.push(format!("{} lines longer than 4 MiB were cut", info.cut_lines));
+    }
+    Capture {
+        backend: backend.into(),
+        sources: info.sources,
+        lines: s.lines,
+        events: s.events,
+        syscalls: s.syscalls,
+        unparsed_lines: s.unparsed,
+        unparsed_samples: s
+            .unparsed_samples
+            .into_iter()
+            .map(|u| UnparsedLine { source: u.source, line: u.line, text: u.text })
+            .collect(),
+        lost_events: 0,
+        clock: s.clock.as_str().into(),
+        durations: s.with_duration > 0,
+        resumed_pairs: s.resumed_pairs,
+        never_resumed: s.never_resumed,
+        warnings,
+        ..Default::default()
+    }
+}
+
+/// Summary-only: the kernel's counters are the syscall table.
+fn summary_rows(report: &mut Report, rows: Vec<(String, u64, u64, u64)>) {
+    let window = report.capture.window.map_or(0.0, |w| w.duration_s);
+    let mut stats: Vec<SyscallStats> = rows
+        .into_iter()
+        .filter(|r| r.1 > 0)
+        .map(|(name, calls, errors, ns)| {
+            let total = ns as f64 / 1e9;
+            SyscallStats {
+                name,
+                calls,
+                errors,
+                timed_calls: calls,
+                total_s: total,
+                avg_s: total / calls.max(1) as f64,
+                wall_share: if window > 0.0 { total / window } else { 0.0 },
+                ..Default::default()
+            }
+        })
+        .collect();
+    stats.sort_by(|a, b| b.total_s.total_cmp(&a.total_s).then(b.calls.cmp(&a.calls)));
+    report.capture.syscalls = stats.iter().map(|s| s.calls).sum();
+    report.summary.syscalls = stats;
+    report
+        .capture
+        .warnings
+        .push("summary only: syscalls were counted in the kernel; no detector ran (percentiles unknown)".into());
+}
+
+/// `--interval`: a summary of the last interval's syscalls on stderr, every interval.
+pub struct Interval {
+    every: Duration,
+    next: Instant,
+    table: SyscallTable,
+    n: u64,
+}
+
+impl Interval {
+    pub fn new(every: Duration) -> Interval {
+        Interval { every, next: Instant::now() + every, table: SyscallTable::default(), n: 0 }
+    }
+
+    fn add(&mut self, sc: &syslint_event::Syscall) {
+        self.table.add(sc);
+        self.n += 1;
+        if Instant::now() >= self.next {
+            eprintln!("{}", self.line());
+            self.table = SyscallTable::default();
+            self.n = 0;
+            self.next += self.every;
+        }
+    }
+
+    /// The summary of the interval so far (the most frequent syscalls first).
+    fn line(&self) -> String {
+        let secs = self.every.as_secs_f64();
+        let mut rows = self.table.stats(secs);
+        rows.sort_by(|a, b| b.calls.cmp(&a.calls));
+        let top: Vec<String> = rows
+            .iter()
+            .take(8)
+            .map(|s| {
+                let err = if s.errors > 0 { format!(" ({} err)", s.errors) } else { String::new() };
+                format!("{} {}{err}", s.name, s.calls)
+            })
+            .collect();
+        format!("\rsyslint: last {secs:.0}s: {} syscalls ({:.0}/s): {}", self.n, self.n as f64 / secs, top.join(", "))
+    }
+}
+
+impl Sink for Interval {
+    fn on_event(&mut self, ev: &Event<'_>) {
+        if let EventKind::Syscall(sc) = &ev.kind {
+            self.add(sc);
+        }
+    }
+}
+
+/// Events as strace text (`-f -tt -T` lines), for a recording or `syslint export`. Writing
+/// stops at the first error, which [`StraceText::finish`] returns (or, as a sink, reports as
+/// a warning: the analysis goes on without the recording).
+pub struct StraceText<W: Write> {
+    out: Option<W>,
+    /// Monotonic to wall-clock time, in ns (eBPF timestamps are monotonic).
+    offset: i64,
+    line: String,
+    error: Option<std::io::Error>,
+}
+
+impl<W: Write> StraceText<W> {
+    pub fn new(out: W, realtime_offset_ns: i64) -> StraceText<W> {
+        StraceText { out: Some(out), offset: realtime_offset_ns, line: String::new(), error: None }
+    }
+
+    /// Flush; the first error writing, if any.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        if let Some(e) = self.error.take() {
+            self.out = None;
+            return Err(e);
+        }
+        match self.out.as_mut() {
+            Some(o) => o.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<W: Write> Sink for StraceText<W> {
+    fn on_event(&mut self, ev: &Event<'_>) {
+        let Some(out) = self.out.as_mut() else { return };
+        self.line.clear();
+        strace_line(&mut self.line, ev, self.offset);
+        if let Err(e) = out.write_all(self.line.as_bytes()) {
+            self.error = Some(e);
+            self.out = None;
+        }
+    }
+
+    fn on_stop(&mut self, warnings: &mut Vec<String>) {
+        if let Err(e) = self.finish() {
+            warnings.push(format!("the recording stopped early: {e}"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_line_lists_the_most_frequent_first() {
+        let mut iv = Interval::new(Duration::from_secs(3600));
+        let mut p = syslint_capture::Parser::new("t");
+        let text = "1 10:00:00.000000 read(3, \"\", 1) = 0 <0.000001>\n\
+                    1 10:00:00.000001 close(3) = -1 EBADF (Bad file descriptor) <0.000001>\n\
+                    1 10:00:00.000002 close(4) = 0 <0.000001>\n";
+        for (i, l) in text.lines().enumerate() {
+            p.parse_line(l, i as u64 + 1, None, &mut |ev: &Event| iv.on_event(ev));
+        }
+        assert_eq!(iv.n, 3);
+        assert_eq!(iv.line(), "\rsyslint: last 3600s: 3 syscalls (0/s): close 2 (1 err), read 1");
+    }
+
+    #[test]
+    fn strace_text_keeps_the_first_write_error() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut t = StraceText::new(Full, 0);
+        let mut p = syslint_capture::Parser::new("t");
+        p.parse_line("1 10:00:00.000000 close(3) = 0 <0.000001>", 1, None, &mut |ev: &Event| t.on_event(ev));
+        let mut w = Vec::new();
+        t.on_stop(&mut w);
+        assert_eq!(w, ["the recording stopped early: disk full"]);
+        assert!(t.finish().is_ok(), "reported once");
+    }
+}

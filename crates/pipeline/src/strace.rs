@@ -1,0 +1,102 @@
+//! Live strace: strace as a child process, its trace streamed into the parallel reader.
+
+use crate::{is_slr_name, Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
+use std::fs::File;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+use std::time::Duration;
+use syslint_capture::live::{StraceSession, Target, Tee};
+use syslint_capture::{parallel, CaptureInfo};
+
+/// A running strace on a command or processes; `-o FILE` keeps its text (compressed by the
+/// file's ending).
+pub struct StraceSource {
+    session: StraceSession,
+    stream: Tee<File>,
+    attached: bool,
+}
+
+impl StraceSource {
+    /// Start strace; `record` keeps a copy of its output.
+    pub fn start(target: &Target, record: Option<&Path>) -> Result<StraceSource, Error> {
+        if record.is_some_and(is_slr_name) {
+            return Err(Error::SlrNeedsEbpf);
+        }
+        let mut session = StraceSession::start(target)?;
+        let attached = matches!(target, Target::Pids(_));
+        let fifo = session.output().map_err(Error::StraceStream)?;
+        let stream = Tee::new(fifo, record)?;
+        Ok(StraceSource { session, stream, attached })
+    }
+}
+
+impl Source for StraceSource {
+    fn name(&self) -> String {
+        self.session.what.clone()
+    }
+
+    fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), stop: &StopWhen) -> Result<Outcome, Error> {
+        let StraceSource { mut session, mut stream, attached } = *self;
+        let deadline = stop.deadline();
+        let what = session.what.clone();
+        let done = AtomicBool::new(false);
+        let stopped = OnceLock::new();
+
+        let (mut info, failed) = std::thread::scope(|scope| {
+            // control: --for, Ctrl-C, SIGTERM detach strace; the stream then ends
+            let (session, done, stopped) = (&session, &done, &stopped);
+            scope.spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(20));
+                    if stopped.get().is_some() {
+                        continue;
+                    }
+                    if let Some(why) = stop.check(deadline, attached) {
+                        let _ = stopped.set(why);
+                        session.detach();
+                    }
+                }
+            });
+            let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let o = parallel::read_parallel(&mut stream, &what, workers, parallel::CHUNK, 4 << 20, &mut |ev| {
+                sink.on_event(ev)
+            });
+            done.store(true, Ordering::Relaxed);
+            let mut info = CaptureInfo { sources: vec![format!("strace: {what}")], ..Default::default() };
+            info.bytes = o.bytes;
+            info.cut_lines = o.cut_lines;
+            let failed = o.error.map(|e| {
+                let why = format!("trace stream ended early: {e}");
+                info.warnings.push(why.clone());
+                why
+            });
+            info.stats = o.stats;
+            (info, failed)
+        });
+        sink.on_stop(&mut info.warnings);
+        let st = session.wait()?;
+        let msgs = session.messages();
+        if let Err(e) = stream.finish() {
+            info.warnings.push(format!("the recording is incomplete: {e}"));
+        }
+        if let Some(e) = stream.error.take() {
+            info.warnings.push(format!("the recording stopped early: {e}"));
+        }
+        let stop = match (stopped.into_inner(), failed) {
+            (Some(why), _) => why,
+            (None, Some(e)) => StopReason::Failed(e),
+            (None, None) => StopReason::Ended,
+        };
+        stop.warnings(attached, &mut info.warnings);
+        for l in msgs.lines().filter(|l| l.contains("strace:") && !l.contains("attached") && !l.contains("detached")) {
+            info.warnings.push(l.trim().to_string());
+        }
+        Ok(Outcome {
+            stop,
+            attached,
+            exit_status: Some(st),
+            capture: Captured { backend: "strace", info, ..Default::default() },
+        })
+    }
+}
