@@ -144,3 +144,9 @@ fn failed_lookup_storm() {
 fn fsync_storm() {
     check("fsync-storm", "c-fsync-each", "c-fsync-batch", "fsync-storm");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn fd_close_sweep() {
+    check("fd-close-sweep", "c-close", "c-range", "fd-close-sweep");
+}

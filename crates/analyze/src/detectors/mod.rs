@@ -20,6 +20,7 @@ detectors! {
     small_io,
     failed_lookup_storm,
     fsync_storm,
+    fd_close_sweep,
 }
 
 pub use crate::kit::Span;

@@ -29,8 +29,20 @@ pub struct Programs {
 }
 
 impl Programs {
-    /// The program a thread's process runs now.
+    /// The program a thread's process runs now; the process counts as one of its processes.
     pub fn of(&mut self, model: &Model, pid: Pid) -> u32 {
+        let tgid = model.tgid(pid);
+        if let Some(&g) = self.of_tgid.get(&tgid) {
+            return g;
+        }
+        let g = self.group(model, pid);
+        self.count(g, tgid);
+        g
+    }
+
+    /// The program a thread's process runs now, without counting the process in it yet (for a
+    /// detector that learns only later whether the process matters: [`Programs::count`]).
+    pub fn group(&mut self, model: &Model, pid: Pid) -> u32 {
         let tgid = model.tgid(pid);
         if let Some(&g) = self.of_tgid.get(&tgid) {
             return g;
@@ -65,14 +77,18 @@ impl Programs {
             self.of_tgid.clear();
         }
         self.of_tgid.insert(tgid, g);
+        g
+    }
+
+    /// Process `tgid` is one of program `g`'s (counted once).
+    pub fn count(&mut self, g: u32, tgid: Pid) {
         let gi = g as usize;
-        if !self.pids[gi].contains(&tgid) {
+        if gi < self.pids.len() && !self.pids[gi].contains(&tgid) {
             self.processes[gi] += 1;
             if self.pids[gi].len() < MAX_PIDS_SHOWN {
                 self.pids[gi].push(tgid);
             }
         }
-        g
     }
 
     /// The process of `pid` may run another program now (a successful execve).

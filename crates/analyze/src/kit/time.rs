@@ -26,6 +26,11 @@ impl Span {
             self.last = Some(self.last.map_or(t, |l| l.max(t)));
         }
     }
+    /// Both spans together.
+    pub fn merge(&mut self, o: &Span) {
+        self.add(o.first);
+        self.add(o.last);
+    }
     pub fn seconds(&self) -> f64 {
         match (self.first, self.last) {
             (Some(a), Some(b)) => (b - a).max(0) as f64 / 1e9,

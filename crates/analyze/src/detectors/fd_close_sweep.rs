@@ -1,0 +1,341 @@
+//! `fd-close-sweep` (SL009): a process closes every possible fd, one call each, up to the
+//! nofile limit (before an exec, or at start-up), most of them failing with EBADF.
+//!
+//! A sweep is a run of close() (or fcntl(F_GETFD)) calls by one thread on consecutive fd
+//! numbers, up or down; it counts the calls that failed with EBADF (fds that were not open).
+//! Sweeps of at least `min_sweep_fds` such calls are summed per program.
+
+use super::EvidenceBuf;
+use crate::kit::{Bounded, Metrics, Programs, Span, Timing};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Event, Pid, Ret, Sys, Syscall};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL009",
+    name: "fd-close-sweep",
+    category: "cpu",
+    status: Status::Stable,
+    summary: "a process closes every possible fd one by one, up to the nofile limit",
+    docs: Docs {
+        what: "A process closes all file descriptors it might have inherited by calling close(fd) (or \
+fcntl(fd, F_GETFD) to test first) for every number from 3 up to its nofile limit, typically in a \
+child between fork and exec, or in a daemon at start-up. Nearly all of those fds were never open, so \
+nearly every call fails with EBADF. A sweep is a run of such calls by one thread on consecutive fd \
+numbers (counting up or down); it is reported when it holds at least `min_sweep_fds` calls that \
+failed with EBADF. Processes running the same program are one subject.",
+        why: "The work grows with the nofile limit, not with the fds that are open: with the Debian default \
+of 1,024 a sweep costs a fraction of a millisecond, but services and containers often run with \
+LimitNOFILE or `ulimit -n` of 65,536 to 1,048,576 and more, and then every spawn pays for a million \
+system calls: hundreds of milliseconds per child, minutes for a program that starts many (reported \
+against package managers, language runtimes, init scripts and daemons that spawn helpers).",
+        evidence: "Metrics: `sweeps` (sweeps found), `ebadf` (calls in them that failed with EBADF), \
+`calls` (all calls in them, including fds that were open), `largest_sweep` (EBADF calls in the \
+largest sweep), `highest_fd` (the highest fd number a sweep reached, about the nofile limit), \
+`processes`, and with -T `seconds` (time inside the calls of the sweeps; under strace each call is \
+inflated by the tracer, so the cost names the count first). Evidence: the first calls of a sweep and \
+its last one.",
+        fix: "close only the fds that are open: close_range(3, ~0U, 0) (Linux >= 5.9; glibc >= 2.34 also \
+has closefrom(3)), or walk /proc/self/fd, or open fds with O_CLOEXEC so exec closes them; and run the \
+service with a nofile limit it needs rather than the maximum (systemd LimitNOFILE=, `ulimit -n`, \
+docker --ulimit nofile=).\n\n\
+close_range() closes every fd in a range in one system call, whatever the limit; Python's subprocess, \
+glibc's posix_spawn file actions and recent runtimes use it (or /proc/self/fd) already, so a sweep \
+usually comes from hand-written fork/exec code or an old library. Where the sweep cannot be changed, \
+a lower soft limit for the service (LimitNOFILE=1024:524288 keeps the hard limit for programs that \
+raise their own) shortens every sweep.",
+        example: "C child closing every fd up to the nofile limit of 16,384 before exec \
+(lab/fd-close-sweep/traces/c-close.f-tt-T-yy.strace.gz, the first calls of its first sweep):\n    \
+32227 10:18:25.324700 close(3</dev/null<char 1:3>>) = 0 <0.000059>\n    \
+32227 10:18:25.324850 close(4<pipe:[3895035]>) = 0 <0.000053>\n    \
+32227 10:18:25.324971 close(5<pipe:[3895035]>) = 0 <0.000046>\n    \
+32227 10:18:25.325077 close(6)          = -1 EBADF (Bad file descriptor) <0.000044>\n    \
+32227 10:18:25.325183 close(7)          = -1 EBADF (Bad file descriptor) <0.000047>",
+    },
+    options: OPTIONS,
+    interest: Interest { syscalls: &[Sys::Close, Sys::Fcntl, Sys::Fcntl64], exits: true, ..Interest::NONE },
+};
+
+pub const ENTRY: Entry = registry::entry::<FdCloseSweep>();
+
+crate::options! {
+    pub struct Config {
+        /// calls failing with EBADF a sweep needs to be reported
+        min_sweep_fds: u64 = 4096,
+        /// EBADF calls in one sweep that make a warning (a nofile limit of 64 Ki and more)
+        warn_sweep_fds: u64 = 65_536,
+        /// EBADF calls in all sweeps of a program that make a warning (many spawns)
+        warn_total_fds: u64 = 100_000,
+    }
+}
+
+/// Threads followed at once.
+const MAX_THREADS: usize = 20_000;
+/// Evidence lines kept from the start of a sweep.
+const EVIDENCE: usize = 4;
+
+/// A run of closes on consecutive fds by one thread.
+#[derive(Clone, Default)]
+struct Run {
+    /// The last fd closed, and the direction (+1, -1; 0 after the first call).
+    last: i64,
+    step: i64,
+    calls: u64,
+    ebadf: u64,
+    /// Of those, fcntl(F_GETFD) calls.
+    fcntl: u64,
+    highest: i64,
+    timing: Timing,
+    span: Span,
+    evidence: EvidenceBuf,
+    /// The program the thread ran when the sweep began (it usually execs another one next),
+    /// and its process.
+    group: u32,
+    tgid: Pid,
+}
+
+/// Sweeps of one program.
+#[derive(Clone, Default)]
+struct Group {
+    sweeps: u64,
+    calls: u64,
+    ebadf: u64,
+    fcntl: u64,
+    largest: u64,
+    highest: i64,
+    timing: Timing,
+    span: Span,
+    /// Evidence of the largest sweep.
+    evidence: Option<EvidenceBuf>,
+}
+
+#[derive(Clone)]
+pub struct FdCloseSweep {
+    cfg: Config,
+    runs: Bounded<Pid, Run>,
+    programs: Programs,
+    groups: Vec<Group>,
+}
+
+impl Declared for FdCloseSweep {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        FdCloseSweep { cfg, runs: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
+    }
+}
+
+impl Group {
+    fn absorb(&mut self, o: Group) {
+        if o.largest > self.largest {
+            self.largest = o.largest;
+            self.evidence = o.evidence;
+        }
+        self.sweeps += o.sweeps;
+        self.calls += o.calls;
+        self.ebadf += o.ebadf;
+        self.fcntl += o.fcntl;
+        self.highest = self.highest.max(o.highest);
+        self.timing.merge(o.timing);
+        self.span.merge(&o.span);
+    }
+}
+
+impl FdCloseSweep {
+    /// A run ended: keep it when it is a sweep.
+    fn end(&mut self, run: Run) {
+        if run.ebadf < self.cfg.min_sweep_fds.max(1) {
+            return;
+        }
+        self.programs.count(run.group, run.tgid);
+        let g = run.group as usize;
+        if self.groups.len() <= g {
+            self.groups.resize_with(g + 1, Group::default);
+        }
+        self.groups[g].absorb(Group {
+            sweeps: 1,
+            calls: run.calls,
+            ebadf: run.ebadf,
+            fcntl: run.fcntl,
+            largest: run.ebadf,
+            highest: run.highest,
+            timing: run.timing,
+            span: run.span,
+            evidence: Some(run.evidence),
+        });
+    }
+}
+
+/// The fd a sweep call names: close(fd), or fcntl(fd, F_GETFD).
+fn swept_fd(sc: &Syscall) -> Option<i64> {
+    if matches!(sc.sys, Sys::Fcntl | Sys::Fcntl64) && sc.arg(1).map(str::trim) != Some("F_GETFD") {
+        return None;
+    }
+    sc.fd().map(|f| f.num as i64)
+}
+
+impl Detector for FdCloseSweep {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let Some(fd) = swept_fd(sc) else { return };
+        if fd < 0 {
+            return;
+        }
+        let ebadf = sc.ret.errno() == Some("EBADF");
+        // the next fd in the run's direction, or the same fd again (the close that follows a
+        // fcntl(F_GETFD) finding it open)
+        let continues = self.runs.get(&ev.pid).is_some_and(|r| {
+            let d = fd - r.last;
+            (r.calls > 0 && d == 0) || ((d == 1 || d == -1) && (r.step == 0 || r.step == d))
+        });
+        if !continues {
+            if let Some(old) = self.runs.remove(&ev.pid) {
+                self.end(old);
+            }
+            // a run starts only where a sweep can: a close that failed, or of a low fd
+            if !(ebadf || fd <= 3) {
+                return;
+            }
+        }
+        if !self.runs.contains_key(&ev.pid) && !self.runs.is_full() {
+            let group = self.programs.group(cx.model, ev.pid);
+            let tgid = cx.tgid;
+            self.runs.insert(ev.pid, Run { last: fd - 1, evidence: EvidenceBuf::new(EVIDENCE), group, tgid, ..Run::default() });
+        }
+        let Some(r) = self.runs.get_mut(&ev.pid) else { return };
+        if r.calls > 0 && r.step == 0 && fd != r.last {
+            r.step = fd - r.last;
+        }
+        r.last = fd;
+        r.calls += 1;
+        r.highest = r.highest.max(fd);
+        if ebadf {
+            r.ebadf += 1;
+            if sc.sys != Sys::Close {
+                r.fcntl += 1;
+            }
+        }
+        if matches!(sc.ret, Ret::Ok { .. } | Ret::Err { .. }) {
+            r.timing.add(sc.dur_ns);
+        }
+        r.span.add(ev.ts_ns);
+        r.evidence.push(ev);
+    }
+
+    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
+        if let Some(r) = self.runs.remove(&ev.pid) {
+            self.end(r);
+        }
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let tids: Vec<Pid> = self.runs.keys().copied().collect();
+        for t in tids {
+            if let Some(r) = self.runs.remove(&t) {
+                self.end(r);
+            }
+        }
+        // a child that swept before its exec and was first seen without a name joins its parent
+        let target = self.programs.merge_unnamed(cx.model);
+        for (g, &t) in target.iter().enumerate() {
+            if t != g && g < self.groups.len() && t < self.groups.len() {
+                let o = std::mem::take(&mut self.groups[g]);
+                self.groups[t].absorb(o);
+            }
+        }
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            if g.sweeps == 0 {
+                continue;
+            }
+            let severity = if g.largest >= self.cfg.warn_sweep_fds || g.ebadf >= self.cfg.warn_total_fds {
+                Severity::Warning
+            } else {
+                Severity::Info
+            };
+            let mut m = Metrics::new();
+            m.count("sweeps", g.sweeps);
+            m.count("ebadf", g.ebadf);
+            m.count("calls", g.calls);
+            m.count("largest_sweep", g.largest);
+            m.count("highest_fd", g.highest);
+            m.count("processes", self.programs.processes[gi]);
+            m.value_opt("seconds", g.timing.seconds());
+            let sweeps = if g.sweeps == 1 { "1 sweep".to_string() } else { format!("{} sweeps", g.sweeps) };
+            let calls = match (g.ebadf - g.fcntl, g.fcntl) {
+                (_, 0) => "close",
+                (0, _) => "fcntl(F_GETFD)",
+                _ => "close and fcntl(F_GETFD)",
+            };
+            let message = format!(
+                "{} {calls} calls on fds that were not open, in {sweeps} up to fd {} (one call per possible fd)",
+                g.ebadf, g.highest
+            );
+            let time = match g.timing.seconds() {
+                Some(s) => format!("{s:.3} s inside them as traced"),
+                None => "time unknown: no -T".to_string(),
+            };
+            let cost = format!(
+                "{} system calls that did nothing ({time}; natively about 0.1-0.3 us each, so about {:.1}-{:.1} ms), \
+{} per sweep on average: the cost grows with the nofile limit, not with the fds that are open",
+                g.ebadf,
+                g.ebadf as f64 * 0.1e-3,
+                g.ebadf as f64 * 0.3e-3,
+                g.ebadf / g.sweeps
+            );
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
+                window: g.span.window(),
+                metrics: m.build(),
+                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                cost: Some(cost),
+                fix: META.fix().into(),
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    const SWEEP: &str = include_str!("../../fixtures/fd-close-sweep/c-close-head600.strace");
+
+    #[test]
+    fn fires_on_a_child_closing_every_fd_before_exec() {
+        // the cut holds the start of one sweep: 556 EBADF closes, under the default minimum
+        assert!(check("fd-close-sweep", SWEEP).is_empty());
+        let f = check_with("fd-close-sweep", "min_sweep_fds = 500", SWEEP);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Info);
+        assert_eq!(f[0].metrics["sweeps"], 1);
+        assert_eq!(f[0].metrics["ebadf"], 556);
+        // fds 3 to 563: five of them were open (3-5 from the parent, 10 and 251 from the shell
+        // that recorded it), part of the sweep but not failures
+        assert_eq!(f[0].metrics["calls"], 561);
+        assert_eq!(f[0].metrics["highest_fd"], 563);
+        assert_eq!(f[0].metrics["processes"], 1);
+        // the sweep happens in the child before it execs; the program is the one that swept
+        assert_eq!(f[0].about.as_ref().and_then(|a| a.program.as_deref()), Some("sweep"));
+        let w = check_with("fd-close-sweep", "min_sweep_fds = 500\nwarn_total_fds = 550", SWEEP);
+        assert_eq!(w[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn closing_the_first_sixty_fds_is_quiet() {
+        let few = include_str!("../../fixtures/fd-close-sweep/c-few.strace");
+        assert!(check("fd-close-sweep", few).is_empty());
+        assert!(check_with("fd-close-sweep", "min_sweep_fds = 100", few).is_empty());
+    }
+}
