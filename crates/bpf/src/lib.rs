@@ -78,18 +78,18 @@ mod ring;
 mod spawn;
 
 pub use probe::Probe;
-pub use ring::frames;
+pub use ring::{frames, ChunkError};
 
 /// The records in a stretch [`Probe::poll_copy`] appended, in order, to `f`. Damage (which a
 /// stretch copied whole cannot have) ends the walk with an error after the whole records.
-pub fn parse_chunk(chunk: &[u8], f: &mut dyn FnMut(Record<'_>)) -> Result<u64, String> {
+pub fn parse_chunk(chunk: &[u8], f: &mut dyn FnMut(Record<'_>)) -> Result<u64, ChunkError> {
     let mut unreadable = 0u64;
     let n = frames(chunk, &mut |b| match probe::parse(b) {
         Some(r) => f(r),
         None => unreadable += 1,
     })?;
     if unreadable > 0 {
-        return Err(format!("{unreadable} of {n} records could not be read"));
+        return Err(ChunkError::Unreadable { unreadable, records: n });
     }
     Ok(n - unreadable)
 }

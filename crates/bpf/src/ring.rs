@@ -198,16 +198,28 @@ impl Drop for Ring {
     }
 }
 
+/// Why a copied stretch of the ring could not be read whole (the records before the damage
+/// were handed out).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChunkError {
+    #[error("{stray} stray bytes after {records} records")]
+    Stray { stray: usize, records: u64 },
+    #[error("a record of {len} bytes runs past its chunk after {records} records")]
+    Overrun { len: u32, records: u64 },
+    #[error("{unreadable} of {records} records could not be read")]
+    Unreadable { unreadable: u64, records: u64 },
+}
+
 /// The records of a stretch [`Ring::copy`] made, in order: each data part to `f`. A damaged
 /// stretch (a length running past its end) stops with an error after the whole records.
-pub fn frames(mut b: &[u8], f: &mut dyn FnMut(&[u8])) -> Result<u64, String> {
+pub fn frames(mut b: &[u8], f: &mut dyn FnMut(&[u8])) -> Result<u64, ChunkError> {
     let mut n = 0;
     while !b.is_empty() {
-        let Some(h) = b.get(..4) else { return Err(format!("{} stray bytes after {n} records", b.len())) };
+        let Some(h) = b.get(..4) else { return Err(ChunkError::Stray { stray: b.len(), records: n }) };
         let len = u32::from_ne_bytes([h[0], h[1], h[2], h[3]]);
         let s = span(len) as usize;
         let Some(rec) = b.get(HDR as usize..HDR as usize + (len & !(BUSY | DISCARD)) as usize) else {
-            return Err(format!("a record of {} bytes runs past its chunk after {n} records", len & !(BUSY | DISCARD)));
+            return Err(ChunkError::Overrun { len: len & !(BUSY | DISCARD), records: n });
         };
         if len & (BUSY | DISCARD) == 0 {
             f(rec);
@@ -251,6 +263,7 @@ mod tests {
         let mut got = 0;
         let e = frames(&b, &mut |_| got += 1).unwrap_err();
         assert_eq!(got, 1);
-        assert!(e.contains("runs past"), "{e}");
+        assert_eq!(e, ChunkError::Overrun { len: 9, records: 1 });
+        assert!(e.to_string().contains("runs past"), "{e}");
     }
 }

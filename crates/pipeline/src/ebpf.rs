@@ -223,7 +223,7 @@ fn analyse(
 ) -> (Consumer, CaptureInfo) {
     ebpf::lower_thread_priority();
     let mut consumer = Consumer::new(known, slr);
-    let mut damaged: Option<String> = None;
+    let mut damaged: Option<syslint_capture::ebpf::FeedError> = None;
     for chunk in rx {
         queued.fetch_sub(chunk.len(), Ordering::Relaxed);
         let mut each = |ev: &syslint_event::Event| {

@@ -94,7 +94,7 @@ impl EbpfSession {
     /// Encode the records of `raw` (from [`EbpfSession::pump`]) into `out`: about 2.5 times
     /// smaller, for when records must wait long in memory. Encoded chunks must reach the
     /// [`Consumer`] in the order they were encoded (timestamps are deltas).
-    pub fn compact(&mut self, raw: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    pub fn compact(&mut self, raw: &[u8], out: &mut Vec<u8>) -> Result<(), syslint_bpf::ChunkError> {
         let enc = &mut self.encoder;
         syslint_bpf::parse_chunk(raw, &mut |r| enc.encode(&r, out)).map(drop)
     }
@@ -185,6 +185,15 @@ impl Chunk {
 }
 
 /// The other end: records in, events out (and the `.slr` recording written).
+/// Why a queued chunk could not be read whole (the records before the damage were analysed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FeedError {
+    #[error(transparent)]
+    Ring(#[from] syslint_bpf::ChunkError),
+    #[error(transparent)]
+    Recording(#[from] slr::Damaged),
+}
+
 pub struct Consumer {
     decoder: slr::Decoder,
     pub formatter: Formatter,
@@ -204,7 +213,7 @@ impl Consumer {
     }
 
     /// The chunks of one session, in order.
-    pub fn feed(&mut self, chunk: &Chunk, sink: &mut dyn FnMut(&Event)) -> Result<(), String> {
+    pub fn feed(&mut self, chunk: &Chunk, sink: &mut dyn FnMut(&Event)) -> Result<(), FeedError> {
         let (f, writer, record_error) = (&mut self.formatter, &mut self.writer, &mut self.record_error);
         let mut each = |r: syslint_bpf::Record<'_>| {
             if let Some(w) = writer.as_mut() {
@@ -216,8 +225,8 @@ impl Consumer {
             f.on_record(&r, sink);
         };
         match chunk {
-            Chunk::Raw(b) => syslint_bpf::parse_chunk(b, &mut each).map(drop),
-            Chunk::Encoded(b) => self.decoder.decode(b, &mut each),
+            Chunk::Raw(b) => syslint_bpf::parse_chunk(b, &mut each).map(drop).map_err(FeedError::from),
+            Chunk::Encoded(b) => self.decoder.decode(b, &mut each).map_err(FeedError::from),
         }
     }
 

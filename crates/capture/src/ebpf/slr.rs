@@ -269,6 +269,13 @@ impl<'a> Cur<'a> {
     }
 }
 
+/// A record that could not be decoded, `at` bytes into the recording's body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("damaged record at byte {at}; the rest is skipped")]
+pub struct Damaged {
+    pub at: usize,
+}
+
 /// Decodes records encoded by one [`Encoder`], chunk after chunk, in order.
 #[derive(Default)]
 pub struct Decoder {
@@ -283,7 +290,7 @@ pub struct Decoder {
 
 impl Decoder {
     /// Hand every record in `bytes` (whole records only) to `f`.
-    pub fn decode(&mut self, bytes: &[u8], f: &mut dyn FnMut(Record<'_>)) -> Result<(), String> {
+    pub fn decode(&mut self, bytes: &[u8], f: &mut dyn FnMut(Record<'_>)) -> Result<(), Damaged> {
         let mut c = Cur { b: bytes, i: 0 };
         while c.i < bytes.len() && !self.ended {
             let at = c.i;
@@ -387,7 +394,7 @@ impl Decoder {
                     f(r);
                 }
                 Some(None) => {}
-                None => return Err(format!("damaged record at byte {at}; the rest is skipped")),
+                None => return Err(Damaged { at }),
             }
         }
         Ok(())
@@ -461,7 +468,7 @@ impl Recording {
         known.extend(dec.known);
         let mut problem = self.cut.clone();
         if let Err(e) = r {
-            problem.get_or_insert(e);
+            problem.get_or_insert(e.to_string());
         }
         if !dec.ended && problem.is_none() {
             problem = Some("the recording has no end record (syslint stopped before closing it)".into());
