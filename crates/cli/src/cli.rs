@@ -11,8 +11,8 @@ use std::path::PathBuf;
     long_about = "syslint watches how a program talks to the kernel (live with eBPF or strace, or \
                   from the strace logs you already have), names the syscall-level waste in it \
                   (busy polling, accept herds, connection churn, repeated DNS, keep-alive stalls, \
-                  small I/O, failed lookup storms, fsync storms), says what it costs and how to \
-                  fix it, and proves the fix by comparing two runs.",
+                  small I/O, failed lookup storms, fsync storms, fd close sweeps), says what it costs and \
+                  how to fix it, and proves the fix by comparing two runs.",
     after_help = "Examples:\n  \
         syslint trace -- ./app                     # run it, trace it (eBPF, else strace), report\n  \
         syslint trace -p 1234 --for 30s            # attach to a running process for 30 s\n  \
