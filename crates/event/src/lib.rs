@@ -10,10 +10,14 @@ pub mod errno;
 pub mod syscalls;
 pub mod syscalls_x86_64;
 pub mod target;
+pub mod typed;
 
 pub use args::{FdArg, SockAddr, Timeout};
 pub use syscalls::{Class, Sys};
 pub use target::TargetKind;
+pub use typed::{
+    CloneFlags, EpollCtl, FcntlCmd, FutexOp, IoctlReq, MsgFlags, OpenFlags, PolledFds, SockOpt, WaitOptions,
+};
 
 /// Thread id as the trace shows it (`0` when the trace has no pid column: a single process).
 pub type Pid = u32;
@@ -189,25 +193,6 @@ impl<'a> Syscall<'a> {
     /// The timeout of a poll/select/epoll wait.
     pub fn timeout(&self) -> Option<Timeout> {
         args::poll_timeout(self.sys, self.args)
-    }
-
-    /// The flags argument of open/openat/creat/accept4/socket/pipe2/eventfd2/dup3/
-    /// inotify_init1/epoll_create1/timerfd_create/signalfd4, as printed.
-    pub fn flags(&self) -> Option<&'a str> {
-        let idx = match self.sys {
-            Sys::Open | Sys::Socket | Sys::Pipe2 | Sys::Eventfd2 | Sys::TimerfdCreate => 1,
-            Sys::Openat | Sys::Dup3 => 2,
-            Sys::Accept4 | Sys::Signalfd4 => 3,
-            Sys::InotifyInit1 | Sys::EpollCreate1 => 0,
-            _ => return None,
-        };
-        self.arg(idx)
-    }
-
-    /// Whether the flags argument holds `flag` (`O_NONBLOCK`, `SOCK_NONBLOCK`, `O_SYNC`, ...),
-    /// by name or, for `-X raw` logs, by value.
-    pub fn has_flag(&self, flag: &str) -> bool {
-        self.flags().is_some_and(|f| args::has_flag(f, flag))
     }
 
     /// The socket address of connect/bind/accept/sendto/recvfrom.

@@ -1129,7 +1129,8 @@ mod tests {
         assert_eq!(t, "openat(AT_FDCWD, \"/tmp/x\", O_WRONLY|O_CREAT|O_DSYNC, 0644)");
         let (sys, args) = reparse(&t);
         let sc = Syscall { sys, name: "openat", args: &args, ret: Ret::Unknown, dur_ns: None, resumed: false };
-        assert!(sc.has_flag("O_DSYNC") && !sc.has_flag("O_SYNC"));
+        let f = sc.open_flags().unwrap();
+        assert!(f.contains(syslint_event::OpenFlags::DSYNC) && !f.contains(syslint_event::OpenFlags::SYNC));
         assert_eq!(sc.path().as_deref(), Some("/tmp/x"));
 
         // epoll_ctl with EPOLLEXCLUSIVE, setsockopt SO_REUSEPORT, socket type flags
