@@ -494,6 +494,11 @@ impl Model {
     /// Feed one event. Returns the target the syscall's fd refers to, if any.
     pub fn on_event(&mut self, ev: &Event) -> Option<u32> {
         let task = self.task(ev.pid);
+        if let EventKind::FdKnown { fd, target } = ev.kind {
+            // what the fd is, as a decoration on its first use would have said
+            self.fd_target(task, fd, Some(target));
+            return None;
+        }
         self.tasks[task].events += 1;
         match &ev.kind {
             EventKind::Syscall(sc) => self.on_syscall(task, ev.ts_ns, sc),

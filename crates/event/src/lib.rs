@@ -61,6 +61,13 @@ pub enum EventKind<'a> {
     Alias {
         old: Pid,
     },
+    /// An fd this thread holds that was opened before the capture began (an attach), and
+    /// what it is, in the notation of a `-yy` decoration (`/var/log/x`,
+    /// `TCP:[127.0.0.1:80->127.0.0.1:5000]`). Announced before the thread's first call.
+    FdKnown {
+        fd: i32,
+        target: &'a str,
+    },
 }
 
 /// A finished (or never finished) system call.

@@ -58,6 +58,7 @@ fn render_other(kind: &EventKind) -> String {
         EventKind::Attached { .. } => "--- attached ---".into(),
         EventKind::Detached => "--- detached ---".into(),
         EventKind::Alias { .. } => String::new(),
+        EventKind::FdKnown { fd, target } => format!("--- fd {fd} is {target} ---"),
     }
 }
 

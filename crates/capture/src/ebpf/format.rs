@@ -33,8 +33,9 @@ struct ThreadState {
     last: Vec<Saved>,
 }
 
-/// Decorations known for fds that existed before the capture began (attach): the analysis
-/// cannot see their open/connect, so they are printed as `-yy` would (`3</var/log/x>`).
+/// What the fds that existed before the capture began (attach) are, as `-yy` would print them
+/// (`/var/log/x`, `TCP:[...]`), by (process, fd). The analysis cannot see their open/connect:
+/// each thread gets them as [`EventKind::FdKnown`] events before its first call.
 pub type Known = HashMap<(Pid, i64), String>;
 
 #[derive(Default)]
@@ -45,6 +46,11 @@ pub struct Formatter {
     /// thread -> process
     tgid_of: HashMap<Pid, Pid>,
     known: Known,
+    /// Threads that got their [`EventKind::FdKnown`] events.
+    announced: rustc_hash::FxHashSet<Pid>,
+    /// Print fds known from before the capture with their `-yy` decoration (for text output:
+    /// `export`, a live capture's text copy); the analysis gets them as events.
+    pub decorate: bool,
     args: String,
     /// Syscalls produced (Repeat records expanded).
     pub syscalls: u64,
@@ -76,6 +82,9 @@ impl Formatter {
         match *r {
             Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, data1, data2, unfinished } => {
                 self.tgid_of.insert(tid, tgid);
+                if !self.known.is_empty() && !self.announced.contains(&tid) {
+                    self.announce(tgid, tid, ts_enter, sink);
+                }
                 let sys = Sys::from_x86_64(nr);
                 let name =
                     if sys == Sys::Other { syslint_bpf::syscall_name(nr).unwrap_or("syscall") } else { sys.name() };
@@ -167,7 +176,25 @@ impl Formatter {
                 self.events += 1;
                 self.threads.remove(&tid);
                 self.forks.remove(&tid);
+                self.announced.remove(&tid);
             }
+        }
+    }
+
+    /// Tell the analysis which fds from before the capture thread `tid` holds, before its
+    /// first call. Threads made during the capture get their process's table from the model
+    /// (it saw the clone).
+    fn announce(&mut self, tgid: Pid, tid: Pid, ts: u64, sink: &mut dyn FnMut(&Event)) {
+        self.announced.insert(tid);
+        if self.forks.get(&tid) == Some(&true) {
+            return;
+        }
+        let mut fds: Vec<(i64, &str)> =
+            self.known.iter().filter(|((p, _), _)| *p == tgid).map(|((_, fd), d)| (*fd, d.as_str())).collect();
+        fds.sort_unstable();
+        for (fd, target) in fds {
+            let Ok(fd) = i32::try_from(fd) else { continue };
+            sink(&Event { pid: tid, ts_ns: Some(ts as i64), kind: EventKind::FdKnown { fd, target } });
         }
     }
 
@@ -202,8 +229,10 @@ impl Formatter {
     fn fd(&self, o: &mut String, tgid: Pid, v: u64) {
         let fd = v as i32 as i64;
         let _ = write!(o, "{fd}");
-        if let Some(d) = self.known.get(&(tgid, fd)) {
-            let _ = write!(o, "<{d}>");
+        if self.decorate {
+            if let Some(d) = self.known.get(&(tgid, fd)) {
+                let _ = write!(o, "<{d}>");
+            }
         }
     }
 
@@ -970,6 +999,10 @@ const CLONE_FLAGS: &[(&str, u64)] = &[
 /// One event as a line of `strace -f -tt -T` output (`pid hh:mm:ss.micros name(args) = ret
 /// <secs>`), times of day from the monotonic timestamps plus `realtime_offset_ns`, in local time.
 pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
+    if let EventKind::FdKnown { .. } = ev.kind {
+        // strace has no line for it: the decorations say it (see `Formatter::decorate`)
+        return;
+    }
     let _ = write!(o, "{} ", ev.pid);
     if let Some(t) = ev.ts_ns {
         let real = t + realtime_offset_ns;
@@ -1006,7 +1039,7 @@ pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
         EventKind::Signal { name, info } => {
             let _ = write!(o, "--- {name} {info} ---");
         }
-        EventKind::Attached { .. } | EventKind::Detached | EventKind::Alias { .. } => {}
+        EventKind::Attached { .. } | EventKind::Detached | EventKind::Alias { .. } | EventKind::FdKnown { .. } => {}
     }
     o.push('\n');
 }
@@ -1192,6 +1225,7 @@ mod tests {
         let mut known = Known::default();
         known.insert((7, 3), "TCP:[127.0.0.1:80->127.0.0.1:5000]".into());
         let mut f = Formatter::new(known);
+        f.decorate = true;
         let mut texts = Vec::new();
         let mut sink = |e: &Event| {
             if let EventKind::Syscall(sc) = &e.kind {
@@ -1216,5 +1250,50 @@ mod tests {
         assert_eq!(texts[0], "read(3<TCP:[127.0.0.1:80->127.0.0.1:5000]>, 0x10, 4)");
         assert_eq!(texts[1], "close(3<TCP:[127.0.0.1:80->127.0.0.1:5000]>)");
         assert_eq!(texts[2], "read(3, 0x10, 4)");
+    }
+
+    #[test]
+    fn known_fds_are_announced_to_each_thread_before_its_first_call() {
+        let mut known = Known::default();
+        known.insert((7, 3), "TCP:[127.0.0.1:80->127.0.0.1:5000]".into());
+        known.insert((7, 1), "/dev/pts/0".into());
+        known.insert((9, 4), "/other/process".into());
+        let mut f = Formatter::new(known);
+        let mut seen = Vec::new();
+        let mut sink = |e: &Event| match &e.kind {
+            EventKind::Syscall(sc) => seen.push(format!("{} {}({})", e.pid, sc.name, sc.args)),
+            EventKind::FdKnown { fd, target } => seen.push(format!("{} fd {fd} {target}", e.pid)),
+            _ => {}
+        };
+        let rec = |tid: u32, nr: u32, a0: u64, ret: i64| Record::Syscall {
+            tgid: 7,
+            tid,
+            nr,
+            args: [a0, 0x10, 4, 0, 0, 0],
+            ret,
+            ts_enter: 1,
+            ts_exit: 2,
+            data1: none(),
+            data2: none(),
+            unfinished: false,
+        };
+        f.on_record(&rec(7, 0, 3, 4), &mut sink);
+        f.on_record(&rec(7, 0, 3, 4), &mut sink);
+        f.on_record(&rec(7, 3, 3, 0), &mut sink);
+        // a thread seen first after the close: fd 3 is no longer the connection
+        f.on_record(&rec(8, 0, 1, 4), &mut sink);
+        assert_eq!(
+            seen,
+            [
+                "7 fd 1 /dev/pts/0",
+                "7 fd 3 TCP:[127.0.0.1:80->127.0.0.1:5000]",
+                "7 read(3, 0x10, 4)",
+                "7 read(3, 0x10, 4)",
+                "7 close(3)",
+                "8 fd 1 /dev/pts/0",
+                "8 read(1, 0x10, 4)",
+            ]
+        );
+        assert_eq!((f.syscalls, f.events), (4, 4));
     }
 }

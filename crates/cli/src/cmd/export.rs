@@ -17,6 +17,8 @@ pub fn run(a: ExportArgs) -> Result<u8> {
     let rec = slr::open(&a.input).with_context(|| format!("cannot read {}", a.input.display()))?;
     let offset = rec.header.realtime_offset_ns;
     let mut f = Formatter::new(rec.known.clone());
+    // fds from before an attach keep their -yy decoration in the text
+    f.decorate = true;
     let mut line = String::new();
     let mut err = None;
     let info = rec.replay(&mut |r| {

@@ -251,6 +251,7 @@ fn analyse(
     };
     let mut analyzer = Analyzer::new(detectors);
     let mut consumer = Consumer::new(known, writer);
+    consumer.formatter.decorate = text.is_some();
     let mut interval = a.interval.filter(|&n| n > 0).map(|n| Interval::new(Duration::from_secs(n)));
     let offset = ebpf::slr::realtime_offset_ns();
     let mut next_count = Instant::now() + Duration::from_secs(1);
