@@ -683,18 +683,16 @@ impl Model {
                     }
                 }
             }
-            Sys::Pipe | Sys::Pipe2 | Sys::Socketpair => {
-                if ret_fd.is_some() {
-                    if let Some((a, b)) = sc.fd_pair() {
-                        let (kind, proto) = if sc.sys == Sys::Socketpair {
-                            (TargetKind::Unix, Some(TargetKind::Unix))
-                        } else {
-                            (TargetKind::Pipe, None)
-                        };
-                        let disp = if sc.sys == Sys::Socketpair { "socketpair" } else { "pipe" };
-                        self.set_fd_side(task, a, None, (kind, disp.into()), proto, Side::Guess);
-                        self.set_fd_side(task, b, None, (kind, disp.into()), proto, Side::Guess);
-                    }
+            Sys::Pipe | Sys::Pipe2 | Sys::Socketpair if ret_fd.is_some() => {
+                if let Some((a, b)) = sc.fd_pair() {
+                    let (kind, proto) = if sc.sys == Sys::Socketpair {
+                        (TargetKind::Unix, Some(TargetKind::Unix))
+                    } else {
+                        (TargetKind::Pipe, None)
+                    };
+                    let disp = if sc.sys == Sys::Socketpair { "socketpair" } else { "pipe" };
+                    self.set_fd_side(task, a, None, (kind, disp.into()), proto, Side::Guess);
+                    self.set_fd_side(task, b, None, (kind, disp.into()), proto, Side::Guess);
                 }
             }
             Sys::Eventfd | Sys::Eventfd2 => self.anon_fd(task, ret_fd, TargetKind::Eventfd),

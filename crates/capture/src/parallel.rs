@@ -91,7 +91,7 @@ fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
             PKind::Syscall {
                 sys: sc.sys,
                 name: sp(sc.name),
-                args: sp(sc.args),
+                args: sp(sc.args.text().unwrap_or("")),
                 ret,
                 dur_ns: sc.dur_ns,
                 resumed: sc.resumed,
@@ -119,7 +119,7 @@ impl Batch {
             PKind::Syscall { sys, name, args, ret, dur_ns, resumed } => EventKind::Syscall(Syscall {
                 sys: *sys,
                 name: self.get(*name),
-                args: self.get(*args),
+                args: syslint_event::Args::Text(self.get(*args)),
                 ret: match ret {
                     PRet::Ok { val, deco, note } => {
                         Ret::Ok { val: *val, deco: deco.map(|d| self.get(d)), note: self.get(*note) }

@@ -7,12 +7,14 @@
 
 pub mod args;
 pub mod errno;
+pub mod raw;
 pub mod syscalls;
 pub mod syscalls_x86_64;
 pub mod target;
 pub mod typed;
 
 pub use args::{FdArg, SockAddr, Timeout};
+pub use raw::{DataKind, RawArgs, RawData};
 pub use syscalls::{Class, Sys};
 pub use target::TargetKind;
 pub use typed::{
@@ -76,13 +78,58 @@ pub struct Syscall<'a> {
     pub sys: Sys,
     /// The name as printed (kept for syscalls not in the table).
     pub name: &'a str,
-    /// The argument text between the outer parentheses, as strace printed it.
-    pub args: &'a str,
+    /// The arguments: strace's text, or the kernel's values. Ask the accessors below
+    /// ([`fd`](Self::fd), [`path`](Self::path), [`open_flags`](Self::open_flags), ...), which
+    /// answer alike for both; [`render_args`](Self::render_args) gives the text.
+    pub args: Args<'a>,
     pub ret: Ret<'a>,
     /// Time spent in the call (`-T`, or the gap between an unfinished line and its resumption).
     pub dur_ns: Option<u64>,
     /// Merged from an `<unfinished ...>` line and its `<... resumed>` line.
     pub resumed: bool,
+}
+
+/// The arguments of a call, as the backend has them.
+#[derive(Copy, Clone, PartialEq)]
+pub enum Args<'a> {
+    /// The text between the outer parentheses, as strace printed it.
+    Text(&'a str),
+    /// The registers and copied memory the kernel program sent (eBPF).
+    Raw(&'a RawArgs<'a>),
+}
+
+impl<'a> Args<'a> {
+    /// The strace text, for text-backed arguments.
+    pub fn text(&self) -> Option<&'a str> {
+        match self {
+            Args::Text(t) => Some(t),
+            Args::Raw(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Debug for Args<'_> {
+    /// Text shows as the string it is (as before arguments had two backings).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Args::Text(t) => t.fmt(f),
+            Args::Raw(r) => r.fmt(f),
+        }
+    }
+}
+
+impl std::fmt::Display for Args<'_> {
+    /// The text; raw arguments rendered in strace's notation (as for their x86_64 number).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Args::Text(t) => f.write_str(t),
+            Args::Raw(r) => {
+                let sys = Sys::from_x86_64(r.nr);
+                let name = if sys == Sys::Other { "syscall" } else { sys.name() };
+                f.write_str(&r.text(sys, name))
+            }
+        }
+    }
 }
 
 /// What a syscall returned.
@@ -162,17 +209,29 @@ impl<'a> Syscall<'a> {
     /// The first argument as an fd, for syscalls whose first argument is one.
     #[inline]
     pub fn fd(&self) -> Option<FdArg<'a>> {
-        if self.sys.is(Class::FD) {
+        if !self.sys.is(Class::FD) {
+            return None;
+        }
+        match self.args {
             // parse_fd reads only the leading number and its decoration
-            args::parse_fd(self.args)
-        } else {
-            None
+            Args::Text(t) => args::parse_fd(t),
+            Args::Raw(r) => Some(r.first_fd()),
         }
     }
 
-    /// Argument `i` (0-based) as strace printed it.
+    /// Argument `i` (0-based) as strace printed it (text-backed arguments only: for raw ones
+    /// ask the typed accessors, or [`render_args`](Self::render_args)).
     pub fn arg(&self, i: usize) -> Option<&'a str> {
-        args::split(self.args).nth(i)
+        args::split(self.args.text()?).nth(i)
+    }
+
+    /// The arguments in strace's notation, appended to `o` (raw ones rendered, without
+    /// decorations).
+    pub fn render_args(&self, o: &mut String) {
+        match self.args {
+            Args::Text(t) => o.push_str(t),
+            Args::Raw(r) => raw::render(o, self.sys, self.name, r, &|_| None),
+        }
     }
 
     /// The path a lookup/open/exec call names, unescaped.
@@ -182,7 +241,10 @@ impl<'a> Syscall<'a> {
         if !(c.has(Class::LOOKUP) || c.has(Class::EXEC) || c.has(Class::AT)) {
             return None;
         }
-        args::unquote(self.arg(idx)?)
+        match self.args {
+            Args::Text(_) => args::unquote(self.arg(idx)?),
+            Args::Raw(r) => r.path(self.sys, idx),
+        }
     }
 
     /// Bytes moved by a read/write-family call (its return value).
@@ -199,11 +261,17 @@ impl<'a> Syscall<'a> {
 
     /// The timeout of a poll/select/epoll wait.
     pub fn timeout(&self) -> Option<Timeout> {
-        args::poll_timeout(self.sys, self.args)
+        match self.args {
+            Args::Text(t) => args::poll_timeout(self.sys, t),
+            Args::Raw(r) => r.timeout(self.sys),
+        }
     }
 
     /// The socket address of connect/bind/accept/sendto/recvfrom.
     pub fn sockaddr(&self) -> Option<SockAddr> {
-        args::find_sockaddr(self.args)
+        match self.args {
+            Args::Text(t) => args::find_sockaddr(t),
+            Args::Raw(r) => r.sockaddr(self.sys),
+        }
     }
 }

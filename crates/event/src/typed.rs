@@ -4,9 +4,10 @@
 //! for `-X raw` logs, by value.
 
 use crate::args::{self, FdArg};
+use crate::raw::{EPOLL_EVENTS, SOCKOPT_NAMES, SOL_NAMES};
 use crate::syscalls::{Class, Sys};
 use crate::target::TargetKind;
-use crate::Syscall;
+use crate::{Args, Syscall};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 
@@ -154,19 +155,6 @@ const NAMED: &[(&str, u64)] = &[
 const MSG_NAMED: &[(&str, u64)] =
     &[("MSG_OOB", 0x1), ("MSG_PEEK", 0x2), ("MSG_DONTWAIT", 0x40), ("MSG_WAITALL", 0x100)];
 
-const EPOLL_NAMED: &[(&str, u64)] = &[
-    ("EPOLLIN", 0x1),
-    ("EPOLLPRI", 0x2),
-    ("EPOLLOUT", 0x4),
-    ("EPOLLERR", 0x8),
-    ("EPOLLHUP", 0x10),
-    ("EPOLLRDHUP", 0x2000),
-    ("EPOLLEXCLUSIVE", 1 << 28),
-    ("EPOLLWAKEUP", 1 << 29),
-    ("EPOLLONESHOT", 1 << 30),
-    ("EPOLLET", 1 << 31),
-];
-
 /// A number as strace prints it: `15`, `0xf`, octal `0644`.
 fn number(t: &str) -> Option<u64> {
     match t.strip_prefix("0x") {
@@ -207,7 +195,10 @@ impl<'a> Syscall<'a> {
             Sys::InotifyInit1 | Sys::EpollCreate1 => 0,
             _ => return None,
         };
-        Some(OpenFlags(flag_bits(self.arg(idx)?, NAMED)))
+        match self.args {
+            Args::Text(_) => Some(OpenFlags(flag_bits(self.arg(idx)?, NAMED))),
+            Args::Raw(r) => r.open_flags(self.sys),
+        }
     }
 
     /// The `MSG_*` flags of a send/recv-family call.
@@ -217,7 +208,10 @@ impl<'a> Syscall<'a> {
             Sys::Sendmsg | Sys::Recvmsg => 2,
             _ => return None,
         };
-        Some(MsgFlags(flag_bits(self.arg(idx)?, MSG_NAMED)))
+        match self.args {
+            Args::Text(_) => Some(MsgFlags(flag_bits(self.arg(idx)?, MSG_NAMED))),
+            Args::Raw(r) => r.msg_flags(self.sys),
+        }
     }
 
     /// The flags of clone/clone3 (by name).
@@ -225,37 +219,46 @@ impl<'a> Syscall<'a> {
         if !matches!(self.sys, Sys::Clone | Sys::Clone3) {
             return None;
         }
+        let t = match self.args {
+            Args::Text(t) => t,
+            Args::Raw(r) => return Some(r.clone_flags(self.sys)),
+        };
         let mut v = 0;
-        if self.args.contains("CLONE_THREAD") {
+        if t.contains("CLONE_THREAD") {
             v |= CloneFlags::THREAD.0;
         }
-        if self.args.contains("CLONE_FILES") {
+        if t.contains("CLONE_FILES") {
             v |= CloneFlags::FILES.0;
         }
         Some(CloneFlags(v))
     }
 
-    /// The options of wait4/waitid/waitpid (by name).
+    /// The options of wait4/waitid/waitpid (by name; the eBPF backend does not decode them
+    /// yet).
     pub fn wait_options(&self) -> Option<WaitOptions> {
         if !matches!(self.sys, Sys::Wait4 | Sys::Waitid | Sys::Waitpid) {
             return None;
         }
-        Some(WaitOptions(if self.args.contains("WNOHANG") { WaitOptions::NOHANG.0 } else { 0 }))
+        let nohang = self.args.text().is_some_and(|t| t.contains("WNOHANG"));
+        Some(WaitOptions(if nohang { WaitOptions::NOHANG.0 } else { 0 }))
     }
 
-    /// What a futex call does (by name).
+    /// What a futex call does (by name; the eBPF backend does not decode it yet).
     pub fn futex_op(&self) -> Option<FutexOp> {
         if !matches!(self.sys, Sys::Futex | Sys::FutexTime64) {
             return None;
         }
-        let wait = self.args.contains("FUTEX_WAIT") || self.args.contains("FUTEX_LOCK_PI");
+        let wait = self.args.text().is_some_and(|t| t.contains("FUTEX_WAIT") || t.contains("FUTEX_LOCK_PI"));
         Some(if wait { FutexOp::Wait } else { FutexOp::Other })
     }
 
-    /// The command of fcntl/fcntl64 (by name).
+    /// The command of fcntl/fcntl64.
     pub fn fcntl_cmd(&self) -> Option<FcntlCmd> {
         if !matches!(self.sys, Sys::Fcntl | Sys::Fcntl64) {
             return None;
+        }
+        if let Args::Raw(r) = self.args {
+            return Some(r.fcntl_cmd(self.sys));
         }
         let a = self.arg(1)?;
         Some(if a.starts_with("F_DUPFD") {
@@ -267,23 +270,27 @@ impl<'a> Syscall<'a> {
         })
     }
 
-    /// The request of ioctl (by name).
+    /// The request of ioctl (by name; the eBPF backend does not decode it yet).
     pub fn ioctl_req(&self) -> Option<IoctlReq> {
         if self.sys != Sys::Ioctl {
             return None;
         }
+        if let Args::Raw(_) = self.args {
+            return Some(IoctlReq::Other);
+        }
         Some(if self.arg(1)?.starts_with("FIONREAD") { IoctlReq::Fionread } else { IoctlReq::Other })
     }
 
-    /// The name `prctl(PR_SET_NAME, name)` gives the thread.
+    /// The name `prctl(PR_SET_NAME, name)` gives the thread (strace logs: the kernel program
+    /// does not copy it).
     pub fn prctl_name(&self) -> Option<Cow<'a, str>> {
-        if self.sys != Sys::Prctl || !self.args.starts_with("PR_SET_NAME") {
+        if self.sys != Sys::Prctl || !self.args.text()?.starts_with("PR_SET_NAME") {
             return None;
         }
         args::unquote(self.arg(1)?)
     }
 
-    /// The name of a memfd_create.
+    /// The name of a memfd_create (strace logs: the kernel program does not copy it).
     pub fn memfd_name(&self) -> Option<Cow<'a, str>> {
         if self.sys != Sys::MemfdCreate {
             return None;
@@ -293,8 +300,9 @@ impl<'a> Syscall<'a> {
 
     /// The path unlink/unlinkat removes.
     pub fn unlink_path(&self) -> Option<Cow<'a, str>> {
-        match self.sys {
-            Sys::Unlink => args::unquote(self.arg(0)?),
+        match (self.sys, self.args) {
+            (Sys::Unlink, Args::Text(_)) => args::unquote(self.arg(0)?),
+            (Sys::Unlink, Args::Raw(r)) => r.path(self.sys, 0),
             _ => self.path(),
         }
     }
@@ -304,7 +312,10 @@ impl<'a> Syscall<'a> {
         if !self.sys.is(Class::AT) {
             return None;
         }
-        args::parse_fd(self.arg(0)?)
+        match self.args {
+            Args::Text(_) => args::parse_fd(self.arg(0)?),
+            Args::Raw(r) => Some(r.first_fd()),
+        }
     }
 
     /// The protocol of the socket a `socket()` call makes (names or `-X raw` numbers).
@@ -312,7 +323,11 @@ impl<'a> Syscall<'a> {
         if self.sys != Sys::Socket {
             return None;
         }
-        let mut it = args::split(self.args);
+        let t = match self.args {
+            Args::Text(t) => t,
+            Args::Raw(r) => return Some(r.socket_kind()),
+        };
+        let mut it = args::split(t);
         let fam = it.next().unwrap_or("");
         let ty = it.next().unwrap_or("");
         let raw = |a: &str| -> Option<u64> {
@@ -334,14 +349,8 @@ impl<'a> Syscall<'a> {
         };
         let stream = ty.contains("SOCK_STREAM") || raw(ty).is_some_and(|t| t & 0xf == 1);
         let dgram = ty.contains("SOCK_DGRAM") || raw(ty).is_some_and(|t| t & 0xf == 2);
-        Some(socket_kind_of(
-            fam.contains("INET"),
-            fam.contains("INET6"),
-            fam.contains("UNIX") || fam.contains("LOCAL"),
-            fam.contains("NETLINK"),
-            stream,
-            dgram,
-        ))
+        let unix = fam.contains("UNIX") || fam.contains("LOCAL");
+        Some(socket_kind_of(fam.contains("INET"), fam.contains("INET6"), unix, fam.contains("NETLINK"), stream, dgram))
     }
 
     /// The two fds pipe/pipe2/socketpair returned (`[3, 4]`).
@@ -351,6 +360,9 @@ impl<'a> Syscall<'a> {
             Sys::Pipe | Sys::Pipe2 => 0,
             _ => return None,
         };
+        if let Args::Raw(r) = self.args {
+            return r.fd_pair();
+        }
         let inner = self.arg(idx)?.strip_prefix('[')?.strip_suffix(']')?;
         let mut it = args::split(inner);
         let a = args::parse_fd(it.next()?)?.num;
@@ -358,12 +370,14 @@ impl<'a> Syscall<'a> {
         Some((a, b))
     }
 
-    /// The fds poll/ppoll/select/pselect6 waits on, when the trace shows them.
+    /// The fds poll/ppoll/select/pselect6 waits on, when the trace shows them (the kernel
+    /// program does not copy fd arrays and sets).
     pub fn polled_fds(&self) -> Option<PolledFds> {
+        let t = self.args.text()?;
         match self.sys {
             Sys::Poll | Sys::Ppoll => {
-                let i = self.args.find("fd=")?;
-                let first = args::parse_fd(&self.args[i + 3..])?.num;
+                let i = t.find("fd=")?;
+                let first = args::parse_fd(&t[i + 3..])?.num;
                 let only = self.arg(1).is_some_and(|n| n.trim() == "1");
                 Some(PolledFds { first, only })
             }
@@ -386,10 +400,23 @@ impl<'a> Syscall<'a> {
         if !matches!(self.sys, Sys::Setsockopt | Sys::Getsockopt) {
             return None;
         }
-        let mut it = args::split(self.args).skip(1);
+        let t = match self.args {
+            Args::Text(t) => t,
+            Args::Raw(r) => return Some(r.sockopt(self.sys)),
+        };
+        let mut it = args::split(t).skip(1);
         let (level, opt, val) = (it.next()?, it.next()?, it.next()?);
-        let level = if level.contains("SOL_SOCKET") { Some(SockOpt::SOL_SOCKET) } else { leading_number(level) };
-        let name = if opt.contains("SO_REUSEPORT") { Some(SockOpt::SO_REUSEPORT) } else { leading_number(opt) };
+        let word = |a: &'a str| a.split_whitespace().next().unwrap_or("");
+        let level = match SOL_NAMES.iter().find(|(n, _)| *n == word(level)) {
+            Some(&(_, v)) => Some(v),
+            None if level.contains("SOL_SOCKET") => Some(SockOpt::SOL_SOCKET),
+            None => leading_number(level),
+        };
+        let name = match SOCKOPT_NAMES.iter().find(|(_, n, _)| *n == word(opt)) {
+            Some(&(_, _, v)) => Some(v),
+            None if opt.contains("SO_REUSEPORT") => Some(SockOpt::SO_REUSEPORT),
+            None => leading_number(opt),
+        };
         let v = val.trim_start_matches('[').trim_end_matches(']').trim();
         let value = if v == "0" { Some(0) } else { v.parse().ok() };
         Some(SockOpt { level, name, value })
@@ -400,15 +427,17 @@ impl<'a> Syscall<'a> {
         if self.sys != Sys::EpollCtl {
             return None;
         }
-        let mut it = args::split(self.args).skip(2);
+        let t = match self.args {
+            Args::Text(t) => t,
+            Args::Raw(r) => return Some(r.epoll_ctl()),
+        };
+        let mut it = args::split(t).skip(2);
         let fd = args::parse_fd(it.next()?)?.num;
         let events = it.next().and_then(|ev| {
             let i = ev.find("events=")?;
             let v = &ev[i + 7..];
             let v = &v[..v.find([',', '}']).unwrap_or(v.len())];
-            let named = flag_bits_names(v, EPOLL_NAMED);
-            let bits = v.split('|').filter_map(leading_number).fold(0u64, |a, b| a | b);
-            Some((named | bits) as u32)
+            Some(flag_bits(v, EPOLL_EVENTS) as u32)
         });
         Some(EpollCtl { fd, events })
     }
@@ -416,7 +445,27 @@ impl<'a> Syscall<'a> {
     /// The byte count a read/write-family call asked for (its third argument: `count`,
     /// `len`, or for readv/writev the number of buffers).
     pub fn requested_bytes(&self) -> Option<u64> {
-        self.arg(2)?.trim().parse().ok()
+        if !matches!(
+            self.sys,
+            Sys::Read
+                | Sys::Write
+                | Sys::Recv
+                | Sys::Send
+                | Sys::Sendto
+                | Sys::Recvfrom
+                | Sys::Pread64
+                | Sys::Pwrite64
+                | Sys::Pread
+                | Sys::Pwrite
+                | Sys::Readv
+                | Sys::Writev
+        ) {
+            return None;
+        }
+        match self.args {
+            Args::Text(_) => self.arg(2)?.trim().parse().ok(),
+            Args::Raw(r) => Some(r.regs[2]),
+        }
     }
 
     /// The file offset of pread64/pwrite64 (their fourth argument).
@@ -424,12 +473,18 @@ impl<'a> Syscall<'a> {
         if !matches!(self.sys, Sys::Pread64 | Sys::Pwrite64 | Sys::Pread | Sys::Pwrite) {
             return None;
         }
-        self.arg(3)?.trim().parse().ok()
+        match self.args {
+            Args::Text(_) => self.arg(3)?.trim().parse().ok(),
+            Args::Raw(r) => u64::try_from(r.regs[3] as i64).ok(),
+        }
     }
 
     /// Up to `out.len()` first bytes of the buffer a write/read-family call moved (the first
     /// string of its second argument, as far as the trace shows it); how many were written.
     pub fn payload_prefix(&self, out: &mut [u8]) -> usize {
+        if let Args::Raw(r) = self.args {
+            return r.payload_prefix(self.sys, self.name, out);
+        }
         let Some(arg) = self.arg(1) else { return 0 };
         let Some(q) = arg.find('"') else { return 0 };
         args::unescape_prefix(&arg[q + 1..], out)
@@ -438,21 +493,25 @@ impl<'a> Syscall<'a> {
     /// The buffers of a send/recv-family call, one per message (sendmmsg/recvmmsg carry
     /// several), each the concatenation of its iovecs, with whether the trace cut it short.
     pub fn payloads(&self) -> Vec<(Vec<u8>, bool)> {
-        args::call_buffers(self.sys, self.args)
+        match self.args {
+            Args::Text(t) => args::call_buffers(self.sys, t),
+            Args::Raw(r) => r.payloads(self.sys, self.name),
+        }
     }
 
     /// Feed the first `n` arguments to `h`, leaving out fd decorations that may change
     /// (a socket getting connected): equal calls hash equal.
     pub fn hash_args<H: Hasher>(&self, n: usize, h: &mut H) {
-        for a in args::split(self.args).take(n) {
-            let a = a.split('<').next().unwrap_or(a);
-            a.hash(h);
+        match self.args {
+            Args::Text(t) => {
+                for a in args::split(t).take(n) {
+                    let a = a.split('<').next().unwrap_or(a);
+                    a.hash(h);
+                }
+            }
+            Args::Raw(r) => r.regs[..n.min(6)].hash(h),
         }
     }
-}
-
-fn flag_bits_names(v: &str, names: &[(&str, u64)]) -> u64 {
-    names.iter().filter(|(n, _)| v.contains(n)).fold(0, |a, (_, b)| a | b)
 }
 
 pub(crate) fn socket_kind_of(inet: bool, v6: bool, unix: bool, netlink: bool, stream: bool, dgram: bool) -> TargetKind {
@@ -479,7 +538,7 @@ mod tests {
     use crate::Ret;
 
     fn sc(sys: Sys, args: &str) -> Syscall<'_> {
-        Syscall { sys, name: sys.name(), args, ret: Ret::Unknown, dur_ns: None, resumed: false }
+        Syscall { sys, name: sys.name(), args: Args::Text(args), ret: Ret::Unknown, dur_ns: None, resumed: false }
     }
 
     #[test]

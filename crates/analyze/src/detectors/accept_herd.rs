@@ -610,7 +610,7 @@ mod tests {
         Syscall {
             sys,
             name: sys.name(),
-            args,
+            args: syslint_event::Args::Text(args),
             ret: Ret::Ok { val: 0, deco: None, note: "" },
             dur_ns: None,
             resumed: false,

@@ -596,7 +596,7 @@ mod tests {
     }
 
     fn sc<'a>(sys: Sys, args: &'a str, ret: Ret<'a>) -> Syscall<'a> {
-        Syscall { sys, name: sys.name(), args, ret, dur_ns: None, resumed: false }
+        Syscall { sys, name: sys.name(), args: syslint_event::Args::Text(args), ret, dur_ns: None, resumed: false }
     }
 
     #[test]

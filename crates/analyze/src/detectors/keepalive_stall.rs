@@ -586,7 +586,7 @@ mod tests {
         let sc = |sys: Sys, name: &'static str, args: &'static str| Syscall {
             sys,
             name,
-            args,
+            args: syslint_event::Args::Text(args),
             ret: Ret::Ok { val: 0, deco: None, note: "" },
             dur_ns: None,
             resumed: false,
