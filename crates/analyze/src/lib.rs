@@ -60,6 +60,11 @@ impl Analyzer {
 
     #[inline]
     pub fn on_event(&mut self, ev: &Event) {
+        if let EventKind::FdKnown { .. } = ev.kind {
+            // not something the program did: only the model learns from it
+            self.model.on_event(ev);
+            return;
+        }
         if let Some(t) = ev.ts_ns {
             if self.first_ts.is_none_or(|f| t < f) {
                 self.first_ts = Some(t);
@@ -84,7 +89,7 @@ impl Analyzer {
             EventKind::Syscall(sc) => (self.dispatch.syscall(sc.sys), Hook::Syscall(sc)),
             EventKind::Exited { .. } | EventKind::Killed { .. } => (&self.dispatch.exits[..], Hook::Exit),
             EventKind::Alias { old } => (&self.dispatch.aliases[..], Hook::Alias(*old)),
-            EventKind::Signal { .. } | EventKind::Attached { .. } | EventKind::Detached => {
+            EventKind::Signal { .. } | EventKind::Attached { .. } | EventKind::Detached | EventKind::FdKnown { .. } => {
                 (&self.dispatch.notes[..], Hook::Note)
             }
         };

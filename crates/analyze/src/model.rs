@@ -8,7 +8,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::{self, FdTarget};
-use syslint_event::{Class, Direction, Event, EventKind, Pid, Ret, SockAddr, Sys, Syscall, TargetKind};
+use syslint_event::{Class, CloneFlags, Direction, Event, EventKind, FcntlCmd, Pid, Ret, SockAddr, Sys, Syscall, TargetKind};
 
 /// Distinct fd targets tracked individually.
 pub const MAX_TARGETS: usize = 50_000;
@@ -195,59 +195,6 @@ fn service_side<'a>(l: &'a str, r: &'a str) -> &'a str {
         _ if pl < pr => l,
         _ => r,
     }
-}
-
-/// A number as strace prints it raw (`0x2`, `10`, `0x1|0x800`), ignoring any `/* comment */`.
-fn raw_num(a: &str) -> Option<u64> {
-    let t = a.split_whitespace().next()?;
-    t.split('|').try_fold(0u64, |acc, part| {
-        let v = match part.strip_prefix("0x") {
-            Some(h) => u64::from_str_radix(h, 16).ok()?,
-            None => part.parse().ok()?,
-        };
-        Some(acc | v)
-    })
-}
-
-/// Protocol of `socket(family, type, proto)`, names or raw numbers (-X raw).
-fn socket_proto(args: &str) -> TargetKind {
-    let mut it = args::split(args);
-    let fam = it.next().unwrap_or("");
-    let ty = it.next().unwrap_or("");
-    let fam = match raw_num(fam) {
-        Some(1) => "AF_UNIX",
-        Some(2) => "AF_INET",
-        Some(10) => "AF_INET6",
-        Some(16) => "AF_NETLINK",
-        _ => fam,
-    };
-    let stream = ty.contains("SOCK_STREAM") || raw_num(ty).is_some_and(|t| t & 0xf == 1);
-    let dgram = ty.contains("SOCK_DGRAM") || raw_num(ty).is_some_and(|t| t & 0xf == 2);
-    let v6 = fam.contains("INET6");
-    if fam.contains("INET") {
-        match (stream, dgram, v6) {
-            (true, _, false) => TargetKind::Tcp,
-            (true, _, true) => TargetKind::Tcp6,
-            (_, true, false) => TargetKind::Udp,
-            (_, true, true) => TargetKind::Udp6,
-            _ => TargetKind::Raw,
-        }
-    } else if fam.contains("UNIX") || fam.contains("LOCAL") {
-        TargetKind::Unix
-    } else if fam.contains("NETLINK") {
-        TargetKind::Netlink
-    } else {
-        TargetKind::Socket
-    }
-}
-
-/// Parse the fd pair of pipe/pipe2/socketpair: `[3, 4]` or `[3<pipe:[1]>, 4<pipe:[1]>]`.
-fn fd_pair(arg: &str) -> Option<(i32, i32)> {
-    let inner = arg.strip_prefix('[')?.strip_suffix(']')?;
-    let mut it = args::split(inner);
-    let a = args::parse_fd(it.next()?)?.num;
-    let b = args::parse_fd(it.next()?)?.num;
-    Some((a, b))
 }
 
 fn basename(p: &str) -> &str {
@@ -553,6 +500,11 @@ impl Model {
     /// Feed one event. Returns the target the syscall's fd refers to, if any.
     pub fn on_event(&mut self, ev: &Event) -> Option<u32> {
         let task = self.task(ev.pid);
+        if let EventKind::FdKnown { fd, target } = ev.kind {
+            // what the fd is, as a decoration on its first use would have said
+            self.fd_target(task, fd, Some(target));
+            return None;
+        }
         self.tasks[task].events += 1;
         match &ev.kind {
             EventKind::Syscall(sc) => self.on_syscall(task, ev.ts_ns, sc),
@@ -674,7 +626,7 @@ impl Model {
             }
             Sys::Socket => {
                 if let Some((fd, deco)) = ret_fd {
-                    let proto = socket_proto(sc.args);
+                    let proto = sc.socket_kind().unwrap_or(TargetKind::Socket);
                     self.set_fd_side(
                         task,
                         fd,
@@ -724,8 +676,7 @@ impl Model {
                 }
             }
             Sys::Dup | Sys::Dup2 | Sys::Dup3 | Sys::Fcntl | Sys::Fcntl64 => {
-                let dupfd = matches!(sc.sys, Sys::Dup | Sys::Dup2 | Sys::Dup3)
-                    || sc.arg(1).is_some_and(|a| a.starts_with("F_DUPFD"));
+                let dupfd = matches!(sc.sys, Sys::Dup | Sys::Dup2 | Sys::Dup3) || sc.fcntl_cmd() == Some(FcntlCmd::Dup);
                 if let (true, Some((newfd, _)), Some(old)) = (dupfd, ret_fd, sc.fd()) {
                     if newfd != old.num {
                         let entry = self.table_of(task).and_then(|t| t.fds.get(&old.num)).cloned();
@@ -738,20 +689,16 @@ impl Model {
                     }
                 }
             }
-            Sys::Pipe | Sys::Pipe2 | Sys::Socketpair => {
-                if ret_fd.is_some() {
-                    let idx = if sc.sys == Sys::Socketpair { 3 } else { 0 };
-                    let arg = sc.arg(idx);
-                    if let Some((a, b)) = arg.and_then(fd_pair) {
-                        let (kind, proto) = if sc.sys == Sys::Socketpair {
-                            (TargetKind::Unix, Some(TargetKind::Unix))
-                        } else {
-                            (TargetKind::Pipe, None)
-                        };
-                        let disp = if sc.sys == Sys::Socketpair { "socketpair" } else { "pipe" };
-                        self.set_fd_side(task, a, None, (kind, disp.into()), proto, Side::Guess);
-                        self.set_fd_side(task, b, None, (kind, disp.into()), proto, Side::Guess);
-                    }
+            Sys::Pipe | Sys::Pipe2 | Sys::Socketpair if ret_fd.is_some() => {
+                if let Some((a, b)) = sc.fd_pair() {
+                    let (kind, proto) = if sc.sys == Sys::Socketpair {
+                        (TargetKind::Unix, Some(TargetKind::Unix))
+                    } else {
+                        (TargetKind::Pipe, None)
+                    };
+                    let disp = if sc.sys == Sys::Socketpair { "socketpair" } else { "pipe" };
+                    self.set_fd_side(task, a, None, (kind, disp.into()), proto, Side::Guess);
+                    self.set_fd_side(task, b, None, (kind, disp.into()), proto, Side::Guess);
                 }
             }
             Sys::Eventfd | Sys::Eventfd2 => self.anon_fd(task, ret_fd, TargetKind::Eventfd),
@@ -762,15 +709,16 @@ impl Model {
             Sys::IoUringSetup => self.anon_fd(task, ret_fd, TargetKind::IoUring),
             Sys::MemfdCreate => {
                 if let Some((fd, deco)) = ret_fd {
-                    let name = sc.arg(0).and_then(args::unquote).map(|n| n.into_owned()).unwrap_or_default();
+                    let name = sc.memfd_name().map(|n| n.into_owned()).unwrap_or_default();
                     self.set_fd_side(task, fd, deco, (TargetKind::Memfd, format!("memfd:{name}")), None, Side::Guess);
                 }
             }
             Sys::Clone | Sys::Clone3 | Sys::Fork | Sys::Vfork => {
                 if let Some((child, _)) = ret_fd {
                     if child > 0 {
-                        let thread = sc.args.contains("CLONE_THREAD");
-                        let share = sc.args.contains("CLONE_FILES");
+                        let flags = sc.clone_flags().unwrap_or_default();
+                        let thread = flags.contains(CloneFlags::THREAD);
+                        let share = flags.contains(CloneFlags::FILES);
                         self.on_spawn(task, child as Pid, thread, share);
                     }
                 }
@@ -784,12 +732,10 @@ impl Model {
                 }
             }
             Sys::Prctl => {
-                if sc.args.starts_with("PR_SET_NAME") {
+                if let Some(n) = sc.prctl_name() {
                     let pi = self.tasks[task].proc_;
                     if self.procs[pi].pid == self.tasks[task].tid {
-                        if let Some(n) = sc.arg(1).and_then(args::unquote) {
-                            self.procs[pi].comm = Some(n.into_owned());
-                        }
+                        self.procs[pi].comm = Some(n.into_owned());
                     }
                 }
             }

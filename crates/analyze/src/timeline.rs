@@ -242,7 +242,7 @@ mod tests {
             kind: EventKind::Syscall(Syscall {
                 sys: Sys::Poll,
                 name: "poll",
-                args: "",
+                args: syslint_event::Args::Text(""),
                 ret: if err { Ret::Err { val: -1, errno: "EAGAIN" } } else { Ret::Ok { val: 0, deco: None, note: "" } },
                 dur_ns: Some(dur),
                 resumed: false,

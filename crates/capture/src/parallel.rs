@@ -43,6 +43,7 @@ enum PKind {
     Attached { threads: Option<u32> },
     Detached,
     Alias { old: Pid },
+    FdKnown { fd: i32, target: Span },
 }
 
 #[derive(Clone, Debug)]
@@ -90,7 +91,7 @@ fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
             PKind::Syscall {
                 sys: sc.sys,
                 name: sp(sc.name),
-                args: sp(sc.args),
+                args: sp(sc.args.text().unwrap_or("")),
                 ret,
                 dur_ns: sc.dur_ns,
                 resumed: sc.resumed,
@@ -102,6 +103,7 @@ fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
         EventKind::Attached { threads } => PKind::Attached { threads: *threads },
         EventKind::Detached => PKind::Detached,
         EventKind::Alias { old } => PKind::Alias { old: *old },
+        EventKind::FdKnown { fd, target } => PKind::FdKnown { fd: *fd, target: sp(target) },
     };
     PEvent { pid: e.pid, ts_ns: e.ts_ns, kind }
 }
@@ -117,7 +119,7 @@ impl Batch {
             PKind::Syscall { sys, name, args, ret, dur_ns, resumed } => EventKind::Syscall(Syscall {
                 sys: *sys,
                 name: self.get(*name),
-                args: self.get(*args),
+                args: syslint_event::Args::Text(self.get(*args)),
                 ret: match ret {
                     PRet::Ok { val, deco, note } => {
                         Ret::Ok { val: *val, deco: deco.map(|d| self.get(d)), note: self.get(*note) }
@@ -137,6 +139,7 @@ impl Batch {
             PKind::Attached { threads } => EventKind::Attached { threads: *threads },
             PKind::Detached => EventKind::Detached,
             PKind::Alias { old } => EventKind::Alias { old: *old },
+            PKind::FdKnown { fd, target } => EventKind::FdKnown { fd: *fd, target: self.get(*target) },
         };
         Event { pid: p.pid, ts_ns: p.ts_ns.map(|t| t + shift), kind }
     }

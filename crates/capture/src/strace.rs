@@ -369,7 +369,7 @@ impl Parser {
                 kind: EventKind::Syscall(Syscall {
                     sys: Sys::from_name(name),
                     name,
-                    args: args.trim_end(),
+                    args: syslint_event::Args::Text(args.trim_end()),
                     ret: ret.clone(),
                     dur_ns: None,
                     resumed: false,
@@ -621,7 +621,7 @@ impl Parser {
             kind: EventKind::Syscall(Syscall {
                 sys: Sys::from_name(c.name),
                 name: c.name,
-                args: c.args,
+                args: syslint_event::Args::Text(c.args),
                 ret: c.ret,
                 dur_ns: c.dur_ns,
                 resumed,

@@ -3,7 +3,7 @@
 
 use std::sync::{atomic::AtomicU64, Arc};
 use syslint_capture::input::expand_sources;
-use syslint_event::{EventKind, SockAddr, Sys, Timeout};
+use syslint_event::{EventKind, OpenFlags, SockAddr, Sys, Timeout};
 
 const SETS: &[&str] = &[
     "netio.f-tt-T-yy.strace",
@@ -35,8 +35,8 @@ fn decode(name: &str) -> Seen {
     syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
         let EventKind::Syscall(sc) = &e.kind else { return };
         match sc.sys {
-            Sys::Accept4 if sc.has_flag("SOCK_NONBLOCK") => s.accept4_nonblock += 1,
-            Sys::Socket if sc.has_flag("SOCK_NONBLOCK") => s.socket_nonblock += 1,
+            Sys::Accept4 if sc.open_flags().is_some_and(|f| f.contains(OpenFlags::NONBLOCK)) => s.accept4_nonblock += 1,
+            Sys::Socket if sc.open_flags().is_some_and(|f| f.contains(OpenFlags::NONBLOCK)) => s.socket_nonblock += 1,
             Sys::Connect if sc.ret.value() == Some(0) => {
                 if let Some(a) = sc.sockaddr() {
                     s.connects.push(match a {

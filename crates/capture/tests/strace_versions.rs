@@ -154,6 +154,7 @@ fn own(e: &Event) -> Ev {
         EventKind::Attached { threads } => K::Attached(*threads),
         EventKind::Detached => K::Detached,
         EventKind::Alias { old } => K::Alias(*old),
+        EventKind::FdKnown { .. } => unreachable!("the strace reader does not announce fds"),
     };
     Ev { pid: e.pid, ts: e.ts_ns, k }
 }

@@ -550,6 +550,118 @@ fn ip_of(body: &str) -> Option<IpAddr> {
     None
 }
 
+/// The first bytes of the string content `s` (after its opening quote, up to the closing one)
+/// decoded from strace's escapes into `out`. Returns how many bytes were decoded.
+pub fn unescape_prefix(s: &str, out: &mut [u8]) -> usize {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut n = 0;
+    while i < b.len() && n < out.len() && b[i] != b'"' {
+        let c = b[i];
+        if c != b'\\' || i + 1 >= b.len() {
+            out[n] = c;
+            n += 1;
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let v = match b[i] {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'v' => 0x0b,
+            b'f' => 0x0c,
+            b'x' => {
+                let mut v = 0u32;
+                let mut k = 0;
+                while k < 2 && i + 1 < b.len() && (b[i + 1] as char).is_ascii_hexdigit() {
+                    v = v * 16 + (b[i + 1] as char).to_digit(16).unwrap_or(0);
+                    i += 1;
+                    k += 1;
+                }
+                v as u8
+            }
+            d @ b'0'..=b'7' => {
+                let mut v = (d - b'0') as u32;
+                let mut k = 1;
+                while k < 3 && i + 1 < b.len() && (b'0'..=b'7').contains(&b[i + 1]) {
+                    v = v * 8 + (b[i + 1] - b'0') as u32;
+                    i += 1;
+                    k += 1;
+                }
+                v as u8
+            }
+            other => other,
+        };
+        out[n] = v;
+        n += 1;
+        i += 1;
+    }
+    n
+}
+
+/// The buffers of a send/recv-family call: one per message (sendmmsg/recvmmsg carry several),
+/// each the concatenation of its strings (iovecs), with whether strace cut it short.
+pub fn call_buffers(sys: Sys, args: &str) -> Vec<(Vec<u8>, bool)> {
+    let mut out = Vec::new();
+    let Some(arg) = split(args).nth(1) else { return out };
+    match sys {
+        Sys::Sendmmsg | Sys::Recvmmsg => {
+            let inner = arg.trim().strip_prefix('[').and_then(|a| a.strip_suffix(']')).unwrap_or("");
+            for el in split(inner) {
+                if let Some(buf) = iov_strings(el) {
+                    out.push(buf);
+                }
+            }
+        }
+        _ if arg.starts_with('"') => {
+            let a = arg.as_bytes();
+            let end = close_quote_at(a, 1);
+            let cut = arg[end.min(arg.len())..].starts_with("\"...");
+            out.push((unescape_bytes(&arg[1..end.min(arg.len())]), cut));
+        }
+        _ => {
+            if let Some(buf) = iov_strings(arg) {
+                out.push(buf);
+            }
+        }
+    }
+    out
+}
+
+/// Index of the closing quote of a string whose content starts at `from`.
+fn close_quote_at(b: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while i < b.len() && b[i] != b'"' {
+        if b[i] == b'\\' {
+            i += 1;
+        }
+        i += 1;
+    }
+    i.min(b.len())
+}
+
+/// The `iov_base="..."` strings in some argument text, concatenated.
+fn iov_strings(s: &str) -> Option<(Vec<u8>, bool)> {
+    const KEY: &str = "iov_base=\"";
+    let mut bytes = Vec::new();
+    let mut cut = false;
+    let mut found = false;
+    let mut rest = s;
+    while let Some(i) = rest.find(KEY) {
+        let start = i + KEY.len();
+        let end = close_quote_at(rest.as_bytes(), start);
+        bytes.extend(unescape_bytes(&rest[start..end]));
+        found = true;
+        let after = &rest[end.min(rest.len())..];
+        if after.starts_with("\"...") {
+            cut = true;
+        }
+        rest = after.get(1..).unwrap_or("");
+    }
+    found.then_some((bytes, cut))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,13 +7,19 @@
 
 pub mod args;
 pub mod errno;
+pub mod raw;
 pub mod syscalls;
 pub mod syscalls_x86_64;
 pub mod target;
+pub mod typed;
 
 pub use args::{FdArg, SockAddr, Timeout};
+pub use raw::{DataKind, RawArgs, RawData};
 pub use syscalls::{Class, Sys};
 pub use target::{Direction, TargetKind};
+pub use typed::{
+    CloneFlags, EpollCtl, FcntlCmd, FutexOp, IoctlReq, MsgFlags, OpenFlags, PolledFds, SockOpt, WaitOptions,
+};
 
 /// Thread id as the trace shows it (`0` when the trace has no pid column: a single process).
 pub type Pid = u32;
@@ -57,6 +63,13 @@ pub enum EventKind<'a> {
     Alias {
         old: Pid,
     },
+    /// An fd this thread holds that was opened before the capture began (an attach), and
+    /// what it is, in the notation of a `-yy` decoration (`/var/log/x`,
+    /// `TCP:[127.0.0.1:80->127.0.0.1:5000]`). Announced before the thread's first call.
+    FdKnown {
+        fd: i32,
+        target: &'a str,
+    },
 }
 
 /// A finished (or never finished) system call.
@@ -65,13 +78,58 @@ pub struct Syscall<'a> {
     pub sys: Sys,
     /// The name as printed (kept for syscalls not in the table).
     pub name: &'a str,
-    /// The argument text between the outer parentheses, as strace printed it.
-    pub args: &'a str,
+    /// The arguments: strace's text, or the kernel's values. Ask the accessors below
+    /// ([`fd`](Self::fd), [`path`](Self::path), [`open_flags`](Self::open_flags), ...), which
+    /// answer alike for both; [`render_args`](Self::render_args) gives the text.
+    pub args: Args<'a>,
     pub ret: Ret<'a>,
     /// Time spent in the call (`-T`, or the gap between an unfinished line and its resumption).
     pub dur_ns: Option<u64>,
     /// Merged from an `<unfinished ...>` line and its `<... resumed>` line.
     pub resumed: bool,
+}
+
+/// The arguments of a call, as the backend has them.
+#[derive(Copy, Clone, PartialEq)]
+pub enum Args<'a> {
+    /// The text between the outer parentheses, as strace printed it.
+    Text(&'a str),
+    /// The registers and copied memory the kernel program sent (eBPF).
+    Raw(&'a RawArgs<'a>),
+}
+
+impl<'a> Args<'a> {
+    /// The strace text, for text-backed arguments.
+    pub fn text(&self) -> Option<&'a str> {
+        match self {
+            Args::Text(t) => Some(t),
+            Args::Raw(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Debug for Args<'_> {
+    /// Text shows as the string it is (as before arguments had two backings).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Args::Text(t) => t.fmt(f),
+            Args::Raw(r) => r.fmt(f),
+        }
+    }
+}
+
+impl std::fmt::Display for Args<'_> {
+    /// The text; raw arguments rendered in strace's notation (as for their x86_64 number).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Args::Text(t) => f.write_str(t),
+            Args::Raw(r) => {
+                let sys = Sys::from_x86_64(r.nr);
+                let name = if sys == Sys::Other { "syscall" } else { sys.name() };
+                f.write_str(&r.text(sys, name))
+            }
+        }
+    }
 }
 
 /// What a syscall returned.
@@ -151,17 +209,29 @@ impl<'a> Syscall<'a> {
     /// The first argument as an fd, for syscalls whose first argument is one.
     #[inline]
     pub fn fd(&self) -> Option<FdArg<'a>> {
-        if self.sys.is(Class::FD) {
+        if !self.sys.is(Class::FD) {
+            return None;
+        }
+        match self.args {
             // parse_fd reads only the leading number and its decoration
-            args::parse_fd(self.args)
-        } else {
-            None
+            Args::Text(t) => args::parse_fd(t),
+            Args::Raw(r) => Some(r.first_fd()),
         }
     }
 
-    /// Argument `i` (0-based) as strace printed it.
+    /// Argument `i` (0-based) as strace printed it (text-backed arguments only: for raw ones
+    /// ask the typed accessors, or [`render_args`](Self::render_args)).
     pub fn arg(&self, i: usize) -> Option<&'a str> {
-        args::split(self.args).nth(i)
+        args::split(self.args.text()?).nth(i)
+    }
+
+    /// The arguments in strace's notation, appended to `o` (raw ones rendered, without
+    /// decorations).
+    pub fn render_args(&self, o: &mut String) {
+        match self.args {
+            Args::Text(t) => o.push_str(t),
+            Args::Raw(r) => raw::render(o, self.sys, self.name, r, &|_| None),
+        }
     }
 
     /// The path a lookup/open/exec call names, unescaped.
@@ -171,7 +241,10 @@ impl<'a> Syscall<'a> {
         if !(c.has(Class::LOOKUP) || c.has(Class::EXEC) || c.has(Class::AT)) {
             return None;
         }
-        args::unquote(self.arg(idx)?)
+        match self.args {
+            Args::Text(_) => args::unquote(self.arg(idx)?),
+            Args::Raw(r) => r.path(self.sys, idx),
+        }
     }
 
     /// Bytes moved by a read/write-family call (its return value).
@@ -188,30 +261,17 @@ impl<'a> Syscall<'a> {
 
     /// The timeout of a poll/select/epoll wait.
     pub fn timeout(&self) -> Option<Timeout> {
-        args::poll_timeout(self.sys, self.args)
-    }
-
-    /// The flags argument of open/openat/creat/accept4/socket/pipe2/eventfd2/dup3/
-    /// inotify_init1/epoll_create1/timerfd_create/signalfd4, as printed.
-    pub fn flags(&self) -> Option<&'a str> {
-        let idx = match self.sys {
-            Sys::Open | Sys::Socket | Sys::Pipe2 | Sys::Eventfd2 | Sys::TimerfdCreate => 1,
-            Sys::Openat | Sys::Dup3 => 2,
-            Sys::Accept4 | Sys::Signalfd4 => 3,
-            Sys::InotifyInit1 | Sys::EpollCreate1 => 0,
-            _ => return None,
-        };
-        self.arg(idx)
-    }
-
-    /// Whether the flags argument holds `flag` (`O_NONBLOCK`, `SOCK_NONBLOCK`, `O_SYNC`, ...),
-    /// by name or, for `-X raw` logs, by value.
-    pub fn has_flag(&self, flag: &str) -> bool {
-        self.flags().is_some_and(|f| args::has_flag(f, flag))
+        match self.args {
+            Args::Text(t) => args::poll_timeout(self.sys, t),
+            Args::Raw(r) => r.timeout(self.sys),
+        }
     }
 
     /// The socket address of connect/bind/accept/sendto/recvfrom.
     pub fn sockaddr(&self) -> Option<SockAddr> {
-        args::find_sockaddr(self.args)
+        match self.args {
+            Args::Text(t) => args::find_sockaddr(t),
+            Args::Raw(r) => r.sockaddr(self.sys),
+        }
     }
 }

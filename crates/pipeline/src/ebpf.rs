@@ -223,6 +223,8 @@ fn analyse(
 ) -> (Consumer, CaptureInfo) {
     ebpf::lower_thread_priority();
     let mut consumer = Consumer::new(known, slr);
+    // a text copy (-o FILE.strace) shows fds from before the attach decorated, as -yy would
+    consumer.formatter.decorate = text.is_some();
     let mut damaged: Option<syslint_capture::ebpf::FeedError> = None;
     for chunk in rx {
         queued.fetch_sub(chunk.len(), Ordering::Relaxed);

@@ -57,9 +57,12 @@ impl RecordingSource {
     }
 
     /// Every event into `sink`; what the recording says about itself (lost records, damage).
-    /// The counts of events and syscalls go to `info` when given.
-    pub fn replay(&self, sink: &mut dyn Sink, info: Option<&mut CaptureInfo>) -> slr::ReadInfo {
+    /// The counts of events and syscalls go to `info` when given. `text`: the events carry
+    /// strace's text with `-yy` decorations for fds from before an attach (for `export`),
+    /// rather than the kernel's values.
+    pub fn replay(&self, sink: &mut dyn Sink, info: Option<&mut CaptureInfo>, text: bool) -> slr::ReadInfo {
         let mut f = Formatter::new(self.rec.known.clone());
+        f.decorate = text;
         let read = self.rec.replay(&mut |r| f.on_record(&r, &mut |ev| sink.on_event(ev)));
         if let Some(info) = info {
             formatter_stats(&f, info);
@@ -76,7 +79,7 @@ impl Source for RecordingSource {
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), _stop: &StopWhen) -> Result<Outcome, Error> {
         let p = &self.path;
         let mut info = CaptureInfo { sources: vec![p.display().to_string()], ..Default::default() };
-        let read = self.replay(sink, Some(&mut info));
+        let read = self.replay(sink, Some(&mut info), false);
         if let Some(problem) = read.problem {
             info.warnings.push(format!("{}: {problem}", p.display()));
         }

@@ -11,8 +11,8 @@ use super::Evidence;
 use crate::kit::{window, Metrics};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::args::{self, FdTarget};
-use syslint_event::{Class, Event, Pid, Ret, Sys, Syscall};
+use syslint_event::args::FdTarget;
+use syslint_event::{Class, EpollCtl, Event, Pid, Ret, SockOpt, Sys, Syscall};
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
@@ -167,40 +167,21 @@ fn push_unique(v: &mut Vec<Pid>, p: Pid) {
     }
 }
 
-/// A number as strace prints it raw (`15`, `0xf`, `0xf /* SO_REUSEPORT */`).
-fn raw(a: &str) -> Option<u64> {
-    let t = a.split_whitespace().next()?;
-    match t.strip_prefix("0x") {
-        Some(h) => u64::from_str_radix(h, 16).ok(),
-        None => t.parse().ok(),
-    }
-}
-
 /// `setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, [1], 4) = 0`, by name or raw value (SOL_SOCKET 1,
 /// SO_REUSEPORT 15 on x86, arm, aarch64).
 fn sets_reuseport(sc: &Syscall) -> bool {
-    let mut it = args::split(sc.args).skip(1);
-    let (Some(level), Some(opt), Some(val)) = (it.next(), it.next(), it.next()) else {
-        return false;
-    };
-    let level_ok = level.contains("SOL_SOCKET") || raw(level) == Some(1);
-    let opt_ok = opt.contains("SO_REUSEPORT") || raw(opt) == Some(15);
-    let on = val.trim_start_matches('[').trim_end_matches(']').trim() != "0";
-    level_ok && opt_ok && on && sc.ret.value() == Some(0)
+    let Some(o) = sc.sockopt() else { return false };
+    o.level == Some(SockOpt::SOL_SOCKET)
+        && o.name == Some(SockOpt::SO_REUSEPORT)
+        && o.value != Some(0)
+        && sc.ret.value() == Some(0)
 }
 
 /// `epoll_ctl(ep, EPOLL_CTL_ADD|MOD, fd, {events=EPOLLIN|EPOLLEXCLUSIVE, ...})`: the fd, when
 /// the events hold EPOLLEXCLUSIVE (by name, or bit 28 in -X raw).
 fn exclusive_fd(sc: &Syscall) -> Option<i32> {
-    let mut it = args::split(sc.args).skip(2);
-    let fd = args::parse_fd(it.next()?)?.num;
-    let ev = it.next()?;
-    let i = ev.find("events=")?;
-    let v = &ev[i + 7..];
-    let v = &v[..v.find([',', '}']).unwrap_or(v.len())];
-    let named = v.contains("EPOLLEXCLUSIVE");
-    let bits = v.split('|').filter_map(raw).fold(0u64, |a, b| a | b);
-    (named || bits & (1 << 28) != 0).then_some(fd)
+    let e = sc.epoll_ctl()?;
+    (e.events? & EpollCtl::EPOLLEXCLUSIVE != 0).then_some(e.fd)
 }
 
 impl Declared for AcceptHerd {
@@ -630,7 +611,7 @@ mod tests {
         Syscall {
             sys,
             name: sys.name(),
-            args,
+            args: syslint_event::Args::Text(args),
             ret: Ret::Ok { val: 0, deco: None, note: "" },
             dur_ns: None,
             resumed: false,

@@ -13,7 +13,7 @@ use crate::kit::{window, Metrics, Timing};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::{Hash, Hasher};
-use syslint_event::{args, Class, Clock, Event, Pid, Ret, Sys, Syscall, Timeout};
+use syslint_event::{Class, Clock, Event, FcntlCmd, FutexOp, IoctlReq, Pid, Ret, Sys, Syscall, Timeout, WaitOptions};
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
@@ -139,9 +139,13 @@ fn repeat_key_args(sc: &Syscall) -> Option<usize> {
         Sys::Gettimeofday | Sys::Time | Sys::SchedYield => 0,
         Sys::Getpid | Sys::Getppid | Sys::Gettid | Sys::Getuid | Sys::Geteuid | Sys::Getgid | Sys::Getegid => 0,
         Sys::Getsockopt => 3,
-        Sys::Fcntl | Sys::Fcntl64 if sc.arg(1).is_some_and(|a| a.starts_with("F_GET")) => 2,
-        Sys::Ioctl if sc.arg(1).is_some_and(|a| a.starts_with("FIONREAD")) => 2,
-        Sys::Wait4 | Sys::Waitid | Sys::Waitpid if sc.args.contains("WNOHANG") => 1,
+        Sys::Fcntl | Sys::Fcntl64 if sc.fcntl_cmd() == Some(FcntlCmd::Get) => 2,
+        Sys::Ioctl if sc.ioctl_req() == Some(IoctlReq::Fionread) => 2,
+        Sys::Wait4 | Sys::Waitid | Sys::Waitpid
+            if sc.wait_options().is_some_and(|o| o.contains(WaitOptions::NOHANG)) =>
+        {
+            1
+        }
         _ => return None,
     })
 }
@@ -173,11 +177,7 @@ fn classify(sc: &Syscall, key: &mut Option<u64>) -> Kind {
     if let Some(n) = repeat_key_args(sc) {
         let mut h = rustc_hash::FxHasher::default();
         (sc.sys as u16).hash(&mut h);
-        for a in args::split(sc.args).take(n) {
-            // the fd number, without a decoration that may change (a socket getting connected)
-            let a = a.split('<').next().unwrap_or(a);
-            a.hash(&mut h);
-        }
+        sc.hash_args(n, &mut h);
         match &sc.ret {
             Ret::Ok { val, .. } => val.hash(&mut h),
             Ret::Err { errno, .. } => errno.hash(&mut h),
@@ -190,9 +190,7 @@ fn classify(sc: &Syscall, key: &mut Option<u64>) -> Kind {
         Sys::Nanosleep | Sys::ClockNanosleep | Sys::Pause | Sys::RtSigsuspend | Sys::RtSigtimedwait => Kind::Wait,
         Sys::RestartSyscall | Sys::Semop => Kind::Wait,
         Sys::Wait4 | Sys::Waitid | Sys::Waitpid => Kind::Wait,
-        Sys::Futex | Sys::FutexTime64 if sc.args.contains("FUTEX_WAIT") || sc.args.contains("FUTEX_LOCK_PI") => {
-            Kind::Wait
-        }
+        Sys::Futex | Sys::FutexTime64 if sc.futex_op() == Some(FutexOp::Wait) => Kind::Wait,
         _ => Kind::Other,
     }
 }
@@ -201,14 +199,7 @@ fn classify(sc: &Syscall, key: &mut Option<u64>) -> Kind {
 /// argument of a read/accept. `None` for epoll (the epoll fd says nothing) and cheap calls.
 fn waited_fd(sc: &Syscall) -> Option<i32> {
     match sc.sys {
-        Sys::Poll | Sys::Ppoll => {
-            let i = sc.args.find("fd=")?;
-            args::parse_fd(&sc.args[i + 3..]).map(|f| f.num)
-        }
-        Sys::Select | Sys::NewSelect | Sys::Pselect6 => {
-            let set = sc.arg(1)?.strip_prefix('[')?;
-            args::parse_fd(set).map(|f| f.num)
-        }
+        Sys::Poll | Sys::Ppoll | Sys::Select | Sys::NewSelect | Sys::Pselect6 => sc.polled_fds().map(|p| p.first),
         Sys::EpollWait | Sys::EpollPwait | Sys::EpollPwait2 => None,
         _ => sc.fd().map(|f| f.num).filter(|&n| n >= 0),
     }
@@ -608,7 +599,7 @@ mod tests {
     }
 
     fn sc<'a>(sys: Sys, args: &'a str, ret: Ret<'a>) -> Syscall<'a> {
-        Syscall { sys, name: sys.name(), args, ret, dur_ns: None, resumed: false }
+        Syscall { sys, name: sys.name(), args: syslint_event::Args::Text(args), ret, dur_ns: None, resumed: false }
     }
 
     #[test]

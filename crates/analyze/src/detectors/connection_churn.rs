@@ -348,7 +348,7 @@ impl ConnectionChurn {
             return;
         }
         let mut head = [0u8; 6];
-        let n = buf_prefix(sc, &mut head);
+        let n = sc.payload_prefix(&mut head);
         let first = c.writes == 0;
         c.writes += 1;
         if first {
@@ -423,58 +423,6 @@ fn push_interval(e: &mut Endpoint, iv: (u64, u64)) {
     } else {
         e.intervals_dropped = true;
     }
-}
-
-/// The first bytes of the buffer a write-like call sent (its first quoted string), decoded
-/// from strace's escapes. Returns how many bytes were decoded.
-fn buf_prefix(sc: &Syscall, out: &mut [u8]) -> usize {
-    let Some(arg) = sc.arg(1) else { return 0 };
-    let Some(q) = arg.find('"') else { return 0 };
-    let b = arg.as_bytes();
-    let mut i = q + 1;
-    let mut n = 0;
-    while i < b.len() && n < out.len() && b[i] != b'"' {
-        let c = b[i];
-        if c != b'\\' || i + 1 >= b.len() {
-            out[n] = c;
-            n += 1;
-            i += 1;
-            continue;
-        }
-        i += 1;
-        let v = match b[i] {
-            b'n' => b'\n',
-            b't' => b'\t',
-            b'r' => b'\r',
-            b'v' => 0x0b,
-            b'f' => 0x0c,
-            b'x' => {
-                let mut v = 0u32;
-                let mut k = 0;
-                while k < 2 && i + 1 < b.len() && (b[i + 1] as char).is_ascii_hexdigit() {
-                    v = v * 16 + (b[i + 1] as char).to_digit(16).unwrap_or(0);
-                    i += 1;
-                    k += 1;
-                }
-                v as u8
-            }
-            d @ b'0'..=b'7' => {
-                let mut v = (d - b'0') as u32;
-                let mut k = 1;
-                while k < 3 && i + 1 < b.len() && (b'0'..=b'7').contains(&b[i + 1]) {
-                    v = v * 8 + (b[i + 1] - b'0') as u32;
-                    i += 1;
-                    k += 1;
-                }
-                v as u8
-            }
-            other => other,
-        };
-        out[n] = v;
-        n += 1;
-        i += 1;
-    }
-    n
 }
 
 /// Total length of the union of intervals.

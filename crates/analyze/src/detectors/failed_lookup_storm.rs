@@ -308,7 +308,7 @@ pub(crate) fn resolve(model: &Model, pid: Pid, sc: &Syscall, p: &str) -> Option<
         return Some(p.to_string());
     }
     let dir = if sc.sys.is(Class::AT) {
-        let fd = args::parse_fd(sc.arg(0)?)?;
+        let fd = sc.dir_fd()?;
         match fd.deco {
             Some(d) => Some(args::unescape(d).into_owned()),
             None if fd.num >= 0 => {

@@ -8,7 +8,7 @@
 use super::EvidenceBuf;
 use crate::kit::{Bounded, Metrics, Programs, Span, Timing};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Event, Pid, Ret, Sys, Syscall};
+use syslint_event::{Event, FcntlCmd, Pid, Ret, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -166,9 +166,9 @@ impl FdCloseSweep {
     }
 }
 
-/// The fd a sweep call names: close(fd), or fcntl(fd, F_GETFD).
+/// The fd a sweep call names: close(fd), or fcntl(fd, F_GETFD) (any fcntl that only asks).
 fn swept_fd(sc: &Syscall) -> Option<i64> {
-    if matches!(sc.sys, Sys::Fcntl | Sys::Fcntl64) && sc.arg(1).map(str::trim) != Some("F_GETFD") {
+    if matches!(sc.sys, Sys::Fcntl | Sys::Fcntl64) && sc.fcntl_cmd() != Some(FcntlCmd::Get) {
         return None;
     }
     sc.fd().map(|f| f.num as i64)

@@ -13,7 +13,7 @@ use crate::kit::Programs;
 use crate::model::Model;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use syslint_event::{args, Class, Event, Pid, Sys, Syscall, TargetKind};
+use syslint_event::{Class, Event, OpenFlags, Pid, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -229,9 +229,10 @@ impl FsyncStorm {
 
     fn opened(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i64) {
         // the flags argument found once, asked three questions
-        let flags = sc.flags().unwrap_or("");
-        let create = sc.sys == Sys::Creat || syslint_event::args::has_flag(flags, "O_CREAT");
-        let sync = syslint_event::args::has_flag(flags, "O_SYNC") || syslint_event::args::has_flag(flags, "O_DSYNC");
+        let flags = sc.open_flags().unwrap_or_default();
+        let create = sc.sys == Sys::Creat || flags.contains(OpenFlags::CREAT);
+        // O_SYNC holds O_DSYNC's bit
+        let sync = flags.contains(OpenFlags::DSYNC);
         if sc.sys != Sys::Creat && sync {
             if self.sync_fds.len() >= MAX_SYNC_FDS {
                 self.sync_fds.clear();
@@ -256,10 +257,7 @@ impl FsyncStorm {
     }
 
     fn unlinked(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        let p = match sc.sys {
-            Sys::Unlink => sc.arg(0).and_then(args::unquote),
-            _ => sc.path(),
-        };
+        let p = sc.unlink_path();
         let Some(p) = p else { return };
         let Some(path) = resolve(cx.model, ev.pid, sc, &p) else { return };
         let g = self.group(cx.model, ev.pid);

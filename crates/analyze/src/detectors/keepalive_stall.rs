@@ -12,7 +12,7 @@ use super::{Evidence, Span};
 use crate::kit::Metrics;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{args, Class, Event, Pid, Ret, Sys, Syscall, TargetKind};
+use syslint_event::{Class, Event, MsgFlags, Pid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
@@ -347,7 +347,7 @@ impl KeepaliveStall {
         } else if read {
             match &sc.ret {
                 Ret::Ok { val, .. } if *val > 0 => {
-                    let peek = sc.args.contains("MSG_PEEK");
+                    let peek = sc.msg_flags().is_some_and(|f| f.contains(MsgFlags::PEEK));
                     if !peek {
                         c.bytes_in += *val as u64;
                     }
@@ -439,33 +439,12 @@ fn endpoint_of(t: &crate::model::TargetView) -> String {
 
 /// A read that returned less than it asked for (`read(fd, buf, 4096) = 260`).
 fn short_read(sc: &Syscall, got: i64) -> bool {
-    sc.arg(2).and_then(|a| a.trim().parse::<i64>().ok()).is_some_and(|asked| got < asked)
+    sc.requested_bytes().and_then(|a| i64::try_from(a).ok()).is_some_and(|asked| got < asked)
 }
 
 /// The fd a poll/ppoll/select/pselect6 waits on, when it waits on exactly one.
 fn single_polled_fd(sc: &Syscall) -> Option<i32> {
-    match sc.sys {
-        Sys::Poll | Sys::Ppoll => {
-            if sc.arg(1)?.trim() != "1" {
-                return None;
-            }
-            let list = sc.arg(0)?;
-            let i = list.find("fd=")?;
-            Some(args::parse_fd(&list[i + 3..])?.num)
-        }
-        _ => {
-            // select(nfds, readfds, writefds, exceptfds, timeout): one fd in readfds, no others
-            let read = sc.arg(1)?;
-            let inner = read.strip_prefix('[')?.strip_suffix(']')?;
-            let f = args::parse_fd(inner)?;
-            let used = f.num.to_string().len() + f.deco.map_or(0, |d| d.len() + 2);
-            if inner.len() != used {
-                return None;
-            }
-            let others = [sc.arg(2)?, sc.arg(3)?];
-            others.iter().all(|a| *a == "NULL" || *a == "[]").then_some(f.num)
-        }
-    }
+    sc.polled_fds().filter(|p| p.only).map(|p| p.first)
 }
 
 impl Detector for KeepaliveStall {
@@ -608,7 +587,7 @@ mod tests {
         let sc = |sys: Sys, name: &'static str, args: &'static str| Syscall {
             sys,
             name,
-            args,
+            args: syslint_event::Args::Text(args),
             ret: Ret::Ok { val: 0, deco: None, note: "" },
             dur_ns: None,
             resumed: false,

@@ -71,6 +71,7 @@ fn render_other(kind: &EventKind) -> String {
         EventKind::Attached { .. } => "--- attached ---".into(),
         EventKind::Detached => "--- detached ---".into(),
         EventKind::Alias { .. } => String::new(),
+        EventKind::FdKnown { fd, target } => format!("--- fd {fd} is {target} ---"),
     }
 }
 
@@ -118,9 +119,17 @@ pub fn render_call_into(sc: &Syscall, out: &mut String) {
     out.push('(');
     let start = out.len();
     if payload {
-        redact_into(sc.args, out);
+        match sc.args.text() {
+            Some(t) => redact_into(t, out),
+            None => {
+                // kernel values: rendered in strace's notation, then redacted alike
+                let mut t = String::new();
+                sc.render_args(&mut t);
+                redact_into(&t, out);
+            }
+        }
     } else {
-        out.push_str(sc.args);
+        sc.render_args(out);
     }
     if out.len() - start > MAX_ARGS {
         let mut cut = start + MAX_ARGS;

@@ -19,7 +19,7 @@ use crate::model::Model;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::net::IpAddr;
-use syslint_event::{args, Class, Event, Pid, Ret, SockAddr, Sys, Syscall, TargetKind};
+use syslint_event::{Class, Event, Pid, Ret, SockAddr, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
@@ -258,68 +258,6 @@ fn parse_dns(b: &[u8], cut: bool) -> Option<DnsMsg> {
     Some(DnsMsg { response, name, truncated: false, qtype })
 }
 
-/// The buffers of a send/recv-family call: one per message (sendmmsg/recvmmsg carry several),
-/// each the concatenation of its strings (iovecs), with whether strace cut it short.
-fn call_buffers(sc: &Syscall) -> Vec<(Vec<u8>, bool)> {
-    let mut out = Vec::new();
-    let Some(arg) = sc.arg(1) else { return out };
-    match sc.sys {
-        Sys::Sendmmsg | Sys::Recvmmsg => {
-            let inner = arg.trim().strip_prefix('[').and_then(|a| a.strip_suffix(']')).unwrap_or("");
-            for el in args::split(inner) {
-                if let Some(buf) = iov_strings(el) {
-                    out.push(buf);
-                }
-            }
-        }
-        _ if arg.starts_with('"') => {
-            let a = arg.as_bytes();
-            let end = close_quote(a, 1);
-            let cut = arg[end.min(arg.len())..].starts_with("\"...");
-            out.push((args::unescape_bytes(&arg[1..end.min(arg.len())]), cut));
-        }
-        _ => {
-            if let Some(buf) = iov_strings(arg) {
-                out.push(buf);
-            }
-        }
-    }
-    out
-}
-
-/// Index of the closing quote of a string whose content starts at `from`.
-fn close_quote(b: &[u8], from: usize) -> usize {
-    let mut i = from;
-    while i < b.len() && b[i] != b'"' {
-        if b[i] == b'\\' {
-            i += 1;
-        }
-        i += 1;
-    }
-    i.min(b.len())
-}
-
-/// The `iov_base="..."` strings in some argument text, concatenated.
-fn iov_strings(s: &str) -> Option<(Vec<u8>, bool)> {
-    const KEY: &str = "iov_base=\"";
-    let mut bytes = Vec::new();
-    let mut cut = false;
-    let mut found = false;
-    let mut rest = s;
-    while let Some(i) = rest.find(KEY) {
-        let start = i + KEY.len();
-        let end = close_quote(rest.as_bytes(), start);
-        bytes.extend(args::unescape_bytes(&rest[start..end]));
-        found = true;
-        let after = &rest[end.min(rest.len())..];
-        if after.starts_with("\"...") {
-            cut = true;
-        }
-        rest = after.get(1..).unwrap_or("");
-    }
-    found.then_some((bytes, cut))
-}
-
 fn fmt_s(s: f64) -> String {
     if s >= 1.0 {
         format!("{s:.2} s")
@@ -484,7 +422,7 @@ impl RepeatedDns {
 
     fn dns_activity(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, send: bool, tcp: bool) {
         let tid = ev.pid;
-        let bufs = call_buffers(sc);
+        let bufs = sc.payloads();
         let mut msgs: Vec<DnsMsg> = Vec::new();
         for (b, cut) in &bufs {
             // over TCP a message starts with its 2-byte length (unless that came alone)
@@ -588,7 +526,7 @@ fn dns_socket(cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) -> Option<bool> {
             return Some(tcp);
         }
     }
-    if matches!(sc.sys, Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg) && sc.args.contains("sa_family=") {
+    if matches!(sc.sys, Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg) {
         if let Some(SockAddr::Inet { port: 53, .. }) = sc.sockaddr() {
             return Some(tcp);
         }
@@ -611,9 +549,6 @@ impl Detector for RepeatedDns {
         let class = sc.sys.class();
         if class.has(Class::LOOKUP) {
             // cheap test first: nearly every path is not a resolver file
-            if !sc.args.contains("/etc/") {
-                return;
-            }
             let Some(path) = sc.path() else { return };
             let Some(bit) = resolver_file(&path) else { return };
             let open = class.has(Class::OPEN);
@@ -670,7 +605,7 @@ impl Detector for RepeatedDns {
             Some(_) => {}
             None => {
                 // a datagram to another address ends a lookup like a connect does
-                if send && matches!(sc.sys, Sys::Sendto | Sys::Sendmsg) && sc.args.contains("sa_family=") {
+                if send && matches!(sc.sys, Sys::Sendto | Sys::Sendmsg) {
                     if let Some(SockAddr::Inet { ip, port }) = sc.sockaddr() {
                         if port != 53 {
                             self.boundary(cx.model, ev.pid, ip);
@@ -799,6 +734,7 @@ invocation with every URL) or run a local caching resolver. {fix}"
 mod tests {
     use super::*;
     use crate::check::check;
+    use syslint_event::args;
 
     #[test]
     fn fires_on_a_lookup_per_request() {

@@ -13,7 +13,7 @@ use super::{Evidence, Span};
 use crate::kit::Metrics;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{Class, Event, Pid, Ret, Sys, Syscall, TargetKind};
+use syslint_event::{Class, Event, MsgFlags, Pid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::printers::fmt_count;
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
@@ -246,11 +246,12 @@ impl SmallIo {
             _ => return,
         };
         if matches!(sc.sys, Sys::Recv | Sys::Recvfrom | Sys::Sendto | Sys::Send)
-            && (sc.args.contains("MSG_PEEK") || (sc.sys == Sys::Sendto && sc.sockaddr().is_some()))
+            && (sc.msg_flags().is_some_and(|f| f.contains(MsgFlags::PEEK))
+                || (sc.sys == Sys::Sendto && sc.sockaddr().is_some()))
         {
             return;
         }
-        let asked = sc.arg(2).and_then(|a| a.trim().parse::<u64>().ok());
+        let asked = sc.requested_bytes();
         let tgid = cx.tgid;
         let key = (tgid, fd.num, write);
         // the other direction on the same fd ends this direction's run
@@ -264,7 +265,7 @@ impl SmallIo {
             self.flush(key);
             return;
         }
-        let off = if offset_arg { sc.arg(3).and_then(|a| a.trim().parse::<u64>().ok()) } else { None };
+        let off = if offset_arg { sc.offset() } else { None };
         if let Some(r) = self.runs.get(&key) {
             if offset_arg && r.calls > 0 && (off.is_none() || r.next_off != off) {
                 self.flush(key);

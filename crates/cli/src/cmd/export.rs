@@ -17,7 +17,8 @@ pub fn run(a: ExportArgs) -> Result<u8> {
     };
     let rec = RecordingSource::open(&a.input)?;
     let mut text = StraceText::new(out, rec.realtime_offset_ns());
-    let info = rec.replay(&mut text, None);
+    // fds from before an attach keep their -yy decoration in the text
+    let info = rec.replay(&mut text, None, true);
     text.finish()?;
     if let Some(p) = info.problem {
         eprintln!("syslint: warning: {}: {p}", a.input.display());

@@ -1,0 +1,585 @@
+//! Typed answers about a call's arguments: the one set of accessors the model and the
+//! detectors use (flags as bitsets, futex ops, wait options, polled fds, socket options...),
+//! so none of them reads argument text. Each accessor decodes strace's notation, by name or,
+//! for `-X raw` logs, by value.
+
+use crate::args::{self, FdArg};
+use crate::raw::{EPOLL_EVENTS, SOCKOPT_NAMES, SOL_NAMES};
+use crate::syscalls::{Class, Sys};
+use crate::target::TargetKind;
+use crate::{Args, Syscall};
+use std::borrow::Cow;
+use std::hash::{Hash, Hasher};
+
+macro_rules! bitset {
+    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $flag:ident = $v:expr;)* }) => {
+        $(#[$m])*
+        #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+        pub struct $name(pub u64);
+        impl $name {
+            $($(#[$fm])* pub const $flag: $name = $name($v);)*
+            /// Whether every bit of `f` is set.
+            pub fn contains(self, f: $name) -> bool {
+                self.0 & f.0 == f.0
+            }
+        }
+    };
+}
+
+bitset!(
+    /// The flags of a call that makes an fd (open/openat/creat, socket type, accept4, pipe2,
+    /// dup3, eventfd2, epoll_create1, inotify_init1, timerfd_create, signalfd4): Linux's
+    /// values (x86, x86_64, arm, aarch64), which O_, SOCK_ and EFD_ flags share.
+    OpenFlags {
+        CREAT = 0o100;
+        EXCL = 0o200;
+        TRUNC = 0o1000;
+        APPEND = 0o2000;
+        NONBLOCK = 0o4000;
+        DSYNC = 0o10000;
+        DIRECT = 0o40000;
+        DIRECTORY = 0o200000;
+        CLOEXEC = 0o2000000;
+        /// O_SYNC includes O_DSYNC's bit.
+        SYNC = 0o4010000;
+    }
+);
+
+bitset!(
+    /// `MSG_*` flags of send/recv-family calls.
+    MsgFlags {
+        OOB = 0x1;
+        PEEK = 0x2;
+        DONTWAIT = 0x40;
+        WAITALL = 0x100;
+    }
+);
+
+bitset!(
+    /// The `CLONE_*` flags of clone/clone3 that the model asks about.
+    CloneFlags {
+        FILES = 0x400;
+        THREAD = 0x10000;
+    }
+);
+
+bitset!(
+    /// Options of wait4/waitid/waitpid.
+    WaitOptions {
+        NOHANG = 0x1;
+    }
+);
+
+/// What a futex call does, as far as the analysis cares.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FutexOp {
+    /// FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI, FUTEX_LOCK_PI(2): may block.
+    Wait,
+    /// Anything else (wake, requeue, unlock...).
+    Other,
+}
+
+/// The command of fcntl, as far as the analysis cares.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FcntlCmd {
+    /// F_DUPFD, F_DUPFD_CLOEXEC: returns a new fd.
+    Dup,
+    /// F_GETFD, F_GETFL, ...: asks and changes nothing.
+    Get,
+    Other,
+}
+
+/// The request of ioctl, as far as the analysis cares.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum IoctlReq {
+    /// FIONREAD: how many bytes are waiting.
+    Fionread,
+    Other,
+}
+
+/// The fds a poll/ppoll/select/pselect6 waits on, as far as the trace shows them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PolledFds {
+    /// The first fd of the poll array or of select's read set.
+    pub first: i32,
+    /// Whether it is the only fd waited on.
+    pub only: bool,
+}
+
+/// Level and option of setsockopt/getsockopt, and the int value set.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SockOpt {
+    pub level: Option<u64>,
+    pub name: Option<u64>,
+    /// The value when it is shown as an int (`[1]`); `None` when only an address is known.
+    pub value: Option<i64>,
+}
+
+impl SockOpt {
+    pub const SOL_SOCKET: u64 = 1;
+    pub const SO_REUSEPORT: u64 = 15;
+}
+
+/// An epoll_ctl call: the fd it adds, changes or removes and the events asked for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EpollCtl {
+    pub fd: i32,
+    /// The `events` mask, when the event structure is known.
+    pub events: Option<u32>,
+}
+
+impl EpollCtl {
+    pub const EPOLLEXCLUSIVE: u32 = 1 << 28;
+}
+
+/// Linux names of the flags the accessors decode from text, with their values.
+const NAMED: &[(&str, u64)] = &[
+    ("O_CREAT", 0o100),
+    ("O_EXCL", 0o200),
+    ("O_TRUNC", 0o1000),
+    ("O_APPEND", 0o2000),
+    ("O_NONBLOCK", 0o4000),
+    ("O_DSYNC", 0o10000),
+    ("O_DIRECT", 0o40000),
+    ("O_DIRECTORY", 0o200000),
+    ("O_CLOEXEC", 0o2000000),
+    ("O_SYNC", 0o4010000),
+    ("SOCK_NONBLOCK", 0o4000),
+    ("SOCK_CLOEXEC", 0o2000000),
+    ("EFD_NONBLOCK", 0o4000),
+    ("EFD_CLOEXEC", 0o2000000),
+    ("TFD_NONBLOCK", 0o4000),
+    ("EPOLL_CLOEXEC", 0o2000000),
+];
+
+const MSG_NAMED: &[(&str, u64)] =
+    &[("MSG_OOB", 0x1), ("MSG_PEEK", 0x2), ("MSG_DONTWAIT", 0x40), ("MSG_WAITALL", 0x100)];
+
+/// A number as strace prints it: `15`, `0xf`, octal `0644`.
+fn number(t: &str) -> Option<u64> {
+    match t.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None if t.starts_with('0') && t.len() > 1 => u64::from_str_radix(&t[1..], 8).ok(),
+        None => t.parse().ok(),
+    }
+}
+
+/// The bits a flags argument stands for: names in `names`, and numbers outside comments.
+fn flag_bits(arg: &str, names: &[(&str, u64)]) -> u64 {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut v = 0u64;
+    for t in arg.split(|c: char| !is_ident(c)).filter(|t| !t.is_empty()) {
+        if let Some(&(_, bit)) = names.iter().find(|(n, _)| *n == t) {
+            v |= bit;
+        }
+    }
+    let code = arg.split("/*").next().unwrap_or(arg);
+    for t in code.split(['|', ' ']).filter(|t| !t.is_empty()) {
+        v |= number(t).unwrap_or(0);
+    }
+    v
+}
+
+/// A number as strace prints it raw, ignoring a `/* comment */` (`0xf /* SO_REUSEPORT */`).
+fn leading_number(a: &str) -> Option<u64> {
+    number(a.split_whitespace().next()?)
+}
+
+impl<'a> Syscall<'a> {
+    /// The flags argument of a call that makes an fd (see [`OpenFlags`]).
+    pub fn open_flags(&self) -> Option<OpenFlags> {
+        let idx = match self.sys {
+            Sys::Open | Sys::Socket | Sys::Pipe2 | Sys::Eventfd2 | Sys::TimerfdCreate => 1,
+            Sys::Openat | Sys::Dup3 => 2,
+            Sys::Accept4 | Sys::Signalfd4 => 3,
+            Sys::InotifyInit1 | Sys::EpollCreate1 => 0,
+            _ => return None,
+        };
+        match self.args {
+            Args::Text(_) => Some(OpenFlags(flag_bits(self.arg(idx)?, NAMED))),
+            Args::Raw(r) => r.open_flags(self.sys),
+        }
+    }
+
+    /// The `MSG_*` flags of a send/recv-family call.
+    pub fn msg_flags(&self) -> Option<MsgFlags> {
+        let idx = match self.sys {
+            Sys::Send | Sys::Recv | Sys::Sendto | Sys::Recvfrom | Sys::Sendmmsg | Sys::Recvmmsg => 3,
+            Sys::Sendmsg | Sys::Recvmsg => 2,
+            _ => return None,
+        };
+        match self.args {
+            Args::Text(_) => Some(MsgFlags(flag_bits(self.arg(idx)?, MSG_NAMED))),
+            Args::Raw(r) => r.msg_flags(self.sys),
+        }
+    }
+
+    /// The flags of clone/clone3 (by name).
+    pub fn clone_flags(&self) -> Option<CloneFlags> {
+        if !matches!(self.sys, Sys::Clone | Sys::Clone3) {
+            return None;
+        }
+        let t = match self.args {
+            Args::Text(t) => t,
+            Args::Raw(r) => return Some(r.clone_flags(self.sys)),
+        };
+        let mut v = 0;
+        if t.contains("CLONE_THREAD") {
+            v |= CloneFlags::THREAD.0;
+        }
+        if t.contains("CLONE_FILES") {
+            v |= CloneFlags::FILES.0;
+        }
+        Some(CloneFlags(v))
+    }
+
+    /// The options of wait4/waitid/waitpid (by name; the eBPF backend does not decode them
+    /// yet).
+    pub fn wait_options(&self) -> Option<WaitOptions> {
+        if !matches!(self.sys, Sys::Wait4 | Sys::Waitid | Sys::Waitpid) {
+            return None;
+        }
+        let nohang = self.args.text().is_some_and(|t| t.contains("WNOHANG"));
+        Some(WaitOptions(if nohang { WaitOptions::NOHANG.0 } else { 0 }))
+    }
+
+    /// What a futex call does (by name; the eBPF backend does not decode it yet).
+    pub fn futex_op(&self) -> Option<FutexOp> {
+        if !matches!(self.sys, Sys::Futex | Sys::FutexTime64) {
+            return None;
+        }
+        let wait = self.args.text().is_some_and(|t| t.contains("FUTEX_WAIT") || t.contains("FUTEX_LOCK_PI"));
+        Some(if wait { FutexOp::Wait } else { FutexOp::Other })
+    }
+
+    /// The command of fcntl/fcntl64.
+    pub fn fcntl_cmd(&self) -> Option<FcntlCmd> {
+        if !matches!(self.sys, Sys::Fcntl | Sys::Fcntl64) {
+            return None;
+        }
+        if let Args::Raw(r) = self.args {
+            return Some(r.fcntl_cmd(self.sys));
+        }
+        let a = self.arg(1)?;
+        Some(if a.starts_with("F_DUPFD") {
+            FcntlCmd::Dup
+        } else if a.starts_with("F_GET") {
+            FcntlCmd::Get
+        } else {
+            FcntlCmd::Other
+        })
+    }
+
+    /// The request of ioctl (by name; the eBPF backend does not decode it yet).
+    pub fn ioctl_req(&self) -> Option<IoctlReq> {
+        if self.sys != Sys::Ioctl {
+            return None;
+        }
+        if let Args::Raw(_) = self.args {
+            return Some(IoctlReq::Other);
+        }
+        Some(if self.arg(1)?.starts_with("FIONREAD") { IoctlReq::Fionread } else { IoctlReq::Other })
+    }
+
+    /// The name `prctl(PR_SET_NAME, name)` gives the thread (strace logs: the kernel program
+    /// does not copy it).
+    pub fn prctl_name(&self) -> Option<Cow<'a, str>> {
+        if self.sys != Sys::Prctl || !self.args.text()?.starts_with("PR_SET_NAME") {
+            return None;
+        }
+        args::unquote(self.arg(1)?)
+    }
+
+    /// The name of a memfd_create (strace logs: the kernel program does not copy it).
+    pub fn memfd_name(&self) -> Option<Cow<'a, str>> {
+        if self.sys != Sys::MemfdCreate {
+            return None;
+        }
+        args::unquote(self.arg(0)?)
+    }
+
+    /// The path unlink/unlinkat removes.
+    pub fn unlink_path(&self) -> Option<Cow<'a, str>> {
+        match (self.sys, self.args) {
+            (Sys::Unlink, Args::Text(_)) => args::unquote(self.arg(0)?),
+            (Sys::Unlink, Args::Raw(r)) => r.path(self.sys, 0),
+            _ => self.path(),
+        }
+    }
+
+    /// The directory fd of an *at call (`AT_FDCWD` is -100).
+    pub fn dir_fd(&self) -> Option<FdArg<'a>> {
+        if !self.sys.is(Class::AT) {
+            return None;
+        }
+        match self.args {
+            Args::Text(_) => args::parse_fd(self.arg(0)?),
+            Args::Raw(r) => Some(r.first_fd()),
+        }
+    }
+
+    /// The protocol of the socket a `socket()` call makes (names or `-X raw` numbers).
+    pub fn socket_kind(&self) -> Option<TargetKind> {
+        if self.sys != Sys::Socket {
+            return None;
+        }
+        let t = match self.args {
+            Args::Text(t) => t,
+            Args::Raw(r) => return Some(r.socket_kind()),
+        };
+        let mut it = args::split(t);
+        let fam = it.next().unwrap_or("");
+        let ty = it.next().unwrap_or("");
+        let raw = |a: &str| -> Option<u64> {
+            let t = a.split_whitespace().next()?;
+            t.split('|').try_fold(0u64, |acc, part| {
+                let v = match part.strip_prefix("0x") {
+                    Some(h) => u64::from_str_radix(h, 16).ok()?,
+                    None => part.parse().ok()?,
+                };
+                Some(acc | v)
+            })
+        };
+        let fam = match raw(fam) {
+            Some(1) => "AF_UNIX",
+            Some(2) => "AF_INET",
+            Some(10) => "AF_INET6",
+            Some(16) => "AF_NETLINK",
+            _ => fam,
+        };
+        let stream = ty.contains("SOCK_STREAM") || raw(ty).is_some_and(|t| t & 0xf == 1);
+        let dgram = ty.contains("SOCK_DGRAM") || raw(ty).is_some_and(|t| t & 0xf == 2);
+        let unix = fam.contains("UNIX") || fam.contains("LOCAL");
+        Some(socket_kind_of(fam.contains("INET"), fam.contains("INET6"), unix, fam.contains("NETLINK"), stream, dgram))
+    }
+
+    /// The two fds pipe/pipe2/socketpair returned (`[3, 4]`).
+    pub fn fd_pair(&self) -> Option<(i32, i32)> {
+        let idx = match self.sys {
+            Sys::Socketpair => 3,
+            Sys::Pipe | Sys::Pipe2 => 0,
+            _ => return None,
+        };
+        if let Args::Raw(r) = self.args {
+            return r.fd_pair();
+        }
+        let inner = self.arg(idx)?.strip_prefix('[')?.strip_suffix(']')?;
+        let mut it = args::split(inner);
+        let a = args::parse_fd(it.next()?)?.num;
+        let b = args::parse_fd(it.next()?)?.num;
+        Some((a, b))
+    }
+
+    /// The fds poll/ppoll/select/pselect6 waits on, when the trace shows them (the kernel
+    /// program does not copy fd arrays and sets).
+    pub fn polled_fds(&self) -> Option<PolledFds> {
+        let t = self.args.text()?;
+        match self.sys {
+            Sys::Poll | Sys::Ppoll => {
+                let i = t.find("fd=")?;
+                let first = args::parse_fd(&t[i + 3..])?.num;
+                let only = self.arg(1).is_some_and(|n| n.trim() == "1");
+                Some(PolledFds { first, only })
+            }
+            Sys::Select | Sys::NewSelect | Sys::Pselect6 => {
+                // select(nfds, readfds, writefds, exceptfds, timeout)
+                let read = self.arg(1)?.strip_prefix('[')?;
+                let f = args::parse_fd(read)?;
+                let only = read.strip_suffix(']').is_some_and(|inner| {
+                    let used = f.num.to_string().len() + f.deco.map_or(0, |d| d.len() + 2);
+                    inner.len() == used && [self.arg(2), self.arg(3)].iter().all(|a| matches!(a, Some("NULL" | "[]")))
+                });
+                Some(PolledFds { first: f.num, only })
+            }
+            _ => None,
+        }
+    }
+
+    /// Level, option and value of setsockopt/getsockopt.
+    pub fn sockopt(&self) -> Option<SockOpt> {
+        if !matches!(self.sys, Sys::Setsockopt | Sys::Getsockopt) {
+            return None;
+        }
+        let t = match self.args {
+            Args::Text(t) => t,
+            Args::Raw(r) => return Some(r.sockopt(self.sys)),
+        };
+        let mut it = args::split(t).skip(1);
+        let (level, opt, val) = (it.next()?, it.next()?, it.next()?);
+        let word = |a: &'a str| a.split_whitespace().next().unwrap_or("");
+        let level = match SOL_NAMES.iter().find(|(n, _)| *n == word(level)) {
+            Some(&(_, v)) => Some(v),
+            None if level.contains("SOL_SOCKET") => Some(SockOpt::SOL_SOCKET),
+            None => leading_number(level),
+        };
+        let name = match SOCKOPT_NAMES.iter().find(|(_, n, _)| *n == word(opt)) {
+            Some(&(_, _, v)) => Some(v),
+            None if opt.contains("SO_REUSEPORT") => Some(SockOpt::SO_REUSEPORT),
+            None => leading_number(opt),
+        };
+        let v = val.trim_start_matches('[').trim_end_matches(']').trim();
+        let value = if v == "0" { Some(0) } else { v.parse().ok() };
+        Some(SockOpt { level, name, value })
+    }
+
+    /// The fd and events of an epoll_ctl call.
+    pub fn epoll_ctl(&self) -> Option<EpollCtl> {
+        if self.sys != Sys::EpollCtl {
+            return None;
+        }
+        let t = match self.args {
+            Args::Text(t) => t,
+            Args::Raw(r) => return Some(r.epoll_ctl()),
+        };
+        let mut it = args::split(t).skip(2);
+        let fd = args::parse_fd(it.next()?)?.num;
+        let events = it.next().and_then(|ev| {
+            let i = ev.find("events=")?;
+            let v = &ev[i + 7..];
+            let v = &v[..v.find([',', '}']).unwrap_or(v.len())];
+            Some(flag_bits(v, EPOLL_EVENTS) as u32)
+        });
+        Some(EpollCtl { fd, events })
+    }
+
+    /// The byte count a read/write-family call asked for (its third argument: `count`,
+    /// `len`, or for readv/writev the number of buffers).
+    pub fn requested_bytes(&self) -> Option<u64> {
+        if !matches!(
+            self.sys,
+            Sys::Read
+                | Sys::Write
+                | Sys::Recv
+                | Sys::Send
+                | Sys::Sendto
+                | Sys::Recvfrom
+                | Sys::Pread64
+                | Sys::Pwrite64
+                | Sys::Pread
+                | Sys::Pwrite
+                | Sys::Readv
+                | Sys::Writev
+        ) {
+            return None;
+        }
+        match self.args {
+            Args::Text(_) => self.arg(2)?.trim().parse().ok(),
+            Args::Raw(r) => Some(r.regs[2]),
+        }
+    }
+
+    /// The file offset of pread64/pwrite64 (their fourth argument).
+    pub fn offset(&self) -> Option<u64> {
+        if !matches!(self.sys, Sys::Pread64 | Sys::Pwrite64 | Sys::Pread | Sys::Pwrite) {
+            return None;
+        }
+        match self.args {
+            Args::Text(_) => self.arg(3)?.trim().parse().ok(),
+            Args::Raw(r) => u64::try_from(r.regs[3] as i64).ok(),
+        }
+    }
+
+    /// Up to `out.len()` first bytes of the buffer a write/read-family call moved (the first
+    /// string of its second argument, as far as the trace shows it); how many were written.
+    pub fn payload_prefix(&self, out: &mut [u8]) -> usize {
+        if let Args::Raw(r) = self.args {
+            return r.payload_prefix(self.sys, self.name, out);
+        }
+        let Some(arg) = self.arg(1) else { return 0 };
+        let Some(q) = arg.find('"') else { return 0 };
+        args::unescape_prefix(&arg[q + 1..], out)
+    }
+
+    /// The buffers of a send/recv-family call, one per message (sendmmsg/recvmmsg carry
+    /// several), each the concatenation of its iovecs, with whether the trace cut it short.
+    pub fn payloads(&self) -> Vec<(Vec<u8>, bool)> {
+        match self.args {
+            Args::Text(t) => args::call_buffers(self.sys, t),
+            Args::Raw(r) => r.payloads(self.sys, self.name),
+        }
+    }
+
+    /// Feed the first `n` arguments to `h`, leaving out fd decorations that may change
+    /// (a socket getting connected): equal calls hash equal.
+    pub fn hash_args<H: Hasher>(&self, n: usize, h: &mut H) {
+        match self.args {
+            Args::Text(t) => {
+                for a in args::split(t).take(n) {
+                    let a = a.split('<').next().unwrap_or(a);
+                    a.hash(h);
+                }
+            }
+            Args::Raw(r) => r.regs[..n.min(6)].hash(h),
+        }
+    }
+}
+
+pub(crate) fn socket_kind_of(inet: bool, v6: bool, unix: bool, netlink: bool, stream: bool, dgram: bool) -> TargetKind {
+    if inet {
+        match (stream, dgram, v6) {
+            (true, _, false) => TargetKind::Tcp,
+            (true, _, true) => TargetKind::Tcp6,
+            (_, true, false) => TargetKind::Udp,
+            (_, true, true) => TargetKind::Udp6,
+            _ => TargetKind::Raw,
+        }
+    } else if unix {
+        TargetKind::Unix
+    } else if netlink {
+        TargetKind::Netlink
+    } else {
+        TargetKind::Socket
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Ret;
+
+    fn sc(sys: Sys, args: &str) -> Syscall<'_> {
+        Syscall { sys, name: sys.name(), args: Args::Text(args), ret: Ret::Unknown, dur_ns: None, resumed: false }
+    }
+
+    #[test]
+    fn flags_by_name_and_value() {
+        let f = |s, a| sc(s, a).open_flags().unwrap();
+        assert!(f(Sys::Socket, "AF_INET, SOCK_STREAM|SOCK_NONBLOCK, 0").contains(OpenFlags::NONBLOCK));
+        assert!(f(Sys::Socket, "AF_INET, 0x80801, 0").contains(OpenFlags::NONBLOCK));
+        assert!(f(Sys::Socket, "AF_INET, 0x80800 /* SOCK_CLOEXEC|SOCK_NONBLOCK */, 0").contains(OpenFlags::NONBLOCK));
+        assert!(!f(Sys::Openat, "AT_FDCWD, \"/x\", O_RDONLY|O_CLOEXEC").contains(OpenFlags::NONBLOCK));
+        assert!(f(Sys::Openat, "AT_FDCWD, \"/x\", O_WRONLY|O_CREAT|O_SYNC, 0644").contains(OpenFlags::SYNC));
+        assert!(f(Sys::Openat, "AT_FDCWD, \"/x\", 0x101041").contains(OpenFlags::SYNC));
+        assert!(!f(Sys::Openat, "AT_FDCWD, \"/x\", 0x1041").contains(OpenFlags::SYNC));
+        assert!(f(Sys::Openat, "AT_FDCWD, \"/x\", 0x1041").contains(OpenFlags::DSYNC));
+        let peek = sc(Sys::Recvfrom, "3, \"\", 1, MSG_PEEK, NULL, NULL").msg_flags().unwrap();
+        assert!(peek.contains(MsgFlags::PEEK));
+        assert_eq!(sc(Sys::Recv, "3, 0x1, 1, 0x2").msg_flags(), Some(MsgFlags(2)));
+    }
+
+    #[test]
+    fn calls_by_kind() {
+        let c = sc(Sys::Clone, "child_stack=NULL, flags=CLONE_VM|CLONE_FILES|CLONE_THREAD").clone_flags().unwrap();
+        assert!(c.contains(CloneFlags::THREAD) && c.contains(CloneFlags::FILES));
+        assert_eq!(sc(Sys::Futex, "0x7f, FUTEX_WAIT_PRIVATE, 2, NULL").futex_op(), Some(FutexOp::Wait));
+        assert_eq!(sc(Sys::Futex, "0x7f, FUTEX_WAKE_PRIVATE, 1").futex_op(), Some(FutexOp::Other));
+        assert!(sc(Sys::Wait4, "-1, 0x7ff, WNOHANG, NULL").wait_options().unwrap().contains(WaitOptions::NOHANG));
+        assert_eq!(sc(Sys::Fcntl, "3, F_DUPFD_CLOEXEC, 0").fcntl_cmd(), Some(FcntlCmd::Dup));
+        assert_eq!(sc(Sys::Fcntl, "3, F_GETFL").fcntl_cmd(), Some(FcntlCmd::Get));
+        assert_eq!(sc(Sys::Prctl, "PR_SET_NAME, \"worker\"").prctl_name().as_deref(), Some("worker"));
+        assert_eq!(sc(Sys::Socket, "AF_INET6, SOCK_DGRAM, 0").socket_kind(), Some(TargetKind::Udp6));
+        assert_eq!(sc(Sys::Socket, "0x2, 0x1, 0").socket_kind(), Some(TargetKind::Tcp));
+        assert_eq!(sc(Sys::Pipe2, "[3<pipe:[1]>, 4<pipe:[1]>], O_CLOEXEC").fd_pair(), Some((3, 4)));
+        assert_eq!(
+            sc(Sys::Poll, "[{fd=5, events=POLLIN}], 1, 0").polled_fds(),
+            Some(PolledFds { first: 5, only: true })
+        );
+        assert_eq!(sc(Sys::Select, "6, [5], [5], NULL, NULL").polled_fds(), Some(PolledFds { first: 5, only: false }));
+        let o = sc(Sys::Setsockopt, "3, SOL_SOCKET, SO_REUSEPORT, [1], 4").sockopt().unwrap();
+        assert_eq!((o.level, o.name, o.value), (Some(1), Some(15), Some(1)));
+        let e = sc(Sys::EpollCtl, "5, EPOLL_CTL_ADD, 3, {events=EPOLLIN|EPOLLEXCLUSIVE, data={u32=3}}").epoll_ctl();
+        assert_eq!(e, Some(EpollCtl { fd: 3, events: Some(1 | 1 << 28) }));
+        let e = sc(Sys::EpollCtl, "5, EPOLL_CTL_ADD, 3, {events=0x10000001, data={u32=3}}").epoll_ctl();
+        assert_eq!(e.and_then(|e| e.events), Some(1 | 1 << 28));
+    }
+}
