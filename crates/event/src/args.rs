@@ -324,7 +324,7 @@ fn closing_quote(s: &str) -> Option<usize> {
 
 /// Linux values (x86, x86_64, arm, aarch64) of the flags detectors ask about, for logs
 /// printed with `-X raw`.
-const FLAG_VALUES: &[(&str, u64)] = &[
+pub(crate) const FLAG_VALUES: &[(&str, u64)] = &[
     ("O_CREAT", 0o100),
     ("O_EXCL", 0o200),
     ("O_TRUNC", 0o1000),

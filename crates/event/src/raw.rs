@@ -224,29 +224,25 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
                 o.push_str(&ptr(a[3]));
             }
         }
-        Sys::Open | Sys::Creat => {
+        Sys::Open => {
             path(o, d1, a[0]);
-            if sys == Sys::Open {
-                let _ = write!(o, ", {}", open_flags(a[1]));
-                if a[1] & 0o100 != 0 {
-                    let _ = write!(o, ", 0{:o}", a[2]);
-                }
-            } else {
-                let _ = write!(o, ", 0{:o}", a[1]);
-            }
+            open_tail(o, a[1], a[2]);
         }
-        Sys::Openat | Sys::Openat2 => {
+        Sys::Creat => {
+            path(o, d1, a[0]);
+            let _ = write!(o, ", 0{:o}", a[1]);
+        }
+        Sys::Openat => {
             dirfd(o, a[0]);
             o.push_str(", ");
             path(o, d1, a[1]);
-            if sys == Sys::Openat {
-                let _ = write!(o, ", {}", open_flags(a[2]));
-                if a[2] & 0o100 != 0 {
-                    let _ = write!(o, ", 0{:o}", a[3]);
-                }
-            } else {
-                let _ = write!(o, ", {:#x}, {}", a[2], a[3]);
-            }
+            open_tail(o, a[2], a[3]);
+        }
+        Sys::Openat2 => {
+            dirfd(o, a[0]);
+            o.push_str(", ");
+            path(o, d1, a[1]);
+            let _ = write!(o, ", {:#x}, {}", a[2], a[3]);
         }
         Sys::Execve => {
             path(o, d1, a[0]);
@@ -679,6 +675,14 @@ fn sockopt(level: u64, opt: u64) -> (String, String) {
         .find(|(lv, _, v)| *lv == level && *v == opt)
         .map_or_else(|| opt.to_string(), |(_, n, _)| n.to_string());
     (l, o)
+}
+
+/// `, FLAGS` and, when they create, `, 0MODE`.
+fn open_tail(o: &mut String, flags: u64, mode: u64) {
+    let _ = write!(o, ", {}", open_flags(flags));
+    if flags & 0o100 != 0 {
+        let _ = write!(o, ", 0{mode:o}");
+    }
 }
 
 fn open_flags(v: u64) -> String {

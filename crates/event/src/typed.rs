@@ -132,26 +132,6 @@ impl EpollCtl {
     pub const EPOLLEXCLUSIVE: u32 = 1 << 28;
 }
 
-/// Linux names of the flags the accessors decode from text, with their values.
-const NAMED: &[(&str, u64)] = &[
-    ("O_CREAT", 0o100),
-    ("O_EXCL", 0o200),
-    ("O_TRUNC", 0o1000),
-    ("O_APPEND", 0o2000),
-    ("O_NONBLOCK", 0o4000),
-    ("O_DSYNC", 0o10000),
-    ("O_DIRECT", 0o40000),
-    ("O_DIRECTORY", 0o200000),
-    ("O_CLOEXEC", 0o2000000),
-    ("O_SYNC", 0o4010000),
-    ("SOCK_NONBLOCK", 0o4000),
-    ("SOCK_CLOEXEC", 0o2000000),
-    ("EFD_NONBLOCK", 0o4000),
-    ("EFD_CLOEXEC", 0o2000000),
-    ("TFD_NONBLOCK", 0o4000),
-    ("EPOLL_CLOEXEC", 0o2000000),
-];
-
 const MSG_NAMED: &[(&str, u64)] =
     &[("MSG_OOB", 0x1), ("MSG_PEEK", 0x2), ("MSG_DONTWAIT", 0x40), ("MSG_WAITALL", 0x100)];
 
@@ -196,7 +176,7 @@ impl<'a> Syscall<'a> {
             _ => return None,
         };
         match self.args {
-            Args::Text(_) => Some(OpenFlags(flag_bits(self.arg(idx)?, NAMED))),
+            Args::Text(_) => Some(OpenFlags(flag_bits(self.arg(idx)?, args::FLAG_VALUES))),
             Args::Raw(r) => r.open_flags(self.sys),
         }
     }

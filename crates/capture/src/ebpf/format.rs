@@ -604,6 +604,22 @@ mod tests {
         }
     }
 
+    /// Call `nr` of thread `tid` of process 7 on fd `a0`.
+    fn fd_call(tid: u32, nr: u32, a0: u64, ret: i64) -> Record<'static> {
+        Record::Syscall {
+            tgid: 7,
+            tid,
+            nr,
+            args: [a0, 0x10, 4, 0, 0, 0],
+            ret,
+            ts_enter: 1,
+            ts_exit: 2,
+            data1: none(),
+            data2: none(),
+            unfinished: false,
+        }
+    }
+
     #[test]
     fn known_fds_are_decorated_until_closed() {
         let mut known = Known::default();
@@ -616,21 +632,9 @@ mod tests {
                 texts.push(format!("{}({})", sc.name, sc.args));
             }
         };
-        let rec = |nr: u32, a0: u64, ret: i64| Record::Syscall {
-            tgid: 7,
-            tid: 8,
-            nr,
-            args: [a0, 0x10, 4, 0, 0, 0],
-            ret,
-            ts_enter: 1,
-            ts_exit: 2,
-            data1: none(),
-            data2: none(),
-            unfinished: false,
-        };
-        f.on_record(&rec(0, 3, 4), &mut sink);
-        f.on_record(&rec(3, 3, 0), &mut sink);
-        f.on_record(&rec(0, 3, -9), &mut sink);
+        f.on_record(&fd_call(8, 0, 3, 4), &mut sink);
+        f.on_record(&fd_call(8, 3, 3, 0), &mut sink);
+        f.on_record(&fd_call(8, 0, 3, -9), &mut sink);
         assert_eq!(texts[0], "read(3<TCP:[127.0.0.1:80->127.0.0.1:5000]>, 0x10, 4)");
         assert_eq!(texts[1], "close(3<TCP:[127.0.0.1:80->127.0.0.1:5000]>)");
         assert_eq!(texts[2], "read(3, 0x10, 4)");
@@ -649,23 +653,11 @@ mod tests {
             EventKind::FdKnown { fd, target } => seen.push(format!("{} fd {fd} {target}", e.pid)),
             _ => {}
         };
-        let rec = |tid: u32, nr: u32, a0: u64, ret: i64| Record::Syscall {
-            tgid: 7,
-            tid,
-            nr,
-            args: [a0, 0x10, 4, 0, 0, 0],
-            ret,
-            ts_enter: 1,
-            ts_exit: 2,
-            data1: none(),
-            data2: none(),
-            unfinished: false,
-        };
-        f.on_record(&rec(7, 0, 3, 4), &mut sink);
-        f.on_record(&rec(7, 0, 3, 4), &mut sink);
-        f.on_record(&rec(7, 3, 3, 0), &mut sink);
+        f.on_record(&fd_call(7, 0, 3, 4), &mut sink);
+        f.on_record(&fd_call(7, 0, 3, 4), &mut sink);
+        f.on_record(&fd_call(7, 3, 3, 0), &mut sink);
         // a thread seen first after the close: fd 3 is no longer the connection
-        f.on_record(&rec(8, 0, 1, 4), &mut sink);
+        f.on_record(&fd_call(8, 0, 1, 4), &mut sink);
         assert_eq!(
             seen,
             [
