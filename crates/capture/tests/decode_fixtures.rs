@@ -72,3 +72,41 @@ fn every_flag_set_decodes_alike() {
         assert_eq!(s.connects, vec!["127.0.0.1", "127.0.0.1", "::1", "unix:/tmp/syslint-netio.sock"], "{name}");
     }
 }
+
+/// Byte counts and offsets are read from the end of the argument text (past the buffer): on
+/// every read/write-family call of real traces, in every flag set, they equal the count and
+/// offset found by splitting the arguments from the start.
+#[test]
+fn counts_read_from_the_end_equal_counts_split_from_the_start() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files: Vec<std::path::PathBuf> = SETS.iter().map(|n| root.join("tests/fixtures/traces").join(n)).collect();
+    for lab in ["small-io", "keepalive-stall", "fsync-storm"] {
+        let mut t: Vec<_> = std::fs::read_dir(root.join("lab").join(lab).join("traces"))
+            .expect("lab traces")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        t.sort();
+        files.extend(t);
+    }
+    let mut checked = 0;
+    for path in &files {
+        let name = path.display();
+        let src = expand_sources(&[path.clone()]).expect("fixture");
+        syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
+            let EventKind::Syscall(sc) = &e.kind else { return };
+            let (count, off) = match sc.sys {
+                Sys::Read | Sys::Write | Sys::Recv | Sys::Send | Sys::Readv | Sys::Writev => (2, None),
+                Sys::Pread64 | Sys::Pwrite64 => (2, Some(3)),
+                _ => return,
+            };
+            let forward = |i: usize| sc.arg(i).and_then(|a| a.trim().parse::<u64>().ok());
+            assert_eq!(sc.requested_bytes(), forward(count), "{name}: {sc:?}");
+            if let Some(o) = off {
+                assert_eq!(sc.offset(), forward(o), "{name}: {sc:?}");
+            }
+            checked += 1;
+        })
+        .expect("read");
+    }
+    assert!(checked > 10_000, "{checked} calls checked");
+}

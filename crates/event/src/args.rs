@@ -122,8 +122,16 @@ pub struct FdArg<'a> {
 /// Parse `3`, `3</etc/hosts>`, `AT_FDCWD`, `AT_FDCWD</root>`, `-1`.
 #[inline]
 pub fn parse_fd(s: &str) -> Option<FdArg<'_>> {
+    let (num, rest) = parse_fd_num(s)?;
+    let deco = if rest.starts_with('<') { deco_end(rest).map(|e| &rest[1..e]) } else { None };
+    Some(FdArg { num, deco })
+}
+
+/// The number of an fd argument and the text after it, without reading its decoration.
+#[inline]
+pub fn parse_fd_num(s: &str) -> Option<(i32, &str)> {
     let b = s.as_bytes();
-    let (num, rest) = if let Some(r) = s.strip_prefix("AT_FDCWD") {
+    Some(if let Some(r) = s.strip_prefix("AT_FDCWD") {
         (-100, r)
     } else {
         let mut i = 0;
@@ -142,9 +150,7 @@ pub fn parse_fd(s: &str) -> Option<FdArg<'_>> {
         }
         let n = if neg { -n } else { n };
         (n.clamp(i32::MIN as i64, i32::MAX as i64) as i32, &s[i..])
-    };
-    let deco = if rest.starts_with('<') { deco_end(rest).map(|e| &rest[1..e]) } else { None };
-    Some(FdArg { num, deco })
+    })
 }
 
 /// What a `-y`/`-yy` decoration says an fd is.

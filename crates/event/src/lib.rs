@@ -219,6 +219,19 @@ impl<'a> Syscall<'a> {
         }
     }
 
+    /// The first argument's fd number, for syscalls whose first argument is one, without
+    /// reading its decoration ([`fd`](Self::fd) has both): what most callers need, and cheaper.
+    #[inline]
+    pub fn fd_num(&self) -> Option<i32> {
+        if !self.sys.is(Class::FD) {
+            return None;
+        }
+        match self.args {
+            Args::Text(t) => args::parse_fd_num(t).map(|(n, _)| n),
+            Args::Raw(r) => Some(r.first_fd().num),
+        }
+    }
+
     /// Argument `i` (0-based) as strace printed it (text-backed arguments only: for raw ones
     /// ask the typed accessors, or [`render_args`](Self::render_args)).
     pub fn arg(&self, i: usize) -> Option<&'a str> {

@@ -443,7 +443,13 @@ impl<'a> Syscall<'a> {
             return None;
         }
         match self.args {
-            Args::Text(_) => self.arg(2)?.trim().parse().ok(),
+            // the count follows the buffer, whose text may be long: read it from the end
+            Args::Text(t) => match self.sys {
+                Sys::Read | Sys::Write | Sys::Readv | Sys::Writev => from_end(t, 0),
+                Sys::Recv | Sys::Send | Sys::Pread64 | Sys::Pwrite64 | Sys::Pread | Sys::Pwrite => from_end(t, 1),
+                _ => None,
+            }
+            .or_else(|| self.arg(2)?.trim().parse().ok()),
             Args::Raw(r) => Some(r.regs[2]),
         }
     }
@@ -454,7 +460,7 @@ impl<'a> Syscall<'a> {
             return None;
         }
         match self.args {
-            Args::Text(_) => self.arg(3)?.trim().parse().ok(),
+            Args::Text(t) => from_end(t, 0).or_else(|| self.arg(3)?.trim().parse().ok()),
             Args::Raw(r) => u64::try_from(r.regs[3] as i64).ok(),
         }
     }
@@ -562,4 +568,26 @@ mod tests {
         let e = sc(Sys::EpollCtl, "5, EPOLL_CTL_ADD, 3, {events=0x10000001, data={u32=3}}").epoll_ctl();
         assert_eq!(e.and_then(|e| e.events), Some(1 | 1 << 28));
     }
+}
+
+/// The `k`-th argument from the end (0: the last) as a number, when it and the ones after it
+/// are plain words (`4096`, `MSG_DONTWAIT`): no quote, bracket or comma can hide in those, so
+/// splitting at the last separators is exact and skips the buffer text before them. `None`
+/// when that does not hold (the caller then splits from the start).
+fn from_end(t: &str, k: usize) -> Option<u64> {
+    let mut rest = t.trim_end();
+    for i in 0..=k {
+        let (head, word) = match rest.rfind(", ") {
+            Some(p) => (&rest[..p], &rest[p + 2..]),
+            None => return None,
+        };
+        if word.bytes().any(|c| matches!(c, b'"' | b'[' | b']' | b'{' | b'}' | b'(' | b')' | b'<' | b'>')) {
+            return None;
+        }
+        if i == k {
+            return word.trim().parse().ok();
+        }
+        rest = head;
+    }
+    None
 }

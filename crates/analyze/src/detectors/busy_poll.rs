@@ -201,7 +201,7 @@ fn waited_fd(sc: &Syscall) -> Option<i32> {
     match sc.sys {
         Sys::Poll | Sys::Ppoll | Sys::Select | Sys::NewSelect | Sys::Pselect6 => sc.polled_fds().map(|p| p.first),
         Sys::EpollWait | Sys::EpollPwait | Sys::EpollPwait2 => None,
-        _ => sc.fd().map(|f| f.num).filter(|&n| n >= 0),
+        _ => sc.fd_num().filter(|&n| n >= 0),
     }
 }
 

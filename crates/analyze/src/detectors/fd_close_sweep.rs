@@ -171,7 +171,7 @@ fn swept_fd(sc: &Syscall) -> Option<i64> {
     if matches!(sc.sys, Sys::Fcntl | Sys::Fcntl64) && sc.fcntl_cmd() != Some(FcntlCmd::Get) {
         return None;
     }
-    sc.fd().map(|f| f.num as i64)
+    sc.fd_num().map(i64::from)
 }
 
 impl Detector for FdCloseSweep {

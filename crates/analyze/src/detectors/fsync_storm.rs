@@ -292,8 +292,8 @@ impl Detector for FsyncStorm {
             }
             Sys::Unlink | Sys::Unlinkat if sc.ret.value() == Some(0) => self.unlinked(cx, ev, sc),
             Sys::Close if !self.sync_fds.is_empty() => {
-                if let Some(fd) = sc.fd() {
-                    self.sync_fds.remove(&(cx.tgid, fd.num));
+                if let Some(fd) = sc.fd_num() {
+                    self.sync_fds.remove(&(cx.tgid, fd));
                 }
             }
             _ if sc.sys.is(Class::WRITE) && !sc.sys.is(Class::NET) => {
@@ -303,7 +303,7 @@ impl Detector for FsyncStorm {
                 }
                 let Some(bytes) = sc.bytes() else { return };
                 let sync =
-                    !self.sync_fds.is_empty() && sc.fd().is_some_and(|fd| self.sync_fds.contains(&(cx.tgid, fd.num)));
+                    !self.sync_fds.is_empty() && sc.fd_num().is_some_and(|fd| self.sync_fds.contains(&(cx.tgid, fd)));
                 let g = self.group(cx.model, ev.pid);
                 g.file_writes += 1;
                 g.file_bytes += bytes;

@@ -296,8 +296,8 @@ impl KeepaliveStall {
                 }
                 return;
             }
-            _ => match sc.fd() {
-                Some(f) => (f.num, false),
+            _ => match sc.fd_num() {
+                Some(f) => (f, false),
                 None => return,
             },
         };

@@ -597,10 +597,10 @@ impl Detector for RepeatedDns {
         if !(t.kind.is_udp() || t.kind.is_tcp() || t.kind == TargetKind::Unknown) {
             return;
         }
-        let Some(fd) = sc.fd() else { return };
+        let Some(fd) = sc.fd_num() else { return };
         let send = class.has(Class::WRITE) || sc.sys == Sys::Sendmmsg;
         let ok = matches!(sc.ret, Ret::Ok { val, .. } if val > 0);
-        match dns_socket(cx, ev, sc, fd.num) {
+        match dns_socket(cx, ev, sc, fd) {
             Some(tcp) if ok => self.dns_activity(cx, ev, sc, send, tcp),
             Some(_) => {}
             None => {

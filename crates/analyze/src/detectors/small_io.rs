@@ -220,17 +220,17 @@ impl SmallIo {
             Sys::Pread64 | Sys::Pread => (false, true),
             Sys::Pwrite64 | Sys::Pwrite => (true, true),
             Sys::Lseek | Sys::Llseek | Sys::Close => {
-                if let Some(fd) = sc.fd() {
+                if let Some(fd) = sc.fd_num() {
                     let tgid = cx.tgid;
-                    if self.runs.contains_key(&(tgid, fd.num, false)) || self.runs.contains_key(&(tgid, fd.num, true)) {
-                        self.flush_fd(tgid, fd.num);
+                    if self.runs.contains_key(&(tgid, fd, false)) || self.runs.contains_key(&(tgid, fd, true)) {
+                        self.flush_fd(tgid, fd);
                     }
                 }
                 return;
             }
             _ => return,
         };
-        let Some(fd) = sc.fd() else {
+        let Some(fd) = sc.fd_num() else {
             return;
         };
         // datagram, netlink and unix sockets: every write is a message
@@ -253,9 +253,9 @@ impl SmallIo {
         }
         let asked = sc.requested_bytes();
         let tgid = cx.tgid;
-        let key = (tgid, fd.num, write);
+        let key = (tgid, fd, write);
         // the other direction on the same fd ends this direction's run
-        let other = (tgid, fd.num, !write);
+        let other = (tgid, fd, !write);
         if self.runs.get(&other).is_some_and(|r| r.calls > 0) {
             self.flush(other);
         }
@@ -273,7 +273,7 @@ impl SmallIo {
         } else if self.runs.len() >= MAX_RUNS {
             return;
         }
-        let tgt = cx.target.map(|t| Tgt::Id(t.id)).unwrap_or(Tgt::Fd(fd.num));
+        let tgt = cx.target.map(|t| Tgt::Id(t.id)).unwrap_or(Tgt::Fd(fd));
         let r = self.runs.entry(key).or_default();
         if r.tgt != Some(tgt) {
             if r.calls > 0 {
