@@ -12,13 +12,16 @@ use crate::strace::{ChunkEnd, Orphan, ParseStats, Parser};
 use crate::FileTally;
 use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use syslint_event::{Clock, Event, EventKind, Pid, Ret, Syscall};
 
 /// Bytes per chunk (cut at a line end). 1 MiB measured best on 2 cores: 2 MiB was no
 /// faster and held 20 MB more in flight (bench/RESULTS.md).
 pub const CHUNK: usize = 1 << 20;
+
+/// Chunks in flight per worker (read, parsed or waiting for their turn), besides two more.
+const IN_FLIGHT_PER_WORKER: usize = 2;
 
 /// A piece of text inside a batch: in its chunk text, or (high bit set) in its side arena.
 #[derive(Copy, Clone, Debug)]
@@ -352,7 +355,16 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
     let (cut, error) = {
         std::thread::scope(|scope| {
             let (tx_in, rx_in) = sync_channel::<(u64, Vec<u8>)>(1);
-            let (tx_out, rx_out) = sync_channel::<Batch>(workers);
+            // at most IN_FLIGHT chunks between the reader and the in-order consumer: a token
+            // per chunk, returned when its batch was analysed. Without it, a worker that was
+            // descheduled let the others' batches pile up out of order (77 MB peak instead of
+            // 48 on a loaded machine).
+            let in_flight = IN_FLIGHT_PER_WORKER * workers + 2;
+            let (tx_out, rx_out) = sync_channel::<Batch>(in_flight);
+            let (tx_tok, rx_tok) = sync_channel::<()>(in_flight);
+            for _ in 0..in_flight {
+                let _ = tx_tok.send(());
+            }
             let rx_in = Arc::new(Mutex::new(rx_in));
             for _ in 0..workers {
                 let rx_in = rx_in.clone();
@@ -374,13 +386,16 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
                 let mut n = 0u64;
                 let r = read_chunks(input, chunk, max_line, |c| {
                     n += c.len() as u64;
+                    if rx_tok.recv().is_err() {
+                        return false;
+                    }
                     let ok = tx_in.send((seq, c.to_vec())).is_ok();
                     seq += 1;
                     ok
                 });
                 (r, n, seq)
             });
-            consume(rx_out, &mut glue, sink);
+            consume(rx_out, &mut glue, sink, tx_tok);
             match reader.join() {
                 Ok((r, n, seqs)) => {
                     bytes = n;
@@ -396,7 +411,8 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
 }
 
 /// Take batches in sequence order, whatever order the workers finish them in.
-fn consume<F: FnMut(&Event)>(rx: Receiver<Batch>, glue: &mut Glue, sink: &mut F) {
+/// Each batch taken gives its token back to the reader.
+fn consume<F: FnMut(&Event)>(rx: Receiver<Batch>, glue: &mut Glue, sink: &mut F, tokens: SyncSender<()>) {
     let mut waiting: BTreeMap<u64, Batch> = BTreeMap::new();
     let mut next = 0u64;
     for b in rx {
@@ -404,6 +420,7 @@ fn consume<F: FnMut(&Event)>(rx: Receiver<Batch>, glue: &mut Glue, sink: &mut F)
         while let Some(b) = waiting.remove(&next) {
             glue.take(b, sink);
             next += 1;
+            let _ = tokens.try_send(());
         }
     }
 }
