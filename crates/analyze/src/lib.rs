@@ -100,7 +100,7 @@ impl Analyzer {
             model: &self.model,
             seq,
             target: target.and_then(|t| self.model.target(t)),
-            tgid: self.model.tgid(ev.pid),
+            tgid: self.model.tgid(ev.tid),
         };
         for &i in wanted {
             let d = &mut self.detectors[i as usize];
@@ -139,9 +139,9 @@ impl Analyzer {
             .procs
             .iter()
             .map(|p| ProcessStats {
-                pid: p.pid,
+                pid: p.pid.0,
                 comm: p.comm.clone(),
-                parent: p.parent,
+                parent: p.parent.map(|p| p.0),
                 end: p.end.clone(),
                 ..Default::default()
             })
@@ -249,7 +249,7 @@ struct Dispatch {
 enum Hook<'e, 'a> {
     Syscall(&'e syslint_event::Syscall<'a>),
     Exit,
-    Alias(syslint_event::Pid),
+    Alias(syslint_event::Tid),
     Note,
 }
 

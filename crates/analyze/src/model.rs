@@ -8,7 +8,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::{self, FdTarget};
-use syslint_event::{Class, CloneFlags, Direction, Event, EventKind, FcntlCmd, Pid, Ret, SockAddr, Sys, Syscall, TargetKind};
+use syslint_event::{Class, CloneFlags, Direction, Event, EventKind, FcntlCmd, Tid, Ret, SockAddr, Sys, Syscall, TargetKind, Tgid};
 
 /// Distinct fd targets tracked individually.
 pub const MAX_TARGETS: usize = 50_000;
@@ -20,7 +20,7 @@ pub const MAX_ENDED_PROCS: usize = 20_000;
 
 #[derive(Clone, Debug, Default)]
 pub struct TaskInfo {
-    pub tid: Pid,
+    pub tid: Tid,
     /// Index into `procs`.
     pub proc_: usize,
     /// Events seen on this task (0 for children created but not traced).
@@ -33,9 +33,9 @@ pub struct TaskInfo {
 
 #[derive(Clone, Debug, Default)]
 pub struct ProcInfo {
-    pub pid: Pid,
+    pub pid: Tgid,
     pub comm: Option<String>,
-    pub parent: Option<Pid>,
+    pub parent: Option<Tgid>,
     pub end: Option<String>,
     /// Index into `tables`; `None` once the process ended.
     table: Option<usize>,
@@ -106,7 +106,7 @@ struct FdTable {
 
 pub struct Model {
     pub tasks: Vec<TaskInfo>,
-    task_of: HashMap<Pid, usize>,
+    task_of: HashMap<Tid, usize>,
     pub procs: Vec<ProcInfo>,
     free_tasks: Vec<usize>,
     free_procs: Vec<usize>,
@@ -230,7 +230,7 @@ impl Model {
     }
 
     /// What `fd` of thread `pid` refers to now (no side effects).
-    pub fn lookup_fd(&self, pid: Pid, fd: i32) -> Option<TargetView<'_>> {
+    pub fn lookup_fd(&self, pid: Tid, fd: i32) -> Option<TargetView<'_>> {
         let task = *self.task_of.get(&pid)?;
         let ti = self.procs[self.tasks[task].proc_].table?;
         let e = self.tables[ti].as_ref()?.fds.get(&fd)?;
@@ -240,18 +240,18 @@ impl Model {
     }
 
     /// The process (thread group leader) a thread belongs to.
-    pub fn tgid(&self, pid: Pid) -> Pid {
-        self.task_of.get(&pid).map_or(pid, |&t| self.procs[self.tasks[t].proc_].pid)
+    pub fn tgid(&self, pid: Tid) -> Tgid {
+        self.task_of.get(&pid).map_or(pid.as_process(), |&t| self.procs[self.tasks[t].proc_].pid)
     }
 
     /// `pid 1234 (python3)`, or `thread 1240 of pid 1234 (python3)` for a thread.
-    pub fn label(&self, pid: Pid) -> String {
+    pub fn label(&self, pid: Tid) -> String {
         let Some(&t) = self.task_of.get(&pid) else {
             return format!("pid {pid}");
         };
         let p = &self.procs[self.tasks[t].proc_];
         let comm = p.comm.as_deref().map(|c| format!(" ({c})")).unwrap_or_default();
-        if p.pid == pid {
+        if pid.leads(p.pid) {
             format!("pid {pid}{comm}")
         } else {
             format!("thread {pid} of pid {}{comm}", p.pid)
@@ -259,7 +259,7 @@ impl Model {
     }
 
     /// The program name (comm, set by execve or prctl) of the process `pid` belongs to.
-    pub fn comm(&self, pid: Pid) -> Option<&str> {
+    pub fn comm(&self, pid: Tid) -> Option<&str> {
         let &t = self.task_of.get(&pid)?;
         self.procs[self.tasks[t].proc_].comm.as_deref()
     }
@@ -304,7 +304,7 @@ impl Model {
 
     /// The task for a tid, created on first sight as its own process.
     #[inline]
-    pub fn task(&mut self, pid: Pid) -> usize {
+    pub fn task(&mut self, pid: Tid) -> usize {
         if let Some(&t) = self.task_of.get(&pid) {
             return t;
         }
@@ -316,7 +316,7 @@ impl Model {
                 self.procs.len() - 1
             }
         };
-        self.procs[proc_] = ProcInfo { pid, table: Some(table), ..Default::default() };
+        self.procs[proc_] = ProcInfo { pid: pid.as_process(), table: Some(table), ..Default::default() };
         let info = TaskInfo { tid: pid, proc_, ..Default::default() };
         let t = match self.free_tasks.pop() {
             Some(i) => {
@@ -499,7 +499,7 @@ impl Model {
 
     /// Feed one event. Returns the target the syscall's fd refers to, if any.
     pub fn on_event(&mut self, ev: &Event) -> Option<u32> {
-        let task = self.task(ev.pid);
+        let task = self.task(ev.tid);
         if let EventKind::FdKnown { fd, target } = ev.kind {
             // what the fd is, as a decoration on its first use would have said
             self.fd_target(task, fd, Some(target));
@@ -513,7 +513,7 @@ impl Model {
                 None
             }
             EventKind::Alias { old } => {
-                self.alias(*old, ev.pid, task);
+                self.alias(*old, ev.tid, task);
                 None
             }
             EventKind::Killed { signal, core_dumped } => {
@@ -526,7 +526,7 @@ impl Model {
     }
 
     /// `new` is the task earlier seen as `old`: from now on the old task answers to `new`.
-    fn alias(&mut self, old: Pid, new: Pid, fresh: usize) {
+    fn alias(&mut self, old: Tid, new: Tid, fresh: usize) {
         let Some(&t) = self.task_of.get(&old) else {
             return;
         };
@@ -545,15 +545,15 @@ impl Model {
         self.tasks[t].tid = new;
         self.tasks[t].events += 1;
         let op = self.tasks[t].proc_;
-        if self.procs[op].pid == old {
-            self.procs[op].pid = new;
+        if old.leads(self.procs[op].pid) {
+            self.procs[op].pid = new.as_process();
         }
     }
 
     fn end_task(&mut self, task: usize, ts: Option<i64>, how: String) {
         self.tasks[task].ended = true;
         let p = self.tasks[task].proc_;
-        let leader = self.procs[p].pid == self.tasks[task].tid;
+        let leader = self.tasks[task].tid.leads(self.procs[p].pid);
         if leader {
             self.procs[p].end = Some(how);
             self.retire(p);
@@ -719,7 +719,7 @@ impl Model {
                         let flags = sc.clone_flags().unwrap_or_default();
                         let thread = flags.contains(CloneFlags::THREAD);
                         let share = flags.contains(CloneFlags::FILES);
-                        self.on_spawn(task, child as Pid, thread, share);
+                        self.on_spawn(task, Tid(child as u32), thread, share);
                     }
                 }
             }
@@ -734,7 +734,7 @@ impl Model {
             Sys::Prctl => {
                 if let Some(n) = sc.prctl_name() {
                     let pi = self.tasks[task].proc_;
-                    if self.procs[pi].pid == self.tasks[task].tid {
+                    if self.tasks[task].tid.leads(self.procs[pi].pid) {
                         self.procs[pi].comm = Some(n.into_owned());
                     }
                 }
@@ -857,7 +857,7 @@ impl Model {
         }
     }
 
-    fn on_spawn(&mut self, parent_task: usize, child: Pid, thread: bool, share_files: bool) {
+    fn on_spawn(&mut self, parent_task: usize, child: Tid, thread: bool, share_files: bool) {
         let parent_proc = self.tasks[parent_task].proc_;
         let parent_pid = self.procs[parent_proc].pid;
         let existing = self.task_of.get(&child).copied();

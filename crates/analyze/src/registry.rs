@@ -6,7 +6,7 @@
 //! How to write a detector: docs/detectors.md.
 
 use crate::model::Model;
-use syslint_event::{Class, Clock, Event, Pid, Sys, Syscall};
+use syslint_event::{Class, Clock, Event, Tid, Sys, Syscall};
 use syslint_report::{Finding, Severity, Window};
 
 /// Whether a detector runs by default.
@@ -111,7 +111,7 @@ pub struct Ctx<'m> {
     /// What the syscall's fd argument referred to (looked up before a `close` removed it).
     pub target: Option<crate::model::TargetView<'m>>,
     /// The process the event's thread belongs to (looked up once for all detectors).
-    pub tgid: syslint_event::Pid,
+    pub tgid: syslint_event::Tgid,
 }
 
 /// What a detector gets when the trace ends.
@@ -130,10 +130,10 @@ pub trait Detector: DetectorClone + Send {
     fn meta(&self) -> &'static Meta;
     /// A syscall the interest names.
     fn on_syscall(&mut self, _cx: &Ctx, _ev: &Event, _sc: &Syscall) {}
-    /// A thread ended (`ev.pid`); when `cx.tgid == ev.pid` the process ended with it.
+    /// A thread ended (`ev.tid`); when `ev.tid.leads(cx.tgid)` the process ended with it.
     fn on_exit(&mut self, _cx: &Ctx, _ev: &Event) {}
-    /// `ev.pid` is the thread earlier events showed as `old`: re-key what is kept for `old`.
-    fn on_alias(&mut self, _cx: &Ctx, _ev: &Event, _old: Pid) {}
+    /// `ev.tid` is the thread earlier events showed as `old`: re-key what is kept for `old`.
+    fn on_alias(&mut self, _cx: &Ctx, _ev: &Event, _old: Tid) {}
     /// A signal, attach or detach note.
     fn on_note(&mut self, _cx: &Ctx, _ev: &Event) {}
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding>;

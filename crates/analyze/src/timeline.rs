@@ -10,7 +10,7 @@
 //! "other threads" lane.
 
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{Event, EventKind, Pid, Ret};
+use syslint_event::{Event, EventKind, Ret, Tgid, Tid};
 use syslint_report::{Lane, Timeline as WireTimeline};
 
 /// Bins kept at most (the width doubles to stay under it).
@@ -24,7 +24,7 @@ const FIRST_BIN_NS: u64 = 100_000;
 
 #[derive(Clone, Default)]
 struct LaneAgg {
-    tid: Pid,
+    tid: Tid,
     calls: Vec<u32>,
     errors: Vec<u32>,
     /// Nanoseconds inside syscalls per bin.
@@ -78,9 +78,9 @@ pub struct Timeline {
     t0: Option<i64>,
     bin_ns: u64,
     lanes: Vec<LaneAgg>,
-    lane_of: HashMap<Pid, usize>,
+    lane_of: HashMap<Tid, usize>,
     /// The lane of the previous event (consecutive events often come from one thread).
-    last: Option<(Pid, usize)>,
+    last: Option<(Tid, usize)>,
     /// Index of the "other threads" lane once MAX_LANES is reached.
     other: Option<usize>,
     /// Threads counted in the "other threads" lane.
@@ -92,7 +92,7 @@ impl Timeline {
         Timeline { bin_ns: FIRST_BIN_NS, ..Default::default() }
     }
 
-    fn lane(&mut self, pid: Pid) -> usize {
+    fn lane(&mut self, pid: Tid) -> usize {
         if let Some((p, l)) = self.last {
             if p == pid {
                 return l;
@@ -110,7 +110,7 @@ impl Timeline {
                 let o = match self.other {
                     Some(o) => o,
                     None => {
-                        self.lanes.push(LaneAgg { tid: 0, ..Default::default() });
+                        self.lanes.push(LaneAgg { tid: Tid(0), ..Default::default() });
                         self.lanes.len() - 1
                     }
                 };
@@ -140,7 +140,7 @@ impl Timeline {
             }
         }
         let bin_ns = self.bin_ns;
-        let l = self.lane(ev.pid);
+        let l = self.lane(ev.tid);
         let lane = &mut self.lanes[l];
         let i = (rel / bin_ns) as usize;
         lane.grow(i + 1);
@@ -157,7 +157,7 @@ impl Timeline {
 
     /// The report's form: the busiest lanes (by time inside syscalls plus calls), the rest
     /// summed into one lane. `label` names a thread (`pid 12 (php)`, `thread 13 of pid 12`).
-    pub fn finish(&self, label: impl Fn(Pid) -> (Pid, String)) -> Option<WireTimeline> {
+    pub fn finish(&self, label: impl Fn(Tid) -> (Tgid, String)) -> Option<WireTimeline> {
         let t0 = self.t0?;
         let bins = self.lanes.iter().map(|l| l.calls.len().max(l.busy.len())).max().unwrap_or(0);
         if bins == 0 {
@@ -174,7 +174,7 @@ impl Timeline {
         let mut keep: Vec<usize> = order[..shown].to_vec();
         // lanes in order of first appearance reads better than by score (parents before children)
         keep.sort_unstable();
-        let wire = |l: &LaneAgg, tid: Pid, pid: Pid, label: String, threads: u32| {
+        let wire = |l: &LaneAgg, tid: u32, pid: u32, label: String, threads: u32| {
             let mut busy: Vec<f32> = l.busy.iter().map(|&b| (b as f64 / self.bin_ns as f64).min(1.0) as f32).collect();
             let mut calls = l.calls.clone();
             let mut errors = l.errors.clone();
@@ -202,7 +202,7 @@ impl Timeline {
             .map(|&i| {
                 let l = &self.lanes[i];
                 let (pid, label) = label(l.tid);
-                wire(l, l.tid, pid, label, 1)
+                wire(l, l.tid.0, pid.0, label, 1)
             })
             .collect();
         if !rest.is_empty() {
@@ -235,9 +235,9 @@ mod tests {
     use super::*;
     use syslint_event::{Ret, Sys, Syscall};
 
-    fn call(pid: Pid, ts: i64, dur: u64, err: bool) -> Event<'static> {
+    fn call(pid: u32, ts: i64, dur: u64, err: bool) -> Event<'static> {
         Event {
-            pid,
+            tid: Tid(pid),
             ts_ns: Some(ts),
             kind: EventKind::Syscall(Syscall {
                 sys: Sys::Poll,
@@ -258,7 +258,7 @@ mod tests {
             t.on_event(&call(1, i * 1_000_000, 10_000, i % 2 == 0));
         }
         t.on_event(&call(2, 200_000_000, 1_500_000_000, false));
-        let w = t.finish(|p| (p, format!("pid {p}"))).expect("timeline");
+        let w = t.finish(|p| (p.as_process(), format!("pid {p}"))).expect("timeline");
         assert!(w.bins as usize <= MAX_BINS && w.bins > MAX_BINS as u32 / 2, "{}", w.bins);
         let spin = &w.lanes[0];
         assert_eq!(spin.calls.iter().map(|&c| c as u64).sum::<u64>(), 2000);
@@ -277,7 +277,7 @@ mod tests {
         for p in 0..(MAX_LANES as u32 + 100) {
             t.on_event(&call(p + 1, p as i64 * 1000, 100, false));
         }
-        let w = t.finish(|p| (p, format!("pid {p}"))).expect("timeline");
+        let w = t.finish(|p| (p.as_process(), format!("pid {p}"))).expect("timeline");
         assert_eq!(w.lanes.len(), REPORT_LANES + 1);
         let other = w.lanes.last().expect("lane");
         assert_eq!(other.threads as usize, MAX_LANES + 100 - REPORT_LANES);

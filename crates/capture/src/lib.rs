@@ -14,7 +14,7 @@ use std::collections::BinaryHeap;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 pub use strace::{ParseStats, Parser, SummaryRow, Unparsed};
-use syslint_event::Event;
+use syslint_event::{Event, Tid};
 
 /// What reading the inputs produced besides events.
 #[derive(Debug, Default)]
@@ -118,7 +118,7 @@ fn feed<F: FnMut(&Event)>(
             scratch.as_str()
         }
     };
-    parallel::feed_line(parser, text, line_no, pid, true, file, sink);
+    parallel::feed_line(parser, text, line_no, pid.map(Tid), true, file, sink);
 }
 
 /// Timestamp at the start of a line without touching parser state (for ordering `-ff` files).
@@ -127,7 +127,7 @@ fn peek_ts(line: &[u8]) -> Option<i64> {
     let mut p = Parser::new("");
     let mut ts = None;
     // reuse the real parser on a throwaway instance: cheap, and one definition of the format
-    p.parse_line(s, 0, Some(0), &mut |e: &Event| ts = e.ts_ns);
+    p.parse_line(s, 0, Some(Tid(0)), &mut |e: &Event| ts = e.ts_ns);
     ts
 }
 

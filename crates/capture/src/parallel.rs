@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
-use syslint_event::{Clock, Event, EventKind, Pid, Ret, Syscall};
+use syslint_event::{Clock, Event, EventKind, Tid, Ret, Syscall};
 
 /// Bytes per chunk (cut at a line end). 1 MiB measured best on 2 cores: 2 MiB was no
 /// faster and held 20 MB more in flight (bench/RESULTS.md).
@@ -45,13 +45,13 @@ enum PKind {
     Killed { signal: Span, core_dumped: bool },
     Attached { threads: Option<u32> },
     Detached,
-    Alias { old: Pid },
+    Alias { old: Tid },
     FdKnown { fd: i32, target: Span },
 }
 
 #[derive(Clone, Debug)]
 struct PEvent {
-    pid: Pid,
+    pid: Tid,
     ts_ns: Option<i64>,
     kind: PKind,
 }
@@ -108,7 +108,7 @@ fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
         EventKind::Alias { old } => PKind::Alias { old: *old },
         EventKind::FdKnown { fd, target } => PKind::FdKnown { fd: *fd, target: sp(target) },
     };
-    PEvent { pid: e.pid, ts_ns: e.ts_ns, kind }
+    PEvent { pid: e.tid, ts_ns: e.ts_ns, kind }
 }
 
 impl Batch {
@@ -144,7 +144,7 @@ impl Batch {
             PKind::Alias { old } => EventKind::Alias { old: *old },
             PKind::FdKnown { fd, target } => EventKind::FdKnown { fd: *fd, target: self.get(*target) },
         };
-        Event { pid: p.pid, ts_ns: p.ts_ns.map(|t| t + shift), kind }
+        Event { tid: p.pid, ts_ns: p.ts_ns.map(|t| t + shift), kind }
     }
 }
 
@@ -177,7 +177,7 @@ pub(crate) fn feed_line<F: FnMut(&Event)>(
     parser: &mut Parser,
     line: &str,
     n: u64,
-    pid: Option<Pid>,
+    pid: Option<Tid>,
     nul: bool,
     tally: &mut FileTally,
     sink: &mut F,
@@ -437,7 +437,7 @@ struct Glue {
     /// Days added to -t/-tt timestamps of the next chunk.
     day_shift: i64,
     last_ts: Option<i64>,
-    default_pid: Option<Pid>,
+    default_pid: Option<Tid>,
 }
 
 const DAY_NS: i64 = 86_400 * 1_000_000_000;
@@ -486,12 +486,12 @@ impl Glue {
                 break;
             }
             let mut ev = b.view(&b.events[i], shift);
-            ev.pid = map_pid(ev.pid, default_pid);
-            if self.parser.has_pending(ev.pid)
+            ev.tid = map_pid(ev.tid, default_pid);
+            if self.parser.has_pending(ev.tid)
                 && matches!(ev.kind, EventKind::Syscall(_) | EventKind::Exited { .. } | EventKind::Killed { .. })
             {
                 // the call pending from an earlier chunk never came back
-                self.parser.drop_pending(ev.pid, sink);
+                self.parser.drop_pending(ev.tid, sink);
             }
             if let Some(t) = ev.ts_ns {
                 self.last_ts = Some(self.last_ts.map_or(t, |l| l.max(t)));
@@ -531,9 +531,9 @@ impl Glue {
 }
 
 /// Lines without a pid column in later chunks belong to the process an earlier chunk named.
-fn map_pid(pid: Pid, default: Option<Pid>) -> Pid {
-    if pid == 0 {
-        default.unwrap_or(0)
+fn map_pid(pid: Tid, default: Option<Tid>) -> Tid {
+    if pid == Tid(0) {
+        default.unwrap_or(Tid(0))
     } else {
         pid
     }

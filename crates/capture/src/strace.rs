@@ -7,7 +7,7 @@
 //! Per line it allocates nothing; only an `<unfinished ...>` call is copied until it resumes.
 
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{Class, Clock, Event, EventKind, Pid, Ret, Sys, Syscall};
+use syslint_event::{Class, Clock, Event, EventKind, Tid, Ret, Sys, Syscall};
 
 /// How many unparsed lines are kept verbatim for the report.
 pub const UNPARSED_SAMPLES: usize = 10;
@@ -90,7 +90,7 @@ impl ParseStats {
 pub struct Orphan {
     /// Number of events the chunk emitted before this line.
     pub at: u64,
-    pub pid: Pid,
+    pub pid: Tid,
     pub ts: Option<i64>,
     /// The line from `<... ` on.
     pub body: String,
@@ -100,13 +100,13 @@ pub struct Orphan {
 #[derive(Debug, Default)]
 pub struct ChunkEnd {
     /// Calls still unfinished: (pid, start, `name(args...`).
-    pub pending: Vec<(Pid, Option<i64>, String)>,
+    pub pending: Vec<(Tid, Option<i64>, String)>,
     pub orphans: Vec<Orphan>,
     pub clock: Clock,
     /// -r: sum of this chunk's deltas.
     pub rel_acc: i64,
     pub first_ts: Option<i64>,
-    pub default_pid: Option<Pid>,
+    pub default_pid: Option<Tid>,
 }
 
 /// What became of a line held back for its continuation.
@@ -139,7 +139,7 @@ fn strace_note(s: &str) -> Option<&str> {
 
 /// A syscall line without its end, waiting for the continuation.
 struct Dangling {
-    pid: Pid,
+    pid: Tid,
     ts: Option<i64>,
     text: String,
     line: String,
@@ -154,7 +154,7 @@ struct Pending {
 
 /// Parses strace lines; keeps the state that spans lines (pending calls, clocks).
 pub struct Parser {
-    pending: HashMap<Pid, Pending>,
+    pending: HashMap<Tid, Pending>,
     merge_buf: String,
     clock: Clock,
     /// -r: running sum of deltas.
@@ -170,9 +170,9 @@ pub struct Parser {
     /// Lines without a pid column seen (they belong to the first process).
     seen_unprefixed: bool,
     /// Pids strace announced as attached (children when -f output goes to a terminal).
-    announced: rustc_hash::FxHashSet<Pid>,
+    announced: rustc_hash::FxHashSet<Tid>,
     /// The pid that lines without a pid column belong to, once known.
-    default_pid: Option<Pid>,
+    default_pid: Option<Tid>,
     chunk_mode: bool,
     /// Spare buffers for pending calls.
     pool: Vec<String>,
@@ -227,7 +227,7 @@ impl Parser {
 
     /// Parse one line (without its newline). `line_no` is 1-based, for samples. `pid_hint`
     /// is the pid of a `-ff` file (`trace.PID`), used when the line has no pid column.
-    pub fn parse_line<F: FnMut(&Event)>(&mut self, line: &str, line_no: u64, pid_hint: Option<Pid>, sink: &mut F) {
+    pub fn parse_line<F: FnMut(&Event)>(&mut self, line: &str, line_no: u64, pid_hint: Option<Tid>, sink: &mut F) {
         self.stats.lines += 1;
         self.cur_line = line_no;
         if let Some(head) = self.splice_head.take() {
@@ -287,7 +287,7 @@ impl Parser {
     /// End of input: calls still unfinished become events with [`Ret::Unfinished`].
     pub fn finish<F: FnMut(&Event)>(&mut self, sink: &mut F) -> ParseStats {
         self.finish_lines();
-        let mut pids: Vec<Pid> = self.pending.keys().copied().collect();
+        let mut pids: Vec<Tid> = self.pending.keys().copied().collect();
         pids.sort_unstable();
         for pid in pids {
             self.flush_pending(pid, Ret::Unfinished, sink);
@@ -318,7 +318,7 @@ impl Parser {
     pub fn finish_chunk(&mut self) -> (ParseStats, ChunkEnd) {
         self.finish_lines();
         self.stats.clock = self.clock;
-        let mut pending: Vec<(Pid, Option<i64>, String)> =
+        let mut pending: Vec<(Tid, Option<i64>, String)> =
             self.pending.drain().map(|(pid, p)| (pid, p.ts, p.text)).collect();
         pending.sort_unstable_by_key(|p| p.0);
         let end = ChunkEnd {
@@ -334,19 +334,19 @@ impl Parser {
 
     /// Take over a call left unfinished at the end of an earlier chunk. A call already
     /// pending for that pid was lost: it is flushed first.
-    pub fn inject_pending<F: FnMut(&Event)>(&mut self, pid: Pid, ts: Option<i64>, text: String, sink: &mut F) {
+    pub fn inject_pending<F: FnMut(&Event)>(&mut self, pid: Tid, ts: Option<i64>, text: String, sink: &mut F) {
         if self.pending.contains_key(&pid) {
             self.flush_pending(pid, Ret::Unknown, sink);
         }
         self.pending.insert(pid, Pending { ts, text });
     }
 
-    pub fn has_pending(&self, pid: Pid) -> bool {
+    pub fn has_pending(&self, pid: Tid) -> bool {
         self.pending.contains_key(&pid)
     }
 
     /// Flush a pending call of `pid` as never returned (its process went on without it).
-    pub fn drop_pending<F: FnMut(&Event)>(&mut self, pid: Pid, sink: &mut F) {
+    pub fn drop_pending<F: FnMut(&Event)>(&mut self, pid: Tid, sink: &mut F) {
         self.flush_pending(pid, Ret::Unknown, sink);
     }
 
@@ -355,7 +355,7 @@ impl Parser {
         self.resumed(&o.body, o.pid, ts, sink)
     }
 
-    fn flush_pending<F: FnMut(&Event)>(&mut self, pid: Pid, ret: Ret<'_>, sink: &mut F) {
+    fn flush_pending<F: FnMut(&Event)>(&mut self, pid: Tid, ret: Ret<'_>, sink: &mut F) {
         if let Some(p) = self.pending.remove(&pid) {
             self.stats.never_resumed += 1;
             let text = p.text.trim_end();
@@ -364,7 +364,7 @@ impl Parser {
                 None => (text, ""),
             };
             let ev = Event {
-                pid,
+                tid: pid,
                 ts_ns: p.ts,
                 kind: EventKind::Syscall(Syscall {
                     sys: Sys::from_name(name),
@@ -381,7 +381,7 @@ impl Parser {
         }
     }
 
-    fn parse_inner<F: FnMut(&Event)>(&mut self, line: &str, pid_hint: Option<Pid>, sink: &mut F) -> bool {
+    fn parse_inner<F: FnMut(&Event)>(&mut self, line: &str, pid_hint: Option<Tid>, sink: &mut F) -> bool {
         let line = line.strip_suffix('\r').unwrap_or(line);
         // -k stack frames (` > /usr/lib/libc.so.6(read+0x12) [0x10a2b]`) and -e read=/write=
         // hex dumps (` | 00000  31 32 ...  12c0 |`)
@@ -408,11 +408,11 @@ impl Parser {
         // pid column: `123 ` (-f to a file), `[pid  123] ` (-f to a terminal), `123<comm> ` (-Y).
         // A number right-aligned with leading spaces is a -r timestamp, not a pid; so is one
         // above the largest possible pid (4194304): `--timestamps=unix,s`.
-        let mut pid = pid_hint.or(self.default_pid).unwrap_or(0);
+        let mut pid = pid_hint.or(self.default_pid).unwrap_or(Tid(0));
         if let Some(r) = s.strip_prefix("[pid ") {
             let r = r.trim_start();
             let end = r.find(']').unwrap_or(0);
-            match r[..end].parse::<Pid>() {
+            match r[..end].parse::<Tid>() {
                 Ok(p) => {
                     pid = p;
                     s = r[end + 1..].trim_start();
@@ -433,7 +433,7 @@ impl Parser {
             if n > 0 && (after == Some(b' ') || after == Some(b'<')) {
                 let p = parse_u64(&b[..n]);
                 if p <= PID_MAX {
-                    pid = p as Pid;
+                    pid = Tid(p as u32);
                     let mut r = &s[n..];
                     if r.starts_with('<') {
                         // -Y: the process name follows the pid
@@ -447,7 +447,7 @@ impl Parser {
             }
         }
 
-        let unprefixed = pid == 0 && pid_hint.is_none();
+        let unprefixed = pid == Tid(0) && pid_hint.is_none();
 
         // timestamp
         let mut ts = None;
@@ -482,7 +482,7 @@ impl Parser {
     }
 
     /// Everything after the pid and timestamp.
-    fn parse_body<F: FnMut(&Event)>(&mut self, s: &str, line: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
+    fn parse_body<F: FnMut(&Event)>(&mut self, s: &str, line: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
         let b = s.as_bytes();
         match b.first() {
             Some(b'-') if s.starts_with("--- ") => return self.signal(s, pid, ts, sink),
@@ -521,7 +521,7 @@ impl Parser {
         }
         // a thread's execve that makes it the leader: `... <pid changed to 4320 ...>`
         if let Some(i) = s.ends_with(" ...>").then(|| s.rfind(" <pid changed to ")).flatten() {
-            let new_pid = s[i + 17..s.len() - 5].trim().parse::<Pid>().unwrap_or(pid);
+            let new_pid = s[i + 17..s.len() - 5].trim().parse::<Tid>().unwrap_or(pid);
             if self.pending.contains_key(&new_pid) {
                 self.flush_pending(new_pid, Ret::Unknown, sink);
             }
@@ -562,13 +562,13 @@ impl Parser {
         t
     }
 
-    fn alias_unprefixed<F: FnMut(&Event)>(&mut self, pid: Pid, sink: &mut F) {
+    fn alias_unprefixed<F: FnMut(&Event)>(&mut self, pid: Tid, sink: &mut F) {
         self.default_pid = Some(pid);
-        if let Some(p) = self.pending.remove(&0) {
+        if let Some(p) = self.pending.remove(&Tid(0)) {
             self.pending.insert(pid, p);
         }
         self.stats.events += 1;
-        sink(&Event { pid, ts_ns: None, kind: EventKind::Alias { old: 0 } });
+        sink(&Event { tid: pid, ts_ns: None, kind: EventKind::Alias { old: Tid(0) } });
     }
 
     /// Try to finish a line cut by program output with `cont` (`) = 77`).
@@ -605,18 +605,18 @@ impl Parser {
         Rejoin::No(d)
     }
 
-    fn emit_call<F: FnMut(&Event)>(&mut self, pid: Pid, ts: Option<i64>, c: Call<'_>, resumed: bool, sink: &mut F) {
+    fn emit_call<F: FnMut(&Event)>(&mut self, pid: Tid, ts: Option<i64>, c: Call<'_>, resumed: bool, sink: &mut F) {
         if c.dur_ns.is_some() && !resumed {
             self.stats.with_duration += 1;
         }
         if let Ret::Ok { val, .. } = c.ret {
             if val > 0 && self.stats.pid_style != "pid" && Sys::from_name(c.name).is(Class::SPAWN) {
                 // a child: never the process that pid-less lines belonged to
-                self.announced.insert(val as Pid);
+                self.announced.insert(Tid(val as u32));
             }
         }
         let ev = Event {
-            pid,
+            tid: pid,
             ts_ns: ts,
             kind: EventKind::Syscall(Syscall {
                 sys: Sys::from_name(c.name),
@@ -633,7 +633,7 @@ impl Parser {
     }
 
     /// `<... read resumed>"data", 4096) = 4 <0.000123>` (strace 4 puts a space after `>`).
-    fn resumed<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
+    fn resumed<F: FnMut(&Event)>(&mut self, s: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
         let Some(close) = memchr::memmem::find(s.as_bytes(), b" resumed>") else {
             return false;
         };
@@ -697,7 +697,7 @@ impl Parser {
 
     /// `--- SIGCHLD {si_signo=SIGCHLD, ...} ---`, `--- SIGSEGV (Segmentation fault) @ 0 (0) ---`,
     /// `--- {si_signo=SIGSEGV, ...} (Segmentation fault) ---`, `--- stopped by SIGSTOP ---`.
-    fn signal<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
+    fn signal<F: FnMut(&Event)>(&mut self, s: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
         let body = s[4..].trim_end().strip_suffix("---").unwrap_or(&s[4..]).trim();
         let (name, info) = if body.starts_with("SIG") {
             let end = body.find(' ').unwrap_or(body.len());
@@ -712,13 +712,13 @@ impl Parser {
             return false;
         };
         self.stats.events += 1;
-        sink(&Event { pid, ts_ns: ts, kind: EventKind::Signal { name, info } });
+        sink(&Event { tid: pid, ts_ns: ts, kind: EventKind::Signal { name, info } });
         true
     }
 
     /// `+++ exited with 0 +++`, `+++ killed by SIGKILL (core dumped) +++`,
     /// `+++ superseded by execve in pid 123 +++`.
-    fn exit<F: FnMut(&Event)>(&mut self, s: &str, pid: Pid, ts: Option<i64>, sink: &mut F) -> bool {
+    fn exit<F: FnMut(&Event)>(&mut self, s: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
         let body = s[4..].trim_end().strip_suffix("+++").unwrap_or(&s[4..]).trim();
         let kind = if let Some(code) = body.strip_prefix("exited with ") {
             match code.trim().parse() {
@@ -732,7 +732,7 @@ impl Parser {
         } else if let Some(r) = body.strip_prefix("superseded by execve in pid ") {
             // thread `r` called execve and became the leader `pid`: its pending execve now
             // resumes under the leader's pid
-            if let Some(p) = r.trim().parse::<Pid>().ok().and_then(|q| self.pending.remove(&q)) {
+            if let Some(p) = r.trim().parse::<Tid>().ok().and_then(|q| self.pending.remove(&q)) {
                 self.pending.insert(pid, p);
             }
             self.stats.ignored += 1;
@@ -743,20 +743,20 @@ impl Parser {
         // a call that never came back ends with the process
         self.flush_pending(pid, Ret::Unknown, sink);
         self.stats.events += 1;
-        sink(&Event { pid, ts_ns: ts, kind });
+        sink(&Event { tid: pid, ts_ns: ts, kind });
         true
     }
 
     /// `Process 123 attached`, `Process 797 attached with 2 threads`,
     /// `Process 29579 attached - interrupt to quit`, `Process 123 detached`.
-    fn note<F: FnMut(&Event)>(&mut self, s: &str, _hint: Option<Pid>, sink: &mut F) -> bool {
+    fn note<F: FnMut(&Event)>(&mut self, s: &str, _hint: Option<Tid>, sink: &mut F) -> bool {
         let Some(r) = s.strip_prefix("Process ") else {
             // other strace chatter ("strace: [ Process PID=... runs in 32 bit mode. ]")
             self.stats.ignored += 1;
             return true;
         };
         let mut it = r.split_whitespace();
-        let Some(pid) = it.next().and_then(|p| p.parse::<Pid>().ok()) else {
+        let Some(pid) = it.next().and_then(|p| p.parse::<Tid>().ok()) else {
             return false;
         };
         let kind = match it.next() {
@@ -782,7 +782,7 @@ impl Parser {
             }
         }
         self.stats.events += 1;
-        sink(&Event { pid, ts_ns: None, kind });
+        sink(&Event { tid: pid, ts_ns: None, kind });
         true
     }
 

@@ -16,7 +16,10 @@
 
 use syslint_capture::{ParseStats, Parser};
 use syslint_event::args::{find_sockaddr, parse_fd, poll_timeout, FdTarget};
-use syslint_event::{Event, EventKind, Pid, Ret, SockAddr, Sys, TargetKind, Timeout};
+use syslint_event::{Event, EventKind, Ret, SockAddr, Sys, TargetKind, Timeout};
+
+/// Thread ids as the tests write them.
+type Pid = u32;
 
 const MS: i64 = 1_000_000;
 const S: i64 = 1_000_000_000;
@@ -153,10 +156,10 @@ fn own(e: &Event) -> Ev {
         EventKind::Killed { signal, core_dumped } => K::Killed { signal: signal.to_string(), core: *core_dumped },
         EventKind::Attached { threads } => K::Attached(*threads),
         EventKind::Detached => K::Detached,
-        EventKind::Alias { old } => K::Alias(*old),
+        EventKind::Alias { old } => K::Alias(old.0),
         EventKind::FdKnown { .. } => unreachable!("the strace reader does not announce fds"),
     };
-    Ev { pid: e.pid, ts: e.ts_ns, k }
+    Ev { pid: e.tid.0, ts: e.ts_ns, k }
 }
 
 struct Run {

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod errno;
+pub mod ids;
 pub mod raw;
 pub mod syscalls;
 pub mod syscalls_x86_64;
@@ -15,20 +16,19 @@ pub mod typed;
 
 pub use args::{FdArg, SockAddr, Timeout};
 pub use raw::{DataKind, RawArgs, RawData};
+pub use ids::{Tgid, Tid};
 pub use syscalls::{Class, Sys};
 pub use target::{Direction, TargetKind};
 pub use typed::{
     CloneFlags, EpollCtl, FcntlCmd, FutexOp, IoctlReq, MsgFlags, OpenFlags, PolledFds, SockOpt, WaitOptions,
 };
 
-/// Thread id as the trace shows it (`0` when the trace has no pid column: a single process).
-pub type Pid = u32;
 
 /// One thing that happened in the traced program.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event<'a> {
     /// The thread (task) it happened on.
-    pub pid: Pid,
+    pub tid: Tid,
     /// When it started, in nanoseconds of the capture's clock (see [`Clock`]); `None` when the
     /// trace has no timestamps.
     pub ts_ns: Option<i64>,
@@ -61,7 +61,7 @@ pub enum EventKind<'a> {
     /// This pid is the one earlier events showed as `old` (a strace log that gained its pid
     /// column only when a second process appeared: the earlier lines had none).
     Alias {
-        old: Pid,
+        old: Tid,
     },
     /// An fd this thread holds that was opened before the capture began (an attach), and
     /// what it is, in the notation of a `-yy` decoration (`/var/log/x`,

@@ -12,7 +12,7 @@ use crate::kit::{window, Metrics};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::FdTarget;
-use syslint_event::{Class, EpollCtl, Event, Pid, Ret, SockOpt, Sys, Syscall};
+use syslint_event::{Class, EpollCtl, Event, Tgid, Tid, Ret, SockOpt, Sys, Syscall};
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
@@ -114,7 +114,7 @@ const MAX_WORKERS: usize = 4096;
 const MAX_DEPTH: usize = 64;
 
 /// A socket in one process: (thread group id, fd).
-type SockKey = (Pid, i32);
+type SockKey = (Tgid, i32);
 
 #[derive(Clone, Default)]
 struct SockInfo {
@@ -141,8 +141,8 @@ struct Stats {
     eagain_timed: u64,
     first_ts: Option<i64>,
     last_ts: Option<i64>,
-    workers: Vec<Pid>,
-    empty_workers: Vec<Pid>,
+    workers: Vec<Tid>,
+    empty_workers: Vec<Tid>,
     eagain_lines: Vec<Evidence>,
     ok_line: Option<Evidence>,
 }
@@ -158,10 +158,10 @@ pub struct AcceptHerd {
     cfg: Config,
     socks: HashMap<SockKey, SockInfo>,
     stats: HashMap<SockKey, Stats>,
-    bursts: HashMap<Pid, Burst>,
+    bursts: HashMap<Tid, Burst>,
 }
 
-fn push_unique(v: &mut Vec<Pid>, p: Pid) {
+fn push_unique<T: PartialEq>(v: &mut Vec<T>, p: T) {
     if v.len() < MAX_WORKERS && !v.contains(&p) {
         v.push(p);
     }
@@ -204,7 +204,7 @@ impl AcceptHerd {
     }
 
     /// The thread went back to waiting: its burst of accepts (if any) is over.
-    fn end_burst(&mut self, tid: Pid) {
+    fn end_burst(&mut self, tid: Tid) {
         if let Some(b) = self.bursts.remove(&tid) {
             if !b.accepted {
                 if let Some(s) = self.stats.get_mut(&b.key) {
@@ -216,7 +216,7 @@ impl AcceptHerd {
     }
 
     fn on_accept(&mut self, ev: &Event, sc: &Syscall, key: SockKey) {
-        let tid = ev.pid;
+        let tid = ev.tid;
         let new_burst = self.bursts.get(&tid).is_none_or(|b| b.key != key);
         if new_burst {
             self.end_burst(tid);
@@ -271,7 +271,7 @@ impl AcceptHerd {
     fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if sc.sys.is(Class::POLL) {
             if !self.bursts.is_empty() {
-                self.end_burst(ev.pid);
+                self.end_burst(ev.tid);
             }
             return;
         }
@@ -364,9 +364,9 @@ struct Group {
     eagain_timed: u64,
     first_ts: Option<i64>,
     last_ts: Option<i64>,
-    workers: Vec<Pid>,
-    empty_workers: Vec<Pid>,
-    processes: Vec<Pid>,
+    workers: Vec<Tid>,
+    empty_workers: Vec<Tid>,
+    processes: Vec<Tgid>,
     lines: Vec<Evidence>,
     ok_line: Option<Evidence>,
     deco: Option<String>,
@@ -382,11 +382,11 @@ impl Detector for AcceptHerd {
     }
 
     fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
-        self.end_burst(ev.pid)
+        self.end_burst(ev.tid)
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let tids: Vec<Pid> = self.bursts.keys().copied().collect();
+        let tids: Vec<Tid> = self.bursts.keys().copied().collect();
         for t in tids {
             self.end_burst(t);
         }
@@ -394,7 +394,7 @@ impl Detector for AcceptHerd {
             return Vec::new();
         }
         // the fork tree, from the model
-        let parent: HashMap<Pid, Pid> =
+        let parent: HashMap<Tgid, Tgid> =
             cx.model.procs.iter().filter(|p| !p.absorbed).filter_map(|p| p.parent.map(|pp| (p.pid, pp))).collect();
         let mut groups: HashMap<Identity, Group> = HashMap::default();
         let mut keys: Vec<SockKey> = self.stats.keys().copied().collect();
@@ -402,7 +402,7 @@ impl Detector for AcceptHerd {
         for key in keys {
             let Some(s) = self.stats.get(&key) else { continue };
             // a thread seen before its clone returned was its own process then
-            let (tgid, fd) = (cx.model.tgid(key.0), key.1);
+            let (tgid, fd) = (cx.model.tgid(key.0.main_thread()), key.1);
             // up the fork tree: the process that created the socket (workers may call listen()
             // again on an inherited socket, as asyncio does), else the topmost that listened
             let mut p = tgid;

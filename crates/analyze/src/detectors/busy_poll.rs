@@ -13,7 +13,7 @@ use crate::kit::{window, Metrics, Timing};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::{Hash, Hasher};
-use syslint_event::{Class, Clock, Event, FcntlCmd, FutexOp, IoctlReq, Pid, Ret, Sys, Syscall, Timeout, WaitOptions};
+use syslint_event::{Class, Clock, Event, FcntlCmd, FutexOp, IoctlReq, Tid, Ret, Sys, Syscall, Timeout, WaitOptions};
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
@@ -276,7 +276,7 @@ struct Done {
 #[derive(Clone)]
 pub struct BusyPoll {
     cfg: Config,
-    threads: HashMap<Pid, Thread>,
+    threads: HashMap<Tid, Thread>,
     done: Vec<Done>,
 }
 
@@ -337,13 +337,13 @@ impl BusyPoll {
     }
 
     fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        if !self.threads.contains_key(&ev.pid) {
+        if !self.threads.contains_key(&ev.tid) {
             if self.threads.len() >= MAX_THREADS {
                 return;
             }
-            self.threads.insert(ev.pid, Thread::default());
+            self.threads.insert(ev.tid, Thread::default());
         }
-        let Some(th) = self.threads.get_mut(&ev.pid) else {
+        let Some(th) = self.threads.get_mut(&ev.tid) else {
             return;
         };
         let cfg = &self.cfg;
@@ -406,7 +406,7 @@ impl BusyPoll {
                 // name what is waited on once the window looks serious (one allocation)
                 if w.target.is_none() && w.spins == 16 {
                     if let Some(fd) = w.fd {
-                        w.target = cx.model.lookup_fd(ev.pid, fd).map(|t| t.display.to_string());
+                        w.target = cx.model.lookup_fd(ev.tid, fd).map(|t| t.display.to_string());
                     }
                 }
             }
@@ -422,7 +422,7 @@ impl BusyPoll {
         }
     }
 
-    fn retire(&mut self, cx: &Ctx, pid: Pid) {
+    fn retire(&mut self, cx: &Ctx, pid: Tid) {
         let Some(mut th) = self.threads.remove(&pid) else {
             return;
         };
@@ -430,7 +430,7 @@ impl BusyPoll {
         self.keep(cx.model, pid, th);
     }
 
-    fn keep(&mut self, model: &crate::model::Model, pid: Pid, th: Thread) {
+    fn keep(&mut self, model: &crate::model::Model, pid: Tid, th: Thread) {
         let Some(agg) = th.agg else {
             return;
         };
@@ -550,11 +550,11 @@ impl Detector for BusyPoll {
     }
 
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        self.retire(cx, ev.pid)
+        self.retire(cx, ev.tid)
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let pids: Vec<Pid> = self.threads.keys().copied().collect();
+        let pids: Vec<Tid> = self.threads.keys().copied().collect();
         for pid in pids {
             if let Some(mut th) = self.threads.remove(&pid) {
                 Self::close(&self.cfg, &mut th, None);

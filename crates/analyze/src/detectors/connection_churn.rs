@@ -13,7 +13,7 @@ use crate::detectors::{EvidenceBuf, Span};
 use crate::kit::Metrics;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use syslint_event::{Class, Event, Pid, Ret, SockAddr, Sys, Syscall};
+use syslint_event::{Class, Event, Tgid, Tid, Ret, SockAddr, Sys, Syscall};
 use syslint_report::{Finding, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
@@ -154,7 +154,7 @@ struct Endpoint {
     lifetime_timed: u64,
     open_now: u64,
     max_open: u64,
-    procs: HashSet<Pid>,
+    procs: HashSet<Tgid>,
     intervals: Vec<(u64, u64)>,
     intervals_dropped: bool,
     /// Wall-clock setup periods (connect to the first use, or to the end of the TLS
@@ -169,13 +169,13 @@ struct Endpoint {
 pub struct ConnectionChurn {
     cfg: Config,
     seq: u64,
-    conns: HashMap<(Pid, i32), Conn>,
+    conns: HashMap<(Tgid, i32), Conn>,
     endpoints: Vec<Endpoint>,
     endpoint_ids: HashMap<String, u32>,
     /// Connecting threads whose connection has not written yet: thread -> connection.
-    awaiting: HashMap<Pid, (Pid, i32)>,
+    awaiting: HashMap<Tid, (Tgid, i32)>,
     /// Open tracked connections per process (to close them when it ends without scanning).
-    per_proc: HashMap<Pid, u32>,
+    per_proc: HashMap<Tgid, u32>,
     dropped_conns: u64,
 }
 
@@ -234,7 +234,7 @@ impl ConnectionChurn {
         if port == 53 || port == 0 {
             return; // DNS over TCP is repeated-dns's business; port 0 is no endpoint
         }
-        let stream = cx.model.lookup_fd(ev.pid, fd.num).is_some_and(|t| t.kind.is_tcp());
+        let stream = cx.model.lookup_fd(ev.tid, fd.num).is_some_and(|t| t.kind.is_tcp());
         if !stream {
             return;
         }
@@ -263,7 +263,7 @@ impl ConnectionChurn {
             e.evidence.push(ev);
         }
         if self.awaiting.len() < MAX_CONNS {
-            self.awaiting.insert(ev.pid, (tgid, fd.num));
+            self.awaiting.insert(ev.tid, (tgid, fd.num));
         }
         *self.per_proc.entry(tgid).or_insert(0) += 1;
         self.conns.insert(
@@ -331,7 +331,7 @@ impl ConnectionChurn {
         e.span.add(at);
     }
 
-    fn on_data(&mut self, ev: &Event, sc: &Syscall, key: (Pid, i32)) {
+    fn on_data(&mut self, ev: &Event, sc: &Syscall, key: (Tgid, i32)) {
         let seq = self.seq;
         let Some(c) = self.conns.get_mut(&key) else { return };
         let bytes = sc.bytes().unwrap_or(0);
@@ -353,8 +353,8 @@ impl ConnectionChurn {
         c.writes += 1;
         if first {
             c.first_write_ts = ev.ts_ns;
-            if self.awaiting.get(&ev.pid) == Some(&key) {
-                self.awaiting.remove(&ev.pid);
+            if self.awaiting.get(&ev.tid) == Some(&key) {
+                self.awaiting.remove(&ev.tid);
             }
             // TLS record: handshake (22), version 3.x, and when visible, ClientHello (1)
             if n >= 2 && head[0] == 0x16 && head[1] == 0x03 && (n < 6 || head[5] == 0x01) {
@@ -396,7 +396,7 @@ impl ConnectionChurn {
 
 impl ConnectionChurn {
     /// One tracked connection of process `tgid` is gone.
-    fn forget(&mut self, tgid: Pid) {
+    fn forget(&mut self, tgid: Tgid) {
         if let Some(n) = self.per_proc.get_mut(&tgid) {
             *n -= 1;
             if *n == 0 {
@@ -405,8 +405,8 @@ impl ConnectionChurn {
         }
     }
 
-    fn first_use(&mut self, ev: &Event, key: (Pid, i32)) {
-        if self.awaiting.get(&ev.pid) != Some(&key) {
+    fn first_use(&mut self, ev: &Event, key: (Tgid, i32)) {
+        if self.awaiting.get(&ev.tid) != Some(&key) {
             return;
         }
         if let Some(c) = self.conns.get_mut(&key) {
@@ -477,11 +477,11 @@ impl Detector for ConnectionChurn {
     }
 
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        self.awaiting.remove(&ev.pid);
+        self.awaiting.remove(&ev.tid);
         // a process ended: its connections are closed
-        if self.per_proc.contains_key(&ev.pid) && cx.tgid == ev.pid {
-            self.per_proc.remove(&ev.pid);
-            let keys: Vec<(Pid, i32)> = self.conns.keys().filter(|k| k.0 == ev.pid).copied().collect();
+        if ev.tid.leads(cx.tgid) && self.per_proc.contains_key(&cx.tgid) {
+            self.per_proc.remove(&cx.tgid);
+            let keys: Vec<(Tgid, i32)> = self.conns.keys().filter(|k| k.0 == cx.tgid).copied().collect();
             for k in keys {
                 if let Some(c) = self.conns.remove(&k) {
                     self.finish_conn(c, ev.ts_ns);
@@ -501,8 +501,8 @@ impl Detector for ConnectionChurn {
                 }
                 let Some(fd) = sc.fd() else { return };
                 let key = (cx.tgid, fd.num);
-                if self.awaiting.get(&ev.pid) == Some(&key) {
-                    self.awaiting.remove(&ev.pid);
+                if self.awaiting.get(&ev.tid) == Some(&key) {
+                    self.awaiting.remove(&ev.tid);
                 }
                 if let Some(c) = self.conns.remove(&key) {
                     self.forget(key.0);
@@ -518,7 +518,7 @@ impl Detector for ConnectionChurn {
             s if s.is(Class::POLL) => {
                 // a wait by a thread whose new connection has not written yet: the handshake
                 if let (false, Some(d)) = (self.awaiting.is_empty(), sc.dur_ns) {
-                    if let Some(key) = self.awaiting.get(&ev.pid) {
+                    if let Some(key) = self.awaiting.get(&ev.tid) {
                         if let Some(c) = self.conns.get_mut(key) {
                             c.wait_ns += d;
                         }
@@ -540,7 +540,7 @@ impl Detector for ConnectionChurn {
                 if self.awaiting.is_empty() {
                     return;
                 }
-                if let (Some(&key), Some(fd)) = (self.awaiting.get(&ev.pid), sc.fd()) {
+                if let (Some(&key), Some(fd)) = (self.awaiting.get(&ev.tid), sc.fd()) {
                     if key.1 == fd.num {
                         self.first_use(ev, key);
                     }
@@ -551,7 +551,7 @@ impl Detector for ConnectionChurn {
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let open: Vec<(Pid, i32)> = self.conns.keys().copied().collect();
+        let open: Vec<(Tgid, i32)> = self.conns.keys().copied().collect();
         for k in open {
             if let Some(c) = self.conns.remove(&k) {
                 self.finish_conn(c, None);

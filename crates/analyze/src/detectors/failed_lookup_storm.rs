@@ -11,7 +11,7 @@ use crate::kit::Programs;
 use crate::model::Model;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{args, Class, Event, Pid, Ret, Syscall, TargetKind};
+use syslint_event::{args, Class, Event, Tgid, Tid, Ret, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -175,9 +175,9 @@ pub struct FailedLookupStorm {
     programs: Programs,
     groups: Vec<Group>,
     tracked_paths: usize,
-    searches: HashMap<Pid, Search>,
+    searches: HashMap<Tid, Search>,
     /// The group of the last event's process: consecutive events mostly come from one.
-    last: Option<(Pid, u32)>,
+    last: Option<(Tgid, u32)>,
 }
 
 impl Declared for FailedLookupStorm {
@@ -196,7 +196,7 @@ impl Declared for FailedLookupStorm {
 }
 
 impl FailedLookupStorm {
-    fn group(&mut self, model: &Model, pid: Pid) -> u32 {
+    fn group(&mut self, model: &Model, pid: Tid) -> u32 {
         let g = self.programs.of(model, pid);
         while self.groups.len() <= g as usize {
             self.groups.push(Group { evidence: EvidenceBuf::new(3), ..Default::default() });
@@ -205,8 +205,8 @@ impl FailedLookupStorm {
     }
 
     fn failed(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        let Some(path) = full_path(cx.model, ev.pid, sc) else { return };
-        let g = self.group(cx.model, ev.pid);
+        let Some(path) = full_path(cx.model, ev.tid, sc) else { return };
+        let g = self.group(cx.model, ev.tid);
         let tracked = self.tracked_paths < MAX_PATHS;
         let gr = &mut self.groups[g as usize];
         gr.failed += 1;
@@ -237,7 +237,7 @@ impl FailedLookupStorm {
             }
         }
         // the search this failure belongs to
-        if let Some(s) = self.searches.get_mut(&ev.pid) {
+        if let Some(s) = self.searches.get_mut(&ev.tid) {
             if s.base == base && s.group == g {
                 s.misses += 1;
                 s.last.clear();
@@ -254,26 +254,26 @@ impl FailedLookupStorm {
                 return;
             }
         }
-        if self.searches.len() >= MAX_SEARCHES && !self.searches.contains_key(&ev.pid) {
+        if self.searches.len() >= MAX_SEARCHES && !self.searches.contains_key(&ev.tid) {
             self.searches.clear();
         }
         let base = base.to_string();
         let first = vec![Evidence::of(ev)];
-        self.searches.insert(ev.pid, Search { group: g, base, last: path, misses: 1, first, latest: None });
+        self.searches.insert(ev.tid, Search { group: g, base, last: path, misses: 1, first, latest: None });
     }
 
     fn found(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if sc.sys.is(Class::OPEN) {
-            let g = self.group(cx.model, ev.pid);
+            let g = self.group(cx.model, ev.tid);
             self.groups[g as usize].opens += 1;
         }
-        let Some(s) = self.searches.get(&ev.pid) else { return };
-        let Some(path) = full_path(cx.model, ev.pid, sc) else { return };
+        let Some(s) = self.searches.get(&ev.tid) else { return };
+        let Some(path) = full_path(cx.model, ev.tid, sc) else { return };
         let (dir, base) = split(&path);
         if base != s.base {
             return;
         }
-        let Some(s) = self.searches.remove(&ev.pid) else { return };
+        let Some(s) = self.searches.remove(&ev.tid) else { return };
         // found where it had just failed: created in between, not a search
         if split(&s.last).0 == dir {
             return;
@@ -292,7 +292,7 @@ impl FailedLookupStorm {
 
 /// The path a lookup names, made absolute with the directory fd's `-yy` path when strace
 /// printed one (relative paths stay relative otherwise). `None` for fd-only calls (`""`).
-fn full_path(model: &Model, pid: Pid, sc: &Syscall) -> Option<String> {
+fn full_path(model: &Model, pid: Tid, sc: &Syscall) -> Option<String> {
     let p = sc.path()?;
     resolve(model, pid, sc, &p)
 }
@@ -300,7 +300,7 @@ fn full_path(model: &Model, pid: Pid, sc: &Syscall) -> Option<String> {
 /// `p`, a path argument of `sc`, made absolute with the directory fd's path (`-yy`, or the
 /// model's when the fd was opened in the trace); relative paths of AT_FDCWD stay relative
 /// unless strace printed the working directory. `None` for an empty path.
-pub(crate) fn resolve(model: &Model, pid: Pid, sc: &Syscall, p: &str) -> Option<String> {
+pub(crate) fn resolve(model: &Model, pid: Tid, sc: &Syscall, p: &str) -> Option<String> {
     if p.is_empty() {
         return None;
     }
@@ -341,7 +341,7 @@ impl Detector for FailedLookupStorm {
 
     fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
         if !self.searches.is_empty() {
-            self.searches.remove(&ev.pid);
+            self.searches.remove(&ev.tid);
         }
     }
 
@@ -349,7 +349,7 @@ impl Detector for FailedLookupStorm {
         let g = match self.last {
             Some((t, g)) if t == cx.tgid => g,
             _ => {
-                let g = self.group(cx.model, ev.pid);
+                let g = self.group(cx.model, ev.tid);
                 self.last = Some((cx.tgid, g));
                 g
             }
@@ -363,7 +363,7 @@ impl Detector for FailedLookupStorm {
             Ret::Ok { .. } => {
                 self.found(cx, ev, sc);
                 if sc.sys.is(Class::EXEC) {
-                    self.programs.forget(cx.model, ev.pid);
+                    self.programs.forget(cx.model, ev.tid);
                     self.last = None;
                 }
             }

@@ -8,7 +8,7 @@
 use super::EvidenceBuf;
 use crate::kit::{Bounded, Metrics, Programs, Span, Timing};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Event, FcntlCmd, Pid, Ret, Sys, Syscall};
+use syslint_event::{Event, FcntlCmd, Ret, Sys, Syscall, Tgid, Tid};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -91,7 +91,7 @@ struct Run {
     /// The program the thread ran when the sweep began (it usually execs another one next),
     /// and its process.
     group: u32,
-    tgid: Pid,
+    tgid: Tgid,
 }
 
 /// Sweeps of one program.
@@ -112,7 +112,7 @@ struct Group {
 #[derive(Clone)]
 pub struct FdCloseSweep {
     cfg: Config,
-    runs: Bounded<Pid, Run>,
+    runs: Bounded<Tid, Run>,
     programs: Programs,
     groups: Vec<Group>,
 }
@@ -187,12 +187,12 @@ impl Detector for FdCloseSweep {
         let ebadf = sc.ret.errno() == Some("EBADF");
         // the next fd in the run's direction, or the same fd again (the close that follows a
         // fcntl(F_GETFD) finding it open)
-        let continues = self.runs.get(&ev.pid).is_some_and(|r| {
+        let continues = self.runs.get(&ev.tid).is_some_and(|r| {
             let d = fd - r.last;
             (r.calls > 0 && d == 0) || ((d == 1 || d == -1) && (r.step == 0 || r.step == d))
         });
         if !continues {
-            if let Some(old) = self.runs.remove(&ev.pid) {
+            if let Some(old) = self.runs.remove(&ev.tid) {
                 self.end(old);
             }
             // a run starts only where a sweep can: a close that failed, or of a low fd
@@ -200,12 +200,12 @@ impl Detector for FdCloseSweep {
                 return;
             }
         }
-        if !self.runs.contains_key(&ev.pid) && !self.runs.is_full() {
-            let group = self.programs.group(cx.model, ev.pid);
+        if !self.runs.contains_key(&ev.tid) && !self.runs.is_full() {
+            let group = self.programs.group(cx.model, ev.tid);
             let tgid = cx.tgid;
-            self.runs.insert(ev.pid, Run { last: fd - 1, evidence: EvidenceBuf::new(EVIDENCE), group, tgid, ..Run::default() });
+            self.runs.insert(ev.tid, Run { last: fd - 1, evidence: EvidenceBuf::new(EVIDENCE), group, tgid, ..Run::default() });
         }
-        let Some(r) = self.runs.get_mut(&ev.pid) else { return };
+        let Some(r) = self.runs.get_mut(&ev.tid) else { return };
         if r.calls > 0 && r.step == 0 && fd != r.last {
             r.step = fd - r.last;
         }
@@ -226,13 +226,13 @@ impl Detector for FdCloseSweep {
     }
 
     fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
-        if let Some(r) = self.runs.remove(&ev.pid) {
+        if let Some(r) = self.runs.remove(&ev.tid) {
             self.end(r);
         }
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let tids: Vec<Pid> = self.runs.keys().copied().collect();
+        let tids: Vec<Tid> = self.runs.keys().copied().collect();
         for t in tids {
             if let Some(r) = self.runs.remove(&t) {
                 self.end(r);

@@ -13,7 +13,7 @@ use crate::kit::Programs;
 use crate::model::Model;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use syslint_event::{Class, Event, OpenFlags, Pid, Sys, Syscall, TargetKind};
+use syslint_event::{Class, Event, OpenFlags, Tgid, Tid, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -167,7 +167,7 @@ pub struct FsyncStorm {
     programs: Programs,
     groups: Vec<Group>,
     /// (process, fd) opened with O_SYNC or O_DSYNC.
-    sync_fds: HashSet<(Pid, i32)>,
+    sync_fds: HashSet<(Tgid, i32)>,
 }
 
 /// Targets that are not files on a disk (terminals, /dev/null, proc files).
@@ -187,7 +187,7 @@ impl Declared for FsyncStorm {
 }
 
 impl FsyncStorm {
-    fn group(&mut self, model: &Model, pid: Pid) -> &mut Group {
+    fn group(&mut self, model: &Model, pid: Tid) -> &mut Group {
         let g = self.programs.of(model, pid) as usize;
         while self.groups.len() <= g {
             self.groups.push(Group { evidence: EvidenceBuf::new(4), ..Default::default() });
@@ -198,7 +198,7 @@ impl FsyncStorm {
     /// A flush: a sync call, or a write to an O_SYNC/O_DSYNC file.
     fn flush(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, write: bool) {
         let target = cx.target.filter(|t| t.kind == TargetKind::File).map(|t| t.display);
-        let g = self.group(cx.model, ev.pid);
+        let g = self.group(cx.model, ev.tid);
         if write {
             g.sync_writes += 1;
         } else {
@@ -243,8 +243,8 @@ impl FsyncStorm {
             return;
         }
         let Some(p) = sc.path() else { return };
-        let Some(path) = resolve(cx.model, ev.pid, sc, &p) else { return };
-        let g = self.group(cx.model, ev.pid);
+        let Some(path) = resolve(cx.model, ev.tid, sc, &p) else { return };
+        let g = self.group(cx.model, ev.tid);
         g.created += 1;
         match g.churn.get_mut(path.as_str()) {
             Some(c) => c.0 = c.0.saturating_add(1),
@@ -259,8 +259,8 @@ impl FsyncStorm {
     fn unlinked(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let p = sc.unlink_path();
         let Some(p) = p else { return };
-        let Some(path) = resolve(cx.model, ev.pid, sc, &p) else { return };
-        let g = self.group(cx.model, ev.pid);
+        let Some(path) = resolve(cx.model, ev.tid, sc, &p) else { return };
+        let g = self.group(cx.model, ev.tid);
         if let Some(c) = g.churn.get_mut(path.as_str()) {
             if c.0 > c.1 {
                 c.1 += 1;
@@ -304,7 +304,7 @@ impl Detector for FsyncStorm {
                 let Some(bytes) = sc.bytes() else { return };
                 let sync =
                     !self.sync_fds.is_empty() && sc.fd_num().is_some_and(|fd| self.sync_fds.contains(&(cx.tgid, fd)));
-                let g = self.group(cx.model, ev.pid);
+                let g = self.group(cx.model, ev.tid);
                 g.file_writes += 1;
                 g.file_bytes += bytes;
                 if sync {

@@ -12,7 +12,7 @@ use super::{Evidence, Span};
 use crate::kit::Metrics;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{Class, Event, MsgFlags, Pid, Ret, Sys, Syscall, TargetKind};
+use syslint_event::{Class, Event, MsgFlags, Tgid, Tid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
@@ -88,7 +88,7 @@ const MAX_GROUPS: usize = 1024;
 const MAX_PROCS: usize = 64;
 
 /// (process, fd)
-type Key = (Pid, i32);
+type Key = (Tgid, i32);
 
 #[derive(Clone, Default)]
 struct Conn {
@@ -143,7 +143,7 @@ struct Group {
     bytes: u64,
     eof: u64,
     timeout: u64,
-    procs: Vec<Pid>,
+    procs: Vec<Tgid>,
     span: Span,
     evidence: Vec<Evidence>,
 }
@@ -152,7 +152,7 @@ struct Group {
 pub struct KeepaliveStall {
     cfg: Config,
     conns: HashMap<Key, Conn>,
-    pending: HashMap<Pid, Pending>,
+    pending: HashMap<Tid, Pending>,
     groups: HashMap<Box<str>, Group>,
     other: Group,
 }
@@ -259,7 +259,7 @@ impl KeepaliveStall {
         }
     }
 
-    fn resolve_pending(&mut self, pid: Pid, now: Option<i64>) {
+    fn resolve_pending(&mut self, pid: Tid, now: Option<i64>) {
         if self.pending.is_empty() {
             return;
         }
@@ -272,7 +272,7 @@ impl KeepaliveStall {
         }
     }
 
-    fn process_ended(&mut self, tgid: Pid, ts: Option<i64>) {
+    fn process_ended(&mut self, tgid: Tgid, ts: Option<i64>) {
         let keys: Vec<Key> = self.conns.keys().filter(|k| k.0 == tgid).copied().collect();
         for k in keys {
             self.end(k, ts, false, None);
@@ -324,7 +324,7 @@ impl KeepaliveStall {
         if !self.conns.contains_key(&key) {
             // a connection made before the trace began (or before a fork): follow it from here
             let is_socket = if polled {
-                cx.model.lookup_fd(ev.pid, fd).is_some_and(|t| stream_socket(t.kind, t.display))
+                cx.model.lookup_fd(ev.tid, fd).is_some_and(|t| stream_socket(t.kind, t.display))
             } else {
                 cx.target.is_some_and(|t| stream_socket(t.kind, t.display))
             };
@@ -337,7 +337,7 @@ impl KeepaliveStall {
             return;
         };
         if c.endpoint.is_none() {
-            if let Some(t) = cx.model.lookup_fd(ev.pid, fd) {
+            if let Some(t) = cx.model.lookup_fd(ev.tid, fd) {
                 c.endpoint = Some(endpoint_of(&t).into());
             }
         }
@@ -401,8 +401,8 @@ impl KeepaliveStall {
             }
             (None, Some(ts)) => {
                 let e = want_ev.then(|| Evidence::of(ev));
-                if self.pending.len() < MAX_CONNS || self.pending.contains_key(&ev.pid) {
-                    self.pending.insert(ev.pid, Pending { key, op, ts, ev: e });
+                if self.pending.len() < MAX_CONNS || self.pending.contains_key(&ev.tid) {
+                    self.pending.insert(ev.tid, Pending { key, op, ts, ev: e });
                 }
             }
             (None, None) => self.settle(key, op, None, None, None),
@@ -411,7 +411,7 @@ impl KeepaliveStall {
 
     fn open_conn(&mut self, cx: &Ctx, ev: &Event, fd: i32) {
         let tgid = cx.tgid;
-        let Some(t) = cx.model.lookup_fd(ev.pid, fd) else {
+        let Some(t) = cx.model.lookup_fd(ev.tid, fd) else {
             return;
         };
         if !stream_socket(t.kind, t.display) {
@@ -453,38 +453,39 @@ impl Detector for KeepaliveStall {
     }
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        self.resolve_pending(ev.pid, ev.ts_ns);
+        self.resolve_pending(ev.tid, ev.ts_ns);
         self.syscall(cx, ev, sc)
     }
 
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        self.resolve_pending(ev.pid, ev.ts_ns);
-        if !self.conns.is_empty() && cx.tgid == ev.pid {
-            self.process_ended(ev.pid, ev.ts_ns);
+        self.resolve_pending(ev.tid, ev.ts_ns);
+        if !self.conns.is_empty() && ev.tid.leads(cx.tgid) {
+            self.process_ended(cx.tgid, ev.ts_ns);
         }
     }
 
     fn on_note(&mut self, _cx: &Ctx, ev: &Event) {
-        self.resolve_pending(ev.pid, ev.ts_ns);
+        self.resolve_pending(ev.tid, ev.ts_ns);
     }
 
-    fn on_alias(&mut self, _cx: &Ctx, ev: &Event, old: Pid) {
-        let new = ev.pid;
+    fn on_alias(&mut self, _cx: &Ctx, ev: &Event, old: Tid) {
+        let new = ev.tid;
         self.resolve_pending(new, ev.ts_ns);
         if let Some(p) = self.pending.remove(&old) {
             self.pending.insert(new, p);
         }
-        let keys: Vec<Key> = self.conns.keys().filter(|k| k.0 == old).copied().collect();
+        // a process first seen without a pid column is now known by its pid
+        let keys: Vec<Key> = self.conns.keys().filter(|k| old.leads(k.0)).copied().collect();
         for k in keys {
             if let Some(c) = self.conns.remove(&k) {
-                self.conns.insert((new, k.1), c);
+                self.conns.insert((new.as_process(), k.1), c);
             }
         }
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
         // calls still open when the trace ended: their end is unknown
-        let pids: Vec<Pid> = self.pending.keys().copied().collect();
+        let pids: Vec<Tid> = self.pending.keys().copied().collect();
         for p in pids {
             self.resolve_pending(p, None);
         }

@@ -24,13 +24,13 @@ detectors! {
 }
 
 pub use crate::kit::Span;
-use syslint_event::{Class, Clock, Event, EventKind, Pid, Ret, Syscall};
+use syslint_event::{Class, Clock, Event, EventKind, Tid, Ret, Syscall};
 
 /// A strace-style evidence line kept by a detector (owned: events do not outlive the
 /// callback). Payload bytes are redacted when captured, so nothing secret is stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evidence {
-    pub pid: Pid,
+    pub pid: Tid,
     pub ts_ns: Option<i64>,
     /// `name(args) = ret <dur>` without pid and time.
     pub body: String,
@@ -42,7 +42,7 @@ const MAX_ARGS: usize = 200;
 impl Evidence {
     /// Capture a syscall event (other events render as their strace line).
     pub fn of(ev: &Event) -> Evidence {
-        let mut e = Evidence { pid: ev.pid, ts_ns: ev.ts_ns, body: String::new() };
+        let mut e = Evidence { pid: ev.tid, ts_ns: ev.ts_ns, body: String::new() };
         e.refill(ev);
         e
     }
@@ -50,7 +50,7 @@ impl Evidence {
     /// Capture `ev` into this evidence, reusing its buffer (for "the last line so far",
     /// replaced on every event: no allocation once the buffer is large enough).
     pub fn refill(&mut self, ev: &Event) {
-        self.pid = ev.pid;
+        self.pid = ev.tid;
         self.ts_ns = ev.ts_ns;
         self.body.clear();
         match &ev.kind {
@@ -79,7 +79,7 @@ impl Evidence {
     /// The full line, with pid and timestamp in the capture's notation.
     pub fn render(&self, clock: Clock) -> String {
         let mut s = String::new();
-        if self.pid != 0 {
+        if self.pid != Tid(0) {
             s.push_str(&format!("{} ", self.pid));
         }
         if let Some(t) = self.ts_ns {

@@ -19,7 +19,7 @@ use crate::model::Model;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::net::IpAddr;
-use syslint_event::{Class, Event, Pid, Ret, SockAddr, Sys, Syscall, TargetKind};
+use syslint_event::{Class, Event, Tgid, Tid, Ret, SockAddr, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
@@ -129,7 +129,7 @@ fn resolver_file(path: &str) -> Option<u8> {
 struct Episode {
     /// The thread (its process is asked of the model when the lookup ends: a thread whose
     /// lines came before its clone() returned looks like a process of its own at first).
-    tid: Pid,
+    tid: Tid,
     name: Option<String>,
     truncated: bool,
     asked: Vec<(String, u16)>,
@@ -166,13 +166,13 @@ impl Episode {
 enum Key {
     Name(String),
     Addr(IpAddr),
-    Process(Pid),
+    Process(Tgid),
 }
 
 #[derive(Clone, Default)]
 struct Agg {
     lookups: u64,
-    procs: HashSet<Pid>,
+    procs: HashSet<Tgid>,
     queries: u64,
     answers: u64,
     hosts_opens: u64,
@@ -190,7 +190,7 @@ struct Agg {
 #[derive(Clone)]
 pub struct RepeatedDns {
     cfg: Config,
-    episodes: HashMap<Pid, Episode>,
+    episodes: HashMap<Tid, Episode>,
     /// Finished lookups with no name yet, waiting for the connect that follows in their process
     /// (one per process; which process is asked of the model when the connect comes, as a
     /// resolver thread may have ended before its clone() returned).
@@ -282,7 +282,7 @@ impl Declared for RepeatedDns {
 
 impl RepeatedDns {
     /// The thread's lookup in progress, started if there is none (None when at the cap).
-    fn episode(&mut self, tid: Pid) -> Option<&mut Episode> {
+    fn episode(&mut self, tid: Tid) -> Option<&mut Episode> {
         if !self.episodes.contains_key(&tid) {
             if self.episodes.len() >= MAX_EPISODES {
                 return None;
@@ -294,7 +294,7 @@ impl RepeatedDns {
 
     /// End the thread's lookup: to the totals when it is named, else pending for the connect
     /// that may follow in its process.
-    fn end_episode(&mut self, model: &Model, tid: Pid) {
+    fn end_episode(&mut self, model: &Model, tid: Tid) {
         let Some(ep) = self.episodes.remove(&tid) else { return };
         if !ep.is_lookup() {
             return;
@@ -359,7 +359,7 @@ impl RepeatedDns {
     }
 
     /// The thread connected or sent to `addr`: its lookup (or its process's) is over.
-    fn boundary(&mut self, model: &Model, tid: Pid, ip: IpAddr) {
+    fn boundary(&mut self, model: &Model, tid: Tid, ip: IpAddr) {
         let tgid = model.tgid(tid);
         // an earlier lookup of the process with no connect of its own (a library resolving
         // twice, a resolver thread that ended) led here too
@@ -394,7 +394,7 @@ impl RepeatedDns {
     }
 
     fn file_activity(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, bit: u8, open: bool) {
-        let tid = ev.pid;
+        let tid = ev.tid;
         if open {
             // the same file opened again: this is the next lookup
             if self.episodes.get(&tid).is_some_and(|e| e.opened & bit != 0 && e.is_lookup()) {
@@ -421,7 +421,7 @@ impl RepeatedDns {
     }
 
     fn dns_activity(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, send: bool, tcp: bool) {
-        let tid = ev.pid;
+        let tid = ev.tid;
         let bufs = sc.payloads();
         let mut msgs: Vec<DnsMsg> = Vec::new();
         for (b, cut) in &bufs {
@@ -519,7 +519,7 @@ fn dns_socket(cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) -> Option<bool> {
     if t.kind == TargetKind::Unknown || t.display.ends_with("(accepted)") {
         let connected = cx
             .model
-            .lookup_fd(ev.pid, fd)
+            .lookup_fd(ev.tid, fd)
             .and_then(|v| v.endpoint)
             .is_some_and(|e| e.direction == syslint_event::Direction::Out && e.endpoint.ends_with(":53"));
         if connected {
@@ -540,8 +540,8 @@ impl Detector for RepeatedDns {
     }
 
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        if self.episodes.contains_key(&ev.pid) {
-            self.end_episode(cx.model, ev.pid);
+        if self.episodes.contains_key(&ev.tid) {
+            self.end_episode(cx.model, ev.tid);
         }
     }
 
@@ -560,9 +560,9 @@ impl Detector for RepeatedDns {
             // first address is still the lookup's answer); UDP connects are skipped, glibc
             // makes them inside getaddrinfo to sort several answers
             if let (Some(SockAddr::Inet { ip, port }), Some(fd)) = (sc.sockaddr(), sc.fd()) {
-                let tcp = cx.model.lookup_fd(ev.pid, fd.num).is_some_and(|t| t.kind.is_tcp());
+                let tcp = cx.model.lookup_fd(ev.tid, fd.num).is_some_and(|t| t.kind.is_tcp());
                 if tcp && port != 53 && port != 0 {
-                    self.boundary(cx.model, ev.pid, ip);
+                    self.boundary(cx.model, ev.tid, ip);
                 }
             }
             return;
@@ -571,7 +571,7 @@ impl Detector for RepeatedDns {
             if sc.sys == Sys::Close {
                 if let Some(t) = cx.target.as_ref() {
                     if t.kind == TargetKind::File && resolver_file(t.display).is_some() {
-                        if let Some(ep) = self.episodes.get_mut(&ev.pid) {
+                        if let Some(ep) = self.episodes.get_mut(&ev.tid) {
                             if let Some(d) = sc.dur_ns {
                                 ep.files_ns += d;
                             }
@@ -585,7 +585,7 @@ impl Detector for RepeatedDns {
         if t.kind == TargetKind::File {
             // reads of an open resolver file belong to the lookup
             if resolver_file(t.display).is_some() {
-                if let (Some(ep), Some(d)) = (self.episodes.get_mut(&ev.pid), sc.dur_ns) {
+                if let (Some(ep), Some(d)) = (self.episodes.get_mut(&ev.tid), sc.dur_ns) {
                     ep.files_ns += d;
                     ep.files_timed = true;
                 }
@@ -608,7 +608,7 @@ impl Detector for RepeatedDns {
                 if send && matches!(sc.sys, Sys::Sendto | Sys::Sendmsg) {
                     if let Some(SockAddr::Inet { ip, port }) = sc.sockaddr() {
                         if port != 53 {
-                            self.boundary(cx.model, ev.pid, ip);
+                            self.boundary(cx.model, ev.tid, ip);
                         }
                     }
                 }
@@ -617,7 +617,7 @@ impl Detector for RepeatedDns {
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let tids: Vec<Pid> = self.episodes.keys().copied().collect();
+        let tids: Vec<Tid> = self.episodes.keys().copied().collect();
         for tid in tids {
             self.end_episode(cx.model, tid);
         }
@@ -665,8 +665,8 @@ impl Detector for RepeatedDns {
                     ),
                 ),
                 Key::Process(p) => (
-                    cx.model.label(*p),
-                    Subject::new(SubjectKind::Lookups).program(cx.model.comm(*p)),
+                    cx.model.label(p.main_thread()),
+                    Subject::new(SubjectKind::Lookups).program(cx.model.comm(p.main_thread())),
                     format!("{} name lookups whose names are not in the trace", a.lookups),
                 ),
             };

@@ -13,7 +13,7 @@ use super::{Evidence, Span};
 use crate::kit::Metrics;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{Class, Event, MsgFlags, Pid, Ret, Sys, Syscall, TargetKind};
+use syslint_event::{Class, Event, MsgFlags, Tgid, Tid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::printers::fmt_count;
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
@@ -98,7 +98,7 @@ const KIB64: u64 = 64 * 1024;
 const MIB: u64 = 1024 * 1024;
 
 /// (process, fd, write?)
-type RunKey = (Pid, i32, bool);
+type RunKey = (Tgid, i32, bool);
 
 /// What the fd referred to: the model's target id, or the fd number when unknown.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -108,7 +108,7 @@ enum Tgt {
 }
 
 /// (process, target, write?)
-type AggKey = (Pid, Tgt, bool);
+type AggKey = (Tgid, Tgt, bool);
 
 #[derive(Clone, Default)]
 struct Run {
@@ -194,14 +194,14 @@ impl SmallIo {
         }
     }
 
-    fn flush_fd(&mut self, pid: Pid, fd: i32) {
+    fn flush_fd(&mut self, pid: Tgid, fd: i32) {
         self.flush((pid, fd, false));
         self.flush((pid, fd, true));
         self.runs.remove(&(pid, fd, false));
         self.runs.remove(&(pid, fd, true));
     }
 
-    fn process_ended(&mut self, tgid: Pid) {
+    fn process_ended(&mut self, tgid: Tgid) {
         let keys: Vec<RunKey> = self.runs.keys().filter(|k| k.0 == tgid).copied().collect();
         for k in keys {
             self.flush(k);
@@ -307,7 +307,7 @@ impl SmallIo {
         let per_mib = if a.bytes > 0 { a.calls as f64 / mib } else { 0.0 };
         let verb = if write { "wrote" } else { "read" };
         let prep = if write { "to" } else { "from" };
-        let label = cx.model.label(key.0);
+        let label = cx.model.label(key.0.main_thread());
         let message = format!(
             "{label} {verb} {} {prep} {} in {} calls of {} on average ({:.0} per MiB)",
             size(a.bytes as f64),
@@ -353,7 +353,7 @@ impl SmallIo {
             severity,
             message,
             subject: a.subject.clone(),
-            about: Some(Subject::new(SubjectKind::File).program(cx.model.comm(key.0)).name(a.subject.as_str())),
+            about: Some(Subject::new(SubjectKind::File).program(cx.model.comm(key.0.main_thread())).name(a.subject.as_str())),
             window: a.span.window(),
             metrics: metrics.build(),
             evidence: a.evidence.iter().map(|e| e.render(cx.clock)).collect(),
@@ -378,17 +378,18 @@ impl Detector for SmallIo {
     }
 
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        if !self.runs.is_empty() && cx.tgid == ev.pid {
-            self.process_ended(ev.pid);
+        if !self.runs.is_empty() && ev.tid.leads(cx.tgid) {
+            self.process_ended(cx.tgid);
         }
     }
 
-    fn on_alias(&mut self, _cx: &Ctx, ev: &Event, old: Pid) {
-        let new = ev.pid;
-        let keys: Vec<RunKey> = self.runs.keys().filter(|k| k.0 == old).copied().collect();
+    fn on_alias(&mut self, _cx: &Ctx, ev: &Event, old: Tid) {
+        let new = ev.tid;
+        // a process first seen without a pid column is now known by its pid
+        let keys: Vec<RunKey> = self.runs.keys().filter(|k| old.leads(k.0)).copied().collect();
         for k in keys {
             if let Some(r) = self.runs.remove(&k) {
-                self.runs.insert((new, k.1, k.2), r);
+                self.runs.insert((new.as_process(), k.1, k.2), r);
             }
         }
     }

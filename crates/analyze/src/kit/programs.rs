@@ -3,7 +3,7 @@
 
 use crate::model::Model;
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::Pid;
+use syslint_event::{Tgid, Tid};
 use syslint_report::{Subject, SubjectKind};
 
 /// Most programs told apart; the rest share one `(other programs)` group.
@@ -17,20 +17,20 @@ const MAX_TGIDS: usize = 65_536;
 /// program are one subject. A process whose name is unknown is a program of its own.
 #[derive(Clone, Default)]
 pub struct Programs {
-    of_tgid: HashMap<Pid, u32>,
+    of_tgid: HashMap<Tgid, u32>,
     by_key: HashMap<String, u32>,
     /// Program name, `pid N` when unknown, or `(other programs)`.
     pub keys: Vec<String>,
     /// Whether the key is a program name (several processes may share it).
     named: Vec<bool>,
     /// First few processes seen, and how many.
-    pids: Vec<Vec<Pid>>,
+    pids: Vec<Vec<Tgid>>,
     pub processes: Vec<u64>,
 }
 
 impl Programs {
     /// The program a thread's process runs now; the process counts as one of its processes.
-    pub fn of(&mut self, model: &Model, pid: Pid) -> u32 {
+    pub fn of(&mut self, model: &Model, pid: Tid) -> u32 {
         let tgid = model.tgid(pid);
         if let Some(&g) = self.of_tgid.get(&tgid) {
             return g;
@@ -42,14 +42,14 @@ impl Programs {
 
     /// The program a thread's process runs now, without counting the process in it yet (for a
     /// detector that learns only later whether the process matters: [`Programs::count`]).
-    pub fn group(&mut self, model: &Model, pid: Pid) -> u32 {
+    pub fn group(&mut self, model: &Model, pid: Tid) -> u32 {
         let tgid = model.tgid(pid);
         if let Some(&g) = self.of_tgid.get(&tgid) {
             return g;
         }
-        let (key, named) = match model.comm(tgid) {
+        let (key, named) = match model.comm(tgid.main_thread()) {
             Some(c) => (c.to_string(), true),
-            None => (model.label(tgid), false),
+            None => (model.label(tgid.main_thread()), false),
         };
         let g = match self.by_key.get(&key) {
             Some(&g) => g,
@@ -81,7 +81,7 @@ impl Programs {
     }
 
     /// Process `tgid` is one of program `g`'s (counted once).
-    pub fn count(&mut self, g: u32, tgid: Pid) {
+    pub fn count(&mut self, g: u32, tgid: Tgid) {
         let gi = g as usize;
         if gi < self.pids.len() && !self.pids[gi].contains(&tgid) {
             self.processes[gi] += 1;
@@ -92,7 +92,7 @@ impl Programs {
     }
 
     /// The process of `pid` may run another program now (a successful execve).
-    pub fn forget(&mut self, model: &Model, pid: Pid) {
+    pub fn forget(&mut self, model: &Model, pid: Tid) {
         self.of_tgid.remove(&model.tgid(pid));
     }
 
@@ -102,7 +102,7 @@ impl Programs {
     /// stays); targets always stay.
     pub fn merge_unnamed(&mut self, model: &Model) -> Vec<usize> {
         let mut target: Vec<usize> = (0..self.keys.len()).collect();
-        let mut parent_of: HashMap<Pid, Option<Pid>> = HashMap::default();
+        let mut parent_of: HashMap<Tgid, Option<Tgid>> = HashMap::default();
         if self.named.iter().any(|n| !n) {
             for p in model.procs.iter().filter(|p| !p.absorbed) {
                 parent_of.insert(p.pid, p.parent);
@@ -116,8 +116,8 @@ impl Programs {
             let Some(&tgid) = self.pids[g].first() else { continue };
             let parent = parent_of.get(&tgid).copied().flatten();
             let keys = [
-                parent.and_then(|p| model.comm(p).map(str::to_string)),
-                model.comm(tgid).map(str::to_string),
+                parent.and_then(|p| model.comm(p.main_thread()).map(str::to_string)),
+                model.comm(tgid.main_thread()).map(str::to_string),
             ];
             let existing =
                 keys.iter().flatten().find_map(|k| self.by_key.get(k).copied().filter(|&t| self.named[t as usize]));
@@ -158,7 +158,7 @@ impl Programs {
         let gi = g as usize;
         let n = self.processes[gi];
         match self.pids[gi].as_slice() {
-            [one] if n == 1 => model.label(*one),
+            [one] if n == 1 => model.label(one.main_thread()),
             pids => {
                 let list: Vec<String> = pids.iter().map(|p| p.to_string()).collect();
                 let more = if n as usize > pids.len() { ", ..." } else { "" };

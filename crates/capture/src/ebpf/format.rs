@@ -15,7 +15,10 @@ use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
 use syslint_bpf::{Data, Record};
 use syslint_event::raw::{self, DataKind, RawArgs, RawData};
-use syslint_event::{errno, Args, Event, EventKind, Pid, Ret, Sys, Syscall};
+use syslint_event::{errno, Args, Event, EventKind, Ret, Sys, Syscall, Tid};
+
+/// Thread and process ids as the kernel's records carry them.
+type Pid = u32;
 
 pub use syslint_event::raw::signal_name;
 
@@ -211,7 +214,7 @@ impl Formatter {
                     dur_ns: if unfinished { None } else { Some(dur) },
                     resumed: false,
                 };
-                let ev = Event { pid: tid, ts_ns: Some(ts_enter as i64), kind: EventKind::Syscall(sc) };
+                let ev = Event { tid: Tid(tid), ts_ns: Some(ts_enter as i64), kind: EventKind::Syscall(sc) };
                 sink(&ev);
                 self.syscalls += 1;
                 self.events += 1;
@@ -258,7 +261,7 @@ impl Formatter {
                             dur_ns: Some(mean),
                             resumed: false,
                         };
-                        sink(&Event { pid: tid, ts_ns: Some(t as i64), kind: EventKind::Syscall(sc) });
+                        sink(&Event { tid: Tid(tid), ts_ns: Some(t as i64), kind: EventKind::Syscall(sc) });
                         t += step;
                     }
                 }
@@ -292,7 +295,7 @@ impl Formatter {
                 } else {
                     EventKind::Exited { code: (exit_code >> 8) & 0xff }
                 };
-                sink(&Event { pid: tid, ts_ns: Some(ts as i64), kind });
+                sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });
                 self.events += 1;
                 self.threads.remove(&tid);
                 self.forks.remove(&tid);
@@ -314,7 +317,7 @@ impl Formatter {
         fds.sort_unstable();
         for (fd, target) in fds {
             let Ok(fd) = i32::try_from(fd) else { continue };
-            sink(&Event { pid: tid, ts_ns: Some(ts as i64), kind: EventKind::FdKnown { fd, target } });
+            sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind: EventKind::FdKnown { fd, target } });
         }
     }
 
@@ -375,7 +378,7 @@ pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
         // strace has no line for it: the decorations say it (see `Formatter::decorate`)
         return;
     }
-    let _ = write!(o, "{} ", ev.pid);
+    let _ = write!(o, "{} ", ev.tid);
     if let Some(t) = ev.ts_ns {
         let real = t + realtime_offset_ns;
         let secs = real.div_euclid(1_000_000_000);
@@ -453,7 +456,7 @@ mod tests {
         f.on_record(&rec, &mut |e: &Event| {
             if let EventKind::Syscall(sc) = &e.kind {
                 text = format!("{}({})", sc.name, sc.args);
-                got = Some(Event { pid: e.pid, ts_ns: e.ts_ns, kind: EventKind::Exited { code: 0 } });
+                got = Some(Event { tid: e.tid, ts_ns: e.ts_ns, kind: EventKind::Exited { code: 0 } });
             }
         });
         (text, got)
@@ -649,8 +652,8 @@ mod tests {
         let mut f = Formatter::new(known);
         let mut seen = Vec::new();
         let mut sink = |e: &Event| match &e.kind {
-            EventKind::Syscall(sc) => seen.push(format!("{} {}({})", e.pid, sc.name, sc.args)),
-            EventKind::FdKnown { fd, target } => seen.push(format!("{} fd {fd} {target}", e.pid)),
+            EventKind::Syscall(sc) => seen.push(format!("{} {}({})", e.tid, sc.name, sc.args)),
+            EventKind::FdKnown { fd, target } => seen.push(format!("{} fd {fd} {target}", e.tid)),
             _ => {}
         };
         f.on_record(&fd_call(7, 0, 3, 4), &mut sink);
