@@ -11,8 +11,10 @@
 //!
 //! (bench/dispatch.sh runs it and prints the table for bench/RESULTS.md.)
 
+#[path = "common/rounds.rs"]
+mod rounds;
+
 use std::sync::{atomic::AtomicU64, Arc};
-use std::time::Instant;
 use syslint_analyze::registry::{self, Ctx, Detector, Docs, FinishCtx, Interest, Meta, Status};
 use syslint_analyze::Analyzer;
 use syslint_event::{Event, Syscall};
@@ -85,33 +87,19 @@ fn main() {
     if std::env::var_os("DISPATCH_EACH").is_some() {
         configs.extend(registry::metas().iter().map(|m| m.name));
     }
-    let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
     let mut events = 0u64;
-    for round in 0..=rounds {
-        for (i, c) in configs.iter().enumerate() {
-            let mut a = Analyzer::new(detectors(c));
-            let mut n = 0u64;
-            let t = Instant::now();
-            syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
-                a.on_event(e);
-                n += 1;
-            })
-            .expect("read");
-            let r = a.finish(Capture::default());
-            let s = t.elapsed().as_secs_f64();
-            std::hint::black_box(r.findings.len());
-            events = n;
-            if round > 0 {
-                // round 0 warms the page cache and the allocator
-                times[i].push(s);
-            }
-        }
-    }
-    let med = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let meds: Vec<f64> = times.iter_mut().map(med).collect();
+    let meds = rounds::medians(configs.len(), rounds, |i| {
+        let mut a = Analyzer::new(detectors(configs[i]));
+        let mut n = 0u64;
+        syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
+            a.on_event(e);
+            n += 1;
+        })
+        .expect("read");
+        let r = a.finish(Capture::default());
+        std::hint::black_box(r.findings.len());
+        events = n;
+    });
     println!("events: {events}, rounds: {rounds} (interleaved, medians)");
     println!("| configuration | median s | ns/event | detector ns/event (over `none`) |");
     println!("|---|---:|---:|---:|");

@@ -1,9 +1,11 @@
 //! The one event type every syslint capture backend produces, and the syscall knowledge the
 //! analysis needs (names, classes, argument decoding). No I/O here.
 //!
-//! Events borrow their text from the backend's buffer (`'a`): the strace reader hands out
-//! slices of the line it just read, so parsing allocates nothing per line. Anything a consumer
-//! keeps beyond the callback must be copied.
+//! Events borrow from the backend's buffer (`'a`): the strace reader hands out slices of the
+//! line it just read, the eBPF formatter the record's registers and copied memory
+//! ([`Args::Raw`]), so neither allocates per event. Anything a consumer keeps beyond the
+//! callback must be copied. Arguments are asked through [`Syscall`]'s typed accessors, which
+//! answer alike for both backings.
 
 pub mod args;
 pub mod errno;

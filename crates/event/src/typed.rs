@@ -213,22 +213,28 @@ impl<'a> Syscall<'a> {
         Some(CloneFlags(v))
     }
 
-    /// The options of wait4/waitid/waitpid (by name; the eBPF backend does not decode them
-    /// yet).
+    /// The options of wait4/waitid/waitpid (by name in text).
     pub fn wait_options(&self) -> Option<WaitOptions> {
         if !matches!(self.sys, Sys::Wait4 | Sys::Waitid | Sys::Waitpid) {
             return None;
         }
-        let nohang = self.args.text().is_some_and(|t| t.contains("WNOHANG"));
-        Some(WaitOptions(if nohang { WaitOptions::NOHANG.0 } else { 0 }))
+        let t = match self.args {
+            Args::Text(t) => t,
+            Args::Raw(r) => return Some(r.wait_options(self.sys)),
+        };
+        Some(WaitOptions(if t.contains("WNOHANG") { WaitOptions::NOHANG.0 } else { 0 }))
     }
 
-    /// What a futex call does (by name; the eBPF backend does not decode it yet).
+    /// What a futex call does (by name in text).
     pub fn futex_op(&self) -> Option<FutexOp> {
         if !matches!(self.sys, Sys::Futex | Sys::FutexTime64) {
             return None;
         }
-        let wait = self.args.text().is_some_and(|t| t.contains("FUTEX_WAIT") || t.contains("FUTEX_LOCK_PI"));
+        let t = match self.args {
+            Args::Text(t) => t,
+            Args::Raw(r) => return Some(r.futex_op()),
+        };
+        let wait = t.contains("FUTEX_WAIT") || t.contains("FUTEX_LOCK_PI");
         Some(if wait { FutexOp::Wait } else { FutexOp::Other })
     }
 
@@ -250,13 +256,13 @@ impl<'a> Syscall<'a> {
         })
     }
 
-    /// The request of ioctl (by name; the eBPF backend does not decode it yet).
+    /// The request of ioctl (by name in text).
     pub fn ioctl_req(&self) -> Option<IoctlReq> {
         if self.sys != Sys::Ioctl {
             return None;
         }
-        if let Args::Raw(_) = self.args {
-            return Some(IoctlReq::Other);
+        if let Args::Raw(r) = self.args {
+            return Some(r.ioctl_req());
         }
         Some(if self.arg(1)?.starts_with("FIONREAD") { IoctlReq::Fionread } else { IoctlReq::Other })
     }
