@@ -45,4 +45,14 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 command -v cargo >/dev/null 2>&1 || { echo "cargo not found: install Rust (https://rustup.rs) first" >&2; exit 2; }
 
+# lints first (workspace [lints] in Cargo.toml): a warning fails the run
+if ! cargo clippy --version >/dev/null 2>&1 && command -v rustup >/dev/null 2>&1; then
+  rustup component add clippy >/dev/null 2>&1 || true
+fi
+if cargo clippy --version >/dev/null 2>&1; then
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+else
+  echo "WARNING: cargo clippy is not available here (rustup component add clippy): the lint step did not run" >&2
+fi
+
 cargo test --workspace --locked --no-fail-fast "$@"

@@ -6,6 +6,7 @@
 //! - `syslint_corpus`: the real-world strace corpus, `SYSLINT_SHARED/strace-corpus` or
 //!   `../shared/strace-corpus` beside the checkout; its path is passed as `SYSLINT_CORPUS_DIR`;
 //! - `syslint_root`: running as root.
+//!
 //! The binary itself does not look at these.
 
 use std::path::PathBuf;

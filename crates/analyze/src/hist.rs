@@ -35,7 +35,7 @@ fn bounds(i: usize) -> (u64, u64) {
     let e = (i - SUB) / SUB + SUB_BITS as u64;
     let mant = (i - SUB) % SUB;
     let shift = e - SUB_BITS as u64;
-    let lo = ((SUB + mant) << shift) as u64;
+    let lo = (SUB + mant) << shift;
     let hi = lo + (1u64 << shift) - 1;
     (lo, hi)
 }
@@ -182,9 +182,9 @@ mod tests {
         for v in 0..5000u64 {
             let x = v * v;
             if v % 2 == 0 {
-                a.record(x)
+                a.record(x);
             } else {
-                b.record(x)
+                b.record(x);
             }
             all.record(x);
         }

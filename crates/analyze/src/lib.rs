@@ -288,7 +288,7 @@ mod tests {
         syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
             a.on_event(e);
             n += 1;
-            if n % 200 == 0 {
+            if n.is_multiple_of(200) {
                 mid.push(a.findings_so_far());
             }
         })

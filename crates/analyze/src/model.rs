@@ -178,7 +178,7 @@ fn anon_kind(a: &str) -> (TargetKind, String) {
 /// `12345->12346` or `12345,"/run/x.sock"` or `@"/abstract"`: show the path when there is one.
 fn unix_display(detail: &str) -> String {
     match detail.find('"') {
-        Some(i) => args::unquote(&detail[i..]).map(|p| p.into_owned()).unwrap_or_else(|| detail.to_string()),
+        Some(i) => args::unquote(&detail[i..]).map(std::borrow::Cow::into_owned).unwrap_or_else(|| detail.to_string()),
         None => "unix socket".into(),
     }
 }
@@ -620,7 +620,7 @@ impl Model {
             s if class.has(Class::OPEN) => {
                 let _ = s;
                 if let Some((fd, deco)) = ret_fd {
-                    let path = sc.path().map(|p| p.into_owned()).unwrap_or_else(|| "?".into());
+                    let path = sc.path().map(std::borrow::Cow::into_owned).unwrap_or_else(|| "?".into());
                     self.set_fd_side(task, fd, deco, (TargetKind::File, path), None, Side::Guess);
                 }
             }
@@ -709,7 +709,7 @@ impl Model {
             Sys::IoUringSetup => self.anon_fd(task, ret_fd, TargetKind::IoUring),
             Sys::MemfdCreate => {
                 if let Some((fd, deco)) = ret_fd {
-                    let name = sc.memfd_name().map(|n| n.into_owned()).unwrap_or_default();
+                    let name = sc.memfd_name().map(std::borrow::Cow::into_owned).unwrap_or_default();
                     self.set_fd_side(task, fd, deco, (TargetKind::Memfd, format!("memfd:{name}")), None, Side::Guess);
                 }
             }
@@ -723,14 +723,13 @@ impl Model {
                     }
                 }
             }
-            Sys::Execve | Sys::Execveat => {
-                if ret_fd.is_some() {
+            Sys::Execve | Sys::Execveat
+                if ret_fd.is_some() => {
                     if let Some(p) = sc.path() {
                         let pi = self.tasks[task].proc_;
                         self.procs[pi].comm = Some(basename(&p).to_string());
                     }
                 }
-            }
             Sys::Prctl => {
                 if let Some(n) = sc.prctl_name() {
                     let pi = self.tasks[task].proc_;

@@ -324,7 +324,7 @@ mod tests {
             assert!(names.insert(m.name), "duplicate name {}", m.name);
             assert!(m.code.len() == 5 && m.code.starts_with("SL"), "bad code {}", m.code);
             assert!(m.name.bytes().all(|c| c.is_ascii_lowercase() || c == b'-'), "name {} not kebab-case", m.name);
-            assert!(!m.summary.ends_with('.') && m.summary.chars().next().is_some_and(|c| c.is_lowercase()));
+            assert!(!m.summary.ends_with('.') && m.summary.chars().next().is_some_and(char::is_lowercase));
             for (h, t) in [
                 ("what", m.docs.what),
                 ("why", m.docs.why),

@@ -88,7 +88,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let argv: Vec<OsString> = vec![prog.clone().into(), n.to_string().into(), out.clone().into()];
     let read_out = || -> Result<(u64, u64), Box<dyn std::error::Error>> {
         let s = std::fs::read_to_string(&out)?;
-        let mut it = s.split_whitespace().map(|w| w.parse::<u64>());
+        let mut it = s.split_whitespace().map(str::parse::<u64>);
         Ok((it.next().ok_or("no ns")??, it.next().ok_or("no calls")??))
     };
     let stats_before = std::fs::read_to_string(STATS)?;

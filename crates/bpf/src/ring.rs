@@ -238,7 +238,7 @@ mod tests {
         let mut v = (data.len() as u32).to_ne_bytes().to_vec();
         v.extend_from_slice(&[0; 4]);
         v.extend_from_slice(data);
-        while v.len() % 8 != 0 {
+        while !v.len().is_multiple_of(8) {
             v.push(0xaa);
         }
         v

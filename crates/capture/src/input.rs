@@ -68,6 +68,7 @@ impl Source {
         self.path.as_os_str() == "-"
     }
     /// Size on disk, when known (for progress).
+    #[allow(clippy::len_without_is_empty)] // a size, not a collection
     pub fn len(&self) -> Option<u64> {
         if self.is_stdin() {
             None
@@ -91,7 +92,7 @@ pub fn expand_sources(args: &[PathBuf]) -> Result<Vec<Source>, InputError> {
         if meta.is_dir() {
             let rd = std::fs::read_dir(a).map_err(|e| InputError::from_io(a, e))?;
             let mut inside: Vec<PathBuf> =
-                rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();
+                rd.filter_map(std::result::Result::ok).map(|e| e.path()).filter(|p| p.is_file()).collect();
             if inside.is_empty() {
                 return Err(InputError::EmptyDir { path: a.display().to_string() });
             }

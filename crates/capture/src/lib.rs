@@ -38,7 +38,7 @@ pub fn read_strace<F: FnMut(&Event)>(
     progress: Arc<AtomicU64>,
     mut sink: F,
 ) -> Result<CaptureInfo, InputError> {
-    let mut info = CaptureInfo { sources: sources.iter().map(|s| s.name()).collect(), ..Default::default() };
+    let mut info = CaptureInfo { sources: sources.iter().map(input::Source::name).collect(), ..Default::default() };
     // open everything first so a missing file fails before any output
     let mut raw = Vec::with_capacity(sources.len());
     for s in sources {
@@ -69,7 +69,7 @@ fn workers() -> usize {
     std::env::var("SYSLINT_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
         .clamp(1, 64)
 }
 
@@ -171,6 +171,7 @@ fn merge_by_time<R: std::io::Read, F: FnMut(&Event)>(
                 }
             }
         };
+    #[allow(clippy::needless_range_loop)] // i indexes three parallel vectors
     for i in 0..n {
         let h = advance(i, readers, info, &mut done);
         if let Some(h) = &h {

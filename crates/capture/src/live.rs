@@ -142,7 +142,7 @@ impl StraceSession {
                     }
                 }
                 check_attach_permission()?;
-                format!("pid {}", pids.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(","))
+                format!("pid {}", pids.iter().map(std::string::ToString::to_string).collect::<Vec<_>>().join(","))
             }
         };
         let dir = std::env::temp_dir().join(format!(

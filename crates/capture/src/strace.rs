@@ -451,7 +451,7 @@ impl Parser {
 
         // timestamp
         let mut ts = None;
-        if s.as_bytes().first().is_some_and(|c| c.is_ascii_digit()) {
+        if s.as_bytes().first().is_some_and(u8::is_ascii_digit) {
             match self.timestamp(s) {
                 Some((t, rest)) => {
                     ts = Some(t);
@@ -489,7 +489,7 @@ impl Parser {
             Some(b'+') if s.starts_with("+++ ") => return self.exit(s, pid, ts, sink),
             Some(b'<') if s.starts_with("<... ") => return self.resumed(s, pid, ts, sink),
             Some(b'P') if s.starts_with("Process ") => return self.note(s, None, sink),
-            Some(b'%') | Some(b'-') => return self.c_table_row(s),
+            Some(b'%' | b'-') => return self.c_table_row(s),
             Some(b'[') if s.starts_with("[ Process PID=") => {
                 self.stats.ignored += 1;
                 return true;
@@ -851,7 +851,7 @@ impl Parser {
         }
         // `secs.frac`, or whole seconds (--timestamps=unix,s, --relative-timestamps=s)
         let dot = tok.iter().position(|&c| c == b'.').unwrap_or(tok.len());
-        if dot == 0 || !tok[..dot].iter().all(|c| c.is_ascii_digit()) {
+        if dot == 0 || !tok[..dot].iter().all(u8::is_ascii_digit) {
             return None;
         }
         let secs = parse_u64(&tok[..dot]) as i64;
@@ -875,7 +875,7 @@ impl Parser {
 #[inline]
 fn looks_like_c_row(s: &str) -> bool {
     let b = s.as_bytes();
-    if !b.first().is_some_and(|c| c.is_ascii_digit()) {
+    if !b.first().is_some_and(u8::is_ascii_digit) {
         return false;
     }
     let Some(sp) = memchr::memchr(b' ', b) else {
@@ -885,7 +885,7 @@ fn looks_like_c_row(s: &str) -> bool {
     if !first.contains(&b'.') || !first.iter().all(|c| c.is_ascii_digit() || *c == b'.') {
         return false;
     }
-    b[sp..].iter().find(|c| **c != b' ').is_some_and(|c| c.is_ascii_digit())
+    b[sp..].iter().find(|c| **c != b' ').is_some_and(u8::is_ascii_digit)
 }
 
 /// A syscall line split into its parts.
@@ -1006,7 +1006,7 @@ fn parse_duration(d: &str) -> Option<u64> {
     let b = d.as_bytes();
     // `0.000123`, or whole seconds with --syscall-times=s
     let dot = b.iter().position(|&c| c == b'.').unwrap_or(b.len());
-    if dot == 0 || !b[..dot].iter().all(|c| c.is_ascii_digit()) {
+    if dot == 0 || !b[..dot].iter().all(u8::is_ascii_digit) {
         return None;
     }
     let secs = parse_u64(&b[..dot]);
@@ -1026,7 +1026,7 @@ fn parse_u64(b: &[u8]) -> u64 {
 /// Fraction digits to nanoseconds (`123456` -> 123_456_000).
 #[inline]
 fn parse_frac(b: &[u8]) -> Option<i64> {
-    if b.is_empty() || !b.iter().all(|c| c.is_ascii_digit()) {
+    if b.is_empty() || !b.iter().all(u8::is_ascii_digit) {
         return None;
     }
     let mut v: i64 = 0;

@@ -91,7 +91,7 @@ fn counts_read_from_the_end_equal_counts_split_from_the_start() {
     let mut checked = 0;
     for path in &files {
         let name = path.display();
-        let src = expand_sources(&[path.clone()]).expect("fixture");
+        let src = expand_sources(std::slice::from_ref(path)).expect("fixture");
         syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
             let EventKind::Syscall(sc) = &e.kind else { return };
             let (count, off) = match sc.sys {

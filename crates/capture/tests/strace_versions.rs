@@ -146,7 +146,7 @@ fn own(e: &Event) -> Ev {
             dur: c.dur_ns,
             resumed: c.resumed,
             fd: c.fd().map(|f| (f.num, f.deco.map(str::to_string))),
-            path: c.path().map(|p| p.into_owned()),
+            path: c.path().map(std::borrow::Cow::into_owned),
             sockaddr: c.sockaddr(),
             bytes: c.bytes(),
             timeout: c.timeout(),
@@ -707,7 +707,7 @@ fn erestart_restartblock_poll_with_time_of_day() {
     r.n(4);
     let c = r.ev[0].call();
     assert_eq!((c.sys, c.errno(), r.ev[0].ts), (Sys::Connect, "EINPROGRESS", Some(tod(20, 35, 41, 254_918_000))));
-    assert_eq!(c.sockaddr.as_ref().map(|a| a.to_string()).as_deref(), Some("10.1.224.239:3306"));
+    assert_eq!(c.sockaddr.as_ref().map(std::string::ToString::to_string).as_deref(), Some("10.1.224.239:3306"));
     let p = r.ev[1].call();
     assert_eq!((p.sys, p.errno(), p.timeout), (Sys::Poll, "ERESTART_RESTARTBLOCK", Some(Timeout::Ns(120 * S as u64))));
     assert_eq!((r.ev[2].sig(), r.ev[2].ts), ("SIGALRM", Some(tod(20, 35, 41, 255_878_000))));
@@ -1283,13 +1283,13 @@ fn v4_10_tcp_socket_decorations() {
     .clean();
     r.n(5);
     assert_eq!(r.ev[0].call().target(), FdTarget::Inet { proto: TargetKind::Tcp, local: None, remote: None });
-    assert_eq!(r.ev[0].call().sockaddr.as_ref().map(|a| a.to_string()).as_deref(), Some("127.0.0.1:0"));
+    assert_eq!(r.ev[0].call().sockaddr.as_ref().map(std::string::ToString::to_string).as_deref(), Some("127.0.0.1:0"));
     assert_eq!(
         r.ev[2].call().target(),
         FdTarget::Inet { proto: TargetKind::Tcp, local: Some("127.0.0.1:35791".into()), remote: None }
     );
     let a = r.ev[3].call();
-    assert_eq!(a.sockaddr.as_ref().map(|s| s.to_string()).as_deref(), Some("127.0.0.1:45678"));
+    assert_eq!(a.sockaddr.as_ref().map(std::string::ToString::to_string).as_deref(), Some("127.0.0.1:45678"));
     assert_eq!(
         FdTarget::from_deco(a.ret_deco().expect("deco")),
         FdTarget::Inet {
@@ -1378,9 +1378,9 @@ fn tcpv6_socket_decorations() {
         r.ev[2].call().target(),
         FdTarget::Inet { proto: TargetKind::Tcp6, local: Some("[::1]:37025".into()), remote: None }
     );
-    assert_eq!(r.ev[3].call().sockaddr.as_ref().map(|a| a.to_string()).as_deref(), Some("[::1]:37025"));
+    assert_eq!(r.ev[3].call().sockaddr.as_ref().map(std::string::ToString::to_string).as_deref(), Some("[::1]:37025"));
     let a = r.ev[4].call();
-    assert_eq!(a.sockaddr.as_ref().map(|s| s.to_string()).as_deref(), Some("[::1]:59812"));
+    assert_eq!(a.sockaddr.as_ref().map(std::string::ToString::to_string).as_deref(), Some("[::1]:59812"));
     assert_eq!(
         FdTarget::from_deco(a.ret_deco().expect("deco")),
         FdTarget::Inet {

@@ -66,7 +66,7 @@ fn check(lab: &str, bad: &str, good: &str, detector: &str) {
     for (k, v) in &s[0].metrics {
         let b = f[0].metrics.get(k);
         assert!(b.is_some(), "{lab} {bad}: no {k} with eBPF");
-        let (Some(a), Some(b)) = (v.as_f64(), b.and_then(|x| x.as_f64())) else { continue };
+        let (Some(a), Some(b)) = (v.as_f64(), b.and_then(serde_json::Value::as_f64)) else { continue };
         if speed_dependent(k) {
             continue;
         }

@@ -79,7 +79,7 @@ fn durations_sum_like_the_text_and_percentiles_are_close() {
             .filter_map(|l| l.rsplit_once(" <").and_then(|(_, d)| d.strip_suffix('>')?.parse().ok()))
             .collect();
         v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        let median = v[(v.len() + 1) / 2 - 1];
+        let median = v[v.len().div_ceil(2) - 1];
         assert!((st.p50_s - median).abs() <= median * 0.03 + 1e-6, "{name}: p50 {} vs {median}", st.p50_s);
         assert_eq!(st.max_s, v[v.len() - 1]);
     }

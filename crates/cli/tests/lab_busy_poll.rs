@@ -112,7 +112,7 @@ fn check_bad(variant: &str, set: &str, path: &Path, kind: &str, program: &str, d
     }
     assert!(f.evidence.len() >= 4, "{ctx}: {:?}", f.evidence);
     assert!(f.fix.contains("curl_multi_select") && f.fix.contains("curl_multi_poll"), "{ctx}");
-    assert!(!f.message.ends_with('.') && f.message.chars().next().is_some_and(|c| c.is_lowercase()));
+    assert!(!f.message.ends_with('.') && f.message.chars().next().is_some_and(char::is_lowercase));
     spins
 }
 

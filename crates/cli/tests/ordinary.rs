@@ -261,7 +261,7 @@ fn facts(w: &str, r: &Report) -> Vec<(String, bool)> {
             f(format!("journal removed once: unlink {}", calls(r, "unlink")), calls(r, "unlink") == 1);
         }
         "python-imports" => {
-            f(format!("1 process, openat {}", calls(r, "openat")), procs == 1 && calls(r, "openat") >= 50)
+            f(format!("1 process, openat {}", calls(r, "openat")), procs == 1 && calls(r, "openat") >= 50);
         }
         "find" => f(format!("3 processes (sh, find, head): {comms:?}"), procs == 3 && count("find") == 1),
         "grep" => f(

@@ -403,7 +403,7 @@ pub fn poll_timeout(sys: Sys, args: &str) -> Option<Timeout> {
         'm' => {
             let v: i64 = a.trim().parse().ok()?;
             // old strace printed -1 as an unsigned 32-bit value
-            if v < 0 || v >= 1 << 31 {
+            if !(0..1 << 31).contains(&v) {
                 Some(Timeout::Infinite)
             } else {
                 Some(Timeout::Ns(v as u64 * 1_000_000))

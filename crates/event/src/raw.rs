@@ -1271,7 +1271,7 @@ mod tests {
             let name = if sys == Sys::Other { "syscall" } else { sys.name() };
             for round in 0..90 {
                 let mut regs = [0u64; 6];
-                for r in regs.iter_mut() {
+                for r in &mut regs {
                     *r = values[(next() % values.len() as u64) as usize];
                 }
                 let d1 = datas[round % datas.len()];

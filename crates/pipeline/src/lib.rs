@@ -41,22 +41,22 @@ pub trait Sink {
 
 impl<S: Sink + ?Sized> Sink for &mut S {
     fn on_event(&mut self, ev: &Event<'_>) {
-        (**self).on_event(ev)
+        (**self).on_event(ev);
     }
     fn on_stop(&mut self, w: &mut Vec<String>) {
-        (**self).on_stop(w)
+        (**self).on_stop(w);
     }
 }
 
 impl<S: Sink> Sink for Option<S> {
     fn on_event(&mut self, ev: &Event<'_>) {
         if let Some(s) = self {
-            s.on_event(ev)
+            s.on_event(ev);
         }
     }
     fn on_stop(&mut self, w: &mut Vec<String>) {
         if let Some(s) = self {
-            s.on_stop(w)
+            s.on_stop(w);
         }
     }
 }

@@ -25,11 +25,11 @@ impl LogSource {
 
 impl Source for LogSource {
     fn name(&self) -> String {
-        self.sources.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ")
+        self.sources.iter().map(syslint_capture::input::Source::name).collect::<Vec<_>>().join(", ")
     }
 
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), _stop: &StopWhen) -> Result<Outcome, Error> {
-        let total: Option<u64> = self.sources.iter().map(|s| s.len()).sum();
+        let total: Option<u64> = self.sources.iter().map(syslint_capture::input::Source::len).sum();
         let done = Arc::new(AtomicU64::new(0));
         let progress = Progress::start(done.clone(), total, !self.progress);
         let mut info = syslint_capture::read_strace(&self.sources, done, |ev| sink.on_event(ev))?;

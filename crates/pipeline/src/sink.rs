@@ -147,7 +147,7 @@ impl Interval {
     fn line(&self) -> String {
         let secs = self.every.as_secs_f64();
         let mut rows = self.table.stats(secs);
-        rows.sort_by(|a, b| b.calls.cmp(&a.calls));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.calls));
         let top: Vec<String> = rows
             .iter()
             .take(8)

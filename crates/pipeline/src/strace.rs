@@ -58,9 +58,9 @@ impl Source for StraceSource {
                     }
                 }
             });
-            let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
             let o = parallel::read_parallel(&mut stream, &what, workers, parallel::CHUNK, 4 << 20, &mut |ev| {
-                sink.on_event(ev)
+                sink.on_event(ev);
             });
             done.store(true, Ordering::Relaxed);
             let mut info = CaptureInfo { sources: vec![format!("strace: {what}")], ..Default::default() };

@@ -264,7 +264,7 @@ fn is_noise(d: &SyscallDelta) -> bool {
         (Some(b), Some(a)) if b.max(a) > 0.0 => (a - b).abs() / b.max(a),
         _ => dc / big.max(1.0),
     };
-    (dc < 10.0 && dt < 1e-3) || (per_unit_change < 0.05 && dt < 1e-3)
+    dt < 1e-3 && (dc < 10.0 || per_unit_change < 0.05)
 }
 
 fn impact(d: &SyscallDelta) -> f64 {

@@ -378,11 +378,11 @@ impl Detector for AcceptHerd {
     }
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        self.syscall(cx, ev, sc)
+        self.syscall(cx, ev, sc);
     }
 
     fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
-        self.end_burst(ev.tid)
+        self.end_burst(ev.tid);
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

@@ -163,7 +163,7 @@ fn classify(sc: &Syscall, key: &mut Option<u64>) -> Kind {
                 Ret::Ok { val: 0, .. } => Kind::EmptyPoll,
                 _ => Kind::Other,
             },
-            Some(Timeout::Infinite) | Some(Timeout::Ns(_)) => Kind::Wait,
+            Some(Timeout::Infinite | Timeout::Ns(_)) => Kind::Wait,
             None => Kind::Other,
         };
     }
@@ -546,11 +546,11 @@ impl Detector for BusyPoll {
     }
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        self.syscall(cx, ev, sc)
+        self.syscall(cx, ev, sc);
     }
 
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        self.retire(cx, ev.tid)
+        self.retire(cx, ev.tid);
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

@@ -283,7 +283,7 @@ impl Detector for FsyncStorm {
             Sys::Fsync | Sys::Fdatasync | Sys::SyncFileRange | Sys::SyncFileRange2 | Sys::Syncfs | Sys::Sync
                 if !sc.ret.is_err() =>
             {
-                self.flush(cx, ev, sc, false)
+                self.flush(cx, ev, sc, false);
             }
             Sys::Open | Sys::Openat | Sys::Creat => {
                 if let Some(fd) = sc.ret.value().filter(|v| *v >= 0) {

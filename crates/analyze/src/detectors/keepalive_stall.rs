@@ -454,7 +454,7 @@ impl Detector for KeepaliveStall {
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         self.resolve_pending(ev.tid, ev.ts_ns);
-        self.syscall(cx, ev, sc)
+        self.syscall(cx, ev, sc);
     }
 
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {

@@ -374,7 +374,7 @@ impl Detector for SmallIo {
     }
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        self.syscall(cx, ev, sc)
+        self.syscall(cx, ev, sc);
     }
 
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
@@ -402,7 +402,7 @@ impl Detector for SmallIo {
         self.runs.clear();
         let mut aggs: Vec<(AggKey, Agg)> =
             self.aggs.drain().filter(|(_, a)| a.saved_64k >= self.cfg.min_saved_calls && a.calls > 0).collect();
-        for (k, a) in aggs.iter_mut() {
+        for (k, a) in &mut aggs {
             let subject = match k.1 {
                 Tgt::Id(id) => cx.model.target(id).map(|t| t.display.to_string()).unwrap_or_default(),
                 Tgt::Fd(fd) => format!("fd {fd}"),

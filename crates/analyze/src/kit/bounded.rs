@@ -78,14 +78,14 @@ impl<K: Hash + Eq, V> Bounded<K, V> {
         self.map.values_mut()
     }
     pub fn retain(&mut self, f: impl FnMut(&K, &mut V) -> bool) {
-        self.map.retain(f)
+        self.map.retain(f);
     }
     /// Take everything out (the cap and the overflow count stay).
     pub fn drain(&mut self) -> impl Iterator<Item = (K, V)> + '_ {
         self.map.drain()
     }
     pub fn clear(&mut self) {
-        self.map.clear()
+        self.map.clear();
     }
 }
 

@@ -160,7 +160,7 @@ impl Programs {
         match self.pids[gi].as_slice() {
             [one] if n == 1 => model.label(one.main_thread()),
             pids => {
-                let list: Vec<String> = pids.iter().map(|p| p.to_string()).collect();
+                let list: Vec<String> = pids.iter().map(std::string::ToString::to_string).collect();
                 let more = if n as usize > pids.len() { ", ..." } else { "" };
                 format!("{n} processes of {} (pids {}{more})", self.keys[gi], list.join(", "))
             }

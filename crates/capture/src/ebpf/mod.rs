@@ -60,7 +60,7 @@ impl EbpfSession {
                     // threads of a followed process are covered by its tgid
                     probe.follow(p)?;
                 }
-                let list: Vec<String> = pids.iter().map(|p| p.to_string()).collect();
+                let list: Vec<String> = pids.iter().map(std::string::ToString::to_string).collect();
                 (None, pids.clone(), format!("pid{} {}", if pids.len() == 1 { "" } else { "s" }, list.join(", ")))
             }
         };
@@ -136,7 +136,7 @@ impl EbpfSession {
     }
 
     pub fn child_pid(&self) -> Option<u32> {
-        self.child.as_ref().map(|c| c.pid())
+        self.child.as_ref().map(syslint_bpf::Child::pid)
     }
 
     pub fn lost(&self) -> Lost {

@@ -41,7 +41,7 @@ pub fn render(e: &registry::Entry) -> String {
         let defaults = (e.defaults)();
         s.push_str(&format!("## Options (syslint.toml, table [{}])\n", m.name));
         for o in m.options {
-            let v = defaults.get(o.name).map(|v| v.to_string()).unwrap_or_default();
+            let v = defaults.get(o.name).map(std::string::ToString::to_string).unwrap_or_default();
             s.push_str(&format!("- `{} = {v}`: {}\n", o.name, o.meaning.trim()));
         }
         s.push('\n');

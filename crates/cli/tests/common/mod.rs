@@ -119,7 +119,7 @@ pub fn findings<'r>(r: &'r Report, detector: &str) -> Vec<&'r syslint_report::Fi
 
 /// A numeric metric of a finding (panics with the finding if absent).
 pub fn metric(f: &syslint_report::Finding, key: &str) -> f64 {
-    f.metrics.get(key).and_then(|v| v.as_f64()).unwrap_or_else(|| panic!("no metric {key} in {f:#?}"))
+    f.metrics.get(key).and_then(serde_json::Value::as_f64).unwrap_or_else(|| panic!("no metric {key} in {f:#?}"))
 }
 
 /// Whether a command exists; tests that need it say loudly when it does not.
