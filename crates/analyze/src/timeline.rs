@@ -246,6 +246,7 @@ mod tests {
                 ret: if err { Ret::Err { val: -1, errno: "EAGAIN" } } else { Ret::Ok { val: 0, deco: None, note: "" } },
                 dur_ns: Some(dur),
                 resumed: false,
+                pre: syslint_event::Pre::NONE,
             }),
         }
     }

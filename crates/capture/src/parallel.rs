@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
-use syslint_event::{Clock, Event, EventKind, Tid, Ret, Syscall};
+use syslint_event::{Clock, Event, EventKind, FdArg, Ret, Syscall, Tid};
 
 /// Bytes per chunk (cut at a line end). 1 MiB measured best on 2 cores: 2 MiB was no
 /// faster and held 20 MB more in flight (bench/RESULTS.md).
@@ -39,7 +39,15 @@ enum PRet {
 
 #[derive(Clone, Debug)]
 enum PKind {
-    Syscall { sys: syslint_event::Sys, name: Span, args: Span, ret: PRet, dur_ns: Option<u64>, resumed: bool },
+    Syscall {
+        sys: syslint_event::Sys,
+        name: Span,
+        args: Span,
+        ret: PRet,
+        dur_ns: Option<u64>,
+        resumed: bool,
+        pre: PPre,
+    },
     Signal { name: Span, info: Span },
     Exited { code: i32 },
     Killed { signal: Span, core_dumped: bool },
@@ -81,6 +89,13 @@ fn span(text: &str, side: &mut String, s: &str) -> Span {
     }
 }
 
+/// [`syslint_event::Pre`] as spans: what the worker decoded, handed to the analysis thread.
+#[derive(Clone, Debug)]
+struct PPre {
+    fd: Option<Option<(i32, Option<Span>)>>,
+    path: Option<Option<Span>>,
+}
+
 fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
     let mut sp = |s: &str| span(text, side, s);
     let kind = match &e.kind {
@@ -98,6 +113,10 @@ fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
                 ret,
                 dur_ns: sc.dur_ns,
                 resumed: sc.resumed,
+                pre: PPre {
+                    fd: sc.pre.fd.map(|f| f.map(|f| (f.num, f.deco.map(&mut sp)))),
+                    path: sc.pre.path.map(|p| p.map(&mut sp)),
+                },
             }
         }
         EventKind::Signal { name, info } => PKind::Signal { name: sp(name), info: sp(info) },
@@ -119,7 +138,7 @@ impl Batch {
 
     fn view(&self, p: &PEvent, shift: i64) -> Event<'_> {
         let kind = match &p.kind {
-            PKind::Syscall { sys, name, args, ret, dur_ns, resumed } => EventKind::Syscall(Syscall {
+            PKind::Syscall { sys, name, args, ret, dur_ns, resumed, pre } => EventKind::Syscall(Syscall {
                 sys: *sys,
                 name: self.get(*name),
                 args: syslint_event::Args::Text(self.get(*args)),
@@ -133,6 +152,10 @@ impl Batch {
                 },
                 dur_ns: *dur_ns,
                 resumed: *resumed,
+                pre: syslint_event::Pre {
+                    fd: pre.fd.map(|f| f.map(|(num, deco)| FdArg { num, deco: deco.map(|d| self.get(d)) })),
+                    path: pre.path.map(|p| p.map(|p| self.get(p))),
+                },
             }),
             PKind::Signal { name, info } => EventKind::Signal { name: self.get(*name), info: self.get(*info) },
             PKind::Exited { code } => EventKind::Exited { code: *code },

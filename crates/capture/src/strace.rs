@@ -363,18 +363,17 @@ impl Parser {
                 Some(i) => (&text[..i], &text[i + 1..]),
                 None => (text, ""),
             };
-            let ev = Event {
-                tid: pid,
-                ts_ns: p.ts,
-                kind: EventKind::Syscall(Syscall {
-                    sys: Sys::from_name(name),
-                    name,
-                    args: syslint_event::Args::Text(args.trim_end()),
-                    ret: ret.clone(),
-                    dur_ns: None,
-                    resumed: false,
-                }),
+            let mut sc = Syscall {
+                sys: Sys::from_name(name),
+                name,
+                args: syslint_event::Args::Text(args.trim_end()),
+                ret: ret.clone(),
+                dur_ns: None,
+                resumed: false,
+                pre: syslint_event::Pre::NONE,
             };
+            sc.decode_pre();
+            let ev = Event { tid: pid, ts_ns: p.ts, kind: EventKind::Syscall(sc) };
             self.stats.events += 1;
             self.stats.syscalls += 1;
             sink(&ev);
@@ -615,18 +614,18 @@ impl Parser {
                 self.announced.insert(Tid(val as u32));
             }
         }
-        let ev = Event {
-            tid: pid,
-            ts_ns: ts,
-            kind: EventKind::Syscall(Syscall {
-                sys: Sys::from_name(c.name),
-                name: c.name,
-                args: syslint_event::Args::Text(c.args),
-                ret: c.ret,
-                dur_ns: c.dur_ns,
-                resumed,
-            }),
+        let mut sc = Syscall {
+            sys: Sys::from_name(c.name),
+            name: c.name,
+            args: syslint_event::Args::Text(c.args),
+            ret: c.ret,
+            dur_ns: c.dur_ns,
+            resumed,
+            pre: syslint_event::Pre::NONE,
         };
+        // the fd and path arguments, decoded here once (on the parallel reader's workers)
+        sc.decode_pre();
+        let ev = Event { tid: pid, ts_ns: ts, kind: EventKind::Syscall(sc) };
         self.stats.events += 1;
         self.stats.syscalls += 1;
         sink(&ev);

@@ -89,6 +89,25 @@ pub struct Syscall<'a> {
     pub dur_ns: Option<u64>,
     /// Merged from an `<unfinished ...>` line and its `<... resumed>` line.
     pub resumed: bool,
+    /// Answers decoded once, by the reader, for the accessors many consumers ask.
+    pub pre: Pre<'a>,
+}
+
+/// What the text reader decoded once, ahead of the consumers (the parallel reader does it on
+/// its worker threads, off the analysis thread): the fd argument and the path argument, which
+/// the model and several detectors ask of the same call. `None`: not decoded here, the
+/// accessors decode from the arguments.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Pre<'a> {
+    /// [`Syscall::fd`], once decoded.
+    pub fd: Option<Option<FdArg<'a>>>,
+    /// The path argument's text as printed (quoted), once found ([`Syscall::path`] unquotes).
+    pub path: Option<Option<&'a str>>,
+}
+
+impl Pre<'_> {
+    /// Nothing decoded ahead.
+    pub const NONE: Pre<'static> = Pre { fd: None, path: None };
 }
 
 /// The arguments of a call, as the backend has them.
@@ -211,6 +230,9 @@ impl<'a> Syscall<'a> {
     /// The first argument as an fd, for syscalls whose first argument is one.
     #[inline]
     pub fn fd(&self) -> Option<FdArg<'a>> {
+        if let Some(f) = self.pre.fd {
+            return f;
+        }
         if !self.sys.is(Class::FD) {
             return None;
         }
@@ -225,6 +247,9 @@ impl<'a> Syscall<'a> {
     /// reading its decoration ([`fd`](Self::fd) has both): what most callers need, and cheaper.
     #[inline]
     pub fn fd_num(&self) -> Option<i32> {
+        if let Some(f) = self.pre.fd {
+            return f.map(|f| f.num);
+        }
         if !self.sys.is(Class::FD) {
             return None;
         }
@@ -257,9 +282,29 @@ impl<'a> Syscall<'a> {
             return None;
         }
         match self.args {
-            Args::Text(_) => args::unquote(self.arg(idx)?),
+            Args::Text(_) => args::unquote(match self.pre.path {
+                Some(p) => p?,
+                None => self.arg(idx)?,
+            }),
             Args::Raw(r) => r.path(self.sys, idx),
         }
+    }
+
+    /// Decode what [`Pre`] holds, once: for a text reader to call before handing the call
+    /// on (a call with raw arguments answers from them directly and is left as it is).
+    pub fn decode_pre(&mut self) {
+        if !matches!(self.args, Args::Text(_)) {
+            return;
+        }
+        self.pre = Pre::NONE;
+        let fd = self.fd();
+        let c = self.sys.class();
+        let path = if c.has(Class::LOOKUP) || c.has(Class::EXEC) || c.has(Class::AT) {
+            self.arg(if c.has(Class::AT) { 1 } else { 0 })
+        } else {
+            None
+        };
+        self.pre = Pre { fd: Some(fd), path: Some(path) };
     }
 
     /// Bytes moved by a read/write-family call (its return value).

@@ -615,6 +615,7 @@ mod tests {
             ret: Ret::Ok { val: 0, deco: None, note: "" },
             dur_ns: None,
             resumed: false,
+            pre: syslint_event::Pre::NONE,
         }
     }
 

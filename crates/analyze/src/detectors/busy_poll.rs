@@ -599,7 +599,7 @@ mod tests {
     }
 
     fn sc<'a>(sys: Sys, args: &'a str, ret: Ret<'a>) -> Syscall<'a> {
-        Syscall { sys, name: sys.name(), args: syslint_event::Args::Text(args), ret, dur_ns: None, resumed: false }
+        Syscall { sys, name: sys.name(), args: syslint_event::Args::Text(args), ret, dur_ns: None, resumed: false, pre: syslint_event::Pre::NONE }
     }
 
     #[test]

@@ -213,6 +213,7 @@ impl Formatter {
                     ret: if unfinished { Ret::Unknown } else { ret_of(ret) },
                     dur_ns: if unfinished { None } else { Some(dur) },
                     resumed: false,
+                    pre: syslint_event::Pre::NONE,
                 };
                 let ev = Event { tid: Tid(tid), ts_ns: Some(ts_enter as i64), kind: EventKind::Syscall(sc) };
                 sink(&ev);
@@ -260,6 +261,7 @@ impl Formatter {
                             ret: ret_of(c.ret),
                             dur_ns: Some(mean),
                             resumed: false,
+                            pre: syslint_event::Pre::NONE,
                         };
                         sink(&Event { tid: Tid(tid), ts_ns: Some(t as i64), kind: EventKind::Syscall(sc) });
                         t += step;
@@ -478,7 +480,7 @@ mod tests {
         assert_eq!(t, "connect(3, {sa_family=AF_INET, sin_port=htons(8080), sin_addr=inet_addr(\"127.0.0.1\")}, 16)");
         let (sys, args) = reparse(&t);
         let sc =
-            Syscall { sys, name: "connect", args: Args::Text(&args), ret: Ret::Unknown, dur_ns: None, resumed: false };
+            Syscall { sys, name: "connect", args: Args::Text(&args), ret: Ret::Unknown, dur_ns: None, resumed: false, pre: syslint_event::Pre::NONE };
         assert!(matches!(sc.sockaddr(), Some(SockAddr::Inet { port: 8080, .. })));
         assert_eq!(sc.fd().map(|f| f.num), Some(3));
 
@@ -503,7 +505,7 @@ mod tests {
         assert_eq!(t, "openat(AT_FDCWD, \"/tmp/x\", O_WRONLY|O_CREAT|O_DSYNC, 0644)");
         let (sys, args) = reparse(&t);
         let sc =
-            Syscall { sys, name: "openat", args: Args::Text(&args), ret: Ret::Unknown, dur_ns: None, resumed: false };
+            Syscall { sys, name: "openat", args: Args::Text(&args), ret: Ret::Unknown, dur_ns: None, resumed: false, pre: syslint_event::Pre::NONE };
         let f = sc.open_flags().unwrap();
         assert!(f.contains(syslint_event::OpenFlags::DSYNC) && !f.contains(syslint_event::OpenFlags::SYNC));
         assert_eq!(sc.path().as_deref(), Some("/tmp/x"));
