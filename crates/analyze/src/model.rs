@@ -116,7 +116,8 @@ pub struct Model {
     tables: Vec<Option<FdTable>>,
     free_tables: Vec<usize>,
     pub targets: Vec<TargetAgg>,
-    target_ids: HashMap<(TargetKind, String), u32>,
+    /// Per kind (`TargetKind as usize`): display text -> target (looked up without a copy).
+    target_ids: Vec<HashMap<String, u32>>,
     other_target: Option<u32>,
     pub endpoints: Vec<EndpointAgg>,
     endpoint_ids: HashMap<(TargetKind, Direction, String), u32>,
@@ -278,7 +279,7 @@ impl Model {
             tables: Vec::new(),
             free_tables: Vec::new(),
             targets: Vec::new(),
-            target_ids: HashMap::default(),
+            target_ids: Vec::new(),
             other_target: None,
             endpoints: Vec::new(),
             endpoint_ids: HashMap::default(),
@@ -369,7 +370,7 @@ impl Model {
     }
 
     fn intern_target(&mut self, kind: TargetKind, display: String) -> u32 {
-        if let Some(&id) = self.target_ids.get(&(kind, display.clone())) {
+        if let Some(&id) = self.target_ids.get(kind as usize).and_then(|m| m.get(display.as_str())) {
             return id;
         }
         if self.targets.len() >= MAX_TARGETS {
@@ -387,7 +388,10 @@ impl Model {
         }
         self.targets.push(TargetAgg { display: display.clone(), kind, ..Default::default() });
         let id = (self.targets.len() - 1) as u32;
-        self.target_ids.insert((kind, display), id);
+        if self.target_ids.len() <= kind as usize {
+            self.target_ids.resize_with(kind as usize + 1, HashMap::default);
+        }
+        self.target_ids[kind as usize].insert(display, id);
         id
     }
 

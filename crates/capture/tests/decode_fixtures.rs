@@ -73,14 +73,14 @@ fn every_flag_set_decodes_alike() {
     }
 }
 
-/// Byte counts and offsets are read from the end of the argument text (past the buffer): on
-/// every read/write-family call of real traces, in every flag set, they equal the count and
-/// offset found by splitting the arguments from the start.
+/// Byte counts, offsets and poll timeouts are read from the end of the argument text (past
+/// the buffer or fd array): on every such call of real traces, in every flag set, they equal
+/// what splitting the arguments from the start finds.
 #[test]
 fn counts_read_from_the_end_equal_counts_split_from_the_start() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files: Vec<std::path::PathBuf> = SETS.iter().map(|n| root.join("tests/fixtures/traces").join(n)).collect();
-    for lab in ["small-io", "keepalive-stall", "fsync-storm"] {
+    for lab in ["small-io", "keepalive-stall", "fsync-storm", "busy-poll", "accept-herd"] {
         let mut t: Vec<_> = std::fs::read_dir(root.join("lab").join(lab).join("traces"))
             .expect("lab traces")
             .map(|e| e.expect("entry").path())
@@ -94,6 +94,20 @@ fn counts_read_from_the_end_equal_counts_split_from_the_start() {
         let src = expand_sources(std::slice::from_ref(path)).expect("fixture");
         syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
             let EventKind::Syscall(sc) = &e.kind else { return };
+            if matches!(sc.sys, Sys::Poll | Sys::EpollWait) {
+                // the millisecond timeout, likewise read from the end
+                let i = if sc.sys == Sys::Poll { 2 } else { 3 };
+                let fwd = sc.arg(i).and_then(|a| a.trim().parse::<i64>().ok()).map(|v| {
+                    if (0..1 << 31).contains(&v) {
+                        Timeout::Ns(v as u64 * 1_000_000)
+                    } else {
+                        Timeout::Infinite
+                    }
+                });
+                assert_eq!(sc.timeout(), fwd, "{name}: {sc:?}");
+                checked += 1;
+                return;
+            }
             let (count, off) = match sc.sys {
                 Sys::Read | Sys::Write | Sys::Recv | Sys::Send | Sys::Readv | Sys::Writev => (2, None),
                 Sys::Pread64 | Sys::Pwrite64 => (2, Some(3)),

@@ -398,7 +398,20 @@ pub fn poll_timeout(sys: Sys, args: &str) -> Option<Timeout> {
         Sys::Select | Sys::NewSelect => (4, 'u'),
         _ => return None,
     };
-    let a = split(args).nth(idx)?;
+    // poll and epoll_wait end with the timeout, after an fd array or an event buffer that
+    // may be long: a plain number after the last separator is it
+    let last = match sys {
+        Sys::Poll | Sys::EpollWait => args
+            .trim_end()
+            .rsplit_once(", ")
+            .map(|(_, w)| w)
+            .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit() || c == b'-')),
+        _ => None,
+    };
+    let a = match last {
+        Some(a) => a,
+        None => split(args).nth(idx)?,
+    };
     match kind {
         'm' => {
             let v: i64 = a.trim().parse().ok()?;
