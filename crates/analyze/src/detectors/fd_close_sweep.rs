@@ -30,7 +30,7 @@ LimitNOFILE or `ulimit -n` of 65,536 to 1,048,576 and more, and then every spawn
 system calls: hundreds of milliseconds per child, minutes for a program that starts many (reported \
 against package managers, language runtimes, init scripts and daemons that spawn helpers).",
         evidence: "Metrics: `sweeps` (sweeps found), `ebadf` (calls in them that failed with EBADF), \
-`calls` (all calls in them, including fds that were open), `largest_sweep` (EBADF calls in the \
+`calls` (all calls in them from the first that failed, including fds that were open), `largest_sweep` (EBADF calls in the \
 largest sweep), `highest_fd` (the highest fd number a sweep reached, about the nofile limit), \
 `processes`, and with -T `seconds` (time inside the calls of the sweeps; under strace each call is \
 inflated by the tracer, so the cost names the count first). Evidence: the first calls of a sweep and \
@@ -195,8 +195,9 @@ impl Detector for FdCloseSweep {
             if let Some(old) = self.runs.remove(&ev.tid) {
                 self.end(old);
             }
-            // a run starts only where a sweep can: a close that failed, or of a low fd
-            if !(ebadf || fd <= 3) {
+            // a run starts at a call that failed (the fds a sweep meets first may be open, but
+            // starting at every close(3) would follow every program's ordinary closes)
+            if !ebadf {
                 return;
             }
         }
@@ -321,9 +322,9 @@ mod tests {
         assert_eq!(f[0].severity, Severity::Info);
         assert_eq!(f[0].metrics["sweeps"], 1);
         assert_eq!(f[0].metrics["ebadf"], 556);
-        // fds 3 to 563: five of them were open (3-5 from the parent, 10 and 251 from the shell
-        // that recorded it), part of the sweep but not failures
-        assert_eq!(f[0].metrics["calls"], 561);
+        // from fd 6, the first that failed, to 563: two of them were open (10 and 251, from the
+        // shell that recorded it), part of the sweep but not failures
+        assert_eq!(f[0].metrics["calls"], 558);
         assert_eq!(f[0].metrics["highest_fd"], 563);
         assert_eq!(f[0].metrics["processes"], 1);
         // the sweep happens in the child before it execs; the program is the one that swept
