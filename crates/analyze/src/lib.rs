@@ -83,6 +83,14 @@ impl Analyzer {
             self.timeline.on_event(ev);
         }
         let target = self.model.on_event(ev);
+        if let EventKind::Alias { old } = ev.kind {
+            // every detector's thread- and process-keyed state follows the alias
+            for d in &mut self.detectors {
+                for m in d.keyed() {
+                    m.alias(old, ev.tid);
+                }
+            }
+        }
         let seq = self.seq;
         self.seq += 1;
         let (wanted, kind) = match &ev.kind {

@@ -136,6 +136,11 @@ pub trait Detector: DetectorClone + Send {
     fn on_alias(&mut self, _cx: &Ctx, _ev: &Event, _old: Tid) {}
     /// A signal, attach or detach note.
     fn on_note(&mut self, _cx: &Ctx, _ev: &Event) {}
+    /// The detector's maps keyed by thread or process: the analyzer re-keys them when a pid
+    /// alias is learnt (before [`on_alias`](Self::on_alias)), whatever the interest says.
+    fn keyed(&mut self) -> Vec<&mut dyn crate::kit::Rekey> {
+        Vec::new()
+    }
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding>;
 }
 

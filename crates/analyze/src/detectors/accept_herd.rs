@@ -8,7 +8,7 @@
 //! (`TCP:[127.0.0.1:8080]`, `socket:[12345]`), else the topmost traced ancestor and the fd.
 
 use super::Evidence;
-use crate::kit::{window, Metrics};
+use crate::kit::{Metrics, Rekey, window};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::FdTarget;
@@ -383,6 +383,10 @@ impl Detector for AcceptHerd {
 
     fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
         self.end_burst(ev.tid);
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.socks, &mut self.stats, &mut self.bursts]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

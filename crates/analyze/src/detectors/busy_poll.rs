@@ -9,7 +9,7 @@
 //! enough spins at a high enough rate are reported, summed per thread.
 
 use super::Evidence;
-use crate::kit::{window, Metrics, Timing};
+use crate::kit::{Metrics, Rekey, Timing, window};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::{Hash, Hasher};
@@ -551,6 +551,10 @@ impl Detector for BusyPoll {
 
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
         self.retire(cx, ev.tid);
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.threads]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

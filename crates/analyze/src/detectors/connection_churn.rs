@@ -11,6 +11,7 @@
 
 use crate::detectors::{EvidenceBuf, Span};
 use crate::kit::Metrics;
+use crate::kit::Rekey;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use syslint_event::{Class, Event, Tgid, Tid, Ret, SockAddr, Sys, Syscall};
@@ -548,6 +549,10 @@ impl Detector for ConnectionChurn {
             }
             _ => {}
         }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.conns, &mut self.awaiting, &mut self.per_proc]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

@@ -9,6 +9,7 @@ use super::{Evidence, EvidenceBuf, Span};
 use crate::kit::Metrics;
 use crate::kit::Programs;
 use crate::model::Model;
+use crate::kit::Rekey;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{args, Class, Event, Tgid, Tid, Ret, Syscall, TargetKind};
@@ -369,6 +370,10 @@ impl Detector for FailedLookupStorm {
             }
             _ => {}
         }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.searches, &mut self.programs]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

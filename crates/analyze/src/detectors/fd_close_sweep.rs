@@ -6,7 +6,7 @@
 //! Sweeps of at least `min_sweep_fds` such calls are summed per program.
 
 use super::EvidenceBuf;
-use crate::kit::{Bounded, Metrics, Programs, Span, Timing};
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::{Event, FcntlCmd, Ret, Sys, Syscall, Tgid, Tid};
 use syslint_report::{Finding, Severity};
@@ -230,6 +230,10 @@ impl Detector for FdCloseSweep {
         if let Some(r) = self.runs.remove(&ev.tid) {
             self.end(r);
         }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.runs, &mut self.programs]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

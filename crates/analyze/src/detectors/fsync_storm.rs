@@ -11,6 +11,7 @@ use super::{Evidence, EvidenceBuf, Span};
 use crate::kit::Metrics;
 use crate::kit::Programs;
 use crate::model::Model;
+use crate::kit::Rekey;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use syslint_event::{Class, Event, OpenFlags, Tgid, Tid, Sys, Syscall, TargetKind};
@@ -313,6 +314,10 @@ impl Detector for FsyncStorm {
             }
             _ => {}
         }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.sync_fds, &mut self.programs]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

@@ -10,6 +10,7 @@
 
 use super::{Evidence, Span};
 use crate::kit::Metrics;
+use crate::kit::Rekey;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, MsgFlags, Tgid, Tid, Ret, Sys, Syscall, TargetKind};
@@ -470,17 +471,13 @@ impl Detector for KeepaliveStall {
 
     fn on_alias(&mut self, _cx: &Ctx, ev: &Event, old: Tid) {
         let new = ev.tid;
+        // the maps were re-keyed already (`keyed`): what `old` was waiting for is `new`'s now
+        let _ = old;
         self.resolve_pending(new, ev.ts_ns);
-        if let Some(p) = self.pending.remove(&old) {
-            self.pending.insert(new, p);
-        }
-        // a process first seen without a pid column is now known by its pid
-        let keys: Vec<Key> = self.conns.keys().filter(|k| old.leads(k.0)).copied().collect();
-        for k in keys {
-            if let Some(c) = self.conns.remove(&k) {
-                self.conns.insert((new.as_process(), k.1), c);
-            }
-        }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.conns, &mut self.pending]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

@@ -16,6 +16,7 @@
 use crate::detectors::{Evidence, EvidenceBuf, Span};
 use crate::kit::Metrics;
 use crate::model::Model;
+use crate::kit::Rekey;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::net::IpAddr;
@@ -614,6 +615,10 @@ impl Detector for RepeatedDns {
                 }
             }
         }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.episodes]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

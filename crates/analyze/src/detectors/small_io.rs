@@ -11,9 +11,10 @@
 
 use super::{Evidence, Span};
 use crate::kit::Metrics;
+use crate::kit::Rekey;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{Class, Event, MsgFlags, Tgid, Tid, Ret, Sys, Syscall, TargetKind};
+use syslint_event::{Class, Event, MsgFlags, Tgid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::printers::fmt_count;
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
@@ -66,7 +67,7 @@ lab/small-io py-oswrite: os.write() per log line:
 ... 30,000 writes"#,
     },
     options: OPTIONS,
-    interest: Interest { classes: &[Class::FD], exits: true, aliases: true, ..Interest::NONE },
+    interest: Interest { classes: &[Class::FD], exits: true, ..Interest::NONE },
 };
 
 pub const ENTRY: Entry = registry::entry::<SmallIo>();
@@ -383,15 +384,8 @@ impl Detector for SmallIo {
         }
     }
 
-    fn on_alias(&mut self, _cx: &Ctx, ev: &Event, old: Tid) {
-        let new = ev.tid;
-        // a process first seen without a pid column is now known by its pid
-        let keys: Vec<RunKey> = self.runs.keys().filter(|k| old.leads(k.0)).copied().collect();
-        for k in keys {
-            if let Some(r) = self.runs.remove(&k) {
-                self.runs.insert((new.as_process(), k.1, k.2), r);
-            }
-        }
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.runs, &mut self.aggs]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {

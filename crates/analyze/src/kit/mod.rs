@@ -8,15 +8,19 @@
 //! - [`Span`], [`window`]: first and last time of something, and the report's window;
 //! - [`Timing`]: the one policy for trusting `-T` durations;
 //! - [`Metrics`]: a typed builder for a finding's metrics (counts stay integers);
-//! - [`Evidence`], [`EvidenceBuf`]: strace lines kept as evidence, payloads redacted.
+//! - [`Evidence`], [`EvidenceBuf`]: strace lines kept as evidence, payloads redacted;
+//! - [`Rekey`], [`IdKey`]: maps keyed by thread or process, which the analyzer re-keys when a
+//!   pid alias is learnt (a detector lists them in `Detector::keyed`).
 
 mod bounded;
+mod keyed;
 mod metrics;
 mod programs;
 mod time;
 
 pub use crate::detectors::{Evidence, EvidenceBuf};
 pub use bounded::Bounded;
+pub use keyed::{IdKey, Rekey};
 pub use metrics::Metrics;
 pub use programs::Programs;
 pub use time::{window, Span, Timing};

@@ -91,6 +91,17 @@ impl Programs {
         }
     }
 
+    /// The process first shown as `old` is `new` (a pid alias).
+    pub fn alias(&mut self, old: Tid, new: Tid) {
+        use super::Rekey;
+        self.of_tgid.alias(old, new);
+        for pids in &mut self.pids {
+            for p in pids.iter_mut().filter(|p| old.leads(**p)) {
+                *p = new.as_process();
+            }
+        }
+    }
+
     /// The process of `pid` may run another program now (a successful execve).
     pub fn forget(&mut self, model: &Model, pid: Tid) {
         self.of_tgid.remove(&model.tgid(pid));
