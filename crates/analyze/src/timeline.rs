@@ -60,7 +60,7 @@ impl LaneAgg {
 
     fn add_busy(&mut self, start: u64, dur: u64, bin_ns: u64) {
         let mut t = start;
-        let end = start + dur;
+        let end = start.saturating_add(dur);
         while t < end {
             let i = (t / bin_ns) as usize;
             let bin_end = (i as u64 + 1) * bin_ns;
@@ -133,7 +133,7 @@ impl Timeline {
         let rel = ts.saturating_sub(t0).max(0) as u64;
         let dur = sc.dur_ns.unwrap_or(0);
         // widen the bins until the call's end fits
-        while (rel + dur) / self.bin_ns >= MAX_BINS as u64 {
+        while rel.saturating_add(dur) / self.bin_ns >= MAX_BINS as u64 && self.bin_ns < u64::MAX / 4 {
             self.bin_ns *= 2;
             for l in &mut self.lanes {
                 l.halve();

@@ -1010,8 +1010,12 @@ fn parse_duration(d: &str) -> Option<u64> {
     }
     let secs = parse_u64(&b[..dot]);
     let frac = if dot < b.len() { parse_frac(&b[dot + 1..])? } else { 0 };
-    Some(secs.saturating_mul(NS as u64).saturating_add(frac as u64))
+    // no call lasts a century: a larger value is damage, and would overflow every sum of times
+    Some(secs.saturating_mul(NS as u64).saturating_add(frac as u64).min(MAX_DURATION_NS))
 }
+
+/// The longest duration taken from a `-T` field (100 years).
+const MAX_DURATION_NS: u64 = 100 * 365 * 86_400 * 1_000_000_000;
 
 #[inline]
 fn parse_u64(b: &[u8]) -> u64 {

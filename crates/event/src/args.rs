@@ -80,7 +80,8 @@ pub fn deco_end(s: &str) -> Option<usize> {
     let mut depth = 0;
     let mut i = 0;
     // jump between the bytes that matter; paths are long and hold none of them
-    while let Some(k) = memchr::memchr3(b'<', b'>', b'[', &b[i..]) {
+    // (`i` may pass the end when a quote inside brackets runs to it: a cut line)
+    while let Some(k) = b.get(i..).and_then(|r| memchr::memchr3(b'<', b'>', b'[', r)) {
         i += k;
         match b[i] {
             b'<' => depth += 1,
@@ -690,6 +691,13 @@ mod tests {
         let a = r#"3, "a, \"b\"", {x=1, y=[2, 3]}, 4</a,b>, NULL"#;
         let v: Vec<_> = split(a).collect();
         assert_eq!(v, vec!["3", r#""a, \"b\"""#, "{x=1, y=[2, 3]}", "4</a,b>", "NULL"]);
+    }
+
+    #[test]
+    fn a_cut_decoration_has_no_end() {
+        // an unterminated quote inside brackets: the scan ran past the end (a panic)
+        assert_eq!(deco_end("<[\"x"), None);
+        assert_eq!(parse_fd("3<[\"x").map(|f| (f.num, f.deco)), Some((3, None)));
     }
 
     #[test]
