@@ -94,3 +94,33 @@ fn markdown_diff_snapshots() {
         snapshot(name, &t);
     }
 }
+
+/// Saved reports come from anywhere: one of a newer format, or with a timeline no syslint
+/// wrote (bins of 1e300 s: the page's time axis looped for ever, taking gigabytes), is refused
+/// with the reason instead.
+#[test]
+fn hostile_saved_reports_are_refused_with_the_reason() {
+    let dir = std::env::temp_dir().join(format!("syslint-diff-hostile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = run(&["analyze", "--format", "json", lab_file("busy-poll", "c-timeout.f-tt-T-yy.strace").to_str().unwrap()]);
+    let good: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a report");
+    assert!(good["timeline"]["bins"].as_u64().is_some(), "the report has a timeline");
+    let good_path = dir.join("good.json");
+    std::fs::write(&good_path, good.to_string()).unwrap();
+    let mut newer = good.clone();
+    newer["version"] = serde_json::json!(999);
+    let mut huge = good.clone();
+    huge["timeline"]["bins"] = serde_json::json!(4294967295u64);
+    huge["timeline"]["bin_s"] = serde_json::json!(1e300);
+    for (name, v, why) in [("newer", newer, "newer than this syslint"), ("huge", huge, "not a timeline syslint writes")] {
+        let p = dir.join(format!("{name}.json"));
+        std::fs::write(&p, v.to_string()).unwrap();
+        let t0 = std::time::Instant::now();
+        let o = run(&["diff", "--format", "html", good_path.to_str().unwrap(), p.to_str().unwrap()]);
+        assert!(t0.elapsed() < std::time::Duration::from_secs(20), "{name}: took {:?}", t0.elapsed());
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{name}: {}", stderr(&o));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -77,9 +77,32 @@ fn emit(v: &Value, depth: usize, s: &mut String) {
 }
 
 /// Read a report back (used by `diff` and by tests).
+/// Read a saved report (for `diff`). A report of a later format version, or one whose
+/// timeline could not have been written by syslint (bins of a non-finite or non-positive width,
+/// more bins than it ever writes), is refused with the reason.
 pub fn parse(text: &str) -> Result<Report, serde_json::Error> {
-    serde_json::from_str(text)
+    use serde::de::Error as _;
+    let r: Report = serde_json::from_str(text)?;
+    if r.version > crate::SCHEMA_VERSION {
+        return Err(serde_json::Error::custom(format!(
+            "report format version {} is newer than this syslint reads ({}): upgrade syslint",
+            r.version,
+            crate::SCHEMA_VERSION
+        )));
+    }
+    if let Some(t) = &r.timeline {
+        if !(t.bin_s.is_finite() && t.bin_s > 0.0 && t.start_s.is_finite()) || t.bins > MAX_TIMELINE_BINS {
+            return Err(serde_json::Error::custom(format!(
+                "timeline with {} bins of {} s starting at {}: not a timeline syslint writes",
+                t.bins, t.bin_s, t.start_s
+            )));
+        }
+    }
+    Ok(r)
 }
+
+/// More bins than any timeline syslint writes (it keeps at most a few hundred).
+const MAX_TIMELINE_BINS: u32 = 100_000;
 
 #[cfg(test)]
 mod tests {
