@@ -101,6 +101,12 @@ pub(crate) fn formatter_stats(f: &Formatter, info: &mut CaptureInfo) {
     info.stats.syscalls = f.syscalls;
     info.stats.clock = syslint_event::Clock::Monotonic;
     info.stats.with_duration = f.syscalls;
+    if f.bad_repeats > 0 {
+        info.warnings.push(format!(
+            "{} repeat records claimed more than 65,536 calls each (a damaged recording): skipped",
+            f.bad_repeats
+        ));
+    }
 }
 
 fn ended(capture: Captured) -> Outcome {

@@ -17,6 +17,10 @@ use syslint_bpf::{Data, Record};
 use syslint_event::raw::{self, DataKind, RawArgs, RawData};
 use syslint_event::{errno, Args, Event, EventKind, Ret, Sys, Syscall, Tid};
 
+/// The most calls one Repeat record stands for: the kernel program reports a longer run in
+/// pieces of at most this many (`opt_max_run`).
+const MAX_REPEAT: u32 = 65_536;
+
 /// Thread and process ids as the kernel's records carry them.
 type Pid = u32;
 
@@ -141,6 +145,9 @@ pub struct Formatter {
     /// Syscalls produced (Repeat records expanded).
     pub syscalls: u64,
     pub events: u64,
+    /// Repeat records claiming more calls than the kernel program ever folds into one
+    /// (a damaged or forged recording): skipped.
+    pub bad_repeats: u64,
 }
 
 fn errno_ret(ret: i64) -> Option<&'static str> {
@@ -229,6 +236,10 @@ impl Formatter {
                 let calls = st.calls();
                 let p = (period as usize).clamp(1, 2).min(calls.len());
                 if p == 0 || count == 0 {
+                    return;
+                }
+                if count > MAX_REPEAT {
+                    self.bad_repeats += 1;
                     return;
                 }
                 let calls = &calls[calls.len() - p..];
@@ -527,6 +538,34 @@ mod tests {
         let d = Data { kind: DataKind::Bytes, bytes: b"GET / HTTP/1.1\r\n", truncated: true, fault: false };
         let (t, _) = one(1, [4, 0x7ff0, 100, 0, 0, 0], 100, d, none());
         assert_eq!(t, "write(4, \"GET / HTTP/1.1\\r\\n\"..., 100)");
+    }
+
+    #[test]
+    fn a_repeat_of_four_billion_calls_is_damage_not_work() {
+        // a 206-byte recording with one such record ran for 12 minutes of CPU (issue 16)
+        let mut f = Formatter::default();
+        let mut n = 0u64;
+        let mut sink = |_: &Event| n += 1;
+        let call = Record::Syscall {
+            tgid: 1,
+            tid: 1,
+            nr: 0,
+            args: [0; 6],
+            ret: 1,
+            ts_enter: 1000,
+            ts_exit: 1100,
+            data1: none(),
+            data2: none(),
+            unfinished: false,
+        };
+        f.on_record(&call, &mut sink);
+        let rep = |count| Record::Repeat { tgid: 1, tid: 1, period: 1, count, first_ts: 1200, last_ts: 9000, dur_sum_ns: 1 };
+        f.on_record(&rep(u32::MAX), &mut sink);
+        assert_eq!((f.bad_repeats, f.syscalls), (1, 1));
+        // the largest run the kernel program sends is still replayed
+        f.on_record(&rep(65_536), &mut sink);
+        assert_eq!((f.bad_repeats, f.syscalls), (1, 1 + 65_536));
+        assert_eq!(n, 1 + 65_536);
     }
 
     #[test]
