@@ -108,7 +108,7 @@ impl Analyzer {
             model: &self.model,
             seq,
             target: target.and_then(|t| self.model.target(t)),
-            tgid: self.model.tgid(ev.tid),
+            tgid: self.model.last_tgid(),
         };
         for &i in wanted {
             let d = &mut self.detectors[i as usize];

@@ -122,6 +122,8 @@ pub struct Model {
     pub endpoints: Vec<EndpointAgg>,
     endpoint_ids: HashMap<(TargetKind, Direction, String), u32>,
     other_endpoint: Option<u32>,
+    /// The task of the event [`Model::on_event`] saw last.
+    last_task: usize,
 }
 
 /// Which end of a connection names it: the remote end for connections we opened, the local
@@ -241,6 +243,11 @@ impl Model {
     }
 
     /// The process (thread group leader) a thread belongs to.
+    /// The process of the last event's thread ([`Model::tgid`] without a lookup).
+    pub fn last_tgid(&self) -> Tgid {
+        self.tasks.get(self.last_task).map_or(Tgid(0), |t| self.procs[t.proc_].pid)
+    }
+
     pub fn tgid(&self, pid: Tid) -> Tgid {
         self.task_of.get(&pid).map_or(pid.as_process(), |&t| self.procs[self.tasks[t].proc_].pid)
     }
@@ -284,6 +291,7 @@ impl Model {
             endpoints: Vec::new(),
             endpoint_ids: HashMap::default(),
             other_endpoint: None,
+            last_task: 0,
         }
     }
 
@@ -504,6 +512,7 @@ impl Model {
     /// Feed one event. Returns the target the syscall's fd refers to, if any.
     pub fn on_event(&mut self, ev: &Event) -> Option<u32> {
         let task = self.task(ev.tid);
+        self.last_task = task;
         if let EventKind::FdKnown { fd, target } = ev.kind {
             // what the fd is, as a decoration on its first use would have said
             self.fd_target(task, fd, Some(target));
@@ -546,6 +555,7 @@ impl Model {
         self.tasks[fresh].events = 0;
         self.task_of.remove(&old);
         self.task_of.insert(new, t);
+        self.last_task = t;
         self.tasks[t].tid = new;
         self.tasks[t].events += 1;
         let op = self.tasks[t].proc_;

@@ -337,14 +337,11 @@ impl BusyPoll {
     }
 
     fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        if !self.threads.contains_key(&ev.tid) {
-            if self.threads.len() >= MAX_THREADS {
-                return;
-            }
-            self.threads.insert(ev.tid, Thread::default());
-        }
-        let Some(th) = self.threads.get_mut(&ev.tid) else {
-            return;
+        let full = self.threads.len() >= MAX_THREADS;
+        let th = match self.threads.entry(ev.tid) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(_) if full => return,
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(Thread::default()),
         };
         let cfg = &self.cfg;
         let end = ev.ts_ns.map(|t| t.saturating_add(sc.dur_ns.unwrap_or(0) as i64));
