@@ -276,10 +276,7 @@ impl Parser {
     pub fn unparsed(&mut self, line: &str, line_no: u64) {
         self.stats.unparsed += 1;
         if self.stats.unparsed_samples.len() < UNPARSED_SAMPLES {
-            let mut text: String = line.chars().take(SAMPLE_CHARS).collect();
-            if text.len() < line.len() {
-                text.push_str("...");
-            }
+            let text = sample_of(line);
             self.stats.unparsed_samples.push(Unparsed { source: self.source.clone(), line: line_no, text });
         }
     }
@@ -868,6 +865,27 @@ impl Parser {
             _ => Some((v, rest)),
         }
     }
+}
+
+/// What a report shows of a line it could not read. A line that looks like a call keeps its
+/// shape with every quoted string replaced by its length (a call cut mid-write may hold what
+/// the program wrote); any other text (the program's own output mixed into the log, binary
+/// junk) is left out but for its length: reports travel, the log stays where it is.
+pub fn sample_of(line: &str) -> String {
+    let head = &line[..line.len().min(80)];
+    let call = head.find('(').is_some_and(|p| {
+        let word = head[..p].rsplit(|c: char| c == ' ' || c == '>').next().unwrap_or("");
+        !word.is_empty() && word.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+    });
+    if !call {
+        return format!("({} bytes of text that is not a strace line, left out of the report)", line.len());
+    }
+    let red = syslint_event::redact::redact(line);
+    let mut text: String = red.chars().take(SAMPLE_CHARS).collect();
+    if text.len() < red.len() {
+        text.push_str("...");
+    }
+    text
 }
 
 /// `  42.68    1.865496   519   3594   1644 access`: a float, then another number.

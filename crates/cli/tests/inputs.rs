@@ -234,3 +234,31 @@ fn fuzzer_finds_neither_panic_nor_hang() {
         assert_eq!(r.capture.syscalls, 1, "{:?}", String::from_utf8_lossy(input));
     }
 }
+
+/// Lines the reader cannot read are shown by place, not by content (issue 16): a call cut
+/// mid-write keeps its shape with its payload replaced by a length, and text that is not a
+/// strace line at all (the program's own output in the log) is left out but for its length.
+#[test]
+fn unreadable_lines_leak_no_payload_into_reports() {
+    let demo = String::from_utf8(demo_text()).unwrap();
+    // a real line of the demo, cut inside its payload (as a log cut mid-write ends)
+    let line = demo.lines().find(|l| l.contains("sendto(") && l.contains("GET /feed/0")).expect("a request");
+    let cut = &line[..line.find("Host:").expect("a Host header") + 10];
+    let mut input = demo.clone();
+    input.push_str("db password: hunter2-do-not-print\n");
+    input.push_str(cut);
+    for format in ["json", "table", "markdown", "html"] {
+        let o = run_stdin(&["analyze", "--format", format, "-"], input.as_bytes());
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{format}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(!out.contains("hunter2"), "{format}: program output leaked");
+        assert!(!out.contains("Host: 127"), "{format}: payload leaked");
+        if format == "json" {
+            let r = syslint_report::printers::json::parse(&out).unwrap();
+            assert_eq!(r.capture.unparsed_lines, 2, "{:?}", r.capture.unparsed_samples);
+            let s: Vec<&str> = r.capture.unparsed_samples.iter().map(|u| u.text.as_str()).collect();
+            assert!(s[0].contains("33 bytes of text that is not a strace line"), "{s:?}");
+            assert!(s[1].contains("sendto(") && s[1].contains("bytes…"), "{s:?}");
+        }
+    }
+}

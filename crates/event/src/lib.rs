@@ -11,6 +11,7 @@ pub mod args;
 pub mod errno;
 pub mod ids;
 pub mod raw;
+pub mod redact;
 pub mod syscalls;
 pub mod syscalls_x86_64;
 pub mod target;

@@ -170,63 +170,7 @@ pub fn render_call_into(sc: &Syscall, out: &mut String) {
     }
 }
 
-/// Replace the contents of quoted strings with their length: `"GET / HTTP/1.1\r\n"...`
-/// becomes `"…16 bytes…"...`. Socket paths (`sun_path="..."`) stay: they are addresses.
-pub fn redact(args: &str) -> String {
-    let mut out = String::with_capacity(args.len().min(256));
-    redact_into(args, &mut out);
-    out
-}
-
-/// [`redact`] into an existing buffer.
-pub fn redact_into(args: &str, out: &mut String) {
-    let b = args.as_bytes();
-    let mut i = 0;
-    let mut last = 0;
-    while i < b.len() {
-        if b[i] == b'"' {
-            let start = i;
-            i += 1;
-            let mut n = 0usize;
-            while i < b.len() && b[i] != b'"' {
-                if b[i] == b'\\' {
-                    // \n, \x41, \101 each stand for one byte
-                    i += 1;
-                    if i < b.len() && b[i] == b'x' {
-                        i += 2;
-                    } else if i < b.len() && b[i].is_ascii_digit() {
-                        let mut k = 1;
-                        while k < 3 && i + 1 < b.len() && (b'0'..=b'7').contains(&b[i + 1]) {
-                            i += 1;
-                            k += 1;
-                        }
-                    }
-                }
-                i += 1;
-                n += 1;
-            }
-            // addresses are not payload: sun_path="...", inet_addr("..."), inet_pton(..., "...")
-            let before = &args[..start];
-            let keep = before.ends_with("sun_path=")
-                || before.ends_with("sun_path=@")
-                || before.ends_with("inet_addr(")
-                || before.ends_with("AF_INET6, ")
-                || before.ends_with("AF_INET, ");
-            out.push_str(&args[last..start]);
-            if keep {
-                out.push_str(&args[start..(i + 1).min(args.len())]);
-            } else {
-                use std::fmt::Write;
-                let _ = write!(out, "\"…{n} bytes…\"");
-            }
-            i += 1;
-            last = i.min(args.len());
-            continue;
-        }
-        i += 1;
-    }
-    out.push_str(&args[last.min(args.len())..]);
-}
+pub use syslint_event::redact::{redact, redact_into};
 
 /// Keep the first `n` evidence lines and the last one (the pattern's start and end).
 #[derive(Clone, Debug, Default)]
