@@ -874,7 +874,7 @@ impl Parser {
 pub fn sample_of(line: &str) -> String {
     let head = &line[..line.len().min(80)];
     let call = head.find('(').is_some_and(|p| {
-        let word = head[..p].rsplit(|c: char| c == ' ' || c == '>').next().unwrap_or("");
+        let word = head[..p].rsplit([' ', '>']).next().unwrap_or("");
         !word.is_empty() && word.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
     });
     if !call {
