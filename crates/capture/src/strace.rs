@@ -872,7 +872,7 @@ impl Parser {
 /// the program wrote); any other text (the program's own output mixed into the log, binary
 /// junk) is left out but for its length: reports travel, the log stays where it is.
 pub fn sample_of(line: &str) -> String {
-    let head = &line[..line.len().min(80)];
+    let head = &line[..line.char_indices().nth(80).map_or(line.len(), |(i, _)| i)];
     let call = head.find('(').is_some_and(|p| {
         let word = head[..p].rsplit([' ', '>']).next().unwrap_or("");
         !word.is_empty() && word.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
@@ -1065,6 +1065,15 @@ fn parse_frac(b: &[u8]) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn samples_of_unreadable_lines_cut_on_characters() {
+        // a multi-byte character across the 80th byte (binary junk read as lossy UTF-8)
+        let line = format!("{}\u{fffd}\u{fffd}", "x".repeat(79));
+        assert!(sample_of(&line).contains("bytes of text that is not a strace line"));
+        let call = format!("write(1, \"{}\u{e9}...", "a".repeat(90));
+        assert!(sample_of(&call).starts_with("write(1, \"…"), "{}", sample_of(&call));
+    }
 
     fn one(lines: &[&str]) -> Vec<String> {
         let mut p = Parser::new("t");
