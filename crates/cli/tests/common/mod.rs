@@ -42,8 +42,11 @@ pub fn run(args: &[&str]) -> Output {
     Command::new(bin()).args(args).env("NO_COLOR", "1").stdin(Stdio::null()).output().expect("run syslint")
 }
 
+/// Run syslint on `input` as its stdin; a run that has not ended after 60 s is killed and
+/// the test fails (hostile input must never hang it).
 pub fn run_stdin(args: &[&str], input: &[u8]) -> Output {
     use std::io::Write;
+    use std::time::{Duration, Instant};
     let mut c = Command::new(bin())
         .args(args)
         .stdin(Stdio::piped())
@@ -51,8 +54,34 @@ pub fn run_stdin(args: &[&str], input: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    c.stdin.take().expect("stdin").write_all(input).expect("write");
-    c.wait_with_output().expect("wait")
+    let mut stdin = c.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    // input fed and output drained by threads, so neither side blocks on a full pipe
+    let feeder = std::thread::spawn(move || stdin.write_all(&input));
+    let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut v);
+            }
+            v
+        })
+    };
+    let out = drain(c.stdout.take().map(|o| Box::new(o) as Box<dyn std::io::Read + Send>));
+    let err = drain(c.stderr.take().map(|o| Box::new(o) as Box<dyn std::io::Read + Send>));
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(st) = c.try_wait().expect("wait") {
+            break st;
+        }
+        if t0.elapsed() > Duration::from_secs(60) {
+            let _ = c.kill();
+            panic!("syslint {args:?} did not end within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let _ = feeder.join();
+    Output { status, stdout: out.join().expect("stdout"), stderr: err.join().expect("stderr") }
 }
 
 /// Analyse inputs and parse the JSON report; panics with stderr on failure.
