@@ -245,6 +245,8 @@ impl FailedLookupStorm {
                 s.last.push_str(&path);
                 if s.first.len() < 2 {
                     s.first.push(Evidence::of(ev));
+                } else if let Some(l) = s.latest.as_mut() {
+                    l.refill(ev);
                 } else {
                     s.latest = Some(Evidence::of(ev));
                 }
@@ -263,13 +265,18 @@ impl FailedLookupStorm {
         self.searches.insert(ev.tid, Search { group: g, base, last: path, misses: 1, first, latest: None });
     }
 
-    fn found(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn found(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, g: u32) {
         if sc.sys.is(Class::OPEN) {
-            let g = self.group(cx.model, ev.tid);
             self.groups[g as usize].opens += 1;
         }
         let Some(s) = self.searches.get(&ev.tid) else { return };
-        let Some(path) = full_path(cx.model, ev.tid, sc) else { return };
+        // the name first: it does not depend on the directory the path is resolved in, and
+        // most successful lookups are of other names (no path is built for those)
+        let Some(p) = sc.path() else { return };
+        if p.is_empty() || split(&p).1 != s.base {
+            return;
+        }
+        let Some(path) = resolve(cx.model, ev.tid, sc, &p) else { return };
         let (dir, base) = split(&path);
         if base != s.base {
             return;
@@ -362,7 +369,7 @@ impl Detector for FailedLookupStorm {
         match &sc.ret {
             Ret::Err { errno, .. } if *errno == "ENOENT" || *errno == "ENOTDIR" => self.failed(cx, ev, sc),
             Ret::Ok { .. } => {
-                self.found(cx, ev, sc);
+                self.found(cx, ev, sc, g);
                 if sc.sys.is(Class::EXEC) {
                     self.programs.forget(cx.model, ev.tid);
                     self.last = None;
