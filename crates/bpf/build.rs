@@ -49,9 +49,9 @@ impl ParseCallbacks for AbiNames {
     fn item_name(&self, item: ItemInfo<'_>) -> Option<String> {
         match item.kind {
             ItemKind::Var => item.name.strip_prefix("SL_").map(str::to_string),
-            ItemKind::Type => item.name.strip_prefix("sl_").map(|n| {
-                n.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect()
-            }),
+            ItemKind::Type => {
+                item.name.strip_prefix("sl_").map(|n| n.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect())
+            }
             _ => None,
         }
     }

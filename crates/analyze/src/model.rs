@@ -8,7 +8,9 @@
 
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::{self, FdTarget};
-use syslint_event::{Class, CloneFlags, Direction, Event, EventKind, FcntlCmd, Tid, Ret, SockAddr, Sys, Syscall, TargetKind, Tgid};
+use syslint_event::{
+    Class, CloneFlags, Direction, Event, EventKind, FcntlCmd, Ret, SockAddr, Sys, Syscall, TargetKind, Tgid, Tid,
+};
 
 /// Distinct fd targets tracked individually.
 pub const MAX_TARGETS: usize = 50_000;
@@ -737,13 +739,12 @@ impl Model {
                     }
                 }
             }
-            Sys::Execve | Sys::Execveat
-                if ret_fd.is_some() => {
-                    if let Some(p) = sc.path() {
-                        let pi = self.tasks[task].proc_;
-                        self.procs[pi].comm = Some(basename(&p).to_string());
-                    }
+            Sys::Execve | Sys::Execveat if ret_fd.is_some() => {
+                if let Some(p) = sc.path() {
+                    let pi = self.tasks[task].proc_;
+                    self.procs[pi].comm = Some(basename(&p).to_string());
                 }
+            }
             Sys::Prctl => {
                 if let Some(n) = sc.prctl_name() {
                     let pi = self.tasks[task].proc_;

@@ -6,7 +6,7 @@
 //! How to write a detector: docs/detectors.md.
 
 use crate::model::Model;
-use syslint_event::{Class, Clock, Event, Tid, Sys, Syscall};
+use syslint_event::{Class, Clock, Event, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity, Window};
 
 /// Whether a detector runs by default.

@@ -48,13 +48,28 @@ enum PKind {
         resumed: bool,
         pre: PPre,
     },
-    Signal { name: Span, info: Span },
-    Exited { code: i32 },
-    Killed { signal: Span, core_dumped: bool },
-    Attached { threads: Option<u32> },
+    Signal {
+        name: Span,
+        info: Span,
+    },
+    Exited {
+        code: i32,
+    },
+    Killed {
+        signal: Span,
+        core_dumped: bool,
+    },
+    Attached {
+        threads: Option<u32>,
+    },
     Detached,
-    Alias { old: Tid },
-    FdKnown { fd: i32, target: Span },
+    Alias {
+        old: Tid,
+    },
+    FdKnown {
+        fd: i32,
+        target: Span,
+    },
 }
 
 #[derive(Clone, Debug)]

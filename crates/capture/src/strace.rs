@@ -7,7 +7,7 @@
 //! Per line it allocates nothing; only an `<unfinished ...>` call is copied until it resumes.
 
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{Class, Clock, Event, EventKind, Tid, Ret, Sys, Syscall};
+use syslint_event::{Class, Clock, Event, EventKind, Ret, Sys, Syscall, Tid};
 
 /// How many unparsed lines are kept verbatim for the report.
 pub const UNPARSED_SAMPLES: usize = 10;

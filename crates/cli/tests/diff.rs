@@ -103,7 +103,8 @@ fn hostile_saved_reports_are_refused_with_the_reason() {
     let dir = std::env::temp_dir().join(format!("syslint-diff-hostile-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let o = run(&["analyze", "--format", "json", lab_file("busy-poll", "c-timeout.f-tt-T-yy.strace").to_str().unwrap()]);
+    let o =
+        run(&["analyze", "--format", "json", lab_file("busy-poll", "c-timeout.f-tt-T-yy.strace").to_str().unwrap()]);
     let good: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a report");
     assert!(good["timeline"]["bins"].as_u64().is_some(), "the report has a timeline");
     let good_path = dir.join("good.json");
@@ -113,7 +114,8 @@ fn hostile_saved_reports_are_refused_with_the_reason() {
     let mut huge = good.clone();
     huge["timeline"]["bins"] = serde_json::json!(4294967295u64);
     huge["timeline"]["bin_s"] = serde_json::json!(1e300);
-    for (name, v, why) in [("newer", newer, "newer than this syslint"), ("huge", huge, "not a timeline syslint writes")] {
+    for (name, v, why) in [("newer", newer, "newer than this syslint"), ("huge", huge, "not a timeline syslint writes")]
+    {
         let p = dir.join(format!("{name}.json"));
         std::fs::write(&p, v.to_string()).unwrap();
         let t0 = std::time::Instant::now();

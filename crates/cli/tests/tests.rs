@@ -30,10 +30,10 @@ mod lab_accept_herd;
 mod lab_busy_poll;
 #[path = "lab_connection_churn.rs"]
 mod lab_connection_churn;
-#[path = "lab_fd_close_sweep.rs"]
-mod lab_fd_close_sweep;
 #[path = "lab_failed_lookup_storm.rs"]
 mod lab_failed_lookup_storm;
+#[path = "lab_fd_close_sweep.rs"]
+mod lab_fd_close_sweep;
 #[path = "lab_fsync_storm.rs"]
 mod lab_fsync_storm;
 #[path = "lab_keepalive_stall.rs"]

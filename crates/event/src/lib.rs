@@ -18,14 +18,13 @@ pub mod target;
 pub mod typed;
 
 pub use args::{FdArg, SockAddr, Timeout};
-pub use raw::{DataKind, RawArgs, RawData};
 pub use ids::{Tgid, Tid};
+pub use raw::{DataKind, RawArgs, RawData};
 pub use syscalls::{Class, Sys};
 pub use target::{Direction, TargetKind};
 pub use typed::{
     CloneFlags, EpollCtl, FcntlCmd, FutexOp, IoctlReq, MsgFlags, OpenFlags, PolledFds, SockOpt, WaitOptions,
 };
-
 
 /// One thing that happened in the traced program.
 #[derive(Clone, Debug, PartialEq)]

@@ -1189,7 +1189,15 @@ mod tests {
         let call = |nr: u32, regs: [u64; 6]| RawArgs { nr, regs, ..Default::default() };
         let sc = |r: &'static RawArgs<'static>| {
             let sys = Sys::from_x86_64(r.nr);
-            Syscall { sys, name: sys.name(), args: Args::Raw(r), ret: Ret::Unknown, dur_ns: None, resumed: false, pre: crate::Pre::NONE }
+            Syscall {
+                sys,
+                name: sys.name(),
+                args: Args::Raw(r),
+                ret: Ret::Unknown,
+                dur_ns: None,
+                resumed: false,
+                pre: crate::Pre::NONE,
+            }
         };
         let futex = Box::leak(Box::new(call(202, [0x7f00, 0x80, 2, 0, 0, 0])));
         assert_eq!(sc(futex).futex_op(), Some(crate::FutexOp::Wait));
@@ -1285,8 +1293,24 @@ mod tests {
                 } else {
                     Ret::Ok { val: ret, deco: None, note: "" }
                 };
-                let r = Syscall { sys, name, args: Args::Raw(&raw), ret: ret.clone(), dur_ns: None, resumed: false, pre: crate::Pre::NONE };
-                let t = Syscall { sys, name, args: Args::Text(&text), ret, dur_ns: None, resumed: false, pre: crate::Pre::NONE };
+                let r = Syscall {
+                    sys,
+                    name,
+                    args: Args::Raw(&raw),
+                    ret: ret.clone(),
+                    dur_ns: None,
+                    resumed: false,
+                    pre: crate::Pre::NONE,
+                };
+                let t = Syscall {
+                    sys,
+                    name,
+                    args: Args::Text(&text),
+                    ret,
+                    dur_ns: None,
+                    resumed: false,
+                    pre: crate::Pre::NONE,
+                };
                 let what = format!("{name}({text}) {raw:?}");
                 assert_eq!(r.fd(), t.fd(), "fd: {what}");
                 assert_eq!(r.path(), t.path(), "path: {what}");

@@ -552,7 +552,15 @@ mod tests {
     use crate::Ret;
 
     fn sc(sys: Sys, args: &str) -> Syscall<'_> {
-        Syscall { sys, name: sys.name(), args: Args::Text(args), ret: Ret::Unknown, dur_ns: None, resumed: false, pre: crate::Pre::NONE }
+        Syscall {
+            sys,
+            name: sys.name(),
+            args: Args::Text(args),
+            ret: Ret::Unknown,
+            dur_ns: None,
+            resumed: false,
+            pre: crate::Pre::NONE,
+        }
     }
 
     #[test]

@@ -24,7 +24,7 @@ detectors! {
 }
 
 pub use crate::kit::Span;
-use syslint_event::{Class, Clock, Event, EventKind, Tid, Ret, Syscall};
+use syslint_event::{Class, Clock, Event, EventKind, Ret, Syscall, Tid};
 
 /// A strace-style evidence line kept by a detector (owned: events do not outlive the
 /// callback). Payload bytes are redacted when captured, so nothing secret is stored.

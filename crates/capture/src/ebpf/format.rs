@@ -490,8 +490,15 @@ mod tests {
         let (t, _) = one(42, [3, 0x7ff0, 16, 0, 0, 0], -115, d, none());
         assert_eq!(t, "connect(3, {sa_family=AF_INET, sin_port=htons(8080), sin_addr=inet_addr(\"127.0.0.1\")}, 16)");
         let (sys, args) = reparse(&t);
-        let sc =
-            Syscall { sys, name: "connect", args: Args::Text(&args), ret: Ret::Unknown, dur_ns: None, resumed: false, pre: syslint_event::Pre::NONE };
+        let sc = Syscall {
+            sys,
+            name: "connect",
+            args: Args::Text(&args),
+            ret: Ret::Unknown,
+            dur_ns: None,
+            resumed: false,
+            pre: syslint_event::Pre::NONE,
+        };
         assert!(matches!(sc.sockaddr(), Some(SockAddr::Inet { port: 8080, .. })));
         assert_eq!(sc.fd().map(|f| f.num), Some(3));
 
@@ -515,8 +522,15 @@ mod tests {
         let (t, _) = one(257, [(-100i64) as u64, 0x7ff0, 0o10101, 0o644, 0, 0], 3, d, none());
         assert_eq!(t, "openat(AT_FDCWD, \"/tmp/x\", O_WRONLY|O_CREAT|O_DSYNC, 0644)");
         let (sys, args) = reparse(&t);
-        let sc =
-            Syscall { sys, name: "openat", args: Args::Text(&args), ret: Ret::Unknown, dur_ns: None, resumed: false, pre: syslint_event::Pre::NONE };
+        let sc = Syscall {
+            sys,
+            name: "openat",
+            args: Args::Text(&args),
+            ret: Ret::Unknown,
+            dur_ns: None,
+            resumed: false,
+            pre: syslint_event::Pre::NONE,
+        };
         let f = sc.open_flags().unwrap();
         assert!(f.contains(syslint_event::OpenFlags::DSYNC) && !f.contains(syslint_event::OpenFlags::SYNC));
         assert_eq!(sc.path().as_deref(), Some("/tmp/x"));
@@ -559,7 +573,8 @@ mod tests {
             unfinished: false,
         };
         f.on_record(&call, &mut sink);
-        let rep = |count| Record::Repeat { tgid: 1, tid: 1, period: 1, count, first_ts: 1200, last_ts: 9000, dur_sum_ns: 1 };
+        let rep =
+            |count| Record::Repeat { tgid: 1, tid: 1, period: 1, count, first_ts: 1200, last_ts: 9000, dur_sum_ns: 1 };
         f.on_record(&rep(u32::MAX), &mut sink);
         assert_eq!((f.bad_repeats, f.syscalls), (1, 1));
         // the largest run the kernel program sends is still replayed
