@@ -7,6 +7,26 @@ use crate::target::TargetKind;
 use std::borrow::Cow;
 use std::net::IpAddr;
 
+/// The `k`-th argument from the end (0: the last), when it and the ones after it are plain
+/// words (`4096`, `-1`, `MSG_DONTWAIT`): no quote, bracket or comma can hide in those, so
+/// splitting at the last separators is exact and skips the payload or fd array before them.
+/// `None` when that does not hold (the caller then splits from the start).
+pub fn plain_from_end(args: &str, k: usize) -> Option<&str> {
+    let mut rest = args.trim_end();
+    for i in 0..=k {
+        let (head, word) = rest.rsplit_once(", ")?;
+        let word = word.trim();
+        if word.is_empty() || word.bytes().any(|c| b"\"[]{}()<>".contains(&c)) {
+            return None;
+        }
+        if i == k {
+            return Some(word);
+        }
+        rest = head;
+    }
+    None
+}
+
 /// Iterate over the top-level arguments of an argument list, respecting quotes and brackets.
 pub fn split(args: &str) -> Split<'_> {
     Split { rest: args }
@@ -402,11 +422,7 @@ pub fn poll_timeout(sys: Sys, args: &str) -> Option<Timeout> {
     // poll and epoll_wait end with the timeout, after an fd array or an event buffer that
     // may be long: a plain number after the last separator is it
     let last = match sys {
-        Sys::Poll | Sys::EpollWait => args
-            .trim_end()
-            .rsplit_once(", ")
-            .map(|(_, w)| w)
-            .filter(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit() || c == b'-')),
+        Sys::Poll | Sys::EpollWait => plain_from_end(args, 0).filter(|w| w.parse::<i64>().is_ok()),
         _ => None,
     };
     let a = match last {

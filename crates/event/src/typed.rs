@@ -524,26 +524,9 @@ pub(crate) fn socket_kind_of(inet: bool, v6: bool, unix: bool, netlink: bool, st
     }
 }
 
-/// The `k`-th argument from the end (0: the last) as a number, when it and the ones after it
-/// are plain words (`4096`, `MSG_DONTWAIT`): no quote, bracket or comma can hide in those, so
-/// splitting at the last separators is exact and skips the buffer text before them. `None`
-/// when that does not hold (the caller then splits from the start).
+/// The `k`-th argument from the end as a number ([`args::plain_from_end`]).
 fn from_end(t: &str, k: usize) -> Option<u64> {
-    let mut rest = t.trim_end();
-    for i in 0..=k {
-        let (head, word) = match rest.rfind(", ") {
-            Some(p) => (&rest[..p], &rest[p + 2..]),
-            None => return None,
-        };
-        if word.bytes().any(|c| matches!(c, b'"' | b'[' | b']' | b'{' | b'}' | b'(' | b')' | b'<' | b'>')) {
-            return None;
-        }
-        if i == k {
-            return word.trim().parse().ok();
-        }
-        rest = head;
-    }
-    None
+    args::plain_from_end(t, k)?.parse().ok()
 }
 
 #[cfg(test)]
