@@ -384,13 +384,7 @@ impl Detector for FailedLookupStorm {
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let target = self.programs.merge_unnamed(cx.model);
-        for (g, &t) in target.iter().enumerate() {
-            if t != g && g < self.groups.len() && t < self.groups.len() {
-                let o = std::mem::take(&mut self.groups[g]);
-                self.groups[t].absorb(o);
-            }
-        }
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
         let window_s = cx.window.map_or(0.0, |w| w.duration_s);
         let mut out = Vec::new();
         for (gi, g) in self.groups.iter().enumerate() {

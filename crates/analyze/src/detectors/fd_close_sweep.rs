@@ -244,13 +244,7 @@ impl Detector for FdCloseSweep {
             }
         }
         // a child that swept before its exec and was first seen without a name joins its parent
-        let target = self.programs.merge_unnamed(cx.model);
-        for (g, &t) in target.iter().enumerate() {
-            if t != g && g < self.groups.len() && t < self.groups.len() {
-                let o = std::mem::take(&mut self.groups[g]);
-                self.groups[t].absorb(o);
-            }
-        }
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
         let mut out = Vec::new();
         for (gi, g) in self.groups.iter().enumerate() {
             if g.sweeps == 0 {

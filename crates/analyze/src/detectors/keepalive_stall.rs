@@ -469,11 +469,9 @@ impl Detector for KeepaliveStall {
         self.resolve_pending(ev.tid, ev.ts_ns);
     }
 
-    fn on_alias(&mut self, _cx: &Ctx, ev: &Event, old: Tid) {
-        let new = ev.tid;
-        // the maps were re-keyed already (`keyed`): what `old` was waiting for is `new`'s now
-        let _ = old;
-        self.resolve_pending(new, ev.ts_ns);
+    fn on_alias(&mut self, _cx: &Ctx, ev: &Event, _old: Tid) {
+        // the maps were re-keyed already (`keyed`): what the old id was waiting for is now ev.tid's
+        self.resolve_pending(ev.tid, ev.ts_ns);
     }
 
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {

@@ -71,12 +71,6 @@ impl<K: IdKey + Hash + Eq + Copy, V> Rekey for Bounded<K, V> {
     }
 }
 
-impl Rekey for super::Programs {
-    fn alias(&mut self, old: Tid, new: Tid) {
-        super::Programs::alias(self, old, new);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -91,17 +91,6 @@ impl Programs {
         }
     }
 
-    /// The process first shown as `old` is `new` (a pid alias).
-    pub fn alias(&mut self, old: Tid, new: Tid) {
-        use super::Rekey;
-        self.of_tgid.alias(old, new);
-        for pids in &mut self.pids {
-            for p in pids.iter_mut().filter(|p| old.leads(**p)) {
-                *p = new.as_process();
-            }
-        }
-    }
-
     /// The process of `pid` may run another program now (a successful execve).
     pub fn forget(&mut self, model: &Model, pid: Tid) {
         self.of_tgid.remove(&model.tgid(pid));
@@ -164,6 +153,18 @@ impl Programs {
         Subject::new(SubjectKind::Program).program(self.named[gi].then_some(self.keys[gi].as_str()))
     }
 
+    /// [`merge_unnamed`](Self::merge_unnamed), and each merged group's counts in `groups`
+    /// (indexed by group) taken into the group it joins with `absorb`.
+    pub fn merge_unnamed_groups<G: Default>(&mut self, model: &Model, groups: &mut [G], absorb: impl Fn(&mut G, G)) {
+        let target = self.merge_unnamed(model);
+        for (g, &t) in target.iter().enumerate() {
+            if t != g && g < groups.len() && t < groups.len() {
+                let o = std::mem::take(&mut groups[g]);
+                absorb(&mut groups[t], o);
+            }
+        }
+    }
+
     /// `pid 12 (php)` for one process, `4 processes of search (pids 12, 13, 14, 15)` for more.
     pub fn subject(&self, model: &Model, g: u32) -> String {
         let gi = g as usize;
@@ -174,6 +175,19 @@ impl Programs {
                 let list: Vec<String> = pids.iter().map(std::string::ToString::to_string).collect();
                 let more = if n as usize > pids.len() { ", ..." } else { "" };
                 format!("{n} processes of {} (pids {}{more})", self.keys[gi], list.join(", "))
+            }
+        }
+    }
+}
+
+/// The process first shown as `old` is `new` (a pid alias): its cached program and its place
+/// in the subject's pid list follow.
+impl super::Rekey for Programs {
+    fn alias(&mut self, old: Tid, new: Tid) {
+        self.of_tgid.alias(old, new);
+        for pids in &mut self.pids {
+            for p in pids.iter_mut().filter(|p| old.leads(**p)) {
+                *p = new.as_process();
             }
         }
     }
