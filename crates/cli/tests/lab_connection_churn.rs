@@ -135,7 +135,9 @@ fn check(r: &Report, variant: &str, ctx: &str, timed: bool) {
         let wasted = metric(f, "wasted_s");
         // loopback: well under a second for all connects, but not nothing
         assert!(connect > 0.0 && connect < 2.0, "{ctx}: connect_s {connect}");
-        assert!(wasted > 0.0 && wasted < 5.0, "{ctx}: wasted_s {wasted}");
+        // nothing wasted when every connection carried a request at the same moment (curl's 20
+        // parallel transfers sometimes all overlap): then nothing was reusable either
+        assert!(wasted < 5.0 && (wasted > 0.0) == (reusable > 0.0), "{ctx}: wasted_s {wasted}, reusable {reusable}");
         if want.tls > 0.0 {
             let hs = metric(f, "handshake_s");
             assert!(hs > 0.0 && hs < 5.0, "{ctx}: handshake_s {hs}");
