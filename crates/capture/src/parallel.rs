@@ -109,6 +109,9 @@ fn span(text: &str, side: &mut String, s: &str) -> Span {
 struct PPre {
     fd: Option<Option<(i32, Option<Span>)>>,
     path: Option<Option<Span>>,
+    open_flags: Option<Option<syslint_event::OpenFlags>>,
+    count: Option<Option<u64>>,
+    timeout: Option<Option<syslint_event::Timeout>>,
 }
 
 fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
@@ -131,6 +134,9 @@ fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
                 pre: PPre {
                     fd: sc.pre.fd.map(|f| f.map(|f| (f.num, f.deco.map(&mut sp)))),
                     path: sc.pre.path.map(|p| p.map(&mut sp)),
+                    open_flags: sc.pre.open_flags,
+                    count: sc.pre.count,
+                    timeout: sc.pre.timeout,
                 },
             }
         }
@@ -170,6 +176,9 @@ impl Batch {
                 pre: syslint_event::Pre {
                     fd: pre.fd.map(|f| f.map(|(num, deco)| FdArg { num, deco: deco.map(|d| self.get(d)) })),
                     path: pre.path.map(|p| p.map(|p| self.get(p))),
+                    open_flags: pre.open_flags,
+                    count: pre.count,
+                    timeout: pre.timeout,
                 },
             }),
             PKind::Signal { name, info } => EventKind::Signal { name: self.get(*name), info: self.get(*info) },
@@ -186,15 +195,27 @@ impl Batch {
     }
 }
 
-/// Parse one chunk of whole lines.
-fn parse_chunk(seq: u64, bytes: Vec<u8>, source: &str) -> Batch {
+/// The buffers of a batch that was analysed, handed back to the reader for the next chunk:
+/// memory already touched, so a chunk costs no fresh pages, no page faults and no large
+/// allocation and free on the analysis thread (two cores: 0.09 s of system time saved).
+#[derive(Default)]
+struct Spare {
+    text: Vec<u8>,
+    side: String,
+    events: Vec<PEvent>,
+}
+
+/// Parse one chunk of whole lines (in `spare.text`).
+fn parse_chunk(seq: u64, spare: Spare, source: &str) -> Batch {
+    let Spare { text: bytes, mut side, mut events } = spare;
     let text = match String::from_utf8(bytes) {
         Ok(s) => s,
         // strace escapes non-ASCII, but program output and old logs hold raw bytes
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     };
-    let mut side = String::new();
-    let mut events = Vec::with_capacity(text.len() / 120);
+    side.clear();
+    events.clear();
+    events.reserve(text.len() / 120);
     let mut tally = FileTally::default();
     let mut parser = Parser::new(source);
     parser.set_chunk_mode();
@@ -392,16 +413,16 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
     }
     let (cut, error) = {
         std::thread::scope(|scope| {
-            let (tx_in, rx_in) = sync_channel::<(u64, Vec<u8>)>(1);
+            let (tx_in, rx_in) = sync_channel::<(u64, Spare)>(1);
             // at most IN_FLIGHT chunks between the reader and the in-order consumer: a token
             // per chunk, returned when its batch was analysed. Without it, a worker that was
             // descheduled let the others' batches pile up out of order (77 MB peak instead of
             // 48 on a loaded machine).
             let in_flight = IN_FLIGHT_PER_WORKER * workers + 2;
             let (tx_out, rx_out) = sync_channel::<Batch>(in_flight);
-            let (tx_tok, rx_tok) = sync_channel::<()>(in_flight);
+            let (tx_tok, rx_tok) = sync_channel::<Spare>(in_flight);
             for _ in 0..in_flight {
-                let _ = tx_tok.send(());
+                let _ = tx_tok.send(Spare::default());
             }
             let rx_in = Arc::new(Mutex::new(rx_in));
             for _ in 0..workers {
@@ -424,10 +445,12 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
                 let mut n = 0u64;
                 let r = read_chunks(input, chunk, max_line, |c| {
                     n += c.len() as u64;
-                    if rx_tok.recv().is_err() {
+                    let Ok(mut spare) = rx_tok.recv() else {
                         return false;
-                    }
-                    let ok = tx_in.send((seq, c.to_vec())).is_ok();
+                    };
+                    spare.text.clear();
+                    spare.text.extend_from_slice(c);
+                    let ok = tx_in.send((seq, spare)).is_ok();
                     seq += 1;
                     ok
                 });
@@ -449,16 +472,16 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
 }
 
 /// Take batches in sequence order, whatever order the workers finish them in.
-/// Each batch taken gives its token back to the reader.
-fn consume<F: FnMut(&Event)>(rx: Receiver<Batch>, glue: &mut Glue, sink: &mut F, tokens: SyncSender<()>) {
+/// Each batch taken gives its buffers back to the reader (its token: at most so many in flight).
+fn consume<F: FnMut(&Event)>(rx: Receiver<Batch>, glue: &mut Glue, sink: &mut F, tokens: SyncSender<Spare>) {
     let mut waiting: BTreeMap<u64, Batch> = BTreeMap::new();
     let mut next = 0u64;
     for b in rx {
         waiting.insert(b.seq, b);
         while let Some(b) = waiting.remove(&next) {
-            glue.take(b, sink);
+            let spare = glue.take(b, sink);
             next += 1;
-            let _ = tokens.try_send(());
+            let _ = tokens.try_send(spare);
         }
     }
 }
@@ -495,7 +518,7 @@ impl Glue {
         }
     }
 
-    fn take<F: FnMut(&Event)>(&mut self, mut b: Batch, sink: &mut F) {
+    fn take<F: FnMut(&Event)>(&mut self, mut b: Batch, sink: &mut F) -> Spare {
         if self.clock == Clock::None {
             self.clock = b.end.clock;
         }
@@ -554,6 +577,7 @@ impl Glue {
         self.tally.lines += b.tally.lines;
         self.tally.events += b.tally.events;
         self.tally.binary += b.tally.binary;
+        Spare { text: b.text.into_bytes(), side: b.side, events: b.events }
     }
 
     fn finish<F: FnMut(&Event)>(mut self, sink: &mut F) -> (ParseStats, FileTally) {

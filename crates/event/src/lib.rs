@@ -103,11 +103,17 @@ pub struct Pre<'a> {
     pub fd: Option<Option<FdArg<'a>>>,
     /// The path argument's text as printed (quoted), once found ([`Syscall::path`] unquotes).
     pub path: Option<Option<&'a str>>,
+    /// [`Syscall::open_flags`], once decoded.
+    pub open_flags: Option<Option<typed::OpenFlags>>,
+    /// [`Syscall::requested_bytes`], once decoded.
+    pub count: Option<Option<u64>>,
+    /// [`Syscall::timeout`], once decoded.
+    pub timeout: Option<Option<args::Timeout>>,
 }
 
 impl Pre<'_> {
     /// Nothing decoded ahead.
-    pub const NONE: Pre<'static> = Pre { fd: None, path: None };
+    pub const NONE: Pre<'static> = Pre { fd: None, path: None, open_flags: None, count: None, timeout: None };
 }
 
 /// The arguments of a call, as the backend has them.
@@ -304,7 +310,11 @@ impl<'a> Syscall<'a> {
         } else {
             None
         };
-        self.pre = Pre { fd: Some(fd), path: Some(path) };
+        // each asked only of its own syscalls: `None` elsewhere costs nothing to keep
+        let open_flags = Some(self.open_flags());
+        let count = Some(self.requested_bytes());
+        let timeout = Some(self.timeout());
+        self.pre = Pre { fd: Some(fd), path: Some(path), open_flags, count, timeout };
     }
 
     /// Bytes moved by a read/write-family call (its return value).
@@ -321,6 +331,9 @@ impl<'a> Syscall<'a> {
 
     /// The timeout of a poll/select/epoll wait.
     pub fn timeout(&self) -> Option<Timeout> {
+        if let Some(t) = self.pre.timeout {
+            return t;
+        }
         match self.args {
             Args::Text(t) => args::poll_timeout(self.sys, t),
             Args::Raw(r) => r.timeout(self.sys),

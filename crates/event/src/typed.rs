@@ -144,18 +144,41 @@ fn number(t: &str) -> Option<u64> {
     }
 }
 
-/// The bits a flags argument stands for: names in `names`, and numbers outside comments.
+/// The bits a flags argument stands for: names in `names` (anywhere, comments included), and
+/// numbers outside `/* comments */` (`0x80800 /* SOCK_CLOEXEC|SOCK_NONBLOCK */`). One pass
+/// over the bytes: it runs for every open and socket call of a log.
 fn flag_bits(arg: &str, names: &[(&str, u64)]) -> u64 {
-    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let b = arg.as_bytes();
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let mut v = 0u64;
-    for t in arg.split(|c: char| !is_ident(c)).filter(|t| !t.is_empty()) {
-        if let Some(&(_, bit)) = names.iter().find(|(n, _)| *n == t) {
+    let mut comment = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if !is_ident(c) {
+            if c == b'/' && b.get(i + 1) == Some(&b'*') {
+                comment = true;
+                i += 2;
+            } else if c == b'*' && b.get(i + 1) == Some(&b'/') {
+                comment = false;
+                i += 2;
+            } else {
+                i += 1;
+            }
+            continue;
+        }
+        let start = i;
+        while i < b.len() && is_ident(b[i]) {
+            i += 1;
+        }
+        let t = &arg[start..i];
+        if c.is_ascii_digit() {
+            if !comment {
+                v |= number(t).unwrap_or(0);
+            }
+        } else if let Some(&(_, bit)) = names.iter().find(|(n, _)| n.len() == t.len() && *n == t) {
             v |= bit;
         }
-    }
-    let code = arg.split("/*").next().unwrap_or(arg);
-    for t in code.split(['|', ' ']).filter(|t| !t.is_empty()) {
-        v |= number(t).unwrap_or(0);
     }
     v
 }
@@ -168,6 +191,9 @@ fn leading_number(a: &str) -> Option<u64> {
 impl<'a> Syscall<'a> {
     /// The flags argument of a call that makes an fd (see [`OpenFlags`]).
     pub fn open_flags(&self) -> Option<OpenFlags> {
+        if let Some(f) = self.pre.open_flags {
+            return f;
+        }
         let idx = match self.sys {
             Sys::Open | Sys::Socket | Sys::Pipe2 | Sys::Eventfd2 | Sys::TimerfdCreate => 1,
             Sys::Openat | Sys::Dup3 => 2,
@@ -431,6 +457,9 @@ impl<'a> Syscall<'a> {
     /// The byte count a read/write-family call asked for (its third argument: `count`,
     /// `len`, or for readv/writev the number of buffers).
     pub fn requested_bytes(&self) -> Option<u64> {
+        if let Some(c) = self.pre.count {
+            return c;
+        }
         if !matches!(
             self.sys,
             Sys::Read
