@@ -42,7 +42,12 @@ const MAX_ARGS: usize = 200;
 impl Evidence {
     /// Capture a syscall event (other events render as their strace line).
     pub fn of(ev: &Event) -> Evidence {
-        let mut e = Evidence { pid: ev.tid, ts_ns: ev.ts_ns, body: String::new() };
+        // room for the whole line at once: growing it step by step cost more than rendering
+        let cap = match &ev.kind {
+            EventKind::Syscall(sc) => sc.args.text().map_or(0, str::len).min(MAX_ARGS) + sc.name.len() + 40,
+            _ => 64,
+        };
+        let mut e = Evidence { pid: ev.tid, ts_ns: ev.ts_ns, body: String::with_capacity(cap) };
         e.refill(ev);
         e
     }
@@ -139,32 +144,41 @@ pub fn render_call_into(sc: &Syscall, out: &mut String) {
         out.truncate(cut);
         out.push_str("...");
     }
-    let ret = match &sc.ret {
+    // the return value written straight into `out`: no temporary strings per line
+    match &sc.ret {
         Ret::Ok { val, deco, note } => {
-            let mut r = if *val > 0xffff_ffff { format!("{val:#x}") } else { val.to_string() };
+            out.push_str(") = ");
+            if *val > 0xffff_ffff {
+                let _ = write!(out, "{val:#x}");
+            } else {
+                let _ = write!(out, "{val}");
+            }
             if let Some(d) = deco {
-                r.push_str(&format!("<{d}>"));
+                out.push('<');
+                out.push_str(d);
+                out.push('>');
             }
             if !note.is_empty() && !payload {
-                r.push(' ');
-                r.push_str(note);
+                out.push(' ');
+                out.push_str(note);
             }
-            r
         }
         Ret::Err { val, errno } => {
+            out.push_str(") = ");
             if *val == 0 {
-                format!("? {errno}")
+                out.push('?');
             } else {
-                format!("{val} {errno}")
+                let _ = write!(out, "{val}");
             }
+            out.push(' ');
+            out.push_str(errno);
         }
-        Ret::Unknown => "?".into(),
+        Ret::Unknown => out.push_str(") = ?"),
         Ret::Unfinished => {
             out.push_str(" <unfinished ...>");
             return;
         }
-    };
-    let _ = write!(out, ") = {ret}");
+    }
     if let Some(d) = sc.dur_ns {
         let _ = write!(out, " <{}.{:06}>", d / 1_000_000_000, d / 1000 % 1_000_000);
     }
