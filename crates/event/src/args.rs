@@ -12,17 +12,27 @@ use std::net::IpAddr;
 /// splitting at the last separators is exact and skips the payload or fd array before them.
 /// `None` when that does not hold (the caller then splits from the start).
 pub fn plain_from_end(args: &str, k: usize) -> Option<&str> {
-    let mut rest = args.trim_end();
+    // byte scans rather than `rsplit_once(", ")`: this runs for every read and write of a
+    // log, and the substring searcher's set-up cost more than the search
+    let b = args.as_bytes();
+    let mut end = args.trim_end().len();
     for i in 0..=k {
-        let (head, word) = rest.rsplit_once(", ")?;
-        let word = word.trim();
-        if word.is_empty() || word.bytes().any(|c| b"\"[]{}()<>".contains(&c)) {
+        let mut j = end;
+        let comma = loop {
+            let c = memchr::memrchr(b',', &b[..j])?;
+            if c + 1 < end && b[c + 1] == b' ' {
+                break c;
+            }
+            j = c;
+        };
+        let word = args[comma + 2..end].trim();
+        if word.is_empty() || word.bytes().any(|c| matches!(c, b'"' | b'[' | b']' | b'{' | b'}' | b'(' | b')' | b'<' | b'>')) {
             return None;
         }
         if i == k {
             return Some(word);
         }
-        rest = head;
+        end = comma;
     }
     None
 }
