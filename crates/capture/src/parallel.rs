@@ -322,7 +322,10 @@ fn read_chunks<R: Read, F: FnMut(&[u8]) -> bool>(
             }
             return (cut, err);
         }
-        match memchr::memrchr(b'\n', &buf[start..end]) {
+        // a full buffer ends where the next chunk may start on its own; a short read (a pipe
+        // from live strace) hands out every complete line now, as it must not wait
+        let at = if end >= want { safe_cut(&buf[start..end]) } else { memchr::memrchr(b'\n', &buf[start..end]) };
+        match at {
             Some(i) => {
                 let stop = start + i + 1;
                 if !send(&buf[start..stop]) {
@@ -343,6 +346,50 @@ fn read_chunks<R: Read, F: FnMut(&[u8]) -> bool>(
             }
             None => {}
         }
+    }
+}
+
+/// Where to end a chunk in `b` (the index of a newline): the last line end after which the
+/// next chunk may begin on its own. Not between two lines the sequential reader joins: a
+/// syscall line cut by the program's output and its continuation (`) = 2`, `<unfinished
+/// ...>`, a detach note, blank lines between them), or a line cut by strace's own `strace:
+/// Process N attached`. Checked at chunk borders only, on the bytes already read; if no line
+/// end in the last 1,000 qualifies, the last one is used.
+fn safe_cut(b: &[u8]) -> Option<usize> {
+    let mut ends = memchr::memrchr_iter(b'\n', b);
+    let last = ends.next()?;
+    let mut cut = last;
+    for _ in 0..1000 {
+        let next = &b[cut + 1..];
+        let line_start = memchr::memrchr(b'\n', &b[..cut]).map_or(0, |i| i + 1);
+        if !joinable(&b[line_start..cut], next) {
+            return Some(cut);
+        }
+        match ends.next() {
+            Some(i) => cut = i,
+            None => break,
+        }
+    }
+    Some(last)
+}
+
+/// Whether the sequential reader could join `prev` and the line starting `next` (which may
+/// be cut short: then whatever it could turn out to be counts).
+fn joinable(prev: &[u8], next: &[u8]) -> bool {
+    if memchr::memmem::find(prev, b"strace: Process ").is_some_and(|i| i > 0) {
+        return true;
+    }
+    let line = &next[..memchr::memchr(b'\n', next).unwrap_or(next.len())];
+    let complete = line.len() < next.len();
+    let t = line.strip_prefix(b"^C").unwrap_or(line);
+    let t = &t[t.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(t.len())..];
+    if t.len() < 16 && !complete {
+        return true; // too little read to tell
+    }
+    match t.first() {
+        None => true, // blank: a cut line may still continue after it
+        Some(b')' | b'<' | b'/') => true,
+        Some(_) => t.starts_with(b"Process ") || t.starts_with(b"strace:"),
     }
 }
 
@@ -641,6 +688,20 @@ mod tests {
                 assert_eq!(o.stats.resumed_pairs, one.stats.resumed_pairs, "{name}");
                 assert_eq!(o.stats.unparsed, one.stats.unparsed, "{name}");
             }
+        }
+    }
+
+    #[test]
+    fn lines_cut_by_program_output_join_across_any_chunk_border() {
+        // strace and the program shared stderr: `write(2, "9,\n", 39,` then `) = 3`
+        let text = fixture("interleave.stderr-T.strace");
+        let (want, one) = events(&text, 1, 1 << 30);
+        assert!(one.stats.rejoined >= 100, "{}", one.stats.rejoined);
+        for chunk in 256..=420 {
+            let (got, o) = events(&text, 2, chunk);
+            let first = got.iter().zip(&want).position(|(g, w)| g != w);
+            assert!(got.len() == want.len() && first.is_none(), "chunks of {chunk} B: event {first:?} differs");
+            assert_eq!(o.stats.unparsed, one.stats.unparsed, "chunks of {chunk} B");
         }
     }
 
