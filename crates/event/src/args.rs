@@ -26,7 +26,9 @@ pub fn plain_from_end(args: &str, k: usize) -> Option<&str> {
             j = c;
         };
         let word = args[comma + 2..end].trim();
-        if word.is_empty() || word.bytes().any(|c| matches!(c, b'"' | b'[' | b']' | b'{' | b'}' | b'(' | b')' | b'<' | b'>')) {
+        if word.is_empty()
+            || word.bytes().any(|c| matches!(c, b'"' | b'[' | b']' | b'{' | b'}' | b'(' | b')' | b'<' | b'>'))
+        {
             return None;
         }
         if i == k {

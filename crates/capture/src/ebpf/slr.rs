@@ -434,29 +434,37 @@ pub fn open(path: &Path) -> io::Result<Recording> {
     let mut body = Vec::new();
     // a stream cut short still gives what was written before the cut
     let cut = z.read_to_end(&mut body).err().map(|e| format!("the recording is cut short ({e})"));
-    if body.len() < 4 || &body[..4] != MAGIC {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "not a syslint recording (no SLR1 header)"));
-    }
-    let mut c = Cur { b: &body, i: 4 };
-    let header = c.bytes().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "recording header cut short"))?;
-    let header: Header = serde_json::from_slice(header)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("header: {e}")))?;
-    let mut known = Known::default();
-    while c.b.get(c.i) == Some(&T_KNOWN) {
-        let at = c.i;
-        c.i += 1;
-        match known_entry(&mut c) {
-            Some((k, d)) => {
-                known.insert(k, d);
-            }
-            None => {
-                c.i = at; // damaged: the replay reports it
-                break;
+    Recording::from_decompressed(body, cut)
+}
+
+impl Recording {
+    /// A recording from its decompressed bytes (`cut`: why the stream ended early, if it did).
+    pub fn from_decompressed(body: Vec<u8>, cut: Option<String>) -> io::Result<Recording> {
+        if body.len() < 4 || &body[..4] != MAGIC {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "not a syslint recording (no SLR1 header)"));
+        }
+        let mut c = Cur { b: &body, i: 4 };
+        let header =
+            c.bytes().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "recording header cut short"))?;
+        let header: Header = serde_json::from_slice(header)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("header: {e}")))?;
+        let mut known = Known::default();
+        while c.b.get(c.i) == Some(&T_KNOWN) {
+            let at = c.i;
+            c.i += 1;
+            match known_entry(&mut c) {
+                Some((k, d)) => {
+                    known.insert(k, d);
+                }
+                None => {
+                    c.i = at; // damaged: the replay reports it
+                    break;
+                }
             }
         }
+        let start = c.i;
+        Ok(Recording { header, known, body, start, cut })
     }
-    let start = c.i;
-    Ok(Recording { header, known, body, start, cut })
 }
 
 impl Recording {
