@@ -379,9 +379,13 @@ impl Parser {
 
     fn parse_inner<F: FnMut(&Event)>(&mut self, line: &str, pid_hint: Option<Tid>, sink: &mut F) -> bool {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        // -k stack frames (` > /usr/lib/libc.so.6(read+0x12) [0x10a2b]`) and -e read=/write=
-        // hex dumps (` | 00000  31 32 ...  12c0 |`)
-        if line.starts_with(" > ") || line.starts_with(" | ") {
+        // -k stack frames (` > /usr/lib/libc.so.6(read+0x12) [0x10a2b]`), -e read=/write=
+        // hex dumps (` | 00000  31 32 ...  12c0 |`) and, for readv/writev, the header of each
+        // buffer's dump (` * 2 bytes in buffer 0`)
+        if line.starts_with(" > ")
+            || line.starts_with(" | ")
+            || (line.starts_with(" * ") && line.contains(" bytes in buffer "))
+        {
             self.stats.ignored += 1;
             return true;
         }
@@ -462,6 +466,15 @@ impl Parser {
         // -t -r together: `10:00:00.000001 (+     0.000494) read(...)`
         if s.starts_with("(+") {
             s = s.find(") ").map_or(s, |e| s[e + 1..].trim_start());
+        }
+        // -n: the syscall number, `[ 110] ` (before -i's pointer; `[ 231] +++ exited ...` too)
+        if s.starts_with('[') {
+            if let Some(e) = s.find("] ") {
+                let nr = s[1..e].trim_start_matches(' ');
+                if !nr.is_empty() && nr.bytes().all(|c| c.is_ascii_digit()) {
+                    s = s[e + 1..].trim_start();
+                }
+            }
         }
         // -i: the instruction pointer, `[00007f0a1b2c3d4e] ` or `[????????????????] `
         if s.starts_with('[') && !s.starts_with("[ Process") {

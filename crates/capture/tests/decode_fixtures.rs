@@ -16,6 +16,7 @@ const SETS: &[&str] = &[
     "netio.f-Xraw.strace",
     "netio.f-Xverbose.strace",
     "netio.f-v-tt.strace",
+    "netio.f-n-i.strace",
     "netio.ff",
 ];
 

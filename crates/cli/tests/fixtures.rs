@@ -109,6 +109,15 @@ fn c_tables_are_kept() {
     assert_eq!(analyze(&[&fixture("stat1000.c-summary.strace")]).capture.syscalls, 0);
 }
 
+#[test]
+fn hex_dumps_of_written_buffers_are_understood() {
+    // -e write=all: ` | 00000  65 6e 64 ...` lines, and ` * 3 bytes in buffer 0` per writev buffer
+    let r = analyze(&[&fixture("interleave.e-write-all.strace")]);
+    assert_eq!(r.capture.unparsed_lines, 0, "{:?}", r.capture.unparsed_samples);
+    assert_eq!(syscall(&r, "write").calls, 300);
+    assert_eq!(syscall(&r, "writev").calls, 1);
+}
+
 const NETIO: &[&str] = &[
     "netio.f-tt-T-yy.strace",
     "netio.f-tt-T-decode-fds-all.strace",
@@ -120,6 +129,7 @@ const NETIO: &[&str] = &[
     "netio.f-Xraw.strace",
     "netio.f-Xverbose.strace",
     "netio.f-v-tt.strace",
+    "netio.f-n-i.strace",
     "netio.ff",
 ];
 
