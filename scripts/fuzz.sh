@@ -20,11 +20,11 @@ TARGETS=("$@")
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 rustup toolchain list | grep -q nightly || rustup toolchain install nightly --profile minimal
 cd "$ROOT/fuzz"
-cargo +nightly fuzz build -O >/dev/null
+cargo +nightly fuzz build -O -s none >/dev/null
 cargo build --release --manifest-path "$ROOT/Cargo.toml" -p syslint >/dev/null
 SYSLINT="$ROOT/target/release/syslint"
 
-# the first 64 KiB of a trace, cut at a line end (libFuzzer works on small inputs)
+# the first 64 KiB of a trace (libFuzzer keeps the first -max_len bytes of each)
 head64() { head -c 65536 | awk 'BEGIN{ORS=""} {print $0 "\n"}' | head -c 65536; }
 traces() {
     ls "$ROOT"/tests/fixtures/traces/*.strace* "$ROOT"/lab/*/traces/*.strace* 2>/dev/null
@@ -63,8 +63,8 @@ for t in "${TARGETS[@]}"; do
     seed "$t"
     log=$(mktemp)
     set +e
-    cargo +nightly fuzz run -O "$t" "corpus/$t" -- -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
-        -max_len=65536 -print_final_stats=1 -dict="$ROOT/fuzz/strace.dict" >"$log" 2>&1
+    cargo +nightly fuzz run -O -s none "$t" "corpus/$t" -- -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=16384 -print_final_stats=1 -dict="$ROOT/fuzz/strace.dict" >"$log" 2>&1
     rc=$?
     set -e
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')

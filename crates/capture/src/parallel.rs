@@ -588,7 +588,7 @@ impl Glue {
             while let Some(o) = orphans.next_if(|o| o.at as usize <= i) {
                 let o = Orphan { pid: map_pid(o.pid, default_pid), ..o };
                 let ts = o.ts.map(|t| t + shift);
-                self.parser.resume_orphan(&o, ts, sink);
+                self.parser.resume_orphan(&o, ts, self.lines, sink);
             }
             if i == n {
                 break;

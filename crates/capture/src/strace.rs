@@ -94,6 +94,8 @@ pub struct Orphan {
     pub ts: Option<i64>,
     /// The line from `<... ` on.
     pub body: String,
+    /// Its line number in the chunk (1-based), for the sample if it turns out unreadable.
+    pub line: u64,
 }
 
 /// State a chunk hands to the next one.
@@ -348,8 +350,12 @@ impl Parser {
     }
 
     /// Parse a `<... name resumed>` body marked by a chunk parser.
-    pub fn resume_orphan<F: FnMut(&Event)>(&mut self, o: &Orphan, ts: Option<i64>, sink: &mut F) -> bool {
-        self.resumed(&o.body, o.pid, ts, sink)
+    /// `line_base`: lines before the orphan's chunk, for the sample of an unreadable one.
+    pub fn resume_orphan<F: FnMut(&Event)>(&mut self, o: &Orphan, ts: Option<i64>, line_base: u64, sink: &mut F) {
+        if !self.resumed(&o.body, o.pid, ts, sink) {
+            // as the sequential reader counts it
+            self.unparsed(&o.body, line_base + o.line);
+        }
     }
 
     fn flush_pending<F: FnMut(&Event)>(&mut self, pid: Tid, ret: Ret<'_>, sink: &mut F) {
@@ -650,7 +656,7 @@ impl Parser {
         let rest = &s[close + 9..];
         if self.chunk_mode && !self.pending.contains_key(&pid) {
             // its start may be in the previous chunk: the reader joins them
-            self.orphans.push(Orphan { at: self.stats.events, pid, ts, body: s.to_string() });
+            self.orphans.push(Orphan { at: self.stats.events, pid, ts, body: s.to_string(), line: self.cur_line });
             return true;
         }
         let Some(p) = self.pending.remove(&pid) else {
