@@ -245,7 +245,7 @@ pub(crate) fn feed_line<F: FnMut(&Event)>(
     tally.lines += 1;
     if nul && memchr::memchr(0, line.as_bytes()).is_some() {
         tally.binary += 1;
-        parser.unparsed(&line.replace('\0', "\\0"), n);
+        parser.binary_line(&line.replace('\0', "\\0"), n);
         return;
     }
     let before = parser.stats().events;

@@ -274,6 +274,12 @@ impl Parser {
         }
     }
 
+    /// A line of binary data (NUL bytes): a line of the input, and unreadable.
+    pub fn binary_line(&mut self, line: &str, line_no: u64) {
+        self.stats.lines += 1;
+        self.unparsed(line, line_no);
+    }
+
     /// Count a line that is not text at all (invalid UTF-8 that is not a strace line).
     pub fn unparsed(&mut self, line: &str, line_no: u64) {
         self.stats.unparsed += 1;

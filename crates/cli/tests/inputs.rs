@@ -56,6 +56,20 @@ fn binary_garbage_warns_and_does_not_panic() {
     let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
     assert!(r.capture.unparsed_lines > 0);
     assert!(r.capture.unparsed_samples.iter().all(|u| u.source.ends_with("garbage.bin") && u.line > 0));
+    // lines with NUL bytes are lines too: the count is the file's, and never below the unparsed
+    let cut = &bytes[..bytes.len().min(2_000_000)];
+    let lines = cut.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count() as u64;
+    assert!(
+        r.capture.lines >= lines && r.capture.lines <= lines + 100,
+        "{} lines, {lines} in the file",
+        r.capture.lines
+    );
+    assert!(
+        r.capture.unparsed_lines <= r.capture.lines,
+        "{} unparsed of {}",
+        r.capture.unparsed_lines,
+        r.capture.lines
+    );
 }
 
 #[test]
