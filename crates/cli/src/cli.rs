@@ -268,4 +268,9 @@ pub struct ExportArgs {
     /// Write to this file instead of stdout (.gz or .zst compress it)
     #[arg(short = 'o', long = "output-file", value_name = "FILE")]
     pub output_file: Option<PathBuf>,
+    /// Keep the payload bytes the recording holds (up to 64 per buffer of read, write and
+    /// socket calls). Without it their strings show only their length, `"…32 bytes…"`, so
+    /// the text can be shared without the tokens or passwords a program sent
+    #[arg(long)]
+    pub payloads: bool,
 }

@@ -23,9 +23,11 @@ fn ebpf_run(lab: &str, variant: &str) -> (syslint_report::Report, syslint_report
     let text = std::fs::read_to_string(dir.join("rec.json")).expect("syslint trace wrote its report");
     let live = syslint_report::printers::json::parse(&text).expect("report");
     let again = analyze(&[&dir.join("rec.slr")]);
-    // exported as strace text, read back by the strace reader: the same findings
+    // exported as strace text with its payloads, read back by the strace reader: the same
+    // findings (repeated-dns reads query names from payloads)
     let txt = dir.join("rec.txt");
-    let e = run(&["export", dir.join("rec.slr").to_str().expect("path"), "-o", txt.to_str().expect("path")]);
+    let e =
+        run(&["export", "--payloads", dir.join("rec.slr").to_str().expect("path"), "-o", txt.to_str().expect("path")]);
     assert!(e.status.success(), "export: {}", stderr(&e));
     let text = analyze(&[&txt]);
     assert_eq!(text.capture.unparsed_lines, 0, "{:?}", text.capture.unparsed_samples);

@@ -46,6 +46,8 @@ mod lab_small_io;
 mod ordinary;
 #[path = "registry.rs"]
 mod registry;
+#[path = "secrets.rs"]
+mod secrets;
 #[path = "trace.rs"]
 mod trace;
 #[path = "trace_labs.rs"]

@@ -9,7 +9,7 @@ use syslint_analyze::summary::SyscallTable;
 use syslint_analyze::Analyzer;
 use syslint_capture::ebpf::format::strace_line;
 use syslint_capture::CaptureInfo;
-use syslint_event::{Event, EventKind};
+use syslint_event::{Class, Event, EventKind};
 use syslint_report::{CTableRow, Capture, Report, SyscallStats, UnparsedLine};
 
 /// The analysis: the process/fd model, statistics and detectors, and in the end the report.
@@ -176,12 +176,24 @@ pub struct StraceText<W: Write> {
     /// Monotonic to wall-clock time, in ns (eBPF timestamps are monotonic).
     offset: i64,
     line: String,
+    raw: String,
+    /// Keep the payload bytes the kernel program copied (up to 64 per buffer) in read, write
+    /// and socket calls; by default their strings show only their length, as in reports.
+    pub payloads: bool,
     error: Option<std::io::Error>,
 }
 
 impl<W: Write> StraceText<W> {
+    /// Text with payload strings redacted (see [`StraceText::payloads`]).
     pub fn new(out: W, realtime_offset_ns: i64) -> StraceText<W> {
-        StraceText { out: Some(out), offset: realtime_offset_ns, line: String::new(), error: None }
+        StraceText {
+            out: Some(out),
+            offset: realtime_offset_ns,
+            line: String::new(),
+            raw: String::new(),
+            payloads: false,
+            error: None,
+        }
     }
 
     /// Flush; the first error writing, if any.
@@ -201,7 +213,19 @@ impl<W: Write> Sink for StraceText<W> {
     fn on_event(&mut self, ev: &Event<'_>) {
         let Some(out) = self.out.as_mut() else { return };
         self.line.clear();
-        strace_line(&mut self.line, ev, self.offset);
+        let payload = match &ev.kind {
+            EventKind::Syscall(sc) => sc.sys.is(Class::READ) || sc.sys.is(Class::WRITE) || sc.sys.is(Class::NET),
+            _ => false,
+        };
+        if payload && !self.payloads {
+            // what a program read or wrote (a token, a password) stays out of shared text;
+            // addresses (sun_path, inet_addr) stay in
+            self.raw.clear();
+            strace_line(&mut self.raw, ev, self.offset);
+            syslint_event::redact::redact_into(&self.raw, &mut self.line);
+        } else {
+            strace_line(&mut self.line, ev, self.offset);
+        }
         if let Err(e) = out.write_all(self.line.as_bytes()) {
             self.error = Some(e);
             self.out = None;

@@ -17,6 +17,7 @@ pub fn run(a: ExportArgs) -> Result<u8> {
     };
     let rec = RecordingSource::open(&a.input)?;
     let mut text = StraceText::new(out, rec.realtime_offset_ns());
+    text.payloads = a.payloads;
     // fds from before an attach keep their -yy decoration in the text
     let info = rec.replay(&mut text, None, true);
     text.finish()?;
