@@ -551,6 +551,11 @@ impl Parser {
         }
         match split_call(s, name_len) {
             Some(call) => {
+                if self.pending.contains_key(&pid) {
+                    // a thread makes one call at a time: the unfinished one never came back
+                    // (as the parallel reader's glue decides when the two are in two chunks)
+                    self.flush_pending(pid, Ret::Unknown, sink);
+                }
                 self.emit_call(pid, ts, call, false, sink);
                 true
             }
