@@ -248,9 +248,10 @@ pub(crate) fn feed_line<F: FnMut(&Event)>(
         parser.unparsed(&line.replace('\0', "\\0"), n);
         return;
     }
-    let before = parser.stats().events;
+    // the rows of a `strace -c` table are strace lines too
+    let before = parser.stats().events + parser.stats().strace_c_table.len() as u64;
     parser.parse_line(line, n, pid, sink);
-    tally.events += parser.stats().events - before;
+    tally.events += parser.stats().events + parser.stats().strace_c_table.len() as u64 - before;
 }
 
 /// Cut a stream into chunks of whole lines, handed out as slices of one reused buffer (no
@@ -408,7 +409,7 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
             true
         });
         let stats = parser.finish(sink);
-        tally.events = stats.events;
+        tally.events = stats.events + stats.strace_c_table.len() as u64;
         return Outcome { stats, tally, cut_lines: cut, error, bytes, chunks };
     }
     let (cut, error) = {
@@ -587,7 +588,7 @@ impl Glue {
         self.stats.merge(glue_stats);
         self.stats.lines = lines;
         self.stats.clock = self.clock;
-        self.tally.events = self.stats.events;
+        self.tally.events = self.stats.events + self.stats.strace_c_table.len() as u64;
         (self.stats, self.tally)
     }
 }

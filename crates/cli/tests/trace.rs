@@ -103,7 +103,31 @@ fn command_exit_status_passes_through(b: &str) {
     }
     let o = trace_cmd(b, &["-q", "--", "sh", "-c", "exit 7"]).output().unwrap();
     assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
-    assert!(stdout(&o).contains("syscalls from"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("syscalls from"), "{}", stderr(&o));
+    // --fail-on asks for syslint's verdict instead: no finding at or above info here
+    let o = trace_cmd(b, &["-q", "--fail-on", "error", "--", "sh", "-c", "exit 7"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// With -- CMD, stdout is the command's and the report goes to stderr (like strace, time,
+/// perf stat), or to --output-file: `trace --format json -- CMD > out` keeps the program's
+/// output clean, and the JSON parses.
+fn report_leaves_the_commands_stdout_alone(b: &str) {
+    let o =
+        trace_cmd(b, &["-q", "--format", "json", "--", "sh", "-c", "echo program-output; exit 3"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "program-output\n");
+    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    assert!(r.summary.syscalls.iter().any(|s| s.name == "write"), "{:?}", r.summary.syscalls);
+    let d = tmp(&format!("outfile-{b}"));
+    let f = d.join("r.json");
+    let o = trace_cmd(b, &["-q", "--format", "json", "--output-file", f.to_str().unwrap(), "--", "echo", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "hi\n");
+    assert_eq!(stderr(&o), "");
+    assert!(syslint_report::printers::json::parse(&std::fs::read_to_string(&f).unwrap()).is_ok());
 }
 
 fn command_that_forks_workers(b: &str) {
@@ -111,7 +135,7 @@ fn command_that_forks_workers(b: &str) {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
     assert!(r.capture.processes >= 4, "{:?}", r.summary.processes);
     assert_eq!(r.capture.backend, b);
     assert!(r.summary.processes.iter().filter(|p| p.end.as_deref() == Some("exited 0")).count() >= 4);
@@ -145,7 +169,9 @@ fn attach_for_a_bounded_time_and_record(b: &str) {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let live = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
     assert!(live.capture.syscalls > 20, "{}", live.capture.syscalls);
-    assert!(live.capture.warnings.iter().any(|w| w.contains("--for")), "{:?}", live.capture.warnings);
+    // the normal end of a bounded trace: a note, not a warning
+    assert!(live.capture.notes.iter().any(|n| n.contains("--for")), "{:?}", live.capture.notes);
+    assert!(live.capture.warnings.iter().all(|w| !w.contains("--for")), "{:?}", live.capture.warnings);
     assert!(alive_and_working(&mut w, &d.join("count")), "the traced worker must run on");
     // the recording gives the same analysis
     let again = analyze(&[&rec]);
@@ -175,7 +201,7 @@ fn sigint_detaches_and_reports(b: &str) {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
     assert!(r.capture.syscalls > 10);
-    assert!(r.capture.warnings.iter().any(|w| w.contains("Ctrl-C")), "{:?}", r.capture.warnings);
+    assert!(r.capture.notes.iter().any(|n| n.contains("Ctrl-C")), "{:?}", r.capture.notes);
     assert!(alive_and_working(&mut w, &d.join("count")), "the traced worker must run on after Ctrl-C");
     let _ = w.kill();
 }
@@ -266,8 +292,8 @@ fn ctrl_c_goes_to_the_command(b: &str) {
     let o = s.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(lines(&count), 20, "the command ran to its end");
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
-    assert!(r.capture.warnings.iter().all(|w| !w.contains("Ctrl-C")), "{:?}", r.capture.warnings);
+    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
+    assert!(r.capture.notes.iter().all(|n| !n.contains("Ctrl-C")), "{:?}", r.capture.notes);
     assert!(r.summary.processes.iter().any(|p| p.end.as_deref() == Some("exited 0")));
 }
 
@@ -283,11 +309,12 @@ fn auto_falls_back_to_strace_with_one_line() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // stderr: the one line, then the report (stdout is the command's)
     let err = stderr(&o);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("eBPF is not permitted here; tracing with strace instead"), "{err}");
-    assert!(err.contains("setcap cap_bpf,cap_perfmon+ep"), "{err}");
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let (line, report) = err.split_once('\n').unwrap_or((&err, ""));
+    assert!(line.contains("eBPF is not permitted here; tracing with strace instead"), "{err}");
+    assert!(line.contains("setcap cap_bpf,cap_perfmon+ep"), "{err}");
+    let r = syslint_report::printers::json::parse(report).unwrap_or_else(|e| panic!("{e}: {err}"));
     assert_eq!(r.capture.backend, "strace");
     // asking for eBPF explicitly fails with the reason instead
     let o = Command::new("setpriv")
@@ -311,6 +338,7 @@ fn strace_missing_says_how_to_install() {
 }
 
 both!(command_exit_status_passes_through);
+both!(report_leaves_the_commands_stdout_alone);
 both!(command_that_forks_workers);
 both!(clear_errors);
 both!(attach_for_a_bounded_time_and_record);
@@ -331,7 +359,7 @@ fn trace_three_calls(name: &str, rounds: u64, env: (&str, &str)) -> (PathBuf, Ou
         .env(env.0, env.1)
         .output()
         .unwrap();
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
     (prog, o, r)
 }
 
@@ -370,7 +398,7 @@ fn drops_are_counted_and_reported() {
         .env("SYSLINT_RING_BYTES", "16384")
         .output()
         .unwrap();
-    assert!(stdout(&t).contains("events LOST"), "{}", stdout(&t));
+    assert!(stderr(&t).contains("events LOST"), "{}", stderr(&t));
 }
 
 /// The analysis falling behind (here: a queue limit of one byte) makes the capture stop

@@ -199,7 +199,7 @@ impl Source for EbpfSource {
                 full_for.as_secs_f64()
             ));
         }
-        stop.warnings(attached, &mut info.warnings);
+        stop.notes(attached, &mut info.notes);
         let kernel_summary = session.opts.summary_only.then(|| session.summary());
         drop(session); // detaches the kernel program
         Ok(Outcome {

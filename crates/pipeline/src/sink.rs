@@ -86,6 +86,7 @@ fn capture_of(info: CaptureInfo, backend: &str) -> Capture {
         resumed_pairs: s.resumed_pairs,
         never_resumed: s.never_resumed,
         warnings,
+        notes: info.notes,
         ..Default::default()
     }
 }

@@ -88,7 +88,7 @@ impl Source for StraceSource {
             (None, Some(e)) => StopReason::Failed(e),
             (None, None) => StopReason::Ended,
         };
-        stop.warnings(attached, &mut info.warnings);
+        stop.notes(attached, &mut info.notes);
         for l in msgs.lines().filter(|l| l.contains("strace:") && !l.contains("attached") && !l.contains("detached")) {
             info.warnings.push(l.trim().to_string());
         }

@@ -101,6 +101,10 @@ pub struct Capture {
     pub never_resumed: u64,
     pub window: Option<Window>,
     pub warnings: Vec<String>,
+    /// Facts about the capture that are no problem, e.g. how a live trace ended (`--for`,
+    /// Ctrl-C, every traced process exited).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

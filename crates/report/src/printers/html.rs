@@ -561,6 +561,9 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     for w in &r.capture.warnings {
         let _ = write!(o, "<p class=\"card warning\">warning: {}</p>", esc(w));
     }
+    for n in &r.capture.notes {
+        let _ = write!(o, "<p class=\"meta\">note: {}</p>", esc(n));
+    }
     if r.capture.lost_events > 0 {
         let _ = write!(
             o,

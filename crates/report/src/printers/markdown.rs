@@ -48,6 +48,9 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     for w in &c.warnings {
         writeln!(out, "> warning: {w}")?;
     }
+    for n in &c.notes {
+        writeln!(out, "> note: {n}")?;
+    }
     writeln!(out)?;
     for f in &r.findings {
         writeln!(out, "### {} `{}` {}: {}", f.severity.as_str(), f.code, f.detector, esc(&f.message))?;

@@ -4,11 +4,15 @@ use super::{fmt_bytes, fmt_count, fmt_secs};
 use crate::{Report, Severity};
 use std::io::{self, Write};
 
+/// A width for output nobody sized (a pipe, a file): every column is shown.
+pub const UNLIMITED: usize = 1 << 16;
+
 #[derive(Clone, Debug)]
 pub struct TableOptions {
     /// Emit ANSI colours.
     pub color: bool,
-    /// Terminal width in columns.
+    /// Terminal width in columns ([`UNLIMITED`]: no column is dropped). When columns must be
+    /// dropped to fit, a line under the table names them.
     pub width: usize,
     /// Rows per table (syscalls, targets, endpoints, processes).
     pub top: usize,
@@ -110,6 +114,15 @@ fn table(out: &mut dyn Write, st: &Style, width: usize, cols: &[Col], rows: &[Ve
     for r in rows {
         writeln!(out, "{}", line(r.clone()))?;
     }
+    // never silently: say what did not fit, and how to see it
+    let hidden: Vec<&str> = cols.iter().zip(&shown).filter(|(_, s)| !**s).map(|(c, _)| c.head).collect();
+    if !hidden.is_empty() {
+        let note = format!(
+            "(not shown at width {width}: {}; widen the terminal, set COLUMNS, or use --format json)",
+            hidden.join(", ")
+        );
+        writeln!(out, "  {}", st.dim(&note))?;
+    }
     Ok(())
 }
 
@@ -190,6 +203,9 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
     }
     for w in &c.warnings {
         writeln!(out, "  {} {}", st.paint("33", "warning:"), w)?;
+    }
+    for n in &c.notes {
+        writeln!(out, "  {}", st.dim(&format!("note: {n}")))?;
     }
     writeln!(out)?;
 
