@@ -130,6 +130,18 @@ fn report_leaves_the_commands_stdout_alone(b: &str) {
     assert!(syslint_report::printers::json::parse(&std::fs::read_to_string(&f).unwrap()).is_ok());
 }
 
+/// What syslint does between fork and exec (wait on its gate pipe, close its own fds) is not
+/// the command's: no fd of syslint's shows in the report of `trace -- CMD`.
+fn syslint_fds_are_not_the_commands(b: &str) {
+    let o = trace_cmd(b, &["-q", "--format", "json", "--", "sh", "-c", "echo program-output"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
+    let t: Vec<&str> = r.summary.fd_targets.iter().map(|t| t.target.as_str()).collect();
+    assert!(t.iter().all(|t| !["fd 3 ", "fd 4 ", "fd 5 "].iter().any(|f| t.starts_with(f))), "{t:?}");
+    // the command's own output is there
+    assert!(t.iter().any(|t| t.starts_with("fd 1 ") || t.contains("pipe")), "{t:?}");
+}
+
 fn command_that_forks_workers(b: &str) {
     let o = trace_cmd(b, &["-q", "--format", "json", "--", "sh", "-c", "for i in 1 2 3; do (sleep 0.1) & done; wait"])
         .output()
@@ -339,6 +351,7 @@ fn strace_missing_says_how_to_install() {
 
 both!(command_exit_status_passes_through);
 both!(report_leaves_the_commands_stdout_alone);
+both!(syslint_fds_are_not_the_commands);
 both!(command_that_forks_workers);
 both!(clear_errors);
 both!(attach_for_a_bounded_time_and_record);

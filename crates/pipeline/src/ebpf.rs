@@ -88,7 +88,8 @@ impl Source for EbpfSource {
 
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), stop: &StopWhen) -> Result<Outcome, Error> {
         let EbpfSource { mut session, slr, text } = *self;
-        let attached = session.child_pid().is_none();
+        let child = session.child_pid();
+        let attached = child.is_none();
         let deadline = stop.deadline();
         let known = session.known().clone();
         let (tx, rx) = std::sync::mpsc::channel::<Chunk>();
@@ -109,7 +110,7 @@ impl Source for EbpfSource {
         let analysis = std::thread::scope(|scope| {
             let worker = {
                 let queued = &queued;
-                scope.spawn(move || analyse(rx, free_tx, queued, known, slr, text, sink))
+                scope.spawn(move || analyse(rx, free_tx, queued, (known, child), slr, text, sink))
             };
             // capture: poll the ring buffer, hand chunks over
             let fresh = || free_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(CHUNK_BYTES));
@@ -216,13 +217,14 @@ fn analyse(
     rx: Receiver<Chunk>,
     free: SyncSender<Vec<u8>>,
     queued: &AtomicUsize,
-    known: Known,
+    (known, child): (Known, Option<u32>),
     slr: Option<slr::Writer>,
     mut text: Option<StraceText<Box<dyn Write + Send>>>,
     sink: &mut (dyn Sink + Send),
 ) -> (Consumer, CaptureInfo) {
     ebpf::lower_thread_priority();
     let mut consumer = Consumer::new(known, slr);
+    consumer.before_exec = child;
     // a text copy (-o FILE.strace) shows fds from before the attach decorated, as -yy would
     consumer.formatter.decorate = text.is_some();
     let mut damaged: Option<syslint_capture::ebpf::FeedError> = None;

@@ -200,11 +200,21 @@ pub struct Consumer {
     writer: Option<slr::Writer>,
     /// Why the recording stopped, if it did.
     pub record_error: Option<String>,
+    /// The command syslint started, until it execs: its syscalls before are syslint's own
+    /// (after the fork, waiting on the gate pipe and closing syslint's fds 3-5), not the
+    /// command's, and are left out of the analysis and the recording, as strace leaves them.
+    pub before_exec: Option<u32>,
 }
 
 impl Consumer {
     pub fn new(known: format::Known, writer: Option<slr::Writer>) -> Consumer {
-        Consumer { decoder: slr::Decoder::default(), formatter: Formatter::new(known), writer, record_error: None }
+        Consumer {
+            decoder: slr::Decoder::default(),
+            formatter: Formatter::new(known),
+            writer,
+            record_error: None,
+            before_exec: None,
+        }
     }
 
     /// A `.slr` writer for a session (header and fd snapshot written now).
@@ -215,7 +225,19 @@ impl Consumer {
     /// The chunks of one session, in order.
     pub fn feed(&mut self, chunk: &Chunk, sink: &mut dyn FnMut(&Event)) -> Result<(), FeedError> {
         let (f, writer, record_error) = (&mut self.formatter, &mut self.writer, &mut self.record_error);
+        let before_exec = &mut self.before_exec;
         let mut each = |r: syslint_bpf::Record<'_>| {
+            if let Some(pid) = *before_exec {
+                match r {
+                    syslint_bpf::Record::Exec { tgid, .. } if tgid == pid => *before_exec = None,
+                    syslint_bpf::Record::Syscall { tgid, .. } | syslint_bpf::Record::Repeat { tgid, .. }
+                        if tgid == pid =>
+                    {
+                        return;
+                    }
+                    _ => {}
+                }
+            }
             if let Some(w) = writer.as_mut() {
                 if let Err(e) = w.write(&r) {
                     *record_error = Some(e.to_string());
