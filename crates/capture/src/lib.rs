@@ -52,7 +52,8 @@ pub fn read_strace<F: FnMut(&Event)>(
     if raw.len() == 1 {
         let Some(r) = raw.pop() else { return Ok(info) };
         let name = info.sources[0].clone();
-        let o = parallel::read_parallel(r, &name, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
+        let pid = sources[0].pid;
+        let o = parallel::read_parallel_as(r, &name, pid, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
         info.bytes = o.bytes;
         info.cut_lines = o.cut_lines;
         if let Some(e) = o.error {

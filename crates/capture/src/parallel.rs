@@ -385,7 +385,23 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
     max_line: usize,
     sink: &mut F,
 ) -> Outcome {
+    read_parallel_as(input, source, None, workers, chunk, max_line, sink)
+}
+
+/// [`read_parallel`] of a file whose lines without a pid column are process `pid`'s (an
+/// `strace -ff` file, named `NAME.PID`).
+pub fn read_parallel_as<R: Read + Send, F: FnMut(&Event)>(
+    input: R,
+    source: &str,
+    pid: Option<u32>,
+    workers: usize,
+    chunk: usize,
+    max_line: usize,
+    sink: &mut F,
+) -> Outcome {
+    let pid = pid.map(Tid);
     let mut glue = Glue::new(source);
+    glue.default_pid = pid;
     let mut bytes = 0u64;
     let mut chunks = 0u64;
     if workers <= 1 {
@@ -404,7 +420,7 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
             let nul = memchr::memchr(0, text.as_bytes()).is_some();
             for line in lines(&text) {
                 line_no += 1;
-                feed_line(&mut parser, line, line_no, None, nul, &mut tally, sink);
+                feed_line(&mut parser, line, line_no, pid, nul, &mut tally, sink);
             }
             true
         });

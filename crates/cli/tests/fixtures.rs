@@ -207,6 +207,28 @@ fn ff_directory_merges_by_time() {
     assert_eq!(p, names, "pids come from the file names");
 }
 
+/// One `strace -ff` file alone (or a directory holding one) has its pid in its name only:
+/// its process is that pid, not "pid 0", read on one thread or on several in small chunks.
+#[test]
+fn one_ff_file_takes_its_pid_from_its_name() {
+    let f = fixture("netio.ff/trace.12877");
+    for (threads, chunk) in [("1", "1048576"), ("2", "256")] {
+        let o = std::process::Command::new(bin())
+            .args(["analyze", "--format", "json", f.to_str().unwrap()])
+            .env("SYSLINT_THREADS", threads)
+            .env("SYSLINT_CHUNK", chunk)
+            .output()
+            .unwrap();
+        let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+        let pids: Vec<u32> = r.summary.processes.iter().map(|p| p.pid).collect();
+        assert_eq!(pids, [12877], "threads {threads}");
+        assert_eq!(r.capture.syscalls, 26);
+    }
+    // a plain log whose lines carry no pid keeps "unknown" when its name has no pid
+    let r = analyze(&[&fixture("stat1000.tt-T.strace")]);
+    assert!(r.summary.processes.iter().all(|p| p.pid == 0), "{:?}", r.summary.processes);
+}
+
 #[test]
 fn threads_unfinished_resumed_and_fd_targets() {
     for name in ["threads.f-tt-T-yy.strace", "threads.f-stderr-tt-T.strace"] {
