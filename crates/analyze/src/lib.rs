@@ -226,13 +226,21 @@ impl Analyzer {
         // durations (unfinished/resumed pairs), shown per syscall as timed_calls
         capture.durations |= self.timed && capture.backend.is_empty();
         let timeline = self.timeline.finish(|tid| (m.tgid(tid), m.label(tid)));
+        let mut syscalls = self.syscalls.stats(window_s);
+        let thread_s = self.timeline.thread_seconds();
+        if thread_s > 0.0 {
+            for s in syscalls.iter_mut().filter(|s| s.timed_calls > 0) {
+                // a call's recorded duration can overlap the next one's start by rounding
+                s.thread_share = Some((s.total_s / thread_s).min(1.0));
+            }
+        }
         Report {
             timeline,
             version: syslint_report::SCHEMA_VERSION,
             tool: Tool::default(),
             capture,
             summary: Summary {
-                syscalls: self.syscalls.stats(window_s),
+                syscalls,
                 processes: procs,
                 other_processes,
                 fd_targets: targets,

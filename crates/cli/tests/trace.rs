@@ -479,3 +479,49 @@ for i in range(25):\n    c,_=s.accept(); c.recv(100); c.sendall(b'ok'); c.close(
     assert!(inbound.is_some_and(|e| e.connections == 25), "{:#?}", r.summary.endpoints);
     assert!(r.summary.fd_targets.iter().any(|t| t.target.contains(&me)), "{:#?}", r.summary.fd_targets);
 }
+
+/// `--summary-only` counts per syscall in the kernel: calls and total time are real; what it
+/// does not measure (percentiles, per-process counts) is absent or "-", never a zero, and the
+/// header does not claim "0 processes" when it saw none start.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn summary_only_prints_what_it_measured() {
+    assert_bpf_works("the eBPF variants");
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--summary-only", "--format", "json", "--"])
+        .args(["sh", "-c", "ls / > /dev/null"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json = stderr(&o);
+    let r = syslint_report::printers::json::parse(&json).unwrap();
+    assert!(r.capture.summary_only && r.capture.durations);
+    let getdents = syscall(&r, "getdents64");
+    assert!(getdents.calls >= 2 && getdents.total_s > 0.0, "{getdents:?}");
+    assert!(r.summary.syscalls.iter().all(|s| s.p50_s.is_none() && s.max_s.is_none()));
+    assert!(!json.contains("\"p50_s\""), "{json}");
+    assert!(r.capture.warnings.is_empty(), "{:?}", r.capture.warnings);
+    // the table: '-' where nothing was measured
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--summary-only", "--color", "never", "--"])
+        .args(["sh", "-c", "ls / > /dev/null"])
+        .env("COLUMNS", "200")
+        .output()
+        .unwrap();
+    let t = stderr(&o);
+    assert!(t.contains("syscalls counted in the kernel"), "{t}");
+    assert!(t.contains("durations: totals only"), "{t}");
+    let row = t.lines().find(|l| l.trim_start().starts_with("getdents64")).unwrap_or_else(|| panic!("{t}"));
+    assert!(row.split_whitespace().filter(|c| *c == "-").count() >= 4, "percentiles shown as -: {row}");
+    // attached to a process that starts and ends nothing: no "0 processes"
+    let mut sleeper = Command::new("sleep").arg("5").spawn().unwrap();
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--summary-only", "--color", "never", "--for", "300ms"])
+        .args(["-p", &sleeper.id().to_string()])
+        .output()
+        .unwrap();
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
+    assert!(!stdout(&o).contains("0 processes"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("syscalls counted in the kernel"), "{}", stdout(&o));
+}

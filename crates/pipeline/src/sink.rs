@@ -114,10 +114,14 @@ fn summary_rows(report: &mut Report, rows: Vec<(String, u64, u64, u64)>) {
     stats.sort_by(|a, b| b.total_s.total_cmp(&a.total_s).then(b.calls.cmp(&a.calls)));
     report.capture.syscalls = stats.iter().map(|s| s.calls).sum();
     report.summary.syscalls = stats;
-    report
-        .capture
-        .warnings
-        .push("summary only: syscalls were counted in the kernel; no detector ran (percentiles unknown)".into());
+    // totals were measured in the kernel; percentiles and per-process counts were not
+    report.capture.summary_only = true;
+    report.capture.durations = true;
+    report.capture.notes.push(
+        "summary only: syscalls were counted in the kernel, no detector ran; percentiles and per-process \
+         counts are not measured"
+            .into(),
+    );
 }
 
 /// `--interval`: a summary of the last interval's syscalls on stderr, every interval.

@@ -1,7 +1,7 @@
 //! Markdown: fits a pull-request comment. Findings first with evidence in code blocks, then a
 //! compact summary.
 
-use super::{fmt_bytes, fmt_count, fmt_secs};
+use super::{fmt_bytes, fmt_count, fmt_opt_secs, fmt_secs};
 use crate::Report;
 use std::io::{self, Write};
 
@@ -92,8 +92,8 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
                 fmt_count(x.errors),
                 top,
                 t(x.total_s),
-                t(x.p50_s),
-                t(x.p99_s)
+                fmt_opt_secs(x.p50_s),
+                fmt_opt_secs(x.p99_s)
             )?;
         }
         writeln!(out)?;

@@ -1,6 +1,6 @@
 //! The terminal report: findings first, then the summary tables, fitted to the width.
 
-use super::{fmt_bytes, fmt_count, fmt_secs};
+use super::{fmt_bytes, fmt_count, fmt_opt_secs, fmt_secs};
 use crate::{Report, Severity};
 use std::io::{self, Write};
 
@@ -169,18 +169,29 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
         None => String::new(),
     };
     writeln!(out, "{} {}", st.bold("syslint"), cut(&srcs, opt.width.saturating_sub(9).max(20)))?;
-    writeln!(
-        out,
-        "  {} syscalls from {} process{} ({} thread{}){}",
-        fmt_count(c.syscalls),
-        c.processes,
-        if c.processes == 1 { "" } else { "es" },
-        c.threads,
-        if c.threads == 1 { "" } else { "s" },
-        span
-    )?;
+    // what was not seen is not printed as zero (an attach in --summary-only sees no process
+    // start or end)
+    let from = if c.processes > 0 {
+        format!(
+            " from {} process{} ({} thread{})",
+            c.processes,
+            if c.processes == 1 { "" } else { "es" },
+            c.threads,
+            if c.threads == 1 { "" } else { "s" }
+        )
+    } else {
+        String::new()
+    };
+    let counted = if c.summary_only { " counted in the kernel" } else { "" };
+    writeln!(out, "  {} syscalls{counted}{from}{span}", fmt_count(c.syscalls))?;
     let mut notes = vec![format!("clock: {}", c.clock)];
-    notes.push(if c.durations { "durations: yes".into() } else { "durations: no (record with -T)".into() });
+    notes.push(if c.summary_only {
+        "durations: totals only".into()
+    } else if c.durations {
+        "durations: yes".into()
+    } else {
+        "durations: no (record with -T)".into()
+    });
     if c.resumed_pairs > 0 {
         notes.push(format!("{} unfinished/resumed pairs merged", fmt_count(c.resumed_pairs)));
     }
@@ -242,7 +253,7 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             Col { head: "p90", right: true, keep: 0 },
             Col { head: "p99", right: true, keep: 5 },
             Col { head: "max", right: true, keep: 3 },
-            Col { head: "wall%", right: true, keep: 6 },
+            Col { head: "thread%", right: true, keep: 6 },
         ];
         let rows: Vec<Vec<String>> = s
             .syscalls
@@ -258,11 +269,11 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
                     top.unwrap_or_default(),
                     secs_or_dash(t, x.total_s),
                     secs_or_dash(t, x.avg_s),
-                    secs_or_dash(t, x.p50_s),
-                    secs_or_dash(t, x.p90_s),
-                    secs_or_dash(t, x.p99_s),
-                    secs_or_dash(t, x.max_s),
-                    if t { format!("{:.1}", x.wall_share * 100.0) } else { "-".into() },
+                    fmt_opt_secs(x.p50_s),
+                    fmt_opt_secs(x.p90_s),
+                    fmt_opt_secs(x.p99_s),
+                    fmt_opt_secs(x.max_s),
+                    x.thread_share.map_or_else(|| "-".into(), |s| format!("{:.1}", s * 100.0)),
                 ]
             })
             .collect();
@@ -331,9 +342,10 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
                     p.comm.clone().unwrap_or_else(|| "?".into()),
                     p.parent.map(|x| x.to_string()).unwrap_or_default(),
                     p.threads.to_string(),
-                    fmt_count(p.calls),
-                    fmt_count(p.errors),
-                    secs_or_dash(c.durations, p.total_s),
+                    // --summary-only counts per syscall, not per process: not zeros, unknown
+                    if c.summary_only { "-".into() } else { fmt_count(p.calls) },
+                    if c.summary_only { "-".into() } else { fmt_count(p.errors) },
+                    secs_or_dash(c.durations && !c.summary_only, p.total_s),
                     p.end.clone().unwrap_or_else(|| "running".into()),
                 ]
             })
