@@ -235,6 +235,23 @@ fn one_ff_file_takes_its_pid_from_its_name() {
     assert!(r.summary.processes.iter().all(|p| p.pid == 0), "{:?}", r.summary.processes);
 }
 
+/// A pre-forking server: the process that accepted a connection hands it to a worker and
+/// closes its copy at once. The connection is the worker's from then on: its bytes count for
+/// the endpoint, and it lives until the worker closes it (after the client's 200 ms), not
+/// until the parent's close.
+#[test]
+fn a_forked_workers_copy_of_a_socket_is_the_same_connection() {
+    let r = analyze(&[&fixture("forkserver.f-tt-T-yy.strace")]);
+    let inbound = r.summary.endpoints.iter().find(|e| e.direction == "in").expect("the accepted connection");
+    assert_eq!((inbound.connections, inbound.closed, inbound.open_at_end), (1, 1, 0), "{inbound:?}");
+    assert_eq!((inbound.bytes_received, inbound.bytes_sent), (500, 20_000), "{inbound:?}");
+    assert!(inbound.avg_lifetime_s > 0.2, "{inbound:?}");
+    // the client's side agrees
+    let out = r.summary.endpoints.iter().find(|e| e.direction == "out").expect("the client's connection");
+    assert_eq!((out.bytes_sent, out.bytes_received), (500, 20_000), "{out:?}");
+    assert!((inbound.avg_lifetime_s - out.avg_lifetime_s).abs() < 0.01, "{inbound:?} {out:?}");
+}
+
 #[test]
 fn threads_unfinished_resumed_and_fd_targets() {
     for name in ["threads.f-tt-T-yy.strace", "threads.f-stderr-tt-T.strace"] {

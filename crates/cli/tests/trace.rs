@@ -525,3 +525,52 @@ fn summary_only_prints_what_it_measured() {
     assert!(!stdout(&o).contains("0 processes"), "{}", stdout(&o));
     assert!(stdout(&o).contains("syscalls counted in the kernel"), "{}", stdout(&o));
 }
+
+/// A connection opened during an attach and still open when `--for` ends (a server's
+/// long-lived client) counts in the endpoint's average life up to the end of the trace, and
+/// the report says it was still open; before, only closed connections counted.
+fn long_lived_connection_counts_to_the_end(b: &str) {
+    assert!(have("python3"), "python3 is required (scripts/test.sh installs it)");
+    let d = tmp(&format!("longconn-{b}"));
+    let portf = d.join("port");
+    let server = "import socket,sys,time\n\
+s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(4)\n\
+open(sys.argv[1],'w').write(str(s.getsockname()[1]))\n\
+s.settimeout(10)\n\
+c,_=s.accept(); c.settimeout(10)\n\
+while True:\n    m=c.recv(100)\n    if not m: break\n    c.sendall(b'pong')\n";
+    let mut srv = Command::new("python3").args(["-c", server]).arg(&portf).spawn().unwrap();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(&portf).map_or(true, |s| s.is_empty()) {
+        assert!(t0.elapsed() < Duration::from_secs(10), "server did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let port: u16 = std::fs::read_to_string(&portf).unwrap().trim().parse().unwrap();
+    let s = trace_cmd(b, &["-q", "--format", "json", "--for", "1500ms", "-p", &srv.id().to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_tracing(b, s.id(), Some(srv.id()));
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    for _ in 0..3 {
+        c.write_all(b"ping").unwrap();
+        let mut buf = [0u8; 4];
+        c.read_exact(&mut buf).unwrap();
+    }
+    // the connection stays open past the end of the trace
+    let o = s.wait_with_output().unwrap();
+    drop(c);
+    let _ = srv.wait();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let me = format!("127.0.0.1:{port}");
+    let e = r.summary.endpoints.iter().find(|e| e.direction == "in" && e.endpoint.contains(&me));
+    let e = e.unwrap_or_else(|| panic!("{:#?}", r.summary.endpoints));
+    assert_eq!((e.connections, e.closed, e.open_at_end), (1, 0, 1), "{e:?}");
+    assert_eq!((e.bytes_received, e.bytes_sent), (12, 12), "{e:?}");
+    assert!(e.avg_lifetime_s > 0.3, "{e:?}");
+}
+
+both!(long_lived_connection_counts_to_the_end);

@@ -203,11 +203,12 @@ impl Source for EbpfSource {
         stop.notes(attached, &mut info.notes);
         let kernel_summary = session.opts.summary_only.then(|| session.summary());
         drop(session); // detaches the kernel program
+        let stopped_ns = stop.requested().then(ebpf::monotonic_now_ns);
         Ok(Outcome {
             stop,
             attached,
             exit_status,
-            capture: Captured { backend: "ebpf", info, lost_events: lost.syscalls, kernel_summary },
+            capture: Captured { backend: "ebpf", info, lost_events: lost.syscalls, kernel_summary, stopped_ns },
         })
     }
 }

@@ -177,6 +177,9 @@ pub struct Captured {
     pub lost_events: u64,
     /// Summary-only eBPF: the kernel's counters (name, calls, errors, total ns).
     pub kernel_summary: Option<Vec<(String, u64, u64, u64)>>,
+    /// When syslint stopped a live capture (`--for`, Ctrl-C, SIGTERM: the processes run on),
+    /// in its events' clock: connections still open count up to it.
+    pub stopped_ns: Option<i64>,
 }
 
 /// Why a pipeline could not start or run.

@@ -30,8 +30,11 @@ impl Analysis {
     }
 
     /// The report of a finished capture.
-    pub fn finish(self, c: Captured) -> Report {
+    pub fn finish(mut self, c: Captured) -> Report {
         let table_rows = c.info.stats.strace_c_table.clone();
+        if let Some(end) = c.stopped_ns {
+            self.analyzer.stopped_at(end);
+        }
         let mut report = self.analyzer.finish(capture_of(c.info, c.backend));
         report.summary.strace_c_table = table_rows
             .into_iter()

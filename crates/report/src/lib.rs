@@ -231,8 +231,15 @@ pub struct EndpointStats {
     pub direction: String,
     /// Connections opened (connect or accept).
     pub connections: u64,
-    /// Connections closed in the trace, and their average lifetime.
+    /// Connections closed in the trace (when the last fd referring to one closed: a forked
+    /// child's copy keeps it open).
     pub closed: u64,
+    /// Connections the trace saw opened and still open when it ended.
+    #[serde(default)]
+    pub open_at_end: u64,
+    /// Average life of the connections whose opening the trace showed: closed ones from open
+    /// to close, ones still open from open to the end of the trace (so a long-lived connection
+    /// counts at least as long as it was traced).
     pub avg_lifetime_s: f64,
     pub bytes_sent: u64,
     pub bytes_received: u64,

@@ -278,3 +278,8 @@ pub fn lower_thread_priority() {
 pub fn can_fall_back(e: &BpfError) -> bool {
     matches!(e, BpfError::PermissionDenied(_) | BpfError::Unsupported(_))
 }
+
+/// Now in the clock of the kernel's records (CLOCK_MONOTONIC, nanoseconds).
+pub fn monotonic_now_ns() -> i64 {
+    syslint_bpf::monotonic_now_ns() as i64
+}

@@ -398,6 +398,7 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             Col { head: "dir", right: false, keep: 7 },
             Col { head: "conns", right: true, keep: 8 },
             Col { head: "avg life", right: true, keep: 5 },
+            Col { head: "open", right: true, keep: 2 },
             Col { head: "connect", right: true, keep: 4 },
             Col { head: "sent", right: true, keep: 6 },
             Col { head: "received", right: true, keep: 6 },
@@ -412,7 +413,13 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
                     e.proto.clone(),
                     e.direction.clone(),
                     fmt_count(e.connections),
-                    if e.closed > 0 && c.clock != "none" { fmt_secs(e.avg_lifetime_s) } else { "-".into() },
+                    if e.closed + e.open_at_end > 0 && c.clock != "none" {
+                        fmt_secs(e.avg_lifetime_s)
+                    } else {
+                        "-".into()
+                    },
+                    // still open at the end: their life counts up to the end of the trace
+                    if e.open_at_end > 0 { fmt_count(e.open_at_end) } else { String::new() },
                     secs_or_dash(c.durations, e.connect_s),
                     fmt_bytes(e.bytes_sent),
                     fmt_bytes(e.bytes_received),
