@@ -31,6 +31,8 @@ pub struct Analyzer {
     last_ts: Option<i64>,
     /// When a live capture was stopped (`--for`, Ctrl-C), if after the last event.
     stop_ts: Option<i64>,
+    /// Monotonic timestamps plus this are local times (eBPF: known at the capture's start).
+    local_offset_ns: Option<i64>,
     timed: bool,
 }
 
@@ -53,6 +55,7 @@ impl Analyzer {
             first_ts: None,
             last_ts: None,
             stop_ts: None,
+            local_offset_ns: None,
             timed: false,
         }
     }
@@ -124,6 +127,12 @@ impl Analyzer {
         }
     }
 
+    /// Monotonic timestamps plus `ns` are local times (nanoseconds since the epoch in local
+    /// time): evidence then shows times of day.
+    pub fn local_offset(&mut self, ns: i64) {
+        self.local_offset_ns = Some(ns);
+    }
+
     /// A live capture was stopped at `ts` (in the events' clock) with the traced processes
     /// running on: connections still open lived at least until then. Ignored when it is not
     /// after the last event (a time-of-day clock past midnight, or no event yet). The window
@@ -150,7 +159,11 @@ impl Analyzer {
     pub fn finish(mut self, mut capture: Capture) -> Report {
         let window = kit::window(self.first_ts, self.last_ts);
         let window_s = window.map_or(0.0, |w| w.duration_s);
-        let cx = registry::FinishCtx { model: &self.model, clock: Clock::from_name(&capture.clock), window };
+        let clock = match (Clock::from_name(&capture.clock), self.local_offset_ns) {
+            (Clock::Monotonic, Some(local_offset_ns)) => Clock::MonotonicAt { local_offset_ns },
+            (c, _) => c,
+        };
+        let cx = registry::FinishCtx { model: &self.model, clock, window };
         let mut findings = Vec::new();
         for d in &mut self.detectors {
             findings.extend(d.finish(&cx));

@@ -574,3 +574,48 @@ while True:\n    m=c.recv(100)\n    if not m: break\n    c.sendall(b'pong')\n";
 }
 
 both!(long_lived_connection_counts_to_the_end);
+
+/// eBPF timestamps are monotonic; evidence lines show them as the time of day, as strace -tt
+/// would have printed them (converted once at the start of the capture), live and from the
+/// `.slr` recording alike.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_evidence_shows_the_time_of_day() {
+    assert_bpf_works("the eBPF variants");
+    assert!(have("python3"), "python3 is required (scripts/test.sh installs it)");
+    let d = tmp("evidence-time");
+    let rec = d.join("spin.slr");
+    // a real spin: select() with a zero timeout for 0.3 s
+    let spin = "import select,socket,time\na,b=socket.socketpair()\nt=time.time()\n\
+while time.time()-t<0.3:\n    select.select([a],[],[],0)\n";
+    let before = local_time_of_day();
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--format", "json", "-o", rec.to_str().unwrap(), "--"])
+        .args(["python3", "-c", spin])
+        .output()
+        .unwrap();
+    let after = local_time_of_day();
+    let live = syslint_report::printers::json::parse(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    let again = analyze(&[&rec]);
+    for r in [&live, &again] {
+        let f = r.findings.iter().find(|f| f.detector == "busy-poll").unwrap_or_else(|| panic!("{:#?}", r.findings));
+        for e in &f.evidence {
+            // `PID HH:MM:SS.micros call(...)`
+            let t = e.split_whitespace().nth(1).unwrap_or("");
+            let secs = tod_secs(t).unwrap_or_else(|| panic!("not a time of day: {e}"));
+            assert!(secs + 1.0 >= before && secs <= after + 1.0, "{e}: not between {before} and {after}");
+        }
+    }
+}
+
+/// Seconds since local midnight, now (from `date`, as strace -tt uses local time).
+fn local_time_of_day() -> f64 {
+    let o = Command::new("date").arg("+%H:%M:%S.%N").output().unwrap();
+    tod_secs(stdout(&o).trim()).unwrap()
+}
+
+fn tod_secs(t: &str) -> Option<f64> {
+    let mut p = t.split(':');
+    let (h, m, s) = (p.next()?.parse::<f64>().ok()?, p.next()?.parse::<f64>().ok()?, p.next()?.parse::<f64>().ok()?);
+    (t.len() >= 15 && p.next().is_none()).then_some(h * 3600.0 + m * 60.0 + s)
+}

@@ -88,6 +88,8 @@ impl Source for EbpfSource {
 
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), stop: &StopWhen) -> Result<Outcome, Error> {
         let EbpfSource { mut session, slr, text } = *self;
+        // monotonic to wall clock, once at the start (as the .slr header and -o text do)
+        let local_offset_ns = ebpf::format::local_offset_ns(slr::realtime_offset_ns());
         let child = session.child_pid();
         let attached = child.is_none();
         let deadline = stop.deadline();
@@ -208,7 +210,14 @@ impl Source for EbpfSource {
             stop,
             attached,
             exit_status,
-            capture: Captured { backend: "ebpf", info, lost_events: lost.syscalls, kernel_summary, stopped_ns },
+            capture: Captured {
+                backend: "ebpf",
+                info,
+                lost_events: lost.syscalls,
+                kernel_summary,
+                stopped_ns,
+                local_offset_ns: Some(local_offset_ns),
+            },
         })
     }
 }

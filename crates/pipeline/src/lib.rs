@@ -180,6 +180,8 @@ pub struct Captured {
     /// When syslint stopped a live capture (`--for`, Ctrl-C, SIGTERM: the processes run on),
     /// in its events' clock: connections still open count up to it.
     pub stopped_ns: Option<i64>,
+    /// Monotonic timestamps (eBPF) plus this are local times: evidence shows times of day.
+    pub local_offset_ns: Option<i64>,
 }
 
 /// Why a pipeline could not start or run.

@@ -96,6 +96,7 @@ impl Source for RecordingSource {
             lost_events: read.lost.syscalls,
             kernel_summary: None,
             stopped_ns: None,
+            local_offset_ns: Some(syslint_capture::ebpf::format::local_offset_ns(self.realtime_offset_ns())),
         }))
     }
 }

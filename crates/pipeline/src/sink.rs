@@ -35,6 +35,9 @@ impl Analysis {
         if let Some(end) = c.stopped_ns {
             self.analyzer.stopped_at(end);
         }
+        if let Some(off) = c.local_offset_ns {
+            self.analyzer.local_offset(off);
+        }
         let mut report = self.analyzer.finish(capture_of(c.info, c.backend));
         report.summary.strace_c_table = table_rows
             .into_iter()
