@@ -73,7 +73,7 @@ impl EbpfSource {
             }
             Some(p) => {
                 let w = syslint_capture::live::text_writer(p).map_err(|e| cannot_write(p, e))?;
-                (None, Some(StraceText::new(w, slr::realtime_offset_ns())))
+                (None, Some(StraceText::new(w, session.realtime_offset_ns)))
             }
             None => (None, None),
         };
@@ -89,7 +89,7 @@ impl Source for EbpfSource {
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), stop: &StopWhen) -> Result<Outcome, Error> {
         let EbpfSource { mut session, slr, text } = *self;
         // monotonic to wall clock, once at the start (as the .slr header and -o text do)
-        let local_offset_ns = ebpf::format::local_offset_ns(slr::realtime_offset_ns());
+        let local_offset_ns = ebpf::format::local_offset_ns(session.realtime_offset_ns);
         let child = session.child_pid();
         let attached = child.is_none();
         let deadline = stop.deadline();

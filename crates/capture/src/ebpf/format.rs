@@ -409,6 +409,10 @@ pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
             sc.render_args(o);
             o.push(')');
             match sc.ret {
+                // addresses in hex, as strace prints them
+                Ret::Ok { val, .. } if matches!(sc.sys, Sys::Mmap | Sys::Mmap2 | Sys::Brk | Sys::Mremap) => {
+                    let _ = write!(o, " = {val:#x}");
+                }
                 Ret::Ok { val, .. } => {
                     let _ = write!(o, " = {val}");
                 }

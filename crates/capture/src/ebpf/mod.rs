@@ -30,6 +30,9 @@ pub struct EbpfSession {
     pub what: String,
     /// Records received.
     pub records: u64,
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC at the start: the one conversion to wall-clock
+    /// time the live report, the .slr header and a text recording share.
+    pub realtime_offset_ns: i64,
 }
 
 impl EbpfSession {
@@ -73,6 +76,7 @@ impl EbpfSession {
             opts: opts.clone(),
             what,
             records: 0,
+            realtime_offset_ns: slr::realtime_offset_ns(),
         })
     }
 
@@ -219,7 +223,7 @@ impl Consumer {
 
     /// A `.slr` writer for a session (header and fd snapshot written now).
     pub fn recording(path: &Path, s: &EbpfSession) -> std::io::Result<slr::Writer> {
-        slr::Writer::create(path, &s.what, &s.opts, &s.known)
+        slr::Writer::create_at(path, &s.what, &s.opts, &s.known, s.realtime_offset_ns)
     }
 
     /// The chunks of one session, in order.
