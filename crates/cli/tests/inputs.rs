@@ -326,3 +326,36 @@ fn unreadable_lines_leak_no_payload_into_reports() {
         }
     }
 }
+
+/// Config errors name the file that was given (they once said "syslint.toml" whatever file
+/// it was), for analyze, diff and trace alike, with the location TOML knows.
+#[test]
+fn config_errors_name_the_file_given() {
+    let d = tmpdir("config");
+    let t = fixture("stat1000.tt-T.strace");
+    let t = t.to_str().unwrap();
+    let cases = [
+        ("unknown-option.toml", "[busy-poll]\nno_such_option = 1\n", "no_such_option"),
+        ("unknown-table.toml", "[no-such-detector]\nx = 1\n", "no-such-detector"),
+        ("broken.toml", "[busy-poll\n", "line 1"),
+    ];
+    for (name, text, says) in cases {
+        let p = d.join(name);
+        std::fs::write(&p, text).unwrap();
+        let p = p.to_str().unwrap();
+        for args in [
+            vec!["analyze", "--config", p, t],
+            vec!["diff", "--config", p, t, t],
+            vec!["trace", "--config", p, "--", "true"],
+        ] {
+            let o = run(&args);
+            let e = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+            assert!(e.contains(name) && e.contains(says), "{args:?}: {e}");
+            assert!(!e.contains("syslint.toml"), "{args:?}: {e}");
+        }
+    }
+    let o = run(&["analyze", "--config", "/nonexistent/mine.toml", t]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/mine.toml"), "{}", stderr(&o));
+}
