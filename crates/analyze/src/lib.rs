@@ -29,6 +29,10 @@ pub struct Analyzer {
     timeline: timeline::Timeline,
     first_ts: Option<i64>,
     last_ts: Option<i64>,
+    /// When a live capture was stopped (`--for`, Ctrl-C), if after the last event.
+    stop_ts: Option<i64>,
+    /// Monotonic timestamps plus this are local times (eBPF: known at the capture's start).
+    local_offset_ns: Option<i64>,
     timed: bool,
 }
 
@@ -50,6 +54,8 @@ impl Analyzer {
             timeline: timeline::Timeline::new(),
             first_ts: None,
             last_ts: None,
+            stop_ts: None,
+            local_offset_ns: None,
             timed: false,
         }
     }
@@ -121,6 +127,25 @@ impl Analyzer {
         }
     }
 
+    /// Monotonic timestamps plus `ns` are local times (nanoseconds since the epoch in local
+    /// time): evidence then shows times of day.
+    pub fn local_offset(&mut self, ns: i64) {
+        self.local_offset_ns = Some(ns);
+    }
+
+    /// A live capture was stopped at `ts` (in the events' clock) with the traced processes
+    /// running on: connections still open lived at least until then. Ignored when it is not
+    /// after the last event (a time-of-day clock past midnight, or no event yet). The window
+    /// stays the events' (a recording of the capture gives the same statistics).
+    pub fn stopped_at(&mut self, ts: i64) {
+        if let Some(l) = self.last_ts {
+            // a stop is seconds after the last event, not hours: past midnight, leave it
+            if ts > l && ts - l < 12 * 3600 * 1_000_000_000 {
+                self.stop_ts = Some(ts);
+            }
+        }
+    }
+
     /// How many findings the detectors would report if the trace ended now. Asked of copies
     /// of the detectors, so the analysis goes on unchanged (for live status lines).
     pub fn findings_so_far(&self) -> usize {
@@ -134,7 +159,11 @@ impl Analyzer {
     pub fn finish(mut self, mut capture: Capture) -> Report {
         let window = kit::window(self.first_ts, self.last_ts);
         let window_s = window.map_or(0.0, |w| w.duration_s);
-        let cx = registry::FinishCtx { model: &self.model, clock: Clock::from_name(&capture.clock), window };
+        let clock = match (Clock::from_name(&capture.clock), self.local_offset_ns) {
+            (Clock::Monotonic, Some(local_offset_ns)) => Clock::MonotonicAt { local_offset_ns },
+            (c, _) => c,
+        };
+        let cx = registry::FinishCtx { model: &self.model, clock, window };
         let mut findings = Vec::new();
         for d in &mut self.detectors {
             findings.extend(d.finish(&cx));
@@ -188,17 +217,33 @@ impl Analyzer {
         });
         targets.truncate(TOP_ROWS);
 
+        // connections still open at the end live until the end of the trace: a server's
+        // long-lived connections are not left out of the average life
+        let mut open: Vec<(u64, u64, u64)> = vec![(0, 0, 0); m.endpoints.len()];
+        for (ep, opened) in m.open_connections() {
+            let o = &mut open[ep as usize];
+            o.0 += 1;
+            if let (Some(a), Some(end)) = (opened, self.stop_ts.or(self.last_ts)) {
+                o.1 += end.saturating_sub(a).max(0) as u64;
+                o.2 += 1;
+            }
+        }
         let mut endpoints: Vec<EndpointStats> = m
             .endpoints
             .iter()
-            .filter(|e| e.connections > 0 || e.bytes_sent > 0 || e.bytes_received > 0)
-            .map(|e| EndpointStats {
+            .zip(&open)
+            .filter(|(e, _)| e.connections > 0 || e.bytes_sent > 0 || e.bytes_received > 0)
+            .map(|(e, &(open_n, open_ns, open_timed))| EndpointStats {
                 endpoint: e.endpoint.clone(),
                 proto: e.proto.to_string(),
                 direction: e.direction.as_str().to_string(),
                 connections: e.connections,
                 closed: e.closed,
-                avg_lifetime_s: if e.closed > 0 { e.lifetime_ns as f64 / e.closed as f64 / 1e9 } else { 0.0 },
+                open_at_end: open_n,
+                avg_lifetime_s: match e.lifetime_timed + open_timed {
+                    0 => 0.0,
+                    n => (e.lifetime_ns + open_ns) as f64 / n as f64 / 1e9,
+                },
                 bytes_sent: e.bytes_sent,
                 bytes_received: e.bytes_received,
                 connect_s: e.connect_ns as f64 / 1e9,
@@ -226,13 +271,21 @@ impl Analyzer {
         // durations (unfinished/resumed pairs), shown per syscall as timed_calls
         capture.durations |= self.timed && capture.backend.is_empty();
         let timeline = self.timeline.finish(|tid| (m.tgid(tid), m.label(tid)));
+        let mut syscalls = self.syscalls.stats(window_s);
+        let thread_s = self.timeline.thread_seconds();
+        if thread_s > 0.0 {
+            for s in syscalls.iter_mut().filter(|s| s.timed_calls > 0) {
+                // a call's recorded duration can overlap the next one's start by rounding
+                s.thread_share = Some((s.total_s / thread_s).min(1.0));
+            }
+        }
         Report {
             timeline,
             version: syslint_report::SCHEMA_VERSION,
             tool: Tool::default(),
             capture,
             summary: Summary {
-                syscalls: self.syscalls.stats(window_s),
+                syscalls,
                 processes: procs,
                 other_processes,
                 fd_targets: targets,

@@ -76,7 +76,9 @@ pub struct EndpointAgg {
     pub direction: Direction,
     pub connections: u64,
     pub closed: u64,
+    /// Lifetime of the closed connections whose open and close times are known.
     pub lifetime_ns: u64,
+    pub lifetime_timed: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
     pub connect_ns: u64,
@@ -87,17 +89,22 @@ struct Fd {
     target: u32,
     /// The decoration text this entry was last derived from (to skip re-parsing).
     deco: Option<Box<str>>,
-    conn: Option<Conn>,
+    /// The connection this fd is a copy of (index into `Model::conns`).
+    conn: Option<u32>,
     /// Socket protocol, once known.
     proto: Option<TargetKind>,
     local: Option<String>,
     side: Side,
 }
 
+/// One connection, however many fds refer to it (a forked child's copy, a dup): its bytes
+/// are its endpoint's whoever does the I/O, and it is closed when its last fd is.
 #[derive(Clone, Debug)]
 struct Conn {
     endpoint: u32,
     opened_ns: Option<i64>,
+    /// Fds referring to it; 0 for a free slot.
+    refs: u32,
 }
 
 #[derive(Default)]
@@ -124,6 +131,8 @@ pub struct Model {
     pub endpoints: Vec<EndpointAgg>,
     endpoint_ids: HashMap<(TargetKind, Direction, String), u32>,
     other_endpoint: Option<u32>,
+    conns: Vec<Conn>,
+    free_conns: Vec<u32>,
     /// The task of the event [`Model::on_event`] saw last.
     last_task: usize,
 }
@@ -240,7 +249,8 @@ impl Model {
         let ti = self.procs[self.tasks[task].proc_].table?;
         let e = self.tables[ti].as_ref()?.fds.get(&fd)?;
         let mut v = self.target(e.target)?;
-        v.endpoint = e.conn.as_ref().and_then(|c| self.endpoints.get(c.endpoint as usize));
+        v.endpoint =
+            e.conn.and_then(|c| self.conns.get(c as usize)).and_then(|c| self.endpoints.get(c.endpoint as usize));
         Some(v)
     }
 
@@ -293,6 +303,8 @@ impl Model {
             endpoints: Vec::new(),
             endpoint_ids: HashMap::default(),
             other_endpoint: None,
+            conns: Vec::new(),
+            free_conns: Vec::new(),
             last_task: 0,
         }
     }
@@ -454,18 +466,44 @@ impl Model {
             if let Some(old) = t.fds.insert(fd, entry) {
                 // an fd reused without a close we saw: finish its connection
                 if let Some(c) = old.conn {
-                    self.close_conn(c, None);
+                    self.release_conn(c, None);
                 }
             }
         }
     }
 
-    fn close_conn(&mut self, c: Conn, at: Option<i64>) {
-        let e = &mut self.endpoints[c.endpoint as usize];
-        e.closed += 1;
-        if let (Some(a), Some(b)) = (c.opened_ns, at) {
-            e.lifetime_ns += b.saturating_sub(a).max(0) as u64;
+    /// A new connection to `endpoint`, referred to by one fd.
+    fn new_conn(&mut self, endpoint: u32, opened_ns: Option<i64>) -> u32 {
+        let c = Conn { endpoint, opened_ns, refs: 1 };
+        if let Some(i) = self.free_conns.pop() {
+            self.conns[i as usize] = c;
+            return i;
         }
+        self.conns.push(c);
+        (self.conns.len() - 1) as u32
+    }
+
+    /// One fd of connection `c` closed (or its process ended) at `at`: when it was the last,
+    /// the connection is closed and its lifetime counted.
+    fn release_conn(&mut self, c: u32, at: Option<i64>) {
+        let Some(conn) = self.conns.get_mut(c as usize) else { return };
+        conn.refs = conn.refs.saturating_sub(1);
+        if conn.refs > 0 {
+            return;
+        }
+        let (ep, opened) = (conn.endpoint, conn.opened_ns);
+        self.free_conns.push(c);
+        let e = &mut self.endpoints[ep as usize];
+        e.closed += 1;
+        if let (Some(a), Some(b)) = (opened, at) {
+            e.lifetime_ns += b.saturating_sub(a).max(0) as u64;
+            e.lifetime_timed += 1;
+        }
+    }
+
+    /// Connections still open: (endpoint, when opened).
+    pub fn open_connections(&self) -> impl Iterator<Item = (u32, Option<i64>)> + '_ {
+        self.conns.iter().filter(|c| c.refs > 0).map(|c| (c.endpoint, c.opened_ns))
     }
 
     /// Look up (or learn from a decoration) the target of an fd argument.
@@ -582,7 +620,7 @@ impl Model {
                             self.free_tables.push(ti);
                             for (_, fd) in t.fds {
                                 if let Some(c) = fd.conn {
-                                    self.close_conn(c, ts);
+                                    self.release_conn(c, ts);
                                 }
                             }
                         }
@@ -685,7 +723,7 @@ impl Model {
                     if let Some(t) = self.table_of(task) {
                         if let Some(e) = t.fds.remove(&fd.num) {
                             if let Some(c) = e.conn {
-                                self.close_conn(c, ts.map(|t| t + sc.dur_ns.unwrap_or(0) as i64));
+                                self.release_conn(c, ts.map(|t| t + sc.dur_ns.unwrap_or(0) as i64));
                             }
                         }
                     }
@@ -696,10 +734,14 @@ impl Model {
                 if let (true, Some((newfd, _)), Some(old)) = (dupfd, ret_fd, sc.fd()) {
                     if newfd != old.num {
                         let entry = self.table_of(task).and_then(|t| t.fds.get(&old.num)).cloned();
-                        if let Some(mut e) = entry {
-                            e.conn = None;
-                            if let Some(t) = self.table_of(task) {
-                                t.fds.insert(newfd, e);
+                        if let Some(e) = entry {
+                            // the copy refers to the same connection
+                            if let Some(c) = e.conn.and_then(|c| self.conns.get_mut(c as usize)) {
+                                c.refs += 1;
+                            }
+                            let replaced = self.table_of(task).and_then(|t| t.fds.insert(newfd, e));
+                            if let Some(c) = replaced.and_then(|r| r.conn) {
+                                self.release_conn(c, ts);
                             }
                         }
                     }
@@ -765,7 +807,12 @@ impl Model {
     }
 
     fn count_conn_bytes(&mut self, task: usize, fd: i32, class: Class, b: u64, sc: &Syscall) {
-        let conn = self.table_of(task).and_then(|t| t.fds.get(&fd)).and_then(|e| e.conn.as_ref().map(|c| c.endpoint));
+        let conn = self
+            .table_of(task)
+            .and_then(|t| t.fds.get(&fd))
+            .and_then(|e| e.conn)
+            .and_then(|c| self.conns.get(c as usize))
+            .map(|c| c.endpoint);
         let ep = match conn {
             Some(ep) => Some(ep),
             None if matches!(sc.sys, Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg) => {
@@ -822,6 +869,8 @@ impl Model {
         e.connections += 1;
         let shown = addr.to_string();
         let target = self.intern_target(proto, shown);
+        let conn = self.new_conn(ep, ts);
+        let mut replaced = None;
         if let Some(t) = self.table_of(task) {
             let e = t.fds.entry(fd.num).or_insert(Fd {
                 target,
@@ -834,7 +883,10 @@ impl Model {
             e.target = target;
             e.side = Side::Remote;
             e.proto = Some(proto);
-            e.conn = Some(Conn { endpoint: ep, opened_ns: ts });
+            replaced = e.conn.replace(conn);
+        }
+        if let Some(c) = replaced {
+            self.release_conn(c, ts);
         }
     }
 
@@ -864,10 +916,16 @@ impl Model {
         let ep = self.intern_endpoint(proto, Direction::In, local.clone());
         self.endpoints[ep as usize].connections += 1;
         self.set_fd_side(task, fd, deco, (proto, format!("{local} (accepted)")), Some(proto), Side::Local);
+        let conn = self.new_conn(ep, ts);
+        let mut placed = false;
         if let Some(t) = self.table_of(task) {
             if let Some(e) = t.fds.get_mut(&fd) {
-                e.conn = Some(Conn { endpoint: ep, opened_ns: ts });
+                e.conn = Some(conn);
+                placed = true;
             }
+        }
+        if !placed {
+            self.release_conn(conn, ts);
         }
     }
 
@@ -920,13 +978,23 @@ impl Model {
                 t.users += 1;
             }
         } else if let Some(parent_fds) = self.tables[pt].as_ref().map(|t| t.fds.clone()) {
-            // fork copies the table; entries the child already made win
+            // fork copies the table; entries the child already made win. A copied connection
+            // is the same connection: the child's I/O on it is its endpoint's, and it stays
+            // open until the last copy closes
+            let mut copied = Vec::new();
             if let Some(ti) = self.procs[own_proc].table {
                 if let Some(t) = self.tables[ti].as_mut() {
-                    for (fd, mut e) in parent_fds {
-                        e.conn = None;
-                        t.fds.entry(fd).or_insert(e);
+                    for (fd, e) in parent_fds {
+                        if let std::collections::hash_map::Entry::Vacant(v) = t.fds.entry(fd) {
+                            copied.extend(e.conn);
+                            v.insert(e);
+                        }
                     }
+                }
+            }
+            for c in copied {
+                if let Some(c) = self.conns.get_mut(c as usize) {
+                    c.refs += 1;
                 }
             }
         }

@@ -58,6 +58,7 @@ impl SysAgg {
         let h = &self.hist;
         let s = |ns: u64| ns as f64 / 1e9;
         let total = h.sum() as f64 / 1e9;
+        let timed = h.count() > 0;
         let mut returns = std::collections::BTreeMap::new();
         for (k, v) in
             [("returned_0", self.returned_0), ("timeout_0", self.timeout_0), ("timeout_infinite", self.timeout_inf)]
@@ -74,11 +75,12 @@ impl SysAgg {
             timed_calls: h.count(),
             total_s: total,
             avg_s: if h.count() > 0 { total / h.count() as f64 } else { 0.0 },
-            p50_s: s(h.quantile(0.5)),
-            p90_s: s(h.quantile(0.9)),
-            p99_s: s(h.quantile(0.99)),
-            max_s: s(h.max()),
+            p50_s: timed.then(|| s(h.quantile(0.5))),
+            p90_s: timed.then(|| s(h.quantile(0.9))),
+            p99_s: timed.then(|| s(h.quantile(0.99))),
+            max_s: timed.then(|| s(h.max())),
             wall_share: if window_s > 0.0 { total / window_s } else { 0.0 },
+            thread_share: None,
             returns,
             bytes: if self.moves_bytes { Some(self.bytes) } else { None },
             latency: h.regroup(&latency_bounds_ns()),

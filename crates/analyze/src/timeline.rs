@@ -31,6 +31,9 @@ struct LaneAgg {
     busy: Vec<u64>,
     total_calls: u64,
     total_busy: u64,
+    /// The thread's span: start of its first syscall, end of its last (ns from t0).
+    first: u64,
+    last_end: u64,
 }
 
 impl LaneAgg {
@@ -85,6 +88,8 @@ pub struct Timeline {
     other: Option<usize>,
     /// Threads counted in the "other threads" lane.
     other_threads: u32,
+    /// The spans of the threads in the "other threads" lane (first start, last end).
+    other_spans: HashMap<Tid, (u64, u64)>,
 }
 
 impl Timeline {
@@ -141,7 +146,17 @@ impl Timeline {
         }
         let bin_ns = self.bin_ns;
         let l = self.lane(ev.tid);
+        let end = rel.saturating_add(dur);
+        if Some(l) == self.other {
+            let s = self.other_spans.entry(ev.tid).or_insert((rel, end));
+            *s = (s.0.min(rel), s.1.max(end));
+        }
         let lane = &mut self.lanes[l];
+        if lane.total_calls == 0 {
+            lane.first = rel;
+        }
+        lane.first = lane.first.min(rel);
+        lane.last_end = lane.last_end.max(end);
         let i = (rel / bin_ns) as usize;
         lane.grow(i + 1);
         lane.calls[i] += 1;
@@ -153,6 +168,20 @@ impl Timeline {
             lane.add_busy(rel, dur, bin_ns);
             lane.total_busy += dur;
         }
+    }
+
+    /// Thread-seconds traced: for each thread, from the start of its first syscall to the end
+    /// of its last, summed. Time inside one syscall, summed over threads, never exceeds it.
+    pub fn thread_seconds(&self) -> f64 {
+        let ns: u64 = self
+            .lanes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != self.other)
+            .map(|(_, l)| l.last_end.saturating_sub(l.first))
+            .chain(self.other_spans.values().map(|(a, b)| b.saturating_sub(*a)))
+            .sum();
+        ns as f64 / 1e9
     }
 
     /// The report's form: the busiest lanes (by time inside syscalls plus calls), the rest

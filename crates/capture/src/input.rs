@@ -79,8 +79,9 @@ impl Source {
 }
 
 /// Expand the command-line inputs: files, `-`, and directories (every regular file inside,
-/// as written by `strace -ff -o DIR/trace`). A file named `NAME.PID` among several such files
-/// gets that pid.
+/// as written by `strace -ff -o DIR/trace`). A file named `NAME.PID` (`.gz`, `.zst`) gets that
+/// pid for its lines that have no pid column, alone or among others: strace -ff writes the pid
+/// in the name, not in the lines.
 pub fn expand_sources(args: &[PathBuf]) -> Result<Vec<Source>, InputError> {
     let mut files = Vec::new();
     for a in args {
@@ -102,11 +103,10 @@ pub fn expand_sources(args: &[PathBuf]) -> Result<Vec<Source>, InputError> {
             files.push(a.clone());
         }
     }
-    let multi = files.len() > 1;
     Ok(files
         .into_iter()
         .map(|path| {
-            let pid = if multi { ff_pid(&path) } else { None };
+            let pid = ff_pid(&path);
             Source { path, pid }
         })
         .collect())

@@ -23,6 +23,11 @@ pub struct CaptureInfo {
     pub stats: ParseStats,
     /// One-line problems that did not stop the analysis (truncated gzip, empty file, ...).
     pub warnings: Vec<String>,
+    /// One-line facts about the capture that are no problem (how a live trace ended).
+    pub notes: Vec<String>,
+    /// Inputs in which no strace line was recognised (empty, binary, some other text): the
+    /// warning of each, naming the file. `analyze` makes them errors.
+    pub not_strace: Vec<String>,
     /// Bytes of text read (after decompression).
     pub bytes: u64,
     /// Lines cut because they exceeded the line length limit.
@@ -47,13 +52,14 @@ pub fn read_strace<F: FnMut(&Event)>(
     if raw.len() == 1 {
         let Some(r) = raw.pop() else { return Ok(info) };
         let name = info.sources[0].clone();
-        let o = parallel::read_parallel(r, &name, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
+        let pid = sources[0].pid;
+        let o = parallel::read_parallel_as(r, &name, pid, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
         info.bytes = o.bytes;
         info.cut_lines = o.cut_lines;
         if let Some(e) = o.error {
             info.warnings.push(format!("{name}: input ends early after line {}: {e}", o.stats.lines));
         }
-        o.tally.warn(&name, &mut info.warnings);
+        o.tally.warn(&name, &mut info);
         info.stats = o.stats;
         return Ok(info);
     }
@@ -87,14 +93,18 @@ pub struct FileTally {
 }
 
 impl FileTally {
-    fn warn(&self, name: &str, w: &mut Vec<String>) {
-        if self.lines == 0 {
-            w.push(format!("{name}: file is empty"));
+    fn warn(&self, name: &str, info: &mut CaptureInfo) {
+        let w = if self.lines == 0 {
+            format!("{name}: file is empty")
         } else if self.events == 0 && self.binary * 2 >= self.lines {
-            w.push(format!("{name}: binary data, not a strace log ({} lines, none understood)", self.lines));
+            format!("{name}: binary data, not a strace log ({} lines, none understood)", self.lines)
         } else if self.events == 0 {
-            w.push(format!("{name}: no strace lines recognised in {} lines", self.lines));
-        }
+            format!("{name}: no strace lines recognised in {} lines", self.lines)
+        } else {
+            return;
+        };
+        info.not_strace.push(w.clone());
+        info.warnings.push(w);
     }
 }
 
@@ -216,7 +226,7 @@ fn merge_by_time<R: std::io::Read, F: FnMut(&Event)>(
         }
     }
     for (i, t) in tallies.iter().enumerate() {
-        t.warn(&sources[i].name(), &mut info.warnings);
+        t.warn(&sources[i].name(), info);
         info.cut_lines += readers[i].cut_lines;
     }
 }

@@ -352,3 +352,16 @@ impl<R: Read> Read for Tee<R> {
         Ok(n)
     }
 }
+
+/// Now in the clock of live strace's `-tt` timestamps: nanoseconds since local midnight (the
+/// end of a live trace, in its events' clock).
+pub fn time_of_day_now_ns() -> i64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let tt = now.as_secs() as nix::libc::time_t;
+    // SAFETY: a zeroed struct tm is a valid value (integers and a null zone pointer)
+    let mut tm: nix::libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r reads one time_t and writes one struct tm, both valid locals.
+    unsafe { nix::libc::localtime_r(&tt, &mut tm) };
+    let secs = i64::from(tm.tm_hour) * 3600 + i64::from(tm.tm_min) * 60 + i64::from(tm.tm_sec);
+    secs * 1_000_000_000 + i64::from(now.subsec_nanos())
+}

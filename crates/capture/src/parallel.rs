@@ -248,9 +248,10 @@ pub(crate) fn feed_line<F: FnMut(&Event)>(
         parser.binary_line(&line.replace('\0', "\\0"), n);
         return;
     }
-    let before = parser.stats().events;
+    // the rows of a `strace -c` table are strace lines too
+    let before = parser.stats().events + parser.stats().strace_c_table.len() as u64;
     parser.parse_line(line, n, pid, sink);
-    tally.events += parser.stats().events - before;
+    tally.events += parser.stats().events + parser.stats().strace_c_table.len() as u64 - before;
 }
 
 /// Cut a stream into chunks of whole lines, handed out as slices of one reused buffer (no
@@ -431,7 +432,23 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
     max_line: usize,
     sink: &mut F,
 ) -> Outcome {
+    read_parallel_as(input, source, None, workers, chunk, max_line, sink)
+}
+
+/// [`read_parallel`] of a file whose lines without a pid column are process `pid`'s (an
+/// `strace -ff` file, named `NAME.PID`).
+pub fn read_parallel_as<R: Read + Send, F: FnMut(&Event)>(
+    input: R,
+    source: &str,
+    pid: Option<u32>,
+    workers: usize,
+    chunk: usize,
+    max_line: usize,
+    sink: &mut F,
+) -> Outcome {
+    let pid = pid.map(Tid);
     let mut glue = Glue::new(source);
+    glue.default_pid = pid;
     let mut bytes = 0u64;
     let mut chunks = 0u64;
     if workers <= 1 {
@@ -450,12 +467,12 @@ pub fn read_parallel<R: Read + Send, F: FnMut(&Event)>(
             let nul = memchr::memchr(0, text.as_bytes()).is_some();
             for line in lines(&text) {
                 line_no += 1;
-                feed_line(&mut parser, line, line_no, None, nul, &mut tally, sink);
+                feed_line(&mut parser, line, line_no, pid, nul, &mut tally, sink);
             }
             true
         });
         let stats = parser.finish(sink);
-        tally.events = stats.events;
+        tally.events = stats.events + stats.strace_c_table.len() as u64;
         return Outcome { stats, tally, cut_lines: cut, error, bytes, chunks };
     }
     let (cut, error) = {
@@ -634,7 +651,7 @@ impl Glue {
         self.stats.merge(glue_stats);
         self.stats.lines = lines;
         self.stats.clock = self.clock;
-        self.tally.events = self.stats.events;
+        self.tally.events = self.stats.events + self.stats.strace_c_table.len() as u64;
         (self.stats, self.tally)
     }
 }

@@ -22,7 +22,10 @@ use std::path::PathBuf;
         syslint analyze traces/                    # a directory of strace -ff files\n  \
         syslint diff before.strace after.strace    # did the fix work?\n  \
         syslint explain busy-poll                  # what a detector looks for, and the fix\n\n\
-        Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error."
+        Reports go to stdout, except with `trace -- CMD`: stdout is the command's, the report goes \
+        to stderr (or --output-file).\n\n\
+        Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error; `trace -- CMD` exits \
+        with the command's own status unless --fail-on is given (syslint trace --help)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -60,7 +63,8 @@ pub enum Format {
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
 pub enum ColorChoice {
-    /// Colour when stdout is a terminal and NO_COLOR is not set
+    /// Colour when the report goes to a terminal (stdout; stderr for `trace -- CMD`) and
+    /// NO_COLOR is not set
     Auto,
     Always,
     Never,
@@ -79,16 +83,20 @@ pub struct ReportArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Exit with 1 when a finding at or above this severity exists
-    #[arg(long, value_enum, default_value_t = Level::Warning, value_name = "LEVEL")]
-    pub fail_on: Level,
+    /// Exit with 1 when a finding at or above this severity exists [default: warning]. With
+    /// `trace -- CMD`, giving it makes the exit code syslint's (0/1/2) instead of the command's
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub fail_on: Option<Level>,
     /// When to use colours in the table output
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
-    /// Rows shown per table (syscalls, processes, fd targets, endpoints)
+    /// Rows shown per table (syscalls, processes, fd targets, endpoints). Columns are fitted
+    /// to the terminal's width (or $COLUMNS), and a line names any left out; in a pipe or a
+    /// file every column is shown
     #[arg(long, default_value_t = 15, value_name = "N")]
     pub top: usize,
-    /// Write the report to this file instead of stdout
+    /// Write the report to this file instead of stdout (with `trace -- CMD`: instead of
+    /// stderr, stdout being the command's)
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
     /// Run only these detectors (names or codes, comma-separated); preview ones included
@@ -139,7 +147,7 @@ pub enum Backend {
     syslint trace -p 1234 --for 30s                       # attach to a running process for 30 s\n  \
     syslint trace --comm nginx --for 1m -o ng.strace.gz   # every nginx process; keep the recording\n  \
     syslint analyze ng.strace.gz                          # the same report again, from the recording\n  \
-    syslint trace -o run.slr -- ./app                     # eBPF recording (compact); analyze/diff read it\n  \
+    syslint trace -o run.slr -- ./app                     # compact eBPF recording (analyze reads it)\n  \
     syslint trace --summary-only -- ./app                 # counts only, the cheapest (eBPF)\n\n\
     Backends: eBPF by default where permitted (root, or the binary given CAP_BPF and \
     CAP_PERFMON: sudo setcap cap_bpf,cap_perfmon+ep $(command -v syslint)); it costs the traced \
@@ -152,8 +160,14 @@ pub enum Backend {
     The strace backend needs strace, and permission to trace: your own child processes always; \
     other processes as root, or with kernel.yama.ptrace_scope=0 for your own user; in a \
     container, CAP_SYS_PTRACE.\n\n\
-    Exit codes: the command's own exit status (with -- CMD) or 0; 1 when a finding at or \
-    above --fail-on exists; 2 when syslint fails.")]
+    Where the report goes: with -- CMD, stdout and stdin stay the command's and the report \
+    goes to stderr (as with strace, time and perf stat), or to --output-file; with -p/--comm \
+    the report is the output, on stdout or in --output-file.\n\n\
+    Exit codes: with -- CMD, the command's own exit status (128+N when signal N killed it, \
+    0 when syslint stopped before it ended: --for, SIGTERM), so `syslint trace -- make && ...` \
+    behaves like make; give --fail-on LEVEL to get syslint's verdict instead: 0 no finding \
+    at or above LEVEL, 1 findings. With -p/--comm: 0, or 1 when a finding at or above \
+    --fail-on (default warning) exists. 2 when syslint itself fails.")]
 pub struct TraceArgs {
     /// Attach to these processes (comma-separated pids) and their new children
     #[arg(short = 'p', long = "pid", value_delimiter = ',', value_name = "PID")]
@@ -172,7 +186,7 @@ pub struct TraceArgs {
     /// cost (eBPF only)
     #[arg(long)]
     pub summary_only: bool,
-    /// Also print a summary of the last N seconds every N seconds
+    /// Also print a summary of the last N seconds every N seconds, on stderr
     #[arg(long, value_name = "SECONDS")]
     pub interval: Option<u64>,
     /// Capture backend

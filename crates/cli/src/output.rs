@@ -8,20 +8,50 @@ use std::path::Path;
 use syslint_report::printers::{json, markdown, table};
 use syslint_report::{Report, Severity};
 
-/// Print warnings to stderr and the report where the options say.
-pub fn emit(report: &Report, r: &ReportArgs) -> anyhow::Result<()> {
-    for w in &report.capture.warnings {
-        eprintln!("syslint: warning: {w}");
+/// The stream a report goes to when no `--output-file` is given.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// `analyze`, `diff`, `trace -p`/`--comm`: the report is the output.
+    Stdout,
+    /// `trace -- CMD`: stdout is the command's, the report goes beside strace's, time's and
+    /// perf stat's, on stderr.
+    Stderr,
+}
+
+impl Stream {
+    fn is_terminal(self) -> bool {
+        match self {
+            Stream::Stdout => std::io::stdout().is_terminal(),
+            Stream::Stderr => std::io::stderr().is_terminal(),
+        }
     }
-    let mut out = open(r.output_file.as_deref())?;
+}
+
+/// Print the report where the options say (`--output-file`, else `stream`), and its warnings
+/// once more on stderr when the report itself is not in front of the user: written to a file
+/// or a pipe. A table on the terminal already shows them, and a report on stderr holds them.
+pub fn emit(report: &Report, r: &ReportArgs, stream: Stream) -> anyhow::Result<()> {
+    emit_except(report, r, stream, &[])
+}
+
+/// [`emit`], without repeating on stderr the warnings in `said` (the caller says them as
+/// errors).
+pub fn emit_except(report: &Report, r: &ReportArgs, stream: Stream, said: &[String]) -> anyhow::Result<()> {
+    let to_file = r.output_file.is_some();
+    if stream == Stream::Stdout && (to_file || !stream.is_terminal()) {
+        for w in report.capture.warnings.iter().filter(|w| !said.contains(w)) {
+            eprintln!("syslint: warning: {w}");
+        }
+    }
+    let mut out = open_to(r.output_file.as_deref(), stream)?;
     match r.format {
         Format::Json => json::print(report, &mut out)?,
         Format::Markdown => markdown::print(report, &mut out)?,
         Format::Html => syslint_report::printers::html::print(report, &mut out)?,
         Format::Table => {
             let opt = table::TableOptions {
-                color: color_enabled(r.color, r.output_file.is_some()),
-                width: width(),
+                color: color_enabled(r.color, to_file, stream),
+                width: if to_file { table::UNLIMITED } else { width(stream) },
                 top: r.top.max(1),
             };
             table::print(report, &mut out, &opt)?;
@@ -29,6 +59,11 @@ pub fn emit(report: &Report, r: &ReportArgs) -> anyhow::Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// `--fail-on`, or `warning` when it was not given.
+pub fn fail_level(r: &ReportArgs) -> Level {
+    r.fail_on.unwrap_or(Level::Warning)
 }
 
 pub fn exit_code(r: &Report, fail_on: Level) -> u8 {
@@ -44,32 +79,43 @@ pub fn exit_code(r: &Report, fail_on: Level) -> u8 {
     }
 }
 
-pub fn color_enabled(choice: ColorChoice, to_file: bool) -> bool {
+pub fn color_enabled(choice: ColorChoice, to_file: bool, stream: Stream) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            !to_file && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            !to_file && stream.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     }
 }
 
-/// Terminal width, or $COLUMNS, or 100 when not a terminal.
-pub fn width() -> usize {
-    if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size() {
+/// The width tables are fitted to: the terminal's, else `$COLUMNS`, else unlimited (a pipe
+/// or a file gets every column: nothing is dropped where nobody chose a width).
+pub fn width(stream: Stream) -> usize {
+    let size = match stream {
+        Stream::Stdout => terminal_size::terminal_size_of(std::io::stdout()),
+        Stream::Stderr => terminal_size::terminal_size_of(std::io::stderr()),
+    };
+    if let Some((terminal_size::Width(w), _)) = size {
         return (w as usize).max(40);
     }
-    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|&w: &usize| w >= 40).unwrap_or(100)
+    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|&w: &usize| w >= 40).unwrap_or(table::UNLIMITED)
 }
 
 /// The report's destination: stdout or a file.
 pub fn open(path: Option<&Path>) -> anyhow::Result<Box<dyn Write>> {
+    open_to(path, Stream::Stdout)
+}
+
+/// The report's destination: `stream` or a file.
+pub fn open_to(path: Option<&Path>, stream: Stream) -> anyhow::Result<Box<dyn Write>> {
     use anyhow::Context;
-    Ok(match path {
-        Some(p) => Box::new(std::io::BufWriter::new(
+    Ok(match (path, stream) {
+        (Some(p), _) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("cannot write {}", p.display()))?,
         )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+        (None, Stream::Stdout) => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+        (None, Stream::Stderr) => Box::new(std::io::BufWriter::new(std::io::stderr().lock())),
     })
 }
 

@@ -47,8 +47,13 @@ fn stat1000_counts_in_every_format() {
         if *durations {
             assert_eq!(st.timed_calls, 1012);
             assert!(st.p50_s <= st.p90_s && st.p90_s <= st.p99_s && st.p99_s <= st.max_s, "{ctx}: {st:?}");
+            assert!(st.p50_s.is_some(), "{ctx}: {st:?}");
+            // a share of the threads' time needs timestamps to know that time
+            assert_eq!(st.thread_share.is_some(), *clock != "none", "{ctx}: {st:?}");
         } else {
             assert_eq!(st.timed_calls, 0, "{ctx}");
+            // not measured: absent, not zero
+            assert!(st.p50_s.is_none() && st.max_s.is_none() && st.thread_share.is_none(), "{ctx}: {st:?}");
         }
     }
 }
@@ -80,8 +85,9 @@ fn durations_sum_like_the_text_and_percentiles_are_close() {
             .collect();
         v.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let median = v[v.len().div_ceil(2) - 1];
-        assert!((st.p50_s - median).abs() <= median * 0.03 + 1e-6, "{name}: p50 {} vs {median}", st.p50_s);
-        assert_eq!(st.max_s, v[v.len() - 1]);
+        let p50 = st.p50_s.expect("timed");
+        assert!((p50 - median).abs() <= median * 0.03 + 1e-6, "{name}: p50 {p50} vs {median}");
+        assert_eq!(st.max_s, Some(v[v.len() - 1]));
     }
 }
 
@@ -217,6 +223,45 @@ fn ff_directory_merges_by_time() {
     assert_eq!(p, names, "pids come from the file names");
 }
 
+/// One `strace -ff` file alone (or a directory holding one) has its pid in its name only:
+/// its process is that pid, not "pid 0", read on one thread or on several in small chunks.
+#[test]
+fn one_ff_file_takes_its_pid_from_its_name() {
+    let f = fixture("netio.ff/trace.12877");
+    for (threads, chunk) in [("1", "1048576"), ("2", "256")] {
+        let o = std::process::Command::new(bin())
+            .args(["analyze", "--format", "json", f.to_str().unwrap()])
+            .env("SYSLINT_THREADS", threads)
+            .env("SYSLINT_CHUNK", chunk)
+            .output()
+            .unwrap();
+        let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+        let pids: Vec<u32> = r.summary.processes.iter().map(|p| p.pid).collect();
+        assert_eq!(pids, [12877], "threads {threads}");
+        assert_eq!(r.capture.syscalls, 26);
+    }
+    // a plain log whose lines carry no pid keeps "unknown" when its name has no pid
+    let r = analyze(&[&fixture("stat1000.tt-T.strace")]);
+    assert!(r.summary.processes.iter().all(|p| p.pid == 0), "{:?}", r.summary.processes);
+}
+
+/// A pre-forking server: the process that accepted a connection hands it to a worker and
+/// closes its copy at once. The connection is the worker's from then on: its bytes count for
+/// the endpoint, and it lives until the worker closes it (after the client's 200 ms), not
+/// until the parent's close.
+#[test]
+fn a_forked_workers_copy_of_a_socket_is_the_same_connection() {
+    let r = analyze(&[&fixture("forkserver.f-tt-T-yy.strace")]);
+    let inbound = r.summary.endpoints.iter().find(|e| e.direction == "in").expect("the accepted connection");
+    assert_eq!((inbound.connections, inbound.closed, inbound.open_at_end), (1, 1, 0), "{inbound:?}");
+    assert_eq!((inbound.bytes_received, inbound.bytes_sent), (500, 20_000), "{inbound:?}");
+    assert!(inbound.avg_lifetime_s > 0.2, "{inbound:?}");
+    // the client's side agrees
+    let out = r.summary.endpoints.iter().find(|e| e.direction == "out").expect("the client's connection");
+    assert_eq!((out.bytes_sent, out.bytes_received), (500, 20_000), "{out:?}");
+    assert!((inbound.avg_lifetime_s - out.avg_lifetime_s).abs() < 0.01, "{inbound:?} {out:?}");
+}
+
 #[test]
 fn threads_unfinished_resumed_and_fd_targets() {
     for name in ["threads.f-tt-T-yy.strace", "threads.f-stderr-tt-T.strace"] {
@@ -236,7 +281,15 @@ fn threads_unfinished_resumed_and_fd_targets() {
         // the blocked reads: each returns 1 byte and took ~100 ms or more in total
         let rd = r.summary.fd_targets.iter().filter(|t| t.kind == "pipe").map(|t| t.bytes_read).sum::<u64>();
         assert_eq!(rd, 4, "{name}");
-        assert!(syscall(&r, "read").max_s > 0.05, "{name}: resumed reads carry their blocking time");
+        assert!(syscall(&r, "read").max_s > Some(0.05), "{name}: resumed reads carry their blocking time");
+        // five threads blocked in read at once: the time inside read is several times the
+        // wall time (wall_share > 1), but as a share of the threads' own time each syscall
+        // stays under 100%, and all of them together too
+        assert!(syscall(&r, "read").wall_share > 1.0, "{name}");
+        let shares: Vec<f64> = r.summary.syscalls.iter().filter_map(|s| s.thread_share).collect();
+        assert!(shares.iter().all(|&s| (0.0..=1.0).contains(&s)), "{name}: {shares:?}");
+        assert!(shares.iter().sum::<f64>() <= 1.0 + 1e-9, "{name}: {shares:?}");
+        assert!(syscall(&r, "read").thread_share > Some(0.5), "{name}");
     }
 }
 

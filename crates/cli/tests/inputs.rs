@@ -32,18 +32,39 @@ fn missing_file_is_a_clear_error() {
     assert!(!e.contains("panicked"));
 }
 
+/// An input with no strace line in it is an error naming the file (exit 2), never a clean
+/// report of nothing; with several inputs the others are still analysed and reported.
 #[test]
-fn empty_file_warns() {
+fn an_input_that_is_not_a_strace_log_is_an_error() {
     let d = tmpdir("empty");
     let p = d.join("empty.strace");
     std::fs::write(&p, b"").unwrap();
     let o = run(&["analyze", p.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("syslint: error: ") && stderr(&o).contains("empty.strace: file is empty"));
+    assert_eq!(stdout(&o), "");
+    let text = d.join("notes.txt");
+    std::fs::write(&text, b"hello\nthis is not strace output\n").unwrap();
+    let o = run(&["analyze", text.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("notes.txt: no strace lines recognised in 2 lines"), "{}", stderr(&o));
+    // with a real trace beside it: its report, and still exit 2 naming the bad one (once)
+    let good = fixture("stat1000.tt-T.strace");
+    let o = run(&["analyze", "--format", "json", text.to_str().unwrap(), good.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    assert!(r.capture.syscalls > 1000, "{}", r.capture.syscalls);
+    assert_eq!(stderr(&o).matches("notes.txt: no strace lines").count(), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("syslint: error: "), "{}", stderr(&o));
+    // diff against nothing would call anything an improvement
+    let o = run(&["diff", p.to_str().unwrap(), good.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("empty.strace: file is empty"), "{}", stderr(&o));
 }
 
 #[test]
-fn binary_garbage_warns_and_does_not_panic() {
+fn binary_garbage_is_an_error_and_does_not_panic() {
     let d = tmpdir("bin");
     let p = d.join("garbage.bin");
     // a system program's bytes: real binary data, NULs and invalid UTF-8 included (not
@@ -51,8 +72,12 @@ fn binary_garbage_warns_and_does_not_panic() {
     let bytes = std::fs::read("/bin/ls").unwrap();
     std::fs::write(&p, &bytes[..bytes.len().min(2_000_000)]).unwrap();
     let o = run(&["analyze", "--format", "json", p.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("garbage.bin: binary data, not a strace log"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"));
+    let good = fixture("stat1000.tt-T.strace");
+    let o = run(&["analyze", "--format", "json", p.to_str().unwrap(), good.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
     assert!(r.capture.unparsed_lines > 0);
     assert!(r.capture.unparsed_samples.iter().all(|u| u.source.ends_with("garbage.bin") && u.line > 0));
@@ -70,6 +95,68 @@ fn binary_garbage_warns_and_does_not_panic() {
         r.capture.unparsed_lines,
         r.capture.lines
     );
+}
+
+/// Run `args` on a pseudo-terminal (util-linux `script`): what a user at a terminal sees,
+/// stdout and stderr together.
+fn on_a_terminal(args: &[&str]) -> String {
+    let cmd = std::iter::once(bin()).chain(args.iter().copied()).map(|a| format!("'{a}'")).collect::<Vec<_>>();
+    let o = std::process::Command::new("script")
+        .args(["-qec", &cmd.join(" "), "/dev/null"])
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "200")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    stdout(&o)
+}
+
+/// Each warning is said once where the user looks: a table on the terminal holds them, so
+/// stderr does not repeat them; a report in a pipe or a file does get them on stderr.
+#[test]
+fn warnings_are_said_once() {
+    assert!(have("script"), "script (util-linux) is required");
+    let d = tmpdir("once");
+    let full = std::fs::read(demo()).unwrap();
+    let p = d.join("cut.strace.gz");
+    std::fs::write(&p, &full[..full.len() / 2]).unwrap();
+    let seen = on_a_terminal(&["analyze", p.to_str().unwrap()]);
+    assert_eq!(seen.matches("input ends early").count(), 1, "{seen}");
+    let o = run(&["analyze", "--format", "json", p.to_str().unwrap()]);
+    assert_eq!(stderr(&o).matches("input ends early").count(), 1, "{}", stderr(&o));
+    let f = d.join("r.txt");
+    let o = run(&["analyze", "--output-file", f.to_str().unwrap(), p.to_str().unwrap()]);
+    assert_eq!(stderr(&o).matches("input ends early").count(), 1, "{}", stderr(&o));
+}
+
+/// Columns are dropped only to fit a width someone chose (a terminal, $COLUMNS), and then a
+/// line names them; a pipe or a file gets every column.
+#[test]
+fn tables_never_drop_columns_silently() {
+    let t = fixture("stat1000.tt-T.strace");
+    let o = std::process::Command::new(bin())
+        .args(["analyze", t.to_str().unwrap()])
+        .env_remove("COLUMNS")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    let head = out.lines().find(|l| l.trim_start().starts_with("syscall ")).unwrap();
+    for c in ["top errno", "avg", "p50", "p90", "p99", "max"] {
+        assert!(head.contains(c), "{c} missing in a pipe: {head}");
+    }
+    assert!(!out.contains("not shown"), "{out}");
+    let o = std::process::Command::new(bin())
+        .args(["analyze", t.to_str().unwrap()])
+        .env("COLUMNS", "60")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    let head = out.lines().find(|l| l.trim_start().starts_with("syscall ")).unwrap();
+    assert!(!head.contains("p90"), "{head}");
+    let note = out.lines().find(|l| l.contains("not shown at width 60")).unwrap_or_else(|| panic!("{out}"));
+    assert!(note.contains("p90") && note.contains("COLUMNS"), "{note}");
 }
 
 #[test]
@@ -252,4 +339,37 @@ fn unreadable_lines_leak_no_payload_into_reports() {
             assert!(s[1].contains("sendto(") && s[1].contains("bytes…"), "{s:?}");
         }
     }
+}
+
+/// Config errors name the file that was given (they once said "syslint.toml" whatever file
+/// it was), for analyze, diff and trace alike, with the location TOML knows.
+#[test]
+fn config_errors_name_the_file_given() {
+    let d = tmpdir("config");
+    let t = fixture("stat1000.tt-T.strace");
+    let t = t.to_str().unwrap();
+    let cases = [
+        ("unknown-option.toml", "[busy-poll]\nno_such_option = 1\n", "no_such_option"),
+        ("unknown-table.toml", "[no-such-detector]\nx = 1\n", "no-such-detector"),
+        ("broken.toml", "[busy-poll\n", "line 1"),
+    ];
+    for (name, text, says) in cases {
+        let p = d.join(name);
+        std::fs::write(&p, text).unwrap();
+        let p = p.to_str().unwrap();
+        for args in [
+            vec!["analyze", "--config", p, t],
+            vec!["diff", "--config", p, t, t],
+            vec!["trace", "--config", p, "--", "true"],
+        ] {
+            let o = run(&args);
+            let e = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+            assert!(e.contains(name) && e.contains(says), "{args:?}: {e}");
+            assert!(!e.contains("syslint.toml"), "{args:?}: {e}");
+        }
+    }
+    let o = run(&["analyze", "--config", "/nonexistent/mine.toml", t]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/mine.toml"), "{}", stderr(&o));
 }

@@ -103,7 +103,43 @@ fn command_exit_status_passes_through(b: &str) {
     }
     let o = trace_cmd(b, &["-q", "--", "sh", "-c", "exit 7"]).output().unwrap();
     assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
-    assert!(stdout(&o).contains("syscalls from"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("syscalls from"), "{}", stderr(&o));
+    // --fail-on asks for syslint's verdict instead: no finding at or above info here
+    let o = trace_cmd(b, &["-q", "--fail-on", "error", "--", "sh", "-c", "exit 7"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// With -- CMD, stdout is the command's and the report goes to stderr (like strace, time,
+/// perf stat), or to --output-file: `trace --format json -- CMD > out` keeps the program's
+/// output clean, and the JSON parses.
+fn report_leaves_the_commands_stdout_alone(b: &str) {
+    let o =
+        trace_cmd(b, &["-q", "--format", "json", "--", "sh", "-c", "echo program-output; exit 3"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "program-output\n");
+    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    assert!(r.summary.syscalls.iter().any(|s| s.name == "write"), "{:?}", r.summary.syscalls);
+    let d = tmp(&format!("outfile-{b}"));
+    let f = d.join("r.json");
+    let o = trace_cmd(b, &["-q", "--format", "json", "--output-file", f.to_str().unwrap(), "--", "echo", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "hi\n");
+    assert_eq!(stderr(&o), "");
+    assert!(syslint_report::printers::json::parse(&std::fs::read_to_string(&f).unwrap()).is_ok());
+}
+
+/// What syslint does between fork and exec (wait on its gate pipe, close its own fds) is not
+/// the command's: no fd of syslint's shows in the report of `trace -- CMD`.
+fn syslint_fds_are_not_the_commands(b: &str) {
+    let o = trace_cmd(b, &["-q", "--format", "json", "--", "sh", "-c", "echo program-output"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
+    let t: Vec<&str> = r.summary.fd_targets.iter().map(|t| t.target.as_str()).collect();
+    assert!(t.iter().all(|t| !["fd 3 ", "fd 4 ", "fd 5 "].iter().any(|f| t.starts_with(f))), "{t:?}");
+    // the command's own output is there
+    assert!(t.iter().any(|t| t.starts_with("fd 1 ") || t.contains("pipe")), "{t:?}");
 }
 
 fn command_that_forks_workers(b: &str) {
@@ -111,7 +147,7 @@ fn command_that_forks_workers(b: &str) {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
     assert!(r.capture.processes >= 4, "{:?}", r.summary.processes);
     assert_eq!(r.capture.backend, b);
     assert!(r.summary.processes.iter().filter(|p| p.end.as_deref() == Some("exited 0")).count() >= 4);
@@ -145,7 +181,9 @@ fn attach_for_a_bounded_time_and_record(b: &str) {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let live = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
     assert!(live.capture.syscalls > 20, "{}", live.capture.syscalls);
-    assert!(live.capture.warnings.iter().any(|w| w.contains("--for")), "{:?}", live.capture.warnings);
+    // the normal end of a bounded trace: a note, not a warning
+    assert!(live.capture.notes.iter().any(|n| n.contains("--for")), "{:?}", live.capture.notes);
+    assert!(live.capture.warnings.iter().all(|w| !w.contains("--for")), "{:?}", live.capture.warnings);
     assert!(alive_and_working(&mut w, &d.join("count")), "the traced worker must run on");
     // the recording gives the same analysis
     let again = analyze(&[&rec]);
@@ -175,7 +213,7 @@ fn sigint_detaches_and_reports(b: &str) {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
     assert!(r.capture.syscalls > 10);
-    assert!(r.capture.warnings.iter().any(|w| w.contains("Ctrl-C")), "{:?}", r.capture.warnings);
+    assert!(r.capture.notes.iter().any(|n| n.contains("Ctrl-C")), "{:?}", r.capture.notes);
     assert!(alive_and_working(&mut w, &d.join("count")), "the traced worker must run on after Ctrl-C");
     let _ = w.kill();
 }
@@ -266,8 +304,8 @@ fn ctrl_c_goes_to_the_command(b: &str) {
     let o = s.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(lines(&count), 20, "the command ran to its end");
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
-    assert!(r.capture.warnings.iter().all(|w| !w.contains("Ctrl-C")), "{:?}", r.capture.warnings);
+    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
+    assert!(r.capture.notes.iter().all(|n| !n.contains("Ctrl-C")), "{:?}", r.capture.notes);
     assert!(r.summary.processes.iter().any(|p| p.end.as_deref() == Some("exited 0")));
 }
 
@@ -283,11 +321,12 @@ fn auto_falls_back_to_strace_with_one_line() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // stderr: the one line, then the report (stdout is the command's)
     let err = stderr(&o);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("eBPF is not permitted here; tracing with strace instead"), "{err}");
-    assert!(err.contains("setcap cap_bpf,cap_perfmon+ep"), "{err}");
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let (line, report) = err.split_once('\n').unwrap_or((&err, ""));
+    assert!(line.contains("eBPF is not permitted here; tracing with strace instead"), "{err}");
+    assert!(line.contains("setcap cap_bpf,cap_perfmon+ep"), "{err}");
+    let r = syslint_report::printers::json::parse(report).unwrap_or_else(|e| panic!("{e}: {err}"));
     assert_eq!(r.capture.backend, "strace");
     // asking for eBPF explicitly fails with the reason instead
     let o = Command::new("setpriv")
@@ -311,6 +350,8 @@ fn strace_missing_says_how_to_install() {
 }
 
 both!(command_exit_status_passes_through);
+both!(report_leaves_the_commands_stdout_alone);
+both!(syslint_fds_are_not_the_commands);
 both!(command_that_forks_workers);
 both!(clear_errors);
 both!(attach_for_a_bounded_time_and_record);
@@ -331,7 +372,7 @@ fn trace_three_calls(name: &str, rounds: u64, env: (&str, &str)) -> (PathBuf, Ou
         .env(env.0, env.1)
         .output()
         .unwrap();
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
     (prog, o, r)
 }
 
@@ -370,7 +411,7 @@ fn drops_are_counted_and_reported() {
         .env("SYSLINT_RING_BYTES", "16384")
         .output()
         .unwrap();
-    assert!(stdout(&t).contains("events LOST"), "{}", stdout(&t));
+    assert!(stderr(&t).contains("events LOST"), "{}", stderr(&t));
 }
 
 /// The analysis falling behind (here: a queue limit of one byte) makes the capture stop
@@ -437,4 +478,192 @@ for i in range(25):\n    c,_=s.accept(); c.recv(100); c.sendall(b'ok'); c.close(
     let inbound = r.summary.endpoints.iter().find(|e| e.direction == "in" && e.endpoint.contains(&me));
     assert!(inbound.is_some_and(|e| e.connections == 25), "{:#?}", r.summary.endpoints);
     assert!(r.summary.fd_targets.iter().any(|t| t.target.contains(&me)), "{:#?}", r.summary.fd_targets);
+}
+
+/// `--summary-only` counts per syscall in the kernel: calls and total time are real; what it
+/// does not measure (percentiles, per-process counts) is absent or "-", never a zero, and the
+/// header does not claim "0 processes" when it saw none start.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn summary_only_prints_what_it_measured() {
+    assert_bpf_works("the eBPF variants");
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--summary-only", "--format", "json", "--"])
+        .args(["sh", "-c", "ls / > /dev/null"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json = stderr(&o);
+    let r = syslint_report::printers::json::parse(&json).unwrap();
+    assert!(r.capture.summary_only && r.capture.durations);
+    let getdents = syscall(&r, "getdents64");
+    assert!(getdents.calls >= 2 && getdents.total_s > 0.0, "{getdents:?}");
+    assert!(r.summary.syscalls.iter().all(|s| s.p50_s.is_none() && s.max_s.is_none()));
+    assert!(!json.contains("\"p50_s\""), "{json}");
+    assert!(r.capture.warnings.is_empty(), "{:?}", r.capture.warnings);
+    // the table: '-' where nothing was measured
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--summary-only", "--color", "never", "--"])
+        .args(["sh", "-c", "ls / > /dev/null"])
+        .env("COLUMNS", "200")
+        .output()
+        .unwrap();
+    let t = stderr(&o);
+    assert!(t.contains("syscalls counted in the kernel"), "{t}");
+    assert!(t.contains("durations: totals only"), "{t}");
+    let row = t.lines().find(|l| l.trim_start().starts_with("getdents64")).unwrap_or_else(|| panic!("{t}"));
+    assert!(row.split_whitespace().filter(|c| *c == "-").count() >= 4, "percentiles shown as -: {row}");
+    // attached to a process that starts and ends nothing: no "0 processes"
+    let mut sleeper = Command::new("sleep").arg("5").spawn().unwrap();
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--summary-only", "--color", "never", "--for", "300ms"])
+        .args(["-p", &sleeper.id().to_string()])
+        .output()
+        .unwrap();
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
+    assert!(!stdout(&o).contains("0 processes"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("syscalls counted in the kernel"), "{}", stdout(&o));
+}
+
+/// A connection opened during an attach and still open when `--for` ends (a server's
+/// long-lived client) counts in the endpoint's average life up to the end of the trace, and
+/// the report says it was still open; before, only closed connections counted.
+fn long_lived_connection_counts_to_the_end(b: &str) {
+    assert!(have("python3"), "python3 is required (scripts/test.sh installs it)");
+    let d = tmp(&format!("longconn-{b}"));
+    let portf = d.join("port");
+    let server = "import socket,sys,time\n\
+s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(4)\n\
+open(sys.argv[1],'w').write(str(s.getsockname()[1]))\n\
+s.settimeout(10)\n\
+c,_=s.accept(); c.settimeout(10)\n\
+while True:\n    m=c.recv(100)\n    if not m: break\n    c.sendall(b'pong')\n";
+    let mut srv = Command::new("python3").args(["-c", server]).arg(&portf).spawn().unwrap();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(&portf).map_or(true, |s| s.is_empty()) {
+        assert!(t0.elapsed() < Duration::from_secs(10), "server did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let port: u16 = std::fs::read_to_string(&portf).unwrap().trim().parse().unwrap();
+    let s = trace_cmd(b, &["-q", "--format", "json", "--for", "1500ms", "-p", &srv.id().to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_tracing(b, s.id(), Some(srv.id()));
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    for _ in 0..3 {
+        c.write_all(b"ping").unwrap();
+        let mut buf = [0u8; 4];
+        c.read_exact(&mut buf).unwrap();
+    }
+    // the connection stays open past the end of the trace
+    let o = s.wait_with_output().unwrap();
+    drop(c);
+    let _ = srv.wait();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let me = format!("127.0.0.1:{port}");
+    let e = r.summary.endpoints.iter().find(|e| e.direction == "in" && e.endpoint.contains(&me));
+    let e = e.unwrap_or_else(|| panic!("{:#?}", r.summary.endpoints));
+    assert_eq!((e.connections, e.closed, e.open_at_end), (1, 0, 1), "{e:?}");
+    assert_eq!((e.bytes_received, e.bytes_sent), (12, 12), "{e:?}");
+    assert!(e.avg_lifetime_s > 0.3, "{e:?}");
+}
+
+both!(long_lived_connection_counts_to_the_end);
+
+/// eBPF timestamps are monotonic; evidence lines show them as the time of day, as strace -tt
+/// would have printed them (converted once at the start of the capture), live and from the
+/// `.slr` recording alike.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_evidence_shows_the_time_of_day() {
+    assert_bpf_works("the eBPF variants");
+    assert!(have("python3"), "python3 is required (scripts/test.sh installs it)");
+    let d = tmp("evidence-time");
+    let rec = d.join("spin.slr");
+    // a real spin: select() with a zero timeout for 0.3 s
+    let spin = "import select,socket,time\na,b=socket.socketpair()\nt=time.time()\n\
+while time.time()-t<0.3:\n    select.select([a],[],[],0)\n";
+    let before = local_time_of_day();
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--format", "json", "-o", rec.to_str().unwrap(), "--"])
+        .args(["python3", "-c", spin])
+        .output()
+        .unwrap();
+    let after = local_time_of_day();
+    let live = syslint_report::printers::json::parse(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    let again = analyze(&[&rec]);
+    for r in [&live, &again] {
+        let f = r.findings.iter().find(|f| f.detector == "busy-poll").unwrap_or_else(|| panic!("{:#?}", r.findings));
+        let mut timed = 0;
+        for e in &f.evidence {
+            // call lines: `PID HH:MM:SS.micros call(...)`, never monotonic `PID 11173.657145 ...`
+            let t = e.split_whitespace().nth(1).unwrap_or("");
+            let monotonic = t.contains('.') && t.chars().all(|c| c.is_ascii_digit() || c == '.');
+            assert!(!monotonic, "monotonic time in evidence: {e}");
+            if let Some(secs) = tod_secs(t) {
+                assert!(secs + 1.0 >= before && secs <= after + 1.0, "{e}: not between {before} and {after}");
+                timed += 1;
+            }
+        }
+        assert!(timed > 0, "no call line in the evidence: {:?}", f.evidence);
+    }
+}
+
+/// Seconds since local midnight, now (from `date`, as strace -tt uses local time).
+fn local_time_of_day() -> f64 {
+    let o = Command::new("date").arg("+%H:%M:%S.%N").output().unwrap();
+    tod_secs(stdout(&o).trim()).unwrap()
+}
+
+fn tod_secs(t: &str) -> Option<f64> {
+    let mut p = t.split(':');
+    let (h, m, s) = (p.next()?.parse::<f64>().ok()?, p.next()?.parse::<f64>().ok()?, p.next()?.parse::<f64>().ok()?);
+    (t.len() >= 15 && p.next().is_none()).then_some(h * 3600.0 + m * 60.0 + s)
+}
+
+/// eBPF records arguments as numbers; rendered (evidence, `export`), they use strace's names
+/// where strace prints names. The same program under strace and under eBPF: for the calls
+/// whose arguments are decoded, the constants named are the same.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_text_names_constants_as_strace_does() {
+    assert_bpf_works("the eBPF variants");
+    assert!(have("strace"), "strace is required");
+    let d = tmp("names");
+    let st = d.join("ls.strace");
+    let ok = Command::new("strace").args(["-f", "-o"]).arg(&st).args(["ls", "/"]).stdout(Stdio::null()).status();
+    assert!(ok.unwrap().success());
+    let rec = d.join("ls.slr");
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "-o", rec.to_str().unwrap(), "--output-file", "/dev/null", "--"])
+        .args(["ls", "/"])
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = run(&["export", rec.to_str().unwrap()]);
+    assert!(e.status.success(), "{}", stderr(&e));
+    let words = |text: &str, call: &str| -> std::collections::BTreeSet<String> {
+        text.lines()
+            .filter_map(|l| l.split_once(&format!(" {call}(")).map(|(_, rest)| rest))
+            .filter_map(|rest| rest.rsplit_once(") = ").map(|(args, _)| args.to_string()))
+            .flat_map(|args| {
+                args.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| w.len() >= 3 && w.starts_with(|c: char| c.is_ascii_uppercase()))
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let (strace_text, ebpf_text) = (read_text(&st), stdout(&e));
+    for call in ["access", "arch_prctl", "mmap", "mprotect", "getrandom", "openat"] {
+        let (want, got) = (words(&strace_text, call), words(&ebpf_text, call));
+        assert!(!want.is_empty(), "{call}: strace named nothing?");
+        assert_eq!(got, want, "{call}");
+    }
 }

@@ -207,6 +207,12 @@ pub enum Clock {
     Relative,
     /// A monotonic kernel clock (live backends).
     Monotonic,
+    /// [`Clock::Monotonic`] with the offset to local time of day known (a live capture or a
+    /// recording converts once at its start): evidence shows times of day, as strace -tt.
+    MonotonicAt {
+        /// Added to a timestamp: nanoseconds since the epoch in local time.
+        local_offset_ns: i64,
+    },
 }
 
 impl Clock {
@@ -227,7 +233,7 @@ impl Clock {
             Clock::TimeOfDay => "time-of-day",
             Clock::Epoch => "epoch",
             Clock::Relative => "relative",
-            Clock::Monotonic => "monotonic",
+            Clock::Monotonic | Clock::MonotonicAt { .. } => "monotonic",
         }
     }
 }

@@ -330,9 +330,38 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
             dirfd(o, a[0]);
             o.push_str(", ");
             path(o, d1, a[1]);
-            let _ = write!(o, ", {:#x}", a[2]);
-            if matches!(sys, Sys::Newfstatat | Sys::Statx | Sys::Faccessat2) {
-                let _ = write!(o, ", {:#x}", a[3]);
+            o.push_str(", ");
+            // names where strace prints names (its notation for each argument)
+            match sys {
+                Sys::Newfstatat => {
+                    let _ = write!(o, "{}, ", ptr(a[2]));
+                    flags_into(o, a[3], AT_FLAGS, "0");
+                }
+                Sys::Statx => {
+                    if a[2] & AT_STATX_SYNC_TYPE == 0 {
+                        o.push_str("AT_STATX_SYNC_AS_STAT");
+                        if a[2] != 0 {
+                            o.push('|');
+                        }
+                    }
+                    if a[2] != 0 {
+                        flags_into(o, a[2], AT_FLAGS, "0");
+                    }
+                    o.push_str(", ");
+                    flags_into(o, a[3], STATX_MASK, "0");
+                    let _ = write!(o, ", {}", ptr(a[4]));
+                }
+                Sys::Faccessat | Sys::Faccessat2 => {
+                    flags_into(o, a[2], ACCESS_MODES, "F_OK");
+                    if sys == Sys::Faccessat2 {
+                        o.push_str(", ");
+                        flags_into(o, a[3], AT_FLAGS, "0");
+                    }
+                }
+                Sys::Unlinkat => flags_into(o, a[2], AT_FLAGS, "0"),
+                _ => {
+                    let _ = write!(o, "{:#o}", a[2]);
+                }
             }
         }
         Sys::Renameat | Sys::Renameat2 | Sys::Linkat => {
@@ -373,8 +402,18 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
         | Sys::Chmod
         | Sys::Statfs => {
             path(o, d1, a[0]);
-            if !matches!(sys, Sys::Unlink | Sys::Rmdir | Sys::Chdir) {
-                let _ = write!(o, ", {:#x}", a[1]);
+            match sys {
+                Sys::Access => {
+                    o.push_str(", ");
+                    flags_into(o, a[1], ACCESS_MODES, "F_OK");
+                }
+                Sys::Mkdir | Sys::Chmod => {
+                    let _ = write!(o, ", {:#o}", a[1]);
+                }
+                Sys::Stat | Sys::Lstat | Sys::Statfs => {
+                    let _ = write!(o, ", {}", ptr(a[1]));
+                }
+                _ => {}
             }
         }
         Sys::Kill | Sys::Tgkill | Sys::Tkill => {
@@ -415,6 +454,75 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
         Sys::Ioctl if a[1] == FIONREAD => {
             fd(o, deco, a[0]);
             let _ = write!(o, ", FIONREAD, {}", ptr(a[2]));
+        }
+        Sys::Ioctl => {
+            fd(o, deco, a[0]);
+            match IOCTLS.iter().find(|(_, v)| *v == a[1]) {
+                Some((n, _)) => {
+                    let _ = write!(o, ", {n}, {}", ptr(a[2]));
+                }
+                None => {
+                    let _ = write!(o, ", {:#x}, {}", a[1], ptr(a[2]));
+                }
+            }
+        }
+        Sys::Mmap => {
+            let _ = write!(o, "{}, {}, ", ptr(a[0]), a[1]);
+            flags_into(o, a[2], PROT_FLAGS, "PROT_NONE");
+            o.push_str(", ");
+            flags_into(o, a[3], MAP_FLAGS, "0");
+            o.push_str(", ");
+            if a[4] as i32 >= 0 {
+                fd(o, deco, a[4]);
+            } else {
+                let _ = write!(o, "{}", a[4] as i32);
+            }
+            if a[5] == 0 {
+                o.push_str(", 0");
+            } else {
+                let _ = write!(o, ", {:#x}", a[5]);
+            }
+        }
+        Sys::Getdents64 | Sys::Getdents => {
+            fd(o, deco, a[0]);
+            let _ = write!(o, ", {}, {}", ptr(a[1]), a[2]);
+        }
+        Sys::Mprotect => {
+            let _ = write!(o, "{}, {}, ", ptr(a[0]), a[1]);
+            flags_into(o, a[2], PROT_FLAGS, "PROT_NONE");
+        }
+        Sys::Munmap => {
+            let _ = write!(o, "{}, {}", ptr(a[0]), a[1]);
+        }
+        Sys::Brk | Sys::SetTidAddress => o.push_str(&ptr(a[0])),
+        Sys::SetRobustList => {
+            let _ = write!(o, "{}, {}", ptr(a[0]), a[1]);
+        }
+        Sys::Rseq => {
+            let _ = write!(o, "{}, {:#x}, {}, {:#x}", ptr(a[0]), a[1], a[2] as i32, a[3] as u32);
+        }
+        Sys::ArchPrctl => {
+            match ARCH_PRCTL.iter().find(|(_, v)| *v == a[0]) {
+                Some((n, _)) => o.push_str(n),
+                None => {
+                    let _ = write!(o, "{:#x}", a[0]);
+                }
+            }
+            let _ = write!(o, ", {}", ptr(a[1]));
+        }
+        Sys::Prlimit64 => {
+            let _ = write!(o, "{}, ", a[0] as i32);
+            match RLIMITS.get(a[1] as usize) {
+                Some(n) => o.push_str(n),
+                None => {
+                    let _ = write!(o, "{:#x}", a[1]);
+                }
+            }
+            let _ = write!(o, ", {}, {}", ptr(a[2]), ptr(a[3]));
+        }
+        Sys::Getrandom => {
+            let _ = write!(o, "{}, {}, ", ptr(a[0]), a[1]);
+            flags_into(o, a[2], GRND_FLAGS, "0");
         }
         _ if ZERO_ARG.contains(&name) => {}
         _ => {
@@ -754,6 +862,114 @@ fn flags_into(o: &mut String, v: u64, names: &[(&str, u64)], zero: &str) {
         let _ = write!(o, "{left:#x}");
     }
 }
+
+/// `*at` flags (the sync-type bits of statx are [`AT_STATX_SYNC_TYPE`]).
+const AT_FLAGS: &[(&str, u64)] = &[
+    ("AT_SYMLINK_NOFOLLOW", 0x100),
+    ("AT_REMOVEDIR", 0x200),
+    ("AT_SYMLINK_FOLLOW", 0x400),
+    ("AT_NO_AUTOMOUNT", 0x800),
+    ("AT_EMPTY_PATH", 0x1000),
+    ("AT_STATX_FORCE_SYNC", 0x2000),
+    ("AT_STATX_DONT_SYNC", 0x4000),
+    ("AT_RECURSIVE", 0x8000),
+];
+const AT_STATX_SYNC_TYPE: u64 = 0x6000;
+
+const STATX_MASK: &[(&str, u64)] = &[
+    ("STATX_BASIC_STATS", 0x7ff),
+    ("STATX_TYPE", 0x1),
+    ("STATX_MODE", 0x2),
+    ("STATX_NLINK", 0x4),
+    ("STATX_UID", 0x8),
+    ("STATX_GID", 0x10),
+    ("STATX_ATIME", 0x20),
+    ("STATX_MTIME", 0x40),
+    ("STATX_CTIME", 0x80),
+    ("STATX_INO", 0x100),
+    ("STATX_SIZE", 0x200),
+    ("STATX_BLOCKS", 0x400),
+    ("STATX_BTIME", 0x800),
+    ("STATX_MNT_ID", 0x1000),
+];
+
+const ACCESS_MODES: &[(&str, u64)] = &[("R_OK", 4), ("W_OK", 2), ("X_OK", 1)];
+
+const PROT_FLAGS: &[(&str, u64)] = &[
+    ("PROT_READ", 0x1),
+    ("PROT_WRITE", 0x2),
+    ("PROT_EXEC", 0x4),
+    ("PROT_SEM", 0x8),
+    ("PROT_GROWSDOWN", 0x0100_0000),
+    ("PROT_GROWSUP", 0x0200_0000),
+];
+
+/// The sharing type first (MAP_SHARED_VALIDATE is both of the others' bits).
+const MAP_FLAGS: &[(&str, u64)] = &[
+    ("MAP_SHARED_VALIDATE", 0x3),
+    ("MAP_SHARED", 0x1),
+    ("MAP_PRIVATE", 0x2),
+    ("MAP_FIXED", 0x10),
+    ("MAP_ANONYMOUS", 0x20),
+    ("MAP_32BIT", 0x40),
+    ("MAP_GROWSDOWN", 0x100),
+    ("MAP_DENYWRITE", 0x800),
+    ("MAP_EXECUTABLE", 0x1000),
+    ("MAP_LOCKED", 0x2000),
+    ("MAP_NORESERVE", 0x4000),
+    ("MAP_POPULATE", 0x8000),
+    ("MAP_NONBLOCK", 0x10000),
+    ("MAP_STACK", 0x20000),
+    ("MAP_HUGETLB", 0x40000),
+    ("MAP_SYNC", 0x80000),
+    ("MAP_FIXED_NOREPLACE", 0x100000),
+];
+
+const GRND_FLAGS: &[(&str, u64)] = &[("GRND_NONBLOCK", 0x1), ("GRND_RANDOM", 0x2), ("GRND_INSECURE", 0x4)];
+
+const ARCH_PRCTL: &[(&str, u64)] = &[
+    ("ARCH_SET_GS", 0x1001),
+    ("ARCH_SET_FS", 0x1002),
+    ("ARCH_GET_FS", 0x1003),
+    ("ARCH_GET_GS", 0x1004),
+    ("ARCH_GET_CPUID", 0x1011),
+    ("ARCH_SET_CPUID", 0x1012),
+];
+
+const RLIMITS: &[&str] = &[
+    "RLIMIT_CPU",
+    "RLIMIT_FSIZE",
+    "RLIMIT_DATA",
+    "RLIMIT_STACK",
+    "RLIMIT_CORE",
+    "RLIMIT_RSS",
+    "RLIMIT_NPROC",
+    "RLIMIT_NOFILE",
+    "RLIMIT_MEMLOCK",
+    "RLIMIT_AS",
+    "RLIMIT_LOCKS",
+    "RLIMIT_SIGPENDING",
+    "RLIMIT_MSGQUEUE",
+    "RLIMIT_NICE",
+    "RLIMIT_RTPRIO",
+    "RLIMIT_RTTIME",
+];
+
+/// Terminal and file ioctls programs make at start-up (isatty, window size, O_NONBLOCK).
+const IOCTLS: &[(&str, u64)] = &[
+    ("TCGETS", 0x5401),
+    ("TCSETS", 0x5402),
+    ("TCSETSW", 0x5403),
+    ("TCSETSF", 0x5404),
+    ("TIOCGPGRP", 0x540f),
+    ("TIOCSPGRP", 0x5410),
+    ("TIOCGWINSZ", 0x5413),
+    ("TIOCSWINSZ", 0x5414),
+    ("FIONBIO", 0x5421),
+    ("FIONCLEX", 0x5450),
+    ("FIOCLEX", 0x5451),
+    ("FIOASYNC", 0x5452),
+];
 
 const OPEN_FLAGS: &[(&str, u64)] = &[
     ("O_TMPFILE", 0o20200000),

@@ -73,7 +73,7 @@ impl EbpfSource {
             }
             Some(p) => {
                 let w = syslint_capture::live::text_writer(p).map_err(|e| cannot_write(p, e))?;
-                (None, Some(StraceText::new(w, slr::realtime_offset_ns())))
+                (None, Some(StraceText::new(w, session.realtime_offset_ns)))
             }
             None => (None, None),
         };
@@ -88,7 +88,10 @@ impl Source for EbpfSource {
 
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), stop: &StopWhen) -> Result<Outcome, Error> {
         let EbpfSource { mut session, slr, text } = *self;
-        let attached = session.child_pid().is_none();
+        // monotonic to wall clock, once at the start (as the .slr header and -o text do)
+        let local_offset_ns = ebpf::format::local_offset_ns(session.realtime_offset_ns);
+        let child = session.child_pid();
+        let attached = child.is_none();
         let deadline = stop.deadline();
         let known = session.known().clone();
         let (tx, rx) = std::sync::mpsc::channel::<Chunk>();
@@ -109,7 +112,7 @@ impl Source for EbpfSource {
         let analysis = std::thread::scope(|scope| {
             let worker = {
                 let queued = &queued;
-                scope.spawn(move || analyse(rx, free_tx, queued, known, slr, text, sink))
+                scope.spawn(move || analyse(rx, free_tx, queued, (known, child), slr, text, sink))
             };
             // capture: poll the ring buffer, hand chunks over
             let fresh = || free_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(CHUNK_BYTES));
@@ -199,14 +202,22 @@ impl Source for EbpfSource {
                 full_for.as_secs_f64()
             ));
         }
-        stop.warnings(attached, &mut info.warnings);
+        stop.notes(attached, &mut info.notes);
         let kernel_summary = session.opts.summary_only.then(|| session.summary());
         drop(session); // detaches the kernel program
+        let stopped_ns = stop.requested().then(ebpf::monotonic_now_ns);
         Ok(Outcome {
             stop,
             attached,
             exit_status,
-            capture: Captured { backend: "ebpf", info, lost_events: lost.syscalls, kernel_summary },
+            capture: Captured {
+                backend: "ebpf",
+                info,
+                lost_events: lost.syscalls,
+                kernel_summary,
+                stopped_ns,
+                local_offset_ns: Some(local_offset_ns),
+            },
         })
     }
 }
@@ -216,13 +227,14 @@ fn analyse(
     rx: Receiver<Chunk>,
     free: SyncSender<Vec<u8>>,
     queued: &AtomicUsize,
-    known: Known,
+    (known, child): (Known, Option<u32>),
     slr: Option<slr::Writer>,
     mut text: Option<StraceText<Box<dyn Write + Send>>>,
     sink: &mut (dyn Sink + Send),
 ) -> (Consumer, CaptureInfo) {
     ebpf::lower_thread_priority();
     let mut consumer = Consumer::new(known, slr);
+    consumer.before_exec = child;
     // a text copy (-o FILE.strace) shows fds from before the attach decorated, as -yy would
     consumer.formatter.decorate = text.is_some();
     let mut damaged: Option<syslint_capture::ebpf::FeedError> = None;

@@ -102,8 +102,9 @@ impl StopReason {
         matches!(self, StopReason::Elapsed(_) | StopReason::Interrupted | StopReason::Terminated)
     }
 
-    /// What the report says about the stop.
-    pub fn warnings(&self, attached: bool, w: &mut Vec<String>) {
+    /// What the report says about the stop: notes, not warnings (a stop asked for, or every
+    /// process gone, is how a trace normally ends).
+    pub fn notes(&self, attached: bool, w: &mut Vec<String>) {
         match self {
             StopReason::Elapsed(d) => w.push(format!("stopped after {d:?} (--for); the traced processes run on")),
             StopReason::Interrupted => w.push("stopped by Ctrl-C; the traced processes run on".into()),
@@ -176,6 +177,11 @@ pub struct Captured {
     pub lost_events: u64,
     /// Summary-only eBPF: the kernel's counters (name, calls, errors, total ns).
     pub kernel_summary: Option<Vec<(String, u64, u64, u64)>>,
+    /// When syslint stopped a live capture (`--for`, Ctrl-C, SIGTERM: the processes run on),
+    /// in its events' clock: connections still open count up to it.
+    pub stopped_ns: Option<i64>,
+    /// Monotonic timestamps (eBPF) plus this are local times: evidence shows times of day.
+    pub local_offset_ns: Option<i64>,
 }
 
 /// Why a pipeline could not start or run.
@@ -218,10 +224,26 @@ pub enum Error {
 /// recording, analyse them with `detectors`, and return the report. `progress`: a progress
 /// bar on a terminal for large inputs.
 pub fn analyze_inputs(inputs: &[PathBuf], progress: bool, detectors: Vec<Box<dyn Detector>>) -> Result<Report, Error> {
+    Ok(analyze_logs(inputs, progress, detectors)?.report)
+}
+
+/// A report, and the inputs that were not strace logs.
+#[derive(Debug)]
+pub struct Analyzed {
+    pub report: Report,
+    /// One message per input in which no strace line was recognised (empty, binary, other
+    /// text), naming it; each is also among the report's warnings. The other inputs were
+    /// analysed.
+    pub not_strace: Vec<String>,
+}
+
+/// [`analyze_inputs`], saying which inputs were not strace logs at all.
+pub fn analyze_logs(inputs: &[PathBuf], progress: bool, detectors: Vec<Box<dyn Detector>>) -> Result<Analyzed, Error> {
     let source = open_inputs(inputs, progress)?;
     let mut analysis = Analysis::new(detectors);
     let outcome = source.run(&mut analysis, &StopWhen::default())?;
-    Ok(analysis.finish(outcome.capture))
+    let not_strace = outcome.capture.info.not_strace.clone();
+    Ok(Analyzed { report: analysis.finish(outcome.capture), not_strace })
 }
 
 /// A `.slr` path asks for eBPF's compact recording; any other recording is strace text.
@@ -255,10 +277,10 @@ mod tests {
     }
 
     #[test]
-    fn stop_warnings() {
+    fn stop_notes() {
         let w = |r: StopReason, attached| {
             let mut w = Vec::new();
-            r.warnings(attached, &mut w);
+            r.notes(attached, &mut w);
             w
         };
         assert_eq!(

@@ -90,7 +90,14 @@ impl Source for RecordingSource {
             ));
         }
         sink.on_stop(&mut info.warnings);
-        Ok(ended(Captured { backend: "ebpf-recording", info, lost_events: read.lost.syscalls, kernel_summary: None }))
+        Ok(ended(Captured {
+            backend: "ebpf-recording",
+            info,
+            lost_events: read.lost.syscalls,
+            kernel_summary: None,
+            stopped_ns: None,
+            local_offset_ns: Some(syslint_capture::ebpf::format::local_offset_ns(self.realtime_offset_ns())),
+        }))
     }
 }
 

@@ -30,8 +30,14 @@ impl Analysis {
     }
 
     /// The report of a finished capture.
-    pub fn finish(self, c: Captured) -> Report {
+    pub fn finish(mut self, c: Captured) -> Report {
         let table_rows = c.info.stats.strace_c_table.clone();
+        if let Some(end) = c.stopped_ns {
+            self.analyzer.stopped_at(end);
+        }
+        if let Some(off) = c.local_offset_ns {
+            self.analyzer.local_offset(off);
+        }
         let mut report = self.analyzer.finish(capture_of(c.info, c.backend));
         report.summary.strace_c_table = table_rows
             .into_iter()
@@ -86,6 +92,7 @@ fn capture_of(info: CaptureInfo, backend: &str) -> Capture {
         resumed_pairs: s.resumed_pairs,
         never_resumed: s.never_resumed,
         warnings,
+        notes: info.notes,
         ..Default::default()
     }
 }
@@ -113,10 +120,14 @@ fn summary_rows(report: &mut Report, rows: Vec<(String, u64, u64, u64)>) {
     stats.sort_by(|a, b| b.total_s.total_cmp(&a.total_s).then(b.calls.cmp(&a.calls)));
     report.capture.syscalls = stats.iter().map(|s| s.calls).sum();
     report.summary.syscalls = stats;
-    report
-        .capture
-        .warnings
-        .push("summary only: syscalls were counted in the kernel; no detector ran (percentiles unknown)".into());
+    // totals were measured in the kernel; percentiles and per-process counts were not
+    report.capture.summary_only = true;
+    report.capture.durations = true;
+    report.capture.notes.push(
+        "summary only: syscalls were counted in the kernel, no detector ran; percentiles and per-process \
+         counts are not measured"
+            .into(),
+    );
 }
 
 /// `--interval`: a summary of the last interval's syscalls on stderr, every interval.

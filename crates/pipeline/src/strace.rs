@@ -88,15 +88,16 @@ impl Source for StraceSource {
             (None, Some(e)) => StopReason::Failed(e),
             (None, None) => StopReason::Ended,
         };
-        stop.warnings(attached, &mut info.warnings);
+        stop.notes(attached, &mut info.notes);
         for l in msgs.lines().filter(|l| l.contains("strace:") && !l.contains("attached") && !l.contains("detached")) {
             info.warnings.push(l.trim().to_string());
         }
+        let stopped_ns = stop.requested().then(syslint_capture::live::time_of_day_now_ns);
         Ok(Outcome {
             stop,
             attached,
             exit_status: Some(st),
-            capture: Captured { backend: "strace", info, ..Default::default() },
+            capture: Captured { backend: "strace", info, stopped_ns, ..Default::default() },
         })
     }
 }

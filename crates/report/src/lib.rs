@@ -101,6 +101,14 @@ pub struct Capture {
     pub never_resumed: u64,
     pub window: Option<Window>,
     pub warnings: Vec<String>,
+    /// `trace --summary-only`: syscalls were counted in the kernel; per-syscall totals are
+    /// known, percentiles and per-process counts are not (their fields are absent or 0).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub summary_only: bool,
+    /// Facts about the capture that are no problem, e.g. how a live trace ended (`--for`,
+    /// Ctrl-C, every traced process exited).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -147,12 +155,24 @@ pub struct SyscallStats {
     pub timed_calls: u64,
     pub total_s: f64,
     pub avg_s: f64,
-    pub p50_s: f64,
-    pub p90_s: f64,
-    pub p99_s: f64,
-    pub max_s: f64,
-    /// total_s / the traced window (can exceed 1 with several threads).
+    /// Percentiles and maximum of the timed calls; absent when not measured (no timed call,
+    /// or `--summary-only`, which counts only totals in the kernel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p90_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_s: Option<f64>,
+    /// total_s / the traced window: how many threads were inside this syscall at once on
+    /// average. Above 1 when several threads wait at the same time: not a percentage.
     pub wall_share: f64,
+    /// total_s / the traced threads' time (each thread from the start of its first syscall to
+    /// the end of its last): the share of the threads' time spent in this syscall, at most 1,
+    /// and the rows add up to at most 1. Absent when durations are unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_share: Option<f64>,
     /// Return value splits where they matter: `returned_0` (polls that timed out, reads at
     /// EOF), `timeout_0` (polls asked not to block), `timeout_infinite`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -211,8 +231,15 @@ pub struct EndpointStats {
     pub direction: String,
     /// Connections opened (connect or accept).
     pub connections: u64,
-    /// Connections closed in the trace, and their average lifetime.
+    /// Connections closed in the trace (when the last fd referring to one closed: a forked
+    /// child's copy keeps it open).
     pub closed: u64,
+    /// Connections the trace saw opened and still open when it ended.
+    #[serde(default)]
+    pub open_at_end: u64,
+    /// Average life of the connections whose opening the trace showed: closed ones from open
+    /// to close, ones still open from open to the end of the trace (so a long-lived connection
+    /// counts at least as long as it was traced).
     pub avg_lifetime_s: f64,
     pub bytes_sent: u64,
     pub bytes_received: u64,

@@ -105,6 +105,8 @@ pub fn fmt_ts(t: i64, clock: Clock) -> String {
             let secs = us.div_euclid(1_000_000).rem_euclid(86_400);
             format!("{:02}:{:02}:{:02}.{:06}", secs / 3600, secs / 60 % 60, secs % 60, us.rem_euclid(1_000_000))
         }
+        // the wall clock of the capture, as strace -tt would have printed it
+        Clock::MonotonicAt { local_offset_ns } => fmt_ts(t.saturating_add(local_offset_ns), Clock::TimeOfDay),
         _ => format!("{}.{:06}", us.div_euclid(1_000_000), us.rem_euclid(1_000_000)),
     }
 }
@@ -240,5 +242,8 @@ mod tests {
     fn timestamps_like_strace() {
         assert_eq!(fmt_ts(36_000_000_100_000, Clock::TimeOfDay), "10:00:00.000100");
         assert_eq!(fmt_ts(1_700_000_000_123_456_000, Clock::Epoch), "1700000000.123456");
+        // monotonic 11173.657145 s, and an offset that makes it 10:00:00.000100 local time
+        let at = Clock::MonotonicAt { local_offset_ns: 36_000_000_100_000 - 11_173_657_145_000 };
+        assert_eq!(fmt_ts(11_173_657_145_000, at), "10:00:00.000100");
     }
 }

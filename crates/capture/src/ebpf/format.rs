@@ -409,6 +409,10 @@ pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
             sc.render_args(o);
             o.push(')');
             match sc.ret {
+                // addresses in hex, as strace prints them
+                Ret::Ok { val, .. } if matches!(sc.sys, Sys::Mmap | Sys::Mmap2 | Sys::Brk | Sys::Mremap) => {
+                    let _ = write!(o, " = {val:#x}");
+                }
                 Ret::Ok { val, .. } => {
                     let _ = write!(o, " = {val}");
                 }
@@ -433,6 +437,20 @@ pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
         EventKind::Attached { .. } | EventKind::Detached | EventKind::Alias { .. } | EventKind::FdKnown { .. } => {}
     }
     o.push('\n');
+}
+
+/// `realtime_offset_ns` (CLOCK_REALTIME minus CLOCK_MONOTONIC) plus the local time zone's
+/// offset from UTC at that time: monotonic timestamps plus the result are local times, whose
+/// remainder by a day is the time of day strace -tt prints.
+pub fn local_offset_ns(realtime_offset_ns: i64) -> i64 {
+    // the zone's offset now (a recording read later: now, not then; they differ only across
+    // a daylight-saving change)
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let mut tm: nix::libc::tm = unsafe_zeroed_tm();
+    let tt: nix::libc::time_t = now as nix::libc::time_t;
+    // SAFETY: localtime_r reads one time_t and writes one struct tm, both valid locals.
+    unsafe { nix::libc::localtime_r(&tt, &mut tm) };
+    realtime_offset_ns.saturating_add(i64::from(tm.tm_gmtoff as i32).saturating_mul(1_000_000_000))
 }
 
 fn unsafe_zeroed_tm() -> nix::libc::tm {

@@ -30,6 +30,9 @@ pub struct EbpfSession {
     pub what: String,
     /// Records received.
     pub records: u64,
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC at the start: the one conversion to wall-clock
+    /// time the live report, the .slr header and a text recording share.
+    pub realtime_offset_ns: i64,
 }
 
 impl EbpfSession {
@@ -73,6 +76,7 @@ impl EbpfSession {
             opts: opts.clone(),
             what,
             records: 0,
+            realtime_offset_ns: slr::realtime_offset_ns(),
         })
     }
 
@@ -200,22 +204,44 @@ pub struct Consumer {
     writer: Option<slr::Writer>,
     /// Why the recording stopped, if it did.
     pub record_error: Option<String>,
+    /// The command syslint started, until it execs: its syscalls before are syslint's own
+    /// (after the fork, waiting on the gate pipe and closing syslint's fds 3-5), not the
+    /// command's, and are left out of the analysis and the recording, as strace leaves them.
+    pub before_exec: Option<u32>,
 }
 
 impl Consumer {
     pub fn new(known: format::Known, writer: Option<slr::Writer>) -> Consumer {
-        Consumer { decoder: slr::Decoder::default(), formatter: Formatter::new(known), writer, record_error: None }
+        Consumer {
+            decoder: slr::Decoder::default(),
+            formatter: Formatter::new(known),
+            writer,
+            record_error: None,
+            before_exec: None,
+        }
     }
 
     /// A `.slr` writer for a session (header and fd snapshot written now).
     pub fn recording(path: &Path, s: &EbpfSession) -> std::io::Result<slr::Writer> {
-        slr::Writer::create(path, &s.what, &s.opts, &s.known)
+        slr::Writer::create_at(path, &s.what, &s.opts, &s.known, s.realtime_offset_ns)
     }
 
     /// The chunks of one session, in order.
     pub fn feed(&mut self, chunk: &Chunk, sink: &mut dyn FnMut(&Event)) -> Result<(), FeedError> {
         let (f, writer, record_error) = (&mut self.formatter, &mut self.writer, &mut self.record_error);
+        let before_exec = &mut self.before_exec;
         let mut each = |r: syslint_bpf::Record<'_>| {
+            if let Some(pid) = *before_exec {
+                match r {
+                    syslint_bpf::Record::Exec { tgid, .. } if tgid == pid => *before_exec = None,
+                    syslint_bpf::Record::Syscall { tgid, .. } | syslint_bpf::Record::Repeat { tgid, .. }
+                        if tgid == pid =>
+                    {
+                        return;
+                    }
+                    _ => {}
+                }
+            }
             if let Some(w) = writer.as_mut() {
                 if let Err(e) = w.write(&r) {
                     *record_error = Some(e.to_string());
@@ -255,4 +281,9 @@ pub fn lower_thread_priority() {
 /// Whether the error means "not allowed or not possible here": fall back to strace.
 pub fn can_fall_back(e: &BpfError) -> bool {
     matches!(e, BpfError::PermissionDenied(_) | BpfError::Unsupported(_))
+}
+
+/// Now in the clock of the kernel's records (CLOCK_MONOTONIC, nanoseconds).
+pub fn monotonic_now_ns() -> i64 {
+    syslint_bpf::monotonic_now_ns() as i64
 }

@@ -160,6 +160,17 @@ pub fn realtime_offset_ns() -> i64 {
 
 impl Writer {
     pub fn create(path: &Path, what: &str, opts: &Options, known: &Known) -> io::Result<Writer> {
+        Writer::create_at(path, what, opts, known, realtime_offset_ns())
+    }
+
+    /// [`Writer::create`] with the capture's realtime offset (the one its live report uses).
+    pub fn create_at(
+        path: &Path,
+        what: &str,
+        opts: &Options,
+        known: &Known,
+        realtime_offset_ns: i64,
+    ) -> io::Result<Writer> {
         let f = BufWriter::new(std::fs::File::create(path)?);
         let mut z = zstd::stream::write::Encoder::new(f, 3)?;
         let header = Header {
@@ -167,7 +178,7 @@ impl Writer {
             version: env!("CARGO_PKG_VERSION").into(),
             arch: std::env::consts::ARCH.into(),
             clock: "monotonic".into(),
-            realtime_offset_ns: realtime_offset_ns(),
+            realtime_offset_ns,
             what: what.into(),
             payload_bytes: opts.payload_bytes,
             path_bytes: opts.path_bytes,

@@ -1,13 +1,24 @@
 //! `syslint analyze`: read strace logs, analyse, print.
 
+use super::EXIT_ERROR;
 use crate::cli::AnalyzeArgs;
-use crate::output::{emit, exit_code};
-use anyhow::Result;
+use crate::output::{emit_except, exit_code, fail_level, Stream};
+use anyhow::{bail, Result};
 
 pub fn run(a: AnalyzeArgs) -> Result<u8> {
     let r = &a.report;
     let detectors = syslint_pipeline::detectors(&r.select, &r.ignore, r.config.as_deref())?;
-    let report = syslint_pipeline::analyze_inputs(&a.inputs, !r.quiet, detectors)?;
-    emit(&report, r)?;
-    Ok(exit_code(&report, r.fail_on))
+    let done = syslint_pipeline::analyze_logs(&a.inputs, !r.quiet, detectors)?;
+    let report = &done.report;
+    // an input that is not a strace log is an error; with several inputs, the others are
+    // still analysed and reported
+    if !done.not_strace.is_empty() && done.not_strace.len() >= report.capture.sources.len() {
+        bail!("{} (is it a strace log?)", done.not_strace.join("; "));
+    }
+    emit_except(report, r, Stream::Stdout, &done.not_strace)?;
+    for e in &done.not_strace {
+        eprintln!("syslint: error: {e} (is it a strace log?)");
+    }
+    let code = exit_code(report, fail_level(r));
+    Ok(if done.not_strace.is_empty() { code } else { EXIT_ERROR })
 }

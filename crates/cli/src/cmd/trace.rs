@@ -2,9 +2,9 @@
 //! report when the program ends, when `--for` passes, or on Ctrl-C/SIGTERM. The pipeline (eBPF
 //! or strace source, analysis, interval summaries, status line) is `syslint-pipeline`'s.
 
-use super::{EXIT_ERROR, EXIT_FINDINGS};
+use super::{EXIT_CLEAN, EXIT_ERROR};
 use crate::cli::{Backend, TraceArgs};
-use crate::output::{emit, exit_code};
+use crate::output::{emit, exit_code, fail_level, Stream};
 use anyhow::{bail, Result};
 use std::time::Duration;
 use syslint_capture::ebpf;
@@ -36,15 +36,29 @@ pub fn run(a: TraceArgs) -> Result<u8> {
     let outcome = source.run(&mut sinks, &stop)?;
     drop(status);
     let report = sinks.0.finish(outcome.capture);
-    emit(&report, r)?;
-    let code = exit_code(&report, r.fail_on);
-    if code == EXIT_FINDINGS {
-        return Ok(code);
+    let command = matches!(target, Target::Command(_));
+    // with a command, stdout is the command's: the report goes beside it, on stderr
+    emit(&report, r, if command { Stream::Stderr } else { Stream::Stdout })?;
+    Ok(exit_of(command, r.fail_on.is_some(), exit_code(&report, fail_level(r)), &outcome.stop, outcome.exit_status))
+}
+
+/// The one exit rule of `trace`: with a command, the command's own status unless `--fail-on`
+/// was given (then the findings decide, as for `analyze`); when syslint stopped first (`--for`,
+/// SIGTERM) the command's status is unknown: 0. Attached, the findings decide.
+fn exit_of(
+    command: bool,
+    fail_on_given: bool,
+    findings: u8,
+    stop: &syslint_pipeline::StopReason,
+    status: Option<std::process::ExitStatus>,
+) -> u8 {
+    if !command || fail_on_given {
+        return findings;
     }
-    if !outcome.attached && !outcome.stop.requested() {
-        return Ok(command_status(outcome.exit_status));
+    if stop.requested() {
+        return EXIT_CLEAN;
     }
-    Ok(code)
+    command_status(status)
 }
 
 /// eBPF where it works (or was asked for), else strace.
@@ -117,5 +131,32 @@ fn fallback_line(e: &ebpf::BpfError) -> String {
                 .to_string()
         }
         _ => format!("syslint: eBPF is not available here ({e}); tracing with strace instead (slower)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+    use syslint_pipeline::StopReason;
+
+    #[test]
+    fn one_exit_rule() {
+        let exited = |c: i32| Some(ExitStatus::from_raw(c << 8));
+        let ended = StopReason::Ended;
+        // a command: its status, whatever was found
+        assert_eq!(exit_of(true, false, 1, &ended, exited(3)), 3);
+        assert_eq!(exit_of(true, false, 1, &ended, exited(0)), 0);
+        assert_eq!(exit_of(true, false, 0, &ended, Some(ExitStatus::from_raw(9))), 128 + 9);
+        assert_eq!(exit_of(true, false, 0, &ended, None), EXIT_ERROR);
+        // --fail-on given: the findings
+        assert_eq!(exit_of(true, true, 1, &ended, exited(0)), 1);
+        assert_eq!(exit_of(true, true, 0, &ended, exited(3)), 0);
+        // syslint stopped first: the status is unknown
+        assert_eq!(exit_of(true, false, 1, &StopReason::Elapsed(Duration::from_secs(1)), None), 0);
+        // attached: the findings
+        assert_eq!(exit_of(false, false, 1, &StopReason::Interrupted, None), 1);
+        assert_eq!(exit_of(false, false, 0, &ended, None), 0);
     }
 }

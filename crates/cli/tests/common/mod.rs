@@ -197,8 +197,8 @@ pub fn run_in_root(args: &[&str]) -> String {
 /// A stand-in for strace in the labs' run.sh (they call `$STRACE -o OUT [flags] CMD...`):
 /// a script that drops strace's flags and runs `syslint trace ARGS -- CMD` (the report as JSON
 /// in `OUT.json`; `{out}` in `args` is OUT). With `exec`, syslint replaces the script, so run.sh
-/// finds the traced program as the child of "strace" (accept-herd kills it by pid); without,
-/// exit status 1 (findings) becomes 0 as strace would give.
+/// finds the traced program as the child of "strace" (accept-herd kills it by pid). Either way
+/// the exit status is the command's, as strace would give (no --fail-on).
 pub fn strace_stand_in(dir: &Path, name: &str, args: &str, exec: bool) -> PathBuf {
     let w = dir.join(name);
     let run = format!(
@@ -206,7 +206,7 @@ pub fn strace_stand_in(dir: &Path, name: &str, args: &str, exec: bool) -> PathBu
         bin = bin(),
         args = args.replace("{out}", "$out")
     );
-    let tail = if exec { format!("exec {run}\n") } else { format!("{run}\nst=$?\n[ $st -eq 1 ] && st=0\nexit $st\n") };
+    let tail = if exec { format!("exec {run}\n") } else { format!("{run}\n") };
     let script = format!(
         "#!/bin/sh\nout=\"\"\nwhile [ $# -gt 0 ]; do\n  case \"$1\" in\n    -o) out=$2; shift 2 ;;\n    \
          -s|-e|-a|-X|-P|-I|-u|-E|-S|-U|-O) shift 2 ;;\n    -*) shift ;;\n    *) break ;;\n  esac\ndone\n{tail}"

@@ -9,7 +9,7 @@
 //! gigabyte log still gives a page of a few hundred kilobytes.
 
 use super::diff::{calls as per_unit_calls, change, num};
-use super::{fmt_bytes, fmt_count, fmt_secs};
+use super::{fmt_bytes, fmt_count, fmt_opt_secs, fmt_secs};
 use crate::diff::{DiffReport, FindingDelta};
 use crate::{Finding, Report, SyscallStats, Timeline, LATENCY_BOUNDS_S};
 use std::fmt::Write as _;
@@ -392,9 +392,9 @@ fn latency_card(o: &mut String, s: &SyscallStats, scale_max: u64, note: &str) {
         esc(&s.name),
         note,
         fmt_count(s.timed_calls),
-        fmt_secs(s.p50_s),
-        fmt_secs(s.p99_s),
-        fmt_secs(s.max_s),
+        fmt_opt_secs(s.p50_s),
+        fmt_opt_secs(s.p99_s),
+        fmt_opt_secs(s.max_s),
         latency_svg(&s.name, &s.latency, scale_max)
     );
 }
@@ -436,9 +436,9 @@ fn tables(o: &mut String, r: &Report) {
                 fmt_count(x.errors),
                 esc(&top),
                 t(x.total_s),
-                t(x.p50_s),
-                t(x.p99_s),
-                t(x.max_s),
+                fmt_opt_secs(x.p50_s),
+                fmt_opt_secs(x.p99_s),
+                fmt_opt_secs(x.max_s),
                 x.bytes.map(fmt_bytes).unwrap_or_default()
             );
         }
@@ -560,6 +560,9 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     );
     for w in &r.capture.warnings {
         let _ = write!(o, "<p class=\"card warning\">warning: {}</p>", esc(w));
+    }
+    for n in &r.capture.notes {
+        let _ = write!(o, "<p class=\"meta\">note: {}</p>", esc(n));
     }
     if r.capture.lost_events > 0 {
         let _ = write!(

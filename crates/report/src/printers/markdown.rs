@@ -1,7 +1,7 @@
 //! Markdown: fits a pull-request comment. Findings first with evidence in code blocks, then a
 //! compact summary.
 
-use super::{fmt_bytes, fmt_count, fmt_secs};
+use super::{fmt_bytes, fmt_count, fmt_opt_secs, fmt_secs};
 use crate::Report;
 use std::io::{self, Write};
 
@@ -48,6 +48,9 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     for w in &c.warnings {
         writeln!(out, "> warning: {w}")?;
     }
+    for n in &c.notes {
+        writeln!(out, "> note: {n}")?;
+    }
     writeln!(out)?;
     for f in &r.findings {
         writeln!(out, "### {} `{}` {}: {}", f.severity.as_str(), f.code, f.detector, esc(&f.message))?;
@@ -89,8 +92,8 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
                 fmt_count(x.errors),
                 top,
                 t(x.total_s),
-                t(x.p50_s),
-                t(x.p99_s)
+                fmt_opt_secs(x.p50_s),
+                fmt_opt_secs(x.p99_s)
             )?;
         }
         writeln!(out)?;

@@ -7,6 +7,11 @@ pub mod markdown;
 pub mod table;
 
 /// Seconds as a short human string: `1.23s`, `45.6ms`, `789us`, `12ns`.
+/// A duration that may not have been measured: `-` then.
+pub fn fmt_opt_secs(s: Option<f64>) -> String {
+    s.map_or_else(|| "-".into(), fmt_secs)
+}
+
 pub fn fmt_secs(s: f64) -> String {
     let a = s.abs();
     if a == 0.0 {

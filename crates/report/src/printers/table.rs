@@ -1,14 +1,18 @@
 //! The terminal report: findings first, then the summary tables, fitted to the width.
 
-use super::{fmt_bytes, fmt_count, fmt_secs};
+use super::{fmt_bytes, fmt_count, fmt_opt_secs, fmt_secs};
 use crate::{Report, Severity};
 use std::io::{self, Write};
+
+/// A width for output nobody sized (a pipe, a file): every column is shown.
+pub const UNLIMITED: usize = 1 << 16;
 
 #[derive(Clone, Debug)]
 pub struct TableOptions {
     /// Emit ANSI colours.
     pub color: bool,
-    /// Terminal width in columns.
+    /// Terminal width in columns ([`UNLIMITED`]: no column is dropped). When columns must be
+    /// dropped to fit, a line under the table names them.
     pub width: usize,
     /// Rows per table (syscalls, targets, endpoints, processes).
     pub top: usize,
@@ -110,6 +114,15 @@ fn table(out: &mut dyn Write, st: &Style, width: usize, cols: &[Col], rows: &[Ve
     for r in rows {
         writeln!(out, "{}", line(r.clone()))?;
     }
+    // never silently: say what did not fit, and how to see it
+    let hidden: Vec<&str> = cols.iter().zip(&shown).filter(|(_, s)| !**s).map(|(c, _)| c.head).collect();
+    if !hidden.is_empty() {
+        let note = format!(
+            "(not shown at width {width}: {}; widen the terminal, set COLUMNS, or use --format json)",
+            hidden.join(", ")
+        );
+        writeln!(out, "  {}", st.dim(&note))?;
+    }
     Ok(())
 }
 
@@ -156,18 +169,29 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
         None => String::new(),
     };
     writeln!(out, "{} {}", st.bold("syslint"), cut(&srcs, opt.width.saturating_sub(9).max(20)))?;
-    writeln!(
-        out,
-        "  {} syscalls from {} process{} ({} thread{}){}",
-        fmt_count(c.syscalls),
-        c.processes,
-        if c.processes == 1 { "" } else { "es" },
-        c.threads,
-        if c.threads == 1 { "" } else { "s" },
-        span
-    )?;
+    // what was not seen is not printed as zero (an attach in --summary-only sees no process
+    // start or end)
+    let from = if c.processes > 0 {
+        format!(
+            " from {} process{} ({} thread{})",
+            c.processes,
+            if c.processes == 1 { "" } else { "es" },
+            c.threads,
+            if c.threads == 1 { "" } else { "s" }
+        )
+    } else {
+        String::new()
+    };
+    let counted = if c.summary_only { " counted in the kernel" } else { "" };
+    writeln!(out, "  {} syscalls{counted}{from}{span}", fmt_count(c.syscalls))?;
     let mut notes = vec![format!("clock: {}", c.clock)];
-    notes.push(if c.durations { "durations: yes".into() } else { "durations: no (record with -T)".into() });
+    notes.push(if c.summary_only {
+        "durations: totals only".into()
+    } else if c.durations {
+        "durations: yes".into()
+    } else {
+        "durations: no (record with -T)".into()
+    });
     if c.resumed_pairs > 0 {
         notes.push(format!("{} unfinished/resumed pairs merged", fmt_count(c.resumed_pairs)));
     }
@@ -190,6 +214,9 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
     }
     for w in &c.warnings {
         writeln!(out, "  {} {}", st.paint("33", "warning:"), w)?;
+    }
+    for n in &c.notes {
+        writeln!(out, "  {}", st.dim(&format!("note: {n}")))?;
     }
     writeln!(out)?;
 
@@ -226,7 +253,7 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             Col { head: "p90", right: true, keep: 0 },
             Col { head: "p99", right: true, keep: 5 },
             Col { head: "max", right: true, keep: 3 },
-            Col { head: "wall%", right: true, keep: 6 },
+            Col { head: "thread%", right: true, keep: 6 },
         ];
         let rows: Vec<Vec<String>> = s
             .syscalls
@@ -242,11 +269,11 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
                     top.unwrap_or_default(),
                     secs_or_dash(t, x.total_s),
                     secs_or_dash(t, x.avg_s),
-                    secs_or_dash(t, x.p50_s),
-                    secs_or_dash(t, x.p90_s),
-                    secs_or_dash(t, x.p99_s),
-                    secs_or_dash(t, x.max_s),
-                    if t { format!("{:.1}", x.wall_share * 100.0) } else { "-".into() },
+                    fmt_opt_secs(x.p50_s),
+                    fmt_opt_secs(x.p90_s),
+                    fmt_opt_secs(x.p99_s),
+                    fmt_opt_secs(x.max_s),
+                    x.thread_share.map_or_else(|| "-".into(), |s| format!("{:.1}", s * 100.0)),
                 ]
             })
             .collect();
@@ -315,9 +342,10 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
                     p.comm.clone().unwrap_or_else(|| "?".into()),
                     p.parent.map(|x| x.to_string()).unwrap_or_default(),
                     p.threads.to_string(),
-                    fmt_count(p.calls),
-                    fmt_count(p.errors),
-                    secs_or_dash(c.durations, p.total_s),
+                    // --summary-only counts per syscall, not per process: not zeros, unknown
+                    if c.summary_only { "-".into() } else { fmt_count(p.calls) },
+                    if c.summary_only { "-".into() } else { fmt_count(p.errors) },
+                    secs_or_dash(c.durations && !c.summary_only, p.total_s),
                     p.end.clone().unwrap_or_else(|| "running".into()),
                 ]
             })
@@ -370,6 +398,7 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             Col { head: "dir", right: false, keep: 7 },
             Col { head: "conns", right: true, keep: 8 },
             Col { head: "avg life", right: true, keep: 5 },
+            Col { head: "open", right: true, keep: 2 },
             Col { head: "connect", right: true, keep: 4 },
             Col { head: "sent", right: true, keep: 6 },
             Col { head: "received", right: true, keep: 6 },
@@ -384,7 +413,13 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
                     e.proto.clone(),
                     e.direction.clone(),
                     fmt_count(e.connections),
-                    if e.closed > 0 && c.clock != "none" { fmt_secs(e.avg_lifetime_s) } else { "-".into() },
+                    if e.closed + e.open_at_end > 0 && c.clock != "none" {
+                        fmt_secs(e.avg_lifetime_s)
+                    } else {
+                        "-".into()
+                    },
+                    // still open at the end: their life counts up to the end of the trace
+                    if e.open_at_end > 0 { fmt_count(e.open_at_end) } else { String::new() },
                     secs_or_dash(c.durations, e.connect_s),
                     fmt_bytes(e.bytes_sent),
                     fmt_bytes(e.bytes_received),
