@@ -25,7 +25,9 @@
 //!   the thread ends.
 //! - [`Record::Repeat`]: in-kernel coalescing. "The last `period` Syscall records of this thread
 //!   happened `count` more times", from `first_ts` (entry of the first repetition) to `last_ts`
-//!   (exit of the last), the calls together lasting `dur_sum_ns`. Period 1: `A A A A` arrives as
+//!   (exit of the last); `dur_sum_ns[i]` is the total duration of the calls in position `i` of
+//!   the repetition (the older repeated record first; period 1 uses `[0]` only), so the two
+//!   calls of an alternation keep their own durations. Period 1: `A A A A` arrives as
 //!   `A, Repeat{1, 3}`. Period 2: `A B A B A B` arrives as `A, B, Repeat{2, 2}`. So a program
 //!   making exactly N identical calls yields 1 Syscall plus Repeats whose counts sum to N - 1.
 //!   Identical means same number, six arguments and return value and equal captured bytes
@@ -199,7 +201,8 @@ pub enum Record<'a> {
         count: u32,
         first_ts: u64,
         last_ts: u64,
-        dur_sum_ns: u64,
+        /// Summed durations per position in the repetition (`[1]` is 0 for period 1).
+        dur_sum_ns: [u64; 2],
     },
     Fork {
         parent_tgid: u32,

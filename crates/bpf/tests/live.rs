@@ -71,6 +71,7 @@ enum Rec {
         tid: u32,
         period: u8,
         count: u32,
+        dur_sum_ns: [u64; 2],
     },
     Fork {
         parent_tgid: u32,
@@ -102,9 +103,9 @@ impl Rec {
                 d2: (data2.kind, data2.bytes.to_vec(), data2.truncated),
                 unfinished,
             },
-            Record::Repeat { tgid, tid, period, count, first_ts, last_ts, .. } => {
+            Record::Repeat { tgid, tid, period, count, first_ts, last_ts, dur_sum_ns } => {
                 assert!(first_ts <= last_ts, "repeat times out of order");
-                Rec::Repeat { tgid, tid, period, count }
+                Rec::Repeat { tgid, tid, period, count, dur_sum_ns }
             }
             Record::Fork { parent_tgid, child_tgid, child_tid, is_thread, .. } => {
                 Rec::Fork { parent_tgid, child_tgid, child_tid, is_thread }
@@ -310,6 +311,43 @@ fn alternating_read_write_is_period_two() {
     let (pid, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string(), "1"]);
     assert_eq!(calls_of(&recs, pid, READ) - reads_before_loop(&recs, pid), N + 1);
     assert_eq!(calls_of(&recs, pid, WRITE), N);
+}
+
+/// Issue 15: a quick call alternating with a 20 ms wait is coalesced as period 2, and the
+/// repeat keeps each position's durations apart (the run's mean had gone to both calls).
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn alternating_calls_keep_their_own_durations() {
+    let test = "alternating_calls_keep_their_own_durations";
+    let Some(mut probe) = probe(test, &Options::default()) else { return };
+    let Some(prog) = program(test, "quick_then_wait") else { return };
+    const N: u32 = 12;
+    const CLOCK_NANOSLEEP: u32 = 230; // clock_nanosleep: what glibc's nanosleep calls
+    let (pid, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string(), "20"]);
+    assert_eq!(calls_of(&recs, pid, GETPPID), u64::from(N));
+    assert_eq!(calls_of(&recs, pid, CLOCK_NANOSLEEP), u64::from(N));
+    // the two records each period-2 repeat stands for, and its per-position sums
+    let mut last: Vec<u32> = Vec::new();
+    let mut seen = 0;
+    for r in &recs {
+        match *r {
+            Rec::Sys { tid, nr, .. } if tid == pid => last.push(nr),
+            Rec::Repeat { tid, period: 2, count, dur_sum_ns, .. } if tid == pid => {
+                let pos = &last[last.len() - 2..];
+                for (i, nr) in pos.iter().enumerate() {
+                    let mean = dur_sum_ns[i] / u64::from(count);
+                    match *nr {
+                        GETPPID => assert!(mean < 1_000_000, "{test}: getppid {mean} ns on average"),
+                        CLOCK_NANOSLEEP => assert!(mean >= 20_000_000, "{test}: nanosleep {mean} ns on average"),
+                        other => panic!("{test}: repeat of {other} in the loop"),
+                    }
+                }
+                seen += count;
+            }
+            _ => {}
+        }
+    }
+    assert!(seen >= N - 3, "{test}: the loop was not coalesced ({seen} repetitions in repeats)");
 }
 
 /// Reads the dynamic loader makes before main (ELF headers of libraries).

@@ -275,9 +275,13 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 					if (!t->count)
 						t->first_ts = t->period == 2 ? t->part_ts_enter : te;
 					t->count++;
-					t->dur_sum += now - te;
-					if (t->period == 2)
-						t->dur_sum += t->part_ts_exit - t->part_ts_enter;
+					if (t->period == 2) {
+						/* position 0 is the partial call (the older record), 1 this one */
+						t->dur_sum[0] += t->part_ts_exit - t->part_ts_enter;
+						t->dur_sum[1] += now - te;
+					} else {
+						t->dur_sum[0] += now - te;
+					}
 					t->last_ts = now;
 					t->partial = 0;
 					if (t->count >= opt_max_run || now - t->last_report >= opt_report_ns)
@@ -303,13 +307,16 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 			t->partial = 0;
 			t->first_ts = te;
 			t->last_ts = now;
-			t->dur_sum = now - te;
+			t->dur_sum[0] = now - te;
+			t->dur_sum[1] = 0;
 			t->last_report = now;
 			goto out;
 		}
 		if (coal && t->hist_n >= 2 && sig_eq(hist_old(t), s, kinds)) {
 			t->period = 2;
 			t->count = 0;
+			t->dur_sum[0] = 0;
+			t->dur_sum[1] = 0;
 			t->partial = 1;
 			t->part_ts_enter = te;
 			t->part_ts_exit = now;

@@ -85,7 +85,11 @@ struct sl_syscall_rec {
 };
 
 /* SL_REC_REPEAT: the last `period` SYSCALL records of this thread happened `count` more times,
- * between first_ts (enter of the first repetition) and last_ts (exit of the last one). */
+ * between first_ts (enter of the first repetition) and last_ts (exit of the last one).
+ * Durations are summed per position in the repetition, so alternating calls keep their own
+ * (a 10 us fstat between 1 s selects is not 0.5 s each): dur_sum[i] is the sum of
+ * (ts_exit - ts_enter) of the `count` calls in position i, in the order of the records
+ * repeated (period 1: dur_sum[0] only, dur_sum[1] is 0). */
 struct sl_repeat_rec {
 	__u8 kind;
 	__u8 period; /* 1 or 2 */
@@ -95,7 +99,7 @@ struct sl_repeat_rec {
 	__u32 count;
 	__u64 first_ts;
 	__u64 last_ts;
-	__u64 dur_sum; /* sum of (ts_exit - ts_enter) of the count * period calls */
+	__u64 dur_sum[2];
 };
 
 struct sl_fork_rec {
@@ -173,7 +177,7 @@ struct sl_thread {
 	__u32 count;  /* whole repetitions not yet reported */
 	__u64 first_ts;
 	__u64 last_ts;
-	__u64 dur_sum;
+	__u64 dur_sum[2]; /* per position in the repetition, as in sl_repeat_rec */
 	__u64 last_report; /* when the run last emitted a REPEAT (or started) */
 	__u64 part_ts_enter; /* times of the partial repetition's call */
 	__u64 part_ts_exit;

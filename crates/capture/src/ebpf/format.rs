@@ -6,8 +6,10 @@
 //! `-yy` decorations for fds known from before an attach).
 //!
 //! Repeat records (in-kernel coalescing) are expanded: the last `period` calls of the thread
-//! are replayed `count` times with timestamps spread evenly over the run and the run's mean
-//! duration, so counts and rates are exact and detectors need not know about coalescing.
+//! are replayed `count` times, repetitions spread evenly over the run, each call with the mean
+//! duration of its position in the repetition (the kernel sums them per position: in an
+//! alternation of a quick call and a long wait each keeps its own), so counts, rates and
+//! per-syscall times are right and detectors need not know about coalescing.
 //!
 //! x86_64 argument layouts.
 
@@ -150,6 +152,20 @@ pub struct Formatter {
     pub bad_repeats: u64,
 }
 
+/// The mean duration of the replayed calls in each position of a repetition: the kernel sums
+/// them per position (`sums`), so an alternation keeps each call's own duration. When fewer
+/// calls are known than the period (`known` < `period`: a damaged recording), their durations
+/// are the run's mean.
+fn position_means(period: u8, known: usize, count: u32, sums: [u64; 2]) -> [u64; 2] {
+    let count = u64::from(count.max(1));
+    if usize::from(period) == known {
+        [sums[0] / count, sums[1] / count]
+    } else {
+        let mean = (sums[0] + sums[1]) / (count * u64::from(period.max(1)));
+        [mean, mean]
+    }
+}
+
 fn errno_ret(ret: i64) -> Option<&'static str> {
     if (-4095..0).contains(&ret) {
         Some(errno::name(-ret).unwrap_or("E?"))
@@ -257,10 +273,14 @@ impl Formatter {
                     Vec::new()
                 };
                 let n = count as u64 * p as u64;
-                let mean = dur_sum_ns / n.max(1);
-                let step = last_ts.saturating_sub(first_ts) / n.max(1);
-                let mut t = first_ts;
-                for _ in 0..count {
+                let means = position_means(period, p, count, dur_sum_ns);
+                // each repetition takes its share of the span; inside it, each call starts
+                // after the ones before it (their mean durations) and an equal share of the gaps
+                let rep = last_ts.saturating_sub(first_ts) / u64::from(count);
+                let busy: u64 = means[..p].iter().sum();
+                let gap = rep.saturating_sub(busy) / p as u64;
+                for k in 0..u64::from(count) {
+                    let mut t = first_ts + k * rep;
                     for (i, (c, r)) in calls.iter().zip(&raws).enumerate() {
                         let sc = Syscall {
                             sys: c.sys,
@@ -270,12 +290,12 @@ impl Formatter {
                                 None => Args::Raw(r),
                             },
                             ret: ret_of(c.ret),
-                            dur_ns: Some(mean),
+                            dur_ns: Some(means[i]),
                             resumed: false,
                             pre: syslint_event::Pre::NONE,
                         };
                         sink(&Event { tid: Tid(tid), ts_ns: Some(t as i64), kind: EventKind::Syscall(sc) });
-                        t += step;
+                        t += means[i] + gap;
                     }
                 }
                 self.syscalls += n;
@@ -573,8 +593,15 @@ mod tests {
             unfinished: false,
         };
         f.on_record(&call, &mut sink);
-        let rep =
-            |count| Record::Repeat { tgid: 1, tid: 1, period: 1, count, first_ts: 1200, last_ts: 9000, dur_sum_ns: 1 };
+        let rep = |count| Record::Repeat {
+            tgid: 1,
+            tid: 1,
+            period: 1,
+            count,
+            first_ts: 1200,
+            last_ts: 9000,
+            dur_sum_ns: [1, 0],
+        };
         f.on_record(&rep(u32::MAX), &mut sink);
         assert_eq!((f.bad_repeats, f.syscalls), (1, 1));
         // the largest run the kernel program sends is still replayed
@@ -607,7 +634,15 @@ mod tests {
         f.on_record(&call(0, 1000), &mut sink);
         f.on_record(&call(1, 1200), &mut sink);
         f.on_record(
-            &Record::Repeat { tgid: 1, tid: 1, period: 2, count: 3, first_ts: 1400, last_ts: 2600, dur_sum_ns: 600 },
+            &Record::Repeat {
+                tgid: 1,
+                tid: 1,
+                period: 2,
+                count: 3,
+                first_ts: 1400,
+                last_ts: 2600,
+                dur_sum_ns: [300, 300],
+            },
             &mut sink,
         );
         let names: Vec<&str> = seen.iter().map(|s| s.0.as_str()).collect();
@@ -616,6 +651,64 @@ mod tests {
         assert_eq!(seen[2].1, 1400);
         assert_eq!(seen[2].2, Some(100));
         assert!(seen.windows(2).all(|w| w[0].1 <= w[1].1), "{seen:?}");
+    }
+
+    /// Issue 15: `fstat` (10 us) then a 1 s `select`, alternating: each call keeps its own
+    /// duration after the replay (the run's mean had been given to both: 0.5 s each), and each
+    /// starts after the one before it has returned.
+    #[test]
+    fn alternating_calls_keep_their_own_durations() {
+        let mut f = Formatter::default();
+        let mut seen: Vec<(String, u64, u64)> = Vec::new();
+        let mut sink = |e: &Event| {
+            if let EventKind::Syscall(sc) = &e.kind {
+                seen.push((sc.name.to_string(), e.ts_ns.unwrap() as u64, sc.dur_ns.unwrap()));
+            }
+        };
+        let ms = 1_000_000u64;
+        let call = |nr: u32, t: u64, d: u64| Record::Syscall {
+            tgid: 1,
+            tid: 1,
+            nr,
+            args: [0; 6],
+            ret: 0,
+            ts_enter: t,
+            ts_exit: t + d,
+            data1: none(),
+            data2: none(),
+            unfinished: false,
+        };
+        // fstat is 5, select 23 on x86_64
+        f.on_record(&call(5, 0, 10_000), &mut sink);
+        f.on_record(&call(23, 20_000, 1000 * ms), &mut sink);
+        let (t0, reps) = (1000 * ms + 30_000, 4u64);
+        let rep_len = 1000 * ms + 30_000;
+        f.on_record(
+            &Record::Repeat {
+                tgid: 1,
+                tid: 1,
+                period: 2,
+                count: reps as u32,
+                first_ts: t0,
+                last_ts: t0 + reps * rep_len - 20_000,
+                dur_sum_ns: [reps * 10_000, reps * 1000 * ms],
+            },
+            &mut sink,
+        );
+        assert_eq!(seen.len(), 10);
+        for (i, (name, ts, dur)) in seen.iter().enumerate() {
+            if i % 2 == 0 {
+                assert_eq!((name.as_str(), *dur), ("fstat", 10_000), "{seen:?}");
+            } else {
+                assert_eq!((name.as_str(), *dur), ("select", 1000 * ms), "{seen:?}");
+                // the select starts after its fstat returned
+                assert!(*ts >= seen[i - 1].1 + 10_000, "{seen:?}");
+            }
+        }
+        assert!(seen.windows(2).all(|w| w[0].1 + w[0].2 <= w[1].1), "calls overlap: {seen:?}");
+        // the last call ends inside the run
+        let (_, ts, dur) = seen[9];
+        assert!(ts + dur <= t0 + reps * rep_len, "{seen:?}");
     }
 
     #[test]
@@ -633,8 +726,15 @@ mod tests {
             data2: none(),
             unfinished: false,
         };
-        let repeat =
-            Record::Repeat { tgid: 1, tid: 1, period: 1, count: 2, first_ts: 1200, last_ts: 1400, dur_sum_ns: 200 };
+        let repeat = Record::Repeat {
+            tgid: 1,
+            tid: 1,
+            period: 1,
+            count: 2,
+            first_ts: 1200,
+            last_ts: 1400,
+            dur_sum_ns: [200, 0],
+        };
         for decorate in [false, true] {
             let mut known = Known::default();
             known.insert((1, 3), "UDP:[127.0.0.1:5000->127.0.0.1:53]".into());

@@ -3,7 +3,7 @@
 //! Versioned and documented in docs/slr.md; `syslint analyze`/`diff` read it,
 //! `syslint export --format strace` turns it into strace-style text.
 //!
-//! Layout of the decompressed stream: `SLR1`, a LEB128 length and a JSON header, then records,
+//! Layout of the decompressed stream: `SLR2` (`SLR1` read too), a LEB128 length and a JSON header, then records,
 //! each a tag byte and LEB128 fields (signed ones zigzag-encoded, timestamps as deltas from the
 //! previous timestamp), and an end record with the lost counts. A file cut short (syslint
 //! killed) reads up to the last whole record, with a warning.
@@ -13,9 +13,16 @@ use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
 use syslint_bpf::{Data, DataKind, Lost, Options, Record};
 
-pub const MAGIC: &[u8; 4] = b"SLR1";
+/// What this version writes. Version 2 sums a repeat's durations per position (`T_REPEAT2`);
+/// version 1 files (one sum per repeat, `T_REPEAT`) are still read.
+pub const MAGIC: &[u8; 4] = b"SLR2";
+/// Every magic that is read.
+const MAGICS: [&[u8; 4]; 2] = [b"SLR1", b"SLR2"];
 const T_SYSCALL: u8 = 1;
+/// Version 1's repeat: one duration sum for all the calls (written no more).
 const T_REPEAT: u8 = 2;
+/// A repeat with a duration sum per position in the repetition.
+const T_REPEAT2: u8 = 7;
 const T_FORK: u8 = 3;
 const T_EXEC: u8 = 4;
 const T_EXIT: u8 = 5;
@@ -106,14 +113,16 @@ impl Encoder {
                 put_data(out, &data2);
             }
             Record::Repeat { tgid, tid, period, count, first_ts, last_ts, dur_sum_ns } => {
-                out.push(T_REPEAT);
+                out.push(T_REPEAT2);
                 put(out, tgid as u64);
                 put(out, tid as u64);
                 out.push(period);
                 put(out, count as u64);
                 self.ts(out, first_ts);
                 put(out, last_ts.saturating_sub(first_ts));
-                put(out, dur_sum_ns);
+                for &d in &dur_sum_ns[..usize::from(period).clamp(1, 2)] {
+                    put(out, d);
+                }
             }
             Record::Fork { parent_tgid, parent_tid, child_tgid, child_tid, is_thread, ts } => {
                 out.push(T_FORK);
@@ -332,14 +341,27 @@ impl Decoder {
                             unfinished,
                         })
                     }
-                    T_REPEAT => {
+                    T_REPEAT | T_REPEAT2 => {
                         let tgid = c.u()? as u32;
                         let tid = c.u()? as u32;
                         let period = c.byte()?;
                         let count = c.u()? as u32;
                         let first_ts = ts(&mut c)?;
                         let span = c.u()?;
-                        let dur_sum_ns = c.u()?;
+                        let mut dur_sum_ns = [0u64; 2];
+                        if tag == Some(T_REPEAT2) {
+                            for d in dur_sum_ns.iter_mut().take(usize::from(period).clamp(1, 2)) {
+                                *d = c.u()?;
+                            }
+                        } else {
+                            // version 1 summed all calls together: each position gets its share
+                            let sum = c.u()?;
+                            if period == 2 {
+                                dur_sum_ns = [sum / 2, sum - sum / 2];
+                            } else {
+                                dur_sum_ns[0] = sum;
+                            }
+                        }
                         Some(Record::Repeat {
                             tgid,
                             tid,
@@ -406,7 +428,7 @@ pub fn is_slr(path: &Path) -> bool {
     let Ok(f) = std::fs::File::open(path) else { return false };
     let Ok(mut z) = zstd::stream::read::Decoder::new(f) else { return false };
     let mut m = [0u8; 4];
-    z.read_exact(&mut m).is_ok() && &m == MAGIC
+    z.read_exact(&mut m).is_ok() && MAGICS.contains(&&m)
 }
 
 /// A recording in memory: its header and the fds named when attaching (they come first in
@@ -434,8 +456,8 @@ pub fn open(path: &Path) -> io::Result<Recording> {
     let mut body = Vec::new();
     // a stream cut short still gives what was written before the cut
     let cut = z.read_to_end(&mut body).err().map(|e| format!("the recording is cut short ({e})"));
-    if body.len() < 4 || &body[..4] != MAGIC {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "not a syslint recording (no SLR1 header)"));
+    if !body.get(..4).is_some_and(|m| MAGICS.iter().any(|k| k[..] == *m)) {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, "not a syslint recording (no SLR1/SLR2 header)"));
     }
     let mut c = Cur { b: &body, i: 4 };
     let header = c.bytes().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "recording header cut short"))?;
@@ -516,7 +538,16 @@ mod tests {
                 count: 9999,
                 first_ts: 1600,
                 last_ts: 90000,
-                dur_sum_ns: 5000,
+                dur_sum_ns: [5000, 0],
+            },
+            Record::Repeat {
+                tgid: 5,
+                tid: 5,
+                period: 2,
+                count: 3,
+                first_ts: 91000,
+                last_ts: 92000,
+                dur_sum_ns: [30, 900],
             },
             Record::Exec { tgid: 6, tid: 6, old_tid: 6, filename: b"/bin/true", truncated: false, ts: 800 },
             Record::Exit { tgid: 6, tid: 6, exit_code: 9, process_ended: true, ts: 95000 },
@@ -541,6 +572,46 @@ mod tests {
         let mut n = 0;
         let info = read(&p, &mut |_| n += 1).expect("read");
         assert!(n >= 4 && info.problem.is_some(), "{n} {:?}", info.problem);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A version-1 recording (one duration sum per repeat) still reads: the sum is shared
+    /// between the positions, as version 1's replay did.
+    #[test]
+    fn version_1_repeats_still_read() {
+        let mut body = b"SLR1".to_vec();
+        put_bytes(&mut body, br#"{"tool":"syslint","version":"0.1.0","arch":"x86_64","clock":"monotonic","realtime_offset_ns":0,"what":"t","payload_bytes":64,"path_bytes":256,"coalesce":true}"#);
+        // tag, tgid 5, tid 5, period 2, count 3, first_ts delta +1000 (zigzag), span 600, sum 901
+        body.push(T_REPEAT);
+        for v in [5, 5] {
+            put(&mut body, v);
+        }
+        body.push(2);
+        put(&mut body, 3);
+        put_i(&mut body, 1000);
+        put(&mut body, 600);
+        put(&mut body, 901);
+        body.push(T_END);
+        put(&mut body, 0);
+        put(&mut body, 0);
+        let dir = std::env::temp_dir().join(format!("slr-v1-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let p = dir.join("v1.slr");
+        std::fs::write(&p, zstd::encode_all(&body[..], 3).expect("encode")).expect("write");
+        assert!(is_slr(&p));
+        let mut back = Vec::new();
+        let info = read(&p, &mut |r| back.push(format!("{r:?}"))).expect("read");
+        assert!(info.problem.is_none(), "{:?}", info.problem);
+        let want = Record::Repeat {
+            tgid: 5,
+            tid: 5,
+            period: 2,
+            count: 3,
+            first_ts: 1000,
+            last_ts: 1600,
+            dur_sum_ns: [450, 451],
+        };
+        assert_eq!(back, [format!("{want:?}")]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
