@@ -92,6 +92,8 @@ struct Fd {
     proto: Option<TargetKind>,
     local: Option<String>,
     side: Side,
+    /// When the call that made this entry returned (open, accept, socket, ...), if timed.
+    since: Option<i64>,
 }
 
 #[derive(Clone, Debug)]
@@ -126,6 +128,8 @@ pub struct Model {
     other_endpoint: Option<u32>,
     /// The task of the event [`Model::on_event`] saw last.
     last_task: usize,
+    /// When the syscall being fed returned (its start plus its duration), if timed.
+    call_end: Option<i64>,
 }
 
 /// Which end of a connection names it: the remote end for connections we opened, the local
@@ -294,6 +298,7 @@ impl Model {
             endpoint_ids: HashMap::default(),
             other_endpoint: None,
             last_task: 0,
+            call_end: None,
         }
     }
 
@@ -449,7 +454,8 @@ impl Model {
         };
         let target = self.intern_target(kind, display);
         let proto = if proto.is_none() && kind.is_connection_socket() { Some(kind) } else { proto };
-        let entry = Fd { target, deco: deco.map(Into::into), conn: None, proto, local: None, side };
+        let entry =
+            Fd { target, deco: deco.map(Into::into), conn: None, proto, local: None, side, since: self.call_end };
         if let Some(t) = self.table_of(task) {
             if let Some(old) = t.fds.insert(fd, entry) {
                 // an fd reused without a close we saw: finish its connection
@@ -490,6 +496,7 @@ impl Model {
                         proto: None,
                         local: None,
                         side,
+                        since: None,
                     });
                     e.target = target;
                     e.deco = Some(d.into());
@@ -503,8 +510,10 @@ impl Model {
                 // opened before the trace started
                 let target = self.intern_target(TargetKind::Unknown, format!("fd {fd} (opened before trace)"));
                 if let Some(t) = self.table_of(task) {
-                    t.fds
-                        .insert(fd, Fd { target, deco: None, conn: None, proto: None, local: None, side: Side::Guess });
+                    t.fds.insert(
+                        fd,
+                        Fd { target, deco: None, conn: None, proto: None, local: None, side: Side::Guess, since: None },
+                    );
                 }
                 Some(target)
             }
@@ -518,6 +527,11 @@ impl Model {
         if let EventKind::FdKnown { fd, target } = ev.kind {
             // what the fd is, as a decoration on its first use would have said
             self.fd_target(task, fd, Some(target));
+            return None;
+        }
+        if let EventKind::TaskKnown { tgid, parent, comm } = ev.kind {
+            // who the thread is, as its clone and execve would have said
+            self.task_known(ev.tid, tgid, parent, comm);
             return None;
         }
         self.tasks[task].events += 1;
@@ -537,6 +551,26 @@ impl Model {
                 None
             }
             _ => None,
+        }
+    }
+
+    /// Thread `tid` belongs to process `tgid`, whose parent is `parent` and program `comm`
+    /// (empty: unknown): what /proc said when attaching, or the kernel at an exec. A thread
+    /// joins its process as if the process had cloned it (one fd table, the fds it opened
+    /// meanwhile included), so it is counted as a thread and its fds are its process's.
+    fn task_known(&mut self, tid: Tid, tgid: Tgid, parent: Option<Tgid>, comm: &str) {
+        if !tid.leads(tgid) {
+            let leader = self.task(tgid.main_thread());
+            self.on_spawn(leader, tid, true, true);
+        }
+        let task = self.task(tid);
+        self.last_task = task;
+        let p = self.tasks[task].proc_;
+        if let Some(pp) = parent {
+            self.procs[p].parent.get_or_insert(pp);
+        }
+        if !comm.is_empty() {
+            self.procs[p].comm = Some(comm.to_string());
         }
     }
 
@@ -601,6 +635,7 @@ impl Model {
             }
             t.dur_ns += sc.dur_ns.unwrap_or(0);
         }
+        self.call_end = ts.zip(sc.dur_ns).map(|(t, d)| t.saturating_add(d as i64));
         let class = sc.sys.class();
         let ret_fd = match sc.ret {
             Ret::Ok { val, deco, .. } if (0..=i32::MAX as i64).contains(&val) => Some((val as i32, deco)),
@@ -683,7 +718,12 @@ impl Model {
             Sys::Close => {
                 if let Some(fd) = sc.fd() {
                     if let Some(t) = self.table_of(task) {
-                        if let Some(e) = t.fds.remove(&fd.num) {
+                        // an entry made by a call that returned after this close began is the
+                        // fd's next life (another thread got the number as soon as the kernel
+                        // freed it, and its call was reported first): not the one closed
+                        let reborn =
+                            matches!((t.fds.get(&fd.num).and_then(|e| e.since), ts), (Some(s), Some(c)) if s > c);
+                        if let Some(e) = if reborn { None } else { t.fds.remove(&fd.num) } {
                             if let Some(c) = e.conn {
                                 self.close_conn(c, ts.map(|t| t + sc.dur_ns.unwrap_or(0) as i64));
                             }
@@ -830,6 +870,7 @@ impl Model {
                 proto: Some(proto),
                 local: None,
                 side: Side::Remote,
+                since: None,
             });
             e.target = target;
             e.side = Side::Remote;

@@ -226,6 +226,8 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 
 	if (nr < SL_NR_MAX)
 		spec = bpf_map_lookup_elem(&caps, &nr);
+	if (spec && (spec->slot[0].flags & SL_CAP_NEW_FD) && ret >= 0)
+		coal = false;
 	if (spec && (spec->slot[0].kind || spec->slot[1].kind)) {
 		cf = spec->slot[0].flags | spec->slot[1].flags;
 		if (cf & SL_CAP_SOCK_ONLY)

@@ -42,6 +42,10 @@
 #define SL_CAP_IOVEC 0x10       /* args[arg] is a struct iovec *: the first buffer */
 #define SL_CAP_MSGHDR 0x20      /* args[arg] is a struct msghdr * (or mmsghdr *): its first iov buffer */
 #define SL_CAP_MSGNAME 0x40     /* args[arg] is a struct msghdr *: msg_name, msg_namelen bytes */
+#define SL_CAP_NEW_FD 0x80      /* (slot[0], any kind) the call returns a new fd: a success is never
+				 * coalesced, since another thread may use the fd before the run
+				 * holding the call would be reported (accept on one thread, read on
+				 * another) */
 
 /* One thing to copy from user memory. `len` is the fixed length (SL_LEN_FIXED) or the maximum;
  * 0 means the option's default (path_bytes for strings, payload_bytes otherwise). */

@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
 use syslint_bpf::{Data, Record};
 use syslint_event::raw::{self, DataKind, RawArgs, RawData};
-use syslint_event::{errno, Args, Event, EventKind, Ret, Sys, Syscall, Tid};
+use syslint_event::{errno, Args, Event, EventKind, Ret, Sys, Syscall, Tgid, Tid};
 
 /// The most calls one Repeat record stands for: the kernel program reports a longer run in
 /// pieces of at most this many (`opt_max_run`).
@@ -125,10 +125,17 @@ impl ThreadState {
     }
 }
 
-/// What the fds that existed before the capture began (attach) are, as `-yy` would print them
-/// (`/var/log/x`, `TCP:[...]`), by (process, fd). The analysis cannot see their open/connect:
-/// each thread gets them as [`EventKind::FdKnown`] events before its first call.
-pub type Known = HashMap<(Pid, i64), String>;
+/// What /proc said when the capture attached, which the trace itself cannot show.
+#[derive(Clone, Debug, Default)]
+pub struct Known {
+    /// What the fds that existed before the capture began are, as `-yy` would print them
+    /// (`/var/log/x`, `TCP:[...]`), by (process, fd). The analysis cannot see their
+    /// open/connect: each thread gets them as [`EventKind::FdKnown`] events before its first call.
+    pub fds: HashMap<(Pid, i64), String>,
+    /// Who the threads are (process, parent, program), by thread id: each thread is announced
+    /// as [`EventKind::TaskKnown`] before its first call.
+    pub tasks: crate::procfs::Tasks,
+}
 
 #[derive(Default)]
 pub struct Formatter {
@@ -195,7 +202,7 @@ fn data<'a>(d: &Data<'a>) -> RawData<'a> {
 /// before the capture decorated.
 fn render_into(text: &mut String, known: &Known, tgid: Pid, sys: Sys, name: &str, r: &RawArgs<'_>) {
     text.clear();
-    raw::render(text, sys, name, r, &|fd| known.get(&(tgid, fd as i64)).map(String::as_str));
+    raw::render(text, sys, name, r, &|fd| known.fds.get(&(tgid, fd as i64)).map(String::as_str));
 }
 
 impl Formatter {
@@ -208,7 +215,7 @@ impl Formatter {
         match *r {
             Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, ref data1, ref data2, unfinished } => {
                 self.tgid_of.insert(tid, tgid);
-                if !self.known.is_empty() && !self.announced.contains(&tid) {
+                if (!self.known.fds.is_empty() || !self.known.tasks.is_empty()) && !self.announced.contains(&tid) {
                     self.announce(tgid, tid, ts_enter, sink);
                 }
                 let sys = Sys::from_x86_64(nr);
@@ -309,16 +316,27 @@ impl Formatter {
                     let parent = self.tgid_of.get(&parent_tid).copied().unwrap_or(parent_tid);
                     let inherited: Vec<(i64, String)> = self
                         .known
+                        .fds
                         .iter()
                         .filter(|((p, _), _)| *p == parent)
                         .map(|((_, fd), d)| (*fd, d.clone()))
                         .collect();
                     for (fd, d) in inherited {
-                        self.known.insert((child_tgid, fd), d);
+                        self.known.fds.insert((child_tgid, fd), d);
                     }
                 }
             }
-            Record::Exec { .. } => {}
+            Record::Exec { tgid, tid, filename, ts, .. } => {
+                // the kernel's own file name (bprm->filename), whose last part is what exec
+                // makes the program's name: right even where the execve's path argument was
+                // not copied (execveat of an fd, a fault)
+                let name = String::from_utf8_lossy(filename.rsplit(|&b| b == b'/').next().unwrap_or(filename));
+                if !name.is_empty() {
+                    let kind = EventKind::TaskKnown { tgid: Tgid(tgid), parent: None, comm: &name };
+                    sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });
+                    self.events += 1;
+                }
+            }
             Record::Exit { tid, exit_code, ts, .. } => {
                 let kind = if exit_code & 0x7f != 0 {
                     EventKind::Killed {
@@ -337,16 +355,21 @@ impl Formatter {
         }
     }
 
-    /// Tell the analysis which fds from before the capture thread `tid` holds, before its
-    /// first call. Threads made during the capture get their process's table from the model
-    /// (it saw the clone).
+    /// Tell the analysis who thread `tid` is and which fds from before the capture it holds,
+    /// before its first call. Threads made during the capture are known to the model from
+    /// their clone (process, program, and their process's table).
     fn announce(&mut self, tgid: Pid, tid: Pid, ts: u64, sink: &mut dyn FnMut(&Event)) {
         self.announced.insert(tid);
         if self.forks.get(&tid) == Some(&true) {
             return;
         }
+        // (a child forked during the capture has a new tid, absent from the snapshot)
+        if let Some(t) = self.known.tasks.get(&tid) {
+            let kind = EventKind::TaskKnown { tgid: Tgid(t.tgid), parent: t.parent.map(Tgid), comm: &t.comm };
+            sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });
+        }
         let mut fds: Vec<(i64, &str)> =
-            self.known.iter().filter(|((p, _), _)| *p == tgid).map(|((_, fd), d)| (*fd, d.as_str())).collect();
+            self.known.fds.iter().filter(|((p, _), _)| *p == tgid).map(|((_, fd), d)| (*fd, d.as_str())).collect();
         fds.sort_unstable();
         for (fd, target) in fds {
             let Ok(fd) = i32::try_from(fd) else { continue };
@@ -356,27 +379,27 @@ impl Formatter {
 
     /// Keep the table of fds known from before the capture in step with closes and dups.
     fn after_call(&mut self, tgid: Pid, sys: Sys, args: &[u64; 6], ret: i64, unfinished: bool) {
-        if self.known.is_empty() || unfinished || ret < 0 {
+        if self.known.fds.is_empty() || unfinished || ret < 0 {
             return;
         }
         match sys {
             Sys::Close => {
-                self.known.remove(&(tgid, args[0] as i32 as i64));
+                self.known.fds.remove(&(tgid, args[0] as i32 as i64));
             }
             Sys::Dup | Sys::Dup2 | Sys::Dup3 => {
                 let new = ret;
-                match self.known.get(&(tgid, args[0] as i32 as i64)).cloned() {
+                match self.known.fds.get(&(tgid, args[0] as i32 as i64)).cloned() {
                     Some(d) => {
-                        self.known.insert((tgid, new), d);
+                        self.known.fds.insert((tgid, new), d);
                     }
                     None => {
-                        self.known.remove(&(tgid, new));
+                        self.known.fds.remove(&(tgid, new));
                     }
                 }
             }
             _ if ret >= 0 && returns_fd(sys) => {
                 // a new fd of that number is not the old one
-                self.known.remove(&(tgid, ret));
+                self.known.fds.remove(&(tgid, ret));
             }
             _ => {}
         }
@@ -407,8 +430,9 @@ fn returns_fd(sys: Sys) -> bool {
 /// One event as a line of `strace -f -tt -T` output (`pid hh:mm:ss.micros name(args) = ret
 /// <secs>`), times of day from the monotonic timestamps plus `realtime_offset_ns`, in local time.
 pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
-    if let EventKind::FdKnown { .. } = ev.kind {
-        // strace has no line for it: the decorations say it (see `Formatter::decorate`)
+    if let EventKind::FdKnown { .. } | EventKind::TaskKnown { .. } = ev.kind {
+        // strace has no line for it: the decorations say it (see `Formatter::decorate`), or
+        // nothing does (who a thread attached to is)
         return;
     }
     let _ = write!(o, "{} ", ev.tid);
@@ -450,7 +474,11 @@ pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
         EventKind::Signal { name, info } => {
             let _ = write!(o, "--- {name} {info} ---");
         }
-        EventKind::Attached { .. } | EventKind::Detached | EventKind::Alias { .. } | EventKind::FdKnown { .. } => {}
+        EventKind::Attached { .. }
+        | EventKind::Detached
+        | EventKind::Alias { .. }
+        | EventKind::FdKnown { .. }
+        | EventKind::TaskKnown { .. } => {}
     }
     o.push('\n');
 }
@@ -737,7 +765,7 @@ mod tests {
         };
         for decorate in [false, true] {
             let mut known = Known::default();
-            known.insert((1, 3), "UDP:[127.0.0.1:5000->127.0.0.1:53]".into());
+            known.fds.insert((1, 3), "UDP:[127.0.0.1:5000->127.0.0.1:53]".into());
             let mut f = Formatter::new(known);
             f.decorate = decorate;
             let mut seen = Vec::new();
@@ -782,7 +810,7 @@ mod tests {
     #[test]
     fn known_fds_are_decorated_until_closed() {
         let mut known = Known::default();
-        known.insert((7, 3), "TCP:[127.0.0.1:80->127.0.0.1:5000]".into());
+        known.fds.insert((7, 3), "TCP:[127.0.0.1:80->127.0.0.1:5000]".into());
         let mut f = Formatter::new(known);
         f.decorate = true;
         let mut texts = Vec::new();
@@ -802,9 +830,9 @@ mod tests {
     #[test]
     fn known_fds_are_announced_to_each_thread_before_its_first_call() {
         let mut known = Known::default();
-        known.insert((7, 3), "TCP:[127.0.0.1:80->127.0.0.1:5000]".into());
-        known.insert((7, 1), "/dev/pts/0".into());
-        known.insert((9, 4), "/other/process".into());
+        known.fds.insert((7, 3), "TCP:[127.0.0.1:80->127.0.0.1:5000]".into());
+        known.fds.insert((7, 1), "/dev/pts/0".into());
+        known.fds.insert((9, 4), "/other/process".into());
         let mut f = Formatter::new(known);
         let mut seen = Vec::new();
         let mut sink = |e: &Event| match &e.kind {
@@ -830,5 +858,52 @@ mod tests {
             ]
         );
         assert_eq!((f.syscalls, f.events), (4, 4));
+    }
+
+    /// Issue 15: threads found in /proc at attach are announced (their process, its parent and
+    /// program) before their first call, ahead of their fds; a thread made during the capture
+    /// is not (its clone says it); an exec names the program from the kernel's file name.
+    #[test]
+    fn known_threads_are_announced_before_their_first_call() {
+        use crate::procfs::TaskFacts;
+        let mut known = Known::default();
+        known.fds.insert((7, 3), "/var/log/app.log".into());
+        for tid in [7, 8] {
+            known.tasks.insert(tid, TaskFacts { tgid: 7, parent: Some(1), comm: "postgres".into() });
+        }
+        let mut f = Formatter::new(known);
+        let mut seen = Vec::new();
+        let mut sink = |e: &Event| match &e.kind {
+            EventKind::Syscall(sc) => seen.push(format!("{} {}", e.tid, sc.name)),
+            EventKind::FdKnown { fd, target } => seen.push(format!("{} fd {fd} {target}", e.tid)),
+            EventKind::TaskKnown { tgid, parent, comm } => {
+                seen.push(format!("{} of {tgid} parent {parent:?} {comm}", e.tid));
+            }
+            _ => {}
+        };
+        f.on_record(&fd_call(8, 0, 3, 4), &mut sink);
+        f.on_record(&fd_call(7, 1, 3, 4), &mut sink);
+        f.on_record(
+            &Record::Fork { parent_tgid: 7, parent_tid: 7, child_tgid: 7, child_tid: 9, is_thread: true, ts: 3 },
+            &mut sink,
+        );
+        f.on_record(&fd_call(9, 0, 3, 4), &mut sink);
+        f.on_record(
+            &Record::Exec { tgid: 7, tid: 7, old_tid: 7, filename: b"/usr/bin/python3.11", truncated: false, ts: 4 },
+            &mut sink,
+        );
+        assert_eq!(
+            seen,
+            [
+                "8 of 7 parent Some(Tgid(1)) postgres",
+                "8 fd 3 /var/log/app.log",
+                "8 read",
+                "7 of 7 parent Some(Tgid(1)) postgres",
+                "7 fd 3 /var/log/app.log",
+                "7 write",
+                "9 read",
+                "7 of 7 parent None python3.11",
+            ]
+        );
     }
 }

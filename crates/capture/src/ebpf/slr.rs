@@ -27,6 +27,8 @@ const T_FORK: u8 = 3;
 const T_EXEC: u8 = 4;
 const T_EXIT: u8 = 5;
 const T_KNOWN: u8 = 6;
+/// A thread as /proc described it when attaching (version 2).
+const T_TASK: u8 = 8;
 const T_END: u8 = 0xff;
 
 /// The header: what was traced and how.
@@ -186,11 +188,18 @@ impl Writer {
         let mut buf = Vec::with_capacity(64 * 1024);
         buf.extend_from_slice(MAGIC);
         put_bytes(&mut buf, &json);
-        for ((tgid, fd), deco) in known {
+        for ((tgid, fd), deco) in &known.fds {
             buf.push(T_KNOWN);
             put(&mut buf, *tgid as u64);
             put_i(&mut buf, *fd);
             put_bytes(&mut buf, deco.as_bytes());
+        }
+        for (tid, t) in &known.tasks {
+            buf.push(T_TASK);
+            put(&mut buf, *tid as u64);
+            put(&mut buf, t.tgid as u64);
+            put(&mut buf, t.parent.unwrap_or(0) as u64);
+            put_bytes(&mut buf, t.comm.as_bytes());
         }
         z.write_all(&buf)?;
         buf.clear();
@@ -397,9 +406,8 @@ impl Decoder {
                         let process_ended = c.byte()? != 0;
                         Some(Record::Exit { tgid, tid, exit_code, process_ended, ts: ts(&mut c)? })
                     }
-                    T_KNOWN => {
-                        let (k, deco) = known_entry(&mut c)?;
-                        known.insert(k, deco);
+                    t @ (T_KNOWN | T_TASK) => {
+                        known_entry(t, &mut c, known)?;
                         None
                     }
                     T_END => {
@@ -442,11 +450,20 @@ pub struct Recording {
     cut: Option<String>,
 }
 
-/// One "known fd" record's fields (tag already read).
-fn known_entry(c: &mut Cur) -> Option<((u32, i64), String)> {
-    let tgid = c.u()? as u32;
-    let fd = c.i()?;
-    Some(((tgid, fd), String::from_utf8_lossy(c.bytes()?).into_owned()))
+/// One "known fd" or "known thread" record's fields (`tag` already read), into `known`.
+fn known_entry(tag: u8, c: &mut Cur, known: &mut Known) -> Option<()> {
+    if tag == T_TASK {
+        let tid = c.u()? as u32;
+        let tgid = c.u()? as u32;
+        let parent = Some(c.u()? as u32).filter(|&p| p != 0);
+        let comm = String::from_utf8_lossy(c.bytes()?).into_owned();
+        known.tasks.insert(tid, crate::procfs::TaskFacts { tgid, parent, comm });
+    } else {
+        let tgid = c.u()? as u32;
+        let fd = c.i()?;
+        known.fds.insert((tgid, fd), String::from_utf8_lossy(c.bytes()?).into_owned());
+    }
+    Some(())
 }
 
 /// Decompress a recording and read its header and fd snapshot.
@@ -464,17 +481,12 @@ pub fn open(path: &Path) -> io::Result<Recording> {
     let header: Header = serde_json::from_slice(header)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("header: {e}")))?;
     let mut known = Known::default();
-    while c.b.get(c.i) == Some(&T_KNOWN) {
+    while let Some(&tag @ (T_KNOWN | T_TASK)) = c.b.get(c.i) {
         let at = c.i;
         c.i += 1;
-        match known_entry(&mut c) {
-            Some((k, d)) => {
-                known.insert(k, d);
-            }
-            None => {
-                c.i = at; // damaged: the replay reports it
-                break;
-            }
+        if known_entry(tag, &mut c, &mut known).is_none() {
+            c.i = at; // damaged: the replay reports it
+            break;
         }
     }
     let start = c.i;
@@ -487,7 +499,8 @@ impl Recording {
         let mut dec = Decoder::default();
         let r = dec.decode(&self.body[self.start..], f);
         let mut known = self.known.clone();
-        known.extend(dec.known);
+        known.fds.extend(dec.known.fds);
+        known.tasks.extend(dec.known.tasks);
         let mut problem = self.cut.clone();
         if let Err(e) = r {
             problem.get_or_insert(e.to_string());
@@ -514,7 +527,8 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         let p = dir.join("t.slr");
         let mut known = Known::default();
-        known.insert((5, 3), "/var/log/x".into());
+        known.fds.insert((5, 3), "/var/log/x".into());
+        known.tasks.insert(8, crate::procfs::TaskFacts { tgid: 5, parent: Some(1), comm: "postgres".into() });
         let mut w = Writer::create(&p, "command t", &Options::default(), &known).expect("create");
         let sa = [2u8, 0, 0, 80, 127, 0, 0, 1];
         let recs = vec![
@@ -561,7 +575,11 @@ mod tests {
         let info = read(&p, &mut |r| back.push(format!("{r:?}"))).expect("read");
         assert_eq!(back, recs.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>());
         assert_eq!(info.lost, Lost { records: 2, syscalls: 7 });
-        assert_eq!(info.known.get(&(5, 3)).map(String::as_str), Some("/var/log/x"));
+        assert_eq!(info.known.fds.get(&(5, 3)).map(String::as_str), Some("/var/log/x"));
+        assert_eq!(
+            info.known.tasks.get(&8).map(|t| (t.tgid, t.parent, t.comm.as_str())),
+            Some((5, Some(1), "postgres"))
+        );
         assert!(info.problem.is_none());
         assert_eq!(info.header.expect("header").what, "command t");
 
