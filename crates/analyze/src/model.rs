@@ -991,6 +991,70 @@ mod tests {
         m
     }
 
+    /// Issue 15: strace attached to a threaded server (tests/fixtures/record-attach-threads.sh).
+    /// The trace alone shows five processes without names; with what /proc said at the attach
+    /// (`threaded_server.attach.proc`, fed as TaskKnown events first, as `trace -p` does) it is
+    /// one named process of five threads sharing one fd table.
+    #[test]
+    fn an_attached_threaded_server_is_one_named_process() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/traces");
+        let proc_facts = std::fs::read_to_string(dir.join("threaded_server.attach.proc")).expect("facts");
+        let facts: Vec<(u32, u32, u32, String)> = proc_facts
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap(), f[3].to_string())
+            })
+            .collect();
+        assert_eq!(facts.len(), 5);
+        let tgid = Tgid(facts[0].1);
+        let live = |m: &Model| {
+            m.procs.iter().filter(|p| !p.absorbed && p.tasks.iter().any(|&t| m.tasks[t].events > 0)).count()
+        };
+
+        let alone = model_of("threaded_server.attach-f-tt-T-yy.strace", 100);
+        assert_eq!(live(&alone), 5);
+        assert!(alone.procs.iter().all(|p| p.comm.is_none()));
+
+        let mut m = Model::with_limits(100);
+        for (tid, tg, ppid, comm) in &facts {
+            m.on_event(&Event {
+                tid: Tid(*tid),
+                ts_ns: None,
+                kind: EventKind::TaskKnown { tgid: Tgid(*tg), parent: Some(Tgid(*ppid)), comm },
+            });
+        }
+        let path = dir.join("threaded_server.attach-f-tt-T-yy.strace");
+        let src = syslint_capture::input::expand_sources(&[path]).expect("fixture");
+        let mut served_by = std::collections::HashSet::new();
+        syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
+            let target = m.on_event(e);
+            // every fd a worker uses is known (-yy names it; the table is the process's)
+            if let (EventKind::Syscall(sc), Some(t)) = (&e.kind, target) {
+                if sc.sys == Sys::Read && m.targets[t as usize].kind.is_tcp() {
+                    served_by.insert(e.tid);
+                }
+            }
+        })
+        .expect("read");
+        assert_eq!(live(&m), 1);
+        let p = m.procs.iter().find(|p| !p.absorbed && p.pid == tgid).expect("the server");
+        assert_eq!(p.comm.as_deref(), Some("threaded_server"));
+        assert_eq!(p.parent, Some(Tgid(facts[0].2)));
+        assert_eq!(p.tasks.iter().filter(|&&t| m.tasks[t].events > 0).count(), 5);
+        for (tid, ..) in &facts {
+            assert_eq!(m.tgid(Tid(*tid)), tgid);
+            assert_eq!(m.comm(Tid(*tid)), Some("threaded_server"));
+        }
+        assert!(m
+            .label(Tid(facts[1].0))
+            .starts_with(&format!("thread {} of pid {tgid} (threaded_server)", facts[1].0)));
+        // connections were served on the workers, not the accepting main thread
+        assert!(!served_by.is_empty() && !served_by.contains(&tgid.main_thread()), "{served_by:?}");
+        // nothing was "opened before trace" (-yy names every fd; here in the one table)
+        assert!(m.targets.iter().all(|t| !t.display.contains("opened before trace")), "{:?}", m.targets);
+    }
+
     #[test]
     fn ended_processes_beyond_the_cap_are_folded_smallest_first() {
         // signals.c: a parent and three children (exit 3, SIGKILL, SIGUSR2 then exit 0)

@@ -483,7 +483,7 @@ fn alternating_calls_keep_their_own_durations_like_strace() {
     eprintln!("backend, newfstatat p50 and max, pselect6 p50 and total: {seen:?}");
 }
 
-/// Issue 15, "attach loses identity": a threaded server (tests/programs/threaded_server.c: an
+/// Issue 15, "attach loses identity": a threaded server (tests/fixtures/programs/threaded_server.c: an
 /// accepting main thread handing connections to four workers started before the attach, a log
 /// file opened before it, written a character at a time) attached with `-p` for a few
 /// seconds under a bounded loopback load. The report must name the program, count one process
@@ -494,7 +494,7 @@ fn attach_to_a_threaded_server_knows_its_threads(b: &str) {
     assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
     let d = tmp(&format!("threads-{b}"));
     let prog = d.join("threaded_server");
-    let src = root().join("crates/cli/tests/programs/threaded_server.c");
+    let src = root().join("tests/fixtures/programs/threaded_server.c");
     assert!(Command::new("cc").args(["-O2", "-pthread", "-o"]).arg(&prog).arg(&src).status().unwrap().success());
     let (portf, log) = (d.join("port"), d.join("server.log"));
     let mut srv = Command::new(&prog).arg(&portf).arg(&log).args(["4", "12"]).spawn().unwrap();
