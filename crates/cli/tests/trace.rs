@@ -564,3 +564,65 @@ fn attach_to_a_threaded_server_knows_its_threads(b: &str) {
 }
 
 both!(attach_to_a_threaded_server_knows_its_threads);
+
+/// Issue 15: `--comm NAME` on two processes of one program: both named (they were `?`), each
+/// one process with its threads.
+fn attach_by_name_names_every_process(b: &str) {
+    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
+    let d = tmp(&format!("comm-{b}"));
+    // a name no other test's process has (tests run in parallel)
+    let name = format!("srv_comm_{b}");
+    let prog = d.join(&name);
+    let src = root().join("tests/fixtures/programs/threaded_server.c");
+    assert!(Command::new("cc").args(["-O2", "-pthread", "-o"]).arg(&prog).arg(&src).status().unwrap().success());
+    let mut servers = Vec::new();
+    let mut ports = Vec::new();
+    for i in 0..2 {
+        let portf = d.join(format!("port{i}"));
+        servers.push(Command::new(&prog).arg(&portf).arg(d.join("log")).arg("2").spawn().unwrap());
+        let t0 = Instant::now();
+        while std::fs::read_to_string(&portf).map_or(true, |s| !s.ends_with('\n')) {
+            assert!(t0.elapsed() < Duration::from_secs(10), "server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        ports.push(std::fs::read_to_string(&portf).unwrap().trim().parse::<u16>().unwrap());
+    }
+    let s = trace_cmd(b, &["-q", "--format", "json", "--comm", &name, "--for", "3s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    for srv in &servers {
+        wait_tracing(b, s.id(), Some(srv.id()));
+    }
+    for &port in &ports {
+        for _ in 0..20 {
+            use std::io::{Read, Write};
+            let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+            c.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+            let mut buf = Vec::new();
+            let _ = c.read_to_end(&mut buf);
+        }
+    }
+    let o = s.wait_with_output().unwrap();
+    for srv in &mut servers {
+        assert!(srv.try_wait().unwrap().is_none(), "{b}: a server did not survive the trace");
+        let _ = srv.kill();
+        let _ = srv.wait();
+    }
+    assert_eq!(o.status.code(), Some(0), "{b}: {}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let ctx = format!("{b}: {:#?}", r.summary.processes);
+    let mut pids: Vec<u32> = r.summary.processes.iter().map(|p| p.pid).collect();
+    pids.sort_unstable();
+    let mut want: Vec<u32> = servers.iter().map(Child::id).collect();
+    want.sort_unstable();
+    assert_eq!(pids, want, "{ctx}");
+    for p in &r.summary.processes {
+        assert_eq!(p.comm.as_deref(), Some(name.as_str()), "{ctx}");
+        // the accepting main thread and the workers that served (one or both)
+        assert!((2..=3).contains(&p.threads), "{ctx}");
+    }
+}
+
+both!(attach_by_name_names_every_process);
