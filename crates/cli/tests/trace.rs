@@ -626,3 +626,29 @@ fn attach_by_name_names_every_process(b: &str) {
 }
 
 both!(attach_by_name_names_every_process);
+
+/// A process attached to that then execs another program is reported under the new name
+/// (issue 16 saw the eBPF backend keep the old one).
+fn attached_process_that_execs_takes_the_new_name(b: &str) {
+    let d = tmp(&format!("exec-{b}"));
+    let started = d.join("started");
+    let mut sh = Command::new("sh")
+        .args(["-c", "touch \"$1\"; sleep 1; exec sleep 0.3", "sh"])
+        .arg(&started)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !started.exists() {
+        assert!(t0.elapsed() < Duration::from_secs(10), "the shell did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = trace_cmd(b, &["-q", "--format", "json", "-p", &sh.id().to_string(), "--for", "5s"]).output().unwrap();
+    let _ = sh.wait();
+    assert_eq!(o.status.code(), Some(0), "{b}: {}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let p = r.summary.processes.iter().find(|p| p.pid == sh.id());
+    assert!(p.is_some_and(|p| p.comm.as_deref() == Some("sleep")), "{b}: {:#?}", r.summary.processes);
+}
+
+both!(attached_process_that_execs_takes_the_new_name);

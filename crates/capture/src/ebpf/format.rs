@@ -332,6 +332,11 @@ impl Formatter {
                 // not copied (execveat of an fd, a fault)
                 let name = String::from_utf8_lossy(filename.rsplit(|&b| b == b'/').next().unwrap_or(filename));
                 if !name.is_empty() {
+                    // a thread not yet announced must not be given the name from before
+                    for t in self.known.tasks.values_mut().filter(|t| t.tgid == tgid) {
+                        t.comm.clear();
+                        t.comm.push_str(&name);
+                    }
                     let kind = EventKind::TaskKnown { tgid: Tgid(tgid), parent: None, comm: &name };
                     sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });
                     self.events += 1;
@@ -905,5 +910,22 @@ mod tests {
                 "7 of 7 parent None python3.11",
             ]
         );
+
+        // a process that execs before its first call is seen keeps the new name
+        let mut known = Known::default();
+        known.tasks.insert(5, TaskFacts { tgid: 5, parent: Some(1), comm: "sh".into() });
+        let mut f = Formatter::new(known);
+        let mut names = Vec::new();
+        let mut sink = |e: &Event| {
+            if let EventKind::TaskKnown { comm, .. } = e.kind {
+                names.push(comm.to_string());
+            }
+        };
+        f.on_record(
+            &Record::Exec { tgid: 5, tid: 5, old_tid: 5, filename: b"/bin/sleep", truncated: false, ts: 1 },
+            &mut sink,
+        );
+        f.on_record(&fd_call(5, 0, 3, 4), &mut sink);
+        assert_eq!(names, ["sleep", "sleep"]);
     }
 }
