@@ -22,7 +22,8 @@
 //! - [`Record::Syscall`]: one call, sent at its exit (`ts_exit`), with up to two pieces of
 //!   user memory (`data1`, `data2`) as the capture table (`src/caps.rs`) says. A call the thread
 //!   never returned from (exit_group, or killed while blocked) comes with `unfinished` set when
-//!   the thread ends.
+//!   the thread ends. With [`Options::in_flight`] (attaching), a call a thread was already in
+//!   when tracing began comes at its return with `began_before` set.
 //! - [`Record::Repeat`]: in-kernel coalescing. "The last `period` Syscall records of this thread
 //!   happened `count` more times", from `first_ts` (entry of the first repetition) to `last_ts`
 //!   (exit of the last); `dur_sum_ns[i]` is the total duration of the calls in position `i` of
@@ -113,6 +114,10 @@ pub struct Options {
     pub summary_only: bool,
     /// Load the no-BTF (`raw_tp`) variant even when the kernel has BTF.
     pub force_no_btf: bool,
+    /// A call a thread was already in when it began to be traced (an attach to a blocked
+    /// `accept`) is sent when it returns, with [`Record::Syscall::began_before`] set. Off for a
+    /// spawned command (its start is traced; the gate it waits on before exec is not its call).
+    pub in_flight: bool,
 }
 
 impl Default for Options {
@@ -124,6 +129,7 @@ impl Default for Options {
             coalesce: true,
             summary_only: false,
             force_no_btf: false,
+            in_flight: false,
         }
     }
 }
@@ -193,6 +199,10 @@ pub enum Record<'a> {
         data2: Data<'a>,
         /// The thread ended inside this call; `ts_exit` is when it ended.
         unfinished: bool,
+        /// The call was under way when tracing began ([`Options::in_flight`]): its start and
+        /// duration are unknown (`ts_enter` is `ts_exit`), its arguments are the registers at
+        /// its return.
+        began_before: bool,
     },
     Repeat {
         tgid: u32,

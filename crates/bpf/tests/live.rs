@@ -65,6 +65,7 @@ enum Rec {
         d1: (DataKind, Vec<u8>, bool),
         d2: (DataKind, Vec<u8>, bool),
         unfinished: bool,
+        began_before: bool,
     },
     Repeat {
         tgid: u32,
@@ -93,7 +94,7 @@ enum Rec {
 impl Rec {
     fn from(r: Record<'_>) -> Rec {
         match r {
-            Record::Syscall { tgid, tid, nr, args, ret, data1, data2, unfinished, .. } => Rec::Sys {
+            Record::Syscall { tgid, tid, nr, args, ret, data1, data2, unfinished, began_before, .. } => Rec::Sys {
                 tgid,
                 tid,
                 nr,
@@ -102,6 +103,7 @@ impl Rec {
                 d1: (data1.kind, data1.bytes.to_vec(), data1.truncated),
                 d2: (data2.kind, data2.bytes.to_vec(), data2.truncated),
                 unfinished,
+                began_before,
             },
             Record::Repeat { tgid, tid, period, count, first_ts, last_ts, dur_sum_ns } => {
                 assert!(first_ts <= last_ts, "repeat times out of order");
@@ -551,6 +553,43 @@ fn attaches_to_a_running_process() {
         Rec::Sys { d1: (DataKind::Str, p, _), .. } if p == b"/nonexistent-syslint-test/gated")));
     assert!(recs.iter().all(|r| r.pids().iter().all(|&p| p == pid)), "only the followed process");
     assert!(probe.follow(u32::MAX - 1).is_err(), "following a missing process fails");
+}
+
+/// Attaching with `in_flight` (what `trace -p` sets): the read the program was blocked in
+/// when tracing began is reported when it returns, flagged, with its number, arguments and
+/// return value; without it, that call is missed (a spawned command's gate).
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn a_call_under_way_at_attach_is_reported_when_it_returns() {
+    let test = "a_call_under_way_at_attach_is_reported_when_it_returns";
+    let Some(prog) = program(test, "gated") else { return };
+    for (in_flight, no_btf) in [(true, false), (true, true), (false, false)] {
+        let Some(mut probe) = probe(test, &Options { in_flight, force_no_btf: no_btf, ..Options::default() }) else {
+            return;
+        };
+        let mut child = gated(&prog, 10);
+        let pid = child.id();
+        probe.follow(pid).expect("follow");
+        child.stdin.take().expect("stdin").write_all(b"g").expect("release it");
+        let mut status = None;
+        let recs = collect(&mut probe, || {
+            status = child.try_wait().expect("try_wait");
+            status.is_some()
+        });
+        assert!(status.is_some_and(|s| s.success()));
+        let first = recs.iter().find(|r| matches!(r, Rec::Sys { tid, .. } if *tid == pid));
+        let ctx = format!("{test} in_flight={in_flight} no_btf={no_btf}: {first:?}");
+        match first {
+            Some(&Rec::Sys { nr, args, ret, began_before, .. }) if in_flight => {
+                assert_eq!((nr, args[0], args[2], ret, began_before), (READ, 0, 1, 1, true), "{ctx}");
+            }
+            Some(&Rec::Sys { nr, began_before, .. }) => assert!(nr != READ && !began_before, "{ctx}"),
+            _ => panic!("{ctx}"),
+        }
+        let flagged = recs.iter().filter(|r| matches!(r, Rec::Sys { began_before: true, .. })).count();
+        assert_eq!(flagged, usize::from(in_flight), "{ctx}");
+        assert_eq!(calls_of(&recs, pid, GETPPID), 10, "{ctx}");
+    }
 }
 
 #[test]

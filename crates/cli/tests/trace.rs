@@ -539,17 +539,26 @@ fn attach_to_a_threaded_server_knows_its_threads(b: &str) {
     assert!((3..=5).contains(&p.threads), "{ctx}");
     assert_eq!(r.capture.processes, 1, "{ctx}");
 
+    // (wait_tracing's wait is a guess: on a loaded machine the first connections can be
+    // served before the process joins eBPF's filter, so counts are relative to what was seen)
+    let accepted = r.summary.endpoints.iter().find(|e| e.direction == "in").map_or(0, |e| e.connections);
+    assert!(accepted >= CONNS - 50, "{b}: {:#?}", r.summary.endpoints);
     // the log file opened before the attach, written by every worker, is known by its name
     let t = &r.summary.fd_targets;
     let logged = t.iter().find(|t| t.target.ends_with("server.log"));
-    assert!(logged.is_some_and(|l| l.calls >= 12 * (CONNS - 1)), "{b}: {t:#?}");
-    // connections accepted on the main thread and served on the workers are known as such;
-    // only an accept already waiting when eBPF attached can leave one unknown (its read,
-    // write and close)
+    assert!(logged.is_some_and(|l| l.calls >= 12 * (accepted - 1)), "{b}: {accepted} accepted, {t:#?}");
+    // connections accepted on the main thread and served on the workers are known as such
+    // (the first one too, its accept already waiting when the trace began: reported at its
+    // return, crates/bpf/tests/live.rs). Under eBPF a worker's close can be reported after
+    // the main thread's accept that got the same fd number again (records are sent at each
+    // call's return): such a late close counts once on an fd of unknown origin.
     let unknown: u64 = t.iter().filter(|t| t.target.contains("opened before trace")).map(|t| t.calls).sum();
-    assert!(unknown <= 3, "{b}: {t:#?}");
-    let served = t.iter().find(|t| t.target.ends_with("(accepted)"));
-    assert!(served.is_some_and(|s| s.calls >= 3 * (CONNS - 1)), "{b}: {t:#?}");
+    let served = t.iter().find(|t| t.target.ends_with("(accepted)")).map_or(0, |s| s.calls);
+    assert!(
+        served + unknown + 3 >= 3 * accepted && unknown * 100 <= served,
+        "{b}: {accepted} accepted, lost {}, {t:#?}",
+        r.capture.lost_events
+    );
 
     // one finding for the process's small writes, not one per thread
     let small = findings(&r, "small-io");

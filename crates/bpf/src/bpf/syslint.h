@@ -69,6 +69,8 @@ struct sl_cap_spec {
 #define SL_F_FAULT1 0x04     /* data1 could not be read (bad pointer) */
 #define SL_F_FAULT2 0x08
 #define SL_F_UNFINISHED 0x10 /* the thread ended inside this call: no return value, ts_exit = end */
+#define SL_F_NO_ENTRY 0x20   /* the call began before the thread was traced (an attach): its start is
+			      * unknown (ts_enter = ts_exit), its arguments are the registers at exit */
 
 /* SL_REC_SYSCALL, followed by data1_len bytes of data1 and data2_len bytes of data2. */
 struct sl_syscall_rec {
@@ -192,7 +194,8 @@ struct sl_thread {
 	__u8 enter_small[2 * SL_SMALL_SLOT]; /* slot i at i * SL_SMALL_SLOT */
 	__u8 enter_small_len[2];
 	__u8 enter_small_flags;
-	__u8 _pad3[5];
+	__u8 no_entry; /* the call in flight began before the thread was traced (SL_F_NO_ENTRY) */
+	__u8 _pad3[4];
 };
 
 #endif /* SYSLINT_H */

@@ -213,7 +213,19 @@ impl Formatter {
     /// Turn one record into events, handed to `sink` one by one.
     pub fn on_record(&mut self, r: &Record<'_>, sink: &mut dyn FnMut(&Event)) {
         match *r {
-            Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, ref data1, ref data2, unfinished } => {
+            Record::Syscall {
+                tgid,
+                tid,
+                nr,
+                args,
+                ret,
+                ts_enter,
+                ts_exit,
+                ref data1,
+                ref data2,
+                unfinished,
+                began_before,
+            } => {
                 self.tgid_of.insert(tid, tgid);
                 if (!self.known.fds.is_empty() || !self.known.tasks.is_empty()) && !self.announced.contains(&tid) {
                     self.announce(tgid, tid, ts_enter, sink);
@@ -241,7 +253,8 @@ impl Formatter {
                     name,
                     args: a,
                     ret: if unfinished { Ret::Unknown } else { ret_of(ret) },
-                    dur_ns: if unfinished { None } else { Some(dur) },
+                    // a call under way when the attach came: how long it lasted is unknown
+                    dur_ns: if unfinished || began_before { None } else { Some(dur) },
                     resumed: false,
                     pre: syslint_event::Pre::NONE,
                 };
@@ -517,6 +530,7 @@ mod tests {
             data1: d1,
             data2: d2,
             unfinished: false,
+            began_before: false,
         };
         let mut text = String::new();
         f.on_record(&rec, &mut |e: &Event| {
@@ -624,6 +638,7 @@ mod tests {
             data1: none(),
             data2: none(),
             unfinished: false,
+            began_before: false,
         };
         f.on_record(&call, &mut sink);
         let rep = |count| Record::Repeat {
@@ -663,6 +678,7 @@ mod tests {
             data1: none(),
             data2: none(),
             unfinished: false,
+            began_before: false,
         };
         f.on_record(&call(0, 1000), &mut sink);
         f.on_record(&call(1, 1200), &mut sink);
@@ -710,6 +726,7 @@ mod tests {
             data1: none(),
             data2: none(),
             unfinished: false,
+            began_before: false,
         };
         // fstat is 5, select 23 on x86_64
         f.on_record(&call(5, 0, 10_000), &mut sink);
@@ -758,6 +775,7 @@ mod tests {
             data1: d,
             data2: none(),
             unfinished: false,
+            began_before: false,
         };
         let repeat = Record::Repeat {
             tgid: 1,
@@ -809,6 +827,7 @@ mod tests {
             data1: none(),
             data2: none(),
             unfinished: false,
+            began_before: false,
         }
     }
 

@@ -43,6 +43,9 @@ impl EbpfSession {
                 }
             }
         }
+        // attaching: calls the threads are already in are reported when they return (the
+        // blocked accept whose connection the trace would otherwise never see opened)
+        let opts = &Options { in_flight: matches!(target, Target::Pids(_)), ..opts.clone() };
         let mut probe = Probe::load(opts)?;
         let mut known = format::Known::default();
         let (child, pids, what) = match target {

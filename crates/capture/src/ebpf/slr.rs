@@ -99,7 +99,7 @@ impl Encoder {
     /// Append one record to `out`.
     pub fn encode(&mut self, r: &Record<'_>, out: &mut Vec<u8>) {
         match *r {
-            Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, data1, data2, unfinished } => {
+            Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, data1, data2, unfinished, began_before } => {
                 out.push(T_SYSCALL);
                 put(out, tgid as u64);
                 put(out, tid as u64);
@@ -110,7 +110,7 @@ impl Encoder {
                 put_i(out, ret);
                 self.ts(out, ts_enter);
                 put(out, ts_exit.saturating_sub(ts_enter));
-                out.push(u8::from(unfinished));
+                out.push(u8::from(unfinished) | u8::from(began_before) << 1);
                 put_data(out, &data1);
                 put_data(out, &data2);
             }
@@ -334,7 +334,8 @@ impl Decoder {
                         let ret = c.i()?;
                         let ts_enter = ts(&mut c)?;
                         let dur = c.u()?;
-                        let unfinished = c.byte()? != 0;
+                        let flags = c.byte()?;
+                        let (unfinished, began_before) = (flags & 1 != 0, flags & 2 != 0);
                         let data1 = c.data()?;
                         let data2 = c.data()?;
                         Some(Record::Syscall {
@@ -348,6 +349,7 @@ impl Decoder {
                             data1,
                             data2,
                             unfinished,
+                            began_before,
                         })
                     }
                     T_REPEAT | T_REPEAT2 => {
@@ -544,6 +546,7 @@ mod tests {
                 data1: Data { kind: DataKind::Sockaddr, bytes: &sa, truncated: false, fault: false },
                 data2: Data { kind: DataKind::None, bytes: &[], truncated: false, fault: false },
                 unfinished: false,
+                began_before: false,
             },
             Record::Repeat {
                 tgid: 5,
