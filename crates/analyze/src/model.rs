@@ -106,6 +106,9 @@ struct Conn {
 struct FdTable {
     fds: HashMap<i32, Fd>,
     users: u32,
+    /// fd -> when the last closed entry of that number was made (`Fd::since`) and its target,
+    /// to know a close reported after the fd's next life was closed too ([`Model::late_close`]).
+    closed: HashMap<i32, (i64, u32)>,
 }
 
 pub struct Model {
@@ -303,7 +306,7 @@ impl Model {
     }
 
     fn new_table(&mut self) -> usize {
-        let t = Some(FdTable { fds: HashMap::default(), users: 1 });
+        let t = Some(FdTable { fds: HashMap::default(), users: 1, closed: HashMap::default() });
         if let Some(i) = self.free_tables.pop() {
             self.tables[i] = t;
             return i;
@@ -520,6 +523,22 @@ impl Model {
         }
     }
 
+    /// A close of an fd number with no entry, begun before the last entry of that number was
+    /// made: the close of an earlier life of the fd, reported late (eBPF sends each call at its
+    /// return: a worker's close can come after the accept that reused the number on another
+    /// thread, and after that connection's own close). Not an fd opened before the trace: it
+    /// counts against the target of the last life (the same number, most likely the same role).
+    fn late_close(&mut self, task: usize, fd: i32, ts: Option<i64>) -> Option<u32> {
+        let t = self.table_of(task)?;
+        if t.fds.contains_key(&fd) {
+            return None;
+        }
+        match (t.closed.get(&fd), ts) {
+            (Some(&(s, target)), Some(c)) if c < s => Some(target),
+            _ => None,
+        }
+    }
+
     /// Feed one event. Returns the target the syscall's fd refers to, if any.
     pub fn on_event(&mut self, ev: &Event) -> Option<u32> {
         let task = self.task(ev.tid);
@@ -648,7 +667,11 @@ impl Model {
         }
         if class.has(Class::FD) {
             if let Some(fd) = sc.fd() {
-                target = self.fd_target(task, fd.num, fd.deco);
+                target = match sc.sys {
+                    Sys::Close => self.late_close(task, fd.num, ts),
+                    _ => None,
+                }
+                .or_else(|| self.fd_target(task, fd.num, fd.deco));
                 if let Some(id) = target {
                     let t = &mut self.targets[id as usize];
                     t.calls += 1;
@@ -724,6 +747,9 @@ impl Model {
                         let reborn =
                             matches!((t.fds.get(&fd.num).and_then(|e| e.since), ts), (Some(s), Some(c)) if s > c);
                         if let Some(e) = if reborn { None } else { t.fds.remove(&fd.num) } {
+                            if let Some(s) = e.since {
+                                t.closed.insert(fd.num, (s, e.target));
+                            }
                             if let Some(c) = e.conn {
                                 self.close_conn(c, ts.map(|t| t + sc.dur_ns.unwrap_or(0) as i64));
                             }
@@ -1053,6 +1079,40 @@ mod tests {
         assert!(!served_by.is_empty() && !served_by.contains(&tgid.main_thread()), "{served_by:?}");
         // nothing was "opened before trace" (-yy names every fd; here in the one table)
         assert!(m.targets.iter().all(|t| !t.display.contains("opened before trace")), "{:?}", m.targets);
+    }
+
+    /// The same server attached with eBPF (`threaded_server.attach-ebpf.slr`, 400 connections):
+    /// the recording's thread facts make it one named process; fds reused across threads are
+    /// followed although five workers' closes were reported after the main thread's accept had
+    /// reused the number (and that connection was closed too): no fd "opened before trace", every
+    /// call of the 400 connections on the accepted connections' target.
+    #[test]
+    fn ebpf_attach_recording_follows_fds_across_threads() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/traces/threaded_server.attach-ebpf.slr");
+        let rec = syslint_capture::ebpf::slr::open(&path).expect("recording");
+        let mut f = syslint_capture::ebpf::format::Formatter::new(rec.known.clone());
+        let mut m = Model::new();
+        let info = rec.replay(&mut |r| {
+            f.on_record(&r, &mut |e| {
+                m.on_event(e);
+            });
+        });
+        assert!(info.problem.is_none(), "{:?}", info.problem);
+        let live: Vec<&ProcInfo> =
+            m.procs.iter().filter(|p| !p.absorbed && p.tasks.iter().any(|&t| m.tasks[t].events > 0)).collect();
+        assert_eq!(live.len(), 1);
+        assert_eq!(live[0].comm.as_deref(), Some("threaded_server"));
+        assert_eq!(live[0].tasks.iter().filter(|&&t| m.tasks[t].events > 0).count(), 5);
+        assert!(m.targets.iter().all(|t| !t.display.contains("opened before trace")), "{:?}", m.targets);
+        let accepted: Vec<&TargetAgg> = m.targets.iter().filter(|t| t.display.ends_with("(accepted)")).collect();
+        assert_eq!(accepted.len(), 1);
+        // read, write and close of each of the 400 connections
+        assert_eq!(accepted[0].calls, 1200);
+        assert_eq!(
+            m.endpoints.iter().filter(|e| e.direction == Direction::In).map(|e| e.connections).sum::<u64>(),
+            400
+        );
     }
 
     #[test]

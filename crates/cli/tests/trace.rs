@@ -44,9 +44,11 @@ fn wait_tracing(backend: &str, tracer: u32, target: Option<u32>) {
     let t0 = Instant::now();
     loop {
         let ok = if backend == "ebpf" {
+            // the kernel program is attached (a BPF link among syslint's fds), and the source has
+            // started (its analysis thread exists: the pids were added to the filter before)
             std::fs::read_dir(format!("/proc/{tracer}/fdinfo")).is_ok_and(|d| {
                 d.flatten().any(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("link_type:")))
-            })
+            }) && std::fs::read_dir(format!("/proc/{tracer}/task")).is_ok_and(|d| d.count() >= 2)
         } else {
             target.is_some_and(|p| {
                 std::fs::read_to_string(format!("/proc/{p}/status")).is_ok_and(|st| {
@@ -504,7 +506,9 @@ fn attach_to_a_threaded_server_knows_its_threads(b: &str) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let port: u16 = std::fs::read_to_string(&portf).unwrap().trim().parse().unwrap();
-    let s = trace_cmd(b, &["-q", "--format", "json", "-p", &srv.id().to_string(), "--for", "4s"])
+    // stopped with Ctrl-C once the load is served (--for bounds it if the test fails first):
+    // on a machine shared with other work, how long strace's load takes is not known
+    let s = trace_cmd(b, &["-q", "--format", "json", "-p", &srv.id().to_string(), "--for", "60s"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -520,12 +524,14 @@ fn attach_to_a_threaded_server_knows_its_threads(b: &str) {
         let _ = c.read_to_end(&mut buf);
     }
     let load = load.elapsed();
+    std::thread::sleep(Duration::from_millis(300));
+    signal(s.id(), "-INT");
     let o = s.wait_with_output().unwrap();
     // detaching leaves the server running
     assert!(srv.try_wait().unwrap().is_none(), "{b}: the server did not survive the trace");
     let _ = srv.kill();
     let _ = srv.wait();
-    assert!(load < Duration::from_secs(3), "{b}: the load took {load:?}, longer than the trace");
+    eprintln!("{b}: {CONNS} connections served in {load:?}");
     assert_eq!(o.status.code(), Some(0), "{b}: {}", stderr(&o));
     let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
 
@@ -549,13 +555,13 @@ fn attach_to_a_threaded_server_knows_its_threads(b: &str) {
     assert!(logged.is_some_and(|l| l.calls >= 12 * (accepted - 1)), "{b}: {accepted} accepted, {t:#?}");
     // connections accepted on the main thread and served on the workers are known as such
     // (the first one too, its accept already waiting when the trace began: reported at its
-    // return, crates/bpf/tests/live.rs). Under eBPF a worker's close can be reported after
-    // the main thread's accept that got the same fd number again (records are sent at each
-    // call's return): such a late close counts once on an fd of unknown origin.
+    // return, crates/bpf/tests/live.rs; and closes reported after the fd number was reused on
+    // another thread: model::late_close), except those being served at the moment the process
+    // joined eBPF's filter
     let unknown: u64 = t.iter().filter(|t| t.target.contains("opened before trace")).map(|t| t.calls).sum();
     let served = t.iter().find(|t| t.target.ends_with("(accepted)")).map_or(0, |s| s.calls);
     assert!(
-        served + unknown + 3 >= 3 * accepted && unknown * 100 <= served,
+        served + 3 >= 3 * accepted && unknown <= 3,
         "{b}: {accepted} accepted, lost {}, {t:#?}",
         r.capture.lost_events
     );
@@ -596,7 +602,7 @@ fn attach_by_name_names_every_process(b: &str) {
         }
         ports.push(std::fs::read_to_string(&portf).unwrap().trim().parse::<u16>().unwrap());
     }
-    let s = trace_cmd(b, &["-q", "--format", "json", "--comm", &name, "--for", "3s"])
+    let s = trace_cmd(b, &["-q", "--format", "json", "--comm", &name, "--for", "60s"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -613,6 +619,8 @@ fn attach_by_name_names_every_process(b: &str) {
             let _ = c.read_to_end(&mut buf);
         }
     }
+    std::thread::sleep(Duration::from_millis(300));
+    signal(s.id(), "-INT");
     let o = s.wait_with_output().unwrap();
     for srv in &mut servers {
         assert!(srv.try_wait().unwrap().is_none(), "{b}: a server did not survive the trace");
