@@ -28,13 +28,14 @@ impl StraceSource {
             return Err(Error::SlrNeedsEbpf);
         }
         let mut session = StraceSession::start(target)?;
+        let attached = matches!(target, Target::Pids(_));
         let pids = match target {
             Target::Pids(p) => p.clone(),
             Target::Command(_) => Vec::new(),
         };
         let fifo = session.output().map_err(Error::StraceStream)?;
         let stream = Tee::new(fifo, record)?;
-        Ok(StraceSource { session, stream, attached: !pids.is_empty(), pids })
+        Ok(StraceSource { session, stream, attached, pids })
     }
 }
 
