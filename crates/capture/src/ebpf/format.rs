@@ -157,6 +157,8 @@ pub struct Formatter {
     /// Repeat records claiming more calls than the kernel program ever folds into one
     /// (a damaged or forged recording): skipped.
     pub bad_repeats: u64,
+    /// Calls already under way when the capture attached: no duration.
+    pub began_before: u64,
 }
 
 /// The mean duration of the replayed calls in each position of a repetition: the kernel sums
@@ -261,6 +263,7 @@ impl Formatter {
                 let ev = Event { tid: Tid(tid), ts_ns: Some(ts_enter as i64), kind: EventKind::Syscall(sc) };
                 sink(&ev);
                 self.syscalls += 1;
+                self.began_before += u64::from(began_before);
                 self.events += 1;
                 self.after_call(tgid, sys, &args, ret, unfinished);
                 if !unfinished {
@@ -351,8 +354,8 @@ impl Formatter {
                         t.comm.push_str(&name);
                     }
                     let kind = EventKind::TaskKnown { tgid: Tgid(tgid), parent: None, comm: &name };
+                    // (not counted in `events`, like the fds announced: not something the program did)
                     sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });
-                    self.events += 1;
                 }
             }
             Record::Exit { tid, exit_code, ts, .. } => {
@@ -946,5 +949,38 @@ mod tests {
         );
         f.on_record(&fd_call(5, 0, 3, 4), &mut sink);
         assert_eq!(names, ["sleep", "sleep"]);
+    }
+
+    /// A call already under way when the capture attached has no duration (its start was not
+    /// seen), is counted as such, and is otherwise an ordinary call (here: the accept whose
+    /// connection the workers then serve).
+    #[test]
+    fn a_call_under_way_at_attach_has_no_duration() {
+        let mut f = Formatter::default();
+        let mut seen = Vec::new();
+        let mut sink = |e: &Event| {
+            if let EventKind::Syscall(sc) = &e.kind {
+                seen.push((sc.name.to_string(), e.ts_ns, sc.dur_ns, format!("{:?}", sc.ret)));
+            }
+        };
+        let accept = Record::Syscall {
+            tgid: 7,
+            tid: 7,
+            nr: 43,
+            args: [4, 0, 0, 0, 0, 0],
+            ret: 9,
+            ts_enter: 5000,
+            ts_exit: 5000,
+            data1: none(),
+            data2: none(),
+            unfinished: false,
+            began_before: true,
+        };
+        f.on_record(&accept, &mut sink);
+        f.on_record(&fd_call(7, 0, 9, 4), &mut sink);
+        let ok9 = format!("{:?}", Ret::Ok { val: 9, deco: None, note: "" });
+        assert_eq!(seen[0], ("accept".to_string(), Some(5000), None, ok9));
+        assert_eq!(seen[1].2, Some(1));
+        assert_eq!((f.syscalls, f.began_before), (2, 1));
     }
 }
