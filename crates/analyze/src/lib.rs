@@ -66,7 +66,7 @@ impl Analyzer {
 
     #[inline]
     pub fn on_event(&mut self, ev: &Event) {
-        if let EventKind::FdKnown { .. } = ev.kind {
+        if let EventKind::FdKnown { .. } | EventKind::TaskKnown { .. } = ev.kind {
             // not something the program did: only the model learns from it
             self.model.on_event(ev);
             return;
@@ -103,9 +103,11 @@ impl Analyzer {
             EventKind::Syscall(sc) => (self.dispatch.syscall(sc.sys), Hook::Syscall(sc)),
             EventKind::Exited { .. } | EventKind::Killed { .. } => (&self.dispatch.exits[..], Hook::Exit),
             EventKind::Alias { old } => (&self.dispatch.aliases[..], Hook::Alias(*old)),
-            EventKind::Signal { .. } | EventKind::Attached { .. } | EventKind::Detached | EventKind::FdKnown { .. } => {
-                (&self.dispatch.notes[..], Hook::Note)
-            }
+            EventKind::Signal { .. }
+            | EventKind::Attached { .. }
+            | EventKind::Detached
+            | EventKind::FdKnown { .. }
+            | EventKind::TaskKnown { .. } => (&self.dispatch.notes[..], Hook::Note),
         };
         if wanted.is_empty() {
             return;

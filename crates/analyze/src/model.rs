@@ -95,6 +95,8 @@ struct Fd {
     proto: Option<TargetKind>,
     local: Option<String>,
     side: Side,
+    /// When the call that made this entry returned (open, accept, socket, ...), if timed.
+    since: Option<i64>,
 }
 
 /// One connection, however many fds refer to it (a forked child's copy, a dup): its bytes
@@ -111,6 +113,9 @@ struct Conn {
 struct FdTable {
     fds: HashMap<i32, Fd>,
     users: u32,
+    /// fd -> when the last closed entry of that number was made (`Fd::since`) and its target,
+    /// to know a close reported after the fd's next life was closed too ([`Model::late_close`]).
+    closed: HashMap<i32, (i64, u32)>,
 }
 
 pub struct Model {
@@ -135,6 +140,8 @@ pub struct Model {
     free_conns: Vec<u32>,
     /// The task of the event [`Model::on_event`] saw last.
     last_task: usize,
+    /// When the syscall being fed returned (its start plus its duration), if timed.
+    call_end: Option<i64>,
 }
 
 /// Which end of a connection names it: the remote end for connections we opened, the local
@@ -306,11 +313,12 @@ impl Model {
             conns: Vec::new(),
             free_conns: Vec::new(),
             last_task: 0,
+            call_end: None,
         }
     }
 
     fn new_table(&mut self) -> usize {
-        let t = Some(FdTable { fds: HashMap::default(), users: 1 });
+        let t = Some(FdTable { fds: HashMap::default(), users: 1, closed: HashMap::default() });
         if let Some(i) = self.free_tables.pop() {
             self.tables[i] = t;
             return i;
@@ -461,7 +469,8 @@ impl Model {
         };
         let target = self.intern_target(kind, display);
         let proto = if proto.is_none() && kind.is_connection_socket() { Some(kind) } else { proto };
-        let entry = Fd { target, deco: deco.map(Into::into), conn: None, proto, local: None, side };
+        let entry =
+            Fd { target, deco: deco.map(Into::into), conn: None, proto, local: None, side, since: self.call_end };
         if let Some(t) = self.table_of(task) {
             if let Some(old) = t.fds.insert(fd, entry) {
                 // an fd reused without a close we saw: finish its connection
@@ -528,6 +537,7 @@ impl Model {
                         proto: None,
                         local: None,
                         side,
+                        since: None,
                     });
                     e.target = target;
                     e.deco = Some(d.into());
@@ -541,11 +551,29 @@ impl Model {
                 // opened before the trace started
                 let target = self.intern_target(TargetKind::Unknown, format!("fd {fd} (opened before trace)"));
                 if let Some(t) = self.table_of(task) {
-                    t.fds
-                        .insert(fd, Fd { target, deco: None, conn: None, proto: None, local: None, side: Side::Guess });
+                    t.fds.insert(
+                        fd,
+                        Fd { target, deco: None, conn: None, proto: None, local: None, side: Side::Guess, since: None },
+                    );
                 }
                 Some(target)
             }
+        }
+    }
+
+    /// A close of an fd number with no entry, begun before the last entry of that number was
+    /// made: the close of an earlier life of the fd, reported late (eBPF sends each call at its
+    /// return: a worker's close can come after the accept that reused the number on another
+    /// thread, and after that connection's own close). Not an fd opened before the trace: it
+    /// counts against the target of the last life (the same number, most likely the same role).
+    fn late_close(&mut self, task: usize, fd: i32, ts: Option<i64>) -> Option<u32> {
+        let t = self.table_of(task)?;
+        if t.fds.contains_key(&fd) {
+            return None;
+        }
+        match (t.closed.get(&fd), ts) {
+            (Some(&(s, target)), Some(c)) if c < s => Some(target),
+            _ => None,
         }
     }
 
@@ -556,6 +584,11 @@ impl Model {
         if let EventKind::FdKnown { fd, target } = ev.kind {
             // what the fd is, as a decoration on its first use would have said
             self.fd_target(task, fd, Some(target));
+            return None;
+        }
+        if let EventKind::TaskKnown { tgid, parent, comm } = ev.kind {
+            // who the thread is, as its clone and execve would have said
+            self.task_known(ev.tid, tgid, parent, comm);
             return None;
         }
         self.tasks[task].events += 1;
@@ -575,6 +608,26 @@ impl Model {
                 None
             }
             _ => None,
+        }
+    }
+
+    /// Thread `tid` belongs to process `tgid`, whose parent is `parent` and program `comm`
+    /// (empty: unknown): what /proc said when attaching, or the kernel at an exec. A thread
+    /// joins its process as if the process had cloned it (one fd table, the fds it opened
+    /// meanwhile included), so it is counted as a thread and its fds are its process's.
+    fn task_known(&mut self, tid: Tid, tgid: Tgid, parent: Option<Tgid>, comm: &str) {
+        if !tid.leads(tgid) {
+            let leader = self.task(tgid.main_thread());
+            self.on_spawn(leader, tid, true, true);
+        }
+        let task = self.task(tid);
+        self.last_task = task;
+        let p = self.tasks[task].proc_;
+        if let Some(pp) = parent {
+            self.procs[p].parent.get_or_insert(pp);
+        }
+        if !comm.is_empty() {
+            self.procs[p].comm = Some(comm.to_string());
         }
     }
 
@@ -639,6 +692,7 @@ impl Model {
             }
             t.dur_ns += sc.dur_ns.unwrap_or(0);
         }
+        self.call_end = ts.zip(sc.dur_ns).map(|(t, d)| t.saturating_add(d as i64));
         let class = sc.sys.class();
         let ret_fd = match sc.ret {
             Ret::Ok { val, deco, .. } if (0..=i32::MAX as i64).contains(&val) => Some((val as i32, deco)),
@@ -651,7 +705,11 @@ impl Model {
         }
         if class.has(Class::FD) {
             if let Some(fd) = sc.fd() {
-                target = self.fd_target(task, fd.num, fd.deco);
+                target = match sc.sys {
+                    Sys::Close => self.late_close(task, fd.num, ts),
+                    _ => None,
+                }
+                .or_else(|| self.fd_target(task, fd.num, fd.deco));
                 if let Some(id) = target {
                     let t = &mut self.targets[id as usize];
                     t.calls += 1;
@@ -721,7 +779,15 @@ impl Model {
             Sys::Close => {
                 if let Some(fd) = sc.fd() {
                     if let Some(t) = self.table_of(task) {
-                        if let Some(e) = t.fds.remove(&fd.num) {
+                        // an entry made by a call that returned after this close began is the
+                        // fd's next life (another thread got the number as soon as the kernel
+                        // freed it, and its call was reported first): not the one closed
+                        let reborn =
+                            matches!((t.fds.get(&fd.num).and_then(|e| e.since), ts), (Some(s), Some(c)) if s > c);
+                        if let Some(e) = if reborn { None } else { t.fds.remove(&fd.num) } {
+                            if let Some(s) = e.since {
+                                t.closed.insert(fd.num, (s, e.target));
+                            }
                             if let Some(c) = e.conn {
                                 self.release_conn(c, ts.map(|t| t + sc.dur_ns.unwrap_or(0) as i64));
                             }
@@ -879,6 +945,7 @@ impl Model {
                 proto: Some(proto),
                 local: None,
                 side: Side::Remote,
+                since: None,
             });
             e.target = target;
             e.side = Side::Remote;
@@ -1016,6 +1083,104 @@ mod tests {
         })
         .expect("read");
         m
+    }
+
+    /// Issue 15: strace attached to a threaded server (tests/fixtures/record-attach-threads.sh).
+    /// The trace alone shows five processes without names; with what /proc said at the attach
+    /// (`threaded_server.attach.proc`, fed as TaskKnown events first, as `trace -p` does) it is
+    /// one named process of five threads sharing one fd table.
+    #[test]
+    fn an_attached_threaded_server_is_one_named_process() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/traces");
+        let proc_facts = std::fs::read_to_string(dir.join("threaded_server.attach.proc")).expect("facts");
+        let facts: Vec<(u32, u32, u32, String)> = proc_facts
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap(), f[3].to_string())
+            })
+            .collect();
+        assert_eq!(facts.len(), 5);
+        let tgid = Tgid(facts[0].1);
+        let live = |m: &Model| {
+            m.procs.iter().filter(|p| !p.absorbed && p.tasks.iter().any(|&t| m.tasks[t].events > 0)).count()
+        };
+
+        let alone = model_of("threaded_server.attach-f-tt-T-yy.strace", 100);
+        assert_eq!(live(&alone), 5);
+        assert!(alone.procs.iter().all(|p| p.comm.is_none()));
+
+        let mut m = Model::with_limits(100);
+        for (tid, tg, ppid, comm) in &facts {
+            m.on_event(&Event {
+                tid: Tid(*tid),
+                ts_ns: None,
+                kind: EventKind::TaskKnown { tgid: Tgid(*tg), parent: Some(Tgid(*ppid)), comm },
+            });
+        }
+        let path = dir.join("threaded_server.attach-f-tt-T-yy.strace");
+        let src = syslint_capture::input::expand_sources(&[path]).expect("fixture");
+        let mut served_by = std::collections::HashSet::new();
+        syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
+            let target = m.on_event(e);
+            // every fd a worker uses is known (-yy names it; the table is the process's)
+            if let (EventKind::Syscall(sc), Some(t)) = (&e.kind, target) {
+                if sc.sys == Sys::Read && m.targets[t as usize].kind.is_tcp() {
+                    served_by.insert(e.tid);
+                }
+            }
+        })
+        .expect("read");
+        assert_eq!(live(&m), 1);
+        let p = m.procs.iter().find(|p| !p.absorbed && p.pid == tgid).expect("the server");
+        assert_eq!(p.comm.as_deref(), Some("threaded_server"));
+        assert_eq!(p.parent, Some(Tgid(facts[0].2)));
+        assert_eq!(p.tasks.iter().filter(|&&t| m.tasks[t].events > 0).count(), 5);
+        for (tid, ..) in &facts {
+            assert_eq!(m.tgid(Tid(*tid)), tgid);
+            assert_eq!(m.comm(Tid(*tid)), Some("threaded_server"));
+        }
+        assert!(m
+            .label(Tid(facts[1].0))
+            .starts_with(&format!("thread {} of pid {tgid} (threaded_server)", facts[1].0)));
+        // connections were served on the workers, not the accepting main thread
+        assert!(!served_by.is_empty() && !served_by.contains(&tgid.main_thread()), "{served_by:?}");
+        // nothing was "opened before trace" (-yy names every fd; here in the one table)
+        assert!(m.targets.iter().all(|t| !t.display.contains("opened before trace")), "{:?}", m.targets);
+    }
+
+    /// The same server attached with eBPF (`threaded_server.attach-ebpf.slr`, 400 connections):
+    /// the recording's thread facts make it one named process; fds reused across threads are
+    /// followed although five workers' closes were reported after the main thread's accept had
+    /// reused the number (and that connection was closed too): no fd "opened before trace", every
+    /// call of the 400 connections on the accepted connections' target.
+    #[test]
+    fn ebpf_attach_recording_follows_fds_across_threads() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/traces/threaded_server.attach-ebpf.slr");
+        let rec = syslint_capture::ebpf::slr::open(&path).expect("recording");
+        let mut f = syslint_capture::ebpf::format::Formatter::new(rec.known.clone());
+        let mut m = Model::new();
+        let info = rec.replay(&mut |r| {
+            f.on_record(&r, &mut |e| {
+                m.on_event(e);
+            });
+        });
+        assert!(info.problem.is_none(), "{:?}", info.problem);
+        let live: Vec<&ProcInfo> =
+            m.procs.iter().filter(|p| !p.absorbed && p.tasks.iter().any(|&t| m.tasks[t].events > 0)).collect();
+        assert_eq!(live.len(), 1);
+        assert_eq!(live[0].comm.as_deref(), Some("threaded_server"));
+        assert_eq!(live[0].tasks.iter().filter(|&&t| m.tasks[t].events > 0).count(), 5);
+        assert!(m.targets.iter().all(|t| !t.display.contains("opened before trace")), "{:?}", m.targets);
+        let accepted: Vec<&TargetAgg> = m.targets.iter().filter(|t| t.display.ends_with("(accepted)")).collect();
+        assert_eq!(accepted.len(), 1);
+        // read, write and close of each of the 400 connections
+        assert_eq!(accepted[0].calls, 1200);
+        assert_eq!(
+            m.endpoints.iter().filter(|e| e.direction == Direction::In).map(|e| e.connections).sum::<u64>(),
+            400
+        );
     }
 
     #[test]

@@ -67,9 +67,9 @@ mod tests {
     fn sizes_are_pinned() {
         assert_eq!(size_of::<CapSpec>(), 16);
         assert_eq!(size_of::<SyscallRec>(), 96);
-        assert_eq!(size_of::<RepeatRec>(), 40);
-        assert_eq!(size_of::<Thread>(), 360);
+        assert_eq!(size_of::<RepeatRec>(), 48);
+        assert_eq!(size_of::<Thread>(), 368);
         assert_eq!(offset_of!(SyscallRec, data1_len), 88);
-        assert_eq!(offset_of!(Thread, tgid), 280);
+        assert_eq!(offset_of!(Thread, tgid), 288);
     }
 }

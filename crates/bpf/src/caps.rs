@@ -140,9 +140,54 @@ const fn received_str(arg: u8) -> CapSlot {
     slot(DATA_BYTES, arg, LEN_RET, 0, 0, CAP_IF_OK)
 }
 
-/// The table as the `caps` map wants it: one spec per syscall number below NR_MAX.
+/// Calls that return a new fd (x86_64): when they succeed they are never coalesced. A run is
+/// reported only when it breaks (or 100 ms on), and meanwhile another thread may already use
+/// the fd: a server thread looping `accept` = 7, hand over, `accept` = 7 (the fd reused after a
+/// worker closed it) held its accepts back while the workers' reads of fd 7 went out, so the
+/// analysis saw reads of an fd it had never seen opened.
+pub(crate) const NEW_FD: &[u32] = &[
+    2,   // open
+    22,  // pipe
+    32,  // dup
+    33,  // dup2
+    41,  // socket
+    43,  // accept
+    53,  // socketpair
+    85,  // creat
+    213, // epoll_create
+    253, // inotify_init
+    257, // openat
+    282, // signalfd
+    283, // timerfd_create
+    284, // eventfd
+    288, // accept4
+    289, // signalfd4
+    290, // eventfd2
+    291, // epoll_create1
+    292, // dup3
+    293, // pipe2
+    294, // inotify_init1
+    298, // perf_event_open
+    300, // fanotify_init
+    304, // open_by_handle_at
+    319, // memfd_create
+    323, // userfaultfd
+    425, // io_uring_setup
+    434, // pidfd_open
+    437, // openat2
+];
+
+/// The table as the `caps` map wants it: one spec per syscall number below NR_MAX, with
+/// [`NEW_FD`]'s calls flagged.
 pub(crate) fn specs() -> Vec<(u32, CapSpec)> {
-    TABLE.iter().map(|&(nr, a, b)| (nr, CapSpec { slot: [a, b] })).collect()
+    let mut specs: Vec<(u32, CapSpec)> = TABLE.iter().map(|&(nr, a, b)| (nr, CapSpec { slot: [a, b] })).collect();
+    for &nr in NEW_FD {
+        match specs.iter_mut().find(|(n, _)| *n == nr) {
+            Some((_, s)) => s.slot[0].flags |= CAP_NEW_FD,
+            None => specs.push((nr, CapSpec { slot: [slot(DATA_NONE, 0, 0, 0, 0, CAP_NEW_FD), NONE] })),
+        }
+    }
+    specs
 }
 
 #[cfg(test)]
@@ -164,6 +209,22 @@ mod tests {
                 assert!(s.flags & CAP_AT_ENTER == 0 || s.flags & CAP_IF_OK == 0, "no return value at entry");
             }
         }
+    }
+
+    #[test]
+    fn new_fd_calls_are_flagged() {
+        let specs = specs();
+        for &nr in NEW_FD {
+            assert!(syscall_name(nr).is_some(), "{nr} is no x86_64 syscall");
+            let s = specs.iter().find(|(n, _)| *n == nr).expect("a spec");
+            assert!(s.1.slot[0].flags & CAP_NEW_FD != 0, "{nr}");
+        }
+        let name = |nr| syscall_name(nr).unwrap_or("?");
+        let names: Vec<&str> = NEW_FD.iter().map(|&nr| name(nr)).collect();
+        for want in ["open", "openat", "accept", "accept4", "socket", "dup", "dup2", "dup3", "pipe2", "epoll_create1"] {
+            assert!(names.contains(&want), "{want}");
+        }
+        assert_eq!(specs.iter().filter(|(_, s)| s.slot[0].flags & CAP_NEW_FD != 0).count(), NEW_FD.len());
     }
 
     #[test]

@@ -22,10 +22,13 @@
 //! - [`Record::Syscall`]: one call, sent at its exit (`ts_exit`), with up to two pieces of
 //!   user memory (`data1`, `data2`) as the capture table (`src/caps.rs`) says. A call the thread
 //!   never returned from (exit_group, or killed while blocked) comes with `unfinished` set when
-//!   the thread ends.
+//!   the thread ends. With [`Options::in_flight`] (attaching), a call a thread was already in
+//!   when tracing began comes at its return with `began_before` set.
 //! - [`Record::Repeat`]: in-kernel coalescing. "The last `period` Syscall records of this thread
 //!   happened `count` more times", from `first_ts` (entry of the first repetition) to `last_ts`
-//!   (exit of the last), the calls together lasting `dur_sum_ns`. Period 1: `A A A A` arrives as
+//!   (exit of the last); `dur_sum_ns[i]` is the total duration of the calls in position `i` of
+//!   the repetition (the older repeated record first; period 1 uses `[0]` only), so the two
+//!   calls of an alternation keep their own durations. Period 1: `A A A A` arrives as
 //!   `A, Repeat{1, 3}`. Period 2: `A B A B A B` arrives as `A, B, Repeat{2, 2}`. So a program
 //!   making exactly N identical calls yields 1 Syscall plus Repeats whose counts sum to N - 1.
 //!   Identical means same number, six arguments and return value and equal captured bytes
@@ -111,6 +114,10 @@ pub struct Options {
     pub summary_only: bool,
     /// Load the no-BTF (`raw_tp`) variant even when the kernel has BTF.
     pub force_no_btf: bool,
+    /// A call a thread was already in when it began to be traced (an attach to a blocked
+    /// `accept`) is sent when it returns, with [`Record::Syscall::began_before`] set. Off for a
+    /// spawned command (its start is traced; the gate it waits on before exec is not its call).
+    pub in_flight: bool,
 }
 
 impl Default for Options {
@@ -122,6 +129,7 @@ impl Default for Options {
             coalesce: true,
             summary_only: false,
             force_no_btf: false,
+            in_flight: false,
         }
     }
 }
@@ -191,6 +199,10 @@ pub enum Record<'a> {
         data2: Data<'a>,
         /// The thread ended inside this call; `ts_exit` is when it ended.
         unfinished: bool,
+        /// The call was under way when tracing began ([`Options::in_flight`]): its start and
+        /// duration are unknown (`ts_enter` is `ts_exit`), its arguments are the registers at
+        /// its return.
+        began_before: bool,
     },
     Repeat {
         tgid: u32,
@@ -199,7 +211,8 @@ pub enum Record<'a> {
         count: u32,
         first_ts: u64,
         last_ts: u64,
-        dur_sum_ns: u64,
+        /// Summed durations per position in the repetition (`[1]` is 0 for period 1).
+        dur_sum_ns: [u64; 2],
     },
     Fork {
         parent_tgid: u32,

@@ -128,6 +128,7 @@ macro_rules! load_variant {
         ro.opt_path_bytes = u32::from(opts.path_bytes).min(abi::SLOT_MAX as u32 - 1);
         ro.opt_coalesce = opts.coalesce;
         ro.opt_summary_only = opts.summary_only;
+        ro.opt_in_flight = opts.in_flight;
         open.maps.events.set_max_entries(ring_size(opts.ring_bytes)).map_err(map_err("sizing the ring buffer"))?;
         let mut skel = open.load().map_err(map_err("loading the BPF programs"))?;
         for (nr, spec) in caps::specs() {
@@ -322,6 +323,7 @@ impl Probe {
                     data1: data(s.kinds & 0xf, &s.data[..l1], false, false),
                     data2: data(s.kinds >> 4, &s.data[l1..l1 + l2], false, false),
                     unfinished: false,
+                    began_before: false,
                 });
             }
             t.count = 0;
@@ -428,6 +430,7 @@ pub(crate) fn parse(b: &[u8]) -> Option<Record<'_>> {
                     h.flags & abi::F_FAULT2 != 0,
                 ),
                 unfinished: h.flags & abi::F_UNFINISHED != 0,
+                began_before: h.flags & abi::F_NO_ENTRY != 0,
             })
         }
         abi::REC_REPEAT => {

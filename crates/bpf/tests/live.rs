@@ -65,12 +65,14 @@ enum Rec {
         d1: (DataKind, Vec<u8>, bool),
         d2: (DataKind, Vec<u8>, bool),
         unfinished: bool,
+        began_before: bool,
     },
     Repeat {
         tgid: u32,
         tid: u32,
         period: u8,
         count: u32,
+        dur_sum_ns: [u64; 2],
     },
     Fork {
         parent_tgid: u32,
@@ -92,7 +94,7 @@ enum Rec {
 impl Rec {
     fn from(r: Record<'_>) -> Rec {
         match r {
-            Record::Syscall { tgid, tid, nr, args, ret, data1, data2, unfinished, .. } => Rec::Sys {
+            Record::Syscall { tgid, tid, nr, args, ret, data1, data2, unfinished, began_before, .. } => Rec::Sys {
                 tgid,
                 tid,
                 nr,
@@ -101,10 +103,11 @@ impl Rec {
                 d1: (data1.kind, data1.bytes.to_vec(), data1.truncated),
                 d2: (data2.kind, data2.bytes.to_vec(), data2.truncated),
                 unfinished,
+                began_before,
             },
-            Record::Repeat { tgid, tid, period, count, first_ts, last_ts, .. } => {
+            Record::Repeat { tgid, tid, period, count, first_ts, last_ts, dur_sum_ns } => {
                 assert!(first_ts <= last_ts, "repeat times out of order");
-                Rec::Repeat { tgid, tid, period, count }
+                Rec::Repeat { tgid, tid, period, count, dur_sum_ns }
             }
             Record::Fork { parent_tgid, child_tgid, child_tid, is_thread, .. } => {
                 Rec::Fork { parent_tgid, child_tgid, child_tid, is_thread }
@@ -312,6 +315,43 @@ fn alternating_read_write_is_period_two() {
     assert_eq!(calls_of(&recs, pid, WRITE), N);
 }
 
+/// Issue 15: a quick call alternating with a 20 ms wait is coalesced as period 2, and the
+/// repeat keeps each position's durations apart (the run's mean had gone to both calls).
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn alternating_calls_keep_their_own_durations() {
+    let test = "alternating_calls_keep_their_own_durations";
+    let Some(mut probe) = probe(test, &Options::default()) else { return };
+    let Some(prog) = program(test, "quick_then_wait") else { return };
+    const N: u32 = 12;
+    const CLOCK_NANOSLEEP: u32 = 230; // clock_nanosleep: what glibc's nanosleep calls
+    let (pid, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string(), "20"]);
+    assert_eq!(calls_of(&recs, pid, GETPPID), u64::from(N));
+    assert_eq!(calls_of(&recs, pid, CLOCK_NANOSLEEP), u64::from(N));
+    // the two records each period-2 repeat stands for, and its per-position sums
+    let mut last: Vec<u32> = Vec::new();
+    let mut seen = 0;
+    for r in &recs {
+        match *r {
+            Rec::Sys { tid, nr, .. } if tid == pid => last.push(nr),
+            Rec::Repeat { tid, period: 2, count, dur_sum_ns, .. } if tid == pid => {
+                let pos = &last[last.len() - 2..];
+                for (i, nr) in pos.iter().enumerate() {
+                    let mean = dur_sum_ns[i] / u64::from(count);
+                    match *nr {
+                        GETPPID => assert!(mean < 1_000_000, "{test}: getppid {mean} ns on average"),
+                        CLOCK_NANOSLEEP => assert!(mean >= 20_000_000, "{test}: nanosleep {mean} ns on average"),
+                        other => panic!("{test}: repeat of {other} in the loop"),
+                    }
+                }
+                seen += count;
+            }
+            _ => {}
+        }
+    }
+    assert!(seen >= N - 3, "{test}: the loop was not coalesced ({seen} repetitions in repeats)");
+}
+
 /// Reads the dynamic loader makes before main (ELF headers of libraries).
 fn reads_before_loop(recs: &[Rec], pid: u32) -> u64 {
     sys_records(recs, READ).filter(|r| matches!(r, Rec::Sys { tid, args, .. } if *tid == pid && args[2] != 512)).count()
@@ -513,6 +553,43 @@ fn attaches_to_a_running_process() {
         Rec::Sys { d1: (DataKind::Str, p, _), .. } if p == b"/nonexistent-syslint-test/gated")));
     assert!(recs.iter().all(|r| r.pids().iter().all(|&p| p == pid)), "only the followed process");
     assert!(probe.follow(u32::MAX - 1).is_err(), "following a missing process fails");
+}
+
+/// Attaching with `in_flight` (what `trace -p` sets): the read the program was blocked in
+/// when tracing began is reported when it returns, flagged, with its number, arguments and
+/// return value; without it, that call is missed (a spawned command's gate).
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn a_call_under_way_at_attach_is_reported_when_it_returns() {
+    let test = "a_call_under_way_at_attach_is_reported_when_it_returns";
+    let Some(prog) = program(test, "gated") else { return };
+    for (in_flight, no_btf) in [(true, false), (true, true), (false, false)] {
+        let Some(mut probe) = probe(test, &Options { in_flight, force_no_btf: no_btf, ..Options::default() }) else {
+            return;
+        };
+        let mut child = gated(&prog, 10);
+        let pid = child.id();
+        probe.follow(pid).expect("follow");
+        child.stdin.take().expect("stdin").write_all(b"g").expect("release it");
+        let mut status = None;
+        let recs = collect(&mut probe, || {
+            status = child.try_wait().expect("try_wait");
+            status.is_some()
+        });
+        assert!(status.is_some_and(|s| s.success()));
+        let first = recs.iter().find(|r| matches!(r, Rec::Sys { tid, .. } if *tid == pid));
+        let ctx = format!("{test} in_flight={in_flight} no_btf={no_btf}: {first:?}");
+        match first {
+            Some(&Rec::Sys { nr, args, ret, began_before, .. }) if in_flight => {
+                assert_eq!((nr, args[0], args[2], ret, began_before), (READ, 0, 1, 1, true), "{ctx}");
+            }
+            Some(&Rec::Sys { nr, began_before, .. }) => assert!(nr != READ && !began_before, "{ctx}"),
+            _ => panic!("{ctx}"),
+        }
+        let flagged = recs.iter().filter(|r| matches!(r, Rec::Sys { began_before: true, .. })).count();
+        assert_eq!(flagged, usize::from(in_flight), "{ctx}");
+        assert_eq!(calls_of(&recs, pid, GETPPID), 10, "{ctx}");
+    }
 }
 
 #[test]

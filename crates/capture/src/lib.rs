@@ -6,6 +6,7 @@ pub mod ebpf;
 pub mod input;
 pub mod live;
 pub mod parallel;
+pub mod procfs;
 pub mod strace;
 
 use input::{InputError, LineReader, Source};

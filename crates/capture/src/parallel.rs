@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
-use syslint_event::{Clock, Event, EventKind, FdArg, Ret, Syscall, Tid};
+use syslint_event::{Clock, Event, EventKind, FdArg, Ret, Syscall, Tgid, Tid};
 
 /// Bytes per chunk (cut at a line end). 1 MiB measured best on 2 cores: 2 MiB was no
 /// faster and held 20 MB more in flight (bench/RESULTS.md).
@@ -69,6 +69,11 @@ enum PKind {
     FdKnown {
         fd: i32,
         target: Span,
+    },
+    TaskKnown {
+        tgid: Tgid,
+        parent: Option<Tgid>,
+        comm: Span,
     },
 }
 
@@ -147,6 +152,9 @@ fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
         EventKind::Detached => PKind::Detached,
         EventKind::Alias { old } => PKind::Alias { old: *old },
         EventKind::FdKnown { fd, target } => PKind::FdKnown { fd: *fd, target: sp(target) },
+        EventKind::TaskKnown { tgid, parent, comm } => {
+            PKind::TaskKnown { tgid: *tgid, parent: *parent, comm: sp(comm) }
+        }
     };
     PEvent { pid: e.tid, ts_ns: e.ts_ns, kind }
 }
@@ -190,6 +198,9 @@ impl Batch {
             PKind::Detached => EventKind::Detached,
             PKind::Alias { old } => EventKind::Alias { old: *old },
             PKind::FdKnown { fd, target } => EventKind::FdKnown { fd: *fd, target: self.get(*target) },
+            PKind::TaskKnown { tgid, parent, comm } => {
+                EventKind::TaskKnown { tgid: *tgid, parent: *parent, comm: self.get(*comm) }
+            }
         };
         Event { tid: p.pid, ts_ns: p.ts_ns.map(|t| t + shift), kind }
     }

@@ -158,6 +158,7 @@ fn own(e: &Event) -> Ev {
         EventKind::Detached => K::Detached,
         EventKind::Alias { old } => K::Alias(old.0),
         EventKind::FdKnown { .. } => unreachable!("the strace reader does not announce fds"),
+        EventKind::TaskKnown { .. } => unreachable!("the strace reader does not announce threads"),
     };
     Ev { pid: e.tid.0, ts: e.ts_ns, k }
 }

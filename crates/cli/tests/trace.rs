@@ -44,9 +44,11 @@ fn wait_tracing(backend: &str, tracer: u32, target: Option<u32>) {
     let t0 = Instant::now();
     loop {
         let ok = if backend == "ebpf" {
+            // the kernel program is attached (a BPF link among syslint's fds), and the source has
+            // started (its analysis thread exists: the pids were added to the filter before)
             std::fs::read_dir(format!("/proc/{tracer}/fdinfo")).is_ok_and(|d| {
                 d.flatten().any(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("link_type:")))
-            })
+            }) && std::fs::read_dir(format!("/proc/{tracer}/task")).is_ok_and(|d| d.count() >= 2)
         } else {
             target.is_some_and(|p| {
                 std::fs::read_to_string(format!("/proc/{p}/status")).is_ok_and(|st| {
@@ -188,8 +190,23 @@ fn attach_for_a_bounded_time_and_record(b: &str) {
     // the recording gives the same analysis
     let again = analyze(&[&rec]);
     assert_eq!(again.summary.syscalls, live.summary.syscalls);
-    assert_eq!(again.summary.processes, live.summary.processes);
-    assert_eq!(again.findings, live.findings);
+    let mut procs = live.summary.processes.clone();
+    let me = procs.iter_mut().find(|p| p.pid == w.id()).expect("the worker");
+    assert_eq!((me.comm.as_deref(), me.parent), (Some("sh"), Some(std::process::id())), "known from /proc");
+    if b == "strace" {
+        // strace's own text is recorded: who the attached process is (read from /proc) is
+        // not in it, as in any `strace -p` log (docs/design.md)
+        (me.comm, me.parent) = (None, None);
+    }
+    assert_eq!(again.summary.processes, procs);
+    if b == "strace" {
+        // the same patterns; their grouping by program may differ (the shell's unnamed
+        // children merge into the group of the program they exec)
+        let detectors = |r: &syslint_report::Report| r.findings.iter().map(|f| f.detector.clone()).collect::<Vec<_>>();
+        assert_eq!(detectors(&again), detectors(&live));
+    } else {
+        assert_eq!(again.findings, live.findings);
+    }
     let _ = w.kill();
 }
 
@@ -667,3 +684,218 @@ fn ebpf_text_names_constants_as_strace_does() {
         assert_eq!(got, want, "{call}");
     }
 }
+
+/// Issue 15: a Python loop of `os.fstat` then a 0.2 s `select`, run under eBPF and under
+/// strace (`-T`): the kernel coalesces the alternation, and each call must keep its own
+/// duration (the run's mean had given both calls 0.1 s: newfstatat p50 in the hundreds of ms).
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn alternating_calls_keep_their_own_durations_like_strace() {
+    assert_bpf_works("the eBPF variants");
+    assert!(have("python3"), "python3 is required (scripts/test.sh installs it)");
+    assert!(have("strace"), "strace is required (scripts/test.sh installs it)");
+    // the interpreter itself, not a version manager's shell shim (fewer processes under strace)
+    let py = if std::path::Path::new("/usr/bin/python3").exists() { "/usr/bin/python3" } else { "python3" };
+    let prog = "import os, select\nfor _ in range(6):\n    os.fstat(0)\n    select.select([], [], [], 0.2)\n";
+    let mut seen = Vec::new();
+    for b in ["ebpf", "strace"] {
+        let o = trace_cmd(b, &["-q", "--format", "json", "--", py, "-c", prog]).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{b}: {}", stderr(&o));
+        // trace -- CMD: the report is on stderr, stdout is the command's
+        let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
+        let sel = syscall(&r, "pselect6");
+        let fstat = syscall(&r, "newfstatat");
+        assert_eq!(sel.calls, 6, "{b}");
+        assert!(sel.p50_s.is_some_and(|p| p >= 0.19) && sel.max_s.is_some_and(|m| m < 0.5), "{b}: select {sel:?}");
+        // fstat of an open fd takes microseconds on either backend (strace's stops included)
+        assert!(fstat.max_s.is_some_and(|m| m < 0.05), "{b}: newfstatat {fstat:?}");
+        assert!(fstat.total_s < 0.1, "{b}: newfstatat {fstat:?}");
+        seen.push((b, fstat.p50_s, fstat.max_s, sel.p50_s, sel.total_s));
+    }
+    eprintln!("backend, newfstatat p50 and max, pselect6 p50 and total: {seen:?}");
+}
+
+/// Issue 15, "attach loses identity": a threaded server (tests/fixtures/programs/threaded_server.c: an
+/// accepting main thread handing connections to four workers started before the attach, a log
+/// file opened before it, written a character at a time) attached with `-p` for a few
+/// seconds under a bounded loopback load. The report must name the program, count one process
+/// with its threads (not a process per thread), know the connections the workers serve
+/// (accepted on another thread) and the log file, and give one small-io finding for the
+/// process, not one per thread.
+fn attach_to_a_threaded_server_knows_its_threads(b: &str) {
+    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
+    let d = tmp(&format!("threads-{b}"));
+    let prog = d.join("threaded_server");
+    let src = root().join("tests/fixtures/programs/threaded_server.c");
+    assert!(Command::new("cc").args(["-O2", "-pthread", "-o"]).arg(&prog).arg(&src).status().unwrap().success());
+    let (portf, log) = (d.join("port"), d.join("server.log"));
+    let mut srv = Command::new(&prog).arg(&portf).arg(&log).args(["4", "12"]).spawn().unwrap();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(&portf).map_or(true, |s| !s.ends_with('\n')) {
+        assert!(t0.elapsed() < Duration::from_secs(10), "server did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let port: u16 = std::fs::read_to_string(&portf).unwrap().trim().parse().unwrap();
+    // stopped with Ctrl-C once the load is served (--for bounds it if the test fails first):
+    // on a machine shared with other work, how long strace's load takes is not known
+    let s = trace_cmd(b, &["-q", "--format", "json", "-p", &srv.id().to_string(), "--for", "60s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_tracing(b, s.id(), Some(srv.id()));
+    let load = Instant::now();
+    const CONNS: u64 = 400;
+    for _ in 0..CONNS {
+        use std::io::{Read, Write};
+        let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        c.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+        let mut buf = Vec::new();
+        let _ = c.read_to_end(&mut buf);
+    }
+    let load = load.elapsed();
+    std::thread::sleep(Duration::from_millis(300));
+    signal(s.id(), "-INT");
+    let o = s.wait_with_output().unwrap();
+    // detaching leaves the server running
+    assert!(srv.try_wait().unwrap().is_none(), "{b}: the server did not survive the trace");
+    let _ = srv.kill();
+    let _ = srv.wait();
+    eprintln!("{b}: {CONNS} connections served in {load:?}");
+    assert_eq!(o.status.code(), Some(0), "{b}: {}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+
+    let ctx = format!("{b}: {:#?}", r.summary.processes);
+    assert_eq!(r.summary.processes.len(), 1, "{ctx}");
+    let p = &r.summary.processes[0];
+    assert_eq!(p.pid, srv.id(), "{ctx}");
+    assert_eq!(p.comm.as_deref(), Some("threaded_server"), "{ctx}");
+    assert_eq!(p.parent, Some(std::process::id()), "{ctx}");
+    // the workers that served (all four, most likely) and the accepting main thread
+    assert!((3..=5).contains(&p.threads), "{ctx}");
+    assert_eq!(r.capture.processes, 1, "{ctx}");
+
+    // (wait_tracing's wait is a guess: on a loaded machine the first connections can be
+    // served before the process joins eBPF's filter, so counts are relative to what was seen)
+    let accepted = r.summary.endpoints.iter().find(|e| e.direction == "in").map_or(0, |e| e.connections);
+    assert!(accepted >= CONNS - 50, "{b}: {:#?}", r.summary.endpoints);
+    // the log file opened before the attach, written by every worker, is known by its name
+    let t = &r.summary.fd_targets;
+    let logged = t.iter().find(|t| t.target.ends_with("server.log"));
+    assert!(logged.is_some_and(|l| l.calls >= 12 * (accepted - 1)), "{b}: {accepted} accepted, {t:#?}");
+    // connections accepted on the main thread and served on the workers are known as such
+    // (the first one too, its accept already waiting when the trace began: reported at its
+    // return, crates/bpf/tests/live.rs; and closes reported after the fd number was reused on
+    // another thread: model::late_close), except those being served at the moment the process
+    // joined eBPF's filter
+    let unknown: u64 = t.iter().filter(|t| t.target.contains("opened before trace")).map(|t| t.calls).sum();
+    let served = t.iter().find(|t| t.target.ends_with("(accepted)")).map_or(0, |s| s.calls);
+    assert!(
+        served + 3 >= 3 * accepted && unknown <= 3,
+        "{b}: {accepted} accepted, lost {}, {t:#?}",
+        r.capture.lost_events
+    );
+
+    // one finding for the process's small writes, not one per thread
+    let small = findings(&r, "small-io");
+    assert_eq!(small.len(), 1, "{b}: {:#?}", r.findings);
+    let about = small[0].about.as_ref().expect("about");
+    assert_eq!(about.program.as_deref(), Some("threaded_server"), "{b}");
+    let mut subjects: Vec<_> = r.findings.iter().map(|f| (f.detector.clone(), format!("{:?}", f.about))).collect();
+    let n = subjects.len();
+    subjects.sort();
+    subjects.dedup();
+    assert_eq!(subjects.len(), n, "{b}: duplicate findings {:#?}", r.findings);
+}
+
+both!(attach_to_a_threaded_server_knows_its_threads);
+
+/// Issue 15: `--comm NAME` on two processes of one program: both named (they were `?`), each
+/// one process with its threads.
+fn attach_by_name_names_every_process(b: &str) {
+    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
+    let d = tmp(&format!("comm-{b}"));
+    // a name no other test's process has (tests run in parallel)
+    let name = format!("srv_comm_{b}");
+    let prog = d.join(&name);
+    let src = root().join("tests/fixtures/programs/threaded_server.c");
+    assert!(Command::new("cc").args(["-O2", "-pthread", "-o"]).arg(&prog).arg(&src).status().unwrap().success());
+    let mut servers = Vec::new();
+    let mut ports = Vec::new();
+    for i in 0..2 {
+        let portf = d.join(format!("port{i}"));
+        servers.push(Command::new(&prog).arg(&portf).arg(d.join("log")).arg("2").spawn().unwrap());
+        let t0 = Instant::now();
+        while std::fs::read_to_string(&portf).map_or(true, |s| !s.ends_with('\n')) {
+            assert!(t0.elapsed() < Duration::from_secs(10), "server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        ports.push(std::fs::read_to_string(&portf).unwrap().trim().parse::<u16>().unwrap());
+    }
+    let s = trace_cmd(b, &["-q", "--format", "json", "--comm", &name, "--for", "60s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    for srv in &servers {
+        wait_tracing(b, s.id(), Some(srv.id()));
+    }
+    for &port in &ports {
+        for _ in 0..20 {
+            use std::io::{Read, Write};
+            let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+            c.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+            let mut buf = Vec::new();
+            let _ = c.read_to_end(&mut buf);
+        }
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    signal(s.id(), "-INT");
+    let o = s.wait_with_output().unwrap();
+    for srv in &mut servers {
+        assert!(srv.try_wait().unwrap().is_none(), "{b}: a server did not survive the trace");
+        let _ = srv.kill();
+        let _ = srv.wait();
+    }
+    assert_eq!(o.status.code(), Some(0), "{b}: {}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let ctx = format!("{b}: {:#?}", r.summary.processes);
+    let mut pids: Vec<u32> = r.summary.processes.iter().map(|p| p.pid).collect();
+    pids.sort_unstable();
+    let mut want: Vec<u32> = servers.iter().map(Child::id).collect();
+    want.sort_unstable();
+    assert_eq!(pids, want, "{ctx}");
+    for p in &r.summary.processes {
+        assert_eq!(p.comm.as_deref(), Some(name.as_str()), "{ctx}");
+        // the accepting main thread and the workers that served (one or both)
+        assert!((2..=3).contains(&p.threads), "{ctx}");
+    }
+}
+
+both!(attach_by_name_names_every_process);
+
+/// A process attached to that then execs another program is reported under the new name
+/// (issue 16 saw the eBPF backend keep the old one).
+fn attached_process_that_execs_takes_the_new_name(b: &str) {
+    let d = tmp(&format!("exec-{b}"));
+    let started = d.join("started");
+    let mut sh = Command::new("sh")
+        .args(["-c", "touch \"$1\"; sleep 1; exec sleep 0.3", "sh"])
+        .arg(&started)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !started.exists() {
+        assert!(t0.elapsed() < Duration::from_secs(10), "the shell did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = trace_cmd(b, &["-q", "--format", "json", "-p", &sh.id().to_string(), "--for", "5s"]).output().unwrap();
+    let _ = sh.wait();
+    assert_eq!(o.status.code(), Some(0), "{b}: {}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let p = r.summary.processes.iter().find(|p| p.pid == sh.id());
+    assert!(p.is_some_and(|p| p.comm.as_deref() == Some("sleep")), "{b}: {:#?}", r.summary.processes);
+}
+
+both!(attached_process_that_execs_takes_the_new_name);

@@ -72,6 +72,15 @@ pub enum EventKind<'a> {
         fd: i32,
         target: &'a str,
     },
+    /// Who this thread is, as /proc said when the capture attached: a thread of process
+    /// `tgid` (itself when it is the main thread), whose parent is `parent` and whose program
+    /// is `comm` (empty when unknown). A trace begun mid-life never shows the clone and execve
+    /// that would say it. Announced before the thread's first call.
+    TaskKnown {
+        tgid: Tgid,
+        parent: Option<Tgid>,
+        comm: &'a str,
+    },
 }
 
 /// A finished (or never finished) system call.

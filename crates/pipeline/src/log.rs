@@ -107,7 +107,7 @@ pub(crate) fn formatter_stats(f: &Formatter, info: &mut CaptureInfo) {
     info.stats.events = f.events;
     info.stats.syscalls = f.syscalls;
     info.stats.clock = syslint_event::Clock::Monotonic;
-    info.stats.with_duration = f.syscalls;
+    info.stats.with_duration = f.syscalls - f.began_before;
     if f.bad_repeats > 0 {
         info.warnings.push(format!(
             "{} repeat records claimed more than 65,536 calls each (a damaged recording): skipped",

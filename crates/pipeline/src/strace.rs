@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 use syslint_capture::live::{StraceSession, Target, Tee};
+use syslint_capture::procfs::{threads_of, Tasks};
 use syslint_capture::{parallel, CaptureInfo};
+use syslint_event::{Event, EventKind, Tgid, Tid};
 
 /// A running strace on a command or processes; `-o FILE` keeps its text (compressed by the
 /// file's ending).
@@ -15,6 +17,8 @@ pub struct StraceSource {
     session: StraceSession,
     stream: Tee<File>,
     attached: bool,
+    /// The processes attached to (their threads are read from /proc once strace attached).
+    pids: Vec<u32>,
 }
 
 impl StraceSource {
@@ -25,9 +29,13 @@ impl StraceSource {
         }
         let mut session = StraceSession::start(target)?;
         let attached = matches!(target, Target::Pids(_));
+        let pids = match target {
+            Target::Pids(p) => p.clone(),
+            Target::Command(_) => Vec::new(),
+        };
         let fifo = session.output().map_err(Error::StraceStream)?;
         let stream = Tee::new(fifo, record)?;
-        Ok(StraceSource { session, stream, attached })
+        Ok(StraceSource { session, stream, attached, pids })
     }
 }
 
@@ -37,7 +45,18 @@ impl Source for StraceSource {
     }
 
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), stop: &StopWhen) -> Result<Outcome, Error> {
-        let StraceSource { mut session, mut stream, attached } = *self;
+        let StraceSource { mut session, mut stream, attached, pids } = *self;
+        // who the attached threads are: strace shows no clone or execve of them
+        let mut tasks = Tasks::default();
+        for &p in &pids {
+            threads_of(p, &mut tasks);
+        }
+        let mut tids: Vec<_> = tasks.into_iter().collect();
+        tids.sort_unstable_by_key(|(tid, t)| (t.tgid, *tid));
+        for (tid, t) in &tids {
+            let kind = EventKind::TaskKnown { tgid: Tgid(t.tgid), parent: t.parent.map(Tgid), comm: &t.comm };
+            sink.on_event(&Event { tid: Tid(*tid), ts_ns: None, kind });
+        }
         let deadline = stop.deadline();
         let what = session.what.clone();
         let done = AtomicBool::new(false);

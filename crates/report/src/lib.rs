@@ -189,7 +189,8 @@ pub struct SyscallStats {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 pub struct ProcessStats {
     pub pid: u32,
-    /// Program name from execve or prctl(PR_SET_NAME), when the trace shows it.
+    /// Program name from execve or prctl(PR_SET_NAME), when the trace shows it; from /proc for
+    /// a process attached to.
     pub comm: Option<String>,
     pub parent: Option<u32>,
     pub threads: u32,

@@ -77,6 +77,7 @@ fn render_other(kind: &EventKind) -> String {
         EventKind::Detached => "--- detached ---".into(),
         EventKind::Alias { .. } => String::new(),
         EventKind::FdKnown { fd, target } => format!("--- fd {fd} is {target} ---"),
+        EventKind::TaskKnown { tgid, comm, .. } => format!("--- thread of pid {tgid} ({comm}) ---"),
     }
 }
 

@@ -2,7 +2,8 @@
 /*
  * Coalescing: per thread, the last two SYSCALL records sent are kept (hist). A call identical
  * to the newest (period 1) or to the one before it while alternating (period 2: A B A B ...)
- * is not sent; whole repetitions are counted and reported as one REPEAT record ("the last
+ * is not sent; whole repetitions are counted (their durations summed per position: the two calls
+ * of an alternation keep their own) and reported as one REPEAT record ("the last
  * `period` SYSCALL records of this thread happened `count` more times") when the run breaks
  * (at the entry of a call that cannot continue it, or at the exit of one that did not), when
  * the thread ends, at opt_max_run repetitions, or opt_report_ns after its last report. A
@@ -41,11 +42,13 @@ static __always_inline void emit_repeat(struct sl_thread *t, __u32 tid, __u64 no
 	r.count = t->count;
 	r.first_ts = t->first_ts;
 	r.last_ts = t->last_ts;
-	r.dur_sum = t->dur_sum;
+	r.dur_sum[0] = t->dur_sum[0];
+	r.dur_sum[1] = t->dur_sum[1];
 	if (bpf_ringbuf_output(&events, &r, sizeof(r), wake_flags()))
 		count_lost(1, (__u64)t->count * t->period);
 	t->count = 0;
-	t->dur_sum = 0;
+	t->dur_sum[0] = 0;
+	t->dur_sum[1] = 0;
 	t->first_ts = 0;
 	t->last_ts = 0;
 	t->last_report = now;

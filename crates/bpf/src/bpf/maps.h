@@ -18,6 +18,9 @@ const volatile bool opt_summary_only = false;
 const volatile __u64 opt_wakeup_bytes = 256 * 1024;
 const volatile __u64 opt_report_ns = 100 * 1000 * 1000;
 const volatile __u32 opt_max_run = 65536;
+/* attaching: a call a thread was already in when tracing began is sent when it returns
+ * (SL_F_NO_ENTRY), instead of being missed (not for a spawned command: its gate read) */
+const volatile bool opt_in_flight = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -98,6 +98,37 @@ static __always_inline void finish_thread(struct sl_thread *t, __u32 tid, __u64 
 	}
 }
 
+/* A traced thread seen first at a syscall's exit (opt_in_flight, an attach): the call began
+ * before tracing did. Its state is made from the registers at exit (number, arguments) and
+ * flagged, so its record says its start is unknown. Not for a new child's return from
+ * clone/fork (ret 0): that is no call of its own. */
+static __always_inline struct sl_thread *began_before(__u64 pid_tgid, __u32 nr, const __u64 *a, __s64 ret)
+{
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	struct sl_thread *t;
+
+	if (!opt_in_flight || opt_summary_only)
+		return NULL;
+	if (ret == 0 && (nr == NR_CLONE || nr == NR_FORK || nr == NR_VFORK || nr == NR_CLONE3))
+		return NULL;
+	bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t)
+		return NULL;
+	t->tgid = tgid;
+	t->nr = nr;
+	t->args[0] = a[0];
+	t->args[1] = a[1];
+	t->args[2] = a[2];
+	t->args[3] = a[3];
+	t->args[4] = a[4];
+	t->args[5] = a[5];
+	t->ts_enter = 0;
+	t->in_flight = 1;
+	t->no_entry = 1;
+	return t;
+}
+
 static __always_inline int on_enter(__u64 pid_tgid, __u32 nr, const __u64 *a)
 {
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
@@ -151,12 +182,11 @@ static __always_inline void on_exit_summary(struct sl_thread *t, __s64 ret, __u6
 	c->dur_ns += now - t->ts_enter;
 }
 
-/* Build the SYSCALL record of the call that just returned into the scratch buffer, then send
- * it or fold it into the thread's run. */
-static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
+/* Build the SYSCALL record of the call that just returned (on thread state `t`, looked up by
+ * the caller) into the scratch buffer, then send it or fold it into the thread's run. */
+static __always_inline int on_exit(__u64 pid_tgid, __s64 ret, struct sl_thread *t)
 {
 	__u32 tid = (__u32)pid_tgid, zero = 0;
-	struct sl_thread *t;
 	struct sl_scratch *s;
 	struct sl_cap_spec *spec = NULL;
 	__u32 nr, len1 = 0, len2 = 0, r;
@@ -166,13 +196,19 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 	__u16 cf;
 	int err;
 
-	t = bpf_map_lookup_elem(&threads, &tid);
+	bool no_entry;
+
 	if (!t || !t->in_flight)
 		return 0;
 	t->in_flight = 0;
 	now = bpf_ktime_get_ns();
 	nr = t->nr;
 	te = t->ts_enter;
+	no_entry = t->no_entry;
+	if (no_entry) {
+		t->no_entry = 0;
+		te = now;
+	}
 	if (opt_summary_only) {
 		on_exit_summary(t, ret, now);
 		return 0;
@@ -226,6 +262,8 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 
 	if (nr < SL_NR_MAX)
 		spec = bpf_map_lookup_elem(&caps, &nr);
+	if (spec && (spec->slot[0].flags & SL_CAP_NEW_FD) && ret >= 0)
+		coal = false;
 	if (spec && (spec->slot[0].kind || spec->slot[1].kind)) {
 		cf = spec->slot[0].flags | spec->slot[1].flags;
 		if (cf & SL_CAP_SOCK_ONLY)
@@ -255,6 +293,8 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 	}
 	len1 &= SL_SLOT_MAX - 1;
 	len2 &= SL_SLOT_MAX - 1;
+	if (no_entry)
+		flags |= SL_F_NO_ENTRY;
 	s->hdr.flags = flags;
 	s->hdr.data1_kind = k1;
 	s->hdr.data2_kind = k2;
@@ -275,9 +315,13 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 					if (!t->count)
 						t->first_ts = t->period == 2 ? t->part_ts_enter : te;
 					t->count++;
-					t->dur_sum += now - te;
-					if (t->period == 2)
-						t->dur_sum += t->part_ts_exit - t->part_ts_enter;
+					if (t->period == 2) {
+						/* position 0 is the partial call (the older record), 1 this one */
+						t->dur_sum[0] += t->part_ts_exit - t->part_ts_enter;
+						t->dur_sum[1] += now - te;
+					} else {
+						t->dur_sum[0] += now - te;
+					}
 					t->last_ts = now;
 					t->partial = 0;
 					if (t->count >= opt_max_run || now - t->last_report >= opt_report_ns)
@@ -303,13 +347,16 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret)
 			t->partial = 0;
 			t->first_ts = te;
 			t->last_ts = now;
-			t->dur_sum = now - te;
+			t->dur_sum[0] = now - te;
+			t->dur_sum[1] = 0;
 			t->last_report = now;
 			goto out;
 		}
 		if (coal && t->hist_n >= 2 && sig_eq(hist_old(t), s, kinds)) {
 			t->period = 2;
 			t->count = 0;
+			t->dur_sum[0] = 0;
+			t->dur_sum[1] = 0;
 			t->partial = 1;
 			t->part_ts_enter = te;
 			t->part_ts_exit = now;
@@ -375,11 +422,19 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(sl_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct sl_thread *t;
 
 	/* the bitmap first: the thread-state lookup (a hash) only for traced processes */
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
-	return on_exit(pid_tgid, ret);
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t && opt_in_flight) {
+		__u64 a[6] = { regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9 };
+
+		t = began_before(pid_tgid, (__u32)regs->orig_ax, a, ret);
+	}
+	return on_exit(pid_tgid, ret, t);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -461,6 +516,7 @@ int BPF_PROG(sl_exit, struct task_struct *p)
 #define PT_DX 96
 #define PT_SI 104
 #define PT_DI 112
+#define PT_ORIG_AX 120
 
 static __always_inline __u64 reg(void *regs, int off)
 {
@@ -496,10 +552,19 @@ SEC("raw_tp/sys_exit")
 int BPF_PROG(sl_sys_exit_raw, void *regs, long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct sl_thread *t;
 
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
-	return on_exit(pid_tgid, ret);
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t && opt_in_flight) {
+		__u64 a[6] = { reg(regs, PT_DI), reg(regs, PT_SI), reg(regs, PT_DX),
+			       reg(regs, PT_R10), reg(regs, PT_R8), reg(regs, PT_R9) };
+
+		t = began_before(pid_tgid, (__u32)reg(regs, PT_ORIG_AX), a, ret);
+	}
+	return on_exit(pid_tgid, ret, t);
 }
 
 #endif /* SYSLINT_NO_BTF */

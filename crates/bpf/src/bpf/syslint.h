@@ -42,6 +42,10 @@
 #define SL_CAP_IOVEC 0x10       /* args[arg] is a struct iovec *: the first buffer */
 #define SL_CAP_MSGHDR 0x20      /* args[arg] is a struct msghdr * (or mmsghdr *): its first iov buffer */
 #define SL_CAP_MSGNAME 0x40     /* args[arg] is a struct msghdr *: msg_name, msg_namelen bytes */
+#define SL_CAP_NEW_FD 0x80      /* (slot[0], any kind) the call returns a new fd: a success is never
+				 * coalesced, since another thread may use the fd before the run
+				 * holding the call would be reported (accept on one thread, read on
+				 * another) */
 
 /* One thing to copy from user memory. `len` is the fixed length (SL_LEN_FIXED) or the maximum;
  * 0 means the option's default (path_bytes for strings, payload_bytes otherwise). */
@@ -65,6 +69,8 @@ struct sl_cap_spec {
 #define SL_F_FAULT1 0x04     /* data1 could not be read (bad pointer) */
 #define SL_F_FAULT2 0x08
 #define SL_F_UNFINISHED 0x10 /* the thread ended inside this call: no return value, ts_exit = end */
+#define SL_F_NO_ENTRY 0x20   /* the call began before the thread was traced (an attach): its start is
+			      * unknown (ts_enter = ts_exit), its arguments are the registers at exit */
 
 /* SL_REC_SYSCALL, followed by data1_len bytes of data1 and data2_len bytes of data2. */
 struct sl_syscall_rec {
@@ -85,7 +91,11 @@ struct sl_syscall_rec {
 };
 
 /* SL_REC_REPEAT: the last `period` SYSCALL records of this thread happened `count` more times,
- * between first_ts (enter of the first repetition) and last_ts (exit of the last one). */
+ * between first_ts (enter of the first repetition) and last_ts (exit of the last one).
+ * Durations are summed per position in the repetition, so alternating calls keep their own
+ * (a 10 us fstat between 1 s selects is not 0.5 s each): dur_sum[i] is the sum of
+ * (ts_exit - ts_enter) of the `count` calls in position i, in the order of the records
+ * repeated (period 1: dur_sum[0] only, dur_sum[1] is 0). */
 struct sl_repeat_rec {
 	__u8 kind;
 	__u8 period; /* 1 or 2 */
@@ -95,7 +105,7 @@ struct sl_repeat_rec {
 	__u32 count;
 	__u64 first_ts;
 	__u64 last_ts;
-	__u64 dur_sum; /* sum of (ts_exit - ts_enter) of the count * period calls */
+	__u64 dur_sum[2];
 };
 
 struct sl_fork_rec {
@@ -173,7 +183,7 @@ struct sl_thread {
 	__u32 count;  /* whole repetitions not yet reported */
 	__u64 first_ts;
 	__u64 last_ts;
-	__u64 dur_sum;
+	__u64 dur_sum[2]; /* per position in the repetition, as in sl_repeat_rec */
 	__u64 last_report; /* when the run last emitted a REPEAT (or started) */
 	__u64 part_ts_enter; /* times of the partial repetition's call */
 	__u64 part_ts_exit;
@@ -184,7 +194,8 @@ struct sl_thread {
 	__u8 enter_small[2 * SL_SMALL_SLOT]; /* slot i at i * SL_SMALL_SLOT */
 	__u8 enter_small_len[2];
 	__u8 enter_small_flags;
-	__u8 _pad3[5];
+	__u8 no_entry; /* the call in flight began before the thread was traced (SL_F_NO_ENTRY) */
+	__u8 _pad3[4];
 };
 
 #endif /* SYSLINT_H */

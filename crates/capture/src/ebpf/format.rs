@@ -6,8 +6,10 @@
 //! `-yy` decorations for fds known from before an attach).
 //!
 //! Repeat records (in-kernel coalescing) are expanded: the last `period` calls of the thread
-//! are replayed `count` times with timestamps spread evenly over the run and the run's mean
-//! duration, so counts and rates are exact and detectors need not know about coalescing.
+//! are replayed `count` times, repetitions spread evenly over the run, each call with the mean
+//! duration of its position in the repetition (the kernel sums them per position: in an
+//! alternation of a quick call and a long wait each keeps its own), so counts, rates and
+//! per-syscall times are right and detectors need not know about coalescing.
 //!
 //! x86_64 argument layouts.
 
@@ -15,7 +17,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
 use syslint_bpf::{Data, Record};
 use syslint_event::raw::{self, DataKind, RawArgs, RawData};
-use syslint_event::{errno, Args, Event, EventKind, Ret, Sys, Syscall, Tid};
+use syslint_event::{errno, Args, Event, EventKind, Ret, Sys, Syscall, Tgid, Tid};
 
 /// The most calls one Repeat record stands for: the kernel program reports a longer run in
 /// pieces of at most this many (`opt_max_run`).
@@ -123,10 +125,17 @@ impl ThreadState {
     }
 }
 
-/// What the fds that existed before the capture began (attach) are, as `-yy` would print them
-/// (`/var/log/x`, `TCP:[...]`), by (process, fd). The analysis cannot see their open/connect:
-/// each thread gets them as [`EventKind::FdKnown`] events before its first call.
-pub type Known = HashMap<(Pid, i64), String>;
+/// What /proc said when the capture attached, which the trace itself cannot show.
+#[derive(Clone, Debug, Default)]
+pub struct Known {
+    /// What the fds that existed before the capture began are, as `-yy` would print them
+    /// (`/var/log/x`, `TCP:[...]`), by (process, fd). The analysis cannot see their
+    /// open/connect: each thread gets them as [`EventKind::FdKnown`] events before its first call.
+    pub fds: HashMap<(Pid, i64), String>,
+    /// Who the threads are (process, parent, program), by thread id: each thread is announced
+    /// as [`EventKind::TaskKnown`] before its first call.
+    pub tasks: crate::procfs::Tasks,
+}
 
 #[derive(Default)]
 pub struct Formatter {
@@ -148,6 +157,22 @@ pub struct Formatter {
     /// Repeat records claiming more calls than the kernel program ever folds into one
     /// (a damaged or forged recording): skipped.
     pub bad_repeats: u64,
+    /// Calls already under way when the capture attached: no duration.
+    pub began_before: u64,
+}
+
+/// The mean duration of the replayed calls in each position of a repetition: the kernel sums
+/// them per position (`sums`), so an alternation keeps each call's own duration. When fewer
+/// calls are known than the period (`known` < `period`: a damaged recording), their durations
+/// are the run's mean.
+fn position_means(period: u8, known: usize, count: u32, sums: [u64; 2]) -> [u64; 2] {
+    let count = u64::from(count.max(1));
+    if usize::from(period) == known {
+        [sums[0] / count, sums[1] / count]
+    } else {
+        let mean = (sums[0] + sums[1]) / (count * u64::from(period.max(1)));
+        [mean, mean]
+    }
 }
 
 fn errno_ret(ret: i64) -> Option<&'static str> {
@@ -179,7 +204,7 @@ fn data<'a>(d: &Data<'a>) -> RawData<'a> {
 /// before the capture decorated.
 fn render_into(text: &mut String, known: &Known, tgid: Pid, sys: Sys, name: &str, r: &RawArgs<'_>) {
     text.clear();
-    raw::render(text, sys, name, r, &|fd| known.get(&(tgid, fd as i64)).map(String::as_str));
+    raw::render(text, sys, name, r, &|fd| known.fds.get(&(tgid, fd as i64)).map(String::as_str));
 }
 
 impl Formatter {
@@ -190,9 +215,21 @@ impl Formatter {
     /// Turn one record into events, handed to `sink` one by one.
     pub fn on_record(&mut self, r: &Record<'_>, sink: &mut dyn FnMut(&Event)) {
         match *r {
-            Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, ref data1, ref data2, unfinished } => {
+            Record::Syscall {
+                tgid,
+                tid,
+                nr,
+                args,
+                ret,
+                ts_enter,
+                ts_exit,
+                ref data1,
+                ref data2,
+                unfinished,
+                began_before,
+            } => {
                 self.tgid_of.insert(tid, tgid);
-                if !self.known.is_empty() && !self.announced.contains(&tid) {
+                if (!self.known.fds.is_empty() || !self.known.tasks.is_empty()) && !self.announced.contains(&tid) {
                     self.announce(tgid, tid, ts_enter, sink);
                 }
                 let sys = Sys::from_x86_64(nr);
@@ -218,13 +255,15 @@ impl Formatter {
                     name,
                     args: a,
                     ret: if unfinished { Ret::Unknown } else { ret_of(ret) },
-                    dur_ns: if unfinished { None } else { Some(dur) },
+                    // a call under way when the attach came: how long it lasted is unknown
+                    dur_ns: if unfinished || began_before { None } else { Some(dur) },
                     resumed: false,
                     pre: syslint_event::Pre::NONE,
                 };
                 let ev = Event { tid: Tid(tid), ts_ns: Some(ts_enter as i64), kind: EventKind::Syscall(sc) };
                 sink(&ev);
                 self.syscalls += 1;
+                self.began_before += u64::from(began_before);
                 self.events += 1;
                 self.after_call(tgid, sys, &args, ret, unfinished);
                 if !unfinished {
@@ -257,10 +296,14 @@ impl Formatter {
                     Vec::new()
                 };
                 let n = count as u64 * p as u64;
-                let mean = dur_sum_ns / n.max(1);
-                let step = last_ts.saturating_sub(first_ts) / n.max(1);
-                let mut t = first_ts;
-                for _ in 0..count {
+                let means = position_means(period, p, count, dur_sum_ns);
+                // each repetition takes its share of the span; inside it, each call starts
+                // after the ones before it (their mean durations) and an equal share of the gaps
+                let rep = last_ts.saturating_sub(first_ts) / u64::from(count);
+                let busy: u64 = means[..p].iter().sum();
+                let gap = rep.saturating_sub(busy) / p as u64;
+                for k in 0..u64::from(count) {
+                    let mut t = first_ts + k * rep;
                     for (i, (c, r)) in calls.iter().zip(&raws).enumerate() {
                         let sc = Syscall {
                             sys: c.sys,
@@ -270,12 +313,12 @@ impl Formatter {
                                 None => Args::Raw(r),
                             },
                             ret: ret_of(c.ret),
-                            dur_ns: Some(mean),
+                            dur_ns: Some(means[i]),
                             resumed: false,
                             pre: syslint_event::Pre::NONE,
                         };
                         sink(&Event { tid: Tid(tid), ts_ns: Some(t as i64), kind: EventKind::Syscall(sc) });
-                        t += step;
+                        t += means[i] + gap;
                     }
                 }
                 self.syscalls += n;
@@ -289,16 +332,32 @@ impl Formatter {
                     let parent = self.tgid_of.get(&parent_tid).copied().unwrap_or(parent_tid);
                     let inherited: Vec<(i64, String)> = self
                         .known
+                        .fds
                         .iter()
                         .filter(|((p, _), _)| *p == parent)
                         .map(|((_, fd), d)| (*fd, d.clone()))
                         .collect();
                     for (fd, d) in inherited {
-                        self.known.insert((child_tgid, fd), d);
+                        self.known.fds.insert((child_tgid, fd), d);
                     }
                 }
             }
-            Record::Exec { .. } => {}
+            Record::Exec { tgid, tid, filename, ts, .. } => {
+                // the kernel's own file name (bprm->filename), whose last part is what exec
+                // makes the program's name: right even where the execve's path argument was
+                // not copied (execveat of an fd, a fault)
+                let name = String::from_utf8_lossy(filename.rsplit(|&b| b == b'/').next().unwrap_or(filename));
+                if !name.is_empty() {
+                    // a thread not yet announced must not be given the name from before
+                    for t in self.known.tasks.values_mut().filter(|t| t.tgid == tgid) {
+                        t.comm.clear();
+                        t.comm.push_str(&name);
+                    }
+                    let kind = EventKind::TaskKnown { tgid: Tgid(tgid), parent: None, comm: &name };
+                    // (not counted in `events`, like the fds announced: not something the program did)
+                    sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });
+                }
+            }
             Record::Exit { tid, exit_code, ts, .. } => {
                 let kind = if exit_code & 0x7f != 0 {
                     EventKind::Killed {
@@ -317,16 +376,21 @@ impl Formatter {
         }
     }
 
-    /// Tell the analysis which fds from before the capture thread `tid` holds, before its
-    /// first call. Threads made during the capture get their process's table from the model
-    /// (it saw the clone).
+    /// Tell the analysis who thread `tid` is and which fds from before the capture it holds,
+    /// before its first call. Threads made during the capture are known to the model from
+    /// their clone (process, program, and their process's table).
     fn announce(&mut self, tgid: Pid, tid: Pid, ts: u64, sink: &mut dyn FnMut(&Event)) {
         self.announced.insert(tid);
         if self.forks.get(&tid) == Some(&true) {
             return;
         }
+        // (a child forked during the capture has a new tid, absent from the snapshot)
+        if let Some(t) = self.known.tasks.get(&tid) {
+            let kind = EventKind::TaskKnown { tgid: Tgid(t.tgid), parent: t.parent.map(Tgid), comm: &t.comm };
+            sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });
+        }
         let mut fds: Vec<(i64, &str)> =
-            self.known.iter().filter(|((p, _), _)| *p == tgid).map(|((_, fd), d)| (*fd, d.as_str())).collect();
+            self.known.fds.iter().filter(|((p, _), _)| *p == tgid).map(|((_, fd), d)| (*fd, d.as_str())).collect();
         fds.sort_unstable();
         for (fd, target) in fds {
             let Ok(fd) = i32::try_from(fd) else { continue };
@@ -336,27 +400,27 @@ impl Formatter {
 
     /// Keep the table of fds known from before the capture in step with closes and dups.
     fn after_call(&mut self, tgid: Pid, sys: Sys, args: &[u64; 6], ret: i64, unfinished: bool) {
-        if self.known.is_empty() || unfinished || ret < 0 {
+        if self.known.fds.is_empty() || unfinished || ret < 0 {
             return;
         }
         match sys {
             Sys::Close => {
-                self.known.remove(&(tgid, args[0] as i32 as i64));
+                self.known.fds.remove(&(tgid, args[0] as i32 as i64));
             }
             Sys::Dup | Sys::Dup2 | Sys::Dup3 => {
                 let new = ret;
-                match self.known.get(&(tgid, args[0] as i32 as i64)).cloned() {
+                match self.known.fds.get(&(tgid, args[0] as i32 as i64)).cloned() {
                     Some(d) => {
-                        self.known.insert((tgid, new), d);
+                        self.known.fds.insert((tgid, new), d);
                     }
                     None => {
-                        self.known.remove(&(tgid, new));
+                        self.known.fds.remove(&(tgid, new));
                     }
                 }
             }
             _ if ret >= 0 && returns_fd(sys) => {
                 // a new fd of that number is not the old one
-                self.known.remove(&(tgid, ret));
+                self.known.fds.remove(&(tgid, ret));
             }
             _ => {}
         }
@@ -387,8 +451,9 @@ fn returns_fd(sys: Sys) -> bool {
 /// One event as a line of `strace -f -tt -T` output (`pid hh:mm:ss.micros name(args) = ret
 /// <secs>`), times of day from the monotonic timestamps plus `realtime_offset_ns`, in local time.
 pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
-    if let EventKind::FdKnown { .. } = ev.kind {
-        // strace has no line for it: the decorations say it (see `Formatter::decorate`)
+    if let EventKind::FdKnown { .. } | EventKind::TaskKnown { .. } = ev.kind {
+        // strace has no line for it: the decorations say it (see `Formatter::decorate`), or
+        // nothing does (who a thread attached to is)
         return;
     }
     let _ = write!(o, "{} ", ev.tid);
@@ -434,7 +499,11 @@ pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
         EventKind::Signal { name, info } => {
             let _ = write!(o, "--- {name} {info} ---");
         }
-        EventKind::Attached { .. } | EventKind::Detached | EventKind::Alias { .. } | EventKind::FdKnown { .. } => {}
+        EventKind::Attached { .. }
+        | EventKind::Detached
+        | EventKind::Alias { .. }
+        | EventKind::FdKnown { .. }
+        | EventKind::TaskKnown { .. } => {}
     }
     o.push('\n');
 }
@@ -482,6 +551,7 @@ mod tests {
             data1: d1,
             data2: d2,
             unfinished: false,
+            began_before: false,
         };
         let mut text = String::new();
         f.on_record(&rec, &mut |e: &Event| {
@@ -589,10 +659,18 @@ mod tests {
             data1: none(),
             data2: none(),
             unfinished: false,
+            began_before: false,
         };
         f.on_record(&call, &mut sink);
-        let rep =
-            |count| Record::Repeat { tgid: 1, tid: 1, period: 1, count, first_ts: 1200, last_ts: 9000, dur_sum_ns: 1 };
+        let rep = |count| Record::Repeat {
+            tgid: 1,
+            tid: 1,
+            period: 1,
+            count,
+            first_ts: 1200,
+            last_ts: 9000,
+            dur_sum_ns: [1, 0],
+        };
         f.on_record(&rep(u32::MAX), &mut sink);
         assert_eq!((f.bad_repeats, f.syscalls), (1, 1));
         // the largest run the kernel program sends is still replayed
@@ -621,11 +699,20 @@ mod tests {
             data1: none(),
             data2: none(),
             unfinished: false,
+            began_before: false,
         };
         f.on_record(&call(0, 1000), &mut sink);
         f.on_record(&call(1, 1200), &mut sink);
         f.on_record(
-            &Record::Repeat { tgid: 1, tid: 1, period: 2, count: 3, first_ts: 1400, last_ts: 2600, dur_sum_ns: 600 },
+            &Record::Repeat {
+                tgid: 1,
+                tid: 1,
+                period: 2,
+                count: 3,
+                first_ts: 1400,
+                last_ts: 2600,
+                dur_sum_ns: [300, 300],
+            },
             &mut sink,
         );
         let names: Vec<&str> = seen.iter().map(|s| s.0.as_str()).collect();
@@ -634,6 +721,65 @@ mod tests {
         assert_eq!(seen[2].1, 1400);
         assert_eq!(seen[2].2, Some(100));
         assert!(seen.windows(2).all(|w| w[0].1 <= w[1].1), "{seen:?}");
+    }
+
+    /// Issue 15: `fstat` (10 us) then a 1 s `select`, alternating: each call keeps its own
+    /// duration after the replay (the run's mean had been given to both: 0.5 s each), and each
+    /// starts after the one before it has returned.
+    #[test]
+    fn alternating_calls_keep_their_own_durations() {
+        let mut f = Formatter::default();
+        let mut seen: Vec<(String, u64, u64)> = Vec::new();
+        let mut sink = |e: &Event| {
+            if let EventKind::Syscall(sc) = &e.kind {
+                seen.push((sc.name.to_string(), e.ts_ns.unwrap() as u64, sc.dur_ns.unwrap()));
+            }
+        };
+        let ms = 1_000_000u64;
+        let call = |nr: u32, t: u64, d: u64| Record::Syscall {
+            tgid: 1,
+            tid: 1,
+            nr,
+            args: [0; 6],
+            ret: 0,
+            ts_enter: t,
+            ts_exit: t + d,
+            data1: none(),
+            data2: none(),
+            unfinished: false,
+            began_before: false,
+        };
+        // fstat is 5, select 23 on x86_64
+        f.on_record(&call(5, 0, 10_000), &mut sink);
+        f.on_record(&call(23, 20_000, 1000 * ms), &mut sink);
+        let (t0, reps) = (1000 * ms + 30_000, 4u64);
+        let rep_len = 1000 * ms + 30_000;
+        f.on_record(
+            &Record::Repeat {
+                tgid: 1,
+                tid: 1,
+                period: 2,
+                count: reps as u32,
+                first_ts: t0,
+                last_ts: t0 + reps * rep_len - 20_000,
+                dur_sum_ns: [reps * 10_000, reps * 1000 * ms],
+            },
+            &mut sink,
+        );
+        assert_eq!(seen.len(), 10);
+        for (i, (name, ts, dur)) in seen.iter().enumerate() {
+            if i % 2 == 0 {
+                assert_eq!((name.as_str(), *dur), ("fstat", 10_000), "{seen:?}");
+            } else {
+                assert_eq!((name.as_str(), *dur), ("select", 1000 * ms), "{seen:?}");
+                // the select starts after its fstat returned
+                assert!(*ts >= seen[i - 1].1 + 10_000, "{seen:?}");
+            }
+        }
+        assert!(seen.windows(2).all(|w| w[0].1 + w[0].2 <= w[1].1), "calls overlap: {seen:?}");
+        // the last call ends inside the run
+        let (_, ts, dur) = seen[9];
+        assert!(ts + dur <= t0 + reps * rep_len, "{seen:?}");
     }
 
     #[test]
@@ -650,12 +796,20 @@ mod tests {
             data1: d,
             data2: none(),
             unfinished: false,
+            began_before: false,
         };
-        let repeat =
-            Record::Repeat { tgid: 1, tid: 1, period: 1, count: 2, first_ts: 1200, last_ts: 1400, dur_sum_ns: 200 };
+        let repeat = Record::Repeat {
+            tgid: 1,
+            tid: 1,
+            period: 1,
+            count: 2,
+            first_ts: 1200,
+            last_ts: 1400,
+            dur_sum_ns: [200, 0],
+        };
         for decorate in [false, true] {
             let mut known = Known::default();
-            known.insert((1, 3), "UDP:[127.0.0.1:5000->127.0.0.1:53]".into());
+            known.fds.insert((1, 3), "UDP:[127.0.0.1:5000->127.0.0.1:53]".into());
             let mut f = Formatter::new(known);
             f.decorate = decorate;
             let mut seen = Vec::new();
@@ -694,13 +848,14 @@ mod tests {
             data1: none(),
             data2: none(),
             unfinished: false,
+            began_before: false,
         }
     }
 
     #[test]
     fn known_fds_are_decorated_until_closed() {
         let mut known = Known::default();
-        known.insert((7, 3), "TCP:[127.0.0.1:80->127.0.0.1:5000]".into());
+        known.fds.insert((7, 3), "TCP:[127.0.0.1:80->127.0.0.1:5000]".into());
         let mut f = Formatter::new(known);
         f.decorate = true;
         let mut texts = Vec::new();
@@ -720,9 +875,9 @@ mod tests {
     #[test]
     fn known_fds_are_announced_to_each_thread_before_its_first_call() {
         let mut known = Known::default();
-        known.insert((7, 3), "TCP:[127.0.0.1:80->127.0.0.1:5000]".into());
-        known.insert((7, 1), "/dev/pts/0".into());
-        known.insert((9, 4), "/other/process".into());
+        known.fds.insert((7, 3), "TCP:[127.0.0.1:80->127.0.0.1:5000]".into());
+        known.fds.insert((7, 1), "/dev/pts/0".into());
+        known.fds.insert((9, 4), "/other/process".into());
         let mut f = Formatter::new(known);
         let mut seen = Vec::new();
         let mut sink = |e: &Event| match &e.kind {
@@ -748,5 +903,102 @@ mod tests {
             ]
         );
         assert_eq!((f.syscalls, f.events), (4, 4));
+    }
+
+    /// Issue 15: threads found in /proc at attach are announced (their process, its parent and
+    /// program) before their first call, ahead of their fds; a thread made during the capture
+    /// is not (its clone says it); an exec names the program from the kernel's file name.
+    #[test]
+    fn known_threads_are_announced_before_their_first_call() {
+        use crate::procfs::TaskFacts;
+        let mut known = Known::default();
+        known.fds.insert((7, 3), "/var/log/app.log".into());
+        for tid in [7, 8] {
+            known.tasks.insert(tid, TaskFacts { tgid: 7, parent: Some(1), comm: "postgres".into() });
+        }
+        let mut f = Formatter::new(known);
+        let mut seen = Vec::new();
+        let mut sink = |e: &Event| match &e.kind {
+            EventKind::Syscall(sc) => seen.push(format!("{} {}", e.tid, sc.name)),
+            EventKind::FdKnown { fd, target } => seen.push(format!("{} fd {fd} {target}", e.tid)),
+            EventKind::TaskKnown { tgid, parent, comm } => {
+                seen.push(format!("{} of {tgid} parent {parent:?} {comm}", e.tid));
+            }
+            _ => {}
+        };
+        f.on_record(&fd_call(8, 0, 3, 4), &mut sink);
+        f.on_record(&fd_call(7, 1, 3, 4), &mut sink);
+        f.on_record(
+            &Record::Fork { parent_tgid: 7, parent_tid: 7, child_tgid: 7, child_tid: 9, is_thread: true, ts: 3 },
+            &mut sink,
+        );
+        f.on_record(&fd_call(9, 0, 3, 4), &mut sink);
+        f.on_record(
+            &Record::Exec { tgid: 7, tid: 7, old_tid: 7, filename: b"/usr/bin/python3.11", truncated: false, ts: 4 },
+            &mut sink,
+        );
+        assert_eq!(
+            seen,
+            [
+                "8 of 7 parent Some(Tgid(1)) postgres",
+                "8 fd 3 /var/log/app.log",
+                "8 read",
+                "7 of 7 parent Some(Tgid(1)) postgres",
+                "7 fd 3 /var/log/app.log",
+                "7 write",
+                "9 read",
+                "7 of 7 parent None python3.11",
+            ]
+        );
+
+        // a process that execs before its first call is seen keeps the new name
+        let mut known = Known::default();
+        known.tasks.insert(5, TaskFacts { tgid: 5, parent: Some(1), comm: "sh".into() });
+        let mut f = Formatter::new(known);
+        let mut names = Vec::new();
+        let mut sink = |e: &Event| {
+            if let EventKind::TaskKnown { comm, .. } = e.kind {
+                names.push(comm.to_string());
+            }
+        };
+        f.on_record(
+            &Record::Exec { tgid: 5, tid: 5, old_tid: 5, filename: b"/bin/sleep", truncated: false, ts: 1 },
+            &mut sink,
+        );
+        f.on_record(&fd_call(5, 0, 3, 4), &mut sink);
+        assert_eq!(names, ["sleep", "sleep"]);
+    }
+
+    /// A call already under way when the capture attached has no duration (its start was not
+    /// seen), is counted as such, and is otherwise an ordinary call (here: the accept whose
+    /// connection the workers then serve).
+    #[test]
+    fn a_call_under_way_at_attach_has_no_duration() {
+        let mut f = Formatter::default();
+        let mut seen = Vec::new();
+        let mut sink = |e: &Event| {
+            if let EventKind::Syscall(sc) = &e.kind {
+                seen.push((sc.name.to_string(), e.ts_ns, sc.dur_ns, format!("{:?}", sc.ret)));
+            }
+        };
+        let accept = Record::Syscall {
+            tgid: 7,
+            tid: 7,
+            nr: 43,
+            args: [4, 0, 0, 0, 0, 0],
+            ret: 9,
+            ts_enter: 5000,
+            ts_exit: 5000,
+            data1: none(),
+            data2: none(),
+            unfinished: false,
+            began_before: true,
+        };
+        f.on_record(&accept, &mut sink);
+        f.on_record(&fd_call(7, 0, 9, 4), &mut sink);
+        let ok9 = format!("{:?}", Ret::Ok { val: 9, deco: None, note: "" });
+        assert_eq!(seen[0], ("accept".to_string(), Some(5000), None, ok9));
+        assert_eq!(seen[1].2, Some(1));
+        assert_eq!((f.syscalls, f.began_before), (2, 1));
     }
 }

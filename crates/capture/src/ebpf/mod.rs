@@ -46,6 +46,9 @@ impl EbpfSession {
                 }
             }
         }
+        // attaching: calls the threads are already in are reported when they return (the
+        // blocked accept whose connection the trace would otherwise never see opened)
+        let opts = &Options { in_flight: matches!(target, Target::Pids(_)), ..opts.clone() };
         let mut probe = Probe::load(opts)?;
         let mut known = format::Known::default();
         let (child, pids, what) = match target {
@@ -58,10 +61,15 @@ impl EbpfSession {
             }
             Target::Pids(pids) => {
                 for &p in pids {
-                    // what the fds already open are, before their first event arrives
-                    snapshot::fds_of(p, &mut known);
+                    // who the threads are and what the fds already open are, before their
+                    // first event arrives
+                    crate::procfs::threads_of(p, &mut known.tasks);
+                    // a thread's id given: its process is what is followed (the filter is by
+                    // process) and whose fds are named
+                    let tgid = known.tasks.get(&p).map_or(p, |t| t.tgid);
+                    snapshot::fds_of(tgid, &mut known);
                     // threads of a followed process are covered by its tgid
-                    probe.follow(p)?;
+                    probe.follow(tgid)?;
                 }
                 let list: Vec<String> = pids.iter().map(std::string::ToString::to_string).collect();
                 (None, pids.clone(), format!("pid{} {}", if pids.len() == 1 { "" } else { "s" }, list.join(", ")))

@@ -3,7 +3,7 @@
 //! Versioned and documented in docs/slr.md; `syslint analyze`/`diff` read it,
 //! `syslint export --format strace` turns it into strace-style text.
 //!
-//! Layout of the decompressed stream: `SLR1`, a LEB128 length and a JSON header, then records,
+//! Layout of the decompressed stream: `SLR2` (`SLR1` read too), a LEB128 length and a JSON header, then records,
 //! each a tag byte and LEB128 fields (signed ones zigzag-encoded, timestamps as deltas from the
 //! previous timestamp), and an end record with the lost counts. A file cut short (syslint
 //! killed) reads up to the last whole record, with a warning.
@@ -13,13 +13,22 @@ use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
 use syslint_bpf::{Data, DataKind, Lost, Options, Record};
 
-pub const MAGIC: &[u8; 4] = b"SLR1";
+/// What this version writes. Version 2 sums a repeat's durations per position (`T_REPEAT2`);
+/// version 1 files (one sum per repeat, `T_REPEAT`) are still read.
+pub const MAGIC: &[u8; 4] = b"SLR2";
+/// Every magic that is read.
+const MAGICS: [&[u8; 4]; 2] = [b"SLR1", b"SLR2"];
 const T_SYSCALL: u8 = 1;
+/// Version 1's repeat: one duration sum for all the calls (written no more).
 const T_REPEAT: u8 = 2;
+/// A repeat with a duration sum per position in the repetition.
+const T_REPEAT2: u8 = 7;
 const T_FORK: u8 = 3;
 const T_EXEC: u8 = 4;
 const T_EXIT: u8 = 5;
 const T_KNOWN: u8 = 6;
+/// A thread as /proc described it when attaching (version 2).
+const T_TASK: u8 = 8;
 const T_END: u8 = 0xff;
 
 /// The header: what was traced and how.
@@ -90,7 +99,7 @@ impl Encoder {
     /// Append one record to `out`.
     pub fn encode(&mut self, r: &Record<'_>, out: &mut Vec<u8>) {
         match *r {
-            Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, data1, data2, unfinished } => {
+            Record::Syscall { tgid, tid, nr, args, ret, ts_enter, ts_exit, data1, data2, unfinished, began_before } => {
                 out.push(T_SYSCALL);
                 put(out, tgid as u64);
                 put(out, tid as u64);
@@ -101,19 +110,21 @@ impl Encoder {
                 put_i(out, ret);
                 self.ts(out, ts_enter);
                 put(out, ts_exit.saturating_sub(ts_enter));
-                out.push(u8::from(unfinished));
+                out.push(u8::from(unfinished) | u8::from(began_before) << 1);
                 put_data(out, &data1);
                 put_data(out, &data2);
             }
             Record::Repeat { tgid, tid, period, count, first_ts, last_ts, dur_sum_ns } => {
-                out.push(T_REPEAT);
+                out.push(T_REPEAT2);
                 put(out, tgid as u64);
                 put(out, tid as u64);
                 out.push(period);
                 put(out, count as u64);
                 self.ts(out, first_ts);
                 put(out, last_ts.saturating_sub(first_ts));
-                put(out, dur_sum_ns);
+                for &d in &dur_sum_ns[..usize::from(period).clamp(1, 2)] {
+                    put(out, d);
+                }
             }
             Record::Fork { parent_tgid, parent_tid, child_tgid, child_tid, is_thread, ts } => {
                 out.push(T_FORK);
@@ -188,11 +199,18 @@ impl Writer {
         let mut buf = Vec::with_capacity(64 * 1024);
         buf.extend_from_slice(MAGIC);
         put_bytes(&mut buf, &json);
-        for ((tgid, fd), deco) in known {
+        for ((tgid, fd), deco) in &known.fds {
             buf.push(T_KNOWN);
             put(&mut buf, *tgid as u64);
             put_i(&mut buf, *fd);
             put_bytes(&mut buf, deco.as_bytes());
+        }
+        for (tid, t) in &known.tasks {
+            buf.push(T_TASK);
+            put(&mut buf, *tid as u64);
+            put(&mut buf, t.tgid as u64);
+            put(&mut buf, t.parent.unwrap_or(0) as u64);
+            put_bytes(&mut buf, t.comm.as_bytes());
         }
         z.write_all(&buf)?;
         buf.clear();
@@ -327,7 +345,8 @@ impl Decoder {
                         let ret = c.i()?;
                         let ts_enter = ts(&mut c)?;
                         let dur = c.u()?;
-                        let unfinished = c.byte()? != 0;
+                        let flags = c.byte()?;
+                        let (unfinished, began_before) = (flags & 1 != 0, flags & 2 != 0);
                         let data1 = c.data()?;
                         let data2 = c.data()?;
                         Some(Record::Syscall {
@@ -341,16 +360,30 @@ impl Decoder {
                             data1,
                             data2,
                             unfinished,
+                            began_before,
                         })
                     }
-                    T_REPEAT => {
+                    T_REPEAT | T_REPEAT2 => {
                         let tgid = c.u()? as u32;
                         let tid = c.u()? as u32;
                         let period = c.byte()?;
                         let count = c.u()? as u32;
                         let first_ts = ts(&mut c)?;
                         let span = c.u()?;
-                        let dur_sum_ns = c.u()?;
+                        let mut dur_sum_ns = [0u64; 2];
+                        if tag == Some(T_REPEAT2) {
+                            for d in dur_sum_ns.iter_mut().take(usize::from(period).clamp(1, 2)) {
+                                *d = c.u()?;
+                            }
+                        } else {
+                            // version 1 summed all calls together: each position gets its share
+                            let sum = c.u()?;
+                            if period == 2 {
+                                dur_sum_ns = [sum / 2, sum - sum / 2];
+                            } else {
+                                dur_sum_ns[0] = sum;
+                            }
+                        }
                         Some(Record::Repeat {
                             tgid,
                             tid,
@@ -386,9 +419,8 @@ impl Decoder {
                         let process_ended = c.byte()? != 0;
                         Some(Record::Exit { tgid, tid, exit_code, process_ended, ts: ts(&mut c)? })
                     }
-                    T_KNOWN => {
-                        let (k, deco) = known_entry(&mut c)?;
-                        known.insert(k, deco);
+                    t @ (T_KNOWN | T_TASK) => {
+                        known_entry(t, &mut c, known)?;
                         None
                     }
                     T_END => {
@@ -417,7 +449,7 @@ pub fn is_slr(path: &Path) -> bool {
     let Ok(f) = std::fs::File::open(path) else { return false };
     let Ok(mut z) = zstd::stream::read::Decoder::new(f) else { return false };
     let mut m = [0u8; 4];
-    z.read_exact(&mut m).is_ok() && &m == MAGIC
+    z.read_exact(&mut m).is_ok() && MAGICS.contains(&&m)
 }
 
 /// A recording in memory: its header and the fds named when attaching (they come first in
@@ -431,11 +463,20 @@ pub struct Recording {
     cut: Option<String>,
 }
 
-/// One "known fd" record's fields (tag already read).
-fn known_entry(c: &mut Cur) -> Option<((u32, i64), String)> {
-    let tgid = c.u()? as u32;
-    let fd = c.i()?;
-    Some(((tgid, fd), String::from_utf8_lossy(c.bytes()?).into_owned()))
+/// One "known fd" or "known thread" record's fields (`tag` already read), into `known`.
+fn known_entry(tag: u8, c: &mut Cur, known: &mut Known) -> Option<()> {
+    if tag == T_TASK {
+        let tid = c.u()? as u32;
+        let tgid = c.u()? as u32;
+        let parent = Some(c.u()? as u32).filter(|&p| p != 0);
+        let comm = String::from_utf8_lossy(c.bytes()?).into_owned();
+        known.tasks.insert(tid, crate::procfs::TaskFacts { tgid, parent, comm });
+    } else {
+        let tgid = c.u()? as u32;
+        let fd = c.i()?;
+        known.fds.insert((tgid, fd), String::from_utf8_lossy(c.bytes()?).into_owned());
+    }
+    Some(())
 }
 
 /// Decompress a recording and read its header and fd snapshot.
@@ -451,8 +492,8 @@ pub fn open(path: &Path) -> io::Result<Recording> {
 impl Recording {
     /// A recording from its decompressed bytes (`cut`: why the stream ended early, if it did).
     pub fn from_decompressed(body: Vec<u8>, cut: Option<String>) -> io::Result<Recording> {
-        if body.len() < 4 || &body[..4] != MAGIC {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "not a syslint recording (no SLR1 header)"));
+        if !body.get(..4).is_some_and(|m| MAGICS.iter().any(|k| k[..] == *m)) {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "not a syslint recording (no SLR1/SLR2 header)"));
         }
         let mut c = Cur { b: &body, i: 4 };
         let header =
@@ -460,17 +501,12 @@ impl Recording {
         let header: Header = serde_json::from_slice(header)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("header: {e}")))?;
         let mut known = Known::default();
-        while c.b.get(c.i) == Some(&T_KNOWN) {
+        while let Some(&tag @ (T_KNOWN | T_TASK)) = c.b.get(c.i) {
             let at = c.i;
             c.i += 1;
-            match known_entry(&mut c) {
-                Some((k, d)) => {
-                    known.insert(k, d);
-                }
-                None => {
-                    c.i = at; // damaged: the replay reports it
-                    break;
-                }
+            if known_entry(tag, &mut c, &mut known).is_none() {
+                c.i = at; // damaged: the replay reports it
+                break;
             }
         }
         let start = c.i;
@@ -484,7 +520,8 @@ impl Recording {
         let mut dec = Decoder::default();
         let r = dec.decode(&self.body[self.start..], f);
         let mut known = self.known.clone();
-        known.extend(dec.known);
+        known.fds.extend(dec.known.fds);
+        known.tasks.extend(dec.known.tasks);
         let mut problem = self.cut.clone();
         if let Err(e) = r {
             problem.get_or_insert(e.to_string());
@@ -511,7 +548,8 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         let p = dir.join("t.slr");
         let mut known = Known::default();
-        known.insert((5, 3), "/var/log/x".into());
+        known.fds.insert((5, 3), "/var/log/x".into());
+        known.tasks.insert(8, crate::procfs::TaskFacts { tgid: 5, parent: Some(1), comm: "postgres".into() });
         let mut w = Writer::create(&p, "command t", &Options::default(), &known).expect("create");
         let sa = [2u8, 0, 0, 80, 127, 0, 0, 1];
         let recs = vec![
@@ -527,6 +565,7 @@ mod tests {
                 data1: Data { kind: DataKind::Sockaddr, bytes: &sa, truncated: false, fault: false },
                 data2: Data { kind: DataKind::None, bytes: &[], truncated: false, fault: false },
                 unfinished: false,
+                began_before: false,
             },
             Record::Repeat {
                 tgid: 5,
@@ -535,7 +574,16 @@ mod tests {
                 count: 9999,
                 first_ts: 1600,
                 last_ts: 90000,
-                dur_sum_ns: 5000,
+                dur_sum_ns: [5000, 0],
+            },
+            Record::Repeat {
+                tgid: 5,
+                tid: 5,
+                period: 2,
+                count: 3,
+                first_ts: 91000,
+                last_ts: 92000,
+                dur_sum_ns: [30, 900],
             },
             Record::Exec { tgid: 6, tid: 6, old_tid: 6, filename: b"/bin/true", truncated: false, ts: 800 },
             Record::Exit { tgid: 6, tid: 6, exit_code: 9, process_ended: true, ts: 95000 },
@@ -549,7 +597,11 @@ mod tests {
         let info = read(&p, &mut |r| back.push(format!("{r:?}"))).expect("read");
         assert_eq!(back, recs.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>());
         assert_eq!(info.lost, Lost { records: 2, syscalls: 7 });
-        assert_eq!(info.known.get(&(5, 3)).map(String::as_str), Some("/var/log/x"));
+        assert_eq!(info.known.fds.get(&(5, 3)).map(String::as_str), Some("/var/log/x"));
+        assert_eq!(
+            info.known.tasks.get(&8).map(|t| (t.tgid, t.parent, t.comm.as_str())),
+            Some((5, Some(1), "postgres"))
+        );
         assert!(info.problem.is_none());
         assert_eq!(info.header.expect("header").what, "command t");
 
@@ -560,6 +612,46 @@ mod tests {
         let mut n = 0;
         let info = read(&p, &mut |_| n += 1).expect("read");
         assert!(n >= 4 && info.problem.is_some(), "{n} {:?}", info.problem);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A version-1 recording (one duration sum per repeat) still reads: the sum is shared
+    /// between the positions, as version 1's replay did.
+    #[test]
+    fn version_1_repeats_still_read() {
+        let mut body = b"SLR1".to_vec();
+        put_bytes(&mut body, br#"{"tool":"syslint","version":"0.1.0","arch":"x86_64","clock":"monotonic","realtime_offset_ns":0,"what":"t","payload_bytes":64,"path_bytes":256,"coalesce":true}"#);
+        // tag, tgid 5, tid 5, period 2, count 3, first_ts delta +1000 (zigzag), span 600, sum 901
+        body.push(T_REPEAT);
+        for v in [5, 5] {
+            put(&mut body, v);
+        }
+        body.push(2);
+        put(&mut body, 3);
+        put_i(&mut body, 1000);
+        put(&mut body, 600);
+        put(&mut body, 901);
+        body.push(T_END);
+        put(&mut body, 0);
+        put(&mut body, 0);
+        let dir = std::env::temp_dir().join(format!("slr-v1-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let p = dir.join("v1.slr");
+        std::fs::write(&p, zstd::encode_all(&body[..], 3).expect("encode")).expect("write");
+        assert!(is_slr(&p));
+        let mut back = Vec::new();
+        let info = read(&p, &mut |r| back.push(format!("{r:?}"))).expect("read");
+        assert!(info.problem.is_none(), "{:?}", info.problem);
+        let want = Record::Repeat {
+            tgid: 5,
+            tid: 5,
+            period: 2,
+            count: 3,
+            first_ts: 1000,
+            last_ts: 1600,
+            dur_sum_ns: [450, 451],
+        };
+        assert_eq!(back, [format!("{want:?}")]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -24,7 +24,7 @@ pub fn fds_of(pid: u32, known: &mut Known) {
         } else {
             link
         };
-        known.insert((pid, fd), deco);
+        known.fds.insert((pid, fd), deco);
     }
 }
 
@@ -109,9 +109,9 @@ mod tests {
         use std::os::fd::AsRawFd;
         let me = std::process::id();
         assert_eq!(
-            known.get(&(me, l.as_raw_fd() as i64)).map(String::as_str),
+            known.fds.get(&(me, l.as_raw_fd() as i64)).map(String::as_str),
             Some(&*format!("TCP:[127.0.0.1:{port}]"))
         );
-        assert!(known.get(&(me, f.as_raw_fd() as i64)).is_some_and(|p| p.ends_with("/status")));
+        assert!(known.fds.get(&(me, f.as_raw_fd() as i64)).is_some_and(|p| p.ends_with("/status")));
     }
 }
