@@ -169,6 +169,12 @@ impl Analyzer {
             .collect();
         procs.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.pid.cmp(&b.pid)));
 
+        let socket_bytes = m
+            .targets
+            .iter()
+            .filter(|t| t.kind.is_connection_socket())
+            .map(|t| t.bytes_read + t.bytes_written)
+            .sum::<u64>();
         let mut targets: Vec<TargetStats> = m
             .targets
             .iter()
@@ -238,6 +244,7 @@ impl Analyzer {
                 fd_targets: targets,
                 endpoints,
                 strace_c_table: Vec::new(),
+                socket_bytes: (socket_bytes > 0).then_some(socket_bytes),
             },
             findings,
         }
