@@ -125,7 +125,7 @@ impl Analyzer {
     /// of the detectors, so the analysis goes on unchanged (for live status lines).
     pub fn findings_so_far(&self) -> usize {
         let window = kit::window(self.first_ts, self.last_ts);
-        let cx = registry::FinishCtx { model: &self.model, clock: Clock::None, window };
+        let cx = registry::FinishCtx { model: &self.model, clock: Clock::None, window, tracer: Default::default() };
         self.detectors.iter().map(|d| d.clone_box().finish(&cx).len()).sum()
     }
 
@@ -134,7 +134,12 @@ impl Analyzer {
     pub fn finish(mut self, mut capture: Capture) -> Report {
         let window = kit::window(self.first_ts, self.last_ts);
         let window_s = window.map_or(0.0, |w| w.duration_s);
-        let cx = registry::FinishCtx { model: &self.model, clock: Clock::from_name(&capture.clock), window };
+        let cx = registry::FinishCtx {
+            model: &self.model,
+            clock: Clock::from_name(&capture.clock),
+            window,
+            tracer: registry::Tracer::of_backend(&capture.backend),
+        };
         let mut findings = Vec::new();
         for d in &mut self.detectors {
             findings.extend(d.finish(&cx));

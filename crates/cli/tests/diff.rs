@@ -94,6 +94,23 @@ fn a_server_configuration_change_is_judged_by_cost_per_traffic() {
     assert!(d["verdict"].as_str().unwrap().starts_with("regressed: syscalls per MiB on sockets "), "{d:#}");
 }
 
+/// PostgreSQL synchronous_commit = on -> off under pgbench (tests/fixtures/servers/
+/// record-postgres.sh: 875 -> 1,939 tps): issue 15 saw it called "regressed", and
+/// --fail-on-regression failed it. The per-commit WAL flushes go, the server serves more per
+/// second for about the same calls per MiB: improved. The other way round is a regression.
+#[test]
+fn postgres_asynchronous_commit_is_an_improvement() {
+    let f = |n: &str| root().join(format!("tests/fixtures/servers/{n}.slr"));
+    let (code, d) = diff_json(&f("pg-commit"), &f("pg-commit-async"), &["--fail-on-regression"]);
+    assert_eq!(code, Some(0), "{d:#}");
+    let v = d["verdict"].as_str().unwrap();
+    assert!(v.starts_with("improved: fsync-storm fixed") && v.contains("MiB on sockets per second"), "{v}");
+    let row = d["syscalls"].as_array().unwrap().iter().find(|r| r["name"] == "fdatasync").cloned().expect("fdatasync");
+    assert!(row["per_unit_after"].as_f64().unwrap() < row["per_unit_before"].as_f64().unwrap() * 0.1, "{row:#}");
+    let (code, d) = diff_json(&f("pg-commit-async"), &f("pg-commit"), &["--fail-on-regression"]);
+    assert_eq!(code, Some(1), "{d:#}");
+}
+
 /// The Markdown a reviewer pastes, kept as snapshots: a fix (busy-poll), a fix measured per
 /// unit of work (fsync-storm) and a run compared with itself.
 #[test]

@@ -459,9 +459,11 @@ fn judge(c: &FindingChanges, cost: Option<&Measure>, tp: Option<&Measure>) -> Ju
     // closed-loop load serves more when the server got cheaper, but also when the load
     // generator got more of a shared CPU
     let flat = cost_ch.is_none_or(|c| c.abs() < -BETTER);
-    let serves_more = flat && tp.and_then(Measure::change).is_some_and(|t| t >= -BETTER);
+    let tp_ch = tp.and_then(Measure::change);
+    let serves_more = flat && tp_ch.is_some_and(|t| t >= -BETTER);
+    let serves_less = flat && tp_ch.is_some_and(|t| t <= -WORSE);
     let measured_better = cost_ch.is_some_and(|c| c <= BETTER) || serves_more;
-    let measured_worse = cost_ch.is_some_and(|c| c >= WORSE);
+    let measured_worse = cost_ch.is_some_and(|c| c >= WORSE) || serves_less;
     if (worse && !measured_better) || (measured_worse && !better) {
         Judged::Regressed
     } else if (better && !measured_worse) || measured_better {
@@ -696,6 +698,13 @@ mod tests {
         let after = attach(vec![], 200_000, 5.0, 200.0);
         let d = diff(&before, &after);
         assert!(d.verdict.starts_with("improved: MiB on sockets per second 20 -> 40 (+100%)"), "{}", d.verdict);
+        // and back: served half as much for the same cost
+        let d = diff(&after, &before);
+        assert!(
+            d.regression && d.verdict.starts_with("regressed: MiB on sockets per second 40 -> 20"),
+            "{}",
+            d.verdict
+        );
         // more calls per MiB is worse even if more was served (a load generator that got more
         // of a shared CPU)
         let after = attach(vec![], 400_000, 5.0, 200.0);
