@@ -111,6 +111,26 @@ fn postgres_asynchronous_commit_is_an_improvement() {
     assert_eq!(code, Some(1), "{d:#}");
 }
 
+/// Redis pipelining (redis-benchmark -P 1 -> -P 16, tests/fixtures/servers/record-redis.sh:
+/// 20,000 SETs, 63k -> 714k a second): issue 15 saw "write -19%" per accepted connection. Per MiB the
+/// server exchanged, its calls fall by more than 90%.
+#[test]
+fn redis_pipelining_is_a_large_improvement_per_traffic() {
+    let f = |n: &str| root().join(format!("tests/fixtures/servers/redis-{n}.slr"));
+    let (code, d) = diff_json(&f("BEFORE"), &f("AFTER"), &["--fail-on-regression"]);
+    assert_eq!(code, Some(0), "{d:#}");
+    assert_eq!(d["unit"]["name"], "MiB on sockets");
+    let (b, a) = (d["cost"]["before"].as_f64().unwrap(), d["cost"]["after"].as_f64().unwrap());
+    assert!(a < b * 0.1, "{b} -> {a}");
+    let v = d["verdict"].as_str().unwrap();
+    assert!(v.starts_with("improved: syscalls per MiB on sockets "), "{v}");
+    for call in ["write", "read"] {
+        let row = d["syscalls"].as_array().unwrap().iter().find(|r| r["name"] == call).cloned().expect("row");
+        let (b, a) = (row["per_unit_before"].as_f64().unwrap(), row["per_unit_after"].as_f64().unwrap());
+        assert!(a < b * 0.1, "{call}: {b} -> {a} per MiB");
+    }
+}
+
 /// The Markdown a reviewer pastes, kept as snapshots: a fix (busy-poll), a fix measured per
 /// unit of work (fsync-storm) and a run compared with itself.
 #[test]
