@@ -196,7 +196,11 @@ fn subject_of(group: &[&Finding]) -> String {
 /// A timed window of running programs (an attach), not a run from start to end: a process
 /// the trace does not show starting (no parent in it) is still running when it ends.
 pub fn open_ended(r: &Report) -> bool {
-    let roots: Vec<&crate::ProcessStats> = r.summary.processes.iter().filter(|p| p.parent.is_none()).collect();
+    // a root: no parent, or one the trace does not list (an attach that knows the parent from
+    // /proc: nginx's master of the workers attached)
+    let listed: std::collections::HashSet<u32> = r.summary.processes.iter().map(|p| p.pid).collect();
+    let roots: Vec<&crate::ProcessStats> =
+        r.summary.processes.iter().filter(|p| p.parent.is_none_or(|pp| !listed.contains(&pp))).collect();
     !roots.is_empty() && roots.iter().all(|p| p.end.is_none())
 }
 
@@ -733,6 +737,13 @@ mod tests {
         assert!(open_ended(&r));
         r.summary.processes[0].end = Some("exited 0".into());
         assert!(!open_ended(&r));
+        // an attach to a worker whose parent (not traced) is known from /proc
+        r.summary.processes[0].end = None;
+        r.summary.processes[0].parent = Some(1);
+        assert!(open_ended(&r));
+        // a child of a traced root is no root
+        r.summary.processes.push(crate::ProcessStats { pid: 1, end: Some("exited 0".into()), ..Default::default() });
+        assert!(!open_ended(&r), "the run of pid 1 ended");
         r.summary.processes.clear();
         assert!(!open_ended(&r), "nothing known: not a window");
     }
