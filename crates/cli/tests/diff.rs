@@ -71,7 +71,7 @@ fn markdown_diff_tells_the_story() {
 
 /// A configuration change proved on a real server: nginx serving 1 MiB to curl at a fixed
 /// rate, attached for 1 s with eBPF, `sendfile off` before, `sendfile on` and
-/// `open_file_cache` after (tests/fixtures/servers/record.sh). The connections were opened
+/// `open_file_cache` after (tests/fixtures/servers/record-nginx.sh). The connections were opened
 /// before the attach, so "per accepted connection" means nothing: the cost is counted per MiB
 /// the server exchanged on its sockets. Four workers instead of one is the same improvement.
 #[test]
