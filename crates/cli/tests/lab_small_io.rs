@@ -129,6 +129,7 @@ const QUIET: &[&str] = &[
     "py-sock",
     "py-sock-trickle",
     "nginx-keepalive",
+    "gunicorn-responses",
 ];
 
 #[test]

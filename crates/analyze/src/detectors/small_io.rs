@@ -36,7 +36,9 @@ client's read of a short reply), so its buffer was not the limit and it does not
 run of small calls ends when the other direction is used on the same fd, by any call (write, \
 writev, sendmsg, sendfile: request/response protocols are not batched), at a seek or a non-sequential \
 pread/pwrite (random access, as databases do), at a large call, at EOF or at close. Datagram and \
-unix sockets are left alone: there every write is a message.",
+unix sockets are left alone: there every write is a message. A run shorter than `min_run_calls` (8) \
+does not count: a response written as headers then body (gunicorn: two writes per request) is a \
+turn of a conversation, not a transfer in pieces.",
         why: "Every syscall costs a kernel entry and exit, and for sockets and pipes a wake-up of \
 the other side: 25,600 reads of 4 KiB do the work of 100 reads of 1 MiB. A program that logs \
 with one write(2) per line spends more time entering the kernel than formatting lines, and \
@@ -87,6 +89,9 @@ crate::options! {
         warn_saved_calls: u64 = 20_000,
         /// saved calls from which the finding is an error
         error_saved_calls: u64 = 1_000_000,
+        /// small calls a run needs to count: fewer in a row are a turn of a conversation (a
+        /// response's headers, then its body), not a transfer in pieces
+        min_run_calls: u64 = 8,
     }
 }
 
@@ -170,6 +175,9 @@ impl SmallIo {
             return;
         }
         let run = std::mem::take(r);
+        if run.calls < self.cfg.min_run_calls {
+            return;
+        }
         let needed_64k = run.bytes.div_ceil(KIB64).max(1);
         let needed_1m = run.bytes.div_ceil(MIB).max(1);
         if run.calls <= needed_64k {
