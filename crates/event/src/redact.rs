@@ -69,4 +69,3 @@ pub fn redact_into(args: &str, out: &mut String) {
     }
     out.push_str(&args[last..]);
 }
-
