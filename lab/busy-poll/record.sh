@@ -8,7 +8,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="$HERE/traces"
 mkdir -p "$OUT"
-variants="${*:-c-poll0 c-epoll0 c-select0 c-eagain c-yield c-timeout c-fewpolls c-epoll php-spin php-select}"
+variants="${*:-c-poll0 c-epoll0 c-select0 c-eagain c-yield c-timeout c-fewpolls c-epoll php-spin php-select curl-parallel}"
 for v in $variants; do
     for set in f-tt-T-yy f-tt f; do
         case "$set" in
@@ -26,3 +26,4 @@ for v in $variants; do
     done
 done
 echo "done: $(ls "$OUT" | wc -l) files in $OUT" >&2
+# java-hello.slr (eBPF) is recorded by record-java.sh

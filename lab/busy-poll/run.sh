@@ -9,6 +9,9 @@
 #   c-fewpolls c-epoll                             NEAR  one zero-timeout check per request / blocking epoll
 #   php-spin                                       BAD   PHP curl_multi_exec() loop without curl_multi_select()
 #   php-select                                     GOOD  the same loop with curl_multi_select()
+#   curl-parallel                                  NEAR  curl -Z fetching 200 URLs (50 at once) from
+#                                                        python3 -m http.server: zero-timeout polls and
+#                                                        rt_sigaction between real sends and receives
 # spin.c forks its own server (so its traces are multi-process with -f); the PHP variants fetch
 # from slow_server.py on 127.0.0.1 (answers after 0.5 s), started here and not traced.
 # Everything is bounded: spin.c calls alarm(10), the server serves one request and exits after
@@ -70,6 +73,20 @@ php-*)
     port="$(cat "$WORK/port")"
     cd "$WORK"
     "$STRACE" -o "$out" "$@" php "$HERE/curl_multi.php" "$mode" "http://127.0.0.1:$port/"
+    ;;
+curl-parallel)
+    command -v curl >/dev/null || { echo "run.sh: curl is not installed" >&2; exit 3; }
+    mkdir -p "$WORK/www"
+    head -c 2000 /dev/zero >"$WORK/www/f.txt"
+    port="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    timeout 60 "$PYTHON" -m http.server "$port" --bind 127.0.0.1 --directory "$WORK/www" >/dev/null 2>&1 &
+    server_pid=$!
+    for _ in $(seq 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+        sleep 0.05
+    done
+    cd "$WORK"
+    "$STRACE" -o "$out" "$@" curl -Z -s -o /dev/null "http://127.0.0.1:$port/f.txt?[1-200]"
     ;;
 *)
     echo "run.sh: unknown variant $variant" >&2

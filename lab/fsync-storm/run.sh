@@ -7,6 +7,7 @@
 #   sqlite-py-autocommit sqlite-py-batch sqlite-py-wal
 #   sqlite-cli-autocommit sqlite-cli-batch
 #   c-fsync-each c-fsync-batch c-osync near-save
+#   dpkg-install
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ $# -ge 2 ] || { echo "usage: run.sh VARIANT OUT [STRACE FLAGS...]" >&2; exit 2; }
@@ -50,6 +51,16 @@ c-fsync-each|c-fsync-batch|c-osync|near-save)
     [ "$VARIANT" = c-osync ] && mode=osync
     [ "$VARIANT" = near-save ] && mode=save
     trace "$@" ./records "$mode" "$WORK" 2 300 ;;
+dpkg-install)
+    # dpkg installing a package of 150 small files into a scratch root (--root): per file a
+    # sync_file_range(SYNC_FILE_RANGE_WRITE) to start writeback, then fsyncs of its database
+    need dpkg; need dpkg-deb
+    mkdir -p pkg/DEBIAN pkg/usr/share/syslint-lab root/var/lib/dpkg/updates root/var/lib/dpkg/info
+    for i in $(seq 1 150); do echo "file $i" > "pkg/usr/share/syslint-lab/f$i.txt"; done
+    printf 'Package: syslint-lab-files\nVersion: 1.0\nArchitecture: all\nMaintainer: lab <lab@example.com>\nDescription: 150 small files\n' > pkg/DEBIAN/control
+    dpkg-deb --build --root-owner-group pkg lab.deb >/dev/null
+    touch root/var/lib/dpkg/status
+    trace "$@" dpkg --root="$WORK/root" --force-not-root --force-script-chrootless --force-bad-path -i lab.deb >/dev/null ;;
 *)
     echo "run.sh: unknown variant $VARIANT" >&2; exit 2 ;;
 esac

@@ -27,7 +27,7 @@ done
 for v in c-4k py-oswrite; do
     rec "$v" tt-T -tt -T
 done
-for v in c-1m php-file-big php-http-big py-buffered cat-small cp-small dd-1m py-sock py-sock-trickle py-tty; do
+for v in c-1m php-file-big php-http-big py-buffered cat-small cp-small dd-1m py-sock py-sock-trickle py-tty nginx-keepalive gunicorn-responses; do
     rec "$v" f-tt-T-yy -f -tt -T -yy
     rec "$v" f-tt -f -tt
 done

@@ -8,6 +8,8 @@
 #   BAD       c-4k php-file php-http py-oswrite py-logging py-oswrite-fork
 #   GOOD      c-1m php-file-big php-http-big py-buffered
 #   near-miss cat-small cp-small dd-1m py-sock py-sock-trickle py-tty (info only)
+#             nginx-keepalive (nginx itself traced, answering 1,500 small requests)
+#             gunicorn-responses (gunicorn's one sync worker traced, 1,500 responses of 2 writes)
 set -euo pipefail
 
 VARIANT="${1:?usage: run.sh VARIANT OUT [STRACE FLAGS...]}"
@@ -92,8 +94,54 @@ case "$VARIANT" in
     py-sock) start_nginx; CMD=(python3 ./sock.py "$PORT" /big.bin 262144) ;;
     py-tty) CMD=() ;;
     py-sock-trickle) start_trickle; CMD=(python3 ./sock.py "$PORT" /slow 262144) ;;
+    nginx-keepalive) CMD=() ;;
+    gunicorn-responses) CMD=() ;;
     *) echo "run.sh: unknown variant $VARIANT" >&2; exit 2 ;;
 esac
+if [ "$VARIANT" = "nginx-keepalive" ]; then
+    # the server side of request/response: nginx traced, curl sends 1,500 small requests on one
+    # keep-alive connection; each recv(.., 1024) gets the whole request (~90 bytes)
+    head -c 100 /dev/zero >"$DIR/www/small.txt"
+    PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    sed -e "s|@DIR@|$DIR|g" -e "s|@PORT@|$PORT|g" "$HERE/nginx.conf.in" >"$DIR/nginx.conf"
+    "${STRACE:-strace}" -o "$OUT" "$@" nginx -p "$DIR" -c "$DIR/nginx.conf" >"$DIR/nginx.out" 2>&1 &
+    STRACE_PID=$!
+    for _ in $(seq 1 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
+        sleep 0.1
+    done
+    timeout 120 curl -s -o /dev/null "http://127.0.0.1:$PORT/small.txt?[1-1500]" || true
+    kill "$(cat "$DIR/nginx.pid")"
+    wait "$STRACE_PID" || true
+    exit 0
+fi
+if [ "$VARIANT" = "gunicorn-responses" ]; then
+    # gunicorn (Debian's, one sync worker) traced, curl sends 1,500 requests; the worker answers
+    # each with two writes (headers, then the 4 KiB body) and closes the connection
+    command -v gunicorn >/dev/null || { echo "run.sh: gunicorn is not installed" >&2; exit 3; }
+    head -c 4096 /dev/zero >"$DIR/www/page.bin"
+    cat >"$DIR/wsgi_app.py" <<'PY'
+import os
+PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "www", "page.bin")
+def app(environ, start_response):
+    with open(PAGE, "rb") as f:
+        body = f.read()
+    start_response("200 OK", [("Content-Type", "application/octet-stream"), ("Content-Length", str(len(body)))])
+    return [body]
+PY
+    PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    "${STRACE:-strace}" -o "$OUT" "$@" gunicorn --chdir "$DIR" -w 1 -b "127.0.0.1:$PORT" --pid "$DIR/gunicorn.pid" wsgi_app:app \
+        >"$DIR/gunicorn.out" 2>&1 &
+    STRACE_PID=$!
+    for _ in $(seq 1 200); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
+        sleep 0.1
+    done
+    timeout 120 curl -s -o /dev/null "http://127.0.0.1:$PORT/?[1-1500]" || true
+    kill "$(cat "$DIR/gunicorn.pid")" 2>/dev/null || true
+    wait "$STRACE_PID" || true
+    exit 0
+fi
 if [ "$VARIANT" = "py-tty" ]; then
     # 25,000 lines written one by one to a terminal: script(1) gives the program a pty
     command -v script >/dev/null || { echo "run.sh: script (bsdutils) is not installed" >&2; exit 3; }

@@ -152,7 +152,7 @@ impl Analyzer {
     /// of the detectors, so the analysis goes on unchanged (for live status lines).
     pub fn findings_so_far(&self) -> usize {
         let window = kit::window(self.first_ts, self.last_ts);
-        let cx = registry::FinishCtx { model: &self.model, clock: Clock::None, window };
+        let cx = registry::FinishCtx { model: &self.model, clock: Clock::None, window, tracer: Default::default() };
         self.detectors.iter().map(|d| d.clone_box().finish(&cx).len()).sum()
     }
 
@@ -165,7 +165,12 @@ impl Analyzer {
             (Clock::Monotonic, Some(local_offset_ns)) => Clock::MonotonicAt { local_offset_ns },
             (c, _) => c,
         };
-        let cx = registry::FinishCtx { model: &self.model, clock, window };
+        let cx = registry::FinishCtx {
+            model: &self.model,
+            clock,
+            window,
+            tracer: registry::Tracer::of_backend(&capture.backend),
+        };
         let mut findings = Vec::new();
         for d in &mut self.detectors {
             findings.extend(d.finish(&cx));
@@ -200,6 +205,12 @@ impl Analyzer {
             .collect();
         procs.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.pid.cmp(&b.pid)));
 
+        let socket_bytes = m
+            .targets
+            .iter()
+            .filter(|t| t.kind.is_connection_socket())
+            .map(|t| t.bytes_read + t.bytes_written)
+            .sum::<u64>();
         let mut targets: Vec<TargetStats> = m
             .targets
             .iter()
@@ -293,6 +304,7 @@ impl Analyzer {
                 fd_targets: targets,
                 endpoints,
                 strace_c_table: Vec::new(),
+                socket_bytes: (socket_bytes > 0).then_some(socket_bytes),
             },
             findings,
         }

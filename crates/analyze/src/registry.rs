@@ -121,6 +121,38 @@ pub struct FinishCtx<'m> {
     pub clock: Clock,
     /// The whole traced window.
     pub window: Option<Window>,
+    /// What measured the durations (cost lines say so).
+    pub tracer: Tracer,
+}
+
+/// What recorded the trace: it decides what durations include.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Tracer {
+    /// strace (live, or a log): each call stopped twice by ptrace; -T durations are the
+    /// kernel's, but the gaps between calls include the stops.
+    #[default]
+    Strace,
+    /// eBPF (live, or a `.slr` recording): the program ran at its own speed.
+    Ebpf,
+}
+
+impl Tracer {
+    /// From the report's `capture.backend` (`strace`, `strace-log`, `ebpf`, `ebpf-recording`).
+    pub fn of_backend(backend: &str) -> Tracer {
+        if backend.starts_with("ebpf") {
+            Tracer::Ebpf
+        } else {
+            Tracer::Strace
+        }
+    }
+
+    /// For cost lines: `measured under strace`, `measured with eBPF`.
+    pub fn measured(self) -> &'static str {
+        match self {
+            Tracer::Strace => "measured under strace",
+            Tracer::Ebpf => "measured with eBPF",
+        }
+    }
 }
 
 /// A detector sees, in time order, the events its [`Meta::interest`] asks for, and returns its

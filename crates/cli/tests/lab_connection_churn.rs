@@ -296,3 +296,27 @@ fn live_lab_matches_fixtures() {
         check(&r, v, &format!("live {v} -f"), false);
     }
 }
+
+/// Issue 15: one memcached client (a new connection per set+get, 1,000 times) was two infos
+/// under eBPF and two warnings under strace: a few of strace's connects waited milliseconds for
+/// the tracer to be scheduled, and the mean setup time made 0.34 s "wasted" of them. The
+/// median connection's setup decides now (tests/fixtures/servers/record-memcached.sh; the
+/// strace recording is one from a loaded machine, where the tail shows; the client was named
+/// client.py then).
+#[test]
+fn severity_does_not_depend_on_the_tracer() {
+    let dir = root().join("tests/fixtures/servers");
+    let st = analyze(&[&dir.join("memcached-client.f-tt-T-yy.strace.gz")]);
+    let bpf = analyze(&[&dir.join("memcached-client.slr")]);
+    let (s, b) = (findings(&st, DET), findings(&bpf, DET));
+    assert_eq!((s.len(), b.len()), (1, 1), "{s:#?} {b:#?}");
+    let (s, b) = (s[0], b[0]);
+    for k in ["connections", "reusable_connections", "requests"] {
+        assert_eq!(metric(s, k), metric(b, k), "{k}: the same program, the same counts");
+    }
+    // strace's connects took 45 times longer in all, mostly a few very long ones
+    assert!(metric(s, "connect_s") > 20.0 * metric(b, "connect_s"), "{s:#?}");
+    assert_eq!(s.severity, b.severity);
+    assert_eq!(s.severity, Severity::Info, "1,000 loopback connects: milliseconds natively");
+    assert!(metric(s, "wasted_s") < 0.1 && metric(s, "setup_ms") < 0.1, "{s:#?}");
+}

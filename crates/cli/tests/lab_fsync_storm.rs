@@ -123,6 +123,66 @@ fn batched_wal_and_single_save_are_quiet() {
 
 /// The flushes of the quiet traces are really there: with the thresholds lowered they are
 /// reported (so the quiet result above is a judgement, not blindness).
+fn server(name: &str) -> PathBuf {
+    root().join(format!("tests/fixtures/servers/{name}.slr"))
+}
+
+/// Issue 15: PostgreSQL attached under pgbench (tests/fixtures/servers/record-postgres.sh,
+/// eBPF). Before: a warning per backend for its WAL flush per commit, "measured under strace"
+/// in an eBPF run, and the checkpointer's sync_file_range(SYNC_FILE_RANGE_WRITE) counted as
+/// flushes with "one per 46 bytes written" (its 13 MiB to base/5/16396 left out: a path
+/// relative to the data directory).
+#[test]
+fn postgres_commits_are_durability_by_design() {
+    // synchronous_commit = on, the default: info, with the knob
+    let r = analyze(&[&server("pg-commit")]);
+    let f = only(&r, "pg-commit");
+    assert_eq!(f.severity, Severity::Info, "{f:#?}");
+    assert!(
+        f.message.contains("pg_wal") && f.message.contains("synchronous_commit = on, the default"),
+        "{}",
+        f.message
+    );
+    for knob in ["synchronous_commit = off", "commit_delay", "SET LOCAL"] {
+        assert!(f.fix.contains(knob), "fix lacks {knob}: {}", f.fix);
+    }
+    let cost = f.cost.as_deref().unwrap_or("");
+    assert!(cost.contains("measured with eBPF") && !cost.contains("strace"), "{cost}");
+    // the WAL bytes count: one commit record or more per flush, not 0
+    assert!(metric(&f, "bytes_per_sync") >= 1000.0 && metric(&f, "flushed_file_bytes") > 0.0, "{f:#?}");
+    // synchronous_commit = off: the WAL writer flushes a few times a second
+    assert!(findings(&analyze(&[&server("pg-commit-async")]), DET).is_empty());
+    // a CHECKPOINT: sync_file_range(SYNC_FILE_RANGE_WRITE) only starts writeback
+    let r = analyze(&[&server("pg-checkpoint")]);
+    let sfr = r.summary.syscalls.iter().find(|s| s.name == "sync_file_range").map_or(0, |s| s.calls);
+    assert!(sfr >= 100, "the checkpoint is in the recording: {sfr} sync_file_range");
+    for f in findings(&r, DET) {
+        assert!(f.message.contains("pg_wal") && f.severity == Severity::Info, "{f:#?}");
+    }
+}
+
+/// dpkg installing 150 files (lab/fsync-storm dpkg-install): 150 sync_file_range(WRITE) and 29
+/// fsyncs are no storm (before: an info finding of "179 fsync/fdatasync calls"); counted with
+/// lower thresholds, its fsyncs are info with dpkg's knob.
+#[test]
+fn dpkg_is_durability_by_design() {
+    for set in SETS {
+        let r = analyze(&[&trace("dpkg-install", set)]);
+        assert!(findings(&r, DET).is_empty(), "dpkg-install.{set}: {:#?}", findings(&r, DET));
+    }
+    let dir = std::env::temp_dir().join(format!("syslint-fsync-dpkg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("low.toml");
+    std::fs::write(&cfg, "[fsync-storm]\nmin_flushes = 10\nwarn_flushes = 10\n").unwrap();
+    let t = trace("dpkg-install", "f-tt-T-yy");
+    let o = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), t.to_str().unwrap()]);
+    let f = only(&syslint_report::printers::json::parse(&stdout(&o)).unwrap(), "dpkg, low thresholds");
+    assert!(metric(&f, "sync_calls") < 50.0, "sync_file_range(WRITE) not counted: {f:#?}");
+    assert_eq!(f.severity, Severity::Info);
+    assert!(f.fix.contains("--force-unsafe-io") && f.message.contains("dpkg"), "{f:#?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn thresholds_come_from_the_config() {
     let dir = std::env::temp_dir().join(format!("syslint-fsync-cfg-{}", std::process::id()));

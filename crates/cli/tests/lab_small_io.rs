@@ -76,13 +76,14 @@ fn check_php_file(r: &Report, set: &str, what: &str) {
 
 fn check_php_http(r: &Report, set: &str, what: &str) {
     // the same loop on http://127.0.0.1/huge.bin: recvfrom(.., 8192, MSG_DONTWAIT), the
-    // 1-byte MSG_PEEK of feof() not counted; a few reads return less than 8 KiB
+    // 1-byte MSG_PEEK of feof() not counted; a few reads return less than 8 KiB (not counted)
     let f = one(r, what);
     assert!(f.subject.starts_with("127.0.0.1:"), "{what}: {}", f.subject);
     let calls = metric(f, "calls");
-    assert!((25600.0..25700.0).contains(&calls), "{what}: calls {calls}");
+    // reads that got less than 8 KiB (all that had arrived) are not counted: a few per run
+    assert!((25590.0..25700.0).contains(&calls), "{what}: calls {calls}");
     let bytes = metric(f, "bytes");
-    assert!((209_715_200.0..209_716_200.0).contains(&bytes), "{what}: bytes {bytes}");
+    assert!((209_600_000.0..209_716_200.0).contains(&bytes), "{what}: bytes {bytes}");
     assert_eq!(metric(f, "avg_request_bytes"), 8192.0, "{what}");
     sane(f, set, what);
 }
@@ -127,6 +128,8 @@ const QUIET: &[&str] = &[
     "dd-1m",
     "py-sock",
     "py-sock-trickle",
+    "nginx-keepalive",
+    "gunicorn-responses",
 ];
 
 #[test]
@@ -169,29 +172,32 @@ fn a_terminal_is_at_most_info() {
 }
 
 #[test]
-fn socket_reads_are_judged_by_the_size_asked_for() {
+fn socket_reads_that_got_all_there_was_are_not_small() {
     // py-sock-trickle: recv(fd, .., 262144) against a server sending 1 KiB at a time: ~2,000
-    // reads that return ~1 KiB. Quiet by default; counting 256 KiB requests as small shows them.
+    // reads that return ~1 KiB. Quiet by default (judged by the size asked for), and quiet even
+    // when 256 KiB requests count as small: each read got everything that had arrived, so a
+    // larger buffer would not have made fewer calls. (Before issue 15 this configuration showed
+    // them as an info finding: the false alarm nginx's recv(.., 1024) of whole requests raised.)
     let dir = std::env::temp_dir().join(format!("syslint-test-sio-config-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tempdir");
     let cfg = dir.join("syslint.toml");
     std::fs::write(&cfg, "[small-io]\nmax_request_bytes = 262144\n").expect("write config");
-    let trace = lab_trace(DET, "py-sock-trickle.f-tt-T-yy.strace.gz");
-    let out = run(&[
-        "analyze",
-        "--format",
-        "json",
-        "--config",
-        cfg.to_str().expect("utf-8 path"),
-        trace.to_str().expect("utf-8 path"),
-    ]);
-    let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
-    let f = one(&r, "trickle with max_request_bytes = 262144");
-    assert_eq!(metric(f, "avg_request_bytes"), 262144.0);
-    let avg = metric(f, "avg_bytes");
-    assert!(avg < 4096.0, "avg_bytes {avg}");
-    assert!(metric(f, "calls") > 1000.0);
-    assert_eq!(f.severity, Severity::Info);
+    for name in ["py-sock-trickle.f-tt-T-yy.strace.gz", "nginx-keepalive.f-tt-T-yy.strace.gz"] {
+        let trace = lab_trace(DET, name);
+        let out = run(&[
+            "analyze",
+            "--format",
+            "json",
+            "--config",
+            cfg.to_str().expect("utf-8 path"),
+            trace.to_str().expect("utf-8 path"),
+        ]);
+        let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
+        assert!(findings(&r, DET).is_empty(), "{name}: {:#?}", findings(&r, DET));
+        // the reads are there: the trace is not empty of them
+        let reads = r.summary.syscalls.iter().filter(|s| s.name.starts_with("recv")).map(|s| s.calls).sum::<u64>();
+        assert!(reads > 1000, "{name}: {reads} recv calls");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

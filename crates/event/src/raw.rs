@@ -318,7 +318,8 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
         }
         Sys::SyncFileRange => {
             fd(o, deco, a[0]);
-            let _ = write!(o, ", {}, {}, {}", a[1] as i64, a[2] as i64, a[3]);
+            let _ = write!(o, ", {}, {}, ", a[1] as i64, a[2] as i64);
+            sync_range_flags(o, a[3]);
         }
         Sys::Newfstatat
         | Sys::Statx
@@ -970,6 +971,12 @@ const IOCTLS: &[(&str, u64)] = &[
     ("FIOCLEX", 0x5451),
     ("FIOASYNC", 0x5452),
 ];
+/// sync_file_range's flags as strace shows them.
+fn sync_range_flags(o: &mut String, v: u64) {
+    const NAMES: &[(&str, u64)] =
+        &[("SYNC_FILE_RANGE_WAIT_BEFORE", 1), ("SYNC_FILE_RANGE_WRITE", 2), ("SYNC_FILE_RANGE_WAIT_AFTER", 4)];
+    flags_into(o, v, NAMES, "0");
+}
 
 const OPEN_FLAGS: &[(&str, u64)] = &[
     ("O_TMPFILE", 0o20200000),
@@ -1288,6 +1295,11 @@ impl<'a> RawArgs<'a> {
         })
     }
 
+    /// Register `i` (an argument) as it was.
+    pub(crate) fn reg(&self, i: usize) -> u64 {
+        self.regs.get(i).copied().unwrap_or(0)
+    }
+
     pub(crate) fn wait_options(&self, sys: Sys) -> WaitOptions {
         WaitOptions(match sys {
             Sys::Wait4 => self.regs[2],
@@ -1546,6 +1558,7 @@ mod tests {
                 assert_eq!(nohang(&r), nohang(&t), "wait_options: {what}");
                 assert_eq!(r.futex_op(), t.futex_op(), "futex_op: {what}");
                 assert_eq!(r.fcntl_cmd(), t.fcntl_cmd(), "fcntl_cmd: {what}");
+                assert_eq!(r.sync_range_waits(), t.sync_range_waits(), "sync_range_waits: {what}");
                 assert_eq!(r.ioctl_req(), t.ioctl_req(), "ioctl_req: {what}");
                 assert_eq!(r.prctl_name(), t.prctl_name(), "prctl_name: {what}");
                 assert_eq!(r.memfd_name(), t.memfd_name(), "memfd_name: {what}");

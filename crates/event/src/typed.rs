@@ -251,6 +251,26 @@ impl<'a> Syscall<'a> {
         Some(WaitOptions(if t.contains("WNOHANG") { WaitOptions::NOHANG.0 } else { 0 }))
     }
 
+    /// Whether sync_file_range waits for the writeback to finish (SYNC_FILE_RANGE_WAIT_AFTER):
+    /// only then is it a flush. SYNC_FILE_RANGE_WRITE alone starts writeback and returns.
+    pub fn sync_range_waits(&self) -> Option<bool> {
+        let i = match self.sys {
+            Sys::SyncFileRange => 3,
+            Sys::SyncFileRange2 => 1,
+            _ => return None,
+        };
+        const WAIT_AFTER: u64 = 4;
+        let a = match self.args {
+            Args::Raw(r) => return Some(r.reg(i) & WAIT_AFTER != 0),
+            Args::Text(_) => self.arg(i)?,
+        };
+        if a.contains("SYNC_FILE_RANGE_") {
+            return Some(a.contains("WAIT_AFTER"));
+        }
+        let n = a.strip_prefix("0x").map_or_else(|| a.parse::<u64>().ok(), |h| u64::from_str_radix(h, 16).ok())?;
+        Some(n & WAIT_AFTER != 0)
+    }
+
     /// What a futex call does (by name in text).
     pub fn futex_op(&self) -> Option<FutexOp> {
         if !matches!(self.sys, Sys::Futex | Sys::FutexTime64) {
@@ -600,6 +620,13 @@ mod tests {
         assert!(sc(Sys::Wait4, "-1, 0x7ff, WNOHANG, NULL").wait_options().unwrap().contains(WaitOptions::NOHANG));
         assert_eq!(sc(Sys::Fcntl, "3, F_DUPFD_CLOEXEC, 0").fcntl_cmd(), Some(FcntlCmd::Dup));
         assert_eq!(sc(Sys::Fcntl, "3, F_GETFL").fcntl_cmd(), Some(FcntlCmd::Get));
+        // strace's notation; only WAIT_AFTER waits for the data to be written
+        assert_eq!(sc(Sys::SyncFileRange, "5</w/000001>, 0, 0, SYNC_FILE_RANGE_WRITE").sync_range_waits(), Some(false));
+        let all = "5, 0, 8192, SYNC_FILE_RANGE_WAIT_BEFORE|SYNC_FILE_RANGE_WRITE|SYNC_FILE_RANGE_WAIT_AFTER";
+        assert_eq!(sc(Sys::SyncFileRange, all).sync_range_waits(), Some(true));
+        assert_eq!(sc(Sys::SyncFileRange, "5, 0, 0, 0x7").sync_range_waits(), Some(true));
+        assert_eq!(sc(Sys::SyncFileRange2, "5, SYNC_FILE_RANGE_WRITE, 0, 0").sync_range_waits(), Some(false));
+        assert_eq!(sc(Sys::Fsync, "5").sync_range_waits(), None);
         assert_eq!(sc(Sys::Prctl, "PR_SET_NAME, \"worker\"").prctl_name().as_deref(), Some("worker"));
         assert_eq!(sc(Sys::Socket, "AF_INET6, SOCK_DGRAM, 0").socket_kind(), Some(TargetKind::Udp6));
         assert_eq!(sc(Sys::Socket, "0x2, 0x1, 0").socket_kind(), Some(TargetKind::Tcp));

@@ -14,10 +14,20 @@ pub struct DiffReport {
     pub after: Side,
     /// One line: `improved: ...`, `regressed: ...`, `no significant change`.
     pub verdict: String,
-    /// A new finding appeared, or one got more severe.
+    /// Worse by measure: a new warning or error (or one got more severe) without the
+    /// measured cost falling, or the measured cost rising with nothing fixed. Info findings
+    /// never make a regression on their own.
     pub regression: bool,
     /// The unit of work per-unit numbers are divided by, if the runs showed one.
     pub unit: Option<Unit>,
+    /// Syscalls per unit of work (per run without a unit): the measured cost the verdict
+    /// weighs. Counts, not durations, so that runs traced by different backends compare.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Measure>,
+    /// Units of work per second, when both runs are timed windows of running programs (an
+    /// attach): a server that serves more in the same time improved even if it makes more calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<Measure>,
     pub findings: FindingChanges,
     /// Changed syscalls, biggest impact first; small changes folded away.
     pub syscalls: Vec<SyscallDelta>,
@@ -40,6 +50,22 @@ pub struct Unit {
     pub name: String,
     pub before: f64,
     pub after: f64,
+}
+
+/// One measured quantity in both runs.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Measure {
+    /// `syscalls per accepted connection`, `MiB on sockets per second`, ...
+    pub name: String,
+    pub before: f64,
+    pub after: f64,
+}
+
+impl Measure {
+    /// Relative change (`-0.5` is half), `None` when there was nothing before.
+    pub fn change(&self) -> Option<f64> {
+        (self.before > 0.0).then(|| (self.after - self.before) / self.before)
+    }
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
@@ -66,9 +92,23 @@ pub struct FindingDelta {
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct FindingSide {
+    /// The highest severity among the findings matched together.
     pub severity: Severity,
+    /// The message (and metrics) of the most severe of them.
     pub message: String,
     pub metrics: BTreeMap<String, serde_json::Value>,
+    /// How many findings of this run were matched together (a pool of workers, one program's
+    /// files); absent when one.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub count: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -85,11 +125,26 @@ pub struct SyscallDelta {
     pub per_unit_after: Option<f64>,
 }
 
-/// What findings are matched on across runs (besides their detector).
-#[derive(PartialEq)]
+/// What findings are matched on across runs (besides their detector). Findings about one
+/// program are one subject whatever their thread, worker or file (a pool of four workers is one
+/// problem, not four; a temporary file's name changes between runs); findings about no program
+/// are matched on what they name (an endpoint, a listener, a DNS name).
+#[derive(PartialEq, Clone, Debug)]
 enum Key {
-    About(Subject),
+    Program(String),
+    Named(crate::SubjectKind, Option<String>),
     Text(String),
+}
+
+fn key_of(a: &Subject) -> Key {
+    match (&a.program, a.kind) {
+        (Some(p), _) => Key::Program(p.clone()),
+        // files of an unnamed program: their names change between runs
+        (None, crate::SubjectKind::File | crate::SubjectKind::Thread | crate::SubjectKind::Program) => {
+            Key::Named(a.kind, None)
+        }
+        (None, k) => Key::Named(k, a.name.clone()),
+    }
 }
 
 /// `pid 1234 (php)` -> `pid * (php)`, `(pids 12, 13)` -> `(pids *)`: process ids differ
@@ -118,12 +173,53 @@ pub fn stable_subject(s: &str) -> String {
     out.join(" ")
 }
 
-fn side_of(f: &Finding) -> FindingSide {
-    FindingSide { severity: f.severity, message: f.message.clone(), metrics: f.metrics.clone() }
+fn side_of(group: &[&Finding]) -> FindingSide {
+    // the most severe, the first of those
+    let top = group.iter().copied().fold(group[0], |m, f| if f.severity > m.severity { f } else { m });
+    FindingSide {
+        severity: top.severity,
+        message: top.message.clone(),
+        metrics: top.metrics.clone(),
+        count: group.len() as u64,
+    }
 }
 
-/// The unit of work both runs show, with its counts.
+/// The subject of a group of findings in words: the first one's, and how many more.
+fn subject_of(group: &[&Finding]) -> String {
+    let s = stable_subject(&group[0].subject);
+    match group.len() {
+        1 => s,
+        n => format!("{s} and {} more", n - 1),
+    }
+}
+
+/// A timed window of running programs (an attach), not a run from start to end: a process
+/// the trace does not show starting (no parent in it) is still running when it ends.
+pub fn open_ended(r: &Report) -> bool {
+    // a root: no parent, or one the trace does not list (an attach that knows the parent from
+    // /proc: nginx's master of the workers attached)
+    let listed: std::collections::HashSet<u32> = r.summary.processes.iter().map(|p| p.pid).collect();
+    let roots: Vec<&crate::ProcessStats> =
+        r.summary.processes.iter().filter(|p| p.parent.is_none_or(|pp| !listed.contains(&pp))).collect();
+    !roots.is_empty() && roots.iter().all(|p| p.end.is_none())
+}
+
+/// The unit of work both runs show, with its counts. A timed attach divides by the traffic
+/// on sockets (what a server exchanged with its clients: about its requests served, when they
+/// are alike), else by its seconds; connections accepted during a window say nothing when
+/// they are kept alive. A whole run divides by its connections or bytes.
 fn unit_of(b: &Report, a: &Report) -> Option<Unit> {
+    if open_ended(b) && open_ended(a) {
+        let sock = |r: &Report| r.summary.socket_bytes.unwrap_or(0) as f64 / 1048576.0;
+        let secs = |r: &Report| r.capture.window.map_or(0.0, |w| w.duration_s);
+        for (name, f) in [("MiB on sockets", &sock as &dyn Fn(&Report) -> f64), ("second of trace", &secs)] {
+            let (x, y) = (f(b), f(a));
+            if x > 0.0 && y > 0.0 {
+                return Some(Unit { name: name.into(), before: x, after: y });
+            }
+        }
+        return None;
+    }
     let conns = |r: &Report, dir: &str| -> f64 {
         r.summary.endpoints.iter().filter(|e| e.direction == dir).map(|e| e.connections as f64).sum()
     };
@@ -141,60 +237,105 @@ fn unit_of(b: &Report, a: &Report) -> Option<Unit> {
     None
 }
 
+/// Syscalls per unit of work (or per run), and for timed windows units of work per second.
+fn measures(b: &Report, a: &Report, unit: Option<&Unit>) -> (Option<Measure>, Option<Measure>) {
+    let calls = |r: &Report| r.capture.syscalls as f64;
+    let cost = match unit {
+        Some(u) => {
+            Measure { name: format!("syscalls per {}", u.name), before: calls(b) / u.before, after: calls(a) / u.after }
+        }
+        None => Measure { name: "syscalls".into(), before: calls(b), after: calls(a) },
+    };
+    let cost = (cost.before > 0.0 || cost.after > 0.0).then_some(cost);
+    let secs = |r: &Report| r.capture.window.map_or(0.0, |w| w.duration_s);
+    let throughput = unit.filter(|u| u.name != "second of trace" && open_ended(b) && open_ended(a)).and_then(|u| {
+        (secs(b) > 0.0 && secs(a) > 0.0).then(|| Measure {
+            name: format!("{} per second", u.name),
+            before: u.before / secs(b),
+            after: u.after / secs(a),
+        })
+    });
+    (cost, throughput)
+}
+
+/// How much a severity weighs in the verdict: an info finding nothing.
+fn weight(s: Severity) -> u32 {
+    match s {
+        Severity::Info => 0,
+        Severity::Warning => 1,
+        Severity::Error => 3,
+    }
+}
+
+/// Findings grouped by detector and key, in order of first appearance.
+fn groups<'r>(r: &'r Report, key: &dyn Fn(&Finding) -> Key) -> Vec<((String, Key), Vec<&'r Finding>)> {
+    let mut out: Vec<((String, Key), Vec<&Finding>)> = Vec::new();
+    for f in &r.findings {
+        let k = (f.detector.clone(), key(f));
+        match out.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, v)) => v.push(f),
+            None => out.push((k, vec![f])),
+        }
+    }
+    out
+}
+
+/// A group's change; `first` is its first finding (on the earlier side that has it).
+fn delta(first: &Finding, before: Option<&[&Finding]>, after: Option<&[&Finding]>) -> FindingDelta {
+    let lone = [first];
+    let (b, a) = (before.map(side_of), after.map(side_of));
+    let worse = match (&b, &a) {
+        (Some(b), Some(a)) => a.severity > b.severity,
+        (None, Some(_)) => true,
+        _ => false,
+    };
+    FindingDelta {
+        detector: first.detector.clone(),
+        code: first.code.clone(),
+        // in words: the larger group's (four workers after one), the earlier on a tie
+        subject: subject_of(match (before, after) {
+            (Some(b), Some(a)) if a.len() > b.len() => a,
+            (Some(b), _) => b,
+            (None, Some(a)) => a,
+            (None, None) => &lone,
+        }),
+        about: first.about.clone(),
+        before: b,
+        after: a,
+        worse,
+    }
+}
+
 /// Compare two reports.
 pub fn diff(before: &Report, after: &Report) -> DiffReport {
-    // findings: matched by detector and what they are about (pids left out); reports written
-    // before `about` existed are matched by their subject text without pids
+    // findings: grouped and matched by detector and what they are about (pids left out);
+    // reports written before `about` existed are matched by their subject text without pids
     let structured = before.findings.iter().chain(&after.findings).all(|f| f.about.is_some());
     let key = |f: &Finding| match (&f.about, structured) {
-        (Some(a), true) => (f.detector.clone(), Key::About(a.clone())),
-        _ => (f.detector.clone(), Key::Text(stable_subject(&f.subject))),
+        (Some(a), true) => key_of(a),
+        _ => Key::Text(stable_subject(&f.subject)),
     };
+    let (gb, ga) = (groups(before, &key), groups(after, &key));
     let mut changes = FindingChanges::default();
-    let mut after_left: Vec<&Finding> = after.findings.iter().collect();
-    for f in &before.findings {
-        let k = key(f);
-        let pos = after_left.iter().position(|g| key(g) == k).or_else(|| {
+    let mut after_left: Vec<&((String, Key), Vec<&Finding>)> = ga.iter().collect();
+    for (k, g) in &gb {
+        let pos = after_left.iter().position(|(h, _)| h == k).or_else(|| {
             // one of a kind on each side: the same problem, even if its subject moved
             let same: Vec<usize> =
-                after_left.iter().enumerate().filter(|(_, g)| g.detector == f.detector).map(|(i, _)| i).collect();
-            let before_same = before.findings.iter().filter(|g| g.detector == f.detector).count();
+                after_left.iter().enumerate().filter(|(_, (h, _))| h.0 == k.0).map(|(i, _)| i).collect();
+            let before_same = gb.iter().filter(|(h, _)| h.0 == k.0).count();
             (same.len() == 1 && before_same == 1).then(|| same[0])
         });
         match pos {
             Some(i) => {
-                let g = after_left.remove(i);
-                changes.persisting.push(FindingDelta {
-                    detector: f.detector.clone(),
-                    code: f.code.clone(),
-                    subject: stable_subject(&f.subject),
-                    about: f.about.clone(),
-                    before: Some(side_of(f)),
-                    after: Some(side_of(g)),
-                    worse: g.severity > f.severity,
-                });
+                let (_, h) = after_left.remove(i);
+                changes.persisting.push(delta(g[0], Some(g), Some(h)));
             }
-            None => changes.fixed.push(FindingDelta {
-                detector: f.detector.clone(),
-                code: f.code.clone(),
-                subject: stable_subject(&f.subject),
-                about: f.about.clone(),
-                before: Some(side_of(f)),
-                after: None,
-                worse: false,
-            }),
+            None => changes.fixed.push(delta(g[0], Some(g), None)),
         }
     }
-    for g in after_left {
-        changes.new.push(FindingDelta {
-            detector: g.detector.clone(),
-            code: g.code.clone(),
-            subject: stable_subject(&g.subject),
-            about: g.about.clone(),
-            before: None,
-            after: Some(side_of(g)),
-            worse: true,
-        });
+    for (_, h) in after_left {
+        changes.new.push(delta(h[0], None, Some(h)));
     }
 
     // syscalls
@@ -231,8 +372,10 @@ pub fn diff(before: &Report, after: &Report) -> DiffReport {
         impact(y).partial_cmp(&impact(x)).unwrap_or(std::cmp::Ordering::Equal).then(x.name.cmp(&y.name))
     });
 
-    let regression = !changes.new.is_empty() || changes.persisting.iter().any(|p| p.worse);
-    let verdict = verdict(&changes, &rows, unit.as_ref(), before, after);
+    let (cost, throughput) = measures(before, after, unit.as_ref());
+    let judged = judge(&changes, cost.as_ref(), throughput.as_ref());
+    let regression = judged == Judged::Regressed;
+    let verdict = verdict(&changes, &rows, unit.as_ref(), cost.as_ref(), throughput.as_ref(), judged);
     let side = |r: &Report| Side {
         sources: r.capture.sources.clone(),
         syscalls: r.capture.syscalls,
@@ -248,6 +391,8 @@ pub fn diff(before: &Report, after: &Report) -> DiffReport {
         verdict,
         regression,
         unit,
+        cost,
+        throughput,
         findings: changes,
         syscalls: rows,
         folded,
@@ -281,47 +426,124 @@ fn pct(b: f64, a: f64) -> String {
     format!("{}{:.0}%", if p >= 0.0 { "+" } else { "" }, p)
 }
 
-fn verdict(c: &FindingChanges, rows: &[SyscallDelta], unit: Option<&Unit>, b: &Report, a: &Report) -> String {
+/// The weight of a finding's severity before and after (0 for a side without it).
+fn weights(d: &FindingDelta) -> (u32, u32) {
+    let w = |s: &Option<FindingSide>| s.as_ref().map_or(0, |s| weight(s.severity));
+    (w(&d.before), w(&d.after))
+}
+
+/// A measured change counts from 10% (better) or 25% (worse: a run's own noise, a
+/// tracer's share of the calls).
+const BETTER: f64 = -0.10;
+const WORSE: f64 = 0.25;
+
+#[derive(Copy, Clone, PartialEq, Debug)]
+enum Judged {
+    Improved,
+    Regressed,
+    Changed,
+    Same,
+}
+
+/// The verdict, from findings weighed by severity (info weighs nothing) and the measured cost:
+/// a new warning in a run that costs measurably less per unit of work (or serves measurably
+/// more per second) is a note on an improvement, not a regression.
+fn judge(c: &FindingChanges, cost: Option<&Measure>, tp: Option<&Measure>) -> Judged {
+    let all = c.fixed.iter().chain(&c.new).chain(&c.persisting);
+    let worse = all.clone().any(|d| {
+        let (b, a) = weights(d);
+        a > b
+    });
+    let better = all.clone().any(|d| {
+        let (b, a) = weights(d);
+        a < b
+    });
+    let cost_ch = cost.and_then(Measure::change);
+    // the work done per second decides only when the cost per unit of work did not move: a
+    // closed-loop load serves more when the server got cheaper, but also when the load
+    // generator got more of a shared CPU
+    let flat = cost_ch.is_none_or(|c| c.abs() < -BETTER);
+    let tp_ch = tp.and_then(Measure::change);
+    let serves_more = flat && tp_ch.is_some_and(|t| t >= -BETTER);
+    let serves_less = flat && tp_ch.is_some_and(|t| t <= -WORSE);
+    let measured_better = cost_ch.is_some_and(|c| c <= BETTER) || serves_more;
+    let measured_worse = cost_ch.is_some_and(|c| c >= WORSE) || serves_less;
+    if (worse && !measured_better) || (measured_worse && !better) {
+        Judged::Regressed
+    } else if (better && !measured_worse) || measured_better {
+        Judged::Improved
+    } else if worse || better || measured_worse || cost_ch.is_some_and(|c| c.abs() >= -BETTER) {
+        Judged::Changed
+    } else if c.fixed.is_empty() && c.new.is_empty() {
+        Judged::Same
+    } else {
+        Judged::Changed
+    }
+}
+
+fn verdict(
+    c: &FindingChanges,
+    rows: &[SyscallDelta],
+    unit: Option<&Unit>,
+    cost: Option<&Measure>,
+    tp: Option<&Measure>,
+    judged: Judged,
+) -> String {
     let mut parts = Vec::new();
-    if !c.new.is_empty() {
-        let names: Vec<String> = c.new.iter().map(|n| n.detector.clone()).collect();
-        parts.push(format!("new finding{}: {}", if names.len() == 1 { "" } else { "s" }, names.join(", ")));
+    for n in &c.new {
+        let sev = n.after.as_ref().map_or("", |s| s.severity.as_str());
+        parts.push(format!("new {sev}: {}", n.detector));
     }
     for p in c.persisting.iter().filter(|p| p.worse) {
         parts.push(format!("{} got worse", p.detector));
     }
-    let regressed = !parts.is_empty();
     for f in &c.fixed {
         let was = f.before.as_ref().map(|s| s.message.clone()).unwrap_or_default();
         parts.push(format!("{} fixed (was: {was})", f.detector));
     }
-    // the biggest syscall change, per unit when there is one
-    if let Some(top) = rows.first() {
+    // what was measured: the cost per unit of work, the work per second
+    for m in [cost, tp].into_iter().flatten() {
+        if m.change().is_some_and(|c| c.abs() >= -BETTER) {
+            parts.push(format!(
+                "{} {} -> {} ({})",
+                m.name,
+                fmt_num(m.before),
+                fmt_num(m.after),
+                pct(m.before, m.after)
+            ));
+        }
+    }
+    // the biggest syscall change (of at least 10% per unit), per unit when there is one
+    let moved = |d: &&SyscallDelta| match (d.per_unit_before, d.per_unit_after) {
+        (Some(b), Some(a)) => b == 0.0 || ((a - b) / b).abs() >= -BETTER,
+        _ => d.calls_before == 0 || (d.calls_after as f64 / d.calls_before as f64 - 1.0).abs() >= -BETTER,
+    };
+    if let Some(top) = rows.iter().find(moved) {
         let (x, y, per) = match (unit, top.per_unit_before, top.per_unit_after) {
             (Some(u), Some(pb), Some(pa)) => (pb, pa, format!(" per {}", u.name)),
             _ => (top.calls_before as f64, top.calls_after as f64, String::new()),
         };
         parts.push(format!("{} {}{per} -> {} ({})", top.name, fmt_num(x), fmt_num(y), pct(x, y)));
     }
-    let head = if regressed {
-        "regressed"
-    } else if !c.fixed.is_empty() || a.capture.syscalls < b.capture.syscalls * 9 / 10 {
-        "improved"
-    } else if rows.is_empty() && c.fixed.is_empty() {
-        return if c.persisting.is_empty() {
-            "no significant change".into()
-        } else {
-            format!(
-                "no significant change; {} finding{} persist",
-                c.persisting.len(),
-                if c.persisting.len() == 1 { "" } else { "s" }
-            )
-        };
-    } else {
-        "changed"
+    let persist = |parts: &mut Vec<String>| {
+        if !c.persisting.is_empty() {
+            let n = c.persisting.len();
+            parts.push(format!("{n} finding{} persist", if n == 1 { "" } else { "s" }));
+        }
     };
-    if !c.persisting.is_empty() && !regressed {
-        parts.push(format!("{} finding{} persist", c.persisting.len(), if c.persisting.len() == 1 { "" } else { "s" }));
+    let head = match judged {
+        Judged::Regressed => "regressed",
+        Judged::Improved => "improved",
+        Judged::Changed => "changed",
+        Judged::Same if rows.is_empty() => {
+            let mut p = vec!["no significant change".to_string()];
+            persist(&mut p);
+            return p.join("; ");
+        }
+        Judged::Same => "changed",
+    };
+    if judged != Judged::Regressed {
+        persist(&mut parts);
     }
     format!("{head}: {}", parts.join("; "))
 }
@@ -402,5 +624,127 @@ mod tests {
         let d = diff(&old, &after);
         assert!(d.findings.persisting.is_empty(), "{:?}", d.findings);
         assert_eq!((d.findings.fixed.len(), d.findings.new.len()), (2, 1));
+    }
+
+    fn sev(mut f: Finding, s: Severity) -> Finding {
+        f.severity = s;
+        f
+    }
+
+    /// A timed attach: processes without a parent in the trace, still running at its end.
+    fn attach(findings: Vec<Finding>, syscalls: u64, secs: f64, socket_mib: f64) -> Report {
+        let mut r = report(findings);
+        r.capture.syscalls = syscalls;
+        r.capture.window = Some(crate::Window { start_s: 0.0, end_s: secs, duration_s: secs });
+        r.summary.processes = vec![crate::ProcessStats { pid: 7, comm: Some("srv".into()), ..Default::default() }];
+        r.summary.socket_bytes = Some((socket_mib * 1048576.0) as u64);
+        r.summary.syscalls = vec![crate::SyscallStats { name: "write".into(), calls: syscalls, ..Default::default() }];
+        r
+    }
+
+    #[test]
+    fn an_info_finding_alone_never_makes_a_regression() {
+        let before = attach(vec![], 10_000, 5.0, 10.0);
+        let after =
+            attach(vec![sev(finding("small-io", "pid 7 (srv)", program("srv")), Severity::Info)], 10_000, 5.0, 10.0);
+        let d = diff(&before, &after);
+        assert!(!d.regression, "{}", d.verdict);
+        assert!(d.verdict.starts_with("changed: new info: small-io"), "{}", d.verdict);
+        // the same finding as a warning, with nothing measured better, is one
+        let after = attach(vec![finding("small-io", "pid 7 (srv)", program("srv"))], 10_000, 5.0, 10.0);
+        let d = diff(&before, &after);
+        assert!(d.regression && d.verdict.starts_with("regressed: new warning: small-io"), "{}", d.verdict);
+    }
+
+    #[test]
+    fn findings_of_one_program_are_one_subject_whatever_the_workers_or_files() {
+        // one worker before, four after (gunicorn 1 -> 4 workers); temporary files renamed
+        let f = |s: &str, file: &str| {
+            let mut f = finding("small-io", s, program("gunicorn"));
+            f.about = Some(Subject::new(crate::SubjectKind::File).program(Some("gunicorn")).name(file));
+            f
+        };
+        let before = attach(vec![f("pid 1 (gunicorn) on /tmp/wgunicorn-a1", "/tmp/wgunicorn-a1")], 10_000, 5.0, 10.0);
+        let after = attach(
+            (0..4)
+                .map(|i| f(&format!("pid {i} (gunicorn) on /tmp/wgunicorn-b{i}"), &format!("/tmp/wgunicorn-b{i}")))
+                .collect(),
+            10_000,
+            5.0,
+            10.0,
+        );
+        let d = diff(&before, &after);
+        assert_eq!(
+            (d.findings.fixed.len(), d.findings.new.len(), d.findings.persisting.len()),
+            (0, 0, 1),
+            "{:?}",
+            d.findings
+        );
+        let p = &d.findings.persisting[0];
+        assert_eq!(p.after.as_ref().map(|s| s.count), Some(4));
+        assert!(p.subject.ends_with("and 3 more"), "{}", p.subject);
+        assert!(!d.regression && !p.worse, "{}", d.verdict);
+    }
+
+    #[test]
+    fn a_timed_attach_is_measured_per_traffic_and_per_second() {
+        // nginx with sendfile: twice the requests served in the same 5 s, more calls per second
+        // but fewer per MiB served, and a new warning: an improvement with a note
+        let before = attach(vec![], 100_000, 5.0, 100.0);
+        let after = attach(vec![finding("accept-herd", "x", program("srv"))], 120_000, 5.0, 220.0);
+        let d = diff(&before, &after);
+        assert_eq!(d.unit.as_ref().map(|u| u.name.as_str()), Some("MiB on sockets"));
+        assert!(!d.regression, "{}", d.verdict);
+        assert!(d.verdict.starts_with("improved: new warning: accept-herd"), "{}", d.verdict);
+        assert!(d.verdict.contains("syscalls per MiB on sockets 1,000 -> 545 (-45%)"), "{}", d.verdict);
+        assert!(d.verdict.contains("MiB on sockets per second 20 -> 44 (+120%)"), "{}", d.verdict);
+        // the same calls per MiB, twice the MiB per second: served more for the same cost
+        let after = attach(vec![], 200_000, 5.0, 200.0);
+        let d = diff(&before, &after);
+        assert!(d.verdict.starts_with("improved: MiB on sockets per second 20 -> 40 (+100%)"), "{}", d.verdict);
+        // and back: served half as much for the same cost
+        let d = diff(&after, &before);
+        assert!(
+            d.regression && d.verdict.starts_with("regressed: MiB on sockets per second 40 -> 20"),
+            "{}",
+            d.verdict
+        );
+        // more calls per MiB is worse even if more was served (a load generator that got more
+        // of a shared CPU)
+        let after = attach(vec![], 400_000, 5.0, 200.0);
+        let d = diff(&before, &after);
+        assert!(d.regression, "{}", d.verdict);
+        // redis pipelining: the same traffic, a sixteenth of the calls
+        let after = attach(vec![], 100_000 / 16, 5.0, 100.0);
+        let d = diff(&before, &after);
+        assert!(d.verdict.starts_with("improved: syscalls per MiB on sockets 1,000 -> 62.5 (-94%)"), "{}", d.verdict);
+        // the other way round: more calls for the same traffic, nothing fixed
+        let d = diff(&after, &before);
+        assert!(d.regression && d.verdict.starts_with("regressed: "), "{}", d.verdict);
+        // no traffic on sockets: per second of trace
+        let (mut b, mut a) = (attach(vec![], 1000, 2.0, 0.0), attach(vec![], 1000, 4.0, 0.0));
+        b.summary.socket_bytes = None;
+        a.summary.socket_bytes = Some(0);
+        let d = diff(&b, &a);
+        assert_eq!(d.unit.as_ref().map(|u| u.name.as_str()), Some("second of trace"));
+        assert!(d.verdict.starts_with("improved: syscalls per second of trace 500 -> 250 (-50%)"), "{}", d.verdict);
+        assert!(d.throughput.is_none());
+    }
+
+    #[test]
+    fn a_run_from_start_to_end_is_not_a_timed_window() {
+        let mut r = attach(vec![], 10, 1.0, 1.0);
+        assert!(open_ended(&r));
+        r.summary.processes[0].end = Some("exited 0".into());
+        assert!(!open_ended(&r));
+        // an attach to a worker whose parent (not traced) is known from /proc
+        r.summary.processes[0].end = None;
+        r.summary.processes[0].parent = Some(1);
+        assert!(open_ended(&r));
+        // a child of a traced root is no root
+        r.summary.processes.push(crate::ProcessStats { pid: 1, end: Some("exited 0".into()), ..Default::default() });
+        assert!(!open_ended(&r), "the run of pid 1 ended");
+        r.summary.processes.clear();
+        assert!(!open_ended(&r), "nothing known: not a window");
     }
 }

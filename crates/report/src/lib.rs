@@ -142,6 +142,11 @@ pub struct Summary {
     /// Rows of an `strace -c` table found in the input (empty unless the input had one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub strace_c_table: Vec<CTableRow>,
+    /// Bytes read and written on sockets (every socket, not only the rows listed): the traffic
+    /// a server exchanged with its peers, which `diff` divides a timed attach's calls by.
+    /// Absent when there was none, and in reports of versions before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub socket_bytes: Option<u64>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]

@@ -471,9 +471,10 @@ impl Detector for FailedLookupStorm {
             let cost = if timed {
                 let avg_us = failed_s * 1e6 / g.timed.max(1) as f64;
                 format!(
-                    "{failed_s:.3} s inside {} failed lookups ({avg_us:.1} µs each, measured under strace); about {avoidable} \
+                    "{failed_s:.3} s inside {} failed lookups ({avg_us:.1} µs each, {}); about {avoidable} \
 could be avoided ({:.0}% of the program's syscalls are failed lookups)",
                     g.failed,
+                    cx.tracer.measured(),
                     share * 100.0
                 )
             } else {

@@ -29,7 +29,12 @@ pub static META: Meta = Meta {
 O_SYNC/O_DSYNC (each of which is a flush), with little data written per flush: one flush per record \
 or per transaction. It also counts files the program creates and deletes again around the flushes \
 (a rollback journal created and unlinked per transaction, as SQLite does in its default journal mode \
-when every statement is its own transaction). Processes running the same program are one subject.",
+when every statement is its own transaction). Processes running the same program are one subject. \
+sync_file_range with SYNC_FILE_RANGE_WRITE alone only starts writeback and is not counted. Software \
+that flushes per commit or per file by design (PostgreSQL with synchronous_commit = on, MySQL with \
+innodb_flush_log_at_trx_commit = 1, dpkg unpacking), known by the files it flushes \
+(pg_wal, ib_logfile, .dpkg-new), is reported as info at most, with the setting that trades the \
+durability for speed as its fix.",
         why: "A flush waits for the device to make the data durable: a fraction of a millisecond on a \
 fast SSD, several milliseconds on a disk or a network volume, and it also forces the file system to \
 commit its journal. A program that flushes after every 100-byte record or every single-row \
@@ -38,11 +43,14 @@ thousand records a second, whatever the CPU could do. Batching a thousand record
 gives the same durability per batch at a fraction of the cost.",
         evidence: "Metrics: `flushes` (sync calls plus O_SYNC/O_DSYNC writes), `sync_calls`, \
 `sync_writes` (writes to files opened with O_SYNC or O_DSYNC), `file_writes` and `file_bytes` \
-(writes to regular files), `syncs_per_write` (flushes / file writes), `bytes_per_sync` (file bytes / \
+(writes to regular files by this program), `flushed_file_bytes` (bytes written to the files it \
+flushed, by any process: PostgreSQL's WAL writer flushes what the backends wrote), \
+`syncs_per_write` (flushes / file writes), `bytes_per_sync` (the larger of the two byte counts / \
 flushes), `synced_files` (distinct files and directories flushed), `files_created` (opens with \
 O_CREAT), `files_created_and_removed` (unlinks of files the program had created in the trace, e.g. a \
 journal per transaction), `processes`; with timestamps `syncs_per_sec` (over the span of the \
-flushes); with -T `sync_time_s` and `avg_sync_ms` (time inside the flushes, measured under strace) \
+flushes); with -T or eBPF `sync_time_s` and `avg_sync_ms` (time inside the flushes; the cost line says which \
+backend measured it) \
 and `share_of_window` (flush time / traced window; summed over writers, so several processes flushing \
 at once can push it over 1). Evidence: the first flushes, the first unlink of a created file, the last \
 flush.",
@@ -108,6 +116,56 @@ crate::options! {
 const MAX_FILES: usize = 1024;
 /// Open O_SYNC/O_DSYNC fds remembered (over all processes).
 const MAX_SYNC_FDS: usize = 65_536;
+/// Files whose written bytes are counted (over all processes).
+const MAX_WRITTEN: usize = 16_384;
+
+/// Software that flushes this way by design, and the knob that trades it.
+struct ByDesign {
+    what: &'static str,
+    knob: &'static str,
+}
+
+const POSTGRES: ByDesign = ByDesign {
+    what: "PostgreSQL flushes its WAL at every commit by design (synchronous_commit = on, the default)",
+    knob: "PostgreSQL: each commit waits for its WAL to be on disk because synchronous_commit = on \
+(the default). Where losing the last few hundred milliseconds of commits on a crash is acceptable \
+(the database stays consistent), set synchronous_commit = off, for the whole server or per session \
+or transaction (SET LOCAL synchronous_commit = off) for the writes that can tolerate it; with many \
+concurrent committers, commit_delay (with commit_siblings) lets commits share one flush; batch \
+many statements per transaction; put pg_wal on faster storage. Never fsync = off.",
+};
+const DPKG: ByDesign = ByDesign {
+    what: "dpkg flushes every unpacked file before renaming it into place by design",
+    knob: "dpkg: it fsyncs each unpacked file so that a crash in the middle of an upgrade leaves \
+either the old or the new file, never an empty one. Where a crash can be repaired by starting over \
+(container and image builds, throw-away VMs), dpkg --force-unsafe-io (apt-get -o \
+Dpkg::Options::=--force-unsafe-io, or force-unsafe-io in /etc/dpkg/dpkg.cfg.d/) skips the flushes; \
+eatmydata does the same for any program.",
+};
+const MYSQL: ByDesign = ByDesign {
+    what: "MySQL/MariaDB flushes its redo log at every commit by design (innodb_flush_log_at_trx_commit = 1, the default)",
+    knob: "MySQL/MariaDB: each commit waits for the InnoDB redo log on disk because \
+innodb_flush_log_at_trx_commit = 1 (the default, and sync_binlog = 1 for the binary log). Where \
+losing up to a second of commits on a crash is acceptable, innodb_flush_log_at_trx_commit = 2 \
+(write at commit, flush once a second) and sync_binlog = 0 or N; batch statements per transaction.",
+};
+
+/// Whether the flushes are a database's or package manager's durability by design, known by
+/// what the syscalls show: the files flushed (a write-ahead log, a redo log, a package's
+/// unpacked files). Never by the program's name: a program called `postgres` that flushes
+/// after every record of its own files is judged like any other.
+fn by_design(files: &[(&str, u64)]) -> Option<&'static ByDesign> {
+    let any = |pat: &str| files.iter().any(|(f, _)| f.contains(pat));
+    if any("/pg_wal/") || any("/pg_xlog/") {
+        Some(&POSTGRES)
+    } else if any(".dpkg-new") || any("/var/lib/dpkg/") {
+        Some(&DPKG)
+    } else if any("/ib_logfile") || any("#innodb_redo") {
+        Some(&MYSQL)
+    } else {
+        None
+    }
+}
 
 #[derive(Clone, Default)]
 struct Group {
@@ -169,21 +227,32 @@ pub struct FsyncStorm {
     groups: Vec<Group>,
     /// (process, fd) opened with O_SYNC or O_DSYNC.
     sync_fds: HashSet<(Tgid, i32)>,
+    /// Bytes written to each disk file, by any process.
+    written: HashMap<Box<str>, u64>,
 }
 
-/// Targets that are not files on a disk (terminals, /dev/null, proc files).
+/// Targets that are not files on a disk (terminals, /dev/null, proc files). A path relative to
+/// the working directory is a file too (PostgreSQL opens `base/5/16396` and `pg_wal/...` from
+/// its data directory): before, their writes were left out ("one flush per 38 bytes written"
+/// for a checkpoint that wrote 13 MiB).
 fn on_disk(display: &str) -> bool {
-    display.starts_with('/')
-        && !display.starts_with("/dev/")
+    !display.starts_with("/dev/")
         && !display.starts_with("/proc/")
         && !display.starts_with("/sys/")
+        && (display.contains('/') || display.contains('.'))
 }
 
 impl Declared for FsyncStorm {
     type Config = Config;
     const META: &'static Meta = &META;
     fn new(cfg: Config) -> Self {
-        FsyncStorm { cfg, programs: Programs::default(), groups: Vec::new(), sync_fds: HashSet::default() }
+        FsyncStorm {
+            cfg,
+            programs: Programs::default(),
+            groups: Vec::new(),
+            sync_fds: HashSet::default(),
+            written: HashMap::default(),
+        }
     }
 }
 
@@ -281,6 +350,9 @@ impl Detector for FsyncStorm {
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         match sc.sys {
+            // sync_file_range(SYNC_FILE_RANGE_WRITE) only starts writeback (PostgreSQL's
+            // checkpoint_flush_after, RocksDB): a flush waits for it (WAIT_AFTER)
+            Sys::SyncFileRange | Sys::SyncFileRange2 if sc.sync_range_waits() == Some(false) => {}
             Sys::Fsync | Sys::Fdatasync | Sys::SyncFileRange | Sys::SyncFileRange2 | Sys::Syncfs | Sys::Sync
                 if !sc.ret.is_err() =>
             {
@@ -305,6 +377,13 @@ impl Detector for FsyncStorm {
                 let Some(bytes) = sc.bytes() else { return };
                 let sync =
                     !self.sync_fds.is_empty() && sc.fd_num().is_some_and(|fd| self.sync_fds.contains(&(cx.tgid, fd)));
+                // bytes per file, whoever wrote them: PostgreSQL's WAL writer flushes what the
+                // backends wrote
+                if let Some(b) = self.written.get_mut(t.display) {
+                    *b += bytes;
+                } else if self.written.len() < MAX_WRITTEN {
+                    self.written.insert(t.display.into(), bytes);
+                }
                 let g = self.group(cx.model, ev.tid);
                 g.file_writes += 1;
                 g.file_bytes += bytes;
@@ -329,7 +408,11 @@ impl Detector for FsyncStorm {
             if flushes < self.cfg.min_flushes.max(1) {
                 continue;
             }
-            let bytes_per_sync = g.file_bytes as f64 / flushes as f64;
+            // the bytes written to the files it flushed, by anyone (a WAL writer flushes what
+            // the backends wrote), or its own writes when more
+            let flushed_bytes: u64 = g.synced.keys().filter_map(|f| self.written.get(f)).sum();
+            let bytes = g.file_bytes.max(flushed_bytes);
+            let bytes_per_sync = bytes as f64 / flushes as f64;
             if bytes_per_sync > self.cfg.max_bytes_per_sync as f64 {
                 continue;
             }
@@ -351,6 +434,13 @@ impl Detector for FsyncStorm {
 
             let mut files: Vec<(&str, u64)> = g.synced.iter().map(|(f, n)| (&**f, *n)).collect();
             files.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let about = self.programs.about(gi as u32);
+            // a database committing, a package manager installing: the durability it was asked
+            // for, traded by a setting, not a bug to fix: at most info, with the setting named
+            let design = by_design(&files);
+            if design.is_some() {
+                severity = Severity::Info;
+            }
             let journal = g.churn.iter().filter(|(_, c)| c.1 > 0).max_by(|a, b| a.1 .1.cmp(&b.1 .1).then(b.0.cmp(a.0)));
 
             let mut m = Metrics::new();
@@ -359,6 +449,7 @@ impl Detector for FsyncStorm {
             m.count("sync_writes", g.sync_writes);
             m.count("file_writes", g.file_writes);
             m.count("file_bytes", g.file_bytes);
+            m.count("flushed_file_bytes", flushed_bytes);
             m.value("syncs_per_write", flushes as f64 / g.file_writes.max(1) as f64);
             m.value("bytes_per_sync", bytes_per_sync);
             m.count("synced_files", g.synced.len());
@@ -391,12 +482,16 @@ impl Detector for FsyncStorm {
             } else if let Some((f, n)) = files.first() {
                 message.push_str(&format!("; {n} of them on {f}"));
             }
+            if let Some(d) = design {
+                message.push_str(&format!(" ({})", d.what));
+            }
 
             let cost = if timed {
                 format!(
-                    "{sync_s:.3} s waiting for flushes ({:.2} ms each, measured under strace){}; one flush per batch \
+                    "{sync_s:.3} s waiting for flushes ({:.2} ms each, {}){}; one flush per batch \
 would save about {} of them",
                     sync_s * 1e3 / g.timed as f64,
+                    cx.tracer.measured(),
                     if window_s > 0.0 { format!(", {:.0}% of the traced time", share * 100.0) } else { String::new() },
                     flushes.saturating_sub(1)
                 )
@@ -425,12 +520,12 @@ about {} of them",
                 severity,
                 message,
                 subject: self.programs.subject(cx.model, gi as u32),
-                about: Some(self.programs.about(gi as u32)),
+                about: Some(about),
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence,
                 cost: Some(cost),
-                fix: META.docs.fix.into(),
+                fix: design.map_or(META.docs.fix, |d| d.knob).into(),
             });
         }
         out
@@ -460,6 +555,7 @@ mod tests {
     #[test]
     fn disk_files_only() {
         assert!(on_disk("/var/tmp/x.db"));
+        assert!(on_disk("base/5/16396") && on_disk("rows.db"));
         assert!(!on_disk("/dev/null"));
         assert!(!on_disk("/proc/self/status"));
         assert!(!on_disk("pipe"));

@@ -4,7 +4,8 @@
 //! Per process, fd and direction it follows runs of consecutive small calls: reads or writes
 //! that asked for at most `max_request_bytes` (the count argument, not what came back: a
 //! socket read that returns less than it asked because that is all that had arrived is not the
-//! program's fault). A run ends at a call in the other direction on the same fd, a seek, a
+//! program's fault, and is not counted at all). A run ends at a call in the other direction on
+//! the same fd (writev and sendfile included), a seek, a
 //! non-sequential pread/pwrite, a large call, EOF or close. In each run, the calls a 64 KiB
 //! buffer would not need are calls that could be saved; they are summed per process and file
 //! (or endpoint) and direction.
@@ -29,10 +30,15 @@ pub static META: Meta = Meta {
 on one fd in the same direction: 100 MiB copied in 4 KiB reads and writes, a file read through a \
 runtime's 8 KiB chunks, or a log written one line per write(2). Calls are judged by the size they \
 asked for (the count argument), so a socket read that asked for 64 KiB and got 1 KiB because that \
-is all that had arrived does not count. A run of small calls ends when the other direction is used \
-on the same fd (request/response protocols are not batched), at a seek or a non-sequential \
+is all that had arrived does not count; and a read from a socket or pipe that got less than it \
+asked for got everything that was there (nginx's recv(.., 1024) of a whole 90-byte request, a \
+client's read of a short reply), so its buffer was not the limit and it does not count either. A \
+run of small calls ends when the other direction is used on the same fd, by any call (write, \
+writev, sendmsg, sendfile: request/response protocols are not batched), at a seek or a non-sequential \
 pread/pwrite (random access, as databases do), at a large call, at EOF or at close. Datagram and \
-unix sockets are left alone: there every write is a message.",
+unix sockets are left alone: there every write is a message. A run shorter than `min_run_calls` (8) \
+does not count: a response written as headers then body (gunicorn: two writes per request) is a \
+turn of a conversation, not a transfer in pieces.",
         why: "Every syscall costs a kernel entry and exit, and for sockets and pipes a wake-up of \
 the other side: 25,600 reads of 4 KiB do the work of 100 reads of 1 MiB. A program that logs \
 with one write(2) per line spends more time entering the kernel than formatting lines, and \
@@ -83,6 +89,9 @@ crate::options! {
         warn_saved_calls: u64 = 20_000,
         /// saved calls from which the finding is an error
         error_saved_calls: u64 = 1_000_000,
+        /// small calls a run needs to count: fewer in a row are a turn of a conversation (a
+        /// response's headers, then its body), not a transfer in pieces
+        min_run_calls: u64 = 8,
     }
 }
 
@@ -166,6 +175,9 @@ impl SmallIo {
             return;
         }
         let run = std::mem::take(r);
+        if run.calls < self.cfg.min_run_calls {
+            return;
+        }
         let needed_64k = run.bytes.div_ceil(KIB64).max(1);
         let needed_1m = run.bytes.div_ceil(MIB).max(1);
         if run.calls <= needed_64k {
@@ -229,7 +241,20 @@ impl SmallIo {
                 }
                 return;
             }
-            _ => return,
+            _ => {
+                // writev, sendmsg, sendfile, readv, recvmsg...: the other direction used on this
+                // fd ends the run (a server that answers with writev or sendfile is having a
+                // conversation, not streaming)
+                if class.has(Class::READ) || class.has(Class::WRITE) {
+                    if let Some(fd) = sc.fd_num() {
+                        let other = (cx.tgid, fd, !class.has(Class::WRITE));
+                        if self.runs.get(&other).is_some_and(|r| r.calls > 0) {
+                            self.flush(other);
+                        }
+                    }
+                }
+                return;
+            }
         };
         let Some(fd) = sc.fd_num() else {
             return;
@@ -261,6 +286,15 @@ impl SmallIo {
             self.flush(other);
         }
         let size = asked.unwrap_or(got.max(0) as u64);
+        // a read from a stream socket or a pipe that got less than it asked for got all that
+        // was there (a whole request, a reply): its buffer was not what made it small. It is
+        // not counted, and ends nothing: the next read may fill its buffer again
+        let stream = kind.is_tcp()
+            || kind == TargetKind::Pipe
+            || (kind == TargetKind::Unknown && matches!(sc.sys, Sys::Recv | Sys::Recvfrom));
+        if !write && stream && got > 0 && (got as u64) < size {
+            return;
+        }
         if got <= 0 || size > self.cfg.max_request_bytes {
             // EOF or a large call: the run ends here
             self.flush(key);

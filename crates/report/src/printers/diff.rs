@@ -49,12 +49,26 @@ pub(crate) fn num(v: f64) -> String {
     }
 }
 
+/// `syscalls per MiB on sockets 1,000 -> 545 (-45%); MiB on sockets per second 20 -> 44 (+120%)`:
+/// what the verdict weighed.
+fn measured(d: &DiffReport) -> Option<String> {
+    let parts: Vec<String> = [&d.cost, &d.throughput]
+        .into_iter()
+        .flatten()
+        .map(|m| format!("{} {} -> {} ({})", m.name, num(m.before), num(m.after), change(m.before, m.after)))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 pub fn print_table(d: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "syslint diff: {}", d.verdict)?;
     writeln!(out, "  {}", side_line("before", &d.before))?;
     writeln!(out, "  {}", side_line("after ", &d.after))?;
     if let Some(u) = &d.unit {
         writeln!(out, "  unit of work: {} ({} before, {} after)", u.name, num(u.before), num(u.after))?;
+    }
+    if let Some(m) = measured(d) {
+        writeln!(out, "  measured: {m}")?;
     }
     writeln!(out)?;
     let f = &d.findings;
@@ -110,6 +124,9 @@ pub fn print_markdown(d: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "- {}", side_line("after:", &d.after))?;
     if let Some(u) = &d.unit {
         writeln!(out, "- unit of work: {} ({} before, {} after)", u.name, num(u.before), num(u.after))?;
+    }
+    if let Some(m) = measured(d) {
+        writeln!(out, "- measured: {m}")?;
     }
     writeln!(out)?;
     let f = &d.findings;
