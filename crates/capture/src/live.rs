@@ -1,7 +1,9 @@
 //! Live capture with strace as a child process.
 //!
 //! strace writes its trace into a FIFO in a private temporary directory; the reader streams
-//! it into the same parser as `analyze` (no temporary file the size of the trace). The traced
+//! it into the same parser as `analyze` (no temporary file the size of the trace). The
+//! directory is removed as soon as both ends are open, so a syslint killed with SIGKILL leaves
+//! nothing behind (one killed before strace opened the FIFO: the next start removes it). The traced
 //! program keeps its own stdin/stdout/stderr: strace opens the FIFO close-on-exec, so the
 //! program does not inherit it.
 //!
@@ -145,6 +147,7 @@ impl StraceSession {
                 format!("pid {}", pids.iter().map(std::string::ToString::to_string).collect::<Vec<_>>().join(","))
             }
         };
+        remove_stale_fifo_dirs(&std::env::temp_dir());
         let dir = std::env::temp_dir().join(format!(
             "syslint-{}-{}",
             std::process::id(),
@@ -205,7 +208,14 @@ impl StraceSession {
         });
         loop {
             match rx.recv_timeout(Duration::from_millis(20)) {
-                Ok(f) => return Ok(f?),
+                Ok(f) => {
+                    let f = f?;
+                    // both ends are open (the open returns once strace opened it to write):
+                    // the name is no longer needed, and nothing is left behind in the temporary
+                    // directory however syslint ends (SIGKILL runs no destructor)
+                    let _ = std::fs::remove_dir_all(&self.dir);
+                    return Ok(f);
+                }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     return Err(LiveError::Io(io::Error::other("trace stream lost")));
@@ -266,6 +276,31 @@ impl StraceSession {
         }
         let detail = if first.is_empty() { String::new() } else { format!(": {first}") };
         LiveError::StraceFailed { status: st.to_string(), detail }
+    }
+}
+
+/// Remove the FIFO directories (`syslint-PID-NANOS` holding only the FIFO `trace`) of syslint
+/// processes that are gone: one killed between creating its FIFO and strace opening it.
+fn remove_stale_fifo_dirs(tmp: &Path) {
+    let Ok(rd) = std::fs::read_dir(tmp) else { return };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some((pid, stamp)) = name.to_str().and_then(|n| n.strip_prefix("syslint-")).and_then(|n| n.split_once('-'))
+        else {
+            continue;
+        };
+        let (Ok(pid), Ok(_)) = (pid.parse::<u32>(), stamp.parse::<u128>()) else { continue };
+        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let only_the_fifo = std::fs::read_dir(e.path()).is_ok_and(|d| {
+            d.flatten().map(|f| f.file_name()).collect::<Vec<_>>() == [std::ffi::OsString::from("trace")]
+        });
+        let is_fifo = std::fs::symlink_metadata(e.path().join("trace"))
+            .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_fifo(&m.file_type()));
+        if only_the_fifo && is_fifo {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
     }
 }
 
@@ -364,4 +399,32 @@ pub fn time_of_day_now_ns() -> i64 {
     unsafe { nix::libc::localtime_r(&tt, &mut tm) };
     let secs = i64::from(tm.tm_hour) * 3600 + i64::from(tm.tm_min) * 60 + i64::from(tm.tm_sec);
     secs * 1_000_000_000 + i64::from(now.subsec_nanos())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_fifo_dirs_of_dead_syslints_are_removed() {
+        let tmp = std::env::temp_dir().join(format!("syslint-stale-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir(&tmp).unwrap();
+        let fifo_dir = |name: &str| {
+            let d = tmp.join(name);
+            std::fs::create_dir(&d).unwrap();
+            nix::unistd::mkfifo(&d.join("trace"), nix::sys::stat::Mode::S_IRUSR).unwrap();
+            d
+        };
+        let dead = fifo_dir("syslint-4000000000-17");
+        let ours = fifo_dir(&format!("syslint-{}-17", std::process::id()));
+        // not syslint's: another name, or more than the FIFO inside
+        let other = fifo_dir("syslint-4000000000-x");
+        let more = fifo_dir("syslint-4000000001-17");
+        std::fs::write(more.join("notes"), "keep").unwrap();
+        remove_stale_fifo_dirs(&tmp);
+        assert!(!dead.exists());
+        assert!(ours.exists() && other.exists() && more.exists());
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
 }

@@ -18,6 +18,8 @@ mod corpus;
 mod diff;
 #[path = "ebpf_labs.rs"]
 mod ebpf_labs;
+#[path = "faults.rs"]
+mod faults;
 #[path = "fixtures.rs"]
 mod fixtures;
 #[path = "html.rs"]

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn tmp(tag: &str) -> std::path::PathBuf {
+pub(crate) fn tmp(tag: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("syslint-trace-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
@@ -15,7 +15,7 @@ fn tmp(tag: &str) -> std::path::PathBuf {
 
 /// A bounded worker (200 x 50 ms): appends a line to `count` each round, so a test can see it
 /// is alive and working.
-fn worker(dir: &std::path::Path) -> Child {
+pub(crate) fn worker(dir: &std::path::Path) -> Child {
     let count = dir.join("count");
     Command::new("sh")
         .args(["-c", "i=0; while [ $i -lt 200 ]; do i=$((i+1)); echo $i >> \"$1\"; sleep 0.05; done", "worker"])
@@ -25,12 +25,12 @@ fn worker(dir: &std::path::Path) -> Child {
         .unwrap()
 }
 
-fn lines(p: &std::path::Path) -> usize {
+pub(crate) fn lines(p: &std::path::Path) -> usize {
     std::fs::read_to_string(p).map(|s| s.lines().count()).unwrap_or(0)
 }
 
 /// Still running, and still making progress.
-fn alive_and_working(w: &mut Child, count: &std::path::Path) -> bool {
+pub(crate) fn alive_and_working(w: &mut Child, count: &std::path::Path) -> bool {
     let before = lines(count);
     std::thread::sleep(Duration::from_millis(400));
     let after = lines(count);
@@ -40,7 +40,7 @@ fn alive_and_working(w: &mut Child, count: &std::path::Path) -> bool {
 /// Wait until syslint (`tracer`) traces `target`: eBPF, its kernel program is attached (a BPF
 /// link among its fds); strace, the target has a tracer. Loading the BPF program can take
 /// seconds on a loaded machine: sleeping a fixed time is not enough.
-fn wait_tracing(backend: &str, tracer: u32, target: Option<u32>) {
+pub(crate) fn wait_tracing(backend: &str, tracer: u32, target: Option<u32>) {
     let t0 = Instant::now();
     loop {
         let ok = if backend == "ebpf" {
@@ -67,7 +67,7 @@ fn wait_tracing(backend: &str, tracer: u32, target: Option<u32>) {
 }
 
 /// Wait until the command wrote its first line to `count`.
-fn wait_started(count: &std::path::Path) {
+pub(crate) fn wait_started(count: &std::path::Path) {
     let t0 = Instant::now();
     while lines(count) == 0 {
         assert!(t0.elapsed() < Duration::from_secs(30), "the command did not start within 30 s");
@@ -75,7 +75,7 @@ fn wait_started(count: &std::path::Path) {
     }
 }
 
-fn trace_cmd(backend: &str, args: &[&str]) -> Command {
+pub(crate) fn trace_cmd(backend: &str, args: &[&str]) -> Command {
     let mut c = Command::new(bin());
     c.arg("trace").args(["--backend", backend]).args(args).env("NO_COLOR", "1");
     c
@@ -210,7 +210,7 @@ fn attach_for_a_bounded_time_and_record(b: &str) {
     let _ = w.kill();
 }
 
-fn signal(pid: u32, sig: &str) {
+pub(crate) fn signal(pid: u32, sig: &str) {
     assert!(Command::new("kill").args([sig, &pid.to_string()]).status().unwrap().success());
 }
 
