@@ -203,6 +203,18 @@ impl Drop for Filter {
     }
 }
 
+/// The kernel's initial PID namespace has this fixed inode (PROC_PID_INIT_INO).
+const INIT_PID_NS: &str = "pid:[4026531836]";
+
+/// This process's PID namespace (`pid:[INODE]`) when it is not the initial one: pids seen here
+/// (the command's, `-p`'s) are not the ones the kernel program sees (the host's). None when it
+/// is the initial one or cannot be read.
+fn own_pid_namespace() -> Option<String> {
+    let ns = std::fs::read_link("/proc/self/ns/pid").ok()?;
+    let ns = ns.to_string_lossy();
+    (ns != INIT_PID_NS).then(|| ns.into_owned())
+}
+
 /// The loaded and attached eBPF programs. Dropping it detaches them.
 pub struct Probe {
     // declared first so it drops first: detach before anything else goes
@@ -217,6 +229,14 @@ impl Probe {
     /// Opens, loads and attaches the programs (tp_btf on kernels with BTF, raw_tp otherwise).
     /// Nothing is traced until [`Probe::follow`] or [`Probe::spawn`].
     pub fn load(opts: &Options) -> Result<Probe, Error> {
+        if let Some(ns) = own_pid_namespace() {
+            return Err(Error::Unsupported(format!(
+                "syslint runs in a PID namespace of its own ({ns}, a container or `unshare -p`) and the \
+                 kernel program sees only the host's pids: it would record nothing. Run syslint in the \
+                 host's PID namespace (it traces processes inside namespaces from there), or use \
+                 --backend strace"
+            )));
+        }
         if let Some((maj, min)) = kernel_version() {
             if (maj, min) < (5, 8) {
                 return Err(Error::Unsupported(format!(

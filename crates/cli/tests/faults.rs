@@ -330,3 +330,51 @@ fn a_million_calls_a_second_are_all_accounted_for() {
         assert!(r.capture.warnings.iter().any(|w| w.contains("lost")), "{:?}", r.capture.warnings);
     }
 }
+
+/// syslint inside a PID namespace of its own (`unshare -p -f --mount-proc`): the kernel program
+/// sees only the host's pids, so the eBPF backend would record nothing (issue 16 saw "0
+/// syscalls from 0 processes", exit 0, no warning). Asked for, it refuses with the reason and
+/// exit 2; auto falls back to strace in one line, which traces the command. From outside, a
+/// command that makes its own PID namespace is traced by eBPF as any other.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_in_a_pid_namespace_refuses_and_auto_falls_back() {
+    assert_bpf_works("the eBPF variants");
+    assert!(have("unshare"), "unshare (util-linux) is required");
+    let ns = |args: &[&str]| {
+        Command::new("unshare")
+            .args(["-p", "-f", "--mount-proc", bin(), "trace", "-q", "--format", "json"])
+            .args(args)
+            .args(["--", "sh", "-c", "ls / > /dev/null"])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let o = ns(&["--backend", "ebpf"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("PID namespace of its own") && stderr(&o).contains("--backend strace"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = ns(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    let (line, _) = err.split_once('\n').unwrap();
+    assert!(line.contains("PID namespace of its own") && line.contains("tracing with strace instead"), "{err}");
+    let r = report_of("auto", &o);
+    assert_eq!(r.capture.backend, "strace");
+    assert!(r.capture.syscalls > 50 && r.capture.processes == 2, "{err}");
+
+    // from the host's namespace
+    let o = trace_cmd(
+        "ebpf",
+        &["-q", "--format", "json", "--", "unshare", "-p", "-f", "--mount-proc", "sh", "-c", "ls / > /dev/null"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = report_of("ebpf", &o);
+    assert!(r.capture.syscalls > 50 && r.capture.processes >= 2, "{}", stderr(&o));
+}
