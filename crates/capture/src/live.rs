@@ -81,13 +81,7 @@ pub fn pids_by_name(name: &str) -> Vec<u32> {
 
 /// Explain why attaching to another process would fail, before strace tries.
 fn check_attach_permission() -> Result<(), LiveError> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let cap_eff = status
-        .lines()
-        .find_map(|l| l.strip_prefix("CapEff:"))
-        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
-        .unwrap_or(0);
-    let has_ptrace_cap = cap_eff & (1 << 19) != 0; // CAP_SYS_PTRACE
+    let has_ptrace_cap = has_ptrace_cap();
     let scope = std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope")
         .ok()
         .and_then(|s| s.trim().parse::<u32>().ok())
@@ -111,6 +105,49 @@ fn check_attach_permission() -> Result<(), LiveError> {
         )),
         _ => Ok(()),
     }
+}
+
+/// Without CAP_SYS_PTRACE, the kernel lets a process be traced only by its own user (its
+/// real, effective and saved uids all the tracer's): say so before strace fails with a bare
+/// EPERM (issue 16 saw an empty report and exit 0).
+fn check_same_user(pid: u32) -> Result<(), LiveError> {
+    if has_ptrace_cap() {
+        return Ok(());
+    }
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return Ok(()) };
+    let uids: Vec<u32> = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .map(|v| v.split_whitespace().take(3).filter_map(|u| u.parse().ok()).collect())
+        .unwrap_or_default();
+    let me = nix::unistd::getuid();
+    match uids.iter().find(|&&u| u != me.as_raw()) {
+        None => Ok(()),
+        Some(&other) => {
+            let name = |uid: u32| {
+                nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid))
+                    .ok()
+                    .flatten()
+                    .map_or_else(|| format!("uid {uid}"), |u| format!("{} (uid {uid})", u.name))
+            };
+            Err(LiveError::NotPermitted(format!(
+                "pid {pid} runs as {} and syslint as {}: tracing another user's process needs root \
+                 (or CAP_SYS_PTRACE)",
+                name(other),
+                name(me.as_raw())
+            )))
+        }
+    }
+}
+
+fn has_ptrace_cap() -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let cap_eff = status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+        .unwrap_or(0);
+    cap_eff & (1 << 19) != 0 // CAP_SYS_PTRACE
 }
 
 /// A running strace.
@@ -144,6 +181,9 @@ impl StraceSession {
                     }
                 }
                 check_attach_permission()?;
+                for &p in pids {
+                    check_same_user(p)?;
+                }
                 format!("pid {}", pids.iter().map(std::string::ToString::to_string).collect::<Vec<_>>().join(","))
             }
         };

@@ -378,3 +378,87 @@ fn ebpf_in_a_pid_namespace_refuses_and_auto_falls_back() {
     let r = report_of("ebpf", &o);
     assert!(r.capture.syscalls > 50 && r.capture.processes >= 2, "{}", stderr(&o));
 }
+
+/// `setpriv` arguments that run what follows as `nobody`.
+const AS_NOBODY: [&str; 3] = ["--reuid=nobody", "--regid=nogroup", "--clear-groups"];
+
+/// syslint as a user without BPF or ptrace privileges attaching with `-p`: another user's
+/// process is a clear error with exit 2 before strace tries (issue 16 saw strace's EPERM and an
+/// empty report with exit 0); a process strace cannot attach to for another reason (here: not
+/// dumpable) too, from strace's own message; a process of its own user is traced by strace,
+/// with exactly one line saying why not eBPF.
+#[test]
+#[cfg_attr(not(syslint_root), ignore = "needs root to run syslint as nobody")]
+fn attach_as_non_root() {
+    assert!(have("setpriv"), "setpriv (util-linux) is required");
+    let as_nobody = |args: &[&str]| {
+        Command::new("setpriv")
+            .args(AS_NOBODY)
+            .arg(bin())
+            .arg("trace")
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    // root's process
+    let mut roots = Command::new("sleep").arg("20").spawn().unwrap();
+    let pid = roots.id().to_string();
+    for backend in ["auto", "strace"] {
+        let o = as_nobody(&["-q", "--backend", backend, "-p", &pid, "--for", "2s"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{backend}: {err}");
+        assert!(stdout(&o).is_empty(), "{backend}: no report: {}", stdout(&o));
+        let last = err.lines().last().unwrap_or("");
+        assert!(last.contains(&format!("pid {pid} runs as root")) && last.contains("needs root"), "{backend}: {err}");
+        let lines = if backend == "auto" { 2 } else { 1 };
+        assert_eq!(err.lines().count(), lines, "{backend}: {err}");
+    }
+    let _ = roots.kill();
+    let _ = roots.wait();
+
+    // its own process, which made itself not dumpable: strace's EPERM is the error
+    let d = tmp("nondumpable");
+    let ready = d.join("ready");
+    std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let mut own = Command::new("setpriv")
+        .args(AS_NOBODY)
+        .args(["/usr/bin/python3", "-c"])
+        .arg("import ctypes, sys, time; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0); open(sys.argv[1], 'w'); time.sleep(20)")
+        .arg(&ready)
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !ready.exists() {
+        assert!(t0.elapsed() < Duration::from_secs(10), "python did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = as_nobody(&["-q", "--backend", "strace", "-p", &own.id().to_string(), "--for", "2s"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not permitted to trace") && stderr(&o).contains("Operation not permitted"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).is_empty(), "no report: {}", stdout(&o));
+    let _ = own.kill();
+    let _ = own.wait();
+
+    // its own ordinary process: traced by strace, one line says why not eBPF
+    let mut own = Command::new("setpriv")
+        .args(AS_NOBODY)
+        .args(["sh", "-c", "i=0; while [ $i -lt 100 ]; do i=$((i+1)); sleep 0.05; done"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let o = as_nobody(&["-q", "--format", "json", "-p", &own.id().to_string(), "--for", "1s"]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("eBPF is not permitted here; tracing with strace instead"), "{err}");
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {err}"));
+    assert_eq!(r.capture.backend, "strace");
+    assert!(r.capture.syscalls > 10, "{err}");
+    let _ = own.kill();
+    let _ = own.wait();
+}

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
-use syslint_capture::live::{StraceSession, Target, Tee};
+use syslint_capture::live::{LiveError, StraceSession, Target, Tee};
 use syslint_capture::procfs::{threads_of, Tasks};
 use syslint_capture::{parallel, CaptureInfo};
 use syslint_event::{Event, EventKind, Tgid, Tid};
@@ -107,6 +107,17 @@ impl Source for StraceSource {
             (None, Some(e)) => StopReason::Failed(e),
             (None, None) => StopReason::Ended,
         };
+        // strace could attach to none of the processes (another user's, gone): nothing was
+        // traced, which is an error, not an empty report
+        let refused: Vec<&str> = msgs.lines().filter(|l| l.contains("attach: ptrace(")).map(str::trim).collect();
+        if attached && !pids.is_empty() && refused.len() >= pids.len() {
+            let all = refused.join("; ");
+            return Err(Error::Live(if all.contains("Operation not permitted") {
+                LiveError::NotPermitted(format!("{all} (run as root, or trace a process of your own user)"))
+            } else {
+                LiveError::StraceFailed { status: st.to_string(), detail: format!(": {all}") }
+            }));
+        }
         stop.notes(attached, &mut info.notes);
         for l in msgs.lines().filter(|l| l.contains("strace:") && !l.contains("attached") && !l.contains("detached")) {
             info.warnings.push(l.trim().to_string());
