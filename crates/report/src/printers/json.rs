@@ -15,65 +15,68 @@ pub fn print(report: &Report, out: &mut dyn Write) -> io::Result<()> {
 /// Any serialisable document in syslint's JSON layout, with a final newline.
 pub fn write_value<T: Serialize>(doc: &T, out: &mut dyn Write) -> io::Result<()> {
     let v = serde_json::to_value(doc).map_err(io::Error::from)?;
-    let mut s = String::with_capacity(16 * 1024);
-    emit(&v, 0, &mut s);
-    s.push('\n');
-    out.write_all(s.as_bytes())
+    let mut s = Vec::with_capacity(64 * 1024);
+    emit(&v, 0, &mut s)?;
+    s.push(b'\n');
+    out.write_all(&s)
 }
 
 fn scalar(v: &Value) -> bool {
     !matches!(v, Value::Array(_) | Value::Object(_))
 }
 
-fn indent(s: &mut String, n: usize) {
-    s.push('\n');
+fn indent(s: &mut Vec<u8>, n: usize) {
+    s.push(b'\n');
     for _ in 0..n {
-        s.push_str("  ");
+        s.extend_from_slice(b"  ");
     }
 }
 
-fn emit(v: &Value, depth: usize, s: &mut String) {
+/// Scalars and keys serialised straight into the buffer (no string per value: a report of a
+/// large log holds hundreds of thousands of numbers).
+fn emit(v: &Value, depth: usize, s: &mut Vec<u8>) -> io::Result<()> {
     match v {
-        Value::Array(a) if a.is_empty() => s.push_str("[]"),
+        Value::Array(a) if a.is_empty() => s.extend_from_slice(b"[]"),
         Value::Array(a) if a.iter().all(scalar) => {
-            s.push('[');
+            s.push(b'[');
             for (i, x) in a.iter().enumerate() {
                 if i > 0 {
-                    s.push_str(", ");
+                    s.extend_from_slice(b", ");
                 }
-                s.push_str(&x.to_string());
+                serde_json::to_writer(&mut *s, x)?;
             }
-            s.push(']');
+            s.push(b']');
         }
         Value::Array(a) => {
-            s.push('[');
+            s.push(b'[');
             for (i, x) in a.iter().enumerate() {
                 if i > 0 {
-                    s.push(',');
+                    s.push(b',');
                 }
                 indent(s, depth + 1);
-                emit(x, depth + 1, s);
+                emit(x, depth + 1, s)?;
             }
             indent(s, depth);
-            s.push(']');
+            s.push(b']');
         }
-        Value::Object(m) if m.is_empty() => s.push_str("{}"),
+        Value::Object(m) if m.is_empty() => s.extend_from_slice(b"{}"),
         Value::Object(m) => {
-            s.push('{');
+            s.push(b'{');
             for (i, (k, x)) in m.iter().enumerate() {
                 if i > 0 {
-                    s.push(',');
+                    s.push(b',');
                 }
                 indent(s, depth + 1);
-                s.push_str(&Value::String(k.clone()).to_string());
-                s.push_str(": ");
-                emit(x, depth + 1, s);
+                serde_json::to_writer(&mut *s, k)?;
+                s.extend_from_slice(b": ");
+                emit(x, depth + 1, s)?;
             }
             indent(s, depth);
-            s.push('}');
+            s.push(b'}');
         }
-        x => s.push_str(&x.to_string()),
+        x => serde_json::to_writer(&mut *s, x)?,
     }
+    Ok(())
 }
 
 /// Read a report back (used by `diff` and by tests).
