@@ -361,26 +361,25 @@ fn closing_quote(s: &str) -> Option<usize> {
     (i < b.len()).then_some(i)
 }
 
-/// Linux values (x86, x86_64, arm, aarch64) of the flags detectors ask about, for logs
-/// printed with `-X raw`.
-pub(crate) const FLAG_VALUES: &[(&str, u64)] = &[
-    ("O_CREAT", 0o100),
-    ("O_EXCL", 0o200),
-    ("O_TRUNC", 0o1000),
-    ("O_APPEND", 0o2000),
-    ("O_NONBLOCK", 0o4000),
-    ("O_DSYNC", 0o10000),
-    ("O_DIRECT", 0o40000),
-    ("O_DIRECTORY", 0o200000),
-    ("O_CLOEXEC", 0o2000000),
-    ("O_SYNC", 0o4010000),
-    ("SOCK_NONBLOCK", 0o4000),
-    ("SOCK_CLOEXEC", 0o2000000),
-    ("EFD_NONBLOCK", 0o4000),
-    ("EFD_CLOEXEC", 0o2000000),
-    ("TFD_NONBLOCK", 0o4000),
-    ("EPOLL_CLOEXEC", 0o2000000),
-];
+/// The bit of an fd-making call's flag name (Linux's values on x86, x86_64, arm, aarch64, which
+/// the O_, SOCK_, EFD_, TFD_ and EPOLL_ flags share); 0 for other names. A `match` (by length,
+/// then bytes): every open and socket call of a log looks its flags up here, and a scan of a
+/// table cost ~1,400 instructions a call.
+pub(crate) fn flag_value(name: &str) -> u64 {
+    match name {
+        "O_CREAT" => 0o100,
+        "O_EXCL" => 0o200,
+        "O_TRUNC" => 0o1000,
+        "O_APPEND" => 0o2000,
+        "O_NONBLOCK" | "SOCK_NONBLOCK" | "EFD_NONBLOCK" | "TFD_NONBLOCK" => 0o4000,
+        "O_DSYNC" => 0o10000,
+        "O_DIRECT" => 0o40000,
+        "O_DIRECTORY" => 0o200000,
+        "O_CLOEXEC" | "SOCK_CLOEXEC" | "EFD_CLOEXEC" | "EPOLL_CLOEXEC" => 0o2000000,
+        "O_SYNC" => 0o4010000,
+        _ => 0,
+    }
+}
 
 /// Whether a flags argument (`O_RDONLY|O_CLOEXEC`, `0x80800`, `0x80800 /* SOCK_CLOEXEC|... */`,
 /// `SOCK_STREAM|SOCK_NONBLOCK`) holds `flag`.
@@ -389,9 +388,10 @@ pub fn has_flag(arg: &str, flag: &str) -> bool {
     if arg.split(|c: char| !is_ident(c)).any(|t| t == flag) {
         return true;
     }
-    let Some(&(_, want)) = FLAG_VALUES.iter().find(|(n, _)| *n == flag) else {
+    let want = flag_value(flag);
+    if want == 0 {
         return false;
-    };
+    }
     // raw numbers: OR every number outside a comment
     let code = arg.split("/*").next().unwrap_or(arg);
     let mut v = 0u64;

@@ -148,6 +148,11 @@ fn number(t: &str) -> Option<u64> {
 /// numbers outside `/* comments */` (`0x80800 /* SOCK_CLOEXEC|SOCK_NONBLOCK */`). One pass
 /// over the bytes: it runs for every open and socket call of a log.
 fn flag_bits(arg: &str, names: &[(&str, u64)]) -> u64 {
+    flag_bits_by(arg, |t| names.iter().find(|(n, _)| *n == t).map_or(0, |&(_, bit)| bit))
+}
+
+/// [`flag_bits`] with the names looked up by `bit_of` (0: not a flag it knows).
+fn flag_bits_by(arg: &str, bit_of: impl Fn(&str) -> u64) -> u64 {
     let b = arg.as_bytes();
     let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let mut v = 0u64;
@@ -176,8 +181,8 @@ fn flag_bits(arg: &str, names: &[(&str, u64)]) -> u64 {
             if !comment {
                 v |= number(t).unwrap_or(0);
             }
-        } else if let Some(&(_, bit)) = names.iter().find(|(n, _)| n.len() == t.len() && *n == t) {
-            v |= bit;
+        } else {
+            v |= bit_of(t);
         }
     }
     v
@@ -202,7 +207,7 @@ impl<'a> Syscall<'a> {
             _ => return None,
         };
         match self.args {
-            Args::Text(_) => Some(OpenFlags(flag_bits(self.arg(idx)?, args::FLAG_VALUES))),
+            Args::Text(_) => Some(OpenFlags(flag_bits_by(self.arg(idx)?, args::flag_value))),
             Args::Raw(r) => r.open_flags(self.sys),
         }
     }
