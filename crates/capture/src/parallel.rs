@@ -8,7 +8,7 @@
 //! come out as the sequential reader would give them. Chunks are large (1 MiB), so a small
 //! input is one chunk and reads exactly as before.
 
-use crate::strace::{ChunkEnd, Orphan, ParseStats, Parser};
+use crate::strace::{ChunkEnd, Dangling, Orphan, ParseStats, Parser};
 use crate::FileTally;
 use std::collections::BTreeMap;
 use std::io::{self, Read};
@@ -574,6 +574,8 @@ struct Glue {
     day_shift: i64,
     last_ts: Option<i64>,
     default_pid: Option<Tid>,
+    /// The last line of the previous batch, cut and waiting for its continuation.
+    carried: Option<Dangling>,
 }
 
 const DAY_NS: i64 = 86_400 * 1_000_000_000;
@@ -590,6 +592,7 @@ impl Glue {
             day_shift: 0,
             last_ts: None,
             default_pid: None,
+            carried: None,
         }
     }
 
@@ -610,6 +613,22 @@ impl Glue {
             _ => 0,
         };
         let default_pid = self.default_pid;
+        // the first line may continue the previous batch's last: the glue's parser, which
+        // holds that line, reads it (as the sequential reader would, in that order)
+        if let Some(d) = self.carried.take() {
+            self.parser.inject_dangling(d);
+        }
+        match b.end.lead.take() {
+            Some(lead) => {
+                let mapped = &mut |e: &Event| {
+                    let mut e = e.clone();
+                    e.tid = map_pid(e.tid, default_pid);
+                    sink(&e);
+                };
+                self.parser.parse_line(&lead, self.lines + 1, None, mapped);
+            }
+            None => self.parser.settle_dangling(),
+        }
         let mut orphans = std::mem::take(&mut b.end.orphans).into_iter().peekable();
         let n = b.events.len();
         for i in 0..=n {
@@ -637,6 +656,12 @@ impl Glue {
         for (pid, ts, text) in std::mem::take(&mut b.end.pending) {
             self.parser.inject_pending(map_pid(pid, default_pid), ts.map(|t| t + shift), text, sink);
         }
+        if let Some(mut d) = b.end.dangling.take() {
+            d.pid = map_pid(d.pid, default_pid);
+            d.ts = d.ts.map(|t| t + shift);
+            d.line_no += self.lines;
+            self.carried = Some(d);
+        }
         if self.clock == Clock::Relative {
             self.rel_base += b.end.rel_acc;
         }
@@ -656,6 +681,9 @@ impl Glue {
     }
 
     fn finish<F: FnMut(&Event)>(mut self, sink: &mut F) -> (ParseStats, FileTally) {
+        if let Some(d) = self.carried.take() {
+            self.parser.inject_dangling(d);
+        }
         let glue_stats = self.parser.finish(sink);
         // the glue parser saw only joined and flushed calls: its line count is not lines
         let lines = self.stats.lines;

@@ -109,6 +109,23 @@ pub struct ChunkEnd {
     pub rel_acc: i64,
     pub first_ts: Option<i64>,
     pub default_pid: Option<Tid>,
+    /// The chunk's first line, when it may continue a line the previous chunk ended with
+    /// ([`could_continue`]): not parsed here, the reader gives it to the parser that holds
+    /// the previous chunk's [`dangling`](Self::dangling) line.
+    pub lead: Option<String>,
+    /// The chunk's last line, cut by program output and waiting for its continuation.
+    pub dangling: Option<Dangling>,
+}
+
+/// Whether a line may be the continuation of a syscall line cut in two (by the program's
+/// output or strace's own messages): `) = 2`, `<unfinished ...>`, a detach note, a blank line.
+pub fn could_continue(line: &str) -> bool {
+    let c = line.strip_prefix("^C").unwrap_or(line).trim_start();
+    c.is_empty()
+        || c.starts_with(')')
+        || c.starts_with("<unfinished ...>")
+        || c.starts_with("<detached ...>")
+        || ((c.starts_with("Process ") || strace_note(c).is_some()) && c.contains(" detached"))
 }
 
 /// What became of a line held back for its continuation.
@@ -139,13 +156,15 @@ fn strace_note(s: &str) -> Option<&str> {
     None
 }
 
-/// A syscall line without its end, waiting for the continuation.
-struct Dangling {
-    pid: Tid,
-    ts: Option<i64>,
+/// A syscall line without its end, waiting for the continuation (handed from one chunk to the
+/// next by the parallel reader: [`ChunkEnd::dangling`]).
+#[derive(Debug)]
+pub struct Dangling {
+    pub pid: Tid,
+    pub ts: Option<i64>,
     text: String,
     line: String,
-    line_no: u64,
+    pub line_no: u64,
 }
 
 struct Pending {
@@ -176,6 +195,8 @@ pub struct Parser {
     /// The pid that lines without a pid column belong to, once known.
     default_pid: Option<Tid>,
     chunk_mode: bool,
+    /// Chunk mode: the chunk's first line, kept for the reader ([`ChunkEnd::lead`]).
+    lead: Option<String>,
     /// Spare buffers for pending calls.
     pool: Vec<String>,
     orphans: Vec<Orphan>,
@@ -210,6 +231,7 @@ impl Parser {
             announced: Default::default(),
             default_pid: None,
             chunk_mode: false,
+            lead: None,
             pool: Vec::new(),
             orphans: Vec::new(),
             first_ts: None,
@@ -232,6 +254,12 @@ impl Parser {
     pub fn parse_line<F: FnMut(&Event)>(&mut self, line: &str, line_no: u64, pid_hint: Option<Tid>, sink: &mut F) {
         self.stats.lines += 1;
         self.cur_line = line_no;
+        if self.chunk_mode && line_no == 1 && could_continue(line) {
+            // the previous chunk may have ended with the line this one continues: the reader
+            // decides, with that chunk's end in hand
+            self.lead = Some(line.to_string());
+            return;
+        }
         if let Some(head) = self.splice_head.take() {
             // the rest of a line that strace's own message cut in two
             let merged = format!("{head}{line}");
@@ -321,6 +349,8 @@ impl Parser {
     /// End of a chunk: unlike [`finish`](Self::finish) pending calls are handed over, not
     /// flushed.
     pub fn finish_chunk(&mut self) -> (ParseStats, ChunkEnd) {
+        // a cut line at the very end may continue in the next chunk
+        let dangling = self.dangling.take();
         self.finish_lines();
         self.stats.clock = self.clock;
         let mut pending: Vec<(Tid, Option<i64>, String)> =
@@ -333,8 +363,25 @@ impl Parser {
             rel_acc: self.rel_acc,
             first_ts: self.first_ts,
             default_pid: self.default_pid,
+            lead: self.lead.take(),
+            dangling,
         };
         (std::mem::take(&mut self.stats), end)
+    }
+
+    /// Take over a line an earlier chunk ended with, cut and waiting for its continuation
+    /// (`ts` and `pid` already in the reader's terms, `line_no` counted from the input's
+    /// start): the next line parsed here decides what it was.
+    pub fn inject_dangling(&mut self, d: Dangling) {
+        self.dangling = Some(d);
+    }
+
+    /// A dangling line whose continuation did not come: unparsed, as the sequential reader
+    /// decides when the next line is not a continuation.
+    pub fn settle_dangling(&mut self) {
+        if let Some(d) = self.dangling.take() {
+            self.unparsed(&d.line, d.line_no);
+        }
     }
 
     /// Take over a call left unfinished at the end of an earlier chunk. A call already
