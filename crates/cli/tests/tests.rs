@@ -20,6 +20,8 @@ mod diff;
 mod ebpf_labs;
 #[path = "fixtures.rs"]
 mod fixtures;
+#[path = "hostile.rs"]
+mod hostile;
 #[path = "html.rs"]
 mod html;
 #[path = "inputs.rs"]

@@ -1,0 +1,270 @@
+//! Hostile inputs through the CLI (issue 16, item 3): each asserts the exit code, the message
+//! (with its location) and the peak memory of the syslint process, measured by
+//! `/usr/bin/time -f %M` (the child's own max RSS, whatever else the test binary runs).
+//! Big inputs are generated in a temp dir and deleted; the bytes are hostile bytes or recorded
+//! fixtures, never invented strace lines.
+
+use crate::common::*;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A temp dir removed when dropped (big inputs must not stay behind).
+struct Tmp(PathBuf);
+
+impl Tmp {
+    fn new(tag: &str) -> Tmp {
+        let d = std::env::temp_dir().join(format!("syslint-hostile-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Tmp(d)
+    }
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One run of syslint: its output, its peak RSS in MiB and its wall time.
+struct Measured {
+    out: Output,
+    peak_mib: f64,
+    secs: f64,
+}
+
+impl Measured {
+    fn code(&self) -> Option<i32> {
+        self.out.status.code()
+    }
+    fn err(&self) -> String {
+        stderr(&self.out)
+    }
+    fn report(&self) -> syslint_report::Report {
+        syslint_report::printers::json::parse(&stdout(&self.out))
+            .unwrap_or_else(|e| panic!("{e}: {}", self.err()))
+    }
+}
+
+/// Run syslint under `/usr/bin/time`, with `stdin` as its input (or none), killed (and the
+/// test failed) after `limit`: hostile input must never hang it. `pre`: a shell prefix such
+/// as `ulimit -n 1024;`.
+fn measured_with(pre: &str, args: &[&str], stdin: Option<Stdio>, limit: Duration) -> Measured {
+    assert!(Path::new("/usr/bin/time").exists(), "/usr/bin/time (GNU time) is needed to measure peak memory");
+    let t = tempfile_path("rss");
+    let script = format!("{pre} exec /usr/bin/time -f %M -o \"$0\" \"$@\"");
+    let start = Instant::now();
+    let mut c = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(&t)
+        .arg(bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(stdin.unwrap_or_else(Stdio::null))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let (mut so, mut se) = (c.stdout.take().unwrap(), c.stderr.take().unwrap());
+    let a = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = so.read_to_end(&mut v);
+        v
+    });
+    let b = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = se.read_to_end(&mut v);
+        v
+    });
+    let status = loop {
+        if let Some(s) = c.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = c.kill();
+            let _ = c.wait();
+            panic!("syslint {args:?} still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let out = Output { status, stdout: a.join().unwrap(), stderr: b.join().unwrap() };
+    let kib = std::fs::read_to_string(&t).unwrap_or_default();
+    let _ = std::fs::remove_file(&t);
+    // GNU time writes "Command exited with non-zero status N" first when it did
+    let kib: f64 = kib.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or_else(|| panic!("time: {kib:?}"));
+    Measured { out, peak_mib: kib / 1024.0, secs }
+}
+
+fn measured(args: &[&str]) -> Measured {
+    measured_with("", args, None, Duration::from_secs(120))
+}
+
+fn tempfile_path(tag: &str) -> PathBuf {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("syslint-hostile-{tag}-{}-{n}", std::process::id()))
+}
+
+// ---- .slr recordings ----------------------------------------------------------------------
+
+fn leb(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// A recorded fixture's decompressed body (magic, header, records, end record).
+fn slr_body() -> Vec<u8> {
+    syslint_capture::ebpf::slr::decompress(&recorded_slr()).unwrap()
+}
+
+/// A recorded server capture (110 KB, 1.4 MB decompressed: several zstd blocks).
+fn recorded_slr() -> PathBuf {
+    root().join("tests/fixtures/servers/nginx-BEFORE.slr")
+}
+
+/// A zstd bomb in `.slr` form: a header (docs/slr.md), then `mib`
+/// MiB of syscall records each carrying a 60,000-byte payload of zeros; a few
+/// MB on disk.
+fn slr_bomb(path: &Path, mib: u64) -> u64 {
+    let mut head = b"SLR2".to_vec();
+    let json = br#"{"tool":"syslint","version":"0.1.0","arch":"x86_64","clock":"monotonic","realtime_offset_ns":0,"what":"bomb","payload_bytes":64,"path_bytes":256,"coalesce":true}"#;
+    leb(&mut head, json.len() as u64);
+    head.extend_from_slice(json);
+    // tag 1: tgid, tid, nr (1: write), 6 args, ret (zigzag), ts delta (zigzag), duration,
+    // flags, data1 (kind 2 bytes, flags, length, bytes), data2 (none)
+    let mut rec = vec![1u8];
+    for v in [7, 7, 1, 1, 0, 60_000, 0, 0, 0] {
+        leb(&mut rec, v);
+    }
+    leb(&mut rec, 120_000); // ret 60,000, zigzag
+    leb(&mut rec, 2_000); // +1 us
+    leb(&mut rec, 500);
+    rec.push(0);
+    rec.push(2);
+    rec.push(0);
+    leb(&mut rec, 60_000);
+    rec.extend(std::iter::repeat_n(0u8, 60_000));
+    rec.push(0);
+    let f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut z = zstd::stream::write::Encoder::new(f, 1).unwrap();
+    z.write_all(&head).unwrap();
+    let n = (mib << 20) / rec.len() as u64;
+    for _ in 0..n {
+        z.write_all(&rec).unwrap();
+    }
+    z.write_all(&[0xff, 0, 0]).unwrap();
+    z.finish().unwrap().flush().unwrap();
+    n
+}
+
+/// A recording expanding to 1 GiB is replayed in bounded memory (it was decompressed whole:
+/// a 66 KB file reached 3.15 GB) and every record is counted.
+#[test]
+fn slr_zstd_bomb_is_replayed_in_bounded_memory() {
+    let d = Tmp::new("slrbomb");
+    let p = d.join("bomb.slr");
+    let n = slr_bomb(&p, 1024);
+    let size = std::fs::metadata(&p).unwrap().len();
+    assert!(size < 2 << 20, "a bomb is small on disk: {size}");
+    let m = measured(&["analyze", "--format", "json", p.to_str().unwrap()]);
+    assert_eq!(m.code(), Some(0), "{}", m.err());
+    let r = m.report();
+    assert_eq!(r.capture.syscalls, n, "{}", m.err());
+    assert!(m.peak_mib < 120.0, "peak {:.0} MiB for a 1 GiB recording", m.peak_mib);
+    eprintln!("slr bomb: {size} bytes -> 1 GiB, peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
+}
+
+/// A recording cut short (syslint killed, a partial download) or with a damaged compressed
+/// stream reads up to the damage, says where (decompressed byte offset), and is never read as
+/// strace text with nothing in it.
+#[test]
+fn slr_cut_or_corrupted_says_where() {
+    let d = Tmp::new("slrcut");
+    let full = std::fs::read(recorded_slr()).unwrap();
+    let whole = analyze(&[&recorded_slr()]);
+    assert!(whole.capture.warnings.is_empty(), "{:?}", whole.capture.warnings);
+    let body = slr_body();
+
+    // the compressed file cut in half
+    let cut = d.join("cut.slr");
+    std::fs::write(&cut, &full[..full.len() / 2]).unwrap();
+    // compressed bytes overwritten in the middle
+    let mut bad = full.clone();
+    let mid = bad.len() / 2;
+    for b in &mut bad[mid..mid + 64] {
+        *b ^= 0x5a;
+    }
+    let corrupt = d.join("corrupt.slr");
+    std::fs::write(&corrupt, &bad).unwrap();
+    for (p, what) in [(&cut, "cut"), (&corrupt, "corrupt")] {
+        let m = measured(&["analyze", "--format", "json", p.to_str().unwrap()]);
+        assert_eq!(m.code(), Some(0), "{what}: {}", m.err());
+        let e = m.err();
+        // zstd frames carry no checksum: corrupted bytes may decompress to damaged records
+        let located = [": the compressed stream is damaged or cut short after ", ": damaged record at byte "]
+            .iter()
+            .any(|m| e.contains(&format!("syslint: warning: {}{m}", p.display())));
+        assert!(located, "{what}: {e}");
+        let r = m.report();
+        assert!(r.capture.syscalls > 0 && r.capture.syscalls < whole.capture.syscalls, "{what}: {}", r.capture.syscalls);
+        assert_eq!(r.capture.backend, "ebpf-recording");
+        assert!(r.capture.warnings.iter().any(|w| w.contains(" byte")), "{what}: {:?}", r.capture.warnings);
+        assert!(m.peak_mib < 60.0, "{what}: peak {:.0} MiB", m.peak_mib);
+    }
+
+    // a body damaged in the middle (a valid zstd stream of bad records): the byte offset
+    let mut dam = body.clone();
+    let at = body.len() / 2;
+    dam[at..at + 16].fill(0x77); // 0x77 is no record tag
+    let damaged = d.join("damaged.slr");
+    std::fs::write(&damaged, zstd::encode_all(&dam[..], 3).unwrap()).unwrap();
+    let m = measured(&["analyze", "--format", "json", damaged.to_str().unwrap()]);
+    assert_eq!(m.code(), Some(0), "{}", m.err());
+    let e = m.err();
+    let off: u64 = e
+        .split("damaged record at byte ")
+        .nth(1)
+        .and_then(|s| s.split(';').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{e}"));
+    assert!(off <= at as u64 + 16 && off + 200_000 > at as u64, "offset {off} near {at}");
+    assert!(m.report().capture.syscalls > 0);
+
+    // a body cut inside a record (a valid zstd stream): said so, with the offset
+    let short = d.join("short.slr");
+    std::fs::write(&short, zstd::encode_all(&body[..body.len() - 7], 3).unwrap()).unwrap();
+    let m = measured(&["analyze", "--format", "json", short.to_str().unwrap()]);
+    assert_eq!(m.code(), Some(0), "{}", m.err());
+    assert!(m.err().contains("the recording ends inside a record at byte "), "{}", m.err());
+
+    // damaged from the first block on: an error naming the file, exit 2, never an empty report
+    let mut head = full.clone();
+    for b in &mut head[4..40] {
+        *b ^= 0xa5;
+    }
+    let broken = d.join("broken.slr");
+    std::fs::write(&broken, &head).unwrap();
+    let m = measured(&["analyze", broken.to_str().unwrap()]);
+    assert_eq!(m.code(), Some(2), "{}", m.err());
+    assert!(m.err().contains("broken.slr"), "{}", m.err());
+    assert!(m.err().contains("syslint: error:"), "{}", m.err());
+    assert_eq!(stdout(&m.out), "");
+    // and export says the same
+    let m = measured(&["export", broken.to_str().unwrap()]);
+    assert_eq!(m.code(), Some(2), "{}", m.err());
+    assert!(m.err().contains("broken.slr"), "{}", m.err());
+}
