@@ -60,7 +60,9 @@ pub fn read_strace<F: FnMut(&Event)>(
         if let Some(e) = o.error {
             info.warnings.push(format!("{name}: input ends early after line {}: {e}", o.stats.lines));
         }
-        o.tally.warn(&name, &mut info);
+        let mut tally = o.tally;
+        tally.stopped_at = o.stopped_at;
+        tally.warn(&name, &mut info);
         info.stats = o.stats;
         return Ok(info);
     }
@@ -69,6 +71,15 @@ pub fn read_strace<F: FnMut(&Event)>(
     merge_by_time(sources, &mut readers, &mut parser, &mut info, &mut sink);
     info.stats = parser.finish(&mut sink);
     Ok(info)
+}
+
+/// The warning for an input read no further after [`parallel::UNRECOGNISED_LIMIT`] bytes in a
+/// row without a strace line.
+fn stopped_warning(name: &str, at: u64) -> String {
+    format!(
+        "{name}: stopped reading at byte {at}: no strace line in the last {} MiB (not a strace log, or one buried in other data)",
+        parallel::UNRECOGNISED_LIMIT >> 20
+    )
 }
 
 /// Threads parsing one input: `SYSLINT_THREADS` if set, else the cores available.
@@ -91,16 +102,30 @@ pub struct FileTally {
     pub lines: u64,
     pub events: u64,
     pub binary: u64,
+    /// Reading stopped at this byte: [`parallel::UNRECOGNISED_LIMIT`] bytes in a row held no
+    /// strace line.
+    pub stopped_at: Option<u64>,
 }
 
 impl FileTally {
     fn warn(&self, name: &str, info: &mut CaptureInfo) {
+        let stopped = match self.stopped_at {
+            Some(at) if self.events > 0 => {
+                info.warnings.push(stopped_warning(name, at));
+                String::new()
+            }
+            Some(at) => format!(
+                "; stopped reading at byte {at}, after {} MiB without a strace line",
+                parallel::UNRECOGNISED_LIMIT >> 20
+            ),
+            None => String::new(),
+        };
         let w = if self.lines == 0 {
             format!("{name}: file is empty")
         } else if self.events == 0 && self.binary * 2 >= self.lines {
-            format!("{name}: binary data, not a strace log ({} lines, none understood)", self.lines)
+            format!("{name}: binary data, not a strace log ({} lines, none understood{stopped})", self.lines)
         } else if self.events == 0 {
-            format!("{name}: no strace lines recognised in {} lines", self.lines)
+            format!("{name}: no strace lines recognised in {} lines{stopped}", self.lines)
         } else {
             return;
         };

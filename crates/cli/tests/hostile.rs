@@ -268,3 +268,121 @@ fn slr_cut_or_corrupted_says_where() {
     assert_eq!(m.code(), Some(2), "{}", m.err());
     assert!(m.err().contains("broken.slr"), "{}", m.err());
 }
+
+// ---- compression bombs and endless input ----------------------------------------------------
+
+fn demo_text() -> Vec<u8> {
+    let mut out = Vec::new();
+    let f = std::fs::File::open(root().join("demo/fetch.strace.gz")).unwrap();
+    flate2::read::GzDecoder::new(f).read_to_end(&mut out).unwrap();
+    out
+}
+
+/// `gib` GiB of zeros as gzip: one member of 16 MiB repeated (gzip readers read every member),
+/// after `head` (a real trace, or nothing) in a first member.
+fn gzip_bomb(path: &Path, head: &[u8], gib: u64) {
+    let gz = |b: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(b).unwrap();
+        e.finish().unwrap()
+    };
+    let member = gz(&vec![0u8; 16 << 20]);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    if !head.is_empty() {
+        f.write_all(&gz(head)).unwrap();
+    }
+    for _ in 0..gib * 64 {
+        f.write_all(&member).unwrap();
+    }
+    f.flush().unwrap();
+}
+
+/// The same as zstd frames of 256 MiB.
+fn zstd_bomb(path: &Path, head: &[u8], gib: u64) {
+    let frame = zstd::encode_all(&vec![0u8; 256 << 20][..], 1).unwrap();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    if !head.is_empty() {
+        f.write_all(&zstd::encode_all(head, 3).unwrap()).unwrap();
+    }
+    for _ in 0..gib * 4 {
+        f.write_all(&frame).unwrap();
+    }
+    f.flush().unwrap();
+}
+
+/// A gzip or zstd file of a few MB expanding to 10 GiB of junk is read no further than 64 MiB
+/// past the last strace line (docs/robustness.md): alone it is an error saying where reading
+/// stopped; after a real trace, that trace's report with a warning. Bounded memory, and time
+/// that does not depend on how far the bomb would expand.
+#[test]
+fn compression_bombs_stop_in_bounded_memory_and_time() {
+    let d = Tmp::new("bombs");
+    let text = demo_text();
+    let whole = analyze(&[&root().join("demo/fetch.strace.gz")]);
+    for (name, make) in [("bomb.gz", gzip_bomb as fn(&Path, &[u8], u64)), ("bomb.zst", zstd_bomb)] {
+        let p = d.join(name);
+        make(&p, b"", 10);
+        let size = std::fs::metadata(&p).unwrap().len();
+        assert!(size < 20 << 20, "{name}: {size} bytes");
+        let m = measured(&["analyze", "--format", "json", p.to_str().unwrap()]);
+        assert_eq!(m.code(), Some(2), "{name}: {}", m.err());
+        let e = m.err();
+        assert!(e.contains(&format!("syslint: error: {}: binary data, not a strace log", p.display())), "{e}");
+        assert!(e.contains("stopped reading at byte ") && e.contains("after 64 MiB without a strace line"), "{e}");
+        assert!(m.peak_mib < 80.0, "{name}: peak {:.0} MiB", m.peak_mib);
+        assert!(m.secs < 30.0, "{name}: {:.1} s", m.secs);
+        eprintln!("{name}: {size} bytes -> 10 GiB of zeros: exit 2, peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
+
+        // a real trace, then the bomb: the trace is analysed, the rest said
+        let p = d.join(&format!("trace-then-{name}"));
+        make(&p, &text, 10);
+        let m = measured(&["analyze", "--format", "json", p.to_str().unwrap()]);
+        assert_eq!(m.code(), Some(0), "{name}: {}", m.err());
+        let r = m.report();
+        assert_eq!(r.capture.syscalls, whole.capture.syscalls, "{name}");
+        let w = format!("{}: stopped reading at byte ", p.display());
+        assert!(r.capture.warnings.iter().any(|x| x.starts_with(&w) && x.contains("no strace line in the last 64 MiB")), "{:?}", r.capture.warnings);
+        assert!(m.peak_mib < 80.0, "{name}: peak {:.0} MiB", m.peak_mib);
+        assert!(m.secs < 30.0, "{name}: {:.1} s", m.secs);
+        eprintln!("trace + {name}: exit 0, peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
+    }
+}
+
+/// `/dev/zero` (endless, no newline) and endless random bytes from a pipe stop the same way.
+#[test]
+fn endless_input_stops() {
+    let m = measured(&["analyze", "/dev/zero"]);
+    assert_eq!(m.code(), Some(2), "{}", m.err());
+    assert!(m.err().contains("/dev/zero: binary data, not a strace log") && m.err().contains("stopped reading at byte"), "{}", m.err());
+    assert!(m.peak_mib < 80.0, "peak {:.0} MiB", m.peak_mib);
+    // stdin: endless pseudo-random bytes (NULs, invalid UTF-8, newlines now and then)
+    let mut gen = Command::new("sh")
+        .args(["-c", "exec openssl enc -aes-128-ctr -nosalt -pass pass:syslint < /dev/zero 2>/dev/null || exec cat /dev/urandom"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = gen.stdout.take().unwrap();
+    let m = measured_with("", &["analyze", "-"], Some(Stdio::from(out)), Duration::from_secs(120));
+    let _ = gen.kill();
+    let _ = gen.wait();
+    assert_eq!(m.code(), Some(2), "{}", m.err());
+    assert!(m.err().contains("<stdin>: ") && m.err().contains("stopped reading at byte"), "{}", m.err());
+    assert!(m.peak_mib < 80.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("endless random stdin: exit 2, peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
+}
+
+/// A zstd log cut in half keeps what was read and says where it ends (gzip: inputs.rs).
+#[test]
+fn truncated_zstd_keeps_what_was_read() {
+    let d = Tmp::new("zcut");
+    let z = zstd::encode_all(&demo_text()[..], 3).unwrap();
+    let p = d.join("cut.strace.zst");
+    std::fs::write(&p, &z[..z.len() / 2]).unwrap();
+    let m = measured(&["analyze", "--format", "json", p.to_str().unwrap()]);
+    assert_eq!(m.code(), Some(0), "{}", m.err());
+    assert!(m.err().contains("cut.strace.zst: input ends early after line "), "{}", m.err());
+    let r = m.report();
+    let whole = analyze(&[&root().join("demo/fetch.strace.gz")]);
+    assert!(r.capture.syscalls > 0 && r.capture.syscalls < whole.capture.syscalls, "{}", r.capture.syscalls);
+    assert!(m.peak_mib < 60.0, "peak {:.0} MiB", m.peak_mib);
+}
