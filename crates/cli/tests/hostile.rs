@@ -386,3 +386,104 @@ fn truncated_zstd_keeps_what_was_read() {
     assert!(r.capture.syscalls > 0 && r.capture.syscalls < whole.capture.syscalls, "{}", r.capture.syscalls);
     assert!(m.peak_mib < 60.0, "peak {:.0} MiB", m.peak_mib);
 }
+
+// ---- strace -ff sets of many files ----------------------------------------------------------
+
+/// A real `strace -ff` set: a shell running /bin/true 300 times (302 files).
+fn record_ff(dir: &Path) -> Vec<PathBuf> {
+    std::fs::create_dir_all(dir).unwrap();
+    let st = Command::new("strace")
+        .args(["-ff", "-tt", "-T", "-yy", "-o"])
+        .arg(dir.join("t"))
+        .args(["sh", "-c", "for i in $(seq 300); do /bin/true; done"])
+        .status()
+        .expect("strace is installed (scripts/test.sh installs it)");
+    assert!(st.success());
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    v.sort();
+    assert_eq!(v.len(), 302);
+    v
+}
+
+/// `n` files named `t.PID` in `dir`, hard links to the recorded files in turn (or, with
+/// `lines`, each recorded file cut after its first `lines` lines): every one a process.
+fn ff_set(dir: &Path, recorded: &[PathBuf], n: usize, lines: Option<usize>) {
+    std::fs::create_dir_all(dir).unwrap();
+    let cut: Vec<Vec<u8>> = recorded
+        .iter()
+        .map(|p| {
+            let b = std::fs::read(p).unwrap();
+            let k = lines.map_or(b.len(), |l| b.iter().enumerate().filter(|(_, &c)| c == b'\n').nth(l - 1).map_or(b.len(), |(i, _)| i + 1));
+            b[..k].to_vec()
+        })
+        .collect();
+    for i in 0..n {
+        let to = dir.join(format!("t.{}", 1_000_000 + i));
+        match lines {
+            None => std::fs::hard_link(&recorded[i % recorded.len()], &to).unwrap(),
+            Some(_) => std::fs::write(&to, &cut[i % cut.len()]).unwrap(),
+        }
+    }
+}
+
+/// 3,000 `-ff` files under `ulimit -n 1024` (all opened at once, it failed with "Too many open
+/// files"): every file's calls are counted, in bounded memory; and forcing the merge to keep
+/// only 16 files open at once (parking and reopening the others) gives the very same report, so
+/// the merge by timestamp stays right.
+#[test]
+fn ff_set_of_3000_files_under_ulimit_1024() {
+    let d = Tmp::new("ff3000");
+    let rec = record_ff(&d.join("rec"));
+    let one = analyze(&[&d.join("rec")]);
+    let set = d.join("set");
+    ff_set(&set, &rec, 3000, None);
+    let s = set.to_str().unwrap();
+    let m = measured_with("ulimit -n 1024;", &["analyze", "--format", "json", s], None, Duration::from_secs(120));
+    // 1: a finding at warning severity (3,000 processes doing the same)
+    assert!(matches!(m.code(), Some(0 | 1)), "{:?} {}", m.code(), m.err());
+    assert_eq!(m.err(), "");
+    let r = m.report();
+    // 3,000 = 9 whole sets and the first 282 files again
+    let partial = analyze(&rec[..282].iter().map(PathBuf::as_path).collect::<Vec<_>>());
+    assert_eq!(r.capture.syscalls, 9 * one.capture.syscalls + partial.capture.syscalls);
+    assert_eq!(r.capture.sources.len(), 3000);
+    assert!(r.capture.warnings.is_empty(), "{:?}", r.capture.warnings);
+    assert!(m.peak_mib < 100.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("3,000 -ff files, ulimit -n 1024: peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
+    let parked = Command::new(bin()).args(["analyze", "--format", "json", s]).env("SYSLINT_MAX_OPEN", "16").output().unwrap();
+    assert_eq!(parked.status.code(), m.code(), "{}", stderr(&parked));
+    assert_eq!(stdout(&parked), stdout(&m.out), "16 files open at a time must not change the merge");
+}
+
+/// 50,000 `-ff` files (each a recorded file cut after its first 3 lines, so the test takes
+/// seconds): all read, bounded memory.
+#[test]
+fn ff_set_of_50000_files() {
+    let d = Tmp::new("ff50k");
+    let rec = record_ff(&d.join("rec"));
+    let set = d.join("set");
+    ff_set(&set, &rec, 50_000, Some(3));
+    let m = measured(&["analyze", "--format", "json", set.to_str().unwrap()]);
+    assert_eq!(m.code(), Some(0), "{}", m.err());
+    let r = m.report();
+    assert_eq!(r.capture.sources.len(), 50_000);
+    assert!(!m.err().contains("Too many open files"), "{}", m.err());
+    assert_eq!(r.capture.lines, 150_000);
+    assert!(m.peak_mib < 150.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("50,000 -ff files of 3 lines: peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
+}
+
+/// The same with 50,000 whole recorded files (1.9 million syscalls).
+#[test]
+#[ignore = "slow: about 30 s in a debug build (50,000 files, 1.9 million syscalls); run with --ignored"]
+fn ff_set_of_50000_whole_files() {
+    let d = Tmp::new("ff50kw");
+    let rec = record_ff(&d.join("rec"));
+    let set = d.join("set");
+    ff_set(&set, &rec, 50_000, None);
+    let m = measured(&["analyze", "--format", "json", set.to_str().unwrap()]);
+    assert!(matches!(m.code(), Some(0 | 1)), "{:?} {}", m.code(), m.err());
+    assert_eq!(m.report().capture.sources.len(), 50_000);
+    assert!(m.peak_mib < 150.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("50,000 whole -ff files: peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
+}
