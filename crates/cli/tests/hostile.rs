@@ -392,7 +392,9 @@ fn truncated_zstd_keeps_what_was_read() {
 /// A real `strace -ff` set: a shell running /bin/true 300 times (302 files).
 fn record_ff(dir: &Path) -> Vec<PathBuf> {
     std::fs::create_dir_all(dir).unwrap();
+    // without cargo's library path, each /bin/true would look for libc in a dozen build dirs
     let st = Command::new("strace")
+        .env_remove("LD_LIBRARY_PATH")
         .args(["-ff", "-tt", "-T", "-yy", "-o"])
         .arg(dir.join("t"))
         .args(["sh", "-c", "for i in $(seq 300); do /bin/true; done"])
