@@ -489,3 +489,30 @@ fn ff_set_of_50000_whole_files() {
     assert!(m.peak_mib < 150.0, "peak {:.0} MiB", m.peak_mib);
     eprintln!("50,000 whole -ff files: peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
 }
+
+// ---- diff streams each side ------------------------------------------------------------------
+
+/// `diff` of two 100 MB logs (the recorded demo trace 150 times over) streams each side through
+/// the analysis as `analyze` does: it read each wholly into memory first (2.1 GB for a 2 GB log).
+#[test]
+fn diff_streams_each_side() {
+    let d = Tmp::new("diffbig");
+    let text = demo_text();
+    let p = d.join("big.strace");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+    for _ in 0..150 {
+        f.write_all(&text).unwrap();
+    }
+    f.flush().unwrap();
+    drop(f);
+    let size = std::fs::metadata(&p).unwrap().len();
+    assert!(size > 100_000_000);
+    let s = p.to_str().unwrap();
+    let m = measured(&["diff", "--format", "json", s, s]);
+    assert_eq!(m.code(), Some(0), "{}", m.err());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&m.out)).unwrap();
+    assert_eq!(v["regression"], serde_json::Value::Bool(false), "{v}");
+    assert!(m.peak_mib < 70.0, "peak {:.0} MiB for two sides of {size} bytes", m.peak_mib);
+    let a = measured(&["analyze", "--format", "json", s]);
+    eprintln!("diff of two {size}-byte logs: peak {:.1} MiB, {:.1} s (analyze: {:.1} MiB)", m.peak_mib, m.secs, a.peak_mib);
+}
