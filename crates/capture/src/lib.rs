@@ -48,7 +48,8 @@ pub fn read_strace<F: FnMut(&Event)>(
     if let [one] = sources {
         let r = input::open(one, progress)?.0;
         let name = info.sources[0].clone();
-        let o = parallel::read_parallel_as(r, &name, one.pid, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
+        let o =
+            parallel::read_parallel_as(r, &name, one.pid, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
         info.bytes = o.bytes;
         info.cut_lines = o.cut_lines;
         if let Some(e) = o.error {
@@ -185,7 +186,11 @@ enum FileState {
     Waiting,
     Open(Box<LineReader<Box<dyn std::io::Read + Send>>>),
     /// Closed to stay within [`MAX_OPEN`]: reopened at `pos` when its turn comes.
-    Parked { pos: u64, line_no: u64, skipping: bool },
+    Parked {
+        pos: u64,
+        line_no: u64,
+        skipping: bool,
+    },
     Done,
 }
 

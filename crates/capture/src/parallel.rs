@@ -12,8 +12,8 @@ use crate::strace::{ChunkEnd, Orphan, ParseStats, Parser};
 use crate::FileTally;
 use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use syslint_event::{Clock, Event, EventKind, FdArg, Ret, Syscall, Tgid, Tid};
 

@@ -46,8 +46,7 @@ impl Measured {
         stderr(&self.out)
     }
     fn report(&self) -> syslint_report::Report {
-        syslint_report::printers::json::parse(&stdout(&self.out))
-            .unwrap_or_else(|e| panic!("{e}: {}", self.err()))
+        syslint_report::printers::json::parse(&stdout(&self.out)).unwrap_or_else(|e| panic!("{e}: {}", self.err()))
     }
 }
 
@@ -220,7 +219,11 @@ fn slr_cut_or_corrupted_says_where() {
             .any(|m| e.contains(&format!("syslint: warning: {}{m}", p.display())));
         assert!(located, "{what}: {e}");
         let r = m.report();
-        assert!(r.capture.syscalls > 0 && r.capture.syscalls < whole.capture.syscalls, "{what}: {}", r.capture.syscalls);
+        assert!(
+            r.capture.syscalls > 0 && r.capture.syscalls < whole.capture.syscalls,
+            "{what}: {}",
+            r.capture.syscalls
+        );
         assert_eq!(r.capture.backend, "ebpf-recording");
         assert!(r.capture.warnings.iter().any(|w| w.contains(" byte")), "{what}: {:?}", r.capture.warnings);
         assert!(m.peak_mib < 60.0, "{what}: peak {:.0} MiB", m.peak_mib);
@@ -341,7 +344,11 @@ fn compression_bombs_stop_in_bounded_memory_and_time() {
         let r = m.report();
         assert_eq!(r.capture.syscalls, whole.capture.syscalls, "{name}");
         let w = format!("{}: stopped reading at byte ", p.display());
-        assert!(r.capture.warnings.iter().any(|x| x.starts_with(&w) && x.contains("no strace line in the last 64 MiB")), "{:?}", r.capture.warnings);
+        assert!(
+            r.capture.warnings.iter().any(|x| x.starts_with(&w) && x.contains("no strace line in the last 64 MiB")),
+            "{:?}",
+            r.capture.warnings
+        );
         assert!(m.peak_mib < 80.0, "{name}: peak {:.0} MiB", m.peak_mib);
         assert!(m.secs < 30.0, "{name}: {:.1} s", m.secs);
         eprintln!("trace + {name}: exit 0, peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
@@ -353,11 +360,18 @@ fn compression_bombs_stop_in_bounded_memory_and_time() {
 fn endless_input_stops() {
     let m = measured(&["analyze", "/dev/zero"]);
     assert_eq!(m.code(), Some(2), "{}", m.err());
-    assert!(m.err().contains("/dev/zero: binary data, not a strace log") && m.err().contains("stopped reading at byte"), "{}", m.err());
+    assert!(
+        m.err().contains("/dev/zero: binary data, not a strace log") && m.err().contains("stopped reading at byte"),
+        "{}",
+        m.err()
+    );
     assert!(m.peak_mib < 80.0, "peak {:.0} MiB", m.peak_mib);
     // stdin: endless pseudo-random bytes (NULs, invalid UTF-8, newlines now and then)
     let mut gen = Command::new("sh")
-        .args(["-c", "exec openssl enc -aes-128-ctr -nosalt -pass pass:syslint < /dev/zero 2>/dev/null || exec cat /dev/urandom"])
+        .args([
+            "-c",
+            "exec openssl enc -aes-128-ctr -nosalt -pass pass:syslint < /dev/zero 2>/dev/null || exec cat /dev/urandom",
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -415,7 +429,9 @@ fn ff_set(dir: &Path, recorded: &[PathBuf], n: usize, lines: Option<usize>) {
         .iter()
         .map(|p| {
             let b = std::fs::read(p).unwrap();
-            let k = lines.map_or(b.len(), |l| b.iter().enumerate().filter(|(_, &c)| c == b'\n').nth(l - 1).map_or(b.len(), |(i, _)| i + 1));
+            let k = lines.map_or(b.len(), |l| {
+                b.iter().enumerate().filter(|(_, &c)| c == b'\n').nth(l - 1).map_or(b.len(), |(i, _)| i + 1)
+            });
             b[..k].to_vec()
         })
         .collect();
@@ -452,7 +468,8 @@ fn ff_set_of_3000_files_under_ulimit_1024() {
     assert!(r.capture.warnings.is_empty(), "{:?}", r.capture.warnings);
     assert!(m.peak_mib < 100.0, "peak {:.0} MiB", m.peak_mib);
     eprintln!("3,000 -ff files, ulimit -n 1024: peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
-    let parked = Command::new(bin()).args(["analyze", "--format", "json", s]).env("SYSLINT_MAX_OPEN", "16").output().unwrap();
+    let parked =
+        Command::new(bin()).args(["analyze", "--format", "json", s]).env("SYSLINT_MAX_OPEN", "16").output().unwrap();
     assert_eq!(parked.status.code(), m.code(), "{}", stderr(&parked));
     assert_eq!(stdout(&parked), stdout(&m.out), "16 files open at a time must not change the merge");
 }
@@ -514,5 +531,101 @@ fn diff_streams_each_side() {
     assert_eq!(v["regression"], serde_json::Value::Bool(false), "{v}");
     assert!(m.peak_mib < 70.0, "peak {:.0} MiB for two sides of {size} bytes", m.peak_mib);
     let a = measured(&["analyze", "--format", "json", s]);
-    eprintln!("diff of two {size}-byte logs: peak {:.1} MiB, {:.1} s (analyze: {:.1} MiB)", m.peak_mib, m.secs, a.peak_mib);
+    eprintln!(
+        "diff of two {size}-byte logs: peak {:.1} MiB, {:.1} s (analyze: {:.1} MiB)",
+        m.peak_mib, m.secs, a.peak_mib
+    );
+}
+
+// ---- millions of distinct pids and paths -------------------------------------------------------
+
+/// Recorded lines of `stat1000.f-tt-T-yy.strace` (`-f`: a pid column).
+fn stat1000_line(has: &str) -> String {
+    read_text(&fixture("stat1000.f-tt-T-yy.strace")).lines().find(|l| l.contains(has)).unwrap().to_string()
+}
+
+/// `n` copies of a recorded `brk` call, each under its own pid (the pid column rewritten).
+fn distinct_pids(path: &Path, n: u32) {
+    let line = stat1000_line(" brk(NULL)");
+    let (_, rest) = line.split_once(' ').unwrap();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for pid in 2..n + 2 {
+        writeln!(f, "{pid} {rest}").unwrap();
+    }
+    f.flush().unwrap();
+}
+
+/// Memory grew ~1.6 KB per distinct pid (4,194,304 pids: 6.7 GB). Threads beyond the first
+/// 100,000 are now counted together as one thread (said in a warning): 1,000,000 pids take no
+/// more memory than 150,000, and every call is still counted.
+#[test]
+fn a_million_distinct_pids_in_bounded_memory() {
+    let d = Tmp::new("pids");
+    let (small, big) = (d.join("150k.strace"), d.join("1m.strace"));
+    distinct_pids(&small, 150_000);
+    distinct_pids(&big, 1_000_000);
+    let a = measured(&["analyze", "--format", "json", small.to_str().unwrap()]);
+    let b = measured(&["analyze", "--format", "json", big.to_str().unwrap()]);
+    for (m, n) in [(&a, 150_000u64), (&b, 1_000_000)] {
+        assert!(matches!(m.code(), Some(0 | 1)), "{}", m.err());
+        let r = m.report();
+        assert_eq!(r.capture.syscalls, n);
+        let w = r.capture.warnings.iter().find(|w| w.contains("threads beyond the first 100000 were counted together"));
+        assert!(w.is_some(), "{:?}", r.capture.warnings);
+        assert!(m.peak_mib < 400.0, "{n} pids: peak {:.0} MiB", m.peak_mib);
+    }
+    assert!(b.peak_mib < a.peak_mib * 1.25 + 10.0, "150k pids: {:.0} MiB, 1M: {:.0} MiB", a.peak_mib, b.peak_mib);
+    eprintln!("150,000 pids: peak {:.1} MiB; 1,000,000 pids: peak {:.1} MiB, {:.1} s", a.peak_mib, b.peak_mib, b.secs);
+}
+
+#[test]
+#[ignore = "slow: 10 million pids (690 MB of log) take about a minute in a debug build; run with --ignored"]
+fn ten_million_distinct_pids_in_bounded_memory() {
+    let d = Tmp::new("pids10m");
+    let big = d.join("10m.strace");
+    distinct_pids(&big, 10_000_000);
+    let m = measured_with("", &["analyze", big.to_str().unwrap()], None, Duration::from_secs(600));
+    assert!(matches!(m.code(), Some(0 | 1)), "{}", m.err());
+    assert!(m.peak_mib < 200.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("10,000,000 pids: peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
+}
+
+/// `n` recorded open/close pairs, each on its own path (the path renamed).
+fn distinct_paths(path: &Path, n: u32) {
+    let (open, close) = (stat1000_line("openat(AT_FDCWD"), stat1000_line("close(3</etc/ld.so.cache>)"));
+    assert!(open.contains("/etc/ld.so.cache"), "{open}");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for i in 0..n {
+        let p = format!("/etc/ld.so.cache.{i}");
+        writeln!(f, "{}", open.replace("/etc/ld.so.cache", &p)).unwrap();
+        writeln!(f, "{}", close.replace("/etc/ld.so.cache", &p)).unwrap();
+    }
+    f.flush().unwrap();
+}
+
+/// 500,000 distinct files opened take no more memory than 100,000.
+#[test]
+fn distinct_paths_in_bounded_memory() {
+    let d = Tmp::new("paths");
+    let (small, big) = (d.join("100k.strace"), d.join("500k.strace"));
+    distinct_paths(&small, 100_000);
+    distinct_paths(&big, 500_000);
+    let a = measured(&["analyze", "--format", "json", small.to_str().unwrap()]);
+    let b = measured(&["analyze", "--format", "json", big.to_str().unwrap()]);
+    assert!(matches!(b.code(), Some(0 | 1)), "{}", b.err());
+    assert_eq!(b.report().capture.syscalls, 1_000_000);
+    assert!(b.peak_mib < a.peak_mib * 1.25 + 10.0, "100k paths: {:.0} MiB, 500k: {:.0} MiB", a.peak_mib, b.peak_mib);
+    eprintln!("100,000 paths: peak {:.1} MiB; 500,000: {:.1} MiB, {:.1} s", a.peak_mib, b.peak_mib, b.secs);
+}
+
+#[test]
+#[ignore = "slow: 5 million distinct paths (10 million calls) take about a minute in a debug build; run with --ignored"]
+fn five_million_distinct_paths_in_bounded_memory() {
+    let d = Tmp::new("paths5m");
+    let big = d.join("5m.strace");
+    distinct_paths(&big, 5_000_000);
+    let m = measured_with("", &["analyze", big.to_str().unwrap()], None, Duration::from_secs(600));
+    assert!(matches!(m.code(), Some(0 | 1)), "{}", m.err());
+    assert!(m.peak_mib < 100.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("5,000,000 paths: peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
 }

@@ -545,7 +545,10 @@ enum Parsed<T> {
     /// Nothing is left.
     End,
     /// The bytes at this offset do not decode; `cut`: they end inside a record.
-    Bad { at: u64, cut: bool },
+    Bad {
+        at: u64,
+        cut: bool,
+    },
 }
 
 impl Body {
@@ -644,9 +647,8 @@ impl Recording {
         if !matches!(magic, Parsed::One(true)) {
             return Err(why(&body, "not a syslint recording (no SLR1/SLR2 header)"));
         }
-        let header = match body.parse(|c| c.bytes().map(<[u8]>::to_vec)) {
-            Parsed::One(h) => h,
-            _ => return Err(why(&body, "recording header cut short or damaged (at byte 4)")),
+        let Parsed::One(header) = body.parse(|c| c.bytes().map(<[u8]>::to_vec)) else {
+            return Err(why(&body, "recording header cut short or damaged (at byte 4)"));
         };
         let header: Header =
             serde_json::from_slice(&header).map_err(|e| invalid(format!("recording header (at byte 4): {e}")))?;
