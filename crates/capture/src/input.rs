@@ -12,8 +12,9 @@ pub enum InputError {
     NotFound { path: String },
     #[error("{path}: permission denied")]
     PermissionDenied { path: String },
-    #[error("{path}: {source}")]
-    Io { path: String, source: io::Error },
+    /// (`err`, not `source`: the message already says it, an error chain would say it twice)
+    #[error("{path}: {err}")]
+    Io { path: String, err: io::Error },
     #[error("{path}: directory holds no trace files")]
     EmptyDir { path: String },
 }
@@ -24,7 +25,7 @@ impl InputError {
         match e.kind() {
             io::ErrorKind::NotFound => InputError::NotFound { path },
             io::ErrorKind::PermissionDenied => InputError::PermissionDenied { path },
-            _ => InputError::Io { path, source: e },
+            _ => InputError::Io { path, err: e },
         }
     }
 }

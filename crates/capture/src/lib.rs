@@ -46,6 +46,7 @@ pub fn read_strace<F: FnMut(&Event)>(
 ) -> Result<CaptureInfo, InputError> {
     let mut info = CaptureInfo { sources: sources.iter().map(input::Source::name).collect(), ..Default::default() };
     if let [one] = sources {
+        let size = regular_size(one);
         let r = input::open(one, progress)?.0;
         let name = info.sources[0].clone();
         let o =
@@ -54,6 +55,21 @@ pub fn read_strace<F: FnMut(&Event)>(
         info.cut_lines = o.cut_lines;
         if let Some(e) = o.error {
             info.warnings.push(format!("{name}: input ends early after line {}: {e}", o.stats.lines));
+        }
+        if let Some(before) = size {
+            match std::fs::metadata(&one.path) {
+                Err(_) => info.warnings.push(format!(
+                    "{name}: deleted while it was read; the report covers the {} lines read",
+                    o.stats.lines
+                )),
+                Ok(m) if m.len() != before => info.warnings.push(format!(
+                    "{name}: {} while it was read ({before} bytes when opened, {} at the end); the report covers the {} lines read",
+                    if m.len() > before { "grew" } else { "was truncated" },
+                    m.len(),
+                    o.stats.lines
+                )),
+                Ok(_) => {}
+            }
         }
         let mut tally = o.tally;
         tally.stopped_at = o.stopped_at;
@@ -81,6 +97,14 @@ pub fn read_strace<F: FnMut(&Event)>(
     merge_by_time(sources, &first, progress, &mut parser, &mut info, &mut sink);
     info.stats = parser.finish(&mut sink);
     Ok(info)
+}
+
+/// A regular file's size when it is opened (to tell whether it changed while read).
+fn regular_size(s: &Source) -> Option<u64> {
+    if s.is_stdin() {
+        return None;
+    }
+    std::fs::metadata(&s.path).ok().filter(std::fs::Metadata::is_file).map(|m| m.len())
 }
 
 /// The warning for an input read no further after [`parallel::UNRECOGNISED_LIMIT`] bytes in a
@@ -232,7 +256,7 @@ impl Merge<'_> {
                 }
                 match input::open_at(&self.sources[i], pos, self.progress.clone()) {
                     Ok(r) => break r,
-                    Err(InputError::Io { source, .. }) if source.raw_os_error() == Some(24) && self.open.len() > 1 => {
+                    Err(InputError::Io { err, .. }) if err.raw_os_error() == Some(24) && self.open.len() > 1 => {
                         // EMFILE: fewer at once from now on
                         self.max_open = self.open.len() - 1;
                     }

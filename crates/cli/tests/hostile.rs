@@ -629,3 +629,85 @@ fn five_million_distinct_paths_in_bounded_memory() {
     assert!(m.peak_mib < 100.0, "peak {:.0} MiB", m.peak_mib);
     eprintln!("5,000,000 paths: peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
 }
+
+// ---- special files and files that change --------------------------------------------------------
+
+/// A FIFO is read once (it was opened a first time to look for a recording's magic, which
+/// took what the writer sent: the read then blocked for ever); a symlink loop is one clear error.
+#[test]
+fn fifo_and_symlink_loop() {
+    let d = Tmp::new("special");
+    let fifo = d.join("trace.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let text = demo_text();
+    let f2 = fifo.clone();
+    let writer = std::thread::spawn(move || std::fs::write(&f2, &text));
+    let m = measured_with("", &["analyze", "--format", "json", fifo.to_str().unwrap()], None, Duration::from_secs(60));
+    writer.join().unwrap().unwrap();
+    assert_eq!(m.code(), Some(0), "{}", m.err());
+    let whole = analyze(&[&root().join("demo/fetch.strace.gz")]);
+    assert_eq!(m.report().capture.syscalls, whole.capture.syscalls);
+    assert!(m.peak_mib < 60.0, "peak {:.0} MiB", m.peak_mib);
+
+    let (a, b) = (d.join("a"), d.join("b"));
+    std::os::unix::fs::symlink(&b, &a).unwrap();
+    std::os::unix::fs::symlink(&a, &b).unwrap();
+    let m = measured(&["analyze", a.to_str().unwrap()]);
+    assert_eq!(m.code(), Some(2));
+    assert_eq!(
+        m.err().trim(),
+        format!("syslint: error: {}: Too many levels of symbolic links (os error 40)", a.display())
+    );
+}
+
+/// A log that grows, is truncated or is deleted while syslint reads it: the report says so.
+#[test]
+fn a_file_that_changes_while_read_is_said() {
+    let d = Tmp::new("changing");
+    let text = demo_text();
+    let big = |p: &Path| {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(p).unwrap());
+        for _ in 0..60 {
+            f.write_all(&text).unwrap();
+        }
+        f.flush().unwrap();
+    };
+    for what in ["grew", "was truncated", "deleted"] {
+        let p = d.join(&format!("{}.strace", what.replace(' ', "-")));
+        big(&p);
+        let ps = p.to_str().unwrap().to_string();
+        let run = std::thread::spawn(move || measured(&["analyze", "--format", "json", &ps]));
+        std::thread::sleep(Duration::from_millis(300));
+        match what {
+            "grew" => {
+                // a few appends, as a program still logging would (not faster than it is read)
+                let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+                for _ in 0..5 {
+                    f.write_all(&text).unwrap();
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            "was truncated" => std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(1000).unwrap(),
+            _ => std::fs::remove_file(&p).unwrap(),
+        }
+        let m = run.join().unwrap();
+        assert!(matches!(m.code(), Some(0 | 1)), "{what}: {}", m.err());
+        let r = m.report();
+        let w = format!("{}: {what} while it was read", p.display());
+        assert!(r.capture.warnings.iter().any(|x| x.starts_with(&w)), "{what}: {:?}", r.capture.warnings);
+        assert!(m.peak_mib < 80.0, "{what}: peak {:.0} MiB", m.peak_mib);
+    }
+}
+
+/// `diff` given a JSON report of the wrong schema, or of a newer version, refuses it by name.
+#[test]
+fn diff_refuses_a_json_report_of_the_wrong_schema() {
+    let d = Tmp::new("schema");
+    let p = d.join("other.json");
+    std::fs::write(&p, br#"{"name": "not syslint", "items": [1, 2, 3]}"#).unwrap();
+    let s = p.to_str().unwrap();
+    let m = measured(&["diff", s, s]);
+    assert_eq!(m.code(), Some(2), "{}", m.err());
+    assert!(m.err().contains(&format!("{s}: not a syslint JSON report")), "{}", m.err());
+    assert!(m.peak_mib < 30.0);
+}

@@ -477,8 +477,12 @@ impl Decoder {
 /// Whether the file is a syslint recording: a zstd stream starting with the magic, or a file
 /// named `*.slr` (so a recording whose compressed stream is damaged from its start is an
 /// error about a recording, not strace text with nothing in it).
+/// Only regular files are looked into: a FIFO read here would lose what it held for the reader.
 pub fn is_slr(path: &Path) -> bool {
-    if path.extension().is_some_and(|e| e == "slr") && path.is_file() {
+    if !path.is_file() {
+        return false;
+    }
+    if path.extension().is_some_and(|e| e == "slr") {
         return true;
     }
     let Ok(f) = std::fs::File::open(path) else { return false };
