@@ -711,3 +711,22 @@ fn diff_refuses_a_json_report_of_the_wrong_schema() {
     assert!(m.err().contains(&format!("{s}: not a syslint JSON report")), "{}", m.err());
     assert!(m.peak_mib < 30.0);
 }
+
+/// A recorded call whose argument list holds 3 million nested opening braces, brackets and
+/// quotes: read in linear time and bounded memory, the recorded line after it still counted.
+#[test]
+fn deeply_nested_braces_and_quotes() {
+    let d = Tmp::new("nested");
+    let line = stat1000_line(" brk(NULL)");
+    let (a, b) = line.split_once('(').unwrap();
+    let p = d.join("nested.strace");
+    let mut bytes = format!("{a}(").into_bytes();
+    bytes.extend(b"{[\"".repeat(1_000_000));
+    bytes.extend(format!("{b}\n{line}\n").into_bytes());
+    std::fs::write(&p, &bytes).unwrap();
+    let m = measured(&["analyze", "--format", "json", p.to_str().unwrap()]);
+    assert!(matches!(m.code(), Some(0 | 1)), "{}", m.err());
+    assert!(m.report().capture.syscalls >= 1);
+    assert!(m.secs < 20.0, "{:.1} s", m.secs);
+    assert!(m.peak_mib < 60.0, "peak {:.0} MiB", m.peak_mib);
+}
