@@ -88,6 +88,7 @@ fn measured_with(pre: &str, args: &[&str], stdin: Option<Stdio>, limit: Duration
         if start.elapsed() > limit {
             let _ = c.kill();
             let _ = c.wait();
+            let _ = std::fs::remove_file(&t);
             panic!("syslint {args:?} still running after {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(20));
