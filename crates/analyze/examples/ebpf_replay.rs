@@ -22,7 +22,15 @@ fn main() {
         std::process::exit(2);
     };
     let rounds: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(5).max(1);
-    let rec = match slr::open(std::path::Path::new(path)) {
+    // decompressed once, so each round measures the decoding, not zstd
+    let body = match slr::decompress(std::path::Path::new(path)) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{path}: {e}");
+            std::process::exit(1);
+        }
+    };
+    let open = || match slr::Recording::from_decompressed(body.clone(), None) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{path}: {e}");
@@ -33,6 +41,7 @@ fn main() {
     let (mut records, mut events) = (0u64, 0u64);
     let meds = rounds::medians(configs.len(), rounds, |i| {
         let mut n = 0u64;
+        let mut rec = open();
         match configs[i] {
             "decode" => {
                 rec.replay(&mut |r| {

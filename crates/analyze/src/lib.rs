@@ -14,7 +14,7 @@ pub mod timeline;
 use model::Model;
 use registry::Detector;
 use summary::SyscallTable;
-use syslint_event::{Clock, Event, EventKind};
+use syslint_event::{Clock, Event, EventKind, Tid};
 use syslint_report::{Capture, EndpointStats, OtherProcesses, ProcessStats, Report, Summary, TargetStats, Tool};
 
 /// Rows kept per summary table in the report (the JSON has these; printers may show fewer).
@@ -34,6 +34,26 @@ pub struct Analyzer {
     /// Monotonic timestamps plus this are local times (eBPF: known at the capture's start).
     local_offset_ns: Option<i64>,
     timed: bool,
+    /// The threads seen, up to [`max_tasks`]; the events of any thread beyond go to
+    /// [`FOLDED`], so per-thread state in the model and detectors stays bounded.
+    seen: std::collections::HashSet<Tid>,
+    max_tasks: usize,
+    /// Distinct threads whose events were folded into [`FOLDED`].
+    folded: std::collections::HashSet<Tid>,
+    /// More threads than `folded` holds were folded.
+    folded_more: bool,
+}
+
+/// Threads analysed one by one at most (`SYSLINT_MAX_TASKS` to change it). A trace holds this
+/// many only when it is hostile or enormous: the threads beyond are counted together, as one
+/// thread of one process, and the report says how many.
+pub const MAX_TASKS: usize = 100_000;
+
+/// The thread the events of threads beyond [`MAX_TASKS`] are counted under.
+pub const FOLDED: Tid = Tid(u32::MAX - 1);
+
+fn max_tasks() -> usize {
+    std::env::var("SYSLINT_MAX_TASKS").ok().and_then(|v| v.parse().ok()).unwrap_or(MAX_TASKS).max(1)
 }
 
 impl Default for Analyzer {
@@ -57,7 +77,29 @@ impl Analyzer {
             stop_ts: None,
             local_offset_ns: None,
             timed: false,
+            seen: Default::default(),
+            max_tasks: max_tasks(),
+            folded: Default::default(),
+            folded_more: false,
         }
+    }
+
+    /// `ev` as analysed: beyond [`MAX_TASKS`] threads, a new thread's events are [`FOLDED`]'s.
+    fn fold<'a>(&mut self, ev: &Event<'a>) -> Option<Event<'a>> {
+        if self.seen.len() < self.max_tasks {
+            self.seen.insert(ev.tid);
+            return None;
+        }
+        if self.seen.contains(&ev.tid) {
+            return None;
+        }
+        // counting the distinct folded threads takes memory too: exactly up to a bound
+        if self.folded.len() < self.max_tasks {
+            self.folded.insert(ev.tid);
+        } else if !self.folded.contains(&ev.tid) {
+            self.folded_more = true;
+        }
+        Some(Event { tid: FOLDED, ..ev.clone() })
     }
 
     pub fn model(&self) -> &Model {
@@ -66,6 +108,14 @@ impl Analyzer {
 
     #[inline]
     pub fn on_event(&mut self, ev: &Event) {
+        let folded;
+        let ev = match self.fold(ev) {
+            Some(f) => {
+                folded = f;
+                &folded
+            }
+            None => ev,
+        };
         if let EventKind::FdKnown { .. } | EventKind::TaskKnown { .. } = ev.kind {
             // not something the program did: only the model learns from it
             self.model.on_event(ev);
@@ -159,6 +209,15 @@ impl Analyzer {
     /// Finish the pass. `capture` carries what the backend knows (sources, lines, unparsed,
     /// lost events); the analyzer fills in processes, threads, window and durations.
     pub fn finish(mut self, mut capture: Capture) -> Report {
+        if !self.folded.is_empty() {
+            capture.warnings.push(format!(
+                "{}{} threads beyond the first {} were counted together, as thread {} of one process: totals include them, per-process rows do not tell them apart",
+                self.folded.len(),
+                if self.folded_more { " or more" } else { "" },
+                self.max_tasks,
+                FOLDED.0
+            ));
+        }
         let window = kit::window(self.first_ts, self.last_ts);
         let window_s = window.map_or(0.0, |w| w.duration_s);
         let clock = match (Clock::from_name(&capture.clock), self.local_offset_ns) {

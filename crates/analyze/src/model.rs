@@ -1158,7 +1158,7 @@ mod tests {
     fn ebpf_attach_recording_follows_fds_across_threads() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../tests/fixtures/traces/threaded_server.attach-ebpf.slr");
-        let rec = syslint_capture::ebpf::slr::open(&path).expect("recording");
+        let mut rec = syslint_capture::ebpf::slr::open(&path).expect("recording");
         let mut f = syslint_capture::ebpf::format::Formatter::new(rec.known.clone());
         let mut m = Model::new();
         let info = rec.replay(&mut |r| {

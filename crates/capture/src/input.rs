@@ -12,8 +12,9 @@ pub enum InputError {
     NotFound { path: String },
     #[error("{path}: permission denied")]
     PermissionDenied { path: String },
-    #[error("{path}: {source}")]
-    Io { path: String, source: io::Error },
+    /// (`err`, not `source`: the message already says it, an error chain would say it twice)
+    #[error("{path}: {err}")]
+    Io { path: String, err: io::Error },
     #[error("{path}: directory holds no trace files")]
     EmptyDir { path: String },
 }
@@ -24,7 +25,7 @@ impl InputError {
         match e.kind() {
             io::ErrorKind::NotFound => InputError::NotFound { path },
             io::ErrorKind::PermissionDenied => InputError::PermissionDenied { path },
-            _ => InputError::Io { path, source: e },
+            _ => InputError::Io { path, err: e },
         }
     }
 }
@@ -162,6 +163,27 @@ pub fn open(
     Ok((r, comp))
 }
 
+/// [`open`] a source again and skip its first `pos` bytes (after decompression): a plain
+/// file is seeked, a compressed one decompressed again up to there.
+pub fn open_at(
+    src: &Source,
+    pos: u64,
+    progress: std::sync::Arc<std::sync::atomic::AtomicU64>,
+) -> Result<Box<dyn Read + Send>, InputError> {
+    let (mut r, comp) = open(src, progress.clone())?;
+    if pos == 0 {
+        return Ok(r);
+    }
+    if comp == Compression::None && !src.is_stdin() {
+        use std::io::Seek;
+        let mut f = File::open(&src.path).map_err(|e| InputError::from_io(&src.path, e))?;
+        f.seek(io::SeekFrom::Start(pos)).map_err(|e| InputError::from_io(&src.path, e))?;
+        return Ok(Box::new(f));
+    }
+    io::copy(&mut (&mut r).take(pos), &mut io::sink()).map_err(|e| InputError::from_io(&src.path, e))?;
+    Ok(r)
+}
+
 /// Reads lines out of a large buffer without copying each line. Lines longer than
 /// `max_line` are cut (the rest skipped) so one enormous line cannot exhaust memory.
 pub struct LineReader<R> {
@@ -174,7 +196,10 @@ pub struct LineReader<R> {
     max_line: usize,
     /// Lines cut because they exceeded `max_line`.
     pub cut_lines: u64,
-    skipping: bool,
+    /// Inside a cut line: the rest up to its newline is skipped.
+    pub skipping: bool,
+    /// Bytes read from `inner`.
+    read: u64,
 }
 
 pub const DEFAULT_MAX_LINE: usize = 4 << 20;
@@ -195,7 +220,19 @@ impl<R: Read> LineReader<R> {
             max_line: max_line.max(1024),
             cut_lines: 0,
             skipping: false,
+            read: 0,
         }
+    }
+
+    /// A reader of input that begins `pos` bytes into a file (reopened there).
+    pub fn starting_at(mut self, pos: u64) -> Self {
+        self.read = pos;
+        self
+    }
+
+    /// Where the next line begins in the input (bytes read and not yet handed out excluded).
+    pub fn pos(&self) -> u64 {
+        self.read - (self.end - self.start) as u64
     }
 
     /// The next line without its `\n`, or `None` at the end. A read error (for example a
@@ -245,7 +282,10 @@ impl<R: Read> LineReader<R> {
             }
             match self.inner.read(&mut self.buf[self.end..]) {
                 Ok(0) => self.eof = true,
-                Ok(n) => self.end += n,
+                Ok(n) => {
+                    self.end += n;
+                    self.read += n as u64;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     self.eof = true;

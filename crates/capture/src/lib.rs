@@ -45,30 +45,75 @@ pub fn read_strace<F: FnMut(&Event)>(
     mut sink: F,
 ) -> Result<CaptureInfo, InputError> {
     let mut info = CaptureInfo { sources: sources.iter().map(input::Source::name).collect(), ..Default::default() };
-    // open everything first so a missing file fails before any output
-    let mut raw = Vec::with_capacity(sources.len());
-    for s in sources {
-        raw.push(input::open(s, progress.clone())?.0);
-    }
-    if raw.len() == 1 {
-        let Some(r) = raw.pop() else { return Ok(info) };
+    if let [one] = sources {
+        let size = regular_size(one);
+        let r = input::open(one, progress)?.0;
         let name = info.sources[0].clone();
-        let pid = sources[0].pid;
-        let o = parallel::read_parallel_as(r, &name, pid, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
+        let o =
+            parallel::read_parallel_as(r, &name, one.pid, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
         info.bytes = o.bytes;
         info.cut_lines = o.cut_lines;
         if let Some(e) = o.error {
             info.warnings.push(format!("{name}: input ends early after line {}: {e}", o.stats.lines));
         }
-        o.tally.warn(&name, &mut info);
+        if let Some(before) = size {
+            match std::fs::metadata(&one.path) {
+                Err(_) => info.warnings.push(format!(
+                    "{name}: deleted while it was read; the report covers the {} lines read",
+                    o.stats.lines
+                )),
+                Ok(m) if m.len() != before => info.warnings.push(format!(
+                    "{name}: {} while it was read ({before} bytes when opened, {} at the end); the report covers the {} lines read",
+                    if m.len() > before { "grew" } else { "was truncated" },
+                    m.len(),
+                    o.stats.lines
+                )),
+                Ok(_) => {}
+            }
+        }
+        let mut tally = o.tally;
+        tally.stopped_at = o.stopped_at;
+        tally.warn(&name, &mut info);
         info.stats = o.stats;
         return Ok(info);
     }
-    let mut readers: Vec<_> = raw.into_iter().map(LineReader::new).collect();
+    // several (an `strace -ff` set, maybe of 50,000 files): each file's first timestamp, one
+    // file open at a time, so a missing or unreadable file fails before any output; then a
+    // merge that opens files as the timeline reaches them, a bounded number at once
+    let mut first = Vec::with_capacity(sources.len());
+    for s in sources {
+        let r = input::open(s, progress.clone())?.0;
+        let mut lr = LineReader::with_limits(r, 64 << 10, input::DEFAULT_MAX_LINE);
+        first.push(match lr.next_line() {
+            Ok(Some(l)) => Some(peek_ts(l)),
+            Ok(None) => None,
+            Err(e) => {
+                info.warnings.push(format!("{}: input ends early after line 0: {e}", s.name()));
+                None
+            }
+        });
+    }
     let mut parser = Parser::new(&info.sources.first().cloned().unwrap_or_default());
-    merge_by_time(sources, &mut readers, &mut parser, &mut info, &mut sink);
+    merge_by_time(sources, &first, progress, &mut parser, &mut info, &mut sink);
     info.stats = parser.finish(&mut sink);
     Ok(info)
+}
+
+/// A regular file's size when it is opened (to tell whether it changed while read).
+fn regular_size(s: &Source) -> Option<u64> {
+    if s.is_stdin() {
+        return None;
+    }
+    std::fs::metadata(&s.path).ok().filter(std::fs::Metadata::is_file).map(|m| m.len())
+}
+
+/// The warning for an input read no further after [`parallel::UNRECOGNISED_LIMIT`] bytes in a
+/// row without a strace line.
+fn stopped_warning(name: &str, at: u64) -> String {
+    format!(
+        "{name}: stopped reading at byte {at}: no strace line in the last {} MiB (not a strace log, or one buried in other data)",
+        parallel::UNRECOGNISED_LIMIT >> 20
+    )
 }
 
 /// Threads parsing one input: `SYSLINT_THREADS` if set, else the cores available.
@@ -91,16 +136,30 @@ pub struct FileTally {
     pub lines: u64,
     pub events: u64,
     pub binary: u64,
+    /// Reading stopped at this byte: [`parallel::UNRECOGNISED_LIMIT`] bytes in a row held no
+    /// strace line.
+    pub stopped_at: Option<u64>,
 }
 
 impl FileTally {
     fn warn(&self, name: &str, info: &mut CaptureInfo) {
+        let stopped = match self.stopped_at {
+            Some(at) if self.events > 0 => {
+                info.warnings.push(stopped_warning(name, at));
+                String::new()
+            }
+            Some(at) => format!(
+                "; stopped reading at byte {at}, after {} MiB without a strace line",
+                parallel::UNRECOGNISED_LIMIT >> 20
+            ),
+            None => String::new(),
+        };
         let w = if self.lines == 0 {
             format!("{name}: file is empty")
         } else if self.events == 0 && self.binary * 2 >= self.lines {
-            format!("{name}: binary data, not a strace log ({} lines, none understood)", self.lines)
+            format!("{name}: binary data, not a strace log ({} lines, none understood{stopped})", self.lines)
         } else if self.events == 0 {
-            format!("{name}: no strace lines recognised in {} lines", self.lines)
+            format!("{name}: no strace lines recognised in {} lines{stopped}", self.lines)
         } else {
             return;
         };
@@ -142,92 +201,234 @@ fn peek_ts(line: &[u8]) -> Option<i64> {
     ts
 }
 
-fn merge_by_time<R: std::io::Read, F: FnMut(&Event)>(
+/// Files of a merge open at once at most (fewer when the process runs out of descriptors).
+const MAX_OPEN: usize = 256;
+
+/// One file of a merge.
+enum FileState {
+    /// Not reached yet by the timeline.
+    Waiting,
+    Open(Box<LineReader<Box<dyn std::io::Read + Send>>>),
+    /// Closed to stay within [`MAX_OPEN`]: reopened at `pos` when its turn comes.
+    Parked {
+        pos: u64,
+        line_no: u64,
+        skipping: bool,
+    },
+    Done,
+}
+
+/// The line a file's reading stands at.
+struct Head {
+    line: Vec<u8>,
+    line_no: u64,
+}
+
+/// Merges the files of a set by timestamp. `first`: each file's first line's timestamp
+/// (`None`: empty or unreadable, `Some(None)`: a line without one).
+struct Merge<'a> {
+    sources: &'a [Source],
+    progress: Arc<AtomicU64>,
+    state: Vec<FileState>,
+    heads: Vec<Option<Head>>,
+    /// The head's timestamp, for choosing which file to park.
+    head_ts: Vec<i64>,
+    /// The files open now.
+    open: Vec<usize>,
+    max_open: usize,
+    tallies: Vec<FileTally>,
+    /// Input position after the last line that was a strace line.
+    good: Vec<u64>,
+    cut_lines: u64,
+}
+
+impl Merge<'_> {
+    fn reader(&mut self, i: usize, info: &mut CaptureInfo) -> Option<&mut LineReader<Box<dyn std::io::Read + Send>>> {
+        if !matches!(self.state[i], FileState::Open(_)) {
+            let (pos, line_no, skipping) = match self.state[i] {
+                FileState::Waiting => (0, 0, false),
+                FileState::Parked { pos, line_no, skipping } => (pos, line_no, skipping),
+                _ => return None,
+            };
+            let r = loop {
+                if self.open.len() >= self.max_open {
+                    self.park_one(i);
+                }
+                match input::open_at(&self.sources[i], pos, self.progress.clone()) {
+                    Ok(r) => break r,
+                    Err(InputError::Io { err, .. }) if err.raw_os_error() == Some(24) && self.open.len() > 1 => {
+                        // EMFILE: fewer at once from now on
+                        self.max_open = self.open.len() - 1;
+                    }
+                    Err(e) => {
+                        info.warnings.push(format!("{e} (reopening it during the merge); the rest of it is not read"));
+                        self.state[i] = FileState::Done;
+                        return None;
+                    }
+                }
+            };
+            let mut lr = LineReader::with_limits(r, 64 << 10, input::DEFAULT_MAX_LINE).starting_at(pos);
+            lr.line_no = line_no;
+            lr.skipping = skipping;
+            self.state[i] = FileState::Open(Box::new(lr));
+            self.open.push(i);
+        }
+        match &mut self.state[i] {
+            FileState::Open(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Close the open file whose head comes last in time (not `keep`), to reopen it later.
+    fn park_one(&mut self, keep: usize) {
+        let victim = (0..self.open.len())
+            .filter(|&k| self.open[k] != keep && !self.sources[self.open[k]].is_stdin())
+            .max_by_key(|&k| self.head_ts[self.open[k]]);
+        let Some(k) = victim else { return };
+        let j = self.open.swap_remove(k);
+        if let FileState::Open(r) = &self.state[j] {
+            self.cut_lines += r.cut_lines;
+            self.state[j] = FileState::Parked { pos: r.pos(), line_no: r.line_no, skipping: r.skipping };
+        }
+    }
+
+    /// The next line of file `i` into its head.
+    fn advance(&mut self, i: usize, info: &mut CaptureInfo) {
+        let name = self.sources[i].name();
+        let Some(r) = self.reader(i, info) else {
+            self.heads[i] = None;
+            return;
+        };
+        let got = match r.next_line() {
+            Ok(Some(l)) => {
+                info.bytes += l.len() as u64 + 1;
+                Ok(Some(Head { line: l.to_vec(), line_no: r.line_no }))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(format!("{name}: input ends early after line {}: {e}", r.line_no)),
+        };
+        let (pos, cut) = (r.pos(), r.cut_lines);
+        let head = match got {
+            Ok(h) => h,
+            Err(w) => {
+                info.warnings.push(w);
+                None
+            }
+        };
+        if head.is_some() && pos.saturating_sub(self.good[i]) > parallel::UNRECOGNISED_LIMIT {
+            self.tallies[i].stopped_at = Some(pos);
+            self.heads[i] = None;
+        } else {
+            self.heads[i] = head;
+        }
+        if self.heads[i].is_none() {
+            self.cut_lines += cut;
+            self.state[i] = FileState::Done;
+            self.open.retain(|&j| j != i);
+        }
+    }
+
+    fn feed<F: FnMut(&Event)>(&mut self, i: usize, h: &Head, parser: &mut Parser, scratch: &mut String, sink: &mut F) {
+        let before = self.tallies[i].events;
+        feed(parser, &h.line, h.line_no, self.sources[i].pid, scratch, &mut self.tallies[i], sink);
+        if self.tallies[i].events > before {
+            if let FileState::Open(r) = &self.state[i] {
+                self.good[i] = r.pos();
+            }
+        }
+    }
+}
+
+fn merge_by_time<F: FnMut(&Event)>(
     sources: &[Source],
-    readers: &mut [LineReader<R>],
+    first: &[Option<Option<i64>>],
+    progress: Arc<AtomicU64>,
     parser: &mut Parser,
     info: &mut CaptureInfo,
     sink: &mut F,
 ) {
-    struct Head {
-        line: Vec<u8>,
-        line_no: u64,
-    }
-    let n = readers.len();
-    let mut heads: Vec<Option<Head>> = Vec::with_capacity(n);
-    let mut last_ts = vec![i64::MIN; n];
-    let mut tallies: Vec<FileTally> = (0..n).map(|_| FileTally::default()).collect();
-    let mut done = vec![false; n];
-    let mut heap = BinaryHeap::new();
-    let mut timed = true;
-    let advance =
-        |i: usize, readers: &mut [LineReader<R>], info: &mut CaptureInfo, done: &mut Vec<bool>| -> Option<Head> {
-            match readers[i].next_line() {
-                Ok(Some(l)) => {
-                    info.bytes += l.len() as u64 + 1;
-                    Some(Head { line: l.to_vec(), line_no: readers[i].line_no })
-                }
-                Ok(None) => {
-                    done[i] = true;
-                    None
-                }
-                Err(e) => {
-                    info.warnings.push(format!(
-                        "{}: input ends early after line {}: {e}",
-                        sources[i].name(),
-                        readers[i].line_no
-                    ));
-                    done[i] = true;
-                    None
-                }
-            }
-        };
-    #[allow(clippy::needless_range_loop)] // i indexes three parallel vectors
-    for i in 0..n {
-        let h = advance(i, readers, info, &mut done);
-        if let Some(h) = &h {
-            match peek_ts(&h.line) {
-                Some(t) => {
-                    last_ts[i] = t;
-                    heap.push(Reverse((t, i)));
-                }
-                None => timed = false,
-            }
+    let n = sources.len();
+    let mut m = Merge {
+        sources,
+        progress,
+        state: first.iter().map(|f| if f.is_some() { FileState::Waiting } else { FileState::Done }).collect(),
+        heads: (0..n).map(|_| None).collect(),
+        head_ts: vec![i64::MIN; n],
+        open: Vec::new(),
+        // SYSLINT_MAX_OPEN: fewer, for tests of parking and reopening
+        max_open: std::env::var("SYSLINT_MAX_OPEN").ok().and_then(|v| v.parse().ok()).unwrap_or(MAX_OPEN).max(1),
+        tallies: (0..n).map(|_| FileTally::default()).collect(),
+        good: vec![0; n],
+        cut_lines: 0,
+    };
+    for (i, f) in first.iter().enumerate() {
+        if f.is_none() {
+            m.tallies[i].warn(&sources[i].name(), info); // empty
         }
-        heads.push(h);
     }
+    let timed = first.iter().all(|f| !matches!(f, Some(None)));
     let mut scratch = String::new();
     if !timed {
         info.warnings.push(
             "inputs have no timestamps: files read one after another (record with -tt for a merged timeline)".into(),
         );
         for i in 0..n {
-            parser.set_source(&sources[i].name());
-            while let Some(h) = heads[i].take() {
-                feed(parser, &h.line, h.line_no, sources[i].pid, &mut scratch, &mut tallies[i], sink);
-                heads[i] = advance(i, readers, info, &mut done);
+            if first[i].is_none() {
+                continue;
             }
+            parser.set_source(&sources[i].name());
+            m.advance(i, info);
+            while let Some(h) = m.heads[i].take() {
+                m.feed(i, &h, parser, &mut scratch, sink);
+                m.advance(i, info);
+            }
+            m.tallies[i].warn(&sources[i].name(), info);
         }
     } else {
-        while let Some(Reverse((_, i))) = heap.pop() {
+        // files in the order their timelines begin; one is opened when the merge reaches it
+        let mut order: Vec<usize> = (0..n).filter(|&i| first[i].is_some()).collect();
+        order.sort_by_key(|&i| (first[i].flatten().unwrap_or(i64::MIN), i));
+        let mut next = 0;
+        let mut heap = BinaryHeap::new();
+        loop {
+            let top = heap.peek().map(|&Reverse((t, _))| t);
+            if let Some(&j) = order.get(next) {
+                if top.is_none_or(|t| first[j].flatten().unwrap_or(i64::MIN) <= t) {
+                    next += 1;
+                    m.advance(j, info);
+                    match m.heads[j].as_ref().map(|h| peek_ts(&h.line)) {
+                        Some(Some(t)) => {
+                            m.head_ts[j] = t;
+                            heap.push(Reverse((t, j)));
+                        }
+                        Some(None) => {
+                            // its first line had a timestamp when peeked: read as it comes
+                            heap.push(Reverse((m.head_ts[j], j)));
+                        }
+                        None => m.tallies[j].warn(&sources[j].name(), info),
+                    }
+                    continue;
+                }
+            }
+            let Some(Reverse((_, i))) = heap.pop() else { break };
             parser.set_source(&sources[i].name());
             // drain this file up to the next line that carries a timestamp later than others
-            while let Some(h) = heads[i].take() {
-                feed(parser, &h.line, h.line_no, sources[i].pid, &mut scratch, &mut tallies[i], sink);
-                heads[i] = advance(i, readers, info, &mut done);
-                if let Some(nh) = &heads[i] {
+            while let Some(h) = m.heads[i].take() {
+                m.feed(i, &h, parser, &mut scratch, sink);
+                m.advance(i, info);
+                if let Some(nh) = &m.heads[i] {
                     if let Some(t) = peek_ts(&nh.line) {
-                        last_ts[i] = t;
+                        m.head_ts[i] = t;
                         heap.push(Reverse((t, i)));
                         break;
                     }
                     // untimed line (program output): keep it with its file
                 }
             }
+            if m.heads[i].is_none() {
+                m.tallies[i].warn(&sources[i].name(), info);
+            }
         }
     }
-    for (i, t) in tallies.iter().enumerate() {
-        t.warn(&sources[i].name(), info);
-        info.cut_lines += readers[i].cut_lines;
-    }
+    info.cut_lines += m.cut_lines;
 }

@@ -12,6 +12,7 @@ use crate::strace::{ChunkEnd, Dangling, Orphan, ParseStats, Parser};
 use crate::FileTally;
 use std::collections::BTreeMap;
 use std::io::{self, Read};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use syslint_event::{Clock, Event, EventKind, FdArg, Ret, Syscall, Tgid, Tid};
@@ -19,6 +20,11 @@ use syslint_event::{Clock, Event, EventKind, FdArg, Ret, Syscall, Tgid, Tid};
 /// Bytes per chunk (cut at a line end). 1 MiB measured best on 2 cores: 2 MiB was no
 /// faster and held 20 MB more in flight (bench/RESULTS.md).
 pub const CHUNK: usize = 1 << 20;
+
+/// Bytes read in a row without one recognised strace line after which an input is read no
+/// further (`/dev/zero`, a gzip bomb of junk, a binary file): a log begins with strace lines
+/// and never holds this much program output in one stretch. docs/robustness.md.
+pub const UNRECOGNISED_LIMIT: u64 = 64 << 20;
 
 /// Chunks in flight per worker (read, parsed or waiting for their turn), besides two more.
 const IN_FLIGHT_PER_WORKER: usize = 2;
@@ -94,6 +100,8 @@ pub struct Batch {
     end: ChunkEnd,
     lines: u64,
     tally: FileTally,
+    /// Input bytes consumed up to this chunk's end (chunks sent and line tails skipped).
+    pos: u64,
 }
 
 /// Where `s` lies: inside the chunk text, or copied to the side arena (merged lines).
@@ -212,13 +220,15 @@ impl Batch {
 #[derive(Default)]
 struct Spare {
     text: Vec<u8>,
+    /// Input bytes consumed up to the end of `text`.
+    pos: u64,
     side: String,
     events: Vec<PEvent>,
 }
 
 /// Parse one chunk of whole lines (in `spare.text`).
 fn parse_chunk(seq: u64, spare: Spare, source: &str) -> Batch {
-    let Spare { text: bytes, mut side, mut events } = spare;
+    let Spare { text: bytes, pos, mut side, mut events } = spare;
     let text = match String::from_utf8(bytes) {
         Ok(s) => s,
         // strace escapes non-ASCII, but program output and old logs hold raw bytes
@@ -237,7 +247,7 @@ fn parse_chunk(seq: u64, spare: Spare, source: &str) -> Batch {
         feed_line(&mut parser, line, n, None, nul, &mut tally, &mut |e: &Event| events.push(pack(&text, &mut side, e)));
     }
     let (stats, end) = parser.finish_chunk();
-    Batch { seq, text, side, events, stats, end, lines: n, tally }
+    Batch { seq, text, side, events, stats, end, lines: n, tally, pos }
 }
 
 /// One line (with or without its newline) into the parser; NUL bytes mean binary data
@@ -266,12 +276,15 @@ pub(crate) fn feed_line<F: FnMut(&Event)>(
 }
 
 /// Cut a stream into chunks of whole lines, handed out as slices of one reused buffer (no
-/// allocation or zeroing per chunk). Lines longer than `max_line` are cut. Returns the
-/// number of cut lines and the read error that ended the input early, if any.
-fn read_chunks<R: Read, F: FnMut(&[u8]) -> bool>(
+/// allocation or zeroing per chunk). Lines longer than `max_line` are cut. `send` gets each
+/// chunk and the input bytes consumed up to its end (chunks and skipped tails of cut lines);
+/// reading stops when it returns false, or when `give_up` says so of the bytes consumed so far.
+/// Returns the number of cut lines and the read error that ended the input early, if any.
+fn read_chunks<R: Read, F: FnMut(&[u8], u64) -> bool>(
     mut r: R,
     chunk: usize,
     max_line: usize,
+    give_up: &dyn Fn(u64) -> bool,
     mut send: F,
 ) -> (u64, Option<io::Error>) {
     let mut buf: Vec<u8> = Vec::new();
@@ -279,11 +292,17 @@ fn read_chunks<R: Read, F: FnMut(&[u8]) -> bool>(
     let mut end = 0; // end of the data read
     let mut cut = 0u64;
     let mut skipping = false;
+    // input bytes before buf[0]
+    let mut base = 0u64;
     loop {
+        if give_up(base + start as u64) {
+            return (cut, None);
+        }
         // room for a chunk after the carried partial line
         if start > 0 {
             buf.copy_within(start..end, 0);
             end -= start;
+            base += start as u64;
             start = 0;
         }
         let want = if end < chunk { chunk } else { end + chunk.max(4096) };
@@ -330,7 +349,7 @@ fn read_chunks<R: Read, F: FnMut(&[u8]) -> bool>(
         }
         if eof {
             if start < end {
-                send(&buf[start..end]);
+                send(&buf[start..end], base + end as u64);
             }
             return (cut, err);
         }
@@ -340,7 +359,7 @@ fn read_chunks<R: Read, F: FnMut(&[u8]) -> bool>(
         match at {
             Some(i) => {
                 let stop = start + i + 1;
-                if !send(&buf[start..stop]) {
+                if !send(&buf[start..stop], base + stop as u64) {
                     return (cut, None);
                 }
                 start = stop;
@@ -352,7 +371,7 @@ fn read_chunks<R: Read, F: FnMut(&[u8]) -> bool>(
                 cut += 1;
                 skipping = true;
                 start = end;
-                if !send(&line) {
+                if !send(&line, base + end as u64) {
                     return (cut, None);
                 }
             }
@@ -431,6 +450,9 @@ pub struct Outcome {
     pub bytes: u64,
     /// Chunks the input was cut into.
     pub chunks: u64,
+    /// Reading stopped after this many bytes: [`UNRECOGNISED_LIMIT`] bytes in a row held no
+    /// strace line.
+    pub stopped_at: Option<u64>,
 }
 
 /// Read one input on `workers` threads (1 = in this thread) and give its events to `sink`
@@ -467,7 +489,18 @@ pub fn read_parallel_as<R: Read + Send, F: FnMut(&Event)>(
         let mut parser = Parser::new(source);
         let mut tally = FileTally::default();
         let mut line_no = 0u64;
-        let (cut, error) = read_chunks(input, chunk, max_line, |c| {
+        // input bytes up to the end of the last chunk with a strace line
+        let good = std::cell::Cell::new(0u64);
+        let stopped_at = std::cell::Cell::new(None);
+        let give_up = |pos: u64| {
+            let stop = pos.saturating_sub(good.get()) > UNRECOGNISED_LIMIT;
+            if stop {
+                stopped_at.set(Some(pos));
+            }
+            stop
+        };
+        let (cut, error) = read_chunks(input, chunk, max_line, &give_up, |c, pos| {
+            let events = tally.events;
             bytes += c.len() as u64;
             chunks += 1;
             // strace escapes non-ASCII, but program output and old logs hold raw bytes
@@ -480,12 +513,19 @@ pub fn read_parallel_as<R: Read + Send, F: FnMut(&Event)>(
                 line_no += 1;
                 feed_line(&mut parser, line, line_no, pid, nul, &mut tally, sink);
             }
+            if tally.events > events {
+                good.set(pos);
+            }
             true
         });
+        let stopped_at = stopped_at.get();
         let stats = parser.finish(sink);
         tally.events = stats.events + stats.strace_c_table.len() as u64;
-        return Outcome { stats, tally, cut_lines: cut, error, bytes, chunks };
+        return Outcome { stats, tally, cut_lines: cut, error, bytes, chunks, stopped_at };
     }
+    // bytes up to the end of the last chunk with a strace line, as the consumer saw them
+    let good = AtomicU64::new(0);
+    let mut stopped_at = None;
     let (cut, error) = {
         std::thread::scope(|scope| {
             let (tx_in, rx_in) = sync_channel::<(u64, Spare)>(1);
@@ -515,27 +555,38 @@ pub fn read_parallel_as<R: Read + Send, F: FnMut(&Event)>(
                 });
             }
             drop(tx_out);
+            let good = &good;
             let reader = scope.spawn(move || {
                 let mut seq = 0u64;
                 let mut n = 0u64;
-                let r = read_chunks(input, chunk, max_line, |c| {
+                let stopped = std::cell::Cell::new(None);
+                let give_up = |pos: u64| {
+                    let stop = pos.saturating_sub(good.load(Ordering::Relaxed)) > UNRECOGNISED_LIMIT;
+                    if stop {
+                        stopped.set(Some(pos));
+                    }
+                    stop
+                };
+                let r = read_chunks(input, chunk, max_line, &give_up, |c, pos| {
                     n += c.len() as u64;
                     let Ok(mut spare) = rx_tok.recv() else {
                         return false;
                     };
                     spare.text.clear();
                     spare.text.extend_from_slice(c);
+                    spare.pos = pos;
                     let ok = tx_in.send((seq, spare)).is_ok();
                     seq += 1;
                     ok
                 });
-                (r, n, seq)
+                (r, n, seq, stopped.get())
             });
-            consume(rx_out, &mut glue, sink, tx_tok);
+            consume(rx_out, &mut glue, sink, tx_tok, good);
             match reader.join() {
-                Ok((r, n, seqs)) => {
+                Ok((r, n, seqs, stopped)) => {
                     bytes = n;
                     chunks = seqs;
+                    stopped_at = stopped;
                     r
                 }
                 Err(_) => (0, Some(io::Error::other("reader thread failed"))),
@@ -543,17 +594,27 @@ pub fn read_parallel_as<R: Read + Send, F: FnMut(&Event)>(
         })
     };
     let (stats, tally) = glue.finish(sink);
-    Outcome { stats, tally, cut_lines: cut, error, bytes, chunks }
+    Outcome { stats, tally, cut_lines: cut, error, bytes, chunks, stopped_at }
 }
 
 /// Take batches in sequence order, whatever order the workers finish them in.
 /// Each batch taken gives its buffers back to the reader (its token: at most so many in flight).
-fn consume<F: FnMut(&Event)>(rx: Receiver<Batch>, glue: &mut Glue, sink: &mut F, tokens: SyncSender<Spare>) {
+/// `good`: the bytes up to the end of the last batch that held a strace line.
+fn consume<F: FnMut(&Event)>(
+    rx: Receiver<Batch>,
+    glue: &mut Glue,
+    sink: &mut F,
+    tokens: SyncSender<Spare>,
+    good: &AtomicU64,
+) {
     let mut waiting: BTreeMap<u64, Batch> = BTreeMap::new();
     let mut next = 0u64;
     for b in rx {
         waiting.insert(b.seq, b);
         while let Some(b) = waiting.remove(&next) {
+            if b.tally.events > 0 {
+                good.store(b.pos, Ordering::Relaxed);
+            }
             let spare = glue.take(b, sink);
             next += 1;
             let _ = tokens.try_send(spare);
@@ -677,7 +738,7 @@ impl Glue {
         self.tally.lines += b.tally.lines;
         self.tally.events += b.tally.events;
         self.tally.binary += b.tally.binary;
-        Spare { text: b.text.into_bytes(), side: b.side, events: b.events }
+        Spare { text: b.text.into_bytes(), pos: 0, side: b.side, events: b.events }
     }
 
     fn finish<F: FnMut(&Event)>(mut self, sink: &mut F) -> (ParseStats, FileTally) {

@@ -22,6 +22,8 @@ mod ebpf_labs;
 mod faults;
 #[path = "fixtures.rs"]
 mod fixtures;
+#[path = "hostile.rs"]
+mod hostile;
 #[path = "html.rs"]
 mod html;
 #[path = "inputs.rs"]

@@ -96,7 +96,7 @@ pub fn strace_log(data: &[u8]) {
 
 /// A decompressed `.slr` body (magic, header, records).
 pub fn recording(data: &[u8]) {
-    let Ok(rec) = slr::Recording::from_decompressed(data.to_vec(), None) else { return };
+    let Ok(mut rec) = slr::Recording::from_decompressed(data.to_vec(), None) else { return };
     let mut f = Formatter::new(rec.known.clone());
     let mut a = analyzer();
     let mut text = String::new();

@@ -60,7 +60,7 @@ impl RecordingSource {
     /// The counts of events and syscalls go to `info` when given. `text`: the events carry
     /// strace's text with `-yy` decorations for fds from before an attach (for `export`),
     /// rather than the kernel's values.
-    pub fn replay(&self, sink: &mut dyn Sink, info: Option<&mut CaptureInfo>, text: bool) -> slr::ReadInfo {
+    pub fn replay(&mut self, sink: &mut dyn Sink, info: Option<&mut CaptureInfo>, text: bool) -> slr::ReadInfo {
         let mut f = Formatter::new(self.rec.known.clone());
         f.decorate = text;
         let read = self.rec.replay(&mut |r| f.on_record(&r, &mut |ev| sink.on_event(ev)));
@@ -77,9 +77,10 @@ impl Source for RecordingSource {
     }
 
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), _stop: &StopWhen) -> Result<Outcome, Error> {
-        let p = &self.path;
-        let mut info = CaptureInfo { sources: vec![p.display().to_string()], ..Default::default() };
-        let read = self.replay(sink, Some(&mut info), false);
+        let mut this = *self;
+        let mut info = CaptureInfo { sources: vec![this.path.display().to_string()], ..Default::default() };
+        let read = this.replay(sink, Some(&mut info), false);
+        let p = &this.path;
         if let Some(problem) = read.problem {
             info.warnings.push(format!("{}: {problem}", p.display()));
         }
@@ -96,7 +97,7 @@ impl Source for RecordingSource {
             lost_events: read.lost.syscalls,
             kernel_summary: None,
             stopped_ns: None,
-            local_offset_ns: Some(syslint_capture::ebpf::format::local_offset_ns(self.realtime_offset_ns())),
+            local_offset_ns: Some(syslint_capture::ebpf::format::local_offset_ns(this.realtime_offset_ns())),
         }))
     }
 }

@@ -249,17 +249,30 @@ pub struct ReadInfo {
     pub problem: Option<String>,
 }
 
+/// Bytes of one field (a path, a payload, a header) above which a record is damaged, not cut:
+/// the kernel program captures at most 64 KiB per field. Bounds the memory a streamed replay
+/// holds for one record.
+const MAX_FIELD: usize = 1 << 20;
+
 struct Cur<'a> {
     b: &'a [u8],
     i: usize,
+    /// A read ran past the end of `b` (the record may continue in bytes not yet read).
+    short: bool,
 }
 
 impl<'a> Cur<'a> {
+    fn new(b: &'a [u8], i: usize) -> Cur<'a> {
+        Cur { b, i, short: false }
+    }
     fn u(&mut self) -> Option<u64> {
         let mut v = 0u64;
         let mut shift = 0;
         loop {
-            let b = *self.b.get(self.i)?;
+            let Some(&b) = self.b.get(self.i) else {
+                self.short = true;
+                return None;
+            };
             self.i += 1;
             if shift < 64 {
                 v |= ((b & 0x7f) as u64) << shift;
@@ -268,6 +281,9 @@ impl<'a> Cur<'a> {
                 return Some(v);
             }
             shift += 7;
+            if shift > 63 {
+                return None; // more than 10 bytes: not a LEB128 integer of 64 bits
+            }
         }
     }
     fn i(&mut self) -> Option<i64> {
@@ -275,13 +291,23 @@ impl<'a> Cur<'a> {
         Some(((u >> 1) as i64) ^ -((u & 1) as i64))
     }
     fn byte(&mut self) -> Option<u8> {
-        let b = *self.b.get(self.i)?;
+        let Some(&b) = self.b.get(self.i) else {
+            self.short = true;
+            return None;
+        };
         self.i += 1;
         Some(b)
     }
     fn bytes(&mut self) -> Option<&'a [u8]> {
-        let n = self.u()? as usize;
-        let s = self.b.get(self.i..self.i.checked_add(n)?)?;
+        let n = self.u()?;
+        if n > MAX_FIELD as u64 {
+            return None;
+        }
+        let n = n as usize;
+        let Some(s) = self.b.get(self.i..self.i + n) else {
+            self.short = true;
+            return None;
+        };
         self.i += n;
         Some(s)
     }
@@ -302,7 +328,7 @@ impl<'a> Cur<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("damaged record at byte {at}; the rest is skipped")]
 pub struct Damaged {
-    pub at: usize,
+    pub at: u64,
 }
 
 /// Decodes records encoded by one [`Encoder`], chunk after chunk, in order.
@@ -320,217 +346,373 @@ pub struct Decoder {
 impl Decoder {
     /// Hand every record in `bytes` (whole records only) to `f`.
     pub fn decode(&mut self, bytes: &[u8], f: &mut dyn FnMut(Record<'_>)) -> Result<(), Damaged> {
-        let mut c = Cur { b: bytes, i: 0 };
+        let mut c = Cur::new(bytes, 0);
         while c.i < bytes.len() && !self.ended {
             let at = c.i;
-            let last_ts = &mut self.last_ts;
-            let mut ts = |c: &mut Cur| -> Option<u64> {
-                let d = c.i()?;
-                *last_ts = (*last_ts as i64 + d) as u64;
-                Some(*last_ts)
-            };
-            let known = &mut self.known;
-            let (lost, ended) = (&mut self.lost, &mut self.ended);
-            let tag = c.byte();
-            let rec: Option<Option<Record>> = (|| {
-                Some(match tag? {
-                    T_SYSCALL => {
-                        let tgid = c.u()? as u32;
-                        let tid = c.u()? as u32;
-                        let nr = c.u()? as u32;
-                        let mut args = [0u64; 6];
-                        for a in &mut args {
-                            *a = c.u()?;
-                        }
-                        let ret = c.i()?;
-                        let ts_enter = ts(&mut c)?;
-                        let dur = c.u()?;
-                        let flags = c.byte()?;
-                        let (unfinished, began_before) = (flags & 1 != 0, flags & 2 != 0);
-                        let data1 = c.data()?;
-                        let data2 = c.data()?;
-                        Some(Record::Syscall {
-                            tgid,
-                            tid,
-                            nr,
-                            args,
-                            ret,
-                            ts_enter,
-                            ts_exit: ts_enter + dur,
-                            data1,
-                            data2,
-                            unfinished,
-                            began_before,
-                        })
-                    }
-                    T_REPEAT | T_REPEAT2 => {
-                        let tgid = c.u()? as u32;
-                        let tid = c.u()? as u32;
-                        let period = c.byte()?;
-                        let count = c.u()? as u32;
-                        let first_ts = ts(&mut c)?;
-                        let span = c.u()?;
-                        let mut dur_sum_ns = [0u64; 2];
-                        if tag == Some(T_REPEAT2) {
-                            for d in dur_sum_ns.iter_mut().take(usize::from(period).clamp(1, 2)) {
-                                *d = c.u()?;
-                            }
-                        } else {
-                            // version 1 summed all calls together: each position gets its share
-                            let sum = c.u()?;
-                            if period == 2 {
-                                dur_sum_ns = [sum / 2, sum - sum / 2];
-                            } else {
-                                dur_sum_ns[0] = sum;
-                            }
-                        }
-                        Some(Record::Repeat {
-                            tgid,
-                            tid,
-                            period,
-                            count,
-                            first_ts,
-                            last_ts: first_ts + span,
-                            dur_sum_ns,
-                        })
-                    }
-                    T_FORK => {
-                        let (parent_tgid, parent_tid, child_tgid, child_tid) =
-                            (c.u()? as u32, c.u()? as u32, c.u()? as u32, c.u()? as u32);
-                        let is_thread = c.byte()? != 0;
-                        Some(Record::Fork {
-                            parent_tgid,
-                            parent_tid,
-                            child_tgid,
-                            child_tid,
-                            is_thread,
-                            ts: ts(&mut c)?,
-                        })
-                    }
-                    T_EXEC => {
-                        let (tgid, tid, old_tid) = (c.u()? as u32, c.u()? as u32, c.u()? as u32);
-                        let truncated = c.byte()? != 0;
-                        let t = ts(&mut c)?;
-                        Some(Record::Exec { tgid, tid, old_tid, filename: c.bytes()?, truncated, ts: t })
-                    }
-                    T_EXIT => {
-                        let (tgid, tid) = (c.u()? as u32, c.u()? as u32);
-                        let exit_code = c.i()? as i32;
-                        let process_ended = c.byte()? != 0;
-                        Some(Record::Exit { tgid, tid, exit_code, process_ended, ts: ts(&mut c)? })
-                    }
-                    t @ (T_KNOWN | T_TASK) => {
-                        known_entry(t, &mut c, known)?;
-                        None
-                    }
-                    T_END => {
-                        *lost = Lost { records: c.u()?, syscalls: c.u()? };
-                        *ended = true;
-                        None
-                    }
-                    _ => return None,
-                })
-            })();
-            match rec {
+            match self.one(&mut c) {
                 Some(Some(r)) => {
                     self.records += 1;
                     f(r);
                 }
                 Some(None) => {}
-                None => return Err(Damaged { at }),
+                None => return Err(Damaged { at: at as u64 }),
             }
         }
         Ok(())
     }
+
+    /// The record at `c`: `Some(None)` for one that only updates the decoder (fd snapshot,
+    /// end), `None` when it cannot be decoded (`c.short`: it runs past the bytes given). On
+    /// `None` the decoder is as before the call.
+    fn one<'a>(&mut self, c: &mut Cur<'a>) -> Option<Option<Record<'a>>> {
+        let before = self.last_ts;
+        let r = self.one_inner(c);
+        if r.is_none() {
+            self.last_ts = before;
+        }
+        r
+    }
+
+    fn one_inner<'a>(&mut self, c: &mut Cur<'a>) -> Option<Option<Record<'a>>> {
+        let last_ts = &mut self.last_ts;
+        let mut ts = |c: &mut Cur| -> Option<u64> {
+            let d = c.i()?;
+            *last_ts = (*last_ts as i64).wrapping_add(d) as u64;
+            Some(*last_ts)
+        };
+        let tag = c.byte()?;
+        Some(match tag {
+            T_SYSCALL => {
+                let tgid = c.u()? as u32;
+                let tid = c.u()? as u32;
+                let nr = c.u()? as u32;
+                let mut args = [0u64; 6];
+                for a in &mut args {
+                    *a = c.u()?;
+                }
+                let ret = c.i()?;
+                let ts_enter = ts(c)?;
+                let dur = c.u()?;
+                let flags = c.byte()?;
+                let (unfinished, began_before) = (flags & 1 != 0, flags & 2 != 0);
+                let data1 = c.data()?;
+                let data2 = c.data()?;
+                Some(Record::Syscall {
+                    tgid,
+                    tid,
+                    nr,
+                    args,
+                    ret,
+                    ts_enter,
+                    ts_exit: ts_enter.wrapping_add(dur),
+                    data1,
+                    data2,
+                    unfinished,
+                    began_before,
+                })
+            }
+            T_REPEAT | T_REPEAT2 => {
+                let tgid = c.u()? as u32;
+                let tid = c.u()? as u32;
+                let period = c.byte()?;
+                let count = c.u()? as u32;
+                let first_ts = ts(c)?;
+                let span = c.u()?;
+                let mut dur_sum_ns = [0u64; 2];
+                if tag == T_REPEAT2 {
+                    for d in dur_sum_ns.iter_mut().take(usize::from(period).clamp(1, 2)) {
+                        *d = c.u()?;
+                    }
+                } else {
+                    // version 1 summed all calls together: each position gets its share
+                    let sum = c.u()?;
+                    if period == 2 {
+                        dur_sum_ns = [sum / 2, sum - sum / 2];
+                    } else {
+                        dur_sum_ns[0] = sum;
+                    }
+                }
+                Some(Record::Repeat {
+                    tgid,
+                    tid,
+                    period,
+                    count,
+                    first_ts,
+                    last_ts: first_ts.wrapping_add(span),
+                    dur_sum_ns,
+                })
+            }
+            T_FORK => {
+                let (parent_tgid, parent_tid, child_tgid, child_tid) =
+                    (c.u()? as u32, c.u()? as u32, c.u()? as u32, c.u()? as u32);
+                let is_thread = c.byte()? != 0;
+                Some(Record::Fork { parent_tgid, parent_tid, child_tgid, child_tid, is_thread, ts: ts(c)? })
+            }
+            T_EXEC => {
+                let (tgid, tid, old_tid) = (c.u()? as u32, c.u()? as u32, c.u()? as u32);
+                let truncated = c.byte()? != 0;
+                let t = ts(c)?;
+                Some(Record::Exec { tgid, tid, old_tid, filename: c.bytes()?, truncated, ts: t })
+            }
+            T_EXIT => {
+                let (tgid, tid) = (c.u()? as u32, c.u()? as u32);
+                let exit_code = c.i()? as i32;
+                let process_ended = c.byte()? != 0;
+                Some(Record::Exit { tgid, tid, exit_code, process_ended, ts: ts(c)? })
+            }
+            t @ (T_KNOWN | T_TASK) => {
+                known_entry(t, c, &mut self.known)?;
+                None
+            }
+            T_END => {
+                self.lost = Lost { records: c.u()?, syscalls: c.u()? };
+                self.ended = true;
+                None
+            }
+            _ => return None,
+        })
+    }
 }
 
-/// Whether the file is a syslint recording (a zstd stream starting with the magic).
+/// Whether the file is a syslint recording: a zstd stream starting with the magic, or a file
+/// named `*.slr` (so a recording whose compressed stream is damaged from its start is an
+/// error about a recording, not strace text with nothing in it).
+/// Only regular files are looked into: a FIFO read here would lose what it held for the reader.
 pub fn is_slr(path: &Path) -> bool {
+    if !path.is_file() {
+        return false;
+    }
+    if path.extension().is_some_and(|e| e == "slr") {
+        return true;
+    }
     let Ok(f) = std::fs::File::open(path) else { return false };
     let Ok(mut z) = zstd::stream::read::Decoder::new(f) else { return false };
     let mut m = [0u8; 4];
     z.read_exact(&mut m).is_ok() && MAGICS.contains(&&m)
 }
 
-/// A recording in memory: its header and the fds named when attaching (they come first in
-/// the file), ready to replay once.
+/// A recording being read: its header and the fds and threads named when attaching (they
+/// come first in the file), then its records, streamed from the decompressor in bounded
+/// memory (a small hostile file can expand to gigabytes) and replayed once.
 pub struct Recording {
     pub header: Header,
     pub known: Known,
-    body: Vec<u8>,
-    /// Where the records after the leading fd snapshot begin.
-    start: usize,
-    cut: Option<String>,
+    body: Body,
 }
+
+/// The most fd/thread snapshot entries kept (a hostile recording could name billions).
+const MAX_KNOWN: usize = 1 << 20;
 
 /// One "known fd" or "known thread" record's fields (`tag` already read), into `known`.
 fn known_entry(tag: u8, c: &mut Cur, known: &mut Known) -> Option<()> {
+    let full = known.fds.len() + known.tasks.len() >= MAX_KNOWN;
     if tag == T_TASK {
         let tid = c.u()? as u32;
         let tgid = c.u()? as u32;
         let parent = Some(c.u()? as u32).filter(|&p| p != 0);
-        let comm = String::from_utf8_lossy(c.bytes()?).into_owned();
-        known.tasks.insert(tid, crate::procfs::TaskFacts { tgid, parent, comm });
+        let comm = c.bytes()?;
+        if !full {
+            let comm = String::from_utf8_lossy(comm).into_owned();
+            known.tasks.insert(tid, crate::procfs::TaskFacts { tgid, parent, comm });
+        }
     } else {
         let tgid = c.u()? as u32;
         let fd = c.i()?;
-        known.fds.insert((tgid, fd), String::from_utf8_lossy(c.bytes()?).into_owned());
+        let deco = c.bytes()?;
+        if !full {
+            known.fds.insert((tgid, fd), String::from_utf8_lossy(deco).into_owned());
+        }
     }
     Some(())
 }
 
-/// Decompress a recording and read its header and fd snapshot.
+/// Decompressed bytes read so far and not yet decoded.
+const CHUNK: usize = 256 << 10;
+
+/// The decompressed body, read chunk by chunk; a record cut by a chunk's end is carried to
+/// the next.
+struct Body {
+    r: Box<dyn Read + Send>,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Offset in the decompressed body of `buf[0]`.
+    base: u64,
+    eof: bool,
+    /// Why the stream ended early (a damaged or cut compressed stream).
+    cut: Option<String>,
+}
+
+/// What parsing the bytes at the front of the body gave.
+enum Parsed<T> {
+    One(T),
+    /// Nothing is left.
+    End,
+    /// The bytes at this offset do not decode; `cut`: they end inside a record.
+    Bad {
+        at: u64,
+        cut: bool,
+    },
+}
+
+impl Body {
+    fn new(r: Box<dyn Read + Send>, cut: Option<String>) -> Body {
+        Body { r, buf: vec![0; CHUNK], start: 0, end: 0, base: 0, eof: false, cut }
+    }
+
+    /// Read more: keep what is not decoded yet, then add at least one byte unless at the end.
+    fn fill(&mut self) {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.base += self.start as u64;
+            self.start = 0;
+        }
+        if self.buf.len() - self.end < CHUNK / 2 {
+            self.buf.resize(self.end + CHUNK, 0);
+        }
+        while !self.eof {
+            match self.r.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => {
+                    self.end += n;
+                    return;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.eof = true;
+                    self.cut.get_or_insert(format!(
+                        "the compressed stream is damaged or cut short after {} decompressed bytes ({e}); what came before is read",
+                        self.base + self.end as u64
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Parse what is at the front with `parse`, reading more while it runs past the bytes
+    /// read so far (up to a record's largest size).
+    fn parse<T>(&mut self, mut parse: impl FnMut(&mut Cur<'_>) -> Option<T>) -> Parsed<T> {
+        loop {
+            if self.start == self.end {
+                if self.eof {
+                    return Parsed::End;
+                }
+                self.fill();
+                continue;
+            }
+            let mut c = Cur::new(&self.buf[self.start..self.end], 0);
+            if let Some(v) = parse(&mut c) {
+                self.start += c.i;
+                return Parsed::One(v);
+            }
+            let at = self.base + self.start as u64;
+            // a record holds at most two fields of MAX_FIELD bytes and a few integers
+            if !c.short || self.eof || self.end - self.start > 3 * MAX_FIELD {
+                return Parsed::Bad { at, cut: c.short && self.eof };
+            }
+            self.fill();
+        }
+    }
+}
+
+fn invalid(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg)
+}
+
+/// Open a recording and read its header and fd snapshot; the records stay in the file until
+/// [`Recording::replay`].
 pub fn open(path: &Path) -> io::Result<Recording> {
-    let file = std::fs::File::open(path)?;
-    let mut z = zstd::stream::read::Decoder::new(file)?;
-    let mut body = Vec::new();
-    // a stream cut short still gives what was written before the cut
-    let cut = z.read_to_end(&mut body).err().map(|e| format!("the recording is cut short ({e})"));
-    Recording::from_decompressed(body, cut)
+    let file = io::BufReader::new(std::fs::File::open(path)?);
+    let z = zstd::stream::read::Decoder::with_buffer(file)
+        .map_err(|e| invalid(format!("not a zstd stream, so not a syslint recording ({e})")))?;
+    Recording::from_reader(Box::new(z), None)
 }
 
 impl Recording {
     /// A recording from its decompressed bytes (`cut`: why the stream ended early, if it did).
     pub fn from_decompressed(body: Vec<u8>, cut: Option<String>) -> io::Result<Recording> {
-        if !body.get(..4).is_some_and(|m| MAGICS.iter().any(|k| k[..] == *m)) {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "not a syslint recording (no SLR1/SLR2 header)"));
+        Recording::from_reader(Box::new(io::Cursor::new(body)), cut)
+    }
+
+    /// A recording from a reader of its decompressed bytes.
+    pub fn from_reader(r: Box<dyn Read + Send>, cut: Option<String>) -> io::Result<Recording> {
+        let mut body = Body::new(r, cut);
+        let why = |b: &Body, what: &str| match &b.cut {
+            Some(c) => invalid(format!("cannot read its header: {c}")),
+            None => invalid(what.to_string()),
+        };
+        let magic = body.parse(|c| {
+            let m = c.b.get(..4);
+            c.short = m.is_none();
+            c.i = 4;
+            m.map(|m| MAGICS.iter().any(|k| k[..] == *m))
+        });
+        if !matches!(magic, Parsed::One(true)) {
+            return Err(why(&body, "not a syslint recording (no SLR1/SLR2 header)"));
         }
-        let mut c = Cur { b: &body, i: 4 };
-        let header =
-            c.bytes().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "recording header cut short"))?;
-        let header: Header = serde_json::from_slice(header)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("header: {e}")))?;
+        let Parsed::One(header) = body.parse(|c| c.bytes().map(<[u8]>::to_vec)) else {
+            return Err(why(&body, "recording header cut short or damaged (at byte 4)"));
+        };
+        let header: Header =
+            serde_json::from_slice(&header).map_err(|e| invalid(format!("recording header (at byte 4): {e}")))?;
         let mut known = Known::default();
-        while let Some(&tag @ (T_KNOWN | T_TASK)) = c.b.get(c.i) {
-            let at = c.i;
-            c.i += 1;
-            if known_entry(tag, &mut c, &mut known).is_none() {
-                c.i = at; // damaged: the replay reports it
+        loop {
+            // damaged entries stay in the body: the replay reports them
+            let entry = body.parse(|c| match c.b.first() {
+                Some(&tag @ (T_KNOWN | T_TASK)) => {
+                    c.i = 1;
+                    known_entry(tag, c, &mut known).map(|()| true)
+                }
+                _ => Some(false),
+            });
+            if !matches!(entry, Parsed::One(true)) {
                 break;
             }
         }
-        let start = c.i;
-        Ok(Recording { header, known, body, start, cut })
+        Ok(Recording { header, known, body })
     }
-}
 
-impl Recording {
-    /// Hand every record to `f`, in order.
-    pub fn replay(&self, f: &mut dyn FnMut(Record<'_>)) -> ReadInfo {
+    /// Hand every record to `f`, in order (once: the records are read as they are handed).
+    pub fn replay(&mut self, f: &mut dyn FnMut(Record<'_>)) -> ReadInfo {
         let mut dec = Decoder::default();
-        let r = dec.decode(&self.body[self.start..], f);
+        let mut damage = None;
+        while !dec.ended {
+            let step = self.body.parse(|c| {
+                let r = dec.one(c)?;
+                if let Some(r) = r {
+                    dec.records += 1;
+                    f(r);
+                }
+                Some(())
+            });
+            match step {
+                Parsed::One(()) => {}
+                Parsed::End => break,
+                Parsed::Bad { at, cut } => {
+                    damage = Some(if cut {
+                        format!("the recording ends inside a record at byte {at} (cut short); what came before is read")
+                    } else {
+                        Damaged { at }.to_string()
+                    });
+                    break;
+                }
+            }
+        }
         let mut known = self.known.clone();
         known.fds.extend(dec.known.fds);
         known.tasks.extend(dec.known.tasks);
-        let mut problem = self.cut.clone();
-        if let Err(e) = r {
-            problem.get_or_insert(e.to_string());
-        }
+        let mut problem = self.body.cut.clone().or(damage);
         if !dec.ended && problem.is_none() {
             problem = Some("the recording has no end record (syslint stopped before closing it)".into());
         }
         ReadInfo { header: Some(self.header.clone()), lost: dec.lost, records: dec.records, known, problem }
     }
+}
+
+/// A recording's whole decompressed body, in memory (benchmarks and tests; replays stream).
+pub fn decompress(path: &Path) -> io::Result<Vec<u8>> {
+    zstd::decode_all(io::BufReader::new(std::fs::File::open(path)?))
 }
 
 /// Read a recording, handing every record to `f`.

@@ -27,12 +27,16 @@ pub fn run(a: DiffArgs) -> Result<u8> {
 
 /// A saved JSON report as it is, anything else (a log, a directory of -ff files) analysed.
 fn load(p: &Path, a: &DiffArgs) -> Result<Report> {
-    if p.is_file() {
-        let head = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
-        if head.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'{') {
-            let text = String::from_utf8_lossy(&head);
-            return json::parse(&text).with_context(|| format!("{}: not a syslint JSON report", p.display()));
+    if p.is_file() && starts_with_brace(p)? {
+        // a report, read whole: bounded, as a log is not (a log is streamed through the analysis)
+        let mut text = Vec::new();
+        let f = std::fs::File::open(p).with_context(|| format!("cannot read {}", p.display()))?;
+        f.take(MAX_REPORT + 1).read_to_end(&mut text).with_context(|| format!("cannot read {}", p.display()))?;
+        if text.len() as u64 > MAX_REPORT {
+            anyhow::bail!("{}: larger than {} MiB, too large for a syslint JSON report", p.display(), MAX_REPORT >> 20);
         }
+        let text = String::from_utf8_lossy(&text);
+        return json::parse(&text).with_context(|| format!("{}: not a syslint JSON report", p.display()));
     }
     let detectors = syslint_pipeline::detectors(&a.select, &a.ignore, a.config.as_deref())?;
     let done = syslint_pipeline::analyze_logs(&[p.to_path_buf()], false, detectors)?;
@@ -43,4 +47,16 @@ fn load(p: &Path, a: &DiffArgs) -> Result<Report> {
     Ok(done.report)
 }
 
-use std::io::Write;
+/// The largest saved JSON report `diff` reads (a report of 50,000 processes is 20 MB).
+const MAX_REPORT: u64 = 512 << 20;
+
+/// Whether the file's first non-blank byte is `{` (a saved JSON report), looking at no more
+/// than its first 64 KiB: a 2 GB log is not read into memory to find out.
+fn starts_with_brace(p: &Path) -> Result<bool> {
+    let f = std::fs::File::open(p).with_context(|| format!("cannot read {}", p.display()))?;
+    let mut head = Vec::with_capacity(64 << 10);
+    f.take(64 << 10).read_to_end(&mut head).with_context(|| format!("cannot read {}", p.display()))?;
+    Ok(head.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'{'))
+}
+
+use std::io::{Read, Write};

@@ -15,7 +15,7 @@ pub fn run(a: ExportArgs) -> Result<u8> {
         Some(p) => syslint_capture::live::text_writer(p).with_context(|| format!("cannot write {}", p.display()))?,
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let rec = RecordingSource::open(&a.input)?;
+    let mut rec = RecordingSource::open(&a.input)?;
     let mut text = StraceText::new(out, rec.realtime_offset_ns());
     text.payloads = a.payloads;
     // fds from before an attach keep their -yy decoration in the text
