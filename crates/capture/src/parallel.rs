@@ -404,24 +404,18 @@ fn safe_cut(b: &[u8]) -> Option<usize> {
     Some(last)
 }
 
-/// Whether the sequential reader could join `prev` and the line starting `next` (which may
-/// be cut short: then whatever it could turn out to be counts).
+/// Whether the sequential reader could join `prev` and the line starting `next`. A line not
+/// read whole could be anything; a whole one is judged by the parser's own test
+/// ([`crate::strace::could_continue`]).
 fn joinable(prev: &[u8], next: &[u8]) -> bool {
     if memchr::memmem::find(prev, b"strace: Process ").is_some_and(|i| i > 0) {
         return true;
     }
     let line = &next[..memchr::memchr(b'\n', next).unwrap_or(next.len())];
-    let complete = line.len() < next.len();
-    let t = line.strip_prefix(b"^C").unwrap_or(line);
-    let t = &t[t.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(t.len())..];
-    if t.len() < 16 && !complete {
-        return true; // too little read to tell
+    if line.len() == next.len() {
+        return true; // not read whole: the cut moves back one line
     }
-    match t.first() {
-        None => true, // blank: a cut line may still continue after it
-        Some(b')' | b'<' | b'/') => true,
-        Some(_) => t.starts_with(b"Process ") || t.starts_with(b"strace:"),
-    }
+    std::str::from_utf8(line).map_or(true, crate::strace::could_continue)
 }
 
 /// Lines of a chunk, with their newline, split by SIMD search.
