@@ -707,7 +707,13 @@ impl Parser {
 
     /// `<... read resumed>"data", 4096) = 4 <0.000123>` (strace 4 puts a space after `>`).
     fn resumed<F: FnMut(&Event)>(&mut self, s: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
-        let Some(close) = memchr::memmem::find(s.as_bytes(), b" resumed>") else {
+        // the name is one word: look right after it first (a searcher's set-up costs more than
+        // the search on lines this short), then anywhere
+        let after_name = memchr::memchr(b' ', &s.as_bytes()[5..]).map(|i| i + 5);
+        let Some(close) = after_name
+            .filter(|&i| s.as_bytes()[i..].starts_with(b" resumed>"))
+            .or_else(|| memchr::memmem::find(s.as_bytes(), b" resumed>"))
+        else {
             return false;
         };
         let name = &s[5..close];

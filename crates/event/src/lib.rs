@@ -333,8 +333,23 @@ impl<'a> Syscall<'a> {
         };
         let mut first: [Option<&'a str>; 4] = [None; 4];
         if let (Some(last), Args::Text(t)) = (last, self.args) {
-            for (slot, a) in first.iter_mut().zip(args::split(t)).take(last + 1) {
-                *slot = Some(a);
+            // an fd's decoration was just read: start after it instead of reading it again
+            let after_deco = fd
+                .and_then(|f| f.deco)
+                .map(|d| d.as_ptr() as usize - t.as_ptr() as usize + d.len() + 1)
+                .filter(|&e| t.as_bytes().get(e) == Some(&b','));
+            match after_deco {
+                Some(e) if last > 0 => {
+                    first[0] = Some(&t[..e]);
+                    for (slot, a) in first[1..].iter_mut().zip(args::split(&t[e + 1..])).take(last) {
+                        *slot = Some(a);
+                    }
+                }
+                _ => {
+                    for (slot, a) in first.iter_mut().zip(args::split(t)).take(last + 1) {
+                        *slot = Some(a);
+                    }
+                }
             }
         }
         let path = if wants_path { first[path_idx] } else { None };
