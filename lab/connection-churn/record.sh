@@ -13,7 +13,8 @@ case "$(strace -V | head -n1)" in
 esac
 VARIANTS=(py-new-conn py-keepalive py-two-conns py-few-hosts py-pool py-tls-new-conn py-tls-keepalive
     curl-per-url curl-one-invocation php-tls-fresh php-tls-reuse php-tls-share
-    py-parallel-new-conn curl-parallel-h1 curl-parallel-h2)
+    py-parallel-new-conn curl-parallel-h1 curl-parallel-h2
+    srv-py-new-conn srv-py-http10 srv-py-keepalive srv-nginx-ka-off srv-nginx-keepalive srv-nginx-few-clients)
 rec() {
     local v="$1" set="$2"; shift 2
     echo "recording $v.$set" >&2

@@ -85,6 +85,65 @@ NGX
     echo "run.sh: nginx did not start" >&2; exit 1
 }
 
+# trace_server PROGRAM...: a server under strace in the background (clean environment, from
+# the scratch dir); sets $srv to strace's pid. stop_server ends it by signalling strace's child.
+trace_server() {
+    (cd "$work" && exec env -i PATH=/usr/bin:/bin HOME="$work" "${STRACE:-strace}" -o "$out" "${FLAGS[@]}" -- "$@" >/dev/null) &
+    srv=$!
+}
+stop_server() {
+    local sig="$1" child
+    child="$(pgrep -P "$srv" | head -n1 || true)"
+    [ -n "$child" ] && kill "-$sig" "$child" 2>/dev/null || true
+    wait "$srv" 2>/dev/null || true
+    srv=""
+}
+wait_port() {
+    for _ in $(seq 150); do
+        python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $1), 0.2).close()" 2>/dev/null && return 0
+        kill -0 "$srv" 2>/dev/null || { echo "run.sh: the traced server died" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "run.sh: the traced server did not start" >&2; exit 1
+}
+# srv_py [server.py args]: server.py traced; sets $port
+srv_py() {
+    trace_server python3 "$HERE/server.py" "$work/port" --max-seconds 120 "$@"
+    for _ in $(seq 150); do [ -s "$work/port" ] && break; sleep 0.1; done
+    [ -s "$work/port" ] || { echo "run.sh: server did not start" >&2; exit 1; }
+    port="$(head -n1 "$work/port" | cut -d' ' -f2)"
+}
+# srv_nginx KEEPALIVE_TIMEOUT: nginx (plain HTTP, one process) traced; sets $port
+srv_nginx() {
+    local ngx; ngx="$(command -v nginx || echo /usr/sbin/nginx)"
+    [ -x "$ngx" ] || { echo "run.sh: nginx is required for $variant (scripts/test.sh installs it)" >&2; exit 3; }
+    mkdir -p "$work/ngx/tmp"
+    port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    cat > "$work/ngx/nginx.conf" <<NGX
+daemon off;
+master_process off;
+worker_processes 1;
+pid $work/ngx/nginx.pid;
+error_log $work/ngx/error.log;
+events { worker_connections 256; }
+http {
+    access_log off;
+    keepalive_timeout $1;
+    client_body_temp_path $work/ngx/tmp;
+    proxy_temp_path $work/ngx/tmp;
+    fastcgi_temp_path $work/ngx/tmp;
+    uwsgi_temp_path $work/ngx/tmp;
+    scgi_temp_path $work/ngx/tmp;
+    server {
+        listen 127.0.0.1:$port;
+        location / { return 200 "<feed>lab</feed>\n"; }
+    }
+}
+NGX
+    trace_server "$ngx" -p "$work/ngx" -c "$work/ngx/nginx.conf" -e "$work/ngx/error.log"
+    wait_port "$port"
+}
+
 # the traced program runs with a clean environment, from the scratch dir
 trace() { (cd "$work" && env -i PATH=/usr/bin:/bin HOME="$work" "${STRACE:-strace}" -o "$out" "${FLAGS[@]}" -- "$@" >/dev/null); }
 FLAGS=("$@")
@@ -120,5 +179,16 @@ case "$variant" in
     php-tls-fresh)      need php; tls; trace php "$php_client" fresh 30 "https://127.0.0.1:$port" "$work/cert.pem" ;;
     php-tls-reuse)      need php; tls; trace php "$php_client" reuse 30 "https://127.0.0.1:$port" "$work/cert.pem" ;;
     php-tls-share)      need php; tls; trace php "$php_client" share 30 "https://127.0.0.1:$port" "$work/cert.pem" ;;
+    # the server side: the server is traced, the client is not
+    srv-py-new-conn)    srv_py; python3 "$client" new-conn 40 "127.0.0.1:$port" >/dev/null; stop_server TERM ;;
+    srv-py-http10)      srv_py --http10; python3 "$client" keepalive 40 "127.0.0.1:$port" >/dev/null; stop_server TERM ;;
+    srv-py-keepalive)   srv_py; python3 "$client" keepalive 40 "127.0.0.1:$port" >/dev/null; stop_server TERM ;;
+    srv-nginx-ka-off)   srv_nginx 0; python3 "$client" keepalive 40 "127.0.0.1:$port" >/dev/null; stop_server QUIT ;;
+    srv-nginx-keepalive) srv_nginx 65; python3 "$client" keepalive 40 "127.0.0.1:$port" >/dev/null; stop_server QUIT ;;
+    srv-nginx-few-clients)
+        # near-miss: 6 clients, one keep-alive connection each, 40 requests in all
+        srv_nginx 65
+        for i in 1 2 3 4 5 6; do python3 "$client" keepalive 7 "127.0.0.1:$port" >/dev/null; done
+        stop_server QUIT ;;
     *) echo "run.sh: unknown variant $variant (see README.md)" >&2; exit 2 ;;
 esac

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """A small HTTP/1.1 keep-alive server for the lab (loopback only, bounded in time).
 
-usage: server.py PORTFILE [--tls CERT KEY] [--addr 127.0.0.1 ...] [--max-seconds 120]
+usage: server.py PORTFILE [--tls CERT KEY] [--addr 127.0.0.1 ...] [--max-seconds 120] [--http10]
 
 Binds port 0 on every --addr (default 127.0.0.1), writes "ADDR PORT" lines to PORTFILE once
 listening, serves GET with a 2 KB body and Content-Length (so clients may keep the
-connection), and exits after --max-seconds. Not traced: only the clients are.
+connection), and exits after --max-seconds. --http10 answers as HTTP/1.0 (http.server's own
+default: the server closes the connection after every answer). The client variants trace only
+the clients; the srv-* variants trace this server.
 """
 import http.server
 import socketserver
@@ -51,6 +53,8 @@ def main():
             addrs.append(args.pop(0))
         elif a == "--max-seconds":
             max_s = float(args.pop(0))
+        elif a == "--http10":
+            Handler.protocol_version = "HTTP/1.0"
         else:
             sys.exit(f"server.py: unknown argument {a}")
     addrs = addrs or ["127.0.0.1"]

@@ -117,6 +117,13 @@ fn connection_churn() {
     check("connection-churn", "py-new-conn", "py-keepalive", "connection-churn");
 }
 
+/// The server side: nginx with keep-alive off, traced (the client is not), against nginx with it.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn connection_churn_server_side() {
+    check("connection-churn", "srv-nginx-ka-off", "srv-nginx-keepalive", "connection-churn");
+}
+
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn repeated_dns() {

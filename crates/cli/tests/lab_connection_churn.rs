@@ -229,9 +229,14 @@ fn thresholds_come_from_the_config() {
 #[test]
 fn demo_fetch_fires() {
     // demo/fetch.py: 40 requests, each on a new connection to its own HTTP/1.0 server thread
+    // (the server thread is traced too: its side of the same 40 connections is the second,
+    // info finding, the server closing each one as HTTP/1.0 does)
     let r = analyze(&[&root().join("demo/fetch.strace.gz")]);
     let fs = findings(&r, DET);
-    assert_eq!(fs.len(), 1, "{fs:#?}");
+    assert_eq!(fs.len(), 2, "{fs:#?}");
+    assert_eq!(fs[1].subject, "127.0.0.1:44649 (accepted)");
+    assert_eq!((metric(fs[1], "connections"), metric(fs[1], "server_closed")), (40.0, 40.0));
+    assert_eq!(fs[1].severity, Severity::Info);
     let f = fs[0];
     assert_eq!(f.subject, "127.0.0.1:44649");
     assert_eq!(metric(f, "connections"), 40.0);
@@ -248,17 +253,29 @@ fn real_world_traces() {
     let dir = corpus_dir();
     // uWSGI's fastrouter (2013, strace 4, -t without microseconds): a new backend
     // connection per proxied request
+    // connection per proxied request; and on its own listening socket (attached after the listen,
+    // no -y: named by its fd) the clients' 57 connections, one request each, closed by it
     let r = analyze(&[&dir.join("uwsgi-fastrouter-2013-strace4-p-f-t-pidcol.strace")]);
     let fs = findings(&r, DET);
-    assert_eq!(fs.len(), 1, "{fs:#?}");
+    assert_eq!(fs.len(), 2, "{fs:#?}");
     assert_eq!(fs[0].subject, "127.0.0.1:59201");
     assert_eq!(metric(fs[0], "connections"), 42.0);
     assert_eq!(metric(fs[0], "requests_per_connection"), 1.0);
+    assert_eq!(fs[1].subject, "listening fd 3 of pid 1230 (accepted)");
+    assert_eq!((metric(fs[1], "connections"), metric(fs[1], "requests")), (57.0, 57.0));
+    assert_eq!(fs[1].severity, Severity::Info);
+    // a Django app server attached with strace 4: 23 connections accepted, one request each,
+    // the server closing them (a WSGI server without keep-alive behind its proxy: info)
+    let r = analyze(&[&dir.join("django-appserver-p-attach-detach-strace4-old-sockaddr.strace")]);
+    let fs = findings(&r, DET);
+    assert_eq!(fs.len(), 1, "{fs:#?}");
+    assert_eq!((metric(fs[0], "connections"), metric(fs[0], "server_closed")), (23.0, 19.0));
+    assert_eq!(fs[0].severity, Severity::Info);
     // nothing else in the corpus churns
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap().to_string_lossy().to_string();
-        if !name.contains(".strace") || name.starts_with("uwsgi-fastrouter") {
+        if !name.contains(".strace") || name.starts_with("uwsgi-fastrouter") || name.starts_with("django-appserver") {
             continue;
         }
         let r = analyze(&[&p]);
@@ -319,4 +336,76 @@ fn severity_does_not_depend_on_the_tracer() {
     assert_eq!(s.severity, b.severity);
     assert_eq!(s.severity, Severity::Info, "1,000 loopback connects: milliseconds natively");
     assert!(metric(s, "wasted_s") < 0.1 && metric(s, "setup_ms") < 0.1, "{s:#?}");
+}
+
+/// The server side (issue 15: "gunicorn closing every connection: 20,790 accepts; churn looks
+/// only at outgoing connections"). The server is traced, the client is not: connections
+/// accepted on one listener carrying one request each are reported, info (the round trips are
+/// the clients'), saying who closed first, which decides the fix.
+/// (variant, connections at least, requests, closed by the server, by the clients) or quiet.
+fn expected_server(variant: &str) -> Option<(f64, f64, f64, f64)> {
+    match variant {
+        // Python http.server, a client opening a new connection per request: the clients close
+        "srv-py-new-conn" => Some((40.0, 40.0, 0.0, 40.0)),
+        // http.server answering as HTTP/1.0 (its own default): it closes after every answer
+        "srv-py-http10" => Some((40.0, 40.0, 40.0, 0.0)),
+        // nginx with keepalive_timeout 0: it closes; plus run.sh's readiness probe (no request)
+        "srv-nginx-ka-off" => Some((41.0, 40.0, 40.0, 1.0)),
+        // keep-alive: 40 requests on one connection; six clients with 7 requests each
+        "srv-py-keepalive" | "srv-nginx-keepalive" | "srv-nginx-few-clients" => None,
+        _ => panic!("no expectation for {variant}"),
+    }
+}
+
+const SERVER_VARIANTS: &[&str] = &[
+    "srv-py-new-conn",
+    "srv-py-http10",
+    "srv-nginx-ka-off",
+    "srv-py-keepalive",
+    "srv-nginx-keepalive",
+    "srv-nginx-few-clients",
+];
+
+fn check_server(r: &Report, variant: &str, ctx: &str) {
+    assert_eq!(r.capture.unparsed_lines, 0, "{ctx}: {:?}", r.capture.unparsed_samples);
+    let fs = findings(r, DET);
+    let Some((conns, requests, by_server, by_clients)) = expected_server(variant) else {
+        assert!(fs.is_empty(), "{ctx}: must stay quiet, got {fs:#?}");
+        return;
+    };
+    assert_eq!(fs.len(), 1, "{ctx}: {fs:#?}");
+    let f = fs[0];
+    assert_eq!(f.severity, Severity::Info, "{ctx}");
+    let listener = f.subject.strip_suffix(" (accepted)").unwrap_or("");
+    assert!(is_loopback_endpoint(listener), "{ctx}: subject {}", f.subject);
+    // the readiness probe may connect more than once when the server is slow to start
+    assert!(metric(f, "connections") >= conns && metric(f, "connections") <= conns + 3.0, "{ctx}: {f:#?}");
+    assert_eq!(metric(f, "requests"), requests, "{ctx}");
+    assert_eq!(metric(f, "server_closed"), by_server, "{ctx}");
+    assert!(metric(f, "client_closed") >= by_clients, "{ctx}");
+    let server_closes = by_server > by_clients;
+    assert_eq!(f.message.contains("this server closed"), server_closes, "{ctx}: {}", f.message);
+    assert_eq!(f.fix.contains("keepalive_timeout"), server_closes, "{ctx}: {}", f.fix);
+    assert_eq!(f.fix.contains("requests.Session"), !server_closes, "{ctx}: {}", f.fix);
+    assert!(f.evidence.iter().any(|l| l.contains("accept")), "{ctx}: {:?}", f.evidence);
+    // the request bytes are not in the report
+    assert!(f.evidence.iter().all(|l| !l.contains("GET /feed")), "{ctx}: payload in evidence {:?}", f.evidence);
+}
+
+#[test]
+fn recorded_server_side() {
+    for v in SERVER_VARIANTS {
+        for set in ["f-tt-T-yy", "f-tt"] {
+            let r = analyze(&[&lab_trace(LAB, &format!("{v}.{set}.strace.gz"))]);
+            check_server(&r, v, &format!("{v}.{set}"));
+        }
+    }
+}
+
+#[test]
+fn live_server_side() {
+    for v in SERVER_VARIANTS {
+        let r = live(v, &["-f", "-tt", "-T", "-yy"]);
+        check_server(&r, v, &format!("live {v}"));
+    }
 }

@@ -29,7 +29,11 @@ only one or two requests before they are closed: a client that connects, sends o
 the answer and disconnects, again and again. A connection whose first write starts with a TLS \
 ClientHello (bytes 16 03 .. .. .. 01) is counted as a TLS handshake. A second form: more \
 connections open at once to one endpoint than requests ever in flight on them (an oversized \
-pool of idle connections).",
+pool of idle connections). The server side: connections accepted on one listening address that \
+each carry only one or two requests (a read after the server's last write starts a request) are \
+reported too, always as info (the handshakes' round trips are paid by the clients, which the trace \
+may not show), saying who closed first: the clients (they do not reuse connections) or the server \
+(keep-alive off, HTTP/1.0, a worker model that closes every connection).",
         why: "Every new connection costs a TCP handshake (one round trip), a TLS handshake (one or \
 two more round trips plus public-key crypto on both ends), usually a name lookup, and a slow-start \
 congestion window; each closed connection leaves a TIME_WAIT socket. On a real network with 20-100 \
@@ -55,7 +59,11 @@ that waited for strace to be scheduled) or by one slow retry would make the cost
 severity, depend on the tracer rather than on the program. \
 `connect_s` and `handshake_s` are sums over the connections. Evidence: the first \
 connections' connect, first write (redacted) and close, and the last connect. Times need -T or \
--tt; without them the counts still hold and the cost says the time is unknown.",
+-tt; without them the counts still hold and the cost says the time is unknown. A server-side \
+finding (subject `ADDRESS (accepted)`, or `listening fd N of PROGRAM` when the trace does not show \
+the address) has `connections`, `requests`, `requests_per_connection`, `server_closed` (closed by \
+the server without reading the client's end-of-file), `client_closed` (after reading it), \
+`processes` and `avg_lifetime_s`; its fix depends on who closed.",
         fix: "Reuse connections. Python: keep one http.client.HTTPConnection/HTTPSConnection for \
 all requests to a host (HTTP/1.1 keep-alive), or use a requests.Session, whose connection pool \
 keeps connections to a host alive. libcurl (C, PHP): keep one easy handle for all requests to the \
@@ -68,7 +76,10 @@ CURLPIPE_MULTIPLEX, the default since curl 7.62.0, and CURLOPT_HTTP_VERSION \
 CURL_HTTP_VERSION_2TLS; curl CLI: `--parallel --http2`). nginx proxying to a backend: `keepalive N;` \
 in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";`. \
 Check the server keeps connections open (HTTP/1.1, no `Connection: close`). For an idle pool, \
-size it to the requests actually in flight.",
+size it to the requests actually in flight. On the server side the finding's fix depends on who \
+closed: the server's keep-alive settings (nginx `keepalive_timeout`, FastCGI `fastcgi_keep_conn on`, \
+gunicorn's worker class, uWSGI `--http-keepalive`, Node `keepAliveTimeout`) when it closed, the \
+clients' connection reuse (a session or pool; pgbench without -C) when they did.",
         example: "    27145 19:19:28.211449 connect(3<TCP:[418634]>, {sa_family=AF_INET, sin_port=htons(37527), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000082>
     27145 19:19:28.214097 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\26\\3\\1\\2\\0\\1\\0\\1\\374\\3\\3\\332\\233/X\\211@\\205L\\315\\326\\306+\\216\\326Gxq\\362\\230\\3100\"..., 517) = 517 <0.000032>
     27145 19:19:28.215668 write(3<TCP:[127.0.0.1:46636->127.0.0.1:37527]>, \"\\24\\3\\3\\0\\1\\1\\27\\3\\3\\0E\\266\\222vw\\217\\200~\\253!JL\\315m\\310\\232\\306\\34\\340\\177\\217\\335\"..., 80) = 80 <0.000040>
@@ -80,7 +91,7 @@ ClientHello, the client's Finished flight, one request, close; 30 times)",
     },
     options: OPTIONS,
     interest: Interest {
-        syscalls: &[Sys::Connect, Sys::Close],
+        syscalls: &[Sys::Connect, Sys::Close, Sys::Accept, Sys::Accept4],
         classes: &[Class::POLL, Class::READ, Class::WRITE, Class::FD],
         exits: true,
         ..Interest::NONE
@@ -190,6 +201,41 @@ pub struct ConnectionChurn {
     /// Open tracked connections per process (to close them when it ends without scanning).
     per_proc: HashMap<Tgid, u32>,
     dropped_conns: u64,
+    /// The server side: accepted connections open now, and the listeners they arrived on.
+    served: HashMap<(Tgid, i32), Served>,
+    listeners: Vec<Listener>,
+    listener_ids: HashMap<String, u32>,
+}
+
+/// An accepted connection.
+#[derive(Clone)]
+struct Served {
+    listener: u32,
+    accept_ts: Option<i64>,
+    requests: u32,
+    /// Inside a request (data read since the server last wrote).
+    reading: bool,
+    /// The client closed its end first (a read returned 0).
+    eof: bool,
+    shown: bool,
+}
+
+/// The connections accepted on one listening address.
+#[derive(Clone, Default)]
+struct Listener {
+    name: String,
+    connections: u64,
+    requests: u64,
+    /// Connections the clients closed first (the server read end-of-file), and the ones the
+    /// server closed without that.
+    client_closed: u64,
+    server_closed: u64,
+    lifetime_ns: u64,
+    lifetime_timed: u64,
+    procs: HashSet<Tgid>,
+    span: Span,
+    evidence: EvidenceBuf,
+    shown_conns: u32,
 }
 
 impl Declared for ConnectionChurn {
@@ -205,6 +251,9 @@ impl Declared for ConnectionChurn {
             awaiting: HashMap::default(),
             per_proc: HashMap::default(),
             dropped_conns: 0,
+            served: HashMap::default(),
+            listeners: Vec::new(),
+            listener_ids: HashMap::default(),
         }
     }
 }
@@ -413,6 +462,184 @@ impl ConnectionChurn {
     }
 }
 
+/// The server side: connections accepted on a listener, each carrying few requests.
+impl ConnectionChurn {
+    fn on_accept(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let Ret::Ok { val, .. } = sc.ret else { return };
+        let Ok(fd) = i32::try_from(val) else { return };
+        let key = (cx.tgid, fd);
+        if let Some(old) = self.served.remove(&key) {
+            self.finish_served(old, ev.ts_ns);
+        }
+        // where the connection arrived, as the model names it (the accepted socket's local
+        // end, else the listener's address)
+        let Some(t) = cx.model.lookup_fd(ev.tid, fd) else { return };
+        if !t.kind.is_connection_socket() || t.kind.is_udp() {
+            return;
+        }
+        let name = match t.endpoint {
+            Some(e) => e.endpoint.clone(),
+            None => t.display.trim_end_matches(" (accepted)").to_string(),
+        };
+        // attached after the listen, without -yy: no address, so the listening fd and its program
+        let name = if name.starts_with('(') {
+            match (sc.fd_num(), cx.model.comm(ev.tid)) {
+                (Some(l), Some(comm)) => format!("listening fd {l} of {comm}"),
+                (Some(l), None) => format!("listening fd {l} of pid {}", cx.tgid),
+                _ => name,
+            }
+        } else {
+            name
+        };
+        if self.served.len() >= MAX_CONNS {
+            self.dropped_conns += 1;
+            return;
+        }
+        let id = match self.listener_ids.get(&name) {
+            Some(&id) => id,
+            None if self.listeners.len() < MAX_ENDPOINTS => {
+                let id = self.listeners.len() as u32;
+                self.listeners.push(Listener {
+                    name: name.clone(),
+                    evidence: EvidenceBuf::new(EVIDENCE),
+                    ..Default::default()
+                });
+                self.listener_ids.insert(name, id);
+                id
+            }
+            None => {
+                self.dropped_conns += 1;
+                return;
+            }
+        };
+        let l = &mut self.listeners[id as usize];
+        l.connections += 1;
+        if l.procs.len() < MAX_PROCS {
+            l.procs.insert(cx.tgid);
+        }
+        l.span.add(ev.ts_ns);
+        let shown = l.shown_conns < 2;
+        if shown {
+            l.shown_conns += 1;
+            l.evidence.push(ev);
+        }
+        let at = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
+        self.served.insert(key, Served { listener: id, accept_ts: at, requests: 0, reading: false, eof: false, shown });
+    }
+
+    /// Data on an accepted connection: a read after the server's last write starts a request.
+    fn on_served_data(&mut self, ev: &Event, sc: &Syscall, key: (Tgid, i32)) {
+        let Some(c) = self.served.get_mut(&key) else { return };
+        let Some(bytes) = sc.bytes() else { return };
+        let mut show = false;
+        if sc.sys.is(Class::READ) {
+            if bytes == 0 {
+                c.eof = true;
+                show = c.shown;
+            } else if !c.reading {
+                c.reading = true;
+                c.requests += 1;
+                show = c.shown && c.requests == 1;
+            }
+        } else if bytes > 0 {
+            c.reading = false;
+        }
+        if show {
+            if let Some(l) = self.listeners.get_mut(c.listener as usize) {
+                l.evidence.push(ev);
+            }
+        }
+    }
+
+    fn finish_served(&mut self, c: Served, at: Option<i64>) {
+        let Some(l) = self.listeners.get_mut(c.listener as usize) else { return };
+        l.requests += u64::from(c.requests);
+        if c.eof {
+            l.client_closed += 1;
+        } else {
+            l.server_closed += 1;
+        }
+        if let (Some(a), Some(b)) = (c.accept_ts, at) {
+            if b >= a {
+                l.lifetime_ns += (b - a) as u64;
+                l.lifetime_timed += 1;
+            }
+        }
+        l.span.add(at);
+    }
+
+    /// Listeners whose connections carried few requests each: info (the round trips are paid
+    /// by the clients, whom the trace may not show), with who closed first.
+    fn served_findings(&mut self, cx: &FinishCtx, out: &mut Vec<Finding>) {
+        let open: Vec<(Tgid, i32)> = self.served.keys().copied().collect();
+        for k in open {
+            if let Some(c) = self.served.remove(&k) {
+                self.finish_served(c, None);
+            }
+        }
+        for l in &self.listeners {
+            if l.connections < self.cfg.min_connections {
+                continue;
+            }
+            let rpc = l.requests as f64 / l.connections as f64;
+            // no request seen at all: the traffic is out of sight (other threads of a process
+            // the trace does not know as one, or calls filtered out), nothing to judge
+            if l.requests == 0 || rpc > self.cfg.max_requests_per_connection {
+                continue;
+            }
+            let closed = l.client_closed + l.server_closed;
+            let by_server = closed > 0 && l.server_closed * 2 > closed;
+            let who = if by_server {
+                "this server closed most of them itself after answering (keep-alive off or refused here)"
+            } else {
+                "the clients closed most of them after their request (they do not reuse connections)"
+            };
+            let mut metrics = Metrics::new();
+            metrics.count("connections", l.connections);
+            metrics.count("requests", l.requests);
+            metrics.value("requests_per_connection", rpc);
+            metrics.count("server_closed", l.server_closed);
+            metrics.count("client_closed", l.client_closed);
+            metrics.count("processes", l.procs.len());
+            if l.lifetime_timed > 0 {
+                metrics.value("avg_lifetime_s", l.lifetime_ns as f64 / 1e9 / l.lifetime_timed as f64);
+            }
+            let fix = if by_server {
+                SERVER_FIX_SERVER_CLOSES
+            } else {
+                SERVER_FIX_CLIENTS_CLOSE
+            };
+            let subject = format!("{} (accepted)", l.name);
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity: syslint_report::Severity::Info,
+                message: format!(
+                    "{} short connections accepted on {}, {:.1} requests each: {who}",
+                    l.connections, l.name, rpc
+                ),
+                about: Some(Subject::new(SubjectKind::Endpoint).name(subject.as_str())),
+                subject,
+                window: l.span.window(),
+                metrics: metrics.build(),
+                evidence: l.evidence.render(cx.clock),
+                cost: Some(format!(
+                    "{} of {} connections could be saved by reuse; each costs its client a TCP handshake (a TLS one too where used) and this server an accept, a close and the socket's set-up; the clients' time is not in this trace",
+                    l.connections.saturating_sub(1),
+                    l.connections
+                )),
+                fix: fix.into(),
+            });
+        }
+    }
+}
+
+/// The fix when the server closes after each answer.
+const SERVER_FIX_SERVER_CLOSES: &str = "Let connections stay open for further requests: nginx `keepalive_timeout 65;` (0 turns keep-alive off) and `keepalive_requests`; for an nginx upstream (php-fpm, a backend) `keepalive N;` in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";` (FastCGI: `fastcgi_keep_conn on;`); Apache `KeepAlive On`; gunicorn sync workers close every connection by design: behind a proxy that is expected, facing clients use the gthread or an async worker class with `--keep-alive`; uWSGI `--http-keepalive`; Node http.Server `keepAliveTimeout`; Go net/http keeps connections unless `SetKeepAlivesEnabled(false)`. Answers must carry Content-Length (or chunked encoding) for a connection to stay open.";
+
+/// The fix when the clients close after one request.
+const SERVER_FIX_CLIENTS_CLOSE: &str = "The clients open a new connection per request: make them reuse connections (an HTTP client session or connection pool: Python requests.Session, libcurl one easy handle or a share handle, Go one http.Client with its default Transport, Java one HttpClient, Node an http.Agent with keepAlive: true; database drivers: a connection pool such as pgbouncer, or pool settings of the driver; pgbench: without -C). A proxy in front (nginx upstream `keepalive N;`) can hold connections to this server when the clients cannot be changed.";
+
 impl ConnectionChurn {
     /// One tracked connection of process `tgid` is gone.
     fn forget(&mut self, tgid: Tgid) {
@@ -499,6 +726,14 @@ impl Detector for ConnectionChurn {
 
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
         self.awaiting.remove(&ev.tid);
+        if ev.tid.leads(cx.tgid) && !self.served.is_empty() {
+            let keys: Vec<(Tgid, i32)> = self.served.keys().filter(|k| k.0 == cx.tgid).copied().collect();
+            for k in keys {
+                if let Some(c) = self.served.remove(&k) {
+                    self.finish_served(c, ev.ts_ns);
+                }
+            }
+        }
         // a process ended: its connections are closed
         if ev.tid.leads(cx.tgid) && self.per_proc.contains_key(&cx.tgid) {
             self.per_proc.remove(&cx.tgid);
@@ -516,12 +751,23 @@ impl Detector for ConnectionChurn {
         self.seq = cx.seq + 1;
         match sc.sys {
             Sys::Connect => self.on_connect(cx, ev, sc),
+            Sys::Accept | Sys::Accept4 => self.on_accept(cx, ev, sc),
             Sys::Close => {
-                if self.conns.is_empty() {
+                if self.conns.is_empty() && self.served.is_empty() {
                     return;
                 }
                 let Some(fd) = sc.fd() else { return };
                 let key = (cx.tgid, fd.num);
+                if let Some(c) = self.served.remove(&key) {
+                    let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
+                    if c.shown {
+                        if let Some(l) = self.listeners.get_mut(c.listener as usize) {
+                            l.evidence.push(ev);
+                        }
+                    }
+                    self.finish_served(c, end);
+                    return;
+                }
                 if self.awaiting.get(&ev.tid) == Some(&key) {
                     self.awaiting.remove(&ev.tid);
                 }
@@ -547,11 +793,18 @@ impl Detector for ConnectionChurn {
                 }
             }
             s if s.is(Class::READ) || s.is(Class::WRITE) => {
-                if self.conns.is_empty() {
+                if self.conns.is_empty() && self.served.is_empty() {
                     return;
                 }
                 let Some(fd) = sc.fd() else { return };
                 let key = (cx.tgid, fd.num);
+                if self.served.contains_key(&key) {
+                    self.on_served_data(ev, sc, key);
+                    return;
+                }
+                if self.conns.is_empty() {
+                    return;
+                }
                 self.first_use(ev, key);
                 if self.conns.contains_key(&key) {
                     self.on_data(ev, sc, key);
@@ -572,7 +825,7 @@ impl Detector for ConnectionChurn {
     }
 
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.conns, &mut self.awaiting, &mut self.per_proc]
+        vec![&mut self.conns, &mut self.awaiting, &mut self.per_proc, &mut self.served]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
@@ -700,6 +953,7 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
                 fix,
             });
         }
+        self.served_findings(cx, &mut out);
         out
     }
 }
@@ -734,6 +988,27 @@ mod tests {
         assert!(
             check("connection-churn", include_str!("../../fixtures/connection-churn/py-keepalive.strace")).is_empty()
         );
+    }
+
+    #[test]
+    fn fires_on_a_server_closing_after_every_answer() {
+        // nginx with keepalive_timeout 0, a keep-alive client: 40 requests, 40 connections,
+        // and the readiness probe of the lab's start-up (a connection without a request)
+        let f = check("connection-churn", include_str!("../../fixtures/connection-churn/srv-nginx-ka-off.strace"));
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, syslint_report::Severity::Info);
+        assert_eq!(f[0].metrics["connections"], 41);
+        assert_eq!(f[0].metrics["requests"], 40);
+        assert_eq!(f[0].metrics["server_closed"], 40);
+        assert!(f[0].message.contains("this server closed"), "{}", f[0].message);
+        assert!(f[0].fix.contains("keepalive_timeout"));
+    }
+
+    #[test]
+    fn a_server_keeping_connections_is_quiet() {
+        let t = include_str!("../../fixtures/connection-churn/srv-nginx-keepalive.strace");
+        assert!(check("connection-churn", t).is_empty());
     }
 
     #[test]
