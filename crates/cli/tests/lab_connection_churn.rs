@@ -409,3 +409,38 @@ fn live_server_side() {
         check_server(&r, v, &format!("live {v}"));
     }
 }
+
+/// Issue 15: "pgbench -C: 1,275 connections in 5 s with one transaction each", missed because
+/// PostgreSQL's start-up exchange was counted as requests and a transaction is ~7 queries.
+/// The start-up (SSLRequest, StartupMessage, authentication, up to the first query) is setup
+/// now, and setup taking a quarter of a connection's life is churn whatever its requests.
+/// tests/fixtures/servers/record-pgbench-churn.sh made the four recordings.
+#[test]
+fn pgbench_connection_per_transaction() {
+    let dir = root().join("tests/fixtures/servers");
+    for name in ["pgbench-C.f-tt-T-yy.strace.gz", "pgbench-C.slr"] {
+        let r = analyze(&[&dir.join(name)]);
+        let fs = findings(&r, DET);
+        assert_eq!(fs.len(), 1, "{name}: {fs:#?}");
+        let f = fs[0];
+        assert!(is_loopback_endpoint(&f.subject), "{name}: {}", f.subject);
+        // pgbench's set-up connection and one per transaction
+        assert_eq!(metric(f, "connections"), 41.0, "{name}");
+        // BEGIN, 3 UPDATEs, SELECT, INSERT, END per transaction, and the set-up's queries
+        let rpc = metric(f, "requests_per_connection");
+        assert!((6.0..=8.0).contains(&rpc), "{name}: {rpc}");
+        assert!(metric(f, "setup_share") >= 0.25, "{name}: {f:#?}");
+        assert!(f.message.contains("of their life spent setting them up"), "{name}: {}", f.message);
+        assert!(metric(f, "handshake_s") > 0.0, "{name}: the start-up exchange is timed");
+        assert_eq!(metric(f, "tls_handshakes"), 0.0, "{name}");
+        assert!(f.severity >= Severity::Info, "{name}");
+    }
+    // the same severity under both tracers (the cost of 40 backend start-ups)
+    let sev = |n: &str| findings(&analyze(&[&dir.join(n)]), DET)[0].severity;
+    assert_eq!(sev("pgbench-C.f-tt-T-yy.strace.gz"), sev("pgbench-C.slr"));
+    // one connection for all 40 transactions: quiet
+    for name in ["pgbench.f-tt-T-yy.strace.gz", "pgbench.slr"] {
+        let r = analyze(&[&dir.join(name)]);
+        assert!(findings(&r, DET).is_empty(), "{name}: {:#?}", findings(&r, DET));
+    }
+}

@@ -29,7 +29,11 @@ only one or two requests before they are closed: a client that connects, sends o
 the answer and disconnects, again and again. A connection whose first write starts with a TLS \
 ClientHello (bytes 16 03 .. .. .. 01) is counted as a TLS handshake. A second form: more \
 connections open at once to one endpoint than requests ever in flight on them (an oversized \
-pool of idle connections). The server side: connections accepted on one listening address that \
+pool of idle connections). A connection also churns, whatever its requests, when setting it up \
+takes `min_setup_share` of its life or more: the TCP connect, and the protocol's start-up exchange \
+where one is recognised from its first bytes (a TLS ClientHello; a PostgreSQL SSLRequest or \
+StartupMessage, whose start-up lasts until the first query: pgbench -C opens one per transaction \
+of seven queries). The server side: connections accepted on one listening address that \
 each carry only one or two requests (a read after the server's last write starts a request) are \
 reported too, always as info (the handshakes' round trips are paid by the clients, which the trace \
 may not show), saying who closed first: the clients (they do not reuse connections) or the server \
@@ -42,7 +46,8 @@ ms round trips this dominates small requests: a feed aggregator fetching 100 URL
 one HTTP/2 connection.",
         evidence: "One finding per endpoint. Metrics: `connections` (connections made to the \
 endpoint), `requests` (request-like write bursts on them), `requests_per_connection`, \
-`tls_handshakes` (connections whose first write was a TLS ClientHello), `processes` (processes \
+`tls_handshakes` (connections whose first write was a TLS ClientHello), `setup_share` (the \
+share of the connections' life spent setting them up, over those where both are known), `processes` (processes \
 that connected), `max_concurrent` (connections open at the same time), `peak_in_flight` (requests \
 outstanding at the same time: from the request's first write to the last read before the next \
 request or the close), `connect_s` (the TCP handshakes: each connect() call plus the poll/select/epoll \
@@ -106,6 +111,9 @@ crate::options! {
         min_connections: u64 = 10,
         /// churn when connections carry at most this many requests on average
         max_requests_per_connection: f64 = 2.0,
+        /// churn also when setting a connection up (connect, and a TLS or PostgreSQL start-up
+        /// exchange) takes at least this share of its life, whatever its requests
+        min_setup_share: f64 = 0.25,
         /// connections open at once to one endpoint before an idle pool is reported (when at most half of them
         /// ever had a request in flight)
         min_idle_parallel: u64 = 8,
@@ -144,6 +152,9 @@ struct Conn {
     first_write_ts: Option<i64>,
     writes: u32,
     tls: bool,
+    /// The first write was a PostgreSQL SSLRequest or StartupMessage: the start-up exchange
+    /// (authentication, the server forking a backend) lasts until the first query.
+    pg: bool,
     hello_ts: Option<i64>,
     handshake_ns: Option<u64>,
     /// When the client's second TLS flight went out (the handshake's end, as seen).
@@ -171,6 +182,9 @@ struct Endpoint {
     handshake_timed: u64,
     lifetime_ns: u64,
     lifetime_timed: u64,
+    /// Over the connections whose setup and lifetime are both known: the two sums.
+    setup_in_life_ns: u64,
+    life_with_setup_ns: u64,
     open_now: u64,
     max_open: u64,
     procs: HashSet<Tgid>,
@@ -339,6 +353,7 @@ impl ConnectionChurn {
                 first_write_ts: None,
                 writes: 0,
                 tls: false,
+                pg: false,
                 hello_ts: None,
                 handshake_ns: None,
                 hs_end_ts: None,
@@ -394,6 +409,10 @@ impl ConnectionChurn {
             if b >= a {
                 e.lifetime_ns += (b - a) as u64;
                 e.lifetime_timed += 1;
+                if let Some(setup) = connect.map(|n| n + c.handshake_ns.unwrap_or(0)) {
+                    e.setup_in_life_ns += setup.min((b - a) as u64);
+                    e.life_with_setup_ns += (b - a) as u64;
+                }
             }
         }
         e.span.add(at);
@@ -415,7 +434,7 @@ impl ConnectionChurn {
         if bytes == 0 {
             return;
         }
-        let mut head = [0u8; 6];
+        let mut head = [0u8; 8];
         let n = sc.payload_prefix(&mut head);
         let first = c.writes == 0;
         c.writes += 1;
@@ -429,6 +448,15 @@ impl ConnectionChurn {
                 c.tls = true;
                 c.hello_ts = ev.ts_ns;
             }
+            // PostgreSQL: SSLRequest (code 80877103) or StartupMessage (protocol 3.0), after the
+            // message length
+            if n >= 8 && (head[4..8] == [0x04, 0xd2, 0x16, 0x2f] || head[4..8] == [0, 3, 0, 0]) {
+                c.pg = true;
+                c.hello_ts = ev.ts_ns;
+            }
+        } else if c.pg && !c.tls && n >= 6 && head[0] == 0x16 && head[1] == 0x03 && head[5] == 0x01 {
+            // the server said 'S' to the SSLRequest: TLS from here on, its rules for requests
+            c.tls = true;
         }
         if !c.in_burst {
             c.in_burst = true;
@@ -442,8 +470,22 @@ impl ConnectionChurn {
                 }
             }
         }
-        let is_request =
-            if c.tls { n >= 2 && head[0] == 0x17 && head[1] == 0x03 && bytes >= MIN_TLS_REQUEST } else { true };
+        let is_request = if c.tls {
+            n >= 2 && head[0] == 0x17 && head[1] == 0x03 && bytes >= MIN_TLS_REQUEST
+        } else if c.pg {
+            // a query (simple 'Q', or the extended protocol's Parse 'P' / Bind 'B'); not the
+            // start-up, password ('p') or Terminate ('X') messages
+            n >= 1 && matches!(head[0], b'Q' | b'P' | b'B')
+        } else {
+            true
+        };
+        if is_request && c.pg && !c.tls && c.handshake_ns.is_none() {
+            // the start-up exchange ends with the first query
+            if let (Some(h), Some(t)) = (c.hello_ts, ev.ts_ns) {
+                c.handshake_ns = Some(t.saturating_sub(h).max(0) as u64);
+                c.hs_end_ts = Some(t);
+            }
+        }
         if is_request && !c.burst_counted {
             c.burst_counted = true;
             c.requests += 1;
@@ -843,7 +885,14 @@ impl Detector for ConnectionChurn {
             }
             let rpc = e.requests as f64 / e.connections as f64;
             let peak = peak_overlap(&e.intervals);
-            let churn = e.connections >= self.cfg.min_connections && rpc <= self.cfg.max_requests_per_connection;
+            let setup_share = if e.life_with_setup_ns > 0 {
+                e.setup_in_life_ns as f64 / e.life_with_setup_ns as f64
+            } else {
+                0.0
+            };
+            let setup_bound = setup_share >= self.cfg.min_setup_share && e.max_open * 2 <= e.connections;
+            let churn = e.connections >= self.cfg.min_connections
+                && (rpc <= self.cfg.max_requests_per_connection || setup_bound);
             let idle_pool = !churn && e.max_open >= self.cfg.min_idle_parallel && peak * 2 <= e.max_open;
             if !churn && !idle_pool {
                 continue;
@@ -883,7 +932,16 @@ impl Detector for ConnectionChurn {
                 None => syslint_report::Severity::Info,
             };
             let tls_part = if e.tls > 0 { format!(", {} tls handshakes", e.tls) } else { String::new() };
-            let message = if churn {
+            let message = if churn && rpc > self.cfg.max_requests_per_connection {
+                format!(
+                    "{} short connections to {}, {:.1} requests each, {:.0}% of their life spent setting them up{}",
+                    e.connections,
+                    e.name,
+                    rpc,
+                    setup_share * 100.0,
+                    tls_part
+                )
+            } else if churn {
                 format!("{} short connections to {}, {:.1} requests each{}", e.connections, e.name, rpc, tls_part)
             } else {
                 format!(
@@ -911,6 +969,9 @@ impl Detector for ConnectionChurn {
             }
             if let Some(t) = typical_setup {
                 metrics.value("setup_ms", t * 1e3);
+            }
+            if e.life_with_setup_ns > 0 {
+                metrics.value("setup_share", setup_share);
             }
             if let Some(w) = wasted {
                 metrics.value("wasted_s", w);
