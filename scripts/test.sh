@@ -16,6 +16,7 @@ have zstd || need+=(zstd)
 have php || need+=(php-cli)                          # failed-lookup-storm, keepalive-stall, busy-poll
 { have php && php -m 2>/dev/null | grep -qx curl; } || need+=(php-curl)   # busy-poll, churn, dns
 have sqlite3 || need+=(sqlite3)                      # fsync-storm
+have git || need+=(git)                              # stat-storm, reopen-churn: git status as near misses
 { have nginx || [ -x /usr/sbin/nginx ]; } || need+=(nginx-light)   # accept-herd, keepalive-stall, churn
 [ -f /usr/lib/nginx/modules/ngx_http_echo_module.so ] || need+=(libnginx-mod-http-echo)
 have curl || need+=(curl)

@@ -152,3 +152,10 @@ fn fsync_storm() {
 fn fd_close_sweep() {
     check("fd-close-sweep", "c-close", "c-range", "fd-close-sweep");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn stat_storm() {
+    check("stat-storm", "php-nocache", "php-cache", "stat-storm");
+    check("stat-storm", "c-localtime", "c-tz", "stat-storm");
+}
