@@ -159,3 +159,10 @@ fn stat_storm() {
     check("stat-storm", "php-nocache", "php-cache", "stat-storm");
     check("stat-storm", "c-localtime", "c-tz", "stat-storm");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn reopen_churn() {
+    check("reopen-churn", "py-tls-each", "py-tls-once", "reopen-churn");
+    check("reopen-churn", "c-proc-reopen", "c-proc-pread", "reopen-churn");
+}

@@ -21,7 +21,13 @@ fn php_without_its_realpath_cache_is_a_warning() {
     for set in SETS {
         let ctx = format!("php-nocache.{set}");
         let r = analyze(&[&lab_variant(LAB, "php-nocache", set)]);
-        assert_eq!(r.findings.len(), 1, "{ctx}: only this detector fires: {:#?}", r.findings);
+        // besides this one, only reopen-churn's info: without opcache PHP opens and compiles each
+        // include again per request (in php-cache too)
+        let others: Vec<_> = r.findings.iter().filter(|f| f.detector != DET).collect();
+        assert!(
+            others.iter().all(|f| f.detector == "reopen-churn" && f.severity == Severity::Info),
+            "{ctx}: {others:#?}"
+        );
         let f = only(&r, &ctx);
         assert_eq!(f.severity, Severity::Warning, "{ctx}");
         // 300 requests x 8 includes x 11 components (/tmp, the lab dir, src, ..., partN.php)

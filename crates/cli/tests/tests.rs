@@ -42,6 +42,8 @@ mod lab_fd_close_sweep;
 mod lab_fsync_storm;
 #[path = "lab_keepalive_stall.rs"]
 mod lab_keepalive_stall;
+#[path = "lab_reopen_churn.rs"]
+mod lab_reopen_churn;
 #[path = "lab_repeated_dns.rs"]
 mod lab_repeated_dns;
 #[path = "lab_small_io.rs"]

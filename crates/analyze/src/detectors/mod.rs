@@ -22,6 +22,7 @@ detectors! {
     fsync_storm,
     fd_close_sweep,
     stat_storm,
+    reopen_churn,
 }
 
 pub use crate::kit::Span;
