@@ -166,3 +166,10 @@ fn reopen_churn() {
     check("reopen-churn", "py-tls-each", "py-tls-once", "reopen-churn");
     check("reopen-churn", "c-proc-reopen", "c-proc-pread", "reopen-churn");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn spawn_per_task() {
+    check("spawn-per-task", "sh-date-each", "sh-date-once", "spawn-per-task");
+    check("spawn-per-task", "py-sha-each", "py-sha-once", "spawn-per-task");
+}

@@ -48,6 +48,8 @@ mod lab_reopen_churn;
 mod lab_repeated_dns;
 #[path = "lab_small_io.rs"]
 mod lab_small_io;
+#[path = "lab_spawn_per_task.rs"]
+mod lab_spawn_per_task;
 #[path = "lab_stat_storm.rs"]
 mod lab_stat_storm;
 #[path = "ordinary.rs"]

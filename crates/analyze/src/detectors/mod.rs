@@ -23,6 +23,7 @@ detectors! {
     fd_close_sweep,
     stat_storm,
     reopen_churn,
+    spawn_per_task,
 }
 
 pub use crate::kit::Span;
