@@ -307,7 +307,7 @@ impl Detector for SpawnPerTask {
             let (top_bin, top_n) =
                 by_bin.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).map(|(b, n)| (b.to_string(), *n)).unwrap_or_default();
             let binaries = by_bin.len();
-            list.sort_by(|a, b| b.1.spawns.cmp(&a.1.spawns));
+            list.sort_by_key(|(_, t)| std::cmp::Reverse(t.spawns));
             let spawns_all: u64 = list.iter().map(|(_, t)| t.spawns).sum();
             let mut spawners: Vec<Tgid> = list.iter().map(|(s, _)| *s).collect();
             spawners.sort();
