@@ -159,3 +159,24 @@ fn fsync_storm() {
 fn fd_close_sweep() {
     check("fd-close-sweep", "c-close", "c-range", "fd-close-sweep");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn stat_storm() {
+    check("stat-storm", "php-nocache", "php-cache", "stat-storm");
+    check("stat-storm", "c-localtime", "c-tz", "stat-storm");
+}
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn reopen_churn() {
+    check("reopen-churn", "py-tls-each", "py-tls-once", "reopen-churn");
+    check("reopen-churn", "c-proc-reopen", "c-proc-pread", "reopen-churn");
+}
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn spawn_per_task() {
+    check("spawn-per-task", "sh-date-each", "sh-date-once", "spawn-per-task");
+    check("spawn-per-task", "py-sha-each", "py-sha-once", "spawn-per-task");
+}

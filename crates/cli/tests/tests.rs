@@ -42,10 +42,16 @@ mod lab_fd_close_sweep;
 mod lab_fsync_storm;
 #[path = "lab_keepalive_stall.rs"]
 mod lab_keepalive_stall;
+#[path = "lab_reopen_churn.rs"]
+mod lab_reopen_churn;
 #[path = "lab_repeated_dns.rs"]
 mod lab_repeated_dns;
 #[path = "lab_small_io.rs"]
 mod lab_small_io;
+#[path = "lab_spawn_per_task.rs"]
+mod lab_spawn_per_task;
+#[path = "lab_stat_storm.rs"]
+mod lab_stat_storm;
 #[path = "ordinary.rs"]
 mod ordinary;
 #[path = "registry.rs"]

@@ -21,6 +21,9 @@ detectors! {
     failed_lookup_storm,
     fsync_storm,
     fd_close_sweep,
+    stat_storm,
+    reopen_churn,
+    spawn_per_task,
 }
 
 pub use crate::kit::Span;

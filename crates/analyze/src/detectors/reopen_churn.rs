@@ -1,0 +1,534 @@
+//! `reopen-churn` (SL015): a process opens the same file again and again, each time after it
+//! closed the previous fd of it (open, read or write, close; and again): a config, a /proc or
+//! /sys file, a certificate bundle, a log file appended to per request.
+//!
+//! Per process and file: an open is a *reopen* when the process had opened the file before and
+//! holds no fd of it any more. A file is hot in a process once it was reopened `hot_reopens`
+//! times; the reopens of hot files are summed per program. Opens of a file by many processes
+//! (the loader's /etc/ld.so.cache in every child) are one per process and never count.
+
+use super::EvidenceBuf;
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use rustc_hash::FxHashMap as HashMap;
+use syslint_event::{Class, Event, OpenFlags, Ret, Sys, Syscall, Tgid};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL015",
+    name: "reopen-churn",
+    category: "filesystem",
+    status: Status::Stable,
+    summary: "the same file opened, read or written, and closed again and again by one process",
+    docs: Docs {
+        what: "A process opens the same file again and again, each time after closing the fd it had: \
+open, read (or write), close, and the same again for the next request. Typical sources: a config \
+file or a secret read per request, a /proc or /sys file read per sample (instead of keeping the fd \
+and reading it again at offset 0), a TLS library loading the CA bundle for every connection (Python's \
+ssl.create_default_context(), a new curl handle or OpenSSL SSL_CTX per request), a template or \
+script compiled from disk on every use (PHP without opcache), a log file appended to with \
+open/write/close per line (Node's fs.appendFileSync). An open is a reopen when the process opened \
+that file before and holds no fd of it any more; a file is hot in a process once it was reopened \
+`hot_reopens` times, and the reopens of hot files are summed per program (the processes running \
+the same program are one subject). The same file opened once by each of many processes (the \
+dynamic loader's /etc/ld.so.cache in every child) is no reopen.",
+        why: "Each round costs an open (a path walk and a new file object), a close, and then the work \
+the program does with what it read: parsing the config again, building a certificate store from a \
+200 KiB bundle (milliseconds per connection), compiling the script again. The open/close pair alone \
+is a few microseconds natively; the re-parsing usually costs far more, and on network file systems \
+each open revalidates with the server (close-to-open consistency).",
+        evidence: "Metrics: `reopens` (reopens of hot files: the avoidable opens), `opens` (all successful \
+opens of those files), `hot_files` (files reopened at least `hot_reopens` times in one process), \
+`bytes_reread` (bytes read from hot files by the reopens' fds: the same contents read again), \
+`bytes_served` (of those, bytes of processes that sent at least half as much to sockets: a file \
+server reading the requested file to send it), \
+`top_files` (array: the most reopened files, up to 5) and `top_file_reopens`, `share_of_calls` (the \
+opens and closes of hot files / all syscalls of the program's processes), `processes`; with timestamps \
+`reopens_per_sec` (over their span); with -T or eBPF `seconds` (time inside those opens). Evidence: \
+the first reopens of the top file and the last one.",
+        fix: "open the file once and keep what it holds: read a config at start (and again on SIGHUP or \
+an inotify event), keep a /proc or /sys fd open and pread() it at offset 0 for each sample, create one \
+TLS context (Python ssl.SSLContext, OpenSSL SSL_CTX, a reused curl handle or share) and use it for \
+every connection, enable PHP's opcache, keep a log file open in append mode (a WriteStream in Node \
+instead of appendFileSync per line).\n\n\
+The severity follows counts, which strace and eBPF see alike: a warning needs `warn_reopens` reopens \
+making up with their closes at least `warn_share_of_calls` of the program's system calls, or \
+`warn_bytes_reread` bytes read again from hot files (a 200 KiB certificate bundle parsed per \
+connection: 16 MiB is about 80 connections, which cost seconds in the lab). A program that re-reads \
+its config on a timer or a reload signal reopens it a few times and stays under `min_reopens` and \
+`min_bytes_reread`. A file server that opens the requested file per request (nginx without \
+open_file_cache, a Python or Node static handler) reads it to send it: that is its work, so when the \
+program sends at least half of what it re-read to sockets the finding stays info, with the opens as \
+the saving (nginx `open_file_cache max=1000 inactive=20s;` keeps the fds open).",
+        example: "Python 3.11 calling ssl.create_default_context() for each HTTPS request to a loopback server \
+(lab/reopen-churn/traces/py-tls-each.f-tt-T-yy.strace.gz): the 216 KiB CA bundle opened, read and parsed \
+for every connection (33-52 ms each natively here), 99 times:\n    \
+22086 15:26:59.402052 openat(AT_FDCWD</tmp/syslint-lab-reopen-churn.jmovhh>, \"/usr/lib/ssl/cert.pem\", O_RDONLY) = 3</etc/ssl/certs/ca-certificates.crt> <0.000009>\n    \
+22086 15:26:59.402087 newfstatat(3</etc/ssl/certs/ca-certificates.crt>, \"\", {st_mode=S_IFREG|0644, st_size=219597, ...}, AT_EMPTY_PATH) = 0 <0.000004>\n    \
+...\n    \
+22086 15:26:59.427581 close(3</etc/ssl/certs/ca-certificates.crt>) = 0 <0.000005>\n    \
+22086 15:26:59.428317 openat(AT_FDCWD</tmp/syslint-lab-reopen-churn.jmovhh>, \"cert.pem\", O_RDONLY) = 3</tmp/syslint-lab-reopen-churn.jmovhh/cert.pem> <0.000007>\n    \
+22086 15:26:59.429288 connect(3<TCP:[5896268]>, {sa_family=AF_INET, sin_port=htons(33579), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0 <0.000200>\n    \
+22086 15:26:59.433855 openat(AT_FDCWD</tmp/syslint-lab-reopen-churn.jmovhh>, \"/usr/lib/ssl/cert.pem\", O_RDONLY) = 3</etc/ssl/certs/ca-certificates.crt> <0.000009>",
+    },
+    options: OPTIONS,
+    interest: Interest {
+        syscalls: &[
+            Sys::Open,
+            Sys::Openat,
+            Sys::Openat2,
+            Sys::Creat,
+            Sys::Close,
+            Sys::Read,
+            Sys::Pread64,
+            Sys::Readv,
+            Sys::Preadv,
+            Sys::Preadv2,
+            // a file removed since it was opened is a new file when opened again (a journal)
+            Sys::Unlink,
+            Sys::Unlinkat,
+            // a file opened to be flushed is fsync-storm's (a directory fsynced per commit)
+            Sys::Fsync,
+            Sys::Fdatasync,
+            // bytes sent to sockets: a file read again to be sent out is served, not re-parsed
+            Sys::Write,
+            Sys::Writev,
+            Sys::Sendto,
+            Sys::Sendmsg,
+            Sys::Sendfile,
+            Sys::Sendfile64,
+            // a successful exec starts another program in the process
+            Sys::Execve,
+            Sys::Execveat,
+        ],
+        exits: true,
+        ..Interest::NONE
+    },
+};
+
+pub const ENTRY: Entry = registry::entry::<ReopenChurn>();
+
+crate::options! {
+    pub struct Config {
+        /// reopens of one file in one process that make the file hot
+        hot_reopens: u64 = 10,
+        /// reopens of hot files a program needs to be reported ...
+        min_reopens: u64 = 1000,
+        /// ... or bytes read again from hot files (a large file parsed again on every use)
+        min_bytes_reread: u64 = 4 << 20,
+        /// reopens of hot files that make a warning ...
+        warn_reopens: u64 = 10_000,
+        /// ... when their opens and closes are at least this share of the program's system calls
+        warn_share_of_calls: f64 = 0.2,
+        /// or bytes read again from hot files that make a warning whatever the count
+        warn_bytes_reread: u64 = 16 << 20,
+    }
+}
+
+/// Processes followed at once.
+const MAX_PROCS: usize = 20_000;
+/// Files followed per process.
+const MAX_FILES: usize = 4096;
+/// Files remembered per program (for the top files).
+const MAX_GROUP_FILES: usize = 4096;
+/// Processes remembered per program (for the share of its calls).
+const MAX_TGIDS: usize = 4096;
+/// Evidence lines kept per file.
+const EVIDENCE: usize = 3;
+
+/// One file in one process.
+#[derive(Clone)]
+struct File {
+    opens: u64,
+    reopens: u64,
+    /// Fds of it open now.
+    open_now: u32,
+    bytes_reread: u64,
+    /// An fd of it was flushed: opened for durability, not to read it again.
+    synced: bool,
+    timing: Timing,
+    span: Span,
+    evidence: EvidenceBuf,
+}
+
+#[derive(Clone)]
+struct Proc {
+    group: u32,
+    /// Target id (the model's) -> the file.
+    files: HashMap<u32, File>,
+    /// Fd -> target id, for the fds of followed files open now.
+    fds: HashMap<i32, u32>,
+    /// Bytes the process sent to sockets (and sendfile's).
+    sent: u64,
+}
+
+/// A hot file of a program, summed over its processes.
+#[derive(Clone, Default)]
+struct GroupFile {
+    reopens: u64,
+    opens: u64,
+    evidence: Option<EvidenceBuf>,
+}
+
+#[derive(Clone, Default)]
+struct Group {
+    reopens: u64,
+    opens: u64,
+    bytes_reread: u64,
+    /// Of those, bytes of processes that sent at least half as much to sockets: served.
+    bytes_served: u64,
+    timing: Timing,
+    span: Span,
+    files: HashMap<u32, GroupFile>,
+    tgids: Vec<Tgid>,
+}
+
+impl Group {
+    fn absorb(&mut self, o: Group) {
+        self.reopens += o.reopens;
+        self.opens += o.opens;
+        self.bytes_reread += o.bytes_reread;
+        self.bytes_served += o.bytes_served;
+        self.timing.merge(o.timing);
+        self.span.merge(&o.span);
+        for (t, f) in o.files {
+            let e = self.files.entry(t).or_default();
+            e.reopens += f.reopens;
+            e.opens += f.opens;
+            if e.evidence.is_none() {
+                e.evidence = f.evidence;
+            }
+        }
+        for t in o.tgids {
+            if self.tgids.len() < MAX_TGIDS && !self.tgids.contains(&t) {
+                self.tgids.push(t);
+            }
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct ReopenChurn {
+    cfg: Config,
+    procs: Bounded<Tgid, Proc>,
+    programs: Programs,
+    groups: Vec<Group>,
+}
+
+impl Declared for ReopenChurn {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        ReopenChurn { cfg, procs: Bounded::new(MAX_PROCS), programs: Programs::default(), groups: Vec::new() }
+    }
+}
+
+impl ReopenChurn {
+    /// A process ended or ran another program: its hot files join its program's.
+    fn fold(&mut self, tgid: Tgid, p: Proc) {
+        let hot = self.cfg.hot_reopens.max(1);
+        let gi = p.group as usize;
+        if self.groups.len() <= gi {
+            self.groups.resize_with(gi + 1, Group::default);
+        }
+        let mut any = false;
+        let g = &mut self.groups[gi];
+        let reread: u64 = p.files.values().filter(|f| f.reopens >= hot && !f.synced).map(|f| f.bytes_reread).sum();
+        if reread > 0 && p.sent.saturating_mul(2) >= reread {
+            g.bytes_served += reread;
+        }
+        for (target, f) in p.files {
+            if f.reopens < hot || f.synced {
+                continue;
+            }
+            any = true;
+            g.reopens += f.reopens;
+            g.opens += f.opens;
+            g.bytes_reread += f.bytes_reread;
+            g.timing.merge(f.timing);
+            g.span.merge(&f.span);
+            if g.files.len() < MAX_GROUP_FILES || g.files.contains_key(&target) {
+                let e = g.files.entry(target).or_default();
+                e.reopens += f.reopens;
+                e.opens += f.opens;
+                let better = e.evidence.is_none();
+                if better {
+                    e.evidence = Some(f.evidence);
+                }
+            }
+        }
+        if any {
+            if g.tgids.len() < MAX_TGIDS && !g.tgids.contains(&tgid) {
+                g.tgids.push(tgid);
+            }
+            self.programs.count(p.group, tgid);
+        }
+    }
+
+    fn opened(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) {
+        // a directory opened for a listing is a walk, not a file re-read
+        if sc.open_flags().is_some_and(|f| f.contains(OpenFlags::DIRECTORY)) {
+            return;
+        }
+        let Some(target) = cx.model.lookup_fd(ev.tid, fd).map(|t| t.id) else { return };
+        if !self.procs.contains_key(&cx.tgid) {
+            let group = self.programs.group(cx.model, ev.tid);
+            self.procs.insert(cx.tgid, Proc { group, files: HashMap::default(), fds: HashMap::default(), sent: 0 });
+        }
+        let Some(p) = self.procs.get_mut(&cx.tgid) else { return };
+        if p.files.len() >= MAX_FILES && !p.files.contains_key(&target) {
+            return;
+        }
+        let f = p.files.entry(target).or_insert_with(|| File {
+            opens: 0,
+            reopens: 0,
+            open_now: 0,
+            bytes_reread: 0,
+            synced: false,
+            timing: Timing::default(),
+            span: Span::default(),
+            evidence: EvidenceBuf::new(EVIDENCE),
+        });
+        if f.opens > 0 && f.open_now == 0 {
+            f.reopens += 1;
+            f.timing.add(sc.dur_ns);
+            f.span.add(ev.ts_ns);
+            f.evidence.push(ev);
+        }
+        f.opens += 1;
+        f.open_now += 1;
+        // a number reused without a close seen (closed by exec, dup2): the old file lets go
+        if let Some(old) = p.fds.insert(fd, target) {
+            if old != target {
+                if let Some(o) = p.files.get_mut(&old) {
+                    o.open_now = o.open_now.saturating_sub(1);
+                }
+            }
+        }
+    }
+}
+
+impl Detector for ReopenChurn {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let Ret::Ok { val, .. } = sc.ret else { return };
+        if sc.sys.is(Class::OPEN) {
+            if let Ok(fd) = i32::try_from(val) {
+                self.opened(cx, ev, sc, fd);
+            }
+            return;
+        }
+        if sc.sys.is(Class::EXEC) {
+            if let Some(p) = self.procs.remove(&cx.tgid) {
+                self.fold(cx.tgid, p);
+            }
+            self.programs.forget(cx.model, ev.tid);
+            return;
+        }
+        let Some(p) = self.procs.get_mut(&cx.tgid) else { return };
+        if matches!(sc.sys, Sys::Unlink | Sys::Unlinkat) {
+            if let Some(path) = sc.unlink_path() {
+                removed(cx, p, &path);
+            }
+            return;
+        }
+        let Some(fd) = sc.fd_num() else { return };
+        if sc.sys.is(Class::WRITE) {
+            let to_socket = sc.sys == Sys::Sendfile
+                || sc.sys == Sys::Sendfile64
+                || cx.target.is_some_and(|t| t.kind.is_socket());
+            if to_socket {
+                p.sent = p.sent.saturating_add(u64::try_from(val).unwrap_or(0));
+            }
+            return;
+        }
+        if matches!(sc.sys, Sys::Fsync | Sys::Fdatasync) {
+            if let Some(f) = p.fds.get(&fd).and_then(|t| p.files.get_mut(t)) {
+                f.synced = true;
+            }
+            return;
+        }
+        if sc.sys == Sys::Close {
+            if let Some(t) = p.fds.remove(&fd) {
+                if let Some(f) = p.files.get_mut(&t) {
+                    f.open_now = f.open_now.saturating_sub(1);
+                }
+            }
+            return;
+        }
+        // a read: bytes of a file read again (by a reopen's fd)
+        let Some(t) = p.fds.get(&fd) else { return };
+        if let Some(f) = p.files.get_mut(t) {
+            if f.reopens > 0 {
+                f.bytes_reread += u64::try_from(val).unwrap_or(0);
+            }
+        }
+    }
+
+    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
+        if ev.tid.leads(cx.tgid) {
+            if let Some(p) = self.procs.remove(&cx.tgid) {
+                self.fold(cx.tgid, p);
+            }
+        }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.procs, &mut self.programs]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let live: Vec<(Tgid, Proc)> = self.procs.drain().collect();
+        for (t, p) in live {
+            self.fold(t, p);
+        }
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+        let mut calls_of: HashMap<Tgid, u64> = HashMap::default();
+        for p in cx.model.procs.iter().filter(|p| !p.absorbed) {
+            let n: u64 = p.tasks.iter().filter_map(|&t| cx.model.tasks.get(t)).map(|t| t.calls).sum();
+            *calls_of.entry(p.pid).or_default() += n;
+        }
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            let unserved = g.bytes_reread - g.bytes_served;
+            if g.reopens == 0 || (g.reopens < self.cfg.min_reopens && unserved < self.cfg.min_bytes_reread) {
+                continue;
+            }
+            let calls: u64 = g.tgids.iter().filter_map(|t| calls_of.get(t)).sum();
+            // an open and a close per open of the hot files
+            let churn_calls = 2 * g.opens;
+            let share = churn_calls as f64 / calls.max(churn_calls).max(1) as f64;
+            // a file server opening the requested file per request reads it to send it: the
+            // bytes are its work, and the opens are what open_file_cache-like caches save
+            let served = g.bytes_served * 2 >= g.bytes_reread && g.bytes_reread > 0;
+            let severity = if served {
+                Severity::Info
+            } else if (g.reopens >= self.cfg.warn_reopens && share >= self.cfg.warn_share_of_calls)
+                || g.bytes_reread >= self.cfg.warn_bytes_reread
+            {
+                Severity::Warning
+            } else {
+                Severity::Info
+            };
+            let mut files: Vec<(&u32, &GroupFile)> = g.files.iter().collect();
+            files.sort_by(|a, b| b.1.reopens.cmp(&a.1.reopens).then(a.0.cmp(b.0)));
+            let name = |t: u32| cx.model.target(t).map_or_else(|| "?".to_string(), |v| v.display.to_string());
+            let top: Vec<String> = files.iter().take(5).map(|(t, _)| name(**t)).collect();
+            let (top_id, top_file) = files[0];
+            let mut m = Metrics::new();
+            m.count("reopens", g.reopens);
+            m.count("opens", g.opens);
+            m.count("hot_files", g.files.len());
+            m.count("bytes_reread", g.bytes_reread);
+            m.count("bytes_served", g.bytes_served);
+            m.json("top_files", serde_json::Value::from(top.clone()));
+            m.count("top_file_reopens", top_file.reopens);
+            m.value("share_of_calls", share);
+            m.count("processes", self.programs.processes[gi]);
+            let span = g.span.seconds();
+            if span > 0.0 {
+                m.value("reopens_per_sec", g.reopens as f64 / span);
+            }
+            m.value_opt("seconds", g.timing.seconds());
+            let files_txt = if g.files.len() == 1 { "1 file".to_string() } else { format!("{} files", g.files.len()) };
+            let message = format!(
+                "{} reopens of {files_txt} after closing them ({} of {}), {} read again{}",
+                g.reopens,
+                top_file.reopens,
+                name(*top_id),
+                human_bytes(g.bytes_reread),
+                if served { " and sent to sockets (a file served per request)" } else { "" }
+            );
+            let time = match g.timing.seconds() {
+                Some(s) => format!("{s:.3} s inside the opens, {}", cx.tracer.measured()),
+                None => "time unknown: no -T".to_string(),
+            };
+            let cost = format!(
+                "{} open/close pairs of files the process had had open before ({time}; natively a few us \
+each, so about {:.1}-{:.1} ms), plus the work done again with what was read each time ({} read again: \
+parsing it is usually the larger part)",
+                g.reopens,
+                g.reopens as f64 * 2e-3,
+                g.reopens as f64 * 5e-3,
+                human_bytes(g.bytes_reread)
+            );
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
+                window: g.span.window(),
+                metrics: m.build(),
+                evidence: top_file.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                cost: Some(cost),
+                fix: META.fix().into(),
+            });
+        }
+        out
+    }
+}
+
+/// `path` was removed: the file of that name the process opened is gone, and opening the name
+/// again makes a new file (a journal created and deleted per transaction), not a reopen.
+fn removed(cx: &Ctx, p: &mut Proc, path: &str) {
+    for (&t, f) in &mut p.files {
+        let Some(v) = cx.model.target(t) else { continue };
+        let d = v.display;
+        let same = d == path
+            || (d.len() > path.len() && d.ends_with(path) && d.as_bytes()[d.len() - path.len() - 1] == b'/')
+            || (path.len() > d.len() && path.ends_with(d) && path.as_bytes()[path.len() - d.len() - 1] == b'/');
+        if same {
+            f.opens = 0;
+        }
+    }
+}
+
+/// `812 B`, `3.4 KiB`, `216.5 MiB`.
+fn human_bytes(b: u64) -> String {
+    match b {
+        0..=1023 => format!("{b} B"),
+        1024..=1_048_575 => format!("{:.1} KiB", b as f64 / 1024.0),
+        _ => format!("{:.1} MiB", b as f64 / 1_048_576.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    #[test]
+    fn fires_on_a_proc_file_reopened_per_sample() {
+        // 1,200 lines from the middle of the run: 300 rounds of openat/fstat/read/close
+        let t = include_str!("../../fixtures/reopen-churn/c-proc-reopen-cut.strace");
+        assert!(check("reopen-churn", t).is_empty(), "under the default minimum of 1,000 reopens");
+        let f = check_with("reopen-churn", "min_reopens = 200", t);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Info);
+        // the cut begins with a close of an fd opened before it: the first open is no reopen
+        assert_eq!(f[0].metrics["opens"], 300);
+        assert_eq!(f[0].metrics["reopens"], 299);
+        assert_eq!(f[0].metrics["hot_files"], 1);
+        assert_eq!(f[0].metrics["top_files"][0], "/proc/self/stat");
+        // opens and closes: half of the calls (read and fstat the other half)
+        assert_eq!(f[0].metrics["share_of_calls"], 0.5);
+        let w = check_with("reopen-churn", "min_reopens = 200\nwarn_reopens = 250", t);
+        assert_eq!(w[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn a_config_reloaded_every_hundredth_request_is_quiet() {
+        let t = include_str!("../../fixtures/reopen-churn/near-py-config-reload.strace");
+        assert!(check("reopen-churn", t).is_empty());
+        // 3,000 requests, a reload every 100: 30 reads of the config, reported only when asked
+        let f = check_with("reopen-churn", "min_reopens = 20", t);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["top_file_reopens"], 30);
+    }
+}

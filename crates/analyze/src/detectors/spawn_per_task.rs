@@ -1,0 +1,414 @@
+//! `spawn-per-task` (SL016): one process starts the same program again and again, a short-lived
+//! child per item or request (fork/clone + execve of the same binary hundreds of times): the
+//! cost of starting a process dominates the work.
+//!
+//! A *task* is a child that a process forked and that ran a program (its last successful
+//! execve) and started no process of its own. Tasks are counted per spawning process and
+//! binary; a forked copy that runs no program (a shell's subshell for `$(...)`) passes its
+//! tasks to its parent. A process with `min_spawns` tasks of one binary is reported, per program.
+
+use super::EvidenceBuf;
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use rustc_hash::FxHashMap as HashMap;
+use std::hash::Hasher;
+use syslint_event::{Class, CloneFlags, Event, Ret, Tgid};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL016",
+    name: "spawn-per-task",
+    category: "cpu",
+    status: Status::Stable,
+    summary: "a process starts the same program again and again, a short-lived child per item",
+    docs: Docs {
+        what: "A process forks (clone, fork, vfork) and execs the same binary hundreds of times, one \
+short-lived child per line, file or request: a shell loop running `date`, `sed` or `basename` per \
+line, a script calling `subprocess.run([...])` per item, a server running a helper per request. A \
+task is a child that ran a program (its last successful execve: `sh -c 'cmd'` counts as cmd) and \
+started no process of its own; a forked copy that runs no program (a shell's subshell for `$(...)`) \
+passes its tasks to its parent. Tasks are counted per spawning process and binary; a process with \
+at least `min_spawns` tasks of one binary is reported (per program: processes running the same \
+program are one subject). With timestamps, the children must also be short-lived: at least half of \
+them lived at most `max_child_ms` (from the fork to their exit).\n\n\
+Where the boundary is: a build (make, ninja, a CI script) also starts hundreds of processes, but \
+it runs many different tools once or a few times each, and its compilers start processes of their \
+own (gcc runs cc1, as, collect2): none of those is a task repeated hundreds of times by one \
+process, so a build stays quiet. A build that compiles hundreds of files with a compiler that \
+starts no helper, each compile short, looks exactly like a loop of helpers on syscalls and is \
+reported; the fix then is batching (`-j`, one compiler invocation for many files) if the start-up \
+matters. A pipeline in each iteration (`$(a | b)`) starts its tasks from a different subshell \
+every time and is not followed.",
+        why: "Starting a process costs far more than most helpers' work: fork (copying the page tables \
+of the parent), execve, the dynamic loader mapping and relocating libraries, locale set-up, then \
+exit and wait, about 0.5-4 ms per dynamically linked program (3.3-3.9 ms per `date` in the lab on a \
+shared machine) against microseconds for the same work in-process. A loop over 10,000 lines spends \
+tens of seconds starting processes.",
+        evidence: "Metrics: `spawns` (tasks of the top binary started by the program's reported \
+processes), `binary` (the program they ran), `binaries` (distinct binaries reported), `spawns_all` \
+(tasks of every reported binary), `spawners` (processes that started them), `processes` (the same, \
+as every finding counts them); with timestamps `short_children` (children that lived at most \
+`max_child_ms`), `median_child_ms` (approximate, from a log histogram), `spawns_per_sec` (over the \
+span of the spawns). Evidence: the first tasks' execve and the last one.",
+        fix: "do the work in the process instead of in a child per item (a shell builtin or one program \
+reading all the lines: `date -f FILE`, `xargs` batching many items per command, `awk`/`sed` over the \
+whole file; in Python hashlib, os.path, datetime instead of sha256sum, basename, date), or keep one \
+long-lived worker process and send it the items.\n\n\
+The severity follows the count of short-lived tasks, which strace and eBPF see alike: a warning \
+from `warn_spawns` tasks of one binary by one process. A child's life under strace is longer than \
+without it (every call is stopped twice), which is why `max_child_ms` is generous: a helper that \
+lives 1 ms natively lives 5-20 ms traced, a compile that does real work lives far longer.",
+        example: "bash running `d=$(date -u -d \"@$ts\" +%F)` for each of 300 lines \
+(lab/spawn-per-task/traces/sh-date-each.f-tt-T-yy.strace.gz): a fork and an exec of date per line, \
+each child living a few ms:\n    \
+24913 15:40:27.438451 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f1110d11a10) = 24921 <0.000078>\n    \
+24921 15:40:27.452157 execve(\"/usr/bin/date\", [\"date\", \"-u\", \"-d\", \"@1700518400\", \"+%F\"], 0x558c01ca3f50 /* 4 vars */) = 0 <0.000260>\n    \
+24921 15:40:27.466889 +++ exited with 0 +++\n    \
+24913 15:40:27.466893 <... wait4 resumed>[{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 24921 <0.000134>\n    \
+24913 15:40:27.467263 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f1110d11a10) = 24922 <0.000153>\n    \
+...",
+    },
+    options: OPTIONS,
+    interest: Interest { classes: &[Class::SPAWN, Class::EXEC], exits: true, ..Interest::NONE },
+};
+
+pub const ENTRY: Entry = registry::entry::<SpawnPerTask>();
+
+crate::options! {
+    pub struct Config {
+        /// tasks of one binary one process must start to be reported
+        min_spawns: u64 = 100,
+        /// tasks of one binary by one process that make a warning
+        warn_spawns: u64 = 200,
+        /// a child living at most this long (ms, fork to exit) is short-lived; with timestamps at
+        /// least half of the tasks must be
+        max_child_ms: u64 = 100,
+    }
+}
+
+/// Children followed at once.
+const MAX_CHILDREN: usize = 20_000;
+/// (spawner, binary) pairs followed.
+const MAX_TASKS: usize = 20_000;
+/// Evidence lines kept per binary.
+const EVIDENCE: usize = 3;
+/// Forked copies walked through to the process that runs a program.
+const MAX_UP: usize = 4;
+
+/// A child: who forked it, what it runs.
+#[derive(Clone, Default)]
+struct Child {
+    parent: Option<Tgid>,
+    /// When it was forked (the parent's clone), else its first exec.
+    start: Option<i64>,
+    /// Its last successful execve: the binary's path hash and text, and the line.
+    binary: Option<(u64, Box<str>)>,
+    exec: Option<super::Evidence>,
+    /// It started a process of its own.
+    spawned: bool,
+    /// It ended before its parent's fork returned (strace -f prints the child's lines first):
+    /// its end, kept until the parent is known.
+    ended: Option<Option<i64>>,
+}
+
+/// The tasks of one binary started by one process.
+#[derive(Clone)]
+struct Tasks {
+    group: u32,
+    binary: Box<str>,
+    spawns: u64,
+    timed: u64,
+    short: u64,
+    /// Lifetimes: counts per power-of-two bucket of microseconds.
+    hist: [u32; 40],
+    span: Span,
+    evidence: EvidenceBuf,
+}
+
+#[derive(Clone)]
+pub struct SpawnPerTask {
+    cfg: Config,
+    children: Bounded<Tgid, Child>,
+    tasks: Bounded<(Tgid, u64), Tasks>,
+    programs: Programs,
+}
+
+impl Declared for SpawnPerTask {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        SpawnPerTask {
+            cfg,
+            children: Bounded::new(MAX_CHILDREN),
+            tasks: Bounded::new(MAX_TASKS),
+            programs: Programs::default(),
+        }
+    }
+}
+
+fn hash(s: &str) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(s.as_bytes());
+    h.finish()
+}
+
+impl SpawnPerTask {
+    /// Child `c` ended (or the trace did, `end` then `None`): count it as a task of its spawner.
+    fn ended(&mut self, cx_model: &crate::model::Model, c: Tgid, end: Option<i64>) {
+        let Some(mut ch) = self.children.remove(&c) else { return };
+        if ch.spawned {
+            return;
+        }
+        if ch.parent.is_none() && ch.binary.is_some() && ch.ended.is_none() {
+            // the parent's fork has not returned yet: wait for it
+            ch.ended = Some(end);
+            self.children.insert(c, ch);
+            return;
+        }
+        let (Some(mut spawner), Some((bh, binary))) = (ch.parent, ch.binary) else { return };
+        // a forked copy that runs no program passes its tasks up
+        for _ in 0..MAX_UP {
+            match self.children.get(&spawner) {
+                Some(p) if p.binary.is_none() && p.parent.is_some() => spawner = p.parent.unwrap_or(spawner),
+                _ => break,
+            }
+        }
+        let life_us = match (ch.start, end) {
+            (Some(a), Some(b)) if b >= a => Some(((b - a) / 1000) as u64),
+            _ => None,
+        };
+        let max_us = self.cfg.max_child_ms.saturating_mul(1000);
+        let group = self.programs.group(cx_model, spawner.main_thread());
+        let make = || Tasks {
+            group,
+            binary,
+            spawns: 0,
+            timed: 0,
+            short: 0,
+            hist: [0; 40],
+            span: Span::default(),
+            evidence: EvidenceBuf::new(EVIDENCE),
+        };
+        let Some(t) = self.tasks.entry((spawner, bh), make) else { return };
+        t.spawns += 1;
+        t.span.add(ch.start);
+        if let Some(us) = life_us {
+            t.timed += 1;
+            if us <= max_us {
+                t.short += 1;
+            }
+            let b = (64 - us.max(1).leading_zeros() as usize).min(39);
+            t.hist[b] += 1;
+        }
+        if let Some(e) = ch.exec {
+            if t.evidence.first.len() < t.evidence.cap {
+                t.evidence.first.push(e);
+            } else {
+                t.evidence.last = Some(e);
+            }
+        }
+    }
+}
+
+/// The median of a log2 histogram of microseconds, in ms (the bucket's middle).
+fn median_ms(hist: &[u32; 40], n: u64) -> Option<f64> {
+    if n == 0 {
+        return None;
+    }
+    let mut seen = 0u64;
+    for (b, &c) in hist.iter().enumerate() {
+        seen += u64::from(c);
+        if seen * 2 >= n {
+            let lo = if b == 0 { 0.0 } else { (1u64 << (b - 1)) as f64 };
+            let hi = (1u64 << b) as f64;
+            return Some((lo + hi) / 2.0 / 1000.0);
+        }
+    }
+    None
+}
+
+impl Detector for SpawnPerTask {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &syslint_event::Syscall) {
+        let Ret::Ok { val, .. } = sc.ret else { return };
+        if sc.sys.is(Class::SPAWN) {
+            if sc.clone_flags().is_some_and(|f| f.contains(CloneFlags::THREAD)) || val <= 0 {
+                return;
+            }
+            let child = Tgid(val as u32);
+            if let Some(me) = self.children.get_mut(&cx.tgid) {
+                me.spawned = true;
+            }
+            let mut done = None;
+            if let Some(c) = self.children.entry(child, Child::default) {
+                c.parent = Some(cx.tgid);
+                c.start = match (c.start, ev.ts_ns) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                done = c.ended;
+            }
+            if let Some(end) = done {
+                self.ended(cx.model, child, end);
+            }
+            return;
+        }
+        // a successful exec: the program this child runs now
+        let Some(path) = sc.path() else { return };
+        self.programs.forget(cx.model, ev.tid);
+        if let Some(c) = self.children.entry(cx.tgid, Child::default) {
+            if c.start.is_none() {
+                c.start = ev.ts_ns;
+            }
+            c.binary = Some((hash(&path), path.as_ref().into()));
+            c.exec = Some(super::Evidence::of(ev));
+        }
+    }
+
+    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
+        if ev.tid.leads(cx.tgid) {
+            self.ended(cx.model, cx.tgid, ev.ts_ns);
+        }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.children, &mut self.programs]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        // children still running: tasks without a known end
+        let open: Vec<Tgid> = self.children.keys().copied().collect();
+        for c in open {
+            if self.children.get(&c).is_some_and(|ch| ch.binary.is_some()) {
+                self.ended(cx.model, c, None);
+            }
+        }
+        let min = self.cfg.min_spawns.max(2);
+        // per program: its (spawner, binary) task lists that qualify
+        let mut per_group: HashMap<u32, Vec<(Tgid, Tasks)>> = HashMap::default();
+        for ((spawner, _), t) in self.tasks.drain() {
+            let short_enough = t.timed == 0 || t.short * 2 >= t.timed;
+            if t.spawns >= min && short_enough {
+                per_group.entry(t.group).or_default().push((spawner, t));
+            }
+        }
+        let mut groups: Vec<(u32, Vec<(Tgid, Tasks)>)> = per_group.into_iter().collect();
+        groups.sort_by_key(|(g, _)| *g);
+        let mut out = Vec::new();
+        for (g, mut list) in groups {
+            // the top binary: most tasks over the program's processes
+            let mut by_bin: HashMap<&str, u64> = HashMap::default();
+            for (_, t) in &list {
+                *by_bin.entry(&t.binary).or_default() += t.spawns;
+            }
+            let (top_bin, top_n) =
+                by_bin.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).map(|(b, n)| (b.to_string(), *n)).unwrap_or_default();
+            let binaries = by_bin.len();
+            list.sort_by_key(|(_, t)| std::cmp::Reverse(t.spawns));
+            let spawns_all: u64 = list.iter().map(|(_, t)| t.spawns).sum();
+            let mut spawners: Vec<Tgid> = list.iter().map(|(s, _)| *s).collect();
+            spawners.sort();
+            spawners.dedup();
+            for s in &spawners {
+                self.programs.count(g, *s);
+            }
+            let top: Vec<&Tasks> = list.iter().filter(|(_, t)| *t.binary == *top_bin).map(|(_, t)| t).collect();
+            let largest = top.iter().map(|t| t.spawns).max().unwrap_or(0);
+            let (mut timed, mut short, mut hist, mut span) = (0, 0, [0u32; 40], Span::default());
+            for t in &top {
+                timed += t.timed;
+                short += t.short;
+                for (h, x) in hist.iter_mut().zip(t.hist.iter()) {
+                    *h += x;
+                }
+                span.merge(&t.span);
+            }
+            let severity = if largest >= self.cfg.warn_spawns { Severity::Warning } else { Severity::Info };
+            let mut m = Metrics::new();
+            m.count("spawns", top_n);
+            m.text("binary", &top_bin);
+            m.count("binaries", binaries);
+            m.count("spawns_all", spawns_all);
+            m.count("spawners", spawners.len());
+            m.count("processes", self.programs.processes[g as usize]);
+            let median = median_ms(&hist, timed);
+            if timed > 0 {
+                m.count("short_children", short);
+                m.value_opt("median_child_ms", median);
+            }
+            let secs = span.seconds();
+            if secs > 0.0 {
+                m.value("spawns_per_sec", top_n as f64 / secs);
+            }
+            let life = match median {
+                Some(ms) => format!(", each living about {ms:.1} ms"),
+                None => String::new(),
+            };
+            let message = format!("{top_n} short-lived processes of {top_bin} started one after another{life}: a process per item");
+            let cost = format!(
+                "{top_n} process starts (fork, execve, dynamic loading, exit; natively about 0.5-4 ms each, so \
+about {:.0}-{:.0} ms) for work that usually takes microseconds in-process{}",
+                top_n as f64 * 0.5,
+                top_n as f64 * 4.0,
+                match median {
+                    Some(ms) => format!("; median child life {ms:.1} ms, {}", cx.tracer.measured()),
+                    None => "; child lifetimes unknown: no timestamps".to_string(),
+                }
+            );
+            let evidence = top.first().map(|t| t.evidence.render(cx.clock)).unwrap_or_default();
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, g),
+                about: Some(self.programs.about(g)),
+                window: span.window(),
+                metrics: m.build(),
+                evidence,
+                cost: Some(cost),
+                fix: META.fix().into(),
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    #[test]
+    fn fires_on_a_shell_loop_running_date_per_line() {
+        // 1,500 lines from the middle of the loop: 13 `date` children of one bash
+        let t = include_str!("../../fixtures/spawn-per-task/sh-date-each-cut.strace");
+        assert!(check("spawn-per-task", t).is_empty(), "under the default minimum of 100 spawns");
+        let f = check_with("spawn-per-task", "min_spawns = 10", t);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Info);
+        assert_eq!(f[0].metrics["binary"], "/usr/bin/date");
+        assert_eq!(f[0].metrics["spawns"], 13);
+        assert_eq!(f[0].metrics["spawners"], 1);
+        // every child that ended in the cut lived a few ms under strace: short (the last one is
+        // still running when the cut ends)
+        assert_eq!(f[0].metrics["short_children"], 12);
+        let w = check_with("spawn-per-task", "min_spawns = 10\nwarn_spawns = 13", t);
+        assert_eq!(w[0].severity, Severity::Warning);
+        // children that live longer than max_child_ms are work, not start-up
+        assert!(check_with("spawn-per-task", "min_spawns = 10\nmax_child_ms = 1", t).is_empty());
+    }
+
+    #[test]
+    fn the_end_of_a_make_run_is_quiet_even_at_two_spawns() {
+        // make's last steps: sh running mkdir, install and cp; tar running gzip through sh;
+        // sha256sum: many processes, each binary once
+        let t = include_str!("../../fixtures/spawn-per-task/near-make-tail.strace");
+        assert!(check("spawn-per-task", t).is_empty());
+        assert!(check_with("spawn-per-task", "min_spawns = 2", t).is_empty());
+    }
+}

@@ -1,0 +1,372 @@
+//! `stat-storm` (SL014): the same few paths looked up successfully again and again
+//! (stat/lstat/newfstatat/statx/access/readlink on the same files, thousands of times): path
+//! resolution without a cache.
+//!
+//! Successful lookups only: lookups that fail are failed-lookup-storm's (SL007), so the two
+//! never count the same call. Per program: a path is *hot* once the program looked it up
+//! `hot_lookups` times; the repeats of hot paths (every lookup of one after its first) are
+//! what the finding counts.
+
+use super::EvidenceBuf;
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use rustc_hash::FxHashMap as HashMap;
+use std::hash::Hasher;
+use syslint_event::{args, Class, Event, Ret, Sys, Syscall, Tgid};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL014",
+    name: "stat-storm",
+    category: "filesystem",
+    status: Status::Stable,
+    summary: "the same few paths looked up successfully again and again: path resolution without a cache",
+    docs: Docs {
+        what: "A program looks up the same paths with stat/lstat/newfstatat/statx/access/faccessat/\
+readlink again and again, and they succeed every time: thousands of lookups of a handful of distinct \
+paths. Typical sources: PHP with its realpath cache disabled or too small (every include lstat-s each \
+component of its path), open_basedir or Apache's SymLinksIfOwnerMatch checking every component per \
+request, a template engine or an opcode cache checking freshness on every render, a file watcher \
+polling with stat, and glibc's localtime() checking /etc/localtime on every call when TZ is unset. \
+A path is hot once the program looked it up `hot_lookups` times; the repeats of hot paths are \
+counted per program (the processes running the same program are one subject). Lookups that fail \
+are failed-lookup-storm's, never counted here; lookups of an open fd (fstat, `newfstatat(fd, \"\", \
+AT_EMPTY_PATH)`) are no path resolution and are not counted either.",
+        why: "Each lookup walks the path in the kernel: about a microsecond on a local file system with a \
+warm dentry cache (measured in lab/stat-storm: 0.85 us per lstat in PHP, 1.0 us per localtime() \
+check), per component of the path for code that resolves components one by one, and on NFS or other \
+network file systems a round trip to the server whenever the attribute cache has expired. PHP with \
+realpath_cache_size=0 spent 103 us per request instead of 29 us on the same eight includes; a logger \
+calling localtime() per line spent 1.2 s instead of 0.25 s on a million lines. The lookups return \
+what the program already knew.",
+        evidence: "Metrics: `lookups` (successful path lookups of the program), `distinct_paths` (paths \
+they named), `hot_paths` (paths looked up at least `hot_lookups` times), `repeated` (lookups of hot \
+paths after their first: the avoidable ones), `top_paths` (array: the most looked-up paths, up to 5) and \
+`top_path_lookups` (lookups of the first), `share_of_calls` (lookups / all syscalls of the program's \
+processes), `processes`; with timestamps `per_sec` (lookups a second over their span); with -T or eBPF \
+`seconds` (time inside the lookups; under strace each call is inflated by the tracer, so the cost \
+names the count first). Evidence: the first lookups of the top path and its last one.",
+        fix: "cache what the lookups find: in PHP keep the realpath cache on and large enough \
+(realpath_cache_size=4096K or more, realpath_cache_ttl=600 on NFS; `realpath_cache_get()` shows its \
+use) and run opcache with validate_timestamps=0 or a revalidate_freq of seconds in production; set TZ \
+(TZ=:/etc/localtime) for programs that call localtime(); in applications remember stat results for a \
+while or use inotify/fanotify instead of polling with stat.\n\n\
+The severity follows the count and the share of the program's calls, which strace and eBPF measure \
+alike: a warning needs `warn_repeated` avoidable lookups making up at least `warn_share_of_calls` of \
+the program's system calls. A build or a scan stats thousands of distinct files once or twice each \
+(git status, make, a compiler's headers): none of them is hot, nothing is reported. A short program \
+that checks a few files a few dozen times stays under `min_repeated`.",
+        example: "PHP 8.2 with realpath_cache_size=0 including a file eight directories deep on every \
+request (lab/stat-storm/traces/php-nocache.f-tt-T-yy.strace.gz): eleven lstat-s per include, every include:\n    \
+20487 15:17:57.439831 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message/Stream/part5.php\", {st_mode=S_IFREG|0644, st_size=16, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000004>\n    \
+20487 15:17:57.439847 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message/Stream\", {st_mode=S_IFDIR|0755, st_size=4096, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000004>\n    \
+20487 15:17:57.439862 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message\", {st_mode=S_IFDIR|0755, st_size=4096, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000004>\n    \
+...\n    \
+20487 15:17:57.439970 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp\", {st_mode=S_IFDIR|S_ISVTX|0777, st_size=176128, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000003>\n    \
+20487 15:17:57.439985 openat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message/Stream/part5.php\", O_RDONLY) = 4</tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message/Stream/part5.php> <0.000004>\n\
+and a logger calling localtime() per line with TZ unset (c-localtime.f-tt-T-yy.strace.gz), 24,999 times:\n    \
+20761 15:18:02.791360 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.FqSIKv>, \"/etc/localtime\", {st_mode=S_IFREG|0644, st_size=114, ...}, 0) = 0 <0.000003>\n    \
+20761 15:18:02.791375 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.FqSIKv>, \"/etc/localtime\", {st_mode=S_IFREG|0644, st_size=114, ...}, 0) = 0 <0.000003>\n    \
+20761 15:18:02.791390 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.FqSIKv>, \"/etc/localtime\", {st_mode=S_IFREG|0644, st_size=114, ...}, 0) = 0 <0.000003>",
+    },
+    options: OPTIONS,
+    interest: Interest {
+        syscalls: &[
+            Sys::Stat,
+            Sys::Lstat,
+            Sys::Stat64,
+            Sys::Lstat64,
+            Sys::Newfstatat,
+            Sys::Fstatat64,
+            Sys::Statx,
+            Sys::Access,
+            Sys::Faccessat,
+            Sys::Faccessat2,
+            Sys::Readlink,
+            Sys::Readlinkat,
+            // a successful exec changes the program a process runs
+            Sys::Execve,
+            Sys::Execveat,
+        ],
+        ..Interest::NONE
+    },
+};
+
+pub const ENTRY: Entry = registry::entry::<StatStorm>();
+
+crate::options! {
+    pub struct Config {
+        /// lookups of one path by one program that make the path hot
+        hot_lookups: u64 = 10,
+        /// repeated lookups of hot paths a program needs to be reported
+        min_repeated: u64 = 5000,
+        /// repeated lookups of hot paths that make a warning ...
+        warn_repeated: u64 = 20_000,
+        /// ... when all the program's lookups are at least this share of its system calls
+        warn_share_of_calls: f64 = 0.5,
+    }
+}
+
+/// Distinct (program, path) pairs followed; beyond, new paths are not counted.
+const MAX_PATHS: usize = 100_000;
+/// Processes remembered per program (for the share of its calls).
+const MAX_TGIDS: usize = 4096;
+/// Evidence lines kept of the top path.
+const EVIDENCE: usize = 3;
+
+#[derive(Clone)]
+struct PathCount {
+    path: Box<str>,
+    n: u64,
+    evidence: EvidenceBuf,
+}
+
+#[derive(Clone, Default)]
+struct Group {
+    lookups: u64,
+    timing: Timing,
+    span: Span,
+    tgids: Vec<Tgid>,
+}
+
+impl Group {
+    fn absorb(&mut self, o: Group) {
+        self.lookups += o.lookups;
+        self.timing.merge(o.timing);
+        self.span.merge(&o.span);
+        for t in o.tgids {
+            if self.tgids.len() < MAX_TGIDS && !self.tgids.contains(&t) {
+                self.tgids.push(t);
+            }
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct StatStorm {
+    cfg: Config,
+    programs: Programs,
+    groups: Vec<Group>,
+    /// (program, hash of the path) -> its lookups.
+    paths: Bounded<(u32, u64), PathCount>,
+}
+
+impl Declared for StatStorm {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        StatStorm { cfg, programs: Programs::default(), groups: Vec::new(), paths: Bounded::new(MAX_PATHS) }
+    }
+}
+
+/// A hash of the path a lookup names, with the directory fd's path (`-yy`) or number in front
+/// of a relative path of an *at call; `None` for a lookup of an fd itself (an empty path).
+fn path_key(sc: &Syscall, p: &str) -> Option<u64> {
+    if p.is_empty() {
+        return None;
+    }
+    let mut h = rustc_hash::FxHasher::default();
+    if !p.starts_with('/') && sc.sys.is(Class::AT) {
+        match sc.dir_fd() {
+            Some(fd) => match fd.deco {
+                Some(d) => h.write(d.as_bytes()),
+                None => h.write_i32(fd.num),
+            },
+            None => h.write_u8(0),
+        }
+        h.write_u8(b'/');
+    }
+    h.write(p.as_bytes());
+    Some(h.finish())
+}
+
+/// The path for display: relative paths of *at calls with the directory's `-yy` path.
+fn display_path(sc: &Syscall, p: &str) -> String {
+    if !p.starts_with('/') && sc.sys.is(Class::AT) {
+        if let Some(d) = sc.dir_fd().and_then(|fd| fd.deco) {
+            return format!("{}/{p}", args::unescape(d).trim_end_matches('/'));
+        }
+    }
+    p.to_string()
+}
+
+impl Detector for StatStorm {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if !matches!(sc.ret, Ret::Ok { .. }) {
+            return;
+        }
+        if sc.sys.is(Class::EXEC) {
+            self.programs.forget(cx.model, ev.tid);
+            return;
+        }
+        let Some(p) = sc.path() else { return };
+        let Some(key) = path_key(sc, &p) else { return };
+        let g = self.programs.of(cx.model, ev.tid);
+        let gi = g as usize;
+        if self.groups.len() <= gi {
+            self.groups.resize_with(gi + 1, Group::default);
+        }
+        let gr = &mut self.groups[gi];
+        gr.lookups += 1;
+        gr.timing.add(sc.dur_ns);
+        gr.span.add(ev.ts_ns);
+        if gr.tgids.len() < MAX_TGIDS && !gr.tgids.contains(&cx.tgid) {
+            gr.tgids.push(cx.tgid);
+        }
+        let make = || PathCount { path: display_path(sc, &p).into(), n: 0, evidence: EvidenceBuf::new(EVIDENCE) };
+        let hot = self.cfg.hot_lookups;
+        if let Some(pc) = self.paths.entry((g, key), make) {
+            pc.n += 1;
+            // the first lookup, then those that made the path hot and the last: no capture for
+            // the many paths a program looks up only a few times
+            if pc.n == 1 || pc.n >= hot {
+                pc.evidence.push(ev);
+            }
+        }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.programs]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        // paths per program, before the unnamed programs join their parents
+        let mut per_group: HashMap<u32, Vec<PathCount>> = HashMap::default();
+        for ((g, _), pc) in self.paths.drain() {
+            per_group.entry(g).or_default().push(pc);
+        }
+        let target = self.programs.merge_unnamed(cx.model);
+        for (g, &t) in target.iter().enumerate() {
+            if t != g && g < self.groups.len() && t < self.groups.len() {
+                let o = std::mem::take(&mut self.groups[g]);
+                self.groups[t].absorb(o);
+                if let Some(v) = per_group.remove(&(g as u32)) {
+                    per_group.entry(t as u32).or_default().extend(v);
+                }
+            }
+        }
+        // the calls of each process, for the share
+        let mut calls_of: HashMap<Tgid, u64> = HashMap::default();
+        for p in cx.model.procs.iter().filter(|p| !p.absorbed) {
+            let n: u64 = p.tasks.iter().filter_map(|&t| cx.model.tasks.get(t)).map(|t| t.calls).sum();
+            *calls_of.entry(p.pid).or_default() += n;
+        }
+        let hot = self.cfg.hot_lookups.max(2);
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            let Some(paths) = per_group.get_mut(&(gi as u32)) else { continue };
+            // the same path under two groups that merged: add them up
+            paths.sort_by(|a, b| a.path.cmp(&b.path));
+            paths.dedup_by(|a, b| {
+                if a.path == b.path {
+                    b.n += a.n;
+                    true
+                } else {
+                    false
+                }
+            });
+            let repeated: u64 = paths.iter().filter(|p| p.n >= hot).map(|p| p.n - 1).sum();
+            if repeated < self.cfg.min_repeated.max(1) {
+                continue;
+            }
+            let hot_paths = paths.iter().filter(|p| p.n >= hot).count();
+            paths.sort_by(|a, b| b.n.cmp(&a.n).then_with(|| a.path.cmp(&b.path)));
+            let calls: u64 = g.tgids.iter().filter_map(|t| calls_of.get(t)).sum();
+            let share = g.lookups as f64 / calls.max(g.lookups).max(1) as f64;
+            let severity = if repeated >= self.cfg.warn_repeated && share >= self.cfg.warn_share_of_calls {
+                Severity::Warning
+            } else {
+                Severity::Info
+            };
+            let top = &paths[0];
+            let mut m = Metrics::new();
+            m.count("lookups", g.lookups);
+            m.count("distinct_paths", paths.len());
+            m.count("hot_paths", hot_paths);
+            m.count("repeated", repeated);
+            m.json("top_paths", serde_json::Value::from(paths.iter().take(5).map(|p| p.path.to_string()).collect::<Vec<_>>()));
+            m.count("top_path_lookups", top.n);
+            m.value("share_of_calls", share);
+            m.count("processes", self.programs.processes[gi]);
+            let span = g.span.seconds();
+            if span > 0.0 {
+                m.value("per_sec", g.lookups as f64 / span);
+            }
+            m.value_opt("seconds", g.timing.seconds());
+            let message = format!(
+                "{repeated} repeated successful lookups of {hot_paths} path{} ({} lookups of {} alone): path \
+resolution without a cache",
+                if hot_paths == 1 { "" } else { "s" },
+                top.n,
+                top.path
+            );
+            let time = match g.timing.seconds() {
+                Some(s) => format!("{s:.3} s inside them, {}", cx.tracer.measured()),
+                None => "time unknown: no -T".to_string(),
+            };
+            let cost = format!(
+                "{repeated} path walks that returned what the program already knew ({time}; natively about 1 us \
+each on a local file system, so about {:.0} ms, and a server round trip each on NFS when attributes \
+expire); lookups are {:.0}% of the program's system calls",
+                repeated as f64 * 1e-3,
+                share * 100.0
+            );
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
+                window: g.span.window(),
+                metrics: m.build(),
+                evidence: top.evidence.render(cx.clock),
+                cost: Some(cost),
+                fix: META.fix().into(),
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    #[test]
+    fn fires_on_php_without_its_realpath_cache() {
+        // 1,200 lines from the middle of the run: ~80 includes, each lstat-ing 11 components
+        let t = include_str!("../../fixtures/stat-storm/php-nocache-cut.strace");
+        assert!(check("stat-storm", t).is_empty(), "under the default minimum of 5,000 repeats");
+        let f = check_with("stat-storm", "min_repeated = 500", t);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Info);
+        // 944 newfstatat calls, 85 of them of an open fd (AT_EMPTY_PATH): no path resolution
+        assert_eq!(f[0].metrics["lookups"], 859);
+        // the nine directories on the way and the eight files, each once per request
+        assert_eq!(f[0].metrics["hot_paths"], 17);
+        assert_eq!(f[0].metrics["top_paths"][0], "/tmp");
+        // of the 1,200 calls in the cut, rounded to a millionth
+        assert_eq!(f[0].metrics["share_of_calls"], 0.715833);
+        let w = check_with("stat-storm", "min_repeated = 500\nwarn_repeated = 800", t);
+        assert_eq!(w[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn a_short_logger_checking_localtime_300_times_is_quiet() {
+        let t = include_str!("../../fixtures/stat-storm/near-localtime-few.strace");
+        assert!(check("stat-storm", t).is_empty());
+        // the storm is there, only small: it fires when asked for small storms
+        let f = check_with("stat-storm", "min_repeated = 250", t);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["top_paths"][0], "/etc/localtime");
+        // the first call opens the file, each later one stats it
+        assert_eq!(f[0].metrics["top_path_lookups"], 299);
+    }
+}

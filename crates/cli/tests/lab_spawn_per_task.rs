@@ -1,0 +1,85 @@
+//! spawn-per-task (SL016) on the lab traces (lab/spawn-per-task: a bash loop running `date` per
+//! line, Python running sha256sum per file, their in-process fixes, a make run of many different
+//! tools; strace 6.1, recorded by record.sh) and live: run.sh under strace again.
+
+use crate::common::*;
+use syslint_report::{Finding, Report, Severity};
+
+const LAB: &str = "spawn-per-task";
+const DET: &str = "spawn-per-task";
+/// -f -tt -T -yy, -f -tt, -f
+const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
+
+fn only(r: &Report, ctx: &str) -> Finding {
+    let f = findings(r, DET);
+    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
+    f[0].clone()
+}
+
+#[test]
+fn a_helper_per_item_is_a_warning() {
+    for (variant, binary, spawner) in
+        [("sh-date-each", "/usr/bin/date", "bash"), ("py-sha-each", "/usr/bin/sha256sum", "python3")]
+    {
+        for set in SETS {
+            let ctx = format!("{variant}.{set}");
+            let r = analyze(&[&lab_variant(LAB, variant, set)]);
+            assert!(
+                r.findings.iter().all(|f| f.detector == DET || f.severity == Severity::Info),
+                "{ctx}: {:#?}",
+                r.findings
+            );
+            let f = only(&r, &ctx);
+            assert_eq!(f.severity, Severity::Warning, "{ctx}");
+            assert_eq!(metric(&f, "spawns"), 300.0, "{ctx}");
+            assert_eq!(f.metrics["binary"], binary, "{ctx}");
+            assert_eq!(metric(&f, "spawners"), 1.0, "{ctx}");
+            assert_eq!(f.about.as_ref().and_then(|a| a.program.as_deref()), Some(spawner), "{ctx}");
+            // lifetimes only with timestamps; then nearly all children are short
+            assert_eq!(f.metrics.contains_key("short_children"), set.contains("tt"), "{ctx}");
+            if set.contains("tt") {
+                assert!(metric(&f, "short_children") >= 270.0, "{ctx}: {:?}", f.metrics);
+            }
+            assert!(f.evidence.iter().any(|e| e.contains(binary)), "{ctx}: {:#?}", f.evidence);
+        }
+    }
+}
+
+#[test]
+fn one_process_for_all_items_and_a_build_are_quiet() {
+    for variant in ["sh-date-once", "py-sha-once", "near-make", "near-sh-date-few"] {
+        for set in SETS {
+            let r = analyze(&[&lab_variant(LAB, variant, set)]);
+            assert!(findings(&r, DET).is_empty(), "{variant}.{set}: {:#?}", findings(&r, DET));
+        }
+    }
+    // make started a process per step: many processes, none of them a repeated helper
+    let r = analyze(&[&lab_variant(LAB, "near-make", "f-tt")]);
+    assert!(r.capture.processes >= 20, "{}", r.capture.processes);
+}
+
+#[test]
+fn live_date_loop_under_strace() {
+    for tool in ["strace", "bash", "date"] {
+        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
+    }
+    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
+    let run = |variant: &str| {
+        let o = std::process::Command::new("bash")
+            .arg(root().join("lab").join(LAB).join("run.sh"))
+            .arg(variant)
+            .arg(&out)
+            .args(["-f", "-tt", "-T", "-yy"])
+            .env("ITEMS", "120")
+            .output()
+            .expect("run.sh");
+        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
+        let r = analyze(&[&out]);
+        std::fs::remove_file(&out).ok();
+        r
+    };
+    let f = only(&run("sh-date-each"), "live sh-date-each");
+    assert_eq!(f.severity, Severity::Info, "120 spawns: under warn_spawns {f:#?}");
+    assert_eq!(metric(&f, "spawns"), 120.0);
+    assert!(findings(&run("sh-date-once"), DET).is_empty());
+}
