@@ -34,6 +34,8 @@ fn ebpf_run(lab: &str, variant: &str) -> (syslint_report::Report, syslint_report
     let names =
         |r: &syslint_report::Report| r.findings.iter().map(|f| (f.detector.clone(), f.severity)).collect::<Vec<_>>();
     assert_eq!(names(&text), names(&again), "{lab} {variant}: exported text vs .slr");
+    // kept only when something above failed (to look at); a busy-poll recording is ~80 MB
+    std::fs::remove_dir_all(&dir).ok();
     (live, again)
 }
 
