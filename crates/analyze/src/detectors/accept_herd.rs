@@ -584,6 +584,9 @@ switch, a wait return and a syscall",
                 evidence,
                 cost: Some(cost),
                 fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
             });
         }
         out

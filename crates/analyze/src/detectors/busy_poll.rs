@@ -551,6 +551,9 @@ timestamps)",
             evidence,
             cost: Some(cost),
             fix: META.fix().into(),
+            confidence: None,
+            confidence_reason: None,
+            confirm: None,
         }
     }
 }

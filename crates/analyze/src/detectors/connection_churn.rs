@@ -698,6 +698,9 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
                 evidence: e.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix,
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
             });
         }
         out

@@ -520,6 +520,9 @@ or put the one that does first. "
                 evidence,
                 cost: Some(cost),
                 fix,
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
             });
         }
         out

@@ -546,6 +546,9 @@ impl KeepaliveStall {
                 secs(transfer_s)
             )),
             fix: META.docs.fix.into(),
+            confidence: None,
+            confidence_reason: None,
+            confirm: None,
         }
     }
 }

@@ -399,6 +399,9 @@ impl SmallIo {
                 fmt_count(a.calls - a.saved_1m)
             )),
             fix: META.docs.fix.into(),
+            confidence: None,
+            confidence_reason: None,
+            confirm: None,
         }
     }
 }
