@@ -54,7 +54,7 @@ impl Call {
             name: sc.name.to_string(),
             fd: sc.fd_num(),
             target: target.map(str::to_string),
-            path: sc.path().map(|p| p.into_owned()),
+            path: sc.path().map(std::borrow::Cow::into_owned),
             ret: sc.ret.value(),
             errno: sc.ret.errno().map(str::to_string),
             dur_ns: sc.dur_ns,
@@ -338,4 +338,56 @@ pub fn stamp_full(f: &mut Finding, basis: &Basis) {
     if f.confirm.is_none() {
         f.confirm = Some("after a fix, record the same run again and compare: syslint diff BEFORE AFTER".into());
     }
+}
+
+/// A finding of a counts or excerpt rule, in the detector's name (its fix is the detector's).
+/// `metrics`: integer counts and a few ratios.
+pub fn finding(
+    meta: &'static crate::registry::Meta,
+    severity: Severity,
+    message: String,
+    subject: &str,
+    about: syslint_report::Subject,
+    metrics: &[(&str, serde_json::Value)],
+) -> Finding {
+    Finding {
+        detector: meta.name.into(),
+        code: meta.code.into(),
+        severity,
+        message,
+        subject: subject.into(),
+        about: Some(about),
+        window: None,
+        metrics: metrics.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        evidence: Vec::new(),
+        cost: None,
+        fix: meta.fix().into(),
+        confidence: None,
+        confidence_reason: None,
+        confirm: None,
+    }
+}
+
+/// The table's rows of these syscalls, as evidence lines (`accept4: 492 calls, 392 errors`).
+pub fn count_lines(c: &Counts, names: &[&str]) -> Vec<String> {
+    c.rows
+        .iter()
+        .filter(|r| names.contains(&r.name.as_str()))
+        .map(|r| {
+            let e = if c.errors_known { format!(", {} errors", r.errors) } else { String::new() };
+            let t = r.seconds.map(|s| format!(", {s:.6} s")).unwrap_or_default();
+            format!("{}: {} calls{e}{t}", r.name, r.calls)
+        })
+        .collect()
+}
+
+/// Whether the table's times are the calls' wall-clock times (waits included): perf trace,
+/// syscount -L, strace -c -w, syslint. strace -c without -w counts system time only.
+pub fn wall_times(c: &Counts) -> bool {
+    c.tool.starts_with("perf") || c.tool.starts_with("syscount -L") || c.tool == "strace -c -w" || c.tool.starts_with("syslint")
+}
+
+/// Subject of a counts finding: the processes the table counted.
+pub fn counted() -> (&'static str, syslint_report::Subject) {
+    ("the processes the table counted", syslint_report::Subject::new(syslint_report::SubjectKind::Program))
 }

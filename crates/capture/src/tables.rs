@@ -454,7 +454,7 @@ fn perf(lines: &[&str]) -> Option<Counts> {
         }
         let words: Vec<&str> = t.split_whitespace().collect();
         if words.first() == Some(&"syscall") && words.get(1) == Some(&"calls") && words.contains(&"total") {
-            cols = Some(words.iter().map(|w| w.to_string()).collect());
+            cols = Some(words.iter().map(ToString::to_string).collect());
             found = true;
             if task.is_none() {
                 task = Some(TaskCounts { task: String::new(), rows: Vec::new() });
@@ -501,7 +501,7 @@ fn perf(lines: &[&str]) -> Option<Counts> {
 fn perf_task(t: &str) -> Option<String> {
     let (head, rest) = t.split_once("), ")?;
     let rest = rest.trim();
-    if !(rest.ends_with('%') && rest.contains(" events")) || !head.contains(" (") {
+    if !(rest.ends_with('%') && rest.contains(" events") && head.contains(" (")) {
         return None;
     }
     Some(format!("{head})"))
