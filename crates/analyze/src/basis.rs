@@ -143,7 +143,7 @@ impl Excerpt {
     /// The reason an excerpt finding gives for its confidence: the shape, and what is left out.
     pub fn reason(&self, what: &str) -> String {
         let others = if self.threads <= 1 { "; other processes and threads are not in the excerpt" } else { "" };
-        format!("{what} in {}{others}", self.shape())
+        format!("{what} (in {}){others}", self.shape())
     }
 }
 

@@ -702,3 +702,72 @@ mod tests {
         assert_eq!(num("total"), None);
     }
 }
+
+#[cfg(test)]
+mod recorded {
+    //! Real tables (tests/fixtures/tables/record.sh, lab/counts/record.sh): every row read, the
+    //! blank `errors` cells in their place, checked against the table's own `total` row.
+    use super::*;
+
+    fn fixture(rel: &str) -> String {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel);
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+
+    /// (calls, errors) of the `total` row, read independently of the parser: the numbers in
+    /// the order of the header's `calls` and `errors` columns.
+    fn total(text: &str) -> (u64, u64) {
+        let header = text.lines().find(|l| l.contains("calls") && l.contains("syscall")).expect("header");
+        let words: Vec<String> = header.replace("% time", "%time").split_whitespace().map(str::to_owned).collect();
+        let t: Vec<&str> = text
+            .lines()
+            .find(|l| l.split_whitespace().any(|w| w == "total") && l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+            .expect("total row").split_whitespace().collect();
+        let ci = words.iter().position(|w| w == "calls").expect("calls column");
+        let ei = words.iter().position(|w| w == "errors").expect("errors column");
+        let n = |i: usize| t.get(i).and_then(|x| x.parse().ok()).unwrap_or(0);
+        (n(ci), n(ei))
+    }
+
+    #[test]
+    fn strace_tables_add_up_to_their_total_row() {
+        for rel in [
+            "tests/fixtures/tables/ls.strace-c-U.txt",
+            "tests/fixtures/tables/ls.strace-C.txt",
+            "lab/fd-close-sweep/counts/c-close.strace-c.txt",
+            "lab/failed-lookup-storm/counts/c-search-bad.strace-cw.txt",
+            "lab/accept-herd/counts/c-procs.strace-c.txt",
+        ] {
+            let text = fixture(rel);
+            let c = read(&text).unwrap_or_else(|| panic!("{rel}: no table"));
+            let (calls, errors) = total(&text);
+            assert_eq!(c.total_calls(), calls, "{rel}");
+            assert_eq!(c.rows.iter().map(|r| r.errors).sum::<u64>(), errors, "{rel}");
+            assert!(c.errors_known, "{rel}");
+        }
+    }
+
+    #[test]
+    fn perf_and_syscount_tables_are_read_per_thread_and_summed() {
+        let text = fixture("lab/accept-herd/counts/c-procs.perf.txt");
+        let c = read(&text).expect("perf table");
+        assert_eq!(c.tool, "perf trace -s");
+        // the parent and four workers, each its own table
+        assert_eq!(c.per_task.len(), 5, "{:?}", c.per_task.iter().map(|t| &t.task).collect::<Vec<_>>());
+        let acc = c.row("accept4").expect("accept4");
+        let per: u64 = c.per_task.iter().flat_map(|t| &t.rows).filter(|r| r.name == "accept4").map(|r| r.calls).sum();
+        assert_eq!(acc.calls, per);
+        let s = read(&fixture("lab/fd-close-sweep/counts/c-close.syscount.txt")).expect("syscount table");
+        assert_eq!(s.tool, "syscount -L");
+        assert!(!s.errors_known);
+        assert!(s.row("close").is_some_and(|r| r.calls > 20_000 && r.seconds.is_some()));
+    }
+
+    #[test]
+    fn garbage_is_no_table_and_no_panic() {
+        for t in ["", "hello\nworld", "% time\n------ ---", "1 2 3 4 5 6\n", "\u{0}\u{ff}", "syscall calls total\nx 1 2", "SYSCALL COUNT\nread notanumber"] {
+            let _ = read(t);
+        }
+        assert!(read("just some program output\nwith numbers 1.0 2 3 4\n").is_none());
+    }
+}

@@ -430,7 +430,7 @@ impl Detector for AcceptHerd {
 
     fn levels(&self) -> registry::Levels {
         registry::Levels {
-            excerpt: "at least 5 wake-ups (epoll_wait/poll/select returning ready) each followed by an accept on the same fd that failed with EAGAIN, and at least 2 in 3 of the excerpt's accepts failing: the worker is woken for connections another takes (an occasional EAGAIN of a server that accepts until EAGAIN is not)",
+            excerpt: "at least 4 wake-ups (epoll_wait/poll/select returning ready) each followed by an accept on the same fd that failed with EAGAIN, and at least 2 in 3 of the excerpt's accepts failing: the worker is woken for connections another takes (an occasional EAGAIN of a server that accepts until EAGAIN is not)",
             counts: "accept/accept4 failures at least 20 and at least twice the accepts that succeeded (a single acceptor that accepts until EAGAIN fails about once per wake-up, a herd of N workers about N-1 times per connection); per-process tables say how many workers failed. Needs a table that counts errors (not plain syscount)",
         }
     }

@@ -397,7 +397,7 @@ impl Detector for FsyncStorm {
 
     fn levels(&self) -> registry::Levels {
         registry::Levels {
-            excerpt: "at least 5 fsync/fdatasync calls on one fd, each right after a small write to it (under 64 KiB), with no more than 3 writes between flushes",
+            excerpt: "at least 4 fsync/fdatasync calls on one fd, each right after a small write to it (under 64 KiB), with no more than 3 writes between flushes",
             counts: "fsync/fdatasync at least 100 and at least half as many as writes: warning at medium confidence when at least 4 in 5 writes is followed by a flush, info otherwise (a table cannot tell a database's flush per commit, which its configuration asks for, from an application's)",
         }
     }
