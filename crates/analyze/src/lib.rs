@@ -37,7 +37,10 @@ pub struct Analyzer {
     timed: bool,
     /// The threads seen, up to [`max_tasks`]; the events of any thread beyond go to
     /// [`FOLDED`], so per-thread state in the model and detectors stays bounded.
-    seen: std::collections::HashSet<Tid>,
+    seen: rustc_hash::FxHashSet<Tid>,
+    /// The thread of the previous event, when it was in `seen` (events come in runs of one
+    /// thread: most need no lookup at all).
+    last_seen: Option<Tid>,
     max_tasks: usize,
     /// Distinct threads whose events were folded into [`FOLDED`].
     folded: std::collections::HashSet<Tid>,
@@ -83,6 +86,7 @@ impl Analyzer {
             local_offset_ns: None,
             timed: false,
             seen: Default::default(),
+            last_seen: None,
             max_tasks: max_tasks(),
             folded: Default::default(),
             folded_more: false,
@@ -100,11 +104,16 @@ impl Analyzer {
 
     /// `ev` as analysed: beyond [`MAX_TASKS`] threads, a new thread's events are [`FOLDED`]'s.
     fn fold<'a>(&mut self, ev: &Event<'a>) -> Option<Event<'a>> {
+        if self.last_seen == Some(ev.tid) {
+            return None;
+        }
         if self.seen.len() < self.max_tasks {
             self.seen.insert(ev.tid);
+            self.last_seen = Some(ev.tid);
             return None;
         }
         if self.seen.contains(&ev.tid) {
+            self.last_seen = Some(ev.tid);
             return None;
         }
         // counting the distinct folded threads takes memory too: exactly up to a bound

@@ -707,7 +707,13 @@ impl Parser {
 
     /// `<... read resumed>"data", 4096) = 4 <0.000123>` (strace 4 puts a space after `>`).
     fn resumed<F: FnMut(&Event)>(&mut self, s: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
-        let Some(close) = memchr::memmem::find(s.as_bytes(), b" resumed>") else {
+        // the name is one word: look right after it first (a searcher's set-up costs more than
+        // the search on lines this short), then anywhere
+        let after_name = memchr::memchr(b' ', &s.as_bytes()[5..]).map(|i| i + 5);
+        let Some(close) = after_name
+            .filter(|&i| s.as_bytes()[i..].starts_with(b" resumed>"))
+            .or_else(|| memchr::memmem::find(s.as_bytes(), b" resumed>"))
+        else {
             return false;
         };
         let name = &s[5..close];
@@ -895,8 +901,35 @@ impl Parser {
     }
 
     /// Parse a timestamp at the start of `s`; returns nanoseconds and the rest of the line.
+    /// A time of day (ns since midnight) on the log's time line: the clock is known to be
+    /// time of day from now on, and a jump back of more than 12 hours is the next day.
+    #[inline]
+    fn time_of_day(&mut self, mut t: i64) -> i64 {
+        if self.clock == Clock::None {
+            self.clock = Clock::TimeOfDay;
+        }
+        let abs = t + self.day_offset;
+        if self.last_tod != i64::MIN && abs < self.last_tod - DAY_NS / 2 {
+            self.day_offset += DAY_NS;
+        }
+        t += self.day_offset;
+        self.last_tod = t;
+        t
+    }
+
     fn timestamp<'s>(&mut self, s: &'s str) -> Option<(i64, &'s str)> {
         let b = s.as_bytes();
+        // the common shape first, at fixed positions: `HH:MM:SS.ffffff ` (-tt)
+        if b.len() > 15 && b[15] == b' ' && b[2] == b':' && b[5] == b':' && b[8] == b'.' {
+            let d = |i: usize| i64::from(b[i].wrapping_sub(b'0'));
+            const DIGITS: [usize; 12] = [0, 1, 3, 4, 6, 7, 9, 10, 11, 12, 13, 14];
+            if DIGITS.iter().all(|&i| d(i) < 10) {
+                let secs = (d(0) * 10 + d(1)) * 3600 + (d(3) * 10 + d(4)) * 60 + d(6) * 10 + d(7);
+                let us = DIGITS[6..].iter().fold(0, |v, &i| v * 10 + d(i));
+                let t = self.time_of_day(secs * NS + us * 1000);
+                return Some((t, s[15..].trim_start_matches(' ')));
+            }
+        }
         let end = b.iter().position(|&c| c == b' ')?;
         let tok = &b[..end];
         let rest = s[end..].trim_start_matches(' ');
@@ -909,17 +942,7 @@ impl Parser {
                 return None;
             }
             let frac = if tok.len() > 9 && tok[8] == b'.' { parse_frac(&tok[9..])? } else { 0 };
-            let mut t = ((h * 60 + m) * 60 + sec) * NS + frac;
-            if self.clock == Clock::None {
-                self.clock = Clock::TimeOfDay;
-            }
-            // carry over midnight: a jump back of more than 12 hours is the next day
-            let abs = t + self.day_offset;
-            if self.last_tod != i64::MIN && abs < self.last_tod - DAY_NS / 2 {
-                self.day_offset += DAY_NS;
-            }
-            t += self.day_offset;
-            self.last_tod = t;
+            let t = self.time_of_day(((h * 60 + m) * 60 + sec) * NS + frac);
             return Some((t, rest));
         }
         // `secs.frac`, or whole seconds (--timestamps=unix,s, --relative-timestamps=s)

@@ -320,13 +320,41 @@ impl<'a> Syscall<'a> {
         self.pre = Pre::NONE;
         let fd = self.fd();
         let c = self.sys.class();
-        let path = if c.has(Class::LOOKUP) || c.has(Class::EXEC) || c.has(Class::AT) {
-            self.arg(if c.has(Class::AT) { 1 } else { 0 })
-        } else {
-            None
+        let path_idx = if c.has(Class::AT) { 1 } else { 0 };
+        let wants_path = c.has(Class::LOOKUP) || c.has(Class::EXEC) || c.has(Class::AT);
+        let flags_idx = self.open_flags_index();
+        // the arguments are split once, up to the last one asked for (each `arg(i)` would
+        // split from the start again: openat's path and flags cost two passes over its fd's
+        // decoration and its path)
+        let last = match (wants_path, flags_idx) {
+            (true, Some(f)) => Some(f.max(path_idx)),
+            (true, None) => Some(path_idx),
+            (false, f) => f,
         };
+        let mut first: [Option<&'a str>; 4] = [None; 4];
+        if let (Some(last), Args::Text(t)) = (last, self.args) {
+            // an fd's decoration was just read: start after it instead of reading it again
+            let after_deco = fd
+                .and_then(|f| f.deco)
+                .map(|d| d.as_ptr() as usize - t.as_ptr() as usize + d.len() + 1)
+                .filter(|&e| t.as_bytes().get(e) == Some(&b','));
+            match after_deco {
+                Some(e) if last > 0 => {
+                    first[0] = Some(&t[..e]);
+                    for (slot, a) in first[1..].iter_mut().zip(args::split(&t[e + 1..])).take(last) {
+                        *slot = Some(a);
+                    }
+                }
+                _ => {
+                    for (slot, a) in first.iter_mut().zip(args::split(t)).take(last + 1) {
+                        *slot = Some(a);
+                    }
+                }
+            }
+        }
+        let path = if wants_path { first[path_idx] } else { None };
         // each asked only of its own syscalls: `None` elsewhere costs nothing to keep
-        let open_flags = Some(self.open_flags());
+        let open_flags = Some(flags_idx.and_then(|i| first[i]).map(typed::open_flags_of_text));
         let count = Some(self.requested_bytes());
         let timeout = Some(self.timeout());
         self.pre = Pre { fd: Some(fd), path: Some(path), open_flags, count, timeout };

@@ -152,6 +152,11 @@ fn flag_bits(arg: &str, names: &[(&str, u64)]) -> u64 {
 }
 
 /// [`flag_bits`] with the names looked up by `bit_of` (0: not a flag it knows).
+/// Open flags from their text (`O_RDONLY|O_CLOEXEC`, a number, `0x80000 /* O_CLOEXEC */`).
+pub(crate) fn open_flags_of_text(arg: &str) -> OpenFlags {
+    OpenFlags(flag_bits_by(arg, args::flag_value))
+}
+
 fn flag_bits_by(arg: &str, bit_of: impl Fn(&str) -> u64) -> u64 {
     let b = arg.as_bytes();
     let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
@@ -199,17 +204,22 @@ impl<'a> Syscall<'a> {
         if let Some(f) = self.pre.open_flags {
             return f;
         }
-        let idx = match self.sys {
+        let idx = self.open_flags_index()?;
+        match self.args {
+            Args::Text(_) => Some(open_flags_of_text(self.arg(idx)?)),
+            Args::Raw(r) => r.open_flags(self.sys),
+        }
+    }
+
+    /// Which argument holds the flags of a call that makes an fd.
+    pub(crate) fn open_flags_index(&self) -> Option<usize> {
+        Some(match self.sys {
             Sys::Open | Sys::Socket | Sys::Pipe2 | Sys::Eventfd2 | Sys::TimerfdCreate => 1,
             Sys::Openat | Sys::Dup3 => 2,
             Sys::Accept4 | Sys::Signalfd4 => 3,
             Sys::InotifyInit1 | Sys::EpollCreate1 => 0,
             _ => return None,
-        };
-        match self.args {
-            Args::Text(_) => Some(OpenFlags(flag_bits_by(self.arg(idx)?, args::flag_value))),
-            Args::Raw(r) => r.open_flags(self.sys),
-        }
+        })
     }
 
     /// The `MSG_*` flags of a send/recv-family call.
