@@ -285,7 +285,11 @@ pub fn full_trace_basis(syscalls: u64, processes: u64, timestamps: bool, duratio
     };
     Basis {
         kind: BasisKind::FullTrace,
-        from: format!("{from}: {syscalls} syscalls of {processes} process{}", if processes == 1 { "" } else { "es" }),
+        from: match processes {
+            0 => format!("{from}: {syscalls} syscalls"),
+            1 => format!("{from}: {syscalls} syscalls of 1 process"),
+            n => format!("{from}: {syscalls} syscalls of {n} processes"),
+        },
         cannot_show,
         record_next,
     }

@@ -46,6 +46,7 @@ mod lab_keepalive_stall;
 mod lab_repeated_dns;
 #[path = "lab_small_io.rs"]
 mod lab_small_io;
+mod pasted;
 mod pasted_labs;
 #[path = "ordinary.rs"]
 mod ordinary;

@@ -73,7 +73,7 @@ impl Analysis {
                 ..Default::default()
             })
         });
-        if let Some(counts) = counts {
+        if let Some(counts) = counts.filter(|c| !c.rows.is_empty()) {
             self.analyzer.set_counts(counts);
         }
         let mut report = self.analyzer.finish(capture_of(c.info, c.backend));
@@ -170,8 +170,8 @@ fn summary_rows(report: &mut Report, rows: Vec<(String, u64, u64, u64)>) {
     report.capture.summary_only = true;
     report.capture.durations = true;
     report.capture.notes.push(
-        "summary only: syscalls were counted in the kernel, no detector ran; percentiles and per-process \
-         counts are not measured"
+        "summary only: syscalls were counted in the kernel, only the detectors' counts rules ran; percentiles \
+         and per-process counts are not measured"
             .into(),
     );
 }

@@ -183,7 +183,7 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
         String::new()
     };
     let counted = if c.summary_only { " counted in the kernel" } else { "" };
-    if c.syscalls == 0 && c.basis.as_ref().is_some_and(|b| b.kind == crate::BasisKind::Counts) {
+    if c.syscalls == 0 && !c.summary_only && c.basis.as_ref().is_some_and(|b| b.kind == crate::BasisKind::Counts) {
         writeln!(out, "  a table of counts, no single syscall")?;
     } else {
         writeln!(out, "  {} syscalls{counted}{from}{span}", fmt_count(c.syscalls))?;
