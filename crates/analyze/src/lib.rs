@@ -1,6 +1,7 @@
 //! syslint analysis: one streaming pass over events in time order that feeds the process/fd
 //! model, the per-syscall statistics and the detectors, and produces a [`Report`].
 
+pub mod basis;
 #[cfg(test)]
 pub(crate) mod check;
 pub mod detectors;
@@ -45,6 +46,10 @@ pub struct Analyzer {
     folded: std::collections::HashSet<Tid>,
     /// More threads than `folded` holds were folded.
     folded_more: bool,
+    /// The calls of a short input, for excerpt rules, and whether it shows whole lives.
+    collector: basis::Collector,
+    /// A table of counts read from the input (or counted in the kernel), for counts rules.
+    counts: Option<syslint_report::Counts>,
 }
 
 /// Threads analysed one by one at most (`SYSLINT_MAX_TASKS` to change it). A trace holds this
@@ -85,7 +90,16 @@ impl Analyzer {
             max_tasks: max_tasks(),
             folded: Default::default(),
             folded_more: false,
+            collector: Default::default(),
+            counts: None,
         }
+    }
+
+    /// A table of counts per syscall that came with the input (`strace -c`, `perf trace -s`,
+    /// `syscount`, a `--summary-only` capture): with no call in the input, the report is made
+    /// from it and the detectors' counts rules run.
+    pub fn set_counts(&mut self, c: syslint_report::Counts) {
+        self.counts = Some(c);
     }
 
     /// `ev` as analysed: beyond [`MAX_TASKS`] threads, a new thread's events are [`FOLDED`]'s.
@@ -148,6 +162,12 @@ impl Analyzer {
             self.timeline.on_event(ev);
         }
         let target = self.model.on_event(ev);
+        let shown = if self.collector.collecting() {
+            target.and_then(|t| self.model.target(t)).map(|t| t.display)
+        } else {
+            None
+        };
+        self.collector.on_event(ev, shown);
         if let EventKind::Alias { old } = ev.kind {
             // every detector's thread- and process-keyed state follows the alias
             for d in &mut self.detectors {
@@ -242,6 +262,38 @@ impl Analyzer {
         let mut findings = Vec::new();
         for d in &mut self.detectors {
             findings.extend(d.finish(&cx));
+        }
+        // less than a full trace: each detector's excerpt or counts rules, where its full-trace
+        // rules found nothing
+        let collector = std::mem::take(&mut self.collector);
+        let traced = collector.syscalls;
+        // a live trace (or its recording) is every call of the window, however short
+        let live = matches!(capture.backend.as_str(), "strace" | "ebpf" | "ebpf-recording");
+        let excerpt = if live { None } else { collector.excerpt(capture.unparsed_lines, clock) };
+        let counts = self.counts.take();
+        let kind = match (&counts, &excerpt) {
+            (Some(_), _) if traced == 0 => syslint_report::BasisKind::Counts,
+            (_, Some(_)) => syslint_report::BasisKind::Excerpt,
+            _ => syslint_report::BasisKind::FullTrace,
+        };
+        for d in &self.detectors {
+            let name = d.meta().name;
+            if findings.iter().any(|f| f.detector == name) {
+                continue;
+            }
+            match (kind, &counts, &excerpt) {
+                (syslint_report::BasisKind::Counts, Some(c), _) => {
+                    findings.extend(
+                        d.on_counts(c).into_iter().map(|f| basis::clamp(f, syslint_report::Confidence::Medium)),
+                    );
+                }
+                (syslint_report::BasisKind::Excerpt, _, Some(x)) => {
+                    findings.extend(
+                        d.on_excerpt(x).into_iter().map(|f| basis::clamp(f, syslint_report::Confidence::Medium)),
+                    );
+                }
+                _ => {}
+            }
         }
         findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)).then(a.subject.cmp(&b.subject)));
         let m = &self.model;
@@ -360,6 +412,22 @@ impl Analyzer {
                 s.thread_share = Some((s.total_s / thread_s).min(1.0));
             }
         }
+        capture.basis = Some(match (kind, &counts, &excerpt) {
+            (syslint_report::BasisKind::Counts, Some(c), _) => basis::counts_basis(c),
+            (syslint_report::BasisKind::Excerpt, _, Some(x)) => basis::excerpt_basis(x),
+            _ => basis::full_trace_basis(
+                traced,
+                capture.processes,
+                window.is_some(),
+                capture.durations,
+                &capture.backend,
+            ),
+        });
+        if let Some(b) = &capture.basis {
+            for f in &mut findings {
+                basis::stamp_full(f, b);
+            }
+        }
         Report {
             timeline,
             version: syslint_report::SCHEMA_VERSION,
@@ -373,6 +441,7 @@ impl Analyzer {
                 endpoints,
                 strace_c_table: Vec::new(),
                 socket_bytes: (socket_bytes > 0).then_some(socket_bytes),
+                counts,
             },
             findings,
         }

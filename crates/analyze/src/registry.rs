@@ -174,6 +174,34 @@ pub trait Detector: DetectorClone + Send {
         Vec::new()
     }
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding>;
+    /// Excerpt rules (optional): the smallest convincing evidence of the pathology in a short
+    /// run of lines ([`crate::basis::Excerpt`]: maybe one process, no pids, timestamps or
+    /// durations). Called only when the input is an excerpt and [`finish`](Self::finish) found
+    /// nothing; findings go through [`crate::basis::excerpt_finding`] (confidence at most
+    /// medium, severity at most warning). Each rule needs a near-miss test that stays quiet.
+    fn on_excerpt(&self, _x: &crate::basis::Excerpt) -> Vec<Finding> {
+        Vec::new()
+    }
+    /// Counts rules (optional): what a table of counts per syscall (`strace -c`, `perf trace
+    /// -s`, `syscount`, `--summary-only`) shows of the pathology. Findings go through
+    /// [`crate::basis::counts_finding`]: never `error`, never `high`.
+    fn on_counts(&self, _c: &syslint_report::Counts) -> Vec<Finding> {
+        Vec::new()
+    }
+    /// What an excerpt and a table can show of the pathology, for `syslint explain` (empty:
+    /// the detector reads full traces only).
+    fn levels(&self) -> Levels {
+        Levels::default()
+    }
+}
+
+/// What a detector can tell from less than a full trace, in words (`syslint explain`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Levels {
+    /// The excerpt rule, or why there is none.
+    pub excerpt: &'static str,
+    /// The counts rule, or why there is none.
+    pub counts: &'static str,
 }
 
 /// A detector declared for the registry: its metadata, its config type (whose fields are the

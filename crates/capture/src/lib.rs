@@ -8,6 +8,7 @@ pub mod live;
 pub mod parallel;
 pub mod procfs;
 pub mod strace;
+pub mod tables;
 
 use input::{InputError, LineReader, Source};
 use std::cmp::Reverse;
@@ -33,6 +34,9 @@ pub struct CaptureInfo {
     pub bytes: u64,
     /// Lines cut because they exceeded the line length limit.
     pub cut_lines: u64,
+    /// A table of counts per syscall in the input (`strace -c`, `perf trace -s`, `syscount`,
+    /// a `--summary-only` report), for inputs small enough to be a paste ([`tables::MAX_TEXT`]).
+    pub counts: Option<syslint_report::Counts>,
 }
 
 /// Read strace logs and hand every event to `sink`. Several sources (an `strace -ff` set)
@@ -47,8 +51,14 @@ pub fn read_strace<F: FnMut(&Event)>(
     let mut info = CaptureInfo { sources: sources.iter().map(input::Source::name).collect(), ..Default::default() };
     if let [one] = sources {
         let size = regular_size(one);
-        let r = input::open(one, progress)?.0;
+        let mut r = input::open(one, progress)?.0;
         let name = info.sources[0].clone();
+        // a small input may be a pasted table of counts rather than (or besides) a trace
+        let (head, err) = peek(&mut r, tables::MAX_TEXT + 1);
+        if head.len() <= tables::MAX_TEXT && err.is_none() {
+            info.counts = tables::read(&String::from_utf8_lossy(&head));
+        }
+        let r = Peeked { head: std::io::Cursor::new(head), err, rest: r };
         let o =
             parallel::read_parallel_as(r, &name, one.pid, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
         info.bytes = o.bytes;
@@ -73,7 +83,9 @@ pub fn read_strace<F: FnMut(&Event)>(
         }
         let mut tally = o.tally;
         tally.stopped_at = o.stopped_at;
-        tally.warn(&name, &mut info);
+        if info.counts.is_none() {
+            tally.warn(&name, &mut info);
+        }
         info.stats = o.stats;
         return Ok(info);
     }
@@ -97,6 +109,41 @@ pub fn read_strace<F: FnMut(&Event)>(
     merge_by_time(sources, &first, progress, &mut parser, &mut info, &mut sink);
     info.stats = parser.finish(&mut sink);
     Ok(info)
+}
+
+/// Up to `max` bytes from the start of `r`, and the error that stopped reading, if any.
+fn peek<R: std::io::Read>(r: &mut R, max: usize) -> (Vec<u8>, Option<std::io::Error>) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 64 << 10];
+    while buf.len() < max {
+        match r.read(&mut chunk[..(max - buf.len()).min(64 << 10)]) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return (buf, Some(e)),
+        }
+    }
+    (buf, None)
+}
+
+/// A reader given back its first bytes (and the error that ended them).
+struct Peeked<R> {
+    head: std::io::Cursor<Vec<u8>>,
+    err: Option<std::io::Error>,
+    rest: R,
+}
+
+impl<R: std::io::Read> std::io::Read for Peeked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.head.read(buf)?;
+        if n > 0 || buf.is_empty() {
+            return Ok(n);
+        }
+        if let Some(e) = self.err.take() {
+            return Err(e);
+        }
+        self.rest.read(buf)
+    }
 }
 
 /// A regular file's size when it is opened (to tell whether it changed while read).

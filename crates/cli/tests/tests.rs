@@ -54,6 +54,10 @@ mod lab_spawn_per_task;
 mod lab_stat_storm;
 #[path = "ordinary.rs"]
 mod ordinary;
+#[path = "pasted.rs"]
+mod pasted;
+#[path = "pasted_labs.rs"]
+mod pasted_labs;
 #[path = "registry.rs"]
 mod registry;
 #[path = "secrets.rs"]

@@ -81,6 +81,20 @@ pub fn strace_log(data: &[u8]) {
     assert!(o1.stats.unparsed <= o1.stats.lines, "more unparsed lines than lines");
 
     let mut a = analyzer();
+    // the same bytes as a pasted table of counts (strace -c, perf trace -s, syscount): never a
+    // panic, and every detector's counts rules run on whatever it found
+    let counts = syslint_capture::tables::read(&String::from_utf8_lossy(data));
+    if let Some(c) = &counts {
+        assert!(c.rows.iter().all(|r| !r.name.is_empty()), "a table row without a name");
+        let mut b = analyzer();
+        b.set_counts(c.clone());
+        let r = b.finish(Capture { backend: "strace-log".into(), ..Capture::default() });
+        assert!(
+            r.findings.iter().all(|f| f.severity != syslint_report::Severity::Error),
+            "a table-only finding is an error"
+        );
+        print_all(&r);
+    }
     let o = read_parallel(data, "fuzz", 1, 1 << 30, MAX_LINE, &mut |e: &Event| a.on_event(e));
     let capture = Capture {
         backend: "strace-log".into(),

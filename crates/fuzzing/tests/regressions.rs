@@ -58,6 +58,10 @@ fn seed_traces() -> Vec<PathBuf> {
         l.sort();
         v.extend(l.into_iter().take(3).map(|(_, p)| p));
     }
+    // the pasted forms of the lab runs: tables of counts and excerpts (lab/counts, lab/excerpts)
+    for dir in std::fs::read_dir(root().join("lab")).expect("lab/").filter_map(|e| e.ok().map(|e| e.path())) {
+        v.extend(files(&dir.join("counts")).into_iter().chain(files(&dir.join("excerpts"))));
+    }
     v
 }
 

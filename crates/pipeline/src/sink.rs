@@ -38,12 +38,58 @@ impl Analysis {
         if let Some(off) = c.local_offset_ns {
             self.analyzer.local_offset(off);
         }
+        // a table of counts: read from the input, from its strace -c rows, or counted in the
+        // kernel (--summary-only)
+        let counts = c.info.counts.clone().or_else(|| {
+            (!table_rows.is_empty()).then(|| syslint_report::Counts {
+                tool: "strace -c".into(),
+                rows: table_rows
+                    .iter()
+                    .map(|r| syslint_report::CountRow {
+                        name: r.name.clone(),
+                        calls: r.calls,
+                        errors: r.errors,
+                        seconds: Some(r.seconds),
+                    })
+                    .collect(),
+                errors_known: true,
+                ..Default::default()
+            })
+        });
+        let counts = counts.or_else(|| {
+            c.kernel_summary.as_ref().map(|rows| syslint_report::Counts {
+                tool: "syslint --summary-only".into(),
+                rows: rows
+                    .iter()
+                    .filter(|r| r.1 > 0)
+                    .map(|(name, calls, errors, ns)| syslint_report::CountRow {
+                        name: name.clone(),
+                        calls: *calls,
+                        errors: *errors,
+                        seconds: Some(*ns as f64 / 1e9),
+                    })
+                    .collect(),
+                errors_known: true,
+                ..Default::default()
+            })
+        });
+        if let Some(counts) = counts.filter(|c| !c.rows.is_empty()) {
+            self.analyzer.set_counts(counts);
+        }
         let mut report = self.analyzer.finish(capture_of(c.info, c.backend));
         report.summary.strace_c_table = table_rows
             .into_iter()
             .map(|r| CTableRow { name: r.name, seconds: r.seconds, calls: r.calls, errors: r.errors })
             .collect();
         report.capture.lost_events = c.lost_events;
+        if report.capture.basis.as_ref().is_some_and(|b| b.kind == syslint_report::BasisKind::Counts)
+            && !report.capture.summary_only
+        {
+            // the lines around the table (its header, the command line, program output) were
+            // read by the table reader: not "not understood"
+            report.capture.unparsed_lines = 0;
+            report.capture.unparsed_samples.clear();
+        }
         if let Some(rows) = c.kernel_summary {
             summary_rows(&mut report, rows);
         }
@@ -124,8 +170,8 @@ fn summary_rows(report: &mut Report, rows: Vec<(String, u64, u64, u64)>) {
     report.capture.summary_only = true;
     report.capture.durations = true;
     report.capture.notes.push(
-        "summary only: syscalls were counted in the kernel, no detector ran; percentiles and per-process \
-         counts are not measured"
+        "summary only: syscalls were counted in the kernel, only the detectors' counts rules ran; percentiles \
+         and per-process counts are not measured"
             .into(),
     );
 }

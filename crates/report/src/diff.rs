@@ -583,6 +583,9 @@ mod tests {
             evidence: vec![],
             cost: None,
             fix: String::new(),
+            confidence: None,
+            confidence_reason: None,
+            confirm: None,
         }
     }
 

@@ -109,6 +109,47 @@ pub struct Capture {
     /// Ctrl-C, every traced process exited).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What kind of evidence the report was made from (a full trace, an excerpt, a table of
+    /// counts), what that kind cannot show and what to record next. Absent in reports of
+    /// versions before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis: Option<Basis>,
+}
+
+/// The kind of evidence a report was made from.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum BasisKind {
+    /// Every call of the traced threads over a window (a recording, a live trace, a log).
+    FullTrace,
+    /// A short run of strace lines (a few to a few hundred), typically pasted: maybe one
+    /// process of many, cut at both ends, without pids, timestamps or durations.
+    Excerpt,
+    /// A table of counts per syscall (`strace -c`, `perf trace -s`, `syscount`,
+    /// `syslint trace --summary-only`): no single call.
+    Counts,
+}
+
+impl BasisKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BasisKind::FullTrace => "full trace",
+            BasisKind::Excerpt => "excerpt",
+            BasisKind::Counts => "counts",
+        }
+    }
+}
+
+/// What the report was made from, in words for the header.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Basis {
+    pub kind: BasisKind,
+    /// What was read, e.g. `strace -c table (strace 6.x)`, `perf trace -s`, `12 strace lines`.
+    pub from: String,
+    /// What this kind of evidence cannot show.
+    pub cannot_show: String,
+    /// What to record next for a complete diagnosis (a command).
+    pub record_next: String,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -147,6 +188,75 @@ pub struct Summary {
     /// Absent when there was none, and in reports of versions before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub socket_bytes: Option<u64>,
+    /// A table of counts per syscall found in the input (`strace -c`, `perf trace -s`,
+    /// `syscount`, a `--summary-only` report), as read. Absent when the input had none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<Counts>,
+}
+
+/// A table of counts per syscall, from whichever tool printed it.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Counts {
+    /// The tool and form: `strace -c`, `strace -c -w`, `perf trace -s`, `syscount`,
+    /// `syscount -L`, `syscount -P`, `syslint --summary-only`.
+    pub tool: String,
+    /// One row per syscall, summed over the processes and threads of the table, most calls first.
+    pub rows: Vec<CountRow>,
+    /// Per process or thread, when the table had them (`perf trace -s`, `syscount -P`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_task: Vec<TaskCounts>,
+    /// Whether the table counts errors (strace's `errors` column, perf's `errors`).
+    pub errors_known: bool,
+    /// How long the counting ran, when the paste says it (the command line's `timeout 5s`,
+    /// `sleep 60`, `--for`, or the tool's own interval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+    /// The command line above the table, when the paste has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+/// One syscall's row of a [`Counts`] table.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct CountRow {
+    pub name: String,
+    pub calls: u64,
+    /// Failed calls (0 when the table does not count errors: see [`Counts::errors_known`]).
+    pub errors: u64,
+    /// Total time in the calls, when the table has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+}
+
+/// The rows of one process or thread of a per-task table.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct TaskCounts {
+    /// `nginx (1234)`, as the table names it.
+    pub task: String,
+    pub rows: Vec<CountRow>,
+}
+
+impl Counts {
+    /// The row of a syscall.
+    pub fn row(&self, name: &str) -> Option<&CountRow> {
+        self.rows.iter().find(|r| r.name == name)
+    }
+    /// Calls of any of these syscalls.
+    pub fn calls(&self, names: &[&str]) -> u64 {
+        self.rows.iter().filter(|r| names.contains(&r.name.as_str())).map(|r| r.calls).sum()
+    }
+    /// Failed calls of any of these syscalls.
+    pub fn errors(&self, names: &[&str]) -> u64 {
+        self.rows.iter().filter(|r| names.contains(&r.name.as_str())).map(|r| r.errors).sum()
+    }
+    /// All calls of the table.
+    pub fn total_calls(&self) -> u64 {
+        self.rows.iter().map(|r| r.calls).sum()
+    }
+    /// Calls per second when the duration is known.
+    pub fn per_second(&self, calls: u64) -> Option<f64> {
+        self.duration_s.filter(|&d| d > 0.0).map(|d| calls as f64 / d)
+    }
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
@@ -291,6 +401,28 @@ impl std::str::FromStr for Severity {
     }
 }
 
+/// How sure a finding is, apart from how much it costs (its severity).
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// A hint: the evidence fits the pathology and also some healthy behaviour.
+    Low,
+    /// The evidence shows the pathology, but not all of it (an excerpt, a table).
+    Medium,
+    /// The evidence shows the pathology whole (a full trace met the detector's thresholds).
+    High,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+}
+
 /// What a finding is about, as data: the same thing in two runs has the same `Subject`, even
 /// though process ids, thread ids and temporary names differ.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -361,6 +493,18 @@ pub struct Finding {
     /// Estimated cost, in words with numbers (time or CPU wasted, calls that could be saved).
     pub cost: Option<String>,
     pub fix: String,
+    /// How sure the finding is (`high`, `medium`, `low`); absent in reports of versions
+    /// before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Confidence>,
+    /// Why that confidence, in words ("10 lines from one worker; the other workers are not in
+    /// the excerpt").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence_reason: Option<String>,
+    /// The command that would settle it (`syslint trace -p PID --for 30s`, strace flags to
+    /// record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm: Option<String>,
 }
 
 impl Report {

@@ -373,6 +373,105 @@ struct Group {
 }
 
 impl Detector for AcceptHerd {
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::excerpt_finding;
+        use syslint_report::Confidence;
+        // per thread: a wake-up (a wait that returned ready), then its next accept
+        let mut woke: std::collections::HashMap<syslint_event::Tid, bool> = Default::default();
+        let (mut lost, mut accepts, mut failed) = (0u64, 0u64, 0u64);
+        let mut idx = Vec::new();
+        let mut fds = std::collections::BTreeSet::new();
+        for (i, c) in x.calls.iter().enumerate() {
+            if c.sys.is(syslint_event::Class::POLL) && c.ret.is_some_and(|r| r > 0) {
+                woke.insert(c.tid, true);
+            } else if matches!(c.sys, Sys::Accept | Sys::Accept4) {
+                accepts += 1;
+                let after_wake = woke.insert(c.tid, false).unwrap_or(false);
+                if c.failed("EAGAIN") {
+                    failed += 1;
+                    if after_wake {
+                        lost += 1;
+                        idx.push(i);
+                        if let Some(fd) = c.fd {
+                            fds.insert(fd);
+                        }
+                    }
+                }
+            }
+        }
+        if lost < 4 || failed * 3 < accepts * 2 {
+            return Vec::new();
+        }
+        let fd = fds.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::Listener);
+        let mut f = crate::basis::finding(
+            &META,
+            Severity::Warning,
+            format!("woken for connections someone else took: {lost} wake-ups ended in an accept that failed with EAGAIN ({failed} of {accepts} accepts failed)"),
+            &format!("the listener on fd {fd}"),
+            about,
+            &[("lost_wakeups", lost.into()), ("accepts", accepts.into()), ("failed_accepts", failed.into())],
+        );
+        let mut ev: Vec<usize> = Vec::new();
+        for &i in idx.iter().take(3) {
+            if i > 0 {
+                ev.push(i - 1);
+            }
+            ev.push(i);
+        }
+        f.evidence = x.evidence(&ev, 6);
+        let why = if x.threads <= 1 {
+            "every wake-up followed by a failed accept on the same fd, in the lines of one worker; the other workers, who took the connections, are not in the excerpt"
+        } else {
+            "wake-ups followed by failed accepts on the same fd"
+        };
+        vec![excerpt_finding(f, x, Confidence::Medium, why)]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "at least 4 wake-ups (epoll_wait/poll/select returning ready) each followed by an accept on the same fd that failed with EAGAIN, and at least 2 in 3 of the excerpt's accepts failing: the worker is woken for connections another takes (an occasional EAGAIN of a server that accepts until EAGAIN is not)",
+            counts: "accept/accept4 failures at least 20 and at least twice the accepts that succeeded (a single acceptor that accepts until EAGAIN fails about once per wake-up, a herd of N workers about N-1 times per connection); per-process tables say how many workers failed. Needs a table that counts errors (not plain syscount)",
+        }
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        const ACCEPT: &[&str] = &["accept", "accept4"];
+        if !c.errors_known {
+            return Vec::new();
+        }
+        let calls = c.calls(ACCEPT);
+        let errors = c.errors(ACCEPT);
+        let won = calls.saturating_sub(errors);
+        if errors < 20 || errors < 2 * won.max(1) {
+            return Vec::new();
+        }
+        let losers = c
+            .per_task
+            .iter()
+            .filter(|t| t.rows.iter().filter(|r| ACCEPT.contains(&r.name.as_str())).map(|r| r.errors).sum::<u64>() > 0)
+            .count();
+        let who = if losers > 1 { format!(" by {losers} processes or threads") } else { String::new() };
+        let (subject, about) = counted();
+        let mut f = finding(
+            &META,
+            Severity::Warning,
+            format!("accepts fail far more often than they succeed{who}: {errors} failed, {won} connections accepted ({:.1} failures per connection)", errors as f64 / won.max(1) as f64),
+            subject,
+            about,
+            &[("accept_calls", calls.into()), ("failed_accepts", errors.into()), ("accepted", won.into()), ("workers_failing", (losers as u64).into())],
+        );
+        f.evidence = count_lines(c, ACCEPT);
+        let why = if losers > 1 {
+            format!("{losers} processes or threads each had accepts fail, {errors} failures for {won} connections")
+        } else {
+            format!("{errors} failed accepts for {won} connections; the table cannot show whether several workers were woken together or one loop retried")
+        };
+        vec![counts_finding(f, c, Confidence::Medium, &why)]
+    }
+
     fn meta(&self) -> &'static Meta {
         &META
     }
@@ -584,6 +683,9 @@ switch, a wait return and a syscall",
                 evidence,
                 cost: Some(cost),
                 fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
             });
         }
         out

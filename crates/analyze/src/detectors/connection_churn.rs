@@ -671,6 +671,9 @@ impl ConnectionChurn {
                     l.connections
                 )),
                 fix: fix.into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
             });
         }
     }
@@ -762,6 +765,86 @@ fn fmt_s(s: f64) -> String {
 }
 
 impl Detector for ConnectionChurn {
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::excerpt_finding;
+        use syslint_report::Confidence;
+        // connects per TCP address, and whether the fd was closed again in the excerpt
+        let mut by_addr: std::collections::BTreeMap<&str, (u64, u64, Vec<usize>)> = Default::default();
+        let mut open: std::collections::HashMap<(syslint_event::Tid, i32), &str> = Default::default();
+        for (i, c) in x.calls.iter().enumerate() {
+            match c.sys {
+                Sys::Connect if c.ret == Some(0) || c.failed("EINPROGRESS") => {
+                    let Some(a) = c.addr.as_deref().filter(|a| !a.ends_with(":53") && !a.starts_with("unix")) else {
+                        continue;
+                    };
+                    let e = by_addr.entry(a).or_default();
+                    e.0 += 1;
+                    e.2.push(i);
+                    if let Some(fd) = c.fd {
+                        open.insert((c.tid, fd), a);
+                    }
+                }
+                Sys::Close => {
+                    if let Some(a) = c.fd.and_then(|fd| open.remove(&(c.tid, fd))) {
+                        by_addr.entry(a).or_default().1 += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some((addr, (n, closed, idx))) = by_addr.into_iter().filter(|(_, v)| v.0 >= 3 && v.1 + 1 >= v.0).max_by_key(|(_, v)| v.0) else {
+            return Vec::new();
+        };
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::Endpoint).name(addr);
+        let mut f = crate::basis::finding(
+            &META,
+            syslint_report::Severity::Warning,
+            format!("a new connection per request: {n} connections to {addr}, {closed} closed again in the excerpt"),
+            addr,
+            about,
+            &[("connections", n.into()), ("closed", closed.into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        vec![excerpt_finding(f, x, Confidence::Medium, &format!("{n} connects to one address, each closed after its exchange"))]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "at least 5 connects to the same address, each socket closed after one short exchange (a client that keeps its connection makes one)",
+            counts: "at least 20 connects (beyond one per glibc resolver lookup, counted by sendmmsg), a new socket for nearly each (socket >= 90% of connect) and as many closes: low confidence and info, since a table cannot tell one endpoint reconnected from many endpoints, and UDP connects of DNS lookups count too",
+        }
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        // glibc's resolver connects a UDP socket for each lookup and asks with one sendmmsg:
+        // those connects are lookups (repeated-dns), not connections
+        let connects = c.calls(&["connect"]).saturating_sub(c.calls(&["sendmmsg"]));
+        let sockets = c.calls(&["socket"]).saturating_sub(c.calls(&["sendmmsg"]));
+        let closes = c.calls(&["close"]);
+        if connects < 20 || sockets * 10 < connects * 9 || closes < connects {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let rate = c.per_second(connects).map(|r| format!(" ({r:.1}/s)")).unwrap_or_default();
+        let mut f = finding(
+            &META,
+            syslint_report::Severity::Info,
+            format!("a new socket for nearly every connect: {connects} connects{rate}, {sockets} sockets"),
+            subject,
+            about,
+            &[("connects", connects.into()), ("sockets", sockets.into())],
+        );
+        f.evidence = count_lines(c, &["socket", "connect", "close"]);
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            "a new socket per connect; the table cannot show whether they went to one endpoint (churn) or many, nor which were DNS lookups",
+        )]
+    }
+
     fn meta(&self) -> &'static Meta {
         &META
     }
@@ -1012,6 +1095,9 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
                 evidence: e.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix,
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
             });
         }
         self.served_findings(cx, &mut out);

@@ -343,6 +343,91 @@ fn split(path: &str) -> (&str, &str) {
 }
 
 impl Detector for FailedLookupStorm {
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::excerpt_finding;
+        use syslint_report::Confidence;
+        let lookup = |c: &crate::basis::Call| c.sys.is(syslint_event::Class::LOOKUP) && c.path.is_some();
+        let lookups = x.calls.iter().filter(|c| lookup(c)).count() as u64;
+        // failed lookups per file name, and the directories it was missing from
+        let mut by: std::collections::BTreeMap<String, (std::collections::BTreeSet<String>, Vec<usize>)> = Default::default();
+        let mut failed = 0u64;
+        for (i, c) in x.calls.iter().enumerate() {
+            if !lookup(c) || !(c.failed("ENOENT") || c.failed("ENOTDIR")) {
+                continue;
+            }
+            failed += 1;
+            let p = c.path.as_deref().unwrap_or("");
+            let (dir, base) = p.rsplit_once('/').unwrap_or(("", p));
+            let e = by.entry(base.to_string()).or_default();
+            e.0.insert(dir.to_string());
+            e.1.push(i);
+        }
+        // the dynamic loader looks for each library in a few directories at start-up: that is
+        // not a storm unless it goes on
+        let Some((name, (dirs, idx))) = by
+            .into_iter()
+            .filter(|(n, v)| v.0.len() >= 3 && !(n.contains(".so") && v.1.len() < 20))
+            .max_by_key(|(_, v)| v.1.len())
+        else {
+            return Vec::new();
+        };
+        if failed < 6 || failed * 3 < lookups {
+            return Vec::new();
+        }
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(name.clone());
+        let mut f = crate::basis::finding(
+            &META,
+            Severity::Warning,
+            format!("the same file looked for in {} directories and missing: {name} ({} failed lookups of it, {failed} of {lookups} lookups failed)", dirs.len(), idx.len()),
+            &name,
+            about,
+            &[("failed_lookups", failed.into()), ("lookups", lookups.into()), ("directories", (dirs.len() as u64).into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        vec![excerpt_finding(f, x, Confidence::Medium, &format!("{name} missing in {} directories", dirs.len()))]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "the same file name failing (ENOENT/ENOTDIR) in at least 3 directories, at least 6 failed lookups, and failures at least a third of the excerpt's lookups (a program probing a config file in two places is not)",
+            counts: "failed lookup calls (stat, lstat, newfstatat, statx, access, faccessat, open, openat, readlink) at least 1,000 and at least a fifth of them: medium confidence (a table shows no paths)",
+        }
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        const LOOKUP: &[&str] = &[
+            "stat", "lstat", "stat64", "lstat64", "newfstatat", "fstatat64", "statx", "access", "faccessat",
+            "faccessat2", "open", "openat", "openat2", "readlink", "readlinkat",
+        ];
+        if !c.errors_known {
+            return Vec::new();
+        }
+        let calls = c.calls(LOOKUP);
+        let errors = c.errors(LOOKUP);
+        if errors < 1000 || errors * 5 < calls {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let rate = c.per_second(errors).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
+        let mut f = finding(
+            &META,
+            Severity::Warning,
+            format!("path lookups fail again and again: {errors} of {calls} lookup calls failed{rate}"),
+            subject,
+            about,
+            &[("failed_lookups", errors.into()), ("lookups", calls.into())],
+        );
+        f.evidence = count_lines(c, LOOKUP);
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Medium,
+            &format!("{errors} failed lookups, {:.0}% of all lookups; the table shows no paths, so which search fails is unknown", errors as f64 * 100.0 / calls as f64),
+        )]
+    }
+
     fn meta(&self) -> &'static Meta {
         &META
     }
@@ -520,6 +605,9 @@ or put the one that does first. "
                 evidence,
                 cost: Some(cost),
                 fix,
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
             });
         }
         out

@@ -344,6 +344,94 @@ impl FsyncStorm {
 }
 
 impl Detector for FsyncStorm {
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::excerpt_finding;
+        use syslint_report::Confidence;
+        // per (thread, fd): small writes since the last flush; flushes right after a few
+        let mut since: std::collections::HashMap<(u32, i32), (u64, u64)> = Default::default();
+        let (mut flushes, mut after_small) = (0u64, 0u64);
+        let mut idx = Vec::new();
+        for (i, c) in x.calls.iter().enumerate() {
+            let Some(fd) = c.fd else { continue };
+            if c.sys.is(syslint_event::Class::WRITE) {
+                let e = since.entry((c.tid.0, fd)).or_default();
+                e.0 += 1;
+                e.1 += c.ret.unwrap_or(0).max(0) as u64;
+            } else if matches!(c.sys, Sys::Fsync | Sys::Fdatasync) {
+                flushes += 1;
+                let (w, b) = since.remove(&(c.tid.0, fd)).unwrap_or((0, 0));
+                if (1..=3).contains(&w) && b < 64 * 1024 {
+                    after_small += 1;
+                    idx.push(i);
+                }
+            }
+        }
+        if after_small < 4 || after_small * 5 < flushes * 4 {
+            return Vec::new();
+        }
+        let what = x.calls[idx[0]].target.clone().unwrap_or_else(|| format!("fd {}", x.calls[idx[0]].fd.unwrap_or(-1)));
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(what.clone());
+        let mut f = crate::basis::finding(
+            &META,
+            Severity::Warning,
+            format!("a flush after every small write: {after_small} fsync/fdatasync calls each after a write or a few"),
+            &what,
+            about,
+            &[("flushes", flushes.into()), ("after_small_writes", after_small.into())],
+        );
+        let mut ev = Vec::new();
+        for &i in idx.iter().take(3) {
+            if i > 0 {
+                ev.push(i - 1);
+            }
+            ev.push(i);
+        }
+        f.evidence = x.evidence(&ev, 6);
+        vec![excerpt_finding(
+            f,
+            x,
+            Confidence::Medium,
+            &format!("{after_small} flushes each right after a small write; a database flushing each commit does this too, by its configuration"),
+        )]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "at least 4 fsync/fdatasync calls on one fd, each right after a small write to it (under 64 KiB), with no more than 3 writes between flushes",
+            counts: "fsync/fdatasync at least 100 and at least half as many as writes: warning at medium confidence when at least 4 in 5 writes is followed by a flush, info otherwise (a table cannot tell a database's flush per commit, which its configuration asks for, from an application's)",
+        }
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        const SYNC: &[&str] = &["fsync", "fdatasync", "sync_file_range", "sync_file_range2"];
+        const WRITE: &[&str] = &["write", "pwrite64", "writev", "pwritev", "pwritev2"];
+        let syncs = c.calls(SYNC);
+        let writes = c.calls(WRITE);
+        if syncs < 100 || syncs * 2 < writes {
+            return Vec::new();
+        }
+        let sev = if syncs * 5 >= writes * 4 { Severity::Warning } else { Severity::Info };
+        let (subject, about) = counted();
+        let rate = c.per_second(syncs).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
+        let mut f = finding(
+            &META,
+            sev,
+            format!("a flush for about every write: {syncs} fsync/fdatasync{rate} for {writes} writes"),
+            subject,
+            about,
+            &[("syncs", syncs.into()), ("writes", writes.into())],
+        );
+        f.evidence = count_lines(c, &[SYNC, WRITE].concat());
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Medium,
+            "flushes nearly as many as writes; the table cannot show which files, nor whether a database was asked to flush each commit",
+        )]
+    }
+
     fn meta(&self) -> &'static Meta {
         &META
     }
@@ -526,6 +614,9 @@ about {} of them",
                 evidence,
                 cost: Some(cost),
                 fix: design.map_or(META.docs.fix, |d| d.knob).into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
             });
         }
         out

@@ -449,6 +449,13 @@ fn single_polled_fd(sc: &Syscall) -> Option<i32> {
 }
 
 impl Detector for KeepaliveStall {
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "none: a stall is a read that waits for the server to close, told by durations and by what came before on the connection; an excerpt with -T lines is read by the full-trace rule",
+            counts: "none: a table has no per-call times or order, so a read that waits for a close looks like any read that waits",
+        }
+    }
+
     fn meta(&self) -> &'static Meta {
         &META
     }
@@ -546,6 +553,9 @@ impl KeepaliveStall {
                 secs(transfer_s)
             )),
             fix: META.docs.fix.into(),
+            confidence: None,
+            confidence_reason: None,
+            confirm: None,
         }
     }
 }

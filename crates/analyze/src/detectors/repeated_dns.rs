@@ -536,6 +536,76 @@ fn dns_socket(cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) -> Option<bool> {
 }
 
 impl Detector for RepeatedDns {
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::excerpt_finding;
+        use syslint_report::Confidence;
+        // questions asked, per name: one lookup asks A and AAAA, so count per (name, type)
+        let mut asked: std::collections::BTreeMap<String, std::collections::BTreeMap<Option<u16>, u64>> = Default::default();
+        let mut idx: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+        for (i, c) in x.calls.iter().enumerate() {
+            if !matches!(c.sys, Sys::Sendto | Sys::Sendmsg | Sys::Sendmmsg | Sys::Write) {
+                continue;
+            }
+            for (b, cut) in &c.payloads {
+                if let Some(m) = parse_dns(b, *cut).filter(|m| !m.response && !m.name.is_empty()) {
+                    *asked.entry(m.name.clone()).or_default().entry(m.qtype).or_default() += 1;
+                    let v = idx.entry(m.name).or_default();
+                    if v.last() != Some(&i) {
+                        v.push(i);
+                    }
+                }
+            }
+        }
+        let Some((name, lookups)) =
+            asked.iter().map(|(n, t)| (n.clone(), t.values().copied().max().unwrap_or(0))).filter(|(_, l)| *l >= 3).max_by_key(|(_, l)| *l)
+        else {
+            return Vec::new();
+        };
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::Name).name(name.clone());
+        let mut f = crate::basis::finding(
+            &META,
+            syslint_report::Severity::Warning,
+            format!("the same name looked up again and again: {name} asked {lookups} times"),
+            &name,
+            about,
+            &[("lookups", lookups.into())],
+        );
+        f.evidence = x.evidence(idx.get(&name).map_or(&[][..], |v| &v[..]), 4);
+        vec![excerpt_finding(f, x, Confidence::Medium, &format!("{lookups} DNS questions for one name"))]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "the same name asked of a DNS server (port 53) at least 3 times in the excerpt (a resolver answering that a name does not exist, once, is not a repeat)",
+            counts: "sendmmsg at least 10 times: glibc's resolver sends each lookup's A and AAAA questions with one sendmmsg, so the count is about the lookups; low confidence and info (other UDP programs use sendmmsg too, and a table shows no names)",
+        }
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        let n = c.calls(&["sendmmsg"]);
+        if n < 10 {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let mut f = finding(
+            &META,
+            syslint_report::Severity::Info,
+            format!("about {n} name lookups (sendmmsg calls, as glibc's resolver makes one per lookup)"),
+            subject,
+            about,
+            &[("sendmmsg", n.into())],
+        );
+        f.evidence = count_lines(c, &["sendmmsg", "socket", "connect", "recvfrom"]);
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            "sendmmsg is how glibc's resolver asks; the table shows no names, so whether one name is looked up again and again is unknown",
+        )]
+    }
+
     fn meta(&self) -> &'static Meta {
         &META
     }
@@ -729,6 +799,9 @@ invocation with every URL) or run a local caching resolver. {fix}"
                 evidence: a.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix,
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
             });
         }
         out

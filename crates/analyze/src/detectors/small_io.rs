@@ -399,11 +399,114 @@ impl SmallIo {
                 fmt_count(a.calls - a.saved_1m)
             )),
             fix: META.docs.fix.into(),
+            confidence: None,
+            confidence_reason: None,
+            confirm: None,
         }
     }
 }
 
 impl Detector for SmallIo {
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::excerpt_finding;
+        use syslint_report::Confidence;
+        // per fd and direction: calls that moved little, and all calls
+        /// small calls, calls, bytes, the small calls' indexes
+        type Tally = (u64, u64, u64, Vec<usize>);
+        let mut by: std::collections::BTreeMap<(u32, i32, bool), Tally> = Default::default();
+        for (i, c) in x.calls.iter().enumerate() {
+            let read = c.sys.is(syslint_event::Class::READ);
+            let write = c.sys.is(syslint_event::Class::WRITE);
+            let (Some(fd), Some(ret)) = (c.fd, c.ret) else { continue };
+            if !(read || write) || ret <= 0 {
+                continue;
+            }
+            let e = by.entry((c.tid.0, fd, write)).or_default();
+            e.1 += 1;
+            e.2 += ret as u64;
+            // a read asking for a few bytes and getting them; a write of a short line
+            let small = if write { ret <= 512 } else { ret <= 16 && c.requested.is_some_and(|r| r <= 16) };
+            if small {
+                e.0 += 1;
+                e.3.push(i);
+            }
+        }
+        let n = x.calls.len() as u64;
+        let mut out = Vec::new();
+        if let Some(((_, fd, write), (small, all, bytes, idx))) =
+            by.into_iter().filter(|(_, v)| v.0 >= 8 && v.0 * 10 >= v.1 * 9 && v.0 * 2 >= n).max_by_key(|(_, v)| v.0)
+        {
+            let target = x.calls[idx[0]].target.clone();
+            let file = target.as_deref().is_some_and(|t| t.starts_with('/') && !t.starts_with("/dev/") && !t.starts_with("/proc/") && !t.starts_with("/sys/"));
+            let unknown = target.as_deref().is_none_or(|t| t.starts_with("fd ") || t.contains("opened before"));
+            // writes to a terminal, pipe or socket are often meant to go out at once; a read of a
+            // byte at a time is small wherever it reads from (sysfs excepted)
+            let (sev, conf) = if !write {
+                if target.as_deref().is_some_and(|t| t.starts_with("/sys/") || t.starts_with("/proc/")) {
+                    return out;
+                }
+                (Severity::Warning, Confidence::Medium)
+            } else if file {
+                (Severity::Warning, Confidence::Medium)
+            } else if unknown {
+                (Severity::Info, Confidence::Low)
+            } else {
+                return out;
+            };
+            let what = target.clone().unwrap_or_else(|| format!("fd {fd}"));
+            let dir = if write { "writes" } else { "reads" };
+            let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(what.clone());
+            let mut f = crate::basis::finding(
+                &META,
+                sev,
+                format!("small {dir}: {small} of {all} {dir} on {what} moved {bytes} bytes in all ({} bytes each on average)", bytes / all.max(1)),
+                &what,
+                about,
+                &[("calls", all.into()), ("small_calls", small.into()), ("bytes", bytes.into())],
+            );
+            f.evidence = x.evidence(&idx, 4);
+            let why = if unknown && write {
+                format!("{small} small {dir} on one fd; the excerpt does not say what the fd is (-yy would), and a terminal or socket may want each at once")
+            } else {
+                format!("{small} small {dir} on one fd")
+            };
+            out.push(excerpt_finding(f, x, conf, &why));
+        }
+        out
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "at least 16 reads or writes on one fd each moving at most 16 bytes and asking for no more than 64 (a sysfs file read a byte at a time, a few calls until EOF, is not)",
+            counts: "one read or write syscall at least 10,000 times and half of all calls: low confidence and info, since a table has no byte counts",
+        }
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        const IO: &[&str] = &["read", "write", "readv", "writev", "pread64", "pwrite64", "recvfrom", "sendto", "send", "recv"];
+        let total = c.total_calls();
+        let Some(r) = c.rows.iter().filter(|r| IO.contains(&r.name.as_str())).max_by_key(|r| r.calls) else {
+            return Vec::new();
+        };
+        if r.calls < 10_000 || r.calls * 2 < total {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let rate = c.per_second(r.calls).map(|x| format!(" ({x:.0}/s)")).unwrap_or_default();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("{} dominates: {} of {total} calls{rate}; if each moves a few bytes, this is small I/O", r.name, r.calls),
+            subject,
+            about,
+            &[("calls", r.calls.into()), ("all_calls", total.into())],
+        );
+        f.evidence = crate::basis::count_lines(c, &[r.name.as_str()]);
+        vec![counts_finding(f, c, Confidence::Low, "many calls of one I/O syscall; the table has no byte counts, so their sizes are unknown")]
+    }
+
     fn meta(&self) -> &'static Meta {
         &META
     }

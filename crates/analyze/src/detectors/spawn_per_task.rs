@@ -371,6 +371,9 @@ about {:.0}-{:.0} ms) for work that usually takes microseconds in-process{}",
                 evidence,
                 cost: Some(cost),
                 fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
             });
         }
         out

@@ -327,6 +327,9 @@ expire); lookups are {:.0}% of the program's system calls",
                 evidence: top.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
             });
         }
         out

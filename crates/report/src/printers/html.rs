@@ -122,7 +122,15 @@ fn finding_card(o: &mut String, f: &Finding) {
     if let Some(c) = &f.cost {
         let _ = write!(o, "<tr><td>cost</td><td>{}</td></tr>", esc(c));
     }
-    let _ = write!(o, "<tr><td>fix</td><td>{}</td></tr></table>", esc(&f.fix));
+    let _ = write!(o, "<tr><td>fix</td><td>{}</td></tr>", esc(&f.fix));
+    if let Some(conf) = f.confidence {
+        let why = f.confidence_reason.as_deref().map(|w| format!(": {w}")).unwrap_or_default();
+        let _ = write!(o, "<tr><td>confidence</td><td>{}{}</td></tr>", conf.as_str(), esc(&why));
+    }
+    if let Some(c) = &f.confirm {
+        let _ = write!(o, "<tr><td>confirm</td><td><code>{}</code></td></tr>", esc(c));
+    }
+    o.push_str("</table>");
     if !f.metrics.is_empty() {
         o.push_str("<details><summary>metrics</summary><table class=\"kv\">");
         for (k, v) in &f.metrics {
@@ -563,6 +571,16 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     }
     for n in &r.capture.notes {
         let _ = write!(o, "<p class=\"meta\">note: {}</p>", esc(n));
+    }
+    if let Some(b) = &r.capture.basis {
+        let _ = write!(
+            o,
+            "<p class=\"meta\" id=\"basis\">evidence: {} ({}); cannot show: {}; record next: <code>{}</code></p>",
+            esc(b.kind.as_str()),
+            esc(&b.from),
+            esc(&b.cannot_show),
+            esc(&b.record_next)
+        );
     }
     if r.capture.lost_events > 0 {
         let _ = write!(

@@ -51,6 +51,12 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     for n in &c.notes {
         writeln!(out, "> note: {n}")?;
     }
+    if let Some(b) = &c.basis {
+        writeln!(out)?;
+        writeln!(out, "**Evidence:** {} ({})  ", b.kind.as_str(), esc(&b.from))?;
+        writeln!(out, "**Cannot show:** {}  ", esc(&b.cannot_show))?;
+        writeln!(out, "**Record next:** `{}`", b.record_next.replace('`', "'"))?;
+    }
     writeln!(out)?;
     for f in &r.findings {
         writeln!(out, "### {} `{}` {}: {}", f.severity.as_str(), f.code, f.detector, esc(&f.message))?;
@@ -59,7 +65,14 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
         if let Some(cost) = &f.cost {
             writeln!(out, "**Cost:** {}  ", esc(cost))?;
         }
-        writeln!(out, "**Fix:** {}", esc(&f.fix))?;
+        writeln!(out, "**Fix:** {}  ", esc(&f.fix))?;
+        if let Some(conf) = f.confidence {
+            let why = f.confidence_reason.as_deref().map(|w| format!(": {}", esc(w))).unwrap_or_default();
+            writeln!(out, "**Confidence:** {}{why}  ", conf.as_str())?;
+        }
+        if let Some(c) = &f.confirm {
+            writeln!(out, "**Confirm:** {}  ", esc(c))?;
+        }
         if !f.metrics.is_empty() {
             let m: Vec<String> = f.metrics.iter().map(|(k, v)| format!("{k} = {v}")).collect();
             writeln!(out)?;
@@ -94,6 +107,25 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
                 t(x.total_s),
                 fmt_opt_secs(x.p50_s),
                 fmt_opt_secs(x.p99_s)
+            )?;
+        }
+        writeln!(out)?;
+        writeln!(out, "</details>")?;
+        writeln!(out)?;
+    }
+    if let Some(counts) = s.counts.as_ref().filter(|c| s.syscalls.is_empty() && !c.rows.is_empty()) {
+        writeln!(out, "<details><summary>Counts ({})</summary>", esc(&counts.tool))?;
+        writeln!(out)?;
+        writeln!(out, "| syscall | calls | errors | seconds |")?;
+        writeln!(out, "|---|---:|---:|---:|")?;
+        for x in counts.rows.iter().take(ROWS) {
+            let e = if counts.errors_known { fmt_count(x.errors) } else { "-".into() };
+            writeln!(
+                out,
+                "| {} | {} | {e} | {} |",
+                esc(&x.name),
+                fmt_count(x.calls),
+                x.seconds.map_or_else(|| "-".into(), fmt_secs)
             )?;
         }
         writeln!(out)?;

@@ -183,7 +183,11 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
         String::new()
     };
     let counted = if c.summary_only { " counted in the kernel" } else { "" };
-    writeln!(out, "  {} syscalls{counted}{from}{span}", fmt_count(c.syscalls))?;
+    if c.syscalls == 0 && !c.summary_only && c.basis.as_ref().is_some_and(|b| b.kind == crate::BasisKind::Counts) {
+        writeln!(out, "  a table of counts, no single syscall")?;
+    } else {
+        writeln!(out, "  {} syscalls{counted}{from}{span}", fmt_count(c.syscalls))?;
+    }
     let mut notes = vec![format!("clock: {}", c.clock)];
     notes.push(if c.summary_only {
         "durations: totals only".into()
@@ -218,6 +222,11 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
     for n in &c.notes {
         writeln!(out, "  {}", st.dim(&format!("note: {n}")))?;
     }
+    if let Some(b) = &c.basis {
+        writeln!(out, "  evidence: {} ({})", b.kind.as_str(), b.from)?;
+        writeln!(out, "  {}", st.dim(&format!("cannot show: {}", b.cannot_show)))?;
+        writeln!(out, "  {}", st.dim(&format!("record next: {}", b.record_next)))?;
+    }
     writeln!(out)?;
 
     // findings first: they are why syslint exists
@@ -235,6 +244,15 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
                 writeln!(out, "  cost: {cost}")?;
             }
             writeln!(out, "  fix: {}", f.fix)?;
+            if let Some(conf) = f.confidence {
+                match &f.confidence_reason {
+                    Some(why) => writeln!(out, "  confidence: {}: {why}", conf.as_str())?,
+                    None => writeln!(out, "  confidence: {}", conf.as_str())?,
+                }
+            }
+            if let Some(c) = &f.confirm {
+                writeln!(out, "  confirm: {c}")?;
+            }
         }
     }
     writeln!(out)?;
@@ -300,6 +318,36 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             for l in splits {
                 writeln!(out, "    {l}")?;
             }
+        }
+        writeln!(out)?;
+    } else if let Some(counts) = s.counts.as_ref().filter(|c| !c.rows.is_empty()) {
+        writeln!(out, "{}", st.bold(&format!("syscalls (from the {} table in the input)", counts.tool)))?;
+        let cols = [
+            Col { head: "syscall", right: false, keep: 9 },
+            Col { head: "calls", right: true, keep: 9 },
+            Col { head: "errors", right: true, keep: 8 },
+            Col { head: "seconds", right: true, keep: 7 },
+        ];
+        let rows: Vec<Vec<String>> = counts
+            .rows
+            .iter()
+            .take(opt.top)
+            .map(|x| {
+                vec![
+                    x.name.clone(),
+                    fmt_count(x.calls),
+                    if counts.errors_known { fmt_count(x.errors) } else { "-".into() },
+                    x.seconds.map_or_else(|| "-".into(), fmt_secs),
+                ]
+            })
+            .collect();
+        table(out, &st, opt.width, &cols, &rows)?;
+        if counts.rows.len() > opt.top {
+            writeln!(
+                out,
+                "  {}",
+                st.dim(&format!("... {} more syscalls (--format json has all)", counts.rows.len() - opt.top))
+            )?;
         }
         writeln!(out)?;
     } else if !s.strace_c_table.is_empty() {

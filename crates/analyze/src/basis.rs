@@ -1,0 +1,404 @@
+//! Diagnosis in proportion to the evidence (issue 14): what kind of evidence a report was made
+//! from (a full trace, an excerpt, a table of counts), the calls of an excerpt as the
+//! detectors' excerpt rules see them, and the confidence every finding carries.
+//!
+//! Each detector says in its own file what an excerpt and a table can show of its pathology
+//! ([`crate::registry::Detector::on_excerpt`], [`crate::registry::Detector::on_counts`]); both
+//! are optional, so a detector without them reads full traces only.
+
+use crate::detectors::Evidence;
+use syslint_event::{Args, Clock, Event, EventKind, Ret, Sys, Syscall, Tid, Timeout};
+use syslint_report::{Basis, BasisKind, Confidence, Counts, Finding, Severity};
+
+/// Syscalls an input may have and still be an excerpt (a pasted run of lines: "5 to a few
+/// hundred"). Beyond, or when the input shows its processes start and end, it is a full trace.
+pub const EXCERPT_MAX: usize = 1000;
+
+/// One call of an excerpt, owned (events borrow the reader's buffer).
+#[derive(Clone, Debug)]
+pub struct Call {
+    pub tid: Tid,
+    pub ts_ns: Option<i64>,
+    pub sys: Sys,
+    pub name: String,
+    /// The fd argument.
+    pub fd: Option<i32>,
+    /// What the fd is, when the excerpt says (`-y`/`-yy`) or the model knows.
+    pub target: Option<String>,
+    /// The path argument.
+    pub path: Option<String>,
+    /// Return value on success.
+    pub ret: Option<i64>,
+    /// errno name on failure.
+    pub errno: Option<String>,
+    pub dur_ns: Option<u64>,
+    /// Timeout of a poll/select/epoll wait.
+    pub timeout: Option<Timeout>,
+    /// Bytes asked for (read/write family).
+    pub requested: Option<u64>,
+    /// The address a connect/sendto/recvfrom names (`127.0.0.1:53`).
+    pub addr: Option<String>,
+    /// Payload buffers of network calls (for DNS names), cut short.
+    pub payloads: Vec<(Vec<u8>, bool)>,
+    /// The evidence line (payloads redacted).
+    pub evidence: Evidence,
+}
+
+impl Call {
+    fn of(ev: &Event, sc: &Syscall, target: Option<&str>) -> Call {
+        let payloads = if sc.sys.is(syslint_event::Class::NET) { sc.payloads() } else { Vec::new() };
+        Call {
+            tid: ev.tid,
+            ts_ns: ev.ts_ns,
+            sys: sc.sys,
+            name: sc.name.to_string(),
+            fd: sc.fd_num(),
+            target: target.map(str::to_string),
+            path: sc.path().map(std::borrow::Cow::into_owned),
+            ret: sc.ret.value(),
+            errno: sc.ret.errno().map(str::to_string),
+            dur_ns: sc.dur_ns,
+            timeout: sc.timeout(),
+            requested: sc.requested_bytes(),
+            addr: sc.sockaddr().map(|a| a.to_string()),
+            payloads,
+            evidence: Evidence::of(ev),
+        }
+    }
+
+    pub fn failed(&self, errno: &str) -> bool {
+        self.errno.as_deref() == Some(errno)
+    }
+    pub fn is(&self, sys: &[Sys]) -> bool {
+        sys.contains(&self.sys)
+    }
+}
+
+/// The calls of a short input, and what the lines carried.
+#[derive(Clone, Debug, Default)]
+pub struct Excerpt {
+    pub calls: Vec<Call>,
+    /// Threads seen (1 with no pid column).
+    pub threads: usize,
+    /// Lines had a pid column.
+    pub pids: bool,
+    pub timestamps: bool,
+    /// `-T` durations.
+    pub durations: bool,
+    /// `-y`/`-yy` fd decorations.
+    pub fd_targets: bool,
+    /// Lines the reader did not understand (program output, a line cut mid-way).
+    pub unparsed: u64,
+    pub clock: Clock,
+}
+
+impl Excerpt {
+    /// "12 lines from one process, without pids, timestamps or durations".
+    pub fn shape(&self) -> String {
+        let n = self.calls.len();
+        let who = match self.threads {
+            0 | 1 if !self.pids => "one process".to_string(),
+            1 => "one thread".to_string(),
+            t => format!("{t} threads"),
+        };
+        let mut without = Vec::new();
+        if !self.pids {
+            without.push("pids");
+        }
+        if !self.timestamps {
+            without.push("timestamps");
+        }
+        if !self.durations {
+            without.push("durations");
+        }
+        let w = match without.len() {
+            0 => String::new(),
+            1 => format!(", without {}", without[0]),
+            _ => format!(", without {} or {}", without[..without.len() - 1].join(", "), without[without.len() - 1]),
+        };
+        format!("{n} calls from {who}{w}")
+    }
+
+    /// The evidence lines of these calls (at most `max`, then the last).
+    pub fn evidence(&self, idx: &[usize], max: usize) -> Vec<String> {
+        let mut v: Vec<String> = idx.iter().take(max).map(|&i| self.calls[i].evidence.render(self.clock)).collect();
+        if idx.len() > max {
+            if let Some(&l) = idx.last() {
+                v.push("...".into());
+                v.push(self.calls[l].evidence.render(self.clock));
+            }
+        }
+        v
+    }
+
+    /// What would settle it: a full trace of the process.
+    pub fn confirm(&self) -> String {
+        let pid = self.calls.first().map(|c| c.tid).filter(|t| *t != Tid(0));
+        match pid {
+            Some(p) => format!("syslint trace -p {p} --for 30s (or: strace -f -tt -T -yy -p {p} -o full.strace for 30 s)"),
+            None => "syslint trace -p PID --for 30s, with the PID of the program the lines came from (or: strace -f -tt -T -yy -p PID -o full.strace for 30 s)".into(),
+        }
+    }
+
+    /// The reason an excerpt finding gives for its confidence: the shape, and what is left out.
+    pub fn reason(&self, what: &str) -> String {
+        let others = if self.threads <= 1 { "; other processes and threads are not in the excerpt" } else { "" };
+        format!("{what} (in {}){others}", self.shape())
+    }
+}
+
+/// What an excerpt finding needs besides the detector's words: confidence, its reason, the
+/// confirm command, and severity capped at warning (an excerpt shows no cost).
+pub fn excerpt_finding(mut f: Finding, x: &Excerpt, conf: Confidence, what: &str) -> Finding {
+    f.confidence = Some(conf.min(Confidence::Medium));
+    f.confidence_reason = Some(x.reason(what));
+    f.confirm.get_or_insert_with(|| x.confirm());
+    f.severity = f.severity.min(Severity::Warning);
+    f
+}
+
+/// The same for a table of counts: never `error`, never `high`.
+pub fn counts_finding(mut f: Finding, c: &Counts, conf: Confidence, reason: &str) -> Finding {
+    f.confidence = Some(conf.min(Confidence::Medium));
+    f.confidence_reason = Some(format!("{reason} ({}: counts per syscall, no single call)", c.tool));
+    f.confirm.get_or_insert_with(|| confirm_for_counts(c));
+    f.severity = f.severity.min(Severity::Warning);
+    f
+}
+
+/// The command that would settle a finding read off a table: the same processes traced whole.
+pub fn confirm_for_counts(c: &Counts) -> String {
+    let pid = c.command.as_deref().and_then(|cmd| {
+        let w: Vec<&str> = cmd.split_whitespace().collect();
+        w.iter()
+            .position(|x| *x == "-p")
+            .and_then(|i| w.get(i + 1))
+            .map(|p| p.split(',').next().unwrap_or(p).to_string())
+    });
+    match pid {
+        Some(p) if p.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("syslint trace -p {p} --for 30s (or: strace -f -tt -T -yy -p {p} -o full.strace for 30 s)")
+        }
+        _ => "syslint trace -p PID --for 30s for a running program, or syslint trace -- COMMAND (or: strace -f -tt -T -yy -o full.strace)".into(),
+    }
+}
+
+/// Collects the calls of the first [`EXCERPT_MAX`] syscalls and what the input shows of its
+/// processes' lives, to tell an excerpt from a full trace at the end.
+#[derive(Clone, Debug, Default)]
+pub struct Collector {
+    calls: Vec<Call>,
+    over: bool,
+    /// A process start (a successful execve, an attach) was seen.
+    pub started: bool,
+    /// A process end (exit, kill, detach) was seen.
+    pub ended: bool,
+    pids: bool,
+    timestamps: bool,
+    durations: bool,
+    fd_targets: bool,
+    tids: std::collections::HashSet<Tid>,
+    /// Syscalls seen (all of them).
+    pub syscalls: u64,
+}
+
+impl Collector {
+    /// Whether calls are still being kept (the input may yet be an excerpt).
+    pub fn collecting(&self) -> bool {
+        !self.over
+    }
+
+    pub fn on_event(&mut self, ev: &Event, target: Option<&str>) {
+        match &ev.kind {
+            EventKind::Syscall(sc) => {
+                self.syscalls += 1;
+                if sc.sys.is(syslint_event::Class::EXEC) && sc.ret.value().is_some() {
+                    self.started = true;
+                }
+                if self.over {
+                    return;
+                }
+                if self.calls.len() >= EXCERPT_MAX {
+                    self.over = true;
+                    self.calls = Vec::new();
+                    return;
+                }
+                self.pids |= ev.tid != Tid(0);
+                self.timestamps |= ev.ts_ns.is_some();
+                self.durations |= sc.dur_ns.is_some();
+                let decorated = match sc.args {
+                    Args::Text(t) => t.split(',').next().is_some_and(|a| a.contains('<')),
+                    Args::Raw(_) => false,
+                } || matches!(sc.ret, Ret::Ok { deco: Some(_), .. });
+                self.fd_targets |= decorated;
+                if self.tids.len() < 1024 {
+                    self.tids.insert(ev.tid);
+                }
+                self.calls.push(Call::of(ev, sc, target));
+            }
+            EventKind::Attached { .. } | EventKind::TaskKnown { .. } => self.started = true,
+            EventKind::Exited { .. } | EventKind::Killed { .. } | EventKind::Detached => self.ended = true,
+            _ => {}
+        }
+    }
+
+    /// The excerpt, when the input is one: at most [`EXCERPT_MAX`] calls, and not a whole run
+    /// (one that shows its processes start and end).
+    pub fn excerpt(self, unparsed: u64, clock: Clock) -> Option<Excerpt> {
+        if self.over || self.calls.is_empty() || (self.started && self.ended) {
+            return None;
+        }
+        Some(Excerpt {
+            threads: self.tids.len(),
+            calls: self.calls,
+            pids: self.pids,
+            timestamps: self.timestamps,
+            durations: self.durations,
+            fd_targets: self.fd_targets,
+            unparsed,
+            clock,
+        })
+    }
+}
+
+/// The report header's account of a full trace.
+pub fn full_trace_basis(syscalls: u64, processes: u64, timestamps: bool, durations: bool, backend: &str) -> Basis {
+    let from = match backend {
+        "ebpf" => "a live eBPF trace".to_string(),
+        "ebpf-recording" => "an eBPF recording".to_string(),
+        "strace" => "a live strace trace".to_string(),
+        _ => "a strace log".to_string(),
+    };
+    let mut missing = Vec::new();
+    if !timestamps {
+        missing.push("rates and times between calls (no timestamps: -tt)");
+    }
+    if !durations {
+        missing.push("time inside calls (no durations: -T)");
+    }
+    let cannot_show = if missing.is_empty() {
+        "only what the traced processes did inside the traced window".to_string()
+    } else {
+        format!("{}; only what the traced processes did inside the traced window", missing.join("; "))
+    };
+    let record_next = if missing.is_empty() {
+        "after a fix, record the same way again and run syslint diff BEFORE AFTER".to_string()
+    } else {
+        "strace -f -tt -T -yy -o app.strace (or syslint trace), to see costs in time".to_string()
+    };
+    Basis {
+        kind: BasisKind::FullTrace,
+        from: match processes {
+            0 => format!("{from}: {syscalls} syscalls"),
+            1 => format!("{from}: {syscalls} syscalls of 1 process"),
+            n => format!("{from}: {syscalls} syscalls of {n} processes"),
+        },
+        cannot_show,
+        record_next,
+    }
+}
+
+pub fn excerpt_basis(x: &Excerpt) -> Basis {
+    Basis {
+        kind: BasisKind::Excerpt,
+        from: format!("an excerpt: {}", x.shape()),
+        cannot_show: "the processes and threads not in it, what came before and after, how often it happens over time, and so what it costs".into(),
+        record_next: x.confirm(),
+    }
+}
+
+pub fn counts_basis(c: &Counts) -> Basis {
+    let dur = match c.duration_s {
+        Some(d) => format!(" over {d} s"),
+        None => String::new(),
+    };
+    let who =
+        if c.per_task.is_empty() { String::new() } else { format!(" of {} processes or threads", c.per_task.len()) };
+    Basis {
+        kind: BasisKind::Counts,
+        from: format!("counts from {}: {} calls of {} syscalls{who}{dur}", c.tool, c.total_calls(), c.rows.len()),
+        cannot_show: format!(
+            "single calls: their arguments (which fds, paths, endpoints, timeouts, sizes), their order, and which process made them{}{}",
+            if c.errors_known { "" } else { "; this table does not count errors" },
+            if c.duration_s.is_none() { "; how long the counting ran (not in the paste), so no rates" } else { "" }
+        ),
+        record_next: confirm_for_counts(c),
+    }
+}
+
+/// A finding of an excerpt or counts rule, whatever the rule said: confidence at most `max`,
+/// severity at most warning.
+pub fn clamp(mut f: Finding, max: Confidence) -> Finding {
+    f.confidence = Some(f.confidence.unwrap_or(Confidence::Low).min(max));
+    f.severity = f.severity.min(Severity::Warning);
+    f
+}
+
+/// Full-trace findings without a confidence of their own get `high`, with the reason.
+pub fn stamp_full(f: &mut Finding, basis: &Basis) {
+    if f.confidence.is_none() {
+        f.confidence = Some(Confidence::High);
+        f.confidence_reason = Some(match basis.kind {
+            BasisKind::FullTrace => "the detector's full-trace thresholds were met in a full trace".into(),
+            _ => "the detector's full-trace thresholds were met, even in these few lines".into(),
+        });
+    }
+    if f.confirm.is_none() {
+        f.confirm = Some("after a fix, record the same run again and compare: syslint diff BEFORE AFTER".into());
+    }
+}
+
+/// A finding of a counts or excerpt rule, in the detector's name (its fix is the detector's).
+/// `metrics`: integer counts and a few ratios.
+pub fn finding(
+    meta: &'static crate::registry::Meta,
+    severity: Severity,
+    message: String,
+    subject: &str,
+    about: syslint_report::Subject,
+    metrics: &[(&str, serde_json::Value)],
+) -> Finding {
+    Finding {
+        detector: meta.name.into(),
+        code: meta.code.into(),
+        severity,
+        message,
+        subject: subject.into(),
+        about: Some(about),
+        window: None,
+        metrics: metrics.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        evidence: Vec::new(),
+        cost: None,
+        fix: meta.fix().into(),
+        confidence: None,
+        confidence_reason: None,
+        confirm: None,
+    }
+}
+
+/// The table's rows of these syscalls, as evidence lines (`accept4: 492 calls, 392 errors`).
+pub fn count_lines(c: &Counts, names: &[&str]) -> Vec<String> {
+    c.rows
+        .iter()
+        .filter(|r| names.contains(&r.name.as_str()))
+        .map(|r| {
+            let e = if c.errors_known { format!(", {} errors", r.errors) } else { String::new() };
+            let t = r.seconds.map(|s| format!(", {s:.6} s")).unwrap_or_default();
+            format!("{}: {} calls{e}{t}", r.name, r.calls)
+        })
+        .collect()
+}
+
+/// Whether the table's times are the calls' wall-clock times (waits included): perf trace,
+/// syscount -L, strace -c -w, syslint. strace -c without -w counts system time only.
+pub fn wall_times(c: &Counts) -> bool {
+    c.tool.starts_with("perf")
+        || c.tool.starts_with("syscount -L")
+        || c.tool == "strace -c -w"
+        || c.tool.starts_with("syslint")
+}
+
+/// Subject of a counts finding: the processes the table counted.
+pub fn counted() -> (&'static str, syslint_report::Subject) {
+    ("the processes the table counted", syslint_report::Subject::new(syslint_report::SubjectKind::Program))
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""cut.py [LAB...]: cut the excerpts people paste from the labs' recorded traces.
+
+For one BAD and one GOOD variant of every lab (the pairs in lab/counts/record.sh), take its
+recorded trace with the fewest flags (`.f.strace`, else `.f-tt`, else `.f-tt-T-yy`), keep the
+lines of the process with the most lines, and from its steady state (centred at four fifths
+of them, past the start-up) cut 10, 30 and 100 lines
+into lab/<lab>/excerpts/<variant>.<N>.txt, with the pid and timestamp columns stripped as a
+person copying lines from a terminal would have them. Nothing else is changed: the excerpts are
+derived from the recordings, not written by hand. Deterministic: run it again, get the same files.
+"""
+import gzip
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAB = os.path.dirname(HERE)
+PAIRS = [
+    ("accept-herd", "c-procs", "c-procs-reuseport"),
+    ("busy-poll", "c-poll0", "c-timeout"),
+    ("connection-churn", "py-new-conn", "py-keepalive"),
+    ("failed-lookup-storm", "c-search-bad", "c-search-good"),
+    ("fd-close-sweep", "c-close", "c-range"),
+    ("fsync-storm", "c-fsync-each", "c-fsync-batch"),
+    ("keepalive-stall", "py-eof", "py-length"),
+    ("repeated-dns", "py-resolve-each", "py-resolve-once"),
+    ("small-io", "py-oswrite", "py-buffered"),
+]
+SIZES = (10, 30, 100)
+# `1234 ` or `[pid  1234] ` then an optional `10:00:00.123456 ` / `1700000000.123456 `
+HEAD = re.compile(r"^(?:\[pid\s+(\d+)\]\s+|(\d+)\s+)?(?:\d\d:\d\d:\d\d(?:\.\d+)?\s+|\d{9,}\.\d+\s+)?")
+
+
+def trace_of(lab, variant):
+    for flags in ("f", "f-tt", "f-tt-T-yy"):
+        for ext in (".strace", ".strace.gz"):
+            p = os.path.join(LAB, lab, "traces", f"{variant}.{flags}{ext}")
+            if os.path.exists(p):
+                return p
+    return None
+
+
+def read(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+        return f.read().splitlines()
+
+
+def cut(lab, variant):
+    path = trace_of(lab, variant)
+    if path is None:
+        print(f"cut.py: no trace for {lab} {variant}", file=sys.stderr)
+        return
+    per_pid = {}
+    for line in read(path):
+        m = HEAD.match(line)
+        pid = m.group(1) or m.group(2) or "0"
+        body = line[m.end():]
+        if not body or body.startswith("+++") or body.startswith("---"):
+            continue
+        per_pid.setdefault(pid, []).append(body)
+    pid, lines = max(per_pid.items(), key=lambda kv: (len(kv[1]), kv[0]))
+    out = os.path.join(LAB, lab, "excerpts")
+    os.makedirs(out, exist_ok=True)
+    for n in SIZES:
+        start = max(0, min(len(lines) - n, len(lines) * 4 // 5 - n // 2))
+        part = lines[start:start + n]
+        name = os.path.join(out, f"{variant}.{n}.txt")
+        with open(name, "w", encoding="utf-8") as f:
+            f.write("\n".join(part) + "\n")
+        print(f"{name}: {len(part)} lines of pid {pid} from {os.path.relpath(path, LAB)}", file=sys.stderr)
+
+
+def main():
+    want = set(sys.argv[1:])
+    for lab, bad, good in PAIRS:
+        if want and lab not in want:
+            continue
+        for v in (bad, good):
+            cut(lab, v)
+
+
+if __name__ == "__main__":
+    main()
