@@ -334,17 +334,25 @@ pub fn clamp(mut f: Finding, max: Confidence) -> Finding {
     f
 }
 
-/// Full-trace findings without a confidence of their own get `high`, with the reason.
+/// Full-trace findings without a confidence of their own get `high` from a full trace, with
+/// the reason; from less (an excerpt), `medium` at most: the lines left out may tell otherwise.
 pub fn stamp_full(f: &mut Finding, basis: &Basis) {
+    if basis.kind != BasisKind::FullTrace {
+        f.confidence = f.confidence.map(|c| c.min(Confidence::Medium));
+    }
     if f.confidence.is_none() {
-        f.confidence = Some(Confidence::High);
+        f.confidence = Some(if basis.kind == BasisKind::FullTrace { Confidence::High } else { Confidence::Medium });
         f.confidence_reason = Some(match basis.kind {
             BasisKind::FullTrace => "the detector's full-trace thresholds were met in a full trace".into(),
             _ => "the detector's full-trace thresholds were met, even in these few lines".into(),
         });
     }
     if f.confirm.is_none() {
-        f.confirm = Some("after a fix, record the same run again and compare: syslint diff BEFORE AFTER".into());
+        f.confirm = Some(if basis.kind == BasisKind::FullTrace {
+            "after a fix, record the same run again and compare: syslint diff BEFORE AFTER".into()
+        } else {
+            basis.record_next.clone()
+        });
     }
 }
 

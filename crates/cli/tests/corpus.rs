@@ -19,7 +19,11 @@ const EXPECT: &[(&str, u64, &str)] = &[
     ("java-launcher-bash-exec-jvm-2019-strace4.2x.strace", 0, ""),
     ("perl-seccomp-eval-strace4.strace", 0, ""),
     ("php5-cli-2015-strace4.strace", 0, ""),
-    ("phpunit-c-summary-mixed-with-program-output-2022.txt", 9, "PHPUnit's own output"),
+    (
+        "phpunit-c-summary-mixed-with-program-output-2022.txt",
+        0,
+        "a strace -c table: the table reader skips the program output around it",
+    ),
     ("python36-pybind-numpy-2018-strace4-killed-sigsegv.strace", 0, ""),
     ("python39-requests-labkey-2023-strace5.strace", 0, ""),
     ("raku-moarvm-2019-strace4.2x-killed-sigabrt-core.strace", 0, ""),

