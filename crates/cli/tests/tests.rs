@@ -46,6 +46,8 @@ mod lab_keepalive_stall;
 mod lab_repeated_dns;
 #[path = "lab_small_io.rs"]
 mod lab_small_io;
+#[path = "lab_yield_spin.rs"]
+mod lab_yield_spin;
 #[path = "ordinary.rs"]
 mod ordinary;
 #[path = "registry.rs"]

@@ -21,6 +21,7 @@ detectors! {
     failed_lookup_storm,
     fsync_storm,
     fd_close_sweep,
+    yield_spin,
 }
 
 pub use crate::kit::Span;
