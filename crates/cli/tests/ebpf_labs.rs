@@ -160,3 +160,9 @@ fn fd_close_sweep() {
 fn yield_spin() {
     check("yield-spin", "c-spin", "c-mutex", "yield-spin");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn clock_syscalls() {
+    check("clock-syscalls", "c-syscall", "c-vdso", "clock-syscalls");
+}

@@ -32,6 +32,8 @@ mod inputs;
 mod lab_accept_herd;
 #[path = "lab_busy_poll.rs"]
 mod lab_busy_poll;
+#[path = "lab_clock_syscalls.rs"]
+mod lab_clock_syscalls;
 #[path = "lab_connection_churn.rs"]
 mod lab_connection_churn;
 #[path = "lab_failed_lookup_storm.rs"]

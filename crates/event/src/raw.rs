@@ -521,6 +521,30 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
             }
             let _ = write!(o, ", {}, {}", ptr(a[2]), ptr(a[3]));
         }
+        Sys::ClockGettime | Sys::ClockGettime64 | Sys::ClockGetres => {
+            let id = a[0] as i32;
+            match crate::typed::CLOCK_NAMES.get(id as usize) {
+                Some(n) if id >= 0 => o.push_str(n),
+                _ if id < 0 => {
+                    // the kernel's encoding of a CPU clock of a pid or thread, or a clock fd
+                    let owner = !(id >> 3);
+                    match id & 7 {
+                        3 => {
+                            let _ = write!(o, "FD_TO_CLOCKID({owner})");
+                        }
+                        w => {
+                            let f = if w & 4 != 0 { "MAKE_THREAD_CPUCLOCK" } else { "MAKE_PROCESS_CPUCLOCK" };
+                            let c = ["CPUCLOCK_PROF", "CPUCLOCK_VIRT", "CPUCLOCK_SCHED", "3"][(w & 3) as usize];
+                            let _ = write!(o, "{f}({owner}, {c})");
+                        }
+                    }
+                }
+                _ => {
+                    let _ = write!(o, "{id}");
+                }
+            }
+            let _ = write!(o, ", {}", ptr(a[1]));
+        }
         Sys::Getrandom => {
             let _ = write!(o, "{}, {}, ", ptr(a[0]), a[1]);
             flags_into(o, a[2], GRND_FLAGS, "0");
@@ -1569,6 +1593,7 @@ mod tests {
                 assert_eq!(r.polled_fds(), t.polled_fds(), "polled_fds: {what}");
                 assert_eq!(r.sockopt(), t.sockopt(), "sockopt: {what}");
                 assert_eq!(r.epoll_ctl(), t.epoll_ctl(), "epoll_ctl: {what}");
+                assert_eq!(r.clock_id(), t.clock_id(), "clock_id: {what}");
                 assert_eq!(r.requested_bytes(), t.requested_bytes(), "requested_bytes: {what}");
                 assert_eq!(r.offset(), t.offset(), "offset: {what}");
                 let (mut a, mut b) = ([0u8; 6], [0u8; 6]);

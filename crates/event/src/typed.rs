@@ -132,6 +132,22 @@ impl EpollCtl {
     pub const EPOLLEXCLUSIVE: u32 = 1 << 28;
 }
 
+/// The clock names strace prints, by clockid_t (0..=11).
+pub const CLOCK_NAMES: &[&str] = &[
+    "CLOCK_REALTIME",
+    "CLOCK_MONOTONIC",
+    "CLOCK_PROCESS_CPUTIME_ID",
+    "CLOCK_THREAD_CPUTIME_ID",
+    "CLOCK_MONOTONIC_RAW",
+    "CLOCK_REALTIME_COARSE",
+    "CLOCK_MONOTONIC_COARSE",
+    "CLOCK_BOOTTIME",
+    "CLOCK_REALTIME_ALARM",
+    "CLOCK_BOOTTIME_ALARM",
+    "CLOCK_SGI_CYCLE",
+    "CLOCK_TAI",
+];
+
 const MSG_NAMED: &[(&str, u64)] =
     &[("MSG_OOB", 0x1), ("MSG_PEEK", 0x2), ("MSG_DONTWAIT", 0x40), ("MSG_WAITALL", 0x100)];
 
@@ -459,6 +475,47 @@ impl<'a> Syscall<'a> {
         Some(SockOpt { level, name, value })
     }
 
+    /// The clock a clock_gettime/clock_gettime64/clock_getres call reads, as the kernel's
+    /// clockid_t: 0..=11 for the named clocks (`CLOCK_MONOTONIC` is 1), negative for the CPU
+    /// clock of a given process or thread (`MAKE_THREAD_CPUCLOCK(pid, CPUCLOCK_SCHED)`) or a
+    /// clock fd (`FD_TO_CLOCKID(fd)`), computed as the kernel encodes them.
+    pub fn clock_id(&self) -> Option<i64> {
+        if !matches!(self.sys, Sys::ClockGettime | Sys::ClockGettime64 | Sys::ClockGetres) {
+            return None;
+        }
+        let a = match self.args {
+            Args::Raw(r) => return Some(i64::from(r.regs[0] as i32)),
+            Args::Text(_) => self.arg(0)?.trim(),
+        };
+        if let Some(i) = CLOCK_NAMES.iter().position(|n| *n == a) {
+            return Some(i as i64);
+        }
+        // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_X), MAKE_THREAD_CPUCLOCK(...), FD_TO_CLOCKID(fd)
+        if let Some((f, rest)) = a.split_once('(') {
+            let inner = rest.strip_suffix(')')?;
+            let mut it = inner.split(',').map(str::trim);
+            let id: i64 = it.next()?.parse().ok()?;
+            let which = match it.next() {
+                Some("CPUCLOCK_PROF") => 0,
+                Some("CPUCLOCK_VIRT") => 1,
+                Some("CPUCLOCK_SCHED") => 2,
+                Some(n) => n.parse().ok()?,
+                None => 0,
+            };
+            let v = match f {
+                "MAKE_PROCESS_CPUCLOCK" => (!id << 3) | which,
+                "MAKE_THREAD_CPUCLOCK" => (!id << 3) | which | 4,
+                "FD_TO_CLOCKID" => (!id << 3) | 3,
+                _ => return None,
+            };
+            return Some(i64::from(v as i32));
+        }
+        match a.strip_prefix('-') {
+            Some(n) => number(n).map(|v| -(v as i64)),
+            None => number(a).map(|v| i64::from(v as i32)),
+        }
+    }
+
     /// The fd and events of an epoll_ctl call.
     pub fn epoll_ctl(&self) -> Option<EpollCtl> {
         if self.sys != Sys::EpollCtl {
@@ -647,5 +704,15 @@ mod tests {
         assert_eq!(e, Some(EpollCtl { fd: 3, events: Some(1 | 1 << 28) }));
         let e = sc(Sys::EpollCtl, "5, EPOLL_CTL_ADD, 3, {events=0x10000001, data={u32=3}}").epoll_ctl();
         assert_eq!(e.and_then(|e| e.events), Some(1 | 1 << 28));
+        // clocks as strace 6.1 prints them (lab/clock-syscalls traces)
+        assert_eq!(sc(Sys::ClockGettime, "CLOCK_MONOTONIC, {tv_sec=1, tv_nsec=2}").clock_id(), Some(1));
+        assert_eq!(sc(Sys::ClockGettime, "CLOCK_PROCESS_CPUTIME_ID, {tv_sec=0, tv_nsec=2}").clock_id(), Some(2));
+        // glibc's clock_getcpuclockid(1234): MAKE_PROCESS_CPUCLOCK(1234, CPUCLOCK_SCHED) = ~1234 << 3 | 2
+        let p = sc(Sys::ClockGettime, "MAKE_PROCESS_CPUCLOCK(1234, CPUCLOCK_SCHED), {tv_sec=0, tv_nsec=2}");
+        assert_eq!(p.clock_id(), Some(-9878));
+        let t = sc(Sys::ClockGettime, "MAKE_THREAD_CPUCLOCK(1234, CPUCLOCK_SCHED), {tv_sec=0, tv_nsec=2}");
+        assert_eq!(t.clock_id(), Some(-9874));
+        assert_eq!(sc(Sys::ClockGettime, "0x1, 0x7ffd0000").clock_id(), Some(1));
+        assert_eq!(sc(Sys::Gettimeofday, "{tv_sec=1, tv_usec=2}, NULL").clock_id(), None);
     }
 }

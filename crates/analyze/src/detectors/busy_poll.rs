@@ -1,7 +1,7 @@
 //! `busy-poll` (SL001): a thread that waits for something by calling, again and again, syscalls
 //! that return at once with nothing: zero-timeout polls that find nothing ready, non-blocking
-//! reads/accepts that fail with EAGAIN, and identical cheap calls (rt_sigaction,
-//! clock reads, ...), with no blocking wait in between.
+//! reads/accepts that fail with EAGAIN, and identical cheap calls (rt_sigaction, getpid,
+//! ...), with no blocking wait in between.
 //!
 //! Per thread, consecutive "spin" calls form a window; the window ends at a real wait (a poll
 //! family call with a non-zero timeout, a sleep, a futex wait), at a call that blocked (`-T`),
@@ -27,8 +27,9 @@ pub static META: Meta = Meta {
 calling syscalls that return at once and find nothing, many times a second, with no blocking wait in \
 between: poll/ppoll/select/pselect6/epoll_wait/epoll_pwait with a zero timeout returning 0, \
 non-blocking read/recv/accept (or write/send) failing with EAGAIN, or the same cheap call repeated \
-(rt_sigaction, rt_sigprocmask, clock_gettime, getpid, getsockopt, fcntl F_GET*, \
-wait4 with WNOHANG, ...). sched_yield() loops are yield-spin's (SL010) and not counted here. Per thread, such calls form a spin window, which ends at a real wait (a \
+(rt_sigaction, rt_sigprocmask, getpid, getsockopt, fcntl F_GET*, \
+wait4 with WNOHANG, ...). sched_yield() loops are yield-spin's (SL010) and clock reads that reach \
+the kernel clock-syscalls' (SL011): neither is counted here. Per thread, such calls form a spin window, which ends at a real wait (a \
 poll-family call with a non-zero timeout, a sleep, a futex wait, a blocking wait4), at a call that \
 took at least `block_ms` (-T), at an idle gap of `max_gap_ms` between two calls (timestamps), or \
 after `max_other_calls` other calls in a row. A window is reported when it holds at least \
@@ -144,8 +145,7 @@ enum Kind {
 /// repeated; `None` for the rest.
 fn repeat_key_args(sc: &Syscall) -> Option<usize> {
     Some(match sc.sys {
-        Sys::RtSigaction | Sys::RtSigprocmask | Sys::ClockGettime | Sys::ClockGettime64 | Sys::ClockGetres => 1,
-        Sys::Gettimeofday | Sys::Time => 0,
+        Sys::RtSigaction | Sys::RtSigprocmask | Sys::ClockGetres => 1,
         Sys::Getpid | Sys::Getppid | Sys::Gettid | Sys::Getuid | Sys::Geteuid | Sys::Getgid | Sys::Getegid => 0,
         Sys::Getsockopt => 3,
         Sys::Fcntl | Sys::Fcntl64 if sc.fcntl_cmd() == Some(FcntlCmd::Get) => 2,
@@ -352,9 +352,11 @@ impl BusyPoll {
     }
 
     fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        // a sched_yield() loop is yield-spin's (SL010): not counted here, neither as a spin nor
-        // as another call, so it is reported once
-        if sc.sys == Sys::SchedYield {
+        // a sched_yield() loop is yield-spin's (SL010), clock reads through the kernel are
+        // clock-syscalls' (SL011): not counted here, neither as spins nor as other calls, so a
+        // loop is reported once (a thread that works and reads a CPU-time clock per item is
+        // not waiting at all)
+        if matches!(sc.sys, Sys::SchedYield | Sys::ClockGettime | Sys::ClockGettime64 | Sys::Gettimeofday | Sys::Time) {
             return;
         }
         let full = self.threads.len() >= MAX_THREADS;

@@ -22,6 +22,7 @@ detectors! {
     fsync_storm,
     fd_close_sweep,
     yield_spin,
+    clock_syscalls,
 }
 
 pub use crate::kit::Span;
