@@ -166,3 +166,9 @@ fn yield_spin() {
 fn clock_syscalls() {
     check("clock-syscalls", "c-syscall", "c-vdso", "clock-syscalls");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn timer_polling() {
+    check("timer-polling", "c-wait20", "c-pidfd", "timer-polling");
+}

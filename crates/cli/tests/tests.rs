@@ -48,6 +48,8 @@ mod lab_keepalive_stall;
 mod lab_repeated_dns;
 #[path = "lab_small_io.rs"]
 mod lab_small_io;
+#[path = "lab_timer_polling.rs"]
+mod lab_timer_polling;
 #[path = "lab_yield_spin.rs"]
 mod lab_yield_spin;
 #[path = "ordinary.rs"]

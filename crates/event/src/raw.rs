@@ -521,6 +521,21 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
             }
             let _ = write!(o, ", {}, {}", ptr(a[2]), ptr(a[3]));
         }
+        Sys::Nanosleep => {
+            timespec(o, d1, a[0], "tv_nsec");
+            let _ = write!(o, ", {}", ptr(a[1]));
+        }
+        Sys::ClockNanosleep => {
+            match crate::typed::CLOCK_NAMES.get(a[0] as usize) {
+                Some(n) => o.push_str(n),
+                None => {
+                    let _ = write!(o, "{}", a[0] as i32);
+                }
+            }
+            o.push_str(if a[1] & 1 != 0 { ", TIMER_ABSTIME, " } else { ", 0, " });
+            timespec(o, d1, a[2], "tv_nsec");
+            let _ = write!(o, ", {}", ptr(a[3]));
+        }
         Sys::ClockGettime | Sys::ClockGettime64 | Sys::ClockGetres => {
             let id = a[0] as i32;
             match crate::typed::CLOCK_NAMES.get(id as usize) {
@@ -1370,6 +1385,22 @@ impl<'a> RawArgs<'a> {
         SockOpt { level: Some(self.regs[1]), name: Some(self.regs[2]), value }
     }
 
+    /// The request of nanosleep (arg 0) or clock_nanosleep (arg 2), when it was copied.
+    pub(crate) fn sleep_ns(&self, sys: Sys) -> Option<u64> {
+        let addr = match sys {
+            Sys::Nanosleep => self.regs[0],
+            Sys::ClockNanosleep => self.regs[2],
+            _ => return None,
+        };
+        let b = self.data1.bytes;
+        if addr == 0 || self.data1.fault || b.len() < 16 {
+            return None;
+        }
+        let sec = u64::try_from(le64(b, 0)?).ok()?;
+        let ns = u64::try_from(le64(b, 8)?).ok()?;
+        Some(sec.saturating_mul(1_000_000_000).saturating_add(ns))
+    }
+
     pub(crate) fn epoll_ctl(&self) -> EpollCtl {
         let b = self.data1.bytes;
         EpollCtl { fd: self.regs[2] as i32, events: if b.len() >= 12 { le32(b, 0) } else { None } }
@@ -1594,6 +1625,7 @@ mod tests {
                 assert_eq!(r.sockopt(), t.sockopt(), "sockopt: {what}");
                 assert_eq!(r.epoll_ctl(), t.epoll_ctl(), "epoll_ctl: {what}");
                 assert_eq!(r.clock_id(), t.clock_id(), "clock_id: {what}");
+                assert_eq!(r.sleep_ns(), t.sleep_ns(), "sleep_ns: {what}");
                 assert_eq!(r.requested_bytes(), t.requested_bytes(), "requested_bytes: {what}");
                 assert_eq!(r.offset(), t.offset(), "offset: {what}");
                 let (mut a, mut b) = ([0u8; 6], [0u8; 6]);

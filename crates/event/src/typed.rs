@@ -516,6 +516,30 @@ impl<'a> Syscall<'a> {
         }
     }
 
+    /// How long a nanosleep or a relative clock_nanosleep asked to sleep, in nanoseconds (`None`
+    /// for an absolute clock_nanosleep, TIMER_ABSTIME, and when the request is not known).
+    pub fn sleep_ns(&self) -> Option<u64> {
+        let (i, flags) = match self.sys {
+            Sys::Nanosleep => (0, None),
+            Sys::ClockNanosleep => (2, Some(1)),
+            _ => return None,
+        };
+        if let Args::Raw(r) = self.args {
+            if flags.is_some() && r.regs[1] & 1 != 0 {
+                return None;
+            }
+            return r.sleep_ns(self.sys);
+        }
+        if let Some(f) = flags {
+            let a = self.arg(f)?.trim();
+            if a.contains("TIMER_ABSTIME") || number(a).is_some_and(|v| v & 1 != 0) {
+                return None;
+            }
+        }
+        let (sec, ns) = args::parse_time_struct(self.arg(i)?)?;
+        Some(sec.saturating_mul(1_000_000_000).saturating_add(ns))
+    }
+
     /// The fd and events of an epoll_ctl call.
     pub fn epoll_ctl(&self) -> Option<EpollCtl> {
         if self.sys != Sys::EpollCtl {
@@ -714,5 +738,11 @@ mod tests {
         assert_eq!(t.clock_id(), Some(-9874));
         assert_eq!(sc(Sys::ClockGettime, "0x1, 0x7ffd0000").clock_id(), Some(1));
         assert_eq!(sc(Sys::Gettimeofday, "{tv_sec=1, tv_usec=2}, NULL").clock_id(), None);
+        // sleeps as strace 6.1 prints them (lab/timer-polling traces)
+        assert_eq!(sc(Sys::Nanosleep, "{tv_sec=0, tv_nsec=20000000}, NULL").sleep_ns(), Some(20_000_000));
+        let c = sc(Sys::ClockNanosleep, "CLOCK_REALTIME, 0, {tv_sec=1, tv_nsec=5}, 0x7ffd0000");
+        assert_eq!(c.sleep_ns(), Some(1_000_000_005));
+        let a = sc(Sys::ClockNanosleep, "CLOCK_MONOTONIC, TIMER_ABSTIME, {tv_sec=20621, tv_nsec=5}, NULL");
+        assert_eq!(a.sleep_ns(), None);
     }
 }

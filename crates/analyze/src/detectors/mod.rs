@@ -23,6 +23,7 @@ detectors! {
     fd_close_sweep,
     yield_spin,
     clock_syscalls,
+    timer_polling,
 }
 
 pub use crate::kit::Span;
