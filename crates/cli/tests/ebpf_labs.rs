@@ -172,3 +172,9 @@ fn clock_syscalls() {
 fn timer_polling() {
     check("timer-polling", "c-wait20", "c-pidfd", "timer-polling");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn epoll_ctl_churn() {
+    check("epoll-ctl-churn", "c-mod", "c-et", "epoll-ctl-churn");
+}

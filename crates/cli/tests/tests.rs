@@ -36,6 +36,8 @@ mod lab_busy_poll;
 mod lab_clock_syscalls;
 #[path = "lab_connection_churn.rs"]
 mod lab_connection_churn;
+#[path = "lab_epoll_ctl_churn.rs"]
+mod lab_epoll_ctl_churn;
 #[path = "lab_failed_lookup_storm.rs"]
 mod lab_failed_lookup_storm;
 #[path = "lab_fd_close_sweep.rs"]

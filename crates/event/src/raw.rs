@@ -1403,7 +1403,8 @@ impl<'a> RawArgs<'a> {
 
     pub(crate) fn epoll_ctl(&self) -> EpollCtl {
         let b = self.data1.bytes;
-        EpollCtl { fd: self.regs[2] as i32, events: if b.len() >= 12 { le32(b, 0) } else { None } }
+        let op = if (1..=3).contains(&self.regs[1]) { self.regs[1] as u8 } else { 0 };
+        EpollCtl { op, fd: self.regs[2] as i32, events: if b.len() >= 12 { le32(b, 0) } else { None } }
     }
 
     /// The payload `render` prints as the call's second argument, when it is simply `data1`

@@ -120,16 +120,23 @@ impl SockOpt {
     pub const SO_REUSEPORT: u64 = 15;
 }
 
-/// An epoll_ctl call: the fd it adds, changes or removes and the events asked for.
+/// An epoll_ctl call: what it does, the fd it adds, changes or removes and the events asked for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct EpollCtl {
+    /// EPOLL_CTL_ADD (1), EPOLL_CTL_DEL (2), EPOLL_CTL_MOD (3); 0 when not known.
+    pub op: u8,
     pub fd: i32,
     /// The `events` mask, when the event structure is known.
     pub events: Option<u32>,
 }
 
 impl EpollCtl {
+    pub const ADD: u8 = 1;
+    pub const DEL: u8 = 2;
+    pub const MOD: u8 = 3;
     pub const EPOLLEXCLUSIVE: u32 = 1 << 28;
+    pub const EPOLLONESHOT: u32 = 1 << 30;
+    pub const EPOLLET: u32 = 1 << 31;
 }
 
 /// The clock names strace prints, by clockid_t (0..=11).
@@ -549,7 +556,13 @@ impl<'a> Syscall<'a> {
             Args::Text(t) => t,
             Args::Raw(r) => return Some(r.epoll_ctl()),
         };
-        let mut it = args::split(t).skip(2);
+        let mut it = args::split(t).skip(1);
+        let op = match it.next().map(str::trim) {
+            Some("EPOLL_CTL_ADD" | "1") => EpollCtl::ADD,
+            Some("EPOLL_CTL_DEL" | "2") => EpollCtl::DEL,
+            Some("EPOLL_CTL_MOD" | "3") => EpollCtl::MOD,
+            _ => 0,
+        };
         let fd = args::parse_fd(it.next()?)?.num;
         let events = it.next().and_then(|ev| {
             let i = ev.find("events=")?;
@@ -557,7 +570,7 @@ impl<'a> Syscall<'a> {
             let v = &v[..v.find([',', '}']).unwrap_or(v.len())];
             Some(flag_bits(v, EPOLL_EVENTS) as u32)
         });
-        Some(EpollCtl { fd, events })
+        Some(EpollCtl { op, fd, events })
     }
 
     /// The byte count a read/write-family call asked for (its third argument: `count`,
@@ -725,7 +738,11 @@ mod tests {
         let o = sc(Sys::Setsockopt, "3, SOL_SOCKET, SO_REUSEPORT, [1], 4").sockopt().unwrap();
         assert_eq!((o.level, o.name, o.value), (Some(1), Some(15), Some(1)));
         let e = sc(Sys::EpollCtl, "5, EPOLL_CTL_ADD, 3, {events=EPOLLIN|EPOLLEXCLUSIVE, data={u32=3}}").epoll_ctl();
-        assert_eq!(e, Some(EpollCtl { fd: 3, events: Some(1 | 1 << 28) }));
+        assert_eq!(e, Some(EpollCtl { op: EpollCtl::ADD, fd: 3, events: Some(1 | 1 << 28) }));
+        let m = sc(Sys::EpollCtl, "4<anon_inode:[eventpoll]>, EPOLL_CTL_MOD, 5<TCP:[1]>, {events=EPOLLOUT, data={u32=5}}");
+        assert_eq!(m.epoll_ctl(), Some(EpollCtl { op: EpollCtl::MOD, fd: 5, events: Some(4) }));
+        let d = sc(Sys::EpollCtl, "4, EPOLL_CTL_DEL, 5, NULL").epoll_ctl();
+        assert_eq!(d.map(|d| (d.op, d.fd, d.events)), Some((EpollCtl::DEL, 5, None)));
         let e = sc(Sys::EpollCtl, "5, EPOLL_CTL_ADD, 3, {events=0x10000001, data={u32=3}}").epoll_ctl();
         assert_eq!(e.and_then(|e| e.events), Some(1 | 1 << 28));
         // clocks as strace 6.1 prints them (lab/clock-syscalls traces)

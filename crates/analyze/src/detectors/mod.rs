@@ -24,6 +24,7 @@ detectors! {
     yield_spin,
     clock_syscalls,
     timer_polling,
+    epoll_ctl_churn,
 }
 
 pub use crate::kit::Span;
