@@ -94,7 +94,7 @@ fn live_timer_polling_under_strace() {
             .arg(variant)
             .arg(&out)
             .args(["-f", "-tt", "-T", "-yy"])
-            .env("DELAY_MS", "1500")
+            .env("DELAY_MS", "2500")
             .output()
             .expect("run.sh");
         assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));

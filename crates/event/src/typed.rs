@@ -739,7 +739,8 @@ mod tests {
         assert_eq!((o.level, o.name, o.value), (Some(1), Some(15), Some(1)));
         let e = sc(Sys::EpollCtl, "5, EPOLL_CTL_ADD, 3, {events=EPOLLIN|EPOLLEXCLUSIVE, data={u32=3}}").epoll_ctl();
         assert_eq!(e, Some(EpollCtl { op: EpollCtl::ADD, fd: 3, events: Some(1 | 1 << 28) }));
-        let m = sc(Sys::EpollCtl, "4<anon_inode:[eventpoll]>, EPOLL_CTL_MOD, 5<TCP:[1]>, {events=EPOLLOUT, data={u32=5}}");
+        let m =
+            sc(Sys::EpollCtl, "4<anon_inode:[eventpoll]>, EPOLL_CTL_MOD, 5<TCP:[1]>, {events=EPOLLOUT, data={u32=5}}");
         assert_eq!(m.epoll_ctl(), Some(EpollCtl { op: EpollCtl::MOD, fd: 5, events: Some(4) }));
         let d = sc(Sys::EpollCtl, "4, EPOLL_CTL_DEL, 5, NULL").epoll_ctl();
         assert_eq!(d.map(|d| (d.op, d.fd, d.events)), Some((EpollCtl::DEL, 5, None)));

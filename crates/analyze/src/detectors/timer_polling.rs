@@ -27,7 +27,8 @@ wait4/waitid with WNOHANG that finds no child (`= 0`): a child polled on a timer
 ticks with nothing done between them (no data read or written, no fd ready, no connection, no child \
 reaped) form an idle run; runs of at least `min_run_ticks` ticks count, so a server whose timeouts \
 alternate with real I/O is not reported. The wake-up rate is the run's ticks over the time they \
-cover: the timeouts asked for, else the time between the checks (timestamps), else the sleeps' \
+cover: the timeouts and sleeps asked for (the same under every tracer and load), else the time \
+between the checks (timestamps; CPython sleeps until an absolute time), else the sleeps' measured \
 durations (-T, eBPF). A program is reported when its threads' idle runs hold `min_ticks` ticks at \
 `min_per_sec` wake-ups a second or more, covering `min_idle_seconds` or more; a warning from `warn_per_sec` (a period of 25 ms or less) \
 over at least `warn_idle_seconds` of idling. Zero timeouts never count here: a wait that does not \
@@ -133,8 +134,9 @@ struct Run {
 #[derive(Clone, Default)]
 struct Thread {
     run: Run,
-    /// A sleep just made: its requested or measured length (ns; 0 when unknown), and when it began.
-    slept: Option<(u64, Option<i64>)>,
+    /// A sleep just made: its requested length (ns) when the call says it, else its measured
+    /// length (-T, eBPF), each `None` when unknown.
+    slept: Option<(Option<u64>, Option<u64>)>,
     /// When the thread last looked (the start of its last tick).
     last_tick: Option<i64>,
     group: u32,
@@ -208,8 +210,8 @@ enum Step {
     Tick { period: u64, child: bool },
     /// Something was done: the run ends.
     Work,
-    /// A sleep of `ns` (0: unknown): a WNOHANG check after it is a tick.
-    Sleep(u64),
+    /// A sleep (its requested and its measured length): a WNOHANG check after it is a tick.
+    Sleep(Option<u64>, Option<u64>),
     /// Neither (a long wait, a failed call).
     Other,
 }
@@ -230,25 +232,28 @@ impl TimerPolling {
         }
         match sc.sys {
             Sys::Nanosleep | Sys::ClockNanosleep => {
-                let ns = sc.sleep_ns().or(sc.dur_ns).unwrap_or(0);
-                if ns > max {
+                let asked = sc.sleep_ns();
+                if asked.or(sc.dur_ns).is_some_and(|ns| ns > max) {
                     Step::Other
                 } else {
-                    Step::Sleep(ns)
+                    Step::Sleep(asked, sc.dur_ns)
                 }
             }
             Sys::Wait4 | Sys::Waitid => {
                 let nohang = sc.wait_options().is_some_and(|o| o.contains(WaitOptions::NOHANG));
                 match &sc.ret {
                     Ret::Ok { val: 0, .. } if nohang => match th.slept {
-                        // the interval since the last look, else the sleep's length
-                        Some((ns, _)) => {
+                        // the sleep asked for (the same under every tracer), else the interval
+                        // since the last look (CPython sleeps until an absolute time), else the
+                        // sleep's measured length
+                        Some((asked, dur)) => {
                             let gap = match (ev.ts_ns, th.last_tick) {
-                                (Some(t), Some(l)) if t > l => (t - l) as u64,
-                                _ => ns,
+                                (Some(t), Some(l)) if t > l => Some((t - l) as u64),
+                                _ => None,
                             };
-                            if gap <= max {
-                                Step::Tick { period: gap, child: true }
+                            let period = asked.or(gap).or(dur).unwrap_or(0);
+                            if period <= max {
+                                Step::Tick { period, child: true }
                             } else {
                                 Step::Other
                             }
@@ -345,9 +350,9 @@ impl Detector for TimerPolling {
                 r.span.add(ev.ts_ns);
                 r.evidence.push(ev);
             }
-            Step::Sleep(ns) => {
+            Step::Sleep(asked, dur) => {
                 let Some(th) = self.threads.get_mut(&ev.tid) else { return };
-                th.slept = Some((ns, ev.ts_ns));
+                th.slept = Some((asked, dur));
                 // the sleep is part of the tick it precedes: shown as evidence
                 if th.run.ticks > 0 && th.run.evidence.first.len() < EVIDENCE {
                     th.run.evidence.push(ev);
