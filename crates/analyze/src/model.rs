@@ -333,6 +333,12 @@ impl Model {
         }
     }
 
+    /// Syscalls seen so far on a thread (0 for a thread not seen): a detector compares its own
+    /// calls with all the thread made, a share that does not depend on the tracer's speed.
+    pub fn thread_calls(&self, pid: Tid) -> u64 {
+        self.task_of.get(&pid).map_or(0, |&t| self.tasks[t].calls)
+    }
+
     /// The task for a tid, created on first sight as its own process.
     #[inline]
     pub fn task(&mut self, pid: Tid) -> usize {

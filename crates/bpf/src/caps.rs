@@ -98,6 +98,8 @@ pub(crate) const TABLE: &[(u32, CapSlot, CapSlot)] = &[
     (270, timeout(4, 16), NONE), // pselect6: struct timespec *
     (271, timeout(2, 16), NONE), // ppoll: struct timespec *
     (441, timeout(3, 16), NONE), // epoll_pwait2: struct timespec *
+    (35, timeout(0, 16), NONE),  // nanosleep: struct timespec * (the request)
+    (230, timeout(2, 16), NONE), // clock_nanosleep: struct timespec * (the request)
     (233, fixed(3, 12), NONE),   // epoll_ctl: struct epoll_event (packed on x86_64)
     // paths
     (2, path(0), NONE),                                            // open

@@ -30,9 +30,6 @@ fn spin_lines(variant: &str, t: &str) -> u64 {
                     || (l.contains("<... pselect6 resumed>") && l.contains(") = 0 (Timeout)"))
             }
             "c-eagain" => (l.contains(" read(") || l.contains("<... read resumed>")) && l.contains(" EAGAIN "),
-            "c-yield" => {
-                (l.contains(" sched_yield()") || l.contains("<... sched_yield resumed>")) && l.contains(" = 0")
-            }
             "php-spin" | "php-select" => {
                 (l.contains(" poll([") && l.contains("], 1, 0) = 0 (Timeout)"))
                     || l.contains("<... poll resumed>) = 0 (Timeout)")
@@ -71,12 +68,7 @@ fn check_bad(variant: &str, set: &str, path: &Path, kind: &str, program: &str, d
     // well above the detector's min_spins (200); not more: under strace the PHP loop makes
     // 740-840 turns in its 0.5 s on a slow day of the development VM (1000+ on others)
     assert!(in_text >= 500.0, "{ctx}: the lab program spun only {in_text} times");
-    if variant == "c-yield" {
-        // the first sched_yield of each window is a first sighting, not yet a repeat
-        assert!(counted >= 0.9 * in_text && counted <= in_text + 8.0, "{ctx}: {counted} of {in_text}");
-    } else {
-        assert!(counted >= 0.9 * in_text && counted <= in_text, "{ctx}: {kind} {counted} of {in_text} in the text");
-    }
+    assert!(counted >= 0.9 * in_text && counted <= in_text, "{ctx}: {kind} {counted} of {in_text} in the text");
     assert!(metric(f, "calls") >= spins && metric(f, "calls") <= spins * 1.05 + 40.0, "{ctx}");
     assert!(metric(f, "windows") >= 1.0 && metric(f, "windows") <= 4.0, "{ctx}");
     if set == "f" {
@@ -122,8 +114,18 @@ const BAD_C: &[(&str, &str, &str)] = &[
     ("c-epoll0", "empty_polls", "epoll_wait calls with zero timeout"),
     ("c-select0", "empty_polls", "pselect6 calls with zero timeout"),
     ("c-eagain", "eagain", "read calls failing with EAGAIN"),
-    ("c-yield", "repeated_calls", "repeated sched_yield calls"),
 ];
+
+/// spin.c's sched_yield() loop is yield-spin's (SL010), reported there (lab_yield_spin.rs), not
+/// here as well: busy-poll does not count sched_yield.
+#[test]
+fn a_sched_yield_loop_is_left_to_yield_spin() {
+    for set in SETS {
+        let r = analyze(&[&trace("c-yield", set)]);
+        assert!(busy(&r).is_empty(), "c-yield.{set}: {:#?}", r.findings);
+        assert_eq!(findings(&r, "yield-spin").len(), 1, "c-yield.{set}: {:#?}", r.findings);
+    }
+}
 
 #[test]
 fn c_spinners_fire_in_every_flag_set() {

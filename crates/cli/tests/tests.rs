@@ -32,8 +32,12 @@ mod inputs;
 mod lab_accept_herd;
 #[path = "lab_busy_poll.rs"]
 mod lab_busy_poll;
+#[path = "lab_clock_syscalls.rs"]
+mod lab_clock_syscalls;
 #[path = "lab_connection_churn.rs"]
 mod lab_connection_churn;
+#[path = "lab_epoll_ctl_churn.rs"]
+mod lab_epoll_ctl_churn;
 #[path = "lab_failed_lookup_storm.rs"]
 mod lab_failed_lookup_storm;
 #[path = "lab_fd_close_sweep.rs"]
@@ -52,6 +56,10 @@ mod lab_small_io;
 mod lab_spawn_per_task;
 #[path = "lab_stat_storm.rs"]
 mod lab_stat_storm;
+#[path = "lab_timer_polling.rs"]
+mod lab_timer_polling;
+#[path = "lab_yield_spin.rs"]
+mod lab_yield_spin;
 #[path = "ordinary.rs"]
 mod ordinary;
 #[path = "pasted.rs"]

@@ -463,7 +463,7 @@ pub fn poll_timeout(sys: Sys, args: &str) -> Option<Timeout> {
 }
 
 /// `{tv_sec=1, tv_nsec=500}` or old `{1, 500}` -> (1, 500). A `left {...}` or address is None.
-fn parse_time_struct(a: &str) -> Option<(u64, u64)> {
+pub(crate) fn parse_time_struct(a: &str) -> Option<(u64, u64)> {
     let inner = a.trim().strip_prefix('{')?;
     let inner = &inner[..inner.find('}')?];
     let mut it = inner.split(',').map(|f| {

@@ -521,6 +521,45 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
             }
             let _ = write!(o, ", {}, {}", ptr(a[2]), ptr(a[3]));
         }
+        Sys::Nanosleep => {
+            timespec(o, d1, a[0], "tv_nsec");
+            let _ = write!(o, ", {}", ptr(a[1]));
+        }
+        Sys::ClockNanosleep => {
+            match crate::typed::CLOCK_NAMES.get(a[0] as usize) {
+                Some(n) => o.push_str(n),
+                None => {
+                    let _ = write!(o, "{}", a[0] as i32);
+                }
+            }
+            o.push_str(if a[1] & 1 != 0 { ", TIMER_ABSTIME, " } else { ", 0, " });
+            timespec(o, d1, a[2], "tv_nsec");
+            let _ = write!(o, ", {}", ptr(a[3]));
+        }
+        Sys::ClockGettime | Sys::ClockGettime64 | Sys::ClockGetres => {
+            let id = a[0] as i32;
+            match crate::typed::CLOCK_NAMES.get(id as usize) {
+                Some(n) if id >= 0 => o.push_str(n),
+                _ if id < 0 => {
+                    // the kernel's encoding of a CPU clock of a pid or thread, or a clock fd
+                    let owner = !(id >> 3);
+                    match id & 7 {
+                        3 => {
+                            let _ = write!(o, "FD_TO_CLOCKID({owner})");
+                        }
+                        w => {
+                            let f = if w & 4 != 0 { "MAKE_THREAD_CPUCLOCK" } else { "MAKE_PROCESS_CPUCLOCK" };
+                            let c = ["CPUCLOCK_PROF", "CPUCLOCK_VIRT", "CPUCLOCK_SCHED", "3"][(w & 3) as usize];
+                            let _ = write!(o, "{f}({owner}, {c})");
+                        }
+                    }
+                }
+                _ => {
+                    let _ = write!(o, "{id}");
+                }
+            }
+            let _ = write!(o, ", {}", ptr(a[1]));
+        }
         Sys::Getrandom => {
             let _ = write!(o, "{}, {}, ", ptr(a[0]), a[1]);
             flags_into(o, a[2], GRND_FLAGS, "0");
@@ -1346,9 +1385,26 @@ impl<'a> RawArgs<'a> {
         SockOpt { level: Some(self.regs[1]), name: Some(self.regs[2]), value }
     }
 
+    /// The request of nanosleep (arg 0) or clock_nanosleep (arg 2), when it was copied.
+    pub(crate) fn sleep_ns(&self, sys: Sys) -> Option<u64> {
+        let addr = match sys {
+            Sys::Nanosleep => self.regs[0],
+            Sys::ClockNanosleep => self.regs[2],
+            _ => return None,
+        };
+        let b = self.data1.bytes;
+        if addr == 0 || self.data1.fault || b.len() < 16 {
+            return None;
+        }
+        let sec = u64::try_from(le64(b, 0)?).ok()?;
+        let ns = u64::try_from(le64(b, 8)?).ok()?;
+        Some(sec.saturating_mul(1_000_000_000).saturating_add(ns))
+    }
+
     pub(crate) fn epoll_ctl(&self) -> EpollCtl {
         let b = self.data1.bytes;
-        EpollCtl { fd: self.regs[2] as i32, events: if b.len() >= 12 { le32(b, 0) } else { None } }
+        let op = if (1..=3).contains(&self.regs[1]) { self.regs[1] as u8 } else { 0 };
+        EpollCtl { op, fd: self.regs[2] as i32, events: if b.len() >= 12 { le32(b, 0) } else { None } }
     }
 
     /// The payload `render` prints as the call's second argument, when it is simply `data1`
@@ -1569,6 +1625,8 @@ mod tests {
                 assert_eq!(r.polled_fds(), t.polled_fds(), "polled_fds: {what}");
                 assert_eq!(r.sockopt(), t.sockopt(), "sockopt: {what}");
                 assert_eq!(r.epoll_ctl(), t.epoll_ctl(), "epoll_ctl: {what}");
+                assert_eq!(r.clock_id(), t.clock_id(), "clock_id: {what}");
+                assert_eq!(r.sleep_ns(), t.sleep_ns(), "sleep_ns: {what}");
                 assert_eq!(r.requested_bytes(), t.requested_bytes(), "requested_bytes: {what}");
                 assert_eq!(r.offset(), t.offset(), "offset: {what}");
                 let (mut a, mut b) = ([0u8; 6], [0u8; 6]);

@@ -120,17 +120,40 @@ impl SockOpt {
     pub const SO_REUSEPORT: u64 = 15;
 }
 
-/// An epoll_ctl call: the fd it adds, changes or removes and the events asked for.
+/// An epoll_ctl call: what it does, the fd it adds, changes or removes and the events asked for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct EpollCtl {
+    /// EPOLL_CTL_ADD (1), EPOLL_CTL_DEL (2), EPOLL_CTL_MOD (3); 0 when not known.
+    pub op: u8,
     pub fd: i32,
     /// The `events` mask, when the event structure is known.
     pub events: Option<u32>,
 }
 
 impl EpollCtl {
+    pub const ADD: u8 = 1;
+    pub const DEL: u8 = 2;
+    pub const MOD: u8 = 3;
     pub const EPOLLEXCLUSIVE: u32 = 1 << 28;
+    pub const EPOLLONESHOT: u32 = 1 << 30;
+    pub const EPOLLET: u32 = 1 << 31;
 }
+
+/// The clock names strace prints, by clockid_t (0..=11).
+pub const CLOCK_NAMES: &[&str] = &[
+    "CLOCK_REALTIME",
+    "CLOCK_MONOTONIC",
+    "CLOCK_PROCESS_CPUTIME_ID",
+    "CLOCK_THREAD_CPUTIME_ID",
+    "CLOCK_MONOTONIC_RAW",
+    "CLOCK_REALTIME_COARSE",
+    "CLOCK_MONOTONIC_COARSE",
+    "CLOCK_BOOTTIME",
+    "CLOCK_REALTIME_ALARM",
+    "CLOCK_BOOTTIME_ALARM",
+    "CLOCK_SGI_CYCLE",
+    "CLOCK_TAI",
+];
 
 const MSG_NAMED: &[(&str, u64)] =
     &[("MSG_OOB", 0x1), ("MSG_PEEK", 0x2), ("MSG_DONTWAIT", 0x40), ("MSG_WAITALL", 0x100)];
@@ -469,6 +492,71 @@ impl<'a> Syscall<'a> {
         Some(SockOpt { level, name, value })
     }
 
+    /// The clock a clock_gettime/clock_gettime64/clock_getres call reads, as the kernel's
+    /// clockid_t: 0..=11 for the named clocks (`CLOCK_MONOTONIC` is 1), negative for the CPU
+    /// clock of a given process or thread (`MAKE_THREAD_CPUCLOCK(pid, CPUCLOCK_SCHED)`) or a
+    /// clock fd (`FD_TO_CLOCKID(fd)`), computed as the kernel encodes them.
+    pub fn clock_id(&self) -> Option<i64> {
+        if !matches!(self.sys, Sys::ClockGettime | Sys::ClockGettime64 | Sys::ClockGetres) {
+            return None;
+        }
+        let a = match self.args {
+            Args::Raw(r) => return Some(i64::from(r.regs[0] as i32)),
+            Args::Text(_) => self.arg(0)?.trim(),
+        };
+        if let Some(i) = CLOCK_NAMES.iter().position(|n| *n == a) {
+            return Some(i as i64);
+        }
+        // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_X), MAKE_THREAD_CPUCLOCK(...), FD_TO_CLOCKID(fd)
+        if let Some((f, rest)) = a.split_once('(') {
+            let inner = rest.strip_suffix(')')?;
+            let mut it = inner.split(',').map(str::trim);
+            let id: i64 = it.next()?.parse().ok()?;
+            let which = match it.next() {
+                Some("CPUCLOCK_PROF") => 0,
+                Some("CPUCLOCK_VIRT") => 1,
+                Some("CPUCLOCK_SCHED") => 2,
+                Some(n) => n.parse().ok()?,
+                None => 0,
+            };
+            let v = match f {
+                "MAKE_PROCESS_CPUCLOCK" => (!id << 3) | which,
+                "MAKE_THREAD_CPUCLOCK" => (!id << 3) | which | 4,
+                "FD_TO_CLOCKID" => (!id << 3) | 3,
+                _ => return None,
+            };
+            return Some(i64::from(v as i32));
+        }
+        match a.strip_prefix('-') {
+            Some(n) => number(n).map(|v| -(v as i64)),
+            None => number(a).map(|v| i64::from(v as i32)),
+        }
+    }
+
+    /// How long a nanosleep or a relative clock_nanosleep asked to sleep, in nanoseconds (`None`
+    /// for an absolute clock_nanosleep, TIMER_ABSTIME, and when the request is not known).
+    pub fn sleep_ns(&self) -> Option<u64> {
+        let (i, flags) = match self.sys {
+            Sys::Nanosleep => (0, None),
+            Sys::ClockNanosleep => (2, Some(1)),
+            _ => return None,
+        };
+        if let Args::Raw(r) = self.args {
+            if flags.is_some() && r.regs[1] & 1 != 0 {
+                return None;
+            }
+            return r.sleep_ns(self.sys);
+        }
+        if let Some(f) = flags {
+            let a = self.arg(f)?.trim();
+            if a.contains("TIMER_ABSTIME") || number(a).is_some_and(|v| v & 1 != 0) {
+                return None;
+            }
+        }
+        let (sec, ns) = args::parse_time_struct(self.arg(i)?)?;
+        Some(sec.saturating_mul(1_000_000_000).saturating_add(ns))
+    }
+
     /// The fd and events of an epoll_ctl call.
     pub fn epoll_ctl(&self) -> Option<EpollCtl> {
         if self.sys != Sys::EpollCtl {
@@ -478,7 +566,13 @@ impl<'a> Syscall<'a> {
             Args::Text(t) => t,
             Args::Raw(r) => return Some(r.epoll_ctl()),
         };
-        let mut it = args::split(t).skip(2);
+        let mut it = args::split(t).skip(1);
+        let op = match it.next().map(str::trim) {
+            Some("EPOLL_CTL_ADD" | "1") => EpollCtl::ADD,
+            Some("EPOLL_CTL_DEL" | "2") => EpollCtl::DEL,
+            Some("EPOLL_CTL_MOD" | "3") => EpollCtl::MOD,
+            _ => 0,
+        };
         let fd = args::parse_fd(it.next()?)?.num;
         let events = it.next().and_then(|ev| {
             let i = ev.find("events=")?;
@@ -486,7 +580,7 @@ impl<'a> Syscall<'a> {
             let v = &v[..v.find([',', '}']).unwrap_or(v.len())];
             Some(flag_bits(v, EPOLL_EVENTS) as u32)
         });
-        Some(EpollCtl { fd, events })
+        Some(EpollCtl { op, fd, events })
     }
 
     /// The byte count a read/write-family call asked for (its third argument: `count`,
@@ -654,8 +748,29 @@ mod tests {
         let o = sc(Sys::Setsockopt, "3, SOL_SOCKET, SO_REUSEPORT, [1], 4").sockopt().unwrap();
         assert_eq!((o.level, o.name, o.value), (Some(1), Some(15), Some(1)));
         let e = sc(Sys::EpollCtl, "5, EPOLL_CTL_ADD, 3, {events=EPOLLIN|EPOLLEXCLUSIVE, data={u32=3}}").epoll_ctl();
-        assert_eq!(e, Some(EpollCtl { fd: 3, events: Some(1 | 1 << 28) }));
+        assert_eq!(e, Some(EpollCtl { op: EpollCtl::ADD, fd: 3, events: Some(1 | 1 << 28) }));
+        let m =
+            sc(Sys::EpollCtl, "4<anon_inode:[eventpoll]>, EPOLL_CTL_MOD, 5<TCP:[1]>, {events=EPOLLOUT, data={u32=5}}");
+        assert_eq!(m.epoll_ctl(), Some(EpollCtl { op: EpollCtl::MOD, fd: 5, events: Some(4) }));
+        let d = sc(Sys::EpollCtl, "4, EPOLL_CTL_DEL, 5, NULL").epoll_ctl();
+        assert_eq!(d.map(|d| (d.op, d.fd, d.events)), Some((EpollCtl::DEL, 5, None)));
         let e = sc(Sys::EpollCtl, "5, EPOLL_CTL_ADD, 3, {events=0x10000001, data={u32=3}}").epoll_ctl();
         assert_eq!(e.and_then(|e| e.events), Some(1 | 1 << 28));
+        // clocks as strace 6.1 prints them (lab/clock-syscalls traces)
+        assert_eq!(sc(Sys::ClockGettime, "CLOCK_MONOTONIC, {tv_sec=1, tv_nsec=2}").clock_id(), Some(1));
+        assert_eq!(sc(Sys::ClockGettime, "CLOCK_PROCESS_CPUTIME_ID, {tv_sec=0, tv_nsec=2}").clock_id(), Some(2));
+        // glibc's clock_getcpuclockid(1234): MAKE_PROCESS_CPUCLOCK(1234, CPUCLOCK_SCHED) = ~1234 << 3 | 2
+        let p = sc(Sys::ClockGettime, "MAKE_PROCESS_CPUCLOCK(1234, CPUCLOCK_SCHED), {tv_sec=0, tv_nsec=2}");
+        assert_eq!(p.clock_id(), Some(-9878));
+        let t = sc(Sys::ClockGettime, "MAKE_THREAD_CPUCLOCK(1234, CPUCLOCK_SCHED), {tv_sec=0, tv_nsec=2}");
+        assert_eq!(t.clock_id(), Some(-9874));
+        assert_eq!(sc(Sys::ClockGettime, "0x1, 0x7ffd0000").clock_id(), Some(1));
+        assert_eq!(sc(Sys::Gettimeofday, "{tv_sec=1, tv_usec=2}, NULL").clock_id(), None);
+        // sleeps as strace 6.1 prints them (lab/timer-polling traces)
+        assert_eq!(sc(Sys::Nanosleep, "{tv_sec=0, tv_nsec=20000000}, NULL").sleep_ns(), Some(20_000_000));
+        let c = sc(Sys::ClockNanosleep, "CLOCK_REALTIME, 0, {tv_sec=1, tv_nsec=5}, 0x7ffd0000");
+        assert_eq!(c.sleep_ns(), Some(1_000_000_005));
+        let a = sc(Sys::ClockNanosleep, "CLOCK_MONOTONIC, TIMER_ABSTIME, {tv_sec=20621, tv_nsec=5}, NULL");
+        assert_eq!(a.sleep_ns(), None);
     }
 }

@@ -1,7 +1,7 @@
 //! `busy-poll` (SL001): a thread that waits for something by calling, again and again, syscalls
 //! that return at once with nothing: zero-timeout polls that find nothing ready, non-blocking
-//! reads/accepts that fail with EAGAIN, and identical cheap calls (rt_sigaction, sched_yield,
-//! clock reads, ...), with no blocking wait in between.
+//! reads/accepts that fail with EAGAIN, and identical cheap calls (rt_sigaction, getpid,
+//! ...), with no blocking wait in between.
 //!
 //! Per thread, consecutive "spin" calls form a window; the window ends at a real wait (a poll
 //! family call with a non-zero timeout, a sleep, a futex wait), at a call that blocked (`-T`),
@@ -27,8 +27,9 @@ pub static META: Meta = Meta {
 calling syscalls that return at once and find nothing, many times a second, with no blocking wait in \
 between: poll/ppoll/select/pselect6/epoll_wait/epoll_pwait with a zero timeout returning 0, \
 non-blocking read/recv/accept (or write/send) failing with EAGAIN, or the same cheap call repeated \
-(rt_sigaction, rt_sigprocmask, sched_yield, clock_gettime, getpid, getsockopt, fcntl F_GET*, \
-wait4 with WNOHANG, ...). Per thread, such calls form a spin window, which ends at a real wait (a \
+(rt_sigaction, rt_sigprocmask, getpid, getsockopt, fcntl F_GET*, \
+wait4 with WNOHANG, ...). sched_yield() loops are yield-spin's (SL010) and clock reads that reach \
+the kernel clock-syscalls' (SL011): neither is counted here. Per thread, such calls form a spin window, which ends at a real wait (a \
 poll-family call with a non-zero timeout, a sleep, a futex wait, a blocking wait4), at a call that \
 took at least `block_ms` (-T), at an idle gap of `max_gap_ms` between two calls (timestamps), or \
 after `max_other_calls` other calls in a row. A window is reported when it holds at least \
@@ -59,7 +60,7 @@ one.",
 blocking read; PHP curl_multi: call curl_multi_select($mh, 1.0) between curl_multi_exec() calls and \
 usleep() when it returns -1; C libcurl: curl_multi_poll() (>= 7.66.0, also waits while no socket is \
 ready yet, e.g. during an async DNS lookup) or curl_multi_wait() with a timeout; threads: a condition \
-variable or eventfd instead of a sched_yield() loop.\n\n\
+variable or eventfd instead of a flag loop.\n\n\
 Block instead of spinning: give the wait a real timeout, or use a blocking event loop. \
 PHP curl_multi: call curl_multi_select($mh, $timeout) between curl_multi_exec() calls; it blocks \
 until a transfer can make progress or the timeout strikes, and when it returns -1 (select failed) \
@@ -69,7 +70,7 @@ curl_multi_poll also waits when libcurl has no socket to offer yet (e.g. while a
 lookup is pending), where curl_multi_wait returns at once. Plain sockets: poll/epoll_wait with a \
 timeout (-1 to wait until ready) instead of 0, or a blocking read; never retry a non-blocking \
 read/accept on EAGAIN without waiting for readiness first. Threads: wait on a condition variable, \
-a futex, an eventfd or a pipe instead of a sched_yield()/flag loop.",
+a futex, an eventfd or a pipe instead of a flag loop.",
         example: "PHP curl_multi_exec() loop without curl_multi_select() (lab/busy-poll/traces/php-spin.f-tt-T-yy):\n    \
 11528 19:18:42.541816 poll([{fd=6<TCP:[127.0.0.1:41750->127.0.0.1:38929]>, events=POLLIN|POLLPRI|POLLRDNORM|POLLRDBAND}], 1, 0) = 0 (Timeout) <0.000007>\n    \
 11528 19:18:42.541845 rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, NULL, 8) = 0 <0.000007>\n    \
@@ -144,8 +145,7 @@ enum Kind {
 /// repeated; `None` for the rest.
 fn repeat_key_args(sc: &Syscall) -> Option<usize> {
     Some(match sc.sys {
-        Sys::RtSigaction | Sys::RtSigprocmask | Sys::ClockGettime | Sys::ClockGettime64 | Sys::ClockGetres => 1,
-        Sys::Gettimeofday | Sys::Time | Sys::SchedYield => 0,
+        Sys::RtSigaction | Sys::RtSigprocmask | Sys::ClockGetres => 1,
         Sys::Getpid | Sys::Getppid | Sys::Gettid | Sys::Getuid | Sys::Geteuid | Sys::Getgid | Sys::Getegid => 0,
         Sys::Getsockopt => 3,
         Sys::Fcntl | Sys::Fcntl64 if sc.fcntl_cmd() == Some(FcntlCmd::Get) => 2,
@@ -352,6 +352,13 @@ impl BusyPoll {
     }
 
     fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        // a sched_yield() loop is yield-spin's (SL010), clock reads through the kernel are
+        // clock-syscalls' (SL011): not counted here, neither as spins nor as other calls, so a
+        // loop is reported once (a thread that works and reads a CPU-time clock per item is
+        // not waiting at all)
+        if matches!(sc.sys, Sys::SchedYield | Sys::ClockGettime | Sys::ClockGettime64 | Sys::Gettimeofday | Sys::Time) {
+            return;
+        }
         let full = self.threads.len() >= MAX_THREADS;
         let th = match self.threads.entry(ev.tid) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),

@@ -24,6 +24,10 @@ detectors! {
     stat_storm,
     reopen_churn,
     spawn_per_task,
+    yield_spin,
+    clock_syscalls,
+    timer_polling,
+    epoll_ctl_churn,
 }
 
 pub use crate::kit::Span;

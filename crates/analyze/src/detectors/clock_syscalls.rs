@@ -1,0 +1,384 @@
+//! `clock-syscalls` (SL011): clock reads (`clock_gettime`, `gettimeofday`, `time`) that reach
+//! the kernel as system calls. On x86_64 (and aarch64, and ARM32 since Linux 4.1) the vDSO answers
+//! them in user space, so a program that makes them as system calls at a high rate either runs
+//! where the vDSO cannot serve them (a clocksource other than tsc, some sandboxes and emulators,
+//! an old kernel) or bypasses it (`syscall(SYS_clock_gettime)`), or reads CPU-time clocks, which
+//! only the kernel can read.
+//!
+//! Counted per thread (with the thread's share of its syscalls that are clock reads), summed per
+//! program.
+
+use super::EvidenceBuf;
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::typed::CLOCK_NAMES;
+use syslint_event::{Event, Sys, Syscall, Tgid, Tid};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL011",
+    name: "clock-syscalls",
+    category: "cpu",
+    status: Status::Stable,
+    summary: "clock reads reach the kernel as system calls instead of being answered by the vDSO",
+    docs: Docs {
+        what: "clock_gettime, gettimeofday and time calls that appear as system calls, many of them. On \
+x86_64 (and aarch64, and ARM32 since Linux 4.1) these are answered in user space by the vDSO, which \
+reads the clocksource without entering the kernel: a tracer never sees them. When it does, either \
+the vDSO cannot serve the clock here (the clocksource is hpet, acpi_pm or xen instead of tsc; some \
+emulators, sandboxes and old kernels have no vDSO), or the program bypasses it (syscall(SYS_clock_gettime), \
+a statically linked or unusual libc). Clocks the vDSO never serves are counted apart: the CPU-time \
+clocks (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID, a pid's or thread's CPU clock), which \
+always need the kernel; a program reading them at a high rate is reported at most as info. Calls \
+are counted per thread with the share of the thread's system calls they make up (from its first \
+to its last clock read), and summed per program; a program is reported from `min_calls` reads.",
+        why: "A clock read through the vDSO costs about 25 ns; through the kernel about 250 ns on a \
+modern x86_64 with tsc (measured in the lab: 27 vs 260 ns per call), and several microseconds with \
+the hpet or acpi_pm clocksource, whose every read is a slow device access. Programs that timestamp \
+every request, log line or event (web servers, databases, JVMs, Go and Node runtimes, tracing \
+libraries) read the clock tens of thousands of times a second and were written assuming it is \
+nearly free; when the vDSO cannot serve them the clock can become a large part of their system \
+time. A virtual machine that fell back from tsc to hpet after a clocksource watchdog complaint is \
+the classic case (the kernel log says `clocksource: Switched to clocksource hpet`).",
+        evidence: "Metrics: `calls` (clock reads that reached the kernel), `vdso_clock_calls` (of those, \
+reads of clocks the vDSO serves: CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, the COARSE \
+clocks, CLOCK_BOOTTIME, CLOCK_TAI, and gettimeofday and time), `cpu_clock_calls` (CPU-time clocks, \
+which no vDSO serves), `share_of_calls` (clock reads among the system calls of the threads that \
+made them, between their first and last clock read: a count, the same under every tracer), \
+`threads`, `processes`; with timestamps `calls_per_sec` (over the time the reads span); with -T \
+(or eBPF) `seconds` (time inside the reads). The message names the clocks read. Evidence: the first \
+reads of the busiest thread and its last one.",
+        fix: "let the vDSO answer: use the tsc clocksource where the platform allows it (check \
+/sys/devices/system/clocksource/clocksource0/current_clocksource; on VMs, a stable tsc or kvm-clock), \
+call clock_gettime() through libc rather than syscall(), and take fewer timestamps per request \
+(CLOCK_MONOTONIC_COARSE or CLOCK_REALTIME_COARSE where millisecond resolution is enough).\n\n\
+Where the clocksource cannot change (hpet on hardware with an unstable tsc, xen on older Xen \
+guests), read the clock less often: one timestamp per request or per batch instead of one per \
+step, a cached \"now\" refreshed once per event loop turn (libuv's uv_now(), nginx's cached time \
+and its timer_resolution directive), coarse clocks for log timestamps. CPU-time clocks \
+(CLOCK_THREAD_CPUTIME_ID, Python's time.process_time() and time.thread_time()) always cost a \
+system call: sample them per batch, not per item.",
+        example: "A loop that timestamps each item twice with syscall(SYS_clock_gettime, CLOCK_MONOTONIC), \
+the vDSO bypassed (lab/clock-syscalls/traces/c-syscall.f-tt-T-yy.strace.gz; 6,000 such reads, \
+nothing else but a 4 KiB log write now and then):\n    \
+9345  15:31:47.398930 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737563873}) = 0 <0.000004>\n    \
+9345  15:31:47.398944 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737577104}) = 0 <0.000004>\n    \
+9345  15:31:47.398957 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737590208}) = 0 <0.000003>\n    \
+9345  15:31:47.398976 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737611146}) = 0 <0.000005>\n    \
+9345  15:31:47.398995 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737630006}) = 0 <0.000005>\n    \
+9345  15:31:47.399014 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737649399}) = 0 <0.000004>\n\n\
+The same without a lab: an Android 4.x zygote on ARM32, a kernel without a vDSO for ARM, 981 \
+clock_gettime(CLOCK_MONOTONIC) system calls in its first 1.3 s (strace -tt posted in \
+drewx2/find5-boot-image, strace.txt; info: 35% of its calls):\n    \
+13:57:42.282042 clock_gettime(CLOCK_MONOTONIC, {599, 818271917}) = 0\n    \
+13:57:42.282195 clock_gettime(CLOCK_MONOTONIC, {599, 818424518}) = 0",
+    },
+    options: OPTIONS,
+    interest: Interest {
+        syscalls: &[Sys::ClockGettime, Sys::ClockGettime64, Sys::Gettimeofday, Sys::Time],
+        exits: true,
+        ..Interest::NONE
+    },
+};
+
+pub const ENTRY: Entry = registry::entry::<ClockSyscalls>();
+
+crate::options! {
+    pub struct Config {
+        /// clock reads that reached the kernel a program needs to be reported
+        min_calls: u64 = 500,
+        /// reads of clocks the vDSO serves for a warning
+        warn_calls: u64 = 5_000,
+        /// share of its threads' syscalls that are clock reads for a warning
+        warn_share: f64 = 0.25,
+    }
+}
+
+/// Threads followed at once.
+const MAX_THREADS: usize = 20_000;
+/// Evidence lines kept from the start.
+const EVIDENCE: usize = 4;
+
+/// Whether the vDSO serves a clock (x86_64, aarch64: the clocks of the kernel's vdso
+/// implementation; CPU-time clocks, alarm clocks and clock fds always enter the kernel).
+fn vdso_serves(id: i64) -> bool {
+    matches!(id, 0 | 1 | 4 | 5 | 6 | 7 | 11)
+}
+
+/// A thread's clock reads.
+#[derive(Clone, Default)]
+struct Thread {
+    vdso: u64,
+    cpu: u64,
+    /// The thread's call counter at its first and last clock read.
+    first_seq: u64,
+    last_seq: u64,
+    timing: Timing,
+    span: Span,
+    /// Clocks read (bit i: clock id i; bit 12: gettimeofday; 13: time; 14: CPU clocks of a pid).
+    clocks: u16,
+    evidence: EvidenceBuf,
+    group: u32,
+    tgid: Tgid,
+}
+
+/// The clock reads of one program.
+#[derive(Clone, Default)]
+struct Group {
+    vdso: u64,
+    cpu: u64,
+    /// Calls of the threads between their first and last clock read.
+    thread_calls: u64,
+    threads: u64,
+    timing: Timing,
+    span: Span,
+    clocks: u16,
+    largest: u64,
+    evidence: Option<EvidenceBuf>,
+}
+
+impl Group {
+    fn absorb(&mut self, o: Group) {
+        if o.largest > self.largest {
+            self.largest = o.largest;
+            self.evidence = o.evidence;
+        }
+        self.vdso += o.vdso;
+        self.cpu += o.cpu;
+        self.thread_calls += o.thread_calls;
+        self.threads += o.threads;
+        self.timing.merge(o.timing);
+        self.span.merge(&o.span);
+        self.clocks |= o.clocks;
+    }
+}
+
+#[derive(Clone)]
+pub struct ClockSyscalls {
+    cfg: Config,
+    threads: Bounded<Tid, Thread>,
+    programs: Programs,
+    groups: Vec<Group>,
+}
+
+impl Declared for ClockSyscalls {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        ClockSyscalls { cfg, threads: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
+    }
+}
+
+impl ClockSyscalls {
+    fn end(&mut self, tid: Tid) {
+        let Some(th) = self.threads.remove(&tid) else { return };
+        let calls = th.vdso + th.cpu;
+        if calls == 0 {
+            return;
+        }
+        self.programs.count(th.group, th.tgid);
+        let g = th.group as usize;
+        if self.groups.len() <= g {
+            self.groups.resize_with(g + 1, Group::default);
+        }
+        self.groups[g].absorb(Group {
+            vdso: th.vdso,
+            cpu: th.cpu,
+            // every clock read counts itself, whatever the model counted (a resumed call)
+            thread_calls: (th.last_seq.saturating_sub(th.first_seq) + 1).max(calls),
+            threads: 1,
+            timing: th.timing,
+            span: th.span,
+            clocks: th.clocks,
+            largest: calls,
+            evidence: Some(th.evidence),
+        });
+    }
+}
+
+/// The names of the clocks in a `clocks` bit set, for the message.
+fn clock_names(bits: u16) -> Vec<String> {
+    let mut v = Vec::new();
+    for (i, n) in CLOCK_NAMES.iter().enumerate() {
+        if bits & (1 << i) != 0 {
+            v.push(format!("clock_gettime({n})"));
+        }
+    }
+    if bits & (1 << 14) != 0 {
+        v.push("clock_gettime(a pid's or thread's CPU clock)".into());
+    }
+    if bits & (1 << 12) != 0 {
+        v.push("gettimeofday".into());
+    }
+    if bits & (1 << 13) != 0 {
+        v.push("time".into());
+    }
+    v
+}
+
+impl Detector for ClockSyscalls {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let (bit, vdso) = match sc.sys {
+            Sys::Gettimeofday => (12, true),
+            Sys::Time => (13, true),
+            _ => match sc.clock_id() {
+                Some(id) if (0..12).contains(&id) => (id as u16, vdso_serves(id)),
+                Some(_) => (14, false),
+                None => return,
+            },
+        };
+        let seq = cx.model.thread_calls(ev.tid);
+        if !self.threads.contains_key(&ev.tid) {
+            let group = self.programs.group(cx.model, ev.tid);
+            let th = Thread { first_seq: seq, evidence: EvidenceBuf::new(EVIDENCE), group, tgid: cx.tgid, ..Thread::default() };
+            if !self.threads.insert(ev.tid, th) {
+                return;
+            }
+        }
+        let Some(th) = self.threads.get_mut(&ev.tid) else { return };
+        if vdso {
+            th.vdso += 1;
+        } else {
+            th.cpu += 1;
+        }
+        th.last_seq = seq;
+        th.clocks |= 1 << bit;
+        th.timing.add(sc.dur_ns);
+        th.span.add(ev.ts_ns);
+        th.evidence.push(ev);
+    }
+
+    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
+        self.end(ev.tid);
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.threads, &mut self.programs]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let tids: Vec<Tid> = self.threads.keys().copied().collect();
+        for t in tids {
+            self.end(t);
+        }
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+        let cfg = &self.cfg;
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            let calls = g.vdso + g.cpu;
+            if calls == 0 || calls < cfg.min_calls {
+                continue;
+            }
+            let share = calls as f64 / g.thread_calls.max(1) as f64;
+            let severity = if g.vdso >= cfg.warn_calls && share >= cfg.warn_share {
+                Severity::Warning
+            } else {
+                Severity::Info
+            };
+            let secs = g.span.seconds();
+            let rate = (g.span.first.is_some() && secs > 0.0).then(|| calls as f64 / secs);
+            let mut m = Metrics::new();
+            m.count("calls", calls);
+            m.count("vdso_clock_calls", g.vdso);
+            m.count("cpu_clock_calls", g.cpu);
+            m.value("share_of_calls", share);
+            m.count("threads", g.threads);
+            m.count("processes", self.programs.processes[gi]);
+            m.value_opt("calls_per_sec", rate);
+            m.value_opt("seconds", g.timing.seconds());
+            let names = clock_names(g.clocks).join(", ");
+            let which = match (g.vdso, g.cpu) {
+                (_, 0) => "clocks the vDSO answers in user space".to_string(),
+                (0, _) => "CPU-time clocks, which only the kernel can read".to_string(),
+                (v, c) => format!("{v} of clocks the vDSO answers, {c} of CPU-time clocks"),
+            };
+            let per = rate.map(|r| format!(", {r:.0}/s")).unwrap_or_default();
+            let message = format!(
+                "{calls} clock reads entered the kernel ({names}{per}; {which}), {:.0}% of the calls of the threads that made them",
+                share * 100.0
+            );
+            let inside = match g.timing.seconds() {
+                Some(s) => format!("{s:.3} s inside them ({})", cx.tracer.measured()),
+                None => "time inside them unknown: no -T".to_string(),
+            };
+            let cost = if g.vdso > 0 {
+                format!(
+                    "{inside}; through the vDSO the {} reads would cost about 25 ns each instead of 250 ns (tsc) to \
+several us (hpet, acpi_pm): about {:.1} ms saved here with tsc",
+                    g.vdso,
+                    g.vdso as f64 * 0.225e-3
+                )
+            } else {
+                format!("{inside}; a CPU-time clock read is a system call (about 250 ns) wherever it runs: read it less often")
+            };
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
+                window: g.span.window(),
+                metrics: m.build(),
+                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                cost: Some(cost),
+                fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    const BAD: &str = include_str!("../../fixtures/clock-syscalls/c-syscall-head700.strace");
+
+    #[test]
+    fn fires_on_clock_reads_that_bypass_the_vdso() {
+        let f = check("clock-syscalls", BAD);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["calls"], 663);
+        assert_eq!(f[0].metrics["vdso_clock_calls"], 663);
+        assert_eq!(f[0].metrics["cpu_clock_calls"], 0);
+        assert_eq!(f[0].metrics["processes"], 1);
+        // the cut holds 663 of the trace's 6,000 reads: under warn_calls
+        assert_eq!(f[0].severity, Severity::Info);
+        assert!(f[0].message.contains("clock_gettime(CLOCK_MONOTONIC)"), "{}", f[0].message);
+        let w = check_with("clock-syscalls", "warn_calls = 600", BAD);
+        assert_eq!(w[0].severity, Severity::Warning);
+        // nearly every call of the thread from its first clock read on is one
+        let share = w[0].metrics["share_of_calls"].as_f64().unwrap_or(0.0);
+        assert!(share > 0.95, "{share}");
+        let q = check_with("clock-syscalls", "warn_calls = 600\nwarn_share = 1.0", BAD);
+        assert_eq!(q[0].severity, Severity::Info);
+    }
+
+    #[test]
+    fn a_hundred_kernel_clock_reads_at_start_up_are_quiet() {
+        let few = include_str!("../../fixtures/clock-syscalls/c-few.strace");
+        assert_eq!(few.lines().filter(|l| l.contains(" clock_gettime(")).count(), 100);
+        assert!(check("clock-syscalls", few).is_empty());
+        assert_eq!(check_with("clock-syscalls", "min_calls = 100", few).len(), 1);
+    }
+
+    #[test]
+    fn clocks_the_vdso_serves() {
+        for id in [0, 1, 4, 5, 6, 7, 11] {
+            assert!(vdso_serves(id), "{}", CLOCK_NAMES[id as usize]);
+        }
+        for id in [2, 3, 8, 9, 10, -9878, -9874] {
+            assert!(!vdso_serves(id), "{id}");
+        }
+    }
+}

@@ -1,0 +1,503 @@
+//! `timer-polling` (SL012): an idle thread that wakes up on a short fixed timeout again and
+//! again for nothing: poll/select/epoll_wait with a timeout that expires (`= 0 (Timeout)`) with
+//! nothing done in between, or a child polled with `wait4(..., WNOHANG) = 0` after each sleep.
+//!
+//! Per thread, consecutive empty ticks (no data moved, no fd ready, no child reaped between them)
+//! form an idle run; runs of at least `min_run_ticks` ticks count. The wake-up rate of a run is its
+//! ticks over the time they cover (the timeouts asked for, or the time between checks). Zero
+//! timeouts never count here: a wait that does not wait is busy-poll's.
+
+use super::EvidenceBuf;
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Class, Event, Ret, Sys, Syscall, Tgid, Tid, Timeout, WaitOptions};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL012",
+    name: "timer-polling",
+    category: "cpu",
+    status: Status::Stable,
+    summary: "an idle thread wakes up on a short timeout again and again for nothing",
+    docs: Docs {
+        what: "A thread that waits for something by waking up on a short fixed timeout and looking: \
+poll, ppoll, select, pselect6, epoll_wait or epoll_pwait with a timeout up to `max_timeout_ms` that \
+expires with nothing ready (`= 0 (Timeout)`), or a sleep (nanosleep, clock_nanosleep) followed by \
+wait4/waitid with WNOHANG that finds no child (`= 0`): a child polled on a timer. Consecutive such \
+ticks with nothing done between them (no data read or written, no fd ready, no connection, no child \
+reaped) form an idle run; runs of at least `min_run_ticks` ticks count, so a server whose timeouts \
+alternate with real I/O is not reported. The wake-up rate is the run's ticks over the time they \
+cover: the timeouts and sleeps asked for (the same under every tracer and load), else the time \
+between the checks (timestamps; CPython sleeps until an absolute time), else the sleeps' measured \
+durations (-T, eBPF). A program is reported when its threads' idle runs hold `min_ticks` ticks at \
+`min_per_sec` wake-ups a second or more, covering `min_idle_seconds` or more; a warning from `warn_per_sec` (a period of 25 ms or less) \
+over at least `warn_idle_seconds` of idling. Zero timeouts never count here: a wait that does not \
+wait is busy-poll's (SL001), so one loop is reported by one of the two. A sleep followed by nothing \
+but a look at memory (a flag, a queue) cannot be told from a runtime's housekeeping thread (Go's \
+sysmon) on syscalls alone and is not counted; neither are futex waits with timeouts (idle JVM and \
+thread-pool threads).",
+        why: "Every wake-up is a context switch, a trip through the scheduler and, on an idle machine, \
+an exit from a deep CPU idle state: a process that wakes 50 times a second for nothing keeps a core \
+from sleeping, which costs power on laptops, phones and idle servers and CPU credit in containers, \
+and it multiplies across the fleet of such daemons on a host. It also adds latency: the event is \
+noticed up to one period late (20 ms for a 20 ms tick), and in the lab the parent noticed its child's \
+exit up to 20 ms late where a pidfd or a blocking wait notices it at once. An occasional 100 ms tick \
+(GUI toolkits, game loops) costs little: info.",
+        evidence: "Metrics: `ticks` (empty wake-ups in idle runs), `poll_timeouts` (of those, waits that \
+timed out), `child_polls` (WNOHANG checks that found no child after a sleep), `idle_runs`, \
+`idle_seconds` (the time the ticks cover), `wakeups_per_sec` (ticks / idle_seconds), `period_ms` \
+(the most common timeout or interval, rounded to the millisecond), `threads`, `processes`. \
+Evidence: the first ticks of the longest run and its last one.",
+        fix: "block on the event itself: poll/epoll_wait with no timeout (-1) on the fds that bring \
+work, a timerfd armed for the next real deadline, signalfd or a self-pipe for signals, and for \
+children a pidfd (pidfd_open + poll, Linux 5.3+), SIGCHLD, or a blocking waitpid in a thread.\n\n\
+A fixed short timeout is a way to check something that has no fd: a flag set by another thread \
+(use an eventfd or a pipe it can write to), a deadline (compute the time to the next timer and \
+wait exactly that long, as libuv, libevent and asyncio do), a child (pidfd, or SIGCHLD with \
+signalfd). Python: Popen.wait(timeout=...) polls waitpid with sleeps of up to 50 ms; \
+Popen.wait() without a timeout blocks, and asyncio.create_subprocess_exec waits for the child \
+through the event loop. Raising the period (100 ms, 1 s) makes the waste smaller, not zero.",
+        example: "A daemon waiting for one byte on a pipe with select() and a 20 ms timeout; glibc's \
+select is pselect6 (lab/timer-polling/traces/c-select20.f-tt-T-yy.strace: 85 timeouts before the \
+byte comes after 2 s):\n    \
+9701  15:38:51.766511 pselect6(4, [3<pipe:[6089972]>], NULL, NULL, {tv_sec=0, tv_nsec=20000000}, NULL) = 0 (Timeout) <0.020095>\n    \
+9701  15:38:51.786664 pselect6(4, [3<pipe:[6089972]>], NULL, NULL, {tv_sec=0, tv_nsec=20000000}, NULL) = 0 (Timeout) <0.020096>\n    \
+9701  15:38:51.806822 pselect6(4, [3<pipe:[6089972]>], NULL, NULL, {tv_sec=0, tv_nsec=20000000}, NULL) = 0 (Timeout) <0.020094>\n    \
+9701  15:38:51.826979 pselect6(4, [3<pipe:[6089972]>], NULL, NULL, {tv_sec=0, tv_nsec=20000000}, NULL) = 0 (Timeout) <0.020090>\n\n\
+A parent polling for its child every 20 ms (c-wait20.f-tt-T-yy.strace):\n    \
+10445 15:38:58.554426 wait4(-1, 0x7ffd4e8acf1c, WNOHANG, NULL) = 0 <0.000004>\n    \
+10445 15:38:58.554441 clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=20000000}, 0x7ffd4e8ace60) = 0 <0.020093>\n    \
+10445 15:38:58.574580 wait4(-1, 0x7ffd4e8acf1c, WNOHANG, NULL) = 0 <0.000004>\n    \
+10445 15:38:58.574608 clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=20000000}, 0x7ffd4e8ace60) = 0 <0.022789>",
+    },
+    options: OPTIONS,
+    interest: Interest {
+        syscalls: &[
+            Sys::Nanosleep,
+            Sys::ClockNanosleep,
+            Sys::Wait4,
+            Sys::Waitid,
+            Sys::Accept,
+            Sys::Accept4,
+            Sys::Connect,
+        ],
+        // the waits, and data moved (which ends an idle run)
+        classes: &[Class::POLL, Class::READ, Class::WRITE],
+        exits: true,
+        ..Interest::NONE
+    },
+};
+
+pub const ENTRY: Entry = registry::entry::<TimerPolling>();
+
+crate::options! {
+    pub struct Config {
+        /// longest timeout (or sleep) that counts as a polling tick
+        max_timeout_ms: f64 = 1000.0,
+        /// empty ticks in a row, with nothing done between them, that make an idle run
+        min_run_ticks: u64 = 10,
+        /// ticks in idle runs a program needs to be reported
+        min_ticks: u64 = 10,
+        /// wake-ups per second of idling a program needs to be reported (4: a 250 ms period)
+        min_per_sec: f64 = 4.0,
+        /// seconds of idling (the time the ticks cover) a program needs to be reported
+        min_idle_seconds: f64 = 0.5,
+        /// wake-ups per second of idling for a warning (40: a 25 ms period or less)
+        warn_per_sec: f64 = 40.0,
+        /// seconds of idling (the time the ticks cover) for a warning
+        warn_idle_seconds: f64 = 1.0,
+    }
+}
+
+/// Threads followed at once.
+const MAX_THREADS: usize = 20_000;
+/// Evidence lines kept from the start of a run.
+const EVIDENCE: usize = 4;
+/// Distinct periods counted per run (for `period_ms`).
+const PERIODS: usize = 32;
+
+/// A thread's current idle run.
+#[derive(Clone, Default)]
+struct Run {
+    ticks: u64,
+    polls: u64,
+    children: u64,
+    /// Ticks whose period is known, and those periods added up (ns).
+    timed_ticks: u64,
+    period_ns: u64,
+    /// The most frequent periods (ms, count).
+    periods: Vec<(u64, u64)>,
+    span: Span,
+    evidence: EvidenceBuf,
+}
+
+#[derive(Clone, Default)]
+struct Thread {
+    run: Run,
+    /// A sleep just made: its requested length (ns) when the call says it, else its measured
+    /// length (-T, eBPF), each `None` when unknown.
+    slept: Option<(Option<u64>, Option<u64>)>,
+    /// When the thread last looked (the start of its last tick).
+    last_tick: Option<i64>,
+    group: u32,
+    tgid: Tgid,
+    counted: bool,
+}
+
+/// Idle runs of one program.
+#[derive(Clone, Default)]
+struct Group {
+    ticks: u64,
+    polls: u64,
+    children: u64,
+    runs: u64,
+    threads: u64,
+    timed_ticks: u64,
+    period_ns: u64,
+    periods: Vec<(u64, u64)>,
+    span: Span,
+    largest: u64,
+    evidence: Option<EvidenceBuf>,
+}
+
+impl Group {
+    fn absorb(&mut self, o: Group) {
+        if o.largest > self.largest {
+            self.largest = o.largest;
+            self.evidence = o.evidence;
+        }
+        self.ticks += o.ticks;
+        self.polls += o.polls;
+        self.children += o.children;
+        self.runs += o.runs;
+        self.threads += o.threads;
+        self.timed_ticks += o.timed_ticks;
+        self.period_ns = self.period_ns.saturating_add(o.period_ns);
+        for (p, n) in o.periods {
+            add_period(&mut self.periods, p, n);
+        }
+        self.span.merge(&o.span);
+    }
+}
+
+fn add_period(v: &mut Vec<(u64, u64)>, ms: u64, n: u64) {
+    if let Some(x) = v.iter_mut().find(|x| x.0 == ms) {
+        x.1 += n;
+    } else if v.len() < PERIODS {
+        v.push((ms, n));
+    }
+}
+
+#[derive(Clone)]
+pub struct TimerPolling {
+    cfg: Config,
+    threads: Bounded<Tid, Thread>,
+    programs: Programs,
+    groups: Vec<Group>,
+}
+
+impl Declared for TimerPolling {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        TimerPolling { cfg, threads: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
+    }
+}
+
+/// What a call means to an idle run.
+enum Step {
+    /// An empty wake-up: a wait that timed out after `period` ns (0: unknown).
+    Tick { period: u64, child: bool },
+    /// Something was done: the run ends.
+    Work,
+    /// A sleep (its requested and its measured length): a WNOHANG check after it is a tick.
+    Sleep(Option<u64>, Option<u64>),
+    /// Neither (a long wait, a failed call).
+    Other,
+}
+
+impl TimerPolling {
+    fn step(&self, th: &Thread, ev: &Event, sc: &Syscall) -> Step {
+        let max = (self.cfg.max_timeout_ms * 1e6) as u64;
+        let c = sc.sys.class();
+        if c.has(Class::POLL) {
+            return match (sc.timeout(), &sc.ret) {
+                (_, Ret::Ok { val, .. }) if *val > 0 => Step::Work,
+                (Some(Timeout::Ns(t)), Ret::Ok { val: 0, .. }) if t > 0 && t <= max => {
+                    Step::Tick { period: t, child: false }
+                }
+                // a zero timeout is busy-poll's; a long one is idle, not polling
+                _ => Step::Other,
+            };
+        }
+        match sc.sys {
+            Sys::Nanosleep | Sys::ClockNanosleep => {
+                let asked = sc.sleep_ns();
+                if asked.or(sc.dur_ns).is_some_and(|ns| ns > max) {
+                    Step::Other
+                } else {
+                    Step::Sleep(asked, sc.dur_ns)
+                }
+            }
+            Sys::Wait4 | Sys::Waitid => {
+                let nohang = sc.wait_options().is_some_and(|o| o.contains(WaitOptions::NOHANG));
+                match &sc.ret {
+                    Ret::Ok { val: 0, .. } if nohang => match th.slept {
+                        // the sleep asked for (the same under every tracer), else the interval
+                        // since the last look (CPython sleeps until an absolute time), else the
+                        // sleep's measured length
+                        Some((asked, dur)) => {
+                            let gap = match (ev.ts_ns, th.last_tick) {
+                                (Some(t), Some(l)) if t > l => Some((t - l) as u64),
+                                _ => None,
+                            };
+                            let period = asked.or(gap).or(dur).unwrap_or(0);
+                            if period <= max {
+                                Step::Tick { period, child: true }
+                            } else {
+                                Step::Other
+                            }
+                        }
+                        None => Step::Other,
+                    },
+                    Ret::Ok { val, .. } if *val > 0 => Step::Work,
+                    _ => Step::Other,
+                }
+            }
+            _ => match sc.ret {
+                // data moved, a connection made or accepted
+                Ret::Ok { val, .. } if val > 0 || matches!(sc.sys, Sys::Connect | Sys::Accept | Sys::Accept4) => {
+                    Step::Work
+                }
+                _ => Step::Other,
+            },
+        }
+    }
+
+    /// The thread's run ended: keep it when it is long enough.
+    fn close(&mut self, tid: Tid) {
+        let Some(th) = self.threads.get_mut(&tid) else { return };
+        let r = std::mem::take(&mut th.run);
+        if r.ticks < self.cfg.min_run_ticks.max(1) {
+            return;
+        }
+        let first = !th.counted;
+        th.counted = true;
+        let (g, tgid) = (th.group, th.tgid);
+        self.programs.count(g, tgid);
+        let gi = g as usize;
+        if self.groups.len() <= gi {
+            self.groups.resize_with(gi + 1, Group::default);
+        }
+        self.groups[gi].absorb(Group {
+            ticks: r.ticks,
+            polls: r.polls,
+            children: r.children,
+            runs: 1,
+            threads: u64::from(first),
+            timed_ticks: r.timed_ticks,
+            period_ns: r.period_ns,
+            periods: r.periods,
+            span: r.span,
+            largest: r.ticks,
+            evidence: Some(r.evidence),
+        });
+    }
+}
+
+impl Detector for TimerPolling {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if matches!(sc.ret, Ret::Unfinished) {
+            return;
+        }
+        if !self.threads.contains_key(&ev.tid) {
+            // a thread is followed from its first wait on
+            let c = sc.sys.class();
+            if !(c.has(Class::POLL) || matches!(sc.sys, Sys::Nanosleep | Sys::ClockNanosleep)) {
+                return;
+            }
+            let group = self.programs.group(cx.model, ev.tid);
+            let th = Thread { group, tgid: cx.tgid, ..Thread::default() };
+            if !self.threads.insert(ev.tid, th) {
+                return;
+            }
+        }
+        let Some(th) = self.threads.get(&ev.tid) else { return };
+        match self.step(th, ev, sc) {
+            Step::Tick { period, child } => {
+                let Some(th) = self.threads.get_mut(&ev.tid) else { return };
+                th.slept = None;
+                th.last_tick = ev.ts_ns;
+                let r = &mut th.run;
+                if r.ticks == 0 {
+                    r.evidence = EvidenceBuf::new(EVIDENCE);
+                }
+                r.ticks += 1;
+                if child {
+                    r.children += 1;
+                } else {
+                    r.polls += 1;
+                }
+                if period > 0 {
+                    r.timed_ticks += 1;
+                    r.period_ns = r.period_ns.saturating_add(period);
+                    add_period(&mut r.periods, (period + 500_000) / 1_000_000, 1);
+                }
+                r.span.add(ev.ts_ns);
+                r.evidence.push(ev);
+            }
+            Step::Sleep(asked, dur) => {
+                let Some(th) = self.threads.get_mut(&ev.tid) else { return };
+                th.slept = Some((asked, dur));
+                // the sleep is part of the tick it precedes: shown as evidence
+                if th.run.ticks > 0 && th.run.evidence.first.len() < EVIDENCE {
+                    th.run.evidence.push(ev);
+                }
+            }
+            Step::Work => {
+                self.close(ev.tid);
+                if let Some(th) = self.threads.get_mut(&ev.tid) {
+                    th.slept = None;
+                    th.last_tick = None;
+                }
+            }
+            Step::Other => {}
+        }
+    }
+
+    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
+        self.close(ev.tid);
+        self.threads.remove(&ev.tid);
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.threads, &mut self.programs]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let tids: Vec<Tid> = self.threads.keys().copied().collect();
+        for t in tids {
+            self.close(t);
+        }
+        self.threads.clear();
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+        let cfg = &self.cfg;
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            if g.ticks == 0 || g.ticks < cfg.min_ticks {
+                continue;
+            }
+            // the time the ticks cover: their known periods, the unknown ones at the mean
+            let idle = (g.timed_ticks > 0).then(|| g.period_ns as f64 / 1e9 * g.ticks as f64 / g.timed_ticks as f64);
+            let rate = idle.filter(|&s| s > 0.0).map(|s| g.ticks as f64 / s);
+            if rate.is_some_and(|r| r < cfg.min_per_sec) || idle.is_some_and(|s| s < cfg.min_idle_seconds) {
+                continue;
+            }
+            let severity = match (rate, idle) {
+                (Some(r), Some(s)) if r >= cfg.warn_per_sec && s >= cfg.warn_idle_seconds => Severity::Warning,
+                _ => Severity::Info,
+            };
+            let mut periods = g.periods.clone();
+            periods.sort_by_key(|p| std::cmp::Reverse(p.1));
+            let period = periods.first().map(|p| p.0);
+            let mut m = Metrics::new();
+            m.count("ticks", g.ticks);
+            m.count("poll_timeouts", g.polls);
+            m.count("child_polls", g.children);
+            m.count("idle_runs", g.runs);
+            m.value_opt("idle_seconds", idle);
+            m.value_opt("wakeups_per_sec", rate);
+            if let Some(p) = period {
+                m.count("period_ms", p);
+            }
+            m.count("threads", g.threads);
+            m.count("processes", self.programs.processes[gi]);
+            let what = match (g.polls, g.children) {
+                (_, 0) => "waits that timed out with nothing ready".to_string(),
+                (0, _) => "WNOHANG checks after a sleep that found no child".to_string(),
+                (p, c) => format!("{p} waits that timed out, {c} WNOHANG checks that found no child"),
+            };
+            let every = period.map(|p| format!(" every {p} ms")).unwrap_or_default();
+            let message = match (rate, idle) {
+                (Some(r), Some(s)) => format!(
+                    "woke up {} times for nothing{every} ({r:.0}/s over {s:.1} s of idling): {what}",
+                    g.ticks
+                ),
+                _ => format!("woke up {} times for nothing{every}: {what}", g.ticks),
+            };
+            let cost = match (rate, period) {
+                (Some(r), Some(p)) => format!(
+                    "{r:.0} wake-ups a second that find nothing: each a context switch and an exit from CPU idle; \
+the event it waits for is noticed up to {p} ms late"
+                ),
+                _ => "wake-ups that find nothing (rate unknown: no timestamps or timeouts)".to_string(),
+            };
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
+                window: g.span.window(),
+                metrics: m.build(),
+                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                cost: Some(cost),
+                fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    #[test]
+    fn fires_on_a_child_polled_every_20_ms() {
+        let t = include_str!("../../fixtures/timer-polling/c-wait20.strace");
+        let f = check("timer-polling", t);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert_eq!(f[0].metrics["ticks"], 96);
+        assert_eq!(f[0].metrics["child_polls"], 96);
+        assert_eq!(f[0].metrics["poll_timeouts"], 0);
+        assert_eq!(f[0].metrics["period_ms"], 20);
+        assert_eq!(f[0].metrics["idle_runs"], 1);
+        // the trace has one WNOHANG check more: the one that reaped the child
+        assert_eq!(t.lines().filter(|l| l.contains(" wait4(-1, ") && l.contains("WNOHANG")).count(), 97);
+        // slower than a 25 ms period is info
+        let i = check_with("timer-polling", "warn_per_sec = 60.0", t);
+        assert_eq!(i[0].severity, Severity::Info);
+    }
+
+    #[test]
+    fn a_server_whose_timeouts_alternate_with_reads_is_quiet() {
+        let t = include_str!("../../fixtures/timer-polling/c-server20.strace");
+        // a 20 ms timeout, and a message every 30 ms: timeouts there are, runs of them not
+        assert!(t.lines().filter(|l| l.contains("= 0 (Timeout)")).count() >= 30);
+        assert!(check("timer-polling", t).is_empty());
+        assert!(check_with("timer-polling", "min_run_ticks = 3\nmin_ticks = 3", t).is_empty());
+    }
+
+    #[test]
+    fn a_gui_like_100_ms_tick_is_info_at_most() {
+        let t = include_str!("../../fixtures/timer-polling/c-tick100.strace");
+        let f = check("timer-polling", t);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Info);
+        assert_eq!(f[0].metrics["period_ms"], 100);
+        // and however long it lasts
+        assert_eq!(check_with("timer-polling", "warn_idle_seconds = 0.1", t)[0].severity, Severity::Info);
+    }
+}

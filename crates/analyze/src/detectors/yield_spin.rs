@@ -1,0 +1,413 @@
+//! `yield-spin` (SL010): threads that loop on `sched_yield()`: a user-space spinlock that
+//! yields while another thread holds it, a runtime's scheduler spinning, a flag polled with a
+//! yield between looks.
+//!
+//! Per thread, yields that follow each other within `max_gap_ms` form a window; windows of at
+//! least `min_window_yields` yields at `min_yields_per_sec` or more are spinning. Spinning
+//! windows are summed per program (the threads of one program are one subject).
+
+use super::EvidenceBuf;
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Event, FutexOp, Sys, Syscall, Tgid, Tid};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL010",
+    name: "yield-spin",
+    category: "cpu",
+    status: Status::Stable,
+    summary: "threads loop on sched_yield() instead of blocking",
+    docs: Docs {
+        what: "Threads that call sched_yield() again and again: a user-space spinlock that yields while \
+another thread holds the lock, a thread polling a flag with a yield between looks, a runtime's \
+scheduler or GC spinning. Per thread, yields that follow each other within `max_gap_ms` form a \
+window, which a blocking wait (a futex wait, a sleep) also ends. A window of at least \
+`min_window_yields` yields is a spin when (with timestamps) the yields come at \
+`min_yields_per_sec` or more, or (with durations: -T, eBPF) the thread was inside sched_yield for \
+`min_inside_share` of the window or more (on a loaded machine each yield hands the CPU away for a \
+while and the thread comes back only to yield again). A program is reported when its threads' spins add up to `min_yields` \
+yields and (with timestamps) `min_seconds` of spinning. sched_yield() belongs to this detector \
+alone: busy-poll does not count it, so a yield loop is reported once, here.",
+        why: "sched_yield() never waits for anything: it returns at once when no other thread is \
+runnable on the CPU, so the loop burns a core, or it hands the CPU to whichever thread is next, \
+which is not necessarily the one holding the lock. With more runnable threads than cores (a thread \
+pool sized above the CPU quota of a container, GOMAXPROCS above the quota) the lock holder is often \
+descheduled while the others yield to each other and to unrelated work: every hand-over of the lock \
+costs a trip through the scheduler, and for as long as the lock is held the waiters burn CPU \
+yielding to each other. In the lab (8 threads on 2 cores, the lock held 500 us at a time) the \
+spinning waiters used 0.55 s of CPU in a 0.52 s run and were switched out 620,000 times; with a \
+mutex the same work took 0.03 s of CPU and 400 switches, in the same wall time.",
+        evidence: "Metrics: `yields` (sched_yield calls in spinning windows), `spinning_threads` (threads that \
+spun), `processes`, `spin_windows` (spinning windows); with timestamps `spin_seconds` (the windows' \
+durations added over the threads: thread time spent spinning), `yields_per_sec` (yields per second \
+of spinning) and `longest_window_s`; with -T (or eBPF) `yield_seconds` (time inside the sched_yield \
+calls: long when the yield handed the CPU to another thread). Evidence: the first yields of the \
+largest window and its last one.",
+        fix: "block instead of yielding: a mutex that sleeps in the kernel (pthread_mutex_t, \
+std::mutex, a futex) or a condition variable/eventfd for a flag; keep runnable threads at or below \
+the cores the program gets (thread pool sizes, GOMAXPROCS set to the container's CPU quota).\n\n\
+A spinlock is only a win when the lock is held for less than a context switch and the holder is \
+running on another core; with more runnable threads than cores neither holds, and sched_yield() \
+does not help the holder run. Replace the spin-then-yield loop by a blocking lock (glibc's \
+pthread_mutex_t spins briefly in user space before it sleeps in futex(); \
+PTHREAD_MUTEX_ADAPTIVE_NP spins longer), or spin a bounded number of times with a pause \
+instruction before blocking. Size thread pools to the CPUs the process may use (sched_getaffinity, \
+the cgroup's cpu.max), not to the host's core count. Go: since Go 1.25 GOMAXPROCS follows the \
+container's CPU limit by default; older versions need GOMAXPROCS set by hand (or \
+go.uber.org/automaxprocs).",
+        example: "8 threads of a test-and-set spinlock that yields, on 2 cores, the holder sleeping 500 us \
+under the lock (lab/yield-spin/traces/c-spin.f-tt-T-yy.strace.gz): thread 15680 holds the lock, the \
+others yield to each other until it lets go:\n    \
+15681 15:21:46.736817 sched_yield( <unfinished ...>\n    \
+15680 15:21:46.736822 clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=500000},  <unfinished ...>\n    \
+15679 15:21:46.736828 sched_yield( <unfinished ...>\n    \
+15678 15:21:46.736832 <... futex resumed>) = 0 <0.000428>\n    \
+15677 15:21:46.736835 <... futex resumed>) = 0 <0.000560>\n    \
+15676 15:21:46.736838 sched_yield( <unfinished ...>\n    \
+15675 15:21:46.736841 <... futex resumed>) = 0 <0.000812>\n    \
+15674 15:21:46.736844 sched_yield( <unfinished ...>\n    \
+15678 15:21:46.736851 sched_yield( <unfinished ...>\n    \
+15675 15:21:46.736859 sched_yield( <unfinished ...>\n    \
+15677 15:21:46.736868 sched_yield( <unfinished ...>\n    \
+15681 15:21:46.736879 <... sched_yield resumed>) = 0 <0.000059>\n    \
+15681 15:21:46.736886 sched_yield( <unfinished ...>\n    \
+15674 15:21:46.736893 <... sched_yield resumed>) = 0 <0.000046>\n    \
+15676 15:21:46.736899 <... sched_yield resumed>) = 0 <0.000059>",
+    },
+    options: OPTIONS,
+    // sched_yield, and the blocking waits that end a thread's window (a lock that yields a few
+    // times and then sleeps in futex() is not spinning)
+    interest: Interest {
+        syscalls: &[Sys::SchedYield, Sys::Futex, Sys::FutexTime64, Sys::Nanosleep, Sys::ClockNanosleep],
+        exits: true,
+        ..Interest::NONE
+    },
+};
+
+pub const ENTRY: Entry = registry::entry::<YieldSpin>();
+
+crate::options! {
+    pub struct Config {
+        /// an idle gap this long between two yields of a thread ends its window
+        max_gap_ms: f64 = 10.0,
+        /// yields a window needs to count as spinning
+        min_window_yields: u64 = 50,
+        /// with timestamps, yields per second a window needs to count as spinning
+        min_yields_per_sec: f64 = 1000.0,
+        /// with durations (-T, eBPF), share of a window's time inside sched_yield that makes it
+        /// spinning at any rate
+        min_inside_share: f64 = 0.5,
+        /// yields in spinning windows a program needs to be reported
+        min_yields: u64 = 200,
+        /// with timestamps, seconds of spinning (the windows of all its threads) a program needs
+        min_seconds: f64 = 0.01,
+        /// with timestamps, seconds of spinning for a warning
+        warn_seconds: f64 = 0.1,
+        /// without timestamps, yields for a warning (else info)
+        warn_yields_untimed: u64 = 5_000,
+    }
+}
+
+/// Threads followed at once.
+const MAX_THREADS: usize = 20_000;
+/// Evidence lines kept from the start of a window.
+const EVIDENCE: usize = 4;
+
+/// A thread's current run of yields.
+#[derive(Clone, Default)]
+struct Window {
+    yields: u64,
+    /// Start of the first yield, end of the last.
+    first: Option<i64>,
+    last_end: Option<i64>,
+    timing: Timing,
+    evidence: EvidenceBuf,
+}
+
+impl Window {
+    fn seconds(&self) -> Option<f64> {
+        match (self.first, self.last_end) {
+            (Some(a), Some(b)) => Some((b - a).max(0) as f64 / 1e9),
+            _ => None,
+        }
+    }
+}
+
+/// A thread: its window, its program, and whether it has spun.
+#[derive(Clone, Default)]
+struct Thread {
+    win: Window,
+    group: u32,
+    tgid: Tgid,
+    spun: bool,
+}
+
+/// Spinning windows of one program.
+#[derive(Clone, Default)]
+struct Group {
+    yields: u64,
+    windows: u64,
+    threads: u64,
+    /// Window seconds added up, and whether every window had timestamps.
+    seconds: f64,
+    timed: bool,
+    untimed: bool,
+    longest: f64,
+    timing: Timing,
+    span: Span,
+    largest: u64,
+    evidence: Option<EvidenceBuf>,
+}
+
+impl Group {
+    fn absorb(&mut self, o: Group) {
+        if o.largest > self.largest {
+            self.largest = o.largest;
+            self.evidence = o.evidence;
+        }
+        self.yields += o.yields;
+        self.windows += o.windows;
+        self.threads += o.threads;
+        self.seconds += o.seconds;
+        self.timed |= o.timed;
+        self.untimed |= o.untimed;
+        self.longest = self.longest.max(o.longest);
+        self.timing.merge(o.timing);
+        self.span.merge(&o.span);
+    }
+}
+
+#[derive(Clone)]
+pub struct YieldSpin {
+    cfg: Config,
+    threads: Bounded<Tid, Thread>,
+    programs: Programs,
+    groups: Vec<Group>,
+}
+
+impl Declared for YieldSpin {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        YieldSpin { cfg, threads: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
+    }
+}
+
+impl YieldSpin {
+    /// The thread's window ended: keep it when it spun.
+    fn close(&mut self, tid: Tid) {
+        let Some(th) = self.threads.get_mut(&tid) else { return };
+        let w = std::mem::take(&mut th.win);
+        if w.yields < self.cfg.min_window_yields.max(1) {
+            return;
+        }
+        let secs = w.seconds();
+        if let Some(s) = secs {
+            // slow yields are spinning too when the thread was inside them most of the window
+            // (on a loaded machine each yield hands the CPU away for a while, and the thread
+            // comes back only to yield again)
+            let inside = w.timing.seconds().map(|i| i / s);
+            let fast = (w.yields as f64) / s >= self.cfg.min_yields_per_sec;
+            if s > 0.0 && !fast && inside.is_none_or(|i| i < self.cfg.min_inside_share) {
+                return;
+            }
+        }
+        let first_of_thread = !th.spun;
+        th.spun = true;
+        let (g, tgid) = (th.group, th.tgid);
+        self.programs.count(g, tgid);
+        let gi = g as usize;
+        if self.groups.len() <= gi {
+            self.groups.resize_with(gi + 1, Group::default);
+        }
+        let mut span = Span::default();
+        span.add(w.first);
+        span.add(w.last_end);
+        self.groups[gi].absorb(Group {
+            yields: w.yields,
+            windows: 1,
+            threads: u64::from(first_of_thread),
+            seconds: secs.unwrap_or(0.0),
+            timed: secs.is_some(),
+            untimed: secs.is_none(),
+            longest: secs.unwrap_or(0.0),
+            timing: w.timing,
+            span,
+            largest: w.yields,
+            evidence: Some(w.evidence),
+        });
+    }
+}
+
+impl Detector for YieldSpin {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if sc.sys != Sys::SchedYield {
+            // a blocking wait (a futex wait, a sleep) ends the thread's window
+            let waits = match sc.sys {
+                Sys::Futex | Sys::FutexTime64 => sc.futex_op() == Some(FutexOp::Wait),
+                _ => true,
+            };
+            if waits && self.threads.get(&ev.tid).is_some_and(|th| th.win.yields > 0) {
+                self.close(ev.tid);
+            }
+            return;
+        }
+        let end = ev.ts_ns.map(|t| t.saturating_add(sc.dur_ns.unwrap_or(0) as i64));
+        // a gap since the thread's last yield ends its window
+        let gap = self.cfg.max_gap_ms * 1e6;
+        let ended = self.threads.get(&ev.tid).is_some_and(|th| match (ev.ts_ns, th.win.last_end) {
+            (Some(t), Some(l)) => th.win.yields > 0 && (t - l) as f64 > gap,
+            _ => false,
+        });
+        if ended {
+            self.close(ev.tid);
+        }
+        if !self.threads.contains_key(&ev.tid) {
+            let group = self.programs.group(cx.model, ev.tid);
+            let tgid = cx.tgid;
+            let th = Thread { win: Window { evidence: EvidenceBuf::new(EVIDENCE), ..Window::default() }, group, tgid, spun: false };
+            if !self.threads.insert(ev.tid, th) {
+                return;
+            }
+        }
+        let Some(th) = self.threads.get_mut(&ev.tid) else { return };
+        let w = &mut th.win;
+        if w.yields == 0 {
+            w.first = ev.ts_ns;
+            w.evidence = EvidenceBuf::new(EVIDENCE);
+        }
+        w.yields += 1;
+        if end.is_some() {
+            w.last_end = end;
+        }
+        w.timing.add(sc.dur_ns);
+        w.evidence.push(ev);
+    }
+
+    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
+        self.close(ev.tid);
+        self.threads.remove(&ev.tid);
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.threads, &mut self.programs]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let tids: Vec<Tid> = self.threads.keys().copied().collect();
+        for t in tids {
+            self.close(t);
+        }
+        self.threads.clear();
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+        let cfg = &self.cfg;
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            if g.yields == 0 || g.yields < cfg.min_yields {
+                continue;
+            }
+            // timestamps on every window: the time rules apply
+            let timed = g.timed && !g.untimed;
+            if timed && g.seconds < cfg.min_seconds {
+                continue;
+            }
+            let severity = if (timed && g.seconds >= cfg.warn_seconds) || (!timed && g.yields >= cfg.warn_yields_untimed) {
+                Severity::Warning
+            } else {
+                Severity::Info
+            };
+            let mut m = Metrics::new();
+            m.count("yields", g.yields);
+            m.count("spinning_threads", g.threads);
+            m.count("processes", self.programs.processes[gi]);
+            m.count("spin_windows", g.windows);
+            let rate = (timed && g.seconds > 0.0).then(|| g.yields as f64 / g.seconds);
+            if timed {
+                m.value("spin_seconds", g.seconds);
+                m.value_opt("yields_per_sec", rate);
+                m.value("longest_window_s", g.longest);
+            }
+            m.value_opt("yield_seconds", g.timing.seconds());
+            let threads = if g.threads == 1 { "1 thread".to_string() } else { format!("{} threads", g.threads) };
+            let message = match rate {
+                Some(r) => format!(
+                    "{threads} spinning on sched_yield(): {} yields in {:.2} s of thread time spinning ({:.0}/s per thread)",
+                    g.yields, g.seconds, r
+                ),
+                None => format!("{threads} spinning on sched_yield(): {} yields", g.yields),
+            };
+            let inside = match g.timing.seconds() {
+                Some(s) => format!(", {s:.3} s of it inside sched_yield ({})", cx.tracer.measured()),
+                None => String::new(),
+            };
+            let cost = if timed {
+                format!(
+                    "{:.2} s of thread time spent spinning instead of blocking{inside}: each yield either burns the \
+core or hands it to another thread without waking the one that holds what is waited for",
+                    g.seconds
+                )
+            } else {
+                format!("{} yields (time unknown: no timestamps), each a trip through the scheduler", g.yields)
+            };
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
+                window: g.span.window(),
+                metrics: m.build(),
+                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                cost: Some(cost),
+                fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    const SPIN: &str = include_str!("../../fixtures/yield-spin/c-spin-head1200.strace");
+
+    #[test]
+    fn fires_on_threads_of_a_yielding_spinlock() {
+        let f = check("yield-spin", SPIN);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        // the first 1,200 lines: 509 yields by 7 waiting threads, 0.05 s of spinning so far
+        assert_eq!(f[0].severity, Severity::Info);
+        assert_eq!(f[0].metrics["spinning_threads"], 7);
+        assert_eq!(f[0].metrics["processes"], 1);
+        assert_eq!(f[0].metrics["yields"], 509);
+        assert_eq!(f[0].about.as_ref().and_then(|a| a.program.as_deref()), Some("lock"));
+        // more than min_yields: quiet
+        assert!(check_with("yield-spin", "min_yields = 510", SPIN).is_empty());
+        // the time spinning decides the warning
+        let w = check_with("yield-spin", "warn_seconds = 0.04", SPIN);
+        assert_eq!(w[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn spin_yield_then_sleep_is_quiet() {
+        // a lock that yields at most 3 times before it sleeps in futex(): 147 yields in the cut
+        let near = include_str!("../../fixtures/yield-spin/c-adaptive-head1000.strace");
+        assert_eq!(near.lines().filter(|l| l.contains(" sched_yield(")).count(), 147);
+        assert!(check("yield-spin", near).is_empty());
+        // each futex wait ends a window: none reaches 4 yields, whatever the other thresholds
+        assert!(check_with("yield-spin", "min_yields = 1\nmin_seconds = 0.0\nmin_window_yields = 4", near).is_empty());
+        assert!(!check_with("yield-spin", "min_yields = 1\nmin_seconds = 0.0\nmin_window_yields = 1", near).is_empty());
+    }
+}
