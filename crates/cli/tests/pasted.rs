@@ -33,6 +33,9 @@ const DISAGREE: &[(&str, &str)] = &[
     ("swoole-2419-autoload-stat-enoent.txt", "the same file missing from many directories, but the file names differ only in a middle path component (the directory varies, not the base name): counted per base name, it is one name in 5+ dirs, yet fewer than 6 lookups in the paste"),
     // second-wave detectors now on main, without counts or excerpt rules yet
     ("php-nfs-webtutor-lstat-c.txt", "a strace -c table dominated by lstat: stat-storm has no counts rule yet"),
+    ("eaccelerator-15-sched-yield.txt", "a sched_yield spin pasted as an excerpt: yield-spin has no excerpt rule yet"),
+    ("nomad-8163-strace-c-sched-yield.txt", "a strace -c table dominated by sched_yield: yield-spin has no counts rule yet, and busy-poll's counts rule still reads sched_yield as polling"),
+    ("teleproxy-129-epoll-2ms-nanosleep0.txt", "2 ms epoll timeouts expiring: timer-polling has no excerpt rule yet"),
     ("pstore-11-gpg-spawn-grep-context.txt", "-r stamps with grep's `--` separators and context prefixes: not read as strace lines yet"),
     ("oils-44-execvpe-path-walk.txt", "an execvpe PATH walk (python missing from 3 PATH entries): ordinary; the excerpt rule counts execve as a lookup and should leave PATH searches of exec to their few entries"),
 ];
