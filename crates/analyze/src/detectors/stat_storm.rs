@@ -116,9 +116,14 @@ const EVIDENCE: usize = 3;
 
 #[derive(Clone)]
 struct PathCount {
-    path: Box<str>,
+    /// The path's key (what the map holds it under, for adding up merged programs).
+    key: u64,
+    /// Shown as, once hot: most paths are looked up once or twice, and rendering each of them
+    /// cost more than all the counting (the benchmark log's compiler stats every header).
+    path: Option<Box<str>>,
     n: u64,
-    evidence: EvidenceBuf,
+    /// The lookups from the one that made the path hot, and the last.
+    evidence: Option<EvidenceBuf>,
 }
 
 #[derive(Clone, Default)]
@@ -217,14 +222,16 @@ impl Detector for StatStorm {
         if gr.tgids.len() < MAX_TGIDS && !gr.tgids.contains(&cx.tgid) {
             gr.tgids.push(cx.tgid);
         }
-        let make = || PathCount { path: display_path(sc, &p).into(), n: 0, evidence: EvidenceBuf::new(EVIDENCE) };
-        let hot = self.cfg.hot_lookups;
+        let make = || PathCount { key, path: None, n: 0, evidence: None };
+        let hot = self.cfg.hot_lookups.max(2);
         if let Some(pc) = self.paths.entry((g, key), make) {
             pc.n += 1;
-            // the first lookup, then those that made the path hot and the last: no capture for
-            // the many paths a program looks up only a few times
-            if pc.n == 1 || pc.n >= hot {
-                pc.evidence.push(ev);
+            // nothing rendered or captured for the many paths a program looks up only a few times
+            if pc.n >= hot {
+                if pc.path.is_none() {
+                    pc.path = Some(display_path(sc, &p).into());
+                }
+                pc.evidence.get_or_insert_with(|| EvidenceBuf::new(EVIDENCE)).push(ev);
             }
         }
     }
@@ -260,10 +267,14 @@ impl Detector for StatStorm {
         for (gi, g) in self.groups.iter().enumerate() {
             let Some(paths) = per_group.get_mut(&(gi as u32)) else { continue };
             // the same path under two groups that merged: add them up
-            paths.sort_by(|a, b| a.path.cmp(&b.path));
+            paths.sort_by_key(|p| p.key);
             paths.dedup_by(|a, b| {
-                if a.path == b.path {
+                if a.key == b.key {
                     b.n += a.n;
+                    if b.path.is_none() {
+                        b.path = a.path.take();
+                        b.evidence = a.evidence.take();
+                    }
                     true
                 } else {
                     false
@@ -288,7 +299,12 @@ impl Detector for StatStorm {
             m.count("distinct_paths", paths.len());
             m.count("hot_paths", hot_paths);
             m.count("repeated", repeated);
-            m.json("top_paths", serde_json::Value::from(paths.iter().take(5).map(|p| p.path.to_string()).collect::<Vec<_>>()));
+            m.json(
+                "top_paths",
+                serde_json::Value::from(
+                    paths.iter().filter_map(|p| p.path.as_deref()).take(5).map(str::to_string).collect::<Vec<_>>(),
+                ),
+            );
             m.count("top_path_lookups", top.n);
             m.value("share_of_calls", share);
             m.count("processes", self.programs.processes[gi]);
@@ -302,7 +318,7 @@ impl Detector for StatStorm {
 resolution without a cache",
                 if hot_paths == 1 { "" } else { "s" },
                 top.n,
-                top.path
+                top.path.as_deref().unwrap_or("?")
             );
             let time = match g.timing.seconds() {
                 Some(s) => format!("{s:.3} s inside them, {}", cx.tracer.measured()),
@@ -324,7 +340,7 @@ expire); lookups are {:.0}% of the program's system calls",
                 about: Some(self.programs.about(gi as u32)),
                 window: g.span.window(),
                 metrics: m.build(),
-                evidence: top.evidence.render(cx.clock),
+                evidence: top.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 fix: META.fix().into(),
                 confidence: None,
