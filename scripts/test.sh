@@ -17,6 +17,7 @@ have php || need+=(php-cli)                          # failed-lookup-storm, keep
 { have php && php -m 2>/dev/null | grep -qx curl; } || need+=(php-curl)   # busy-poll, churn, dns
 have sqlite3 || need+=(sqlite3)                      # fsync-storm
 have git || need+=(git)                              # stat-storm, reopen-churn: git status as near misses
+/usr/bin/python3 -c 'import urllib3' 2>/dev/null || need+=(python3-urllib3)   # retry-storm: urllib3's Retry
 have node || need+=(nodejs)                          # reopen-churn: fs.appendFileSync per request
 [ -f /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)   # reopen-churn: a CA bundle per connection
 { have nginx || [ -x /usr/sbin/nginx ]; } || need+=(nginx-light)   # accept-herd, keepalive-stall, churn

@@ -180,3 +180,12 @@ fn spawn_per_task() {
     check("spawn-per-task", "sh-date-each", "sh-date-once", "spawn-per-task");
     check("spawn-per-task", "py-sha-each", "py-sha-once", "spawn-per-task");
 }
+
+/// A blocking connect fails in its return value; a non-blocking one in getsockopt(SO_ERROR),
+/// whose value the kernel program copies (caps.rs) so that eBPF sees the failure too.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn retry_storm() {
+    check("retry-storm", "c-now", "c-backoff", "retry-storm");
+    check("retry-storm", "c-nonblock", "c-backoff", "retry-storm");
+}

@@ -46,6 +46,8 @@ mod lab_keepalive_stall;
 mod lab_reopen_churn;
 #[path = "lab_repeated_dns.rs"]
 mod lab_repeated_dns;
+#[path = "lab_retry_storm.rs"]
+mod lab_retry_storm;
 #[path = "lab_small_io.rs"]
 mod lab_small_io;
 #[path = "lab_spawn_per_task.rs"]

@@ -167,9 +167,17 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
             fd(o, deco, a[0]);
             let (level, opt) = sockopt(a[1], a[2]);
             let _ = write!(o, ", {level}, {opt}, ");
-            if d1.bytes.len() >= 4 && sys == Sys::Setsockopt {
+            if d1.bytes.len() >= 4 {
                 let v = i32::from_le_bytes([d1.bytes[0], d1.bytes[1], d1.bytes[2], d1.bytes[3]]);
-                let _ = write!(o, "[{v}], {}", a[4]);
+                // strace names getsockopt's SO_ERROR value: `[ECONNREFUSED]`
+                match crate::errno::name(v.into()) {
+                    Some(e) if sys == Sys::Getsockopt && (a[1], a[2]) == (1, 4) && (1..512).contains(&v) => {
+                        let _ = write!(o, "[{e}], {}", a[4]);
+                    }
+                    _ => {
+                        let _ = write!(o, "[{v}], {}", a[4]);
+                    }
+                }
             } else {
                 let _ = write!(o, "{:#x}, {}", a[3], a[4]);
             }
@@ -1340,9 +1348,10 @@ impl<'a> RawArgs<'a> {
         Some((le32(b, 0)? as i32, le32(b, 4)? as i32))
     }
 
-    pub(crate) fn sockopt(&self, sys: Sys) -> SockOpt {
+    pub(crate) fn sockopt(&self) -> SockOpt {
         let b = self.data1.bytes;
-        let value = (sys == Sys::Setsockopt && b.len() >= 4).then(|| le32(b, 0).map(|v| v as i32 as i64)).flatten();
+        // setsockopt's value in, getsockopt's out (copied at exit when it succeeded)
+        let value = (b.len() >= 4).then(|| le32(b, 0).map(|v| v as i32 as i64)).flatten();
         SockOpt { level: Some(self.regs[1]), name: Some(self.regs[2]), value }
     }
 

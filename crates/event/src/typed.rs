@@ -106,7 +106,8 @@ pub struct PolledFds {
     pub only: bool,
 }
 
-/// Level and option of setsockopt/getsockopt, and the int value set.
+/// Level and option of setsockopt/getsockopt, and the int value set (or got: getsockopt's
+/// value when the call succeeded and the trace shows it).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct SockOpt {
     pub level: Option<u64>,
@@ -117,6 +118,8 @@ pub struct SockOpt {
 
 impl SockOpt {
     pub const SOL_SOCKET: u64 = 1;
+    /// getsockopt(SOL_SOCKET, SO_ERROR): the error of a non-blocking connect (0: connected).
+    pub const SO_ERROR: u64 = 4;
     pub const SO_REUSEPORT: u64 = 15;
 }
 
@@ -449,7 +452,7 @@ impl<'a> Syscall<'a> {
         }
         let t = match self.args {
             Args::Text(t) => t,
-            Args::Raw(r) => return Some(r.sockopt(self.sys)),
+            Args::Raw(r) => return Some(r.sockopt()),
         };
         let mut it = args::split(t).skip(1);
         let (level, opt, val) = (it.next()?, it.next()?, it.next()?);
@@ -465,7 +468,8 @@ impl<'a> Syscall<'a> {
             None => leading_number(opt),
         };
         let v = val.trim_start_matches('[').trim_end_matches(']').trim();
-        let value = if v == "0" { Some(0) } else { v.parse().ok() };
+        // getsockopt(SO_ERROR) shows the pending error by name: `[ECONNREFUSED]`
+        let value = if v == "0" { Some(0) } else { v.parse().ok().or_else(|| crate::errno::number(v)) };
         Some(SockOpt { level, name, value })
     }
 

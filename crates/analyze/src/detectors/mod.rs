@@ -24,6 +24,7 @@ detectors! {
     stat_storm,
     reopen_churn,
     spawn_per_task,
+    retry_storm,
 }
 
 pub use crate::kit::Span;
