@@ -189,3 +189,12 @@ fn retry_storm() {
     check("retry-storm", "c-now", "c-backoff", "retry-storm");
     check("retry-storm", "c-nonblock", "c-backoff", "retry-storm");
 }
+
+/// The copy loop makes the same reads and writes under both backends (the kernel program copies
+/// no file contents; the socket writes' first bytes tell TLS records apart).
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn userspace_copy() {
+    check("userspace-copy", "c-readwrite", "c-sendfile", "userspace-copy");
+    check("userspace-copy", "py-sendall", "py-sendfile", "userspace-copy");
+}

@@ -54,6 +54,8 @@ mod lab_small_io;
 mod lab_spawn_per_task;
 #[path = "lab_stat_storm.rs"]
 mod lab_stat_storm;
+#[path = "lab_userspace_copy.rs"]
+mod lab_userspace_copy;
 #[path = "ordinary.rs"]
 mod ordinary;
 #[path = "registry.rs"]

@@ -1578,6 +1578,7 @@ mod tests {
                 assert_eq!(r.polled_fds(), t.polled_fds(), "polled_fds: {what}");
                 assert_eq!(r.sockopt(), t.sockopt(), "sockopt: {what}");
                 assert_eq!(r.epoll_ctl(), t.epoll_ctl(), "epoll_ctl: {what}");
+                assert_eq!(r.mmap_fd(), t.mmap_fd(), "mmap_fd: {what}");
                 assert_eq!(r.requested_bytes(), t.requested_bytes(), "requested_bytes: {what}");
                 assert_eq!(r.offset(), t.offset(), "offset: {what}");
                 let (mut a, mut b) = ([0u8; 6], [0u8; 6]);

@@ -473,6 +473,18 @@ impl<'a> Syscall<'a> {
         Some(SockOpt { level, name, value })
     }
 
+    /// The fd an mmap maps (`None` for an anonymous mapping, fd -1).
+    pub fn mmap_fd(&self) -> Option<i32> {
+        if self.sys != Sys::Mmap {
+            return None;
+        }
+        let fd = match self.args {
+            Args::Text(_) => args::parse_fd(self.arg(4)?)?.num,
+            Args::Raw(r) => r.regs[4] as i32,
+        };
+        (fd >= 0).then_some(fd)
+    }
+
     /// The fd and events of an epoll_ctl call.
     pub fn epoll_ctl(&self) -> Option<EpollCtl> {
         if self.sys != Sys::EpollCtl {

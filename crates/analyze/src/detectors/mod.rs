@@ -25,6 +25,7 @@ detectors! {
     reopen_churn,
     spawn_per_task,
     retry_storm,
+    userspace_copy,
 }
 
 pub use crate::kit::Span;
