@@ -19,6 +19,7 @@ have sqlite3 || need+=(sqlite3)                      # fsync-storm
 have git || need+=(git)                              # stat-storm, reopen-churn: git status as near misses
 /usr/bin/python3 -c 'import urllib3' 2>/dev/null || need+=(python3-urllib3)   # retry-storm: urllib3's Retry
 have node || need+=(nodejs)                          # reopen-churn: fs.appendFileSync per request
+have npm || need+=(npm)                              # stat-storm: npm install's mkdir EEXIST
 [ -f /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)   # reopen-churn: a CA bundle per connection
 { have nginx || [ -x /usr/sbin/nginx ]; } || need+=(nginx-light)   # accept-herd, keepalive-stall, churn
 [ -f /usr/lib/nginx/modules/ngx_http_echo_module.so ] || need+=(libnginx-mod-http-echo)

@@ -1572,6 +1572,7 @@ mod tests {
                 assert_eq!(r.prctl_name(), t.prctl_name(), "prctl_name: {what}");
                 assert_eq!(r.memfd_name(), t.memfd_name(), "memfd_name: {what}");
                 assert_eq!(r.unlink_path(), t.unlink_path(), "unlink_path: {what}");
+                assert_eq!(r.mkdir_path(), t.mkdir_path(), "mkdir_path: {what}");
                 assert_eq!(r.dir_fd(), t.dir_fd(), "dir_fd: {what}");
                 assert_eq!(r.socket_kind(), t.socket_kind(), "socket_kind: {what}");
                 assert_eq!(r.fd_pair(), t.fd_pair(), "fd_pair: {what}");

@@ -357,6 +357,16 @@ impl<'a> Syscall<'a> {
         }
     }
 
+    /// The path mkdir/mkdirat creates (mkdir has no lookup class: its path is asked for here).
+    pub fn mkdir_path(&self) -> Option<Cow<'a, str>> {
+        match (self.sys, self.args) {
+            (Sys::Mkdir, Args::Text(_)) => args::unquote(self.arg(0)?),
+            (Sys::Mkdir, Args::Raw(r)) => r.path(self.sys, 0),
+            (Sys::Mkdirat, _) => self.path(),
+            _ => None,
+        }
+    }
+
     /// The directory fd of an *at call (`AT_FDCWD` is -100).
     pub fn dir_fd(&self) -> Option<FdArg<'a>> {
         if !self.sys.is(Class::AT) {
