@@ -3,10 +3,13 @@
 # under `strace -o OUT FLAGS...`, remove the temp dir. Exit status: the tracee's.
 #
 # Variants (README.md says what each shows and what syslint reports):
-#   php-nocache php-cache c-localtime c-tz near-git-status near-localtime-few
+#   php-nocache php-cache c-localtime c-tz near-git-status near-localtime-few node-mkdir-each node-mkdir-once
+#
+# Also (not recorded by record.sh: its traces are large; recorded with -f -tt -T -yy only):
+#   npm-install   npm 9+ installing a local tarball of FILES files offline, with a private cache
 #
 # REQUESTS (default 300) sets the PHP requests, LINES (default 25000) the log lines of the C
-# logger. Bounded: stamp.c calls alarm(60); PHP stops after its requests.
+# logger, FILES (default 3000; npm-install 300) the files the Node program and npm write. Bounded: stamp.c calls alarm(60); PHP stops after its requests.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ $# -ge 2 ] || { echo "usage: run.sh VARIANT OUT [STRACE FLAGS...]" >&2; exit 2; }
@@ -15,6 +18,8 @@ case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 STRACE="${STRACE:-strace}"
 REQUESTS="${REQUESTS:-300}"
 LINES="${LINES:-25000}"
+FILES_SET="${FILES:-}"
+FILES="${FILES:-3000}"
 need() { command -v "$1" >/dev/null 2>&1 || { echo "run.sh: $1 is not installed (scripts/test.sh installs it)" >&2; exit 3; }; }
 need "$STRACE"
 WORK="$(mktemp -d /tmp/syslint-lab-stat-storm.XXXXXX)"
@@ -61,6 +66,25 @@ near-git-status)
     for d in $(seq 0 14); do mkdir "d$d"; for f in $(seq 0 99); do echo "$d $f" > "d$d/f$f.txt"; done; done
     git add . && git -c user.name=lab -c user.email=lab@localhost commit -qm files
     trace "$STRACE" -o "$OUT" "$@" sh -c 'git status --porcelain; git status --porcelain' >/dev/null ;;
+node-mkdir-each|node-mkdir-once)
+    need node
+    trace "$STRACE" -o "$OUT" "$@" node "$HERE/mkdir.js" "${VARIANT#node-mkdir-}" "$WORK/out" "$FILES" ;;
+npm-install)
+    # a package of FILES/20 directories of 20 files, packed, then installed from the tarball:
+    # nothing from the network (--offline), npm's cache in the temp dir
+    need npm
+    mkdir pkg app
+    n=$(( ${FILES_SET:-300} / 20 ))
+    for d in $(seq 1 "$n"); do
+        mkdir -p "pkg/lib/d$((d % 5))/s$d"
+        for f in $(seq 1 20); do echo "module.exports = $f;" > "pkg/lib/d$((d % 5))/s$d/f$f.js"; done
+    done
+    printf '{"name": "labpkg", "version": "1.0.0", "main": "lib/d1/s1/f1.js"}\n' > pkg/package.json
+    printf '{"name": "app", "version": "1.0.0"}\n' > app/package.json
+    (cd pkg && trace HOME="$WORK" npm pack --silent --cache "$WORK/cache" >/dev/null)
+    cd app
+    trace HOME="$WORK" "$STRACE" -o "$OUT" "$@" npm install --offline --no-audit --no-fund --ignore-scripts \
+        --cache "$WORK/cache" ../pkg/labpkg-1.0.0.tgz >/dev/null ;;
 *)
     echo "run.sh: unknown variant $VARIANT" >&2; exit 2 ;;
 esac

@@ -90,6 +90,7 @@ pub(crate) const TABLE: &[(u32, CapSlot, CapSlot)] = &[
     (51, sockaddr_out(1, 2), NONE),                     // getsockname
     (52, sockaddr_out(1, 2), NONE),                     // getpeername
     (54, slot(DATA_BYTES, 3, LEN_ARG, 4, 16, 0), NONE), // setsockopt optval, optlen arg 4, max 16
+    (55, out_fixed(3, 4), NONE),                        // getsockopt optval: the int (SO_ERROR of a connect)
     (53, out_fixed(3, 8), NONE),                        // socketpair int[2]
     (22, out_fixed(0, 8), NONE),                        // pipe int[2]
     (293, out_fixed(0, 8), NONE),                       // pipe2 int[2]
@@ -269,6 +270,7 @@ mod tests {
             "epoll_pwait2",
             "epoll_ctl",
             "setsockopt",
+            "getsockopt",
             "pipe",
             "pipe2",
             "socketpair",

@@ -169,6 +169,8 @@ fn fd_close_sweep() {
 fn stat_storm() {
     check("stat-storm", "php-nocache", "php-cache", "stat-storm");
     check("stat-storm", "c-localtime", "c-tz", "stat-storm");
+    // mkdir = EEXIST counts as a lookup under both backends
+    check("stat-storm", "node-mkdir-each", "node-mkdir-once", "stat-storm");
 }
 
 #[test]
@@ -207,4 +209,22 @@ fn timer_polling() {
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn epoll_ctl_churn() {
     check("epoll-ctl-churn", "c-mod", "c-et", "epoll-ctl-churn");
+}
+
+/// A blocking connect fails in its return value; a non-blocking one in getsockopt(SO_ERROR),
+/// whose value the kernel program copies (caps.rs) so that eBPF sees the failure too.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn retry_storm() {
+    check("retry-storm", "c-now", "c-backoff", "retry-storm");
+    check("retry-storm", "c-nonblock", "c-backoff", "retry-storm");
+}
+
+/// The copy loop makes the same reads and writes under both backends (the kernel program copies
+/// no file contents; the socket writes' first bytes tell TLS records apart).
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn userspace_copy() {
+    check("userspace-copy", "c-readwrite", "c-sendfile", "userspace-copy");
+    check("userspace-copy", "py-sendall", "py-sendfile", "userspace-copy");
 }

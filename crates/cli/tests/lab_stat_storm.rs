@@ -98,3 +98,61 @@ fn live_localtime_under_strace() {
     assert_eq!(metric(&f, "lookups"), 5999.0);
     assert!(findings(&run("c-tz"), DET).is_empty());
 }
+
+/// Issue 15: "npm: 17,860 failing mkdir with EEXIST; only ENOENT storms are covered". A mkdir of
+/// a directory that exists found it: a successful lookup, counted with the stats.
+#[test]
+fn a_directory_made_before_every_file_is_info() {
+    for set in SETS {
+        let ctx = format!("node-mkdir-each.{set}");
+        let f = only(&analyze(&[&lab_variant("stat-storm", "node-mkdir-each", set)]), &ctx);
+        // fs.mkdirSync(dir, {recursive: true}) before each of 3,000 files: the first creates the
+        // tree, each later one is a mkdir = EEXIST and a statx of the same directory
+        assert_eq!(f.severity, Severity::Info, "{ctx}: a few ms of lookups");
+        assert_eq!(metric(&f, "mkdir_eexist"), 2999.0, "{ctx}");
+        assert_eq!(metric(&f, "top_path_lookups"), 5998.0, "{ctx}");
+        assert!(
+            f.metrics["top_paths"][0].as_str().unwrap_or("").ends_with("/node_modules/@scope/pkg/lib/util"),
+            "{ctx}"
+        );
+        assert!(f.message.contains("mkdir of a directory that exists"), "{ctx}: {}", f.message);
+        // made once: quiet
+        let r = analyze(&[&lab_variant("stat-storm", "node-mkdir-once", set)]);
+        assert!(findings(&r, "stat-storm").is_empty(), "node-mkdir-once.{set}: {:#?}", findings(&r, "stat-storm"));
+    }
+    // npm itself installing a local tarball of 300 files offline (recorded with -e
+    // trace=%file,%process: the full trace is 1.2 MB compressed): its extraction makes each
+    // directory of every file's path again, 2,650 EEXIST in all
+    let f = only(&analyze(&[&lab_variant("stat-storm", "npm-install", "f-tt-T-yy-efile")]), "npm-install");
+    assert_eq!(f.severity, Severity::Info);
+    assert_eq!(metric(&f, "mkdir_eexist"), 2650.0);
+    assert!(metric(&f, "hot_paths") > 50.0, "{:?}", f.metrics);
+    // and failed-lookup-storm does not count them (EEXIST is no missing path)
+    let r = analyze(&[&lab_variant("stat-storm", "npm-install", "f-tt-T-yy-efile")]);
+    assert!(findings(&r, "failed-lookup-storm").is_empty(), "{:#?}", findings(&r, "failed-lookup-storm"));
+}
+
+#[test]
+fn live_node_mkdir_under_strace() {
+    for tool in ["strace", "node", "bash"] {
+        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
+    }
+    let out = std::env::temp_dir().join(format!("syslint-live-stat-storm-node-{}.strace", std::process::id()));
+    let run = |variant: &str| {
+        let o = std::process::Command::new("bash")
+            .arg(root().join("lab/stat-storm/run.sh"))
+            .arg(variant)
+            .arg(&out)
+            .args(["-f", "-tt", "-T", "-yy"])
+            .env("FILES", "2600")
+            .output()
+            .expect("run.sh");
+        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
+        let r = analyze(&[&out]);
+        std::fs::remove_file(&out).ok();
+        r
+    };
+    let f = only(&run("node-mkdir-each"), "live node-mkdir-each");
+    assert_eq!(metric(&f, "mkdir_eexist"), 2599.0, "{f:#?}");
+    assert!(findings(&run("node-mkdir-once"), "stat-storm").is_empty());
+}

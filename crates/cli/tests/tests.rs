@@ -50,6 +50,8 @@ mod lab_keepalive_stall;
 mod lab_reopen_churn;
 #[path = "lab_repeated_dns.rs"]
 mod lab_repeated_dns;
+#[path = "lab_retry_storm.rs"]
+mod lab_retry_storm;
 #[path = "lab_small_io.rs"]
 mod lab_small_io;
 #[path = "lab_spawn_per_task.rs"]
@@ -58,6 +60,8 @@ mod lab_spawn_per_task;
 mod lab_stat_storm;
 #[path = "lab_timer_polling.rs"]
 mod lab_timer_polling;
+#[path = "lab_userspace_copy.rs"]
+mod lab_userspace_copy;
 #[path = "lab_yield_spin.rs"]
 mod lab_yield_spin;
 #[path = "ordinary.rs"]

@@ -151,8 +151,31 @@ pub fn name(n: i64) -> Option<&'static str> {
     }
 }
 
+/// The number of errno `name` (`ECONNREFUSED` -> `111`): strace prints getsockopt's SO_ERROR
+/// value by name.
+pub fn number(name: &str) -> Option<i64> {
+    if name.is_empty() {
+        return None;
+    }
+    NAMES.iter().position(|&n| n == name).map(|i| i as i64)
+}
+
+/// The errno name as a `'static` string (to keep it without copying), when it is a known one.
+pub fn intern(name: &str) -> Option<&'static str> {
+    number(name).and_then(self::name)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn names_back_to_numbers() {
+        assert_eq!(super::number("ECONNREFUSED"), Some(111));
+        assert_eq!(super::number("ENOENT"), Some(2));
+        assert_eq!(super::number(""), None);
+        assert_eq!(super::number("EWHATEVER"), None);
+        assert_eq!(super::intern("ETIMEDOUT"), Some("ETIMEDOUT"));
+    }
+
     #[test]
     fn known_numbers() {
         assert_eq!(super::name(2), Some("ENOENT"));

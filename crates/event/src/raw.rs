@@ -167,9 +167,17 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
             fd(o, deco, a[0]);
             let (level, opt) = sockopt(a[1], a[2]);
             let _ = write!(o, ", {level}, {opt}, ");
-            if d1.bytes.len() >= 4 && sys == Sys::Setsockopt {
+            if d1.bytes.len() >= 4 {
                 let v = i32::from_le_bytes([d1.bytes[0], d1.bytes[1], d1.bytes[2], d1.bytes[3]]);
-                let _ = write!(o, "[{v}], {}", a[4]);
+                // strace names getsockopt's SO_ERROR value: `[ECONNREFUSED]`
+                match crate::errno::name(v.into()) {
+                    Some(e) if sys == Sys::Getsockopt && (a[1], a[2]) == (1, 4) && (1..512).contains(&v) => {
+                        let _ = write!(o, "[{e}], {}", a[4]);
+                    }
+                    _ => {
+                        let _ = write!(o, "[{v}], {}", a[4]);
+                    }
+                }
             } else {
                 let _ = write!(o, "{:#x}, {}", a[3], a[4]);
             }
@@ -1379,9 +1387,10 @@ impl<'a> RawArgs<'a> {
         Some((le32(b, 0)? as i32, le32(b, 4)? as i32))
     }
 
-    pub(crate) fn sockopt(&self, sys: Sys) -> SockOpt {
+    pub(crate) fn sockopt(&self) -> SockOpt {
         let b = self.data1.bytes;
-        let value = (sys == Sys::Setsockopt && b.len() >= 4).then(|| le32(b, 0).map(|v| v as i32 as i64)).flatten();
+        // setsockopt's value in, getsockopt's out (copied at exit when it succeeded)
+        let value = (b.len() >= 4).then(|| le32(b, 0).map(|v| v as i32 as i64)).flatten();
         SockOpt { level: Some(self.regs[1]), name: Some(self.regs[2]), value }
     }
 
@@ -1619,6 +1628,7 @@ mod tests {
                 assert_eq!(r.prctl_name(), t.prctl_name(), "prctl_name: {what}");
                 assert_eq!(r.memfd_name(), t.memfd_name(), "memfd_name: {what}");
                 assert_eq!(r.unlink_path(), t.unlink_path(), "unlink_path: {what}");
+                assert_eq!(r.mkdir_path(), t.mkdir_path(), "mkdir_path: {what}");
                 assert_eq!(r.dir_fd(), t.dir_fd(), "dir_fd: {what}");
                 assert_eq!(r.socket_kind(), t.socket_kind(), "socket_kind: {what}");
                 assert_eq!(r.fd_pair(), t.fd_pair(), "fd_pair: {what}");
@@ -1627,6 +1637,7 @@ mod tests {
                 assert_eq!(r.epoll_ctl(), t.epoll_ctl(), "epoll_ctl: {what}");
                 assert_eq!(r.clock_id(), t.clock_id(), "clock_id: {what}");
                 assert_eq!(r.sleep_ns(), t.sleep_ns(), "sleep_ns: {what}");
+                assert_eq!(r.mmap_fd(), t.mmap_fd(), "mmap_fd: {what}");
                 assert_eq!(r.requested_bytes(), t.requested_bytes(), "requested_bytes: {what}");
                 assert_eq!(r.offset(), t.offset(), "offset: {what}");
                 let (mut a, mut b) = ([0u8; 6], [0u8; 6]);

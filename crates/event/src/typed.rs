@@ -106,7 +106,8 @@ pub struct PolledFds {
     pub only: bool,
 }
 
-/// Level and option of setsockopt/getsockopt, and the int value set.
+/// Level and option of setsockopt/getsockopt, and the int value set (or got: getsockopt's
+/// value when the call succeeded and the trace shows it).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct SockOpt {
     pub level: Option<u64>,
@@ -117,6 +118,8 @@ pub struct SockOpt {
 
 impl SockOpt {
     pub const SOL_SOCKET: u64 = 1;
+    /// getsockopt(SOL_SOCKET, SO_ERROR): the error of a non-blocking connect (0: connected).
+    pub const SO_ERROR: u64 = 4;
     pub const SO_REUSEPORT: u64 = 15;
 }
 
@@ -377,6 +380,16 @@ impl<'a> Syscall<'a> {
         }
     }
 
+    /// The path mkdir/mkdirat creates (mkdir has no lookup class: its path is asked for here).
+    pub fn mkdir_path(&self) -> Option<Cow<'a, str>> {
+        match (self.sys, self.args) {
+            (Sys::Mkdir, Args::Text(_)) => args::unquote(self.arg(0)?),
+            (Sys::Mkdir, Args::Raw(r)) => r.path(self.sys, 0),
+            (Sys::Mkdirat, _) => self.path(),
+            _ => None,
+        }
+    }
+
     /// The directory fd of an *at call (`AT_FDCWD` is -100).
     pub fn dir_fd(&self) -> Option<FdArg<'a>> {
         if !self.sys.is(Class::AT) {
@@ -472,7 +485,7 @@ impl<'a> Syscall<'a> {
         }
         let t = match self.args {
             Args::Text(t) => t,
-            Args::Raw(r) => return Some(r.sockopt(self.sys)),
+            Args::Raw(r) => return Some(r.sockopt()),
         };
         let mut it = args::split(t).skip(1);
         let (level, opt, val) = (it.next()?, it.next()?, it.next()?);
@@ -488,7 +501,8 @@ impl<'a> Syscall<'a> {
             None => leading_number(opt),
         };
         let v = val.trim_start_matches('[').trim_end_matches(']').trim();
-        let value = if v == "0" { Some(0) } else { v.parse().ok() };
+        // getsockopt(SO_ERROR) shows the pending error by name: `[ECONNREFUSED]`
+        let value = if v == "0" { Some(0) } else { v.parse().ok().or_else(|| crate::errno::number(v)) };
         Some(SockOpt { level, name, value })
     }
 
@@ -555,6 +569,18 @@ impl<'a> Syscall<'a> {
         }
         let (sec, ns) = args::parse_time_struct(self.arg(i)?)?;
         Some(sec.saturating_mul(1_000_000_000).saturating_add(ns))
+    }
+
+    /// The fd an mmap maps (`None` for an anonymous mapping, fd -1).
+    pub fn mmap_fd(&self) -> Option<i32> {
+        if self.sys != Sys::Mmap {
+            return None;
+        }
+        let fd = match self.args {
+            Args::Text(_) => args::parse_fd(self.arg(4)?)?.num,
+            Args::Raw(r) => r.regs[4] as i32,
+        };
+        (fd >= 0).then_some(fd)
     }
 
     /// The fd and events of an epoll_ctl call.

@@ -28,6 +28,8 @@ detectors! {
     clock_syscalls,
     timer_polling,
     epoll_ctl_churn,
+    retry_storm,
+    userspace_copy,
 }
 
 pub use crate::kit::Span;

@@ -59,7 +59,9 @@ its config on a timer or a reload signal reopens it a few times and stays under 
 `min_bytes_reread`. A file server that opens the requested file per request (nginx without \
 open_file_cache, a Python or Node static handler) reads it to send it: that is its work, so when the \
 program sends at least half of what it re-read to sockets the finding stays info, with the opens as \
-the saving (nginx `open_file_cache max=1000 inactive=20s;` keeps the fds open).",
+the saving (nginx `open_file_cache max=1000 inactive=20s;` keeps the fds open). Copying what it serves \
+through user space (read then write instead of sendfile) is userspace-copy's (SL018), which counts \
+the same bytes: read from a file, then written to a socket.",
         example: "Python 3.11 calling ssl.create_default_context() for each HTTPS request to a loopback server \
 (lab/reopen-churn/traces/py-tls-each.f-tt-T-yy.strace.gz): the 216 KiB CA bundle opened, read and parsed \
 for every connection (33-52 ms each natively here), 99 times:\n    \

@@ -31,7 +31,11 @@ polling with stat, and glibc's localtime() checking /etc/localtime on every call
 A path is hot once the program looked it up `hot_lookups` times; the repeats of hot paths are \
 counted per program (the processes running the same program are one subject). Lookups that fail \
 are failed-lookup-storm's, never counted here; lookups of an open fd (fstat, `newfstatat(fd, \"\", \
-AT_EMPTY_PATH)`) are no path resolution and are not counted either.",
+AT_EMPTY_PATH)`) are no path resolution and are not counted either. A mkdir/mkdirat that fails with \
+EEXIST found the path it was asked to create: it is a successful lookup of that path and counts \
+here (a recursive mkdir before every file written, as Node's `fs.mkdirSync(dir, {recursive: true})` \
+and npm's package extraction do: issue 15 saw 17,860 of them in one npm run); a mkdir that creates \
+the directory is no lookup.",
         why: "Each lookup walks the path in the kernel: about a microsecond on a local file system with a \
 warm dentry cache (measured in lab/stat-storm: 0.85 us per lstat in PHP, 1.0 us per localtime() \
 check), per component of the path for code that resolves components one by one, and on NFS or other \
@@ -42,7 +46,8 @@ what the program already knew.",
         evidence: "Metrics: `lookups` (successful path lookups of the program), `distinct_paths` (paths \
 they named), `hot_paths` (paths looked up at least `hot_lookups` times), `repeated` (lookups of hot \
 paths after their first: the avoidable ones), `top_paths` (array: the most looked-up paths, up to 5) and \
-`top_path_lookups` (lookups of the first), `share_of_calls` (lookups / all syscalls of the program's \
+`top_path_lookups` (lookups of the first), `mkdir_eexist` (of the lookups, mkdir calls of a \
+directory that existed; only when there are some), `share_of_calls` (lookups / all syscalls of the program's \
 processes), `processes`; with timestamps `per_sec` (lookups a second over their span); with -T or eBPF \
 `seconds` (time inside the lookups; under strace each call is inflated by the tracer, so the cost \
 names the count first). Evidence: the first lookups of the top path and its last one.",
@@ -50,7 +55,9 @@ names the count first). Evidence: the first lookups of the top path and its last
 (realpath_cache_size=4096K or more, realpath_cache_ttl=600 on NFS; `realpath_cache_get()` shows its \
 use) and run opcache with validate_timestamps=0 or a revalidate_freq of seconds in production; set TZ \
 (TZ=:/etc/localtime) for programs that call localtime(); in applications remember stat results for a \
-while or use inotify/fanotify instead of polling with stat.\n\n\
+while or use inotify/fanotify instead of polling with stat; create a directory once, not before \
+every file written into it (keep the set of directories made: Node `fs.mkdirSync(dir, {recursive: \
+true})` per file costs a mkdir and a statx each time).\n\n\
 The severity follows the count and the share of the program's calls, which strace and eBPF measure \
 alike: a warning needs `warn_repeated` avoidable lookups making up at least `warn_share_of_calls` of \
 the program's system calls. A build or a scan stats thousands of distinct files once or twice each \
@@ -64,6 +71,10 @@ request (lab/stat-storm/traces/php-nocache.f-tt-T-yy.strace.gz): eleven lstat-s 
 ...\n    \
 20487 15:17:57.439970 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp\", {st_mode=S_IFDIR|S_ISVTX|0777, st_size=176128, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000003>\n    \
 20487 15:17:57.439985 openat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message/Stream/part5.php\", O_RDONLY) = 4</tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message/Stream/part5.php> <0.000004>\n\
+a Node program calling fs.mkdirSync(dir, {recursive: true}) before each of 3,000 files it writes \
+(node-mkdir-each.f-tt-T-yy.strace.gz), 2,999 times EEXIST and a statx:\n    \
+12463 16:21:37.483061 mkdir(\"/tmp/syslint-lab-stat-storm.vQ8V1i/out/node_modules/@scope/pkg/lib/util\", 0777) = -1 EEXIST (File exists) <0.000004>\n    \
+12463 16:21:37.483077 statx(AT_FDCWD</tmp/syslint-lab-stat-storm.vQ8V1i>, \"/tmp/syslint-lab-stat-storm.vQ8V1i/out/node_modules/@scope/pkg/lib/util\", AT_STATX_SYNC_AS_STAT, STATX_ALL, {stx_mask=STATX_ALL|STATX_MNT_ID, stx_attributes=0, stx_mode=S_IFDIR|0755, stx_size=4096, ...}) = 0 <0.000004>\n\
 and a logger calling localtime() per line with TZ unset (c-localtime.f-tt-T-yy.strace.gz), 24,999 times:\n    \
 20761 15:18:02.791360 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.FqSIKv>, \"/etc/localtime\", {st_mode=S_IFREG|0644, st_size=114, ...}, 0) = 0 <0.000003>\n    \
 20761 15:18:02.791375 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.FqSIKv>, \"/etc/localtime\", {st_mode=S_IFREG|0644, st_size=114, ...}, 0) = 0 <0.000003>\n    \
@@ -84,6 +95,9 @@ and a logger calling localtime() per line with TZ unset (c-localtime.f-tt-T-yy.s
             Sys::Faccessat2,
             Sys::Readlink,
             Sys::Readlinkat,
+            // a mkdir that fails with EEXIST found the path (mkdirp per file written)
+            Sys::Mkdir,
+            Sys::Mkdirat,
             // a successful exec changes the program a process runs
             Sys::Execve,
             Sys::Execveat,
@@ -129,6 +143,8 @@ struct PathCount {
 #[derive(Clone, Default)]
 struct Group {
     lookups: u64,
+    /// Of those, mkdir calls that failed with EEXIST.
+    mkdir_eexist: u64,
     timing: Timing,
     span: Span,
     tgids: Vec<Tgid>,
@@ -137,6 +153,7 @@ struct Group {
 impl Group {
     fn absorb(&mut self, o: Group) {
         self.lookups += o.lookups;
+        self.mkdir_eexist += o.mkdir_eexist;
         self.timing.merge(o.timing);
         self.span.merge(&o.span);
         for t in o.tgids {
@@ -201,14 +218,20 @@ impl Detector for StatStorm {
     }
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        if !matches!(sc.ret, Ret::Ok { .. }) {
+        let mkdir = matches!(sc.sys, Sys::Mkdir | Sys::Mkdirat);
+        if mkdir {
+            // a directory created is no lookup; one that was there already is
+            if sc.ret.errno() != Some("EEXIST") {
+                return;
+            }
+        } else if !matches!(sc.ret, Ret::Ok { .. }) {
             return;
         }
         if sc.sys.is(Class::EXEC) {
             self.programs.forget(cx.model, ev.tid);
             return;
         }
-        let Some(p) = sc.path() else { return };
+        let Some(p) = (if mkdir { sc.mkdir_path() } else { sc.path() }) else { return };
         let Some(key) = path_key(sc, &p) else { return };
         let g = self.programs.of(cx.model, ev.tid);
         let gi = g as usize;
@@ -217,6 +240,9 @@ impl Detector for StatStorm {
         }
         let gr = &mut self.groups[gi];
         gr.lookups += 1;
+        if mkdir {
+            gr.mkdir_eexist += 1;
+        }
         gr.timing.add(sc.dur_ns);
         gr.span.add(ev.ts_ns);
         if gr.tgids.len() < MAX_TGIDS && !gr.tgids.contains(&cx.tgid) {
@@ -296,6 +322,9 @@ impl Detector for StatStorm {
             let top = &paths[0];
             let mut m = Metrics::new();
             m.count("lookups", g.lookups);
+            if g.mkdir_eexist > 0 {
+                m.count("mkdir_eexist", g.mkdir_eexist);
+            }
             m.count("distinct_paths", paths.len());
             m.count("hot_paths", hot_paths);
             m.count("repeated", repeated);
@@ -313,13 +342,24 @@ impl Detector for StatStorm {
                 m.value("per_sec", g.lookups as f64 / span);
             }
             m.value_opt("seconds", g.timing.seconds());
-            let message = format!(
+            let mut message = format!(
                 "{repeated} repeated successful lookups of {hot_paths} path{} ({} lookups of {} alone): path \
 resolution without a cache",
                 if hot_paths == 1 { "" } else { "s" },
                 top.n,
                 top.path.as_deref().unwrap_or("?")
             );
+            if g.mkdir_eexist * 4 >= g.lookups {
+                // mostly directories created again and again: say so
+                message = format!(
+                    "{repeated} repeated lookups of {hot_paths} path{}, {} of them mkdir of a directory that \
+exists (EEXIST; {} lookups of {} alone): directories created again before every file",
+                    if hot_paths == 1 { "" } else { "s" },
+                    g.mkdir_eexist,
+                    top.n,
+                    top.path.as_deref().unwrap_or("?")
+                );
+            }
             let time = match g.timing.seconds() {
                 Some(s) => format!("{s:.3} s inside them, {}", cx.tracer.measured()),
                 None => "time unknown: no -T".to_string(),
@@ -387,5 +427,21 @@ mod tests {
         assert_eq!(f[0].metrics["top_paths"][0], "/etc/localtime");
         // the first call opens the file, each later one stats it
         assert_eq!(f[0].metrics["top_path_lookups"], 299);
+    }
+
+    #[test]
+    fn a_directory_made_again_before_every_file_is_a_lookup_storm() {
+        // Node's fs.mkdirSync(dir, {recursive: true}) before each file: mkdir = EEXIST, then statx
+        let t = include_str!("../../fixtures/stat-storm/node-mkdir-each-lines569-1368.strace");
+        assert!(check("stat-storm", t).is_empty(), "under the default minimum of 5,000 repeats");
+        let f = check_with("stat-storm", "min_repeated = 100", t);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Info);
+        // 151 mkdirs that found the directory, each followed by a statx of it
+        assert_eq!(f[0].metrics["mkdir_eexist"], 151);
+        assert_eq!(f[0].metrics["hot_paths"], 1);
+        assert!(f[0].message.contains("mkdir of a directory that exists"), "{}", f[0].message);
+        assert!(f[0].fix.contains("create a directory once"), "{}", f[0].fix);
     }
 }

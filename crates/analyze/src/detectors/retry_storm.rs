@@ -1,0 +1,687 @@
+//! `retry-storm` (SL017): a connect (or a bind, or an open) that fails and is tried again at
+//! once, hundreds of times a second, to the same endpoint with the same error: a retry loop
+//! without backoff.
+//!
+//! Attempts are counted per program, call, endpoint and errno (a *series*). A blocking connect
+//! fails in its own return value; a non-blocking one returns EINPROGRESS and fails later: in
+//! getsockopt(SO_ERROR) (how event loops, Python with a timeout, curl, Go and libuv learn it),
+//! in the first read or write on the socket (wrk), or in a poll reporting POLLERR/POLLHUP on it
+//! (strace text only: the kernel program does not copy poll arrays). A series is a storm when
+//! it holds at least `min_attempts` failures whose typical gap (the median) is at most
+//! `1 / min_per_sec` and whose gaps do not grow (the median of the last gaps is less than
+//! `max_gap_growth` times the median of the first: exponential backoff doubles them).
+
+use super::{Evidence, EvidenceBuf};
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use rustc_hash::FxHashMap as HashMap;
+use std::hash::{Hash, Hasher};
+use syslint_event::{errno, Class, Event, Ret, SockOpt, Sys, Syscall, Tgid};
+use syslint_report::{Finding, Severity, Subject, SubjectKind};
+
+pub static META: Meta = Meta {
+    code: "SL017",
+    name: "retry-storm",
+    category: "network",
+    status: Status::Stable,
+    summary: "a failing connect (or bind, or open) retried at once, hundreds of times a second: no backoff",
+    docs: Docs {
+        what: "A program tries to connect to an endpoint that refuses (ECONNREFUSED), cannot be reached \
+(ENETUNREACH, EHOSTUNREACH) or times out (ETIMEDOUT), and tries again at once, in a tight loop: \
+hundreds of failed attempts a second to the same endpoint with the same error, the gaps between them \
+not growing. The same for a bind that fails (EADDRINUSE: a server restarting before its old \
+instance let go of the port) and an open that fails with anything but ENOENT/ENOTDIR (those are \
+failed-lookup-storm's): EACCES, ENXIO (a FIFO without a reader), EEXIST (a lock file taken). \
+A non-blocking connect returns EINPROGRESS and fails later: syslint takes the failure from \
+getsockopt(SO_ERROR) (event loops, Python with a timeout, curl, Go, libuv), from the first read or \
+write on the socket failing with ECONNREFUSED and the like (wrk), or, in strace text, from a poll \
+that reports POLLERR/POLLHUP on it. Attempts are counted per program (the processes running the \
+same program are one subject: a shell loop starting `nc -z` again and again is one series), call, \
+endpoint and errno.",
+        why: "A retry without delay does not make the endpoint come back sooner: it burns the client's CPU \
+(a socket, a connect and a close per attempt, thousands a second), fills logs, and when the endpoint \
+is a real server that is overloaded or restarting, every client hammering it at once keeps it down \
+(a thundering herd of reconnects after an outage). Without backoff a fleet of clients turns a short \
+outage into a long one; with exponential backoff and jitter the attempts spread out and thin out.",
+        evidence: "Metrics: `attempts` (failed attempts in the series), `call` (connect, bind or open), \
+`endpoint` (the address, `unix:PATH`, or the path opened), `errno`, `processes`; with timestamps \
+`per_sec` (attempts a second at the typical gap: 1 / the median gap), `median_gap_ms`, `span_s` \
+(first to last attempt) and `gap_growth` (median of the last 16 gaps / median of the first 16: about \
+1 without backoff, large with it); with -T or eBPF `seconds` (time inside the failing calls). \
+Evidence: the first attempts and the last one.",
+        fix: "retry with exponential backoff and jitter (sleep a random time up to base * 2^attempt, \
+capped), stop after a bounded number of attempts or put a circuit breaker in front of the \
+dependency, and fail fast to the caller instead of looping: urllib3/requests Retry(backoff_factor=...), \
+gRPC's connection backoff, Go's `backoff` packages, Polly (.NET), resilience4j (Java), systemd \
+RestartSec= for a service that restarts.\n\n\
+The default of several libraries is no delay at all (urllib3's Retry has backoff_factor=0), and hand \
+written `while (connect(...) < 0) ;` loops are common in start-up code that waits for a database or \
+a sidecar: wait with backoff, or better, let the service manager order the start-up (systemd \
+After=/Requires=, socket activation, Kubernetes readiness gates). Severity follows the count and \
+the rate, which strace and eBPF see alike (a loop bounded by its attempts makes the same number \
+under both): a warning needs `warn_attempts` attempts at `min_per_sec` or more without growing \
+gaps. Without timestamps the rate is unknown and the finding is info: a daemon retrying once every \
+few seconds for an hour also makes hundreds of attempts.",
+        example: "A C client retrying a blocking connect to a loopback port where nothing listens \
+(lab/retry-storm/traces/c-now.f-tt-T-yy.strace), 600 times, about every 0.9 ms under strace (every 7 us \
+with eBPF):\n    \
+6653  16:02:36.166169 connect(3<TCP:[6499512]>, {sa_family=AF_INET, sin_port=htons(34207), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 ECONNREFUSED (Connection refused) <0.000015>\n    \
+6653  16:02:36.166432 close(3<TCP:[6499512]>) = 0 <0.000009>\n    \
+6653  16:02:36.166682 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3<TCP:[6499516]> <0.000005>\n    \
+6653  16:02:36.166932 connect(3<TCP:[6499516]>, {sa_family=AF_INET, sin_port=htons(34207), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 ECONNREFUSED (Connection refused) <0.000014>\n\
+and Python's socket.create_connection(timeout=1) in a loop, where the failure comes from getsockopt \
+(py-loop.f-tt-T-yy.strace.gz):\n    \
+7830  16:02:45.281145 connect(3<TCP:[6508499]>, {sa_family=AF_INET, sin_port=htons(57919), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000052>\n    \
+7830  16:02:45.281563 poll([{fd=3<TCP:[6508499]>, events=POLLOUT|POLLERR}], 1, 1000) = 1 ([{fd=3, revents=POLLOUT|POLLERR|POLLHUP}]) <0.000010>\n    \
+7830  16:02:45.281838 getsockopt(3<TCP:[6508499]>, SOL_SOCKET, SO_ERROR, [ECONNREFUSED], [4]) = 0 <0.000008>",
+    },
+    options: OPTIONS,
+    interest: Interest {
+        syscalls: &[
+            Sys::Connect,
+            Sys::Bind,
+            Sys::Open,
+            Sys::Openat,
+            Sys::Openat2,
+            Sys::Creat,
+            // the outcome of a non-blocking connect
+            Sys::Getsockopt,
+            Sys::Poll,
+            Sys::Ppoll,
+            Sys::Close,
+            Sys::Read,
+            Sys::Write,
+            Sys::Readv,
+            Sys::Writev,
+            Sys::Sendto,
+            Sys::Recvfrom,
+            Sys::Sendmsg,
+            Sys::Recvmsg,
+            // a successful exec starts another program in the process
+            Sys::Execve,
+            Sys::Execveat,
+        ],
+        ..Interest::NONE
+    },
+};
+
+pub const ENTRY: Entry = registry::entry::<RetryStorm>();
+
+crate::options! {
+    pub struct Config {
+        /// failed attempts of one series (program, call, endpoint, errno) to be reported
+        min_attempts: u64 = 100,
+        /// attempts a second at the typical (median) gap for a storm (the rate under strace: ptrace
+        /// slows a loop of a few calls to a few hundred a second, natively it makes thousands)
+        min_per_sec: f64 = 50.0,
+        /// gaps growing by this factor or more (last vs first) are a backoff: no storm
+        max_gap_growth: f64 = 4.0,
+        /// failed attempts that make a warning (with timestamps, at `min_per_sec` or more)
+        warn_attempts: u64 = 500,
+    }
+}
+
+/// Series followed at once.
+const MAX_SERIES: usize = 4096;
+/// Non-blocking connects waiting for their outcome.
+const MAX_PENDING: usize = 20_000;
+/// Gaps kept from the start and the end of a series (for the growth).
+const EDGE: usize = 16;
+/// Evidence lines kept per series.
+const EVIDENCE: usize = 4;
+
+/// Gaps between attempts, binned log-linearly: 4 bins per power of two of nanoseconds.
+#[derive(Clone)]
+struct Gaps {
+    bins: Box<[u32; 256]>,
+    n: u64,
+    first: Vec<u64>,
+    last: [u64; EDGE],
+    last_len: usize,
+}
+
+impl Default for Gaps {
+    fn default() -> Self {
+        Gaps { bins: Box::new([0; 256]), n: 0, first: Vec::new(), last: [0; EDGE], last_len: 0 }
+    }
+}
+
+fn bin_of(ns: u64) -> usize {
+    if ns < 4 {
+        return ns as usize;
+    }
+    let log = 63 - ns.leading_zeros() as usize;
+    let sub = ((ns >> (log - 2)) & 3) as usize;
+    (log * 4 + sub).min(255)
+}
+
+/// The middle of a bin, in nanoseconds.
+fn bin_value(b: usize) -> f64 {
+    if b < 4 {
+        return b as f64;
+    }
+    let (log, sub) = (b / 4, b % 4);
+    let lo = (1u64 << log) as f64 * (1.0 + sub as f64 / 4.0);
+    lo * (1.0 + 0.125)
+}
+
+fn median(v: &mut [u64]) -> Option<u64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_unstable();
+    Some(v[v.len() / 2])
+}
+
+impl Gaps {
+    fn add(&mut self, ns: u64) {
+        let b = bin_of(ns);
+        self.bins[b] = self.bins[b].saturating_add(1);
+        self.n += 1;
+        if self.first.len() < EDGE {
+            self.first.push(ns);
+        }
+        self.last[self.last_len % EDGE] = ns;
+        self.last_len += 1;
+    }
+
+    fn absorb(&mut self, o: &Gaps) {
+        for (a, b) in self.bins.iter_mut().zip(o.bins.iter()) {
+            *a = a.saturating_add(*b);
+        }
+        self.n += o.n;
+        if self.first.is_empty() {
+            self.first.clone_from(&o.first);
+        }
+        if o.last_len > 0 && (self.last_len == 0 || o.n > self.n - o.n) {
+            self.last = o.last;
+            self.last_len = o.last_len;
+        }
+    }
+
+    /// The median gap, in nanoseconds (the middle of its bin).
+    fn median_ns(&self) -> Option<f64> {
+        if self.n == 0 {
+            return None;
+        }
+        let half = self.n.div_ceil(2);
+        let mut seen = 0u64;
+        for (b, &c) in self.bins.iter().enumerate() {
+            seen += u64::from(c);
+            if seen >= half {
+                return Some(bin_value(b));
+            }
+        }
+        None
+    }
+
+    /// Median of the last gaps over the median of the first (when the series has both): the
+    /// last and first `EDGE`, or each half of a shorter series.
+    fn growth(&self) -> Option<f64> {
+        let n = self.last_len;
+        if n < 2 {
+            return None;
+        }
+        let k = (n / 2).min(EDGE);
+        let mut first: Vec<u64> = self.first[..k.min(self.first.len())].to_vec();
+        let mut last: Vec<u64> = (1..=k).map(|i| self.last[(n - i) % EDGE]).collect();
+        let (f, l) = (median(&mut first)?, median(&mut last)?);
+        Some(l.max(1) as f64 / f.max(1) as f64)
+    }
+}
+
+#[derive(Clone)]
+struct Series {
+    call: &'static str,
+    endpoint: Box<str>,
+    errno: &'static str,
+    attempts: u64,
+    last_ts: Option<i64>,
+    gaps: Gaps,
+    span: Span,
+    timing: Timing,
+    evidence: EvidenceBuf,
+    tgids: Vec<Tgid>,
+}
+
+impl Series {
+    fn absorb(&mut self, o: Series) {
+        self.attempts += o.attempts;
+        self.gaps.absorb(&o.gaps);
+        self.span.merge(&o.span);
+        self.timing.merge(o.timing);
+        if self.evidence.first.is_empty() {
+            self.evidence = o.evidence;
+        }
+        for t in o.tgids {
+            if self.tgids.len() < 64 && !self.tgids.contains(&t) {
+                self.tgids.push(t);
+            }
+        }
+    }
+}
+
+/// A non-blocking connect waiting for its outcome.
+#[derive(Clone)]
+struct Pending {
+    endpoint: Box<str>,
+    ts: Option<i64>,
+    dur: Option<u64>,
+    connect: Evidence,
+    /// A poll reported POLLERR/POLLHUP on it (strace text).
+    poll_err: bool,
+}
+
+#[derive(Clone)]
+pub struct RetryStorm {
+    cfg: Config,
+    programs: Programs,
+    /// (program, hash of call, endpoint and errno) -> the series.
+    series: Bounded<(u32, u64), Series>,
+    pending: Bounded<(Tgid, i32), Pending>,
+}
+
+impl Declared for RetryStorm {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        RetryStorm {
+            cfg,
+            programs: Programs::default(),
+            series: Bounded::new(MAX_SERIES),
+            pending: Bounded::new(MAX_PENDING),
+        }
+    }
+}
+
+/// Errors that are no failed attempt: the call is under way or was interrupted.
+fn not_a_failure(e: &str) -> bool {
+    matches!(e, "EINPROGRESS" | "EALREADY" | "EISCONN" | "EINTR") || e.starts_with("ERESTART")
+}
+
+impl RetryStorm {
+    /// One failed attempt of `call` to `endpoint` with `errno`; `lines` its evidence (the
+    /// connect, then what told its failure).
+    #[allow(clippy::too_many_arguments)]
+    fn failed(
+        &mut self,
+        cx: &Ctx,
+        ev: &Event,
+        call: &'static str,
+        endpoint: &str,
+        errno: &'static str,
+        ts: Option<i64>,
+        dur: Option<u64>,
+        lines: &[Evidence],
+    ) {
+        let g = self.programs.of(cx.model, ev.tid);
+        let mut h = rustc_hash::FxHasher::default();
+        call.hash(&mut h);
+        endpoint.hash(&mut h);
+        errno.hash(&mut h);
+        let key = (g, h.finish());
+        let make = || Series {
+            call,
+            endpoint: endpoint.into(),
+            errno,
+            attempts: 0,
+            last_ts: None,
+            gaps: Gaps::default(),
+            span: Span::default(),
+            timing: Timing::default(),
+            evidence: EvidenceBuf::new(EVIDENCE),
+            tgids: Vec::new(),
+        };
+        let Some(s) = self.series.entry(key, make) else { return };
+        s.attempts += 1;
+        if let (Some(t), Some(l)) = (ts, s.last_ts) {
+            s.gaps.add(u64::try_from(t - l).unwrap_or(0));
+        }
+        if ts.is_some() {
+            s.last_ts = ts;
+        }
+        s.span.add(ts);
+        s.timing.add(dur);
+        if s.tgids.len() < 64 && !s.tgids.contains(&cx.tgid) {
+            s.tgids.push(cx.tgid);
+        }
+        // the whole first attempt, then one line per attempt (the last is kept)
+        if s.attempts == 1 {
+            for l in lines {
+                if s.evidence.first.len() < s.evidence.cap {
+                    s.evidence.first.push(l.clone());
+                }
+            }
+        } else if let Some(l) = lines.first() {
+            if s.evidence.first.len() < s.evidence.cap {
+                s.evidence.first.push(l.clone());
+            } else {
+                s.evidence.last = Some(l.clone());
+            }
+        }
+    }
+
+    /// The pending connect on `fd` failed with `errno`, told by `ev`.
+    fn pending_failed(&mut self, cx: &Ctx, ev: &Event, fd: i32, errno: &'static str) {
+        let Some(p) = self.pending.remove(&(cx.tgid, fd)) else { return };
+        let lines = [p.connect, Evidence::of(ev)];
+        self.failed(cx, ev, "connect", &p.endpoint, errno, p.ts, p.dur, &lines);
+    }
+
+    fn on_connect(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let Some(fd) = sc.fd_num() else { return };
+        // a new connect on the fd ends whatever was pending on it
+        self.pending.remove(&(cx.tgid, fd));
+        let Ret::Err { errno, .. } = sc.ret else { return };
+        let Some(addr) = sc.sockaddr() else { return };
+        let endpoint = addr.to_string();
+        if errno == "EINPROGRESS" {
+            let p = Pending { endpoint: endpoint.into(), ts: ev.ts_ns, dur: sc.dur_ns, connect: Evidence::of(ev), poll_err: false };
+            self.pending.insert((cx.tgid, fd), p);
+            return;
+        }
+        if not_a_failure(errno) {
+            return;
+        }
+        let Some(e) = errno::intern(errno) else { return };
+        self.failed(cx, ev, "connect", &endpoint, e, ev.ts_ns, sc.dur_ns, &[Evidence::of(ev)]);
+    }
+}
+
+impl Detector for RetryStorm {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        match sc.sys {
+            Sys::Connect => self.on_connect(cx, ev, sc),
+            Sys::Bind => {
+                let Ret::Err { errno, .. } = sc.ret else { return };
+                if not_a_failure(errno) {
+                    return;
+                }
+                let (Some(addr), Some(e)) = (sc.sockaddr(), errno::intern(errno)) else { return };
+                self.failed(cx, ev, "bind", &addr.to_string(), e, ev.ts_ns, sc.dur_ns, &[Evidence::of(ev)]);
+            }
+            s if s.is(Class::OPEN) => {
+                let Ret::Err { errno, .. } = sc.ret else { return };
+                // missing paths are failed-lookup-storm's
+                if not_a_failure(errno) || matches!(errno, "ENOENT" | "ENOTDIR") {
+                    return;
+                }
+                let Some(e) = errno::intern(errno) else { return };
+                let Some(p) = sc.path() else { return };
+                let Some(path) = super::failed_lookup_storm::resolve(cx.model, ev.tid, sc, &p) else { return };
+                self.failed(cx, ev, "open", &path, e, ev.ts_ns, sc.dur_ns, &[Evidence::of(ev)]);
+            }
+            s if s.is(Class::EXEC) => {
+                if matches!(sc.ret, Ret::Ok { .. }) {
+                    self.programs.forget(cx.model, ev.tid);
+                }
+            }
+            _ => {
+                if self.pending.is_empty() {
+                    return;
+                }
+                self.outcome(cx, ev, sc);
+            }
+        }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.pending, &mut self.programs]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let mut per_group: HashMap<u32, Vec<Series>> = HashMap::default();
+        for ((g, _), s) in self.series.drain() {
+            per_group.entry(g).or_default().push(s);
+        }
+        let target = self.programs.merge_unnamed(cx.model);
+        let mut merged: Vec<(u32, Series)> = Vec::new();
+        for (g, list) in per_group {
+            let t = target.get(g as usize).copied().unwrap_or(g as usize) as u32;
+            for s in list {
+                match merged
+                    .iter_mut()
+                    .find(|(mg, m)| *mg == t && m.call == s.call && m.endpoint == s.endpoint && m.errno == s.errno)
+                {
+                    Some((_, m)) => m.absorb(s),
+                    None => merged.push((t, s)),
+                }
+            }
+        }
+        merged.sort_by(|a, b| b.1.attempts.cmp(&a.1.attempts).then_with(|| a.1.endpoint.cmp(&b.1.endpoint)));
+        let mut out = Vec::new();
+        for (g, s) in merged {
+            if s.attempts < self.cfg.min_attempts.max(1) {
+                continue;
+            }
+            let median = s.gaps.median_ns();
+            let per_sec = median.map(|m| 1e9 / m.max(1.0));
+            let growth = s.gaps.growth();
+            let timed = median.is_some();
+            if timed {
+                let fast = per_sec.is_some_and(|r| r >= self.cfg.min_per_sec);
+                let backs_off = growth.is_some_and(|x| x >= self.cfg.max_gap_growth);
+                if !fast || backs_off {
+                    continue;
+                }
+            }
+            let severity =
+                if timed && s.attempts >= self.cfg.warn_attempts { Severity::Warning } else { Severity::Info };
+            let mut m = Metrics::new();
+            m.count("attempts", s.attempts);
+            m.text("call", s.call);
+            m.text("endpoint", &s.endpoint);
+            m.text("errno", s.errno);
+            m.count("processes", self.programs.processes.get(g as usize).copied().unwrap_or(1).max(1));
+            m.value_opt("per_sec", per_sec);
+            m.value_opt("median_gap_ms", median.map(|x| x / 1e6));
+            if timed {
+                m.value("span_s", s.span.seconds());
+            }
+            m.value_opt("gap_growth", growth);
+            m.value_opt("seconds", s.timing.seconds());
+            let rate = match per_sec {
+                Some(r) => format!("{r:.0} a second, the gaps not growing"),
+                None => "rate unknown: no timestamps".to_string(),
+            };
+            let message = format!(
+                "{} failed {} attempts to {} ({}), retried at once: {rate}",
+                s.attempts, s.call, s.endpoint, s.errno
+            );
+            let time = match s.timing.seconds() {
+                Some(t) => format!("{t:.3} s inside the failing calls, {}", cx.tracer.measured()),
+                None => "time inside them unknown: no -T".to_string(),
+            };
+            let span = if timed { format!(" over {:.2} s", s.span.seconds()) } else { String::new() };
+            let cost = format!(
+                "{} attempts that could not succeed{span} ({time}); each costs the client a socket, a call and a \
+close, and the endpoint a refused connection, so clients retrying like this keep a struggling server down",
+                s.attempts
+            );
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, g),
+                about: Some(
+                    Subject::new(if s.call == "open" { SubjectKind::File } else { SubjectKind::Endpoint })
+                        .program(self.programs.about(g).program.as_deref())
+                        .name(&*s.endpoint),
+                ),
+                window: s.span.window(),
+                metrics: m.build(),
+                evidence: s.evidence.render(cx.clock),
+                cost: Some(cost),
+                fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
+            });
+        }
+        out
+    }
+}
+
+impl RetryStorm {
+    /// What a call on an fd with a pending non-blocking connect tells of its outcome.
+    fn outcome(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        match sc.sys {
+            Sys::Getsockopt => {
+                let (Some(fd), Some(o)) = (sc.fd_num(), sc.sockopt()) else { return };
+                if !matches!(sc.ret, Ret::Ok { .. })
+                    || o.level != Some(SockOpt::SOL_SOCKET)
+                    || o.name != Some(SockOpt::SO_ERROR)
+                {
+                    return;
+                }
+                match o.value {
+                    Some(0) => {
+                        self.pending.remove(&(cx.tgid, fd));
+                    }
+                    Some(v) => {
+                        if let Some(e) = errno::name(v).filter(|e| !not_a_failure(e)) {
+                            self.pending_failed(cx, ev, fd, e);
+                        }
+                    }
+                    None => {}
+                }
+            }
+            Sys::Poll | Sys::Ppoll => {
+                // `= 1 ([{fd=3, revents=POLLOUT|POLLERR|POLLHUP}])`: strace text only
+                let Ret::Ok { note, .. } = sc.ret else { return };
+                if !note.contains("POLLERR") && !note.contains("POLLHUP") {
+                    return;
+                }
+                for part in note.split("{fd=").skip(1) {
+                    let Some((n, rest)) = part.split_once(',') else { continue };
+                    let rev = rest.split('}').next().unwrap_or("");
+                    if !(rev.contains("POLLERR") || rev.contains("POLLHUP")) {
+                        continue;
+                    }
+                    if let Ok(fd) = n.trim().parse::<i32>() {
+                        if let Some(p) = self.pending.get_mut(&(cx.tgid, fd)) {
+                            p.poll_err = true;
+                        }
+                    }
+                }
+            }
+            Sys::Close => {
+                let Some(fd) = sc.fd_num() else { return };
+                if self.pending.get(&(cx.tgid, fd)).is_some_and(|p| p.poll_err) {
+                    // a poll said it failed, and nothing asked why: errno unknown
+                    self.pending_failed(cx, ev, fd, "POLLERR");
+                } else {
+                    self.pending.remove(&(cx.tgid, fd));
+                }
+            }
+            _ => {
+                // the first read or write: it connected, or tells why not
+                let Some(fd) = sc.fd_num() else { return };
+                if !self.pending.contains_key(&(cx.tgid, fd)) {
+                    return;
+                }
+                match sc.ret {
+                    Ret::Err { errno, .. }
+                        if matches!(
+                            errno,
+                            "ECONNREFUSED" | "ETIMEDOUT" | "ENETUNREACH" | "EHOSTUNREACH" | "ECONNRESET" | "EPIPE"
+                        ) =>
+                    {
+                        if let Some(e) = errno::intern(errno) {
+                            self.pending_failed(cx, ev, fd, e);
+                        }
+                    }
+                    Ret::Err { .. } => {}
+                    _ => {
+                        self.pending.remove(&(cx.tgid, fd));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    #[test]
+    fn gap_bins_are_ordered_and_close() {
+        let mut last = 0;
+        for ns in [5u64, 100, 1000, 1500, 400_000, 1_000_000, 3_000_000_000] {
+            let b = bin_of(ns);
+            assert!(b >= last);
+            last = b;
+            let v = bin_value(b);
+            assert!((v / ns as f64 - 1.0).abs() < 0.3, "{ns}: {v}");
+        }
+    }
+
+    #[test]
+    fn fires_on_a_blocking_connect_retried_at_once() {
+        // the first 420 lines: start-up, then 130 socket/connect/close rounds
+        let t = include_str!("../../fixtures/retry-storm/c-now-head420.strace");
+        let f = check("retry-storm", t);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["attempts"], 130);
+        assert_eq!(f[0].metrics["errno"], "ECONNREFUSED");
+        assert_eq!(f[0].metrics["call"], "connect");
+        // under the warning's 500 attempts
+        assert_eq!(f[0].severity, Severity::Info);
+        let w = check_with("retry-storm", "warn_attempts = 100", t);
+        assert_eq!(w[0].severity, Severity::Warning);
+        // a rate of at least 5,000 a second: slower than that (under strace) is no storm
+        assert!(check_with("retry-storm", "min_per_sec = 5000.0", t).is_empty());
+    }
+
+    #[test]
+    fn a_non_blocking_connect_fails_in_getsockopt() {
+        // Python's socket.create_connection(timeout=1): EINPROGRESS, poll, getsockopt(SO_ERROR);
+        // 700 lines, 109 getsockopt calls reporting ECONNREFUSED (one per attempt)
+        let t = include_str!("../../fixtures/retry-storm/py-loop-lines640-1339.strace");
+        let f = check("retry-storm", t);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].metrics["attempts"], 109);
+        assert_eq!(f[0].metrics["errno"], "ECONNREFUSED");
+        // the connect and the getsockopt that told its failure
+        assert!(f[0].evidence[0].contains("EINPROGRESS"), "{:?}", f[0].evidence);
+        assert!(f[0].evidence[1].contains("SO_ERROR, [ECONNREFUSED]"), "{:?}", f[0].evidence);
+    }
+
+    #[test]
+    fn eight_retries_with_backoff_are_quiet() {
+        let t = include_str!("../../fixtures/retry-storm/near-c-few.strace");
+        assert!(check("retry-storm", t).is_empty());
+        // asked for tiny storms: eight attempts whose gaps double (1, 2, 4, ... 64 ms) back off
+        assert!(check_with("retry-storm", "min_attempts = 5", t).is_empty());
+        // and without the growth test they are what they are: 8 attempts, slower and slower
+        let f = check_with("retry-storm", "min_attempts = 5\nmin_per_sec = 1.0\nmax_gap_growth = 1000.0", t);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["attempts"], 8);
+        assert!(f[0].metrics["gap_growth"].as_f64().unwrap_or(0.0) > 8.0, "{:?}", f[0].metrics);
+    }
+
+    #[test]
+    fn a_write_failing_on_a_pending_connect_is_its_failure() {
+        // wrk reconnecting to a closed port, as posted in https://github.com/wg/wrk/issues/26
+        // (one round of its loop; tests/fixtures/pasted/ without the author's `[..]` marks): connect
+        // EINPROGRESS, then write = -1 ECONNREFUSED
+        let t = include_str!("../../fixtures/retry-storm/wrk-26-paste-lines2-14.strace");
+        assert!(check("retry-storm", t).is_empty(), "one attempt is no storm");
+        let f = check_with("retry-storm", "min_attempts = 1", t);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].metrics["attempts"], 1);
+        assert_eq!(f[0].metrics["endpoint"], "127.0.0.1:9999");
+        assert_eq!(f[0].metrics["errno"], "ECONNREFUSED");
+        // no timestamps: no rate, info
+        assert_eq!(f[0].severity, Severity::Info);
+        assert!(f[0].evidence[1].starts_with("write(4"), "{:?}", f[0].evidence);
+    }
+}

@@ -1,0 +1,490 @@
+//! `userspace-copy` (SL018): a thread reads a regular file and writes the same bytes to a
+//! socket (read/pread/readv, then write/send/writev/sendmsg), where sendfile(), splice() or
+//! copy_file_range() would move them inside the kernel.
+//!
+//! The matching rule: each thread keeps the bytes it read from regular files and has not yet
+//! sent (*pending*, capped at `max_pending`); a plain write to a socket consumes pending bytes:
+//! those are *copied*. A write that is a TLS record (first bytes `17 03`, application data)
+//! consumes them as encrypted instead: encryption needs the bytes in user space (unless kTLS).
+//! Per program, the finding needs at least `min_bytes` copied making at least `min_copy_share` of
+//! the bytes read from files: a server that compresses what it reads sends a fraction of it
+//! (gzip: 4%), so its socket writes cannot account for what it read.
+
+use super::{Evidence, EvidenceBuf};
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use rustc_hash::FxHashMap as HashMap;
+use syslint_event::{Event, Ret, Sys, Syscall, TargetKind, Tid};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL018",
+    name: "userspace-copy",
+    category: "io",
+    status: Status::Stable,
+    summary: "file contents read into user space only to be written to a socket: sendfile() would move them in the kernel",
+    docs: Docs {
+        what: "A thread reads a regular file (read, pread64, readv) and writes the same bytes to a socket \
+(write, writev, send, sendto, sendmsg): a file server, a proxy of static content, an application \
+streaming a download, nginx with `sendfile off`. Every byte crosses the user/kernel boundary twice \
+and costs two system calls per buffer, where sendfile() (or splice(), or copy_file_range() between \
+files) moves it from the page cache to the socket inside the kernel. The rule: each thread keeps the \
+bytes it read from regular files and has not sent yet (up to `max_pending`); a plain write to a \
+socket consumes them: those bytes were copied. A write that is a TLS record (its first bytes are \
+`17 03`: TLS application data) consumes them as encrypted, not copied: encryption in user space \
+needs them there (kTLS would allow sendfile; it is not what this detects). Per program (the \
+processes running the same program are one subject), reported when at least `min_bytes` were \
+copied and they are at least `min_copy_share` of what the program read from files: a server that \
+compresses what it reads sends a fraction of it (gzip: 4% in the lab) and is no copy; a small file \
+read once and sent (a 4 KiB page) stays far under `min_bytes`. Reads of a file that is then mapped \
+(the dynamic loader reading an ELF header) are no contents to send; other bytes read at start-up (a \
+runtime's modules) are used up by the first socket writes, a few KiB at most. Not seen: a file \
+mapped with mmap and written from the mapping (no read calls), io_uring.",
+        why: "Copying costs CPU and memory bandwidth twice (page cache to the buffer, buffer to the socket) \
+and a read and a write per buffer: 64 KiB buffers make 32 calls per MiB. sendfile() makes one call \
+for a whole file and one copy inside the kernel (none with zero-copy NICs). On a busy static server \
+this is a large part of the CPU: nginx with `sendfile off` serving 1 MiB files made 69 syscalls per \
+MiB against 4 with `sendfile on` (tests/fixtures/servers), and issue 15 saw 4.9 GiB copied through \
+user space by one nginx.",
+        evidence: "Metrics: `copied_bytes` (bytes read from files and written to sockets), `file_bytes_read` \
+(all bytes the program read from regular files), `copy_share` (copied / read), `socket_bytes_sent` \
+(all plain bytes it wrote to sockets), `tls_bytes` (file bytes that went out as TLS records: not \
+counted), `reads` (the program's reads of regular files), `writes` (the socket writes that carried \
+copied bytes), `top_files` (array: the files most bytes were copied from, up to 5), `processes`; \
+with -T or eBPF `seconds` (time inside those socket writes: most of what a kernel copy would save, \
+the reads cost about as much again); with timestamps `copied_per_sec` (over the span of the \
+copying). Evidence: the first reads and writes of the thread that copied most, and \
+the last.",
+        fix: "let the kernel move file contents to the socket: nginx `sendfile on;` (with `tcp_nopush on;` \
+to send headers and the file start in full packets), Apache `EnableSendfile On`, Python \
+`socket.sendfile(file)` (os.sendfile underneath), Go io.Copy from an *os.File to a *net.TCPConn (it \
+uses sendfile, or splice; wrapping either side in another Reader/Writer loses it), Java \
+FileChannel.transferTo(), Node fs.createReadStream().pipe(res) does NOT (it reads into buffers: use a \
+server or proxy that calls sendfile for static files, such as nginx in front); in C sendfile(2) or \
+splice(2).\n\n\
+Severity follows bytes, which strace and eBPF count alike (a fixed workload copies the same bytes \
+under both): info from `min_bytes`, a warning from `warn_bytes`. Times are metrics: the time in \
+the copying calls is what a kernel copy would mostly save. A server that must transform what it \
+sends (TLS without kTLS, compression, templating) needs the bytes in user space and is not what \
+this reports (TLS records and compressed output are recognised; a same-size transformation is not). \
+reopen-churn (SL015) uses the same notion of a file served: a process that sends to sockets at least \
+half of what it re-read is serving files, so a file reopened per request is info there with the \
+opens as the saving, and the copy is this detector's.",
+        example: "A C file server answering each connection with read(file, 64 KiB) + write(socket) \
+(lab/userspace-copy/traces/c-readwrite.f-tt-T-yy.strace.gz), 80 requests of a 4 MiB file, 64 reads and \
+64 writes each:\n    \
+31908 16:12:49.932274 read(5</tmp/syslint-lab-userspace-copy.EW9rOf/page.txt>, \"00000000 the quick brown fox jum\"..., 65536) = 65536 <0.000047>\n    \
+31908 16:12:49.932334 write(4<TCP:[127.0.0.1:35967->127.0.0.1:37024]>, \"00000000 the quick brown fox jum\"..., 65536) = 65536 <0.000022>\n    \
+31908 16:12:49.932367 read(5</tmp/syslint-lab-userspace-copy.EW9rOf/page.txt>, \"00923 the quick brown fox jumps \"..., 65536) = 65536 <0.000011>\n    \
+31908 16:12:49.932389 write(4<TCP:[127.0.0.1:35967->127.0.0.1:37024]>, \"00923 the quick brown fox jumps \"..., 65536) = 65536 <0.000014>\n\
+and the same server with sendfile (c-sendfile), one call per request:\n    \
+32760 16:12:53.336334 sendfile(4<TCP:[127.0.0.1:39325->127.0.0.1:55662]>, 5</tmp/syslint-lab-userspace-copy.MFxAAz/page.txt>, [0] => [4194304], 4194304) = 4194304 <0.000985>",
+    },
+    options: OPTIONS,
+    interest: Interest {
+        syscalls: &[
+            // file reads
+            Sys::Read,
+            Sys::Pread64,
+            Sys::Readv,
+            Sys::Preadv,
+            Sys::Preadv2,
+            // socket writes
+            Sys::Write,
+            Sys::Writev,
+            Sys::Send,
+            Sys::Sendto,
+            Sys::Sendmsg,
+            // a file read and then mapped was read for its headers (the loader)
+            Sys::Mmap,
+            // a successful exec starts another program in the process
+            Sys::Execve,
+            Sys::Execveat,
+        ],
+        exits: true,
+        ..Interest::NONE
+    },
+};
+
+pub const ENTRY: Entry = registry::entry::<UserspaceCopy>();
+
+crate::options! {
+    pub struct Config {
+        /// bytes read from files a thread keeps as not yet sent (a copy loop sends what it read
+        /// within a buffer or a whole file)
+        max_pending: u64 = 64 << 20,
+        /// bytes copied from files to sockets by a program to be reported
+        min_bytes: u64 = 16 << 20,
+        /// copied bytes that make a warning
+        warn_bytes: u64 = 256 << 20,
+        /// copied bytes / bytes read from files, at least (compression sends a fraction)
+        min_copy_share: f64 = 0.5,
+    }
+}
+
+/// Threads followed at once.
+const MAX_THREADS: usize = 20_000;
+/// Files remembered per program (for the top files).
+const MAX_FILES: usize = 256;
+/// Evidence lines kept per thread.
+const EVIDENCE: usize = 4;
+/// Socket writes shown as evidence move at least this many copied bytes.
+const EVIDENCE_MIN_WRITE: u64 = 4096;
+
+/// One thread.
+#[derive(Clone)]
+struct Thread {
+    group: u32,
+    /// Bytes read from files and not sent yet.
+    pending: u64,
+    /// The target of the last file read (the file the pending bytes came from, mostly), and
+    /// the bytes read from it since it became the last.
+    file: Option<u32>,
+    file_bytes: u64,
+    copied: u64,
+    read: u64,
+    /// The last file read, while the evidence has room.
+    last_read: Option<Evidence>,
+    evidence: EvidenceBuf,
+}
+
+#[derive(Clone, Default)]
+struct Group {
+    copied: u64,
+    file_read: u64,
+    sent: u64,
+    tls: u64,
+    reads: u64,
+    writes: u64,
+    timing: Timing,
+    span: Span,
+    /// Target id -> bytes copied from it, and its name.
+    files: HashMap<u32, (u64, Box<str>)>,
+    evidence: Option<(u64, EvidenceBuf)>,
+}
+
+impl Group {
+    fn absorb(&mut self, o: Group) {
+        self.copied += o.copied;
+        self.file_read += o.file_read;
+        self.sent += o.sent;
+        self.tls += o.tls;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.timing.merge(o.timing);
+        self.span.merge(&o.span);
+        for (t, (n, name)) in o.files {
+            if self.files.len() < MAX_FILES || self.files.contains_key(&t) {
+                self.files.entry(t).or_insert((0, name)).0 += n;
+            }
+        }
+        if let Some((n, e)) = o.evidence {
+            if self.evidence.as_ref().is_none_or(|(m, _)| n > *m) {
+                self.evidence = Some((n, e));
+            }
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct UserspaceCopy {
+    cfg: Config,
+    threads: Bounded<Tid, Thread>,
+    programs: Programs,
+    groups: Vec<Group>,
+}
+
+impl Declared for UserspaceCopy {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        UserspaceCopy { cfg, threads: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
+    }
+}
+
+/// A regular file: a path that is no device, /proc or /sys file.
+fn regular_file(kind: TargetKind, display: &str) -> bool {
+    kind == TargetKind::File && !["/dev/", "/proc/", "/sys/"].iter().any(|p| display.starts_with(p))
+}
+
+/// A TLS application-data record (content type 23, version 3.x) starts the buffer.
+fn tls_record(sc: &Syscall) -> bool {
+    let mut b = [0u8; 2];
+    sc.payload_prefix(&mut b) == 2 && b == [0x17, 0x03]
+}
+
+impl UserspaceCopy {
+    fn group_mut(&mut self, g: u32) -> &mut Group {
+        let gi = g as usize;
+        if self.groups.len() <= gi {
+            self.groups.resize_with(gi + 1, Group::default);
+        }
+        &mut self.groups[gi]
+    }
+
+    /// A thread ended (or ran another program): its evidence joins its program's.
+    fn fold(&mut self, t: Thread) {
+        if t.copied == 0 {
+            return;
+        }
+        let mut ev = t.evidence;
+        if ev.first.is_empty() {
+            return;
+        }
+        ev.cap = EVIDENCE;
+        let g = self.group_mut(t.group);
+        if g.evidence.as_ref().is_none_or(|(m, _)| t.copied > *m) {
+            g.evidence = Some((t.copied, ev));
+        }
+    }
+}
+
+impl Detector for UserspaceCopy {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let Ret::Ok { val, .. } = sc.ret else { return };
+        if matches!(sc.sys, Sys::Execve | Sys::Execveat) {
+            if let Some(t) = self.threads.remove(&ev.tid) {
+                self.fold(t);
+            }
+            self.programs.forget(cx.model, ev.tid);
+            return;
+        }
+        if sc.sys == Sys::Mmap {
+            // the file just read is mapped: those reads were headers (the loader reading an ELF
+            // file before mapping it), not contents to send
+            let Some(fd) = sc.mmap_fd() else { return };
+            let Some(t) = self.threads.get_mut(&ev.tid) else { return };
+            if t.file.is_some() && cx.model.lookup_fd(ev.tid, fd).map(|v| v.id) == t.file {
+                t.pending -= t.pending.min(t.file_bytes);
+                t.file_bytes = 0;
+            }
+            return;
+        }
+        let Some(target) = cx.target else { return };
+        let n = u64::try_from(val).unwrap_or(0);
+        if n == 0 {
+            return;
+        }
+        let is_read = matches!(sc.sys, Sys::Read | Sys::Pread64 | Sys::Readv | Sys::Preadv | Sys::Preadv2);
+        if is_read {
+            if !regular_file(target.kind, target.display) {
+                return;
+            }
+            if !self.threads.contains_key(&ev.tid) {
+                if self.threads.is_full() {
+                    return;
+                }
+                let group = self.programs.of(cx.model, ev.tid);
+                let t = Thread {
+                    group,
+                    pending: 0,
+                    file: None,
+                    file_bytes: 0,
+                    copied: 0,
+                    read: 0,
+                    last_read: None,
+                    evidence: EvidenceBuf::new(EVIDENCE),
+                };
+                self.threads.insert(ev.tid, t);
+            }
+            let max = self.cfg.max_pending;
+            let Some(t) = self.threads.get_mut(&ev.tid) else { return };
+            t.pending = (t.pending + n).min(max);
+            if t.file != Some(target.id) {
+                t.file = Some(target.id);
+                t.file_bytes = 0;
+            }
+            t.file_bytes += n;
+            t.read += n;
+            if t.evidence.first.len() < t.evidence.cap {
+                match t.last_read.as_mut() {
+                    Some(e) => e.refill(ev),
+                    None => t.last_read = Some(Evidence::of(ev)),
+                }
+            }
+            let g = t.group;
+            let gr = self.group_mut(g);
+            gr.file_read += n;
+            gr.reads += 1;
+            return;
+        }
+        // a write: to a socket, by a thread with file bytes pending
+        if !target.kind.is_socket() {
+            return;
+        }
+        let Some(t) = self.threads.get_mut(&ev.tid) else { return };
+        let tls = tls_record(sc);
+        let moved = n.min(t.pending);
+        t.pending -= moved;
+        let g = t.group;
+        let file = t.file;
+        if moved > 0 && !tls {
+            t.copied += moved;
+            // evidence from buffers, not from a header that used up bytes read at start-up
+            if moved >= EVIDENCE_MIN_WRITE {
+                if t.evidence.first.len() + 2 <= t.evidence.cap {
+                    if let Some(r) = t.last_read.take() {
+                        t.evidence.first.push(r);
+                    }
+                    t.evidence.first.push(Evidence::of(ev));
+                } else {
+                    match t.evidence.last.as_mut() {
+                        Some(e) => e.refill(ev),
+                        None => t.evidence.last = Some(Evidence::of(ev)),
+                    }
+                }
+            }
+        }
+        let gr = self.group_mut(g);
+        if tls {
+            gr.tls += moved;
+            return;
+        }
+        gr.sent += n;
+        if moved == 0 {
+            return;
+        }
+        gr.copied += moved;
+        gr.writes += 1;
+        gr.timing.add(sc.dur_ns);
+        gr.span.add(ev.ts_ns);
+        if let Some(f) = file {
+            let full = gr.files.len() >= MAX_FILES;
+            match gr.files.entry(f) {
+                std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().0 += moved,
+                std::collections::hash_map::Entry::Vacant(e) if !full => {
+                    let name = cx.model.target(f).map_or_else(|| "?".into(), |v| v.display.into());
+                    e.insert((moved, name));
+                }
+                std::collections::hash_map::Entry::Vacant(_) => {}
+            }
+        }
+    }
+
+    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
+        if let Some(t) = self.threads.remove(&ev.tid) {
+            self.fold(t);
+        }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.threads, &mut self.programs]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let live: Vec<Thread> = self.threads.drain().map(|(_, t)| t).collect();
+        for t in live {
+            self.fold(t);
+        }
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            if g.copied < self.cfg.min_bytes.max(1) {
+                continue;
+            }
+            let share = g.copied as f64 / g.file_read.max(1) as f64;
+            if share < self.cfg.min_copy_share {
+                continue;
+            }
+            let severity = if g.copied >= self.cfg.warn_bytes { Severity::Warning } else { Severity::Info };
+            let mut files: Vec<&(u64, Box<str>)> = g.files.values().collect();
+            files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            let mut m = Metrics::new();
+            m.count("copied_bytes", g.copied);
+            m.count("file_bytes_read", g.file_read);
+            m.value("copy_share", share.min(1.0));
+            m.count("socket_bytes_sent", g.sent);
+            if g.tls > 0 {
+                m.count("tls_bytes", g.tls);
+            }
+            m.count("reads", g.reads);
+            m.count("writes", g.writes);
+            m.json(
+                "top_files",
+                serde_json::Value::from(files.iter().take(5).map(|f| f.1.to_string()).collect::<Vec<_>>()),
+            );
+            m.count("processes", self.programs.processes[gi]);
+            m.value_opt("seconds", g.timing.seconds());
+            let span = g.span.seconds();
+            if span > 0.0 {
+                m.value("copied_per_sec", g.copied as f64 / span);
+            }
+            let mib = g.copied as f64 / 1048576.0;
+            let top = files.first().map_or("files", |f| &*f.1);
+            let message = format!(
+                "{mib:.1} MiB read from {top}{} and written to sockets through user space ({} socket writes): \
+sendfile() would move them in the kernel",
+                if files.len() > 1 { format!(" and {} more", files.len() - 1) } else { String::new() },
+                g.writes
+            );
+            let time = match g.timing.seconds() {
+                Some(s) => format!("{s:.3} s inside the socket writes, {}", cx.tracer.measured()),
+                None => "time unknown: no -T".to_string(),
+            };
+            let cost = format!(
+                "{mib:.1} MiB copied twice across the user/kernel boundary (file to buffer, buffer to socket) in {} \
+socket writes and as many reads or more ({time}); sendfile() makes one call per file and one copy in the kernel",
+                g.writes
+            );
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
+                window: g.span.window(),
+                metrics: m.build(),
+                evidence: g.evidence.as_ref().map(|(_, e)| e.render(cx.clock)).unwrap_or_default(),
+                cost: Some(cost),
+                fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    #[test]
+    fn fires_on_a_server_copying_a_file_with_read_and_write() {
+        // the first 1,000 lines: start-up, then 7 requests of a 4 MiB file in 64 KiB read+write
+        // rounds, the 8th under way
+        let t = include_str!("../../fixtures/userspace-copy/c-readwrite-head1000.strace");
+        let f = check("userspace-copy", t);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Info, "28 MiB: under warn_bytes");
+        assert_eq!(f[0].metrics["copied_bytes"], 452 * 65536);
+        assert_eq!(f[0].metrics["writes"], 452);
+        // the loader's reads of libc are mapped next: headers, not contents sent
+        assert_eq!(f[0].metrics["top_files"].as_array().map(Vec::len), Some(1));
+        assert!(f[0].evidence[0].contains("read(5</tmp/"), "{:?}", f[0].evidence);
+        assert!(f[0].evidence[1].contains("write(4<TCP:"), "{:?}", f[0].evidence);
+        let w = check_with("userspace-copy", "warn_bytes = 16777216", t);
+        assert_eq!(w[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn tls_records_and_compressed_output_are_no_copy() {
+        // Python sending the file over TLS: every write a TLS application-data record
+        let tls = include_str!("../../fixtures/userspace-copy/near-py-tls-lines3001-3700.strace");
+        assert!(check_with("userspace-copy", "min_bytes = 1\nmin_copy_share = 0.0", tls).is_empty());
+        // Python compressing the file with zlib before sending: 4% of what it read goes out
+        let gz = include_str!("../../fixtures/userspace-copy/near-py-gzip-lines3001-3800.strace");
+        assert!(check_with("userspace-copy", "min_bytes = 1", gz).is_empty());
+        let all = check_with("userspace-copy", "min_bytes = 1\nmin_copy_share = 0.0", gz);
+        assert_eq!(all.len(), 1);
+        assert!(all[0].metrics["copy_share"].as_f64().unwrap_or(1.0) < 0.05, "{:?}", all[0].metrics);
+    }
+}
