@@ -444,3 +444,14 @@ fn pgbench_connection_per_transaction() {
         assert!(findings(&r, DET).is_empty(), "{name}: {:#?}", findings(&r, DET));
     }
 }
+
+/// A non-blocking connect that getsockopt(SO_ERROR) then reports refused made no connection:
+/// the retry loops of lab/retry-storm (retry-storm's finding) are no connection churn, nor is
+/// urllib3 backing off between 11 refused attempts.
+#[test]
+fn refused_non_blocking_connects_are_no_connections() {
+    for v in ["c-nonblock", "py-loop", "py-urllib3", "py-urllib3-backoff"] {
+        let r = analyze(&[&lab_variant("retry-storm", v, "f-tt-T-yy")]);
+        assert!(findings(&r, DET).is_empty(), "{v}: {:#?}", findings(&r, DET));
+    }
+}

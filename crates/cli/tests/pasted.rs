@@ -36,6 +36,7 @@ const DISAGREE: &[(&str, &str)] = &[
     ("eaccelerator-15-sched-yield.txt", "a sched_yield spin pasted as an excerpt: yield-spin has no excerpt rule yet"),
     ("nomad-8163-strace-c-sched-yield.txt", "a strace -c table dominated by sched_yield: yield-spin has no counts rule yet, and busy-poll's counts rule still reads sched_yield as polling"),
     ("teleproxy-129-epoll-2ms-nanosleep0.txt", "2 ms epoll timeouts expiring: timer-polling has no excerpt rule yet"),
+    ("wrk-26-reconnect-loop-econnrefused.txt", "refused connects pasted as an excerpt: retry-storm has no excerpt rule yet"),
     ("pstore-11-gpg-spawn-grep-context.txt", "-r stamps with grep's `--` separators and context prefixes: not read as strace lines yet"),
     ("oils-44-execvpe-path-walk.txt", "an execvpe PATH walk (python missing from 3 PATH entries): ordinary; the excerpt rule counts execve as a lookup and should leave PATH searches of exec to their few entries"),
 ];

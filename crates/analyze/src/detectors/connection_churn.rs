@@ -14,7 +14,7 @@ use crate::kit::Metrics;
 use crate::kit::Rekey;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use syslint_event::{Class, Event, Tgid, Tid, Ret, SockAddr, Sys, Syscall};
+use syslint_event::{Class, Event, Ret, SockAddr, SockOpt, Sys, Syscall, Tgid, Tid};
 use syslint_report::{Finding, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
@@ -96,7 +96,7 @@ ClientHello, the client's Finished flight, one request, close; 30 times)",
     },
     options: OPTIONS,
     interest: Interest {
-        syscalls: &[Sys::Connect, Sys::Close, Sys::Accept, Sys::Accept4],
+        syscalls: &[Sys::Connect, Sys::Close, Sys::Accept, Sys::Accept4, Sys::Getsockopt],
         classes: &[Class::POLL, Class::READ, Class::WRITE, Class::FD],
         exits: true,
         ..Interest::NONE
@@ -686,6 +686,38 @@ const SERVER_FIX_SERVER_CLOSES: &str = "Let connections stay open for further re
 const SERVER_FIX_CLIENTS_CLOSE: &str = "The clients open a new connection per request: make them reuse connections (an HTTP client session or connection pool: Python requests.Session, libcurl one easy handle or a share handle, Go one http.Client with its default Transport, Java one HttpClient, Node an http.Agent with keepAlive: true; database drivers: a connection pool such as pgbouncer, or pool settings of the driver; pgbench: without -C). A proxy in front (nginx upstream `keepalive N;`) can hold connections to this server when the clients cannot be changed.";
 
 impl ConnectionChurn {
+    /// getsockopt(SO_ERROR) on a connection still being made: an error there means the
+    /// non-blocking connect failed (refused, timed out): no connection was made, and it is not
+    /// counted (retry-storm's business).
+    fn on_so_error(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if self.conns.is_empty() || !matches!(sc.ret, Ret::Ok { .. }) {
+            return;
+        }
+        let (Some(fd), Some(o)) = (sc.fd_num(), sc.sockopt()) else { return };
+        if o.level != Some(SockOpt::SOL_SOCKET) || o.name != Some(SockOpt::SO_ERROR) {
+            return;
+        }
+        let key = (cx.tgid, fd);
+        if matches!(o.value, None | Some(0)) {
+            self.first_use(ev, key);
+            return;
+        }
+        let Some(c) = self.conns.get(&key) else { return };
+        if c.writes > 0 {
+            return;
+        }
+        let ep = c.ep;
+        self.conns.remove(&key);
+        self.forget(cx.tgid);
+        if self.awaiting.get(&ev.tid) == Some(&key) {
+            self.awaiting.remove(&ev.tid);
+        }
+        if let Some(e) = self.endpoints.get_mut(ep as usize) {
+            e.connections = e.connections.saturating_sub(1);
+            e.open_now = e.open_now.saturating_sub(1);
+        }
+    }
+
     /// One tracked connection of process `tgid` is gone.
     fn forget(&mut self, tgid: Tgid) {
         if let Some(n) = self.per_proc.get_mut(&tgid) {
@@ -877,6 +909,7 @@ impl Detector for ConnectionChurn {
         match sc.sys {
             Sys::Connect => self.on_connect(cx, ev, sc),
             Sys::Accept | Sys::Accept4 => self.on_accept(cx, ev, sc),
+            Sys::Getsockopt => self.on_so_error(cx, ev, sc),
             Sys::Close => {
                 if self.conns.is_empty() && self.served.is_empty() {
                     return;
