@@ -180,3 +180,11 @@ fn spawn_per_task() {
     check("spawn-per-task", "sh-date-each", "sh-date-once", "spawn-per-task");
     check("spawn-per-task", "py-sha-each", "py-sha-once", "spawn-per-task");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn dns_timeout() {
+    check("dns-timeout", "py-aaaa-race", "py-single-request-reopen", "dns-timeout");
+    check("dns-timeout", "py-dead-ns", "py-reachable-ns", "dns-timeout");
+    check("dns-timeout", "py-ndots5", "py-trailing-dot", "dns-timeout");
+}

@@ -34,6 +34,8 @@ mod lab_accept_herd;
 mod lab_busy_poll;
 #[path = "lab_connection_churn.rs"]
 mod lab_connection_churn;
+#[path = "lab_dns_timeout.rs"]
+mod lab_dns_timeout;
 #[path = "lab_failed_lookup_storm.rs"]
 mod lab_failed_lookup_storm;
 #[path = "lab_fd_close_sweep.rs"]

@@ -24,6 +24,7 @@ detectors! {
     stat_storm,
     reopen_churn,
     spawn_per_task,
+    dns_timeout,
 }
 
 pub use crate::kit::Span;
