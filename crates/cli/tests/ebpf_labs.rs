@@ -188,3 +188,12 @@ fn dns_timeout() {
     check("dns-timeout", "py-dead-ns", "py-reachable-ns", "dns-timeout");
     check("dns-timeout", "py-ndots5", "py-trailing-dot", "dns-timeout");
 }
+
+/// eBPF does not slow the client, so the delayed ACK stands out more cleanly: the round trips
+/// are the kernel's 40 ms and little else.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn nagle_delay() {
+    check("nagle-delay", "c-two-writes", "c-writev", "nagle-delay");
+    check("nagle-delay", "py-two-sends", "py-nodelay", "nagle-delay");
+}

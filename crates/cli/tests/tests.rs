@@ -44,6 +44,8 @@ mod lab_fd_close_sweep;
 mod lab_fsync_storm;
 #[path = "lab_keepalive_stall.rs"]
 mod lab_keepalive_stall;
+#[path = "lab_nagle_delay.rs"]
+mod lab_nagle_delay;
 #[path = "lab_reopen_churn.rs"]
 mod lab_reopen_churn;
 #[path = "lab_repeated_dns.rs"]

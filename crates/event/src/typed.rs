@@ -52,6 +52,8 @@ bitset!(
         PEEK = 0x2;
         DONTWAIT = 0x40;
         WAITALL = 0x100;
+        /// More data follows: the kernel holds a partial segment until the next send.
+        MORE = 0x8000;
     }
 );
 
@@ -118,6 +120,9 @@ pub struct SockOpt {
 impl SockOpt {
     pub const SOL_SOCKET: u64 = 1;
     pub const SO_REUSEPORT: u64 = 15;
+    pub const SOL_TCP: u64 = 6;
+    pub const TCP_NODELAY: u64 = 1;
+    pub const TCP_CORK: u64 = 3;
 }
 
 /// An epoll_ctl call: the fd it adds, changes or removes and the events asked for.
@@ -133,7 +138,7 @@ impl EpollCtl {
 }
 
 const MSG_NAMED: &[(&str, u64)] =
-    &[("MSG_OOB", 0x1), ("MSG_PEEK", 0x2), ("MSG_DONTWAIT", 0x40), ("MSG_WAITALL", 0x100)];
+    &[("MSG_OOB", 0x1), ("MSG_PEEK", 0x2), ("MSG_DONTWAIT", 0x40), ("MSG_WAITALL", 0x100), ("MSG_MORE", 0x8000)];
 
 /// A number as strace prints it: `15`, `0xf`, octal `0644`.
 fn number(t: &str) -> Option<u64> {

@@ -25,6 +25,7 @@ detectors! {
     reopen_churn,
     spawn_per_task,
     dns_timeout,
+    nagle_delay,
 }
 
 pub use crate::kit::Span;
