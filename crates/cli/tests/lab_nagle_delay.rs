@@ -66,6 +66,19 @@ fn fixes_and_near_misses_are_quiet() {
 }
 
 #[test]
+fn a_tls_handshake_per_connection_is_quiet() {
+    // Python's TLS client writes twice per connection (the handshake's end, then the request)
+    // before reading the answer, one request per connection: quick-ack mode answers the first
+    // exchanges at once, so without -T they are not counted, and with -T they are fast
+    for v in ["py-tls-each", "py-tls-once"] {
+        for set in SETS {
+            let r = analyze(&[&lab_variant("reopen-churn", v, set)]);
+            assert!(findings(&r, DET).is_empty(), "{v}.{set}: {:#?}", findings(&r, DET));
+        }
+    }
+}
+
+#[test]
 fn the_slow_server_really_is_as_slow() {
     // the near miss's round trips cluster where Nagle's do: only the second write tells them apart
     let r = analyze(&[&lab_variant(LAB, "near-slow-server", "f-tt-T-yy")]);

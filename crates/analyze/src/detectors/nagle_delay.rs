@@ -35,8 +35,9 @@ writes of at most `max_write_bytes`, on a socket without TCP_NODELAY or TCP_CORK
 MSG_MORE; it is delayed when its round trip (from the last write to the end of the answering \
 read) is between `min_delay_ms` and `max_delay_ms`. Programs are reported when most of their \
 split requests are delayed, unless their one-write requests wait as long (then the peer is slow, \
-not Nagle). Without durations (no -T) the round trips are unknown: a program whose requests are \
-mostly split is then reported as info.",
+not Nagle). Without durations (no -T) the round trips are unknown: a program with `min_untimed` \
+split requests past each connection's first two exchanges (which Linux's quick-ack mode answers \
+at once: a TLS handshake's writes, one request per connection) is then reported as info.",
         why: "Each request pays the delayed-ACK timer: a request/response protocol that should take \
 tens of microseconds on loopback or a fraction of a millisecond on a LAN takes 40 ms, so a client \
 doing requests one after another is capped at about 25 requests a second per connection, whatever \
@@ -106,7 +107,8 @@ crate::options! {
         max_delay_ms: u64 = 250,
         /// delayed split requests a program needs to be reported (with durations)
         min_delayed: u64 = 20,
-        /// split requests a program needs to be reported when round trips are unknown (no -T)
+        /// split requests past each connection's first two exchanges a program needs to be reported when
+        /// round trips are unknown (no -T)
         min_untimed: u64 = 50,
         /// time in delayed round trips (seconds) that makes a warning
         warn_s: f64 = 0.5,
@@ -115,6 +117,9 @@ crate::options! {
 
 /// Sockets followed at once.
 const MAX_CONNS: usize = 20_000;
+/// The first exchanges of a connection, which Linux answers in quick-ack mode (a TLS handshake's
+/// two writes, a connection per request): not counted when the round trips are unknown.
+const QUICK_EXCHANGES: u32 = 2;
 /// Evidence lines kept per request.
 const REQUEST_EVIDENCE: usize = 4;
 
@@ -132,11 +137,16 @@ struct Conn {
     evidence: Vec<Evidence>,
     /// Split requests seen on it (to count connections).
     split: bool,
+    /// Requests answered on it so far.
+    answered: u32,
 }
 
 #[derive(Clone, Default)]
 struct Group {
     split: u64,
+    /// Split requests past their connection's first exchanges (which quick-ack mode answers at
+    /// once): what an untimed trace is judged on.
+    settled: u64,
     split_writes: u64,
     timed: u64,
     delayed: u64,
@@ -195,6 +205,8 @@ impl NagleDelay {
         if split {
             c.split = true;
         }
+        let settled = c.answered >= QUICK_EXCHANGES;
+        c.answered = c.answered.saturating_add(1);
         let group = c.group;
         let g = self.group(group);
         if !split {
@@ -207,6 +219,7 @@ impl NagleDelay {
             return;
         }
         g.split += 1;
+        g.settled += u64::from(settled);
         g.split_writes += u64::from(writes);
         if first_split {
             g.connections += 1;
@@ -312,6 +325,7 @@ impl Detector for NagleDelay {
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
         self.programs.merge_unnamed_groups(cx.model, &mut self.groups, |a: &mut Group, b: Group| {
             a.split += b.split;
+            a.settled += b.settled;
             a.split_writes += b.split_writes;
             a.timed += b.timed;
             a.delayed += b.delayed;
@@ -342,7 +356,7 @@ impl Detector for NagleDelay {
                 let s = g.delayed_ns as f64 / 1e9;
                 (report, if s >= self.cfg.warn_s { Severity::Warning } else { Severity::Info })
             } else {
-                (g.split >= self.cfg.min_untimed.max(1), Severity::Info)
+                (g.settled >= self.cfg.min_untimed.max(1), Severity::Info)
             };
             if !report {
                 continue;
