@@ -228,3 +228,20 @@ fn userspace_copy() {
     check("userspace-copy", "c-readwrite", "c-sendfile", "userspace-copy");
     check("userspace-copy", "py-sendall", "py-sendfile", "userspace-copy");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn dns_timeout() {
+    check("dns-timeout", "py-aaaa-race", "py-single-request-reopen", "dns-timeout");
+    check("dns-timeout", "py-dead-ns", "py-reachable-ns", "dns-timeout");
+    check("dns-timeout", "py-ndots5", "py-trailing-dot", "dns-timeout");
+}
+
+/// eBPF does not slow the client, so the delayed ACK stands out more cleanly: the round trips
+/// are the kernel's 40 ms and little else.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn nagle_delay() {
+    check("nagle-delay", "c-two-writes", "c-writev", "nagle-delay");
+    check("nagle-delay", "py-two-sends", "py-nodelay", "nagle-delay");
+}

@@ -36,6 +36,8 @@ mod lab_busy_poll;
 mod lab_clock_syscalls;
 #[path = "lab_connection_churn.rs"]
 mod lab_connection_churn;
+#[path = "lab_dns_timeout.rs"]
+mod lab_dns_timeout;
 #[path = "lab_epoll_ctl_churn.rs"]
 mod lab_epoll_ctl_churn;
 #[path = "lab_failed_lookup_storm.rs"]
@@ -46,6 +48,8 @@ mod lab_fd_close_sweep;
 mod lab_fsync_storm;
 #[path = "lab_keepalive_stall.rs"]
 mod lab_keepalive_stall;
+#[path = "lab_nagle_delay.rs"]
+mod lab_nagle_delay;
 #[path = "lab_reopen_churn.rs"]
 mod lab_reopen_churn;
 #[path = "lab_repeated_dns.rs"]

@@ -846,6 +846,7 @@ pub(crate) const SOCKOPT_NAMES: &[(u64, &str, u64)] = &[
     (1, "SO_RCVTIMEO_OLD", 20),
     (1, "SO_SNDTIMEO_OLD", 21),
     (6, "TCP_NODELAY", 1),
+    (6, "TCP_CORK", 3),
     (6, "TCP_KEEPIDLE", 4),
     (6, "TCP_KEEPINTVL", 5),
     (6, "TCP_KEEPCNT", 6),

@@ -52,6 +52,8 @@ bitset!(
         PEEK = 0x2;
         DONTWAIT = 0x40;
         WAITALL = 0x100;
+        /// More data follows: the kernel holds a partial segment until the next send.
+        MORE = 0x8000;
     }
 );
 
@@ -121,6 +123,9 @@ impl SockOpt {
     /// getsockopt(SOL_SOCKET, SO_ERROR): the error of a non-blocking connect (0: connected).
     pub const SO_ERROR: u64 = 4;
     pub const SO_REUSEPORT: u64 = 15;
+    pub const SOL_TCP: u64 = 6;
+    pub const TCP_NODELAY: u64 = 1;
+    pub const TCP_CORK: u64 = 3;
 }
 
 /// An epoll_ctl call: what it does, the fd it adds, changes or removes and the events asked for.
@@ -159,7 +164,7 @@ pub const CLOCK_NAMES: &[&str] = &[
 ];
 
 const MSG_NAMED: &[(&str, u64)] =
-    &[("MSG_OOB", 0x1), ("MSG_PEEK", 0x2), ("MSG_DONTWAIT", 0x40), ("MSG_WAITALL", 0x100)];
+    &[("MSG_OOB", 0x1), ("MSG_PEEK", 0x2), ("MSG_DONTWAIT", 0x40), ("MSG_WAITALL", 0x100), ("MSG_MORE", 0x8000)];
 
 /// A number as strace prints it: `15`, `0xf`, octal `0644`.
 fn number(t: &str) -> Option<u64> {

@@ -30,6 +30,8 @@ detectors! {
     epoll_ctl_churn,
     retry_storm,
     userspace_copy,
+    dns_timeout,
+    nagle_delay,
 }
 
 pub use crate::kit::Span;

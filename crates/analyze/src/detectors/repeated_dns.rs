@@ -200,18 +200,24 @@ pub struct RepeatedDns {
     order: Vec<Key>,
 }
 
-/// A DNS message header and question, as far as the bytes show it.
+/// A DNS message header and question, as far as the bytes show it (shared with dns-timeout).
 #[derive(Clone, Debug, PartialEq)]
-struct DnsMsg {
-    response: bool,
-    name: String,
+pub(crate) struct DnsMsg {
+    /// The message ID (a retry of a query keeps it; its answer carries it).
+    pub id: u16,
+    pub response: bool,
+    pub name: String,
     /// The name ran past the bytes strace printed.
-    truncated: bool,
-    qtype: Option<u16>,
+    pub truncated: bool,
+    pub qtype: Option<u16>,
+    /// The response code (0 NOERROR, 2 SERVFAIL, 3 NXDOMAIN), from the header.
+    pub rcode: u8,
+    /// Answer records in a response, from the header.
+    pub answers: u16,
 }
 
 /// Decode a DNS message's question. `cut`: strace printed only part of the buffer.
-fn parse_dns(b: &[u8], cut: bool) -> Option<DnsMsg> {
+pub(crate) fn parse_dns(b: &[u8], cut: bool) -> Option<DnsMsg> {
     if b.len() < 12 {
         return None;
     }
@@ -219,6 +225,7 @@ fn parse_dns(b: &[u8], cut: bool) -> Option<DnsMsg> {
     let response = flags & 0x80 != 0;
     let opcode = (flags >> 3) & 0x0f;
     let qdcount = u16::from_be_bytes([b[4], b[5]]);
+    let (id, rcode, answers) = (u16::from_be_bytes([b[0], b[1]]), b[3] & 0x0f, u16::from_be_bytes([b[6], b[7]]));
     if opcode != 0 || qdcount == 0 {
         return None;
     }
@@ -227,7 +234,7 @@ fn parse_dns(b: &[u8], cut: bool) -> Option<DnsMsg> {
     loop {
         if i >= b.len() {
             // ran out of bytes inside the name
-            return cut.then_some(DnsMsg { response, name, truncated: true, qtype: None });
+            return cut.then_some(DnsMsg { id, response, name, truncated: true, qtype: None, rcode, answers });
         }
         let len = b[i] as usize;
         if len == 0 {
@@ -248,7 +255,7 @@ fn parse_dns(b: &[u8], cut: bool) -> Option<DnsMsg> {
             }
         }
         if i + 1 + len > b.len() {
-            return cut.then_some(DnsMsg { response, name, truncated: true, qtype: None });
+            return cut.then_some(DnsMsg { id, response, name, truncated: true, qtype: None, rcode, answers });
         }
         i += 1 + len;
     }
@@ -256,7 +263,7 @@ fn parse_dns(b: &[u8], cut: bool) -> Option<DnsMsg> {
         name.push('.');
     }
     let qtype = (i + 2 < b.len()).then(|| u16::from_be_bytes([b[i + 1], b[i + 2]]));
-    Some(DnsMsg { response, name, truncated: false, qtype })
+    Some(DnsMsg { id, response, name, truncated: false, qtype, rcode, answers })
 }
 
 fn fmt_s(s: f64) -> String {
@@ -507,8 +514,9 @@ impl RepeatedDns {
 }
 
 /// Whether a socket call talks to a DNS server: the fd is connected to port 53, or the call's
-/// own address (sendto's destination, recvfrom's source) is port 53.
-fn dns_socket(cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) -> Option<bool> {
+/// own address (sendto's destination, recvfrom's source) is port 53 (`Some(tcp)`; shared
+/// with dns-timeout).
+pub(crate) fn dns_socket(cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) -> Option<bool> {
     let t = cx.target.as_ref()?;
     let tcp = t.kind.is_tcp();
     // a connected socket shows its DNS server end (from -yy, or from the connect the model saw)

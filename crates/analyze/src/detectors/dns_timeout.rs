@@ -1,0 +1,767 @@
+//! `dns-timeout` (SL019): name resolution that waits out timeouts, or walks a search list
+//! before the name it wanted.
+//!
+//! Per thread, DNS messages on sockets talking to port 53 (decoded from the buffers strace or
+//! the kernel copied: the header's flags, response code and answer count always fit, the name
+//! may be cut) are grouped into lookups: a lookup ends when a question unrelated to its names
+//! is asked (another name, not a search-list candidate of it), when a question it already
+//! got answered is asked again with no timeout in between (the next lookup of that name), or
+//! when the thread ends. In a lookup:
+//! - a *timed-out wait* is a poll/select/epoll wait that returned 0 (or a receive that failed
+//!   with EAGAIN after blocking) while a question sent on one of the thread's DNS sockets was
+//!   still unanswered, and that waited at least `min_wait_ms`; its time (the call's duration,
+//!   else the timeout it asked for) is time lost;
+//! - a *retry* is a question sent again (to the same server or the next one);
+//! - a *search-list walk* is a lookup whose NXDOMAIN answers came before the answer that
+//!   resolved it (`ndots:5` and Kubernetes' search domains: `name.ns.svc.cluster.local`,
+//!   `name.svc.cluster.local`, ... before `name`).
+//!
+//! Lookups are summed per program.
+
+use super::repeated_dns::{dns_socket, parse_dns, DnsMsg};
+use super::{Evidence, EvidenceBuf};
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Class, Event, Ret, Sys, Syscall, Tgid, Tid, Timeout};
+use syslint_report::Finding;
+
+pub static META: Meta = Meta {
+    code: "SL019",
+    name: "dns-timeout",
+    category: "network",
+    status: Status::Stable,
+    summary: "name lookups that wait out resolver timeouts or walk the search list first",
+    docs: Docs {
+        what: "Name resolution that loses time waiting: a DNS query sent, then a wait (poll, select, \
+epoll_wait, or a receive with a socket timeout) that ends in `0 (Timeout)` while a question is \
+still unanswered, then a retry or the next nameserver. Three causes show this way: a nameserver \
+that is down or unreachable (every lookup waits the resolver's full timeout, 5 s by default in \
+glibc, before the next server in resolv.conf); a server or middlebox that drops one of the A and \
+AAAA queries glibc sends together from one socket (the Linux conntrack race behind Kubernetes' \
+\"5 second DNS delay\"; a resolver that drops AAAA); and the search list tried name after name \
+(`ndots:5` with Kubernetes' search domains: `name.ns.svc.cluster.local`, \
+`name.svc.cluster.local`, `name.cluster.local` each answered NXDOMAIN before `name` itself). \
+Lookups are told apart per thread from the DNS messages (the name a query asks; a new lookup \
+starts with an unrelated name or a question already answered asked again) and summed per program. \
+A name that does not exist, answered NXDOMAIN at once, is an answer, not a timeout, and is not \
+reported; repeated lookups of one name are repeated-dns's (SL004): a lookup counts here only for \
+what it waited or walked, however often it happens.",
+        why: "A timed-out wait is pure waiting: glibc waits `timeout` (5 s) per try and per server, \
+`attempts` (2) times, so one dropped AAAA query turns a sub-millisecond lookup into 5 s (and a \
+dead first nameserver costs 5 s on every lookup), which clients see as requests stalling for \
+exactly 5, 10 or 15 seconds. A search-list walk multiplies the queries per name (8 instead of 2 \
+with three search domains) and adds a resolver round trip per candidate to every lookup of an \
+external name, and the load on the cluster's DNS server with it.",
+        evidence: "Metrics: `lookups` (lookups seen: questions asked and grouped as above), `queries` \
+(DNS questions sent; A and AAAA are two), `queries_per_lookup`, `timeouts` (timed-out waits), \
+`timed_out_lookups` (lookups with at least one), `lost_s` (time in the timed-out waits: their \
+duration with -T or eBPF, else the timeout they asked for; absent when neither is known), \
+`lost_per_timed_out_lookup_ms`, `retries` (questions sent again in a lookup), `next_server` (of \
+those, sent to another nameserver than the first time), `unanswered` (questions never answered in \
+their lookup), `walks` (lookups whose NXDOMAIN answers came before the answer that resolved them), \
+`search_queries` (questions answered NXDOMAIN in walks), `walk_s` (with timestamps: from a walk's \
+first query to its last NXDOMAIN answer, summed), `names` (array: the names resolved, up to 5; \
+cut short when strace's -s cut them), `processes`. Evidence: the first query of a lookup, its \
+timed-out wait and the retry (or its NXDOMAIN answers), and the last timed-out wait.",
+        fix: "make the resolver answer at once: remove or fix an unreachable nameserver in resolv.conf, \
+send A and AAAA one after the other on separate sockets where a middlebox drops one of a pair \
+(`options single-request-reopen`, or `use-vc` for TCP; Kubernetes: dnsConfig options or a \
+node-local DNS cache), have the server answer AAAA (or `options no-aaaa`, glibc 2.36+, for \
+IPv4-only hosts), and resolve external names with a trailing dot or fewer `ndots` (Kubernetes \
+`dnsConfig: options: [{name: ndots, value: \"1\"}]`) so the search list is not walked first; a \
+local caching resolver (nscd, systemd-resolved, dnsmasq, NodeLocal DNSCache) hides what remains.\n\n\
+glibc (2.36) sends the A and AAAA queries of a getaddrinfo(AF_UNSPEC) together from one UDP \
+socket (sendmmsg). When the second is lost it waits the full timeout, then retries one at a time \
+(and keeps doing so in that thread), so the first lookup of each process pays the timeout: \
+short-lived processes (a shell loop of curl, a cron job) pay it every time. `single-request-reopen` \
+sends them one after the other from new sockets and avoids the loss; `timeout:1 attempts:2` only \
+shortens it. A dead nameserver is tried first on every lookup (glibc has no memory of it between \
+lookups; `options rotate` only spreads the cost). With `ndots:5` every name with fewer than five \
+dots tries each search domain before itself; a trailing dot (`api.example.com.`) makes a name \
+absolute. The severity follows the time lost: a warning from `warn_s` (0.5 s) of timed-out waits \
+and walks, which a single 5-second timeout exceeds; a walk on a resolver a fraction of a \
+millisecond away costs queries rather than time and stays info.",
+        example: "Python's socket.getaddrinfo(\"api.lab.test\") against a resolver that drops the second \
+of two queries arriving together from one port, as the conntrack race does \
+(lab/dns-timeout/traces/py-aaaa-race.f-tt-T-yy.strace.gz, `options timeout:1`): A and AAAA sent \
+together, the A answered, the wait for the AAAA times out, and glibc asks again one query at a time \
+(the same ID, `\\375\\357`):\n    26248 16:04:48.174805 sendmmsg(3<UDP:[127.0.0.1:57671->127.53.187.66:53]>, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"\\375\\357\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\3api\\3lab\\4test\\0\\0\\1\\0\\1\", iov_len=30}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=30}, {msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"\\243\\355\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\3api\\3lab\\4test\\0\\0\\34\\0\\1\", iov_len=30}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=30}], 2, MSG_NOSIGNAL) = 2 <0.000026>\
+\n    26248 16:04:48.197584 recvfrom(3<UDP:[127.0.0.1:57671->127.53.187.66:53]>, \"\\375\\357\\201\\200\\0\\1\\0\\1\\0\\0\\0\\0\\3api\\3lab\\4test\\0\\0\\1\\0\\1\\300\\f\"..., 2048, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.187.66\")}, [28 => 16]) = 46 <0.000006>\
+\n    26248 16:04:48.197619 poll([{fd=3<UDP:[127.0.0.1:57671->127.53.187.66:53]>, events=POLLIN}], 1, 977) = 0 (Timeout) <0.978039>\
+\n    26248 16:04:49.193963 sendto(3<UDP:[127.0.0.1:57671->127.53.187.66:53]>, \"\\375\\357\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\3api\\3lab\\4test\\0\\0\\1\\0\\1\", 30, MSG_NOSIGNAL, NULL, 0) = 30 <0.000031>",
+    },
+    options: OPTIONS,
+    interest: Interest {
+        syscalls: &[
+            Sys::Sendto,
+            Sys::Sendmsg,
+            Sys::Sendmmsg,
+            Sys::Send,
+            Sys::Write,
+            Sys::Writev,
+            Sys::Recvfrom,
+            Sys::Recvmsg,
+            Sys::Recvmmsg,
+            Sys::Recv,
+            Sys::Read,
+            Sys::Readv,
+            Sys::Close,
+        ],
+        classes: &[Class::POLL],
+        exits: true,
+        ..Interest::NONE
+    },
+};
+
+pub const ENTRY: Entry = registry::entry::<DnsTimeout>();
+
+crate::options! {
+    pub struct Config {
+        /// shortest wait (milliseconds) that counts as waiting out a timeout
+        min_wait_ms: u64 = 200,
+        /// timed-out waits a program needs to be reported ...
+        min_timeouts: u64 = 1,
+        /// ... or questions answered NXDOMAIN in search-list walks
+        min_search_queries: u64 = 4,
+        /// time lost to timeouts and walks (seconds) that makes a warning
+        warn_s: f64 = 0.5,
+        /// time lost (seconds) that makes an error, when also 20% of the trace
+        error_s: f64 = 30.0,
+    }
+}
+
+/// Threads followed at once.
+const MAX_THREADS: usize = 10_000;
+/// DNS sockets followed per thread.
+const MAX_SOCKS: usize = 8;
+/// Questions remembered per lookup.
+const MAX_QUESTIONS: usize = 32;
+/// Names remembered per program.
+const MAX_NAMES: usize = 5;
+/// Evidence lines kept per lookup, and per program.
+const LOOKUP_EVIDENCE: usize = 4;
+const EVIDENCE: usize = 5;
+/// A question sent longer ago than this is no longer waited for (a socket kept open).
+const STALE_NS: i64 = 120_000_000_000;
+
+/// One question of a lookup.
+#[derive(Clone)]
+struct Question {
+    /// The message ID: a retry sends it again, the answer carries it.
+    id: u16,
+    name: String,
+    truncated: bool,
+    qtype: Option<u16>,
+    /// The socket's server, as the model shows it (a hash of the display).
+    server: u64,
+    answered: bool,
+}
+
+/// A DNS socket of a thread with the messages it still waits for.
+#[derive(Clone, Copy)]
+struct Sock {
+    fd: i32,
+    outstanding: u32,
+    last_send: Option<i64>,
+}
+
+#[derive(Clone, Default)]
+struct Lookup {
+    group: u32,
+    tgid: Tgid,
+    questions: Vec<Question>,
+    queries: u32,
+    timeouts: u32,
+    lost_ns: u64,
+    /// Timed-out waits with neither a duration nor a timeout argument.
+    lost_unknown: u32,
+    retries: u32,
+    next_server: u32,
+    nx: u32,
+    /// A NOERROR answer came after NXDOMAIN answers.
+    resolved_after_nx: bool,
+    resolved: Option<String>,
+    /// A wait timed out since the last send: what is sent next is a retry.
+    after_timeout: bool,
+    first_ts: Option<i64>,
+    last_ts: Option<i64>,
+    last_nx_ts: Option<i64>,
+    evidence: Vec<Evidence>,
+}
+
+#[derive(Clone, Default)]
+struct Thread {
+    socks: Vec<Sock>,
+    lookup: Option<Lookup>,
+}
+
+/// A program's lookups.
+#[derive(Clone, Default)]
+struct Group {
+    lookups: u64,
+    queries: u64,
+    timeouts: u64,
+    timed_out_lookups: u64,
+    lost_ns: u64,
+    /// Timed-out waits whose time is unknown.
+    lost_unknown: u64,
+    retries: u64,
+    next_server: u64,
+    unanswered: u64,
+    walks: u64,
+    search_queries: u64,
+    walk_ns: u64,
+    walk_timed: bool,
+    names: Vec<String>,
+    span: Span,
+    evidence: EvidenceBuf,
+}
+
+impl Group {
+    fn absorb(&mut self, o: Group) {
+        self.lookups += o.lookups;
+        self.queries += o.queries;
+        self.timeouts += o.timeouts;
+        self.timed_out_lookups += o.timed_out_lookups;
+        self.lost_unknown += o.lost_unknown;
+        self.lost_ns += o.lost_ns;
+        self.retries += o.retries;
+        self.next_server += o.next_server;
+        self.unanswered += o.unanswered;
+        self.walks += o.walks;
+        self.search_queries += o.search_queries;
+        self.walk_ns += o.walk_ns;
+        self.walk_timed |= o.walk_timed;
+        for n in o.names {
+            if self.names.len() < MAX_NAMES && !self.names.contains(&n) {
+                self.names.push(n);
+            }
+        }
+        self.span.merge(&o.span);
+        if self.evidence.first.is_empty() {
+            self.evidence = o.evidence;
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct DnsTimeout {
+    cfg: Config,
+    threads: Bounded<Tid, Thread>,
+    programs: Programs,
+    groups: Vec<Group>,
+}
+
+impl Declared for DnsTimeout {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        DnsTimeout { cfg, threads: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
+    }
+}
+
+/// Whether two question names belong to one lookup: the same name, or one a search-list
+/// candidate of the other (`api.lab.test.ns.svc.cluster.local` and `api.lab.test`); a name
+/// strace cut short matches what it starts.
+fn related(a: &Question, name: &str, truncated: bool) -> bool {
+    let (x, y) = (a.name.as_str(), name);
+    let under = |long: &str, short: &str| long.len() > short.len() && long.starts_with(short) && long.as_bytes()[short.len()] == b'.';
+    x == y || under(x, y) || under(y, x) || (a.truncated && y.starts_with(x)) || (truncated && x.starts_with(y))
+}
+
+fn first_label(name: &str) -> &str {
+    name.split('.').next().unwrap_or(name)
+}
+
+fn hash_str(s: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    s.hash(&mut h);
+    h.finish()
+}
+
+/// The wait a call stood for, in ns: its duration, else the timeout it asked for.
+fn waited_ns(sc: &Syscall) -> Option<u64> {
+    sc.dur_ns.or_else(|| match sc.timeout() {
+        Some(Timeout::Ns(n)) => Some(n),
+        _ => None,
+    })
+}
+
+impl DnsTimeout {
+    fn end_lookup(&mut self, l: Lookup) {
+        if l.queries == 0 {
+            return;
+        }
+        let g = l.group as usize;
+        if self.groups.len() <= g {
+            self.groups.resize_with(g + 1, Group::default);
+        }
+        self.programs.count(l.group, l.tgid);
+        let grp = &mut self.groups[g];
+        grp.lookups += 1;
+        grp.queries += u64::from(l.queries);
+        grp.timeouts += u64::from(l.timeouts);
+        if l.timeouts > 0 {
+            grp.timed_out_lookups += 1;
+            grp.lost_ns += l.lost_ns;
+            grp.lost_unknown += u64::from(l.lost_unknown);
+        }
+        grp.retries += u64::from(l.retries);
+        grp.next_server += u64::from(l.next_server);
+        grp.unanswered += l.questions.iter().filter(|q| !q.answered).count() as u64;
+        let walked = l.resolved_after_nx;
+        if walked {
+            grp.walks += 1;
+            grp.search_queries += u64::from(l.nx);
+            if let (Some(a), Some(b)) = (l.first_ts, l.last_nx_ts) {
+                grp.walk_ns += (b - a).max(0) as u64;
+                grp.walk_timed = true;
+            }
+        }
+        if l.timeouts > 0 || walked {
+            let name = l.resolved.clone().or_else(|| {
+                l.questions.iter().min_by_key(|q| q.name.len()).map(|q| {
+                    if q.truncated {
+                        format!("{}…", q.name)
+                    } else {
+                        q.name.clone()
+                    }
+                })
+            });
+            if let Some(n) = name {
+                if grp.names.len() < MAX_NAMES && !grp.names.contains(&n) {
+                    grp.names.push(n);
+                }
+            }
+            grp.span.add(l.first_ts);
+            grp.span.add(l.last_ts);
+            if grp.evidence.cap == 0 {
+                grp.evidence = EvidenceBuf::new(EVIDENCE);
+            }
+            for e in l.evidence {
+                if grp.evidence.first.len() < grp.evidence.cap {
+                    grp.evidence.first.push(e);
+                } else {
+                    grp.evidence.last = Some(e);
+                }
+            }
+        }
+    }
+
+    fn end_thread_lookup(&mut self, tid: Tid) {
+        if let Some(l) = self.threads.get_mut(&tid).and_then(|t| t.lookup.take()) {
+            self.end_lookup(l);
+        }
+    }
+
+    /// A DNS message sent or received on a thread's DNS socket.
+    fn message(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32, send: bool, tcp: bool) {
+        let mut msgs: Vec<(DnsMsg, bool)> = Vec::new();
+        for (b, cut) in sc.payloads() {
+            let m = if tcp { b.get(2..).and_then(|x| parse_dns(x, cut)) } else { None };
+            if let Some(m) = m.or_else(|| parse_dns(&b, cut)) {
+                msgs.push((m, cut));
+            }
+        }
+        let count = match sc.ret {
+            Ret::Ok { val, .. } if matches!(sc.sys, Sys::Sendmmsg | Sys::Recvmmsg) => val.max(0) as u32,
+            _ => 1,
+        };
+        let server = cx.target.as_ref().map_or(0, |t| hash_str(t.display.rsplit("->").next().unwrap_or(t.display)));
+        let tid = ev.tid;
+        // a question unrelated to the lookup, or one it had answered asked again without a
+        // timeout between: the next lookup
+        if send {
+            let new_lookup = self.threads.get(&tid).and_then(|t| t.lookup.as_ref()).is_some_and(|l| {
+                msgs.iter().filter(|(m, _)| !m.response).any(|(m, _)| {
+                    // after an NXDOMAIN the resolver tries the next search-list candidate: the
+                    // same first label (`svc0.lab.test.svc.cluster.local` after
+                    // `svc0.lab.test.shop.svc.cluster.local`, which -s 32 may both cut short)
+                    let candidate = l.nx > 0 && l.questions.iter().any(|q| first_label(&q.name) == first_label(&m.name));
+                    let unrelated = !l.questions.is_empty()
+                        && !candidate
+                        && !l.questions.iter().any(|q| related(q, &m.name, m.truncated));
+                    // (with the type known: a name cut short hides whether A or AAAA is asked)
+                    let again = !l.after_timeout
+                        && m.qtype.is_some()
+                        && l.questions.iter().any(|q| q.answered && q.id != m.id && q.name == m.name && q.qtype == m.qtype);
+                    unrelated || again
+                })
+            });
+            if new_lookup {
+                self.end_thread_lookup(tid);
+            }
+        }
+        let group = match self.threads.get(&tid).and_then(|t| t.lookup.as_ref()) {
+            Some(l) => l.group,
+            None => self.programs.group(cx.model, tid),
+        };
+        let tgid = cx.tgid;
+        let Some(t) = self.threads.entry(tid, Thread::default) else { return };
+        // the socket's messages in flight
+        let si = match t.socks.iter().position(|s| s.fd == fd) {
+            Some(i) => Some(i),
+            None if t.socks.len() < MAX_SOCKS => {
+                t.socks.push(Sock { fd, outstanding: 0, last_send: None });
+                Some(t.socks.len() - 1)
+            }
+            None => None,
+        };
+        let l = t.lookup.get_or_insert_with(|| Lookup { group, tgid, ..Lookup::default() });
+        if ev.ts_ns.is_some() {
+            l.last_ts = ev.ts_ns;
+        }
+        if send {
+            let questions: Vec<&DnsMsg> = msgs.iter().filter(|(m, _)| !m.response).map(|(m, _)| m).collect();
+            let n = if matches!(sc.sys, Sys::Sendmmsg) { (questions.len() as u32).max(count) } else { (questions.len() as u32).max(1) };
+            if let Some(i) = si {
+                t.socks[i].outstanding += n;
+                t.socks[i].last_send = ev.ts_ns.or(t.socks[i].last_send);
+            }
+            l.queries += n;
+            if l.first_ts.is_none() {
+                l.first_ts = ev.ts_ns;
+            }
+            let decoded = questions.len() as u32;
+            let (mut retried, mut moved) = (0u32, 0u32);
+            for m in questions {
+                let full = l.questions.len() >= MAX_QUESTIONS;
+                match l.questions.iter_mut().find(|q| q.id == m.id && q.name == m.name) {
+                    Some(q) => {
+                        l.retries += 1;
+                        retried += 1;
+                        if q.server != server {
+                            l.next_server += 1;
+                            moved += 1;
+                            q.server = server;
+                        }
+                        q.answered = false;
+                    }
+                    None if !full => l.questions.push(Question {
+                        id: m.id,
+                        name: m.name.clone(),
+                        truncated: m.truncated,
+                        qtype: m.qtype,
+                        server,
+                        answered: false,
+                    }),
+                    None => {}
+                }
+            }
+            // the kernel program copies the first message of a sendmmsg only: when the ones it
+            // shows are all sent again, so are the others (glibc resends its A+AAAA pair)
+            if decoded > 0 && retried == decoded && n > decoded {
+                l.retries += n - decoded;
+                if moved == decoded {
+                    l.next_server += n - decoded;
+                }
+            }
+            if (l.evidence.is_empty() || (retried > 0 && l.after_timeout)) && l.evidence.len() < LOOKUP_EVIDENCE {
+                l.evidence.push(Evidence::of(ev));
+            }
+            l.after_timeout = false;
+        } else {
+            let responses: Vec<&DnsMsg> = msgs.iter().filter(|(m, _)| m.response).map(|(m, _)| m).collect();
+            let n = if responses.is_empty() { count } else { responses.len() as u32 };
+            if let Some(i) = si {
+                t.socks[i].outstanding = t.socks[i].outstanding.saturating_sub(n);
+            }
+            let end = ev.ts_ns.map(|ts| ts + sc.dur_ns.unwrap_or(0) as i64);
+            for m in responses {
+                if let Some(q) = l.questions.iter_mut().find(|q| q.id == m.id && q.name == m.name) {
+                    q.answered = true;
+                }
+                match m.rcode {
+                    3 => {
+                        l.nx += 1;
+                        l.last_nx_ts = end.or(l.last_nx_ts);
+                        if l.nx == 1 && l.evidence.len() < LOOKUP_EVIDENCE {
+                            l.evidence.push(Evidence::of(ev));
+                        }
+                    }
+                    0 => {
+                        if l.nx > 0 && !l.resolved_after_nx {
+                            l.resolved_after_nx = true;
+                            if l.evidence.len() < LOOKUP_EVIDENCE {
+                                l.evidence.push(Evidence::of(ev));
+                            }
+                        }
+                        if m.answers > 0 && l.resolved.is_none() {
+                            l.resolved = Some(if m.truncated { format!("{}…", m.name) } else { m.name.clone() });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// A wait by a thread: a timed-out one while a question is unanswered is time lost.
+    fn wait(&mut self, ev: &Event, sc: &Syscall, recv_fd: Option<i32>) {
+        let min_ns = self.cfg.min_wait_ms.saturating_mul(1_000_000);
+        let Some(t) = self.threads.get_mut(&ev.tid) else { return };
+        // the fd waited on, when the trace shows it (strace text; the kernel does not copy fd arrays)
+        let watched = recv_fd.or_else(|| sc.polled_fds().map(|p| p.first));
+        let waiting = t.socks.iter().any(|s| {
+            s.outstanding > 0
+                && watched.is_none_or(|w| w == s.fd)
+                && match (s.last_send, ev.ts_ns) {
+                    (Some(a), Some(b)) => b - a < STALE_NS,
+                    _ => true,
+                }
+        });
+        if !waiting {
+            return;
+        }
+        let Some(l) = t.lookup.as_mut() else { return };
+        let waited = waited_ns(sc);
+        if waited.is_some_and(|w| w < min_ns) {
+            return;
+        }
+        l.timeouts += 1;
+        match waited {
+            Some(w) => l.lost_ns += w,
+            None => l.lost_unknown += 1,
+        }
+        l.after_timeout = true;
+        if l.evidence.len() < LOOKUP_EVIDENCE {
+            l.evidence.push(Evidence::of(ev));
+        }
+    }
+}
+
+impl Detector for DnsTimeout {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if sc.sys.is(Class::POLL) {
+            // a wait that ended with nothing: `= 0 (Timeout)`
+            if matches!(sc.ret, Ret::Ok { val: 0, .. }) {
+                self.wait(ev, sc, None);
+            }
+            return;
+        }
+        let Some(fd) = sc.fd_num() else { return };
+        if sc.sys == Sys::Close {
+            if let Some(t) = self.threads.get_mut(&ev.tid) {
+                t.socks.retain(|s| s.fd != fd);
+            }
+            return;
+        }
+        let Some(target) = cx.target.as_ref() else { return };
+        if !(target.kind.is_udp() || target.kind.is_tcp() || target.kind == syslint_event::TargetKind::Unknown) {
+            return;
+        }
+        let send = matches!(sc.sys, Sys::Sendto | Sys::Sendmsg | Sys::Sendmmsg | Sys::Send | Sys::Write | Sys::Writev);
+        let Some(tcp) = dns_socket(cx, ev, sc, fd) else { return };
+        match sc.ret {
+            Ret::Ok { val, .. } if val > 0 => self.message(cx, ev, sc, fd, send, tcp),
+            // a blocking receive with a socket timeout (SO_RCVTIMEO) that ran out
+            Ret::Err { .. } if !send && sc.ret.errno() == Some("EAGAIN") && sc.dur_ns.is_some() => {
+                self.wait(ev, sc, Some(fd));
+            }
+            _ => {}
+        }
+    }
+
+    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
+        self.end_thread_lookup(ev.tid);
+        self.threads.remove(&ev.tid);
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.threads, &mut self.programs]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let tids: Vec<Tid> = self.threads.keys().copied().collect();
+        for t in tids {
+            self.end_thread_lookup(t);
+        }
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+        let window_s = cx.window.map_or(0.0, |w| w.duration_s);
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            let timeouts = g.timeouts >= self.cfg.min_timeouts.max(1);
+            let walks = g.search_queries >= self.cfg.min_search_queries.max(1);
+            if !(timeouts || walks) {
+                continue;
+            }
+            let lost_s = (g.lost_unknown == 0 && g.timeouts > 0).then_some(g.lost_ns as f64 / 1e9);
+            let walk_s = (g.walk_timed && walks).then_some(g.walk_ns as f64 / 1e9);
+            let total = if timeouts { lost_s.unwrap_or(0.0) } else { 0.0 } + walk_s.unwrap_or(0.0);
+            let share = if window_s > 0.0 { total / window_s } else { 0.0 };
+            let severity = registry::severity_for(total, share, self.cfg.warn_s, self.cfg.error_s);
+            let mut m = Metrics::new();
+            m.count("lookups", g.lookups);
+            m.count("queries", g.queries);
+            m.value("queries_per_lookup", g.queries as f64 / g.lookups.max(1) as f64);
+            m.count("timeouts", g.timeouts);
+            m.count("timed_out_lookups", g.timed_out_lookups);
+            m.value_opt("lost_s", lost_s);
+            if let (Some(s), true) = (lost_s, g.timed_out_lookups > 0) {
+                m.value("lost_per_timed_out_lookup_ms", s * 1000.0 / g.timed_out_lookups as f64);
+            }
+            m.count("retries", g.retries);
+            m.count("next_server", g.next_server);
+            m.count("unanswered", g.unanswered);
+            m.count("walks", g.walks);
+            m.count("search_queries", g.search_queries);
+            m.value_opt("walk_s", walk_s);
+            m.json("names", serde_json::json!(g.names));
+            m.count("processes", self.programs.processes[gi]);
+            let mut parts = Vec::new();
+            if timeouts {
+                let lost = match lost_s {
+                    Some(s) => format!(" ({})", fmt_s(s)),
+                    None => String::new(),
+                };
+                parts.push(format!(
+                    "{} of {} lookups waited out a DNS timeout{lost}: {} timed-out waits, {} retries{}",
+                    g.timed_out_lookups,
+                    g.lookups,
+                    g.timeouts,
+                    g.retries,
+                    if g.next_server > 0 { format!(" ({} to the next nameserver)", g.next_server) } else { String::new() }
+                ));
+            }
+            if walks {
+                parts.push(format!(
+                    "{} lookups walked the search list first: {} queries answered NXDOMAIN before the name resolved",
+                    g.walks, g.search_queries
+                ));
+            }
+            let message = parts.join("; ");
+            // the fix for what was seen: a dead server, a lost query of a pair, a walk
+            let mut fixes = Vec::new();
+            if timeouts && g.next_server > 0 {
+                fixes.push("remove or fix the nameserver that does not answer (resolv.conf lists it before one that does, and every lookup waits for it first)");
+            }
+            if timeouts && (g.next_server == 0 || g.next_server < g.retries) {
+                fixes.push("send A and AAAA one after the other from new sockets where one of a pair is lost (`options single-request-reopen` in resolv.conf or the pod's dnsConfig, `use-vc` for TCP), or have the server answer AAAA (`options no-aaaa`, glibc 2.36+, on IPv4-only hosts)");
+            }
+            if walks {
+                fixes.push("resolve external names with a trailing dot (`api.example.com.`) or a lower ndots (Kubernetes dnsConfig `ndots: 1`), so the search domains are not tried first");
+            }
+            let fix = format!(
+                "{}; a local caching resolver (nscd, systemd-resolved, dnsmasq, NodeLocal DNSCache) hides what remains",
+                fixes.join("; ")
+            );
+            let measured = cx.tracer.measured();
+            let cost = match (timeouts.then_some(lost_s).flatten(), walk_s) {
+                _ if !timeouts && walk_s.is_none() => format!(
+                    "{:.1} queries per lookup; time unknown (the walk needs timestamps, -tt, to be timed)",
+                    g.queries as f64 / g.lookups.max(1) as f64
+                ),
+                (lost, walk) => {
+                    let mut c = Vec::new();
+                    if let Some(s) = lost {
+                        c.push(format!(
+                            "{} waiting for answers that never came, {} per lookup that timed out",
+                            fmt_s(s),
+                            fmt_s(s / g.timed_out_lookups.max(1) as f64)
+                        ));
+                    } else if timeouts {
+                        c.push("the timed-out waits' time is unknown (no -T and no timeout argument)".into());
+                    }
+                    if let Some(s) = walk {
+                        c.push(format!(
+                            "{} walking search domains ({:.1} queries per lookup)",
+                            fmt_s(s),
+                            g.queries as f64 / g.lookups.max(1) as f64
+                        ));
+                    }
+                    format!("{} ({measured})", c.join("; "))
+                }
+            };
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
+                window: g.span.window(),
+                metrics: m.build(),
+                evidence: g.evidence.render(cx.clock),
+                cost: Some(cost),
+                fix,
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
+            });
+        }
+        out
+    }
+}
+
+fn fmt_s(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else {
+        format!("{:.1} ms", s * 1000.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+    use syslint_report::Severity;
+
+    #[test]
+    fn fires_on_a_lost_aaaa_query() {
+        let f = check("dns-timeout", include_str!("../../fixtures/dns-timeout/py-aaaa-race-tail106.strace"));
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert_eq!(f[0].metrics["lookups"], 3);
+        assert_eq!(f[0].metrics["timeouts"], 1);
+        assert_eq!(f[0].metrics["timed_out_lookups"], 1);
+        // the A and the AAAA of the first lookup asked again, one at a time
+        assert_eq!(f[0].metrics["retries"], 2);
+        assert_eq!(f[0].metrics["walks"], 0);
+        let lost = f[0].metrics["lost_s"].as_f64().unwrap_or(0.0);
+        assert!((0.9..1.1).contains(&lost), "{lost}");
+        assert_eq!(f[0].metrics["names"][0], "api.lab.test");
+        assert!(f[0].fix.contains("single-request-reopen") && !f[0].fix.contains("ndots"), "{}", f[0].fix);
+        // the wait must be at least min_wait_ms to count
+        assert!(check_with("dns-timeout", "min_wait_ms = 2000", include_str!("../../fixtures/dns-timeout/py-aaaa-race-tail106.strace")).is_empty());
+    }
+
+    #[test]
+    fn fires_on_a_search_list_walk() {
+        let f = check("dns-timeout", include_str!("../../fixtures/dns-timeout/py-ndots5-lines677-813.strace"));
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        // two lookups, each 3 search domains x (A + AAAA) answered NXDOMAIN before the name
+        assert_eq!(f[0].metrics["lookups"], 2);
+        assert_eq!(f[0].metrics["walks"], 2);
+        assert_eq!(f[0].metrics["search_queries"], 12);
+        assert_eq!(f[0].metrics["queries"], 16);
+        assert_eq!(f[0].metrics["timeouts"], 0);
+        // 0.25 s of walking on a resolver 20 ms away: under warn_s
+        assert_eq!(f[0].severity, Severity::Info);
+        assert_eq!(f[0].metrics["names"], serde_json::json!(["svc0.lab.test", "svc1.lab.test"]));
+        assert!(f[0].fix.contains("ndots") && !f[0].fix.contains("single-request"), "{}", f[0].fix);
+    }
+
+    #[test]
+    fn a_name_that_does_not_exist_is_an_answer() {
+        assert!(check("dns-timeout", include_str!("../../fixtures/dns-timeout/near-nxdomain-tail52.strace")).is_empty());
+    }
+
+    #[test]
+    fn search_candidates_belong_to_their_name() {
+        let q = |name: &str, truncated| Question { id: 1, name: name.into(), truncated, qtype: Some(1), server: 0, answered: true };
+        assert!(related(&q("api.lab.test.shop.svc.cluster.local", false), "api.lab.test", false));
+        assert!(related(&q("api.lab.test", false), "api.lab.test.svc.cluster.local", false));
+        assert!(!related(&q("api.lab.test", false), "db.lab.test", false));
+        assert!(!related(&q("api.lab.test", false), "api.lab.testing", false));
+        // cut short by -s 32
+        assert!(related(&q("api.lab.test.shop.svc.c", true), "api.lab.test.shop.svc.cluster.local", false));
+    }
+}

@@ -1,0 +1,464 @@
+//! `nagle-delay` (SL020): small writes on a TCP connection answered only after the peer's
+//! delayed ACK (~40 ms on Linux, up to 200 ms elsewhere): a request written in two or more
+//! small writes (a header, then a body) to a peer that answers only once it has all of it.
+//!
+//! Per process and TCP socket, a *request* is the writes since the last read that returned
+//! data, ended by the next read that returns data (the answer). A request of two or more
+//! writes, each at most `max_write_bytes`, on a socket without TCP_NODELAY or TCP_CORK and
+//! without MSG_MORE, is a *split request*; its round trip is timed from its last write to the
+//! end of the answering read (a wait in poll or epoll_wait between is part of it). A split
+//! request whose round trip falls between `min_delay_ms` and `max_delay_ms` is *delayed*.
+//! Requests are summed per program.
+
+use super::{Evidence, EvidenceBuf};
+use crate::hist::Histogram;
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Event, MsgFlags, Ret, SockOpt, Sys, Syscall, Tgid};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL020",
+    name: "nagle-delay",
+    category: "network",
+    status: Status::Stable,
+    summary: "requests written in small pieces wait for the peer's delayed ACK (Nagle without TCP_NODELAY)",
+    docs: Docs {
+        what: "A program writes each request on a TCP connection in two or more small writes (a header, \
+then a body) and then waits for the answer, and the answers come back about 40 ms after the last \
+write (200 ms on some systems). That is Nagle's algorithm meeting the peer's delayed ACK: with data \
+of the first write not yet acknowledged, the kernel holds the second small write back until an ACK \
+arrives; the peer, which answers only once it has the whole request, sends that ACK only when its \
+delayed-ACK timer runs out (40 ms minimum on Linux). A request is the writes on one socket since \
+the last read that returned data, ended by the next such read; a split request has two or more \
+writes of at most `max_write_bytes`, on a socket without TCP_NODELAY or TCP_CORK and without \
+MSG_MORE; it is delayed when its round trip (from the last write to the end of the answering \
+read) is between `min_delay_ms` and `max_delay_ms`. Programs are reported when most of their \
+split requests are delayed, unless their one-write requests wait as long (then the peer is slow, \
+not Nagle). Without durations (no -T) the round trips are unknown: a program with `min_untimed` \
+split requests past each connection's first two exchanges (which Linux's quick-ack mode answers \
+at once: a TLS handshake's writes, one request per connection) is then reported as info.",
+        why: "Each request pays the delayed-ACK timer: a request/response protocol that should take \
+tens of microseconds on loopback or a fraction of a millisecond on a LAN takes 40 ms, so a client \
+doing requests one after another is capped at about 25 requests a second per connection, whatever \
+the server's speed. Linux's quick-ack mode hides it for the first exchanges of a connection, so it \
+shows on long-lived connections (connection pools, database and cache clients) rather than in a \
+quick test.",
+        evidence: "Metrics: `split_requests` (requests written in several small writes and answered), \
+`delayed_requests` (of those, timed with a round trip in the delay window), `timed_requests` (split \
+requests whose round trip is known: -T or eBPF), `median_rtt_ms` and `p90_rtt_ms` (of the timed split \
+requests), `writes_per_request` (mean, split requests), `one_write_requests` and \
+`one_write_median_rtt_ms` (requests of one write on the same sockets: fast ones show the peer is not \
+slow), `delayed_s` (time inside the delayed round trips: about what TCP_NODELAY saves), \
+`connections`, `processes`. Evidence: the writes and the answering read of the first delayed request.",
+        fix: "write each request in one call: build it in one buffer, or use writev()/sendmsg() with the \
+pieces; or set TCP_NODELAY on the socket (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, \
+sizeof one); most client libraries have an option, e.g. Python http.client sets it itself, Java \
+Socket.setTcpNoDelay(true), Go sets it by default); or hold the pieces with MSG_MORE on all but the \
+last send, or TCP_CORK on and off around a request.\n\n\
+TCP_NODELAY sends every write at once, so a program that writes many tiny pieces then sends many \
+tiny packets: writing the request whole (one write, writev, or a buffered writer flushed per \
+request) is the better fix where the code can be changed, and TCP_NODELAY where it cannot. \
+TCP_QUICKACK on the peer only helps for its next ACK (it is not sticky). The severity follows \
+the time spent in delayed round trips: a warning from `warn_s` (0.5 s); without durations \
+(strace without -T) the delay cannot be seen and the finding is info.",
+        example: "A C client writing an 8-byte header and a 100-byte body in two write() calls, then \
+reading the 16-byte answer from a loopback server that answers once it has both \
+(lab/nagle-delay/traces/c-two-writes.f-tt-T-yy.strace.gz): the first request is answered at once \
+(quick-ack mode), then every answer waits about 40 ms for the server's delayed ACK:\
+\n    844   16:25:18.349010 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"    100\\n\", 8) = 8 <0.000028>\
+\n    844   16:25:18.349349 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..., 100) = 100 <0.000071>\
+\n    844   16:25:18.349443 read(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"OK 0000000000000\", 16) = 16 <0.000004>\
+\n    844   16:25:18.349462 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"    100\\n\", 8) = 8 <0.000007>\
+\n    844   16:25:18.349489 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..., 100) = 100 <0.000004>\
+\n    844   16:25:18.349503 read(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"OK 0000000000000\", 16) = 16 <0.044673>\
+\n    844   16:25:18.394226 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"    100\\n\", 8) = 8 <0.000019>\
+\n    844   16:25:18.394295 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..., 100) = 100 <0.000005>",
+    },
+    options: OPTIONS,
+    interest: Interest {
+        syscalls: &[
+            Sys::Write,
+            Sys::Writev,
+            Sys::Send,
+            Sys::Sendto,
+            Sys::Sendmsg,
+            Sys::Read,
+            Sys::Readv,
+            Sys::Recv,
+            Sys::Recvfrom,
+            Sys::Recvmsg,
+            Sys::Setsockopt,
+            Sys::Close,
+        ],
+        ..Interest::NONE
+    },
+};
+
+pub const ENTRY: Entry = registry::entry::<NagleDelay>();
+
+crate::options! {
+    pub struct Config {
+        /// largest write (bytes) that counts as a small piece of a request
+        max_write_bytes: u64 = 1448,
+        /// shortest round trip (ms) that counts as waiting for a delayed ACK
+        min_delay_ms: u64 = 30,
+        /// longest round trip (ms) that counts as waiting for a delayed ACK
+        max_delay_ms: u64 = 250,
+        /// delayed split requests a program needs to be reported (with durations)
+        min_delayed: u64 = 20,
+        /// split requests past each connection's first two exchanges a program needs to be reported when
+        /// round trips are unknown (no -T)
+        min_untimed: u64 = 50,
+        /// time in delayed round trips (seconds) that makes a warning
+        warn_s: f64 = 0.5,
+    }
+}
+
+/// Sockets followed at once.
+const MAX_CONNS: usize = 20_000;
+/// The first exchanges of a connection, which Linux answers in quick-ack mode (a TLS handshake's
+/// two writes, a connection per request): not counted when the round trips are unknown.
+const QUICK_EXCHANGES: u32 = 2;
+/// Evidence lines kept per request.
+const REQUEST_EVIDENCE: usize = 4;
+
+/// A TCP socket of a process.
+#[derive(Clone, Default)]
+struct Conn {
+    group: u32,
+    /// TCP_NODELAY or TCP_CORK set: the program handles segmenting itself.
+    managed: bool,
+    /// The request being written.
+    writes: u32,
+    small: bool,
+    more: bool,
+    last_write: Option<i64>,
+    evidence: Vec<Evidence>,
+    /// Split requests seen on it (to count connections).
+    split: bool,
+    /// Requests answered on it so far.
+    answered: u32,
+}
+
+#[derive(Clone, Default)]
+struct Group {
+    split: u64,
+    /// Split requests past their connection's first exchanges (which quick-ack mode answers at
+    /// once): what an untimed trace is judged on.
+    settled: u64,
+    split_writes: u64,
+    timed: u64,
+    delayed: u64,
+    delayed_ns: u64,
+    rtt: Histogram,
+    one_write: u64,
+    one_write_rtt: Histogram,
+    connections: u64,
+    span: Span,
+    evidence: EvidenceBuf,
+}
+
+#[derive(Clone)]
+pub struct NagleDelay {
+    cfg: Config,
+    conns: Bounded<(Tgid, i32), Conn>,
+    programs: Programs,
+    groups: Vec<Group>,
+}
+
+impl Declared for NagleDelay {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        NagleDelay { cfg, conns: Bounded::new(MAX_CONNS), programs: Programs::default(), groups: Vec::new() }
+    }
+}
+
+impl NagleDelay {
+    fn group(&mut self, g: u32) -> &mut Group {
+        let gi = g as usize;
+        if self.groups.len() <= gi {
+            self.groups.resize_with(gi + 1, Group::default);
+        }
+        &mut self.groups[gi]
+    }
+
+    /// The answer to the request on `key` arrived: classify and count the request.
+    fn answered(&mut self, key: (Tgid, i32), ev: &Event, sc: &Syscall) {
+        let (min_ns, max_ns) = (self.cfg.min_delay_ms * 1_000_000, self.cfg.max_delay_ms * 1_000_000);
+        let Some(c) = self.conns.get_mut(&key) else { return };
+        let writes = std::mem::take(&mut c.writes);
+        if writes == 0 {
+            return;
+        }
+        let (small, more, managed) = (c.small, c.more, c.managed);
+        // the round trip from the last write to the end of this read: it needs the read's
+        // duration (-T, eBPF) and both times
+        let rtt = match (c.last_write, ev.ts_ns, sc.dur_ns) {
+            (Some(w), Some(t), Some(d)) => Some((t + d as i64 - w).max(0) as u64),
+            _ => None,
+        };
+        let mut evidence = std::mem::take(&mut c.evidence);
+        let split = writes >= 2 && small && !more && !managed;
+        let first_split = split && !c.split;
+        if split {
+            c.split = true;
+        }
+        let settled = c.answered >= QUICK_EXCHANGES;
+        c.answered = c.answered.saturating_add(1);
+        let group = c.group;
+        let g = self.group(group);
+        if !split {
+            if writes == 1 && !managed {
+                if let Some(r) = rtt {
+                    g.one_write += 1;
+                    g.one_write_rtt.record(r);
+                }
+            }
+            return;
+        }
+        g.split += 1;
+        g.settled += u64::from(settled);
+        g.split_writes += u64::from(writes);
+        if first_split {
+            g.connections += 1;
+        }
+        g.span.add(ev.ts_ns);
+        if let Some(r) = rtt {
+            g.timed += 1;
+            g.rtt.record(r);
+            if (min_ns..=max_ns).contains(&r) {
+                g.delayed += 1;
+                g.delayed_ns += r;
+                if g.evidence.first.is_empty() {
+                    evidence.push(Evidence::of(ev));
+                    g.evidence = EvidenceBuf::new(REQUEST_EVIDENCE + 1);
+                    g.evidence.first = evidence;
+                }
+            }
+        } else if g.evidence.first.is_empty() {
+            evidence.push(Evidence::of(ev));
+            g.evidence = EvidenceBuf::new(REQUEST_EVIDENCE + 1);
+            g.evidence.first = evidence;
+        }
+    }
+}
+
+fn is_send(sys: Sys) -> bool {
+    matches!(sys, Sys::Write | Sys::Writev | Sys::Send | Sys::Sendto | Sys::Sendmsg)
+}
+
+impl Detector for NagleDelay {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let Some(fd) = sc.fd_num() else { return };
+        let key = (cx.tgid, fd);
+        if sc.sys == Sys::Close {
+            self.conns.remove(&key);
+            return;
+        }
+        let Some(t) = cx.target.as_ref() else { return };
+        if !t.kind.is_tcp() {
+            return;
+        }
+        if sc.sys == Sys::Setsockopt {
+            if let Some(o) = sc.sockopt() {
+                let tcp = o.level == Some(SockOpt::SOL_TCP);
+                let on = o.value.is_none_or(|v| v != 0);
+                if tcp && matches!(o.name, Some(SockOpt::TCP_NODELAY | SockOpt::TCP_CORK)) && on {
+                    if let Some(c) = self.conns.get_mut(&key) {
+                        c.managed = true;
+                    } else if !self.conns.is_full() {
+                        let group = self.programs.group(cx.model, ev.tid);
+                        self.conns.insert(key, Conn { group, managed: true, ..Conn::default() });
+                    }
+                }
+            }
+            return;
+        }
+        let Ret::Ok { val, .. } = sc.ret else { return };
+        if val <= 0 {
+            return;
+        }
+        if is_send(sc.sys) {
+            if !self.conns.contains_key(&key) {
+                if self.conns.is_full() {
+                    return;
+                }
+                let group = self.programs.group(cx.model, ev.tid);
+                self.conns.insert(key, Conn { group, ..Conn::default() });
+            }
+            let max = self.cfg.max_write_bytes;
+            let Some(c) = self.conns.get_mut(&key) else { return };
+            if c.writes == 0 {
+                c.small = true;
+                c.more = false;
+                c.evidence.clear();
+            }
+            c.writes += 1;
+            c.small &= (val as u64) <= max;
+            c.more |= sc.msg_flags().is_some_and(|f| f.contains(MsgFlags::MORE));
+            c.last_write = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
+            if c.evidence.len() < REQUEST_EVIDENCE {
+                c.evidence.push(Evidence::of(ev));
+            }
+            return;
+        }
+        // a read that returned data: the answer
+        if self.conns.contains_key(&key) {
+            self.answered(key, ev, sc);
+            let tgid = cx.tgid;
+            if let Some(g) = self.conns.get(&key).map(|c| c.group) {
+                self.programs.count(g, tgid);
+            }
+        }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.conns, &mut self.programs]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, |a: &mut Group, b: Group| {
+            a.split += b.split;
+            a.settled += b.settled;
+            a.split_writes += b.split_writes;
+            a.timed += b.timed;
+            a.delayed += b.delayed;
+            a.delayed_ns += b.delayed_ns;
+            a.rtt.merge(&b.rtt);
+            a.one_write += b.one_write;
+            a.one_write_rtt.merge(&b.one_write_rtt);
+            a.connections += b.connections;
+            a.span.merge(&b.span);
+            if a.evidence.first.is_empty() {
+                a.evidence = b.evidence;
+            }
+        });
+        let min_ns = self.cfg.min_delay_ms * 1_000_000;
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            if g.split == 0 {
+                continue;
+            }
+            let ms = |ns: u64| ns as f64 / 1e6;
+            let timed = g.timed > 0;
+            let median = timed.then(|| g.rtt.quantile(0.5));
+            // one-write requests that wait as long: the peer is slow, not Nagle
+            let slow_peer = g.one_write >= 10 && g.one_write_rtt.quantile(0.5) >= min_ns;
+            let (report, severity) = if timed {
+                let most = g.delayed * 2 >= g.timed;
+                let report = g.delayed >= self.cfg.min_delayed.max(1) && most && !slow_peer;
+                let s = g.delayed_ns as f64 / 1e9;
+                (report, if s >= self.cfg.warn_s { Severity::Warning } else { Severity::Info })
+            } else {
+                (g.settled >= self.cfg.min_untimed.max(1), Severity::Info)
+            };
+            if !report {
+                continue;
+            }
+            let mut m = Metrics::new();
+            m.count("split_requests", g.split);
+            m.count("delayed_requests", g.delayed);
+            m.count("timed_requests", g.timed);
+            if let Some(md) = median {
+                m.value("median_rtt_ms", ms(md));
+                m.value("p90_rtt_ms", ms(g.rtt.quantile(0.9)));
+            }
+            m.value("writes_per_request", g.split_writes as f64 / g.split as f64);
+            m.count("one_write_requests", g.one_write);
+            if g.one_write > 0 {
+                m.value("one_write_median_rtt_ms", ms(g.one_write_rtt.quantile(0.5)));
+            }
+            if timed {
+                m.value("delayed_s", g.delayed_ns as f64 / 1e9);
+            }
+            m.count("connections", g.connections);
+            m.count("processes", self.programs.processes[gi]);
+            let per = g.split_writes as f64 / g.split as f64;
+            let (message, cost) = match median {
+                Some(md) => (
+                    format!(
+                        "{} of {} requests written in {per:.1} small writes each were answered only after {:.0} ms (median): \
+the peer's delayed ACK holding back the last write (Nagle)",
+                        g.delayed,
+                        g.timed,
+                        ms(md)
+                    ),
+                    format!(
+                        "{:.2} s in delayed round trips, about {:.0} ms per request that TCP_NODELAY or one write per request \
+saves ({})",
+                        g.delayed_ns as f64 / 1e9,
+                        ms(md),
+                        cx.tracer.measured()
+                    ),
+                ),
+                None => (
+                    format!(
+                        "{} requests written in {per:.1} small writes each before reading the answer, on sockets without \
+TCP_NODELAY: the pattern Nagle's algorithm delays",
+                        g.split
+                    ),
+                    "time unknown: the round trips need durations (strace -T, or eBPF) to show whether each waited \
+for a delayed ACK (about 40 ms)"
+                        .to_string(),
+                ),
+            };
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
+                window: g.span.window(),
+                metrics: m.build(),
+                evidence: g.evidence.render(cx.clock),
+                cost: Some(cost),
+                fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    const TWO_WRITES: &str = include_str!("../../fixtures/nagle-delay/c-two-writes-tail.strace");
+
+    #[test]
+    fn fires_on_a_header_and_a_body_written_apart() {
+        let f = check("nagle-delay", TWO_WRITES);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert_eq!(f[0].metrics["split_requests"], 60);
+        assert_eq!(f[0].metrics["timed_requests"], 60);
+        // the first request goes out in quick-ack mode; every other waits for the delayed ACK
+        assert_eq!(f[0].metrics["delayed_requests"], 59);
+        let median = f[0].metrics["median_rtt_ms"].as_f64().unwrap_or(0.0);
+        assert!((40.0..60.0).contains(&median), "{median}");
+        // a write larger than max_write_bytes is not a small piece
+        assert!(check_with("nagle-delay", "max_write_bytes = 50", TWO_WRITES).is_empty());
+    }
+
+    #[test]
+    fn a_slow_server_answering_one_write_is_quiet() {
+        assert!(check("nagle-delay", include_str!("../../fixtures/nagle-delay/near-slow-server-tail.strace")).is_empty());
+    }
+
+    #[test]
+    fn tcp_nodelay_is_quiet() {
+        assert!(check("nagle-delay", include_str!("../../fixtures/nagle-delay/c-nodelay-tail.strace")).is_empty());
+    }
+}
