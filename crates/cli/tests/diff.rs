@@ -162,6 +162,25 @@ fn memcached_kept_connections_are_an_improvement() {
     assert_eq!(code, Some(1), "{d:#}");
 }
 
+/// gunicorn 1 -> 4 sync workers (tests/fixtures/servers/record-gunicorn.sh: a 5 ms app under wrk,
+/// 177 -> 676 requests/s), attached with eBPF: issue 15 saw `diff` call it "regressed". The work
+/// per MiB is the same (every worker does what the one did), the server exchanges 3.8x the bytes
+/// a second, and the one finding (the sync workers closing every connection, info) persists as
+/// one, not four: improved, never a regression.
+#[test]
+fn gunicorn_more_workers_is_an_improvement() {
+    let f = |n: &str| root().join(format!("tests/fixtures/servers/gunicorn-{n}.slr"));
+    let (code, d) = diff_json(&f("BEFORE"), &f("AFTER"), &["--fail-on-regression"]);
+    assert_eq!(code, Some(0), "{d:#}");
+    assert_eq!(d["regression"], false);
+    let v = d["verdict"].as_str().unwrap();
+    assert!(v.starts_with("improved: MiB on sockets per second"), "{v}");
+    assert_eq!(d["findings"]["new"].as_array().unwrap().len(), 0, "{d:#}");
+    let persisting = d["findings"]["persisting"].as_array().unwrap();
+    assert_eq!(persisting.len(), 1, "{persisting:#?}");
+    assert_eq!(persisting[0]["detector"], "connection-churn");
+}
+
 /// The Markdown a reviewer pastes, kept as snapshots: a fix (busy-poll), a fix measured per
 /// unit of work (fsync-storm) and a run compared with itself.
 #[test]
