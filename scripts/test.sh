@@ -31,6 +31,15 @@ have mount || need+=(mount)
 have ps || need+=(procps)
 have script || need+=(bsdutils)                      # small-io: writes to a terminal
 have chromium || need+=(chromium)                    # the HTML report in a headless browser
+# the live server suite (crates/cli/tests/servers_live.rs: tests/fixtures/servers/record-*.sh)
+have redis-server || need+=(redis-server)
+have redis-benchmark || need+=(redis-tools)
+{ have initdb || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; } || need+=(postgresql)
+have pgbench || need+=(postgresql-contrib)
+have memcached || need+=(memcached)
+have gunicorn || need+=(gunicorn)
+ls /usr/sbin/php-fpm* >/dev/null 2>&1 || need+=(php-fpm)
+have wrk || need+=(wrk)
 # the eBPF backend (crates/bpf): clang compiles the BPF program, and its build script's bindgen
 # loads libclang (Debian's clang depends on libclang1-N, so no -dev package); libbpf-sys builds
 # its vendored libbpf with make and pkg-config and links the system libelf and zlib

@@ -78,6 +78,8 @@ mod pasted_labs;
 mod registry;
 #[path = "secrets.rs"]
 mod secrets;
+#[path = "servers_live.rs"]
+mod servers_live;
 #[path = "trace.rs"]
 mod trace;
 #[path = "trace_labs.rs"]
