@@ -143,8 +143,10 @@ struct Thread {
     file_bytes: u64,
     copied: u64,
     read: u64,
-    /// The last file read, while the evidence has room.
+    /// The last file read, while the evidence has room (once the thread writes to sockets).
     last_read: Option<Evidence>,
+    /// The thread has written to a socket.
+    writes_sockets: bool,
     evidence: EvidenceBuf,
 }
 
@@ -287,6 +289,7 @@ impl Detector for UserspaceCopy {
                     copied: 0,
                     read: 0,
                     last_read: None,
+                    writes_sockets: false,
                     evidence: EvidenceBuf::new(EVIDENCE),
                 };
                 self.threads.insert(ev.tid, t);
@@ -300,7 +303,10 @@ impl Detector for UserspaceCopy {
             }
             t.file_bytes += n;
             t.read += n;
-            if t.evidence.first.len() < t.evidence.cap {
+            // only threads that have written to a socket keep their last read (a compiler or
+            // tar reading thousands of files never sends them: rendering each read cost more
+            // than everything else this detector does)
+            if t.writes_sockets && t.evidence.first.len() < t.evidence.cap {
                 match t.last_read.as_mut() {
                     Some(e) => e.refill(ev),
                     None => t.last_read = Some(Evidence::of(ev)),
@@ -317,6 +323,7 @@ impl Detector for UserspaceCopy {
             return;
         }
         let Some(t) = self.threads.get_mut(&ev.tid) else { return };
+        t.writes_sockets = true;
         let tls = tls_record(sc);
         let moved = n.min(t.pending);
         t.pending -= moved;
