@@ -40,6 +40,10 @@ pub struct Call {
     pub addr: Option<String>,
     /// Payload buffers of network calls (for DNS names), cut short.
     pub payloads: Vec<(Vec<u8>, bool)>,
+    /// What a wait that returned ready found ready ([`Syscall::ready_set`]).
+    pub ready: Option<String>,
+    /// The RLIMIT_NOFILE soft limit a getrlimit/prlimit64 read or set.
+    pub nofile: Option<u64>,
     /// The evidence line (payloads redacted).
     pub evidence: Evidence,
 }
@@ -62,6 +66,8 @@ impl Call {
             requested: sc.requested_bytes(),
             addr: sc.sockaddr().map(|a| a.to_string()),
             payloads,
+            ready: if sc.sys.is(syslint_event::Class::POLL) { sc.ready_set() } else { None },
+            nofile: sc.nofile_limit(),
             evidence: Evidence::of(ev),
         }
     }

@@ -46,6 +46,7 @@ pub fn read(text: &str) -> Option<Counts> {
             counts.tool = "strace -c -w".into();
         }
     }
+    counts.only = limited_to(&lines, counts.command.as_deref().or(command.as_deref()), &counts.tool);
     counts.command = command;
     counts.rows.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.name.cmp(&b.name)));
     Some(counts)
@@ -93,6 +94,69 @@ fn command_line(lines: &[&str]) -> Option<String> {
         }
     }
     None
+}
+
+/// The syscalls the counting was limited to: syscount's own `Tracing syscall 'fsync'...`
+/// header or `--syscall`, strace's `-e trace=...` (`-e open,read`, `--trace=`, `-etrace=`),
+/// perf trace's `-e`/`--event`. Empty when the paste does not say the counting was limited.
+fn limited_to(lines: &[&str], cmd: Option<&str>, tool: &str) -> Vec<String> {
+    let list = |v: &str| -> Vec<String> {
+        v.trim_matches(|c| c == '\'' || c == '"')
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    if tool.starts_with("syscount") {
+        for l in lines {
+            if let Some(rest) = l.trim().strip_prefix("Tracing syscall '") {
+                if let Some(name) = rest.split('\'').next().filter(|n| is_name(n)) {
+                    return vec![name.to_string()];
+                }
+            }
+        }
+    }
+    let Some(cmd) = cmd else { return Vec::new() };
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).copied().unwrap_or("");
+        let value = match *w {
+            "--syscall" if tool.starts_with("syscount") => next,
+            "-e" | "--event" if tool.starts_with("perf") => next,
+            "-e" if tool.starts_with("strace") => next,
+            _ => {
+                if let Some(v) = w.strip_prefix("--syscall=").filter(|_| tool.starts_with("syscount")) {
+                    v
+                } else if let Some(v) = w.strip_prefix("--event=").filter(|_| tool.starts_with("perf")) {
+                    v
+                } else if let Some(v) = w.strip_prefix("--trace=").filter(|_| tool.starts_with("strace")) {
+                    v
+                } else if let Some(v) = w.strip_prefix("-e").filter(|v| !v.is_empty() && tool.starts_with("strace")) {
+                    v
+                } else {
+                    continue;
+                }
+            }
+        };
+        let value = value.trim_matches(|c| c == '\'' || c == '"');
+        let value = if tool.starts_with("strace") {
+            // `-e trace=open,read` or `-e open,read`; other qualifiers (`-e signal=`, `-e
+            // read=3`, `-e status=failed`) do not choose syscalls
+            match value.split_once('=') {
+                Some(("trace" | "t", v)) => v,
+                Some(_) => continue,
+                None => value,
+            }
+        } else {
+            value
+        };
+        let v = list(value);
+        if !v.is_empty() {
+            return v;
+        }
+    }
+    Vec::new()
 }
 
 /// A line without its shell prompt (`$ `, `# `, `user@host:~$ `, `[root@h ~]# `).
@@ -783,5 +847,22 @@ mod recorded {
             let _ = read(t);
         }
         assert!(read("just some program output\nwith numbers 1.0 2 3 4\n").is_none());
+    }
+
+    #[test]
+    fn counting_limited_to_some_syscalls() {
+        let only = |text: &str| read(text).map(|c| c.only).unwrap_or_default();
+        // the BCC PR's own example (tests/fixtures/pasted/bcc-4132-syscount-fsync-mysqld.txt)
+        assert_eq!(only(&fixture("tests/fixtures/pasted/bcc-4132-syscount-fsync-mysqld.txt")), ["fsync"]);
+        let t = "% time     seconds  usecs/call     calls    errors syscall\n\
+------ ----------- ----------- --------- --------- ----------------\n\
+100.00    0.718114           1    363839           epoll_wait\n";
+        assert_eq!(only(&format!("$ strace -c -e trace=epoll_wait,read -p 1\n{t}")), ["epoll_wait", "read"]);
+        assert_eq!(only(&format!("$ strace -c -e epoll_wait -p 1\n{t}")), ["epoll_wait"]);
+        assert_eq!(only(&format!("$ strace -c -etrace=%file -p 1\n{t}")), ["%file"]);
+        assert!(only(&format!("$ strace -c -e signal=none -p 1\n{t}")).is_empty());
+        assert!(only(&format!("$ timeout 5s strace -c -p 1\n{t}")).is_empty());
+        let c = read(&format!("$ strace -c -e trace=epoll_wait -p 1\n{t}")).unwrap();
+        assert!(c.counted("epoll_wait") && !c.counted("read") && !c.counted_any(&["read", "write"]));
     }
 }
