@@ -44,6 +44,16 @@ pub struct Call {
     pub ready: Option<String>,
     /// The RLIMIT_NOFILE soft limit a getrlimit/prlimit64 read or set.
     pub nofile: Option<u64>,
+    /// The clock a clock read names (`Syscall::clock_id`).
+    pub clock: Option<i64>,
+    /// A relative sleep's length (nanosleep, clock_nanosleep without TIMER_ABSTIME).
+    pub sleep_ns: Option<u64>,
+    /// What an epoll_ctl does to which fd.
+    pub epoll: Option<syslint_event::EpollCtl>,
+    /// The pid of the process a fork/vfork/clone (not of a thread) started.
+    pub spawned: Option<i64>,
+    /// An open that asked for a directory (O_DIRECTORY).
+    pub dir_open: bool,
     /// The evidence line (payloads redacted).
     pub evidence: Evidence,
 }
@@ -68,6 +78,17 @@ impl Call {
             payloads,
             ready: if sc.sys.is(syslint_event::Class::POLL) { sc.ready_set() } else { None },
             nofile: sc.nofile_limit(),
+            clock: sc.clock_id(),
+            sleep_ns: sc.sleep_ns(),
+            epoll: sc.epoll_ctl(),
+            spawned: if sc.sys.is(syslint_event::Class::SPAWN)
+                && !sc.clone_flags().is_some_and(|f| f.contains(syslint_event::CloneFlags::THREAD))
+            {
+                sc.ret.value().filter(|v| *v > 0)
+            } else {
+                None
+            },
+            dir_open: sc.open_flags().is_some_and(|f| f.contains(syslint_event::OpenFlags::DIRECTORY)),
             evidence: Evidence::of(ev),
         }
     }

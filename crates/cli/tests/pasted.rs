@@ -11,20 +11,10 @@ use crate::common::*;
 use syslint_report::{Confidence, Severity};
 
 /// Files where syslint's verdict differs from expected.tsv today, and why.
-const DISAGREE: &[(&str, &str)] = &[
-    // second-wave detectors now on main, without counts or excerpt rules yet
-    ("php-nfs-webtutor-lstat-c.txt", "a strace -c table dominated by lstat: stat-storm has no counts rule yet"),
-    ("eaccelerator-15-sched-yield.txt", "a sched_yield spin pasted as an excerpt: yield-spin has no excerpt rule yet"),
-    (
-        "nomad-8163-strace-c-sched-yield.txt",
-        "a strace -c table dominated by sched_yield: yield-spin has no counts rule yet",
-    ),
-    ("teleproxy-129-epoll-2ms-nanosleep0.txt", "2 ms epoll timeouts expiring: timer-polling has no excerpt rule yet"),
-    (
-        "pstore-11-gpg-spawn-grep-context.txt",
-        "-r stamps with grep's `--` separators and context prefixes: not read as strace lines yet",
-    ),
-];
+const DISAGREE: &[(&str, &str)] = &[(
+    "pstore-11-gpg-spawn-grep-context.txt",
+    "-r stamps with grep's `--` separators and context prefixes: not read as strace lines yet",
+)];
 
 fn conf(s: &str) -> Option<Confidence> {
     match s {
