@@ -81,3 +81,50 @@ fn every_paste_gets_the_verdict_of_its_thread() {
     assert!(checked >= 25, "only {checked} rows checked");
     assert!(wrong.is_empty(), "{} verdicts differ:\n{}", wrong.len(), wrong.join("\n"));
 }
+
+/// The near misses of issue 14, each recorded from a real program and cut the way a person
+/// pastes it (tests/fixtures/near-miss: record.sh, cut.py, README.md): an idle GLib main loop
+/// with a 100 ms timer, nginx with SO_REUSEPORT meeting an occasional EAGAIN, a resolver told a
+/// name does not exist, a sysfs file read a byte at a time once. Neither the excerpt nor the
+/// `strace -c` table of the same program raises a warning. Each excerpt is checked to hold what
+/// makes it a near miss, so the test cannot pass on lines that show nothing.
+#[test]
+fn near_misses_raise_no_warning() {
+    let dir = root().join("tests/fixtures/near-miss");
+    // (name, what the excerpt must show: a line fragment and how many lines hold it)
+    let cases: &[(&str, &str, usize)] = &[
+        ("glib-tick", "], 2, 100) = 0 (Timeout)", 10),
+        ("nginx-reuseport", "accept4(4, 0x", 2),
+        ("getent-nxdomain", "recvfrom(3, ", 2),
+        ("dd-sysfs-bs1", "read(0, ", 10),
+    ];
+    for (name, shows, min) in cases {
+        let x = dir.join(format!("{name}.excerpt.txt"));
+        let text = std::fs::read_to_string(&x).expect("excerpt");
+        let n = text.lines().filter(|l| l.contains(shows)).count();
+        assert!(n >= *min, "{name}: the excerpt shows {n} lines with {shows:?}, not what makes it a near miss");
+        for (p, kind) in [
+            (x, syslint_report::BasisKind::Excerpt),
+            (dir.join(format!("{name}.strace-c.txt")), syslint_report::BasisKind::Counts),
+        ] {
+            let r = analyze(&[&p]);
+            assert_eq!(r.capture.basis.as_ref().map(|b| b.kind), Some(kind), "{}", p.display());
+            let loud: Vec<String> = r
+                .findings
+                .iter()
+                .filter(|f| f.severity >= Severity::Warning)
+                .map(|f| format!("{} {}: {}", f.detector, f.severity.as_str(), f.message))
+                .collect();
+            assert!(loud.is_empty(), "{}: a near miss raised {loud:?}", p.display());
+        }
+    }
+    // the dd lines read the sysfs file a byte at a time: what small-io would name elsewhere
+    let dd = std::fs::read_to_string(dir.join("dd-sysfs-bs1.excerpt.txt")).unwrap();
+    assert!(
+        dd.lines().next().is_some_and(|l| l.contains("\"/sys/")),
+        "dd: the excerpt starts at the open of the sysfs file"
+    );
+    // the resolver's answer is NXDOMAIN (flags 0x8183)
+    let g = std::fs::read_to_string(dir.join("getent-nxdomain.excerpt.txt")).unwrap();
+    assert!(g.contains("\\201\\203"), "getent: the answer is not NXDOMAIN");
+}
