@@ -343,7 +343,17 @@ pub fn counts_basis(c: &Counts) -> Basis {
         if c.per_task.is_empty() { String::new() } else { format!(" of {} processes or threads", c.per_task.len()) };
     Basis {
         kind: BasisKind::Counts,
-        from: format!("counts from {}: {} calls of {} syscalls{who}{dur}", c.tool, c.total_calls(), c.rows.len()),
+        from: format!(
+            "counts from {}: {} calls of {} syscalls{who}{dur}{}",
+            c.tool,
+            c.total_calls(),
+            c.rows.len(),
+            match c.around_lines {
+                0 => String::new(),
+                1 => "; 1 line around the table was not part of it (a prompt or program output), read past".into(),
+                n => format!("; {n} lines around the table were not part of it (prompts, program output), read past"),
+            }
+        ),
         cannot_show: format!(
             "single calls: their arguments (which fds, paths, endpoints, timeouts, sizes), their order, and which process made them{}{}",
             if c.errors_known { "" } else { "; this table does not count errors" },

@@ -220,6 +220,16 @@ pub struct Counts {
     /// negation (`%file`, `!write`) is kept as written. Empty: not limited.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub only: Vec<String>,
+    /// Lines of the paste that were neither the table (its header, rules, rows, the tool's own
+    /// interval stamps) nor the command line above it: a prompt, program output, strace's own
+    /// messages. Read past: nothing of the table was lost, and none of them is counted as a
+    /// line not understood.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub around_lines: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One syscall's row of a [`Counts`] table.
