@@ -18,6 +18,14 @@ pairs=(
     "keepalive-stall py-eof py-length"
     "repeated-dns py-resolve-each py-resolve-once"
     "small-io py-oswrite py-buffered"
+    # the second wave (issue 17)
+    "yield-spin c-spin c-mutex"
+    "clock-syscalls c-syscall c-vdso"
+    "timer-polling c-select20 c-block"
+    "epoll-ctl-churn c-mod c-et"
+    "stat-storm php-nocache php-cache"
+    "reopen-churn py-config-each py-config-once"
+    "spawn-per-task sh-date-each sh-date-once"
 )
 want=("$@")
 for p in "${pairs[@]}"; do

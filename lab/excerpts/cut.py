@@ -26,6 +26,14 @@ PAIRS = [
     ("keepalive-stall", "py-eof", "py-length"),
     ("repeated-dns", "py-resolve-each", "py-resolve-once"),
     ("small-io", "py-oswrite", "py-buffered"),
+    # the second wave (issue 17)
+    ("yield-spin", "c-spin", "c-mutex"),
+    ("clock-syscalls", "c-syscall", "c-vdso"),
+    ("timer-polling", "c-select20", "c-block"),
+    ("epoll-ctl-churn", "c-mod", "c-et"),
+    ("stat-storm", "php-nocache", "php-cache"),
+    ("reopen-churn", "py-config-each", "py-config-once"),
+    ("spawn-per-task", "sh-date-each", "sh-date-once"),
 ]
 SIZES = (10, 30, 100)
 # `1234 ` or `[pid  1234] ` then an optional `10:00:00.123456 ` / `1700000000.123456 `

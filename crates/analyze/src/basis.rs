@@ -40,6 +40,20 @@ pub struct Call {
     pub addr: Option<String>,
     /// Payload buffers of network calls (for DNS names), cut short.
     pub payloads: Vec<(Vec<u8>, bool)>,
+    /// What a wait that returned ready found ready ([`Syscall::ready_set`]).
+    pub ready: Option<String>,
+    /// The RLIMIT_NOFILE soft limit a getrlimit/prlimit64 read or set.
+    pub nofile: Option<u64>,
+    /// The clock a clock read names (`Syscall::clock_id`).
+    pub clock: Option<i64>,
+    /// A relative sleep's length (nanosleep, clock_nanosleep without TIMER_ABSTIME).
+    pub sleep_ns: Option<u64>,
+    /// What an epoll_ctl does to which fd.
+    pub epoll: Option<syslint_event::EpollCtl>,
+    /// The pid of the process a fork/vfork/clone (not of a thread) started.
+    pub spawned: Option<i64>,
+    /// An open that asked for a directory (O_DIRECTORY).
+    pub dir_open: bool,
     /// The evidence line (payloads redacted).
     pub evidence: Evidence,
 }
@@ -62,6 +76,19 @@ impl Call {
             requested: sc.requested_bytes(),
             addr: sc.sockaddr().map(|a| a.to_string()),
             payloads,
+            ready: if sc.sys.is(syslint_event::Class::POLL) { sc.ready_set() } else { None },
+            nofile: sc.nofile_limit(),
+            clock: sc.clock_id(),
+            sleep_ns: sc.sleep_ns(),
+            epoll: sc.epoll_ctl(),
+            spawned: if sc.sys.is(syslint_event::Class::SPAWN)
+                && !sc.clone_flags().is_some_and(|f| f.contains(syslint_event::CloneFlags::THREAD))
+            {
+                sc.ret.value().filter(|v| *v > 0)
+            } else {
+                None
+            },
+            dir_open: sc.open_flags().is_some_and(|f| f.contains(syslint_event::OpenFlags::DIRECTORY)),
             evidence: Evidence::of(ev),
         }
     }
@@ -316,7 +343,17 @@ pub fn counts_basis(c: &Counts) -> Basis {
         if c.per_task.is_empty() { String::new() } else { format!(" of {} processes or threads", c.per_task.len()) };
     Basis {
         kind: BasisKind::Counts,
-        from: format!("counts from {}: {} calls of {} syscalls{who}{dur}", c.tool, c.total_calls(), c.rows.len()),
+        from: format!(
+            "counts from {}: {} calls of {} syscalls{who}{dur}{}",
+            c.tool,
+            c.total_calls(),
+            c.rows.len(),
+            match c.around_lines {
+                0 => String::new(),
+                1 => "; 1 line around the table was not part of it (a prompt or program output), read past".into(),
+                n => format!("; {n} lines around the table were not part of it (prompts, program output), read past"),
+            }
+        ),
         cannot_show: format!(
             "single calls: their arguments (which fds, paths, endpoints, timeouts, sizes), their order, and which process made them{}{}",
             if c.errors_known { "" } else { "; this table does not count errors" },

@@ -455,6 +455,11 @@ impl Parser {
             self.stats.ignored += 1;
             return true;
         }
+        // `grep -A/-B/-C`'s separator between groups of matching lines
+        if s == "--" {
+            self.stats.ignored += 1;
+            return true;
+        }
         if let Some(r) = strace_note(s) {
             return self.note(r, pid_hint, sink);
         }
@@ -508,6 +513,16 @@ impl Parser {
 
         let unprefixed = pid == Tid(0) && pid_hint.is_none();
 
+        // a relative delta printed with its sign before the clock time, `+0.000025 09:51:25.092563
+        // clone(...)` (pstore#11's paste): no strace line starts with `+` and a digit
+        if s.as_bytes().first() == Some(&b'+') && s.as_bytes().get(1).is_some_and(u8::is_ascii_digit) {
+            if let Some(e) = s.find(' ') {
+                let d = &s[1..e];
+                if d.bytes().all(|c| c.is_ascii_digit() || c == b'.') && d.contains('.') {
+                    s = s[e..].trim_start_matches(' ');
+                }
+            }
+        }
         // timestamp
         let mut ts = None;
         if s.as_bytes().first().is_some_and(u8::is_ascii_digit) {

@@ -19,15 +19,22 @@ pub fn read(text: &str) -> Option<Counts> {
     let text = cut(text, MAX_TEXT);
     let lines: Vec<&str> = text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     let command = command_line(&lines);
-    let mut counts = if let Some(c) = perf(&lines) {
+    // each reader says how many lines were the table's (headers, rules, rows, interval stamps)
+    let (mut counts, used) = if let Some(c) = perf(&lines) {
         c
     } else if let Some(c) = syscount(&lines) {
         c
     } else if let Some(c) = syslint_summary(&lines) {
-        c
+        // syslint's own report: every line of it is syslint's
+        let n = lines.len();
+        (c, n)
     } else {
         strace(&lines, command.as_deref())?
     };
+    // the rest of the paste (a prompt, program output, strace's own messages): read past,
+    // nothing of the table lost, but said
+    let text_lines = lines.iter().filter(|l| !l.trim().is_empty()).count();
+    counts.around_lines = text_lines.saturating_sub(used + usize::from(command.is_some())) as u64;
     if counts.rows.is_empty() && counts.per_task.is_empty() {
         return None;
     }
@@ -46,6 +53,7 @@ pub fn read(text: &str) -> Option<Counts> {
             counts.tool = "strace -c -w".into();
         }
     }
+    counts.only = limited_to(&lines, counts.command.as_deref().or(command.as_deref()), &counts.tool);
     counts.command = command;
     counts.rows.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.name.cmp(&b.name)));
     Some(counts)
@@ -82,7 +90,16 @@ fn command_line(lines: &[&str]) -> Option<String> {
             });
         let perf_s = has("perf")
             && words.contains(&"trace")
-            && words.iter().any(|w| *w == "-s" || *w == "--summary" || *w == "-S" || *w == "--with-summary");
+            && words.iter().any(|w| {
+                *w == "--summary"
+                    || *w == "--with-summary"
+                    // `-s`, `-S`, or in a cluster of short flags (`-as`)
+                    || (w.starts_with('-')
+                        && !w.starts_with("--")
+                        && w.len() <= 6
+                        && w[1..].chars().all(|c| c.is_ascii_alphabetic())
+                        && (w.contains('s') || w.contains('S')))
+            });
         let tool = strace_c
             || perf_s
             || has("syscount")
@@ -93,6 +110,69 @@ fn command_line(lines: &[&str]) -> Option<String> {
         }
     }
     None
+}
+
+/// The syscalls the counting was limited to: syscount's own `Tracing syscall 'fsync'...`
+/// header or `--syscall`, strace's `-e trace=...` (`-e open,read`, `--trace=`, `-etrace=`),
+/// perf trace's `-e`/`--event`. Empty when the paste does not say the counting was limited.
+fn limited_to(lines: &[&str], cmd: Option<&str>, tool: &str) -> Vec<String> {
+    let list = |v: &str| -> Vec<String> {
+        v.trim_matches(|c| c == '\'' || c == '"')
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    if tool.starts_with("syscount") {
+        for l in lines {
+            if let Some(rest) = l.trim().strip_prefix("Tracing syscall '") {
+                if let Some(name) = rest.split('\'').next().filter(|n| is_name(n)) {
+                    return vec![name.to_string()];
+                }
+            }
+        }
+    }
+    let Some(cmd) = cmd else { return Vec::new() };
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).copied().unwrap_or("");
+        let value = match *w {
+            "--syscall" if tool.starts_with("syscount") => next,
+            "-e" | "--event" if tool.starts_with("perf") => next,
+            "-e" if tool.starts_with("strace") => next,
+            _ => {
+                if let Some(v) = w.strip_prefix("--syscall=").filter(|_| tool.starts_with("syscount")) {
+                    v
+                } else if let Some(v) = w.strip_prefix("--event=").filter(|_| tool.starts_with("perf")) {
+                    v
+                } else if let Some(v) = w.strip_prefix("--trace=").filter(|_| tool.starts_with("strace")) {
+                    v
+                } else if let Some(v) = w.strip_prefix("-e").filter(|v| !v.is_empty() && tool.starts_with("strace")) {
+                    v
+                } else {
+                    continue;
+                }
+            }
+        };
+        let value = value.trim_matches(|c| c == '\'' || c == '"');
+        let value = if tool.starts_with("strace") {
+            // `-e trace=open,read` or `-e open,read`; other qualifiers (`-e signal=`, `-e
+            // read=3`, `-e status=failed`) do not choose syscalls
+            match value.split_once('=') {
+                Some(("trace" | "t", v)) => v,
+                Some(_) => continue,
+                None => value,
+            }
+        } else {
+            value
+        };
+        let v = list(value);
+        if !v.is_empty() {
+            return v;
+        }
+    }
+    Vec::new()
 }
 
 /// A line without its shell prompt (`$ `, `# `, `user@host:~$ `, `[root@h ~]# `).
@@ -262,7 +342,8 @@ fn rule_spans(l: &str) -> Option<Vec<(usize, usize)>> {
 /// The columns of a strace header line (`% time     seconds  usecs/call ...`, or the `-U`
 /// selections: `    calls    errors syscall   seconds ...`).
 fn strace_header(l: &str) -> Option<Vec<Col>> {
-    let t = l.trim().replace("% time", "%time");
+    // a table pasted as inline code starts with a backtick (matomo#14420)
+    let t = l.trim().trim_start_matches('`').replace("% time", "%time");
     let words: Vec<&str> = t.split_whitespace().collect();
     let known = |w: &str| col_of(w) != Col::Other || matches!(w, "longest" | "shortest" | "max" | "min");
     if words.len() < 2 || !words.iter().all(|w| known(w)) {
@@ -362,7 +443,8 @@ fn tokens(l: &str) -> Vec<(usize, &str)> {
 
 /// strace's `-c` table(s): with their header, or bare rows in the default columns. Several
 /// tables (`strace -c -f` prints one; a paste may hold two runs) are summed.
-fn strace(lines: &[&str], command: Option<&str>) -> Option<Counts> {
+fn strace(lines: &[&str], command: Option<&str>) -> Option<(Counts, usize)> {
+    let mut used = 0usize;
     let mut rows = Vec::new();
     let mut cols: Option<Vec<Col>> = None;
     let mut spans: Option<Vec<(usize, usize)>> = None;
@@ -370,7 +452,10 @@ fn strace(lines: &[&str], command: Option<&str>) -> Option<Counts> {
     let mut seen_header = false;
     let mut bare = 0usize;
     for l in lines {
+        // a table pasted as inline code ends with a backtick after its last row (matomo#14420)
+        let l = &l.trim_end().trim_end_matches('`');
         if let Some(c) = strace_header(l) {
+            used += 1;
             errors_col |= c.contains(&Col::Errors);
             cols = Some(c);
             spans = None;
@@ -379,11 +464,13 @@ fn strace(lines: &[&str], command: Option<&str>) -> Option<Counts> {
         }
         if cols.is_some() && spans.is_none() {
             if let Some(sp) = rule_spans(l) {
+                used += 1;
                 spans = Some(sp);
                 continue;
             }
         }
         if rule_spans(l).is_some() {
+            used += 1;
             continue;
         }
         let c = cols.clone().unwrap_or_else(|| DEFAULT_COLS.to_vec());
@@ -391,6 +478,7 @@ fn strace(lines: &[&str], command: Option<&str>) -> Option<Counts> {
             Some((name, calls, errors, secs)) => {
                 if name == "total" {
                     // the end of a table: the next rows belong to another (or are not rows)
+                    used += 1;
                     cols = None;
                     spans = None;
                     continue;
@@ -404,6 +492,7 @@ fn strace(lines: &[&str], command: Option<&str>) -> Option<Counts> {
                     bare += 1;
                     errors_col = true;
                 }
+                used += 1;
                 if rows.len() < MAX_ROWS {
                     add(&mut rows, &name, calls, errors, secs);
                 }
@@ -420,7 +509,7 @@ fn strace(lines: &[&str], command: Option<&str>) -> Option<Counts> {
     if rows.is_empty() || (!seen_header && bare < 2 && command.is_none()) {
         return None;
     }
-    Some(Counts { tool: "strace -c".into(), rows, errors_known: errors_col, ..Default::default() })
+    Some((Counts { tool: "strace -c".into(), rows, errors_known: errors_col, ..Default::default() }, used))
 }
 
 /// A line that might be a table row cut by the terminal (numbers only, or empty).
@@ -434,8 +523,9 @@ fn seen_row_like(l: &str) -> bool {
 /// `perf trace -s`/`--summary`: ` comm (pid), N events, P%` starts a thread's table; its
 /// header is `syscall calls [errors] total min avg max stddev` (perf before 5.x has no
 /// `errors`), a units line, a rule, then rows.
-fn perf(lines: &[&str]) -> Option<Counts> {
+fn perf(lines: &[&str]) -> Option<(Counts, usize)> {
     let mut c = Counts { tool: "perf trace -s".into(), ..Default::default() };
+    let mut used = 0usize;
     let mut task: Option<TaskCounts> = None;
     let mut cols: Option<Vec<String>> = None;
     let mut found = false;
@@ -448,7 +538,12 @@ fn perf(lines: &[&str]) -> Option<Counts> {
     };
     for l in lines {
         let t = l.trim();
+        if t == "Summary of events:" || (t.starts_with("total, ") && t.ends_with(" events")) {
+            used += 1;
+            continue;
+        }
         if let Some(head) = perf_task(t) {
+            used += 1;
             finish(&mut task, &mut c);
             task = Some(TaskCounts { task: head, rows: Vec::new() });
             cols = None;
@@ -456,6 +551,7 @@ fn perf(lines: &[&str]) -> Option<Counts> {
         }
         let words: Vec<&str> = t.split_whitespace().collect();
         if words.first() == Some(&"syscall") && words.get(1) == Some(&"calls") && words.contains(&"total") {
+            used += 1;
             cols = Some(words.iter().map(ToString::to_string).collect());
             found = true;
             if task.is_none() {
@@ -465,6 +561,7 @@ fn perf(lines: &[&str]) -> Option<Counts> {
         }
         let Some(cs) = &cols else { continue };
         if words.is_empty() || t.starts_with('(') || t.starts_with("---") {
+            used += usize::from(!words.is_empty());
             continue;
         }
         if words.len() != cs.len() || !is_name(words[0]) {
@@ -477,6 +574,7 @@ fn perf(lines: &[&str]) -> Option<Counts> {
             continue;
         };
         let errors = get("errors");
+        used += 1;
         c.errors_known |= errors.is_some();
         if let Some(tk) = task.as_mut() {
             if tk.rows.len() < MAX_ROWS {
@@ -496,7 +594,7 @@ fn perf(lines: &[&str]) -> Option<Counts> {
     if c.per_task.len() == 1 && c.per_task[0].task.is_empty() {
         c.per_task.clear();
     }
-    Some(c)
+    Some((c, used))
 }
 
 /// ` nginx (1234), 5012 events, 40.1%` -> `nginx (1234)`.
@@ -515,17 +613,36 @@ fn perf_task(t: &str) -> Option<String> {
 /// libbpf-tools' and BCC's `syscount`: `SYSCALL COUNT [TIME (us)|TIME (ms)]`, or with `-P`
 /// `PID COMM COUNT [TIME ...]`; one table per interval (`[12:34:56]`), summed. It prints the
 /// top 10 by default (`-T N`), so rows beyond are not zero but unknown.
-fn syscount(lines: &[&str]) -> Option<Counts> {
+fn syscount(lines: &[&str]) -> Option<(Counts, usize)> {
     let mut c = Counts { tool: "syscount".into(), ..Default::default() };
+    let mut used = 0usize;
     let mut mode: Option<(bool, Option<f64>)> = None; // (per process, time unit in seconds)
     let mut found = false;
     let mut latency = false;
     let mut per_process = false;
     for l in lines {
         let t = l.trim();
-        let words: Vec<&str> = t.split_whitespace().collect();
+        // a syscall the tool has no name for, `[unknown: 436]`: one name cell (`syscall_436`,
+        // the number as the traced machine's kernel numbers it)
+        let unknown = t.strip_prefix("[unknown: ").and_then(|r| r.split_once(']'));
+        let named;
+        let mut words: Vec<&str> = t.split_whitespace().collect();
+        if let Some((nr, rest)) = unknown.filter(|(nr, _)| !nr.is_empty() && nr.bytes().all(|b| b.is_ascii_digit())) {
+            named = format!("syscall_{nr}");
+            words = std::iter::once(named.as_str()).chain(rest.split_whitespace()).collect();
+        }
+        // its own lines: `Tracing syscalls, printing top 10... Ctrl+C to quit.`, the interval
+        // stamps `[12:34:56]`, `Detaching...`
+        if t.starts_with("Tracing ")
+            || t.starts_with("Detaching")
+            || (t.len() == 10 && t.starts_with('[') && t.ends_with(']'))
+        {
+            used += 1;
+            continue;
+        }
         match words.as_slice() {
             ["SYSCALL", "COUNT", rest @ ..] => {
+                used += 1;
                 let unit = time_unit(rest);
                 latency |= unit.is_some();
                 mode = Some((false, unit));
@@ -533,6 +650,7 @@ fn syscount(lines: &[&str]) -> Option<Counts> {
                 continue;
             }
             ["PID", "COMM", "COUNT", rest @ ..] => {
+                used += 1;
                 let unit = time_unit(rest);
                 latency |= unit.is_some();
                 mode = Some((true, unit));
@@ -554,6 +672,7 @@ fn syscount(lines: &[&str]) -> Option<Counts> {
                 continue;
             };
             let secs = unit.and_then(|u| num(words[3]).map(|v| v * u));
+            used += 1;
             let name = format!("{} ({})", words[1], words[0]);
             match c.per_task.iter().position(|x| x.task == name) {
                 Some(i) => add(&mut c.per_task[i].rows, "*", count as u64, 0, secs),
@@ -574,6 +693,7 @@ fn syscount(lines: &[&str]) -> Option<Counts> {
                 continue;
             }
             let secs = unit.and_then(|u| num(words[2]).map(|v| v * u));
+            used += 1;
             if c.rows.len() < MAX_ROWS {
                 add(&mut c.rows, words[0], count as u64, 0, secs);
             }
@@ -589,7 +709,7 @@ fn syscount(lines: &[&str]) -> Option<Counts> {
         (false, false) => "syscount",
     }
     .into();
-    Some(c)
+    Some((c, used))
 }
 
 fn time_unit(rest: &[&str]) -> Option<f64> {
@@ -783,5 +903,42 @@ mod recorded {
             let _ = read(t);
         }
         assert!(read("just some program output\nwith numbers 1.0 2 3 4\n").is_none());
+    }
+
+    #[test]
+    fn counting_limited_to_some_syscalls() {
+        let only = |text: &str| read(text).map(|c| c.only).unwrap_or_default();
+        // the BCC PR's own example (tests/fixtures/pasted/bcc-4132-syscount-fsync-mysqld.txt)
+        assert_eq!(only(&fixture("tests/fixtures/pasted/bcc-4132-syscount-fsync-mysqld.txt")), ["fsync"]);
+        let t = "% time     seconds  usecs/call     calls    errors syscall\n\
+------ ----------- ----------- --------- --------- ----------------\n\
+100.00    0.718114           1    363839           epoll_wait\n";
+        assert_eq!(only(&format!("$ strace -c -e trace=epoll_wait,read -p 1\n{t}")), ["epoll_wait", "read"]);
+        assert_eq!(only(&format!("$ strace -c -e epoll_wait -p 1\n{t}")), ["epoll_wait"]);
+        assert_eq!(only(&format!("$ strace -c -etrace=%file -p 1\n{t}")), ["%file"]);
+        assert!(only(&format!("$ strace -c -e signal=none -p 1\n{t}")).is_empty());
+        assert!(only(&format!("$ timeout 5s strace -c -p 1\n{t}")).is_empty());
+        let c = read(&format!("$ strace -c -e trace=epoll_wait -p 1\n{t}")).unwrap();
+        assert!(c.counted("epoll_wait") && !c.counted("read") && !c.counted_any(&["read", "write"]));
+    }
+
+    #[test]
+    fn lines_around_a_table_are_counted_not_lost() {
+        let c = |rel: &str| read(&fixture(rel)).unwrap_or_else(|| panic!("{rel}: no table"));
+        // prompts, `mpdscribble -V`, pgrep and a gdb backtrace around the table: 16 lines
+        let m = c("tests/fixtures/pasted/mpdscribble-60-strace-c-epoll-spin.txt");
+        assert_eq!((m.rows.len(), m.around_lines), (1, 16));
+        // strace's attach line and ten `Process N detached` above it
+        assert_eq!(c("tests/fixtures/pasted/nomad-8163-strace-c-sched-yield.txt").around_lines, 11);
+        // a table in inline code: the backticks are the table's, all 7 rows read
+        let t = c("tests/fixtures/pasted/matomo-14420-strace-c-after-fix-inline-code.txt");
+        assert_eq!((t.rows.len(), t.around_lines), (7, 0));
+        assert_eq!(t.row("rt_sigaction").map(|r| r.calls), Some(7528));
+        // perf's `total, N events` header is the table's; the mail's trailing `...` is not
+        assert_eq!(c("tests/fixtures/pasted/lkml-perf-trace-bpf-summary-total.txt").around_lines, 1);
+        // syscount's `[unknown: 436]` row (close_range on that build) no longer ends the table
+        let s = c("lab/fd-close-sweep/counts/c-range.syscount.txt");
+        assert_eq!((s.rows.len(), s.around_lines), (24, 0));
+        assert_eq!(s.row("syscall_436").map(|r| r.calls), Some(7));
     }
 }

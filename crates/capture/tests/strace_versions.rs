@@ -1113,6 +1113,23 @@ fn time_of_day_with_relative_delta() {
     assert_eq!((r.ev[2].ts, rd.bytes, rd.dur), (Some(tod(23, 30, 13, 856_574_000)), Some(6), Some(3_196_855_000)));
 }
 
+// tests/fixtures/pasted/pstore-11-gpg-spawn-grep-context.txt (ossobv/pstore#11): a signed
+// relative delta before each clock time, and `grep -B/-A`'s `--` between the picked lines.
+#[test]
+fn signed_relative_delta_before_clock_time_and_grep_separators() {
+    let r = parse(&[
+        "     +0.000022 09:51:25.109223 clone(child_stack=0, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7fe971b149d0) = 25525",
+        "     +0.008834 09:51:25.118057 wait4(25525, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 25525",
+        "--",
+        "     +0.000025 09:51:25.121131 select(13, [4 9], [12], NULL, {1, 0}) = 2 (in [4], out [12], left {0, 999998})",
+    ])
+    .clean();
+    r.n(3);
+    assert_eq!(r.ev[0].ts, Some(tod(9, 51, 25, 109_223_000)));
+    assert_eq!(r.ev[1].call().ok(), 25525);
+    assert_eq!(r.ev[2].ts, Some(tod(9, 51, 25, 121_131_000)));
+}
+
 // strace/strace doc/strace.1.in at v6.1 (4402d77), the `-e status=` (and so -z/-Z) example:
 // with status filtering strace prints whole calls in exit order, so times go backwards.
 #[test]

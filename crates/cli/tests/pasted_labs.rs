@@ -24,6 +24,14 @@ const PAIRS: &[(&str, &str, &str, &str)] = &[
     ("keepalive-stall", "py-eof", "py-length", "keepalive-stall"),
     ("repeated-dns", "py-resolve-each", "py-resolve-once", "repeated-dns"),
     ("small-io", "py-oswrite", "py-buffered", "small-io"),
+    // the second wave (issue 17)
+    ("yield-spin", "c-spin", "c-mutex", "yield-spin"),
+    ("clock-syscalls", "c-syscall", "c-vdso", "clock-syscalls"),
+    ("timer-polling", "c-select20", "c-block", "timer-polling"),
+    ("epoll-ctl-churn", "c-mod", "c-et", "epoll-ctl-churn"),
+    ("stat-storm", "php-nocache", "php-cache", "stat-storm"),
+    ("reopen-churn", "py-config-each", "py-config-once", "reopen-churn"),
+    ("spawn-per-task", "sh-date-each", "sh-date-once", "spawn-per-task"),
 ];
 
 const TOOLS: &[&str] = &["strace-c", "strace-cw", "perf", "syscount"];
@@ -41,6 +49,15 @@ const NOT_NAMED: &[(&str, &str)] = &[
     ("keepalive-stall/py-eof.strace-cw", "a table has no per-call times"),
     ("keepalive-stall/py-eof.perf", "a table has no per-call times"),
     ("keepalive-stall/py-eof.syscount", "a table has no per-call times"),
+    (
+        "timer-polling/c-select20.strace-c",
+        "system time: a table without wall-clock times cannot show the waits lasted their timeout",
+    ),
+    (
+        "stat-storm/php-nocache.syscount",
+        "syscount counts no errors: successful lookups cannot be told from failed ones",
+    ),
+    ("reopen-churn/py-config-each.syscount", "syscount counts no errors: failed opens cannot be told apart"),
     // the excerpts (four fifths into the process's lines) show what they show
     ("accept-herd/c-procs.10", "this stretch of the worker won its connections"),
     ("accept-herd/c-procs.30", "this stretch of the worker won its connections"),
@@ -53,6 +70,13 @@ const NOT_NAMED: &[(&str, &str)] = &[
     ("keepalive-stall/py-eof.100", "no durations: a stall is a time"),
     ("repeated-dns/py-resolve-each.10", "one lookup"),
     ("repeated-dns/py-resolve-each.30", "one lookup"),
+    ("yield-spin/c-spin.10", "5 yields in a row: a lock that yields a few times and then sleeps looks the same"),
+    ("epoll-ctl-churn/c-mod.10", "two re-registrations"),
+    ("stat-storm/php-nocache.10", "one include: each path looked up once"),
+    ("stat-storm/php-nocache.30", "two includes: each path looked up twice"),
+    ("reopen-churn/py-config-each.10", "the file opened once"),
+    ("spawn-per-task/sh-date-each.10", "no child in these lines"),
+    ("spawn-per-task/sh-date-each.30", "one child"),
 ];
 
 fn check(r: &Report, ctx: &str, kind: BasisKind, detector: &str, bad: bool, key: &str) {

@@ -7,7 +7,7 @@ use crate::args::{self, FdArg};
 use crate::raw::{EPOLL_EVENTS, SOCKOPT_NAMES, SOL_NAMES};
 use crate::syscalls::{Class, Sys};
 use crate::target::TargetKind;
-use crate::{Args, Syscall};
+use crate::{Args, Ret, Syscall};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 
@@ -588,6 +588,70 @@ impl<'a> Syscall<'a> {
         (fd >= 0).then_some(fd)
     }
 
+    /// What a wait that returned ready reported, as one comparable string: epoll's events
+    /// (`EPOLLIN, {u32=20, ...}` items, sorted, since the kernel's order varies), poll's
+    /// `revents` items, select's `in [3], out [12]`. `None` when it returned nothing or the
+    /// result is not shown (the kernel program does not copy it). Two waits with the same
+    /// answer found the same fds ready in the same way.
+    pub fn ready_set(&self) -> Option<String> {
+        if self.ret.value().is_none_or(|v| v <= 0) {
+            return None;
+        }
+        let items = |s: &'a str| -> Option<String> {
+            let inner = s.trim().strip_prefix(['[', '{'])?.strip_suffix([']', '}'])?;
+            let mut v: Vec<&str> = args::split(inner).filter(|i| !i.is_empty()).collect();
+            if v.is_empty() || v.iter().any(|i| i.contains("...")) {
+                return None;
+            }
+            v.sort_unstable();
+            Some(v.join(", "))
+        };
+        let note = match self.ret {
+            Ret::Ok { note, .. } => note.trim(),
+            _ => "",
+        };
+        match self.sys {
+            Sys::EpollWait | Sys::EpollPwait | Sys::EpollPwait2 => items(self.arg(1)?),
+            Sys::Poll | Sys::Ppoll => items(note.strip_prefix('(')?.strip_suffix(')')?),
+            Sys::Select | Sys::NewSelect | Sys::Pselect6 => {
+                let n = note.strip_prefix('(')?.strip_suffix(')')?;
+                let n = n.split(", left").next()?.trim();
+                (!n.is_empty()).then(|| n.to_string())
+            }
+            _ => None,
+        }
+    }
+
+    /// The soft limit on open fds (RLIMIT_NOFILE) a getrlimit/prlimit64 call read or set, when
+    /// shown (`{rlim_cur=16*1024, ...}`; `RLIM_INFINITY` is `u64::MAX`): how far a close
+    /// sweep that follows it goes.
+    pub fn nofile_limit(&self) -> Option<u64> {
+        if self.ret.value() != Some(0) {
+            return None;
+        }
+        let lim = match self.sys {
+            Sys::Getrlimit | Sys::Ugetrlimit | Sys::Setrlimit => {
+                (self.arg(0)? == "RLIMIT_NOFILE").then(|| self.arg(1))??
+            }
+            Sys::Prlimit64 => {
+                if self.arg(1)? != "RLIMIT_NOFILE" {
+                    return None;
+                }
+                // the new limit when one was set, else the old one read
+                match self.arg(2)? {
+                    "NULL" => self.arg(3)?,
+                    new => new,
+                }
+            }
+            _ => return None,
+        };
+        let cur = lim.strip_prefix('{')?.split(',').next()?.trim().strip_prefix("rlim_cur=")?;
+        if cur.contains("INFINITY") {
+            return Some(u64::MAX);
+        }
+        cur.split('*').try_fold(1u64, |acc, f| acc.checked_mul(f.trim().parse().ok()?))
+    }
+
     /// The fd and events of an epoll_ctl call.
     pub fn epoll_ctl(&self) -> Option<EpollCtl> {
         if self.sys != Sys::EpollCtl {
@@ -749,6 +813,47 @@ mod tests {
         let peek = sc(Sys::Recvfrom, "3, \"\", 1, MSG_PEEK, NULL, NULL").msg_flags().unwrap();
         assert!(peek.contains(MsgFlags::PEEK));
         assert_eq!(sc(Sys::Recv, "3, 0x1, 1, 0x2").msg_flags(), Some(MsgFlags(2)));
+    }
+
+    #[test]
+    fn ready_sets_and_limits() {
+        let w = |sys, a: &'static str, v: i64, note: &'static str| Syscall {
+            ret: Ret::Ok { val: v, deco: None, note },
+            ..sc(sys, a)
+        };
+        // beanstalkd#53 (pre-4.16 braces), the same three fds in another order
+        let a = w(Sys::EpollWait, "4, {{EPOLLIN, {u32=20, u64=20}}, {EPOLLIN, {u32=26, u64=26}}}, 32, 998", 2, "");
+        let b = w(Sys::EpollWait, "4, {{EPOLLIN, {u32=26, u64=26}}, {EPOLLIN, {u32=20, u64=20}}}, 32, 998", 2, "");
+        assert!(a.ready_set().is_some());
+        assert_eq!(a.ready_set(), b.ready_set());
+        let c = w(Sys::EpollWait, "4, [{EPOLLOUT, {u32=26, u64=26}}], 32, 998", 1, "");
+        assert_ne!(a.ready_set(), c.ready_set());
+        assert_eq!(w(Sys::EpollWait, "3, [], 1024, 0", 0, "").ready_set(), None);
+        // a hand-elided event says nothing about which
+        assert_eq!(w(Sys::EpollWait, "3, [{EPOLLIN, ...}], 1024, 154", 1, "").ready_set(), None);
+        let p = w(Sys::Poll, "[{fd=3, events=POLLIN}], 1, 100", 1, "([{fd=3, revents=POLLIN}])");
+        assert_eq!(p.ready_set().as_deref(), Some("{fd=3, revents=POLLIN}"));
+        let s = w(
+            Sys::Pselect6,
+            "4, [3], NULL, [3], {tv_sec=60, tv_nsec=0}, NULL",
+            1,
+            "(in [3], left {tv_sec=59, tv_nsec=999999180})",
+        );
+        assert_eq!(s.ready_set().as_deref(), Some("in [3]"));
+        let l = |sys, a: &'static str| Syscall { ret: Ret::Ok { val: 0, deco: None, note: "" }, ..sc(sys, a) };
+        assert_eq!(
+            l(Sys::Getrlimit, "RLIMIT_NOFILE, {rlim_cur=16*1024, rlim_max=16*1024}").nofile_limit(),
+            Some(16384)
+        );
+        assert_eq!(l(Sys::Getrlimit, "RLIMIT_NOFILE, {rlim_cur=999999, rlim_max=999999}").nofile_limit(), Some(999999));
+        assert_eq!(
+            l(Sys::Getrlimit, "RLIMIT_STACK, {rlim_cur=8192*1024, rlim_max=RLIM64_INFINITY}").nofile_limit(),
+            None
+        );
+        let p = l(Sys::Prlimit64, "0, RLIMIT_NOFILE, NULL, {rlim_cur=1024, rlim_max=512*1024}");
+        assert_eq!(p.nofile_limit(), Some(1024));
+        let p = l(Sys::Prlimit64, "0, RLIMIT_NOFILE, {rlim_cur=RLIM64_INFINITY, rlim_max=RLIM64_INFINITY}, NULL");
+        assert_eq!(p.nofile_limit(), Some(u64::MAX));
     }
 
     #[test]

@@ -214,6 +214,22 @@ pub struct Counts {
     /// The command line above the table, when the paste has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The syscalls the counting was limited to, when the command line or the tool's own
+    /// header says (`syscount --syscall fsync`, `strace -c -e trace=open,read`, `perf trace -s
+    /// -e fsync`): the others were not counted, so their absence says nothing. A class or a
+    /// negation (`%file`, `!write`) is kept as written. Empty: not limited.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only: Vec<String>,
+    /// Lines of the paste that were neither the table (its header, rules, rows, the tool's own
+    /// interval stamps) nor the command line above it: a prompt, program output, strace's own
+    /// messages. Read past: nothing of the table was lost, and none of them is counted as a
+    /// line not understood.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub around_lines: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One syscall's row of a [`Counts`] table.
@@ -252,6 +268,16 @@ impl Counts {
     /// All calls of the table.
     pub fn total_calls(&self) -> u64 {
         self.rows.iter().map(|r| r.calls).sum()
+    }
+    /// Whether the table counted this syscall: the counting was not limited, or was limited
+    /// to a list that names it, or its row is there. A syscall a limited table cannot have
+    /// counted is unknown, not zero.
+    pub fn counted(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| o == name) || self.row(name).is_some()
+    }
+    /// Whether any of these syscalls was counted (see [`Counts::counted`]).
+    pub fn counted_any(&self, names: &[&str]) -> bool {
+        names.iter().any(|n| self.counted(n))
     }
     /// Calls per second when the duration is known.
     pub fn per_second(&self, calls: u64) -> Option<f64> {

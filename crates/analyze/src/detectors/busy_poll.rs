@@ -565,6 +565,136 @@ timestamps)",
     }
 }
 
+/// Whether a table counted one thread: `strace -c -p PID` without `-f` (strace follows only
+/// the thread it attached to), or a per-thread table with one thread.
+fn one_thread(c: &syslint_report::Counts) -> bool {
+    if c.per_task.len() == 1 {
+        return true;
+    }
+    let Some(cmd) = c.command.as_deref() else { return false };
+    if !c.tool.starts_with("strace") {
+        return false;
+    }
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    let strace = words.iter().position(|w| *w == "strace" || w.ends_with("/strace"));
+    let Some(s) = strace else { return false };
+    let opts = &words[s + 1..];
+    let follows = opts.iter().any(|w| {
+        *w == "--follow-forks"
+            || *w == "--output-separately"
+            || (w.starts_with('-') && !w.starts_with("--") && w[1..].chars().all(|ch| ch.is_ascii_alphabetic()) && w.contains('f'))
+    });
+    let pids = opts.iter().enumerate().filter(|(i, w)| **w == "-p" && opts.get(i + 1).is_some_and(|p| !p.contains(','))).count();
+    !follows && pids == 1
+}
+
+/// The excerpt rule's second form: a run of waits that each came back at once with the same
+/// answer, with nothing done between them. A wait reporting the same fds ready again, when the
+/// calls between them served none (only clock reads, reads and writes failing with EAGAIN,
+/// reads at EOF), is level-triggered readiness nobody consumes: an EPOLLOUT nobody writes to,
+/// an EPOLLHUP on a dead fd left in the set, a socket at EOF read again (beanstalkd#53,
+/// rtorrent#580, swoole#2847, wrk#179). Zero-timeout polls that found nothing, back to back,
+/// are the same run. A wait that timed out after waiting, a call that did anything else, and
+/// accept's EAGAIN (a herd: the connection went to another waiter, accept-herd's) end a run.
+fn ready_spin(x: &crate::basis::Excerpt) -> Option<Finding> {
+    use crate::basis::{counted, excerpt_finding, finding, Call};
+    use syslint_report::Confidence;
+    #[derive(PartialEq)]
+    enum Key<'a> {
+        Empty,
+        Ready(&'a str),
+    }
+    #[derive(Default)]
+    struct Run<'a> {
+        key: Option<Key<'a>>,
+        waits: usize,
+        /// EAGAIN failures and reads at EOF between the waits
+        idle: usize,
+        eof: usize,
+        idx: Vec<usize>,
+    }
+    fn end<'a>(cur: &mut Run<'a>, best: &mut Run<'a>) {
+        let r = std::mem::take(cur);
+        if (r.waits, r.idle) > (best.waits, best.idle) {
+            *best = r;
+        }
+    }
+    fn key(c: &Call) -> Option<Key<'_>> {
+        if c.timeout.is_some_and(syslint_event::Timeout::is_zero) && c.ret == Some(0) {
+            Some(Key::Empty)
+        } else {
+            c.ready.as_deref().map(Key::Ready)
+        }
+    }
+    let clock = |c: &Call| matches!(c.sys, Sys::ClockGettime | Sys::ClockGettime64 | Sys::Gettimeofday | Sys::Time);
+    let io = |c: &Call| {
+        c.sys.is(syslint_event::Class::READ) || c.sys.is(syslint_event::Class::WRITE) || matches!(c.sys, Sys::Recvfrom | Sys::Recvmsg)
+    };
+    let mut best: Run = Run::default();
+    let mut tids: Vec<syslint_event::Tid> = x.calls.iter().map(|c| c.tid).collect();
+    tids.sort_unstable();
+    tids.dedup();
+    for tid in tids {
+        let mut cur: Run = Run::default();
+        for (i, c) in x.calls.iter().enumerate().filter(|(_, c)| c.tid == tid) {
+            if c.sys.is(syslint_event::Class::POLL) {
+                match key(c) {
+                    Some(k) if cur.key.as_ref() == Some(&k) => {
+                        cur.waits += 1;
+                        cur.idx.push(i);
+                    }
+                    Some(k) => {
+                        end(&mut cur, &mut best);
+                        cur = Run { key: Some(k), waits: 1, idx: vec![i], ..Run::default() };
+                    }
+                    None => end(&mut cur, &mut best),
+                }
+            } else if clock(c) {
+                // reading the time between waits is what every event loop does
+            } else if cur.key.is_some() && io(c) && (c.failed("EAGAIN") || (c.ret == Some(0) && c.sys.is(syslint_event::Class::READ))) {
+                cur.idle += 1;
+                cur.eof += usize::from(c.ret == Some(0));
+                cur.idx.push(i);
+            } else {
+                end(&mut cur, &mut best);
+            }
+        }
+        end(&mut cur, &mut best);
+    }
+    if best.waits < 3 {
+        return None;
+    }
+    let strong = best.waits >= 5 || best.waits + best.idle >= 8;
+    let (sev, conf) = if strong { (Severity::Warning, Confidence::Medium) } else { (Severity::Info, Confidence::Low) };
+    let first = &x.calls[best.idx[0]];
+    let what = match best.key {
+        Some(Key::Empty) => "zero-timeout polls that found nothing, back to back".to_string(),
+        _ => format!("waits on fd {} returning the same ready fds at once", first.fd.unwrap_or(-1)),
+    };
+    let between = match (best.idle, best.eof) {
+        (0, _) => "nothing done between them".to_string(),
+        (n, e) if e == n => format!("only {n} reads at EOF (= 0) between them"),
+        (n, 0) => format!("only {n} calls failing with EAGAIN between them"),
+        (n, e) => format!("only {n} calls that moved nothing (EAGAIN, {e} at EOF) between them"),
+    };
+    let (_, about) = counted();
+    let mut f = finding(
+        &META,
+        sev,
+        format!("spinning on readiness: {} {what}, {between}", best.waits),
+        "the process in the excerpt",
+        about,
+        &[("spins", (best.waits as u64).into()), ("idle_calls", (best.idle as u64).into()), ("calls", (x.calls.len() as u64).into())],
+    );
+    f.evidence = x.evidence(&best.idx, 4);
+    let why = if strong {
+        format!("{} {what}, {between}: readiness nobody consumes returns again at once", best.waits)
+    } else {
+        format!("{} {what}, {between}: a short run, too few lines to say it goes on", best.waits)
+    };
+    Some(excerpt_finding(f, x, conf, &why))
+}
+
 impl Detector for BusyPoll {
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::{counted, excerpt_finding, finding, Call};
@@ -584,7 +714,7 @@ impl Detector for BusyPoll {
         let waits = x.calls.iter().filter(|c| wait(c)).count();
         let n = x.calls.len();
         if spins.len() < 8 || spins.len() * 2 < n || waits * 4 > spins.len() {
-            return Vec::new();
+            return ready_spin(x).into_iter().collect();
         }
         let what = if x.calls[spins[0]].sys.is(syslint_event::Class::POLL) { "polls with a zero timeout that found nothing" } else { "reads that failed with EAGAIN" };
         let (_, about) = counted();
@@ -602,8 +732,8 @@ impl Detector for BusyPoll {
 
     fn levels(&self) -> registry::Levels {
         registry::Levels {
-            excerpt: "the same readiness check or non-blocking read again and again with nothing done between: polls with a zero timeout returning 0, or reads returning EAGAIN, at least 8 in a row making most of the excerpt (a poll that waits, even 100 ms, is not a spin)",
-            counts: "waits (poll, select, epoll_wait) at least 5,000 and half of all calls, with under a tenth as much I/O; or sched_yield at least 5,000 and half of all calls. Medium when the table's times are wall-clock (perf trace, syscount -L, strace -c -w) and show the waits do not wait (under 50 us each), else low",
+            excerpt: "the same readiness check or non-blocking read again and again with nothing done between: polls with a zero timeout returning 0, or reads returning EAGAIN, at least 8 in a row making most of the excerpt (a poll that waits, even 100 ms, is not a spin); or a run of waits of one thread that each came back with the same fds ready (or, zero-timeout, with nothing) while the calls between them served none (only clock reads, EAGAIN, reads at EOF): 5 such waits, or 3 with 8 calls in the run, warning at medium; 3 or 4, info at low. accept's EAGAIN ends a run (a herd is accept-herd's)",
+            counts: "waits (poll, select, epoll_wait) at least 5,000 and half of all calls, with under a tenth as much I/O (and the I/O syscalls counted: not a table limited with -e). Medium when the table's times are wall-clock (perf trace, syscount -L, strace -c -w) and show the waits do not wait (under 50 us each), or when one thread (strace -c -p PID without -f) waited 10,000 times a second or more over a known duration (timeout 5s), else low. sched_yield is yield-spin's",
         }
     }
 
@@ -615,18 +745,27 @@ impl Detector for BusyPoll {
             "read", "write", "readv", "writev", "pread64", "pwrite64", "recvfrom", "sendto", "recvmsg", "sendmsg",
             "recvmmsg", "sendmmsg", "accept", "accept4",
         ];
+        // sched_yield is yield-spin's; a table limited to the waits (`-e trace=epoll_wait`)
+        // cannot show the I/O they led to
+        if !c.counted_any(IO) {
+            return Vec::new();
+        }
         let total = c.total_calls();
         let waits = c.calls(WAITS);
         let io = c.calls(IO);
-        let yields = c.calls(&["sched_yield"]);
         let (subject, about) = counted();
         let mut out = Vec::new();
         if waits >= 5000 && waits * 2 >= total && io * 10 <= waits {
             let secs: f64 = c.rows.iter().filter(|r| WAITS.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
             let avg_us = secs / waits as f64 * 1e6;
             let timed = wall_times(c) && c.rows.iter().any(|r| WAITS.contains(&r.name.as_str()) && r.seconds.is_some());
+            // one traced thread (strace -p without -f counts only the thread attached to) that
+            // waited this often cannot have waited long: at 10,000 a second, 100 us each at most
+            let per_thread = one_thread(c).then(|| c.per_second(waits)).flatten();
             let (conf, why) = if timed && avg_us < 50.0 {
                 (Confidence::Medium, format!("{waits} waits averaging {avg_us:.1} us of wall-clock time: they return at once, with {io} I/O calls to show for them"))
+            } else if let Some(r) = per_thread.filter(|r| *r >= 10_000.0) {
+                (Confidence::Medium, format!("{waits} waits of one thread in {} s ({r:.0}/s, so under {:.0} us each at most), with {io} I/O calls to show for them", c.duration_s.unwrap_or(0.0), 1e6 / r))
             } else {
                 (Confidence::Low, format!("{waits} waits with {io} I/O calls to show for them; the table cannot show their timeouts (a zero timeout spins, a long one is an idle loop)"))
             };
@@ -641,18 +780,6 @@ impl Detector for BusyPoll {
             );
             f.evidence = count_lines(c, WAITS);
             out.push(counts_finding(f, c, conf, &why));
-        }
-        if yields >= 5000 && yields * 2 >= total {
-            let mut f = finding(
-                &META,
-                Severity::Warning,
-                format!("spinning on sched_yield: {yields} of {total} calls"),
-                subject,
-                about,
-                &[("sched_yield", yields.into()), ("calls", total.into())],
-            );
-            f.evidence = count_lines(c, &["sched_yield"]);
-            out.push(counts_finding(f, c, Confidence::Medium, &format!("{yields} sched_yield calls, half or more of all calls")));
         }
         out
     }

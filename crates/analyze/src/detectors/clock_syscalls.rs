@@ -221,6 +221,92 @@ impl Detector for ClockSyscalls {
         &META
     }
 
+    // ---- less than a full trace (issue 14) ----
+
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{counted, excerpt_finding, finding};
+        use syslint_report::Confidence;
+        const CLOCKS: &[Sys] = &[Sys::ClockGettime, Sys::ClockGettime64, Sys::Gettimeofday, Sys::Time];
+        // per thread: reads of clocks the vDSO serves, of CPU-time clocks, and all calls
+        let mut by: std::collections::BTreeMap<Tid, (u64, u64, u64, Vec<usize>)> = Default::default();
+        for (i, c) in x.calls.iter().enumerate() {
+            let t = by.entry(c.tid).or_default();
+            t.2 += 1;
+            if !c.is(CLOCKS) {
+                continue;
+            }
+            if (c.sys != Sys::ClockGettime && c.sys != Sys::ClockGettime64) || c.clock.is_some_and(vdso_serves) {
+                t.0 += 1;
+            } else {
+                t.1 += 1;
+            }
+            t.3.push(i);
+        }
+        let Some((_, (vdso, cpu, calls, idx))) = by.into_iter().max_by_key(|(_, t)| t.0 + t.1) else { return Vec::new() };
+        let reads = vdso + cpu;
+        // an event loop reads the clock once per wake-up: only a thread that does little else;
+        // 10 to 19 reads that are nearly all its calls are named at low
+        let short = reads < 20;
+        if reads < 10 || reads * 2 < calls || (short && reads * 4 < calls * 3) {
+            return Vec::new();
+        }
+        let served = vdso * 2 >= reads && !short;
+        let (_, about) = counted();
+        let mut f = finding(
+            &META,
+            if served { Severity::Warning } else { Severity::Info },
+            format!("clock reads reach the kernel: {reads} of {calls} calls ({vdso} of clocks the vDSO serves, {cpu} of CPU-time clocks)"),
+            "the thread in the excerpt",
+            about,
+            &[("calls", reads.into()), ("vdso_clock_calls", vdso.into()), ("cpu_clock_calls", cpu.into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        let (conf, why) = if short {
+            (Confidence::Low, format!("{reads} clock reads in a row as system calls: too few lines to say how often"))
+        } else if served {
+            (Confidence::Medium, format!("{vdso} reads of clocks the vDSO serves appear as system calls, half or more of the thread's calls"))
+        } else {
+            (Confidence::Low, format!("{cpu} reads of CPU-time clocks, which always need the kernel: a cost only at a high rate, which the excerpt cannot show"))
+        };
+        vec![excerpt_finding(f, x, conf, &why)]
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        const CLOCKS: &[&str] = &["clock_gettime", "clock_gettime64", "gettimeofday", "time"];
+        let reads = c.calls(CLOCKS);
+        let total = c.total_calls();
+        if reads < self.cfg.min_calls || (reads as f64) < self.cfg.warn_share * total as f64 || !c.only.is_empty() {
+            return Vec::new();
+        }
+        let warn = reads >= self.cfg.warn_calls;
+        let (subject, about) = counted();
+        let rate = c.per_second(reads).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
+        let mut f = finding(
+            &META,
+            if warn { Severity::Warning } else { Severity::Info },
+            format!("clock reads reach the kernel: {reads} of {total} calls{rate}"),
+            subject,
+            about,
+            &[("calls", reads.into()), ("all_calls", total.into())],
+        );
+        f.evidence = count_lines(c, CLOCKS);
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            &format!("{reads} clock reads counted as system calls, {:.0}% of all calls; the table cannot show which clocks (CPU-time clocks always need the kernel; the others should not)", reads as f64 * 100.0 / total.max(1) as f64),
+        )]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "a thread whose clock reads (clock_gettime, gettimeofday, time) are at least 20 and half of its calls: warning at medium when most are of clocks the vDSO serves, info at low for CPU-time clocks; 10 to 19 that are three quarters of its calls: info at low (an event loop reading the clock once per wake-up is not)",
+            counts: "clock reads at least `min_calls` and `warn_share` of all calls (not a table limited to them): low confidence, since a table does not name the clocks; a warning from `warn_calls`",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let (bit, vdso) = match sc.sys {
             Sys::Gettimeofday => (12, true),

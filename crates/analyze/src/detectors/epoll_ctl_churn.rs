@@ -204,6 +204,121 @@ impl Detector for EpollCtlChurn {
         &META
     }
 
+    // ---- less than a full trace (issue 14) ----
+
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{counted, excerpt_finding, finding};
+        use syslint_report::Confidence;
+        const ONESHOT: u32 = 1 << 30;
+        // per (thread, fd) life: re-registrations (every epoll_ctl after the first ADD but the
+        // DEL that ends it), the oneshot re-arms among them, and the reads and writes that moved
+        // data or found none (EAGAIN)
+        #[derive(Default)]
+        struct Fd {
+            ctls: u64,
+            rereg: u64,
+            oneshot: u64,
+            ops: u64,
+            idx: Vec<usize>,
+        }
+        let mut live: rustc_hash::FxHashMap<(u32, i32), Fd> = Default::default();
+        let mut done: Vec<Fd> = Vec::new();
+        for (i, c) in x.calls.iter().enumerate() {
+            let t = c.tid.0;
+            if let Some(e) = c.epoll.filter(|_| c.sys == Sys::EpollCtl && c.ret == Some(0)) {
+                let f = live.entry((t, e.fd)).or_default();
+                f.ctls += 1;
+                // a MOD is always a re-registration (the ADD may be before the excerpt); an ADD
+                // after the fd's first (a DEL between) is one too
+                if e.op == EpollCtl::MOD || (f.ctls > 1 && e.op == EpollCtl::ADD) {
+                    f.rereg += 1;
+                    f.oneshot += u64::from(e.events.is_some_and(|ev| ev & ONESHOT != 0));
+                    f.idx.push(i);
+                }
+            } else if c.sys == Sys::Close {
+                if let Some(f) = c.fd.and_then(|fd| live.remove(&(t, fd))) {
+                    done.push(f);
+                }
+            } else if (c.sys.is(Class::READ) || c.sys.is(Class::WRITE)) && (c.ret.is_some_and(|r| r > 0) || c.failed("EAGAIN")) {
+                if let Some(f) = c.fd.and_then(|fd| live.get_mut(&(t, fd))) {
+                    f.ops += 1;
+                }
+            }
+        }
+        done.extend(live.into_values());
+        // an fd counts when it re-registers at least once per four operations
+        let churning: Vec<Fd> = done.into_iter().filter(|f| f.rereg > 0 && f.rereg as f64 >= self.cfg.min_per_op * f.ops as f64).collect();
+        let rereg: u64 = churning.iter().map(|f| f.rereg).sum();
+        let ops: u64 = churning.iter().map(|f| f.ops).sum();
+        let oneshot: u64 = churning.iter().map(|f| f.oneshot).sum();
+        if rereg < 3 {
+            return Vec::new();
+        }
+        let per_op = rereg as f64 / ops.max(1) as f64;
+        let by_design = oneshot * 2 >= rereg;
+        let strong = rereg >= 6 && per_op >= self.cfg.warn_per_op && !by_design;
+        let mut idx: Vec<usize> = churning.iter().flat_map(|f| f.idx.iter().copied()).collect();
+        idx.sort_unstable();
+        let (_, about) = counted();
+        let mut f = finding(
+            &META,
+            if strong { Severity::Warning } else { Severity::Info },
+            format!("fds re-registered with epoll around their I/O: {rereg} epoll_ctl re-registrations for {ops} reads and writes ({per_op:.2} each){}", if by_design { ", EPOLLONESHOT re-arms most of them" } else { "" }),
+            "the process in the excerpt",
+            about,
+            &[("reregistrations", rereg.into()), ("io_ops", ops.into()), ("oneshot_rearms", oneshot.into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        let (conf, why) = if strong {
+            (Confidence::Medium, format!("{rereg} epoll_ctl calls on fds already registered, {per_op:.2} per read or write"))
+        } else if by_design {
+            (Confidence::Low, format!("{oneshot} of {rereg} re-registrations re-arm EPOLLONESHOT, the documented way to share fds between threads"))
+        } else {
+            (Confidence::Low, format!("{rereg} epoll_ctl calls on fds already registered, {per_op:.2} per read or write: too few, or fewer than one for every operation"))
+        };
+        vec![excerpt_finding(f, x, conf, &why)]
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        const IO: &[&str] = &["read", "write", "readv", "writev", "recvfrom", "sendto", "recvmsg", "sendmsg"];
+        if !c.only.is_empty() {
+            return Vec::new();
+        }
+        let ctls = c.calls(&["epoll_ctl"]);
+        // each connection needs an ADD and at most a DEL: what is beyond is re-registration
+        let conns = c.calls(&["accept", "accept4", "connect"]);
+        let beyond = ctls.saturating_sub(2 * conns);
+        let io = c.calls(IO);
+        if beyond < self.cfg.warn_churn || (beyond as f64) < self.cfg.min_per_op * io as f64 {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("epoll_ctl about as often as reads and writes: {ctls} epoll_ctl for {io} reads and writes and {conns} new connections"),
+            subject,
+            about,
+            &[("epoll_ctl", ctls.into()), ("io_calls", io.into()), ("connections", conns.into())],
+        );
+        f.evidence = count_lines(c, &["epoll_ctl", "epoll_wait", "read", "write", "accept4", "connect"]);
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            &format!("{beyond} epoll_ctl calls beyond an ADD and a DEL per connection; a table cannot show which are re-registrations (MOD) and which EPOLLONESHOT re-arms"),
+        )]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "epoll_ctl on fds already registered (every MOD, and an ADD after the fd's first), counted on fds that re-register at least once per four reads or writes: at least 6, and `warn_per_op` per operation, warn at medium; 3 or more, fewer per operation, or mostly EPOLLONESHOT re-arms, are info at low",
+            counts: "epoll_ctl beyond an ADD and a DEL per accepted or connected socket at least `warn_churn` and `min_per_op` per read or write: info at low (a table does not show MOD from ADD/DEL)",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if matches!(sc.ret, Ret::Unfinished) {
             return;

@@ -346,13 +346,27 @@ impl Detector for FailedLookupStorm {
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
-        let lookup = |c: &crate::basis::Call| c.sys.is(syslint_event::Class::LOOKUP) && c.path.is_some();
-        let lookups = x.calls.iter().filter(|c| lookup(c)).count() as u64;
+        // an exec walks PATH: execve in each directory until the program is found, once per
+        // command (a shell's or execvp's search, oils#44). One walk is a few failures of one
+        // name in as many directories; only the same path failing again is a repeat
+        let mut tried: std::collections::HashSet<(syslint_event::Tid, &str)> = Default::default();
+        let walk: Vec<bool> = x
+            .calls
+            .iter()
+            .map(|c| {
+                c.sys.is(syslint_event::Class::EXEC) && c.path.as_deref().is_some_and(|p| tried.insert((c.tid, p)))
+            })
+            .collect();
+        let lookup = |i: usize| {
+            let c = &x.calls[i];
+            c.sys.is(syslint_event::Class::LOOKUP) && c.path.is_some() && !walk[i]
+        };
+        let lookups = (0..x.calls.len()).filter(|&i| lookup(i)).count() as u64;
         // failed lookups per file name, and the directories it was missing from
         let mut by: std::collections::BTreeMap<String, (std::collections::BTreeSet<String>, Vec<usize>)> = Default::default();
         let mut failed = 0u64;
         for (i, c) in x.calls.iter().enumerate() {
-            if !lookup(c) || !(c.failed("ENOENT") || c.failed("ENOTDIR")) {
+            if !lookup(i) || !(c.failed("ENOENT") || c.failed("ENOTDIR")) {
                 continue;
             }
             failed += 1;
@@ -371,25 +385,36 @@ impl Detector for FailedLookupStorm {
         else {
             return Vec::new();
         };
-        if failed < 6 || failed * 3 < lookups {
+        if failed * 3 < lookups {
+            return Vec::new();
+        }
+        // fewer than 6 failures: a search of one name along several directories (an
+        // autoloader's, swoole#2419), named at low when it misses in at least 4 of them
+        let short = failed < 6;
+        if short && (dirs.len() < 4 || idx.len() < 4) {
             return Vec::new();
         }
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(name.clone());
         let mut f = crate::basis::finding(
             &META,
-            Severity::Warning,
+            if short { Severity::Info } else { Severity::Warning },
             format!("the same file looked for in {} directories and missing: {name} ({} failed lookups of it, {failed} of {lookups} lookups failed)", dirs.len(), idx.len()),
             &name,
             about,
             &[("failed_lookups", failed.into()), ("lookups", lookups.into()), ("directories", (dirs.len() as u64).into())],
         );
         f.evidence = x.evidence(&idx, 4);
-        vec![excerpt_finding(f, x, Confidence::Medium, &format!("{name} missing in {} directories", dirs.len()))]
+        let (conf, why) = if short {
+            (Confidence::Low, format!("{name} missing in {} directories, {failed} failed lookups: one search, too few lines to say it repeats", dirs.len()))
+        } else {
+            (Confidence::Medium, format!("{name} missing in {} directories", dirs.len()))
+        };
+        vec![excerpt_finding(f, x, conf, &why)]
     }
 
     fn levels(&self) -> registry::Levels {
         registry::Levels {
-            excerpt: "the same file name failing (ENOENT/ENOTDIR) in at least 3 directories, at least 6 failed lookups, and failures at least a third of the excerpt's lookups (a program probing a config file in two places is not)",
+            excerpt: "the same file name failing (ENOENT/ENOTDIR) in at least 3 directories, at least 6 failed lookups, and failures at least a third of the excerpt's lookups: warning at medium (a program probing a config file in two places is not); 4 or 5 failures of one name in as many directories: info at low. An exec's PATH walk (execve failing once per PATH directory until found) is not counted, only an exec path failing again",
             counts: "failed lookup calls (stat, lstat, newfstatat, statx, access, faccessat, open, openat, readlink) at least 1,000 and at least a fifth of them: medium confidence (a table shows no paths)",
         }
     }

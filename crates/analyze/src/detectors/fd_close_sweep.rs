@@ -178,54 +178,106 @@ impl Detector for FdCloseSweep {
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
-        // the longest run of closes on consecutive fd numbers by one thread
-        /// closes, EBADF among them, their indexes
-        type Run = (u64, u64, Vec<usize>);
+        // the longest run of closes by one thread on consecutive fd numbers, up or down; a
+        // jump ahead in the run's direction between two failing closes is a hand elision (a
+        // `...` or `# ... more calls` line the reader skipped, or `grep EBADF`): it shows how far
+        // the sweep went
+        #[derive(Clone, Default)]
+        struct Run {
+            closes: u64,
+            ebadf: u64,
+            idx: Vec<usize>,
+            step: i32,
+            jumps: u64,
+            /// consecutive closes since the last jump
+            since_jump: u64,
+        }
         let (mut best, mut cur): (Run, Run) = Default::default();
-        let mut last: Option<(syslint_event::Tid, i32)> = None;
+        let mut last: Option<(syslint_event::Tid, i32, bool)> = None;
         for (i, c) in x.calls.iter().enumerate() {
             if c.sys != Sys::Close {
+                if last.is_some_and(|(t, _, _)| t == c.tid) {
+                    last = None;
+                }
                 continue;
             }
             let Some(fd) = c.fd else { continue };
-            let next = last.is_some_and(|(t, f)| t == c.tid && (fd - f).abs() == 1);
-            if !next {
-                cur = Default::default();
+            let ebadf = c.failed("EBADF");
+            let d = last.filter(|(t, _, _)| *t == c.tid).map(|(_, f, e)| (fd - f, e));
+            let next = match d {
+                Some((1 | -1, _)) if cur.step == 0 || Some(cur.step) == d.map(|d| d.0) => true,
+                Some((k, prev_ebadf)) if cur.closes >= 2 && cur.step != 0 && k.signum() == cur.step && prev_ebadf && ebadf => {
+                    cur.jumps += 1;
+                    cur.since_jump = 0;
+                    true
+                }
+                _ => false,
+            };
+            if next {
+                if cur.step == 0 {
+                    cur.step = d.map_or(1, |d| d.0.signum());
+                }
+            } else {
+                cur = Run::default();
             }
-            cur.0 += 1;
-            cur.1 += u64::from(c.failed("EBADF"));
-            cur.2.push(i);
-            if cur.0 > best.0 {
+            cur.closes += 1;
+            cur.since_jump += 1;
+            cur.ebadf += u64::from(ebadf);
+            cur.idx.push(i);
+            if cur.closes > best.closes {
                 best = cur.clone();
             }
-            last = Some((c.tid, fd));
+            last = Some((c.tid, fd, ebadf));
         }
-        let (n, ebadf, idx) = best;
-        if n < 8 || ebadf * 10 < n * 9 {
+        let n = best.closes;
+        // a jump must be followed by closes that go on from where it landed
+        let jumped = best.jumps > 0 && best.since_jump >= 2;
+        if n < if jumped { 5 } else { 8 } || best.ebadf * 4 < n * 3 {
             return Vec::new();
         }
-        let hi = idx.iter().filter_map(|&i| x.calls[i].fd).max().unwrap_or(0);
+        let fds: Vec<i32> = best.idx.iter().filter_map(|&i| x.calls[i].fd).collect();
+        let hi = fds.iter().copied().max().unwrap_or(0).max(0) as u64;
+        let lo = fds.iter().copied().min().unwrap_or(0).max(0) as u64;
+        // the nofile limit read just before a sweep that starts low is how far it goes
+        let first = best.idx[0];
+        let tid = x.calls[first].tid;
+        let limit = x.calls[..first]
+            .iter()
+            .rev()
+            .filter(|c| c.tid == tid)
+            .take(5)
+            .find_map(|c| c.nofile)
+            .filter(|_| lo <= 10 && best.step > 0);
+        let reach = hi.max(limit.unwrap_or(0));
+        let sweep = self.cfg.min_sweep_fds;
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::Program);
+        let (sev, conf, why) = if reach >= sweep {
+            let how = match limit {
+                Some(u64::MAX) => "after reading an unlimited nofile limit".to_string(),
+                Some(l) if l >= hi => format!("after reading a nofile limit of {l}"),
+                _ if jumped => format!("and the paste jumps to fd {hi}"),
+                _ => format!("and had reached fd {hi}"),
+            };
+            let sev = if reach >= self.cfg.warn_sweep_fds { Severity::Warning } else { Severity::Info };
+            (sev, Confidence::Medium, format!("{} of {n} closes on fds that were not open, {how}: a sweep of about {} closes, one syscall each", best.ebadf, reach.min(1 << 31).saturating_sub(lo)))
+        } else {
+            (Severity::Info, Confidence::Low, format!("{n} closes of consecutive fds failing with EBADF; the excerpt cannot show how far the sweep goes (to 64 it costs nothing, to a nofile limit of a million it costs a second per spawn)"))
+        };
         let mut f = crate::basis::finding(
             &META,
-            Severity::Info,
-            format!("closing fd after fd that is not open: {n} closes of consecutive fds, {ebadf} failed with EBADF (up to fd {hi} in the excerpt)"),
+            sev,
+            format!("closing fd after fd that is not open: {n} closes, {} failed with EBADF (fds {lo} to {hi} in the excerpt{})", best.ebadf, if jumped { ", with lines left out" } else { "" }),
             "the process in the excerpt",
             about,
-            &[("closes", n.into()), ("ebadf", ebadf.into()), ("highest_fd", (hi as u64).into())],
+            &[("closes", n.into()), ("ebadf", best.ebadf.into()), ("highest_fd", hi.into()), ("reach", reach.min(1 << 31).into())],
         );
-        f.evidence = x.evidence(&idx, 4);
-        vec![excerpt_finding(
-            f,
-            x,
-            Confidence::Low,
-            &format!("{n} closes of consecutive fds failing with EBADF; the excerpt cannot show how far the sweep goes (to 64 it costs nothing, to a nofile limit of a million it costs a second per spawn)"),
-        )]
+        f.evidence = x.evidence(&best.idx, 4);
+        vec![excerpt_finding(f, x, conf, &why)]
     }
 
     fn levels(&self) -> registry::Levels {
         registry::Levels {
-            excerpt: "at least 20 close() calls on consecutive fd numbers, at least 9 in 10 failing with EBADF (a program closing the few fds it opened is not)",
+            excerpt: "at least 8 close() calls on consecutive fd numbers, at least 3 in 4 failing with EBADF (a program closing the few fds it opened is not): info at low, since a run does not show how far it goes; at medium when it shows it reaches `min_sweep_fds` (the run is at fd 4096 or above, the paste jumps there between failing closes, `...` or `# more calls` left out, with at least 5 closes, or a getrlimit/prlimit64 of RLIMIT_NOFILE just before a run from fd 3 reads the limit it goes to), a warning from `warn_sweep_fds`",
             counts: "close failures at least 1,000 and at least 9 in 10 closes: medium confidence (a table shows no fd numbers); without an errors column, close at least 4,096 times and half of all calls, low",
         }
     }

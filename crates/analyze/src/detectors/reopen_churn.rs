@@ -315,6 +315,112 @@ impl Detector for ReopenChurn {
         &META
     }
 
+    // ---- less than a full trace (issue 14) ----
+
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{excerpt_finding, finding};
+        use syslint_report::Confidence;
+        // per (thread, path): the successful opens of a file; a name unlinked in between is a
+        // new file, an fd that is fsynced is durability (fsync-storm's), a directory is listed
+        let mut opens: std::collections::BTreeMap<(u32, String), Vec<usize>> = Default::default();
+        let mut fd_path: HashMap<(u32, i32), String> = HashMap::default();
+        let mut excluded: std::collections::BTreeSet<(u32, String)> = Default::default();
+        let mut churn_calls = 0u64;
+        for (i, c) in x.calls.iter().enumerate() {
+            let t = c.tid.0;
+            if c.sys.is(Class::OPEN) && !c.dir_open {
+                let (Some(p), Some(fd)) = (c.path.as_deref().filter(|p| !p.is_empty()), c.ret) else { continue };
+                let key = c.target.clone().filter(|t| t.starts_with('/')).unwrap_or_else(|| p.to_string());
+                churn_calls += 1;
+                fd_path.insert((t, fd as i32), key.clone());
+                opens.entry((t, key)).or_default().push(i);
+            } else if matches!(c.sys, Sys::Unlink | Sys::Unlinkat | Sys::Rename | Sys::Renameat | Sys::Renameat2) {
+                if let Some(p) = c.path.as_deref() {
+                    excluded.insert((t, p.to_string()));
+                }
+            } else if matches!(c.sys, Sys::Fsync | Sys::Fdatasync) {
+                if let Some(p) = c.fd.and_then(|fd| fd_path.get(&(t, fd))) {
+                    excluded.insert((t, p.clone()));
+                }
+            } else if c.sys == Sys::Close && c.fd.is_some_and(|fd| fd_path.contains_key(&(t, fd))) {
+                churn_calls += 1;
+            }
+        }
+        let hot: Vec<(String, Vec<usize>)> = opens
+            .into_iter()
+            .filter(|(k, v)| v.len() >= 3 && !excluded.contains(k) && !excluded.iter().any(|(t, p)| *t == k.0 && k.1.ends_with(p.as_str())))
+            .map(|((_, p), v)| (p, v))
+            .collect();
+        let reopens: u64 = hot.iter().map(|(_, v)| v.len() as u64 - 1).sum();
+        let n = x.calls.len() as u64;
+        if reopens < 2 {
+            return Vec::new();
+        }
+        let share = churn_calls as f64 / n.max(1) as f64;
+        // the cost is in how many reopens over time, which an excerpt cannot show (the
+        // full-trace rule warns from `warn_reopens`): info, at medium when the shape is clear
+        let strong = reopens >= 8 && share >= self.cfg.warn_share_of_calls;
+        let Some((top, idx)) = hot.iter().max_by_key(|(_, v)| v.len()) else { return Vec::new() };
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(top.clone());
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("the same file opened again and again: {top} opened {} times in {n} calls ({reopens} reopens of {} files)", idx.len(), hot.len()),
+            top,
+            about,
+            &[("reopens", reopens.into()), ("files", (hot.len() as u64).into()), ("opens_and_closes", churn_calls.into())],
+        );
+        f.evidence = x.evidence(idx, 4);
+        let (conf, why) = if strong {
+            (Confidence::Medium, format!("{reopens} opens of files already opened and closed, opens and closes {:.0}% of the calls", share * 100.0))
+        } else {
+            (Confidence::Low, format!("{reopens} opens of files already opened: too few lines to say it goes on"))
+        };
+        vec![excerpt_finding(f, x, conf, &why)]
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        const OPEN: &[&str] = &["open", "openat", "openat2"];
+        if !c.errors_known || !c.only.is_empty() {
+            return Vec::new();
+        }
+        let opens = c.calls(OPEN);
+        let failed = c.errors(OPEN);
+        let ok = opens.saturating_sub(failed);
+        let closes = c.calls(&["close"]);
+        let reads = c.calls(&["read", "pread64", "write"]);
+        // opened, used and closed again, in the thousands, nearly all opens succeeding
+        if ok < self.cfg.min_reopens || failed * 10 > opens || closes < ok * 9 / 10 || closes > ok * 2 || reads < ok / 2 {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let rate = c.per_second(ok).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("files opened and closed again and again: {ok} successful opens{rate}, {closes} closes, {reads} reads and writes"),
+            subject,
+            about,
+            &[("opens", ok.into()), ("closes", closes.into())],
+        );
+        f.evidence = count_lines(c, &["open", "openat", "openat2", "close", "read", "pread64", "write"]);
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            &format!("{ok} opens with about as many closes and reads: a table cannot tell one file reopened from many files opened once"),
+        )]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "one thread opening the same file (not a directory, not unlinked or renamed, not fsynced in the excerpt) at least 3 times: info, since the cost is in how many reopens over time; at medium with 8 reopens whose opens and closes are `warn_share_of_calls` of the calls, else low",
+            counts: "successful opens at least `min_reopens`, under a tenth failing, closes and reads about as many: info at low (a table cannot tell one file reopened from many opened once)",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Ret::Ok { val, .. } = sc.ret else { return };
         if sc.sys.is(Class::OPEN) {

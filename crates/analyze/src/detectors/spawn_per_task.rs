@@ -232,6 +232,112 @@ impl Detector for SpawnPerTask {
         &META
     }
 
+    // ---- less than a full trace (issue 14) ----
+
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{excerpt_finding, finding};
+        use syslint_report::Confidence;
+        // children started in the excerpt, by whom; what each ran (its last exec); whether it
+        // started a process of its own (then it is not a task); whether it was reaped
+        struct Kid {
+            parent: u32,
+            binary: Option<String>,
+            spawned: bool,
+            reaped: bool,
+            idx: usize,
+        }
+        let mut kids: HashMap<u32, Kid> = HashMap::default();
+        for (i, c) in x.calls.iter().enumerate() {
+            let t = c.tid.0;
+            if let Some(pid) = c.spawned.and_then(|p| u32::try_from(p).ok()) {
+                if let Some(k) = kids.get_mut(&t) {
+                    k.spawned = true;
+                }
+                kids.insert(pid, Kid { parent: t, binary: None, spawned: false, reaped: false, idx: i });
+            } else if c.sys.is(Class::EXEC) && c.ret == Some(0) {
+                if let (Some(k), Some(p)) = (kids.get_mut(&t), c.path.as_deref()) {
+                    k.binary = Some(p.to_string());
+                }
+            } else if c.sys.is(Class::WAIT) {
+                if let Some(k) = c.ret.and_then(|r| u32::try_from(r).ok()).and_then(|r| kids.get_mut(&r)) {
+                    k.reaped = true;
+                }
+            }
+        }
+        // tasks per (spawner, binary); children whose exec is not in the excerpt count when reaped
+        let mut by: std::collections::BTreeMap<(u32, Option<String>), Vec<usize>> = Default::default();
+        for k in kids.values().filter(|k| !k.spawned && (k.binary.is_some() || k.reaped)) {
+            by.entry((k.parent, k.binary.clone())).or_default().push(k.idx);
+        }
+        let Some(((_, binary), mut idx)) = by.into_iter().max_by_key(|(k, v)| (v.len(), k.1.is_some())) else {
+            return Vec::new();
+        };
+        let n = idx.len() as u64;
+        if n < 3 {
+            return Vec::new();
+        }
+        idx.sort_unstable();
+        let strong = n >= 10 && binary.is_some();
+        let what = binary.clone().unwrap_or_else(|| "a program the excerpt does not show".into());
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::Program).name(what.clone());
+        let mut f = finding(
+            &META,
+            if strong { Severity::Warning } else { Severity::Info },
+            format!("a process per task: {n} children started{} by one process in {} calls", binary.as_deref().map(|b| format!(" to run {b}")).unwrap_or_default(), x.calls.len()),
+            &what,
+            about,
+            &[("tasks", n.into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        let (conf, why) = if strong {
+            (Confidence::Medium, format!("{n} children of one process each running {what} and nothing else"))
+        } else if binary.is_some() {
+            (Confidence::Low, format!("{n} children running {what}: too few lines to say it goes on"))
+        } else {
+            (Confidence::Low, format!("{n} children started and reaped; the excerpt does not show what they ran (strace -f would)"))
+        };
+        vec![excerpt_finding(f, x, conf, &why)]
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        if !c.only.is_empty() {
+            return Vec::new();
+        }
+        let execs = c.calls(&["execve", "execveat"]).saturating_sub(c.errors(&["execve", "execveat"]));
+        let spawns = c.calls(&["clone", "clone3", "fork", "vfork"]);
+        let waits = c.calls(&["wait4", "waitid", "waitpid"]);
+        // a child per exec, about as many reaped: processes started to run one program each
+        if execs < self.cfg.min_spawns || spawns * 2 < execs || spawns > execs * 2 || waits * 2 < spawns {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let rate = c.per_second(execs).map(|r| format!(" ({r:.1}/s)")).unwrap_or_default();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("processes started one per task: {execs} execs{rate}, {spawns} forks/clones, {waits} waits"),
+            subject,
+            about,
+            &[("execs", execs.into()), ("spawns", spawns.into()), ("waits", waits.into())],
+        );
+        f.evidence = count_lines(c, &["execve", "clone", "clone3", "fork", "vfork", "wait4", "exit_group"]);
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            &format!("{execs} successful execs with as many forks and waits; a table cannot name the binaries, nor tell one program started per item from a build running many tools once"),
+        )]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "children one process started (fork, vfork, clone without CLONE_THREAD) that ran a program and started none of their own, per binary: 10 of one binary warn at medium; 3 are info at low, as are 3 children reaped whose exec the excerpt does not show",
+            counts: "successful execs at least `min_spawns`, with about as many forks/clones and at least half as many waits (a table of strace -f): info at low, since a table names no binary",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &syslint_event::Syscall) {
         let Ret::Ok { val, .. } = sc.ret else { return };
         if sc.sys.is(Class::SPAWN) {

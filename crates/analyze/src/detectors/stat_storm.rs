@@ -217,6 +217,109 @@ impl Detector for StatStorm {
         &META
     }
 
+    // ---- less than a full trace (issue 14): self-contained, nothing else in this file uses them ----
+
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{counted, excerpt_finding, finding};
+        use syslint_report::Confidence;
+        const STAT: &[Sys] = &[
+            Sys::Stat,
+            Sys::Lstat,
+            Sys::Stat64,
+            Sys::Lstat64,
+            Sys::Newfstatat,
+            Sys::Fstatat64,
+            Sys::Statx,
+            Sys::Access,
+            Sys::Faccessat,
+            Sys::Faccessat2,
+            Sys::Readlink,
+            Sys::Readlinkat,
+        ];
+        // successful lookups per (thread, path); failed ones are failed-lookup-storm's, and an
+        // fd stat (an empty path) walks no path
+        let mut by: std::collections::BTreeMap<(u32, &str), Vec<usize>> = Default::default();
+        let mut lookups = 0u64;
+        for (i, c) in x.calls.iter().enumerate() {
+            let Some(p) = c.path.as_deref().filter(|p| !p.is_empty()) else { continue };
+            if !c.is(STAT) || c.errno.is_some() {
+                continue;
+            }
+            lookups += 1;
+            by.entry((c.tid.0, p)).or_default().push(i);
+        }
+        // paths looked up at least 3 times; what is repeated is every lookup after the first
+        let hot: Vec<(&str, Vec<usize>)> = by.into_iter().filter(|(_, v)| v.len() >= 3).map(|((_, p), v)| (p, v)).collect();
+        let repeated: u64 = hot.iter().map(|(_, v)| v.len() as u64 - 1).sum();
+        let n = x.calls.len() as u64;
+        if repeated < 8 || lookups * 4 < n {
+            return Vec::new();
+        }
+        let strong = repeated >= 20 && lookups * 2 >= n;
+        let Some((top, idx)) = hot.iter().max_by_key(|(_, v)| v.len()) else { return Vec::new() };
+        let (_, about) = counted();
+        let mut f = finding(
+            &META,
+            if strong { Severity::Warning } else { Severity::Info },
+            format!("the same paths looked up again and again: {repeated} repeated lookups of {} paths in {n} calls ({top} {} times)", hot.len(), idx.len()),
+            "the process in the excerpt",
+            about,
+            &[("repeated_lookups", repeated.into()), ("hot_paths", (hot.len() as u64).into()), ("lookups", lookups.into())],
+        );
+        f.evidence = x.evidence(idx, 4);
+        let (conf, why) = if strong {
+            (Confidence::Medium, format!("{repeated} successful lookups of paths already looked up, lookups half or more of the calls"))
+        } else {
+            (Confidence::Low, format!("{repeated} successful lookups of paths already looked up: too few lines to say it goes on"))
+        };
+        vec![excerpt_finding(f, x, conf, &why)]
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        const STAT: &[&str] = &[
+            "stat", "lstat", "stat64", "lstat64", "newfstatat", "fstatat64", "statx", "access", "faccessat", "faccessat2",
+            "readlink", "readlinkat",
+        ];
+        const OPEN: &[&str] = &["open", "openat", "openat2"];
+        // successful lookups: failed ones are failed-lookup-storm's (a table without errors
+        // cannot tell them apart)
+        if !c.errors_known || !c.only.is_empty() {
+            return Vec::new();
+        }
+        let ok = c.calls(STAT).saturating_sub(c.errors(STAT));
+        let total = c.total_calls();
+        let opens = c.calls(OPEN);
+        if ok < 500 || ok * 3 < total || ok < opens * 5 {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let rate = c.per_second(ok).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("path lookups that succeed dominate: {ok} of {total} calls{rate}, {opens} opens"),
+            subject,
+            about,
+            &[("lookups", ok.into()), ("calls", total.into()), ("opens", opens.into())],
+        );
+        f.evidence = count_lines(c, &[STAT, OPEN].concat());
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            &format!("{ok} successful stat/access/readlink calls, {:.0}% of all calls and {}x the opens; a table cannot tell the same paths looked up again (a storm) from many paths looked up once (a scan)", ok as f64 * 100.0 / total.max(1) as f64, ok / opens.max(1)),
+        )]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "successful stat/lstat/access/readlink lookups of paths already looked up at least twice before in the excerpt (failed ones are failed-lookup-storm's), lookups a quarter of the calls: 20 repeats making half the calls warn at medium, 8 are info at low",
+            counts: "successful stat-family/access/readlink calls at least 500, a third of all calls and 5 times the opens (a table with errors, not limited with -e): info at low, since a table cannot tell a storm from a scan",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let mkdir = matches!(sc.sys, Sys::Mkdir | Sys::Mkdirat);
         if mkdir {

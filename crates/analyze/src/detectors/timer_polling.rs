@@ -310,6 +310,136 @@ impl Detector for TimerPolling {
         &META
     }
 
+    // ---- less than a full trace (issue 14) ----
+
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{counted, excerpt_finding, finding, Call};
+        use syslint_report::Confidence;
+        let max_ns = (self.cfg.max_timeout_ms * 1e6) as u64;
+        // a tick: a wait with a short timeout that expired, or a child polled with WNOHANG
+        // (wait4 = 0) after a short sleep; its period in ns
+        let mut best: (u64, Vec<u64>, Vec<usize>) = Default::default();
+        let mut tids: Vec<Tid> = x.calls.iter().map(|c| c.tid).collect();
+        tids.sort_unstable();
+        tids.dedup();
+        let quiet = |c: &Call| {
+            matches!(c.sys, Sys::ClockGettime | Sys::ClockGettime64 | Sys::Gettimeofday | Sys::Time)
+                || (matches!(c.sys, Sys::Nanosleep | Sys::ClockNanosleep) && c.sleep_ns == Some(0))
+                || c.sys == Sys::SchedYield
+        };
+        for tid in tids {
+            let mut cur: (u64, Vec<u64>, Vec<usize>) = Default::default();
+            let mut slept: Option<u64> = None;
+            let mut end = |cur: &mut (u64, Vec<u64>, Vec<usize>)| {
+                let c = std::mem::take(cur);
+                if c.0 > best.0 {
+                    best = c;
+                }
+            };
+            for (i, c) in x.calls.iter().enumerate().filter(|(_, c)| c.tid == tid) {
+                let ns = match c.timeout {
+                    Some(Timeout::Ns(ns)) if c.sys.is(Class::POLL) && ns > 0 => Some(ns),
+                    _ => None,
+                };
+                if let (Some(ns), Some(0)) = (ns, c.ret) {
+                    if ns <= max_ns {
+                        cur.0 += 1;
+                        cur.1.push(ns);
+                        cur.2.push(i);
+                        continue;
+                    }
+                }
+                if matches!(c.sys, Sys::Nanosleep | Sys::ClockNanosleep) && c.sleep_ns.is_some_and(|s| s > 0 && s <= max_ns) {
+                    slept = c.sleep_ns;
+                    continue;
+                }
+                if c.sys.is(Class::WAIT) && c.ret == Some(0) {
+                    if let Some(s) = slept.take() {
+                        cur.0 += 1;
+                        cur.1.push(s);
+                        cur.2.push(i);
+                        continue;
+                    }
+                }
+                if quiet(c) {
+                    continue;
+                }
+                end(&mut cur);
+            }
+            end(&mut cur);
+        }
+        let (ticks, mut periods, idx) = best;
+        if ticks < self.cfg.min_run_ticks {
+            return Vec::new();
+        }
+        periods.sort_unstable();
+        let period_ns = periods[periods.len() / 2].max(1);
+        let per_sec = 1e9 / period_ns as f64;
+        if per_sec < self.cfg.min_per_sec {
+            return Vec::new();
+        }
+        let warn = per_sec >= self.cfg.warn_per_sec;
+        let (_, about) = counted();
+        let period_ms = period_ns as f64 / 1e6;
+        let mut f = finding(
+            &META,
+            if warn { Severity::Warning } else { Severity::Info },
+            format!("waking up for nothing: {ticks} ticks in a row of a {period_ms} ms timeout that expired with nothing done between (about {per_sec:.0} wake-ups a second while idle)"),
+            "the thread in the excerpt",
+            about,
+            &[("ticks", ticks.into()), ("period_ms", period_ms.into()), ("wakeups_per_sec", ((per_sec * 10.0).round() / 10.0).into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        vec![excerpt_finding(
+            f,
+            x,
+            Confidence::Medium,
+            &format!("{ticks} expired {period_ms} ms timeouts in a row, nothing moved between them; the rate is the timeout asked for, not measured"),
+        )]
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding, wall_times};
+        use syslint_report::Confidence;
+        const WAITS: &[&str] = &["poll", "ppoll", "select", "_newselect", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2"];
+        const IO: &[&str] = &["read", "write", "readv", "writev", "recvfrom", "sendto", "recvmsg", "sendmsg", "accept", "accept4"];
+        if !wall_times(c) || !c.counted_any(IO) {
+            return Vec::new();
+        }
+        let waits = c.calls(WAITS);
+        let total = c.total_calls();
+        let io = c.calls(IO);
+        let secs: f64 = c.rows.iter().filter(|r| WAITS.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
+        let avg_ms = secs / waits.max(1) as f64 * 1e3;
+        // waits that each lasted a short timeout, with next to no I/O: ticks
+        if waits < 20 || waits * 2 < total || io * 10 > waits || !(1.0..=250.0).contains(&avg_ms) {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("waits that each last about {avg_ms:.1} ms with nothing done: {waits} of {total} calls were waits, {io} were I/O"),
+            subject,
+            about,
+            &[("waits", waits.into()), ("io_calls", io.into()), ("avg_wait_ms", ((avg_ms * 1000.0).round() / 1000.0).into())],
+        );
+        f.evidence = count_lines(c, WAITS);
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            &format!("{waits} waits averaging {avg_ms:.1} ms of wall-clock time and {io} I/O calls: a short timeout expiring again and again, or waits that ended early for work the table does not show"),
+        )]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "`min_run_ticks` waits in a row of one thread with a timeout of at most `max_timeout_ms` that expired (= 0), or wait4(WNOHANG) = 0 after a short sleep, with nothing between but clock reads and zero sleeps: medium, the rate from the timeout asked for; a warning from `warn_per_sec`, nothing under `min_per_sec`",
+            counts: "with wall-clock times (perf trace, strace -c -w, syscount -L): poll/select/epoll waits at least 20 and half of all calls, averaging 1 to 250 ms, with under a tenth as much I/O: info at low",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if matches!(sc.ret, Ret::Unfinished) {
             return;

@@ -245,6 +245,84 @@ impl Detector for YieldSpin {
         &META
     }
 
+    // ---- less than a full trace (issue 14) ----
+
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{counted, excerpt_finding, finding};
+        use syslint_report::Confidence;
+        // per thread: its yields, its calls, and its longest run of yields in a row
+        let mut by: std::collections::BTreeMap<Tid, (u64, u64, u64, u64, Vec<usize>)> = Default::default();
+        for (i, c) in x.calls.iter().enumerate() {
+            let t = by.entry(c.tid).or_default();
+            t.1 += 1;
+            if c.sys == Sys::SchedYield {
+                t.0 += 1;
+                t.3 += 1;
+                t.2 = t.2.max(t.3);
+                t.4.push(i);
+            } else {
+                t.3 = 0;
+            }
+        }
+        let Some((_, (yields, calls, run, _, idx))) = by.into_iter().max_by_key(|(_, t)| t.2) else { return Vec::new() };
+        if run < 8 || yields * 2 < calls {
+            return Vec::new();
+        }
+        let strong = run >= 20;
+        let (_, about) = counted();
+        let mut f = finding(
+            &META,
+            if strong { Severity::Warning } else { Severity::Info },
+            format!("spinning on sched_yield: {yields} of {calls} calls, {run} yields in a row with no wait between"),
+            "the thread in the excerpt",
+            about,
+            &[("yields", yields.into()), ("calls", calls.into()), ("longest_run", run.into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        let why = if strong {
+            format!("{run} sched_yield calls in a row, nothing blocking between them: a spin, though not how long it lasts")
+        } else {
+            format!("{run} sched_yield calls in a row: a lock that yields a few times before it sleeps does this too")
+        };
+        vec![excerpt_finding(f, x, if strong { Confidence::Medium } else { Confidence::Low }, &why)]
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        let yields = c.calls(&["sched_yield"]);
+        let total = c.total_calls();
+        // a table limited to sched_yield cannot show its share
+        if yields < self.cfg.min_yields || yields * 2 < total || !c.only.is_empty() {
+            return Vec::new();
+        }
+        let warn = yields >= self.cfg.warn_yields_untimed;
+        let (subject, about) = counted();
+        let rate = c.per_second(yields).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
+        let mut f = finding(
+            &META,
+            if warn { Severity::Warning } else { Severity::Info },
+            format!("spinning on sched_yield: {yields} of {total} calls{rate}"),
+            subject,
+            about,
+            &[("yields", yields.into()), ("calls", total.into())],
+        );
+        f.evidence = count_lines(c, &["sched_yield", "futex", "nanosleep", "clock_nanosleep"]);
+        let (conf, why) = if warn {
+            (Confidence::Medium, format!("{yields} sched_yield calls, half or more of all calls: threads yielding instead of blocking; the table cannot show which threads, nor for how long each"))
+        } else {
+            (Confidence::Low, format!("{yields} sched_yield calls, half or more of all calls, but few: a lock that yields a few times before it sleeps adds up to this too"))
+        };
+        vec![counts_finding(f, c, conf, &why)]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "a thread's sched_yield calls at least half of its calls, with a run of at least 20 in a row and nothing blocking between: warning at medium; 8 to 19 in a row: info at low (a lock that yields a few times and then sleeps in futex is not a spin)",
+            counts: "sched_yield at least `min_yields` times and half of all calls (not a table limited to sched_yield): a warning at medium from `warn_yields_untimed`, else info at low",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if sc.sys != Sys::SchedYield {
             // a blocking wait (a futex wait, a sleep) ends the thread's window
@@ -393,8 +471,12 @@ mod tests {
         assert_eq!(f[0].metrics["processes"], 1);
         assert_eq!(f[0].metrics["yields"], 509);
         assert_eq!(f[0].about.as_ref().and_then(|a| a.program.as_deref()), Some("lock"));
-        // more than min_yields: quiet
-        assert!(check_with("yield-spin", "min_yields = 510", SPIN).is_empty());
+        // more than min_yields: the full-trace rule is quiet; these lines do not show the
+        // process end, so they are an excerpt, whose rule names the spin at medium (issue 14)
+        let x = check_with("yield-spin", "min_yields = 510", SPIN);
+        assert_eq!(x.len(), 1, "{x:#?}");
+        assert_eq!(x[0].confidence, Some(syslint_report::Confidence::Medium));
+        assert!(x[0].metrics.contains_key("longest_run") && !x[0].metrics.contains_key("spinning_threads"));
         // the time spinning decides the warning
         let w = check_with("yield-spin", "warn_seconds = 0.04", SPIN);
         assert_eq!(w[0].severity, Severity::Warning);
