@@ -26,6 +26,7 @@ pairs=(
     "stat-storm php-nocache php-cache"
     "reopen-churn py-config-each py-config-once"
     "spawn-per-task sh-date-each sh-date-once"
+    "retry-storm c-now c-backoff"
 )
 want=("$@")
 for p in "${pairs[@]}"; do

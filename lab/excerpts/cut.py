@@ -34,6 +34,7 @@ PAIRS = [
     ("stat-storm", "php-nocache", "php-cache"),
     ("reopen-churn", "py-config-each", "py-config-once"),
     ("spawn-per-task", "sh-date-each", "sh-date-once"),
+    ("retry-storm", "c-now", "c-backoff"),
 ]
 SIZES = (10, 30, 100)
 # `1234 ` or `[pid  1234] ` then an optional `10:00:00.123456 ` / `1700000000.123456 `

@@ -11,7 +11,6 @@ use syslint_report::{Confidence, Severity};
 
 /// Files where syslint's verdict differs from expected.tsv today, and why.
 const DISAGREE: &[(&str, &str)] = &[
-    ("wrk-26-reconnect-loop-econnrefused.txt", "refused connects pasted as an excerpt: retry-storm has no excerpt rule yet"),
     (
     "pstore-11-gpg-spawn-grep-context.txt",
     "read now (its signed -r deltas and grep's `--` lines), but the grep-picked lines show two children of programs they do not name, one reaped by wait4: under the 3 children the excerpt rule needs; the thread's point (each gpg child costs ~10 ms) is a time only a full trace with -f shows",

@@ -393,6 +393,96 @@ impl Detector for RetryStorm {
         &META
     }
 
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{counted, excerpt_finding, finding};
+        use syslint_report::Confidence;
+        const REFUSED: &[&str] = &["ECONNREFUSED", "ETIMEDOUT", "ENETUNREACH", "EHOSTUNREACH"];
+        // per thread: a connection attempt fails (its connect, or the first read or write on a
+        // socket whose non-blocking connect was under way), and the thread then makes a new
+        // socket or connects again: a retry; a sleep or an expired wait of 50 ms or more in
+        // between is a backoff
+        let mut failed_at: HashMap<u32, usize> = HashMap::default();
+        let mut pending: HashMap<(u32, i32), ()> = HashMap::default();
+        let (mut retries, mut backed_off) = (0u64, 0u64);
+        let mut idx = Vec::new();
+        let mut waited: HashMap<u32, bool> = HashMap::default();
+        for (i, c) in x.calls.iter().enumerate() {
+            let t = c.tid.0;
+            let refused = c.errno.as_deref().is_some_and(|e| REFUSED.contains(&e));
+            match c.sys {
+                Sys::Socket | Sys::Connect => {
+                    if let Some(f) = failed_at.remove(&t) {
+                        if waited.remove(&t).unwrap_or(false) {
+                            backed_off += 1;
+                        } else {
+                            retries += 1;
+                            idx.push(f);
+                            idx.push(i);
+                        }
+                    }
+                    if c.sys == Sys::Connect {
+                        if refused {
+                            failed_at.insert(t, i);
+                        } else if c.errno.as_deref() == Some("EINPROGRESS") {
+                            if let Some(fd) = c.fd {
+                                pending.insert((t, fd), ());
+                            }
+                        }
+                    }
+                }
+                Sys::Nanosleep | Sys::ClockNanosleep => {
+                    if c.sleep_ns.is_some_and(|n| n >= 50_000_000) && failed_at.contains_key(&t) {
+                        waited.insert(t, true);
+                    }
+                }
+                s if s.is(Class::POLL) => {
+                    let long = matches!(c.timeout, Some(syslint_event::Timeout::Ns(n)) if n >= 50_000_000);
+                    if long && c.ret == Some(0) && failed_at.contains_key(&t) {
+                        waited.insert(t, true);
+                    }
+                }
+                s if s.is(Class::READ) || s.is(Class::WRITE) => {
+                    if let Some(fd) = c.fd {
+                        if pending.remove(&(t, fd)).is_some() && refused {
+                            failed_at.insert(t, i);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if retries == 0 || backed_off > 0 {
+            return Vec::new();
+        }
+        let strong = retries >= 5;
+        let (_, about) = counted();
+        let mut f = finding(
+            &META,
+            if strong { Severity::Warning } else { Severity::Info },
+            format!("a refused connection attempted again at once: {retries} {} without a pause in the excerpt", if retries == 1 { "retry" } else { "retries" }),
+            "the process in the excerpt",
+            about,
+            &[("retries", retries.into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        let (conf, why) = if strong {
+            (Confidence::Medium, format!("{retries} failed connection attempts each followed at once by a new one, no sleep or wait between"))
+        } else {
+            (
+                Confidence::Low,
+                format!("{retries} failed connection attempt(s) followed at once by a new socket: a retry, but too few lines to show a storm or a backoff"),
+            )
+        };
+        vec![excerpt_finding(f, x, conf, &why)]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "a connection attempt failing (connect = ECONNREFUSED/ETIMEDOUT/ENETUNREACH/EHOSTUNREACH, or the first read or write after a non-blocking connect) followed by a new socket or connect in the same thread, with no sleep or expired wait of 50 ms or more between: 5 such retries warn at medium, fewer are info at low; any backoff seen keeps it quiet",
+            counts: "none: strace -c counts a non-blocking connect's EINPROGRESS as an error, so a table cannot tell refused attempts from ordinary asynchronous connects, nor show the gaps between them",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         match sc.sys {
             Sys::Connect => self.on_connect(cx, ev, sc),
