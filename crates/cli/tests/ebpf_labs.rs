@@ -208,3 +208,9 @@ fn timer_polling() {
 fn epoll_ctl_churn() {
     check("epoll-ctl-churn", "c-mod", "c-et", "epoll-ctl-churn");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn futex_contention() {
+    check("futex-contention", "c-global", "c-sharded", "futex-contention");
+}

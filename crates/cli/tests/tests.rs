@@ -44,6 +44,8 @@ mod lab_failed_lookup_storm;
 mod lab_fd_close_sweep;
 #[path = "lab_fsync_storm.rs"]
 mod lab_fsync_storm;
+#[path = "lab_futex_contention.rs"]
+mod lab_futex_contention;
 #[path = "lab_keepalive_stall.rs"]
 mod lab_keepalive_stall;
 #[path = "lab_reopen_churn.rs"]

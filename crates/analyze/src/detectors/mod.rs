@@ -28,6 +28,7 @@ detectors! {
     clock_syscalls,
     timer_polling,
     epoll_ctl_churn,
+    futex_contention,
 }
 
 pub use crate::kit::Span;
