@@ -214,3 +214,10 @@ fn epoll_ctl_churn() {
 fn futex_contention() {
     check("futex-contention", "c-global", "c-sharded", "futex-contention");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn memory_map_churn() {
+    check("memory-map-churn", "c-64m-each", "c-64m-reuse", "memory-map-churn");
+    check("memory-map-churn", "c-64m-nommap", "c-64m-tuned", "memory-map-churn");
+}

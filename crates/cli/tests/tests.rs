@@ -48,6 +48,8 @@ mod lab_fsync_storm;
 mod lab_futex_contention;
 #[path = "lab_keepalive_stall.rs"]
 mod lab_keepalive_stall;
+#[path = "lab_memory_map_churn.rs"]
+mod lab_memory_map_churn;
 #[path = "lab_reopen_churn.rs"]
 mod lab_reopen_churn;
 #[path = "lab_repeated_dns.rs"]

@@ -1410,11 +1410,13 @@ impl<'a> RawArgs<'a> {
 
     pub(crate) fn mem_op(&self, kind: MemKind, ret: Option<i64>) -> MemOp {
         let a = &self.regs;
-        let mut op = MemOp { kind, addr: a[0], len: a[1], new_len: 0, anon: false };
+        let mut op = MemOp { kind, addr: a[0], len: a[1], new_len: 0, anon: false, stack: false, reserve: false };
         match kind {
             MemKind::Map => {
                 op.addr = ret.map_or(0, |v| v as u64);
                 op.anon = a[3] & 0x20 != 0;
+                op.stack = a[3] & 0x20000 != 0;
+                op.reserve = a[2] == 0;
             }
             MemKind::Brk => op.len = 0,
             MemKind::Remap => op.new_len = a[2],

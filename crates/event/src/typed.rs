@@ -140,6 +140,10 @@ pub struct MemOp {
     pub new_len: u64,
     /// mmap of anonymous memory (MAP_ANONYMOUS), not of a file.
     pub anon: bool,
+    /// mmap of a thread stack (MAP_STACK).
+    pub stack: bool,
+    /// mmap of address space only (PROT_NONE): reserved, not memory the program touches.
+    pub reserve: bool,
 }
 
 /// The command of fcntl, as far as the analysis cares.
@@ -425,14 +429,17 @@ impl<'a> Syscall<'a> {
             return Some(r.mem_op(kind, self.ret.value()));
         }
         let addr_of = |a: &str| if a.trim() == "NULL" { Some(0) } else { number(a.trim()) };
-        let mut op = MemOp { kind, addr: 0, len: 0, new_len: 0, anon: false };
+        let mut op = MemOp { kind, addr: 0, len: 0, new_len: 0, anon: false, stack: false, reserve: false };
         match kind {
             MemKind::Map => {
                 op.addr = self.ret.value().map_or(0, |v| v as u64);
                 op.len = number(self.arg(1)?.trim())?;
-                op.anon = self
-                    .arg(3)
-                    .is_some_and(|f| f.contains("MAP_ANONYMOUS") || number(f.trim()).is_some_and(|v| v & 0x20 != 0));
+                let flags = self.arg(3).unwrap_or("");
+                let bit = |name: &str, v: u64| flags.contains(name) || number(flags.trim()).is_some_and(|n| n & v != 0);
+                op.anon = bit("MAP_ANONYMOUS", 0x20);
+                op.stack = bit("MAP_STACK", 0x20000);
+                let prot = self.arg(2).unwrap_or("").trim();
+                op.reserve = prot == "PROT_NONE" || number(prot) == Some(0);
             }
             MemKind::Brk => op.addr = addr_of(self.arg(0)?)?,
             _ => {

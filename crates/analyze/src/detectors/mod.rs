@@ -29,6 +29,7 @@ detectors! {
     timer_polling,
     epoll_ctl_churn,
     futex_contention,
+    memory_map_churn,
 }
 
 pub use crate::kit::Span;
