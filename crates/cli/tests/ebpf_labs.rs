@@ -221,3 +221,9 @@ fn memory_map_churn() {
     check("memory-map-churn", "c-64m-each", "c-64m-reuse", "memory-map-churn");
     check("memory-map-churn", "c-64m-nommap", "c-64m-tuned", "memory-map-churn");
 }
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn fs_walk_loop() {
+    check("fs-walk-loop", "py-walk-follow", "py-walk-nofollow", "fs-walk-loop");
+}

@@ -7,7 +7,7 @@ use crate::common::*;
 fn every_detector_has_a_firing_and_a_quiet_lab_trace() {
     let o = run(&["detectors", "--format", "json"]);
     let list: Vec<serde_json::Value> = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(list.len(), 18, "{list:?}");
+    assert_eq!(list.len(), 19, "{list:?}");
     for d in list {
         let name = d["name"].as_str().unwrap();
         let dir = root().join("lab").join(name).join("traces");

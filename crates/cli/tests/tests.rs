@@ -42,6 +42,8 @@ mod lab_epoll_ctl_churn;
 mod lab_failed_lookup_storm;
 #[path = "lab_fd_close_sweep.rs"]
 mod lab_fd_close_sweep;
+#[path = "lab_fs_walk_loop.rs"]
+mod lab_fs_walk_loop;
 #[path = "lab_fsync_storm.rs"]
 mod lab_fsync_storm;
 #[path = "lab_futex_contention.rs"]

@@ -30,6 +30,7 @@ detectors! {
     epoll_ctl_churn,
     futex_contention,
     memory_map_churn,
+    fs_walk_loop,
 }
 
 pub use crate::kit::Span;
