@@ -26,6 +26,9 @@ PAIRS = [
     ("keepalive-stall", "py-eof", "py-length"),
     ("repeated-dns", "py-resolve-each", "py-resolve-once"),
     ("small-io", "py-oswrite", "py-buffered"),
+    ("futex-contention", "c-global", "c-sharded"),
+    ("memory-map-churn", "c-64m-each", "c-64m-reuse"),
+    ("fs-walk-loop", "py-walk-follow", "py-walk-nofollow"),
 ]
 SIZES = (10, 30, 100)
 # `1234 ` or `[pid  1234] ` then an optional `10:00:00.123456 ` / `1700000000.123456 `

@@ -40,6 +40,8 @@ pub struct Call {
     pub addr: Option<String>,
     /// Payload buffers of network calls (for DNS names), cut short.
     pub payloads: Vec<(Vec<u8>, bool)>,
+    /// What an mmap/munmap/mremap/madvise/brk does, with its address and length.
+    pub mem: Option<syslint_event::MemOp>,
     /// The evidence line (payloads redacted).
     pub evidence: Evidence,
 }
@@ -62,6 +64,7 @@ impl Call {
             requested: sc.requested_bytes(),
             addr: sc.sockaddr().map(|a| a.to_string()),
             payloads,
+            mem: sc.mem_op(),
             evidence: Evidence::of(ev),
         }
     }

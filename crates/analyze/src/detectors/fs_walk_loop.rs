@@ -162,6 +162,13 @@ impl Detector for FsWalkLoop {
         &META
     }
 
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "at least 3 lookups of paths repeating a block of components 3 times or more (the full-trace rule, from 10 such lookups, reads excerpts too): info, medium confidence; with ELOOP among them a warning",
+            counts: "none: a table cannot tell a walk caught in a cycle from a large walk",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let eloop = sc.ret.errno() == Some("ELOOP");
         let Some(path) = sc.path() else { return };
@@ -202,6 +209,47 @@ impl Detector for FsWalkLoop {
 
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
         vec![&mut self.programs]
+    }
+
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{excerpt_finding, finding};
+        use syslint_report::Confidence;
+        let need = self.cfg.min_repeats.max(2) as usize;
+        let (mut idx, mut repeats, mut cycle, mut eloop) = (Vec::new(), 0usize, String::new(), 0u64);
+        for (i, c) in x.calls.iter().enumerate() {
+            let Some(p) = c.path.as_deref() else { continue };
+            let Some((r, k, comps)) = repeated_block(p) else { continue };
+            if r < need + usize::from(k == 1) {
+                continue;
+            }
+            idx.push(i);
+            eloop += u64::from(c.failed("ELOOP"));
+            if r > repeats {
+                repeats = r;
+                cycle = comps.join("/");
+            }
+        }
+        if idx.len() < 3 {
+            return Vec::new();
+        }
+        let n = idx.len() as u64;
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::Program);
+        let severity = if eloop > 0 { Severity::Warning } else { Severity::Info };
+        let mut f = finding(
+            &META,
+            severity,
+            format!("a directory walk follows a link cycle: {n} lookups of paths repeating `{cycle}` up to {repeats} times in the excerpt"),
+            "the process in the excerpt",
+            about,
+            &[("looping_calls", n.into()), ("repeats", (repeats as u64).into()), ("eloop", eloop.into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        vec![excerpt_finding(
+            f,
+            x,
+            Confidence::Medium,
+            &format!("{n} paths repeating `{cycle}` up to {repeats} times: a walk entering the same directories again through a link; the excerpt cannot show how far it goes"),
+        )]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
@@ -280,10 +328,32 @@ mod tests {
         assert_eq!(f[0].metrics["listings"], 114);
         // the cut starts after the execve: the process is known by its pid only
         assert!(f[0].subject.contains("6374"), "{}", f[0].subject);
-        // more looping calls than there are: quiet
-        assert!(check_with("fs-walk-loop", "min_calls = 154", cut).is_empty());
+        // more looping calls than there are: the full-trace rule is quiet, and since the cut
+        // reads as an excerpt (no process start or end in it), the excerpt rule names it
+        let x = check_with("fs-walk-loop", "min_calls = 154", cut);
+        assert_eq!(x.len(), 1, "{x:#?}");
+        assert!(x[0].message.ends_with("in the excerpt"), "{}", x[0].message);
+        assert_eq!(x[0].confidence, Some(syslint_report::Confidence::Medium));
         // a block must repeat as often as asked: 41 is the deepest
         assert!(check_with("fs-walk-loop", "min_repeats = 42", cut).is_empty());
+    }
+
+    #[test]
+    fn excerpts_of_the_walk_name_it() {
+        // cut by lab/excerpts/cut.py from the f trace: pids and timestamps stripped
+        let x10 = include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-follow.10.txt");
+        let f = check("fs-walk-loop", x10);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].confidence, Some(syslint_report::Confidence::Medium));
+        assert!(f[0].metrics["looping_calls"].as_u64().unwrap() >= 3, "{f:#?}");
+        assert!(f[0].message.contains("repeating `a/up`"), "{}", f[0].message);
+        for good in [
+            include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-nofollow.10.txt"),
+            include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-nofollow.30.txt"),
+            include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-nofollow.100.txt"),
+        ] {
+            assert!(check("fs-walk-loop", good).is_empty());
+        }
     }
 
     #[test]

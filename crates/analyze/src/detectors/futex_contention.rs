@@ -255,6 +255,13 @@ impl Detector for FutexContention {
         &META
     }
 
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "the full-trace rule only: a lock is told by its waiters also waking it, which needs the threads' pids; lines pasted without pids are one thread",
+            counts: "none: futex at the top of a table is as often a pool of idle threads waiting for work as a contended lock",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(f) = sc.futex() else { return };
         if f.cmd == FutexCmd::Other || matches!(sc.ret, Ret::Unfinished | Ret::Unknown) {

@@ -219,6 +219,83 @@ impl Detector for MemoryMapChurn {
         &META
     }
 
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "at least 3 times, one thread releases an anonymous block of at least 1 MiB (munmap, or brk lowering the break) and maps or grows the same size again: info, medium confidence (the excerpt cannot show how often it happens)",
+            counts: "none: a table shows no sizes or addresses, so mmap and munmap in equal numbers cannot be told from a loader mapping libraries or a program mapping files",
+        }
+    }
+
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{excerpt_finding, finding};
+        use syslint_report::Confidence;
+        const MIN: u64 = 1 << 20;
+        // per thread: the size last released and the break last seen
+        let mut last: Vec<(syslint_event::Tid, u64, u64)> = Vec::new();
+        let (mut cycles, mut bytes, mut largest) = (0u64, 0u64, 0u64);
+        let mut idx = Vec::new();
+        for (i, c) in x.calls.iter().enumerate() {
+            let Some(op) = c.mem else { continue };
+            if c.errno.is_some() {
+                continue;
+            }
+            let j = match last.iter().position(|l| l.0 == c.tid) {
+                Some(j) => j,
+                None => {
+                    last.push((c.tid, 0, 0));
+                    last.len() - 1
+                }
+            };
+            let (released, taken) = match op.kind {
+                MemKind::Unmap if op.len >= MIN => (op.len, 0),
+                MemKind::Map if op.anon && !op.stack && !op.reserve && op.len >= MIN => (0, op.len),
+                MemKind::Brk => {
+                    let now = c.ret.unwrap_or(0) as u64;
+                    let before = std::mem::replace(&mut last[j].2, now);
+                    match (before, op.addr) {
+                        (0, _) | (_, 0) => continue,
+                        (b, _) if b > now && b - now >= MIN => (b - now, 0),
+                        (b, _) if now > b && now - b >= MIN => (0, now - b),
+                        _ => continue,
+                    }
+                }
+                _ => continue,
+            };
+            if released > 0 {
+                last[j].1 = released;
+                idx.push(i);
+            } else if taken > 0 {
+                let r = last[j].1;
+                if r > 0 && taken <= r + 8192 && taken + r / 16 >= r {
+                    cycles += 1;
+                    bytes += taken;
+                    largest = largest.max(taken);
+                    idx.push(i);
+                }
+            }
+        }
+        if cycles < 3 {
+            return Vec::new();
+        }
+        let mib = largest as f64 / 1_048_576.0;
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::Program);
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("memory returned to the kernel and taken back {cycles} times in the excerpt, in blocks of {mib:.1} MiB"),
+            "the process in the excerpt",
+            about,
+            &[("cycles", cycles.into()), ("churned_bytes", bytes.into()), ("block_bytes", largest.into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        vec![excerpt_finding(
+            f,
+            x,
+            Confidence::Medium,
+            &format!("{cycles} blocks of {mib:.1} MiB released and taken back, each a page fault per 4 KiB to fill again; the excerpt cannot show how often it happens"),
+        )]
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(op) = sc.mem_op() else { return };
         if sc.ret.is_err() || sc.ret.value().is_none() {
@@ -441,6 +518,29 @@ mod tests {
         assert_eq!(f[0].metrics["cycles"], 29);
         assert_eq!(f[0].metrics["via"], "brk");
         assert_eq!(f[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn excerpts_of_the_request_loop_name_it() {
+        // cut by lab/excerpts/cut.py from the f trace: pids and timestamps stripped
+        for (x, cycles) in [
+            (include_str!("../../../../lab/memory-map-churn/excerpts/c-64m-each.10.txt"), 4),
+            (include_str!("../../../../lab/memory-map-churn/excerpts/c-64m-each.30.txt"), 14),
+        ] {
+            let f = check("memory-map-churn", x);
+            assert_eq!(f.len(), 1, "{f:#?}");
+            assert_eq!(f[0].severity, Severity::Info);
+            assert_eq!(f[0].confidence, Some(syslint_report::Confidence::Medium));
+            assert_eq!(f[0].metrics["cycles"], cycles);
+            assert_eq!(f[0].metrics["block_bytes"], 67_112_960);
+        }
+        for good in [
+            include_str!("../../../../lab/memory-map-churn/excerpts/c-64m-reuse.10.txt"),
+            include_str!("../../../../lab/memory-map-churn/excerpts/c-64m-reuse.30.txt"),
+            include_str!("../../../../lab/memory-map-churn/excerpts/c-64m-reuse.100.txt"),
+        ] {
+            assert!(check("memory-map-churn", good).is_empty());
+        }
     }
 
     #[test]
