@@ -35,6 +35,9 @@ PAIRS = [
     ("reopen-churn", "py-config-each", "py-config-once"),
     ("spawn-per-task", "sh-date-each", "sh-date-once"),
     ("retry-storm", "c-now", "c-backoff"),
+    ("futex-contention", "c-global", "c-sharded"),
+    ("memory-map-churn", "c-64m-each", "c-64m-reuse"),
+    ("fs-walk-loop", "py-walk-follow", "py-walk-nofollow"),
 ]
 SIZES = (10, 30, 100)
 # `1234 ` or `[pid  1234] ` then an optional `10:00:00.123456 ` / `1700000000.123456 `

@@ -54,6 +54,8 @@ pub struct Call {
     pub spawned: Option<i64>,
     /// An open that asked for a directory (O_DIRECTORY).
     pub dir_open: bool,
+    /// What an mmap/munmap/mremap/madvise/brk does, with its address and length.
+    pub mem: Option<syslint_event::MemOp>,
     /// The evidence line (payloads redacted).
     pub evidence: Evidence,
 }
@@ -89,6 +91,7 @@ impl Call {
                 None
             },
             dir_open: sc.open_flags().is_some_and(|f| f.contains(syslint_event::OpenFlags::DIRECTORY)),
+            mem: sc.mem_op(),
             evidence: Evidence::of(ev),
         }
     }

@@ -231,6 +231,14 @@ fn userspace_copy() {
 
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn futex_contention() {
+    check("futex-contention", "c-global", "c-sharded", "futex-contention");
+}
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn dns_timeout() {
     check("dns-timeout", "py-aaaa-race", "py-single-request-reopen", "dns-timeout");
     check("dns-timeout", "py-dead-ns", "py-reachable-ns", "dns-timeout");
@@ -244,4 +252,17 @@ fn dns_timeout() {
 fn nagle_delay() {
     check("nagle-delay", "c-two-writes", "c-writev", "nagle-delay");
     check("nagle-delay", "py-two-sends", "py-nodelay", "nagle-delay");
+}
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn memory_map_churn() {
+    check("memory-map-churn", "c-64m-each", "c-64m-reuse", "memory-map-churn");
+    check("memory-map-churn", "c-64m-nommap", "c-64m-tuned", "memory-map-churn");
+}
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn fs_walk_loop() {
+    check("fs-walk-loop", "py-walk-follow", "py-walk-nofollow", "fs-walk-loop");
 }

@@ -63,7 +63,14 @@ fn a_mutex_and_a_lock_that_yields_then_sleeps_are_quiet() {
     for variant in ["c-mutex", "c-adaptive"] {
         for set in SETS {
             let r = analyze(&[&lab_variant(LAB, variant, set)]);
-            assert!(r.findings.is_empty(), "{variant}.{set}: {:#?}", r.findings);
+            // no spin; what remains is the lock's queue itself (8 threads on one mutex held
+            // 500 us: futex-contention at info, lab_futex_contention.rs), never a warning
+            assert!(findings(&r, DET).is_empty(), "{variant}.{set}: {:#?}", r.findings);
+            assert!(
+                r.findings.iter().all(|f| f.detector == "futex-contention" && f.severity == Severity::Info),
+                "{variant}.{set}: {:#?}",
+                r.findings
+            );
         }
     }
 }

@@ -44,10 +44,16 @@ mod lab_epoll_ctl_churn;
 mod lab_failed_lookup_storm;
 #[path = "lab_fd_close_sweep.rs"]
 mod lab_fd_close_sweep;
+#[path = "lab_fs_walk_loop.rs"]
+mod lab_fs_walk_loop;
 #[path = "lab_fsync_storm.rs"]
 mod lab_fsync_storm;
+#[path = "lab_futex_contention.rs"]
+mod lab_futex_contention;
 #[path = "lab_keepalive_stall.rs"]
 mod lab_keepalive_stall;
+#[path = "lab_memory_map_churn.rs"]
+mod lab_memory_map_churn;
 #[path = "lab_nagle_delay.rs"]
 mod lab_nagle_delay;
 #[path = "lab_reopen_churn.rs"]

@@ -23,7 +23,8 @@ pub use raw::{DataKind, RawArgs, RawData};
 pub use syscalls::{Class, Sys};
 pub use target::{Direction, TargetKind};
 pub use typed::{
-    CloneFlags, EpollCtl, FcntlCmd, FutexOp, IoctlReq, MsgFlags, OpenFlags, PolledFds, SockOpt, WaitOptions,
+    CloneFlags, EpollCtl, FcntlCmd, Futex, FutexCmd, FutexOp, IoctlReq, MemKind, MemOp, MsgFlags, OpenFlags, PolledFds,
+    SockOpt, WaitOptions,
 };
 
 /// One thing that happened in the traced program.

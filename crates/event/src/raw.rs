@@ -503,6 +503,22 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
         Sys::Munmap => {
             let _ = write!(o, "{}, {}", ptr(a[0]), a[1]);
         }
+        Sys::Madvise => {
+            let _ = write!(o, "{}, {}, ", ptr(a[0]), a[1]);
+            match MADVICE.iter().find(|(_, v)| *v == a[2]) {
+                Some((n, _)) => o.push_str(n),
+                None => {
+                    let _ = write!(o, "{:#x}", a[2]);
+                }
+            }
+        }
+        Sys::Mremap => {
+            let _ = write!(o, "{}, {}, {}, ", ptr(a[0]), a[1], a[2]);
+            flags_into(o, a[3], MREMAP_FLAGS, "0");
+            if a[3] & 2 != 0 {
+                let _ = write!(o, ", {}", ptr(a[4]));
+            }
+        }
         Sys::Brk | Sys::SetTidAddress => o.push_str(&ptr(a[0])),
         Sys::SetRobustList => {
             let _ = write!(o, "{}, {}", ptr(a[0]), a[1]);
@@ -953,6 +969,36 @@ const PROT_FLAGS: &[(&str, u64)] = &[
     ("PROT_GROWSUP", 0x0200_0000),
 ];
 
+/// madvise's advice values (the common ones; others print as numbers, as strace does for
+/// values it does not know).
+const MADVICE: &[(&str, u64)] = &[
+    ("MADV_NORMAL", 0),
+    ("MADV_RANDOM", 1),
+    ("MADV_SEQUENTIAL", 2),
+    ("MADV_WILLNEED", 3),
+    ("MADV_DONTNEED", 4),
+    ("MADV_FREE", 8),
+    ("MADV_REMOVE", 9),
+    ("MADV_DONTFORK", 10),
+    ("MADV_DOFORK", 11),
+    ("MADV_MERGEABLE", 12),
+    ("MADV_UNMERGEABLE", 13),
+    ("MADV_HUGEPAGE", 14),
+    ("MADV_NOHUGEPAGE", 15),
+    ("MADV_DONTDUMP", 16),
+    ("MADV_DODUMP", 17),
+    ("MADV_WIPEONFORK", 18),
+    ("MADV_KEEPONFORK", 19),
+    ("MADV_COLD", 20),
+    ("MADV_PAGEOUT", 21),
+    ("MADV_POPULATE_READ", 22),
+    ("MADV_POPULATE_WRITE", 23),
+    ("MADV_DONTNEED_LOCKED", 24),
+    ("MADV_COLLAPSE", 25),
+];
+
+const MREMAP_FLAGS: &[(&str, u64)] = &[("MREMAP_MAYMOVE", 1), ("MREMAP_FIXED", 2), ("MREMAP_DONTUNMAP", 4)];
+
 /// The sharing type first (MAP_SHARED_VALIDATE is both of the others' bits).
 const MAP_FLAGS: &[(&str, u64)] = &[
     ("MAP_SHARED_VALIDATE", 0x3),
@@ -1088,7 +1134,7 @@ const WAIT_OPTIONS: &[(&str, u64)] = &[
 ];
 
 /// futex operations by command number (`op & FUTEX_CMD`).
-const FUTEX_OPS: &[&str] = &[
+pub(crate) const FUTEX_OPS: &[&str] = &[
     "FUTEX_WAIT",
     "FUTEX_WAKE",
     "FUTEX_FD",
@@ -1174,7 +1220,10 @@ pub fn signal_name(n: u32) -> &'static str {
 // every x86_64 call): the detectors behave the same on a recording and on its export.
 
 use crate::args::{self, FdArg, SockAddr, Timeout};
-use crate::typed::{CloneFlags, EpollCtl, FcntlCmd, FutexOp, IoctlReq, MsgFlags, OpenFlags, SockOpt, WaitOptions};
+use crate::typed::{
+    CloneFlags, EpollCtl, FcntlCmd, Futex, FutexCmd, FutexOp, IoctlReq, MemKind, MemOp, MsgFlags, OpenFlags, SockOpt,
+    WaitOptions,
+};
 use std::borrow::Cow;
 use std::net::IpAddr;
 
@@ -1362,6 +1411,28 @@ impl<'a> RawArgs<'a> {
             0 | 6 | 9 | 11 | 13 => FutexOp::Wait,
             _ => FutexOp::Other,
         }
+    }
+
+    pub(crate) fn futex(&self) -> Futex {
+        Futex { addr: self.regs[0], cmd: FutexCmd::of(self.regs[1] & FUTEX_CMD), val: i64::from(self.regs[2] as i32) }
+    }
+
+    pub(crate) fn mem_op(&self, kind: MemKind, ret: Option<i64>) -> MemOp {
+        let a = &self.regs;
+        let mut op = MemOp { kind, addr: a[0], len: a[1], new_len: 0, anon: false, stack: false, reserve: false };
+        match kind {
+            MemKind::Map => {
+                op.addr = ret.map_or(0, |v| v as u64);
+                op.anon = a[3] & 0x20 != 0;
+                op.stack = a[3] & 0x20000 != 0;
+                op.reserve = a[2] == 0;
+            }
+            MemKind::Brk => op.len = 0,
+            MemKind::Remap => op.new_len = a[2],
+            MemKind::Advise if matches!(a[2], 4 | 8 | 9) => op.kind = MemKind::Release,
+            _ => {}
+        }
+        op
     }
 
     pub(crate) fn ioctl_req(&self) -> IoctlReq {
@@ -1623,6 +1694,8 @@ mod tests {
                 let nohang = |s: &Syscall| s.wait_options().map(|o| o.contains(crate::WaitOptions::NOHANG));
                 assert_eq!(nohang(&r), nohang(&t), "wait_options: {what}");
                 assert_eq!(r.futex_op(), t.futex_op(), "futex_op: {what}");
+                assert_eq!(r.futex(), t.futex(), "futex: {what}");
+                assert_eq!(r.mem_op(), t.mem_op(), "mem_op: {what}");
                 assert_eq!(r.fcntl_cmd(), t.fcntl_cmd(), "fcntl_cmd: {what}");
                 assert_eq!(r.sync_range_waits(), t.sync_range_waits(), "sync_range_waits: {what}");
                 assert_eq!(r.ioctl_req(), t.ioctl_req(), "ioctl_req: {what}");

@@ -81,6 +81,73 @@ pub enum FutexOp {
     Other,
 }
 
+/// A futex call's command, as far as contention is concerned.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FutexCmd {
+    /// May block until woken: FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI,
+    /// FUTEX_LOCK_PI, FUTEX_LOCK_PI2.
+    Wait,
+    /// Wakes waiters of the address: FUTEX_WAKE, FUTEX_WAKE_BITSET, FUTEX_WAKE_OP,
+    /// FUTEX_UNLOCK_PI, FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_CMP_REQUEUE_PI.
+    Wake,
+    /// Anything else (FUTEX_TRYLOCK_PI, FUTEX_FD, unknown commands).
+    Other,
+}
+
+/// A futex call: the address it names (`uaddr`), its command and its `val` argument (the
+/// value a wait expects, the number of waiters a wake may wake; INT_MAX for a broadcast).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Futex {
+    pub addr: u64,
+    pub cmd: FutexCmd,
+    pub val: i64,
+}
+
+impl FutexCmd {
+    /// The command for `op & FUTEX_CMD_MASK` (0..=13).
+    pub fn of(cmd: u64) -> FutexCmd {
+        match cmd {
+            0 | 6 | 9 | 11 | 13 => FutexCmd::Wait,
+            1 | 3 | 4 | 5 | 7 | 10 | 12 => FutexCmd::Wake,
+            _ => FutexCmd::Other,
+        }
+    }
+}
+
+/// What a memory-mapping call does to the address space.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MemKind {
+    /// mmap/mmap2: a new mapping (`addr` is the address returned, when it succeeded).
+    Map,
+    /// munmap.
+    Unmap,
+    /// mremap: `len` is the old length, `new_len` the new one.
+    Remap,
+    /// madvise with MADV_DONTNEED, MADV_FREE or MADV_REMOVE: the pages are given back (they
+    /// fault in again, zeroed, when touched).
+    Release,
+    /// Any other madvise.
+    Advise,
+    /// brk: `addr` is the break asked for (0: the query `brk(NULL)`).
+    Brk,
+}
+
+/// A call that maps, unmaps, resizes or releases memory.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MemOp {
+    pub kind: MemKind,
+    pub addr: u64,
+    pub len: u64,
+    /// mremap's new length.
+    pub new_len: u64,
+    /// mmap of anonymous memory (MAP_ANONYMOUS), not of a file.
+    pub anon: bool,
+    /// mmap of a thread stack (MAP_STACK).
+    pub stack: bool,
+    /// mmap of address space only (PROT_NONE): reserved, not memory the program touches.
+    pub reserve: bool,
+}
+
 /// The command of fcntl, as far as the analysis cares.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum FcntlCmd {
@@ -328,6 +395,77 @@ impl<'a> Syscall<'a> {
         };
         let wait = t.contains("FUTEX_WAIT") || t.contains("FUTEX_LOCK_PI");
         Some(if wait { FutexOp::Wait } else { FutexOp::Other })
+    }
+
+    /// The address, command and value of a futex call (by name, or by number under `-X raw`).
+    pub fn futex(&self) -> Option<Futex> {
+        if !matches!(self.sys, Sys::Futex | Sys::FutexTime64) {
+            return None;
+        }
+        if let Args::Raw(r) = self.args {
+            return Some(r.futex());
+        }
+        let addr = number(self.arg(0)?.trim())?;
+        let op = self.arg(1)?.trim();
+        let cmd = match number(op.split_whitespace().next().unwrap_or("")) {
+            Some(n) => FutexCmd::of(n & !0x180 & 0xffff_ffff),
+            None => {
+                let name =
+                    op.split('|').find(|p| p.starts_with("FUTEX_") && *p != "FUTEX_CLOCK_REALTIME").unwrap_or("");
+                let name = name.strip_suffix("_PRIVATE").unwrap_or(name);
+                match crate::raw::FUTEX_OPS.iter().position(|n| *n == name) {
+                    Some(i) => FutexCmd::of(i as u64),
+                    None => FutexCmd::Other,
+                }
+            }
+        };
+        let val = self.arg(2).and_then(|v| v.trim().parse::<i64>().ok()).unwrap_or(0);
+        Some(Futex { addr, cmd, val })
+    }
+
+    /// What an mmap/mmap2/munmap/mremap/madvise/brk call does, with its address and length.
+    pub fn mem_op(&self) -> Option<MemOp> {
+        let kind = match self.sys {
+            Sys::Mmap | Sys::Mmap2 => MemKind::Map,
+            Sys::Munmap => MemKind::Unmap,
+            Sys::Mremap => MemKind::Remap,
+            Sys::Madvise => MemKind::Advise,
+            Sys::Brk => MemKind::Brk,
+            _ => return None,
+        };
+        if let Args::Raw(r) = self.args {
+            return Some(r.mem_op(kind, self.ret.value()));
+        }
+        let addr_of = |a: &str| if a.trim() == "NULL" { Some(0) } else { number(a.trim()) };
+        let mut op = MemOp { kind, addr: 0, len: 0, new_len: 0, anon: false, stack: false, reserve: false };
+        match kind {
+            MemKind::Map => {
+                op.addr = self.ret.value().map_or(0, |v| v as u64);
+                op.len = number(self.arg(1)?.trim())?;
+                let flags = self.arg(3).unwrap_or("");
+                let bit = |name: &str, v: u64| flags.contains(name) || number(flags.trim()).is_some_and(|n| n & v != 0);
+                op.anon = bit("MAP_ANONYMOUS", 0x20);
+                op.stack = bit("MAP_STACK", 0x20000);
+                let prot = self.arg(2).unwrap_or("").trim();
+                op.reserve = prot == "PROT_NONE" || number(prot) == Some(0);
+            }
+            MemKind::Brk => op.addr = addr_of(self.arg(0)?)?,
+            _ => {
+                op.addr = addr_of(self.arg(0)?)?;
+                op.len = number(self.arg(1)?.trim())?;
+                if kind == MemKind::Remap {
+                    op.new_len = number(self.arg(2)?.trim())?;
+                } else if kind == MemKind::Advise {
+                    let a = self.arg(2)?.trim();
+                    let released = matches!(a, "MADV_DONTNEED" | "MADV_FREE" | "MADV_REMOVE")
+                        || matches!(number(a), Some(4 | 8 | 9));
+                    if released {
+                        op.kind = MemKind::Release;
+                    }
+                }
+            }
+        }
+        Some(op)
     }
 
     /// The command of fcntl/fcntl64.

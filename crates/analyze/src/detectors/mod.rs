@@ -32,6 +32,9 @@ detectors! {
     userspace_copy,
     dns_timeout,
     nagle_delay,
+    futex_contention,
+    memory_map_churn,
+    fs_walk_loop,
 }
 
 pub use crate::kit::Span;

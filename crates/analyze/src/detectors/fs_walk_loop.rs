@@ -1,0 +1,378 @@
+//! `fs-walk-loop` (SL023): a directory walk that follows a symbolic-link cycle: paths that grow by
+//! the same components again and again (`a/up/a/up/a/up/...`), the same directories opened and
+//! listed under ever longer names, until the kernel refuses with ELOOP.
+//!
+//! Per call that names a path (open, stat family, access, readlink, chdir), the path's
+//! components are searched for a block of one to four components repeated back to back; a path
+//! where a block repeats `min_repeats` times or more (four for a single component) is a looping
+//! path. Looping paths and ELOOP failures are summed per program.
+
+use super::EvidenceBuf;
+use crate::kit::{Metrics, Programs, Rekey, Span};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Class, Event, OpenFlags, Syscall};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL023",
+    name: "fs-walk-loop",
+    category: "filesystem",
+    status: Status::Stable,
+    summary: "a directory walk follows a symlink cycle: the same directories listed under ever longer paths",
+    docs: Docs {
+        what: "A program walking a directory tree that follows symbolic links to directories without \
+remembering where it has been: a link back to an ancestor (`a/up -> ..`, a `current` link to a parent, \
+a home directory linked into itself) makes it enter the same directories again under a longer name \
+each time, `tree/a/up/a/up/a/up/...`, until the kernel refuses to resolve the 41st link in one path \
+(ELOOP) or the path exceeds PATH_MAX (ENAMETOOLONG). For every call that names a path (open, the \
+stat family, access, readlink, chdir), the path's components are searched for a block of one to four \
+components repeated back to back; a path whose block repeats `min_repeats` times or more (one more \
+for a single component) is a looping path. `.` and `..` never count as components of a block, so \
+`../../../..` is not a loop. A program is reported from `min_calls` looping calls.",
+        why: "Each turn of the cycle lists the same directories again and returns their files again \
+under new names, so the walk's work and its output are multiplied by the depth the kernel allows (40 \
+links), and by far more when the tree has two cycles (every level doubles: the walk does not end in \
+practice). The results are wrong too: a backup or an indexer stores the same files dozens of times, \
+a copy fills the disk. In the lab a tree of 100 files with one link back to its top made Python's \
+os.walk(followlinks=True) return 4,101 file names instead of 100, with 264 getdents64 calls instead \
+of 24 (strace -c, interpreter start-up included); glob's recursive `**` returned 4,224 names, with \
+4,275 openat calls.",
+        evidence: "Metrics: `looping_calls` (calls whose path repeats a block of components), `listings` \
+(of those, opens asking for a directory, O_DIRECTORY: listings, and glob's tries that fail with \
+ENOTDIR), `eloop` (lookups that failed with ELOOP: \
+the walk went as deep as the kernel allows; a walk that does is a warning), `repeats` (the most times the block repeats in one path), \
+`longest_path` (characters), `cycle` (the repeated components, joined by `/`), `processes`. Evidence: \
+the first looping calls and the last one.",
+        fix: "do not follow symbolic links to directories while walking (os.walk's default \
+followlinks=False, find without -L, rsync/cp without -L), or remember each directory's (st_dev, \
+st_ino) and skip one already visited (GNU find -L, fts with FTS_LOGICAL, and du do this).\n\n\
+Python: os.walk(top) does not follow links; if links must be followed, keep a set of \
+os.stat(path).st_dev, st_ino pairs and prune `dirs` in place when a pair was seen. glob's recursive \
+`**` follows links to directories: prefer pathlib's Path.rglob, which does not in Python 3.13+ \
+(recurse_symlinks=False), or os.walk. Node.js: fs.readdir with recursive: true, or a walker's \
+followSymlinks option off. Also fix the tree when the link is a mistake: `find -L TOP -xtype l` \
+and GNU find's \"File system loop detected\" name the links that close the cycle.",
+        example: "Python's os.walk(followlinks=True) over a tree whose a/up links to its top \
+(lab/fs-walk-loop/traces/py-walk-follow.f-tt-T-yy.strace): -yy shows that tree/a/up is tree and \
+tree/a/up/a is tree/a again; 40 turns later the kernel refuses the path:\n    \
+6282  17:07:44.088249 openat(AT_FDCWD</tmp/syslint-lab-fs-walk-loop.nmrHgF>, \"tree/a/up\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3</tmp/syslint-lab-fs-walk-loop.nmrHgF/tree> <0.000005>\n    \
+6282  17:07:44.088338 openat(AT_FDCWD</tmp/syslint-lab-fs-walk-loop.nmrHgF>, \"tree/a/up/b\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3</tmp/syslint-lab-fs-walk-loop.nmrHgF/tree/b> <0.000004>\n    \
+6282  17:07:44.088444 openat(AT_FDCWD</tmp/syslint-lab-fs-walk-loop.nmrHgF>, \"tree/a/up/a\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3</tmp/syslint-lab-fs-walk-loop.nmrHgF/tree/a> <0.000004>\n    \
+...\n    \
+6282  17:07:44.101467 newfstatat(AT_FDCWD</tmp/syslint-lab-fs-walk-loop.nmrHgF>, \"tree/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up\", 0x7ffe74ae2660, 0) = -1 ELOOP (Too many levels of symbolic links) <0.000007>",
+    },
+    options: OPTIONS,
+    interest: Interest { classes: &[Class::LOOKUP], exits: false, ..Interest::NONE },
+};
+
+pub const ENTRY: Entry = registry::entry::<FsWalkLoop>();
+
+crate::options! {
+    pub struct Config {
+        /// times a block of two to four components must repeat back to back in one path (a
+        /// single component: one more)
+        min_repeats: u64 = 3,
+        /// looping calls a program needs to be reported
+        min_calls: u64 = 10,
+        /// looping calls for a warning (a walk that ran into ELOOP is a warning from
+        /// `min_calls`: it followed the cycle as deep as the kernel allows)
+        warn_calls: u64 = 1000,
+    }
+}
+
+/// Evidence lines kept per program.
+const EVIDENCE: usize = 3;
+/// Longest block of components looked for.
+const MAX_BLOCK: usize = 4;
+
+/// Looping calls of one program.
+#[derive(Clone, Default)]
+struct Group {
+    looping: u64,
+    listings: u64,
+    eloop: u64,
+    repeats: u64,
+    longest: u64,
+    cycle: String,
+    span: Span,
+    evidence: Option<EvidenceBuf>,
+}
+
+impl Group {
+    fn absorb(&mut self, o: Group) {
+        if o.repeats > self.repeats {
+            self.repeats = o.repeats;
+            self.cycle = o.cycle;
+        }
+        if self.evidence.is_none() {
+            self.evidence = o.evidence;
+        }
+        self.looping += o.looping;
+        self.listings += o.listings;
+        self.eloop += o.eloop;
+        self.longest = self.longest.max(o.longest);
+        self.span.merge(&o.span);
+    }
+}
+
+#[derive(Clone)]
+pub struct FsWalkLoop {
+    cfg: Config,
+    programs: Programs,
+    groups: Vec<Group>,
+}
+
+impl Declared for FsWalkLoop {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        FsWalkLoop { cfg, programs: Programs::default(), groups: Vec::new() }
+    }
+}
+
+/// The block of components repeated most often back to back in `path` (one to four
+/// components, never `.` or `..`), with how many times it repeats.
+pub(crate) fn repeated_block(path: &str) -> Option<(usize, usize, Vec<&str>)> {
+    let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty() && *c != ".").collect();
+    let mut best: Option<(usize, usize, usize)> = None; // (repeats, k, start)
+    for k in 1..=MAX_BLOCK {
+        let mut i = 0;
+        while i + 2 * k <= comps.len() {
+            let block = &comps[i..i + k];
+            if block.contains(&"..") {
+                i += 1;
+                continue;
+            }
+            let mut r = 1;
+            while i + (r + 1) * k <= comps.len() && &comps[i + r * k..i + (r + 1) * k] == block {
+                r += 1;
+            }
+            // a longer block wins only by repeating as often (a/a/a/a is `a` four times)
+            if r >= 2 && best.is_none_or(|(br, _, _)| r > br) {
+                best = Some((r, k, i));
+            }
+            i += if r >= 2 { (r - 1) * k + 1 } else { 1 };
+        }
+    }
+    best.map(|(r, k, i)| (r, k, comps[i..i + k].to_vec()))
+}
+
+impl Detector for FsWalkLoop {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "at least 3 lookups of paths repeating a block of components 3 times or more (the full-trace rule, from 10 such lookups, reads excerpts too): info, medium confidence; with ELOOP among them a warning",
+            counts: "none: a table cannot tell a walk caught in a cycle from a large walk",
+        }
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let eloop = sc.ret.errno() == Some("ELOOP");
+        let Some(path) = sc.path() else { return };
+        // cheap first: a looping path has at least 5 separators (a/b/a/b/a/b)
+        if !eloop && path.bytes().filter(|&b| b == b'/').count() < 5 {
+            return;
+        }
+        let block = repeated_block(&path);
+        let looping = block.as_ref().and_then(|(r, k, comps)| {
+            let need = self.cfg.min_repeats.max(2) as usize + usize::from(*k == 1);
+            (*r >= need).then(|| (*r as u64, comps.join("/")))
+        });
+        if looping.is_none() && !eloop {
+            return;
+        }
+        let g = self.programs.of(cx.model, ev.tid) as usize;
+        if self.groups.len() <= g {
+            self.groups.resize_with(g + 1, Group::default);
+        }
+        let grp = &mut self.groups[g];
+        if eloop {
+            grp.eloop += 1;
+        }
+        if let Some((r, cycle)) = looping {
+            grp.looping += 1;
+            if sc.open_flags().is_some_and(|f| f.contains(OpenFlags::DIRECTORY)) {
+                grp.listings += 1;
+            }
+            if r > grp.repeats {
+                grp.repeats = r;
+                grp.cycle = cycle;
+            }
+            grp.longest = grp.longest.max(path.len() as u64);
+            grp.span.add(ev.ts_ns);
+            grp.evidence.get_or_insert_with(|| EvidenceBuf::new(EVIDENCE)).push(ev);
+        }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.programs]
+    }
+
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{excerpt_finding, finding};
+        use syslint_report::Confidence;
+        let need = self.cfg.min_repeats.max(2) as usize;
+        let (mut idx, mut repeats, mut cycle, mut eloop) = (Vec::new(), 0usize, String::new(), 0u64);
+        for (i, c) in x.calls.iter().enumerate() {
+            let Some(p) = c.path.as_deref() else { continue };
+            let Some((r, k, comps)) = repeated_block(p) else { continue };
+            if r < need + usize::from(k == 1) {
+                continue;
+            }
+            idx.push(i);
+            eloop += u64::from(c.failed("ELOOP"));
+            if r > repeats {
+                repeats = r;
+                cycle = comps.join("/");
+            }
+        }
+        if idx.len() < 3 {
+            return Vec::new();
+        }
+        let n = idx.len() as u64;
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::Program);
+        let severity = if eloop > 0 { Severity::Warning } else { Severity::Info };
+        let mut f = finding(
+            &META,
+            severity,
+            format!("a directory walk follows a link cycle: {n} lookups of paths repeating `{cycle}` up to {repeats} times in the excerpt"),
+            "the process in the excerpt",
+            about,
+            &[("looping_calls", n.into()), ("repeats", (repeats as u64).into()), ("eloop", eloop.into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        vec![excerpt_finding(
+            f,
+            x,
+            Confidence::Medium,
+            &format!("{n} paths repeating `{cycle}` up to {repeats} times: a walk entering the same directories again through a link; the excerpt cannot show how far it goes"),
+        )]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+        let cfg = &self.cfg;
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            if g.looping < cfg.min_calls.max(1) {
+                continue;
+            }
+            let severity =
+                if g.eloop > 0 || g.looping >= cfg.warn_calls { Severity::Warning } else { Severity::Info };
+            let mut m = Metrics::new();
+            m.count("looping_calls", g.looping);
+            m.count("listings", g.listings);
+            m.count("eloop", g.eloop);
+            m.count("repeats", g.repeats);
+            m.count("longest_path", g.longest);
+            m.text("cycle", &g.cycle);
+            m.count("processes", self.programs.processes[gi]);
+            let end = if g.eloop > 0 {
+                let times = if g.eloop == 1 { "once".to_string() } else { format!("{} times", g.eloop) };
+                format!(", until the kernel refused with ELOOP ({times})")
+            } else {
+                String::new()
+            };
+            let message = format!(
+                "a directory walk follows a link cycle: {} lookups of paths repeating `{}` up to {} times ({} directories listed again){end}",
+                g.looping, g.cycle, g.repeats, g.listings
+            );
+            let cost = format!(
+                "every turn of the cycle lists the same directories again and returns their files again under a longer \
+name: {} directory listings and {} lookups that a walk tracking visited directories would not make (and with two \
+cycles in the tree the walk doubles at every level)",
+                g.listings, g.looping
+            );
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
+                window: g.span.window(),
+                metrics: m.build(),
+                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                cost: Some(cost),
+                fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    #[test]
+    fn fires_on_os_walk_following_a_link_to_its_top() {
+        // lines 640-1304 of the f-tt trace: from the walk's first turn into tree/a/up to the end
+        let cut = include_str!("../../fixtures/fs-walk-loop/py-walk-follow-cut.strace");
+        let f = check("fs-walk-loop", cut);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        // the walk ran into ELOOP: a warning
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert_eq!(f[0].metrics["cycle"], "a/up");
+        assert_eq!(f[0].metrics["repeats"], 41);
+        assert_eq!(f[0].metrics["eloop"], 1);
+        assert_eq!(f[0].metrics["looping_calls"], 153);
+        assert_eq!(f[0].metrics["listings"], 114);
+        // the cut starts after the execve: the process is known by its pid only
+        assert!(f[0].subject.contains("6374"), "{}", f[0].subject);
+        // more looping calls than there are: the full-trace rule is quiet, and since the cut
+        // reads as an excerpt (no process start or end in it), the excerpt rule names it
+        let x = check_with("fs-walk-loop", "min_calls = 154", cut);
+        assert_eq!(x.len(), 1, "{x:#?}");
+        assert!(x[0].message.ends_with("in the excerpt"), "{}", x[0].message);
+        assert_eq!(x[0].confidence, Some(syslint_report::Confidence::Medium));
+        // a block must repeat as often as asked: 41 is the deepest
+        assert!(check_with("fs-walk-loop", "min_repeats = 42", cut).is_empty());
+    }
+
+    #[test]
+    fn excerpts_of_the_walk_name_it() {
+        // cut by lab/excerpts/cut.py from the f trace: pids and timestamps stripped
+        let x10 = include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-follow.10.txt");
+        let f = check("fs-walk-loop", x10);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].confidence, Some(syslint_report::Confidence::Medium));
+        assert!(f[0].metrics["looping_calls"].as_u64().unwrap() >= 3, "{f:#?}");
+        assert!(f[0].message.contains("repeating `a/up`"), "{}", f[0].message);
+        for good in [
+            include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-nofollow.10.txt"),
+            include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-nofollow.30.txt"),
+            include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-nofollow.100.txt"),
+        ] {
+            assert!(check("fs-walk-loop", good).is_empty());
+        }
+    }
+
+    #[test]
+    fn a_deep_acyclic_tree_is_quiet() {
+        // 30 nested directories: paths of 31 components, none repeated
+        let near = include_str!("../../fixtures/fs-walk-loop/near-deep-cut.strace");
+        assert!(near.contains("/d29/d30\""));
+        assert!(check("fs-walk-loop", near).is_empty());
+        assert!(check_with("fs-walk-loop", "min_calls = 1\nmin_repeats = 2", near).is_empty());
+    }
+
+    #[test]
+    fn blocks_repeated_back_to_back() {
+        let (r, k, b) = repeated_block("tree/a/up/a/up/a/up/b").unwrap();
+        assert_eq!((r, k, b), (3, 2, vec!["a", "up"]));
+        assert_eq!(repeated_block("x/a/a/a/a").map(|(r, k, _)| (r, k)), Some((4, 1)));
+        // parents are not a cycle, nor distinct names
+        assert!(repeated_block("../../../../../x").is_none());
+        assert!(repeated_block("deep/d1/d2/d3/d4/d5/d6/d7").is_none());
+        assert_eq!(repeated_block("/usr/lib/python3/dist-packages/x").map(|(r, _, _)| r), None);
+    }
+}

@@ -1,0 +1,557 @@
+//! `memory-map-churn` (SL022): a process gives large blocks of memory back to the kernel and
+//! takes them again, request after request: anonymous mmap/munmap of the same big buffer, the
+//! heap's break moved up and down (brk), madvise(MADV_DONTNEED) on the same region again.
+//!
+//! Per process, memory released (a munmap of an anonymous mapping of at least `min_block` bytes
+//! that the trace saw made, a brk that shrinks the heap by that much, a madvise release of that
+//! much) is kept as a debt; a later mapping or heap growth of at least `min_block` takes memory
+//! back against it: a cycle, its bytes churned. A madvise release of a region already released
+//! before is a cycle too (the pages were touched and faulted in again in between). Cycles are
+//! summed per program.
+
+use super::EvidenceBuf;
+use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
+use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Event, MemKind, Sys, Syscall, Tgid};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "SL022",
+    name: "memory-map-churn",
+    category: "cpu",
+    status: Status::Stable,
+    summary: "a process returns large blocks of memory to the kernel and maps them again, request after request",
+    docs: Docs {
+        what: "A process that releases a large block of memory to the kernel and takes it back soon after, \
+again and again: malloc serving each big request buffer with its own mmap and freeing it with munmap \
+(glibc does for blocks above its mmap threshold: 128 KiB at first, raised by each free of such a \
+block up to 32 MiB, or fixed when the threshold is set), the heap's top trimmed with brk and grown \
+again (M_TRIM_THRESHOLD, or mmap disabled), an allocator returning pages with \
+madvise(MADV_DONTNEED/MADV_FREE) that the next request touches again. Per process, anonymous \
+memory released in blocks of at least `min_block` bytes (munmap of a mapping the trace saw made, a \
+brk that shrinks the heap, a madvise release) is taken back by a later anonymous mmap or heap \
+growth of at least `min_block`: a cycle, and its bytes churned; a madvise release of a region \
+released before counts too. A program is reported from `min_cycles` cycles and `min_bytes` bytes \
+churned. File mappings are not counted (a loader, a database mapping its files).",
+        why: "Memory given back to the kernel comes back empty: every page of the next block is a page \
+fault, and the kernel zeroes it before the program may see it, so a 64 MiB buffer costs 16,384 page \
+faults and 64 MiB of zeroing per request before the request writes a byte, plus the munmap that \
+tears the mapping down (and on a multi-threaded process a TLB shootdown on every core). In the lab \
+(30 requests, each with a 64 MiB buffer) the run took 1.3 s natively, 0.9 s of it in the kernel, \
+with 491,600 page faults; with the buffer reused, 0.2 s and 16,500 faults (medians of three).",
+        evidence: "Metrics: `cycles` (blocks of at least `min_block` taken back after memory was released), \
+`churned_bytes` (bytes taken back that had been released: at least that many bytes faulted in and \
+zeroed again, one page fault per 4 KiB), `page_faults_min` (churned_bytes / 4096), `block_bytes` \
+(the largest block), `maps` and `releases` (the anonymous mmaps or heap growths, and the munmaps, \
+heap shrinks or madvise releases, of at least `min_block`), `via` (`mmap/munmap`, `brk`, `madvise`, \
+or several joined by `+`: how the memory went back), `processes`; with durations `syscall_seconds` \
+(time inside those calls: the munmap of a large block frees its pages). Evidence: the first calls \
+of the churn and the last one.",
+        fix: "keep the memory in the process: reuse the buffer (allocate it once per thread or per \
+connection, or keep a pool of them), or tell the allocator to keep it: with glibc, a fixed \
+M_MMAP_THRESHOLD above the block size (mallopt, or GLIBC_TUNABLES=glibc.malloc.mmap_threshold=N; \
+at most 32 MiB) with a larger M_TRIM_THRESHOLD (glibc.malloc.trim_threshold), or \
+glibc.malloc.mmap_max=0 with a trim threshold above the block size for blocks beyond 32 MiB; or an \
+allocator that caches freed memory (jemalloc, tcmalloc, mimalloc).\n\n\
+glibc's dynamic threshold absorbs most of this on its own: the first free of an mmapped block \
+raises the threshold to its size (up to 32 MiB on 64-bit), so later blocks of that size come from \
+the heap. It stops working for blocks above 32 MiB, when a threshold is set (MALLOC_MMAP_THRESHOLD_, \
+mallopt or the tunable turn the dynamic one off), and where the heap's top is trimmed each time \
+(M_TRIM_THRESHOLD below the block). Setting the tunables is a per-process environment variable \
+(GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=268435456 took the lab's \
+64 MiB requests from 1.3 s to 0.2 s); the memory stays in the process for its lifetime, which is the \
+trade. MALLOC_ARENA_MAX lowers the number of arenas a threaded program keeps, each with its own \
+heap and trimming.",
+        example: "a request loop with a 64 MiB buffer per request \
+(lab/memory-map-churn/traces/c-64m-each.f-tt-T-yy.strace): glibc maps each buffer and unmaps it at \
+free:\n    \
+25295 16:44:09.429700 munmap(0x7f452b019000, 67112960) = 0 <0.011707>\n    \
+25295 16:44:09.441481 mmap(NULL, 67112960, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f452b019000 <0.000014>\n    \
+25295 16:44:09.496012 munmap(0x7f452b019000, 67112960) = 0 <0.002345>",
+    },
+    options: OPTIONS,
+    interest: Interest {
+        syscalls: &[Sys::Mmap, Sys::Mmap2, Sys::Munmap, Sys::Mremap, Sys::Madvise, Sys::Brk],
+        exits: true,
+        ..Interest::NONE
+    },
+};
+
+pub const ENTRY: Entry = registry::entry::<MemoryMapChurn>();
+
+crate::options! {
+    pub struct Config {
+        /// bytes a mapping, heap change or release needs to count (smaller blocks stay in
+        /// malloc's heap)
+        min_block: u64 = 262_144,
+        /// cycles (memory taken back after being released) a program needs to be reported
+        min_cycles: u64 = 20,
+        /// bytes churned a program needs to be reported
+        min_bytes: u64 = 67_108_864,
+        /// bytes churned for a warning
+        warn_bytes: u64 = 1_073_741_824,
+    }
+}
+
+/// Anonymous mappings followed at once (over all processes).
+const MAX_MAPPINGS: usize = 100_000;
+/// Processes followed at once.
+const MAX_PROCS: usize = 20_000;
+/// Evidence lines kept per process.
+const EVIDENCE: usize = 4;
+
+/// How memory went back (bits).
+const VIA_MUNMAP: u8 = 1;
+const VIA_BRK: u8 = 2;
+const VIA_MADVISE: u8 = 4;
+
+/// One process's releases and take-backs.
+#[derive(Clone, Default)]
+struct Proc {
+    group: u32,
+    /// The heap's break as last seen (0: unknown).
+    brk: u64,
+    /// Bytes released and not yet taken back.
+    debt: u64,
+    /// The size of the last block released.
+    last_release: u64,
+    cycles: u64,
+    churned: u64,
+    maps: u64,
+    releases: u64,
+    largest: u64,
+    via: u8,
+    timing: Timing,
+    span: Span,
+    evidence: EvidenceBuf,
+}
+
+/// Cycles of one program.
+#[derive(Clone, Default)]
+struct Group {
+    cycles: u64,
+    churned: u64,
+    maps: u64,
+    releases: u64,
+    largest: u64,
+    via: u8,
+    timing: Timing,
+    span: Span,
+    evidence: Option<EvidenceBuf>,
+    best: u64,
+}
+
+impl Group {
+    fn absorb(&mut self, o: Group) {
+        if o.best > self.best {
+            self.best = o.best;
+            self.evidence = o.evidence;
+        }
+        self.cycles += o.cycles;
+        self.churned += o.churned;
+        self.maps += o.maps;
+        self.releases += o.releases;
+        self.largest = self.largest.max(o.largest);
+        self.via |= o.via;
+        self.timing.merge(o.timing);
+        self.span.merge(&o.span);
+    }
+}
+
+#[derive(Clone)]
+pub struct MemoryMapChurn {
+    cfg: Config,
+    /// Anonymous mappings of at least `min_block` the trace saw made: (process, start) -> length;
+    /// a madvise release of a region: (process, start) with the top bit set -> times released.
+    regions: Bounded<(Tgid, u64), u64>,
+    procs: Bounded<Tgid, Proc>,
+    programs: Programs,
+    groups: Vec<Group>,
+}
+
+impl Declared for MemoryMapChurn {
+    type Config = Config;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        MemoryMapChurn {
+            cfg,
+            regions: Bounded::new(MAX_MAPPINGS),
+            procs: Bounded::new(MAX_PROCS),
+            programs: Programs::default(),
+            groups: Vec::new(),
+        }
+    }
+}
+
+/// The length kept for a thread stack or a reservation: its release is not counted.
+const NOT_MEMORY: u64 = u64::MAX;
+
+/// Marks a madvise-released region's key apart from a mapping's.
+const ADVISED: u64 = 1 << 63;
+
+impl MemoryMapChurn {
+    fn end(&mut self, tgid: Tgid, p: Proc) {
+        if p.cycles == 0 {
+            return;
+        }
+        self.programs.count(p.group, tgid);
+        let gi = p.group as usize;
+        if self.groups.len() <= gi {
+            self.groups.resize_with(gi + 1, Group::default);
+        }
+        self.groups[gi].absorb(Group {
+            cycles: p.cycles,
+            churned: p.churned,
+            maps: p.maps,
+            releases: p.releases,
+            largest: p.largest,
+            via: p.via,
+            timing: p.timing,
+            span: p.span,
+            evidence: Some(p.evidence),
+            best: p.churned,
+        });
+    }
+}
+
+impl Detector for MemoryMapChurn {
+    fn meta(&self) -> &'static Meta {
+        &META
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "at least 3 times, one thread releases an anonymous block of at least 1 MiB (munmap, or brk lowering the break) and maps or grows the same size again: info, medium confidence (the excerpt cannot show how often it happens)",
+            counts: "none: a table shows no sizes or addresses, so mmap and munmap in equal numbers cannot be told from a loader mapping libraries or a program mapping files",
+        }
+    }
+
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{excerpt_finding, finding};
+        use syslint_report::Confidence;
+        const MIN: u64 = 1 << 20;
+        // per thread: the size last released and the break last seen
+        let mut last: Vec<(syslint_event::Tid, u64, u64)> = Vec::new();
+        let (mut cycles, mut bytes, mut largest) = (0u64, 0u64, 0u64);
+        let mut idx = Vec::new();
+        for (i, c) in x.calls.iter().enumerate() {
+            let Some(op) = c.mem else { continue };
+            if c.errno.is_some() {
+                continue;
+            }
+            let j = match last.iter().position(|l| l.0 == c.tid) {
+                Some(j) => j,
+                None => {
+                    last.push((c.tid, 0, 0));
+                    last.len() - 1
+                }
+            };
+            let (released, taken) = match op.kind {
+                MemKind::Unmap if op.len >= MIN => (op.len, 0),
+                MemKind::Map if op.anon && !op.stack && !op.reserve && op.len >= MIN => (0, op.len),
+                MemKind::Brk => {
+                    let now = c.ret.unwrap_or(0) as u64;
+                    let before = std::mem::replace(&mut last[j].2, now);
+                    match (before, op.addr) {
+                        (0, _) | (_, 0) => continue,
+                        (b, _) if b > now && b - now >= MIN => (b - now, 0),
+                        (b, _) if now > b && now - b >= MIN => (0, now - b),
+                        _ => continue,
+                    }
+                }
+                _ => continue,
+            };
+            if released > 0 {
+                last[j].1 = released;
+                idx.push(i);
+            } else if taken > 0 {
+                let r = last[j].1;
+                if r > 0 && taken <= r + 8192 && taken + r / 16 >= r {
+                    cycles += 1;
+                    bytes += taken;
+                    largest = largest.max(taken);
+                    idx.push(i);
+                }
+            }
+        }
+        if cycles < 3 {
+            return Vec::new();
+        }
+        let mib = largest as f64 / 1_048_576.0;
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::Program);
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("memory returned to the kernel and taken back {cycles} times in the excerpt, in blocks of {mib:.1} MiB"),
+            "the process in the excerpt",
+            about,
+            &[("cycles", cycles.into()), ("churned_bytes", bytes.into()), ("block_bytes", largest.into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        vec![excerpt_finding(
+            f,
+            x,
+            Confidence::Medium,
+            &format!("{cycles} blocks of {mib:.1} MiB released and taken back, each a page fault per 4 KiB to fill again; the excerpt cannot show how often it happens"),
+        )]
+    }
+
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let Some(op) = sc.mem_op() else { return };
+        if sc.ret.is_err() || sc.ret.value().is_none() {
+            return;
+        }
+        let min = self.cfg.min_block.max(1);
+        let tgid = cx.tgid;
+        if !self.procs.contains_key(&tgid) {
+            let group = self.programs.group(cx.model, ev.tid);
+            if !self.procs.insert(tgid, Proc { group, evidence: EvidenceBuf::new(EVIDENCE), ..Proc::default() }) {
+                return;
+            }
+        }
+        // (bytes taken, bytes released, how)
+        let (taken, released, via) = match op.kind {
+            // a thread stack (threads come and go: glibc caches stacks and releases their pages
+            // with madvise, ordinary) or address space reserved (PROT_NONE: malloc's arenas) is
+            // remembered so that its munmap or madvise is not counted
+            MemKind::Map if op.anon && op.len >= min && (op.stack || op.reserve) => {
+                self.regions.insert((tgid, op.addr), NOT_MEMORY);
+                return;
+            }
+            MemKind::Map if op.anon && op.len >= min => {
+                self.regions.insert((tgid, op.addr), op.len);
+                (op.len, 0, 0)
+            }
+            MemKind::Unmap if op.len >= min => match self.regions.remove(&(tgid, op.addr)) {
+                Some(l) if l != NOT_MEMORY => (0, op.len, VIA_MUNMAP),
+                _ => return,
+            },
+            // realloc of a mapped block: followed, not counted (a shrink gives back pages the
+            // program never touched: CPython's recv(262144) maps 256 KiB and shrinks it to what
+            // arrived)
+            MemKind::Remap => {
+                if let Some(l) = self.regions.remove(&(tgid, op.addr)) {
+                    if let Some(to) = sc.ret.value() {
+                        self.regions.insert((tgid, to as u64), if l == NOT_MEMORY { l } else { op.new_len });
+                    }
+                }
+                return;
+            }
+            MemKind::Release if op.len >= min && self.regions.get(&(tgid, op.addr)) == Some(&NOT_MEMORY) => return,
+            MemKind::Release if op.len >= min => {
+                let again = self.regions.entry((tgid, op.addr | ADVISED), || 0).map(|n| {
+                    *n += 1;
+                    *n > 1
+                });
+                let Some(p) = self.procs.get_mut(&tgid) else { return };
+                p.releases += 1;
+                p.via |= VIA_MADVISE;
+                if again == Some(true) {
+                    // released before: its pages were touched and faulted in again since
+                    p.cycles += 1;
+                    p.churned += op.len;
+                    p.largest = p.largest.max(op.len);
+                }
+                p.timing.add(sc.dur_ns);
+                p.span.add(ev.ts_ns);
+                p.evidence.push(ev);
+                return;
+            }
+            MemKind::Brk => {
+                let Some(now) = sc.ret.value().map(|v| v as u64) else { return };
+                let Some(p) = self.procs.get_mut(&tgid) else { return };
+                let before = std::mem::replace(&mut p.brk, now);
+                if before == 0 || op.addr == 0 {
+                    return;
+                }
+                if now > before && now - before >= min {
+                    (now - before, 0, 0)
+                } else if before > now && before - now >= min {
+                    (0, before - now, VIA_BRK)
+                } else {
+                    return;
+                }
+            }
+            _ => return,
+        };
+        let Some(p) = self.procs.get_mut(&tgid) else { return };
+        if released > 0 {
+            p.debt = p.debt.saturating_add(released);
+            p.last_release = released;
+            p.releases += 1;
+            p.via |= via;
+        }
+        if taken > 0 {
+            p.maps += 1;
+            // the size just released again (up to 1/16 smaller, at most two pages larger): a
+            // buffer that grows maps a larger block and releases the smaller one each time,
+            // which is growth, not churn (and a growth that starts over small after a large
+            // release is neither)
+            let back = taken.min(p.debt);
+            let same = taken <= p.last_release + 8192 && taken + p.last_release / 16 >= p.last_release;
+            if back > 0 && same {
+                p.debt -= back;
+                p.cycles += 1;
+                p.churned += back;
+                p.largest = p.largest.max(taken);
+            }
+        }
+        // evidence and time: the calls of the churn, from the first release on
+        if p.releases > 0 {
+            p.timing.add(sc.dur_ns);
+            p.span.add(ev.ts_ns);
+            p.evidence.push(ev);
+        }
+    }
+
+    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
+        if ev.tid.leads(cx.tgid) {
+            let tgid = cx.tgid;
+            self.regions.take_where(|k| k.0 == tgid);
+            if let Some(p) = self.procs.remove(&tgid) {
+                self.end(tgid, p);
+            }
+        }
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.regions, &mut self.procs, &mut self.programs]
+    }
+
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let rest: Vec<_> = self.procs.drain().collect();
+        for (t, p) in rest {
+            self.end(t, p);
+        }
+        self.regions.clear();
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+        let cfg = &self.cfg;
+        let mut out = Vec::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            if g.cycles < cfg.min_cycles.max(1) || g.churned < cfg.min_bytes {
+                continue;
+            }
+            let severity = if g.churned >= cfg.warn_bytes { Severity::Warning } else { Severity::Info };
+            let via: Vec<&str> = [(VIA_MUNMAP, "mmap/munmap"), (VIA_BRK, "brk"), (VIA_MADVISE, "madvise")]
+                .iter()
+                .filter(|(b, _)| g.via & b != 0)
+                .map(|(_, n)| *n)
+                .collect();
+            let via = via.join("+");
+            let faults = g.churned / 4096;
+            let mut m = Metrics::new();
+            m.count("cycles", g.cycles);
+            m.count("churned_bytes", g.churned);
+            m.count("page_faults_min", faults);
+            m.count("block_bytes", g.largest);
+            m.count("maps", g.maps);
+            m.count("releases", g.releases);
+            m.text("via", &via);
+            m.count("processes", self.programs.processes[gi]);
+            m.value_opt("syscall_seconds", g.timing.seconds());
+            let mib = |b: u64| b as f64 / 1_048_576.0;
+            let message = format!(
+                "memory returned to the kernel and taken back {} times ({via}): {:.0} MiB churned in blocks of up to {:.1} MiB",
+                g.cycles,
+                mib(g.churned),
+                mib(g.largest)
+            );
+            let inside = match g.timing.seconds() {
+                Some(s) => format!("; {s:.3} s inside the mapping calls ({})", cx.tracer.measured()),
+                None => String::new(),
+            };
+            let cost = format!(
+                "at least {faults} page faults to fill the memory again, each page zeroed by the kernel first \
+(natively about 2 us per page in the lab, zeroing included: about {:.2} s){inside}",
+                faults as f64 * 2e-6
+            );
+            out.push(Finding {
+                detector: META.name.into(),
+                code: META.code.into(),
+                severity,
+                message,
+                subject: self.programs.subject(cx.model, gi as u32),
+                about: Some(self.programs.about(gi as u32)),
+                window: g.span.window(),
+                metrics: m.build(),
+                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                cost: Some(cost),
+                fix: META.fix().into(),
+                confidence: None,
+                confidence_reason: None,
+                confirm: None,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check, check_with};
+
+    #[test]
+    fn fires_on_a_64_mib_buffer_mapped_and_unmapped_per_request() {
+        let each = include_str!("../../fixtures/memory-map-churn/c-64m-each.strace");
+        let f = check("memory-map-churn", each);
+        insta::assert_json_snapshot!(f);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, Severity::Warning);
+        // 30 requests: the first maps, each of the 29 others takes back what the one before
+        // released (64 MiB and a page, glibc's chunk)
+        assert_eq!(f[0].metrics["cycles"], 29);
+        assert_eq!(f[0].metrics["block_bytes"], 67_112_960);
+        assert_eq!(f[0].metrics["churned_bytes"], 29 * 67_112_960u64);
+        assert_eq!(f[0].metrics["via"], "mmap/munmap");
+        assert_eq!(f[0].about.as_ref().and_then(|a| a.program.as_deref()), Some("req"));
+        // fewer bytes than a warning needs: info; more cycles than there are: quiet
+        assert_eq!(check_with("memory-map-churn", "warn_bytes = 2_000_000_000", each)[0].severity, Severity::Info);
+        assert!(check_with("memory-map-churn", "min_cycles = 30", each).is_empty());
+    }
+
+    #[test]
+    fn fires_on_the_heap_trimmed_and_grown_again() {
+        // the same program with GLIBC_TUNABLES=glibc.malloc.mmap_max=0: brk down and up
+        let f = check("memory-map-churn", include_str!("../../fixtures/memory-map-churn/c-64m-nommap.strace"));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["cycles"], 29);
+        assert_eq!(f[0].metrics["via"], "brk");
+        assert_eq!(f[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn excerpts_of_the_request_loop_name_it() {
+        // cut by lab/excerpts/cut.py from the f trace: pids and timestamps stripped
+        for (x, cycles) in [
+            (include_str!("../../../../lab/memory-map-churn/excerpts/c-64m-each.10.txt"), 4),
+            (include_str!("../../../../lab/memory-map-churn/excerpts/c-64m-each.30.txt"), 14),
+        ] {
+            let f = check("memory-map-churn", x);
+            assert_eq!(f.len(), 1, "{f:#?}");
+            assert_eq!(f[0].severity, Severity::Info);
+            assert_eq!(f[0].confidence, Some(syslint_report::Confidence::Medium));
+            assert_eq!(f[0].metrics["cycles"], cycles);
+            assert_eq!(f[0].metrics["block_bytes"], 67_112_960);
+        }
+        for good in [
+            include_str!("../../../../lab/memory-map-churn/excerpts/c-64m-reuse.10.txt"),
+            include_str!("../../../../lab/memory-map-churn/excerpts/c-64m-reuse.30.txt"),
+            include_str!("../../../../lab/memory-map-churn/excerpts/c-64m-reuse.100.txt"),
+        ] {
+            assert!(check("memory-map-churn", good).is_empty());
+        }
+    }
+
+    #[test]
+    fn glibc_dynamic_threshold_absorbs_256_kib_blocks() {
+        // one mmap and munmap of 256 KiB, then glibc serves the 999 others from its heap
+        let near = include_str!("../../fixtures/memory-map-churn/c-256k-each.strace");
+        assert_eq!(near.lines().filter(|l| l.contains("mmap(NULL, 266240")).count(), 1);
+        assert!(check("memory-map-churn", near).is_empty());
+        // the one released block is taken back once, by the heap growing for the next request
+        let one = check_with("memory-map-churn", "min_cycles = 1\nmin_bytes = 1", near);
+        assert_eq!(one[0].metrics["cycles"], 1, "{one:#?}");
+        assert_eq!(one[0].metrics["via"], "mmap/munmap");
+    }
+}
