@@ -231,8 +231,6 @@ fn userspace_copy() {
 
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn futex_contention() {
     check("futex-contention", "c-global", "c-sharded", "futex-contention");
 }

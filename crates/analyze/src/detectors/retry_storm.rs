@@ -430,10 +430,10 @@ impl Detector for RetryStorm {
                         }
                     }
                 }
-                Sys::Nanosleep | Sys::ClockNanosleep => {
-                    if c.sleep_ns.is_some_and(|n| n >= 50_000_000) && failed_at.contains_key(&t) {
-                        waited.insert(t, true);
-                    }
+                Sys::Nanosleep | Sys::ClockNanosleep
+                    if c.sleep_ns.is_some_and(|n| n >= 50_000_000) && failed_at.contains_key(&t) =>
+                {
+                    waited.insert(t, true);
                 }
                 s if s.is(Class::POLL) => {
                     let long = matches!(c.timeout, Some(syslint_event::Timeout::Ns(n)) if n >= 50_000_000);
