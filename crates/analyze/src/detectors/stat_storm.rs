@@ -136,8 +136,9 @@ struct PathCount {
     /// cost more than all the counting (the benchmark log's compiler stats every header).
     path: Option<Box<str>>,
     n: u64,
-    /// The lookups from the one that made the path hot, and the last.
-    evidence: Option<EvidenceBuf>,
+    /// The lookups from the one that made the path hot, and the last (boxed: most paths never
+    /// get hot, and an inline buffer tripled the size of every entry).
+    evidence: Option<Box<EvidenceBuf>>,
 }
 
 #[derive(Clone, Default)]
@@ -360,7 +361,7 @@ impl Detector for StatStorm {
                 if pc.path.is_none() {
                     pc.path = Some(display_path(sc, &p).into());
                 }
-                pc.evidence.get_or_insert_with(|| EvidenceBuf::new(EVIDENCE)).push(ev);
+                pc.evidence.get_or_insert_with(|| Box::new(EvidenceBuf::new(EVIDENCE))).push(ev);
             }
         }
     }
