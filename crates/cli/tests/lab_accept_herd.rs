@@ -62,7 +62,13 @@ fn check_bad(ctx: &str, path: &Path, processes: f64) {
     assert!((metric(f, "eagain_per_accept") - eagain / accepted).abs() < 1e-6, "{ctx}");
     assert!(metric(f, "wakeups_per_accept") >= 2.0, "{ctx}");
     assert_eq!(metric(f, "workers"), WORKERS, "{ctx}");
-    assert_eq!(metric(f, "workers_woken_empty"), WORKERS, "{ctx}");
+    // (live, on a loaded machine, a worker may be busy at every arrival and never woken empty)
+    let woken_empty = metric(f, "workers_woken_empty");
+    if ctx.starts_with("live") {
+        assert!((2.0..=WORKERS).contains(&woken_empty), "{ctx}: {woken_empty} workers woken for nothing");
+    } else {
+        assert_eq!(woken_empty, WORKERS, "{ctx}");
+    }
     assert_eq!(metric(f, "processes"), processes, "{ctx}");
     assert_eq!(metric(f, "reuseport"), 0.0, "{ctx}");
     assert_eq!(metric(f, "epollexclusive"), 0.0, "{ctx}");
