@@ -418,9 +418,7 @@ pub fn finding(
         evidence: Vec::new(),
         cost: None,
         fix: meta.fix().into(),
-        confidence: None,
-        confidence_reason: None,
-        confirm: None,
+        ..Default::default()
     }
 }
 

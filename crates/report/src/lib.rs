@@ -397,9 +397,10 @@ pub struct CTableRow {
     pub errors: u64,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    #[default]
     Info,
     Warning,
     Error,
@@ -496,8 +497,9 @@ impl Subject {
     }
 }
 
-/// One detected pathology.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// One detected pathology. `..Default::default()` fills what a detector leaves to the analyzer
+/// (confidence, its reason, the confirm command: stamped at the end).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 pub struct Finding {
     /// Kebab-case detector name, e.g. `busy-poll`.
     pub detector: String,

@@ -683,9 +683,7 @@ switch, a wait return and a syscall",
                 evidence,
                 cost: Some(cost),
                 fix: META.fix().into(),
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         out

@@ -558,9 +558,7 @@ timestamps)",
             evidence,
             cost: Some(cost),
             fix: META.fix().into(),
-            confidence: None,
-            confidence_reason: None,
-            confirm: None,
+            ..Default::default()
         }
     }
 }

@@ -671,9 +671,7 @@ impl ConnectionChurn {
                     l.connections
                 )),
                 fix: fix.into(),
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
     }
@@ -1128,9 +1126,7 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
                 evidence: e.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix,
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         self.served_findings(cx, &mut out);

@@ -689,9 +689,7 @@ impl Detector for DnsTimeout {
                 evidence: g.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix,
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         out

@@ -630,9 +630,7 @@ or put the one that does first. "
                 evidence,
                 cost: Some(cost),
                 fix,
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         out

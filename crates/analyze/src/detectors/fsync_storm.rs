@@ -621,9 +621,7 @@ about {} of them",
                 evidence,
                 cost: Some(cost),
                 fix: design.map_or(META.docs.fix, |d| d.knob).into(),
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         out

@@ -553,9 +553,7 @@ impl KeepaliveStall {
                 secs(transfer_s)
             )),
             fix: META.docs.fix.into(),
-            confidence: None,
-            confidence_reason: None,
-            confirm: None,
+            ..Default::default()
         }
     }
 }

@@ -420,9 +420,7 @@ for a delayed ACK (about 40 ms)"
                 evidence: g.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix: META.fix().into(),
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         out

@@ -807,9 +807,7 @@ invocation with every URL) or run a local caching resolver. {fix}"
                 evidence: a.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix,
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         out

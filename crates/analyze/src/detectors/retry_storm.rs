@@ -608,9 +608,7 @@ close, and the endpoint a refused connection, so clients retrying like this keep
                 evidence: s.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix: META.fix().into(),
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         out

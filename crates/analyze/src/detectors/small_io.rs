@@ -399,9 +399,7 @@ impl SmallIo {
                 fmt_count(a.calls - a.saved_1m)
             )),
             fix: META.docs.fix.into(),
-            confidence: None,
-            confidence_reason: None,
-            confirm: None,
+            ..Default::default()
         }
     }
 }

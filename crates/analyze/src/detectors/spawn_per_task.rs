@@ -477,9 +477,7 @@ about {:.0}-{:.0} ms) for work that usually takes microseconds in-process{}",
                 evidence,
                 cost: Some(cost),
                 fix: META.fix().into(),
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         out

@@ -578,9 +578,7 @@ the event it waits for is noticed up to {p} ms late"
                 evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 fix: META.fix().into(),
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         out

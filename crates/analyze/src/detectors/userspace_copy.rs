@@ -449,9 +449,7 @@ socket writes and as many reads or more ({time}); sendfile() makes one call per 
                 evidence: g.evidence.as_ref().map(|(_, e)| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 fix: META.fix().into(),
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         out

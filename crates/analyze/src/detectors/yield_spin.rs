@@ -444,9 +444,7 @@ core or hands it to another thread without waking the one that holds what is wai
                 evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 fix: META.fix().into(),
-                confidence: None,
-                confidence_reason: None,
-                confirm: None,
+                ..Default::default()
             });
         }
         out
