@@ -125,6 +125,7 @@ struct PPre {
     open_flags: Option<Option<syslint_event::OpenFlags>>,
     count: Option<Option<u64>>,
     timeout: Option<Option<syslint_event::Timeout>>,
+    path_plain: bool,
 }
 
 fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
@@ -147,6 +148,7 @@ fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
                 pre: PPre {
                     fd: sc.pre.fd.map(|f| f.map(|f| (f.num, f.deco.map(&mut sp)))),
                     path: sc.pre.path.map(|p| p.map(&mut sp)),
+                    path_plain: sc.pre.path_plain,
                     open_flags: sc.pre.open_flags,
                     count: sc.pre.count,
                     timeout: sc.pre.timeout,
@@ -192,6 +194,7 @@ impl Batch {
                 pre: syslint_event::Pre {
                     fd: pre.fd.map(|f| f.map(|(num, deco)| FdArg { num, deco: deco.map(|d| self.get(d)) })),
                     path: pre.path.map(|p| p.map(|p| self.get(p))),
+                    path_plain: pre.path_plain,
                     open_flags: pre.open_flags,
                     count: pre.count,
                     timeout: pre.timeout,

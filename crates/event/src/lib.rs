@@ -84,6 +84,20 @@ pub enum EventKind<'a> {
     },
 }
 
+/// The arguments after the first, when the first was read as an fd, bare or with a
+/// decoration (`3</path/to,file>`, in `t`): splitting there does not scan the decoration again (fcntl's,
+/// epoll_ctl's and a write's later arguments were split from the start for every consumer).
+pub(crate) fn after_fd<'a>(fd: Option<FdArg<'a>>, t: &'a str) -> Option<&'a str> {
+    let Some(d) = fd?.deco else {
+        // a bare number (or AT_FDCWD) and its comma
+        return args::parse_fd_num(t)?.1.strip_prefix(',');
+    };
+    let start = (d.as_ptr() as usize).checked_sub(t.as_ptr() as usize)?;
+    // the decoration lies inside these arguments, followed by its `>` and a comma
+    let end = start + d.len() + 1;
+    (end < t.len() && t.as_bytes()[end] == b',').then(|| &t[end + 1..])
+}
+
 /// A finished (or never finished) system call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Syscall<'a> {
@@ -111,8 +125,12 @@ pub struct Syscall<'a> {
 pub struct Pre<'a> {
     /// [`Syscall::fd`], once decoded.
     pub fd: Option<Option<FdArg<'a>>>,
-    /// The path argument's text as printed (quoted), once found ([`Syscall::path`] unquotes).
+    /// The path argument's text as printed (quoted), once found ([`Syscall::path`] unquotes);
+    /// with [`path_plain`](Self::path_plain), already the unquoted path.
     pub path: Option<Option<&'a str>>,
+    /// `path` holds the path between its quotes, which has no escape to undo: five consumers
+    /// ask each lookup's path, and finding its closing quote each time cost ~200 instructions.
+    pub path_plain: bool,
     /// [`Syscall::open_flags`], once decoded.
     pub open_flags: Option<Option<typed::OpenFlags>>,
     /// [`Syscall::requested_bytes`], once decoded.
@@ -123,7 +141,8 @@ pub struct Pre<'a> {
 
 impl Pre<'_> {
     /// Nothing decoded ahead.
-    pub const NONE: Pre<'static> = Pre { fd: None, path: None, open_flags: None, count: None, timeout: None };
+    pub const NONE: Pre<'static> =
+        Pre { fd: None, path: None, path_plain: false, open_flags: None, count: None, timeout: None };
 }
 
 /// The arguments of a call, as the backend has them.
@@ -284,7 +303,11 @@ impl<'a> Syscall<'a> {
     /// Argument `i` (0-based) as strace printed it (text-backed arguments only: for raw ones
     /// ask the typed accessors, or [`render_args`](Self::render_args)).
     pub fn arg(&self, i: usize) -> Option<&'a str> {
-        args::split(self.args.text()?).nth(i)
+        let t = self.args.text()?;
+        match i.checked_sub(1).zip(after_fd(self.pre.fd.flatten(), t)) {
+            Some((j, rest)) => args::split(rest).nth(j),
+            None => args::split(t).nth(i),
+        }
     }
 
     /// The arguments in strace's notation, appended to `o` (raw ones rendered, without
@@ -304,10 +327,11 @@ impl<'a> Syscall<'a> {
             return None;
         }
         match self.args {
-            Args::Text(_) => args::unquote(match self.pre.path {
-                Some(p) => p?,
-                None => self.arg(idx)?,
-            }),
+            Args::Text(_) => match self.pre.path {
+                Some(p) if self.pre.path_plain => p.map(std::borrow::Cow::Borrowed),
+                Some(p) => args::unquote(p?),
+                None => args::unquote(self.arg(idx)?),
+            },
             Args::Raw(r) => r.path(self.sys, idx),
         }
     }
@@ -335,14 +359,10 @@ impl<'a> Syscall<'a> {
         let mut first: [Option<&'a str>; 4] = [None; 4];
         if let (Some(last), Args::Text(t)) = (last, self.args) {
             // an fd's decoration was just read: start after it instead of reading it again
-            let after_deco = fd
-                .and_then(|f| f.deco)
-                .map(|d| d.as_ptr() as usize - t.as_ptr() as usize + d.len() + 1)
-                .filter(|&e| t.as_bytes().get(e) == Some(&b','));
-            match after_deco {
-                Some(e) if last > 0 => {
-                    first[0] = Some(&t[..e]);
-                    for (slot, a) in first[1..].iter_mut().zip(args::split(&t[e + 1..])).take(last) {
+            match after_fd(fd, t) {
+                Some(rest) if last > 0 => {
+                    first[0] = Some(&t[..t.len() - rest.len() - 1]);
+                    for (slot, a) in first[1..].iter_mut().zip(args::split(rest)).take(last) {
                         *slot = Some(a);
                     }
                 }
@@ -354,11 +374,14 @@ impl<'a> Syscall<'a> {
             }
         }
         let path = if wants_path { first[path_idx] } else { None };
+        // a quoted path without escapes is its own unquoted form: keep that
+        let plain = path.and_then(args::plain_quoted);
         // each asked only of its own syscalls: `None` elsewhere costs nothing to keep
         let open_flags = Some(flags_idx.and_then(|i| first[i]).map(typed::open_flags_of_text));
         let count = Some(self.requested_bytes());
         let timeout = Some(self.timeout());
-        self.pre = Pre { fd: Some(fd), path: Some(path), open_flags, count, timeout };
+        self.pre =
+            Pre { fd: Some(fd), path: Some(plain.or(path)), path_plain: plain.is_some(), open_flags, count, timeout };
     }
 
     /// Bytes moved by a read/write-family call (its return value).

@@ -1667,57 +1667,65 @@ mod tests {
                     resumed: false,
                     pre: crate::Pre::NONE,
                 };
-                let t = Syscall {
-                    sys,
-                    name,
-                    args: Args::Text(&text),
-                    ret,
-                    dur_ns: None,
-                    resumed: false,
-                    pre: crate::Pre::NONE,
-                };
-                let what = format!("{name}({text}) {raw:?}");
-                assert_eq!(r.fd(), t.fd(), "fd: {what}");
-                assert_eq!(r.path(), t.path(), "path: {what}");
-                assert_eq!(r.timeout(), t.timeout(), "timeout: {what}");
-                assert_eq!(r.sockaddr(), t.sockaddr(), "sockaddr: {what}");
-                for f in [OpenFlags::CREAT, OpenFlags::NONBLOCK, OpenFlags::CLOEXEC, OpenFlags::SYNC, OpenFlags::DSYNC]
-                {
-                    let has = |s: &Syscall| s.open_flags().map(|o| o.contains(f));
-                    assert_eq!(has(&r), has(&t), "open_flags {f:?}: {what}");
+                // the text as read (each accessor splits it) and as the reader hands it on
+                // (fd, path, flags, counts decoded once): both answer as the raw values do
+                for decoded in [false, true] {
+                    let mut t = Syscall {
+                        sys,
+                        name,
+                        args: Args::Text(&text),
+                        ret: ret.clone(),
+                        dur_ns: None,
+                        resumed: false,
+                        pre: crate::Pre::NONE,
+                    };
+                    if decoded {
+                        t.decode_pre();
+                    }
+                    let what = format!("{name}({text}) {raw:?} decoded={decoded}");
+                    assert_eq!(r.fd(), t.fd(), "fd: {what}");
+                    assert_eq!(r.path(), t.path(), "path: {what}");
+                    assert_eq!(r.timeout(), t.timeout(), "timeout: {what}");
+                    assert_eq!(r.sockaddr(), t.sockaddr(), "sockaddr: {what}");
+                    for f in
+                        [OpenFlags::CREAT, OpenFlags::NONBLOCK, OpenFlags::CLOEXEC, OpenFlags::SYNC, OpenFlags::DSYNC]
+                    {
+                        let has = |s: &Syscall| s.open_flags().map(|o| o.contains(f));
+                        assert_eq!(has(&r), has(&t), "open_flags {f:?}: {what}");
+                    }
+                    for f in [MsgFlags::PEEK, MsgFlags::DONTWAIT, MsgFlags::OOB, MsgFlags::WAITALL] {
+                        let has = |s: &Syscall| s.msg_flags().map(|o| o.contains(f));
+                        assert_eq!(has(&r), has(&t), "msg_flags {f:?}: {what}");
+                    }
+                    assert_eq!(r.clone_flags(), t.clone_flags(), "clone_flags: {what}");
+                    let nohang = |s: &Syscall| s.wait_options().map(|o| o.contains(crate::WaitOptions::NOHANG));
+                    assert_eq!(nohang(&r), nohang(&t), "wait_options: {what}");
+                    assert_eq!(r.futex_op(), t.futex_op(), "futex_op: {what}");
+                    assert_eq!(r.futex(), t.futex(), "futex: {what}");
+                    assert_eq!(r.mem_op(), t.mem_op(), "mem_op: {what}");
+                    assert_eq!(r.fcntl_cmd(), t.fcntl_cmd(), "fcntl_cmd: {what}");
+                    assert_eq!(r.sync_range_waits(), t.sync_range_waits(), "sync_range_waits: {what}");
+                    assert_eq!(r.ioctl_req(), t.ioctl_req(), "ioctl_req: {what}");
+                    assert_eq!(r.prctl_name(), t.prctl_name(), "prctl_name: {what}");
+                    assert_eq!(r.memfd_name(), t.memfd_name(), "memfd_name: {what}");
+                    assert_eq!(r.unlink_path(), t.unlink_path(), "unlink_path: {what}");
+                    assert_eq!(r.mkdir_path(), t.mkdir_path(), "mkdir_path: {what}");
+                    assert_eq!(r.dir_fd(), t.dir_fd(), "dir_fd: {what}");
+                    assert_eq!(r.socket_kind(), t.socket_kind(), "socket_kind: {what}");
+                    assert_eq!(r.fd_pair(), t.fd_pair(), "fd_pair: {what}");
+                    assert_eq!(r.polled_fds(), t.polled_fds(), "polled_fds: {what}");
+                    assert_eq!(r.sockopt(), t.sockopt(), "sockopt: {what}");
+                    assert_eq!(r.epoll_ctl(), t.epoll_ctl(), "epoll_ctl: {what}");
+                    assert_eq!(r.clock_id(), t.clock_id(), "clock_id: {what}");
+                    assert_eq!(r.sleep_ns(), t.sleep_ns(), "sleep_ns: {what}");
+                    assert_eq!(r.mmap_fd(), t.mmap_fd(), "mmap_fd: {what}");
+                    assert_eq!(r.requested_bytes(), t.requested_bytes(), "requested_bytes: {what}");
+                    assert_eq!(r.offset(), t.offset(), "offset: {what}");
+                    let (mut a, mut b) = ([0u8; 6], [0u8; 6]);
+                    assert_eq!(r.payload_prefix(&mut a), t.payload_prefix(&mut b), "payload_prefix: {what}");
+                    assert_eq!(a, b, "payload_prefix: {what}");
+                    assert_eq!(r.payloads(), t.payloads(), "payloads: {what}");
                 }
-                for f in [MsgFlags::PEEK, MsgFlags::DONTWAIT, MsgFlags::OOB, MsgFlags::WAITALL] {
-                    let has = |s: &Syscall| s.msg_flags().map(|o| o.contains(f));
-                    assert_eq!(has(&r), has(&t), "msg_flags {f:?}: {what}");
-                }
-                assert_eq!(r.clone_flags(), t.clone_flags(), "clone_flags: {what}");
-                let nohang = |s: &Syscall| s.wait_options().map(|o| o.contains(crate::WaitOptions::NOHANG));
-                assert_eq!(nohang(&r), nohang(&t), "wait_options: {what}");
-                assert_eq!(r.futex_op(), t.futex_op(), "futex_op: {what}");
-                assert_eq!(r.futex(), t.futex(), "futex: {what}");
-                assert_eq!(r.mem_op(), t.mem_op(), "mem_op: {what}");
-                assert_eq!(r.fcntl_cmd(), t.fcntl_cmd(), "fcntl_cmd: {what}");
-                assert_eq!(r.sync_range_waits(), t.sync_range_waits(), "sync_range_waits: {what}");
-                assert_eq!(r.ioctl_req(), t.ioctl_req(), "ioctl_req: {what}");
-                assert_eq!(r.prctl_name(), t.prctl_name(), "prctl_name: {what}");
-                assert_eq!(r.memfd_name(), t.memfd_name(), "memfd_name: {what}");
-                assert_eq!(r.unlink_path(), t.unlink_path(), "unlink_path: {what}");
-                assert_eq!(r.mkdir_path(), t.mkdir_path(), "mkdir_path: {what}");
-                assert_eq!(r.dir_fd(), t.dir_fd(), "dir_fd: {what}");
-                assert_eq!(r.socket_kind(), t.socket_kind(), "socket_kind: {what}");
-                assert_eq!(r.fd_pair(), t.fd_pair(), "fd_pair: {what}");
-                assert_eq!(r.polled_fds(), t.polled_fds(), "polled_fds: {what}");
-                assert_eq!(r.sockopt(), t.sockopt(), "sockopt: {what}");
-                assert_eq!(r.epoll_ctl(), t.epoll_ctl(), "epoll_ctl: {what}");
-                assert_eq!(r.clock_id(), t.clock_id(), "clock_id: {what}");
-                assert_eq!(r.sleep_ns(), t.sleep_ns(), "sleep_ns: {what}");
-                assert_eq!(r.mmap_fd(), t.mmap_fd(), "mmap_fd: {what}");
-                assert_eq!(r.requested_bytes(), t.requested_bytes(), "requested_bytes: {what}");
-                assert_eq!(r.offset(), t.offset(), "offset: {what}");
-                let (mut a, mut b) = ([0u8; 6], [0u8; 6]);
-                assert_eq!(r.payload_prefix(&mut a), t.payload_prefix(&mut b), "payload_prefix: {what}");
-                assert_eq!(a, b, "payload_prefix: {what}");
-                assert_eq!(r.payloads(), t.payloads(), "payloads: {what}");
                 checked += 1;
             }
         }

@@ -476,7 +476,11 @@ impl<'a> Syscall<'a> {
         if let Args::Raw(r) = self.args {
             return Some(r.fcntl_cmd(self.sys));
         }
-        let a = self.arg(1)?;
+        // only the command's first letters are read: the rest of the arguments need not be split
+        let a = match crate::after_fd(self.pre.fd.flatten(), t_or_empty(self.args)) {
+            Some(rest) => rest.trim_ascii_start(),
+            None => self.arg(1)?,
+        };
         Some(if a.starts_with("F_DUPFD") {
             FcntlCmd::Dup
         } else if a.starts_with("F_GET") {
@@ -539,7 +543,8 @@ impl<'a> Syscall<'a> {
             return None;
         }
         match self.args {
-            Args::Text(_) => args::parse_fd(self.arg(0)?),
+            // the first argument's number and decoration: nothing after them is read
+            Args::Text(t) => args::parse_fd(t.trim_start()),
             Args::Raw(r) => Some(r.first_fd()),
         }
     }
@@ -799,7 +804,14 @@ impl<'a> Syscall<'a> {
             Args::Text(t) => t,
             Args::Raw(r) => return Some(r.epoll_ctl()),
         };
-        let mut it = args::split(t).skip(1);
+        let mut it = match crate::after_fd(self.pre.fd.flatten(), t) {
+            Some(rest) => args::split(rest),
+            None => {
+                let mut all = args::split(t);
+                all.next();
+                all
+            }
+        };
         let op = match it.next().map(str::trim) {
             Some("EPOLL_CTL_ADD" | "1") => EpollCtl::ADD,
             Some("EPOLL_CTL_DEL" | "2") => EpollCtl::DEL,
@@ -1047,4 +1059,44 @@ mod tests {
         let a = sc(Sys::ClockNanosleep, "CLOCK_MONOTONIC, TIMER_ABSTIME, {tv_sec=20621, tv_nsec=5}, NULL");
         assert_eq!(a.sleep_ns(), None);
     }
+
+    #[test]
+    fn decoded_once_answers_as_decoded_each_time() {
+        // what decode_pre keeps (the fd's decoration, a plain path) answers exactly as the
+        // arguments split from the start do, including a decoration holding a comma and a
+        // path holding an escape
+        let cases = [
+            (Sys::Fcntl, "3</srv/a,b.log>, F_GETFD"),
+            (Sys::Fcntl, "3, F_DUPFD_CLOEXEC, 0"),
+            (Sys::EpollCtl, "5<anon_inode:[eventpoll]>, EPOLL_CTL_MOD, 7<TCP:[127.0.0.1:80->127.0.0.1:5000]>, {events=EPOLLIN, data={u32=7, u64=7}}"),
+            (Sys::Openat, "AT_FDCWD</var/www>, \"index.php\", O_RDONLY|O_CLOEXEC"),
+            (Sys::Openat, "AT_FDCWD, \"/tmp/a\\\"b\", O_RDONLY"),
+            (Sys::Newfstatat, "3</etc>, \"hosts\", {st_mode=S_IFREG|0644, st_size=221, ...}, 0"),
+            (Sys::Stat, "@\"abstract\"..., 0x7ffd"),
+            (Sys::Write, "4<pipe:[123]>, \"x, y\", 4"),
+        ];
+        for (sys, a) in cases {
+            let plain = sc(sys, a);
+            let mut pre = sc(sys, a);
+            pre.decode_pre();
+            for i in 0..4 {
+                assert_eq!(pre.arg(i), plain.arg(i), "{a}: arg {i}");
+            }
+            assert_eq!(pre.path(), plain.path(), "{a}");
+            assert_eq!(pre.dir_fd(), plain.dir_fd(), "{a}");
+            assert_eq!(pre.fcntl_cmd(), plain.fcntl_cmd(), "{a}");
+            assert_eq!(pre.epoll_ctl(), plain.epoll_ctl(), "{a}");
+        }
+        let mut p = sc(Sys::Openat, "AT_FDCWD, \"/tmp/a\\\"b\", O_RDONLY");
+        p.decode_pre();
+        assert_eq!(p.path().as_deref(), Some("/tmp/a\"b"));
+        assert!(!p.pre.path_plain);
+        let mut p = sc(Sys::Fcntl, "3</srv/a,b.log>, F_GETFD");
+        p.decode_pre();
+        assert_eq!(p.arg(1), Some("F_GETFD"));
+    }
+}
+
+fn t_or_empty(a: Args<'_>) -> &str {
+    a.text().unwrap_or("")
 }

@@ -168,7 +168,7 @@ pub fn render_call_into(sc: &Syscall, out: &mut String) {
             if *val > 0xffff_ffff {
                 let _ = write!(out, "{val:#x}");
             } else {
-                let _ = write!(out, "{val}");
+                push_int(out, *val);
             }
             if let Some(d) = deco {
                 out.push('<');
@@ -185,7 +185,7 @@ pub fn render_call_into(sc: &Syscall, out: &mut String) {
             if *val == 0 {
                 out.push('?');
             } else {
-                let _ = write!(out, "{val}");
+                push_int(out, *val);
             }
             out.push(' ');
             out.push_str(errno);
@@ -197,8 +197,39 @@ pub fn render_call_into(sc: &Syscall, out: &mut String) {
         }
     }
     if let Some(d) = sc.dur_ns {
-        let _ = write!(out, " <{}.{:06}>", d / 1_000_000_000, d / 1000 % 1_000_000);
+        out.push_str(" <");
+        push_int(out, (d / 1_000_000_000).min(i64::MAX as u64) as i64);
+        out.push('.');
+        let us = d / 1000 % 1_000_000;
+        let start = out.len();
+        push_int(out, us as i64);
+        // six digits, zero-padded in front
+        for _ in 0..6 - (out.len() - start) {
+            out.insert(start, '0');
+        }
+        out.push('>');
     }
+}
+
+/// `v` in decimal, appended (evidence lines are rendered per event in some detectors: the
+/// formatting machinery cost ~500 instructions a line).
+fn push_int(out: &mut String, v: i64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut n = v.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        out.push('-');
+    }
+    // ASCII digits only
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
 }
 
 pub use syslint_event::redact::{redact, redact_into};
@@ -238,6 +269,28 @@ impl EvidenceBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_render_as_the_formatter_does() {
+        for v in [0i64, 7, -1, 10, 99, 100, 4_294_967_295, -4_294_967_296, i64::MAX, i64::MIN] {
+            let mut o = String::from("x");
+            push_int(&mut o, v);
+            assert_eq!(o, format!("x{v}"));
+        }
+        for d in [0u64, 999, 1_000, 5_123_000, 999_999_999, 1_000_000_000, 86_400_000_123_456] {
+            let sc = Syscall {
+                sys: syslint_event::Sys::Getpid,
+                name: "getpid",
+                args: syslint_event::Args::Text(""),
+                ret: Ret::Ok { val: 12, deco: None, note: "" },
+                dur_ns: Some(d),
+                resumed: false,
+                pre: syslint_event::Pre::NONE,
+            };
+            let want = format!("getpid() = 12 <{}.{:06}>", d / 1_000_000_000, d / 1000 % 1_000_000);
+            assert_eq!(render_call(&sc), want);
+        }
+    }
 
     #[test]
     fn payloads_are_redacted_addresses_kept() {
