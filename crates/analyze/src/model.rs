@@ -132,6 +132,10 @@ pub struct Model {
     pub targets: Vec<TargetAgg>,
     /// Per kind (`TargetKind as usize`): display text -> target (looked up without a copy).
     target_ids: Vec<HashMap<String, u32>>,
+    /// Per [`Side`]: decoration text -> its kind and target. An fd opened per request shows
+    /// the same decoration each time; reading it (a parse, a display string, its lookup)
+    /// cost ~1,400 instructions. Bounded: emptied at [`MAX_DECO_MEMO`] entries.
+    deco_targets: [HashMap<Box<str>, (TargetKind, u32)>; 3],
     other_target: Option<u32>,
     pub endpoints: Vec<EndpointAgg>,
     endpoint_ids: HashMap<(TargetKind, Direction, String), u32>,
@@ -143,6 +147,9 @@ pub struct Model {
     /// When the syscall being fed returned (its start plus its duration), if timed.
     call_end: Option<i64>,
 }
+
+/// Decorations remembered per side (see `Model::deco_targets`).
+const MAX_DECO_MEMO: usize = 1 << 16;
 
 /// Which end of a connection names it: the remote end for connections we opened, the local
 /// end for connections we accepted, a guess when the trace did not show how it was made.
@@ -306,6 +313,7 @@ impl Model {
             free_tables: Vec::new(),
             targets: Vec::new(),
             target_ids: Vec::new(),
+            deco_targets: Default::default(),
             other_target: None,
             endpoints: Vec::new(),
             endpoint_ids: HashMap::default(),
@@ -462,18 +470,33 @@ impl Model {
         task: usize,
         fd: i32,
         deco: Option<&str>,
-        fallback: (TargetKind, String),
+        fallback: impl FnOnce() -> (TargetKind, String),
         proto: Option<TargetKind>,
         side: Side,
     ) {
         if fd < 0 {
             return;
         }
-        let (kind, display) = match deco {
-            Some(d) => describe_side(&FdTarget::from_deco(d), side),
-            None => fallback,
+        let (kind, target) = match deco {
+            Some(d) => match self.deco_targets[side as usize].get(d) {
+                Some(&known) => known,
+                None => {
+                    let (kind, display) = describe_side(&FdTarget::from_deco(d), side);
+                    let target = self.intern_target(kind, display);
+                    let memo = &mut self.deco_targets[side as usize];
+                    if memo.len() >= MAX_DECO_MEMO {
+                        memo.clear();
+                    }
+                    memo.insert(d.into(), (kind, target));
+                    (kind, target)
+                }
+            },
+            None => {
+                // what the call itself says, made only when no decoration says more
+                let (kind, display) = fallback();
+                (kind, self.intern_target(kind, display))
+            }
         };
-        let target = self.intern_target(kind, display);
         let proto = if proto.is_none() && kind.is_connection_socket() { Some(kind) } else { proto };
         let entry =
             Fd { target, deco: deco.map(Into::into), conn: None, proto, local: None, side, since: self.call_end };
@@ -738,8 +761,8 @@ impl Model {
             s if class.has(Class::OPEN) => {
                 let _ = s;
                 if let Some((fd, deco)) = ret_fd {
-                    let path = sc.path().map(std::borrow::Cow::into_owned).unwrap_or_else(|| "?".into());
-                    self.set_fd_side(task, fd, deco, (TargetKind::File, path), None, Side::Guess);
+                    let path = || sc.path().map(std::borrow::Cow::into_owned).unwrap_or_else(|| "?".into());
+                    self.set_fd_side(task, fd, deco, || (TargetKind::File, path()), None, Side::Guess);
                 }
             }
             Sys::Socket => {
@@ -749,7 +772,7 @@ impl Model {
                         task,
                         fd,
                         deco,
-                        (proto, format!("{proto} (unconnected)")),
+                        || (proto, format!("{proto} (unconnected)")),
                         Some(proto),
                         Side::Guess,
                     );
@@ -827,8 +850,8 @@ impl Model {
                         (TargetKind::Pipe, None)
                     };
                     let disp = if sc.sys == Sys::Socketpair { "socketpair" } else { "pipe" };
-                    self.set_fd_side(task, a, None, (kind, disp.into()), proto, Side::Guess);
-                    self.set_fd_side(task, b, None, (kind, disp.into()), proto, Side::Guess);
+                    self.set_fd_side(task, a, None, || (kind, disp.into()), proto, Side::Guess);
+                    self.set_fd_side(task, b, None, || (kind, disp.into()), proto, Side::Guess);
                 }
             }
             Sys::Eventfd | Sys::Eventfd2 => self.anon_fd(task, ret_fd, TargetKind::Eventfd),
@@ -840,7 +863,14 @@ impl Model {
             Sys::MemfdCreate => {
                 if let Some((fd, deco)) = ret_fd {
                     let name = sc.memfd_name().map(std::borrow::Cow::into_owned).unwrap_or_default();
-                    self.set_fd_side(task, fd, deco, (TargetKind::Memfd, format!("memfd:{name}")), None, Side::Guess);
+                    self.set_fd_side(
+                        task,
+                        fd,
+                        deco,
+                        || (TargetKind::Memfd, format!("memfd:{name}")),
+                        None,
+                        Side::Guess,
+                    );
                 }
             }
             Sys::Clone | Sys::Clone3 | Sys::Fork | Sys::Vfork => {
@@ -874,7 +904,7 @@ impl Model {
 
     fn anon_fd(&mut self, task: usize, ret_fd: Option<(i32, Option<&str>)>, kind: TargetKind) {
         if let Some((fd, deco)) = ret_fd {
-            self.set_fd_side(task, fd, deco, (kind, kind.as_str().into()), None, Side::Guess);
+            self.set_fd_side(task, fd, deco, || (kind, kind.as_str().into()), None, Side::Guess);
         }
     }
 
@@ -988,7 +1018,7 @@ impl Model {
         });
         let ep = self.intern_endpoint(proto, Direction::In, local.clone());
         self.endpoints[ep as usize].connections += 1;
-        self.set_fd_side(task, fd, deco, (proto, format!("{local} (accepted)")), Some(proto), Side::Local);
+        self.set_fd_side(task, fd, deco, || (proto, format!("{local} (accepted)")), Some(proto), Side::Local);
         let conn = self.new_conn(ep, ts);
         let mut placed = false;
         if let Some(t) = self.table_of(task) {
