@@ -477,7 +477,7 @@ impl<'a> Syscall<'a> {
             return Some(r.fcntl_cmd(self.sys));
         }
         // only the command's first letters are read: the rest of the arguments need not be split
-        let a = match crate::after_fd(self.pre.fd.flatten(), t_or_empty(self.args)) {
+        let a = match crate::after_fd(self.pre.fd.flatten(), self.args.text().unwrap_or("")) {
             Some(rest) => rest.trim_ascii_start(),
             None => self.arg(1)?,
         };
@@ -1095,8 +1095,4 @@ mod tests {
         p.decode_pre();
         assert_eq!(p.arg(1), Some("F_GETFD"));
     }
-}
-
-fn t_or_empty(a: Args<'_>) -> &str {
-    a.text().unwrap_or("")
 }
