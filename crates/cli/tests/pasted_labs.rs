@@ -33,19 +33,44 @@ const PAIRS: &[(&str, &str, &str, &str)] = &[
     ("reopen-churn", "py-config-each", "py-config-once", "reopen-churn"),
     ("spawn-per-task", "sh-date-each", "sh-date-once", "spawn-per-task"),
     ("retry-storm", "c-now", "c-backoff", "retry-storm"),
+    // the second wave, parts B and C
+    ("userspace-copy", "c-readwrite", "c-sendfile", "userspace-copy"),
+    ("dns-timeout", "getent-aaaa-race", "getent-single-request-reopen", "dns-timeout"),
+    ("nagle-delay", "c-two-writes", "c-nodelay", "nagle-delay"),
+    ("futex-contention", "c-global", "c-sharded", "futex-contention"),
+    ("memory-map-churn", "c-64m-each", "c-64m-reuse", "memory-map-churn"),
+    ("fs-walk-loop", "py-walk-follow", "py-walk-nofollow", "fs-walk-loop"),
 ];
+
+/// Labs whose pattern is a time: excerpts cut again from the `-f -tt -T -yy` trace, with the
+/// durations and fd targets kept (`<variant>.T.<N>.txt`, lab/excerpts/cut.py's TIMED).
+const TIMED: &[(&str, &str, &str, &str)] = &[("nagle-delay", "c-two-writes", "c-nodelay", "nagle-delay")];
 
 const TOOLS: &[&str] = &["strace-c", "strace-cw", "perf", "syscount"];
 const SIZES: &[u32] = &[10, 30, 100];
 
 /// BAD inputs on which the detector stays quiet, and why (everything else must name it).
 const NOT_NAMED: &[(&str, &str)] = &[
-    // retry-storm has no counts rule: strace -c counts EINPROGRESS as an error, so refused
-    // attempts and ordinary asynchronous connects look the same in a table
-    ("retry-storm/c-now.strace-c", "no counts rule: refused and in-progress connects count alike"),
-    ("retry-storm/c-now.strace-cw", "no counts rule: refused and in-progress connects count alike"),
-    ("retry-storm/c-now.perf", "no counts rule: refused and in-progress connects count alike"),
-    ("retry-storm/c-now.syscount", "no counts rule: refused and in-progress connects count alike"),
+    // retry-storm's counts rule needs errors: syscount counts none, so a connect that failed
+    // cannot be told from one that succeeded
+    ("retry-storm/c-now.syscount", "syscount counts no errors"),
+    // a DNS wait is a time: plain strace -c counts system time
+    ("dns-timeout/getent-aaaa-race.strace-c", "system time: a table without wall-clock times cannot show the waits"),
+    // a delayed ACK is a time: plain strace -c counts system time
+    ("nagle-delay/c-two-writes.strace-c", "system time: a table without wall-clock times cannot show the reads waited"),
+    // no counts rule, each for its reason (`syslint explain NAME`)
+    ("futex-contention/c-global.strace-c", "no counts rule: an idle pool puts futex on top of a table too"),
+    ("futex-contention/c-global.strace-cw", "no counts rule: an idle pool puts futex on top of a table too"),
+    ("futex-contention/c-global.perf", "no counts rule: an idle pool puts futex on top of a table too"),
+    ("futex-contention/c-global.syscount", "no counts rule: an idle pool puts futex on top of a table too"),
+    ("memory-map-churn/c-64m-each.strace-c", "no counts rule: a table has no sizes"),
+    ("memory-map-churn/c-64m-each.strace-cw", "no counts rule: a table has no sizes"),
+    ("memory-map-churn/c-64m-each.perf", "no counts rule: a table has no sizes"),
+    ("memory-map-churn/c-64m-each.syscount", "no counts rule: a table has no sizes"),
+    ("fs-walk-loop/py-walk-follow.strace-c", "no counts rule: a table has no paths"),
+    ("fs-walk-loop/py-walk-follow.strace-cw", "no counts rule: a table has no paths"),
+    ("fs-walk-loop/py-walk-follow.perf", "no counts rule: a table has no paths"),
+    ("fs-walk-loop/py-walk-follow.syscount", "no counts rule: a table has no paths"),
     // perf and syscount count without ptrace's slowdown: under this light load (100 sequential
     // connections) the woken workers lose about one accept per connection, as many as the
     // SO_REUSEPORT GOOD variant does when it accepts until EAGAIN; and syscount counts no errors
@@ -84,6 +109,17 @@ const NOT_NAMED: &[(&str, &str)] = &[
     ("reopen-churn/py-config-each.10", "the file opened once"),
     ("spawn-per-task/sh-date-each.10", "no child in these lines"),
     ("spawn-per-task/sh-date-each.30", "one child"),
+    ("dns-timeout/getent-aaaa-race.10", "the lines after the lookup: the libraries getent loads to print"),
+    // without durations a client that set TCP_NODELAY before these lines looks the same
+    // (`nagle_excerpts_without_durations_look_alike` below)
+    ("nagle-delay/c-two-writes.10", "no durations: a delayed ACK is a time"),
+    ("nagle-delay/c-two-writes.30", "no durations: a delayed ACK is a time"),
+    ("nagle-delay/c-two-writes.100", "no durations: a delayed ACK is a time"),
+    ("nagle-delay/c-two-writes.T.10", "two requests whole in these lines: too few"),
+    // a lock is told by its waiters also waking it, which needs the threads' pids
+    ("futex-contention/c-global.10", "no pids: one thread, as pasted"),
+    ("futex-contention/c-global.30", "no pids: one thread, as pasted"),
+    ("futex-contention/c-global.100", "no pids: one thread, as pasted"),
 ];
 
 fn check(r: &Report, ctx: &str, kind: BasisKind, detector: &str, bad: bool, key: &str) {
@@ -145,6 +181,77 @@ fn excerpts_of_every_lab() {
                 check(&r, &ctx, BasisKind::Excerpt, det, is_bad, &format!("{lab}/{variant}.{n}"));
             }
         }
+    }
+}
+
+#[test]
+fn timed_excerpts() {
+    for (lab, bad, good, det) in TIMED {
+        for (variant, is_bad) in [(bad, true), (good, false)] {
+            for n in SIZES {
+                let p = root().join("lab").join(lab).join("excerpts").join(format!("{variant}.T.{n}.txt"));
+                let ctx = p.display().to_string();
+                let r = analyze(&[&p]);
+                assert!(r.capture.syscalls > 0, "{ctx}");
+                check(&r, &ctx, BasisKind::Excerpt, det, is_bad, &format!("{lab}/{variant}.T.{n}"));
+            }
+        }
+    }
+}
+
+/// Why nagle-delay's excerpt rule needs durations: the BAD client's lines (two small writes,
+/// a read) and those of the GOOD one, which set TCP_NODELAY at connect, before the lines, are
+/// the same calls with the same sizes; only the read's duration tells them apart.
+#[test]
+fn nagle_excerpts_without_durations_look_alike() {
+    let shape = |v: &str| -> Vec<String> {
+        let p = root().join("lab/nagle-delay/excerpts").join(format!("{v}.30.txt"));
+        std::fs::read_to_string(&p)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_once(", \"").map_or(l, |(a, _)| a).to_string() + l.rsplit_once(" = ").map_or("", |(_, r)| r))
+            .collect()
+    };
+    let (bad, good) = (shape("c-two-writes"), shape("c-nodelay"));
+    let mut b = bad.clone();
+    let mut g = good.clone();
+    b.sort();
+    b.dedup();
+    g.sort();
+    g.dedup();
+    assert_eq!(b, g, "the same calls and sizes in both");
+    for v in ["c-two-writes", "c-nodelay"] {
+        let r = analyze(&[&root().join("lab/nagle-delay/excerpts").join(format!("{v}.100.txt"))]);
+        assert!(!r.findings.iter().any(|f| f.detector == "nagle-delay"), "{v}: named without durations");
+    }
+}
+
+/// Task 4 of issue 14: a table of a loop retrying a refused connect is retry-storm's, not
+/// connection-churn's, with blocking (c-now: ECONNREFUSED) and non-blocking connects (c-nonblock:
+/// EINPROGRESS, which a table counts as an error like a refusal); the connections of a client
+/// that opens one per request (py-new-conn, also EINPROGRESS) carry data and are churn.
+#[test]
+fn refused_connects_are_retries_not_churn_in_a_table() {
+    for (lab, v, tools, want, not) in [
+        ("retry-storm", "c-now", &TOOLS[..3], "retry-storm", "connection-churn"),
+        ("retry-storm", "c-nonblock", &TOOLS[..3], "retry-storm", "connection-churn"),
+        ("connection-churn", "py-new-conn", &TOOLS[..], "connection-churn", "retry-storm"),
+    ] {
+        for tool in tools {
+            let p = root().join("lab").join(lab).join("counts").join(format!("{v}.{tool}.txt"));
+            let r = analyze(&[&p]);
+            let names: Vec<&str> = r.findings.iter().map(|f| f.detector.as_str()).collect();
+            assert!(names.contains(&want), "{}: {names:?}", p.display());
+            assert!(!names.contains(&not), "{}: {names:?}", p.display());
+            let f = r.findings.iter().find(|f| f.detector == want).unwrap();
+            assert_eq!((f.severity, f.confidence), (Severity::Info, Some(Confidence::Low)), "{}", p.display());
+        }
+    }
+    // syscount counts no errors: a refused connect is not told from an accepted one
+    for v in ["c-now", "c-nonblock"] {
+        let r = analyze(&[&root().join("lab/retry-storm/counts").join(format!("{v}.syscount.txt"))]);
+        let names: Vec<&str> = r.findings.iter().map(|f| f.detector.as_str()).collect();
+        assert!(!names.contains(&"retry-storm") && !names.contains(&"connection-churn"), "{v}: {names:?}");
     }
 }
 
