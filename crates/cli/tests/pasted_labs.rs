@@ -58,11 +58,12 @@ const NOT_NAMED: &[(&str, &str)] = &[
     ("dns-timeout/getent-aaaa-race.strace-c", "system time: a table without wall-clock times cannot show the waits"),
     // a delayed ACK is a time: plain strace -c counts system time
     ("nagle-delay/c-two-writes.strace-c", "system time: a table without wall-clock times cannot show the reads waited"),
+    // futex-contention reads only tables per thread (perf trace -s): summed over the threads,
+    // an idle pool puts futex on top of a table too
+    ("futex-contention/c-global.strace-c", "a table summed over the threads: an idle pool looks the same"),
+    ("futex-contention/c-global.strace-cw", "a table summed over the threads: an idle pool looks the same"),
+    ("futex-contention/c-global.syscount", "a table summed over the threads: an idle pool looks the same"),
     // no counts rule, each for its reason (`syslint explain NAME`)
-    ("futex-contention/c-global.strace-c", "no counts rule: an idle pool puts futex on top of a table too"),
-    ("futex-contention/c-global.strace-cw", "no counts rule: an idle pool puts futex on top of a table too"),
-    ("futex-contention/c-global.perf", "no counts rule: an idle pool puts futex on top of a table too"),
-    ("futex-contention/c-global.syscount", "no counts rule: an idle pool puts futex on top of a table too"),
     ("memory-map-churn/c-64m-each.strace-c", "no counts rule: a table has no sizes"),
     ("memory-map-churn/c-64m-each.strace-cw", "no counts rule: a table has no sizes"),
     ("memory-map-churn/c-64m-each.perf", "no counts rule: a table has no sizes"),
@@ -252,6 +253,28 @@ fn refused_connects_are_retries_not_churn_in_a_table() {
         let r = analyze(&[&root().join("lab/retry-storm/counts").join(format!("{v}.syscount.txt"))]);
         let names: Vec<&str> = r.findings.iter().map(|f| f.detector.as_str()).collect();
         assert!(!names.contains(&"retry-storm") && !names.contains(&"connection-churn"), "{v}: {names:?}");
+    }
+}
+
+/// perf trace -s prints a table per thread: eight threads queueing on one mutex each make
+/// hundreds of futex calls (c-global, named), the eight idle workers of a pool (c-pool) and an
+/// idle Go program's threads (go-idle) a few dozen each (quiet), though futex tops all three.
+#[test]
+fn futex_per_thread_tables() {
+    let dir = root().join("lab/futex-contention/counts");
+    let r = analyze(&[&dir.join("c-global.perf.txt")]);
+    let c = r.summary.counts.as_ref().expect("table");
+    // the main thread and the eight workers, each its own table, summed in the rows
+    assert_eq!(c.per_task.len(), 9);
+    let per: u64 = c.per_task.iter().flat_map(|t| &t.rows).filter(|r| r.name == "futex").map(|r| r.calls).sum();
+    assert_eq!(c.row("futex").map(|r| r.calls), Some(per));
+    let f = r.findings.iter().find(|f| f.detector == "futex-contention").expect("named");
+    assert_eq!((f.severity, f.confidence), (Severity::Info, Some(Confidence::Low)));
+    assert_eq!(f.metrics["threads"], 8);
+    for v in ["c-pool", "go-idle", "c-sharded"] {
+        let r = analyze(&[&dir.join(format!("{v}.perf.txt"))]);
+        assert!(r.summary.counts.as_ref().is_some_and(|c| c.per_task.len() >= 4), "{v}");
+        assert!(!r.findings.iter().any(|f| f.detector == "futex-contention"), "{v}: {:#?}", r.findings);
     }
 }
 
