@@ -236,7 +236,7 @@ fn refused_connects_are_retries_not_churn_in_a_table() {
     for (lab, v, tools, want, not) in [
         ("retry-storm", "c-now", &TOOLS[..3], "retry-storm", "connection-churn"),
         ("retry-storm", "c-nonblock", &TOOLS[..3], "retry-storm", "connection-churn"),
-        ("connection-churn", "py-new-conn", &TOOLS[..], "connection-churn", "retry-storm"),
+        ("connection-churn", "py-new-conn", TOOLS, "connection-churn", "retry-storm"),
     ] {
         for tool in tools {
             let p = root().join("lab").join(lab).join("counts").join(format!("{v}.{tool}.txt"));
