@@ -278,6 +278,32 @@ fn futex_per_thread_tables() {
     }
 }
 
+/// The near misses of the labs whose counts rules are new, recorded as tables with wall-clock
+/// times (strace -c -w, perf trace -s): none is named by the lab's detector, none warns.
+/// userspace-copy: a 4 KiB page (near-c-small), gzip (sends a fraction), TLS (16 KiB records
+/// for 64 KiB reads: the counts differ); nagle-delay: a server slow for one-write requests
+/// (one write per read), http.client (TCP_NODELAY: fast reads); dns-timeout: a resolver slow
+/// to answer (300 ms, under a second per lookup); retry-storm: eight retries with backoff.
+#[test]
+fn near_misses_of_the_new_counts_rules_are_quiet() {
+    for (lab, det, variants) in [
+        ("userspace-copy", "userspace-copy", &["near-c-small", "near-py-gzip", "near-py-tls"][..]),
+        ("nagle-delay", "nagle-delay", &["near-slow-server", "near-http-client"][..]),
+        ("dns-timeout", "dns-timeout", &["near-slow-server"][..]),
+        ("retry-storm", "retry-storm", &["near-c-few"][..]),
+    ] {
+        for v in variants {
+            for tool in ["strace-cw", "perf"] {
+                let p = root().join("lab").join(lab).join("counts").join(format!("{v}.{tool}.txt"));
+                let r = analyze(&[&p]);
+                assert!(r.summary.counts.as_ref().is_some_and(|c| c.total_calls() > 20), "{}", p.display());
+                assert!(!r.findings.iter().any(|f| f.detector == det), "{}: {:#?}", p.display(), r.findings);
+                assert!(r.findings.iter().all(|f| f.severity < Severity::Warning), "{}: {:#?}", p.display(), r.findings);
+            }
+        }
+    }
+}
+
 /// The full traces the excerpts were cut from keep their full-trace verdict: the excerpt
 /// rules do not run on them, and their findings say `high`.
 #[test]
