@@ -210,7 +210,9 @@ fn nagle_excerpts_without_durations_look_alike() {
         std::fs::read_to_string(&p)
             .unwrap()
             .lines()
-            .map(|l| l.split_once(", \"").map_or(l, |(a, _)| a).to_string() + l.rsplit_once(" = ").map_or("", |(_, r)| r))
+            .map(|l| {
+                l.split_once(", \"").map_or(l, |(a, _)| a).to_string() + l.rsplit_once(" = ").map_or("", |(_, r)| r)
+            })
             .collect()
     };
     let (bad, good) = (shape("c-two-writes"), shape("c-nodelay"));
@@ -298,7 +300,12 @@ fn near_misses_of_the_new_counts_rules_are_quiet() {
                 let r = analyze(&[&p]);
                 assert!(r.summary.counts.as_ref().is_some_and(|c| c.total_calls() > 20), "{}", p.display());
                 assert!(!r.findings.iter().any(|f| f.detector == det), "{}: {:#?}", p.display(), r.findings);
-                assert!(r.findings.iter().all(|f| f.severity < Severity::Warning), "{}: {:#?}", p.display(), r.findings);
+                assert!(
+                    r.findings.iter().all(|f| f.severity < Severity::Warning),
+                    "{}: {:#?}",
+                    p.display(),
+                    r.findings
+                );
             }
         }
     }

@@ -882,4 +882,34 @@ mod tests {
         // cut short by -s 32
         assert!(related(&q("api.lab.test.shop.svc.c", true), "api.lab.test.shop.svc.cluster.local", false));
     }
+
+    #[test]
+    fn excerpts_and_tables_of_a_lost_aaaa_answer() {
+        use crate::check::check_counts;
+        use syslint_report::{Confidence, Severity};
+        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/dns-timeout/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        // the 30 lines begin with getent's expired poll (979 ms asked), then the question
+        // asked again and answered: the excerpt rule, timed by the timeout asked for
+        let f = check("dns-timeout", &lab("excerpts/getent-aaaa-race.30.txt"));
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!((f[0].severity, f[0].confidence), (Severity::Warning, Some(Confidence::Medium)));
+        assert_eq!(f[0].metrics["timed_out_waits"], 1);
+        assert_eq!(f[0].metrics["lost_s"], 0.979);
+        assert!(check("dns-timeout", &lab("excerpts/getent-aaaa-race.10.txt")).is_empty());
+        for n in [10, 30, 100] {
+            assert!(check("dns-timeout", &lab(&format!("excerpts/getent-single-request-reopen.{n}.txt"))).is_empty());
+        }
+        // tables with wall-clock times: 3 lookups, about a second of polls each
+        for tool in ["strace-cw", "perf", "syscount"] {
+            let f = check_counts("dns-timeout", &lab(&format!("counts/getent-aaaa-race.{tool}.txt")));
+            assert_eq!(f.len(), 1, "{tool}");
+            assert_eq!((f[0].severity, f[0].confidence), (Severity::Info, Some(Confidence::Low)));
+            assert_eq!(f[0].metrics["lookups"], 3, "{tool}");
+            assert!(check_counts("dns-timeout", &lab(&format!("counts/getent-single-request-reopen.{tool}.txt"))).is_empty());
+        }
+        // plain strace -c counts system time: the waits do not show
+        assert!(check_counts("dns-timeout", &lab("counts/getent-aaaa-race.strace-c.txt")).is_empty());
+        assert!(check_counts("dns-timeout", &lab("counts/near-slow-server.strace-cw.txt")).is_empty());
+    }
+
 }

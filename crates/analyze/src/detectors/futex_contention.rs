@@ -495,4 +495,18 @@ mod tests {
         assert!(check_with("futex-contention", "min_waits = 10", near).is_empty());
         assert!(check_with("futex-contention", "min_waits = 10\nmin_blocked_share = 0.0", near).len() == 1);
     }
+
+    #[test]
+    fn per_thread_tables_tell_a_contended_lock_from_an_idle_pool() {
+        use crate::check::check_counts;
+        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/futex-contention/counts/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let f = check_counts("futex-contention", &lab("c-global.perf.txt"));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["threads"], 8);
+        assert_eq!(f[0].severity, Severity::Info);
+        for t in ["c-pool.perf.txt", "go-idle.perf.txt", "c-sharded.perf.txt", "c-global.strace-cw.txt", "c-global.syscount.txt"] {
+            assert!(check_counts("futex-contention", &lab(t)).is_empty(), "{t}");
+        }
+    }
+
 }

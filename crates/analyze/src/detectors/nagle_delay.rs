@@ -598,4 +598,32 @@ mod tests {
     fn tcp_nodelay_is_quiet() {
         assert!(check("nagle-delay", include_str!("../../fixtures/nagle-delay/c-nodelay-tail.strace")).is_empty());
     }
+
+    #[test]
+    fn excerpts_need_durations_and_tables_wall_times() {
+        use crate::check::check_counts;
+        use syslint_report::Confidence;
+        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/nagle-delay/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        // without durations the BAD lines are the GOOD ones: quiet on both
+        for v in ["c-two-writes", "c-nodelay"] {
+            for n in [10, 30, 100] {
+                assert!(check("nagle-delay", &lab(&format!("excerpts/{v}.{n}.txt"))).is_empty(), "{v}.{n}");
+            }
+        }
+        // the same client's -T -yy lines: each read 43-48 ms after two small writes
+        let f = check("nagle-delay", &lab("excerpts/c-two-writes.T.100.txt"));
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert!(check("nagle-delay", &lab("excerpts/c-nodelay.T.100.txt")).is_empty());
+        for tool in ["strace-cw", "perf", "syscount"] {
+            let f = check_counts("nagle-delay", &lab(&format!("counts/c-two-writes.{tool}.txt")));
+            assert_eq!(f.len(), 1, "{tool}");
+            assert_eq!((f[0].severity, f[0].confidence), (Severity::Info, Some(Confidence::Low)));
+            assert_eq!((f[0].metrics["writes"].as_u64(), f[0].metrics["reads"].as_u64()), (Some(121), Some(61)), "{tool}");
+            assert!(check_counts("nagle-delay", &lab(&format!("counts/c-nodelay.{tool}.txt"))).is_empty());
+        }
+        assert!(check_counts("nagle-delay", &lab("counts/c-two-writes.strace-c.txt")).is_empty());
+        assert!(check_counts("nagle-delay", &lab("counts/near-slow-server.strace-cw.txt")).is_empty());
+    }
+
 }

@@ -824,4 +824,27 @@ mod tests {
         assert_eq!(f[0].severity, Severity::Info);
         assert!(f[0].evidence[1].starts_with("write(4"), "{:?}", f[0].evidence);
     }
+
+    #[test]
+    fn tables_tell_attempts_from_connections_by_the_data_moved() {
+        use crate::check::check_counts;
+        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        // blocking (ECONNREFUSED) and non-blocking (EINPROGRESS) retries: no data moved
+        for v in ["c-now", "c-nonblock"] {
+            for tool in ["strace-c", "strace-cw", "perf"] {
+                let f = check_counts("retry-storm", &lab(&format!("retry-storm/counts/{v}.{tool}.txt")));
+                assert_eq!(f.len(), 1, "{v}.{tool}");
+                assert_eq!(f[0].severity, Severity::Info);
+                assert_eq!(f[0].metrics["connects"], 600, "{v}.{tool}");
+            }
+            // syscount counts no errors
+            assert!(check_counts("retry-storm", &lab(&format!("retry-storm/counts/{v}.syscount.txt"))).is_empty());
+        }
+        // a connection per request, each EINPROGRESS too, carries its request: churn, not retries
+        for tool in ["strace-c", "strace-cw", "perf"] {
+            assert!(check_counts("retry-storm", &lab(&format!("connection-churn/counts/py-new-conn.{tool}.txt"))).is_empty());
+            assert!(check_counts("retry-storm", &lab(&format!("retry-storm/counts/c-backoff.{tool}.txt"))).is_empty());
+        }
+    }
+
 }

@@ -615,4 +615,33 @@ mod tests {
         assert_eq!(all.len(), 1);
         assert!(all[0].metrics["copy_share"].as_f64().unwrap_or(1.0) < 0.05, "{:?}", all[0].metrics);
     }
+
+    #[test]
+    fn excerpts_and_tables_of_the_read_write_server() {
+        use crate::check::check_counts;
+        use syslint_report::Confidence;
+        // cut by lab/excerpts/cut.py from the .f trace: no -yy; the 30 and 100 lines hold the
+        // next request's open and accept, but most of their pairs are of fds opened before the
+        // lines, so they are low too
+        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/userspace-copy/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let f = check("userspace-copy", &lab("excerpts/c-readwrite.10.txt"));
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!((f[0].severity, f[0].confidence), (Severity::Info, Some(Confidence::Low)));
+        assert_eq!(f[0].metrics["copy_pairs"], 5);
+        assert_eq!(f[0].metrics["copied_bytes"], 5 * 65536);
+        for n in [10, 30, 100] {
+            assert!(check("userspace-copy", &lab(&format!("excerpts/c-sendfile.{n}.txt"))).is_empty());
+        }
+        for tool in ["strace-c", "strace-cw", "perf", "syscount"] {
+            let f = check_counts("userspace-copy", &lab(&format!("counts/c-readwrite.{tool}.txt")));
+            assert_eq!(f.len(), 1, "{tool}");
+            assert_eq!((f[0].severity, f[0].confidence), (Severity::Info, Some(Confidence::Low)));
+            // 80 requests of a 4 MiB file in 64 KiB reads and writes (and a header, an EOF); the reads
+            // also count the loader's two pread64
+            assert_eq!(f[0].metrics["writes"], 5201, "{tool}");
+            assert!(f[0].metrics["reads"].as_u64().is_some_and(|r| (5201..=5203).contains(&r)), "{tool}");
+            assert!(check_counts("userspace-copy", &lab(&format!("counts/c-sendfile.{tool}.txt"))).is_empty(), "{tool}");
+        }
+    }
+
 }
