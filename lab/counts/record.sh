@@ -27,6 +27,13 @@ pairs=(
     "reopen-churn py-config-each py-config-once"
     "spawn-per-task sh-date-each sh-date-once"
     "retry-storm c-now c-backoff"
+    # the second wave, parts B and C (issue 17)
+    "userspace-copy c-readwrite c-sendfile"
+    "dns-timeout getent-aaaa-race getent-single-request-reopen"
+    "nagle-delay c-two-writes c-nodelay"
+    "futex-contention c-global c-sharded"
+    "memory-map-churn c-64m-each c-64m-reuse"
+    "fs-walk-loop py-walk-follow py-walk-nofollow"
 )
 want=("$@")
 for p in "${pairs[@]}"; do

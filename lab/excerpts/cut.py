@@ -38,14 +38,23 @@ PAIRS = [
     ("futex-contention", "c-global", "c-sharded"),
     ("memory-map-churn", "c-64m-each", "c-64m-reuse"),
     ("fs-walk-loop", "py-walk-follow", "py-walk-nofollow"),
+    ("userspace-copy", "c-readwrite", "c-sendfile"),
+    ("dns-timeout", "getent-aaaa-race", "getent-single-request-reopen"),
+    ("nagle-delay", "c-two-writes", "c-nodelay"),
 ]
 SIZES = (10, 30, 100)
+# Labs whose pattern is a time (a delayed ACK): their excerpts are cut a second time from the
+# `-f -tt -T -yy` trace into <variant>.T.<N>.txt, keeping -T's durations and -yy's fd targets
+# (pids and timestamps stripped as above), as a person pasting `strace -T -yy` lines has them.
+TIMED = [
+    ("nagle-delay", "c-two-writes", "c-nodelay"),
+]
 # `1234 ` or `[pid  1234] ` then an optional `10:00:00.123456 ` / `1700000000.123456 `
 HEAD = re.compile(r"^(?:\[pid\s+(\d+)\]\s+|(\d+)\s+)?(?:\d\d:\d\d:\d\d(?:\.\d+)?\s+|\d{9,}\.\d+\s+)?")
 
 
-def trace_of(lab, variant):
-    for flags in ("f", "f-tt", "f-tt-T-yy"):
+def trace_of(lab, variant, order=("f", "f-tt", "f-tt-T-yy")):
+    for flags in order:
         for ext in (".strace", ".strace.gz"):
             p = os.path.join(LAB, lab, "traces", f"{variant}.{flags}{ext}")
             if os.path.exists(p):
@@ -59,8 +68,8 @@ def read(path):
         return f.read().splitlines()
 
 
-def cut(lab, variant):
-    path = trace_of(lab, variant)
+def cut(lab, variant, timed=False):
+    path = trace_of(lab, variant, ("f-tt-T-yy",) if timed else ("f", "f-tt", "f-tt-T-yy"))
     if path is None:
         print(f"cut.py: no trace for {lab} {variant}", file=sys.stderr)
         return
@@ -78,7 +87,7 @@ def cut(lab, variant):
     for n in SIZES:
         start = max(0, min(len(lines) - n, len(lines) * 4 // 5 - n // 2))
         part = lines[start:start + n]
-        name = os.path.join(out, f"{variant}.{n}.txt")
+        name = os.path.join(out, f"{variant}.T.{n}.txt" if timed else f"{variant}.{n}.txt")
         with open(name, "w", encoding="utf-8") as f:
             f.write("\n".join(part) + "\n")
         print(f"{name}: {len(part)} lines of pid {pid} from {os.path.relpath(path, LAB)}", file=sys.stderr)
@@ -91,6 +100,11 @@ def main():
             continue
         for v in (bad, good):
             cut(lab, v)
+    for lab, bad, good in TIMED:
+        if want and lab not in want:
+            continue
+        for v in (bad, good):
+            cut(lab, v, timed=True)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ pub struct Call {
     pub fd: Option<i32>,
     /// What the fd is, when the excerpt says (`-y`/`-yy`) or the model knows.
     pub target: Option<String>,
+    /// The kind of that target (a file, a TCP socket, ...), when known.
+    pub target_kind: Option<syslint_event::TargetKind>,
     /// The path argument.
     pub path: Option<String>,
     /// Return value on success.
@@ -61,7 +63,7 @@ pub struct Call {
 }
 
 impl Call {
-    fn of(ev: &Event, sc: &Syscall, target: Option<&str>) -> Call {
+    fn of(ev: &Event, sc: &Syscall, target: Option<(&str, syslint_event::TargetKind)>) -> Call {
         let payloads = if sc.sys.is(syslint_event::Class::NET) { sc.payloads() } else { Vec::new() };
         Call {
             tid: ev.tid,
@@ -69,7 +71,8 @@ impl Call {
             sys: sc.sys,
             name: sc.name.to_string(),
             fd: sc.fd_num(),
-            target: target.map(str::to_string),
+            target: target.map(|t| t.0.to_string()),
+            target_kind: target.map(|t| t.1).filter(|k| *k != syslint_event::TargetKind::Unknown),
             path: sc.path().map(std::borrow::Cow::into_owned),
             ret: sc.ret.value(),
             errno: sc.ret.errno().map(str::to_string),
@@ -238,7 +241,7 @@ impl Collector {
         !self.over
     }
 
-    pub fn on_event(&mut self, ev: &Event, target: Option<&str>) {
+    pub fn on_event(&mut self, ev: &Event, target: Option<(&str, syslint_event::TargetKind)>) {
         match &ev.kind {
             EventKind::Syscall(sc) => {
                 self.syscalls += 1;
@@ -442,6 +445,16 @@ pub fn wall_times(c: &Counts) -> bool {
         || c.tool.starts_with("syscount -L")
         || c.tool == "strace -c -w"
         || c.tool.starts_with("syslint")
+}
+
+/// Calls that move data through an fd (read/write and the socket send/receive family).
+pub const DATA_CALLS: &[&str] =
+    &["read", "write", "readv", "writev", "send", "sendto", "sendmsg", "recv", "recvfrom", "recvmsg"];
+
+/// Calls of a table that moved data: [`DATA_CALLS`] less their errors (a write to a socket
+/// whose connection was refused fails: it moved nothing).
+pub fn data_calls(c: &Counts) -> u64 {
+    c.calls(DATA_CALLS).saturating_sub(c.errors(DATA_CALLS))
 }
 
 /// Subject of a counts finding: the processes the table counted.

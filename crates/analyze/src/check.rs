@@ -50,3 +50,12 @@ pub fn check_with(name: &str, toml: &str, text: &str) -> Vec<Finding> {
     }
     findings
 }
+
+/// Findings of detector `name`'s counts rule (with defaults) on the table of counts in `text`
+/// (read by the same table reader `syslint analyze` uses: strace -c/-w, perf trace -s,
+/// syscount).
+pub fn check_counts(name: &str, text: &str) -> Vec<Finding> {
+    let c = syslint_capture::tables::read(text).expect("a table of counts");
+    let detectors = registry::build(&[name.to_string()], &[], &toml::Table::new()).expect("detector builds");
+    detectors.iter().flat_map(|d| d.on_counts(&c)).collect()
+}

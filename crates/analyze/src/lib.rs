@@ -163,7 +163,7 @@ impl Analyzer {
         }
         let target = self.model.on_event(ev);
         let shown = if self.collector.collecting() {
-            target.and_then(|t| self.model.target(t)).map(|t| t.display)
+            target.and_then(|t| self.model.target(t)).map(|t| (t.display, t.kind))
         } else {
             None
         };

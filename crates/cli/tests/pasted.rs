@@ -129,3 +129,19 @@ fn near_misses_raise_no_warning() {
     let g = std::fs::read_to_string(dir.join("getent-nxdomain.excerpt.txt")).unwrap();
     assert!(g.contains("\\201\\203"), "getent: the answer is not NXDOMAIN");
 }
+
+/// A table pasted from a decimal-comma locale (Signal-Desktop#3171): every row is read, its
+/// seconds with the comma as the decimal point, and a futex total over an Electron app's
+/// threads is no finding (a summed table cannot tell a contended lock from waiting threads).
+#[test]
+fn a_decimal_comma_table_is_read_whole() {
+    let p = root().join("tests/fixtures/pasted/signal-desktop-3171-strace-c-decimal-comma.txt");
+    let r = analyze(&[&p]);
+    let c = r.summary.counts.as_ref().expect("a table");
+    assert_eq!(c.rows.len(), 19);
+    assert_eq!(c.total_calls(), 525_409);
+    let futex = c.row("futex").expect("futex");
+    assert_eq!((futex.calls, futex.errors), (67_980, 4_679));
+    assert!(futex.seconds.is_some_and(|s| (s - 74.425698).abs() < 1e-6), "{futex:?}");
+    assert!(r.findings.iter().all(|f| f.severity < Severity::Warning), "{:#?}", r.findings);
+}

@@ -841,7 +841,7 @@ impl Detector for ConnectionChurn {
     fn levels(&self) -> registry::Levels {
         registry::Levels {
             excerpt: "at least 5 connects to the same address, each socket closed after one short exchange (a client that keeps its connection makes one)",
-            counts: "at least 20 connects (beyond one per glibc resolver lookup, counted by sendmmsg), a new socket for nearly each (socket >= 90% of connect) and as many closes: low confidence and info, since a table cannot tell one endpoint reconnected from many endpoints, and UDP connects of DNS lookups count too",
+            counts: "at least 20 connects (beyond one per glibc resolver lookup, counted by sendmmsg), a new socket for nearly each (socket >= 90% of connect), as many closes, and at least one call that moved data per connect (a loop retrying a refused connect moves none: retry-storm's): low confidence and info, since a table cannot tell one endpoint reconnected from many endpoints, and UDP connects of DNS lookups count too",
         }
     }
 
@@ -854,6 +854,14 @@ impl Detector for ConnectionChurn {
         let sockets = c.calls(&["socket"]).saturating_sub(c.calls(&["sendmmsg"]));
         let closes = c.calls(&["close"]);
         if connects < 20 || sockets * 10 < connects * 9 || closes < connects {
+            return Vec::new();
+        }
+        // a connection per request carries its request and answer: at least one call that
+        // moved data per connect. A loop retrying a refused connect moves none (its connects
+        // all fail; a table counts a non-blocking connect's EINPROGRESS as an error too, so
+        // the errors alone do not tell it): that is retry-storm's, not churn
+        let data = crate::basis::data_calls(c);
+        if data < connects {
             return Vec::new();
         }
         let (subject, about) = counted();

@@ -536,6 +536,126 @@ impl Detector for DnsTimeout {
         &META
     }
 
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{counted, excerpt_finding, finding};
+        use syslint_report::{Confidence, Severity};
+        // the full-trace rule reads the excerpt first; this one is for the lines that begin
+        // after the question was sent: a wait that expired next to DNS traffic of the same
+        // thread (the question sent again, to this or the next server, right after it)
+        let min_ns = self.cfg.min_wait_ms.saturating_mul(1_000_000);
+        let dns_fds: std::collections::HashSet<(u32, i32)> = x
+            .calls
+            .iter()
+            .filter(|c| c.addr.as_deref().is_some_and(|a| a.ends_with(":53")))
+            .filter_map(|c| c.fd.map(|fd| (c.tid.0, fd)))
+            .collect();
+        if dns_fds.is_empty() {
+            return Vec::new();
+        }
+        let dns = |c: &crate::basis::Call| c.fd.is_some_and(|fd| dns_fds.contains(&(c.tid.0, fd)));
+        let (mut waits, mut lost_ns) = (0u64, 0u64);
+        let mut idx = Vec::new();
+        for (i, c) in x.calls.iter().enumerate() {
+            if !c.sys.is(Class::POLL) || c.ret != Some(0) {
+                continue;
+            }
+            let asked = match c.timeout {
+                Some(syslint_event::Timeout::Ns(n)) => Some(n),
+                _ => None,
+            };
+            let Some(ns) = c.dur_ns.or(asked).filter(|&n| n >= min_ns) else { continue };
+            // DNS traffic of this thread within three calls either side
+            let near = x.calls[i.saturating_sub(3)..(i + 4).min(x.calls.len())]
+                .iter()
+                .any(|o| o.tid == c.tid && dns(o) && (o.sys.is(Class::NET) || o.sys.is(Class::WRITE) || o.sys.is(Class::READ)));
+            if near {
+                waits += 1;
+                lost_ns += ns;
+                idx.push(i);
+            }
+        }
+        if waits == 0 {
+            return Vec::new();
+        }
+        let lost = lost_ns as f64 / 1e9;
+        let (_, about) = counted();
+        let mut f = finding(
+            &META,
+            if lost >= 0.5 { Severity::Warning } else { Severity::Info },
+            format!(
+                "a DNS lookup waited out its timeout: {waits} {} with nothing received, {lost:.2} s, next to queries to port 53",
+                if waits == 1 { "wait" } else { "waits" }
+            ),
+            "the process in the excerpt",
+            about,
+            &[("timed_out_waits", waits.into()), ("lost_s", serde_json::json!((lost * 1e6).round() / 1e6))],
+        );
+        let mut ev_idx = idx.clone();
+        // the DNS lines around the first wait
+        if let Some(&w) = idx.first() {
+            ev_idx.extend((w + 1..(w + 4).min(x.calls.len())).filter(|&j| dns(&x.calls[j])));
+            ev_idx.sort_unstable();
+        }
+        f.evidence = x.evidence(&ev_idx, 4);
+        let time = if x.durations { "its duration" } else { "the timeout it asked for (no durations)" };
+        vec![excerpt_finding(
+            f,
+            x,
+            Confidence::Medium,
+            &format!("{waits} wait(s) of at least {} ms that returned nothing, on a thread sending DNS queries, timed by {time}", self.cfg.min_wait_ms),
+        )]
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding, wall_times};
+        use syslint_report::{Confidence, Severity};
+        const WAIT: &[&str] = &["poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait"];
+        // glibc's resolver asks A and AAAA with one sendmmsg per lookup; after a lost answer
+        // it asks again one question at a time with sendto
+        if !wall_times(c) || !c.only.is_empty() {
+            return Vec::new();
+        }
+        let lookups = c.calls(&["sendmmsg"]);
+        let receives = c.calls(&["recvfrom", "recvmsg"]);
+        let wait_s: f64 = c.rows.iter().filter(|r| WAIT.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
+        let waits = c.calls(WAIT);
+        // a parent's wait for its children holds their time again: not counted
+        const CHILD_WAIT: &[&str] = &["wait4", "waitid", "waitpid"];
+        let all_s: f64 = c.rows.iter().filter(|r| !CHILD_WAIT.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
+        // at least a second of waiting per lookup (glibc's shortest timeout), in few long
+        // waits, most of the table's time
+        if lookups == 0 || receives == 0 || waits == 0 || wait_s < lookups as f64 * 0.9 || wait_s / (waits as f64) < 0.1 || wait_s * 2.0 < all_s {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("waits of about a second per DNS lookup: {wait_s:.2} s in {waits} waits beside {lookups} sendmmsg (a glibc lookup each)"),
+            subject,
+            about,
+            &[("lookups", lookups.into()), ("waits", waits.into()), ("wait_s", serde_json::json!((wait_s * 1e6).round() / 1e6))],
+        );
+        f.evidence = count_lines(c, &[WAIT, &["sendmmsg", "sendto", "recvfrom", "recvmsg"]].concat());
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            &format!(
+                "{:.2} s waiting per sendmmsg, in waits of {:.0} ms on average, most of the time counted; a table cannot say the waits were for the DNS answers (an event loop waits the same way), nor which server was silent",
+                wait_s / lookups as f64,
+                wait_s * 1000.0 / waits as f64
+            ),
+        )]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "the full-trace rule reads the lines (a question, then a wait of `min_wait_ms` that returns nothing while it is unanswered; walks of the search list); for lines that begin after the question: a poll/select/epoll wait of at least `min_wait_ms` (its duration, else its timeout) returning 0 within three calls of the same thread's traffic with port 53: medium, a warning from 0.5 s",
+            counts: "a table with wall-clock times (strace -c -w, perf trace -s, syscount -L; not limited with -e) whose poll/select/epoll waits hold most of the time (a parent's wait4 for its children not counted), at least 0.9 s per sendmmsg (a glibc lookup asks with one) and 100 ms per wait on average, with DNS answers received: info at low, since a table cannot say what the waits were for",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if sc.sys.is(Class::POLL) {
             // a wait that ended with nothing: `= 0 (Timeout)`
@@ -762,4 +882,34 @@ mod tests {
         // cut short by -s 32
         assert!(related(&q("api.lab.test.shop.svc.c", true), "api.lab.test.shop.svc.cluster.local", false));
     }
+
+    #[test]
+    fn excerpts_and_tables_of_a_lost_aaaa_answer() {
+        use crate::check::check_counts;
+        use syslint_report::{Confidence, Severity};
+        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/dns-timeout/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        // the 30 lines begin with getent's expired poll (979 ms asked), then the question
+        // asked again and answered: the excerpt rule, timed by the timeout asked for
+        let f = check("dns-timeout", &lab("excerpts/getent-aaaa-race.30.txt"));
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!((f[0].severity, f[0].confidence), (Severity::Warning, Some(Confidence::Medium)));
+        assert_eq!(f[0].metrics["timed_out_waits"], 1);
+        assert_eq!(f[0].metrics["lost_s"], 0.979);
+        assert!(check("dns-timeout", &lab("excerpts/getent-aaaa-race.10.txt")).is_empty());
+        for n in [10, 30, 100] {
+            assert!(check("dns-timeout", &lab(&format!("excerpts/getent-single-request-reopen.{n}.txt"))).is_empty());
+        }
+        // tables with wall-clock times: 3 lookups, about a second of polls each
+        for tool in ["strace-cw", "perf", "syscount"] {
+            let f = check_counts("dns-timeout", &lab(&format!("counts/getent-aaaa-race.{tool}.txt")));
+            assert_eq!(f.len(), 1, "{tool}");
+            assert_eq!((f[0].severity, f[0].confidence), (Severity::Info, Some(Confidence::Low)));
+            assert_eq!(f[0].metrics["lookups"], 3, "{tool}");
+            assert!(check_counts("dns-timeout", &lab(&format!("counts/getent-single-request-reopen.{tool}.txt"))).is_empty());
+        }
+        // plain strace -c counts system time: the waits do not show
+        assert!(check_counts("dns-timeout", &lab("counts/getent-aaaa-race.strace-c.txt")).is_empty());
+        assert!(check_counts("dns-timeout", &lab("counts/near-slow-server.strace-cw.txt")).is_empty());
+    }
+
 }

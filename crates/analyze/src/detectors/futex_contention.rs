@@ -258,8 +258,47 @@ impl Detector for FutexContention {
     fn levels(&self) -> registry::Levels {
         registry::Levels {
             excerpt: "the full-trace rule only: a lock is told by its waiters also waking it, which needs the threads' pids; lines pasted without pids are one thread",
-            counts: "none: futex at the top of a table is as often a pool of idle threads waiting for work as a contended lock",
+            counts: "from a table per thread only (perf trace -s prints one per thread): at least 3 threads each with 100 futex calls or more making a quarter of its calls or more: info at low (a pool of idle threads waits a few times each, for long; threads handing a lock between them wait hundreds of times each, briefly); a table that sums the threads (strace -c, syscount) cannot tell one from the other: futex on top is as often an idle pool as a contended lock, so quiet",
         }
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        // per thread: the futex calls and all calls of each table
+        let busy: Vec<(&str, u64, u64)> = c
+            .per_task
+            .iter()
+            .map(|t| {
+                let f: u64 = t.rows.iter().filter(|r| r.name == "futex").map(|r| r.calls).sum();
+                let all: u64 = t.rows.iter().map(|r| r.calls).sum();
+                (t.task.as_str(), f, all)
+            })
+            .filter(|&(_, f, all)| f >= 100 && f * 4 >= all)
+            .collect();
+        if busy.len() < 3 {
+            return Vec::new();
+        }
+        let waits: u64 = busy.iter().map(|b| b.1).sum();
+        let (subject, about) = counted();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("{} threads each making hundreds of futex calls: {waits} in all", busy.len()),
+            subject,
+            about,
+            &[("threads", (busy.len() as u64).into()), ("futex_calls", waits.into())],
+        );
+        f.evidence = busy.iter().take(5).map(|(t, n, all)| format!("{t}: {n} futex of {all} calls")).collect();
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            &format!(
+                "{} threads with 100 futex calls or more each, a quarter of their calls or more: threads handing something between them, not idle ones; a table cannot say it is one lock (a busy work queue's condition variable looks the same), nor how long each wait was",
+                busy.len()
+            ),
+        )]
     }
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -456,4 +495,18 @@ mod tests {
         assert!(check_with("futex-contention", "min_waits = 10", near).is_empty());
         assert!(check_with("futex-contention", "min_waits = 10\nmin_blocked_share = 0.0", near).len() == 1);
     }
+
+    #[test]
+    fn per_thread_tables_tell_a_contended_lock_from_an_idle_pool() {
+        use crate::check::check_counts;
+        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/futex-contention/counts/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let f = check_counts("futex-contention", &lab("c-global.perf.txt"));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].metrics["threads"], 8);
+        assert_eq!(f[0].severity, Severity::Info);
+        for t in ["c-pool.perf.txt", "go-idle.perf.txt", "c-sharded.perf.txt", "c-global.strace-cw.txt", "c-global.syscount.txt"] {
+            assert!(check_counts("futex-contention", &lab(t)).is_empty(), "{t}");
+        }
+    }
+
 }

@@ -14,6 +14,7 @@ use super::{Evidence, EvidenceBuf};
 use crate::hist::Histogram;
 use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Event, MsgFlags, Ret, SockOpt, Sys, Syscall, Tgid};
 use syslint_report::{Finding, Severity};
 
@@ -254,6 +255,144 @@ impl Detector for NagleDelay {
         &META
     }
 
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{counted, excerpt_finding, finding};
+        use syslint_report::Confidence;
+        // a delayed ACK is a time: without durations the lines of a client that set
+        // TCP_NODELAY before them look the same as those of one that did not
+        if !x.durations {
+            return Vec::new();
+        }
+        let (min_ns, max_ns) = (self.cfg.min_delay_ms * 1_000_000, self.cfg.max_delay_ms * 1_000_000);
+        // per thread and fd: the writes since the last read that returned data
+        #[derive(Default)]
+        struct Req {
+            writes: u32,
+            small: bool,
+            first: usize,
+        }
+        let mut reqs: HashMap<(u32, i32), Req> = HashMap::default();
+        let mut managed: std::collections::HashSet<(u32, i32)> = Default::default();
+        let (mut split, mut delayed, mut single, mut single_slow) = (0u64, 0u64, 0u64, 0u64);
+        let mut delayed_ns = 0u64;
+        let mut idx = Vec::new();
+        for (i, c) in x.calls.iter().enumerate() {
+            let Some(fd) = c.fd else { continue };
+            let key = (c.tid.0, fd);
+            if c.target_kind.is_some_and(|k| !k.is_tcp()) {
+                continue;
+            }
+            let body = c.evidence.body.as_str();
+            if c.sys == Sys::Setsockopt && (body.contains("TCP_NODELAY") || body.contains("TCP_CORK")) && !body.contains("[0]") {
+                managed.insert(key);
+                continue;
+            }
+            let Some(n) = c.ret.filter(|&n| n > 0) else { continue };
+            if is_send(c.sys) {
+                let r = reqs.entry(key).or_default();
+                if r.writes == 0 {
+                    r.small = true;
+                    r.first = i;
+                }
+                r.writes += 1;
+                r.small &= (n as u64) <= self.cfg.max_write_bytes && !body.contains("MSG_MORE");
+            } else if matches!(c.sys, Sys::Read | Sys::Readv | Sys::Recv | Sys::Recvfrom | Sys::Recvmsg) {
+                let Some(r) = reqs.remove(&key) else { continue };
+                let Some(d) = c.dur_ns else { continue };
+                let slow = (min_ns..=max_ns).contains(&d);
+                if r.writes >= 2 && r.small && !managed.contains(&key) {
+                    split += 1;
+                    if slow {
+                        delayed += 1;
+                        delayed_ns += d;
+                        if idx.len() < 6 {
+                            idx.extend([r.first, i]);
+                        }
+                    }
+                } else if r.writes == 1 {
+                    single += 1;
+                    single_slow += u64::from(slow);
+                }
+            }
+        }
+        // most split requests delayed, and one-write requests (if any) not as slow: a slow peer
+        // answers both late
+        if delayed < 3 || delayed * 4 < split * 3 || (single >= 3 && single_slow * 2 >= single) {
+            return Vec::new();
+        }
+        let s = delayed_ns as f64 / 1e9;
+        let strong = delayed >= 5;
+        let (_, about) = counted();
+        let mut f = finding(
+            &META,
+            if strong && s >= 0.5 { Severity::Warning } else { Severity::Info },
+            format!(
+                "requests written in small pieces answered only after a delayed ACK: {delayed} of {split} split requests waited {:.0} ms on average for their answer",
+                s * 1000.0 / delayed as f64
+            ),
+            "the process in the excerpt",
+            about,
+            &[("split_requests", split.into()), ("delayed", delayed.into()), ("delayed_s", serde_json::json!((s * 1e6).round() / 1e6))],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        let (conf, why) = if strong {
+            (Confidence::Medium, format!("{delayed} requests of two or more small writes, each answered {}-{} ms later, and no TCP_NODELAY in the lines", self.cfg.min_delay_ms, self.cfg.max_delay_ms))
+        } else {
+            (Confidence::Low, format!("{delayed} requests of small writes answered {}-{} ms later: too few to tell a delayed ACK from a slow peer", self.cfg.min_delay_ms, self.cfg.max_delay_ms))
+        };
+        vec![excerpt_finding(f, x, conf, &why)]
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding, wall_times};
+        use syslint_report::Confidence;
+        const READ: &[&str] = &["read", "recvfrom", "recv", "recvmsg"];
+        const WRITE: &[&str] = &["write", "sendto", "send", "sendmsg"];
+        // a delayed ACK is a time: strace -c without -w counts system time, not waits
+        if !wall_times(c) || !c.only.is_empty() {
+            return Vec::new();
+        }
+        let (reads, writes) = (c.calls(READ), c.calls(WRITE));
+        let read_s: f64 = c.rows.iter().filter(|r| READ.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
+        let all_s: f64 = c.rows.iter().filter_map(|r| r.seconds).sum();
+        if reads < 20 {
+            return Vec::new();
+        }
+        let avg_ms = read_s * 1000.0 / reads as f64;
+        let (lo, hi) = (self.cfg.min_delay_ms as f64, self.cfg.max_delay_ms as f64);
+        // two writes or more per answer, each read waiting about a delayed-ACK timer, the
+        // reads most of the time
+        if writes * 10 < reads * 18 || !(lo..=hi).contains(&avg_ms) || read_s * 2.0 < all_s {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("two writes per read and reads of {avg_ms:.0} ms each: {writes} writes, {reads} reads, {read_s:.2} s reading"),
+            subject,
+            about,
+            &[("reads", reads.into()), ("writes", writes.into()), ("read_ms_avg", serde_json::json!((avg_ms * 1e3).round() / 1e3))],
+        );
+        f.evidence = count_lines(c, &[READ, WRITE].concat());
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            &format!(
+                "{:.1} writes per read and {avg_ms:.0} ms per read, as a request in two small writes waiting for the peer's delayed ACK looks; a table shows neither the order of the calls nor their sizes, nor whether the peer is simply that slow",
+                writes as f64 / reads as f64
+            ),
+        )]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "with -T durations only (without them the lines of a client that set TCP_NODELAY before them look the same: quiet): per fd, requests of two or more writes of at most `max_write_bytes` (no MSG_MORE, no TCP_NODELAY/TCP_CORK in the lines) whose answering read took `min_delay_ms`-`max_delay_ms`, most split requests so, and one-write requests (if any) not as slow: 5 make medium (a warning from 0.5 s), 3 are info at low",
+            counts: "a table with wall-clock times (strace -c -w, perf trace -s, syscount -L; plain strace -c counts system time: quiet) with at least 20 reads, 1.8 writes or more per read, reads of `min_delay_ms`-`max_delay_ms` on average holding most of the time: info at low, since a table shows neither the order nor the sizes of the calls",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(fd) = sc.fd_num() else { return };
         let key = (cx.tgid, fd);
@@ -459,4 +598,32 @@ mod tests {
     fn tcp_nodelay_is_quiet() {
         assert!(check("nagle-delay", include_str!("../../fixtures/nagle-delay/c-nodelay-tail.strace")).is_empty());
     }
+
+    #[test]
+    fn excerpts_need_durations_and_tables_wall_times() {
+        use crate::check::check_counts;
+        use syslint_report::Confidence;
+        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/nagle-delay/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        // without durations the BAD lines are the GOOD ones: quiet on both
+        for v in ["c-two-writes", "c-nodelay"] {
+            for n in [10, 30, 100] {
+                assert!(check("nagle-delay", &lab(&format!("excerpts/{v}.{n}.txt"))).is_empty(), "{v}.{n}");
+            }
+        }
+        // the same client's -T -yy lines: each read 43-48 ms after two small writes
+        let f = check("nagle-delay", &lab("excerpts/c-two-writes.T.100.txt"));
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert!(check("nagle-delay", &lab("excerpts/c-nodelay.T.100.txt")).is_empty());
+        for tool in ["strace-cw", "perf", "syscount"] {
+            let f = check_counts("nagle-delay", &lab(&format!("counts/c-two-writes.{tool}.txt")));
+            assert_eq!(f.len(), 1, "{tool}");
+            assert_eq!((f[0].severity, f[0].confidence), (Severity::Info, Some(Confidence::Low)));
+            assert_eq!((f[0].metrics["writes"].as_u64(), f[0].metrics["reads"].as_u64()), (Some(121), Some(61)), "{tool}");
+            assert!(check_counts("nagle-delay", &lab(&format!("counts/c-nodelay.{tool}.txt"))).is_empty());
+        }
+        assert!(check_counts("nagle-delay", &lab("counts/c-two-writes.strace-c.txt")).is_empty());
+        assert!(check_counts("nagle-delay", &lab("counts/near-slow-server.strace-cw.txt")).is_empty());
+    }
+
 }

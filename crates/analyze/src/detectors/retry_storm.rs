@@ -479,8 +479,52 @@ impl Detector for RetryStorm {
     fn levels(&self) -> registry::Levels {
         registry::Levels {
             excerpt: "a connection attempt failing (connect = ECONNREFUSED/ETIMEDOUT/ENETUNREACH/EHOSTUNREACH, or the first read or write after a non-blocking connect) followed by a new socket or connect in the same thread, with no sleep or expired wait of 50 ms or more between: 5 such retries warn at medium, fewer are info at low; any backoff seen keeps it quiet",
-            counts: "none: strace -c counts a non-blocking connect's EINPROGRESS as an error, so a table cannot tell refused attempts from ordinary asynchronous connects, nor show the gaps between them",
+            counts: "a table with errors (not syscount; not limited with -e): at least 100 connects (beyond glibc's one per DNS lookup) nearly all failed, a new socket and a close for nearly each, fewer calls that moved data than half the connects, and fewer sleeps than a quarter of them: info at low. The errors alone do not tell it: strace -c counts a non-blocking connect's EINPROGRESS as an error like a refusal, so connections that then carry requests (connection-churn's) fail as many connects; what tells them is the data moved. A table cannot name the endpoint or show the gaps",
         }
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, data_calls, finding};
+        use syslint_report::Confidence;
+        if !c.errors_known || !c.only.is_empty() {
+            return Vec::new();
+        }
+        // glibc's resolver connects a UDP socket per lookup (one sendmmsg each): not attempts
+        let dns = c.calls(&["sendmmsg"]);
+        let connects = c.calls(&["connect"]).saturating_sub(dns);
+        let failed = c.errors(&["connect"]);
+        let sockets = c.calls(&["socket"]).saturating_sub(dns);
+        let closes = c.calls(&["close"]);
+        let data = data_calls(c);
+        let sleeps = c.calls(&["nanosleep", "clock_nanosleep", "clock_nanosleep_time64"]);
+        if connects < 100
+            || failed * 10 < connects * 9
+            || sockets * 10 < connects * 9
+            || closes * 10 < connects * 9
+            || data * 2 >= connects
+            || sleeps * 4 >= connects
+        {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let rate = c.per_second(connects).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("connection attempts that fail and are made again: {failed} of {connects} connects failed{rate}, a new socket for each, {data} calls moved data"),
+            subject,
+            about,
+            &[("connects", connects.into()), ("failed", failed.into()), ("sockets", sockets.into()), ("data_calls", data.into()), ("sleeps", sleeps.into())],
+        );
+        f.evidence = count_lines(c, &["socket", "connect", "close", "getsockopt", "poll", "nanosleep", "clock_nanosleep"]);
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            &format!(
+                "{failed} failed connects each with a new socket and a close, and almost nothing sent or received ({data} calls moved data), so the connections were not used: attempts, not churn; a table cannot say whether the errors were refusals or a non-blocking connect's EINPROGRESS, name the endpoint, or show the gaps between attempts ({sleeps} sleeps counted)"
+            ),
+        )]
     }
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -780,4 +824,27 @@ mod tests {
         assert_eq!(f[0].severity, Severity::Info);
         assert!(f[0].evidence[1].starts_with("write(4"), "{:?}", f[0].evidence);
     }
+
+    #[test]
+    fn tables_tell_attempts_from_connections_by_the_data_moved() {
+        use crate::check::check_counts;
+        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        // blocking (ECONNREFUSED) and non-blocking (EINPROGRESS) retries: no data moved
+        for v in ["c-now", "c-nonblock"] {
+            for tool in ["strace-c", "strace-cw", "perf"] {
+                let f = check_counts("retry-storm", &lab(&format!("retry-storm/counts/{v}.{tool}.txt")));
+                assert_eq!(f.len(), 1, "{v}.{tool}");
+                assert_eq!(f[0].severity, Severity::Info);
+                assert_eq!(f[0].metrics["connects"], 600, "{v}.{tool}");
+            }
+            // syscount counts no errors
+            assert!(check_counts("retry-storm", &lab(&format!("retry-storm/counts/{v}.syscount.txt"))).is_empty());
+        }
+        // a connection per request, each EINPROGRESS too, carries its request: churn, not retries
+        for tool in ["strace-c", "strace-cw", "perf"] {
+            assert!(check_counts("retry-storm", &lab(&format!("connection-churn/counts/py-new-conn.{tool}.txt"))).is_empty());
+            assert!(check_counts("retry-storm", &lab(&format!("retry-storm/counts/c-backoff.{tool}.txt"))).is_empty());
+        }
+    }
+
 }

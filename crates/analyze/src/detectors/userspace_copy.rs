@@ -246,6 +246,129 @@ impl Detector for UserspaceCopy {
         &META
     }
 
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        use crate::basis::{counted, excerpt_finding, finding};
+        use syslint_report::Confidence;
+        const READ: &[Sys] = &[Sys::Read, Sys::Pread64, Sys::Readv, Sys::Preadv, Sys::Preadv2];
+        const WRITE: &[Sys] = &[Sys::Write, Sys::Writev, Sys::Send, Sys::Sendto, Sys::Sendmsg];
+        const KERNEL_COPY: &[Sys] = &[Sys::Sendfile, Sys::Splice, Sys::CopyFileRange];
+        if x.calls.iter().any(|c| c.is(KERNEL_COPY)) {
+            return Vec::new();
+        }
+        // per thread: a read of n bytes, then the next write (no read between) of exactly n
+        // bytes to another fd is a copy pair. A transformation (TLS records, compression)
+        // changes the size; a write to a file is a copy between files (copy_file_range's),
+        // a read from a socket is a proxy's: neither counted.
+        let mut last: HashMap<u32, (i32, i64, usize)> = HashMap::default();
+        let (mut pairs, mut bytes, mut known) = (0u64, 0u64, 0u64);
+        let mut idx = Vec::new();
+        let kind = |c: &crate::basis::Call| c.target_kind;
+        for (i, c) in x.calls.iter().enumerate() {
+            let t = c.tid.0;
+            if c.is(READ) {
+                let n = c.ret.unwrap_or(0);
+                let file = kind(c).is_none_or(|k| k == TargetKind::File);
+                match (c.fd, n >= 1024 && file) {
+                    (Some(fd), true) => {
+                        last.insert(t, (fd, n, i));
+                    }
+                    _ => {
+                        last.remove(&t);
+                    }
+                }
+            } else if c.is(WRITE) {
+                let Some((rfd, n, ri)) = last.remove(&t) else { continue };
+                let to_socket = kind(c).is_none_or(TargetKind::is_socket);
+                if c.fd.is_some_and(|w| w != rfd) && c.ret == Some(n) && to_socket {
+                    pairs += 1;
+                    bytes += n as u64;
+                    if kind(&x.calls[ri]) == Some(TargetKind::File) && kind(c).is_some_and(TargetKind::is_socket) {
+                        known += 1;
+                    }
+                    if idx.len() < 8 {
+                        idx.push(ri);
+                        idx.push(i);
+                    }
+                }
+            }
+        }
+        if pairs < 4 || bytes < 128 * 1024 {
+            return Vec::new();
+        }
+        let sure = pairs >= 8 && known * 2 >= pairs;
+        let (_, about) = counted();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!(
+                "bytes read and written out again unchanged: {pairs} reads each followed by a write of the same {} to another fd ({} KiB) in the excerpt, no sendfile",
+                if pairs == 1 { "size" } else { "sizes" },
+                bytes / 1024
+            ),
+            "the process in the excerpt",
+            about,
+            &[("copy_pairs", pairs.into()), ("copied_bytes", bytes.into()), ("file_to_socket_pairs", known.into())],
+        );
+        f.evidence = x.evidence(&idx, 4);
+        let (conf, why) = if sure {
+            (
+                Confidence::Medium,
+                format!("{pairs} reads of a file each followed by a write of the same bytes to a socket; how much a run copies (the cost) is not in the lines"),
+            )
+        } else {
+            (
+                Confidence::Low,
+                format!("{pairs} reads each followed by a write of as many bytes to another fd; the lines do not say (no -yy, no open or accept in them) that the reads are of a file and the writes to a socket"),
+            )
+        };
+        vec![excerpt_finding(f, x, conf, &why)]
+    }
+
+    fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use syslint_report::Confidence;
+        const READ: &[&str] = &["read", "pread64", "readv", "preadv", "preadv2"];
+        const WRITE: &[&str] = &["write", "writev", "send", "sendto", "sendmsg"];
+        const KERNEL_COPY: &[&str] = &["sendfile", "sendfile64", "splice", "copy_file_range"];
+        // a socket in play: a program that never accepted, connected or used a socket call is
+        // copying between files or pipes (cat, dd), not serving
+        const NET: &[&str] = &["accept", "accept4", "connect", "socket", "sendto", "recvfrom", "sendmsg", "recvmsg"];
+        if !c.only.is_empty() || c.calls(KERNEL_COPY) > 0 || c.calls(NET) == 0 {
+            return Vec::new();
+        }
+        let (reads, writes, total) = (c.calls(READ), c.calls(WRITE), c.total_calls());
+        let (lo, hi) = (reads.min(writes), reads.max(writes));
+        if lo < 1000 || lo * 10 < hi * 8 || (reads + writes) * 2 < total {
+            return Vec::new();
+        }
+        let (subject, about) = counted();
+        let mut f = finding(
+            &META,
+            Severity::Info,
+            format!("reads and writes in equal numbers, no sendfile: {reads} reads, {writes} writes of {total} calls"),
+            subject,
+            about,
+            &[("reads", reads.into()), ("writes", writes.into()), ("calls", total.into())],
+        );
+        f.evidence = count_lines(c, &[READ, WRITE, NET].concat());
+        vec![counts_finding(
+            f,
+            c,
+            Confidence::Low,
+            &format!(
+                "{reads} reads and {writes} writes, {:.0}% of the calls, in a program that uses sockets and never sendfile; a table cannot say the reads are of files and the writes to sockets (a proxy relays socket to socket), nor that the bytes went out unchanged (TLS, compression)",
+                (reads + writes) as f64 * 100.0 / total.max(1) as f64
+            ),
+        )]
+    }
+
+    fn levels(&self) -> registry::Levels {
+        registry::Levels {
+            excerpt: "reads of at least 1 KiB each followed by a write of exactly as many bytes to another fd (a changed size is a transformation: TLS, compression), at least 4 such pairs and 128 KiB, no sendfile/splice in the lines: info, medium when 8 pairs show (-yy, or the open and accept in the lines) a file read and a socket written, else low; info, since the cost is how much a run copies",
+            counts: "read-family and write-family calls at least 1,000 each, within 20% of each other, half of all calls, a socket call in the table and no sendfile/splice/copy_file_range (not a table limited with -e): info at low, since a table cannot say the reads are of files and the writes to sockets, nor that the bytes went out unchanged",
+        }
+    }
+
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Ret::Ok { val, .. } = sc.ret else { return };
         if matches!(sc.sys, Sys::Execve | Sys::Execveat) {
@@ -492,4 +615,33 @@ mod tests {
         assert_eq!(all.len(), 1);
         assert!(all[0].metrics["copy_share"].as_f64().unwrap_or(1.0) < 0.05, "{:?}", all[0].metrics);
     }
+
+    #[test]
+    fn excerpts_and_tables_of_the_read_write_server() {
+        use crate::check::check_counts;
+        use syslint_report::Confidence;
+        // cut by lab/excerpts/cut.py from the .f trace: no -yy; the 30 and 100 lines hold the
+        // next request's open and accept, but most of their pairs are of fds opened before the
+        // lines, so they are low too
+        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/userspace-copy/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let f = check("userspace-copy", &lab("excerpts/c-readwrite.10.txt"));
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!((f[0].severity, f[0].confidence), (Severity::Info, Some(Confidence::Low)));
+        assert_eq!(f[0].metrics["copy_pairs"], 5);
+        assert_eq!(f[0].metrics["copied_bytes"], 5 * 65536);
+        for n in [10, 30, 100] {
+            assert!(check("userspace-copy", &lab(&format!("excerpts/c-sendfile.{n}.txt"))).is_empty());
+        }
+        for tool in ["strace-c", "strace-cw", "perf", "syscount"] {
+            let f = check_counts("userspace-copy", &lab(&format!("counts/c-readwrite.{tool}.txt")));
+            assert_eq!(f.len(), 1, "{tool}");
+            assert_eq!((f[0].severity, f[0].confidence), (Severity::Info, Some(Confidence::Low)));
+            // 80 requests of a 4 MiB file in 64 KiB reads and writes (and a header, an EOF); the reads
+            // also count the loader's two pread64
+            assert_eq!(f[0].metrics["writes"], 5201, "{tool}");
+            assert!(f[0].metrics["reads"].as_u64().is_some_and(|r| (5201..=5203).contains(&r)), "{tool}");
+            assert!(check_counts("userspace-copy", &lab(&format!("counts/c-sendfile.{tool}.txt"))).is_empty(), "{tool}");
+        }
+    }
+
 }
