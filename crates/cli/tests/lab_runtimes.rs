@@ -212,3 +212,43 @@ fn futex_contention_java_hot_lock_is_a_known_limitation() {
     let c = futex_waiters(&read_text(&lab_variant("futex-contention", "c-global", "f-tt-T-yy")));
     assert!(c.values().any(|(t, n)| t.len() == 8 && *n >= 1000), "{:?}", c.values().map(|(t, n)| (t.len(), n)).collect::<Vec<_>>());
 }
+
+#[test]
+fn fsync_storm_go_java_node() {
+    // 300 records of ~33 bytes (plus the final flush), each made durable on its own: Go's
+    // f.Sync() (fsync), Java's FileChannel.force(false) and Node's fs.fdatasyncSync (fdatasync)
+    for v in ["go-each", "java-each", "node-each"] {
+        let r = rec("fsync-storm", v);
+        let f = one(&r, "fsync-storm", v);
+        assert_eq!(metric(f, "flushes"), 301.0, "{v}");
+        assert_eq!(f.severity, Severity::Warning, "{v}");
+        for remedy in ["f.Sync() after the batch", "FileChannel.force(false)", "fdatasyncSync()"] {
+            assert!(f.fix.contains(remedy), "{v}: {remedy} not in {}", f.fix);
+        }
+    }
+    // one flush after the batch
+    for v in ["go-batch", "java-batch", "node-batch"] {
+        quiet("fsync-storm", v, "fsync-storm");
+    }
+}
+
+#[test]
+fn keepalive_stall_go_java_node() {
+    // a hand-written HTTP/1.1 keep-alive request read until the server closes (nginx,
+    // keepalive_timeout 2s). Java's blocking InputStream.read() waits in read(): seen
+    let r = rec("keepalive-stall", "java-raw");
+    let f = one(&r, "keepalive-stall", "java-raw");
+    assert!(metric(f, "stall_s") > 1.5, "{f:#?}");
+    assert!(f.fix.contains("java.net.http.HttpClient") && f.fix.contains("Content-Length bytes"), "{}", f.fix);
+    // Go's io.ReadAll(conn) and Node's 'end' event wait in epoll_wait for all sockets: the same
+    // 2 s stall is not seen (a documented limitation), though the trace shows it
+    for v in ["go-raw", "node-raw"] {
+        quiet("keepalive-stall", v, "keepalive-stall");
+        let r = rec("keepalive-stall", v);
+        assert!(r.summary.syscalls.iter().any(|s| s.name.starts_with("epoll")), "{v}");
+    }
+    // the runtimes' HTTP clients stop at Content-Length
+    for v in ["go-http", "java-http", "node-http"] {
+        quiet("keepalive-stall", v, "keepalive-stall");
+    }
+}
