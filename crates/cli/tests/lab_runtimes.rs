@@ -252,3 +252,31 @@ fn keepalive_stall_go_java_node() {
         quiet("keepalive-stall", v, "keepalive-stall");
     }
 }
+
+/// Run `lab/<lab>/runtimes/run.sh VARIANT` under strace now.
+fn live(lab: &str, variant: &str) -> Report {
+    let out = std::env::temp_dir().join(format!("syslint-live-rt-{lab}-{variant}-{}.strace", std::process::id()));
+    let script = root().join("lab").join(lab).join("runtimes/run.sh");
+    let o = std::process::Command::new(&script).arg(variant).arg(&out).args(["-f", "-tt", "-T", "-yy"]).output().unwrap();
+    assert!(o.status.success(), "{} {variant}: {}", script.display(), String::from_utf8_lossy(&o.stderr));
+    let r = analyze(&[&out]);
+    std::fs::remove_file(&out).ok();
+    r
+}
+
+#[test]
+fn live_small_io_go_java_node() {
+    for tool in ["strace", "node", "java", "javac"] {
+        assert!(have(tool), "{tool} is missing: scripts/test.sh installs what the live lab tests need");
+    }
+    assert!(have("go") || std::path::Path::new("/usr/local/go/bin/go").exists(), "go is missing (scripts/test.sh)");
+    for v in ["go-unbuffered", "java-unbuffered", "node-writesync"] {
+        let r = live("small-io", v);
+        let f = one(&r, "small-io", v);
+        assert_eq!((metric(f, "calls"), metric(f, "bytes")), (3000.0, 193_890.0), "live {v}");
+    }
+    for v in ["go-bufio64k", "java-buffered64k", "node-stream"] {
+        let r = live("small-io", v);
+        assert!(findings(&r, "small-io").is_empty(), "live {v}: {:#?}", findings(&r, "small-io"));
+    }
+}
