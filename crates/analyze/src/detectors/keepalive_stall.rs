@@ -31,8 +31,8 @@ connection open for its keep-alive timeout (nginx: 75 s by default, Apache httpd
 client waits all that time for an EOF that means nothing. Only waits that follow received data \
 count (a server waiting for the next request after its response is not a stall), and a stream \
 whose messages keep arriving at the same pace is left alone. Not seen: a client that waits in \
-epoll_wait for all its sockets at once (Go's runtime poller, Node's event loop, Java NIO \
-selectors): the wait names no socket, and an idle pooled keep-alive connection that the server \
+epoll_wait for all its sockets at once (Go's runtime poller, Node's event loop): the wait names \
+no socket, and an idle pooled keep-alive connection that the server \
 closes looks the same there (lab/keepalive-stall go-raw, node-raw: quiet).",
         why: "Every transfer takes up to the peer's idle timeout longer than it should. In the lab \
 (nginx with keepalive_timeout 2s on 127.0.0.1) a 4 MiB download has all its data after about \
