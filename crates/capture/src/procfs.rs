@@ -80,13 +80,15 @@ pub fn recording_line(tid: u32, t: &TaskFacts) -> String {
 
 /// A recording line back: (tid, facts); `None` when the line is not one (or is malformed).
 pub fn parse_recording_line(line: &str) -> Option<(u32, TaskFacts)> {
+    // pids as Linux gives them: 1 to PID_MAX_LIMIT (what the strace reader accepts too)
+    let pid = |s: &str| s.parse::<u32>().ok().filter(|p| (1..=4_194_304).contains(p));
     let r = line.strip_prefix(RECORDING_TAG)?;
     let mut it = r.splitn(4, ' ');
-    let tid = it.next()?.parse().ok()?;
-    let tgid = it.next()?.parse().ok()?;
+    let tid = pid(it.next()?)?;
+    let tgid = pid(it.next()?)?;
     let parent = match it.next()? {
         "-" => None,
-        p => Some(p.parse().ok()?),
+        p => Some(pid(p)?),
     };
     let comm = it.next().unwrap_or("").to_string();
     Some((tid, TaskFacts { tgid, parent, comm }))
@@ -148,6 +150,8 @@ mod tests {
         // anything else is not one
         assert_eq!(parse_recording_line("#syslint task x 1 2 a"), None);
         assert_eq!(parse_recording_line("#syslint task 1 2"), None);
+        assert_eq!(parse_recording_line("#syslint task 0 0 - zero"), None);
+        assert_eq!(parse_recording_line("#syslint task 5 4294967295 - big"), None);
         assert_eq!(parse_recording_line("123 read(3, \"\", 1) = 0"), None);
     }
 }
