@@ -14,6 +14,9 @@
 #                                                 registers the listener with EPOLLEXCLUSIVE itself
 #   nginx-reuseport                         GOOD  nginx `listen ... reuseport`
 #   nginx-mutex                             GOOD  nginx `accept_mutex on`
+#   uwsgi                                   BAD   uWSGI (Debian's), 4 pre-forked workers, defaults
+#   uwsgi-thunder-lock                      GOOD  the same with --thunder-lock (accept serialised)
+#   uwsgi-reuseport                         ?     the same with --reuse-port (README.md says)
 # Environment: WORKERS (4), CONNECTIONS (100 sequential connections from load.c, untraced),
 # PAUSE_MS (2, between connections). Loopback only; servers are stopped by PID; herd.c and
 # herd_asyncio.py exit after 30 s whatever happens, load.c after 60 s.
@@ -119,6 +122,24 @@ CONF
     server_pid="$(cat "$WORK/nginx.pid")"
     # the workers start after the pid file is written; the listener already queues connections
     sleep 0.5
+    ;;
+uwsgi | uwsgi-thunder-lock | uwsgi-reuseport)
+    command -v uwsgi >/dev/null || { echo "run.sh: uwsgi is not installed (apt-get install uwsgi-core uwsgi-plugin-python3)" >&2; exit 3; }
+    port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    printf 'def application(env, start_response):\n    start_response("200 OK", [("Content-Type", "text/plain")])\n    return [b"ok\\n"]\n' >"$WORK/app.py"
+    extra=()
+    [ "$variant" = uwsgi-thunder-lock ] && extra=(--thunder-lock)
+    [ "$variant" = uwsgi-reuseport ] && extra=(--reuse-port)
+    # --die-on-term: SIGTERM stops uWSGI 2.0 (it would reload); --harakiri-free, bounded by the
+    # load; the master is traced with its workers
+    "$STRACE" -o "$out" "$@" uwsgi --plugin python3 --master --processes "$WORKERS" --die-on-term \
+        --http-socket "127.0.0.1:$port" --wsgi-file "$WORK/app.py" --pidfile "$WORK/uwsgi.pid" \
+        --disable-logging "${extra[@]}" >"$WORK/uwsgi.log" 2>&1 &
+    strace_pid=$!
+    wait_for "$WORK/uwsgi.pid"
+    server_pid="$(cat "$WORK/uwsgi.pid")"
+    # the workers are forked after the pid file is written; the listener already queues
+    sleep 1
     ;;
 *)
     echo "run.sh: unknown variant $variant" >&2

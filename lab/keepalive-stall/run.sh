@@ -8,6 +8,7 @@
 #   BAD       py-eof py-timeout py-eof-fork php-feof server-py-eof (nginx traced as well)
 #   GOOD      py-length py-close php-length php-close php-wrapper
 #   near-miss py-reuse py-poll curl
+#   runtimes  go-raw java-raw node-raw (BAD), go-http java-http node-http (GOOD): runtimes/
 set -euo pipefail
 
 VARIANT="${1:?usage: run.sh VARIANT OUT [STRACE FLAGS...]}"
@@ -75,6 +76,18 @@ case "$VARIANT" in
     py-reuse) CMD=(python3 ./client.py "$PORT" reuse) ;;
     py-poll) CMD=(python3 ./client.py "$PORT" poll) ;;
     curl) CMD=(curl -sS -o /dev/null -o /dev/null "$URL" "$URL") ;;
+    go-raw|go-http)
+        GO="$(command -v go || echo /usr/local/go/bin/go)"
+        [ -x "$GO" ] || { echo "run.sh: go is required for $VARIANT" >&2; exit 3; }
+        GOTOOLCHAIN=local GOFLAGS=-trimpath "$GO" build -o get "$HERE/runtimes/get.go"
+        CMD=(./get "${VARIANT#go-}" "$PORT") ;;
+    java-raw|java-http)
+        command -v javac >/dev/null || { echo "run.sh: java/javac are required for $VARIANT" >&2; exit 3; }
+        javac -d "$DIR" "$HERE/runtimes/Get.java"
+        CMD=(java -Xshare:auto -XX:-UsePerfData -cp "$DIR" Get "${VARIANT#java-}" "$PORT") ;;
+    node-raw|node-http)
+        command -v node >/dev/null || { echo "run.sh: node is required for $VARIANT" >&2; exit 3; }
+        CMD=(node "$HERE/runtimes/get.js" "${VARIANT#node-}" "$PORT") ;;
     # nginx traced too: the client stalls, the server's own idle wait (epoll_wait, then close)
     # must not count; sh starts nginx, waits for it, runs the client, stops nginx by its PID
     server-py-eof)

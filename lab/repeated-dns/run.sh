@@ -65,8 +65,21 @@ trace() {
     (cd "$work" && "${NS[@]}" env -i PATH=/usr/bin:/bin HOME="$work" "${STRACE:-strace}" -o "$out" "${FLAGS[@]}" -- "$@" >/dev/null)
 }
 
+# trace_env: the same with GODEBUG passed through (go-cgo-each)
+trace_env() {
+    (cd "$work" && "${NS[@]}" env -i PATH=/usr/bin:/bin HOME="$work" GODEBUG="${GODEBUG:-}" "${STRACE:-strace}" -o "$out" "${FLAGS[@]}" -- "$@" >/dev/null)
+}
+
 client="$HERE/client.py"
 php_client="$HERE/fetch.php"
+RT="$HERE/runtimes"
+# go_build SRC: builds SRC (one file) into $work/prog with the Go toolchain (not traced)
+go_build() {
+    local go; go="$(command -v go || echo /usr/local/go/bin/go)"
+    [ -x "$go" ] || { echo "run.sh: go is required for $variant" >&2; exit 3; }
+    (cd "$work" && GOTOOLCHAIN=local GOFLAGS=-trimpath "$go" build -o prog "$1")
+}
+java_build() { need javac; need java; javac -d "$work" "$1"; }
 case "$variant" in
     py-resolve-each)     dns; trace python3 "$client" resolve-each 30 feed.lab.test "$port" ;;
     py-resolve-once)     dns; trace python3 "$client" resolve-once 30 feed.lab.test "$port" ;;
@@ -90,5 +103,13 @@ case "$variant" in
     php-fresh)           need php; dns; trace php "$php_client" fresh 20 "http://feed.lab.test:$port" ;;
     php-reuse)           need php; dns; trace php "$php_client" reuse 20 "http://feed.lab.test:$port" ;;
     php-share-dns)       need php; dns; trace php "$php_client" share-dns 20 "http://feed.lab.test:$port" ;;
+    go-each)             go_build "$RT/fetch.go"; dns; trace "$work/prog" each 20 feed.lab.test "$port" ;;
+    go-shared)           go_build "$RT/fetch.go"; dns; trace "$work/prog" shared 20 feed.lab.test "$port" ;;
+    go-cgo-each)         go_build "$RT/fetch.go"; dns; GODEBUG=netdns=cgo trace_env "$work/prog" each 20 feed.lab.test "$port" ;;
+    java-ttl0)           java_build "$RT/Fetch.java"; dns; trace java -Xshare:auto -Dsun.net.inetaddr.ttl=0 -cp "$work" Fetch 20 feed.lab.test "$port" ;;
+    java-default)        java_build "$RT/Fetch.java"; dns; trace java -Xshare:auto -cp "$work" Fetch 20 feed.lab.test "$port" ;;
+    node-fresh)          need node; dns; trace node "$RT/fetch.js" fresh 20 feed.lab.test "$port" ;;
+    node-keepalive)      need node; dns; trace node "$RT/fetch.js" keepalive 20 feed.lab.test "$port" ;;
+    node-cached-lookup)  need node; dns; trace node "$RT/fetch.js" cached 20 feed.lab.test "$port" ;;
     *) echo "run.sh: unknown variant $variant (see README.md)" >&2; exit 2 ;;
 esac

@@ -406,6 +406,17 @@ impl<R: Read> Tee<R> {
         Ok(Tee { inner, out, error: None })
     }
 
+    /// Write `text` into the recording only (what syslint knows that the stream does not
+    /// carry, e.g. [`crate::procfs::recording_line`]s), before the stream's next bytes.
+    pub fn record(&mut self, text: &str) {
+        if let Some(o) = self.out.as_mut() {
+            if let Err(e) = o.write_all(text.as_bytes()) {
+                self.error = Some(e);
+                self.out = None;
+            }
+        }
+    }
+
     /// Flush and close the recording.
     pub fn finish(&mut self) -> io::Result<()> {
         if let Some(mut o) = self.out.take() {

@@ -63,6 +63,37 @@ pub fn threads_of(pid: u32, tasks: &mut Tasks) {
     }
 }
 
+/// How a text recording of an attached strace keeps what /proc said (`trace -p PID --backend
+/// strace -o FILE`): strace cannot print it, so syslint writes one line per thread before
+/// strace's first line, `#syslint task TID TGID PPID COMM` (`PPID` `-` when there is none;
+/// `COMM` the rest of the line, maybe empty, control characters replaced by `?`). No line
+/// strace writes starts with `#`; the strace reader turns these back into the same
+/// [`syslint_event::EventKind::TaskKnown`] events the live analysis had.
+pub const RECORDING_TAG: &str = "#syslint task ";
+
+/// The recording line for thread `tid` (with its newline).
+pub fn recording_line(tid: u32, t: &TaskFacts) -> String {
+    let parent = t.parent.map_or_else(|| "-".to_string(), |p| p.to_string());
+    let comm: String = t.comm.chars().map(|c| if c.is_control() { '?' } else { c }).collect();
+    format!("{RECORDING_TAG}{tid} {} {parent} {comm}\n", t.tgid)
+}
+
+/// A recording line back: (tid, facts); `None` when the line is not one (or is malformed).
+pub fn parse_recording_line(line: &str) -> Option<(u32, TaskFacts)> {
+    // pids as Linux gives them: 1 to PID_MAX_LIMIT (what the strace reader accepts too)
+    let pid = |s: &str| s.parse::<u32>().ok().filter(|p| (1..=4_194_304).contains(p));
+    let r = line.strip_prefix(RECORDING_TAG)?;
+    let mut it = r.splitn(4, ' ');
+    let tid = pid(it.next()?)?;
+    let tgid = pid(it.next()?)?;
+    let parent = match it.next()? {
+        "-" => None,
+        p => Some(pid(p)?),
+    };
+    let comm = it.next().unwrap_or("").to_string();
+    Some((tid, TaskFacts { tgid, parent, comm }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +134,24 @@ mod tests {
         assert_eq!(status_field(s, "Tgid"), Some("812"));
         assert_eq!(status_field(s, "PPid"), Some("1"));
         assert_eq!(status_field(s, "Uid"), None);
+    }
+
+    #[test]
+    fn recording_lines_round_trip() {
+        let t = TaskFacts { tgid: 812, parent: Some(1), comm: "nginx: worker".into() };
+        let l = recording_line(815, &t);
+        assert_eq!(l, "#syslint task 815 812 1 nginx: worker\n");
+        assert_eq!(parse_recording_line(l.trim_end()), Some((815, t)));
+        // no parent, no name, a control character in the name
+        let t = TaskFacts { tgid: 7, parent: None, comm: String::new() };
+        assert_eq!(parse_recording_line(recording_line(7, &t).trim_end()), Some((7, t)));
+        let odd = TaskFacts { tgid: 9, parent: Some(2), comm: "a\nb".into() };
+        assert_eq!(parse_recording_line(recording_line(9, &odd).trim_end()).map(|(_, t)| t.comm), Some("a?b".into()));
+        // anything else is not one
+        assert_eq!(parse_recording_line("#syslint task x 1 2 a"), None);
+        assert_eq!(parse_recording_line("#syslint task 1 2"), None);
+        assert_eq!(parse_recording_line("#syslint task 0 0 - zero"), None);
+        assert_eq!(parse_recording_line("#syslint task 5 4294967295 - big"), None);
+        assert_eq!(parse_recording_line("123 read(3, \"\", 1) = 0"), None);
     }
 }

@@ -455,6 +455,15 @@ impl Parser {
             self.stats.ignored += 1;
             return true;
         }
+        // what /proc said about an attached process's threads, written by syslint into its
+        // text recording (strace never starts a line with `#`)
+        if s.starts_with(crate::procfs::RECORDING_TAG) {
+            let Some((tid, t)) = crate::procfs::parse_recording_line(s) else { return false };
+            let kind = EventKind::TaskKnown { tgid: syslint_event::Tgid(t.tgid), parent: t.parent.map(syslint_event::Tgid), comm: &t.comm };
+            self.stats.events += 1;
+            sink(&Event { tid: Tid(tid), ts_ns: None, kind });
+            return true;
+        }
         // `grep -A/-B/-C`'s separator between groups of matching lines
         if s == "--" {
             self.stats.ignored += 1;
@@ -1206,6 +1215,24 @@ mod tests {
         }
         p.finish(&mut |e: &Event| out.push(format!("{e:?}")));
         out
+    }
+
+    #[test]
+    fn syslint_task_lines_are_task_facts() {
+        // written by `trace -p --backend strace -o` before strace's own text
+        let out = one(&[
+            "#syslint task 812 812 1 postgres",
+            "#syslint task 815 812 - ",
+            "#syslint task 815 x",
+            "815  12:00:00.000001 getpid() = 812",
+        ]);
+        assert_eq!(out.len(), 3, "{out:#?}");
+        assert!(out[0].contains("TaskKnown") && out[0].contains("Tgid(812)") && out[0].contains("\"postgres\""), "{}", out[0]);
+        assert!(out[1].contains("TaskKnown") && out[1].contains("parent: None") && out[1].contains("comm: \"\""), "{}", out[1]);
+        assert!(out[2].contains("Getpid"), "{}", out[2]);
+        let mut p = Parser::new("t");
+        p.parse_line("#syslint task 815 x", 1, None, &mut |_: &Event| {});
+        assert_eq!(p.stats().unparsed, 1, "a malformed one is not silently dropped");
     }
 
     #[test]

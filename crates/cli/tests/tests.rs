@@ -62,6 +62,8 @@ mod lab_reopen_churn;
 mod lab_repeated_dns;
 #[path = "lab_retry_storm.rs"]
 mod lab_retry_storm;
+#[path = "lab_runtimes.rs"]
+mod lab_runtimes;
 #[path = "lab_small_io.rs"]
 mod lab_small_io;
 #[path = "lab_spawn_per_task.rs"]

@@ -54,6 +54,8 @@ impl Source for StraceSource {
         let mut tids: Vec<_> = tasks.into_iter().collect();
         tids.sort_unstable_by_key(|(tid, t)| (t.tgid, *tid));
         for (tid, t) in &tids {
+            // the recording keeps them too: strace's text cannot say who attached threads are
+            stream.record(&syslint_capture::procfs::recording_line(*tid, t));
             let kind = EventKind::TaskKnown { tgid: Tgid(t.tgid), parent: t.parent.map(Tgid), comm: &t.comm };
             sink.on_event(&Event { tid: Tid(*tid), ts_ns: None, kind });
         }

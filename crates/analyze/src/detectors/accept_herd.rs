@@ -49,7 +49,7 @@ Evidence: the listen() call when traced, failing accepts of different workers, a
 (nginx `listen ... reuseport;`, Python asyncio `create_server(..., reuse_port=True)` in each worker, \
 setsockopt(SO_REUSEPORT) before bind() in C), or EPOLLEXCLUSIVE on the shared socket \
 (epoll_ctl(EPOLL_CTL_ADD, fd, {EPOLLIN|EPOLLEXCLUSIVE}), Linux >= 4.5; nginx >= 1.11.3 does it with \
-epoll and accept_mutex off), or an accept lock (nginx `accept_mutex on;`).\n\n\
+epoll and accept_mutex off), or an accept lock (nginx `accept_mutex on;`, uWSGI `--thunder-lock`).\n\n\
 Wake one worker per connection. Give each worker its own listening socket with \
 SO_REUSEPORT (Linux >= 3.9: the kernel spreads connections across the sockets bound to the same \
 port): nginx `listen 80 reuseport;`, Python asyncio `loop.create_server(..., reuse_port=True)` in \
@@ -57,7 +57,10 @@ each worker, setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one) before bind() in eac
 keep the shared socket and register it with EPOLLEXCLUSIVE (Linux >= 4.5: \
 epoll_ctl(ep, EPOLL_CTL_ADD, fd, {EPOLLIN|EPOLLEXCLUSIVE}), which nginx >= 1.11.3 does itself with \
 the epoll method and accept_mutex off, the default). Or serialize accepts with a lock (nginx \
-`accept_mutex on;`). A blocking accept() on a shared socket also wakes only one waiter.",
+`accept_mutex on;`). A blocking accept() on a shared socket also wakes only one waiter. uWSGI \
+(pre-forked workers, `--processes N`) herds with its defaults: run it with `--thunder-lock`, which \
+serialises accept() between the workers; `--reuse-port` alone does not help there, as the master \
+binds the one socket that all workers inherit.",
         example: "C pre-fork epoll server, 4 workers sharing fd 5 (lab/accept-herd/traces/c-procs.f-tt-T-yy): \
 each connection wakes several workers, one accepts it, the others get EAGAIN\n    \
 14281 19:18:48.323021 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.005834>\n    \

@@ -60,7 +60,10 @@ one.",
 blocking read; PHP curl_multi: call curl_multi_select($mh, 1.0) between curl_multi_exec() calls and \
 usleep() when it returns -1; C libcurl: curl_multi_poll() (>= 7.66.0, also waits while no socket is \
 ready yet, e.g. during an async DNS lookup) or curl_multi_wait() with a timeout; threads: a condition \
-variable or eventfd instead of a flag loop.\n\n\
+variable or eventfd instead of a flag loop; Go: read through an *os.File or net.Conn (the runtime \
+poller waits in epoll_wait) instead of retrying syscall.Read on EAGAIN; Java: a Selector's select() \
+or a blocking channel instead of retrying a non-blocking read() that returns 0; Node: streams or \
+socket events instead of retrying fs.readSync() on EAGAIN.\n\n\
 Block instead of spinning: give the wait a real timeout, or use a blocking event loop. \
 PHP curl_multi: call curl_multi_select($mh, $timeout) between curl_multi_exec() calls; it blocks \
 until a transfer can make progress or the timeout strikes, and when it returns -1 (select failed) \
@@ -70,7 +73,13 @@ curl_multi_poll also waits when libcurl has no socket to offer yet (e.g. while a
 lookup is pending), where curl_multi_wait returns at once. Plain sockets: poll/epoll_wait with a \
 timeout (-1 to wait until ready) instead of 0, or a blocking read; never retry a non-blocking \
 read/accept on EAGAIN without waiting for readiness first. Threads: wait on a condition variable, \
-a futex, an eventfd or a pipe instead of a flag loop.",
+a futex, an eventfd or a pipe instead of a flag loop. Go: an fd opened with syscall.Open or \
+unix.Open and read with syscall.Read bypasses the runtime's poller; open it with os.OpenFile (or \
+os.NewFile, net.FileConn) and Read blocks the goroutine, not a thread, until epoll says the fd is \
+ready. Java: a non-blocking SocketChannel or Pipe.SourceChannel returns 0 from read() at once; \
+register it with a Selector and select(), or leave it blocking. Node: fs.readSync() on an fd \
+opened O_NONBLOCK throws EAGAIN at once; fs.createReadStream() or a net.Socket delivers the data \
+as an event while the loop sleeps in epoll_wait.",
         example: "PHP curl_multi_exec() loop without curl_multi_select() (lab/busy-poll/traces/php-spin.f-tt-T-yy):\n    \
 11528 19:18:42.541816 poll([{fd=6<TCP:[127.0.0.1:41750->127.0.0.1:38929]>, events=POLLIN|POLLPRI|POLLRDNORM|POLLRDBAND}], 1, 0) = 0 (Timeout) <0.000007>\n    \
 11528 19:18:42.541845 rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, NULL, 8) = 0 <0.000007>\n    \

@@ -80,7 +80,11 @@ host: multiplex them over one HTTP/2 connection (curl_multi with CURLMOPT_PIPELI
 CURLPIPE_MULTIPLEX, the default since curl 7.62.0, and CURLOPT_HTTP_VERSION \
 CURL_HTTP_VERSION_2TLS; curl CLI: `--parallel --http2`). nginx proxying to a backend: `keepalive N;` \
 in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";`. \
-Check the server keeps connections open (HTTP/1.1, no `Connection: close`). For an idle pool, \
+Go: one http.Client (or \
+http.Transport) for all requests, not one per request: its pool keeps idle connections, provided \
+each response body is read to EOF and closed. Node: an http.Agent({ keepAlive: true }) (the global \
+agent's default since Node 19) instead of `agent: false` or a new Agent per request. Check the \
+server keeps connections open (HTTP/1.1, no `Connection: close`). For an idle pool, \
 size it to the requests actually in flight. On the server side the finding's fix depends on who \
 closed: the server's keep-alive settings (nginx `keepalive_timeout`, FastCGI `fastcgi_keep_conn on`, \
 gunicorn's worker class, uWSGI `--http-keepalive`, Node `keepAliveTimeout`) when it closed, the \

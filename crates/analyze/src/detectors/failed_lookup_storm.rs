@@ -46,7 +46,11 @@ the span of the failures); with -T `failed_time_s` (time inside the failed calls
 first failures, the lookup that ended the first search, the last failure.",
         fix: "Name files by absolute path so nothing is searched: in PHP `require __DIR__ . \
 '/lib/file.php'` instead of a bare name resolved through include_path; run helpers by absolute path \
-instead of a PATH search; in C resolve a search once and keep the full path. Otherwise shorten the \
+instead of a PATH search; in C resolve a search once and keep the full path; in Go call \
+exec.LookPath once and pass exec.Command the absolute path (exec.Command(\"name\") searches PATH \
+again each time); in Java put the directory or jar that holds most classes first on the class \
+path (every directory ahead of it is searched for every class loaded; entries that do not exist \
+are dropped after the first miss). Otherwise shorten the \
 search path and put the directory that holds the files first (PHP include_path, PYTHONPATH, \
 LD_LIBRARY_PATH, PATH), dropping entries that do not exist. PHP's realpath cache \
 (realpath_cache_size, realpath_cache_ttl) stores only paths that exist, so raising it does not stop \

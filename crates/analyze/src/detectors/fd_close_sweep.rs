@@ -43,7 +43,13 @@ close_range() closes every fd in a range in one system call, whatever the limit;
 glibc's posix_spawn file actions and recent runtimes use it (or /proc/self/fd) already, so a sweep \
 usually comes from hand-written fork/exec code or an old library. Where the sweep cannot be changed, \
 a lower soft limit for the service (LimitNOFILE=1024:524288 keeps the hard limit for programs that \
-raise their own) shortens every sweep.",
+raise their own) shortens every sweep. Go's os/exec, Java's ProcessBuilder (OpenJDK 17 lists \
+/proc/self/fd in the child) and Node's child_process (libuv opens everything O_CLOEXEC) do not \
+sweep; a sweep in such a process comes from native code or a C helper it runs. Mind that Java \
+(HotSpot's MaxFDLimit) and Node raise their own soft nofile limit to the hard limit at start-up, \
+and their children inherit it (Go raises it too but gives children the original limit): a \
+helper that sweeps, started from Java or Node, sweeps up to the hard limit, so there only a lower \
+hard limit shortens it.",
         example: "C child closing every fd up to the nofile limit of 16,384 before exec \
 (lab/fd-close-sweep/traces/c-close.f-tt-T-yy.strace.gz, the first calls of its first sweep):\n    \
 32227 10:18:25.324700 close(3</dev/null<char 1:3>>) = 0 <0.000059>\n    \

@@ -59,7 +59,9 @@ one transaction (BEGIN ... COMMIT; in Python's sqlite3 one `with conn:` block or
 single commit(), not autocommit or commit() per row), or use PRAGMA journal_mode=WAL with PRAGMA \
 synchronous=NORMAL, where commits append to the -wal file and only checkpoints sync. In your own \
 code write the records and call fdatasync() once per batch instead of fsync() after each; open with \
-O_SYNC/O_DSYNC only files whose every write must be durable when write() returns.",
+O_SYNC/O_DSYNC only files whose every write must be durable when write() returns. Go: one \
+f.Sync() after the batch, not after each Write; Java: one FileChannel.force(false) (fdatasync) \
+after the batch; Node: one fs.fdatasync()/fdatasyncSync() after the batch.",
         example: "Python's sqlite3 inserting one row per transaction (autocommit), one of 500 \
 (lab/fsync-storm, sqlite-py-autocommit.f-tt-T-yy; the pwrite64 calls in between are left out):
     13533 19:13:14.476504 openat(AT_FDCWD</var/tmp/syslint-lab-fsync.YjlzeN>, \"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\", O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC, 0644) = 4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal> <0.000021>

@@ -30,7 +30,10 @@ HTTP/1.1 client that reads \"until EOF\" from a keep-alive server: the server ke
 connection open for its keep-alive timeout (nginx: 75 s by default, Apache httpd 2.4: 5 s), and the \
 client waits all that time for an EOF that means nothing. Only waits that follow received data \
 count (a server waiting for the next request after its response is not a stall), and a stream \
-whose messages keep arriving at the same pace is left alone.",
+whose messages keep arriving at the same pace is left alone. Not seen: a client that waits in \
+epoll_wait for all its sockets at once (Go's runtime poller, Node's event loop): the wait names \
+no socket, and an idle pooled keep-alive connection that the server \
+closes looks the same there (lab/keepalive-stall go-raw, node-raw: quiet).",
         why: "Every transfer takes up to the peer's idle timeout longer than it should. In the lab \
 (nginx with keepalive_timeout 2s on 127.0.0.1) a 4 MiB download has all its data after about \
 0.1 s and then waits 1.9 s more: over 90% of the transfer is waiting. Against a default nginx \
@@ -51,7 +54,9 @@ response. In PHP do not loop `while (!feof($fp)) fread($fp, ...)` on an fsockope
 feof() only turns true when the server closes the connection; read Content-Length bytes, or use \
 file_get_contents()/fopen() on the http:// URL (PHP's http wrapper sends `Connection: close`) \
 or the curl extension. In Python use http.client or requests, in C libcurl: they honour the \
-framing and reuse or close the connection themselves.",
+framing and reuse or close the connection themselves; so do Go's net/http, Node's http and \
+Java's java.net.http.HttpClient. With a raw java.net.Socket (or net.Conn, net.Socket) read \
+Content-Length bytes instead of reading until read() returns -1 (io.ReadAll, the 'end' event).",
         example: r#"lab/keepalive-stall php-feof (traces/php-feof.tt-T): php client.php (fsockopen, an HTTP/1.1
 keep-alive request, a feof/fread loop) against nginx with keepalive_timeout 2s. fd 4 is the
 connection to nginx; the 4 MiB body has arrived, then (trace lines indented by a tab):

@@ -58,8 +58,15 @@ CURLOPT_DNS_CACHE_TIMEOUT, 60 s by default), or share the DNS cache between hand
 handle (curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS), plus CURL_LOCK_DATA_CONNECT to \
 reuse connections); easy handles in one multi handle share its DNS cache. curl CLI: one \
 invocation with all the URLs. Python: keep one http.client connection or a requests.Session per \
-host, or call socket.getaddrinfo once and connect to the address. Many processes resolving the \
-same names: run a local caching resolver (nscd with `enable-cache hosts yes`, \
+host, or call socket.getaddrinfo once and connect to the address. Go: share one http.Client \
+(or http.Transport) instead of making one per request: its pool keeps the connection, and Go's \
+resolver (pure Go or cgo) keeps no answers, so every new connection looks the name up again. \
+Java: InetAddress keeps answers for networkaddress.cache.ttl seconds (30 by default without a \
+security manager); a ttl of 0 (-Dsun.net.inetaddr.ttl=0, often set for fast DNS failover) makes \
+every new Socket ask DNS again: keep it positive. Node: dns.lookup(), which http and net use, \
+keeps no answers: reuse connections with an http.Agent({ keepAlive: true }) (the global agent's \
+default since Node 19), or pass a caching function as the `lookup` option. Many processes \
+resolving the same names: run a local caching resolver (nscd with `enable-cache hosts yes`, \
 systemd-resolved, or dnsmasq) so repeats are answered from memory.",
         example: "    9357  18:13:10.947061 newfstatat(AT_FDCWD</work/main/demo>, \"/etc/resolv.conf\", {st_mode=S_IFREG|0755, st_size=25, ...}, 0) = 0 <0.000012>
     9357  18:13:10.947168 openat(AT_FDCWD</work/main/demo>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 4</etc/hosts> <0.000015>

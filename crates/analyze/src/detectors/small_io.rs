@@ -58,7 +58,12 @@ fread() asks for), or stream_set_read_buffer($fp, 0) with a large fread(), \
 stream_copy_to_stream() or file_get_contents() for whole files. Python: read(1 << 20) instead of \
 small reads, open(path, 'wb', buffering=1 << 20) or io.BufferedWriter for writes; do not \
 os.write() or print(..., flush=True) every line; logging's StreamHandler/FileHandler flush after \
-every record, so batch records (format them into one string) before writing.",
+every record, so batch records (format them into one string) before writing. Go: an *os.File has \
+no buffer (each Write or fmt.Fprintf is a write(2)): wrap it in bufio.NewWriterSize(f, 64<<10) and \
+Flush() at the end (bufio.NewWriter's default is 4 KiB). Java: wrap a FileOutputStream in new \
+BufferedOutputStream(out, 1 << 16) (the default buffer is 8 KiB); FileOutputStream.write() is a \
+write(2) per call. Node: fs.createWriteStream() instead of fs.writeSync() per line (lines \
+written while one write is in flight go out together in one writev(2)).",
         example: r#"lab/small-io c-4k: ./copy 4096 www/big.bin out.bin copies 100 MiB in 4 KiB pieces
 (trace lines indented by a tab):
 	3017  19:20:28.557868 read(3</tmp/syslint-lab-smallio.Psv38Q/www/big.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000015>

@@ -55,7 +55,12 @@ PTHREAD_MUTEX_ADAPTIVE_NP spins longer), or spin a bounded number of times with 
 instruction before blocking. Size thread pools to the CPUs the process may use (sched_getaffinity, \
 the cgroup's cpu.max), not to the host's core count. Go: since Go 1.25 GOMAXPROCS follows the \
 container's CPU limit by default; older versions need GOMAXPROCS set by hand (or \
-go.uber.org/automaxprocs).",
+go.uber.org/automaxprocs). Go's own spinning does not show here: runtime.Gosched() and the \
+scheduler's search for work stay in user space, and the runtime's locks yield once before they \
+sleep in futex(), a pattern this detector leaves alone (lab/yield-spin: 64 goroutines on a \
+Gosched spin lock with GOMAXPROCS=64 on 2 cores ran 10x longer and used 9x the CPU of \
+GOMAXPROCS=2, with about 1,200 sched_yield calls in all): measure that with CPU time (user time \
+far above wall time), not with syscalls.",
         example: "8 threads of a test-and-set spinlock that yields, on 2 cores, the holder sleeping 500 us \
 under the lock (lab/yield-spin/traces/c-spin.f-tt-T-yy.strace.gz): thread 15680 holds the lock, the \
 others yield to each other until it lets go:\n    \
