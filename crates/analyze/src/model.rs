@@ -149,7 +149,7 @@ pub struct Model {
 }
 
 /// Decorations remembered per side (see `Model::deco_targets`).
-const MAX_DECO_MEMO: usize = 1 << 16;
+const MAX_DECO_MEMO: usize = 1 << 12;
 
 /// Which end of a connection names it: the remote end for connections we opened, the local
 /// end for connections we accepted, a guess when the trace did not show how it was made.
