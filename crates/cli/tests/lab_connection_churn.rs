@@ -455,3 +455,24 @@ fn refused_non_blocking_connects_are_no_connections() {
         assert!(findings(&r, DET).is_empty(), "{v}: {:#?}", findings(&r, DET));
     }
 }
+
+#[test]
+fn redis_client_per_request() {
+    // lab/connection-churn/redis: redis-py, 200 requests (a SET and a GET each) against a
+    // redis-server on loopback; a new redis.Redis per request opens a connection per request
+    let r = analyze(&[&lab_trace(LAB, "redis-new-client.f-tt-T-yy.strace.gz")]);
+    let f = findings(&r, DET);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    let f = f[0];
+    assert_eq!(metric(f, "connections"), 200.0, "{f:#?}");
+    assert_eq!(metric(f, "requests"), 400.0, "{f:#?}");
+    assert_eq!(metric(f, "requests_per_connection"), 2.0, "{f:#?}");
+    assert!(is_loopback_endpoint(&f.subject), "{}", f.subject);
+    // a loopback connect costs microseconds: worth naming, not a warning
+    assert_eq!(f.severity, Severity::Info, "{f:#?}");
+    assert!(f.fix.contains("redis-py: one redis.Redis"), "{}", f.fix);
+    // the fix it names: one client for the program, its pool keeping one connection
+    let good = analyze(&[&lab_trace(LAB, "redis-one-client.f-tt-T-yy.strace.gz")]);
+    assert!(findings(&good, DET).is_empty(), "{:#?}", findings(&good, DET));
+    assert_eq!(syscall(&good, "connect").calls, 1, "one connection for 400 commands");
+}

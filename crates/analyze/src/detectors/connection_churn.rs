@@ -83,7 +83,11 @@ in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Conne
 Go: one http.Client (or \
 http.Transport) for all requests, not one per request: its pool keeps idle connections, provided \
 each response body is read to EOF and closed. Node: an http.Agent({ keepAlive: true }) (the global \
-agent's default since Node 19) instead of `agent: false` or a new Agent per request. Check the \
+agent's default since Node 19) instead of `agent: false` or a new Agent per request. Redis and \
+database clients: create the client once per process and share it, not per request (redis-py: \
+one redis.Redis, whose ConnectionPool keeps the connection; go-redis: one redis.Client; Jedis: a \
+JedisPool; database drivers: the driver's or framework's pool, e.g. SQLAlchemy's engine or \
+HikariCP, or PgBouncer/ProxySQL in front of PostgreSQL/MySQL). Check the \
 server keeps connections open (HTTP/1.1, no `Connection: close`). For an idle pool, \
 size it to the requests actually in flight. On the server side the finding's fix depends on who \
 closed: the server's keep-alive settings (nginx `keepalive_timeout`, FastCGI `fastcgi_keep_conn on`, \
