@@ -34,6 +34,9 @@ have mount || need+=(mount)
 have ps || need+=(procps)
 have script || need+=(bsdutils)                      # small-io: writes to a terminal
 have chromium || need+=(chromium)                    # the HTML report in a headless browser
+# the tables people paste, made afresh by the tools (pasted_labs::tables_the_installed_tools_make_now)
+have perf || need+=(linux-perf)                      # perf trace -s
+[ -x /usr/sbin/syscount ] || need+=(libbpf-tools)    # syscount -L
 # the live server suite (crates/cli/tests/servers_live.rs: tests/fixtures/servers/record-*.sh)
 have redis-server || need+=(redis-server)
 have redis-benchmark || need+=(redis-tools)

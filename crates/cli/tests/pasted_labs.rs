@@ -321,3 +321,44 @@ fn full_traces_stay_full_traces() {
     assert_eq!(f.confidence, Some(Confidence::High));
     assert!(f.confirm.as_deref().is_some_and(|c| c.contains("syslint diff")));
 }
+
+/// The tables the tools installed here make now (strace -c and -c -w, perf trace -s,
+/// libbpf-tools syscount -L), of busy-poll's lab pair run afresh through lab/counts/tracer.sh:
+/// the readers hold for the versions this machine has, not only for the recorded tables.
+#[test]
+#[cfg_attr(not(syslint_root), ignore = "needs root: perf trace and syscount trace the kernel")]
+fn tables_the_installed_tools_make_now() {
+    for tool in ["strace", "perf", "bash"] {
+        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it");
+    }
+    assert!(
+        std::path::Path::new("/usr/sbin/syscount").exists(),
+        "libbpf-tools' syscount is missing: scripts/test.sh installs it"
+    );
+    let tracer = root().join("lab/counts/tracer.sh");
+    for tool in ["strace-c", "strace-cw", "perf", "syscount"] {
+        for (variant, spins) in [("c-poll0", true), ("c-timeout", false)] {
+            let out = std::env::temp_dir().join(format!("syslint-live-table-{variant}-{tool}-{}.txt", std::process::id()));
+            let o = std::process::Command::new("bash")
+                .arg(root().join("lab/busy-poll/run.sh"))
+                .args([variant, out.to_str().unwrap_or_default(), tool])
+                .env("STRACE", &tracer)
+                .output()
+                .expect("run.sh");
+            assert!(o.status.success(), "{variant} {tool}: {}", stderr(&o));
+            let r = analyze(&[&out]);
+            std::fs::remove_file(&out).ok();
+            std::fs::remove_file(out.with_extension("txt.cmd")).ok();
+            let what = format!("{variant} counted by {tool}");
+            assert_eq!(r.capture.basis.as_ref().map(|b| b.kind), Some(BasisKind::Counts), "{what}");
+            let f = findings(&r, "busy-poll");
+            if spins {
+                assert_eq!(f.len(), 1, "{what}: {:#?}", r.findings);
+                assert!(f[0].severity <= Severity::Warning, "{what}: a table-only finding is never an error");
+                assert!(f[0].confidence.is_some(), "{what}");
+            } else {
+                assert!(r.findings.iter().all(|f| f.severity < Severity::Warning), "{what}: {:#?}", r.findings);
+            }
+        }
+    }
+}
