@@ -92,7 +92,15 @@ trace_server() {
     srv=$!
 }
 stop_server() {
-    local sig="$1" child
+    local sig="$1" child size=-1
+    # let the traced server finish what the client left it (the last close, read after the
+    # client's last answer): on a loaded machine the signal could otherwise come first.
+    # Settled when the trace stops growing for 0.2 s; 5 s at most.
+    for _ in $(seq 25); do
+        [ "$(stat -c %s "$out" 2>/dev/null || echo 0)" = "$size" ] && break
+        size="$(stat -c %s "$out" 2>/dev/null || echo 0)"
+        sleep 0.2
+    done
     child="$(pgrep -P "$srv" | head -n1 || true)"
     [ -n "$child" ] && kill "-$sig" "$child" 2>/dev/null || true
     wait "$srv" 2>/dev/null || true
