@@ -459,7 +459,11 @@ impl Parser {
         // text recording (strace never starts a line with `#`)
         if s.starts_with(crate::procfs::RECORDING_TAG) {
             let Some((tid, t)) = crate::procfs::parse_recording_line(s) else { return false };
-            let kind = EventKind::TaskKnown { tgid: syslint_event::Tgid(t.tgid), parent: t.parent.map(syslint_event::Tgid), comm: &t.comm };
+            let kind = EventKind::TaskKnown {
+                tgid: syslint_event::Tgid(t.tgid),
+                parent: t.parent.map(syslint_event::Tgid),
+                comm: &t.comm,
+            };
             self.stats.events += 1;
             sink(&Event { tid: Tid(tid), ts_ns: None, kind });
             return true;
@@ -1227,8 +1231,16 @@ mod tests {
             "815  12:00:00.000001 getpid() = 812",
         ]);
         assert_eq!(out.len(), 3, "{out:#?}");
-        assert!(out[0].contains("TaskKnown") && out[0].contains("Tgid(812)") && out[0].contains("\"postgres\""), "{}", out[0]);
-        assert!(out[1].contains("TaskKnown") && out[1].contains("parent: None") && out[1].contains("comm: \"\""), "{}", out[1]);
+        assert!(
+            out[0].contains("TaskKnown") && out[0].contains("Tgid(812)") && out[0].contains("\"postgres\""),
+            "{}",
+            out[0]
+        );
+        assert!(
+            out[1].contains("TaskKnown") && out[1].contains("parent: None") && out[1].contains("comm: \"\""),
+            "{}",
+            out[1]
+        );
         assert!(out[2].contains("Getpid"), "{}", out[2]);
         let mut p = Parser::new("t");
         p.parse_line("#syslint task 815 x", 1, None, &mut |_: &Event| {});

@@ -30,7 +30,10 @@ fn small_io_go_java_node() {
     for (v, prog) in [("go-unbuffered", "lines"), ("java-unbuffered", "java"), ("node-writesync", "node")] {
         let r = rec("small-io", v);
         let f = one(&r, "small-io", v);
-        assert!(f.message.contains(&format!("({prog}) wrote 189.3 KiB to ")) && f.subject.ends_with("app.log"), "{v}: {f:#?}");
+        assert!(
+            f.message.contains(&format!("({prog}) wrote 189.3 KiB to ")) && f.subject.ends_with("app.log"),
+            "{v}: {f:#?}"
+        );
         assert_eq!(metric(f, "calls"), 3000.0, "{v}");
         assert_eq!(metric(f, "bytes"), 193_890.0, "{v}");
         assert_eq!(metric(f, "saved_calls_64k"), 2997.0, "{v}");
@@ -51,7 +54,9 @@ fn small_io_go_java_node() {
 #[test]
 fn busy_poll_go_java_node() {
     // a non-blocking read retried on EAGAIN until a line arrives 0.3 s later
-    for (v, prog, min_spins) in [("go-spin", "wait", 5000.0), ("java-spin", "java", 1000.0), ("node-spin", "node", 500.0)] {
+    for (v, prog, min_spins) in
+        [("go-spin", "wait", 5000.0), ("java-spin", "java", 1000.0), ("node-spin", "node", 500.0)]
+    {
         let r = rec("busy-poll", v);
         let f = findings(&r, "busy-poll");
         assert!(!f.is_empty(), "{v}");
@@ -75,7 +80,8 @@ fn repeated_dns_go_java_node() {
     // 20 requests, a new connection each, the name looked up through the lab's private resolver
     // (A and AAAA: 40 queries). Go's pure resolver asks A and AAAA from two goroutines that may
     // run on different threads, and lookups are counted per thread: 20 to 40 (32 recorded)
-    for (v, lo, hi) in [("go-each", 20.0, 40.0), ("go-cgo-each", 20.0, 20.0), ("java-ttl0", 20.0, 20.0), ("node-fresh", 20.0, 20.0)]
+    for (v, lo, hi) in
+        [("go-each", 20.0, 40.0), ("go-cgo-each", 20.0, 20.0), ("java-ttl0", 20.0, 20.0), ("node-fresh", 20.0, 20.0)]
     {
         let r = rec("repeated-dns", v);
         let f = one(&r, "repeated-dns", v);
@@ -102,7 +108,11 @@ fn repeated_dns_go_java_node() {
     }
     let f = rec("repeated-dns", "go-each");
     let churn = one(&f, "connection-churn", "go-each");
-    assert!(churn.fix.contains("http.Agent({ keepAlive: true })") && churn.fix.contains("one http.Client"), "{}", churn.fix);
+    assert!(
+        churn.fix.contains("http.Agent({ keepAlive: true })") && churn.fix.contains("one http.Client"),
+        "{}",
+        churn.fix
+    );
 }
 
 #[test]
@@ -140,7 +150,8 @@ fn fd_close_sweep_runtimes_do_not_sweep() {
         let t = read_text(&lab_variant("fd-close-sweep", v, "f-tt-T-yy"));
         assert!(t.contains("prlimit64(0, RLIMIT_NOFILE, {rlim_cur=20000, rlim_max=20000}"), "{v}");
     }
-    let fix = syslint_analyze::registry::ENTRIES.iter().find(|e| e.meta.name == "fd-close-sweep").unwrap().meta.docs.fix;
+    let fix =
+        syslint_analyze::registry::ENTRIES.iter().find(|e| e.meta.name == "fd-close-sweep").unwrap().meta.docs.fix;
     assert!(fix.contains("ProcessBuilder") && fix.contains("MaxFDLimit"));
 }
 
@@ -210,7 +221,11 @@ fn futex_contention_java_hot_lock_is_a_known_limitation() {
     }
     // the C program with one pthread mutex, for contrast: 8 threads wait on one word
     let c = futex_waiters(&read_text(&lab_variant("futex-contention", "c-global", "f-tt-T-yy")));
-    assert!(c.values().any(|(t, n)| t.len() == 8 && *n >= 1000), "{:?}", c.values().map(|(t, n)| (t.len(), n)).collect::<Vec<_>>());
+    assert!(
+        c.values().any(|(t, n)| t.len() == 8 && *n >= 1000),
+        "{:?}",
+        c.values().map(|(t, n)| (t.len(), n)).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -257,7 +272,8 @@ fn keepalive_stall_go_java_node() {
 fn live(lab: &str, variant: &str) -> Report {
     let out = std::env::temp_dir().join(format!("syslint-live-rt-{lab}-{variant}-{}.strace", std::process::id()));
     let script = root().join("lab").join(lab).join("runtimes/run.sh");
-    let o = std::process::Command::new(&script).arg(variant).arg(&out).args(["-f", "-tt", "-T", "-yy"]).output().unwrap();
+    let o =
+        std::process::Command::new(&script).arg(variant).arg(&out).args(["-f", "-tt", "-T", "-yy"]).output().unwrap();
     assert!(o.status.success(), "{} {variant}: {}", script.display(), String::from_utf8_lossy(&o.stderr));
     let r = analyze(&[&out]);
     std::fs::remove_file(&out).ok();

@@ -338,7 +338,8 @@ fn tables_the_installed_tools_make_now() {
     let tracer = root().join("lab/counts/tracer.sh");
     for tool in ["strace-c", "strace-cw", "perf", "syscount"] {
         for (variant, spins) in [("c-poll0", true), ("c-timeout", false)] {
-            let out = std::env::temp_dir().join(format!("syslint-live-table-{variant}-{tool}-{}.txt", std::process::id()));
+            let out =
+                std::env::temp_dir().join(format!("syslint-live-table-{variant}-{tool}-{}.txt", std::process::id()));
             let o = std::process::Command::new("bash")
                 .arg(root().join("lab/busy-poll/run.sh"))
                 .args([variant, out.to_str().unwrap_or_default(), tool])

@@ -198,7 +198,11 @@ fn attach_for_a_bounded_time_and_record(b: &str) {
     if b == "strace" {
         let text = read_text(&rec);
         let first = text.lines().next().unwrap_or("");
-        assert_eq!(first, format!("#syslint task {0} {0} {1} sh", w.id(), std::process::id()), "the recording's first line");
+        assert_eq!(
+            first,
+            format!("#syslint task {0} {0} {1} sh", w.id(), std::process::id()),
+            "the recording's first line"
+        );
         assert_eq!(again.capture.unparsed_lines, 0, "{:?}", again.capture.unparsed_samples);
     }
     if b == "strace" {
