@@ -80,8 +80,8 @@ pub fn recording_line(tid: u32, t: &TaskFacts) -> String {
 
 /// A recording line back: (tid, facts); `None` when the line is not one (or is malformed).
 pub fn parse_recording_line(line: &str) -> Option<(u32, TaskFacts)> {
-    // pids as Linux gives them: 1 to PID_MAX_LIMIT (what the strace reader accepts too)
-    let pid = |s: &str| s.parse::<u32>().ok().filter(|p| (1..=4_194_304).contains(p));
+    // pids as Linux gives them, as the strace reader takes them: 1 to PID_MAX_LIMIT
+    let pid = |s: &str| s.parse::<u32>().ok().filter(|&p| p >= 1 && u64::from(p) <= crate::strace::PID_MAX);
     let r = line.strip_prefix(RECORDING_TAG)?;
     let mut it = r.splitn(4, ' ');
     let tid = pid(it.next()?)?;

@@ -139,7 +139,7 @@ enum Rejoin {
 }
 
 /// Largest pid Linux can give (PID_MAX_LIMIT on 64-bit); larger numbers are timestamps.
-const PID_MAX: u64 = 4_194_304;
+pub(crate) const PID_MAX: u64 = 4_194_304;
 
 /// `strace: Process 1 attached`, `/usr/bin/strace: ...` -> the text after `strace: `.
 fn strace_note(s: &str) -> Option<&str> {
@@ -1041,7 +1041,6 @@ struct Call<'a> {
     dur_ns: Option<u64>,
 }
 
-/// Split `name(args) = ret [<dur>]`. `name_len` is the length of the name before `(`.
 /// `s` without its leading ASCII spaces (what `trim_start_matches(' ')` gives, by bytes: the
 /// char searcher cost ~35 instructions a line).
 #[inline]
@@ -1050,6 +1049,7 @@ fn skip_spaces(s: &str) -> &str {
     &s[n..]
 }
 
+/// Split `name(args) = ret [<dur>]`. `name_len` is the length of the name before `(`.
 fn split_call(s: &str, name_len: usize) -> Option<Call<'_>> {
     let mut body = s.trim_ascii_end();
     // -T: trailing `<0.000123>`

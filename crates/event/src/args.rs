@@ -48,6 +48,13 @@ pub struct Split<'a> {
     rest: &'a str,
 }
 
+impl<'a> Split<'a> {
+    /// What is left to split: the arguments after those already given.
+    pub(crate) fn rest(&self) -> &'a str {
+        self.rest
+    }
+}
+
 impl<'a> Iterator for Split<'a> {
     type Item = &'a str;
     fn next(&mut self) -> Option<&'a str> {

@@ -303,11 +303,22 @@ impl<'a> Syscall<'a> {
     /// Argument `i` (0-based) as strace printed it (text-backed arguments only: for raw ones
     /// ask the typed accessors, or [`render_args`](Self::render_args)).
     pub fn arg(&self, i: usize) -> Option<&'a str> {
-        let t = self.args.text()?;
-        match i.checked_sub(1).zip(after_fd(self.pre.fd.flatten(), t)) {
-            Some((j, rest)) => args::split(rest).nth(j),
-            None => args::split(t).nth(i),
+        match i.checked_sub(1) {
+            Some(j) => args::split(self.args_after_first()?).nth(j),
+            None => args::split(self.args.text()?).next(),
         }
+    }
+
+    /// The text-backed arguments after the first: from the end of the fd the reader decoded
+    /// ([`after_fd`]: its decoration is not scanned again), else split off; `None` for raw
+    /// arguments or none at all.
+    pub(crate) fn args_after_first(&self) -> Option<&'a str> {
+        let t = self.args.text()?;
+        after_fd(self.pre.fd.flatten(), t).or_else(|| {
+            let mut s = args::split(t);
+            s.next()?;
+            Some(s.rest())
+        })
     }
 
     /// The arguments in strace's notation, appended to `o` (raw ones rendered, without

@@ -477,10 +477,10 @@ impl<'a> Syscall<'a> {
             return Some(r.fcntl_cmd(self.sys));
         }
         // only the command's first letters are read: the rest of the arguments need not be split
-        let a = match crate::after_fd(self.pre.fd.flatten(), self.args.text().unwrap_or("")) {
-            Some(rest) => rest.trim_ascii_start(),
-            None => self.arg(1)?,
-        };
+        let a = self.args_after_first()?.trim_ascii_start();
+        if a.is_empty() {
+            return None;
+        }
         Some(if a.starts_with("F_DUPFD") {
             FcntlCmd::Dup
         } else if a.starts_with("F_GET") {
@@ -631,11 +631,10 @@ impl<'a> Syscall<'a> {
         if !matches!(self.sys, Sys::Setsockopt | Sys::Getsockopt) {
             return None;
         }
-        let t = match self.args {
-            Args::Text(t) => t,
-            Args::Raw(r) => return Some(r.sockopt()),
-        };
-        let mut it = args::split(t).skip(1);
+        if let Args::Raw(r) = self.args {
+            return Some(r.sockopt());
+        }
+        let mut it = args::split(self.args_after_first()?);
         let (level, opt, val) = (it.next()?, it.next()?, it.next()?);
         let word = |a: &'a str| a.split_whitespace().next().unwrap_or("");
         let level = match SOL_NAMES.iter().find(|(n, _)| *n == word(level)) {
@@ -800,18 +799,10 @@ impl<'a> Syscall<'a> {
         if self.sys != Sys::EpollCtl {
             return None;
         }
-        let t = match self.args {
-            Args::Text(t) => t,
-            Args::Raw(r) => return Some(r.epoll_ctl()),
-        };
-        let mut it = match crate::after_fd(self.pre.fd.flatten(), t) {
-            Some(rest) => args::split(rest),
-            None => {
-                let mut all = args::split(t);
-                all.next();
-                all
-            }
-        };
+        if let Args::Raw(r) = self.args {
+            return Some(r.epoll_ctl());
+        }
+        let mut it = args::split(self.args_after_first()?);
         let op = match it.next().map(str::trim) {
             Some("EPOLL_CTL_ADD" | "1") => EpollCtl::ADD,
             Some("EPOLL_CTL_DEL" | "2") => EpollCtl::DEL,
