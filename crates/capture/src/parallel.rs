@@ -1,7 +1,7 @@
 //! Reading one large input on several cores.
 //!
 //! A reader thread cuts the (decompressed) input into chunks of whole lines; worker threads
-//! parse chunks independently into [`Batch`]es of packed events; the calling thread takes the
+//! parse chunks independently into [`Batch`]es of events that borrow their chunk; the calling thread takes the
 //! batches back in input order and hands their events to the sink. What a chunk cannot know
 //! (a call that started in an earlier chunk, the running sum of `-r` deltas, a midnight
 //! passed earlier) travels in each batch's [`ChunkEnd`] and is settled here, so the events
@@ -15,7 +15,7 @@ use std::io::{self, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
-use syslint_event::{Clock, Event, EventKind, FdArg, Ret, Syscall, Tgid, Tid};
+use syslint_event::{Clock, Event, EventKind, FdArg, Ret, Syscall, Tid};
 
 /// Bytes per chunk (cut at a line end). 1 MiB measured best on 2 cores: 2 MiB was no
 /// faster and held 20 MB more in flight (bench/RESULTS.md).
@@ -29,73 +29,30 @@ pub const UNRECOGNISED_LIMIT: u64 = 64 << 20;
 /// Chunks in flight per worker (read, parsed or waiting for their turn), besides two more.
 const IN_FLIGHT_PER_WORKER: usize = 2;
 
-/// A piece of text inside a batch: in its chunk text, or (high bit set) in its side arena.
-#[derive(Copy, Clone, Debug)]
-struct Span(u32, u32);
-
-const SIDE: u32 = 1 << 31;
-
-#[derive(Clone, Debug)]
-enum PRet {
-    Ok { val: i64, deco: Option<Span>, note: Span },
-    Err { val: i64, errno: Span },
-    Unknown,
-    Unfinished,
+/// What a batch's events borrow: the chunk's text, and an arena for the text of lines the
+/// parser had to put together (an unfinished call and its resumption, a cut line).
+struct Owner {
+    text: String,
+    side: bumpalo::Bump,
 }
 
-#[derive(Clone, Debug)]
-enum PKind {
-    Syscall {
-        sys: syslint_event::Sys,
-        name: Span,
-        args: Span,
-        ret: PRet,
-        dur_ns: Option<u64>,
-        resumed: bool,
-        pre: PPre,
-    },
-    Signal {
-        name: Span,
-        info: Span,
-    },
-    Exited {
-        code: i32,
-    },
-    Killed {
-        signal: Span,
-        core_dumped: bool,
-    },
-    Attached {
-        threads: Option<u32>,
-    },
-    Detached,
-    Alias {
-        old: Tid,
-    },
-    FdKnown {
-        fd: i32,
-        target: Span,
-    },
-    TaskKnown {
-        tgid: Tgid,
-        parent: Option<Tgid>,
-        comm: Span,
-    },
-}
+type Events<'a> = Vec<Event<'a>>;
 
-#[derive(Clone, Debug)]
-struct PEvent {
-    pid: Tid,
-    ts_ns: Option<i64>,
-    kind: PKind,
-}
+self_cell::self_cell!(
+    /// A chunk's text with the events that borrow it, built on a worker: the analysis thread
+    /// reads them in place (it only shifts clocks and names unnamed pids) instead of unpacking
+    /// each event from offsets, which had cost it ~250 instructions an event (9% of its work).
+    struct Parsed {
+        owner: Owner,
+        #[covariant]
+        dependent: Events,
+    }
+);
 
 /// One parsed chunk.
 pub struct Batch {
     seq: u64,
-    text: String,
-    side: String,
-    events: Vec<PEvent>,
+    parsed: Parsed,
     stats: ParseStats,
     end: ChunkEnd,
     lines: u64,
@@ -104,117 +61,59 @@ pub struct Batch {
     pos: u64,
 }
 
-/// Where `s` lies: inside the chunk text, or copied to the side arena (merged lines).
-fn span(text: &str, side: &mut String, s: &str) -> Span {
+/// `s` borrowed from the chunk's text when it lies there, else copied to the arena.
+fn own<'a>(text: &'a str, side: &'a bumpalo::Bump, s: &str) -> &'a str {
     let base = text.as_ptr() as usize;
     let p = s.as_ptr() as usize;
     if p >= base && p + s.len() <= base + text.len() {
-        Span((p - base) as u32, s.len() as u32)
+        text.get(p - base..p - base + s.len()).unwrap_or("")
     } else {
-        let off = side.len() as u32;
-        side.push_str(s);
-        Span(off | SIDE, s.len() as u32)
+        side.alloc_str(s)
     }
 }
 
-/// [`syslint_event::Pre`] as spans: what the worker decoded, handed to the analysis thread.
-#[derive(Clone, Debug)]
-struct PPre {
-    fd: Option<Option<(i32, Option<Span>)>>,
-    path: Option<Option<Span>>,
-    open_flags: Option<Option<syslint_event::OpenFlags>>,
-    count: Option<Option<u64>>,
-    timeout: Option<Option<syslint_event::Timeout>>,
-    path_plain: bool,
-}
-
-fn pack(text: &str, side: &mut String, e: &Event) -> PEvent {
-    let mut sp = |s: &str| span(text, side, s);
+/// The parser's event with every piece of text it holds owned by the batch.
+fn own_event<'a>(text: &'a str, side: &'a bumpalo::Bump, e: &Event<'_>) -> Event<'a> {
+    let o = |s: &str| own(text, side, s);
     let kind = match &e.kind {
         EventKind::Syscall(sc) => {
             let ret = match sc.ret {
-                Ret::Ok { val, deco, note } => PRet::Ok { val, deco: deco.map(&mut sp), note: sp(note) },
-                Ret::Err { val, errno } => PRet::Err { val, errno: sp(errno) },
-                Ret::Unknown => PRet::Unknown,
-                Ret::Unfinished => PRet::Unfinished,
+                Ret::Ok { val, deco, note } => Ret::Ok { val, deco: deco.map(o), note: o(note) },
+                Ret::Err { val, errno } => Ret::Err { val, errno: o(errno) },
+                Ret::Unknown => Ret::Unknown,
+                Ret::Unfinished => Ret::Unfinished,
             };
-            PKind::Syscall {
+            let pre = syslint_event::Pre {
+                fd: sc.pre.fd.map(|f| f.map(|f| FdArg { num: f.num, deco: f.deco.map(o) })),
+                path: sc.pre.path.map(|p| p.map(o)),
+                path_plain: sc.pre.path_plain,
+                open_flags: sc.pre.open_flags,
+                count: sc.pre.count,
+                timeout: sc.pre.timeout,
+            };
+            EventKind::Syscall(Syscall {
                 sys: sc.sys,
-                name: sp(sc.name),
-                args: sp(sc.args.text().unwrap_or("")),
+                name: o(sc.name),
+                // the text reader gives text arguments only
+                args: syslint_event::Args::Text(o(sc.args.text().unwrap_or(""))),
                 ret,
                 dur_ns: sc.dur_ns,
                 resumed: sc.resumed,
-                pre: PPre {
-                    fd: sc.pre.fd.map(|f| f.map(|f| (f.num, f.deco.map(&mut sp)))),
-                    path: sc.pre.path.map(|p| p.map(&mut sp)),
-                    path_plain: sc.pre.path_plain,
-                    open_flags: sc.pre.open_flags,
-                    count: sc.pre.count,
-                    timeout: sc.pre.timeout,
-                },
-            }
+                pre,
+            })
         }
-        EventKind::Signal { name, info } => PKind::Signal { name: sp(name), info: sp(info) },
-        EventKind::Exited { code } => PKind::Exited { code: *code },
-        EventKind::Killed { signal, core_dumped } => PKind::Killed { signal: sp(signal), core_dumped: *core_dumped },
-        EventKind::Attached { threads } => PKind::Attached { threads: *threads },
-        EventKind::Detached => PKind::Detached,
-        EventKind::Alias { old } => PKind::Alias { old: *old },
-        EventKind::FdKnown { fd, target } => PKind::FdKnown { fd: *fd, target: sp(target) },
+        EventKind::Signal { name, info } => EventKind::Signal { name: o(name), info: o(info) },
+        EventKind::Exited { code } => EventKind::Exited { code: *code },
+        EventKind::Killed { signal, core_dumped } => EventKind::Killed { signal: o(signal), core_dumped: *core_dumped },
+        EventKind::Attached { threads } => EventKind::Attached { threads: *threads },
+        EventKind::Detached => EventKind::Detached,
+        EventKind::Alias { old } => EventKind::Alias { old: *old },
+        EventKind::FdKnown { fd, target } => EventKind::FdKnown { fd: *fd, target: o(target) },
         EventKind::TaskKnown { tgid, parent, comm } => {
-            PKind::TaskKnown { tgid: *tgid, parent: *parent, comm: sp(comm) }
+            EventKind::TaskKnown { tgid: *tgid, parent: *parent, comm: o(comm) }
         }
     };
-    PEvent { pid: e.tid, ts_ns: e.ts_ns, kind }
-}
-
-impl Batch {
-    fn get(&self, sp: Span) -> &str {
-        let (src, off) = if sp.0 & SIDE != 0 { (&self.side, sp.0 & !SIDE) } else { (&self.text, sp.0) };
-        src.get(off as usize..(off + sp.1) as usize).unwrap_or("")
-    }
-
-    fn view(&self, p: &PEvent, shift: i64) -> Event<'_> {
-        let kind = match &p.kind {
-            PKind::Syscall { sys, name, args, ret, dur_ns, resumed, pre } => EventKind::Syscall(Syscall {
-                sys: *sys,
-                name: self.get(*name),
-                args: syslint_event::Args::Text(self.get(*args)),
-                ret: match ret {
-                    PRet::Ok { val, deco, note } => {
-                        Ret::Ok { val: *val, deco: deco.map(|d| self.get(d)), note: self.get(*note) }
-                    }
-                    PRet::Err { val, errno } => Ret::Err { val: *val, errno: self.get(*errno) },
-                    PRet::Unknown => Ret::Unknown,
-                    PRet::Unfinished => Ret::Unfinished,
-                },
-                dur_ns: *dur_ns,
-                resumed: *resumed,
-                pre: syslint_event::Pre {
-                    fd: pre.fd.map(|f| f.map(|(num, deco)| FdArg { num, deco: deco.map(|d| self.get(d)) })),
-                    path: pre.path.map(|p| p.map(|p| self.get(p))),
-                    path_plain: pre.path_plain,
-                    open_flags: pre.open_flags,
-                    count: pre.count,
-                    timeout: pre.timeout,
-                },
-            }),
-            PKind::Signal { name, info } => EventKind::Signal { name: self.get(*name), info: self.get(*info) },
-            PKind::Exited { code } => EventKind::Exited { code: *code },
-            PKind::Killed { signal, core_dumped } => {
-                EventKind::Killed { signal: self.get(*signal), core_dumped: *core_dumped }
-            }
-            PKind::Attached { threads } => EventKind::Attached { threads: *threads },
-            PKind::Detached => EventKind::Detached,
-            PKind::Alias { old } => EventKind::Alias { old: *old },
-            PKind::FdKnown { fd, target } => EventKind::FdKnown { fd: *fd, target: self.get(*target) },
-            PKind::TaskKnown { tgid, parent, comm } => {
-                EventKind::TaskKnown { tgid: *tgid, parent: *parent, comm: self.get(*comm) }
-            }
-        };
-        Event { tid: p.pid, ts_ns: p.ts_ns.map(|t| t + shift), kind }
-    }
+    Event { tid: e.tid, ts_ns: e.ts_ns, kind }
 }
 
 /// The buffers of a batch that was analysed, handed back to the reader for the next chunk:
@@ -225,32 +124,38 @@ struct Spare {
     text: Vec<u8>,
     /// Input bytes consumed up to the end of `text`.
     pos: u64,
-    side: String,
-    events: Vec<PEvent>,
+    side: bumpalo::Bump,
 }
 
 /// Parse one chunk of whole lines (in `spare.text`).
 fn parse_chunk(seq: u64, spare: Spare, source: &str) -> Batch {
-    let Spare { text: bytes, pos, mut side, mut events } = spare;
+    let Spare { text: bytes, pos, mut side } = spare;
     let text = match String::from_utf8(bytes) {
         Ok(s) => s,
         // strace escapes non-ASCII, but program output and old logs hold raw bytes
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     };
-    side.clear();
-    events.clear();
-    events.reserve(text.len() / 120);
+    side.reset();
     let mut tally = FileTally::default();
-    let mut parser = Parser::new(source);
-    parser.set_chunk_mode();
     let mut n = 0u64;
-    let nul = memchr::memchr(0, text.as_bytes()).is_some();
-    for line in lines(&text) {
-        n += 1;
-        feed_line(&mut parser, line, n, None, nul, &mut tally, &mut |e: &Event| events.push(pack(&text, &mut side, e)));
-    }
-    let (stats, end) = parser.finish_chunk();
-    Batch { seq, text, side, events, stats, end, lines: n, tally, pos }
+    let mut done = None;
+    let parsed = Parsed::new(Owner { text, side }, |o| {
+        let (text, side) = (o.text.as_str(), &o.side);
+        let mut events = Vec::with_capacity(text.len() / 120);
+        let mut parser = Parser::new(source);
+        parser.set_chunk_mode();
+        let nul = memchr::memchr(0, text.as_bytes()).is_some();
+        for line in lines(text) {
+            n += 1;
+            feed_line(&mut parser, line, n, None, nul, &mut tally, &mut |e: &Event| {
+                events.push(own_event(text, side, e));
+            });
+        }
+        done = Some(parser.finish_chunk());
+        events
+    });
+    let (stats, end) = done.unwrap_or_default();
+    Batch { seq, parsed, stats, end, lines: n, tally, pos }
 }
 
 /// One line (with or without its newline) into the parser; NUL bytes mean binary data
@@ -688,29 +593,29 @@ impl Glue {
             None => self.parser.settle_dangling(),
         }
         let mut orphans = std::mem::take(&mut b.end.orphans).into_iter().peekable();
-        let n = b.events.len();
-        for i in 0..=n {
-            while let Some(o) = orphans.next_if(|o| o.at as usize <= i) {
-                let o = Orphan { pid: map_pid(o.pid, default_pid), ..o };
-                let ts = o.ts.map(|t| t + shift);
-                self.parser.resume_orphan(&o, ts, self.lines, sink);
+        b.parsed.with_dependent_mut(|_, events| {
+            let n = events.len();
+            for i in 0..=n {
+                while let Some(o) = orphans.next_if(|o| o.at as usize <= i) {
+                    let o = Orphan { pid: map_pid(o.pid, default_pid), ..o };
+                    let ts = o.ts.map(|t| t + shift);
+                    self.parser.resume_orphan(&o, ts, self.lines, sink);
+                }
+                let Some(ev) = events.get_mut(i) else { break };
+                ev.ts_ns = ev.ts_ns.map(|t| t + shift);
+                ev.tid = map_pid(ev.tid, default_pid);
+                if self.parser.has_pending(ev.tid)
+                    && matches!(ev.kind, EventKind::Syscall(_) | EventKind::Exited { .. } | EventKind::Killed { .. })
+                {
+                    // the call pending from an earlier chunk never came back
+                    self.parser.drop_pending(ev.tid, sink);
+                }
+                if let Some(t) = ev.ts_ns {
+                    self.last_ts = Some(self.last_ts.map_or(t, |l| l.max(t)));
+                }
+                sink(ev);
             }
-            if i == n {
-                break;
-            }
-            let mut ev = b.view(&b.events[i], shift);
-            ev.tid = map_pid(ev.tid, default_pid);
-            if self.parser.has_pending(ev.tid)
-                && matches!(ev.kind, EventKind::Syscall(_) | EventKind::Exited { .. } | EventKind::Killed { .. })
-            {
-                // the call pending from an earlier chunk never came back
-                self.parser.drop_pending(ev.tid, sink);
-            }
-            if let Some(t) = ev.ts_ns {
-                self.last_ts = Some(self.last_ts.map_or(t, |l| l.max(t)));
-            }
-            sink(&ev);
-        }
+        });
         for (pid, ts, text) in std::mem::take(&mut b.end.pending) {
             self.parser.inject_pending(map_pid(pid, default_pid), ts.map(|t| t + shift), text, sink);
         }
@@ -735,7 +640,8 @@ impl Glue {
         self.tally.lines += b.tally.lines;
         self.tally.events += b.tally.events;
         self.tally.binary += b.tally.binary;
-        Spare { text: b.text.into_bytes(), pos: 0, side: b.side, events: b.events }
+        let Owner { text, side } = b.parsed.into_owner();
+        Spare { text: text.into_bytes(), pos: 0, side }
     }
 
     fn finish<F: FnMut(&Event)>(mut self, sink: &mut F) -> (ParseStats, FileTally) {
