@@ -41,27 +41,110 @@ pub use crate::kit::Span;
 use syslint_event::{Class, Clock, Event, EventKind, Ret, Syscall, Tid};
 
 /// A strace-style evidence line kept by a detector (owned: events do not outlive the
-/// callback). Payload bytes are redacted when captured, so nothing secret is stored.
+/// callback). A call is kept as read and rendered, with its payload bytes redacted, only when a
+/// finding shows it: detectors keep lines of every pattern that might become a finding, and
+/// rendering each as it came cost ~1,500 instructions a line on the analysis thread. Nothing
+/// unredacted leaves the detector: [`Evidence::body`] and [`Evidence::render`] redact.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evidence {
     pub pid: Tid,
     pub ts_ns: Option<i64>,
-    /// `name(args) = ret <dur>` without pid and time.
-    pub body: String,
+    line: Line,
 }
+
+#[derive(Clone, Debug, PartialEq)]
+enum Line {
+    /// Rendered already (not a call, or arguments too long to keep as read).
+    Text(String),
+    /// A call's pieces, one after the other in `buf`.
+    Call(Kept),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Kept {
+    sys: syslint_event::Sys,
+    /// name, arguments, then the return value's decoration, note or errno
+    buf: String,
+    name: usize,
+    args: usize,
+    ret: KeptRet,
+    dur_ns: Option<u64>,
+    resumed: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+enum KeptRet {
+    Ok { val: i64, deco: Option<usize>, note: usize },
+    Err { val: i64, errno: usize },
+    #[default]
+    Unknown,
+    Unfinished,
+}
+
+/// Arguments longer than this are rendered when kept, not kept as read (a line's memory
+/// stays bounded whatever strace's `-s` was).
+const MAX_KEPT_ARGS: usize = 1024;
 
 /// Longest argument text kept in evidence.
 const MAX_ARGS: usize = 200;
 
-impl Evidence {
-    /// Capture a syscall event (other events render as their strace line).
-    pub fn of(ev: &Event) -> Evidence {
-        // room for the whole line at once: growing it step by step cost more than rendering
-        let cap = match &ev.kind {
-            EventKind::Syscall(sc) => sc.args.text().map_or(0, str::len).min(MAX_ARGS) + sc.name.len() + 40,
-            _ => 64,
+impl Kept {
+    fn fill(&mut self, sc: &Syscall) {
+        self.sys = sc.sys;
+        self.buf.clear();
+        self.buf.push_str(sc.name);
+        self.name = self.buf.len();
+        sc.render_args(&mut self.buf);
+        self.args = self.buf.len();
+        self.ret = match sc.ret {
+            Ret::Ok { val, deco, note } => {
+                let deco = deco.map(|d| {
+                    self.buf.push_str(d);
+                    self.buf.len()
+                });
+                self.buf.push_str(note);
+                KeptRet::Ok { val, deco, note: self.buf.len() }
+            }
+            Ret::Err { val, errno } => {
+                self.buf.push_str(errno);
+                KeptRet::Err { val, errno: self.buf.len() }
+            }
+            Ret::Unknown => KeptRet::Unknown,
+            Ret::Unfinished => KeptRet::Unfinished,
         };
-        let mut e = Evidence { pid: ev.tid, ts_ns: ev.ts_ns, body: String::with_capacity(cap) };
+        self.dur_ns = sc.dur_ns;
+        self.resumed = sc.resumed;
+    }
+
+    /// The call again, borrowing the kept text.
+    fn call(&self) -> Syscall<'_> {
+        let b = &self.buf;
+        let piece = |from: usize, to: usize| b.get(from..to).unwrap_or("");
+        let ret = match self.ret {
+            KeptRet::Ok { val, deco, note } => {
+                let at = deco.unwrap_or(self.args);
+                Ret::Ok { val, deco: deco.map(|d| piece(self.args, d)), note: piece(at, note) }
+            }
+            KeptRet::Err { val, errno } => Ret::Err { val, errno: piece(self.args, errno) },
+            KeptRet::Unknown => Ret::Unknown,
+            KeptRet::Unfinished => Ret::Unfinished,
+        };
+        Syscall {
+            sys: self.sys,
+            name: piece(0, self.name),
+            args: syslint_event::Args::Text(piece(self.name, self.args)),
+            ret,
+            dur_ns: self.dur_ns,
+            resumed: self.resumed,
+            pre: syslint_event::Pre::NONE,
+        }
+    }
+}
+
+impl Evidence {
+    /// Capture an event (a call is kept as read; other events render as their strace line).
+    pub fn of(ev: &Event) -> Evidence {
+        let mut e = Evidence { pid: ev.tid, ts_ns: ev.ts_ns, line: Line::Text(String::new()) };
         e.refill(ev);
         e
     }
@@ -71,10 +154,27 @@ impl Evidence {
     pub fn refill(&mut self, ev: &Event) {
         self.pid = ev.tid;
         self.ts_ns = ev.ts_ns;
-        self.body.clear();
         match &ev.kind {
-            EventKind::Syscall(sc) => render_call_into(sc, &mut self.body),
-            other => self.body.push_str(&render_other(other)),
+            EventKind::Syscall(sc) if sc.args.text().is_none_or(|t| t.len() <= MAX_KEPT_ARGS) => {
+                if !matches!(self.line, Line::Call(_)) {
+                    let ret = KeptRet::Unknown;
+                    let k = Kept { sys: sc.sys, buf: String::new(), name: 0, args: 0, ret, dur_ns: None, resumed: false };
+                    self.line = Line::Call(k);
+                }
+                if let Line::Call(k) = &mut self.line {
+                    k.fill(sc);
+                }
+            }
+            EventKind::Syscall(sc) => self.line = Line::Text(render_call(sc)),
+            other => self.line = Line::Text(render_other(other)),
+        }
+    }
+
+    /// `name(args) = ret <dur>` without pid and time, payloads redacted.
+    pub fn body(&self) -> std::borrow::Cow<'_, str> {
+        match &self.line {
+            Line::Text(t) => std::borrow::Cow::Borrowed(t),
+            Line::Call(k) => std::borrow::Cow::Owned(render_call(&k.call())),
         }
     }
 }
@@ -106,7 +206,7 @@ impl Evidence {
             s.push_str(&fmt_ts(t, clock));
             s.push(' ');
         }
-        s.push_str(&self.body);
+        s.push_str(&self.body());
         s
     }
 }

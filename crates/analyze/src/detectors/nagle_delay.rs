@@ -282,7 +282,7 @@ impl Detector for NagleDelay {
             if c.target_kind.is_some_and(|k| !k.is_tcp()) {
                 continue;
             }
-            let body = c.evidence.body.as_str();
+            let body = c.evidence.body();
             if c.sys == Sys::Setsockopt && (body.contains("TCP_NODELAY") || body.contains("TCP_CORK")) && !body.contains("[0]") {
                 managed.insert(key);
                 continue;
