@@ -92,6 +92,13 @@ impl Kept {
     fn fill(&mut self, sc: &Syscall) {
         self.sys = sc.sys;
         self.buf.clear();
+        // the whole line at once: growing the buffer step by step cost more than the copies
+        let ret_len = match sc.ret {
+            Ret::Ok { deco, note, .. } => deco.map_or(0, str::len) + note.len(),
+            Ret::Err { errno, .. } => errno.len(),
+            Ret::Unknown | Ret::Unfinished => 0,
+        };
+        self.buf.reserve(sc.name.len() + sc.args.text().map_or(64, str::len) + ret_len);
         self.buf.push_str(sc.name);
         self.name = self.buf.len();
         sc.render_args(&mut self.buf);
