@@ -125,11 +125,21 @@ struct Spare {
     /// Input bytes consumed up to the end of `text`.
     pos: u64,
     side: bumpalo::Bump,
+    /// The last batch's event vector, emptied (its allocation reused: a fresh 1.5 MB vector
+    /// per chunk cost 20 MB of peak RSS in freed-but-kept heap).
+    events: Vec<Event<'static>>,
+}
+
+/// An emptied vector of events, its allocation kept for events of any lifetime (an empty
+/// vector holds no borrow; collecting a vector's own iterator reuses its buffer).
+fn recycle(mut v: Vec<Event<'_>>) -> Vec<Event<'static>> {
+    v.clear();
+    v.into_iter().map(|_| Event { tid: Tid(0), ts_ns: None, kind: EventKind::Detached }).collect()
 }
 
 /// Parse one chunk of whole lines (in `spare.text`).
 fn parse_chunk(seq: u64, spare: Spare, source: &str) -> Batch {
-    let Spare { text: bytes, pos, mut side } = spare;
+    let Spare { text: bytes, pos, mut side, events: spare_events } = spare;
     let text = match String::from_utf8(bytes) {
         Ok(s) => s,
         // strace escapes non-ASCII, but program output and old logs hold raw bytes
@@ -141,7 +151,9 @@ fn parse_chunk(seq: u64, spare: Spare, source: &str) -> Batch {
     let mut done = None;
     let parsed = Parsed::new(Owner { text, side }, |o| {
         let (text, side) = (o.text.as_str(), &o.side);
-        let mut events = Vec::with_capacity(text.len() / 120);
+        // about an event a line: room for that many, not more (peak RSS)
+        let mut events: Vec<Event<'_>> = spare_events;
+        events.reserve_exact(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
         let mut parser = Parser::new(source);
         parser.set_chunk_mode();
         let nul = memchr::memchr(0, text.as_bytes()).is_some();
@@ -640,8 +652,9 @@ impl Glue {
         self.tally.lines += b.tally.lines;
         self.tally.events += b.tally.events;
         self.tally.binary += b.tally.binary;
+        let events = b.parsed.with_dependent_mut(|_, events| recycle(std::mem::take(events)));
         let Owner { text, side } = b.parsed.into_owner();
-        Spare { text: text.into_bytes(), pos: 0, side }
+        Spare { text: text.into_bytes(), pos: 0, side, events }
     }
 
     fn finish<F: FnMut(&Event)>(mut self, sink: &mut F) -> (ParseStats, FileTally) {
@@ -681,6 +694,14 @@ mod tests {
     fn fixture(name: &str) -> Vec<u8> {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/traces").join(name);
         std::fs::read(p).expect("fixture")
+    }
+
+    #[test]
+    fn a_batch_vector_is_reused_not_reallocated() {
+        let v: Vec<Event<'_>> = Vec::with_capacity(1000);
+        let at = v.as_ptr() as usize;
+        let r = recycle(v);
+        assert_eq!((r.as_ptr() as usize, r.capacity()), (at, 1000));
     }
 
     #[test]
