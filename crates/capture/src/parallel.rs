@@ -62,6 +62,7 @@ pub struct Batch {
 }
 
 /// `s` borrowed from the chunk's text when it lies there, else copied to the arena.
+#[inline(always)]
 fn own<'a>(text: &'a str, side: &'a bumpalo::Bump, s: &str) -> &'a str {
     let base = text.as_ptr() as usize;
     let p = s.as_ptr() as usize;
@@ -73,6 +74,7 @@ fn own<'a>(text: &'a str, side: &'a bumpalo::Bump, s: &str) -> &'a str {
 }
 
 /// The parser's event with every piece of text it holds owned by the batch.
+#[inline]
 fn own_event<'a>(text: &'a str, side: &'a bumpalo::Bump, e: &Event<'_>) -> Event<'a> {
     let o = |s: &str| own(text, side, s);
     let kind = match &e.kind {
