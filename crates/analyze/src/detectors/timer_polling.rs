@@ -369,7 +369,7 @@ impl Detector for TimerPolling {
             end(&mut cur);
         }
         let (ticks, mut periods, idx) = best;
-        if ticks < self.cfg.min_run_ticks {
+        if ticks < self.cfg.min_run_ticks.max(1) {
             return Vec::new();
         }
         periods.sort_unstable();
