@@ -663,6 +663,56 @@ fn fifo_and_symlink_loop() {
     );
 }
 
+/// A recording in a FIFO or on stdin is a recording (only regular files were looked into for
+/// its magic, so it was read as strace text: "binary data, not a strace log", exit 2); the
+/// bytes looked at are not lost: every call is replayed, as from the file.
+#[test]
+fn a_recording_in_a_fifo_or_on_stdin_is_replayed() {
+    let d = Tmp::new("slrfifo");
+    let rec = recorded_slr();
+    let whole = analyze(&[&rec]);
+    assert!(whole.capture.syscalls > 1000, "{}", whole.capture.syscalls);
+    let fifo = d.join("rec.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (f2, r2) = (fifo.clone(), rec.clone());
+    let writer = std::thread::spawn(move || std::fs::write(&f2, std::fs::read(&r2).unwrap()));
+    let m = measured_with("", &["analyze", "--format", "json", fifo.to_str().unwrap()], None, Duration::from_secs(60));
+    writer.join().unwrap().unwrap();
+    assert!(matches!(m.code(), Some(0 | 1)), "{}", m.err());
+    let r = m.report();
+    assert_eq!(r.capture.backend, "ebpf-recording");
+    assert_eq!((r.capture.syscalls, r.capture.events), (whole.capture.syscalls, whole.capture.events));
+    assert_eq!(r.capture.sources, [fifo.display().to_string()]);
+    assert!(m.peak_mib < 60.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("recording in a FIFO: peak {:.1} MiB, {:.2} s", m.peak_mib, m.secs);
+
+    // stdin, from a pipe; and `export -` writes the same text as from the file
+    let pipe = |p: &Path| {
+        let mut c = Command::new("cat").arg(p).stdout(Stdio::piped()).spawn().unwrap();
+        let out = c.stdout.take().unwrap();
+        (c, Stdio::from(out))
+    };
+    let (mut cat, input) = pipe(&rec);
+    let m = measured_with("", &["analyze", "--format", "json", "-"], Some(input), Duration::from_secs(60));
+    cat.wait().unwrap();
+    assert!(matches!(m.code(), Some(0 | 1)), "{}", m.err());
+    let r = m.report();
+    assert_eq!((r.capture.backend.as_str(), r.capture.syscalls), ("ebpf-recording", whole.capture.syscalls));
+    assert_eq!(r.capture.sources, ["<stdin>"]);
+    let (mut cat, input) = pipe(&rec);
+    let m = measured_with("", &["export", "-"], Some(input), Duration::from_secs(60));
+    cat.wait().unwrap();
+    assert_eq!(m.code(), Some(0), "{}", m.err());
+    let from_file = measured(&["export", rec.to_str().unwrap()]);
+    assert!(stdout(&m.out) == stdout(&from_file.out), "export of stdin and of the file differ");
+    // strace text on stdin is still strace text, and not a recording to export
+    let (mut cat, input) = pipe(&root().join("demo/fetch.strace.gz"));
+    let m = measured_with("", &["export", "-"], Some(input), Duration::from_secs(60));
+    cat.wait().unwrap();
+    assert_eq!(m.code(), Some(2));
+    assert!(m.err().contains("-: not a syslint recording"), "{}", m.err());
+}
+
 /// A log that grows, is truncated or is deleted while syslint reads it: the report says so.
 #[test]
 fn a_file_that_changes_while_read_is_said() {
