@@ -58,7 +58,9 @@ pub fn read_strace<F: FnMut(&Event)>(
     // file open at a time, so a missing or unreadable file fails before any output; then a
     // merge that opens files as the timeline reaches them, a bounded number at once
     let mut first = Vec::with_capacity(sources.len());
+    let mut sizes = Vec::with_capacity(sources.len());
     for s in sources {
+        sizes.push(regular_size(s));
         let r = input::open(s, progress.clone())?.0;
         let mut lr = LineReader::with_limits(r, 64 << 10, input::DEFAULT_MAX_LINE);
         first.push(match lr.next_line() {
@@ -71,7 +73,13 @@ pub fn read_strace<F: FnMut(&Event)>(
         });
     }
     let mut parser = Parser::new(&info.sources.first().cloned().unwrap_or_default());
-    merge_by_time(sources, &first, progress, &mut parser, &mut info, &mut sink);
+    let lines = merge_by_time(sources, &first, progress, &mut parser, &mut info, &mut sink);
+    // each file as the single input is: did it change while the set was read?
+    for ((s, size), lines) in sources.iter().zip(sizes).zip(lines) {
+        if let Some(w) = size.and_then(|before| changed_while_read(s, before, lines)) {
+            info.warnings.push(w);
+        }
+    }
     info.stats = parser.finish(&mut sink);
     Ok(info)
 }
@@ -103,20 +111,8 @@ fn read_one<F: FnMut(&Event)>(
     if let Some(e) = o.error {
         info.warnings.push(format!("{name}: input ends early after line {}: {e}", o.stats.lines));
     }
-    if let Some(before) = size {
-        match std::fs::metadata(&one.path) {
-            Err(_) => info.warnings.push(format!(
-                "{name}: deleted while it was read; the report covers the {} lines read",
-                o.stats.lines
-            )),
-            Ok(m) if m.len() != before => info.warnings.push(format!(
-                "{name}: {} while it was read ({before} bytes when opened, {} at the end); the report covers the {} lines read",
-                if m.len() > before { "grew" } else { "was truncated" },
-                m.len(),
-                o.stats.lines
-            )),
-            Ok(_) => {}
-        }
+    if let Some(w) = size.and_then(|before| changed_while_read(one, before, o.stats.lines)) {
+        info.warnings.push(w);
     }
     let mut tally = o.tally;
     tally.stopped_at = o.stopped_at;
@@ -125,6 +121,21 @@ fn read_one<F: FnMut(&Event)>(
     }
     info.stats = o.stats;
     info
+}
+
+/// The warning for a file that was `before` bytes when opened and is deleted or of another
+/// size now, after `lines` of it were read.
+fn changed_while_read(s: &Source, before: u64, lines: u64) -> Option<String> {
+    let name = s.name();
+    match std::fs::metadata(&s.path) {
+        Err(_) => Some(format!("{name}: deleted while it was read; the report covers the {lines} lines read")),
+        Ok(m) if m.len() != before => Some(format!(
+            "{name}: {} while it was read ({before} bytes when opened, {} at the end); the report covers the {lines} lines read",
+            if m.len() > before { "grew" } else { "was truncated" },
+            m.len(),
+        )),
+        Ok(_) => None,
+    }
 }
 
 /// A regular file's size when it is opened (to tell whether it changed while read).
@@ -367,6 +378,7 @@ impl Merge<'_> {
     }
 }
 
+/// Read the files of a set merged by timestamp into `parser`; returns the lines read of each.
 fn merge_by_time<F: FnMut(&Event)>(
     sources: &[Source],
     first: &[Option<Option<i64>>],
@@ -374,7 +386,7 @@ fn merge_by_time<F: FnMut(&Event)>(
     parser: &mut Parser,
     info: &mut CaptureInfo,
     sink: &mut F,
-) {
+) -> Vec<u64> {
     let n = sources.len();
     let mut m = Merge {
         sources,
@@ -459,4 +471,5 @@ fn merge_by_time<F: FnMut(&Event)>(
         }
     }
     info.cut_lines += m.cut_lines;
+    m.tallies.iter().map(|t| t.lines).collect()
 }

@@ -752,6 +752,62 @@ fn a_file_that_changes_while_read_is_said() {
     }
 }
 
+/// A file of an `strace -ff` set that grows, is truncated or is deleted while the set is read:
+/// the warning names the file and its sizes, as for a single input (it said nothing).
+#[test]
+fn a_file_of_an_ff_set_that_changes_while_read_is_said() {
+    let d = Tmp::new("ffchanging");
+    let text = demo_text();
+    for what in ["grew", "was truncated", "deleted"] {
+        let dir = d.join(&what.replace(' ', "-"));
+        std::fs::create_dir_all(&dir).unwrap();
+        // one file long enough to be still read when it changes (13 MB: 6 s in a debug build,
+        // the merge peeks each line's time), two short ones
+        let p = dir.join("trace.9357");
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        for _ in 0..20 {
+            f.write_all(&text).unwrap();
+        }
+        f.flush().unwrap();
+        drop(f);
+        for pid in ["9358", "9359"] {
+            std::fs::write(dir.join(format!("trace.{pid}")), &text).unwrap();
+        }
+        let before = std::fs::metadata(&p).unwrap().len();
+        let ds = dir.to_str().unwrap().to_string();
+        let run = std::thread::spawn(move || measured(&["analyze", "--format", "json", &ds]));
+        std::thread::sleep(Duration::from_millis(200));
+        match what {
+            "grew" => {
+                let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+                for _ in 0..5 {
+                    f.write_all(&text).unwrap();
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            "was truncated" => std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(1000).unwrap(),
+            _ => std::fs::remove_file(&p).unwrap(),
+        }
+        let m = run.join().unwrap();
+        assert!(matches!(m.code(), Some(0 | 1)), "{what}: {}", m.err());
+        let r = m.report();
+        assert_eq!(r.capture.sources.len(), 3, "{what}");
+        let w = match what {
+            "grew" => format!("{}: grew while it was read ({before} bytes when opened, {} at the end); the report covers the ", p.display(), before + 5 * text.len() as u64),
+            "was truncated" => format!("{}: was truncated while it was read ({before} bytes when opened, 1000 at the end); the report covers the ", p.display()),
+            _ => format!("{}: deleted while it was read; the report covers the ", p.display()),
+        };
+        let said: Vec<_> = r.capture.warnings.iter().filter(|x| x.contains("while it was read")).collect();
+        assert!(
+            said.len() == 1 && said[0].starts_with(&w) && said[0].ends_with(" lines read"),
+            "{what}: {:?}",
+            r.capture.warnings
+        );
+        assert!(m.peak_mib < 80.0, "{what}: peak {:.0} MiB", m.peak_mib);
+        eprintln!("-ff file ({what}): {}; peak {:.1} MiB, {:.1} s", said[0], m.peak_mib, m.secs);
+    }
+}
+
 /// `diff` given a JSON report of the wrong schema, or of a newer version, refuses it by name.
 #[test]
 fn diff_refuses_a_json_report_of_the_wrong_schema() {
