@@ -541,13 +541,7 @@ impl Parser {
 
     fn parse_inner<F: FnMut(&Event)>(&mut self, line: &str, pid_hint: Option<Tid>, sink: &mut F) -> bool {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        // -k stack frames (` > /usr/lib/libc.so.6(read+0x12) [0x10a2b]`), -e read=/write=
-        // hex dumps (` | 00000  31 32 ...  12c0 |`) and, for readv/writev, the header of each
-        // buffer's dump (` * 2 bytes in buffer 0`)
-        if line.starts_with(" > ")
-            || line.starts_with(" | ")
-            || (line.starts_with(" * ") && line.contains(" bytes in buffer "))
-        {
+        if line.as_bytes().first() == Some(&b' ') && after_a_call(line) {
             self.stats.ignored += 1;
             return true;
         }
@@ -1128,6 +1122,26 @@ fn looks_like_c_row(s: &str) -> bool {
         return false;
     }
     b[sp..].iter().find(|c| **c != b' ').is_some_and(u8::is_ascii_digit)
+}
+
+/// A line strace writes after a call's line about that call: `-k` stack frames (` >
+/// /usr/lib/libc.so.6(read+0x12) [0x10a2b]`), `-e read=`/`write=` hex dumps (` | 00000  31 32
+/// ...  12c0 |`) and, for readv/writev, the header of each buffer's dump (` * 2 bytes in
+/// buffer 0`), and `--kvm=vcpu+`'s dumps of a vCPU's `struct kvm_run` before and after
+/// `KVM_RUN` (strace 6.18 on: ` VCPU:0< {request_interrupt_window=0, ...}`, ` VCPU:0> {...}`,
+/// or ` VCPU< `/` VCPU> ` when the vCPU's number is unknown; src/kvm.c,
+/// kvm_run_structure_decode). Each begins with a space.
+#[cold]
+fn after_a_call(line: &str) -> bool {
+    if line.starts_with(" > ") || line.starts_with(" | ") {
+        return true;
+    }
+    if line.starts_with(" * ") {
+        return line.contains(" bytes in buffer ");
+    }
+    let Some(r) = line.strip_prefix(" VCPU") else { return false };
+    let r = r.strip_prefix(':').map_or(r, |r| r.trim_start_matches(|c: char| c.is_ascii_digit()));
+    (r.starts_with("< ") || r.starts_with("> ")) && r[2..].starts_with('{')
 }
 
 /// A syscall line split into its parts.
