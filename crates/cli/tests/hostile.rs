@@ -388,6 +388,100 @@ fn endless_input_stops() {
     eprintln!("endless random stdin: exit 2, peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
 }
 
+/// `sh -c SCRIPT` writing to a pipe, for syslint's stdin; `env`: its variables.
+fn generator(script: &str, env: &[(&str, &str)]) -> (std::process::Child, Stdio) {
+    let mut c = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = c.stdout.take().unwrap();
+    (c, Stdio::from(out))
+}
+
+/// The byte syslint says it stopped reading at, from its message.
+fn stopped_at(msg: &str) -> u64 {
+    let i = msg.find("stopped reading at byte ").unwrap_or_else(|| panic!("no byte in: {msg}")) + 24;
+    msg[i..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+}
+
+/// A line of exactly 2 GiB (2,147,483,648 bytes) without a newline, streamed into `analyze -`:
+/// a recorded call whose path string never ends. Cut at 4 MiB, the rest skipped, and reading
+/// stops 64 MiB into it: a located error, exit 2, in bounded memory and without reading the
+/// rest of the stream. After a real trace, the trace is reported and the stop is a warning.
+#[test]
+fn a_2_gib_line_without_newline_on_stdin() {
+    const SIZE: u64 = 2 << 30;
+    let line = stat1000_line("/nonexistent/syslint/");
+    let head = &line[..line.find("\"/nonexistent/").unwrap() + 2];
+    let fill = SIZE - head.len() as u64;
+    let script = format!("printf '%s' \"$HEAD\"; head -c {fill} /dev/zero | tr '\\0' x");
+    let (mut gen, input) = generator(&script, &[("HEAD", head)]);
+    let m = measured_with("", &["analyze", "-"], Some(input), Duration::from_secs(120));
+    let _ = gen.wait();
+    assert_eq!(m.code(), Some(2), "{}", m.err());
+    let e = m.err();
+    assert!(e.contains("syslint: error: <stdin>: no strace lines recognised in 1 lines"), "{e}");
+    assert!(e.contains("after 64 MiB without a strace line"), "{e}");
+    let at = stopped_at(&e);
+    assert!(at > 64 << 20 && at < 80 << 20, "stopped at byte {at}");
+    assert!(m.peak_mib < 80.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("2 GiB line on stdin: exit 2 at byte {at}, peak {:.1} MiB, {:.2} s", m.peak_mib, m.secs);
+
+    // a real trace first: it is reported, and where reading stopped is a warning
+    let d = Tmp::new("longline");
+    let trace = d.join("trace.strace");
+    std::fs::write(&trace, demo_text()).unwrap();
+    let whole = analyze(&[&root().join("demo/fetch.strace.gz")]);
+    let script = format!("cat \"$TRACE\"; printf '%s' \"$HEAD\"; head -c {fill} /dev/zero | tr '\\0' x");
+    let (mut gen, input) = generator(&script, &[("HEAD", head), ("TRACE", trace.to_str().unwrap())]);
+    let m = measured_with("", &["analyze", "--format", "json", "-"], Some(input), Duration::from_secs(120));
+    let _ = gen.wait();
+    assert_eq!(m.code(), Some(0), "{}", m.err());
+    let r = m.report();
+    assert_eq!(r.capture.syscalls, whole.capture.syscalls);
+    let w = r.capture.warnings.iter().find(|w| w.starts_with("<stdin>: stopped reading at byte "));
+    assert!(w.is_some_and(|w| w.contains("no strace line in the last 64 MiB")), "{:?}", r.capture.warnings);
+    assert!(m.peak_mib < 80.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("trace + 2 GiB line on stdin: exit 0, {}; peak {:.1} MiB, {:.2} s", w.unwrap(), m.peak_mib, m.secs);
+}
+
+/// Exactly 1 GiB (1,073,741,824 bytes) of pseudo-random bytes (NULs, invalid UTF-8, newlines
+/// now and then) through a FIFO: no strace line, reading stopped 64 MiB in, a located error,
+/// exit 2, bounded memory.
+#[test]
+fn a_gib_of_random_bytes_through_a_fifo() {
+    const SIZE: u64 = 1 << 30;
+    let d = Tmp::new("random");
+    let fifo = d.join("random.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let script = format!(
+        "{{ openssl enc -aes-128-ctr -nosalt -pass pass:syslint < /dev/zero 2>/dev/null || cat /dev/urandom; }} \
+         | head -c {SIZE} > \"$FIFO\""
+    );
+    let (mut gen, _) = generator(&script, &[("FIFO", fifo.to_str().unwrap())]);
+    let m = measured_with("", &["analyze", fifo.to_str().unwrap()], None, Duration::from_secs(120));
+    let _ = gen.wait();
+    assert_eq!(m.code(), Some(2), "{}", m.err());
+    let e = m.err();
+    // a random line holds a NUL about half the time (it ends at a newline or at a NUL first,
+    // each as likely): "binary data" or "no strace lines", whichever half won in 64 MiB
+    let name = fifo.display();
+    assert!(
+        e.contains(&format!("syslint: error: {name}: binary data, not a strace log ("))
+            || e.contains(&format!("syslint: error: {name}: no strace lines recognised in ")),
+        "{e}"
+    );
+    assert!(e.contains("stopped reading at byte ") && e.contains("after 64 MiB without a strace line"), "{e}");
+    let at = stopped_at(&e);
+    assert!(at > 64 << 20 && at < SIZE, "stopped at byte {at}");
+    assert!(m.peak_mib < 80.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("1 GiB of random bytes through a FIFO: exit 2 at byte {at}, peak {:.1} MiB, {:.2} s", m.peak_mib, m.secs);
+}
+
 /// A zstd log cut in half keeps what was read and says where it ends (gzip: inputs.rs).
 #[test]
 fn truncated_zstd_keeps_what_was_read() {
