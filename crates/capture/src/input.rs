@@ -184,6 +184,59 @@ pub fn open_at(
     Ok(r)
 }
 
+/// Up to `max` bytes from the start of `r`, and the error that stopped reading, if any.
+pub fn peek<R: Read>(r: &mut R, max: usize) -> (Vec<u8>, Option<io::Error>) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 64 << 10];
+    while buf.len() < max {
+        match r.read(&mut chunk[..(max - buf.len()).min(64 << 10)]) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (buf, Some(e)),
+        }
+    }
+    (buf, None)
+}
+
+/// A reader given back the first bytes [`peek`] took from it (and the error that ended them):
+/// a stream read once can be looked into and still be read whole.
+pub struct Peeked<R> {
+    head: io::Cursor<Vec<u8>>,
+    err: Option<io::Error>,
+    rest: R,
+}
+
+impl<R> Peeked<R> {
+    pub fn new(head: Vec<u8>, err: Option<io::Error>, rest: R) -> Self {
+        Peeked { head: io::Cursor::new(head), err, rest }
+    }
+
+    /// The bytes taken back.
+    pub fn head(&self) -> &[u8] {
+        self.head.get_ref()
+    }
+}
+
+impl<R: Read> Read for Peeked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.head.read(buf)?;
+        if n > 0 || buf.is_empty() {
+            return Ok(n);
+        }
+        if let Some(e) = self.err.take() {
+            return Err(e);
+        }
+        self.rest.read(buf)
+    }
+}
+
+/// Whether a source is read as a stream that can be opened once only (stdin, a FIFO, a
+/// character device), not a file that can be opened again.
+pub fn is_stream(src: &Source) -> bool {
+    src.is_stdin() || std::fs::metadata(&src.path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 /// Reads lines out of a large buffer without copying each line. Lines longer than
 /// `max_line` are cut (the rest skipped) so one enormous line cannot exhaust memory.
 pub struct LineReader<R> {

@@ -48,52 +48,19 @@ pub fn read_strace<F: FnMut(&Event)>(
     progress: Arc<AtomicU64>,
     mut sink: F,
 ) -> Result<CaptureInfo, InputError> {
-    let mut info = CaptureInfo { sources: sources.iter().map(input::Source::name).collect(), ..Default::default() };
     if let [one] = sources {
         let size = regular_size(one);
-        let mut r = input::open(one, progress)?.0;
-        let name = info.sources[0].clone();
-        // a small input may be a pasted table of counts rather than (or besides) a trace
-        let (head, err) = peek(&mut r, tables::MAX_TEXT + 1);
-        if head.len() <= tables::MAX_TEXT && err.is_none() {
-            info.counts = tables::read(&String::from_utf8_lossy(&head));
-        }
-        let r = Peeked { head: std::io::Cursor::new(head), err, rest: r };
-        let o =
-            parallel::read_parallel_as(r, &name, one.pid, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
-        info.bytes = o.bytes;
-        info.cut_lines = o.cut_lines;
-        if let Some(e) = o.error {
-            info.warnings.push(format!("{name}: input ends early after line {}: {e}", o.stats.lines));
-        }
-        if let Some(before) = size {
-            match std::fs::metadata(&one.path) {
-                Err(_) => info.warnings.push(format!(
-                    "{name}: deleted while it was read; the report covers the {} lines read",
-                    o.stats.lines
-                )),
-                Ok(m) if m.len() != before => info.warnings.push(format!(
-                    "{name}: {} while it was read ({before} bytes when opened, {} at the end); the report covers the {} lines read",
-                    if m.len() > before { "grew" } else { "was truncated" },
-                    m.len(),
-                    o.stats.lines
-                )),
-                Ok(_) => {}
-            }
-        }
-        let mut tally = o.tally;
-        tally.stopped_at = o.stopped_at;
-        if info.counts.is_none() {
-            tally.warn(&name, &mut info);
-        }
-        info.stats = o.stats;
-        return Ok(info);
+        let r = input::open(one, progress)?.0;
+        return Ok(read_one(one, size, r, sink));
     }
+    let mut info = CaptureInfo { sources: sources.iter().map(input::Source::name).collect(), ..Default::default() };
     // several (an `strace -ff` set, maybe of 50,000 files): each file's first timestamp, one
     // file open at a time, so a missing or unreadable file fails before any output; then a
     // merge that opens files as the timeline reaches them, a bounded number at once
     let mut first = Vec::with_capacity(sources.len());
+    let mut sizes = Vec::with_capacity(sources.len());
     for s in sources {
+        sizes.push(regular_size(s));
         let r = input::open(s, progress.clone())?.0;
         let mut lr = LineReader::with_limits(r, 64 << 10, input::DEFAULT_MAX_LINE);
         first.push(match lr.next_line() {
@@ -106,43 +73,68 @@ pub fn read_strace<F: FnMut(&Event)>(
         });
     }
     let mut parser = Parser::new(&info.sources.first().cloned().unwrap_or_default());
-    merge_by_time(sources, &first, progress, &mut parser, &mut info, &mut sink);
+    let lines = merge_by_time(sources, &first, progress, &mut parser, &mut info, &mut sink);
+    // each file as the single input is: did it change while the set was read?
+    for ((s, size), lines) in sources.iter().zip(sizes).zip(lines) {
+        if let Some(w) = size.and_then(|before| changed_while_read(s, before, lines)) {
+            info.warnings.push(w);
+        }
+    }
     info.stats = parser.finish(&mut sink);
     Ok(info)
 }
 
-/// Up to `max` bytes from the start of `r`, and the error that stopped reading, if any.
-fn peek<R: std::io::Read>(r: &mut R, max: usize) -> (Vec<u8>, Option<std::io::Error>) {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 64 << 10];
-    while buf.len() < max {
-        match r.read(&mut chunk[..(max - buf.len()).min(64 << 10)]) {
-            Ok(0) => break,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return (buf, Some(e)),
-        }
+/// [`read_strace`] of one input already opened (and decompressed) as `r`: stdin or a FIFO,
+/// which can be opened once only, after a look at what it holds.
+pub fn read_strace_opened<F: FnMut(&Event)>(one: &Source, r: Box<dyn std::io::Read + Send>, sink: F) -> CaptureInfo {
+    read_one(one, regular_size(one), r, sink)
+}
+
+/// One input (`size`: a regular file's size when opened), read by parallel workers.
+fn read_one<F: FnMut(&Event)>(
+    one: &Source,
+    size: Option<u64>,
+    mut r: Box<dyn std::io::Read + Send>,
+    mut sink: F,
+) -> CaptureInfo {
+    let mut info = CaptureInfo { sources: vec![one.name()], ..Default::default() };
+    let name = info.sources[0].clone();
+    // a small input may be a pasted table of counts rather than (or besides) a trace
+    let (head, err) = input::peek(&mut r, tables::MAX_TEXT + 1);
+    if head.len() <= tables::MAX_TEXT && err.is_none() {
+        info.counts = tables::read(&String::from_utf8_lossy(&head));
     }
-    (buf, None)
+    let r = input::Peeked::new(head, err, r);
+    let o = parallel::read_parallel_as(r, &name, one.pid, workers(), chunk_size(), input::DEFAULT_MAX_LINE, &mut sink);
+    info.bytes = o.bytes;
+    info.cut_lines = o.cut_lines;
+    if let Some(e) = o.error {
+        info.warnings.push(format!("{name}: input ends early after line {}: {e}", o.stats.lines));
+    }
+    if let Some(w) = size.and_then(|before| changed_while_read(one, before, o.stats.lines)) {
+        info.warnings.push(w);
+    }
+    let mut tally = o.tally;
+    tally.stopped_at = o.stopped_at;
+    if info.counts.is_none() {
+        tally.warn(&name, &mut info);
+    }
+    info.stats = o.stats;
+    info
 }
 
-/// A reader given back its first bytes (and the error that ended them).
-struct Peeked<R> {
-    head: std::io::Cursor<Vec<u8>>,
-    err: Option<std::io::Error>,
-    rest: R,
-}
-
-impl<R: std::io::Read> std::io::Read for Peeked<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.head.read(buf)?;
-        if n > 0 || buf.is_empty() {
-            return Ok(n);
-        }
-        if let Some(e) = self.err.take() {
-            return Err(e);
-        }
-        self.rest.read(buf)
+/// The warning for a file that was `before` bytes when opened and is deleted or of another
+/// size now, after `lines` of it were read.
+fn changed_while_read(s: &Source, before: u64, lines: u64) -> Option<String> {
+    let name = s.name();
+    match std::fs::metadata(&s.path) {
+        Err(_) => Some(format!("{name}: deleted while it was read; the report covers the {lines} lines read")),
+        Ok(m) if m.len() != before => Some(format!(
+            "{name}: {} while it was read ({before} bytes when opened, {} at the end); the report covers the {lines} lines read",
+            if m.len() > before { "grew" } else { "was truncated" },
+            m.len(),
+        )),
+        Ok(_) => None,
     }
 }
 
@@ -386,6 +378,7 @@ impl Merge<'_> {
     }
 }
 
+/// Read the files of a set merged by timestamp into `parser`; returns the lines read of each.
 fn merge_by_time<F: FnMut(&Event)>(
     sources: &[Source],
     first: &[Option<Option<i64>>],
@@ -393,7 +386,7 @@ fn merge_by_time<F: FnMut(&Event)>(
     parser: &mut Parser,
     info: &mut CaptureInfo,
     sink: &mut F,
-) {
+) -> Vec<u64> {
     let n = sources.len();
     let mut m = Merge {
         sources,
@@ -478,4 +471,5 @@ fn merge_by_time<F: FnMut(&Event)>(
         }
     }
     info.cut_lines += m.cut_lines;
+    m.tallies.iter().map(|t| t.lines).collect()
 }

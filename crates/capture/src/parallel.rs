@@ -7,8 +7,18 @@
 //! passed earlier) travels in each batch's [`ChunkEnd`] and is settled here, so the events
 //! come out as the sequential reader would give them. Chunks are large (1 MiB), so a small
 //! input is one chunk and reads exactly as before.
+//!
+//! Timestamps: a chunk's parser reads its stamps with the sequential reader's rules from a
+//! clock that starts with the chunk. Within a chunk of one kind of stamp that is the sequential
+//! reading shifted by one amount per chunk (the `-r` sum before it; the days added before it,
+//! and one more if midnight passed between the last time of day before the chunk and its
+//! first: the rule that adds a day compares each stamp with the one before, and moving both
+//! by the same amount does not change its answer). So the glue adds one number to every stamp
+//! of a chunk and compares once per chunk. A chunk that mixes times of day and numbers, or
+//! whose numbers it read in another clock than the input's (strace writes neither), is read
+//! again in order from the input's clock as it stood ([`Glue::settle_clock`]).
 
-use crate::strace::{ChunkEnd, Dangling, Orphan, ParseStats, Parser};
+use crate::strace::{ChunkEnd, ClockState, Dangling, Mark, Marked, ParseStats, Parser};
 use crate::FileTally;
 use std::collections::BTreeMap;
 use std::io::{self, Read};
@@ -139,8 +149,9 @@ fn recycle(mut v: Vec<Event<'_>>) -> Vec<Event<'static>> {
     v.into_iter().map(|_| Event { tid: Tid(0), ts_ns: None, kind: EventKind::Detached }).collect()
 }
 
-/// Parse one chunk of whole lines (in `spare.text`).
-fn parse_chunk(seq: u64, spare: Spare, source: &str) -> Batch {
+/// Parse one chunk of whole lines (in `spare.text`). `clock`: where the clock stands before the
+/// chunk, if known (else the chunk's first stamp decides, and the reader shifts its stamps).
+fn parse_chunk(seq: u64, spare: Spare, source: &str, clock: Option<ClockState>) -> Batch {
     let Spare { text: bytes, pos, mut side, events: spare_events } = spare;
     let text = match String::from_utf8(bytes) {
         Ok(s) => s,
@@ -158,6 +169,9 @@ fn parse_chunk(seq: u64, spare: Spare, source: &str) -> Batch {
         events.reserve_exact(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
         let mut parser = Parser::new(source);
         parser.set_chunk_mode();
+        if let Some(c) = clock {
+            parser.seed_clock(c);
+        }
         let nul = memchr::memchr(0, text.as_bytes()).is_some();
         for line in lines(text) {
             n += 1;
@@ -467,7 +481,7 @@ pub fn read_parallel_as<R: Read + Send, F: FnMut(&Event)>(
                             Err(_) => return,
                         };
                         let Ok((seq, c)) = job else { return };
-                        if tx_out.send(parse_chunk(seq, c, source)).is_err() {
+                        if tx_out.send(parse_chunk(seq, c, source, None)).is_err() {
                             return;
                         }
                     }
@@ -560,15 +574,12 @@ fn consume<F: FnMut(&Event)>(
 /// Joins batches: carries pending calls, clocks and line numbers across chunk borders.
 struct Glue {
     parser: Parser,
+    source: String,
     stats: ParseStats,
     tally: FileTally,
     lines: u64,
-    clock: Clock,
-    /// Added to -r timestamps of the next chunk.
-    rel_base: i64,
-    /// Days added to -t/-tt timestamps of the next chunk.
-    day_shift: i64,
-    last_ts: Option<i64>,
+    /// The input's clock after the chunks taken so far, as the sequential reader has it.
+    clock: ClockState,
     default_pid: Option<Tid>,
     /// The last line of the previous batch, cut and waiting for its continuation.
     carried: Option<Dangling>,
@@ -580,33 +591,65 @@ impl Glue {
     fn new(source: &str) -> Glue {
         Glue {
             parser: Parser::new(source),
+            source: source.to_string(),
             stats: ParseStats { pid_style: "none", ..Default::default() },
             tally: FileTally::default(),
             lines: 0,
-            clock: Clock::None,
-            rel_base: 0,
-            day_shift: 0,
-            last_ts: None,
+            clock: ClockState::default(),
             default_pid: None,
             carried: None,
         }
     }
 
-    fn take<F: FnMut(&Event)>(&mut self, mut b: Batch, sink: &mut F) -> Spare {
-        if self.clock == Clock::None {
-            self.clock = b.end.clock;
+    /// What to add to the stamps of the chunk `e` ends, which started with no clock, to put
+    /// them where the sequential reader puts them; the clock moves on past the chunk. `None`:
+    /// no one amount does (the chunk is to be read again from [`Self::clock`]).
+    fn settle_clock(&mut self, e: &ChunkEnd) -> Option<i64> {
+        let c = e.clock;
+        if self.clock.clock == Clock::None {
+            // no stamp before the chunk: it read them as the sequential reader did
+            self.clock = c;
+            return Some(0);
         }
-        let shift = match self.clock {
-            Clock::Relative => self.rel_base,
-            Clock::TimeOfDay => {
-                if let (Some(first), Some(last)) = (b.end.first_ts, self.last_ts) {
-                    if first + self.day_shift < last - DAY_NS / 2 {
-                        self.day_shift += DAY_NS;
-                    }
+        match (e.first_tod, e.numbers) {
+            (None, false) => Some(0),
+            (Some(first), false) => {
+                // times of day only: one comparison, with the last time of day before
+                let mut shift = self.clock.day_offset;
+                if self.clock.last_tod.is_some_and(|last| first + shift < last - DAY_NS / 2) {
+                    shift += DAY_NS;
                 }
-                self.day_shift
+                self.clock.day_offset = c.day_offset + shift;
+                self.clock.last_tod = c.last_tod.map(|t| t + shift);
+                Some(shift)
             }
-            _ => 0,
+            (None, true) if (c.clock == Clock::Relative) == (self.clock.clock == Clock::Relative) => {
+                if c.clock != Clock::Relative {
+                    return Some(0); // -ttt: numbers as they are
+                }
+                // -r: the sum of the deltas before; a sum past i64::MAX stops at it, so the
+                // chunk's own sums may not be shifted then
+                let base = self.clock.rel_acc;
+                self.clock.rel_acc = base.checked_add(c.rel_acc)?;
+                Some(base)
+            }
+            _ => None,
+        }
+    }
+
+    fn take<F: FnMut(&Event)>(&mut self, mut b: Batch, sink: &mut F) -> Spare {
+        let shift = match self.settle_clock(&b.end) {
+            Some(shift) => shift,
+            None => {
+                // read the chunk again, in this thread, with the input's clock as it stands
+                // (only input that mixes clocks, which strace never writes, comes here)
+                let events = b.parsed.with_dependent_mut(|_, events| recycle(std::mem::take(events)));
+                let Owner { text, side } = b.parsed.into_owner();
+                let spare = Spare { text: text.into_bytes(), pos: b.pos, side, events };
+                b = parse_chunk(b.seq, spare, &self.source, Some(self.clock));
+                self.clock = b.end.clock;
+                0
+            }
         };
         let default_pid = self.default_pid;
         // the first line may continue the previous batch's last: the glue's parser, which
@@ -625,41 +668,40 @@ impl Glue {
             }
             None => self.parser.settle_dangling(),
         }
-        let mut orphans = std::mem::take(&mut b.end.orphans).into_iter().peekable();
+        let mut marks = std::mem::take(&mut b.end.marks).into_iter().peekable();
         b.parsed.with_dependent_mut(|_, events| {
             let n = events.len();
             for i in 0..=n {
-                while let Some(o) = orphans.next_if(|o| o.at as usize <= i) {
-                    let o = Orphan { pid: map_pid(o.pid, default_pid), ..o };
-                    let ts = o.ts.map(|t| t + shift);
-                    self.parser.resume_orphan(&o, ts, self.lines, sink);
+                while let Some(m) = marks.next_if(|m| m.at as usize <= i) {
+                    let ts = m.ts.map(|t| t.saturating_add(shift));
+                    let m = Mark { pid: map_pid(m.pid, default_pid), what: map_mark(m.what, default_pid, shift), ..m };
+                    self.parser.settle_mark(m, ts, self.lines, sink);
                 }
                 let Some(ev) = events.get_mut(i) else { break };
-                ev.ts_ns = ev.ts_ns.map(|t| t + shift);
+                ev.ts_ns = ev.ts_ns.map(|t| t.saturating_add(shift));
                 ev.tid = map_pid(ev.tid, default_pid);
-                if self.parser.has_pending(ev.tid)
-                    && matches!(ev.kind, EventKind::Syscall(_) | EventKind::Exited { .. } | EventKind::Killed { .. })
-                {
-                    // the call pending from an earlier chunk never came back
-                    self.parser.drop_pending(ev.tid, sink);
-                }
-                if let Some(t) = ev.ts_ns {
-                    self.last_ts = Some(self.last_ts.map_or(t, |l| l.max(t)));
+                if self.parser.has_pending(ev.tid) {
+                    match ev.kind {
+                        // the call pending from an earlier chunk never came back
+                        EventKind::Syscall(_) | EventKind::Exited { .. } | EventKind::Killed { .. } => {
+                            self.parser.drop_pending(ev.tid, sink);
+                        }
+                        // `Process N detached` in the middle of it
+                        EventKind::Detached => self.parser.detach_pending(ev.tid, sink),
+                        _ => {}
+                    }
                 }
                 sink(ev);
             }
         });
         for (pid, ts, text) in std::mem::take(&mut b.end.pending) {
-            self.parser.inject_pending(map_pid(pid, default_pid), ts.map(|t| t + shift), text, sink);
+            self.parser.inject_pending(map_pid(pid, default_pid), ts.map(|t| t.saturating_add(shift)), text, sink);
         }
         if let Some(mut d) = b.end.dangling.take() {
             d.pid = map_pid(d.pid, default_pid);
-            d.ts = d.ts.map(|t| t + shift);
+            d.ts = d.ts.map(|t| t.saturating_add(shift));
             d.line_no += self.lines;
             self.carried = Some(d);
-        }
-        if self.clock == Clock::Relative {
-            self.rel_base += b.end.rel_acc;
         }
         if self.default_pid.is_none() {
             self.default_pid = b.end.default_pid;
@@ -687,9 +729,20 @@ impl Glue {
         let lines = self.stats.lines;
         self.stats.merge(glue_stats);
         self.stats.lines = lines;
-        self.stats.clock = self.clock;
+        self.stats.clock = self.clock.clock;
         self.tally.events = self.stats.events + self.stats.strace_c_table.len() as u64;
         (self.stats, self.tally)
+    }
+}
+
+/// A mark's pids and stamps in the reader's terms.
+fn map_mark(what: Marked, default: Option<Tid>, shift: i64) -> Marked {
+    match what {
+        Marked::Superseded { old, held } => Marked::Superseded {
+            old: map_pid(old, default),
+            held: held.map(|(ts, text)| (ts.map(|t| t.saturating_add(shift)), text)),
+        },
+        w => w,
     }
 }
 
@@ -765,6 +818,105 @@ mod tests {
             assert!(got.len() == want.len() && first.is_none(), "chunks of {chunk} B: event {first:?} differs");
             assert_eq!(o.stats.unparsed, one.stats.unparsed, "chunks of {chunk} B");
         }
+    }
+
+    /// The parallel reader gives the sequential reader's events and counts with chunks of
+    /// every size from one line up (of some 400 sizes in a longer text).
+    fn same_at_every_chunk_size(text: &str) {
+        let (want, one) = events(text.as_bytes(), 1, 1 << 30);
+        for chunk in (8..text.len()).step_by(1 + text.len() / 400) {
+            let (got, o) = events(text.as_bytes(), 2, chunk);
+            let first = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i));
+            assert!(
+                first.is_none(),
+                "chunks of {chunk} B, event {first:?}:\n{:?}\n{:?}\n{text}",
+                want.get(first.unwrap_or(0)),
+                got.get(first.unwrap_or(0))
+            );
+            assert_eq!(o.stats.unparsed, one.stats.unparsed, "chunks of {chunk} B");
+            assert_eq!(o.stats.resumed_pairs, one.stats.resumed_pairs, "chunks of {chunk} B");
+            assert_eq!(o.stats.never_resumed, one.stats.never_resumed, "chunks of {chunk} B");
+        }
+    }
+
+    #[test]
+    fn stamps_are_placed_on_the_time_line_as_the_sequential_reader_places_them() {
+        // times of day jumping back less than 12 h, twice: no day added, as each stamp is
+        // compared with the one before it (a chunk starting at 07:00 was compared with 20:00)
+        same_at_every_chunk_size(
+            "1 20:00:00.000000 getpid() = 1\n1 20:00:00.100000 getpid() = 1\n1 09:00:00.000000 getpid() = 1\n\
+             1 09:00:00.100000 getpid() = 1\n1 07:00:00.000000 getpid() = 1\n1 07:00:00.100000 getpid() = 1\n",
+        );
+        // a number where the time of day should be (a line with two pid columns, `3017  10562
+        // 16:25:44.865505 execve(`): taken as it is, and not the time of day the next one is
+        // compared with (a chunk starting there put the rest a day later)
+        same_at_every_chunk_size(
+            "3017  19:20:28.555069 getpid() = 1\n3017  19:20:28.555070 getpid() = 1\n3017  10562 16:25:44.865505 getpid() = 1\n\
+             3017  19:20:28.555615 getpid() = 1\n3017  19:20:28.555661 getpid() = 1\n",
+        );
+        // midnight passed, twice, with a resumed call without -T across it
+        same_at_every_chunk_size(
+            "1 23:59:59.100000 read(3, <unfinished ...>\n2 23:59:59.200000 getpid() = 2\n\
+             2 00:00:00.100000 getpid() = 2\n1 00:00:00.300000 <... read resumed>\"x\", 1) = 1\n\
+             1 12:00:00.000000 getpid() = 1\n1 23:00:00.000000 getpid() = 1\n1 00:00:01.000000 getpid() = 1\n",
+        );
+        // a -r log with a time of day in it (strace never writes one): the time of day is taken
+        // as it is, the deltas go on summing
+        same_at_every_chunk_size(
+            "1 18 set(\n12:16:849 binf(\", 16) = 0 <CK\n1 0.5 getpid() = 1\n1 0.25 getpid() = 1\n",
+        );
+        same_at_every_chunk_size(
+            "1 0.100000 read(3, <unfinished ...>\n1 10:00:00.000000 getpid() = 1\n1 0.200000 getpid() = 1\n\
+             1 0.300000 <... read resumed>\"x\", 1) = 1\n1 0.400000 getpid() = 1\n",
+        );
+        // times of day first, then numbers (taken as they are), then a delta-first chunk
+        same_at_every_chunk_size(
+            "1 10:00:00.000000 getpid() = 1\n1 0.5 getpid() = 1\n1 0.25 getpid() = 1\n1 0.125 getpid() = 1\n\
+             1 10:00:01.000000 getpid() = 1\n",
+        );
+        // -ttt first, then small numbers: all taken as they are
+        same_at_every_chunk_size(
+            "1 1700000000.000001 getpid() = 1\n1 0.5 getpid() = 1\n1 0.25 read(3, <unfinished ...>\n1 0.125 getpid() = 1\n",
+        );
+        // -r deltas whose sum passes i64::MAX nanoseconds: it stops there, in any chunk
+        let mut big = String::new();
+        for _ in 0..50 {
+            big.push_str("1 99999999.5 read(3, <unfinished ...>\n1 99999999.5 <... read resumed>) = 1\n");
+        }
+        same_at_every_chunk_size(&big);
+    }
+
+    #[test]
+    fn calls_left_unfinished_in_one_chunk_end_where_the_sequential_reader_ends_them() {
+        // a second unfinished call of a thread whose first is pending from an earlier chunk:
+        // the first ends there, before the next events (it ended at the chunk's end)
+        same_at_every_chunk_size(
+            "2 recvfrom(4,  <unfinished ...>\n1 write(3, \"W\", 1 <unfinished ...>\n\
+             2 recvfrom(4,  <unfinished ...>\n1 <... write resumed>) = 1\n2 <... recvfrom resumed>\"x\", 1, 0, NULL, NULL) = 1\n",
+        );
+        // `Process N detached` while its call is pending from an earlier chunk: the call ends
+        // cut by the detach, before the detach
+        same_at_every_chunk_size(
+            "1 read(3, <unfinished ...>\n2 getpid() = 2\n2 getpid() = 2\nstrace: Process 1 detached\n2 getpid() = 2\n",
+        );
+        // a thread's execve pending from an earlier chunk resumes under the leader's pid
+        same_at_every_chunk_size(
+            "2 execve(\"/bin/true\", [\"true\"], 0x0 /* 1 var */ <unfinished ...>\n1 futex(0x1, FUTEX_WAIT, 0, NULL <unfinished ...>\n\
+             3 getpid() = 3\n1 +++ superseded by execve in pid 2 +++\n1 <... execve resumed>) = 0\n1 getpid() = 1\n",
+        );
+        same_at_every_chunk_size(
+            "2 execve(\"/bin/true\", [\"true\"], 0x0 /* 1 var */ <unfinished ...>\n3 getpid() = 3\n\
+             1 futex(0x1, FUTEX_WAIT, 0, NULL <unfinished ...>\n1 +++ superseded by execve in pid 2 +++\n3 getpid() = 3\n\
+             1 <... execve resumed>) = 0\n",
+        );
+        // the leader's own call pending when it is superseded never came back
+        same_at_every_chunk_size(
+            "1 futex(0x1, FUTEX_WAIT, 0, NULL <unfinished ...>\n2 execve(\"/bin/true\", [], 0x0 <unfinished ...>\n\
+             1 +++ superseded by execve in pid 2 +++\n1 <... execve resumed>) = 0\n",
+        );
+        // a line cut by program output, ended by strace 4's detach note, while the thread had
+        // a call pending
+        same_at_every_chunk_size("1 read(3, <unfinished ...>\n1 write(1, \"x\"\nProcess 1 detached\n1 getpid() = 1\n");
     }
 
     #[test]

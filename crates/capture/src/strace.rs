@@ -85,17 +85,48 @@ impl ParseStats {
     }
 }
 
-/// A `<... resumed>` line a chunk parser could not join.
+/// A line of a chunk that acts on a call an earlier chunk may have left unfinished, which the
+/// chunk's parser cannot see: the reader settles it in its place among the chunk's events, as
+/// the sequential reader would have at that line.
 #[derive(Debug, Clone)]
-pub struct Orphan {
+pub struct Mark {
     /// Number of events the chunk emitted before this line.
     pub at: u64,
     pub pid: Tid,
     pub ts: Option<i64>,
-    /// The line from `<... ` on.
-    pub body: String,
-    /// Its line number in the chunk (1-based), for the sample if it turns out unreadable.
-    pub line: u64,
+    pub what: Marked,
+}
+
+/// What a [`Mark`]ed line does.
+#[derive(Debug, Clone)]
+pub enum Marked {
+    /// A `<... resumed>` line whose start is not in the chunk.
+    Resumed {
+        /// The line from `<... ` on.
+        body: String,
+        /// Its line number in the chunk (1-based), for the sample if it turns out unreadable.
+        line: u64,
+    },
+    /// A call of `pid` left unfinished while the chunk had none of `pid`'s pending: one pending
+    /// from an earlier chunk never came back, and ends here.
+    Started,
+    /// `+++ superseded by execve in pid OLD +++` while the chunk had no call of OLD pending: a
+    /// call of OLD pending from an earlier chunk is `pid`'s from here on. `held`: the call of
+    /// `pid` the chunk had pending then (its start and `name(args...`), handed over first.
+    Superseded { old: Tid, held: Option<(Option<i64>, String)> },
+}
+
+/// Where a parser's clock stands: what it needs to read the next timestamp as the sequential
+/// reader would.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClockState {
+    pub clock: Clock,
+    /// -r: the running sum of deltas.
+    pub rel_acc: i64,
+    /// Days added to times of day after midnight wrapped.
+    pub day_offset: i64,
+    /// The last time of day read (with `day_offset`), if any.
+    pub last_tod: Option<i64>,
 }
 
 /// State a chunk hands to the next one.
@@ -103,11 +134,15 @@ pub struct Orphan {
 pub struct ChunkEnd {
     /// Calls still unfinished: (pid, start, `name(args...`).
     pub pending: Vec<(Tid, Option<i64>, String)>,
-    pub orphans: Vec<Orphan>,
-    pub clock: Clock,
-    /// -r: sum of this chunk's deltas.
-    pub rel_acc: i64,
-    pub first_ts: Option<i64>,
+    pub marks: Vec<Mark>,
+    /// The chunk's clock at its end, read as if no stamp came before the chunk (or from
+    /// [`Parser::seed_clock`]'s state).
+    pub clock: ClockState,
+    /// The first time of day in the chunk, as read (without days added): whether midnight
+    /// passed between the previous chunk's last one and it is the reader's to decide.
+    pub first_tod: Option<i64>,
+    /// The chunk had a stamp that is a number (`-r`, `-ttt`).
+    pub numbers: bool,
     pub default_pid: Option<Tid>,
     /// The chunk's first line, when it may continue a line the previous chunk ended with
     /// ([`could_continue`]): not parsed here, the reader gives it to the parser that holds
@@ -199,8 +234,11 @@ pub struct Parser {
     lead: Option<String>,
     /// Spare buffers for pending calls.
     pool: Vec<String>,
-    orphans: Vec<Orphan>,
-    first_ts: Option<i64>,
+    marks: Vec<Mark>,
+    /// The first time of day read, before days are added.
+    first_tod: Option<i64>,
+    /// A stamp that is a number was read.
+    numbers: bool,
 }
 
 impl Default for Parser {
@@ -233,8 +271,9 @@ impl Parser {
             chunk_mode: false,
             lead: None,
             pool: Vec::new(),
-            orphans: Vec::new(),
-            first_ts: None,
+            marks: Vec::new(),
+            first_tod: None,
+            numbers: false,
         }
     }
 
@@ -358,15 +397,34 @@ impl Parser {
         pending.sort_unstable_by_key(|p| p.0);
         let end = ChunkEnd {
             pending,
-            orphans: std::mem::take(&mut self.orphans),
-            clock: self.clock,
-            rel_acc: self.rel_acc,
-            first_ts: self.first_ts,
+            marks: std::mem::take(&mut self.marks),
+            clock: self.clock_state(),
+            first_tod: self.first_tod,
+            numbers: self.numbers,
             default_pid: self.default_pid,
             lead: self.lead.take(),
             dangling,
         };
         (std::mem::take(&mut self.stats), end)
+    }
+
+    /// Where the clock stands (see [`ClockState`]).
+    pub fn clock_state(&self) -> ClockState {
+        ClockState {
+            clock: self.clock,
+            rel_acc: self.rel_acc,
+            day_offset: self.day_offset,
+            last_tod: (self.last_tod != i64::MIN).then_some(self.last_tod),
+        }
+    }
+
+    /// Read the next timestamps as if the lines before had left the clock at `c` (a chunk
+    /// whose stamps only the sequential reader's state places on the time line).
+    pub fn seed_clock(&mut self, c: ClockState) {
+        self.clock = c.clock;
+        self.rel_acc = c.rel_acc;
+        self.day_offset = c.day_offset;
+        self.last_tod = c.last_tod.unwrap_or(i64::MIN);
     }
 
     /// Take over a line an earlier chunk ended with, cut and waiting for its continuation
@@ -402,12 +460,57 @@ impl Parser {
         self.flush_pending(pid, Ret::Unknown, sink);
     }
 
-    /// Parse a `<... name resumed>` body marked by a chunk parser.
-    /// `line_base`: lines before the orphan's chunk, for the sample of an unreadable one.
-    pub fn resume_orphan<F: FnMut(&Event)>(&mut self, o: &Orphan, ts: Option<i64>, line_base: u64, sink: &mut F) {
-        if !self.resumed(&o.body, o.pid, ts, sink) {
-            // as the sequential reader counts it
-            self.unparsed(&o.body, line_base + o.line);
+    /// Flush a pending call of `pid` as cut by a detach (`Process N detached`).
+    pub fn detach_pending<F: FnMut(&Event)>(&mut self, pid: Tid, sink: &mut F) {
+        self.flush_pending(pid, Ret::Unfinished, sink);
+    }
+
+    /// Settle a line a chunk parser marked ([`Mark`]; `pid` and `old` already in the reader's
+    /// terms, `ts` on its time line). `line_base`: lines before the mark's chunk, for the
+    /// sample of an unreadable one.
+    pub fn settle_mark<F: FnMut(&Event)>(&mut self, m: Mark, ts: Option<i64>, line_base: u64, sink: &mut F) {
+        match m.what {
+            Marked::Resumed { body, line } => {
+                if !self.resumed(&body, m.pid, ts, sink) {
+                    // as the sequential reader counts it
+                    self.unparsed(&body, line_base + line);
+                }
+            }
+            Marked::Started => {
+                if self.pending.contains_key(&m.pid) {
+                    self.flush_pending(m.pid, Ret::Unknown, sink);
+                }
+            }
+            Marked::Superseded { old, held } => {
+                if let Some((ts, text)) = held {
+                    self.inject_pending(m.pid, ts, text, sink);
+                }
+                self.supersede(m.pid, old, sink);
+            }
+        }
+    }
+
+    /// A new unfinished call of `pid`: one still pending never came back. In a chunk, a call of
+    /// `pid` pending from an earlier chunk would end here: the line is marked for the reader.
+    #[inline(always)]
+    fn start_pending<F: FnMut(&Event)>(&mut self, pid: Tid, ts: Option<i64>, text: String, sink: &mut F) {
+        if self.pending.contains_key(&pid) {
+            self.flush_pending(pid, Ret::Unknown, sink);
+        } else if self.chunk_mode {
+            self.marks.push(Mark { at: self.stats.events, pid, ts: None, what: Marked::Started });
+        }
+        self.pending.insert(pid, Pending { ts, text });
+    }
+
+    /// Thread `old` called execve and became the leader `pid`: its pending execve resumes as
+    /// `pid`'s (a call `pid` had pending never came back).
+    fn supersede<F: FnMut(&Event)>(&mut self, pid: Tid, old: Tid, sink: &mut F) {
+        if let Some(p) = self.pending.remove(&old) {
+            self.start_pending(pid, p.ts, p.text, sink);
+        } else if self.chunk_mode {
+            // OLD's call may be pending from an earlier chunk
+            let held = self.pending.remove(&pid).map(|p| (p.ts, p.text));
+            self.marks.push(Mark { at: self.stats.events, pid, ts: None, what: Marked::Superseded { old, held } });
         }
     }
 
@@ -438,13 +541,7 @@ impl Parser {
 
     fn parse_inner<F: FnMut(&Event)>(&mut self, line: &str, pid_hint: Option<Tid>, sink: &mut F) -> bool {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        // -k stack frames (` > /usr/lib/libc.so.6(read+0x12) [0x10a2b]`), -e read=/write=
-        // hex dumps (` | 00000  31 32 ...  12c0 |`) and, for readv/writev, the header of each
-        // buffer's dump (` * 2 bytes in buffer 0`)
-        if line.starts_with(" > ")
-            || line.starts_with(" | ")
-            || (line.starts_with(" * ") && line.contains(" bytes in buffer "))
-        {
+        if line.as_bytes().first() == Some(&b' ') && after_a_call(line) {
             self.stats.ignored += 1;
             return true;
         }
@@ -542,9 +639,6 @@ impl Parser {
             match self.timestamp(s) {
                 Some((t, rest)) => {
                     ts = Some(t);
-                    if self.first_ts.is_none() {
-                        self.first_ts = Some(t);
-                    }
                     s = rest;
                 }
                 None => return self.c_table_row(s),
@@ -605,11 +699,8 @@ impl Parser {
         if let Some(head) = s.strip_suffix(" <unfinished ...>").or_else(|| s.strip_suffix(" <detached ...>")) {
             let detached = s.ends_with(" <detached ...>");
             // a second unfinished for the same pid means the first was lost: flush it
-            if self.pending.contains_key(&pid) {
-                self.flush_pending(pid, Ret::Unknown, sink);
-            }
             let text = self.pooled(head);
-            self.pending.insert(pid, Pending { ts, text });
+            self.start_pending(pid, ts, text, sink);
             if detached {
                 self.flush_pending(pid, Ret::Unfinished, sink);
             }
@@ -618,10 +709,7 @@ impl Parser {
         // a thread's execve that makes it the leader: `... <pid changed to 4320 ...>`
         if let Some(i) = s.ends_with(" ...>").then(|| s.rfind(" <pid changed to ")).flatten() {
             let new_pid = s[i + 17..s.len() - 5].trim().parse::<Tid>().unwrap_or(pid);
-            if self.pending.contains_key(&new_pid) {
-                self.flush_pending(new_pid, Ret::Unknown, sink);
-            }
-            self.pending.insert(new_pid, Pending { ts, text: s[..i].to_string() });
+            self.start_pending(new_pid, ts, s[..i].to_string(), sink);
             return true;
         }
         match split_call(s, name_len) {
@@ -698,7 +786,7 @@ impl Parser {
         let note = strace_note(c).or(Some(c).filter(|c| c.starts_with("Process ")));
         if note.is_some_and(|n| n.contains(" detached")) {
             // strace 4.x detached in the middle of the call and ended the line
-            self.pending.insert(d.pid, Pending { ts: d.ts, text: d.text });
+            self.start_pending(d.pid, d.ts, d.text, sink);
             self.flush_pending(d.pid, Ret::Unfinished, sink);
             self.stats.rejoined += 1;
             return Rejoin::Settled;
@@ -748,7 +836,8 @@ impl Parser {
         let rest = &s[close + 9..];
         if self.chunk_mode && !self.pending.contains_key(&pid) {
             // its start may be in the previous chunk: the reader joins them
-            self.orphans.push(Orphan { at: self.stats.events, pid, ts, body: s.to_string(), line: self.cur_line });
+            let what = Marked::Resumed { body: s.to_string(), line: self.cur_line };
+            self.marks.push(Mark { at: self.stats.events, pid, ts, what });
             return true;
         }
         let Some(p) = self.pending.remove(&pid) else {
@@ -839,8 +928,8 @@ impl Parser {
         } else if let Some(r) = body.strip_prefix("superseded by execve in pid ") {
             // thread `r` called execve and became the leader `pid`: its pending execve now
             // resumes under the leader's pid
-            if let Some(p) = r.trim().parse::<Tid>().ok().and_then(|q| self.pending.remove(&q)) {
-                self.pending.insert(pid, p);
+            if let Ok(old) = r.trim().parse::<Tid>() {
+                self.supersede(pid, old, sink);
             }
             self.stats.ignored += 1;
             return true;
@@ -936,8 +1025,9 @@ impl Parser {
         if self.clock == Clock::None {
             self.clock = Clock::TimeOfDay;
         }
-        let abs = t + self.day_offset;
-        if self.last_tod != i64::MIN && abs < self.last_tod - DAY_NS / 2 {
+        if self.last_tod == i64::MIN {
+            self.first_tod = Some(t);
+        } else if t + self.day_offset < self.last_tod - DAY_NS / 2 {
             self.day_offset += DAY_NS;
         }
         t += self.day_offset;
@@ -981,6 +1071,7 @@ impl Parser {
         let secs = parse_u64(&tok[..dot]) as i64;
         let frac = if dot < tok.len() { parse_frac(&tok[dot + 1..])? } else { 0 };
         let v = secs.saturating_mul(NS).saturating_add(frac);
+        self.numbers = true;
         if self.clock == Clock::None {
             // -ttt prints seconds since 1970; -r prints small deltas from the previous line
             self.clock = if secs > 100_000_000 { Clock::Epoch } else { Clock::Relative };
@@ -1031,6 +1122,26 @@ fn looks_like_c_row(s: &str) -> bool {
         return false;
     }
     b[sp..].iter().find(|c| **c != b' ').is_some_and(u8::is_ascii_digit)
+}
+
+/// A line strace writes after a call's line about that call: `-k` stack frames (` >
+/// /usr/lib/libc.so.6(read+0x12) [0x10a2b]`), `-e read=`/`write=` hex dumps (` | 00000  31 32
+/// ...  12c0 |`) and, for readv/writev, the header of each buffer's dump (` * 2 bytes in
+/// buffer 0`), and `--kvm=vcpu+`'s dumps of a vCPU's `struct kvm_run` before and after
+/// `KVM_RUN` (strace 6.18 on: ` VCPU:0< {request_interrupt_window=0, ...}`, ` VCPU:0> {...}`,
+/// or ` VCPU< `/` VCPU> ` when the vCPU's number is unknown; src/kvm.c,
+/// kvm_run_structure_decode). Each begins with a space.
+#[cold]
+fn after_a_call(line: &str) -> bool {
+    if line.starts_with(" > ") || line.starts_with(" | ") {
+        return true;
+    }
+    if line.starts_with(" * ") {
+        return line.contains(" bytes in buffer ");
+    }
+    let Some(r) = line.strip_prefix(" VCPU") else { return false };
+    let r = r.strip_prefix(':').map_or(r, |r| r.trim_start_matches(|c: char| c.is_ascii_digit()));
+    (r.starts_with("< ") || r.starts_with("> ")) && r[2..].starts_with('{')
 }
 
 /// A syscall line split into its parts.

@@ -1619,3 +1619,48 @@ fn pid_with_command_name() {
     assert_eq!((r.ev[0].call().name.as_str(), r.ev[0].call().errno()), ("mount", "EACCES"));
     assert_eq!(r.ev[1].call().ok(), 0);
 }
+
+// `--kvm=vcpu` (strace >= 4.24, src/kvm.c: the exit reason of KVM_RUN as the call's note) and
+// `--kvm=vcpu+` (strace >= 6.18: after the call's line, a line per `struct kvm_run` before and
+// after the call, ` VCPU:N< {...}` and ` VCPU:N> {...}`, kvm_run_structure_decode in
+// src/kvm.c; tests/ioctl_kvm_run_auxstr_vcpu_more.c). Lines copied from real runs on this
+// project's machine (Linux 6.18, KVM): a 7-byte real-mode guest that writes 'a' to port 0x3f8
+// and halts, run as `strace -f -tt -T -y --kvm=vcpu` (Debian's strace 6.1) and as
+// `strace -f -tt -T -y --kvm=vcpu+` (strace 7.2.0.3, built from strace/strace at
+// 3e4d70a5e497dc924fba50766f1dc31081c7a59b), and the plain `--kvm=vcpu+` form (no -o: the
+// lines as written to a terminal).
+#[test]
+fn kvm_vcpu_exit_reasons_and_kvm_run_dumps() {
+    let r = parse(&[
+        "810   21:20:38.732618 ioctl(4<anon_inode:kvm-vm>, KVM_CREATE_VCPU, 0) = 5<anon_inode:kvm-vcpu:0> <0.000198>",
+        "810   21:20:38.733070 ioctl(5<anon_inode:kvm-vcpu:0>, KVM_RUN, 0) = 0 (KVM_EXIT_IO) <0.000180>",
+        "810   21:20:38.733404 ioctl(5<anon_inode:kvm-vcpu:0>, KVM_RUN, 0) = 0 (KVM_EXIT_HLT) <0.000018>",
+    ])
+    .clean();
+    r.n(3);
+    let run = r.ev[1].call();
+    assert_eq!((run.sys, run.ok(), run.note(), run.dur), (Sys::Ioctl, 0, "(KVM_EXIT_IO)", Some(180_000)));
+    assert_eq!(run.fd, Some((5, Some("anon_inode:kvm-vcpu:0".to_string()))));
+    assert_eq!(r.ev[2].call().note(), "(KVM_EXIT_HLT)");
+
+    let plus = [
+        "8745  21:23:10.748836 ioctl(5<anon_inode:kvm-vcpu:0>, KVM_RUN, 0) = 0 (KVM_EXIT_IO) <0.000090>",
+        " VCPU:0< {request_interrupt_window=0, immediate_exit=0, exit_reason=0 /* KVM_EXIT_UNKNOWN */, ready_for_interrupt_injection=0, if_flag=0, flags=0, cr8=0000000000000000, apic_base=0000000000000000}",
+        " VCPU:0> {request_interrupt_window=0, immediate_exit=0, exit_reason=2 /* KVM_EXIT_IO */, ready_for_interrupt_injection=0, if_flag=0, flags=0, cr8=0000000000000000, apic_base=0x000000fee00900, {io={direction=KVM_EXIT_IO_OUT, size=1, port=0x3f8, count=1, data_offset=0x00000000001000, data=[0x61]}}}",
+        "8745  21:23:10.749038 ioctl(5<anon_inode:kvm-vcpu:0>, KVM_RUN, 0) = 0 (KVM_EXIT_HLT) <0.000012>",
+        " VCPU:0< {request_interrupt_window=0, immediate_exit=0, exit_reason=2 /* KVM_EXIT_IO */, ready_for_interrupt_injection=0, if_flag=0, flags=0, cr8=0000000000000000, apic_base=0x000000fee00900, {io={direction=KVM_EXIT_IO_OUT, size=1, port=0x3f8, count=1, data_offset=0x00000000001000, data=[0x61]}}}",
+        " VCPU:0> {request_interrupt_window=0, immediate_exit=0, exit_reason=5 /* KVM_EXIT_HLT */, ready_for_interrupt_injection=0, if_flag=0, flags=0, cr8=0000000000000000, apic_base=0x000000fee00900}",
+        "ioctl(5, KVM_RUN, 0)                    = 0 (KVM_EXIT_HLT)",
+        " VCPU:0< {request_interrupt_window=0, immediate_exit=0, exit_reason=2 /* KVM_EXIT_IO */, ready_for_interrupt_injection=0, if_flag=0, flags=0, cr8=0000000000000000, apic_base=0x000000fee00900, {io={direction=KVM_EXIT_IO_OUT, size=1, port=0x3f8, count=1, data_offset=0x00000000001000, data=[0x61]}}}",
+        " VCPU:0> {request_interrupt_window=0, immediate_exit=0, exit_reason=5 /* KVM_EXIT_HLT */, ready_for_interrupt_injection=0, if_flag=0, flags=0, cr8=0000000000000000, apic_base=0x000000fee00900}",
+    ];
+    let r = parse(&plus).clean();
+    r.n(3);
+    assert_eq!(r.st.ignored, 6, "the kvm_run dumps are strace's notes on the call before");
+    assert!(r.calls().iter().all(|e| e.call().sys == Sys::Ioctl));
+    assert_eq!(r.ev[0].call().note(), "(KVM_EXIT_IO)");
+    assert_eq!((r.ev[1].pid, r.ev[1].call().dur), (8745, Some(12_000)));
+    // the shape of the dump is told apart, not any line that begins with " VCPU"
+    let r = parse(&[" VCPU:0< request_interrupt_window=0", " VCPU is busy"]);
+    assert_eq!(r.st.unparsed, 2);
+}

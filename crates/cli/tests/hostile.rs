@@ -388,6 +388,100 @@ fn endless_input_stops() {
     eprintln!("endless random stdin: exit 2, peak {:.1} MiB, {:.1} s", m.peak_mib, m.secs);
 }
 
+/// `sh -c SCRIPT` writing to a pipe, for syslint's stdin; `env`: its variables.
+fn generator(script: &str, env: &[(&str, &str)]) -> (std::process::Child, Stdio) {
+    let mut c = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = c.stdout.take().unwrap();
+    (c, Stdio::from(out))
+}
+
+/// The byte syslint says it stopped reading at, from its message.
+fn stopped_at(msg: &str) -> u64 {
+    let i = msg.find("stopped reading at byte ").unwrap_or_else(|| panic!("no byte in: {msg}")) + 24;
+    msg[i..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+}
+
+/// A line of exactly 2 GiB (2,147,483,648 bytes) without a newline, streamed into `analyze -`:
+/// a recorded call whose path string never ends. Cut at 4 MiB, the rest skipped, and reading
+/// stops 64 MiB into it: a located error, exit 2, in bounded memory and without reading the
+/// rest of the stream. After a real trace, the trace is reported and the stop is a warning.
+#[test]
+fn a_2_gib_line_without_newline_on_stdin() {
+    const SIZE: u64 = 2 << 30;
+    let line = stat1000_line("/nonexistent/syslint/");
+    let head = &line[..line.find("\"/nonexistent/").unwrap() + 2];
+    let fill = SIZE - head.len() as u64;
+    let script = format!("printf '%s' \"$HEAD\"; head -c {fill} /dev/zero | tr '\\0' x");
+    let (mut gen, input) = generator(&script, &[("HEAD", head)]);
+    let m = measured_with("", &["analyze", "-"], Some(input), Duration::from_secs(120));
+    let _ = gen.wait();
+    assert_eq!(m.code(), Some(2), "{}", m.err());
+    let e = m.err();
+    assert!(e.contains("syslint: error: <stdin>: no strace lines recognised in 1 lines"), "{e}");
+    assert!(e.contains("after 64 MiB without a strace line"), "{e}");
+    let at = stopped_at(&e);
+    assert!(at > 64 << 20 && at < 80 << 20, "stopped at byte {at}");
+    assert!(m.peak_mib < 80.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("2 GiB line on stdin: exit 2 at byte {at}, peak {:.1} MiB, {:.2} s", m.peak_mib, m.secs);
+
+    // a real trace first: it is reported, and where reading stopped is a warning
+    let d = Tmp::new("longline");
+    let trace = d.join("trace.strace");
+    std::fs::write(&trace, demo_text()).unwrap();
+    let whole = analyze(&[&root().join("demo/fetch.strace.gz")]);
+    let script = format!("cat \"$TRACE\"; printf '%s' \"$HEAD\"; head -c {fill} /dev/zero | tr '\\0' x");
+    let (mut gen, input) = generator(&script, &[("HEAD", head), ("TRACE", trace.to_str().unwrap())]);
+    let m = measured_with("", &["analyze", "--format", "json", "-"], Some(input), Duration::from_secs(120));
+    let _ = gen.wait();
+    assert_eq!(m.code(), Some(0), "{}", m.err());
+    let r = m.report();
+    assert_eq!(r.capture.syscalls, whole.capture.syscalls);
+    let w = r.capture.warnings.iter().find(|w| w.starts_with("<stdin>: stopped reading at byte "));
+    assert!(w.is_some_and(|w| w.contains("no strace line in the last 64 MiB")), "{:?}", r.capture.warnings);
+    assert!(m.peak_mib < 80.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("trace + 2 GiB line on stdin: exit 0, {}; peak {:.1} MiB, {:.2} s", w.unwrap(), m.peak_mib, m.secs);
+}
+
+/// Exactly 1 GiB (1,073,741,824 bytes) of pseudo-random bytes (NULs, invalid UTF-8, newlines
+/// now and then) through a FIFO: no strace line, reading stopped 64 MiB in, a located error,
+/// exit 2, bounded memory.
+#[test]
+fn a_gib_of_random_bytes_through_a_fifo() {
+    const SIZE: u64 = 1 << 30;
+    let d = Tmp::new("random");
+    let fifo = d.join("random.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let script = format!(
+        "{{ openssl enc -aes-128-ctr -nosalt -pass pass:syslint < /dev/zero 2>/dev/null || cat /dev/urandom; }} \
+         | head -c {SIZE} > \"$FIFO\""
+    );
+    let (mut gen, _) = generator(&script, &[("FIFO", fifo.to_str().unwrap())]);
+    let m = measured_with("", &["analyze", fifo.to_str().unwrap()], None, Duration::from_secs(120));
+    let _ = gen.wait();
+    assert_eq!(m.code(), Some(2), "{}", m.err());
+    let e = m.err();
+    // a random line holds a NUL about half the time (it ends at a newline or at a NUL first,
+    // each as likely): "binary data" or "no strace lines", whichever half won in 64 MiB
+    let name = fifo.display();
+    assert!(
+        e.contains(&format!("syslint: error: {name}: binary data, not a strace log ("))
+            || e.contains(&format!("syslint: error: {name}: no strace lines recognised in ")),
+        "{e}"
+    );
+    assert!(e.contains("stopped reading at byte ") && e.contains("after 64 MiB without a strace line"), "{e}");
+    let at = stopped_at(&e);
+    assert!(at > 64 << 20 && at < SIZE, "stopped at byte {at}");
+    assert!(m.peak_mib < 80.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("1 GiB of random bytes through a FIFO: exit 2 at byte {at}, peak {:.1} MiB, {:.2} s", m.peak_mib, m.secs);
+}
+
 /// A zstd log cut in half keeps what was read and says where it ends (gzip: inputs.rs).
 #[test]
 fn truncated_zstd_keeps_what_was_read() {
@@ -663,6 +757,56 @@ fn fifo_and_symlink_loop() {
     );
 }
 
+/// A recording in a FIFO or on stdin is a recording (only regular files were looked into for
+/// its magic, so it was read as strace text: "binary data, not a strace log", exit 2); the
+/// bytes looked at are not lost: every call is replayed, as from the file.
+#[test]
+fn a_recording_in_a_fifo_or_on_stdin_is_replayed() {
+    let d = Tmp::new("slrfifo");
+    let rec = recorded_slr();
+    let whole = analyze(&[&rec]);
+    assert!(whole.capture.syscalls > 1000, "{}", whole.capture.syscalls);
+    let fifo = d.join("rec.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (f2, r2) = (fifo.clone(), rec.clone());
+    let writer = std::thread::spawn(move || std::fs::write(&f2, std::fs::read(&r2).unwrap()));
+    let m = measured_with("", &["analyze", "--format", "json", fifo.to_str().unwrap()], None, Duration::from_secs(60));
+    writer.join().unwrap().unwrap();
+    assert!(matches!(m.code(), Some(0 | 1)), "{}", m.err());
+    let r = m.report();
+    assert_eq!(r.capture.backend, "ebpf-recording");
+    assert_eq!((r.capture.syscalls, r.capture.events), (whole.capture.syscalls, whole.capture.events));
+    assert_eq!(r.capture.sources, [fifo.display().to_string()]);
+    assert!(m.peak_mib < 60.0, "peak {:.0} MiB", m.peak_mib);
+    eprintln!("recording in a FIFO: peak {:.1} MiB, {:.2} s", m.peak_mib, m.secs);
+
+    // stdin, from a pipe; and `export -` writes the same text as from the file
+    let pipe = |p: &Path| {
+        let mut c = Command::new("cat").arg(p).stdout(Stdio::piped()).spawn().unwrap();
+        let out = c.stdout.take().unwrap();
+        (c, Stdio::from(out))
+    };
+    let (mut cat, input) = pipe(&rec);
+    let m = measured_with("", &["analyze", "--format", "json", "-"], Some(input), Duration::from_secs(60));
+    cat.wait().unwrap();
+    assert!(matches!(m.code(), Some(0 | 1)), "{}", m.err());
+    let r = m.report();
+    assert_eq!((r.capture.backend.as_str(), r.capture.syscalls), ("ebpf-recording", whole.capture.syscalls));
+    assert_eq!(r.capture.sources, ["<stdin>"]);
+    let (mut cat, input) = pipe(&rec);
+    let m = measured_with("", &["export", "-"], Some(input), Duration::from_secs(60));
+    cat.wait().unwrap();
+    assert_eq!(m.code(), Some(0), "{}", m.err());
+    let from_file = measured(&["export", rec.to_str().unwrap()]);
+    assert!(stdout(&m.out) == stdout(&from_file.out), "export of stdin and of the file differ");
+    // strace text on stdin is still strace text, and not a recording to export
+    let (mut cat, input) = pipe(&root().join("demo/fetch.strace.gz"));
+    let m = measured_with("", &["export", "-"], Some(input), Duration::from_secs(60));
+    cat.wait().unwrap();
+    assert_eq!(m.code(), Some(2));
+    assert!(m.err().contains("-: not a syslint recording"), "{}", m.err());
+}
+
 /// A log that grows, is truncated or is deleted while syslint reads it: the report says so.
 #[test]
 fn a_file_that_changes_while_read_is_said() {
@@ -699,6 +843,62 @@ fn a_file_that_changes_while_read_is_said() {
         let w = format!("{}: {what} while it was read", p.display());
         assert!(r.capture.warnings.iter().any(|x| x.starts_with(&w)), "{what}: {:?}", r.capture.warnings);
         assert!(m.peak_mib < 80.0, "{what}: peak {:.0} MiB", m.peak_mib);
+    }
+}
+
+/// A file of an `strace -ff` set that grows, is truncated or is deleted while the set is read:
+/// the warning names the file and its sizes, as for a single input (it said nothing).
+#[test]
+fn a_file_of_an_ff_set_that_changes_while_read_is_said() {
+    let d = Tmp::new("ffchanging");
+    let text = demo_text();
+    for what in ["grew", "was truncated", "deleted"] {
+        let dir = d.join(&what.replace(' ', "-"));
+        std::fs::create_dir_all(&dir).unwrap();
+        // one file long enough to be still read when it changes (13 MB: 6 s in a debug build,
+        // the merge peeks each line's time), two short ones
+        let p = dir.join("trace.9357");
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
+        for _ in 0..20 {
+            f.write_all(&text).unwrap();
+        }
+        f.flush().unwrap();
+        drop(f);
+        for pid in ["9358", "9359"] {
+            std::fs::write(dir.join(format!("trace.{pid}")), &text).unwrap();
+        }
+        let before = std::fs::metadata(&p).unwrap().len();
+        let ds = dir.to_str().unwrap().to_string();
+        let run = std::thread::spawn(move || measured(&["analyze", "--format", "json", &ds]));
+        std::thread::sleep(Duration::from_millis(200));
+        match what {
+            "grew" => {
+                let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+                for _ in 0..5 {
+                    f.write_all(&text).unwrap();
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            "was truncated" => std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(1000).unwrap(),
+            _ => std::fs::remove_file(&p).unwrap(),
+        }
+        let m = run.join().unwrap();
+        assert!(matches!(m.code(), Some(0 | 1)), "{what}: {}", m.err());
+        let r = m.report();
+        assert_eq!(r.capture.sources.len(), 3, "{what}");
+        let w = match what {
+            "grew" => format!("{}: grew while it was read ({before} bytes when opened, {} at the end); the report covers the ", p.display(), before + 5 * text.len() as u64),
+            "was truncated" => format!("{}: was truncated while it was read ({before} bytes when opened, 1000 at the end); the report covers the ", p.display()),
+            _ => format!("{}: deleted while it was read; the report covers the ", p.display()),
+        };
+        let said: Vec<_> = r.capture.warnings.iter().filter(|x| x.contains("while it was read")).collect();
+        assert!(
+            said.len() == 1 && said[0].starts_with(&w) && said[0].ends_with(" lines read"),
+            "{what}: {:?}",
+            r.capture.warnings
+        );
+        assert!(m.peak_mib < 80.0, "{what}: peak {:.0} MiB", m.peak_mib);
+        eprintln!("-ff file ({what}): {}; peak {:.1} MiB, {:.1} s", said[0], m.peak_mib, m.secs);
     }
 }
 

@@ -16,7 +16,7 @@ pub mod strace;
 
 pub use config::{detectors, ConfigError};
 pub use ebpf::EbpfSource;
-pub use log::{open_inputs, LogSource, RecordingSource};
+pub use log::{open_inputs, open_stream, LogSource, RecordingSource, Stream};
 pub use sink::{Analysis, Interval, StraceText};
 pub use strace::StraceSource;
 

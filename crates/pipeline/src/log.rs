@@ -2,6 +2,7 @@
 
 use crate::status::Progress;
 use crate::{Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -13,13 +14,15 @@ use syslint_capture::{input, CaptureInfo};
 pub struct LogSource {
     sources: Vec<input::Source>,
     progress: bool,
+    /// The one input, a stream already opened to look into (and the bytes read from it).
+    opened: Option<(Box<dyn Read + Send>, Arc<AtomicU64>)>,
 }
 
 impl LogSource {
     /// The inputs, expanded (a directory is its files); fails when one does not exist.
     /// `progress`: a progress bar on a terminal when the inputs are large.
     pub fn open(inputs: &[PathBuf], progress: bool) -> Result<LogSource, Error> {
-        Ok(LogSource { sources: input::expand_sources(inputs)?, progress })
+        Ok(LogSource { sources: input::expand_sources(inputs)?, progress, opened: None })
     }
 }
 
@@ -30,9 +33,15 @@ impl Source for LogSource {
 
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), _stop: &StopWhen) -> Result<Outcome, Error> {
         let total: Option<u64> = self.sources.iter().map(syslint_capture::input::Source::len).sum();
-        let done = Arc::new(AtomicU64::new(0));
+        let (opened, done) = match self.opened {
+            Some((r, done)) => (Some(r), done),
+            None => (None, Arc::new(AtomicU64::new(0))),
+        };
         let progress = Progress::start(done.clone(), total, !self.progress);
-        let mut info = syslint_capture::read_strace(&self.sources, done, |ev| sink.on_event(ev))?;
+        let mut info = match (opened, &self.sources[..]) {
+            (Some(r), [one]) => syslint_capture::read_strace_opened(one, r, |ev| sink.on_event(ev)),
+            _ => syslint_capture::read_strace(&self.sources, done, |ev| sink.on_event(ev))?,
+        };
         drop(progress);
         sink.on_stop(&mut info.warnings);
         Ok(ended(Captured { backend: "strace-log", info, ..Default::default() }))
@@ -41,6 +50,7 @@ impl Source for LogSource {
 
 /// An eBPF recording (`.slr`): its records through the same formatter as a live capture.
 pub struct RecordingSource {
+    /// The file's path, or `<stdin>`.
     path: PathBuf,
     rec: slr::Recording,
 }
@@ -49,6 +59,14 @@ impl RecordingSource {
     pub fn open(path: &Path) -> Result<RecordingSource, Error> {
         let rec = slr::open(path).map_err(|source| Error::ReadRecording { path: path.into(), source })?;
         Ok(RecordingSource { path: path.into(), rec })
+    }
+
+    /// A recording from a stream (stdin, a FIFO) already opened: `r` gives its decompressed
+    /// bytes from the first.
+    pub fn from_stream(name: &str, r: Box<dyn Read + Send>) -> Result<RecordingSource, Error> {
+        let rec = slr::Recording::from_reader(r, None)
+            .map_err(|source| Error::ReadRecording { path: name.into(), source })?;
+        Ok(RecordingSource { path: name.into(), rec })
     }
 
     /// Monotonic to wall-clock time when the recording was made, in ns.
@@ -121,14 +139,46 @@ fn ended(capture: Captured) -> Outcome {
     Outcome { stop: StopReason::Ended, attached: false, exit_status: None, capture }
 }
 
-/// What `syslint analyze` reads: one `.slr` recording, or strace logs.
+/// What `syslint analyze` reads: one `.slr` recording, or strace logs. One input that is a
+/// stream (stdin, a FIFO) is opened here, once, and what its first bytes hold decides.
 pub fn open_inputs(inputs: &[PathBuf], progress: bool) -> Result<Box<dyn Source>, Error> {
     if let [one] = inputs {
         if slr::is_slr(one) {
             return Ok(Box::new(RecordingSource::open(one)?));
         }
     }
-    Ok(Box::new(LogSource::open(inputs, progress)?))
+    let mut logs = LogSource::open(inputs, progress)?;
+    if let [one] = &logs.sources[..] {
+        if input::is_stream(one) {
+            match open_stream(one)? {
+                Stream::Recording(rec) => return Ok(rec),
+                Stream::Text(r, done) => logs.opened = Some((r, done)),
+            }
+        }
+    }
+    Ok(Box::new(logs))
+}
+
+/// What a stream (stdin, a FIFO: [`input::is_stream`]) holds, opened once.
+pub enum Stream {
+    Recording(Box<RecordingSource>),
+    /// Text (decompressed), and the bytes read from the stream so far.
+    Text(Box<dyn Read + Send>, Arc<AtomicU64>),
+}
+
+/// Open a stream and look at its first bytes: a recording is a zstd stream whose text begins
+/// with its magic. The bytes looked at are given back to whichever reader takes the stream.
+pub fn open_stream(one: &input::Source) -> Result<Stream, Error> {
+    let done = Arc::new(AtomicU64::new(0));
+    let (mut r, comp) = input::open(one, done.clone())?;
+    let (head, err) = if comp == input::Compression::Zstd { input::peek(&mut r, 4) } else { (Vec::new(), None) };
+    let magic = slr::has_magic(&head);
+    let r: Box<dyn Read + Send> = Box::new(input::Peeked::new(head, err, r));
+    Ok(if magic {
+        Stream::Recording(Box::new(RecordingSource::from_stream(&one.name(), r)?))
+    } else {
+        Stream::Text(r, done)
+    })
 }
 
 #[cfg(test)]

@@ -477,7 +477,8 @@ impl Decoder {
 /// Whether the file is a syslint recording: a zstd stream starting with the magic, or a file
 /// named `*.slr` (so a recording whose compressed stream is damaged from its start is an
 /// error about a recording, not strace text with nothing in it).
-/// Only regular files are looked into: a FIFO read here would lose what it held for the reader.
+/// Only regular files are looked into: a FIFO read here would lose what it held for the reader
+/// (a stream is opened once and looked into by its reader: [`has_magic`]).
 pub fn is_slr(path: &Path) -> bool {
     if !path.is_file() {
         return false;
@@ -489,6 +490,11 @@ pub fn is_slr(path: &Path) -> bool {
     let Ok(mut z) = zstd::stream::read::Decoder::new(f) else { return false };
     let mut m = [0u8; 4];
     z.read_exact(&mut m).is_ok() && MAGICS.contains(&&m)
+}
+
+/// Whether decompressed bytes begin as a recording does (`SLR1`, `SLR2`).
+pub fn has_magic(head: &[u8]) -> bool {
+    head.get(..4).is_some_and(|m| MAGICS.iter().any(|k| k[..] == *m))
 }
 
 /// A recording being read: its header and the fds and threads named when attaching (they
