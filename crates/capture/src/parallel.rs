@@ -18,7 +18,7 @@
 //! whose numbers it read in another clock than the input's (strace writes neither), is read
 //! again in order from the input's clock as it stood ([`Glue::settle_clock`]).
 
-use crate::strace::{ChunkEnd, ClockState, Dangling, Mark, Marked, ParseStats, Parser};
+use crate::strace::{ChunkEnd, ClockState, Dangling, Mark, Marked, ParseStats, Parser, PidState};
 use crate::FileTally;
 use std::collections::BTreeMap;
 use std::io::{self, Read};
@@ -152,7 +152,17 @@ fn recycle(mut v: Vec<Event<'_>>) -> Vec<Event<'static>> {
 
 /// Parse one chunk of whole lines (in `spare.text`). `clock`: where the clock stands before the
 /// chunk, if known (else the chunk's first stamp decides, and the reader shifts its stamps).
-fn parse_chunk(seq: u64, spare: Spare, source: &str, clock: Option<ClockState>) -> Batch {
+/// `pids`: what the input's earlier lines told of the pid column, if known (else the chunk
+/// starts knowing nothing, and the reader checks that nothing it read depended on it).
+/// `splice`: the head of the previous chunk's last line, cut by strace's own message.
+fn parse_chunk(
+    seq: u64,
+    spare: Spare,
+    source: &str,
+    clock: Option<ClockState>,
+    pids: Option<&PidState>,
+    splice: Option<String>,
+) -> Batch {
     let Spare { text: bytes, pos, mut side, events: spare_events } = spare;
     let text = match String::from_utf8(bytes) {
         Ok(s) => s,
@@ -172,6 +182,12 @@ fn parse_chunk(seq: u64, spare: Spare, source: &str, clock: Option<ClockState>) 
         parser.set_chunk_mode();
         if let Some(c) = clock {
             parser.seed_clock(c);
+        }
+        if let Some(p) = pids {
+            parser.seed_pids(p);
+        }
+        if let Some(h) = splice {
+            parser.seed_splice(h);
         }
         let nul = memchr::memchr(0, text.as_bytes()).is_some();
         for line in lines(text) {
@@ -482,7 +498,7 @@ pub fn read_parallel_as<R: Read + Send, F: FnMut(&Event)>(
                             Err(_) => return,
                         };
                         let Ok((seq, c)) = job else { return };
-                        if tx_out.send(parse_chunk(seq, c, source, None)).is_err() {
+                        if tx_out.send(parse_chunk(seq, c, source, None, None, None)).is_err() {
                             return;
                         }
                     }
@@ -581,6 +597,10 @@ struct Glue {
     lines: u64,
     /// The input's clock after the chunks taken so far, as the sequential reader has it.
     clock: ClockState,
+    /// The pid column's state after the chunks taken so far, as the sequential reader has it.
+    pids: PidState,
+    /// The head of the last chunk's last line, cut by strace's own message.
+    splice: Option<String>,
     default_pid: Option<Tid>,
     /// The last line of the previous batch, cut and waiting for its continuation.
     carried: Option<Dangling>,
@@ -597,6 +617,8 @@ impl Glue {
             tally: FileTally::default(),
             lines: 0,
             clock: ClockState::default(),
+            pids: PidState::default(),
+            splice: None,
             default_pid: None,
             carried: None,
         }
@@ -639,7 +661,9 @@ impl Glue {
     }
 
     fn take<F: FnMut(&Event)>(&mut self, mut b: Batch, sink: &mut F) -> Spare {
-        let shift = match self.settle_clock(&b.end) {
+        let clock_before = self.clock;
+        let mut reread = false;
+        let mut shift = match self.settle_clock(&b.end) {
             Some(shift) => shift,
             None => {
                 // read the chunk again, in this thread, with the input's clock as it stands
@@ -647,12 +671,24 @@ impl Glue {
                 let events = b.parsed.with_dependent_mut(|_, events| recycle(std::mem::take(events)));
                 let Owner { text, side } = b.parsed.into_owner();
                 let spare = Spare { text: text.into_bytes(), pos: b.pos, side, events };
-                b = parse_chunk(b.seq, spare, &self.source, Some(self.clock));
+                b = parse_chunk(b.seq, spare, &self.source, Some(self.clock), Some(&self.pids), self.splice.take());
                 self.clock = b.end.clock;
+                reread = true;
                 0
             }
         };
-        let default_pid = self.default_pid;
+        if let Some(head) = self.splice.take() {
+            // the previous chunk's last line was cut by strace's own message: its rest is this
+            // chunk's first line, which the worker read as a line of its own
+            let events = b.parsed.with_dependent_mut(|_, events| recycle(std::mem::take(events)));
+            let Owner { text, side } = b.parsed.into_owner();
+            let spare = Spare { text: text.into_bytes(), pos: b.pos, side, events };
+            b = parse_chunk(b.seq, spare, &self.source, Some(clock_before), Some(&self.pids), Some(head));
+            self.clock = b.end.clock;
+            reread = true;
+            shift = 0;
+        }
+        let default_pid = self.default_pid.or(self.pids.default_pid);
         // the first line may continue the previous batch's last: the glue's parser, which
         // holds that line, reads it (as the sequential reader would, in that order)
         if let Some(d) = self.carried.take() {
@@ -665,10 +701,49 @@ impl Glue {
                     e.tid = map_pid(e.tid, default_pid);
                     sink(&e);
                 };
+                // with the pid column's state of the lines before it
+                self.parser.seed_pids(&self.pids);
                 self.parser.parse_line(&lead, self.lines + 1, None, mapped);
+                self.pids = self.parser.pid_state();
             }
             None => self.parser.settle_dangling(),
         }
+        if !reread && self.pid_dependent(&b.end) {
+            // read the chunk again in this thread, knowing the pid column's state (a `-f` log
+            // written to a terminal: its shell's lines carry no pid, its children's do)
+            let events = b.parsed.with_dependent_mut(|_, events| recycle(std::mem::take(events)));
+            let Owner { text, side } = b.parsed.into_owner();
+            let spare = Spare { text: text.into_bytes(), pos: b.pos, side, events };
+            b = parse_chunk(b.seq, spare, &self.source, Some(clock_before), Some(&self.pids), None);
+            self.clock = b.end.clock;
+            // its first line was read above
+            b.end.lead = None;
+            reread = true;
+            shift = 0;
+        }
+        // pid-less lines are mapped to the pid decided before the chunk: one decided inside it
+        // applies from there on, as the chunk's parser applied it
+        let start_default = self.pids.default_pid;
+        if reread {
+            self.pids = b.end.pids.clone();
+        } else {
+            // nothing in the chunk depended on the pid column's state (or nothing came before
+            // it): add what it saw
+            let p = &b.end.pids;
+            if self.pids.default_pid.is_none() {
+                self.pids.default_pid = p.default_pid;
+            }
+            self.pids.seen_unprefixed |= p.seen_unprefixed;
+            self.pids.syscalls |= p.syscalls;
+            if self.pids.default_pid.is_none() {
+                for &a in &p.announced {
+                    if !self.pids.announced.contains(&a) {
+                        self.pids.announced.push(a);
+                    }
+                }
+            }
+        }
+        let default_pid = self.default_pid.or(start_default);
         let mut marks = std::mem::take(&mut b.end.marks).into_iter().peekable();
         b.parsed.with_dependent_mut(|_, events| {
             let n = events.len();
@@ -681,6 +756,10 @@ impl Glue {
                 let Some(ev) = events.get_mut(i) else { break };
                 ev.ts_ns = ev.ts_ns.map(|t| t.saturating_add(shift));
                 ev.tid = map_pid(ev.tid, default_pid);
+                if let EventKind::Alias { old: Tid(0) } = ev.kind {
+                    // pid-less lines were this pid's: so is a pid-less call pending from before
+                    self.parser.rename_pending(Tid(0), ev.tid);
+                }
                 if self.parser.has_pending(ev.tid) {
                     match ev.kind {
                         // the call pending from an earlier chunk never came back
@@ -698,15 +777,14 @@ impl Glue {
         for (pid, ts, text) in std::mem::take(&mut b.end.pending) {
             self.parser.inject_pending(map_pid(pid, default_pid), ts.map(|t| t.saturating_add(shift)), text, sink);
         }
+        self.splice = b.end.splice.take();
         if let Some(mut d) = b.end.dangling.take() {
             d.pid = map_pid(d.pid, default_pid);
             d.ts = d.ts.map(|t| t.saturating_add(shift));
             d.line_no += self.lines;
             self.carried = Some(d);
         }
-        if self.default_pid.is_none() {
-            self.default_pid = b.end.default_pid;
-        }
+
         let mut st = std::mem::take(&mut b.stats);
         for u in &mut st.unparsed_samples {
             u.line += self.lines;
@@ -725,6 +803,10 @@ impl Glue {
         if let Some(d) = self.carried.take() {
             self.parser.inject_dangling(d);
         }
+        if let Some(head) = self.splice.take() {
+            // the input ended with the head of a cut line
+            self.parser.unparsed(&head, self.lines);
+        }
         let glue_stats = self.parser.finish(sink);
         // the glue parser saw only joined and flushed calls: its line count is not lines
         let lines = self.stats.lines;
@@ -733,6 +815,22 @@ impl Glue {
         self.stats.clock = self.clock.clock;
         self.tally.events = self.stats.events + self.stats.strace_c_table.len() as u64;
         (self.stats, self.tally)
+    }
+}
+
+impl Glue {
+    /// Whether what a chunk read, from a fresh state, could differ from what the sequential
+    /// reader reads with the state it has there: the chunk decided whose the pid-less lines
+    /// are, or it mixed `[pid N]` lines with pid-less ones (an unfinished pid-less call resumed
+    /// under a pid), or it has `[pid N]` lines where the input so far had pid-less lines and no
+    /// decision (its first unannounced pid decides). From a fresh state nothing can differ.
+    fn pid_dependent(&self, e: &ChunkEnd) -> bool {
+        if self.pids.is_fresh() {
+            return false;
+        }
+        e.pid_decided
+            || (e.bracketed
+                && (e.pids.seen_unprefixed || (self.pids.seen_unprefixed && self.pids.default_pid.is_none())))
     }
 }
 
@@ -764,6 +862,41 @@ mod tests {
         let mut out = Vec::new();
         let o = read_parallel(text, "t", workers, chunk, 1 << 20, &mut |e: &Event| out.push(format!("{e:?}")));
         (out, o)
+    }
+
+    #[test]
+    fn a_terminal_f_log_reads_the_same_in_chunks() {
+        // `strace -f -tt sh -c '/bin/true; /bin/true' 2> FILE`: the shell's lines carry no pid
+        // while it is traced alone, its children's carry `[pid N]`; the first unannounced pid
+        // decides whose the pid-less lines are, and an unfinished pid-less vfork is resumed
+        // under that pid
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fuzz/regressions/strace_log/terminal-f-log-unprefixed-lines-across-chunks.strace");
+        let text = std::fs::read(p).expect("regression input");
+        let (want, _) = events(&text, 1, 1 << 30);
+        assert!(want.iter().any(|e| e.contains("Alias { old: Tid(0) }")), "the log decides an alias");
+        for chunk in [256, 300, 512, 1000, 2048, 4096, 8192] {
+            let (got, _) = events(&text, 2, chunk);
+            assert_eq!(got, want, "chunk {chunk}");
+        }
+    }
+
+    #[test]
+    fn strace_messages_cutting_lines_at_chunk_borders_read_the_same() {
+        // `strace -f -tt sh -c 'for i in 1 2 3 4 5 6 7 8; do (sleep 0.01 & /bin/true; wait);
+        // done' 2> FILE` (strace 6.1): `strace: Process N attached` lands in the middle of
+        // another process's line 21 times, whose rest is the next line; at a chunk border
+        // that rest is the next chunk's first line, whatever it looks like
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fuzz/regressions/strace_log/terminal-f-log-spliced-attach-notes.strace");
+        let text = std::fs::read(p).expect("regression input");
+        let (want, one) = events(&text, 1, 1 << 30);
+        assert_eq!(one.stats.unparsed, 0);
+        for chunk in (256..4096).step_by(97).chain([8192, 65536]) {
+            let (got, o) = events(&text, 2, chunk);
+            assert_eq!(got, want, "chunk {chunk}");
+            assert_eq!(o.stats.unparsed, 0, "chunk {chunk}");
+        }
     }
 
     fn fixture(name: &str) -> Vec<u8> {

@@ -129,6 +129,29 @@ pub struct ClockState {
     pub last_tod: Option<i64>,
 }
 
+/// What the sequential reader knows about the pid column when a line comes: which pid lines
+/// without one belong to, and what it needs to decide that (strace writing `-f` to a terminal
+/// prefixes `[pid N]` only while several processes are traced). A chunk's parser starts
+/// knowing none of it; the parallel reader keeps it in input order and reads again a chunk
+/// whose lines depended on it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PidState {
+    pub default_pid: Option<Tid>,
+    /// Lines without a pid column were seen.
+    pub seen_unprefixed: bool,
+    /// Pids announced as attached or as a fork's return (never the pid-less lines' process).
+    pub announced: Vec<Tid>,
+    /// A syscall was read (after one, `Process N attached` no longer names the pid-less lines).
+    pub syscalls: bool,
+}
+
+impl PidState {
+    /// Nothing read yet: what a chunk's parser starts from.
+    pub fn is_fresh(&self) -> bool {
+        *self == PidState::default()
+    }
+}
+
 /// State a chunk hands to the next one.
 #[derive(Debug, Default)]
 pub struct ChunkEnd {
@@ -144,12 +167,22 @@ pub struct ChunkEnd {
     /// The chunk had a stamp that is a number (`-r`, `-ttt`).
     pub numbers: bool,
     pub default_pid: Option<Tid>,
+    /// The pid-column state at the chunk's end, read from a fresh one (or from
+    /// [`Parser::seed_pids`]'s).
+    pub pids: PidState,
+    /// The chunk decided whose the pid-less lines are (from what it read since its start).
+    pub pid_decided: bool,
+    /// The chunk had `[pid N]` lines.
+    pub bracketed: bool,
     /// The chunk's first line, when it may continue a line the previous chunk ended with
     /// ([`could_continue`]): not parsed here, the reader gives it to the parser that holds
     /// the previous chunk's [`dangling`](Self::dangling) line.
     pub lead: Option<String>,
     /// The chunk's last line, cut by program output and waiting for its continuation.
     pub dangling: Option<Dangling>,
+    /// The head of the chunk's last line, cut by strace's own `strace: Process N attached`:
+    /// its rest is the next chunk's first line, whatever that line looks like.
+    pub splice: Option<String>,
 }
 
 /// Whether a line may be the continuation of a syscall line cut in two (by the program's
@@ -229,6 +262,12 @@ pub struct Parser {
     announced: rustc_hash::FxHashSet<Tid>,
     /// The pid that lines without a pid column belong to, once known.
     default_pid: Option<Tid>,
+    /// A syscall was read before this parser's first line (seeded, see [`PidState`]).
+    syscalls_before: bool,
+    /// This parser decided `default_pid`.
+    pid_decided: bool,
+    /// A `[pid N]` line was read.
+    bracketed: bool,
     chunk_mode: bool,
     /// Chunk mode: the chunk's first line, kept for the reader ([`ChunkEnd::lead`]).
     lead: Option<String>,
@@ -268,6 +307,9 @@ impl Parser {
             seen_unprefixed: false,
             announced: Default::default(),
             default_pid: None,
+            syscalls_before: false,
+            pid_decided: false,
+            bracketed: false,
             chunk_mode: false,
             lead: None,
             pool: Vec::new(),
@@ -293,7 +335,7 @@ impl Parser {
     pub fn parse_line<F: FnMut(&Event)>(&mut self, line: &str, line_no: u64, pid_hint: Option<Tid>, sink: &mut F) {
         self.stats.lines += 1;
         self.cur_line = line_no;
-        if self.chunk_mode && line_no == 1 && could_continue(line) {
+        if self.chunk_mode && line_no == 1 && self.splice_head.is_none() && could_continue(line) {
             // the previous chunk may have ended with the line this one continues: the reader
             // decides, with that chunk's end in hand
             self.lead = Some(line.to_string());
@@ -390,6 +432,7 @@ impl Parser {
     pub fn finish_chunk(&mut self) -> (ParseStats, ChunkEnd) {
         // a cut line at the very end may continue in the next chunk
         let dangling = self.dangling.take();
+        let splice = self.splice_head.take();
         self.finish_lines();
         self.stats.clock = self.clock;
         let mut pending: Vec<(Tid, Option<i64>, String)> =
@@ -402,8 +445,12 @@ impl Parser {
             first_tod: self.first_tod,
             numbers: self.numbers,
             default_pid: self.default_pid,
+            pids: self.pid_state(),
+            pid_decided: self.pid_decided,
+            bracketed: self.bracketed,
             lead: self.lead.take(),
             dangling,
+            splice,
         };
         (std::mem::take(&mut self.stats), end)
     }
@@ -420,6 +467,32 @@ impl Parser {
 
     /// Read the next timestamps as if the lines before had left the clock at `c` (a chunk
     /// whose stamps only the sequential reader's state places on the time line).
+    /// What this parser knows of the pid column (see [`PidState`]).
+    pub fn pid_state(&self) -> PidState {
+        let mut announced: Vec<Tid> = self.announced.iter().copied().collect();
+        announced.sort_unstable();
+        PidState {
+            default_pid: self.default_pid,
+            seen_unprefixed: self.seen_unprefixed,
+            announced,
+            syscalls: self.syscalls_before || self.stats.syscalls > 0,
+        }
+    }
+
+    /// Start from what the input's earlier lines told of the pid column.
+    pub fn seed_pids(&mut self, p: &PidState) {
+        self.default_pid = p.default_pid;
+        self.seen_unprefixed = p.seen_unprefixed;
+        self.announced = p.announced.iter().copied().collect();
+        self.syscalls_before = p.syscalls || self.stats.syscalls > 0;
+    }
+
+    /// Take over the head of a line an earlier chunk ended with, cut by strace's own message:
+    /// the next line parsed here is its rest.
+    pub fn seed_splice(&mut self, head: String) {
+        self.splice_head = Some(head);
+    }
+
     pub fn seed_clock(&mut self, c: ClockState) {
         self.clock = c.clock;
         self.rel_acc = c.rel_acc;
@@ -591,6 +664,7 @@ impl Parser {
                     pid = p;
                     s = r[end + 1..].trim_start();
                     self.stats.pid_style = "[pid N]";
+                    self.bracketed = true;
                     if self.seen_unprefixed && self.default_pid.is_none() && !self.announced.contains(&p) {
                         // strace to a terminal prefixes lines only once there are several
                         // processes: the first unannounced pid is the one the earlier lines
@@ -751,8 +825,17 @@ impl Parser {
         t
     }
 
+    /// A call pending under `old` is `new`'s (pid-less lines turned out to be `new`'s, as a
+    /// chunk read in order decided).
+    pub fn rename_pending(&mut self, old: Tid, new: Tid) {
+        if let Some(p) = self.pending.remove(&old) {
+            self.pending.insert(new, p);
+        }
+    }
+
     fn alias_unprefixed<F: FnMut(&Event)>(&mut self, pid: Tid, sink: &mut F) {
         self.default_pid = Some(pid);
+        self.pid_decided = true;
         if let Some(p) = self.pending.remove(&Tid(0)) {
             self.pending.insert(pid, p);
         }
@@ -972,9 +1055,10 @@ impl Parser {
         };
         if matches!(kind, EventKind::Attached { .. }) {
             self.announced.insert(pid);
-            if !self.seen_unprefixed && self.default_pid.is_none() && self.stats.syscalls == 0 {
+            if !self.seen_unprefixed && self.default_pid.is_none() && !self.syscalls_before && self.stats.syscalls == 0 {
                 // `strace -p N` to a terminal: lines that follow carry no pid column
                 self.default_pid = Some(pid);
+                self.pid_decided = true;
             }
         }
         self.stats.events += 1;
