@@ -54,7 +54,7 @@ pub struct Evidence {
 
 #[derive(Clone, Debug, PartialEq)]
 enum Line {
-    /// Rendered already (not a call, or arguments too long to keep as read).
+    /// Rendered already (not a call, arguments too long to keep as read, or kernel values).
     Text(String),
     /// A call's pieces, one after the other in `buf`.
     Call(Kept),
@@ -162,7 +162,8 @@ impl Evidence {
         self.pid = ev.tid;
         self.ts_ns = ev.ts_ns;
         match &ev.kind {
-            EventKind::Syscall(sc) if sc.args.text().is_none_or(|t| t.len() <= MAX_KEPT_ARGS) => {
+            // kernel values (eBPF) render to text of any length: rendered and cut at once
+            EventKind::Syscall(sc) if sc.args.text().is_some_and(|t| t.len() <= MAX_KEPT_ARGS) => {
                 if !matches!(self.line, Line::Call(_)) {
                     let ret = KeptRet::Unknown;
                     let k = Kept { sys: sc.sys, buf: String::new(), name: 0, args: 0, ret, dur_ns: None, resumed: false };
