@@ -660,19 +660,27 @@ impl Glue {
         }
     }
 
+    /// Read a chunk again, in this thread, from the state the lines before it left as the
+    /// sequential reader has it (`clock`, the pid column's, a cut line's `splice` head): for
+    /// what a worker starting fresh could not know. The clock moves on past the chunk.
+    fn reread(&mut self, mut b: Batch, clock: ClockState, splice: Option<String>) -> Batch {
+        let events = b.parsed.with_dependent_mut(|_, events| recycle(std::mem::take(events)));
+        let Owner { text, side } = b.parsed.into_owner();
+        let spare = Spare { text: text.into_bytes(), pos: b.pos, side, events };
+        let b = parse_chunk(b.seq, spare, &self.source, Some(clock), Some(&self.pids), splice);
+        self.clock = b.end.clock;
+        b
+    }
+
     fn take<F: FnMut(&Event)>(&mut self, mut b: Batch, sink: &mut F) -> Spare {
         let clock_before = self.clock;
         let mut reread = false;
         let mut shift = match self.settle_clock(&b.end) {
             Some(shift) => shift,
             None => {
-                // read the chunk again, in this thread, with the input's clock as it stands
-                // (only input that mixes clocks, which strace never writes, comes here)
-                let events = b.parsed.with_dependent_mut(|_, events| recycle(std::mem::take(events)));
-                let Owner { text, side } = b.parsed.into_owner();
-                let spare = Spare { text: text.into_bytes(), pos: b.pos, side, events };
-                b = parse_chunk(b.seq, spare, &self.source, Some(self.clock), Some(&self.pids), self.splice.take());
-                self.clock = b.end.clock;
+                // the chunk mixes clocks (strace never writes that)
+                let head = self.splice.take();
+                b = self.reread(b, clock_before, head);
                 reread = true;
                 0
             }
@@ -680,11 +688,7 @@ impl Glue {
         if let Some(head) = self.splice.take() {
             // the previous chunk's last line was cut by strace's own message: its rest is this
             // chunk's first line, which the worker read as a line of its own
-            let events = b.parsed.with_dependent_mut(|_, events| recycle(std::mem::take(events)));
-            let Owner { text, side } = b.parsed.into_owner();
-            let spare = Spare { text: text.into_bytes(), pos: b.pos, side, events };
-            b = parse_chunk(b.seq, spare, &self.source, Some(clock_before), Some(&self.pids), Some(head));
-            self.clock = b.end.clock;
+            b = self.reread(b, clock_before, Some(head));
             reread = true;
             shift = 0;
         }
@@ -709,13 +713,9 @@ impl Glue {
             None => self.parser.settle_dangling(),
         }
         if !reread && self.pid_dependent(&b.end) {
-            // read the chunk again in this thread, knowing the pid column's state (a `-f` log
-            // written to a terminal: its shell's lines carry no pid, its children's do)
-            let events = b.parsed.with_dependent_mut(|_, events| recycle(std::mem::take(events)));
-            let Owner { text, side } = b.parsed.into_owner();
-            let spare = Spare { text: text.into_bytes(), pos: b.pos, side, events };
-            b = parse_chunk(b.seq, spare, &self.source, Some(clock_before), Some(&self.pids), None);
-            self.clock = b.end.clock;
+            // the pid column's state mattered (a `-f` log written to a terminal: its shell's
+            // lines carry no pid, its children's do)
+            b = self.reread(b, clock_before, None);
             // its first line was read above
             b.end.lead = None;
             reread = true;
