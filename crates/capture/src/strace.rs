@@ -804,6 +804,9 @@ impl Parser {
                     ret: Ret::Unknown,
                     dur_ns: None,
                 };
+                if self.pending.contains_key(&pid) {
+                    self.flush_pending(pid, Ret::Unknown, sink);
+                }
                 self.emit_call(pid, ts, call, false, sink);
                 true
             }
@@ -855,6 +858,10 @@ impl Parser {
             return match split_call(&merged, name_len) {
                 Some(call) => {
                     self.stats.rejoined += 1;
+                    // a complete call, as any other: the thread's unfinished one never came back
+                    if self.pending.contains_key(&d.pid) {
+                        self.flush_pending(d.pid, Ret::Unknown, sink);
+                    }
                     self.emit_call(d.pid, d.ts, call, false, sink);
                     Rejoin::Joined
                 }
@@ -1055,7 +1062,8 @@ impl Parser {
         };
         if matches!(kind, EventKind::Attached { .. }) {
             self.announced.insert(pid);
-            if !self.seen_unprefixed && self.default_pid.is_none() && !self.syscalls_before && self.stats.syscalls == 0 {
+            if !self.seen_unprefixed && self.default_pid.is_none() && !self.syscalls_before && self.stats.syscalls == 0
+            {
                 // `strace -p N` to a terminal: lines that follow carry no pid column
                 self.default_pid = Some(pid);
                 self.pid_decided = true;

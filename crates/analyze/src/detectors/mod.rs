@@ -74,8 +74,15 @@ struct Kept {
 
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 enum KeptRet {
-    Ok { val: i64, deco: Option<usize>, note: usize },
-    Err { val: i64, errno: usize },
+    Ok {
+        val: i64,
+        deco: Option<usize>,
+        note: usize,
+    },
+    Err {
+        val: i64,
+        errno: usize,
+    },
     #[default]
     Unknown,
     Unfinished,
@@ -166,7 +173,8 @@ impl Evidence {
             EventKind::Syscall(sc) if sc.args.text().is_some_and(|t| t.len() <= MAX_KEPT_ARGS) => {
                 if !matches!(self.line, Line::Call(_)) {
                     let ret = KeptRet::Unknown;
-                    let k = Kept { sys: sc.sys, buf: String::new(), name: 0, args: 0, ret, dur_ns: None, resumed: false };
+                    let k =
+                        Kept { sys: sc.sys, buf: String::new(), name: 0, args: 0, ret, dur_ns: None, resumed: false };
                     self.line = Line::Call(k);
                 }
                 if let Line::Call(k) = &mut self.line {
