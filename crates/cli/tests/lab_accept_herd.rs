@@ -217,7 +217,15 @@ fn live_runs_agree_with_the_fixtures() {
         ("py-shared", "f-tt", &["-f", "-tt"][..], WORKERS),
         ("c-threads", "f-ttt-T-y", &["-f", "-ttt", "-T", "-y"][..], 1.0),
     ] {
-        let p = live(variant, flags);
+        let mut p = live(variant, flags);
+        if herd(&analyze(&[&p])).is_empty() {
+            // under ptrace on a loaded machine (CI with other work on both cores) the workers
+            // can all be busy when connections come: no one is woken for nothing. Recorded
+            // once more; two runs without a herd fail
+            eprintln!("live {variant}: no herd in this run (machine busy?), recording again");
+            let _ = std::fs::remove_file(&p);
+            p = live(variant, flags);
+        }
         check_bad(&format!("live {variant}.{set}"), &p, processes);
         let _ = std::fs::remove_file(&p);
     }
