@@ -729,19 +729,7 @@ impl Glue {
         } else {
             // nothing in the chunk depended on the pid column's state (or nothing came before
             // it): add what it saw
-            let p = &b.end.pids;
-            if self.pids.default_pid.is_none() {
-                self.pids.default_pid = p.default_pid;
-            }
-            self.pids.seen_unprefixed |= p.seen_unprefixed;
-            self.pids.syscalls |= p.syscalls;
-            if self.pids.default_pid.is_none() {
-                for &a in &p.announced {
-                    if !self.pids.announced.contains(&a) {
-                        self.pids.announced.push(a);
-                    }
-                }
-            }
+            self.pids.absorb(&b.end.pids);
         }
         let default_pid = self.default_pid.or(start_default);
         let mut marks = std::mem::take(&mut b.end.marks).into_iter().peekable();
@@ -870,9 +858,7 @@ mod tests {
         // while it is traced alone, its children's carry `[pid N]`; the first unannounced pid
         // decides whose the pid-less lines are, and an unfinished pid-less vfork is resumed
         // under that pid
-        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fuzz/regressions/strace_log/terminal-f-log-unprefixed-lines-across-chunks.strace");
-        let text = std::fs::read(p).expect("regression input");
+        let text = regression("terminal-f-log-unprefixed-lines-across-chunks.strace");
         let (want, _) = events(&text, 1, 1 << 30);
         assert!(want.iter().any(|e| e.contains("Alias { old: Tid(0) }")), "the log decides an alias");
         for chunk in [256, 300, 512, 1000, 2048, 4096, 8192] {
@@ -887,9 +873,7 @@ mod tests {
         // done' 2> FILE` (strace 6.1): `strace: Process N attached` lands in the middle of
         // another process's line 21 times, whose rest is the next line; at a chunk border
         // that rest is the next chunk's first line, whatever it looks like
-        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fuzz/regressions/strace_log/terminal-f-log-spliced-attach-notes.strace");
-        let text = std::fs::read(p).expect("regression input");
+        let text = regression("terminal-f-log-spliced-attach-notes.strace");
         let (want, one) = events(&text, 1, 1 << 30);
         assert_eq!(one.stats.unparsed, 0);
         for chunk in (256..4096).step_by(97).chain([8192, 65536]) {
@@ -897,6 +881,11 @@ mod tests {
             assert_eq!(got, want, "chunk {chunk}");
             assert_eq!(o.stats.unparsed, 0, "chunk {chunk}");
         }
+    }
+
+    fn regression(name: &str) -> Vec<u8> {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions/strace_log").join(name);
+        std::fs::read(p).expect("regression input")
     }
 
     fn fixture(name: &str) -> Vec<u8> {

@@ -140,7 +140,7 @@ pub struct PidState {
     /// Lines without a pid column were seen.
     pub seen_unprefixed: bool,
     /// Pids announced as attached or as a fork's return (never the pid-less lines' process).
-    pub announced: Vec<Tid>,
+    pub announced: rustc_hash::FxHashSet<Tid>,
     /// A syscall was read (after one, `Process N attached` no longer names the pid-less lines).
     pub syscalls: bool,
 }
@@ -149,6 +149,19 @@ impl PidState {
     /// Nothing read yet: what a chunk's parser starts from.
     pub fn is_fresh(&self) -> bool {
         *self == PidState::default()
+    }
+
+    /// Add what a chunk read after this state saw, when nothing it read depended on this
+    /// state (so it decided nothing this state had not, and its own decision, if any, was
+    /// made from a fresh start that this state still was).
+    pub fn absorb(&mut self, later: &PidState) {
+        self.seen_unprefixed |= later.seen_unprefixed;
+        self.syscalls |= later.syscalls;
+        if self.default_pid.is_none() {
+            self.default_pid = later.default_pid;
+            // announcements only matter until the pid-less lines' process is decided
+            self.announced.extend(later.announced.iter().copied());
+        }
     }
 }
 
@@ -469,12 +482,10 @@ impl Parser {
     /// whose stamps only the sequential reader's state places on the time line).
     /// What this parser knows of the pid column (see [`PidState`]).
     pub fn pid_state(&self) -> PidState {
-        let mut announced: Vec<Tid> = self.announced.iter().copied().collect();
-        announced.sort_unstable();
         PidState {
             default_pid: self.default_pid,
             seen_unprefixed: self.seen_unprefixed,
-            announced,
+            announced: self.announced.clone(),
             syscalls: self.syscalls_before || self.stats.syscalls > 0,
         }
     }
@@ -483,7 +494,7 @@ impl Parser {
     pub fn seed_pids(&mut self, p: &PidState) {
         self.default_pid = p.default_pid;
         self.seen_unprefixed = p.seen_unprefixed;
-        self.announced = p.announced.iter().copied().collect();
+        self.announced.clone_from(&p.announced);
         self.syscalls_before = p.syscalls || self.stats.syscalls > 0;
     }
 
