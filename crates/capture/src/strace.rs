@@ -399,6 +399,17 @@ impl Parser {
     /// A line of binary data (NUL bytes): a line of the input, and unreadable.
     pub fn binary_line(&mut self, line: &str, line_no: u64) {
         self.stats.lines += 1;
+        self.cur_line = line_no;
+        if let Some(head) = self.splice_head.take() {
+            // the rest of a line that strace's own message cut: binary, so the whole is
+            self.unparsed(&format!("{head}{line}"), line_no);
+            return;
+        }
+        if let Some(d) = self.dangling.take() {
+            // not a continuation: the cut line waits no further (as before any other line
+            // that is not one, and as the parallel reader's chunk borders assume)
+            self.unparsed(&d.line, d.line_no);
+        }
         self.unparsed(line, line_no);
     }
 
