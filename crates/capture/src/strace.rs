@@ -106,6 +106,8 @@ pub enum Marked {
         body: String,
         /// Its line number in the chunk (1-based), for the sample if it turns out unreadable.
         line: u64,
+        /// The line had a bare pid column (see [`Parser::line_pid_column`]).
+        pid_column: bool,
     },
     /// A call of `pid` left unfinished while the chunk had none of `pid`'s pending: one pending
     /// from an earlier chunk never came back, and ends here.
@@ -246,6 +248,8 @@ pub struct Dangling {
     text: String,
     line: String,
     pub line_no: u64,
+    /// Its line had a bare pid column (see [`Parser::line_pid_column`]).
+    pid_column: bool,
 }
 
 struct Pending {
@@ -273,6 +277,11 @@ pub struct Parser {
     seen_unprefixed: bool,
     /// Pids strace announced as attached (children when -f output goes to a terminal).
     announced: rustc_hash::FxHashSet<Tid>,
+    /// The line being read has a bare pid column (`123 clone(...)`, as `-f -o FILE` writes
+    /// every line): a fork it returns is then not announced (those logs never need it, and a
+    /// log of millions of forks would keep them all). Decided by the call's own line, so a
+    /// chunk's parser decides it as the sequential reader does.
+    line_pid_column: bool,
     /// The pid that lines without a pid column belong to, once known.
     default_pid: Option<Tid>,
     /// A syscall was read before this parser's first line (seeded, see [`PidState`]).
@@ -319,6 +328,7 @@ impl Parser {
             cur_line: 0,
             seen_unprefixed: false,
             announced: Default::default(),
+            line_pid_column: false,
             default_pid: None,
             syscalls_before: false,
             pid_decided: false,
@@ -565,7 +575,8 @@ impl Parser {
     /// sample of an unreadable one.
     pub fn settle_mark<F: FnMut(&Event)>(&mut self, m: Mark, ts: Option<i64>, line_base: u64, sink: &mut F) {
         match m.what {
-            Marked::Resumed { body, line } => {
+            Marked::Resumed { body, line, pid_column } => {
+                self.line_pid_column = pid_column;
                 if !self.resumed(&body, m.pid, ts, sink) {
                     // as the sequential reader counts it
                     self.unparsed(&body, line_base + line);
@@ -678,6 +689,7 @@ impl Parser {
         // A number right-aligned with leading spaces is a -r timestamp, not a pid; so is one
         // above the largest possible pid (4194304): `--timestamps=unix,s`.
         let mut pid = pid_hint.or(self.default_pid).unwrap_or(Tid(0));
+        self.line_pid_column = false;
         if let Some(r) = s.strip_prefix("[pid ") {
             let r = r.trim_start();
             let end = r.find(']').unwrap_or(0);
@@ -710,6 +722,7 @@ impl Parser {
                         r = r.find("> ").map_or(r, |e| &r[e + 1..]);
                     }
                     s = skip_spaces(r);
+                    self.line_pid_column = true;
                     if self.stats.pid_style == "none" {
                         self.stats.pid_style = "pid";
                     }
@@ -835,8 +848,14 @@ impl Parser {
             None => {
                 // maybe the program's own output, or strace's detach, cut the line in two
                 // (both writing to one terminal): keep it and see what the next line says
-                self.dangling =
-                    Some(Dangling { pid, ts, text: s.to_string(), line: line.to_string(), line_no: self.cur_line });
+                self.dangling = Some(Dangling {
+                    pid,
+                    ts,
+                    text: s.to_string(),
+                    line: line.to_string(),
+                    line_no: self.cur_line,
+                    pid_column: self.line_pid_column,
+                });
                 true
             }
         }
@@ -874,6 +893,8 @@ impl Parser {
     fn rejoin<F: FnMut(&Event)>(&mut self, d: Dangling, cont: &str, sink: &mut F) -> Rejoin {
         let c = cont.strip_prefix("^C").unwrap_or(cont).trim_start();
         if c.starts_with(')') {
+            // the call is the cut line's, pid column and all
+            self.line_pid_column = d.pid_column;
             let name_len = d.text.find('(').unwrap_or(0);
             let mut merged = d.text;
             merged.push_str(c);
@@ -911,7 +932,7 @@ impl Parser {
             self.stats.with_duration += 1;
         }
         if let Ret::Ok { val, .. } = c.ret {
-            if val > 0 && self.stats.pid_style != "pid" && Sys::from_name(c.name).is(Class::SPAWN) {
+            if val > 0 && !self.line_pid_column && Sys::from_name(c.name).is(Class::SPAWN) {
                 // a child: never the process that pid-less lines belonged to
                 self.announced.insert(Tid(val as u32));
             }
@@ -948,7 +969,7 @@ impl Parser {
         let rest = &s[close + 9..];
         if self.chunk_mode && !self.pending.contains_key(&pid) {
             // its start may be in the previous chunk: the reader joins them
-            let what = Marked::Resumed { body: s.to_string(), line: self.cur_line };
+            let what = Marked::Resumed { body: s.to_string(), line: self.cur_line, pid_column: self.line_pid_column };
             self.marks.push(Mark { at: self.stats.events, pid, ts, what });
             return true;
         }
