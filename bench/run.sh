@@ -7,7 +7,9 @@
 #   --cut100  also cut a 100 MB prefix (at a line boundary) to
 #             bench/data/big100.strace and report syslint peak RSS for
 #             100 MB vs the full LOG
-# Env: SYSLINT (default target/release/syslint), RUNS.
+# Env: SYSLINT (default target/dist/syslint, the shipped build that scripts/build-dist.sh makes
+# with PGO; target/release/syslint when that is not built), RUNS. When both are built, the
+# plain release build is measured too, in the same rounds.
 #
 # Prints machine info and Markdown table fragments for bench/RESULTS.md.
 # 1 MB = 2^20 bytes. All tools run with LC_ALL=C. Runs are interleaved
@@ -28,7 +30,14 @@ while [ $# -gt 0 ]; do
     esac
 done
 LOG=${LOG:-$HERE/data/big.strace}
-SYSLINT=${SYSLINT:-$ROOT/target/release/syslint}
+PLAIN=$ROOT/target/release/syslint
+if [ -z "${SYSLINT:-}" ]; then
+    SYSLINT=$ROOT/target/dist/syslint
+    if [ ! -x "$SYSLINT" ]; then
+        echo "note: $SYSLINT not built (scripts/build-dist.sh): measuring the plain release build" >&2
+        SYSLINT=$PLAIN
+    fi
+fi
 [ -f "$LOG" ] || { echo "no log at $LOG; run bench/gen-log.sh first" >&2; exit 1; }
 if [ ! -x /usr/bin/time ]; then
     echo "installing GNU time for peak RSS" >&2
@@ -59,10 +68,14 @@ cmd_syslint1=(env SYSLINT_THREADS=1 "$SYSLINT" analyze --format json)
 # the reader, model and summary alone (every detector ignored), one core
 ALL_DETECTORS=$("$SYSLINT" detectors --format json 2>/dev/null | grep '"name"' | sed 's/.*: "\(.*\)".*/\1/' | paste -sd, -)
 cmd_syslint0=(env SYSLINT_THREADS=1 "$SYSLINT" analyze --format json --ignore "$ALL_DETECTORS")
+# the plain `cargo build --release` (no PGO, thin LTO), when SYSLINT is another build
+cmd_plain=("$PLAIN" analyze --format json)
+cmd_plain1=(env SYSLINT_THREADS=1 "$PLAIN" analyze --format json)
 
 TOOLS=(wc grep mawk)
 if [ -x "$SYSLINT" ]; then
     TOOLS+=(syslint syslint1 syslint0)
+    if [ -x "$PLAIN" ] && [ "$(realpath "$PLAIN")" != "$(realpath "$SYSLINT")" ]; then TOOLS+=(plain plain1); fi
 else
     echo "note: $SYSLINT not found; syslint skipped (build with cargo build --release or set SYSLINT=)" >&2
 fi
@@ -74,6 +87,8 @@ label() {
         syslint) echo '`syslint analyze --format json` (all cores)' ;;
         syslint1) echo '`syslint analyze --format json`, one core (`SYSLINT_THREADS=1`)' ;;
         syslint0) echo 'the same, one core, without detectors (reader, model, summary)' ;;
+        plain) echo 'plain `cargo build --release` (no PGO), all cores' ;;
+        plain1) echo 'plain `cargo build --release` (no PGO), one core' ;;
     esac
 }
 
@@ -90,7 +105,7 @@ run_one() {
     fi
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }' >> "$TMPD/$tool.t"
     tail -n 1 "$TMPD/rss" >> "$TMPD/$tool.m"
-    case "$tool" in syslint*) : > "$TMPD/$tool.out" ;; esac   # output not kept
+    case "$tool" in syslint*|plain*) : > "$TMPD/$tool.out" ;; esac   # output not kept
     return 0
 }
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -117,7 +132,7 @@ echo "- cpu: ${cpu:-unknown}; nproc: $(nproc); RAM: $(awk '/MemTotal/ { printf "
 echo "- kernel: $(uname -srm)"
 echo "- os: $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
 echo "- tools: $(wc --version | head -n 1); $(grep --version | head -n 1); $(mawk -W version 2>&1 | head -n 1)"
-if [ -x "$SYSLINT" ]; then echo "- syslint: $("$SYSLINT" --version 2>/dev/null | head -n 1 || echo unknown)"; fi
+if [ -x "$SYSLINT" ]; then echo "- syslint: $("$SYSLINT" --version 2>/dev/null | head -n 1 || echo unknown), \`${SYSLINT#"$ROOT"/}\`"; fi
 echo "- log: \`$(basename "$LOG")\`, $bytes bytes ($mb MB), $(cat "$TMPD/wc.out" | awk '{ print $1 }') lines"
 echo "- method: warm page cache, $RUNS runs per tool (interleaved, after 1 discarded warm-up), median wall time; LC_ALL=C; 1 MB = 2^20 bytes; peak RSS = max \`/usr/bin/time -f %M\`"
 echo

@@ -77,3 +77,11 @@ else
 fi
 
 cargo test --workspace --locked --no-fail-fast "$@"
+
+# the binary syslint ships and benchmarks (bench/): built with profile-guided optimisation, and
+# its reports on every recorded trace must equal a plain build's (scripts/build-dist.sh)
+if [ $# -eq 0 ]; then
+  bash scripts/build-dist.sh
+else
+  echo "note: tests filtered ($*): the dist build and its report check did not run (scripts/build-dist.sh)" >&2
+fi

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Build the binary syslint ships, target/dist/syslint: the `dist` profile (the release profile
+# with fat LTO and one codegen unit) optimised with a profile of syslint's own work (PGO).
+#
+# Usage: scripts/build-dist.sh
+#
+# 1. an instrumented build (target/pgo-gen) analyses every trace recorded in this repository
+#    (lab/*/traces, tests/fixtures/traces, the .slr recordings), on all cores and on one: the
+#    runs train the optimiser on real programs' logs, never on the benchmark's log
+#    (bench/gen-log.sh records that afresh from another workload);
+# 2. llvm-profdata (rustup's llvm-tools component, installed when missing) merges the profiles;
+# 3. the dist build uses them (-Cprofile-use).
+# Then every trained-on trace is analysed again by the dist binary and by a plain build of the
+# same source: the JSON reports must be identical (the optimiser may change speed, never
+# results). Takes ~6 minutes on 2 cores. docs/design.md ("Speed, seventh session") says why.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+HOST=$(rustc -vV | sed -n 's/^host: //p')
+PROFDATA=$(rustc --print sysroot)/lib/rustlib/$HOST/bin/llvm-profdata
+if [ ! -x "$PROFDATA" ]; then
+    echo "installing rustup's llvm-tools (llvm-profdata)" >&2
+    rustup component add llvm-tools
+fi
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+inputs() {
+    ls "$ROOT"/lab/*/traces/*.strace* "$ROOT"/tests/fixtures/traces/*.strace* "$ROOT"/tests/fixtures/recordings/*.slr
+}
+# analyse every input with BINARY (output to DIR/N.json when DIR is given); a crash fails
+train() {
+    local bin=$1 out=${2:-} n=0 rc f
+    while read -r f; do
+        n=$((n + 1))
+        for threads in "" 1; do
+            rc=0
+            env ${threads:+SYSLINT_THREADS=$threads} "$bin" analyze --format json "$f" \
+                > "${out:-/dev/null}${out:+/$n.$threads.json}" 2> /dev/null || rc=$?
+            # 0: no finding, 1: findings, 2: not a log it can read (some fixtures are not)
+            if [ "$rc" -gt 2 ]; then
+                echo "build-dist: $bin exited with $rc on $f" >&2
+                exit 1
+            fi
+        done
+    done < <(inputs)
+    echo "$n"
+}
+
+echo "1/3 instrumented build (target/pgo-gen)" >&2
+RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$WORK/raw" CARGO_TARGET_DIR="$ROOT/target/pgo-gen" \
+    cargo build --profile dist -p syslint --locked
+n=$(train "$ROOT/target/pgo-gen/dist/syslint")
+echo "    trained on $n recorded traces, each on all cores and on one" >&2
+
+echo "2/3 merging the profiles" >&2
+"$PROFDATA" merge -o "$WORK/syslint.profdata" "$WORK/raw"
+
+echo "3/3 optimised build (target/dist)" >&2
+cp "$WORK/syslint.profdata" "$ROOT/target/syslint.profdata"
+RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$ROOT/target/syslint.profdata" cargo build --profile dist -p syslint --locked
+
+echo "checking: the optimised binary's reports equal a plain release build's" >&2
+cargo build --release -p syslint --locked
+mkdir -p "$WORK/plain" "$WORK/dist"
+train "$ROOT/target/release/syslint" "$WORK/plain" > /dev/null
+train "$ROOT/target/dist/syslint" "$WORK/dist" > /dev/null
+if ! diff -rq "$WORK/plain" "$WORK/dist" > /dev/null; then
+    echo "build-dist: the PGO build reports differently from the plain build:" >&2
+    diff -rq "$WORK/plain" "$WORK/dist" | head -n 5 >&2
+    exit 1
+fi
+echo "target/dist/syslint: built with PGO; its $(ls "$WORK/dist" | wc -l) reports equal the plain build's" >&2
