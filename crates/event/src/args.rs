@@ -137,8 +137,9 @@ fn top_level_end(s: &str, stop: u8) -> usize {
 /// `3</dev/null<char 1:3>>`).
 pub fn deco_end(s: &str) -> Option<usize> {
     let b = s.as_bytes();
-    let mut depth = 0;
-    let mut i = 0;
+    // the opening `<` (every caller's text starts with it) counted without a search: a
+    // search's set-up costs more than a short decoration's scan
+    let (mut depth, mut i) = if b.first() == Some(&b'<') { (1, 1) } else { (0, 0) };
     // jump between the bytes that matter; paths are long and hold none of them
     // (`i` may pass the end when a quote inside brackets runs to it: a cut line)
     while let Some(k) = b.get(i..).and_then(|r| memchr::memchr3(b'<', b'>', b'[', r)) {

@@ -252,7 +252,22 @@ fn flag_bits(arg: &str, names: &[(&str, u64)]) -> u64 {
 /// [`flag_bits`] with the names looked up by `bit_of` (0: not a flag it knows).
 /// Open flags from their text (`O_RDONLY|O_CLOEXEC`, a number, `0x80000 /* O_CLOEXEC */`).
 pub(crate) fn open_flags_of_text(arg: &str) -> OpenFlags {
-    OpenFlags(flag_bits_by(arg, args::flag_value))
+    // a program opens its files with the same few flag sets: the last one read is kept (per
+    // thread: each parse worker has its own), and a compare costs a fraction of the name lookups
+    thread_local! {
+        static LAST: std::cell::RefCell<(String, u64)> = const { std::cell::RefCell::new((String::new(), 0)) };
+    }
+    if arg.len() > 160 {
+        return OpenFlags(flag_bits_by(arg, args::flag_value));
+    }
+    LAST.with_borrow_mut(|(text, bits)| {
+        if text != arg {
+            *bits = flag_bits_by(arg, args::flag_value);
+            text.clear();
+            text.push_str(arg);
+        }
+        OpenFlags(*bits)
+    })
 }
 
 fn flag_bits_by(arg: &str, bit_of: impl Fn(&str) -> u64) -> u64 {
