@@ -61,11 +61,11 @@ impl LaneAgg {
         pairs(&mut self.busy);
     }
 
-    fn add_busy(&mut self, start: u64, dur: u64, bin_ns: u64) {
+    fn add_busy(&mut self, start: u64, dur: u64, bin_ns: u64, shift: u32) {
         let mut t = start;
         let end = start.saturating_add(dur);
         while t < end {
-            let i = (t / bin_ns) as usize;
+            let i = bin_index(t, shift);
             let bin_end = (i as u64 + 1) * bin_ns;
             let take = end.min(bin_end) - t;
             self.grow(i + 1);
@@ -80,6 +80,10 @@ pub struct Timeline {
     /// Time of the first timestamped event; bins count from here.
     t0: Option<i64>,
     bin_ns: u64,
+    /// `bin_ns` is `FIRST_BIN_NS << bin_shift`.
+    bin_shift: u32,
+    /// `MAX_BINS * bin_ns`: a call ending there widens the bins.
+    span_ns: u64,
     lanes: Vec<LaneAgg>,
     lane_of: HashMap<Tid, usize>,
     /// The lane of the previous event (consecutive events often come from one thread).
@@ -92,9 +96,17 @@ pub struct Timeline {
     other_spans: HashMap<Tid, (u64, u64)>,
 }
 
+/// The bin of time `t` when bins are `FIRST_BIN_NS << shift` long: a shift and a division by a
+/// constant (a multiplication), where dividing by the bin width was a hardware division, three
+/// per event on the analysis thread.
+#[inline]
+fn bin_index(t: u64, shift: u32) -> usize {
+    ((t >> shift) / FIRST_BIN_NS) as usize
+}
+
 impl Timeline {
     pub fn new() -> Self {
-        Timeline { bin_ns: FIRST_BIN_NS, ..Default::default() }
+        Timeline { bin_ns: FIRST_BIN_NS, span_ns: MAX_BINS as u64 * FIRST_BIN_NS, ..Default::default() }
     }
 
     fn lane(&mut self, pid: Tid) -> usize {
@@ -138,8 +150,11 @@ impl Timeline {
         let rel = ts.saturating_sub(t0).max(0) as u64;
         let dur = sc.dur_ns.unwrap_or(0);
         // widen the bins until the call's end fits
-        while rel.saturating_add(dur) / self.bin_ns >= MAX_BINS as u64 && self.bin_ns < u64::MAX / 4 {
+        // (a span past u64::MAX, saturated, is one no call reaches)
+        while rel.saturating_add(dur) >= self.span_ns && self.span_ns != u64::MAX && self.bin_ns < u64::MAX / 4 {
             self.bin_ns *= 2;
+            self.bin_shift += 1;
+            self.span_ns = self.span_ns.saturating_mul(2);
             for l in &mut self.lanes {
                 l.halve();
             }
@@ -157,7 +172,8 @@ impl Timeline {
         }
         lane.first = lane.first.min(rel);
         lane.last_end = lane.last_end.max(end);
-        let i = (rel / bin_ns) as usize;
+        let shift = self.bin_shift;
+        let i = bin_index(rel, shift);
         lane.grow(i + 1);
         lane.calls[i] += 1;
         lane.total_calls += 1;
@@ -165,7 +181,7 @@ impl Timeline {
             lane.errors[i] += 1;
         }
         if dur > 0 {
-            lane.add_busy(rel, dur, bin_ns);
+            lane.add_busy(rel, dur, bin_ns, shift);
             lane.total_busy += dur;
         }
     }
