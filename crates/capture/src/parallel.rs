@@ -744,10 +744,7 @@ impl Glue {
                 let Some(ev) = events.get_mut(i) else { break };
                 ev.ts_ns = ev.ts_ns.map(|t| t.saturating_add(shift));
                 ev.tid = map_pid(ev.tid, default_pid);
-                if let EventKind::Alias { old: Tid(0) } = ev.kind {
-                    // pid-less lines were this pid's: so is a pid-less call pending from before
-                    self.parser.rename_pending(Tid(0), ev.tid);
-                }
+                let alias = matches!(ev.kind, EventKind::Alias { old: Tid(0) });
                 if self.parser.has_pending(ev.tid) {
                     match ev.kind {
                         // the call pending from an earlier chunk never came back
@@ -760,6 +757,11 @@ impl Glue {
                     }
                 }
                 sink(ev);
+                if alias {
+                    // pid-less lines were this pid's: so is a pid-less call pending from before
+                    // (after the alias, as the sequential reader moves it)
+                    self.parser.rename_pending(Tid(0), ev.tid, sink);
+                }
             }
         });
         for (pid, ts, text) in std::mem::take(&mut b.end.pending) {

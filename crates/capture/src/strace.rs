@@ -871,8 +871,12 @@ impl Parser {
 
     /// A call pending under `old` is `new`'s (pid-less lines turned out to be `new`'s, as a
     /// chunk read in order decided).
-    pub fn rename_pending(&mut self, old: Tid, new: Tid) {
+    /// If `new` had one too, that one (older) never came back, as in [`Self::alias_unprefixed`].
+    pub fn rename_pending<F: FnMut(&Event)>(&mut self, old: Tid, new: Tid, sink: &mut F) {
         if let Some(p) = self.pending.remove(&old) {
+            if self.pending.contains_key(&new) {
+                self.flush_pending(new, Ret::Unknown, sink);
+            }
             self.pending.insert(new, p);
         }
     }
@@ -880,11 +884,21 @@ impl Parser {
     fn alias_unprefixed<F: FnMut(&Event)>(&mut self, pid: Tid, sink: &mut F) {
         self.default_pid = Some(pid);
         self.pid_decided = true;
-        if let Some(p) = self.pending.remove(&Tid(0)) {
-            self.pending.insert(pid, p);
-        }
         self.stats.events += 1;
         sink(&Event { tid: pid, ts_ns: None, kind: EventKind::Alias { old: Tid(0) } });
+        if let Some(p) = self.pending.remove(&Tid(0)) {
+            // the pid-less lines' unfinished call is `pid`'s now. A call `pid` left unfinished
+            // under its own pid came before any pid-less line (the first `[pid N]` line after
+            // one decides), so it is the older: a thread makes one call at a time, and that
+            // one never came back
+            if self.pending.contains_key(&pid) {
+                self.flush_pending(pid, Ret::Unknown, sink);
+            } else if self.chunk_mode {
+                // it may be pending from an earlier chunk: the reader ends it here
+                self.marks.push(Mark { at: self.stats.events, pid, ts: None, what: Marked::Started });
+            }
+            self.pending.insert(pid, p);
+        }
     }
 
     /// Try to finish a line cut by program output with `cont` (`) = 77`).
