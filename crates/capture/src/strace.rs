@@ -946,8 +946,11 @@ impl Parser {
             self.stats.with_duration += 1;
         }
         if let Ret::Ok { val, .. } = c.ret {
-            if val > 0 && !self.line_pid_column && Sys::from_name(c.name).is(Class::SPAWN) {
-                // a child: never the process that pid-less lines belonged to
+            if val > 0 && !resumed && !self.line_pid_column && Sys::from_name(c.name).is(Class::SPAWN) {
+                // a child: never the process that pid-less lines belonged to. Only a call
+                // read whole says so: a resumption's start may be in another chunk, whose
+                // parser cannot know it (and strace's own `Process N attached`, which
+                // announces the child too, comes before the parent's call resumes)
                 self.announced.insert(Tid(val as u32));
             }
         }
