@@ -61,7 +61,8 @@ impl LaneAgg {
         pairs(&mut self.busy);
     }
 
-    fn add_busy(&mut self, start: u64, dur: u64, bin_ns: u64, shift: u32) {
+    fn add_busy(&mut self, start: u64, dur: u64, shift: u32) {
+        let bin_ns = FIRST_BIN_NS << shift;
         let mut t = start;
         let end = start.saturating_add(dur);
         while t < end {
@@ -79,11 +80,8 @@ impl LaneAgg {
 pub struct Timeline {
     /// Time of the first timestamped event; bins count from here.
     t0: Option<i64>,
-    bin_ns: u64,
-    /// `bin_ns` is `FIRST_BIN_NS << bin_shift`.
+    /// Bins are `FIRST_BIN_NS << bin_shift` long ([`Self::bin_ns`]).
     bin_shift: u32,
-    /// `MAX_BINS * bin_ns`: a call ending there widens the bins.
-    span_ns: u64,
     lanes: Vec<LaneAgg>,
     lane_of: HashMap<Tid, usize>,
     /// The lane of the previous event (consecutive events often come from one thread).
@@ -106,7 +104,11 @@ fn bin_index(t: u64, shift: u32) -> usize {
 
 impl Timeline {
     pub fn new() -> Self {
-        Timeline { bin_ns: FIRST_BIN_NS, span_ns: MAX_BINS as u64 * FIRST_BIN_NS, ..Default::default() }
+        Timeline::default()
+    }
+
+    fn bin_ns(&self) -> u64 {
+        FIRST_BIN_NS << self.bin_shift
     }
 
     fn lane(&mut self, pid: Tid) -> usize {
@@ -150,16 +152,15 @@ impl Timeline {
         let rel = ts.saturating_sub(t0).max(0) as u64;
         let dur = sc.dur_ns.unwrap_or(0);
         // widen the bins until the call's end fits
-        // (a span past u64::MAX, saturated, is one no call reaches)
-        while rel.saturating_add(dur) >= self.span_ns && self.span_ns != u64::MAX && self.bin_ns < u64::MAX / 4 {
-            self.bin_ns *= 2;
+        // (a multiply and a compare: a span past u64::MAX is one no call reaches)
+        while (MAX_BINS as u64).checked_mul(self.bin_ns()).is_some_and(|span| rel.saturating_add(dur) >= span)
+            && self.bin_ns() < u64::MAX / 4
+        {
             self.bin_shift += 1;
-            self.span_ns = self.span_ns.saturating_mul(2);
             for l in &mut self.lanes {
                 l.halve();
             }
         }
-        let bin_ns = self.bin_ns;
         let l = self.lane(ev.tid);
         let end = rel.saturating_add(dur);
         if Some(l) == self.other {
@@ -181,7 +182,7 @@ impl Timeline {
             lane.errors[i] += 1;
         }
         if dur > 0 {
-            lane.add_busy(rel, dur, bin_ns, shift);
+            lane.add_busy(rel, dur, shift);
             lane.total_busy += dur;
         }
     }
@@ -210,7 +211,7 @@ impl Timeline {
         }
         let mut order: Vec<usize> = (0..self.lanes.len()).filter(|&i| Some(i) != self.other).collect();
         // busiest first: a thread blocked for the whole window and a thread spinning both matter
-        let bin_s = self.bin_ns as f64 / 1e9;
+        let bin_s = self.bin_ns() as f64 / 1e9;
         let score = |l: &LaneAgg| l.total_busy as f64 / 1e9 / bin_s + l.total_calls as f64;
         order.sort_by(|&a, &b| score(&self.lanes[b]).total_cmp(&score(&self.lanes[a])).then(a.cmp(&b)));
         let shown = order.len().min(REPORT_LANES);
@@ -220,7 +221,8 @@ impl Timeline {
         // lanes in order of first appearance reads better than by score (parents before children)
         keep.sort_unstable();
         let wire = |l: &LaneAgg, tid: u32, pid: u32, label: String, threads: u32| {
-            let mut busy: Vec<f32> = l.busy.iter().map(|&b| (b as f64 / self.bin_ns as f64).min(1.0) as f32).collect();
+            let mut busy: Vec<f32> =
+                l.busy.iter().map(|&b| (b as f64 / self.bin_ns() as f64).min(1.0) as f32).collect();
             let mut calls = l.calls.clone();
             let mut errors = l.errors.clone();
             busy.resize(bins, 0.0);

@@ -106,8 +106,6 @@ pub enum Marked {
         body: String,
         /// Its line number in the chunk (1-based), for the sample if it turns out unreadable.
         line: u64,
-        /// The line had a bare pid column (see [`Parser::line_pid_column`]).
-        pid_column: bool,
     },
     /// A call of `pid` left unfinished while the chunk had none of `pid`'s pending: one pending
     /// from an earlier chunk never came back, and ends here.
@@ -575,8 +573,7 @@ impl Parser {
     /// sample of an unreadable one.
     pub fn settle_mark<F: FnMut(&Event)>(&mut self, m: Mark, ts: Option<i64>, line_base: u64, sink: &mut F) {
         match m.what {
-            Marked::Resumed { body, line, pid_column } => {
-                self.line_pid_column = pid_column;
+            Marked::Resumed { body, line } => {
                 if !self.resumed(&body, m.pid, ts, sink) {
                     // as the sequential reader counts it
                     self.unparsed(&body, line_base + line);
@@ -839,9 +836,7 @@ impl Parser {
                     ret: Ret::Unknown,
                     dur_ns: None,
                 };
-                if self.pending.contains_key(&pid) {
-                    self.flush_pending(pid, Ret::Unknown, sink);
-                }
+                self.flush_pending(pid, Ret::Unknown, sink);
                 self.emit_call(pid, ts, call, false, sink);
                 true
             }
@@ -874,9 +869,7 @@ impl Parser {
     /// If `new` had one too, that one (older) never came back, as in [`Self::alias_unprefixed`].
     pub fn rename_pending<F: FnMut(&Event)>(&mut self, old: Tid, new: Tid, sink: &mut F) {
         if let Some(p) = self.pending.remove(&old) {
-            if self.pending.contains_key(&new) {
-                self.flush_pending(new, Ret::Unknown, sink);
-            }
+            self.flush_pending(new, Ret::Unknown, sink);
             self.pending.insert(new, p);
         }
     }
@@ -886,19 +879,15 @@ impl Parser {
         self.pid_decided = true;
         self.stats.events += 1;
         sink(&Event { tid: pid, ts_ns: None, kind: EventKind::Alias { old: Tid(0) } });
-        if let Some(p) = self.pending.remove(&Tid(0)) {
-            // the pid-less lines' unfinished call is `pid`'s now. A call `pid` left unfinished
-            // under its own pid came before any pid-less line (the first `[pid N]` line after
-            // one decides), so it is the older: a thread makes one call at a time, and that
-            // one never came back
-            if self.pending.contains_key(&pid) {
-                self.flush_pending(pid, Ret::Unknown, sink);
-            } else if self.chunk_mode {
-                // it may be pending from an earlier chunk: the reader ends it here
-                self.marks.push(Mark { at: self.stats.events, pid, ts: None, what: Marked::Started });
-            }
-            self.pending.insert(pid, p);
+        // the pid-less lines' unfinished call is `pid`'s now. A call `pid` left unfinished
+        // under its own pid came before any pid-less line (the first `[pid N]` line after one
+        // decides), so it is the older: a thread makes one call at a time, and that one never
+        // came back
+        if self.chunk_mode && self.pending.contains_key(&Tid(0)) && !self.pending.contains_key(&pid) {
+            // it may be pending from an earlier chunk: the reader ends it here
+            self.marks.push(Mark { at: self.stats.events, pid, ts: None, what: Marked::Started });
         }
+        self.rename_pending(Tid(0), pid, sink);
     }
 
     /// Try to finish a line cut by program output with `cont` (`) = 77`).
@@ -916,9 +905,7 @@ impl Parser {
                 Some(call) => {
                     self.stats.rejoined += 1;
                     // a complete call, as any other: the thread's unfinished one never came back
-                    if self.pending.contains_key(&d.pid) {
-                        self.flush_pending(d.pid, Ret::Unknown, sink);
-                    }
+                    self.flush_pending(d.pid, Ret::Unknown, sink);
                     self.emit_call(d.pid, d.ts, call, false, sink);
                     Rejoin::Joined
                 }
@@ -986,7 +973,7 @@ impl Parser {
         let rest = &s[close + 9..];
         if self.chunk_mode && !self.pending.contains_key(&pid) {
             // its start may be in the previous chunk: the reader joins them
-            let what = Marked::Resumed { body: s.to_string(), line: self.cur_line, pid_column: self.line_pid_column };
+            let what = Marked::Resumed { body: s.to_string(), line: self.cur_line };
             self.marks.push(Mark { at: self.stats.events, pid, ts, what });
             return true;
         }
