@@ -690,8 +690,10 @@ impl Parser {
         if let Some(r) = s.strip_prefix("[pid ") {
             let r = r.trim_start();
             let end = r.find(']').unwrap_or(0);
+            // strace never prints pid 0 (the idle task is never traced), and Tid(0) stands for
+            // "no pid column" here: a line saying pid 0 is garbled
             match r[..end].parse::<Tid>() {
-                Ok(p) => {
+                Ok(p) if p != Tid(0) => {
                     pid = p;
                     s = r[end + 1..].trim_start();
                     self.stats.pid_style = "[pid N]";
@@ -703,7 +705,7 @@ impl Parser {
                         self.alias_unprefixed(p, sink);
                     }
                 }
-                Err(_) => return false,
+                _ => return false,
             }
         } else if !line.starts_with(' ') {
             let b = s.as_bytes();
@@ -711,7 +713,7 @@ impl Parser {
             let after = b.get(n).copied();
             if n > 0 && (after == Some(b' ') || after == Some(b'<')) {
                 let p = parse_u64(&b[..n]);
-                if p <= PID_MAX {
+                if (1..=PID_MAX).contains(&p) {
                     pid = Tid(p as u32);
                     let mut r = &s[n..];
                     if r.starts_with('<') {
@@ -1089,7 +1091,7 @@ impl Parser {
             return true;
         };
         let mut it = r.split_whitespace();
-        let Some(pid) = it.next().and_then(|p| p.parse::<Tid>().ok()) else {
+        let Some(pid) = it.next().and_then(|p| p.parse::<Tid>().ok()).filter(|&p| p != Tid(0)) else {
             return false;
         };
         let kind = match it.next() {
