@@ -34,8 +34,10 @@ poll-family call with a non-zero timeout, a sleep, a futex wait, a blocking wait
 took at least `block_ms` (-T), at an idle gap of `max_gap_ms` between two calls (timestamps), or \
 after `max_other_calls` other calls in a row. A window is reported when it holds at least \
 `min_spins` spins, spins are at least `min_spin_share` of its calls (`min_repeat_only_share` when \
-all of them are repeated cheap calls: a thread that works and reads the clock often is not waiting), and (with timestamps) they come \
-at `min_spins_per_sec` or more. Data read or written, or a connection accepted or made, also ends a \
+all of them are repeated cheap calls: a thread that works and makes a cheap call often is not waiting), and (with timestamps) they come \
+at `min_spins_per_sec` or more (`min_repeat_only_spins_per_sec` for repeated cheap calls alone: a \
+loop that waits makes them thousands of times a second, `openssl genrsa` computing primes makes a \
+getpid about every 0.8 ms; without timestamps such a thread is at most info). Data read or written, or a connection accepted or made, also ends a \
 window: a thread that checks for readiness between real transfers (curl driving 50 transfers at \
 once) is working, not waiting. With timestamps, a thread is reported when its windows add up to \
 `min_seconds` or more (a JVM thread's burst of 276 gettid calls in 4 ms costs nothing).",
@@ -106,6 +108,11 @@ crate::options! {
         /// calls, no empty polls or EAGAIN (a thread that works and reads the clock often is not
         /// waiting)
         min_repeat_only_share: f64 = 0.95,
+        /// with timestamps, spins per second a window of only repeated cheap calls needs: a loop
+        /// that waits by making nothing but cheap calls turns in microseconds (thousands a
+        /// second even under strace), while a thread computing between them makes one every
+        /// fraction of a millisecond (openssl genrsa: a getpid about every 0.8 ms)
+        min_repeat_only_spins_per_sec: f64 = 5000.0,
         /// an idle gap this long between two calls of the thread ends a window
         max_gap_ms: f64 = 10.0,
         /// a call lasting this long (-T) blocked and ends a window
@@ -321,9 +328,13 @@ impl BusyPoll {
         let calls = w.spins + w.others;
         let secs = w.seconds();
         let timed = w.first_ts.is_some() && w.last_end.is_some();
-        let rate_ok = !timed || secs <= 0.0 || w.spins as f64 / secs >= cfg.min_spins_per_sec;
-        // only repeated cheap calls: the thread may be working and just reading the clock often
-        let share = if w.repeats == w.spins { cfg.min_repeat_only_share } else { cfg.min_spin_share };
+        // only repeated cheap calls: the thread may be working and just making a cheap call
+        // often (a fork check, a signal mask around work), so they must be most of the window's
+        // calls and come fast
+        let repeat_only = w.repeats == w.spins;
+        let min_rate = if repeat_only { cfg.min_repeat_only_spins_per_sec } else { cfg.min_spins_per_sec };
+        let rate_ok = !timed || secs <= 0.0 || w.spins as f64 / secs >= min_rate;
+        let share = if repeat_only { cfg.min_repeat_only_share } else { cfg.min_spin_share };
         if w.spins < cfg.min_spins || (w.spins as f64) < share * calls as f64 || !rate_ok {
             return;
         }
@@ -508,7 +519,9 @@ impl BusyPoll {
         };
         let severity = if timed {
             registry::severity_for(a.seconds, share, cfg.warn_seconds, cfg.error_seconds)
-        } else if a.spins >= cfg.warn_spins_untimed {
+        } else if a.spins >= cfg.warn_spins_untimed && a.repeats < a.spins {
+            // without timestamps, repeated cheap calls alone cannot tell a spin from a thread
+            // that computes between them: at most info
             Severity::Warning
         } else {
             Severity::Info
