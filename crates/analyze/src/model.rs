@@ -444,6 +444,26 @@ impl Model {
         }
     }
 
+    /// The path an open names, for an fd without a decoration. A relative path opened through a
+    /// directory fd the model saw opened with an absolute path is named with that directory's
+    /// path: a directory walker opens `LC_MESSAGES` in directory after directory through one
+    /// reused fd number, and those are different directories.
+    fn opened_path(&self, task: usize, sc: &Syscall) -> String {
+        let Some(p) = sc.path() else { return "?".into() };
+        if p.starts_with('/') {
+            return p.into_owned();
+        }
+        let dir = sc.dir_fd().filter(|fd| fd.num >= 0).and_then(|fd| {
+            let ti = self.procs[self.tasks[task].proc_].table?;
+            let t = self.targets.get(self.tables[ti].as_ref()?.fds.get(&fd.num)?.target as usize)?;
+            (t.kind == TargetKind::File && t.display.starts_with('/')).then_some(t.display.as_str())
+        });
+        match dir {
+            Some(d) => join_lexically(d, &p),
+            None => p.into_owned(),
+        }
+    }
+
     fn table_of(&mut self, task: usize) -> Option<&mut FdTable> {
         let p = self.tasks[task].proc_;
         let ti = self.procs[p].table?;
@@ -798,7 +818,8 @@ impl Model {
             s if class.has(Class::OPEN) => {
                 let _ = s;
                 if let Some((fd, deco)) = ret_fd {
-                    let path = || sc.path().map(std::borrow::Cow::into_owned).unwrap_or_else(|| "?".into());
+                    let name = if deco.is_none() { Some(self.opened_path(task, sc)) } else { None };
+                    let path = || name.unwrap_or_default();
                     self.set_fd_side(task, fd, deco, || (TargetKind::File, path()), None, Side::Guess);
                 }
             }
@@ -1141,10 +1162,45 @@ impl Model {
     }
 }
 
+/// `dir/rel` with `.` and `..` taken away by name (a walker climbs back with `openat(fd, "..")`);
+/// `dir` is absolute. By name, not by the file system: a `..` after a symbolic link names the
+/// link's parent, where the kernel went to the target's.
+fn join_lexically(dir: &str, rel: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for c in dir.split('/').chain(rel.split('/')) {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    let mut out = String::with_capacity(dir.len() + rel.len() + 1);
+    for c in &parts {
+        out.push('/');
+        out.push_str(c);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::{atomic::AtomicU64, Arc};
+
+    #[test]
+    fn relative_opens_join_their_directory_by_name() {
+        assert_eq!(join_lexically("/usr/share/locale/de", "LC_MESSAGES"), "/usr/share/locale/de/LC_MESSAGES");
+        assert_eq!(join_lexically("/usr/share/locale/de/LC_MESSAGES", ".."), "/usr/share/locale/de");
+        assert_eq!(join_lexically("/usr/share/", "./a/../b/"), "/usr/share/b");
+        assert_eq!(join_lexically("/a/../x", "y"), "/x/y");
+        assert_eq!(join_lexically("/", ".."), "/");
+        assert_eq!(join_lexically("/a", "../../.."), "/");
+    }
 
     /// Feed a recorded fixture through the real reader into a model.
     fn model_of(name: &str, max_ended: usize) -> Model {

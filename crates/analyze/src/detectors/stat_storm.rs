@@ -12,7 +12,9 @@ use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hasher;
-use syslint_event::{args, Class, Event, Ret, Sys, Syscall, Tgid};
+use super::failed_lookup_storm::resolve;
+use crate::model::Model;
+use syslint_event::{Class, Event, Ret, Sys, Syscall, Tgid, Tid};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -182,9 +184,12 @@ impl Declared for StatStorm {
     }
 }
 
-/// A hash of the path a lookup names, with the directory fd's path (`-yy`) or number in front
-/// of a relative path of an *at call; `None` for a lookup of an fd itself (an empty path).
-fn path_key(sc: &Syscall, p: &str) -> Option<u64> {
+/// A hash of the path a lookup names, with the directory fd's path in front of a relative path
+/// of an *at call: strace's `-yy` path, else the model's for an fd opened in the trace (a
+/// directory walker reuses one fd number for directory after directory: `du` stats `copyright`
+/// in 470 directories through fd 5), else the fd's number. `None` for a lookup of an fd itself
+/// (an empty path).
+fn path_key(model: &Model, tid: Tid, sc: &Syscall, p: &str) -> Option<u64> {
     if p.is_empty() {
         return None;
     }
@@ -193,7 +198,13 @@ fn path_key(sc: &Syscall, p: &str) -> Option<u64> {
         match sc.dir_fd() {
             Some(fd) => match fd.deco {
                 Some(d) => h.write(d.as_bytes()),
-                None => h.write_i32(fd.num),
+                None => match model.lookup_fd(tid, fd.num).filter(|_| fd.num >= 0) {
+                    Some(t) => {
+                        h.write_u8(1);
+                        h.write(t.display.as_bytes());
+                    }
+                    None => h.write_i32(fd.num),
+                },
             },
             None => h.write_u8(0),
         }
@@ -201,16 +212,6 @@ fn path_key(sc: &Syscall, p: &str) -> Option<u64> {
     }
     h.write(p.as_bytes());
     Some(h.finish())
-}
-
-/// The path for display: relative paths of *at calls with the directory's `-yy` path.
-fn display_path(sc: &Syscall, p: &str) -> String {
-    if !p.starts_with('/') && sc.sys.is(Class::AT) {
-        if let Some(d) = sc.dir_fd().and_then(|fd| fd.deco) {
-            return format!("{}/{p}", args::unescape(d).trim_end_matches('/'));
-        }
-    }
-    p.to_string()
 }
 
 impl Detector for StatStorm {
@@ -336,7 +337,7 @@ impl Detector for StatStorm {
             return;
         }
         let Some(p) = (if mkdir { sc.mkdir_path() } else { sc.path() }) else { return };
-        let Some(key) = path_key(sc, &p) else { return };
+        let Some(key) = path_key(cx.model, ev.tid, sc, &p) else { return };
         let g = self.programs.of(cx.model, ev.tid);
         let gi = g as usize;
         if self.groups.len() <= gi {
@@ -359,7 +360,7 @@ impl Detector for StatStorm {
             // nothing rendered or captured for the many paths a program looks up only a few times
             if pc.n >= hot {
                 if pc.path.is_none() {
-                    pc.path = Some(display_path(sc, &p).into());
+                    pc.path = resolve(cx.model, ev.tid, sc, &p).map(Into::into);
                 }
                 pc.evidence.get_or_insert_with(|| Box::new(EvidenceBuf::new(EVIDENCE))).push(ev);
             }
