@@ -50,6 +50,9 @@ fn speed_dependent(k: &str) -> bool {
         || k.contains("share")
         || matches!(k, "calls" | "spins" | "empty_polls" | "repeated_calls" | "eagain" | "yields" | "spin_windows")
         || k == "spinning_threads"
+        // small-io's calls that waited: how often the other end kept a call waiting, and
+        // under strace how often a stop was scheduled late
+        || k == "waited_calls"
 }
 
 fn check(lab: &str, bad: &str, good: &str, detector: &str) {

@@ -6,7 +6,7 @@
 //! - [`Programs`]: processes grouped by the program they run, so the workers of one program
 //!   are one subject;
 //! - [`Span`], [`window`]: first and last time of something, and the report's window;
-//! - [`Timing`]: the one policy for trusting `-T` durations;
+//! - [`Timing`]: the one policy for trusting `-T` durations; [`Typical`]: a median duration;
 //! - [`Metrics`]: a typed builder for a finding's metrics (counts stay integers);
 //! - [`Evidence`], [`EvidenceBuf`]: strace lines kept as evidence, payloads redacted;
 //! - [`Rekey`], [`IdKey`]: maps keyed by thread or process, which the analyzer re-keys when a
@@ -23,4 +23,4 @@ pub use bounded::Bounded;
 pub use keyed::{IdKey, Rekey};
 pub use metrics::Metrics;
 pub use programs::Programs;
-pub use time::{window, Span, Timing};
+pub use time::{window, Span, Timing, Typical};

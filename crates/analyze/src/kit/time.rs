@@ -82,9 +82,100 @@ impl Timing {
     }
 }
 
+/// Call durations by octave (1-2 ns, 2-4 ns, ... up to 2^47 ns) in 192 bytes, for what a call
+/// costs by itself where some calls wait for something else (a write to a full pipe, a read of
+/// a slow disk or a slow peer): the median of the calls that did not wait, estimated within its
+/// octave (linear inside it). What counts as waiting is the caller's: a power of two of
+/// nanoseconds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Typical {
+    counts: [u32; 48],
+}
+
+impl Default for Typical {
+    fn default() -> Self {
+        Typical { counts: [0; 48] }
+    }
+}
+
+impl Typical {
+    pub fn add(&mut self, dur_ns: u64) {
+        let i = (64 - dur_ns.leading_zeros()) as usize; // 0 for 0 ns, k+1 for [2^k, 2^(k+1))
+        let c = &mut self.counts[i.min(47)];
+        *c = c.saturating_add(1);
+    }
+    pub fn merge(&mut self, o: &Typical) {
+        for (a, b) in self.counts.iter_mut().zip(o.counts.iter()) {
+            *a = a.saturating_add(*b);
+        }
+    }
+    /// The first octave of calls that took `wait_ns` (a power of two) or more.
+    fn first_waited(wait_ns: u64) -> usize {
+        debug_assert!(wait_ns.is_power_of_two());
+        ((64 - wait_ns.leading_zeros()) as usize).min(47)
+    }
+    /// Calls that took `wait_ns` (a power of two) or more.
+    pub fn waited(&self, wait_ns: u64) -> u64 {
+        self.counts[Self::first_waited(wait_ns)..].iter().map(|&c| c as u64).sum()
+    }
+    /// The median duration in nanoseconds of the calls shorter than `wait_ns` (a power of
+    /// two), or `None` when every call waited (or there was none).
+    pub fn median_ns(&self, wait_ns: u64) -> Option<f64> {
+        let fast = &self.counts[..Self::first_waited(wait_ns)];
+        let n: u64 = fast.iter().map(|&c| c as u64).sum();
+        if n == 0 {
+            return None;
+        }
+        let half = n as f64 / 2.0;
+        let mut below = 0u64;
+        for (i, &c) in fast.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            if (below + c as u64) as f64 >= half {
+                if i == 0 {
+                    return Some(0.0);
+                }
+                let lo = (1u64 << (i - 1)) as f64;
+                let frac = (half - below as f64) / c as f64;
+                return Some(lo + lo * frac);
+            }
+            below += c as u64;
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typical_is_the_median_of_calls_that_did_not_wait() {
+        let mut t = Typical::default();
+        assert_eq!(t.median_ns(1 << 20), None);
+        // 90 calls of 3 us and 10 that waited a second each for a reader
+        for _ in 0..90 {
+            t.add(3_000);
+        }
+        for _ in 0..10 {
+            t.add(1_000_000_000);
+        }
+        let m = t.median_ns(1 << 20).expect("median");
+        assert!((2048.0..4096.0).contains(&m), "{m}");
+        assert_eq!((t.waited(1 << 20), t.waited(1 << 10)), (10, 100));
+        let mut u = Typical::default();
+        u.add(0);
+        assert_eq!(u.median_ns(1 << 20), Some(0.0));
+        u.merge(&t);
+        assert!((2048.0..4096.0).contains(&u.median_ns(1 << 20).unwrap()));
+        // every call waited (tar writing into a pipe that xz drains): no typical cost
+        let mut w = Typical::default();
+        for _ in 0..50 {
+            w.add(4_000_000);
+        }
+        assert_eq!((w.median_ns(1 << 20), w.waited(1 << 20)), (None, 50));
+    }
 
     #[test]
     fn timing_is_trusted_only_when_every_call_was_timed() {
