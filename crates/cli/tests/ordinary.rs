@@ -301,3 +301,138 @@ fn each_trace_shows_its_workload() {
     }
     assert!(failures.is_empty(), "ordinary traces do not show their workload:\n{failures}");
 }
+
+// ---- the eBPF half: tests/fixtures/ordinary/ebpf/*.slr, recorded by its record.sh ----
+
+/// The eBPF workloads: (name, command, programs that must have run, a syscall and the least
+/// number of calls the workload makes of it, a detector that must say nothing at all about
+/// it: the false positive the workload was added for, fixed).
+type EbpfWorkload = (&'static str, &'static str, &'static [&'static str], (&'static str, u64), Option<&'static str>);
+const EBPF_WORKLOADS: &[EbpfWorkload] = &[
+    // computes primes and calls getpid() every ~0.8 ms (OpenSSL's fork check): busy-poll took it
+    // for a spin until repeated cheap calls alone had to come thousands of times a second
+    ("openssl-genrsa", "openssl genrsa -out key.pem 2048", &["openssl"], ("getpid", 200), Some("busy-poll")),
+    // fts walks the directories through one reused directory fd: stat-storm counted 830 lookups
+    // of `copyright` in 830 directories as repeated lookups of one path until relative paths
+    // were named by the directory the model saw opened
+    ("du", "du -s /usr/share/doc /usr/share/locale", &["du"], ("newfstatat", 5000), Some("stat-storm")),
+    ("sort-parallel", "sort --parallel=2 -S 64M -o sorted.txt big.txt (15 MiB)", &["sort"], ("write", 100), None),
+    ("xz", "xz -k -T1 -6 in.txt (5 MiB)", &["xz"], ("read", 100), None),
+    ("gzip", "gzip -k -9 in.txt (5 MiB)", &["gzip"], ("read", 50), None),
+    // tar writes into a pipe that xz drains far slower: small-io said 18.9 s of the 22 s tar
+    // spent waiting in write() could be saved by bigger writes until waits were left out
+    ("tar-xz", "tar cJf bigtree.tar.xz bigtree (15 MiB)", &["tar", "xz"], ("write", 100), None),
+    ("make-j2", "make -s -j2 (12 C files, ar)", &["make", "cc1", "as", "ar"], ("execve", 20), None),
+    ("cargo-build", "cargo build --offline of `cargo new` hello", &["cargo", "rustc"], ("execve", 3), None),
+    ("go-build", "go build of hello world (warm cache), then run it", &["go", "hello"], ("execve", 3), None),
+    ("javac-java", "javac Hello.java && java Hello", &["javac", "java"], ("futex", 50), None),
+    (
+        "python-venv",
+        "python3 -m venv --without-pip venv; its python imports 3 modules",
+        &["python3", "python"],
+        ("openat", 100),
+        None,
+    ),
+    ("python-compileall", "python3 -m compileall -q pylib (json, email)", &["python3"], ("write", 20), None),
+    ("node-readdir", "node -e: readdirSync(/usr/share/doc)", &["node"], ("getdents64", 2), None),
+    ("perl-readdir", "perl -e: readdir /usr/share/doc, -d on each", &["perl"], ("newfstatat", 500), None),
+    ("php-files", "php -r: scandir, file_get_contents of 5 MiB", &["php"], ("getdents64", 2), None),
+    ("man", "man ls > ls.txt", &["man"], ("execve", 2), None),
+    (
+        "sqlite3-bulk",
+        "sqlite3 s.db < bulk.sql (20,000 INSERTs in one transaction)",
+        &["sqlite3"],
+        ("pwrite64", 10),
+        None,
+    ),
+    ("git-clone", "git clone --no-hardlinks repo copy; git log --stat; git grep", &["git"], ("execve", 3), None),
+];
+
+const MAX_SLR_BYTES: u64 = 300 * 1024;
+const MAX_EBPF_CORPUS_BYTES: u64 = 3 * 1024 * 1024;
+
+fn ebpf_dir() -> PathBuf {
+    root().join("tests/fixtures/ordinary/ebpf")
+}
+
+#[test]
+fn ebpf_corpus_holds_every_workload_within_budget() {
+    let mut problems = Vec::new();
+    let mut total = 0;
+    for (w, cmd, ..) in EBPF_WORKLOADS {
+        let path = ebpf_dir().join(format!("{w}.slr"));
+        match std::fs::metadata(&path) {
+            Ok(m) if m.len() > MAX_SLR_BYTES => {
+                problems.push(format!("{w}.slr: {} bytes, over the {MAX_SLR_BYTES}-byte budget", m.len()));
+            }
+            Ok(m) => total += m.len(),
+            Err(e) => problems.push(format!("{w}.slr: missing ({e}): {cmd}")),
+        }
+    }
+    for entry in std::fs::read_dir(ebpf_dir()).expect("tests/fixtures/ordinary/ebpf") {
+        let name = entry.expect("entry").file_name().to_string_lossy().into_owned();
+        if name.ends_with(".slr") && !EBPF_WORKLOADS.iter().any(|(w, ..)| format!("{w}.slr") == name) {
+            problems.push(format!("{name}: in the corpus but not in EBPF_WORKLOADS here: add it"));
+        }
+    }
+    if total > MAX_EBPF_CORPUS_BYTES {
+        problems.push(format!("the eBPF corpus is {total} bytes, over the {MAX_EBPF_CORPUS_BYTES}-byte budget"));
+    }
+    assert!(
+        problems.is_empty(),
+        "the ordinary eBPF corpus is incomplete (re-record with tests/fixtures/ordinary/ebpf/record.sh):\n  {}",
+        problems.join("\n  ")
+    );
+}
+
+#[test]
+fn ordinary_programs_under_ebpf_raise_no_warning_and_show_their_workload() {
+    let mut failures = String::new();
+    for (w, cmd, programs, (sys, least), silent) in EBPF_WORKLOADS {
+        let path = ebpf_dir().join(format!("{w}.slr"));
+        if !path.exists() {
+            continue; // reported by ebpf_corpus_holds_every_workload_within_budget
+        }
+        let rel = format!("tests/fixtures/ordinary/ebpf/{w}.slr");
+        let r = analyze(&[&path]);
+        let comms: Vec<&str> = r.summary.processes.iter().filter_map(|p| p.comm.as_deref()).collect();
+        let mut problems: Vec<String> = Vec::new();
+        let mut fail = |what: String| problems.push(what);
+        if r.capture.lost_events != 0 {
+            fail(format!("{} events lost while recording: re-record on a quieter machine", r.capture.lost_events));
+        }
+        for p in *programs {
+            if !comms.contains(p) {
+                fail(format!("program {p} not in the recording: {comms:?}"));
+            }
+        }
+        if calls(&r, sys) < *least {
+            fail(format!("{sys}: {} calls, the workload makes at least {least}", calls(&r, sys)));
+        }
+        for f in r.findings.iter().filter(|f| f.severity >= Severity::Warning || Some(f.detector.as_str()) == *silent) {
+            fail(format!(
+                "an ORDINARY program got a finding{}:\n{}",
+                if f.severity >= Severity::Warning {
+                    " at warning or above"
+                } else {
+                    " from the detector once wrong about it"
+                },
+                describe(f)
+            ));
+        }
+        if *w == "tar-xz" {
+            // the writes into xz's pipe wait for xz: bigger writes would not save that time
+            for f in r.findings.iter().filter(|f| f.detector == "small-io" && f.subject == "pipe") {
+                let saved = f.metrics.get("saved_time_s").and_then(serde_json::Value::as_f64);
+                let total = f.metrics.get("time_in_calls_s").and_then(serde_json::Value::as_f64);
+                if !matches!((saved, total), (Some(s), Some(t)) if s < 0.05 * t) {
+                    fail(format!("small-io counts waiting as saved time: {saved:?} of {total:?} s"));
+                }
+            }
+        }
+        for p in problems {
+            let _ = writeln!(failures, "\n{rel} ({cmd}): {p}");
+        }
+    }
+    assert!(failures.is_empty(), "the ordinary eBPF corpus is not clean:{failures}");
+}
