@@ -71,6 +71,21 @@ pub fn threads_of(pid: u32, tasks: &mut Tasks) {
 /// [`syslint_event::EventKind::TaskKnown`] events the live analysis had.
 pub const RECORDING_TAG: &str = "#syslint task ";
 
+/// The child processes of process `pid` now (every thread's children, from
+/// /proc/PID/task/TID/children), in pid order; empty when /proc will not say.
+pub fn children_of(pid: u32) -> Vec<u32> {
+    let mut kids = Vec::new();
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return kids };
+    for e in dir.flatten() {
+        if let Ok(text) = std::fs::read_to_string(e.path().join("children")) {
+            kids.extend(text.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+        }
+    }
+    kids.sort_unstable();
+    kids.dedup();
+    kids
+}
+
 /// The recording line for thread `tid` (with its newline).
 pub fn recording_line(tid: u32, t: &TaskFacts) -> String {
     let parent = t.parent.map_or_else(|| "-".to_string(), |p| p.to_string());

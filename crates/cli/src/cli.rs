@@ -169,7 +169,8 @@ pub enum Backend {
     at or above LEVEL, 1 findings. With -p/--comm: 0, or 1 when a finding at or above \
     --fail-on (default warning) exists. 2 when syslint itself fails.")]
 pub struct TraceArgs {
-    /// Attach to these processes (comma-separated pids) and their new children
+    /// Attach to these processes (comma-separated pids) and their new children. Children
+    /// already running are not followed (the report names them): give their pids too, or --comm
     #[arg(short = 'p', long = "pid", value_delimiter = ',', value_name = "PID")]
     pub pids: Vec<u32>,
     /// Attach to every process with this name (like strace -p $(pgrep NAME))

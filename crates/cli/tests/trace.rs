@@ -216,6 +216,41 @@ fn attach_for_a_bounded_time_and_record(b: &str) {
     let _ = w.kill();
 }
 
+/// Attached to a process whose children were running already (a server under the shell that
+/// started it, nginx's workers under its master): -p does not follow them, and the report says
+/// which they are and how to include them, instead of a bare "0 syscalls".
+fn attach_names_the_children_it_does_not_follow(b: &str) {
+    let mut parent = Command::new("sh")
+        .args(["-c", "sleep 30 & sleep 31 & wait"])
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .expect("sh");
+    let pid = parent.id();
+    let kids = || syslint_capture::procfs::children_of(pid);
+    let t0 = Instant::now();
+    while kids().len() < 2 && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let children = kids();
+    assert_eq!(children.len(), 2, "the shell's two sleeps");
+    let o = trace_cmd(b, &["-q", "-p", &pid.to_string(), "--for", "500ms", "--format", "json"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let note = r.capture.notes.iter().find(|n| n.starts_with("not traced: 2 child processes")).cloned();
+    // the children first, so that the shell reaps them
+    for c in &children {
+        signal(*c, "-KILL");
+    }
+    let _ = parent.wait();
+    let note = note.unwrap_or_else(|| panic!("no note on the children: {:?}", r.capture.notes));
+    for c in &children {
+        assert!(note.contains(&format!("{c} (sleep)")), "{note}");
+    }
+    assert!(note.contains(&format!("-p {pid},{},{}", children[0], children[1])), "{note}");
+    assert!(note.contains("--comm sleep"), "{note}");
+}
+both!(attach_names_the_children_it_does_not_follow);
+
 pub(crate) fn signal(pid: u32, sig: &str) {
     assert!(Command::new("kill").args([sig, &pid.to_string()]).status().unwrap().success());
 }

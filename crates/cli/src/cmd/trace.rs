@@ -24,6 +24,12 @@ pub fn run(a: TraceArgs) -> Result<u8> {
     let r = &a.report;
     let detectors = syslint_pipeline::detectors(&r.select, &r.ignore, r.config.as_deref())?;
 
+    // children running before the attach, which -p does not follow (nginx's workers under
+    // its master, a server under the shell that started it): named in the report
+    let untraced = match &target {
+        Target::Pids(pids) => untraced_children(pids),
+        Target::Command(_) => Vec::new(),
+    };
     let source = source_of(&a, &target)?;
     let status = StatusLine::start(source.name(), r.quiet);
     // summary-only counts in the kernel: no detector runs
@@ -35,11 +41,63 @@ pub fn run(a: TraceArgs) -> Result<u8> {
     let mut sinks = (analysis, interval);
     let outcome = source.run(&mut sinks, &stop)?;
     drop(status);
-    let report = sinks.0.finish(outcome.capture);
+    let mut report = sinks.0.finish(outcome.capture);
+    if let Some(n) = untraced_note(&untraced) {
+        report.capture.notes.push(n);
+    }
     let command = matches!(target, Target::Command(_));
     // with a command, stdout is the command's: the report goes beside it, on stderr
     emit(&report, r, if command { Stream::Stderr } else { Stream::Stdout })?;
     Ok(exit_of(command, r.fail_on.is_some(), exit_code(&report, fail_level(r)), &outcome.stop, outcome.exit_status))
+}
+
+/// Children of the processes given that were running before the attach and are not among
+/// them: (parent, child, the child's program name).
+fn untraced_children(pids: &[u32]) -> Vec<(u32, u32, String)> {
+    let mut v = Vec::new();
+    for &p in pids {
+        for c in syslint_capture::procfs::children_of(p) {
+            if !pids.contains(&c) && !v.iter().any(|&(_, k, _)| k == c) {
+                v.push((p, c, syslint_capture::procfs::program_name(c).unwrap_or_default()));
+            }
+        }
+    }
+    v
+}
+
+/// What the report says about children it did not trace: who, and how to include them.
+fn untraced_note(kids: &[(u32, u32, String)]) -> Option<String> {
+    const SHOWN: usize = 8;
+    if kids.is_empty() {
+        return None;
+    }
+    let mut names: Vec<String> = kids
+        .iter()
+        .take(SHOWN)
+        .map(|(_, c, n)| if n.is_empty() { c.to_string() } else { format!("{c} ({n})") })
+        .collect();
+    if kids.len() > SHOWN {
+        names.push(format!("and {} more", kids.len() - SHOWN));
+    }
+    let mut parents: Vec<u32> = kids.iter().map(|k| k.0).collect();
+    parents.dedup();
+    let mut how = Vec::new();
+    if parents.len() + kids.len() <= SHOWN + 1 {
+        let all: Vec<String> = parents.iter().chain(kids.iter().map(|k| &k.1)).map(u32::to_string).collect();
+        how.push(format!("-p {}", all.join(",")));
+    }
+    if let Some(c) = kids.iter().map(|k| k.2.as_str()).find(|n| !n.is_empty()) {
+        how.push(format!("--comm {c}"));
+    }
+    let (n, s) = (kids.len(), if kids.len() == 1 { "" } else { "es" });
+    let mut note = format!(
+        "not traced: {n} child process{s} running before the attach (-p follows children born after it): {}",
+        names.join(", ")
+    );
+    if !how.is_empty() {
+        note.push_str(&format!("; to trace {} too: {}", if n == 1 { "it" } else { "them" }, how.join(" or ")));
+    }
+    Some(note)
 }
 
 /// The one exit rule of `trace`: with a command, the command's own status unless `--fail-on`
