@@ -302,6 +302,20 @@ pub fn full_trace_basis(syscalls: u64, processes: u64, timestamps: bool, duratio
         "strace" => "a live strace trace".to_string(),
         _ => "a strace log".to_string(),
     };
+    if syscalls == 0 {
+        // nothing seen: no flag is missing, the trace is (blocked processes, or the work
+        // happens in processes not traced)
+        return Basis {
+            kind: BasisKind::FullTrace,
+            from: format!("{from}: no syscall"),
+            cannot_show: "anything: the traced processes made no syscall in the traced window (they were \
+blocked, or the work happens in other processes)"
+                .into(),
+            record_next: "trace while the program works, and the processes that do the work (--comm NAME; the \
+notes name children that -p did not follow)"
+                .into(),
+        };
+    }
     let mut missing = Vec::new();
     if !timestamps {
         missing.push("rates and times between calls (no timestamps: -tt)");

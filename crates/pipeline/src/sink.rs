@@ -134,7 +134,8 @@ fn capture_of(info: CaptureInfo, backend: &str) -> Capture {
             .collect(),
         lost_events: 0,
         clock: s.clock.as_str().into(),
-        durations: s.with_duration > 0,
+        // eBPF times every call: a trace with no call has durations all the same
+        durations: s.with_duration > 0 || backend.starts_with("ebpf"),
         resumed_pairs: s.resumed_pairs,
         never_resumed: s.never_resumed,
         warnings,
