@@ -150,6 +150,14 @@ fn postgres_commits_are_durability_by_design() {
     assert!(cost.contains("measured with eBPF") && !cost.contains("strace"), "{cost}");
     // the WAL bytes count: one commit record or more per flush, not 0
     assert!(metric(&f, "bytes_per_sync") >= 1000.0 && metric(&f, "flushed_file_bytes") > 0.0, "{f:#?}");
+    // attached before the clients connected: every backend is born after the attach and opens
+    // the WAL by its path relative to the data directory, `pg_wal/...` (before: a warning, the
+    // by-design rule looked for `/pg_wal/`)
+    let r = analyze(&[&server("pg-commit-new-backends")]);
+    let f = only(&r, "pg-commit-new-backends");
+    assert_eq!(f.severity, Severity::Info, "{f:#?}");
+    assert!(f.message.contains(" pg_wal/") && f.message.contains("by design"), "{}", f.message);
+    assert!(metric(&f, "sync_calls") >= 300.0, "{f:#?}");
     // synchronous_commit = off: the WAL writer flushes a few times a second
     assert!(findings(&analyze(&[&server("pg-commit-async")]), DET).is_empty());
     // a CHECKPOINT: sync_file_range(SYNC_FILE_RANGE_WRITE) only starts writeback

@@ -158,11 +158,20 @@ losing up to a second of commits on a crash is acceptable, innodb_flush_log_at_t
 /// after every record of its own files is judged like any other.
 fn by_design(files: &[(&str, u64)]) -> Option<&'static ByDesign> {
     let any = |pat: &str| files.iter().any(|(f, _)| f.contains(pat));
-    if any("/pg_wal/") || any("/pg_xlog/") {
+    // a path component, also first in a relative path: the eBPF backend and strace without -y
+    // see the path as the program opened it, relative to its data directory (`pg_wal/0000...`,
+    // MySQL's `./ib_logfile0`)
+    let part = |name: &str| {
+        files.iter().any(|(f, _)| {
+            let f = f.strip_prefix("./").unwrap_or(f);
+            f.starts_with(name) || f.contains(&format!("/{name}"))
+        })
+    };
+    if part("pg_wal/") || part("pg_xlog/") {
         Some(&POSTGRES)
     } else if any(".dpkg-new") || any("/var/lib/dpkg/") {
         Some(&DPKG)
-    } else if any("/ib_logfile") || any("#innodb_redo") {
+    } else if part("ib_logfile") || any("#innodb_redo") {
         Some(&MYSQL)
     } else {
         None
