@@ -967,7 +967,8 @@ impl Parser {
         let after_name = memchr::memchr(b' ', &s.as_bytes()[5..]).map(|i| i + 5);
         let Some(close) = after_name
             .filter(|&i| s.as_bytes()[i..].starts_with(b" resumed>"))
-            .or_else(|| memchr::memmem::find(s.as_bytes(), b" resumed>"))
+            // (after `<... `: a garbled `<... resumed> x resumed>` has one before the name)
+            .or_else(|| memchr::memmem::find(&s.as_bytes()[5..], b" resumed>").map(|i| i + 5))
         else {
             return false;
         };
