@@ -816,7 +816,8 @@ impl Parser {
         }
         // a thread's execve that makes it the leader: `... <pid changed to 4320 ...>`
         if let Some(i) = s.ends_with(" ...>").then(|| s.rfind(" <pid changed to ")).flatten() {
-            let new_pid = s[i + 17..s.len() - 5].trim().parse::<Tid>().unwrap_or(pid);
+            // (`get`: in a garbled `x( <pid changed to ...>` the two marks overlap)
+            let new_pid = s.get(i + 17..s.len() - 5).and_then(|p| p.trim().parse::<Tid>().ok()).unwrap_or(pid);
             self.start_pending(new_pid, ts, s[..i].to_string(), sink);
             return true;
         }
