@@ -159,6 +159,8 @@ pub struct StraceSession {
     stderr: Option<std::thread::JoinHandle<String>>,
     /// What strace was asked to trace, for messages.
     pub what: String,
+    /// Processes given that had exited before strace started (skipped).
+    pub gone: Vec<u32>,
 }
 
 impl StraceSession {
@@ -166,6 +168,7 @@ impl StraceSession {
     pub fn start(target: &Target) -> Result<StraceSession, LiveError> {
         let strace = which("strace").ok_or(LiveError::StraceMissing)?;
         let attach = matches!(target, Target::Pids(_));
+        let (mut attach_pids, mut gone) = (Vec::new(), Vec::new());
         let what = match target {
             Target::Command(c) => {
                 let prog = c.first().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
@@ -175,16 +178,22 @@ impl StraceSession {
                 c.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ")
             }
             Target::Pids(pids) => {
-                for &p in pids {
-                    if !Path::new(&format!("/proc/{p}")).exists() {
-                        return Err(LiveError::NoSuchPid(p));
-                    }
+                // one of several that is gone (exited between `--comm`'s scan and now) is
+                // skipped, and the report says so; none left is an error
+                let (live, dead): (Vec<u32>, Vec<u32>) =
+                    pids.iter().partition(|p| Path::new(&format!("/proc/{p}")).exists());
+                if live.is_empty() {
+                    return Err(LiveError::NoSuchPid(pids.first().copied().unwrap_or(0)));
                 }
+                gone = dead;
                 check_attach_permission()?;
-                for &p in pids {
+                for &p in &live {
                     check_same_user(p)?;
                 }
-                format!("pid {}", pids.iter().map(std::string::ToString::to_string).collect::<Vec<_>>().join(","))
+                let what =
+                    format!("pid {}", live.iter().map(std::string::ToString::to_string).collect::<Vec<_>>().join(","));
+                attach_pids = live;
+                what
             }
         };
         remove_stale_fifo_dirs(&std::env::temp_dir());
@@ -212,8 +221,8 @@ impl StraceSession {
             Target::Command(c) => {
                 cmd.arg("--").args(c);
             }
-            Target::Pids(pids) => {
-                for p in pids {
+            Target::Pids(_) => {
+                for p in &attach_pids {
                     cmd.arg("-p").arg(p.to_string());
                 }
                 // nothing inherits strace's stderr when attaching: keep its messages
@@ -231,7 +240,7 @@ impl StraceSession {
                 s
             })
         });
-        Ok(StraceSession { child, dir, fifo, attach, stderr, what })
+        Ok(StraceSession { child, dir, fifo, attach, stderr, what, gone })
     }
 
     pub fn strace_pid(&self) -> u32 {

@@ -251,6 +251,28 @@ fn attach_names_the_children_it_does_not_follow(b: &str) {
 }
 both!(attach_names_the_children_it_does_not_follow);
 
+/// `--comm` lists the processes, then attaches: one that exits in between (a backend of a busy
+/// server) is skipped with a note, not an error for the whole trace (before: "eBPF backend: no
+/// process N"). A process given that is gone while another lives is the same case.
+fn a_process_gone_before_the_attach_is_skipped(b: &str) {
+    let mut live = Command::new("sleep").arg("30").stdin(std::process::Stdio::null()).spawn().expect("sleep");
+    let mut dead = Command::new("true").spawn().expect("true");
+    let _ = dead.wait();
+    let (l, d) = (live.id().to_string(), dead.id().to_string());
+    let o = trace_cmd(b, &["-q", "-p", &format!("{l},{d}"), "--for", "300ms", "--format", "json"]).output().unwrap();
+    let _ = live.kill();
+    let _ = live.wait();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let want = format!("not traced: pid {d} exited before the attach");
+    assert!(r.capture.notes.contains(&want), "{:?}", r.capture.notes);
+    // every process gone: an error, as before
+    let o = trace_cmd(b, &["-q", "-p", &d, "--for", "300ms"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("no process with pid {d}")), "{}", stderr(&o));
+}
+both!(a_process_gone_before_the_attach_is_skipped);
+
 pub(crate) fn signal(pid: u32, sig: &str) {
     assert!(Command::new("kill").args([sig, &pid.to_string()]).status().unwrap().success());
 }

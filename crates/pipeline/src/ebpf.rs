@@ -203,6 +203,7 @@ impl Source for EbpfSource {
             ));
         }
         stop.notes(attached, &mut info.notes);
+        info.notes.extend(crate::gone_note(&session.gone));
         let kernel_summary = session.opts.summary_only.then(|| session.summary());
         drop(session); // detaches the kernel program
         let stopped_ns = stop.requested().then(ebpf::monotonic_now_ns);

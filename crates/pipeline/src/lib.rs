@@ -119,6 +119,18 @@ impl StopReason {
     }
 }
 
+/// The note on processes given to attach to that had exited by then (skipped), if any.
+pub(crate) fn gone_note(gone: &[u32]) -> Option<String> {
+    let list: Vec<String> = gone.iter().map(u32::to_string).collect();
+    (!list.is_empty()).then(|| {
+        format!(
+            "not traced: pid{} {} exited before the attach",
+            if list.len() == 1 { "" } else { "s" },
+            list.join(", ")
+        )
+    })
+}
+
 /// When a live source should stop on its own: the signal flags (set by the binary's signal
 /// handlers) and `--for`. Sources that read files ignore it.
 #[derive(Clone, Debug, Default)]

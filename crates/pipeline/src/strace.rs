@@ -121,6 +121,7 @@ impl Source for StraceSource {
             }));
         }
         stop.notes(attached, &mut info.notes);
+        info.notes.extend(crate::gone_note(&session.gone));
         for l in msgs.lines().filter(|l| l.contains("strace:") && !l.contains("attached") && !l.contains("detached")) {
             info.warnings.push(l.trim().to_string());
         }

@@ -28,6 +28,8 @@ pub struct EbpfSession {
     pub opts: Options,
     /// Human name of what is traced (`command ls`, `pids 12, 13`).
     pub what: String,
+    /// Processes given that exited before they could be attached to (skipped).
+    pub gone: Vec<u32>,
     /// Records received.
     pub records: u64,
     /// CLOCK_REALTIME minus CLOCK_MONOTONIC at the start: the one conversion to wall-clock
@@ -38,12 +40,12 @@ pub struct EbpfSession {
 impl EbpfSession {
     /// Load the kernel program and start or follow the target.
     pub fn start(target: &Target, opts: &Options) -> Result<EbpfSession, BpfError> {
-        // before the (slow) load: a pid that does not exist is a quick, clear error
+        // before the (slow) load: no process to attach to is a quick, clear error. One of
+        // several that is gone (a backend of a busy server that exited between `--comm`'s scan
+        // and the attach) is skipped, and the report says so
         if let Target::Pids(pids) = target {
-            for &p in pids {
-                if !Path::new(&format!("/proc/{p}")).exists() {
-                    return Err(BpfError::Other(format!("no process with pid {p}")));
-                }
+            if let Some(p) = pids.first().filter(|_| pids.iter().all(|p| !Path::new(&format!("/proc/{p}")).exists())) {
+                return Err(BpfError::Other(format!("no process with pid {p}")));
             }
         }
         // attaching: calls the threads are already in are reported when they return (the
@@ -51,6 +53,7 @@ impl EbpfSession {
         let opts = &Options { in_flight: matches!(target, Target::Pids(_)), ..opts.clone() };
         let mut probe = Probe::load(opts)?;
         let mut known = format::Known::default();
+        let mut gone = Vec::new();
         let (child, pids, what) = match target {
             Target::Command(argv) => {
                 let c = probe.spawn(argv)?;
@@ -59,8 +62,9 @@ impl EbpfSession {
                 let pid = c.pid();
                 (Some(c), vec![pid], what)
             }
-            Target::Pids(pids) => {
-                for &p in pids {
+            Target::Pids(given) => {
+                let mut pids = Vec::with_capacity(given.len());
+                for &p in given {
                     // who the threads are and what the fds already open are, before their
                     // first event arrives
                     crate::procfs::threads_of(p, &mut known.tasks);
@@ -68,11 +72,23 @@ impl EbpfSession {
                     // process) and whose fds are named
                     let tgid = known.tasks.get(&p).map_or(p, |t| t.tgid);
                     snapshot::fds_of(tgid, &mut known);
-                    // threads of a followed process are covered by its tgid
-                    probe.follow(tgid)?;
+                    // threads of a followed process are covered by its tgid; one that exited
+                    // meanwhile is skipped (`gone`)
+                    match probe.follow(tgid) {
+                        Ok(()) => pids.push(p),
+                        Err(_) if !Path::new(&format!("/proc/{tgid}")).exists() => gone.push(p),
+                        Err(e) => return Err(e),
+                    }
+                }
+                if pids.is_empty() {
+                    return Err(BpfError::Other(format!(
+                        "no process with pid {}: every process given exited before the attach",
+                        given.first().copied().unwrap_or(0)
+                    )));
                 }
                 let list: Vec<String> = pids.iter().map(std::string::ToString::to_string).collect();
-                (None, pids.clone(), format!("pid{} {}", if pids.len() == 1 { "" } else { "s" }, list.join(", ")))
+                let what = format!("pid{} {}", if pids.len() == 1 { "" } else { "s" }, list.join(", "));
+                (None, pids, what)
             }
         };
         Ok(EbpfSession {
@@ -83,6 +99,7 @@ impl EbpfSession {
             known,
             opts: opts.clone(),
             what,
+            gone,
             records: 0,
             realtime_offset_ns: slr::realtime_offset_ns(),
         })
