@@ -81,8 +81,11 @@ fn check_bad(ctx: &str, path: &Path, processes: f64) {
     } else {
         assert!(!f.metrics.contains_key("eagain_seconds"), "{ctx}: no -T, no time");
     }
-    // more than one empty wake-up per connection, hundreds of them: a warning
-    assert_eq!(f.severity, Severity::Warning, "{ctx}");
+    // more than one empty wake-up per connection, hundreds of them: a warning. A live run on a
+    // loaded machine may see fewer than one per connection (above): then the rule says info
+    let warn = empty / accepted >= 1.0 && empty >= 100.0;
+    assert!(warn || ctx.starts_with("live"), "{ctx}: {empty} empty wake-ups for {accepted} accepts");
+    assert_eq!(f.severity, if warn { Severity::Warning } else { Severity::Info }, "{ctx}: {empty} empty wake-ups");
     assert!(f.subject.starts_with("listening socket 127.0.0.1:"), "{ctx}: {}", f.subject);
     assert!(f.message.starts_with("4 workers share listening socket 127.0.0.1:"), "{ctx}: {}", f.message);
     assert!(f.message.contains("no SO_REUSEPORT, no EPOLLEXCLUSIVE"), "{ctx}");
