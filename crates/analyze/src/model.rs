@@ -819,8 +819,14 @@ impl Model {
                 let _ = s;
                 if let Some((fd, deco)) = ret_fd {
                     let name = if deco.is_none() { Some(self.opened_path(task, sc)) } else { None };
-                    let path = || name.unwrap_or_default();
-                    self.set_fd_side(task, fd, deco, || (TargetKind::File, path()), None, Side::Guess);
+                    self.set_fd_side(
+                        task,
+                        fd,
+                        deco,
+                        || (TargetKind::File, name.unwrap_or_default()),
+                        None,
+                        Side::Guess,
+                    );
                 }
             }
             Sys::Socket => {

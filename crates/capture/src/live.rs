@@ -180,8 +180,7 @@ impl StraceSession {
             Target::Pids(pids) => {
                 // one of several that is gone (exited between `--comm`'s scan and now) is
                 // skipped, and the report says so; none left is an error
-                let (live, dead): (Vec<u32>, Vec<u32>) =
-                    pids.iter().partition(|p| Path::new(&format!("/proc/{p}")).exists());
+                let (live, dead): (Vec<u32>, Vec<u32>) = pids.iter().partition(|&&p| crate::procfs::running(p));
                 if live.is_empty() {
                     return Err(LiveError::NoSuchPid(pids.first().copied().unwrap_or(0)));
                 }
@@ -339,7 +338,7 @@ fn remove_stale_fifo_dirs(tmp: &Path) {
             continue;
         };
         let (Ok(pid), Ok(_)) = (pid.parse::<u32>(), stamp.parse::<u128>()) else { continue };
-        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+        if pid == std::process::id() || crate::procfs::running(pid) {
             continue;
         }
         let only_the_fifo = std::fs::read_dir(e.path()).is_ok_and(|d| {

@@ -71,6 +71,11 @@ pub fn threads_of(pid: u32, tasks: &mut Tasks) {
 /// [`syslint_event::EventKind::TaskKnown`] events the live analysis had.
 pub const RECORDING_TAG: &str = "#syslint task ";
 
+/// Whether a process (or thread) with this id exists now.
+pub fn running(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
 /// The child processes of process `pid` now (every thread's children, from
 /// /proc/PID/task/TID/children), in pid order; empty when /proc will not say.
 pub fn children_of(pid: u32) -> Vec<u32> {

@@ -198,7 +198,7 @@ fn path_key(model: &Model, tid: Tid, sc: &Syscall, p: &str) -> Option<u64> {
         match sc.dir_fd() {
             Some(fd) => match fd.deco {
                 Some(d) => h.write(d.as_bytes()),
-                None => match model.lookup_fd(tid, fd.num).filter(|_| fd.num >= 0) {
+                None => match (fd.num >= 0).then(|| model.lookup_fd(tid, fd.num)).flatten() {
                     Some(t) => {
                         h.write_u8(1);
                         h.write(t.display.as_bytes());

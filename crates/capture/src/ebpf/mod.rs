@@ -44,8 +44,8 @@ impl EbpfSession {
         // several that is gone (a backend of a busy server that exited between `--comm`'s scan
         // and the attach) is skipped, and the report says so
         if let Target::Pids(pids) = target {
-            if let Some(p) = pids.first().filter(|_| pids.iter().all(|p| !Path::new(&format!("/proc/{p}")).exists())) {
-                return Err(BpfError::Other(format!("no process with pid {p}")));
+            if !pids.iter().any(|&p| crate::procfs::running(p)) {
+                return Err(BpfError::Other(format!("no process with pid {}", pids.first().copied().unwrap_or(0))));
             }
         }
         // attaching: calls the threads are already in are reported when they return (the
@@ -76,7 +76,7 @@ impl EbpfSession {
                     // meanwhile is skipped (`gone`)
                     match probe.follow(tgid) {
                         Ok(()) => pids.push(p),
-                        Err(_) if !Path::new(&format!("/proc/{tgid}")).exists() => gone.push(p),
+                        Err(_) if !crate::procfs::running(tgid) => gone.push(p),
                         Err(e) => return Err(e),
                     }
                 }
@@ -161,7 +161,7 @@ impl EbpfSession {
 
     /// Whether every attached process is gone.
     pub fn all_gone(&self) -> bool {
-        self.child.is_none() && self.pids.iter().all(|p| !Path::new(&format!("/proc/{p}")).exists())
+        self.child.is_none() && self.pids.iter().all(|&p| !crate::procfs::running(p))
     }
 
     pub fn child_pid(&self) -> Option<u32> {
