@@ -29,6 +29,7 @@ static NOOP: Meta = Meta {
     summary: "asks for nothing",
     docs: DOCS,
     options: &[],
+    cost: registry::CostModel { metric: None, model: "" },
     interest: Interest::NONE,
 };
 static EVERY: Meta = Meta {
@@ -39,6 +40,7 @@ static EVERY: Meta = Meta {
     summary: "asks for every event",
     docs: DOCS,
     options: &[],
+    cost: registry::CostModel { metric: None, model: "" },
     interest: Interest { all_syscalls: true, exits: true, aliases: true, notes: true, ..Interest::NONE },
 };
 

@@ -295,6 +295,20 @@ impl Analyzer {
                 _ => {}
             }
         }
+        // severity from measured cost (issue 27): the seconds each fix would save, weighed
+        // against the time traced (a table's duration, else its syscall time; an excerpt has none)
+        let traced_s = match (kind, &counts) {
+            (syslint_report::BasisKind::Counts, Some(c)) => {
+                c.duration_s.or_else(|| Some(c.rows.iter().filter_map(|r| r.seconds).sum::<f64>()))
+            }
+            (syslint_report::BasisKind::Excerpt, _) => None,
+            _ => Some(window_s),
+        };
+        for f in &mut findings {
+            if let Some(d) = self.detectors.iter().find(|d| d.meta().name == f.detector) {
+                registry::weigh(f, d.meta(), traced_s);
+            }
+        }
         findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)).then(a.subject.cmp(&b.subject)));
         let m = &self.model;
 
@@ -325,12 +339,11 @@ impl Analyzer {
             .collect();
         procs.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.pid.cmp(&b.pid)));
 
-        let socket_bytes = m
+        let (socket_bytes, exchanges) = m
             .targets
             .iter()
             .filter(|t| t.kind.is_connection_socket())
-            .map(|t| t.bytes_read + t.bytes_written)
-            .sum::<u64>();
+            .fold((0u64, 0u64), |(b, x), t| (b + t.bytes_read + t.bytes_written, x + t.turns.div_ceil(2)));
         // the top rows chosen first, then built: a trace opens a file per request, and a row
         // (and a copy of its name) for each of 100,000 targets cost more than their sort
         let mut top: Vec<&model::TargetAgg> = m.targets.iter().filter(|t| t.calls > 0).collect();
@@ -440,6 +453,7 @@ impl Analyzer {
                 endpoints,
                 strace_c_table: Vec::new(),
                 socket_bytes: (socket_bytes > 0).then_some(socket_bytes),
+                exchanges: (exchanges > 0).then_some(exchanges),
                 counts,
             },
             findings,

@@ -67,6 +67,10 @@ pub struct TargetAgg {
     pub dur_ns: u64,
     pub bytes_read: u64,
     pub bytes_written: u64,
+    /// Times the data changed direction (in after out, or out after in), and the last
+    /// direction (0 none, 1 in, 2 out): a conversation's turns.
+    pub turns: u64,
+    pub last_dir: u8,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -804,10 +808,16 @@ impl Model {
                     }
                     t.dur_ns += sc.dur_ns.unwrap_or(0);
                     if let Some(b) = sc.bytes() {
-                        if class.has(Class::READ) {
+                        let dir = if class.has(Class::READ) {
                             t.bytes_read += b;
+                            1
                         } else {
                             t.bytes_written += b;
+                            2
+                        };
+                        if b > 0 && t.last_dir != dir {
+                            t.turns += 1;
+                            t.last_dir = dir;
                         }
                         self.count_conn_bytes(task, fd.num, class, b, sc);
                     }

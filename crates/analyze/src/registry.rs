@@ -58,8 +58,88 @@ pub struct Meta {
     pub summary: &'static str,
     pub docs: Docs,
     pub options: &'static [OptionDoc],
+    /// What a finding's fix would save, in seconds: the severity is decided from it.
+    pub cost: CostModel,
     /// The events the detector is handed (see [`Interest`]).
     pub interest: Interest,
+}
+
+/// A detector's cost model (issue 27): which of its metrics holds the seconds its fix would
+/// save, and what they are, in words (`syslint explain`). The analyzer weighs those seconds
+/// against the traced time and decides the severity from the share ([`weigh`]): one rule for
+/// every detector, so a warning always claims a material share of the program's time.
+#[derive(Debug)]
+pub struct CostModel {
+    /// The metric (seconds) a finding's [`syslint_report::Impact`] is read from, when the
+    /// finding does not give one itself; `None`: the detector has no cost in seconds, and its
+    /// severity stands on its counts.
+    pub metric: Option<&'static str>,
+    /// What those seconds are.
+    pub model: &'static str,
+}
+
+/// Severity from measured cost, for every finding of every detector: the seconds the fix would
+/// save (the finding's own [`syslint_report::Impact`], else its cost model's metric) are
+/// weighed against the traced time; below [`syslint_report::Impact::WARN_SHARE`] a warning is
+/// info, below [`syslint_report::Impact::ERROR_SHARE`] an error is a warning, and the cost line
+/// says why. Nothing is ever raised. Without a time (no -T, an excerpt) the severity stands.
+pub fn weigh(f: &mut Finding, meta: &Meta, traced_s: Option<f64>) {
+    use syslint_report::Impact;
+    let saved = f
+        .impact
+        .as_ref()
+        .map(|i| i.saved_s)
+        .or_else(|| meta.cost.metric.and_then(|m| f.metrics.get(m)).and_then(serde_json::Value::as_f64));
+    let Some(saved_s) = saved.filter(|s| s.is_finite() && *s >= 0.0) else { return };
+    let traced_s = traced_s.filter(|t| t.is_finite() && *t > 0.0);
+    let share = traced_s.map(|t| saved_s / t);
+    f.impact = Some(Impact { saved_s, traced_s, share });
+    let (Some(share), Some(traced)) = (share, traced_s) else { return };
+    let was = f.severity;
+    if f.severity == Severity::Error && share < Impact::ERROR_SHARE {
+        f.severity = Severity::Warning;
+    }
+    if f.severity == Severity::Warning && share < Impact::WARN_SHARE {
+        f.severity = Severity::Info;
+    }
+    if f.severity != was {
+        let need = if f.severity == Severity::Info { Impact::WARN_SHARE } else { Impact::ERROR_SHARE };
+        let why = format!(
+            "{} of the {} traced ({}): less than the {} {} claims, so {}",
+            fmt_secs(saved_s),
+            fmt_secs(traced),
+            fmt_share(share),
+            fmt_share(need),
+            if was == Severity::Error { "an error" } else { "a warning" },
+            f.severity.as_str()
+        );
+        f.cost = Some(match f.cost.take() {
+            Some(c) => format!("{c}; {why}"),
+            None => why,
+        });
+    }
+}
+
+fn fmt_secs(s: f64) -> String {
+    if s >= 10.0 {
+        format!("{s:.1} s")
+    } else if s >= 0.1 {
+        format!("{s:.2} s")
+    } else {
+        format!("{:.1} ms", s * 1e3)
+    }
+}
+
+/// `0.06%`, `2.4%`, `37%`.
+pub fn fmt_share(x: f64) -> String {
+    let p = x * 100.0;
+    if p >= 10.0 {
+        format!("{p:.0}%")
+    } else if p >= 1.0 {
+        format!("{p:.1}%")
+    } else {
+        format!("{p:.2}%")
+    }
 }
 
 impl Meta {
@@ -394,6 +474,7 @@ mod tests {
                 ("what", m.docs.what),
                 ("why", m.docs.why),
                 ("evidence", m.docs.evidence),
+                ("cost model", m.cost.model),
                 ("fix", m.docs.fix),
                 ("example", m.docs.example),
             ] {

@@ -191,7 +191,8 @@ fn good_and_near_miss_variants_are_quiet() {
 /// Issue 15's false alarms: curl -Z fetching 200 URLs, 50 at once, checks each handle with
 /// zero-timeout polls and sets SIGPIPE around each (10,000 rt_sigaction calls) between real
 /// sends and receives: it is working, not waiting (before: an error). A JVM thread's burst of
-/// 203 gettid() calls in 3 ms under eBPF costs nothing (before: an info finding).
+/// 203 gettid() calls in 3 ms under eBPF polls nothing: a thread's id cannot change (before: an
+/// info finding, and issue 27's healthy Tomcat a warning).
 #[test]
 fn work_between_checks_and_negligible_bursts_are_quiet() {
     for set in SETS {
@@ -203,7 +204,9 @@ fn work_between_checks_and_negligible_bursts_are_quiet() {
     let java = root().join("lab/busy-poll/traces/java-hello.slr");
     let r = analyze(&[&java]);
     assert!(busy(&r).is_empty(), "java-hello: {:#?}", busy(&r));
-    // the burst is in the recording: only its cost keeps it quiet
+    // the burst is in the recording, and even with no minimum cost it is no poll
+    let gettid = r.summary.syscalls.iter().find(|s| s.name == "gettid").map_or(0, |s| s.calls);
+    assert!(gettid >= 200, "java-hello: {gettid} gettid calls");
     let dir = std::env::temp_dir().join(format!("syslint-bp-java-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cfg = dir.join("syslint.toml");
@@ -211,8 +214,7 @@ fn work_between_checks_and_negligible_bursts_are_quiet() {
     let out = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), java.to_str().unwrap()]);
     let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
     let f = busy(&r);
-    assert_eq!(f.len(), 1, "{f:#?}");
-    assert!(f[0].message.contains("repeated gettid calls") && metric(f[0], "spin_seconds") < 0.01, "{:#?}", f[0]);
+    assert!(f.is_empty(), "{f:#?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -78,6 +78,8 @@ mod lab_userspace_copy;
 mod lab_yield_spin;
 #[path = "ordinary.rs"]
 mod ordinary;
+#[path = "ordinary_servers.rs"]
+mod ordinary_servers;
 #[path = "pasted.rs"]
 mod pasted;
 #[path = "pasted_labs.rs"]

@@ -582,6 +582,7 @@ mod tests {
             metrics: BTreeMap::new(),
             evidence: vec![],
             cost: None,
+            impact: None,
             fix: String::new(),
             confidence: None,
             confidence_reason: None,

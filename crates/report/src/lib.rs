@@ -188,6 +188,11 @@ pub struct Summary {
     /// Absent when there was none, and in reports of versions before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub socket_bytes: Option<u64>,
+    /// Exchanges on connected sockets: turns of the conversation (data in, then data out, or
+    /// the other way), two per request and response, halved. About the requests served or
+    /// made; `diff` checks the bytes per exchange to tell whether MiB are a fair unit of work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchanges: Option<u64>,
     /// A table of counts per syscall found in the input (`strace -c`, `perf trace -s`,
     /// `syscount`, a `--summary-only` report), as read. Absent when the input had none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -520,6 +525,11 @@ pub struct Finding {
     pub evidence: Vec<String>,
     /// Estimated cost, in words with numbers (time or CPU wasted, calls that could be saved).
     pub cost: Option<String>,
+    /// The cost as a number: the seconds the fix would save, and the share of the traced time
+    /// they are, from which the severity is decided (a warning claims a material share).
+    /// Absent when the trace shows no time (no -T, an excerpt) or in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impact: Option<Impact>,
     pub fix: String,
     /// How sure the finding is (`high`, `medium`, `low`); absent in reports of versions
     /// before it.
@@ -533,6 +543,35 @@ pub struct Finding {
     /// record).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirm: Option<String>,
+}
+
+/// What a finding's fix would save, measured: the detector gives `saved_s` (its cost model,
+/// `syslint explain NAME`), the analyzer the time traced and the share, and decides the
+/// severity from that share: below [`Impact::WARN_SHARE`] of the traced time a finding is info,
+/// below [`Impact::ERROR_SHARE`] at most a warning, whatever its counts.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Impact {
+    /// Seconds the fix would save over the trace (thread time: summed over the threads and
+    /// processes the finding is about).
+    pub saved_s: f64,
+    /// The traced time it is weighed against: the trace's window (a command's wall time, an
+    /// attach's duration), or a table's duration or total syscall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traced_s: Option<f64>,
+    /// `saved_s / traced_s` (above 1 when several threads lose time at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<f64>,
+}
+
+impl Impact {
+    /// The share of the traced time a warning claims to save.
+    pub const WARN_SHARE: f64 = 0.01;
+    /// The share an error claims.
+    pub const ERROR_SHARE: f64 = 0.05;
+
+    pub fn saved(saved_s: f64) -> Impact {
+        Impact { saved_s, traced_s: None, share: None }
+    }
 }
 
 impl Report {

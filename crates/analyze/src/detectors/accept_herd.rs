@@ -71,6 +71,10 @@ each connection wakes several workers, one accepts it, the others get EAGAIN\n  
 14280 19:18:48.326671 accept4(5<TCP:[127.0.0.1:33559]>, NULL, NULL, SOCK_CLOEXEC <unfinished ...>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("eagain_seconds"),
+        model: "the time inside the accepts that found no connection (EAGAIN): a lower bound, since each empty wake-up also costs a context switch",
+    },
     interest: Interest {
         syscalls: &[
             Sys::Accept,

@@ -1,6 +1,6 @@
 //! `busy-poll` (SL001): a thread that waits for something by calling, again and again, syscalls
 //! that return at once with nothing: zero-timeout polls that find nothing ready, non-blocking
-//! reads/accepts that fail with EAGAIN, and identical cheap calls (rt_sigaction, getpid,
+//! reads/accepts that fail with EAGAIN, and identical cheap calls (rt_sigaction, getppid,
 //! ...), with no blocking wait in between.
 //!
 //! Per thread, consecutive "spin" calls form a window; the window ends at a real wait (a poll
@@ -27,8 +27,10 @@ pub static META: Meta = Meta {
 calling syscalls that return at once and find nothing, many times a second, with no blocking wait in \
 between: poll/ppoll/select/pselect6/epoll_wait/epoll_pwait with a zero timeout returning 0, \
 non-blocking read/recv/accept (or write/send) failing with EAGAIN, or the same cheap call repeated \
-(rt_sigaction, rt_sigprocmask, getpid, getsockopt, fcntl F_GET*, \
-wait4 with WNOHANG, ...). sched_yield() loops are yield-spin's (SL010) and clock reads that reach \
+(rt_sigaction, rt_sigprocmask, getppid, getsockopt, fcntl F_GET*, ioctl FIONREAD, \
+wait4 with WNOHANG, ...): a call whose answer can change, asked again. getpid, gettid, getuid and \
+their kin cannot change, so asking them again polls nothing: a runtime that calls gettid per log \
+line or getpid as a fork check is not waiting (issue 27: a healthy Tomcat warned). sched_yield() loops are yield-spin's (SL010) and clock reads that reach \
 the kernel clock-syscalls' (SL011): neither is counted here. Per thread, such calls form a spin window, which ends at a real wait (a \
 poll-family call with a non-zero timeout, a sleep, a futex wait, a blocking wait4), at a call that \
 took at least `block_ms` (-T), at an idle gap of `max_gap_ms` between two calls (timestamps), or \
@@ -36,11 +38,10 @@ after `max_other_calls` other calls in a row. A window is reported when it holds
 `min_spins` spins, spins are at least `min_spin_share` of its calls (`min_repeat_only_share` when \
 all of them are repeated cheap calls: a thread that works and makes a cheap call often is not waiting), and (with timestamps) they come \
 at `min_spins_per_sec` or more (`min_repeat_only_spins_per_sec` for repeated cheap calls alone: a \
-loop that waits makes them thousands of times a second, `openssl genrsa` computing primes makes a \
-getpid about every 0.8 ms; without timestamps such a thread is at most info). Data read or written, or a connection accepted or made, also ends a \
+loop that waits makes them thousands of times a second; without timestamps such a thread is at most info). Data read or written, or a connection accepted or made, also ends a \
 window: a thread that checks for readiness between real transfers (curl driving 50 transfers at \
 once) is working, not waiting. With timestamps, a thread is reported when its windows add up to \
-`min_seconds` or more (a JVM thread's burst of 276 gettid calls in 4 ms costs nothing).",
+`min_seconds` or more (a burst of a few hundred cheap calls in 4 ms costs nothing).",
         why: "The thread burns a CPU core doing nothing useful while it waits: every turn of the loop \
 is a syscall (a kernel entry, often a few more in user space) that could have been one blocking wait. \
 On a shared machine it steals CPU from the process it is waiting for (the server, the DNS resolver \
@@ -91,6 +92,10 @@ as an event while the loop sleeps in epoll_wait.",
 (13075 such calls in 0.50 s, until the answer arrives)",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("spin_seconds"),
+        model: "the time the thread spent spinning (the windows of repeated calls that found nothing): what a blocking wait would give back",
+    },
     interest: Interest { all_syscalls: true, exits: true, ..Interest::NONE },
 };
 
@@ -162,7 +167,9 @@ enum Kind {
 fn repeat_key_args(sc: &Syscall) -> Option<usize> {
     Some(match sc.sys {
         Sys::RtSigaction | Sys::RtSigprocmask | Sys::ClockGetres => 1,
-        Sys::Getpid | Sys::Getppid | Sys::Gettid | Sys::Getuid | Sys::Geteuid | Sys::Getgid | Sys::Getegid => 0,
+        // the parent changes when it dies (a loop waiting to be re-parented); getpid, gettid,
+        // getuid and their kin never change, so asking again polls nothing
+        Sys::Getppid => 0,
         Sys::Getsockopt => 3,
         Sys::Fcntl | Sys::Fcntl64 if sc.fcntl_cmd() == Some(FcntlCmd::Get) => 2,
         Sys::Ioctl if sc.ioctl_req() == Some(IoctlReq::Fionread) => 2,

@@ -74,6 +74,10 @@ drewx2/find5-boot-image, strace.txt; info: 35% of its calls):\n    \
 13:57:42.282195 clock_gettime(CLOCK_MONOTONIC, {599, 818424518}) = 0",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("seconds"),
+        model: "the time inside the clock reads made as system calls",
+    },
     interest: Interest {
         syscalls: &[Sys::ClockGettime, Sys::ClockGettime64, Sys::Gettimeofday, Sys::Time],
         exits: true,

@@ -103,6 +103,10 @@ clients' connection reuse (a session or pool; pgbench without -C) when they did.
 ClientHello, the client's Finished flight, one request, close; 30 times)",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("wasted_s"),
+        model: "the set-up time of the connections a kept connection would save (connect, TLS and protocol handshakes), measured on the client side; a server-side finding has no time of its own",
+    },
     interest: Interest {
         syscalls: &[Sys::Connect, Sys::Close, Sys::Accept, Sys::Accept4, Sys::Getsockopt],
         classes: &[Class::POLL, Class::READ, Class::WRITE, Class::FD],

@@ -91,6 +91,10 @@ together, the A answered, the wait for the AAAA times out, and glibc asks again 
 \n    26248 16:04:49.193963 sendto(3<UDP:[127.0.0.1:57671->127.53.187.66:53]>, \"\\375\\357\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\3api\\3lab\\4test\\0\\0\\1\\0\\1\", 30, MSG_NOSIGNAL, NULL, 0) = 30 <0.000031>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("lost_s"),
+        model: "the time lookups waited out timeouts (a lookup's time is charged here, not again to repeated-dns)",
+    },
     interest: Interest {
         syscalls: &[
             Sys::Sendto,

@@ -30,7 +30,11 @@ program is reported when its fds hold `min_churn` re-registrations at `min_per_o
 `warn_churn` re-registrations at `warn_per_op` per operation or more. A server that registers each \
 new connection once (even one connection per request) has no re-registrations; re-arming \
 EPOLLONESHOT is the documented way to hand fds to several threads and cannot be told from a \
-needless one on syscalls alone: when it is most of the churn, info.",
+needless one on syscalls alone: when it is most of the churn, info. So is a hand-off design, \
+where one thread waits for readiness and other threads do the fd's I/O (most of its reads and \
+writes made by another thread than the one that last changed its registration): Apache's event \
+MPM parks each idle keep-alive connection with its listener thread and takes it out again for a \
+worker, two epoll_ctl per request that no setting removes.",
         why: "Each epoll_ctl is a system call that takes the epoll instance's lock and changes its \
 red-black tree. Two per request add two system calls to every round trip of a request/response \
 server: in the lab 6 calls per request instead of 4 (C), a third of the server's calls spent \
@@ -41,7 +45,8 @@ re-registering, more calls than the reads and writes they surround. Measured wit
 (sandboxes such as gVisor, seccomp filters, mitigations) and with the threads contending for the \
 instance's lock.",
         evidence: "Metrics: `reregistrations` (epoll_ctl calls beyond the needed ADD and DEL), \
-`epoll_ctl_calls` (all of them on those fds), `oneshot_rearms` (EPOLL_CTL_MOD with EPOLLONESHOT), \
+`epoll_ctl_calls` (all of them on those fds), `oneshot_rearms` (EPOLL_CTL_MOD with EPOLLONESHOT), `handoff_reregistrations` (those of fds \
+whose I/O other threads did), \
 `io_ops` (reads and writes that moved data on those fds), `per_op` (reregistrations / io_ops), `fds` (fd lives \
 with re-registrations), `processes`; with -T (or eBPF) `epoll_ctl_seconds` (time inside the \
 re-registrations). Evidence: the first epoll_ctl calls of the fd with the most and its last one.",
@@ -79,6 +84,10 @@ for 740 reads and writes):\n    \
 1230  14:51:03 epoll_ctl(0, EPOLL_CTL_DEL, 13, {EPOLLIN, {u32=13, u64=13}}) = 0",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("epoll_ctl_seconds"),
+        model: "the time inside the re-registrations",
+    },
     interest: Interest {
         syscalls: &[Sys::EpollCtl, Sys::Close],
         // the I/O on registered fds
@@ -115,6 +124,11 @@ const EVIDENCE: usize = 4;
 struct Reg {
     ctl: u64,
     oneshot: u64,
+    /// The thread that last changed the fd's registration.
+    ctl_tid: u32,
+    /// Reads and writes made by another thread than that one: the fd handed from a thread
+    /// that waits for readiness to a thread that does the I/O.
+    handed: u64,
     last_del: bool,
     ops: u64,
     timing: Timing,
@@ -129,6 +143,8 @@ struct Group {
     churn: u64,
     ctl: u64,
     oneshot: u64,
+    /// Re-registrations of fds whose I/O other threads did (a hand-off design).
+    handoff: u64,
     ops: u64,
     fds: u64,
     timing: Timing,
@@ -146,6 +162,7 @@ impl Group {
         self.churn += o.churn;
         self.ctl += o.ctl;
         self.oneshot += o.oneshot;
+        self.handoff += o.handoff;
         self.ops += o.ops;
         self.fds += o.fds;
         self.timing.merge(o.timing);
@@ -185,10 +202,15 @@ impl EpollCtlChurn {
         if self.groups.len() <= g {
             self.groups.resize_with(g + 1, Group::default);
         }
+        // most of the fd's I/O done by other threads than the one registering it: a listener
+        // thread that parks idle connections and hands the ready ones to workers (Apache's
+        // event MPM), whose registration must change at each hand-over
+        let handed = r.handed * 2 > r.ops;
         self.groups[g].absorb(Group {
             churn,
             ctl: r.ctl,
             oneshot: r.oneshot,
+            handoff: if handed { churn } else { 0 },
             ops: r.ops,
             fds: 1,
             timing: r.timing,
@@ -343,6 +365,7 @@ impl Detector for EpollCtlChurn {
                 }
                 let Some(r) = self.regs.get_mut(&key) else { return };
                 r.ctl += 1;
+                r.ctl_tid = ev.tid.0;
                 r.last_del = e.op == EpollCtl::DEL;
                 if e.op == EpollCtl::MOD && e.events.is_some_and(|v| v & EpollCtl::EPOLLONESHOT != 0) {
                     r.oneshot += 1;
@@ -367,6 +390,7 @@ impl Detector for EpollCtlChurn {
                 let Some(fd) = sc.fd_num() else { return };
                 if let Some(r) = self.regs.get_mut(&(cx.tgid, fd)) {
                     r.ops += 1;
+                    r.handed += u64::from(ev.tid.0 != r.ctl_tid);
                 }
             }
         }
@@ -401,9 +425,11 @@ impl Detector for EpollCtlChurn {
             if per_op < cfg.min_per_op {
                 continue;
             }
-            // EPOLLONESHOT re-arms: by design where threads share the instance
+            // EPOLLONESHOT re-arms, or fds handed between a polling thread and the threads doing
+            // their I/O: by design where threads share the instance
             let oneshot = g.oneshot * 2 > g.churn;
-            let severity = if !oneshot && g.churn >= cfg.warn_churn && per_op >= cfg.warn_per_op {
+            let handoff = !oneshot && (g.oneshot + g.handoff) * 2 > g.churn;
+            let severity = if !oneshot && !handoff && g.churn >= cfg.warn_churn && per_op >= cfg.warn_per_op {
                 Severity::Warning
             } else {
                 Severity::Info
@@ -412,13 +438,20 @@ impl Detector for EpollCtlChurn {
             m.count("reregistrations", g.churn);
             m.count("epoll_ctl_calls", g.ctl);
             m.count("oneshot_rearms", g.oneshot);
+            m.count("handoff_reregistrations", g.handoff);
             m.count("io_ops", g.ops);
             m.value("per_op", per_op);
             m.count("fds", g.fds);
             m.count("processes", self.programs.processes[gi]);
             m.value_opt("epoll_ctl_seconds", g.timing.seconds());
             let fds = if g.fds == 1 { "1 fd".to_string() } else { format!("{} fds", g.fds) };
-            let kind = if oneshot { " (mostly EPOLLONESHOT re-arms)" } else { "" };
+            let kind = if oneshot {
+                " (mostly EPOLLONESHOT re-arms)"
+            } else if handoff {
+                " (mostly fds handed between a polling thread and the threads doing their I/O, by design)"
+            } else {
+                ""
+            };
             let message = format!(
                 "{} epoll_ctl re-registrations{kind} for {} reads and writes on {fds}: {per_op:.2} per I/O operation",
                 g.churn, g.ops

@@ -69,6 +69,10 @@ by bare name (lab/failed-lookup-storm, php-include-bad.f-tt-T-yy):
 and the same again for every include of every request: 15003 failed lookups, 501 searches of 29.9 misses.",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("failed_time_s"),
+        model: "the time inside the lookups that failed",
+    },
     interest: Interest { all_syscalls: true, exits: true, ..Interest::NONE },
 };
 

@@ -59,6 +59,10 @@ hard limit shortens it.",
 32227 10:18:25.325183 close(7)          = -1 EBADF (Bad file descriptor) <0.000047>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("seconds"),
+        model: "the time inside the closes of fds that were not open",
+    },
     interest: Interest { syscalls: &[Sys::Close, Sys::Fcntl, Sys::Fcntl64], exits: true, ..Interest::NONE },
 };
 

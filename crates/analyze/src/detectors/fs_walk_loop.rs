@@ -62,6 +62,10 @@ tree/a/up/a is tree/a again; 40 turns later the kernel refuses the path:\n    \
 6282  17:07:44.101467 newfstatat(AT_FDCWD</tmp/syslint-lab-fs-walk-loop.nmrHgF>, \"tree/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up\", 0x7ffe74ae2660, 0) = -1 ELOOP (Too many levels of symbolic links) <0.000007>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: None,
+        model: "none in seconds: the looping calls are counted; the severity stands on them",
+    },
     interest: Interest { classes: &[Class::LOOKUP], exits: false, ..Interest::NONE },
 };
 

@@ -73,6 +73,10 @@ after the batch; Node: one fs.fdatasync()/fdatasyncSync() after the batch.",
 4 flushes and a journal created and deleted per row: 2004 flushes for 500 rows.",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("sync_time_s"),
+        model: "the time inside the flushes beyond what batching them would need",
+    },
     interest: Interest {
         syscalls: &[
             Sys::Fsync,

@@ -92,6 +92,10 @@ waiting on the same address:\n    \
 5270  16:29:04.138768 futex(0x556569577180, FUTEX_WAKE_PRIVATE, 1) = 1 <0.000005>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("blocked_seconds"),
+        model: "the time threads spent blocked on the contended lock",
+    },
     interest: Interest { syscalls: &[Sys::Futex, Sys::FutexTime64], exits: true, ..Interest::NONE },
 };
 

@@ -66,6 +66,10 @@ connection to nginx; the 4 MiB body has arrived, then (trace lines indented by a
 	19:20:08.386925 close(4)                = 0 <0.000059>"#,
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("stall_s"),
+        model: "the time spent waiting for a peer to close a response that was already complete",
+    },
     interest: Interest { all_syscalls: true, exits: true, aliases: true, notes: true, ..Interest::NONE },
 };
 

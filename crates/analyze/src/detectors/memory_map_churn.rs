@@ -70,6 +70,10 @@ free:\n    \
 25295 16:44:09.496012 munmap(0x7f452b019000, 67112960) = 0 <0.002345>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("syscall_seconds"),
+        model: "the time inside the map and unmap calls",
+    },
     interest: Interest {
         syscalls: &[Sys::Mmap, Sys::Mmap2, Sys::Munmap, Sys::Mremap, Sys::Madvise, Sys::Brk],
         exits: true,

@@ -77,6 +77,10 @@ reading the 16-byte answer from a loopback server that answers once it has both 
 \n    844   16:25:18.394295 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..., 100) = 100 <0.000005>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("delayed_s"),
+        model: "the time responses waited for the peer's delayed ACK",
+    },
     interest: Interest {
         syscalls: &[
             Sys::Write,

@@ -40,6 +40,8 @@ each open revalidates with the server (close-to-open consistency).",
         evidence: "Metrics: `reopens` (reopens of hot files: the avoidable opens), `opens` (all successful \
 opens of those files), `hot_files` (files reopened at least `hot_reopens` times in one process), \
 `bytes_reread` (bytes read from hot files by the reopens' fds: the same contents read again), \
+`redone_s` (with durations: the time inside the reopens, plus, for files read again and not \
+served, the time the reopened fds were held open: the cost model), \
 `bytes_served` (of those, bytes of processes that sent at least half as much to sockets: a file \
 server reading the requested file to send it), \
 `top_files` (array: the most reopened files, up to 5) and `top_file_reopens`, `share_of_calls` (the \
@@ -74,6 +76,10 @@ for every connection (33-52 ms each natively here), 99 times:\n    \
 22086 15:26:59.433855 openat(AT_FDCWD</tmp/syslint-lab-reopen-churn.jmovhh>, \"/usr/lib/ssl/cert.pem\", O_RDONLY) = 3</etc/ssl/certs/ca-certificates.crt> <0.000009>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("redone_s"),
+        model: "the time inside the reopens, plus the time each reopened file was held open (reading it again and doing the work with it, such as parsing a certificate bundle): what keeping it open, or its contents, would save",
+    },
     interest: Interest {
         syscalls: &[
             Sys::Open,
@@ -149,6 +155,10 @@ struct File {
     /// An fd of it was flushed: opened for durability, not to read it again.
     synced: bool,
     timing: Timing,
+    /// When the open fd of a reopen was opened (timestamps), and the time reopened fds were
+    /// held open: reading the file again and doing the work with it.
+    reopened_at: Option<i64>,
+    held_ns: u64,
     span: Span,
     evidence: EvidenceBuf,
 }
@@ -180,6 +190,7 @@ struct Group {
     /// Of those, bytes of processes that sent at least half as much to sockets: served.
     bytes_served: u64,
     timing: Timing,
+    held_ns: u64,
     span: Span,
     files: HashMap<u32, GroupFile>,
     tgids: Vec<Tgid>,
@@ -192,6 +203,7 @@ impl Group {
         self.bytes_reread += o.bytes_reread;
         self.bytes_served += o.bytes_served;
         self.timing.merge(o.timing);
+        self.held_ns += o.held_ns;
         self.span.merge(&o.span);
         for (t, f) in o.files {
             let e = self.files.entry(t).or_default();
@@ -248,6 +260,7 @@ impl ReopenChurn {
             g.opens += f.opens;
             g.bytes_reread += f.bytes_reread;
             g.timing.merge(f.timing);
+            g.held_ns += f.held_ns;
             g.span.merge(&f.span);
             if g.files.len() < MAX_GROUP_FILES || g.files.contains_key(&target) {
                 let e = g.files.entry(target).or_default();
@@ -288,12 +301,15 @@ impl ReopenChurn {
             bytes_reread: 0,
             synced: false,
             timing: Timing::default(),
+            reopened_at: None,
+            held_ns: 0,
             span: Span::default(),
             evidence: EvidenceBuf::new(EVIDENCE),
         });
         if f.opens > 0 && f.open_now == 0 {
             f.reopens += 1;
             f.timing.add(sc.dur_ns);
+            f.reopened_at = ev.ts_ns;
             f.span.add(ev.ts_ns);
             f.evidence.push(ev);
         }
@@ -463,6 +479,10 @@ impl Detector for ReopenChurn {
             if let Some(t) = p.fds.remove(&fd) {
                 if let Some(f) = p.files.get_mut(&t) {
                     f.open_now = f.open_now.saturating_sub(1);
+                    if let (Some(a), Some(b), 0) = (f.reopened_at, ev.ts_ns, f.open_now) {
+                        f.held_ns = f.held_ns.saturating_add(u64::try_from(b - a).unwrap_or(0));
+                        f.reopened_at = None;
+                    }
                 }
             }
             return;
@@ -541,6 +561,12 @@ impl Detector for ReopenChurn {
                 m.value("reopens_per_sec", g.reopens as f64 / span);
             }
             m.value_opt("seconds", g.timing.seconds());
+            // the opens, and the time the reopened file was held open: read again and worked on
+            // (a file served per request is held open to send it, and one not read again was
+            // held for something else: only their opens would be saved)
+            let reworked = g.bytes_reread > 0 && !served;
+            let redone = g.timing.seconds().map(|s| if reworked { s + g.held_ns as f64 / 1e9 } else { s });
+            m.value_opt("redone_s", redone);
             let files_txt = if g.files.len() == 1 { "1 file".to_string() } else { format!("{} files", g.files.len()) };
             let message = format!(
                 "{} reopens of {files_txt} after closing them ({} of {}), {} read again{}",
@@ -550,9 +576,12 @@ impl Detector for ReopenChurn {
                 human_bytes(g.bytes_reread),
                 if served { " and sent to sockets (a file served per request)" } else { "" }
             );
-            let time = match g.timing.seconds() {
-                Some(s) => format!("{s:.3} s inside the opens, {}", cx.tracer.measured()),
-                None => "time unknown: no -T".to_string(),
+            let time = match (g.timing.seconds(), redone) {
+                (Some(s), Some(r)) if reworked => {
+                    format!("{s:.3} s inside the opens and {:.3} s with the files open again, {}", r - s, cx.tracer.measured())
+                }
+                (Some(s), _) => format!("{s:.3} s inside the opens, {}", cx.tracer.measured()),
+                (None, _) => "time unknown: no -T".to_string(),
             };
             let cost = format!(
                 "{} open/close pairs of files the process had had open before ({time}; natively a few us \

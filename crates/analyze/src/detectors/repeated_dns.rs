@@ -85,6 +85,10 @@ systemd-resolved, or dnsmasq) so repeats are answered from memory.",
 request; glibc reads /etc/hosts, then asks the DNS server for A and AAAA, every time)",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("wasted_s"),
+        model: "the time spent resolving names already resolved earlier in the trace",
+    },
     interest: Interest {
         syscalls: &[Sys::Connect, Sys::Close, Sys::Sendmmsg, Sys::Recvmmsg],
         classes: &[Class::LOOKUP, Class::READ, Class::WRITE],

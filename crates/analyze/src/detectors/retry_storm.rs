@@ -76,6 +76,10 @@ and Python's socket.create_connection(timeout=1) in a loop, where the failure co
 7830  16:02:45.281838 getsockopt(3<TCP:[6508499]>, SOL_SOCKET, SO_ERROR, [ECONNREFUSED], [4]) = 0 <0.000008>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("seconds"),
+        model: "the time inside the retried calls",
+    },
     interest: Interest {
         syscalls: &[
             Sys::Connect,

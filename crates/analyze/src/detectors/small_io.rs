@@ -81,6 +81,10 @@ lab/small-io py-oswrite: os.write() per log line:
 ... 30,000 writes"#,
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("saved_time_s"),
+        model: "the calls that bigger buffers would save, at the median cost of the calls that did not wait",
+    },
     interest: Interest { classes: &[Class::FD], exits: true, ..Interest::NONE },
 };
 

@@ -69,6 +69,10 @@ each child living a few ms:\n    \
 ...",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: None,
+        model: "none in seconds yet: the spawns and their children's lives are counted; the severity stands on them",
+    },
     interest: Interest { classes: &[Class::SPAWN, Class::EXEC], exits: true, ..Interest::NONE },
 };
 

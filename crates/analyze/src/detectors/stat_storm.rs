@@ -83,6 +83,10 @@ and a logger calling localtime() per line with TZ unset (c-localtime.f-tt-T-yy.s
 20761 15:18:02.791390 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.FqSIKv>, \"/etc/localtime\", {st_mode=S_IFREG|0644, st_size=114, ...}, 0) = 0 <0.000003>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("seconds"),
+        model: "the time inside the repeated lookups",
+    },
     interest: Interest {
         syscalls: &[
             Sys::Stat,

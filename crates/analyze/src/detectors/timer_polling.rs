@@ -71,6 +71,10 @@ A parent polling for its child every 20 ms (c-wait20.f-tt-T-yy.strace):\n    \
 10445 15:38:58.574608 clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=20000000}, 0x7ffd4e8ace60) = 0 <0.022789>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: None,
+        model: "none in seconds: the cost is the wake-ups themselves (power, a core woken); the severity stands on their rate",
+    },
     interest: Interest {
         syscalls: &[
             Sys::Nanosleep,

@@ -81,6 +81,10 @@ and the same server with sendfile (c-sendfile), one call per request:\n    \
 32760 16:12:53.336334 sendfile(4<TCP:[127.0.0.1:39325->127.0.0.1:55662]>, 5</tmp/syslint-lab-userspace-copy.MFxAAz/page.txt>, [0] => [4194304], 4194304) = 4194304 <0.000985>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("seconds"),
+        model: "the time inside the reads and writes that copy through user space (an upper bound: sendfile or splice still moves the bytes)",
+    },
     interest: Interest {
         syscalls: &[
             // file reads

@@ -81,6 +81,10 @@ others yield to each other until it lets go:\n    \
 15676 15:21:46.736899 <... sched_yield resumed>) = 0 <0.000059>",
     },
     options: OPTIONS,
+    cost: registry::CostModel {
+        metric: Some("spin_seconds"),
+        model: "the time the thread spent yielding in a loop instead of blocking",
+    },
     // sched_yield, and the blocking waits that end a thread's window (a lock that yields a few
     // times and then sleeps in futex() is not spinning)
     interest: Interest {

@@ -487,7 +487,10 @@ pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
                 Ret::Unknown | Ret::Unfinished => o.push_str(" = ?"),
             }
             if let Some(d) = sc.dur_ns {
-                let _ = write!(o, " <{}.{:06}>", d / 1_000_000_000, d % 1_000_000_000 / 1000);
+                // to the nanosecond, as `strace -T --syscall-times=ns` prints: eBPF measures
+                // calls that take 300 ns, which microseconds would round to nothing (an
+                // epoll_ctl lab's cost read back from the text was a tenth of the recording's)
+                let _ = write!(o, " <{}.{:09}>", d / 1_000_000_000, d % 1_000_000_000);
             }
         }
         EventKind::Exited { code } => {

@@ -37,6 +37,22 @@ pub fn render(e: &registry::Entry) -> String {
     ] {
         s.push_str(&format!("## {h}\n{}\n\n", t.trim()));
     }
+    // severity from measured cost (issue 27): one rule for every detector
+    let c = &m.cost;
+    s.push_str(
+        "## Cost and severity
+",
+    );
+    match c.metric {
+        Some(metric) => s.push_str(&format!(
+            "A finding's cost is {} (metric `{metric}`), weighed against the time traced: below {} of it \
+a finding is at most info, below {} at most a warning, whatever its counts. JSON: `impact`.\n\n",
+            c.model,
+            registry::fmt_share(syslint_report::Impact::WARN_SHARE),
+            registry::fmt_share(syslint_report::Impact::ERROR_SHARE),
+        )),
+        None => s.push_str(&format!("{}{}.\n\n", c.model[..1].to_uppercase(), &c.model[1..])),
+    }
     // what an excerpt and a table of counts can show (issue 14): the detector's own words
     if let Ok(d) = (e.make)(None) {
         let l = d.levels();
