@@ -263,3 +263,74 @@ fn hostile_saved_reports_are_refused_with_the_reason() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 27's wrong verdicts, on real recordings (tests/fixtures/servers/diff/, made by the
+/// scripts there with the native numbers beside them): (before, after, outcome of
+/// before -> after, outcome of after -> before, what the verdict must say).
+const REAL_PAIRS: &[(&str, &str, &str, &str, &str)] = &[
+    // WEBrick from a connection per request to one kept connection: 883 -> 23 requests/s
+    // natively (a 42 ms Nagle stall per response), while the calls per MiB fell
+    ("webrick-CLOSE", "webrick-KEEPALIVE", "regressed", "improved", "MiB on sockets per second"),
+    // the same configuration twice
+    ("lighttpd-A1", "lighttpd-A2", "unchanged", "unchanged", "within 10%"),
+    ("nginx-A1", "nginx-A2", "unchanged", "unchanged", "within 10%"),
+    // whole runs over the same input: rsync -c -> default, 87 -> 38 ms natively
+    ("rsync-CHECKSUM", "rsync-DEFAULT", "improved", "regressed", "wall seconds"),
+    // a short name walking a 3-domain search list -> the fully-qualified name, 39 -> 15 ms
+    ("dns-SEARCH", "dns-FQDN", "improved", "regressed", "wall seconds"),
+];
+
+fn real_pair(name: &str) -> std::path::PathBuf {
+    root().join(format!("tests/fixtures/servers/diff/{name}.slr"))
+}
+
+#[test]
+fn real_pairs_get_the_right_verdict_in_both_directions() {
+    let mut wrong = Vec::new();
+    for (b, a, there, back, says) in REAL_PAIRS {
+        for (x, y, want) in [(b, a, there), (a, b, back)] {
+            let (code, d) = diff_json(&real_pair(x), &real_pair(y), &["--fail-on-regression"]);
+            let v = d["verdict"].as_str().unwrap_or("").to_string();
+            let ok = d["outcome"] == *want
+                && v.starts_with(&format!("{want}: "))
+                && d["regression"] == (*want == "regressed")
+                && code == Some(if *want == "regressed" { 1 } else { 0 })
+                && v.contains(says);
+            if !ok {
+                wrong.push(format!(
+                    "{x} -> {y}: want {want} (saying {says:?}), got {} (exit {code:?}): {v}",
+                    d["outcome"]
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} wrong verdicts:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+/// The WEBrick keep-alive change in detail: the new nagle-delay warning is named, the
+/// connection churn it fixed too, and the throughput measure carries the verdict.
+#[test]
+fn real_pairs_webrick_keep_alive_is_a_regression_despite_fewer_calls() {
+    let (code, d) = diff_json(&real_pair("webrick-CLOSE"), &real_pair("webrick-KEEPALIVE"), &["--fail-on-regression"]);
+    assert_eq!(code, Some(1), "{d:#}");
+    let v = d["verdict"].as_str().unwrap();
+    assert!(v.contains("new warning: nagle-delay") && v.contains("connection-churn fixed"), "{v}");
+    let tp = &d["throughput"];
+    assert!(tp["after"].as_f64().unwrap() * 20.0 < tp["before"].as_f64().unwrap(), "{tp}");
+    // the calls per MiB fell: alone they would have said improved
+    let cost = &d["cost"];
+    assert!(cost["after"].as_f64().unwrap() < cost["before"].as_f64().unwrap(), "{cost}");
+    // both runs are timed attaches: no wall time, a tolerance for the work per second
+    assert!(d["wall_s"].is_null() && d["throughput_tolerance"].as_f64().unwrap() >= 0.1, "{d:#}");
+}
+
+/// Whole runs are compared by their totals, not per a unit the change moves: the rsync that
+/// skips reading unchanged files moves no file data, which per MiB transferred made it +1374%.
+#[test]
+fn real_pairs_whole_runs_compare_their_totals() {
+    let (_, d) = diff_json(&real_pair("rsync-CHECKSUM"), &real_pair("rsync-DEFAULT"), &[]);
+    assert!(d["unit"].is_null(), "{d:#}");
+    let w = &d["wall_s"];
+    assert!(w["after"].as_f64().unwrap() < w["before"].as_f64().unwrap() * 0.9, "{w}");
+    assert_eq!(d["cost"]["name"], "syscalls");
+}

@@ -12,12 +12,32 @@ pub struct DiffReport {
     pub kind: String,
     pub before: Side,
     pub after: Side,
-    /// One line: `improved: ...`, `regressed: ...`, `no significant change`.
+    /// One line: `improved: ...`, `regressed: ...`, `unchanged: ...`, `inconclusive: ...`,
+    /// the outcome and what it was decided from.
     pub verdict: String,
-    /// Worse by measure: a new warning or error (or one got more severe) without the
-    /// measured cost falling, or the measured cost rising with nothing fixed. Info findings
-    /// never make a regression on their own.
+    /// The verdict as data (docs/json-schema.md, "diff verdicts").
+    #[serde(default)]
+    pub outcome: Outcome,
+    /// `outcome == regressed`: slower or cheaper-serving less beyond noise, costlier per unit
+    /// of work, or a new warning or error with nothing measured better. Info findings never
+    /// make a regression on their own.
     pub regression: bool,
+    /// The relative change below which the cost per unit of work (or a whole run's wall time
+    /// and syscalls) counts as unchanged (0.1: 10%; twice that for runs under a second).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// The same for the work done per second of a timed attach: at least `tolerance`, more
+    /// where the runs' own time bins show their rate wandering more (three standard errors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_tolerance: Option<f64>,
+    /// A whole run (a command traced from start to end) on each side: its wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<Measure>,
+    /// Syscalls per exchange on sockets (a request and its response), beside the cost per MiB:
+    /// when the two disagree and the bytes per exchange moved more than the effect, the verdict
+    /// is inconclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_exchange: Option<Measure>,
     /// The unit of work per-unit numbers are divided by, if the runs showed one.
     pub unit: Option<Unit>,
     /// Syscalls per unit of work (per run without a unit): the measured cost the verdict
@@ -33,6 +53,34 @@ pub struct DiffReport {
     pub syscalls: Vec<SyscallDelta>,
     /// Syscalls left out as noise (tiny absolute changes).
     pub folded: u64,
+}
+
+/// What `diff` concluded (issue 27): it holds in both directions (A -> B improved is B -> A
+/// regressed), and says unchanged or inconclusive when that is the truth.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Measurably better (or a warning fixed with nothing measured worse).
+    Improved,
+    /// Measurably worse (or a new warning with nothing measured better).
+    Regressed,
+    /// Every measure within noise, no warning or error fixed or new.
+    Unchanged,
+    /// The measures disagree, or their unit of work moved more than the effect, or the runs
+    /// are not alike (an attach against a whole run).
+    #[default]
+    Inconclusive,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Improved => "improved",
+            Outcome::Regressed => "regressed",
+            Outcome::Unchanged => "unchanged",
+            Outcome::Inconclusive => "inconclusive",
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -97,6 +145,10 @@ pub struct FindingSide {
     /// The message (and metrics) of the most severe of them.
     pub message: String,
     pub metrics: BTreeMap<String, serde_json::Value>,
+    /// The share of its run's traced time the findings' fix would save (summed over the
+    /// findings matched together), when their cost is measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<f64>,
     /// How many findings of this run were matched together (a pool of workers, one program's
     /// files); absent when one.
     #[serde(default = "one", skip_serializing_if = "is_one")]
@@ -176,10 +228,12 @@ pub fn stable_subject(s: &str) -> String {
 fn side_of(group: &[&Finding]) -> FindingSide {
     // the most severe, the first of those
     let top = group.iter().copied().fold(group[0], |m, f| if f.severity > m.severity { f } else { m });
+    let shares: Option<Vec<f64>> = group.iter().map(|f| f.impact.as_ref().and_then(|i| i.share)).collect();
     FindingSide {
         severity: top.severity,
         message: top.message.clone(),
         metrics: top.metrics.clone(),
+        share: shares.map(|v| v.iter().sum()),
         count: group.len() as u64,
     }
 }
@@ -220,20 +274,9 @@ fn unit_of(b: &Report, a: &Report) -> Option<Unit> {
         }
         return None;
     }
-    let conns = |r: &Report, dir: &str| -> f64 {
-        r.summary.endpoints.iter().filter(|e| e.direction == dir).map(|e| e.connections as f64).sum()
-    };
-    let mib = |r: &Report| -> f64 { r.summary.syscalls.iter().filter_map(|s| s.bytes).sum::<u64>() as f64 / 1048576.0 };
-    for (name, f) in [
-        ("accepted connection", &(|r: &Report| conns(r, "in")) as &dyn Fn(&Report) -> f64),
-        ("outgoing connection", &|r: &Report| conns(r, "out")),
-        ("MiB transferred", &mib),
-    ] {
-        let (x, y) = (f(b), f(a));
-        if x > 0.0 && y > 0.0 {
-            return Some(Unit { name: name.into(), before: x, after: y });
-        }
-    }
+    // a whole run (or a log of one) over the same input is its own unit: its totals compare.
+    // Connections or bytes would be units the change itself can move (a kept connection is
+    // fewer "connections", an rsync that skips unchanged files moves fewer bytes)
     None
 }
 
@@ -372,10 +415,52 @@ pub fn diff(before: &Report, after: &Report) -> DiffReport {
         impact(y).partial_cmp(&impact(x)).unwrap_or(std::cmp::Ordering::Equal).then(x.name.cmp(&y.name))
     });
 
+    let runs = match (open_ended(before), open_ended(after)) {
+        (true, true) => Runs::Attach,
+        (false, false) => Runs::Whole,
+        _ => Runs::Mixed,
+    };
     let (cost, throughput) = measures(before, after, unit.as_ref());
-    let judged = judge(&changes, cost.as_ref(), throughput.as_ref());
-    let regression = judged == Judged::Regressed;
-    let verdict = verdict(&changes, &rows, unit.as_ref(), cost.as_ref(), throughput.as_ref(), judged);
+    let secs = |r: &Report| r.capture.window.map_or(0.0, |w| w.duration_s);
+    let wall_s = (runs == Runs::Whole && secs(before) > 0.0 && secs(after) > 0.0).then(|| Measure {
+        name: "wall seconds".into(),
+        before: secs(before),
+        after: secs(after),
+    });
+    // per exchange on sockets, beside per MiB (attaches only)
+    let exch = |r: &Report| r.summary.exchanges.unwrap_or(0) as f64;
+    let sockb = |r: &Report| r.summary.socket_bytes.unwrap_or(0) as f64;
+    let (per_exchange, bytes_per_exchange) = if runs == Runs::Attach
+        && exch(before) > 0.0
+        && exch(after) > 0.0
+        && unit.as_ref().is_some_and(|u| u.name == "MiB on sockets")
+    {
+        (
+            Some(Measure {
+                name: "syscalls per exchange".into(),
+                before: before.capture.syscalls as f64 / exch(before),
+                after: after.capture.syscalls as f64 / exch(after),
+            }),
+            Some((sockb(before) / exch(before), sockb(after) / exch(after))),
+        )
+    } else {
+        (None, None)
+    };
+    let (tol, tp_tol) = tolerances(before, after, runs);
+    let measured = Measured {
+        runs,
+        cost: cost.as_ref(),
+        throughput: throughput.as_ref(),
+        wall: wall_s.as_ref(),
+        per_exchange: per_exchange.as_ref(),
+        bytes_per_exchange,
+        tolerance: tol,
+        throughput_tolerance: tp_tol,
+    };
+    let judged = judge(&changes, &measured);
+    let outcome = judged.0;
+    let regression = outcome == Outcome::Regressed;
+    let verdict = verdict(&changes, &rows, unit.as_ref(), &measured, judged);
     let side = |r: &Report| Side {
         sources: r.capture.sources.clone(),
         syscalls: r.capture.syscalls,
@@ -389,7 +474,12 @@ pub fn diff(before: &Report, after: &Report) -> DiffReport {
         before: side(before),
         after: side(after),
         verdict,
+        outcome,
         regression,
+        tolerance: Some(tol),
+        throughput_tolerance: (runs == Runs::Attach).then_some(tp_tol),
+        wall_s,
+        per_exchange,
         unit,
         cost,
         throughput,
@@ -432,52 +522,210 @@ fn weights(d: &FindingDelta) -> (u32, u32) {
     (w(&d.before), w(&d.after))
 }
 
-/// A measured change counts from 10% (better) or 25% (worse: a run's own noise, a
-/// tracer's share of the calls).
+/// A measured change counts from 10% either way (as a ratio: 1.1x more or 1.1x less), or
+/// more where the runs' own time bins show more noise ([`tolerance`]).
 const BETTER: f64 = -0.10;
-const WORSE: f64 = 0.25;
+const TOLERANCE: f64 = 0.10;
+/// Whole runs shorter than this (either side) are judged with twice the tolerance: a short
+/// command's wall time moves with everything else on the machine.
+const SHORT_RUN_S: f64 = 1.0;
 
+/// What the two runs are: timed windows of running programs, whole runs of a command, or one
+/// of each (which do not compare).
 #[derive(Copy, Clone, PartialEq, Debug)]
-enum Judged {
-    Improved,
-    Regressed,
-    Changed,
-    Same,
+enum Runs {
+    Attach,
+    Whole,
+    Mixed,
 }
 
-/// The verdict, from findings weighed by severity (info weighs nothing) and the measured cost:
-/// a new warning in a run that costs measurably less per unit of work (or serves measurably
-/// more per second) is a note on an improvement, not a regression.
-fn judge(c: &FindingChanges, cost: Option<&Measure>, tp: Option<&Measure>) -> Judged {
-    let all = c.fixed.iter().chain(&c.new).chain(&c.persisting);
-    let worse = all.clone().any(|d| {
+/// How much a run's rate of calls wanders within itself: its timeline's bins (less the partial
+/// first and last) in 8 batches, since neighbouring bins are not independent; the batches'
+/// spread as a share of their mean, over the square root of their number: the relative
+/// standard error of the run's rate.
+fn rate_noise(r: &Report) -> Option<f64> {
+    const K: usize = 8;
+    let t = r.timeline.as_ref()?;
+    let n = t.bins as usize;
+    if n < K + 2 {
+        return None;
+    }
+    let mut tot = vec![0f64; n];
+    for l in &t.lanes {
+        for (i, c) in l.calls.iter().enumerate().take(n) {
+            tot[i] += f64::from(*c);
+        }
+    }
+    let inner = &tot[1..n - 1];
+    let per = inner.len() / K;
+    let batches: Vec<f64> = (0..K).map(|k| inner[k * per..(k + 1) * per].iter().sum::<f64>()).collect();
+    let mean = batches.iter().sum::<f64>() / K as f64;
+    if mean <= 0.0 {
+        return None;
+    }
+    let var = batches.iter().map(|b| (b - mean).powi(2)).sum::<f64>() / (K - 1) as f64;
+    Some(var.sqrt() / mean / (K as f64).sqrt())
+}
+
+/// The relative change a measure must make to count: [`TOLERANCE`], twice that for a short
+/// whole run; for the work per second of an attach, three standard errors of the two runs'
+/// rates where their bins are noisier (the load's own bursts).
+fn tolerances(b: &Report, a: &Report, runs: Runs) -> (f64, f64) {
+    let secs = |r: &Report| r.capture.window.map_or(0.0, |w| w.duration_s);
+    let base = if runs == Runs::Whole && secs(b).min(secs(a)) < SHORT_RUN_S { 2.0 * TOLERANCE } else { TOLERANCE };
+    let noise = match (rate_noise(b), rate_noise(a)) {
+        (Some(x), Some(y)) if runs == Runs::Attach => (x * x + y * y).sqrt(),
+        _ => 0.0,
+    };
+    (base, base.max(3.0 * noise))
+}
+
+/// ln(after / before), when both are positive: a change and its reverse are the same size.
+fn log_change(m: &Measure) -> Option<f64> {
+    (m.before > 0.0 && m.after > 0.0).then(|| (m.after / m.before).ln())
+}
+
+/// What was measured, for the verdict.
+struct Measured<'m> {
+    runs: Runs,
+    cost: Option<&'m Measure>,
+    throughput: Option<&'m Measure>,
+    wall: Option<&'m Measure>,
+    per_exchange: Option<&'m Measure>,
+    /// Bytes per exchange before and after.
+    bytes_per_exchange: Option<(f64, f64)>,
+    tolerance: f64,
+    throughput_tolerance: f64,
+}
+
+/// The verdict: measured worse is a regression (a server serving less in the same time under
+/// the same load, more calls per unit of work, a command that takes longer); measured better
+/// is an improvement unless a new warning costs more than what was fixed; with the measures
+/// within tolerance the findings decide (weighed by severity: info weighs nothing). The second
+/// value is why an inconclusive verdict is one.
+fn judge(c: &FindingChanges, m: &Measured) -> (Outcome, Option<String>) {
+    let all = || c.fixed.iter().chain(&c.new).chain(&c.persisting);
+    let f_worse = all().any(|d| {
         let (b, a) = weights(d);
         a > b
     });
-    let better = all.clone().any(|d| {
+    let f_better = all().any(|d| {
         let (b, a) = weights(d);
         a < b
     });
-    let cost_ch = cost.and_then(Measure::change);
-    // the work done per second decides only when the cost per unit of work did not move: a
-    // closed-loop load serves more when the server got cheaper, but also when the load
-    // generator got more of a shared CPU
-    let flat = cost_ch.is_none_or(|c| c.abs() < -BETTER);
-    let tp_ch = tp.and_then(Measure::change);
-    let serves_more = flat && tp_ch.is_some_and(|t| t >= -BETTER);
-    let serves_less = flat && tp_ch.is_some_and(|t| t <= -WORSE);
-    let measured_better = cost_ch.is_some_and(|c| c <= BETTER) || serves_more;
-    let measured_worse = cost_ch.is_some_and(|c| c >= WORSE) || serves_less;
-    if (worse && !measured_better) || (measured_worse && !better) {
-        Judged::Regressed
-    } else if (better && !measured_worse) || measured_better {
-        Judged::Improved
-    } else if worse || better || measured_worse || cost_ch.is_some_and(|c| c.abs() >= -BETTER) {
-        Judged::Changed
-    } else if c.fixed.is_empty() && c.new.is_empty() {
-        Judged::Same
+    let lt = (1.0 + m.tolerance).ln();
+    let (better, worse) = match m.runs {
+        Runs::Mixed => {
+            return (
+                Outcome::Inconclusive,
+                Some("one run is a timed attach to running programs, the other a whole command: their totals do not compare (record both the same way)".into()),
+            )
+        }
+        Runs::Whole => {
+            // the command's wall time decides; its syscalls when the time did not move
+            let w = m.wall.and_then(log_change).filter(|w| w.abs() >= lt);
+            let k = m.cost.and_then(log_change).filter(|k| k.abs() >= lt);
+            match (w, k) {
+                (Some(w), _) => (w < 0.0, w > 0.0),
+                (None, Some(k)) => (k < 0.0, k > 0.0),
+                (None, None) => (false, false),
+            }
+        }
+        Runs::Attach => {
+            let k = m.cost.and_then(log_change);
+            let t = m.throughput.and_then(log_change);
+            let tt = (1.0 + m.throughput_tolerance).ln();
+            // each measure's vote, beyond its tolerance: positive is better
+            let kv = k.filter(|k| k.abs() >= lt).map_or(0.0, |k| -k);
+            let tv = t.filter(|t| t.abs() >= tt).map_or(0.0, |t| t);
+            let (better, worse) = if kv * tv >= 0.0 {
+                // agreeing, or one of them within tolerance
+                (kv + tv > 0.0, kv + tv < 0.0)
+            } else if tv.abs() > 2.0 * kv.abs() {
+                // serving far more (or far less) per second at a somewhat higher (lower) cost
+                // per unit: the work per second decides (WEBrick without its 42 ms Nagle stall
+                // per keep-alive response served 38 times the requests, at 41% more calls per
+                // MiB for a new connection each)
+                (tv > 0.0, tv < 0.0)
+            } else if kv.abs() > 2.0 * tv.abs() {
+                (kv > 0.0, kv < 0.0)
+            } else {
+                // more served at a higher cost per unit (a closed-loop load generator that got
+                // more of a shared CPU?), or less at a lower one: neither decides
+                let (c, w) = (m.cost.map(|c| pct(c.before, c.after)), m.throughput.map(|w| pct(w.before, w.after)));
+                return (
+                    Outcome::Inconclusive,
+                    Some(format!(
+                        "the work per second moved {} and the syscalls per unit of work {}: neither outweighs the other",
+                        w.unwrap_or_default(),
+                        c.unwrap_or_default()
+                    )),
+                );
+            };
+            // the unit of work moved more than the effect, and the other unit disagrees
+            if let (Some(k), Some(x), Some((b0, b1))) = (k, m.per_exchange.and_then(log_change), m.bytes_per_exchange) {
+                let unit_moved = (b1 / b0).ln().abs();
+                if k.abs() >= lt && x.abs() >= lt && x.signum() != k.signum() && unit_moved > k.abs() {
+                    let pe = m.per_exchange.map(|p| pct(p.before, p.after)).unwrap_or_default();
+                    let pm = m.cost.map(|p| pct(p.before, p.after)).unwrap_or_default();
+                    return (
+                        Outcome::Inconclusive,
+                        Some(format!(
+                            "syscalls per MiB {pm} but per exchange {pe}: the bytes per exchange moved {} -> {}, more than the effect, so neither is a fair unit of work (give the same requests to both runs)",
+                            fmt_num(b0),
+                            fmt_num(b1)
+                        )),
+                    );
+                }
+            }
+            (better, worse)
+        }
+    };
+    if worse {
+        return (Outcome::Regressed, None);
+    }
+    if better {
+        // a new warning that costs more than what was fixed: not an improvement
+        let share = |d: &FindingDelta, after: bool| {
+            let s = if after { &d.after } else { &d.before };
+            s.as_ref().filter(|s| weight(s.severity) > 0).map(|s| s.share)
+        };
+        let grown: Vec<&FindingDelta> = all().filter(|d| weights(d).1 > weights(d).0).collect();
+        let shrunk: Vec<&FindingDelta> = all().filter(|d| weights(d).1 < weights(d).0).collect();
+        let added: Option<f64> = grown.iter().filter_map(|d| share(d, true)).sum();
+        let removed: Option<f64> = shrunk.iter().filter_map(|d| share(d, false)).sum();
+        if let (Some(x), Some(y)) = (added, removed) {
+            if !grown.is_empty() && x > y {
+                let names: Vec<&str> = grown.iter().map(|d| d.detector.as_str()).collect();
+                return (
+                    Outcome::Inconclusive,
+                    Some(format!(
+                        "measured better, but the new {} would cost {} of the traced time, more than the {} fixed",
+                        names.join(", "),
+                        share_pct(x),
+                        share_pct(y)
+                    )),
+                );
+            }
+        }
+        return (Outcome::Improved, None);
+    }
+    match (f_worse, f_better) {
+        (true, false) => (Outcome::Regressed, None),
+        (false, true) => (Outcome::Improved, None),
+        (true, true) => {
+            (Outcome::Inconclusive, Some("a warning fixed and another new, with every measure within tolerance".into()))
+        }
+        (false, false) => (Outcome::Unchanged, None),
+    }
+}
+
+fn share_pct(x: f64) -> String {
+    let p = x * 100.0;
+    if p >= 10.0 {
+        format!("{p:.0}%")
     } else {
-        Judged::Changed
+        format!("{p:.1}%")
     }
 }
 
@@ -485,11 +733,13 @@ fn verdict(
     c: &FindingChanges,
     rows: &[SyscallDelta],
     unit: Option<&Unit>,
-    cost: Option<&Measure>,
-    tp: Option<&Measure>,
-    judged: Judged,
+    m: &Measured,
+    judged: (Outcome, Option<String>),
 ) -> String {
     let mut parts = Vec::new();
+    if let Some(why) = judged.1 {
+        parts.push(why);
+    }
     for n in &c.new {
         let sev = n.after.as_ref().map_or("", |s| s.severity.as_str());
         parts.push(format!("new {sev}: {}", n.detector));
@@ -501,15 +751,18 @@ fn verdict(
         let was = f.before.as_ref().map(|s| s.message.clone()).unwrap_or_default();
         parts.push(format!("{} fixed (was: {was})", f.detector));
     }
-    // what was measured: the cost per unit of work, the work per second
-    for m in [cost, tp].into_iter().flatten() {
-        if m.change().is_some_and(|c| c.abs() >= -BETTER) {
+    // what was measured: the wall time, the cost per unit of work, the work per second
+    let lt = (1.0 + m.tolerance).ln();
+    let tt = (1.0 + m.throughput_tolerance).ln();
+    for (x, l) in [(m.wall, lt), (m.throughput, tt), (m.cost, lt)] {
+        let Some(x) = x else { continue };
+        if log_change(x).is_some_and(|c| c.abs() >= l) || (x.before == 0.0) != (x.after == 0.0) {
             parts.push(format!(
                 "{} {} -> {} ({})",
-                m.name,
-                fmt_num(m.before),
-                fmt_num(m.after),
-                pct(m.before, m.after)
+                x.name,
+                fmt_num(x.before),
+                fmt_num(x.after),
+                pct(x.before, x.after)
             ));
         }
     }
@@ -518,41 +771,39 @@ fn verdict(
         (Some(b), Some(a)) => b == 0.0 || ((a - b) / b).abs() >= -BETTER,
         _ => d.calls_before == 0 || (d.calls_after as f64 / d.calls_before as f64 - 1.0).abs() >= -BETTER,
     };
-    if let Some(top) = rows.iter().find(moved) {
-        let (x, y, per) = match (unit, top.per_unit_before, top.per_unit_after) {
-            (Some(u), Some(pb), Some(pa)) => (pb, pa, format!(" per {}", u.name)),
-            _ => (top.calls_before as f64, top.calls_after as f64, String::new()),
+    if judged.0 != Outcome::Unchanged {
+        if let Some(top) = rows.iter().find(moved) {
+            let (x, y, per) = match (unit, top.per_unit_before, top.per_unit_after) {
+                (Some(u), Some(pb), Some(pa)) => (pb, pa, format!(" per {}", u.name)),
+                _ => (top.calls_before as f64, top.calls_after as f64, String::new()),
+            };
+            parts.push(format!("{} {}{per} -> {} ({})", top.name, fmt_num(x), fmt_num(y), pct(x, y)));
+        }
+    }
+    if judged.0 == Outcome::Unchanged {
+        let what = match m.runs {
+            Runs::Whole => "wall time and syscalls",
+            _ => "cost per unit of work and work per second",
         };
-        parts.push(format!("{} {}{per} -> {} ({})", top.name, fmt_num(x), fmt_num(y), pct(x, y)));
+        parts.insert(0, format!("{what} within {:.0}%", m.tolerance * 100.0));
     }
-    let persist = |parts: &mut Vec<String>| {
-        if !c.persisting.is_empty() {
-            let n = c.persisting.len();
-            parts.push(format!("{n} finding{} persist", if n == 1 { "" } else { "s" }));
-        }
-    };
-    let head = match judged {
-        Judged::Regressed => "regressed",
-        Judged::Improved => "improved",
-        Judged::Changed => "changed",
-        Judged::Same if rows.is_empty() => {
-            let mut p = vec!["no significant change".to_string()];
-            persist(&mut p);
-            return p.join("; ");
-        }
-        Judged::Same => "changed",
-    };
-    if judged != Judged::Regressed {
-        persist(&mut parts);
+    if judged.0 != Outcome::Regressed && !c.persisting.is_empty() {
+        let n = c.persisting.len();
+        parts.push(format!("{n} finding{} persist", if n == 1 { "" } else { "s" }));
     }
-    format!("{head}: {}", parts.join("; "))
+    format!("{}: {}", judged.0.as_str(), parts.join("; "))
 }
 
 fn fmt_num(v: f64) -> String {
     if v >= 100.0 || v.fract() == 0.0 {
         crate::printers::fmt_count(v.round() as u64)
-    } else {
+    } else if v >= 1.0 || v == 0.0 {
         format!("{v:.1}")
+    } else {
+        // three significant digits: 0.0431, not 0.0
+        let digits = (2 - v.log10().floor() as i32).clamp(1, 9) as usize;
+        let t = format!("{v:.digits$}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 
@@ -653,7 +904,13 @@ mod tests {
             attach(vec![sev(finding("small-io", "pid 7 (srv)", program("srv")), Severity::Info)], 10_000, 5.0, 10.0);
         let d = diff(&before, &after);
         assert!(!d.regression, "{}", d.verdict);
-        assert!(d.verdict.starts_with("changed: new info: small-io"), "{}", d.verdict);
+        assert_eq!(d.outcome, Outcome::Unchanged, "{}", d.verdict);
+        assert!(
+            d.verdict
+                .starts_with("unchanged: cost per unit of work and work per second within 10%; new info: small-io"),
+            "{}",
+            d.verdict
+        );
         // the same finding as a warning, with nothing measured better, is one
         let after = attach(vec![finding("small-io", "pid 7 (srv)", program("srv"))], 10_000, 5.0, 10.0);
         let d = diff(&before, &after);
@@ -713,11 +970,24 @@ mod tests {
             "{}",
             d.verdict
         );
-        // more calls per MiB is worse even if more was served (a load generator that got more
-        // of a shared CPU)
+        // twice the calls per MiB for twice the MiB a second: neither outweighs the other (a
+        // load generator that got more of a shared CPU?), and the same backwards
         let after = attach(vec![], 400_000, 5.0, 200.0);
         let d = diff(&before, &after);
-        assert!(d.regression, "{}", d.verdict);
+        assert_eq!(d.outcome, Outcome::Inconclusive, "{}", d.verdict);
+        assert!(!d.regression && d.verdict.contains("neither outweighs the other"), "{}", d.verdict);
+        assert_eq!(diff(&after, &before).outcome, Outcome::Inconclusive);
+        // a fortieth of the work per second at 30% fewer calls per MiB (a keep-alive client
+        // stalled by Nagle): served far less, a regression whatever the cost per unit; and back
+        let stalled = attach(vec![], 1_750, 5.0, 2.5);
+        let d = diff(&before, &stalled);
+        assert!(
+            d.regression && d.verdict.starts_with("regressed: MiB on sockets per second 20 -> 0.5"),
+            "{}",
+            d.verdict
+        );
+        let d = diff(&stalled, &before);
+        assert_eq!(d.outcome, Outcome::Improved, "{}", d.verdict);
         // redis pipelining: the same traffic, a sixteenth of the calls
         let after = attach(vec![], 100_000 / 16, 5.0, 100.0);
         let d = diff(&before, &after);
@@ -733,6 +1003,60 @@ mod tests {
         assert_eq!(d.unit.as_ref().map(|u| u.name.as_str()), Some("second of trace"));
         assert!(d.verdict.starts_with("improved: syscalls per second of trace 500 -> 250 (-50%)"), "{}", d.verdict);
         assert!(d.throughput.is_none());
+    }
+
+    /// A whole command run (it starts and ends in the trace) over the same input.
+    fn whole(findings: Vec<Finding>, syscalls: u64, secs: f64) -> Report {
+        let mut r = attach(findings, syscalls, secs, 1.0);
+        r.summary.processes[0].end = Some("exited 0".into());
+        r
+    }
+
+    #[test]
+    fn whole_runs_are_judged_by_their_wall_time_then_their_syscalls() {
+        // faster with fewer calls: improved, and back a regression
+        let (slow, fast) = (whole(vec![], 3_000, 2.0), whole(vec![], 1_200, 0.8));
+        let d = diff(&slow, &fast);
+        assert_eq!((d.outcome, d.unit.is_none()), (Outcome::Improved, true), "{}", d.verdict);
+        assert!(d.verdict.contains("wall seconds 2 -> 0.8 (-60%)"), "{}", d.verdict);
+        assert!(diff(&fast, &slow).regression);
+        // faster with more calls: the wall time decides
+        assert_eq!(diff(&slow, &whole(vec![], 6_000, 1.0)).outcome, Outcome::Improved);
+        // the same time, fewer calls: cheaper
+        assert_eq!(diff(&slow, &whole(vec![], 1_000, 2.05)).outcome, Outcome::Improved);
+        // within tolerance both ways: unchanged, both ways
+        let same = whole(vec![], 3_100, 2.1);
+        assert_eq!((diff(&slow, &same).outcome, diff(&same, &slow).outcome), (Outcome::Unchanged, Outcome::Unchanged));
+        // a short run gets twice the tolerance: 15% is noise under a second
+        let (a, b) = (whole(vec![], 3_000, 0.20), whole(vec![], 3_000, 0.23));
+        assert_eq!(diff(&a, &b).outcome, Outcome::Unchanged);
+        // an attach against a whole run does not compare
+        let d = diff(&slow, &attach(vec![], 3_000, 2.0, 1.0));
+        assert_eq!(d.outcome, Outcome::Inconclusive, "{}", d.verdict);
+    }
+
+    #[test]
+    fn a_new_warning_costing_more_than_the_fixed_one_is_no_improvement() {
+        let priced = |det: &str, share: f64| {
+            let mut f = finding(det, "pid 7 (srv)", program("srv"));
+            f.impact = Some(crate::Impact { saved_s: share * 5.0, traced_s: Some(5.0), share: Some(share) });
+            f
+        };
+        let before = attach(vec![priced("small-io", 0.02)], 10_000, 5.0, 10.0);
+        // 20% fewer calls per MiB, but the new stall costs 30% of the time against 2% fixed
+        let after = attach(vec![priced("nagle-delay", 0.30)], 8_000, 5.0, 10.0);
+        let d = diff(&before, &after);
+        assert_eq!(d.outcome, Outcome::Inconclusive, "{}", d.verdict);
+        assert!(
+            d.verdict.contains("the new nagle-delay would cost 30% of the traced time, more than the 2.0% fixed"),
+            "{}",
+            d.verdict
+        );
+        // the other way round it is measured worse: a regression
+        assert!(diff(&after, &before).regression);
+        // a cheaper new warning with the same measures is a note on an improvement
+        let after = attach(vec![priced("nagle-delay", 0.01)], 8_000, 5.0, 10.0);
+        assert_eq!(diff(&before, &after).outcome, Outcome::Improved);
     }
 
     #[test]

@@ -52,11 +52,18 @@ pub(crate) fn num(v: f64) -> String {
 /// `syscalls per MiB on sockets 1,000 -> 545 (-45%); MiB on sockets per second 20 -> 44 (+120%)`:
 /// what the verdict weighed.
 fn measured(d: &DiffReport) -> Option<String> {
-    let parts: Vec<String> = [&d.cost, &d.throughput]
+    let mut parts: Vec<String> = [&d.wall_s, &d.cost, &d.throughput, &d.per_exchange]
         .into_iter()
         .flatten()
         .map(|m| format!("{} {} -> {} ({})", m.name, num(m.before), num(m.after), change(m.before, m.after)))
         .collect();
+    if let (Some(t), false) = (d.tolerance, parts.is_empty()) {
+        let tp = d
+            .throughput_tolerance
+            .filter(|x| *x > t)
+            .map(|x| format!(" ({:.0}% per second: the runs' rates wander)", x * 100.0));
+        parts.push(format!("changes within {:.0}% count as unchanged{}", t * 100.0, tp.unwrap_or_default()));
+    }
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
