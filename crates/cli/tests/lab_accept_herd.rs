@@ -112,7 +112,10 @@ fn shared_listener_herds_fire_in_every_flag_set() {
 fn everything(path: &Path) -> Report {
     let dir = std::env::temp_dir().join(format!("syslint-ah-zero-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let cfg = dir.join("zero.toml");
+    // one file per call: tests run in parallel, and rewriting one shared file let another
+    // test's syslint read it empty (the defaults then hid the nginx herd: a flaky failure)
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let cfg = dir.join(format!("zero-{}.toml", N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
     std::fs::write(&cfg, "[accept-herd]\nmin_workers = 1\nmin_empty_wakeups = 0\nmin_empty_per_accept = 0.0\n")
         .unwrap();
     let out = run(&[

@@ -38,7 +38,13 @@ fn check_timing(f: &Finding, set: &str, ctx: &str) {
 /// fdatasyncs the journal, the directory, the journal header and the database, then deletes
 /// the journal.
 fn check_sqlite_autocommit(f: &Finding, prog: &str, ctx: &str) {
-    assert_eq!(f.severity, Severity::Warning, "{ctx}");
+    // a live run's flushes take what the disk gives them that minute: under load (CI with a
+    // fuzzer, two builds) their time crosses the error line; a recording's severity is fixed
+    if ctx.starts_with("live") {
+        assert!(f.severity >= Severity::Warning, "{ctx}: {:?}", f.severity);
+    } else {
+        assert_eq!(f.severity, Severity::Warning, "{ctx}");
+    }
     assert_eq!(f.subject.rsplit_once(" (").map(|x| x.1), Some(&*format!("{prog})")), "{ctx}: {}", f.subject);
     assert_eq!(metric(f, "processes"), 1.0, "{ctx}");
     assert_eq!(metric(f, "flushes"), 2004.0, "{ctx}");
@@ -257,7 +263,10 @@ fn live(variant: &str, flags: &[&str]) -> Report {
 }
 
 fn same_finding(live: &Finding, rec: &Finding, ctx: &str) {
-    assert_eq!(live.severity, rec.severity, "{ctx}");
+    // warning or error is the disk's speed that minute (the flush time decides); the counts
+    // below are the program's and must match exactly
+    let w = |s: Severity| s.min(Severity::Warning);
+    assert_eq!(w(live.severity), w(rec.severity), "{ctx}: {:?} vs {:?}", live.severity, rec.severity);
     for k in ["flushes", "sync_calls", "sync_writes", "files_created_and_removed", "synced_files", "processes"] {
         assert_eq!(metric(live, k), metric(rec, k), "{ctx}: {k}");
     }
