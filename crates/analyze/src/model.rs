@@ -109,6 +109,8 @@ struct Fd {
 struct Conn {
     endpoint: u32,
     opened_ns: Option<i64>,
+    /// The direction data last went (0 none, 1 in, 2 out): the conversation's turns.
+    last_dir: u8,
     /// Fds referring to it; 0 for a free slot.
     refs: u32,
 }
@@ -573,7 +575,7 @@ impl Model {
 
     /// A new connection to `endpoint`, referred to by one fd.
     fn new_conn(&mut self, endpoint: u32, opened_ns: Option<i64>) -> u32 {
-        let c = Conn { endpoint, opened_ns, refs: 1 };
+        let c = Conn { endpoint, opened_ns, last_dir: 0, refs: 1 };
         if let Some(i) = self.free_conns.pop() {
             self.conns[i as usize] = c;
             return i;
@@ -808,18 +810,12 @@ impl Model {
                     }
                     t.dur_ns += sc.dur_ns.unwrap_or(0);
                     if let Some(b) = sc.bytes() {
-                        let dir = if class.has(Class::READ) {
+                        if class.has(Class::READ) {
                             t.bytes_read += b;
-                            1
                         } else {
                             t.bytes_written += b;
-                            2
-                        };
-                        if b > 0 && t.last_dir != dir {
-                            t.turns += 1;
-                            t.last_dir = dir;
                         }
-                        self.count_conn_bytes(task, fd.num, class, b, sc);
+                        self.count_conn_bytes(task, fd.num, class, b, sc, id);
                     }
                 }
             }
@@ -982,13 +978,23 @@ impl Model {
         }
     }
 
-    fn count_conn_bytes(&mut self, task: usize, fd: i32, class: Class, b: u64, sc: &Syscall) {
-        let conn = self
-            .table_of(task)
-            .and_then(|t| t.fds.get(&fd))
-            .and_then(|e| e.conn)
-            .and_then(|c| self.conns.get(c as usize))
-            .map(|c| c.endpoint);
+    fn count_conn_bytes(&mut self, task: usize, fd: i32, class: Class, b: u64, sc: &Syscall, target: u32) {
+        let conn_id = self.table_of(task).and_then(|t| t.fds.get(&fd)).and_then(|e| e.conn);
+        // a turn of the conversation: data the other way than last time on this connection
+        // (one connection may show as two targets, its reader's and its writer's view), or on
+        // this target when the connection was made before the trace
+        if b > 0 {
+            let dir = if class.has(Class::READ) { 1 } else { 2 };
+            let last = match conn_id.and_then(|c| self.conns.get_mut(c as usize)) {
+                Some(c) => &mut c.last_dir,
+                None => &mut self.targets[target as usize].last_dir,
+            };
+            if *last != dir {
+                *last = dir;
+                self.targets[target as usize].turns += 1;
+            }
+        }
+        let conn = conn_id.and_then(|c| self.conns.get(c as usize)).map(|c| c.endpoint);
         let ep = match conn {
             Some(ep) => Some(ep),
             None if matches!(sc.sys, Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg) => {

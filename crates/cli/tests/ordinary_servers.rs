@@ -9,7 +9,9 @@ use std::fmt::Write as _;
 use syslint_report::{Report, Severity};
 
 /// (recording, what it is, programs that must be in it, (syscall, at least this many calls)).
-const SERVERS: &[(&str, &str, &[&str], (&str, u64))] = &[
+type Server = (&'static str, &'static str, &'static [&'static str], (&'static str, u64));
+
+const SERVERS: &[Server] = &[
     ("apache-event", "Apache 2.4 event MPM, a static page, wrk keep-alive", &["apache2"], ("sendfile", 1500)),
     ("apache-prefork", "Apache 2.4 prefork MPM, the same", &["apache2"], ("sendfile", 3000)),
     ("lighttpd-small", "lighttpd, a 617-byte page (pread64 + writev)", &["lighttpd"], ("writev", 5000)),
@@ -29,7 +31,14 @@ fn calls(r: &Report, name: &str) -> u64 {
 }
 
 fn describe(f: &syslint_report::Finding) -> String {
-    format!("  {} {} ({}): {}\n  cost: {}", f.severity.as_str(), f.detector, f.subject, f.message, f.cost.as_deref().unwrap_or("-"))
+    format!(
+        "  {} {} ({}): {}\n  cost: {}",
+        f.severity.as_str(),
+        f.detector,
+        f.subject,
+        f.message,
+        f.cost.as_deref().unwrap_or("-")
+    )
 }
 
 #[test]
@@ -75,7 +84,11 @@ fn apache_event_hand_off_is_by_design_and_its_futex_time_is_measured() {
     let e = findings(&r, "epoll-ctl-churn");
     assert_eq!(e.len(), 1, "{:#?}", r.findings);
     assert_eq!(e[0].severity, Severity::Info);
-    assert!(e[0].message.contains("handed between a polling thread and the threads doing their I/O"), "{}", e[0].message);
+    assert!(
+        e[0].message.contains("handed between a polling thread and the threads doing their I/O"),
+        "{}",
+        e[0].message
+    );
     assert!(metric(e[0], "handoff_reregistrations") * 2.0 > metric(e[0], "reregistrations"), "{:?}", e[0].metrics);
     for f in findings(&r, "futex-contention") {
         assert!(f.severity < Severity::Warning && f.metrics.contains_key("blocked_seconds"), "{}", describe(f));

@@ -44,8 +44,12 @@ pub(crate) fn change(b: f64, a: f64) -> String {
 pub(crate) fn num(v: f64) -> String {
     if v >= 100.0 {
         fmt_count(v.round() as u64)
-    } else {
+    } else if v >= 1.0 || v <= 0.0 {
         format!("{v:.1}")
+    } else {
+        // three significant digits: a rate of 0.0118 MiB/s is not 0.0
+        let digits = (2 - v.log10().floor() as i32).clamp(1, 9) as usize;
+        format!("{v:.digits$}")
     }
 }
 
