@@ -1,6 +1,7 @@
 //! syslint analysis: one streaming pass over events in time order that feeds the process/fd
 //! model, the per-syscall statistics and the detectors, and produces a [`Report`].
 
+pub mod advice;
 pub mod basis;
 #[cfg(test)]
 pub(crate) mod check;
@@ -307,6 +308,7 @@ impl Analyzer {
         for f in &mut findings {
             if let Some(d) = self.detectors.iter().find(|d| d.meta().name == f.detector) {
                 registry::weigh(f, d.meta(), traced_s);
+                advice::apply(f, d.meta().fix());
             }
         }
         findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)).then(a.subject.cmp(&b.subject)));

@@ -95,6 +95,11 @@ pub struct ReportArgs {
     /// file every column is shown
     #[arg(long, default_value_t = 15, value_name = "N")]
     pub top: usize,
+    /// Show what the table folds away: beside a fix written for the program at hand (Apache's
+    /// `AllowOverride None`, Java's `-Dsun.net.httpserver.nodelay=true`), the general advice for
+    /// other programs and runtimes
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// Write the report to this file instead of stdout (with `trace -- CMD`: instead of
     /// stderr, stdout being the command's)
     #[arg(long, value_name = "FILE")]

@@ -53,6 +53,7 @@ pub fn emit_except(report: &Report, r: &ReportArgs, stream: Stream, said: &[Stri
                 color: color_enabled(r.color, to_file, stream),
                 width: if to_file { table::UNLIMITED } else { width(stream) },
                 top: r.top.max(1),
+                verbose: r.verbose,
             };
             table::print(report, &mut out, &opt)?;
         }

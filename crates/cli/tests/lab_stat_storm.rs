@@ -37,7 +37,9 @@ fn php_without_its_realpath_cache_is_a_warning() {
         assert_eq!(metric(&f, "top_path_lookups"), 2402.0, "{ctx}");
         assert!(metric(&f, "share_of_calls") > 0.7, "{ctx}");
         assert_eq!(f.metrics.contains_key("seconds"), set.contains('T'), "{ctx}");
-        assert!(f.fix.contains("realpath_cache_size") && f.fix.contains("TZ"), "{ctx}");
+        assert_eq!(f.fix_for.as_deref(), Some("PHP"), "{ctx}");
+        assert!(f.fix.contains("realpath_cache_size"), "{ctx}: {}", f.fix);
+        assert!(f.fix_elsewhere.as_deref().is_some_and(|g| g.contains("TZ")), "{ctx}");
         assert!(f.evidence.iter().any(|e| e.contains("newfstatat")), "{ctx}: {:#?}", f.evidence);
     }
 }

@@ -118,3 +118,39 @@ fn lighttpd_small_and_large_files_are_quiet_to_userspace_copy() {
         assert!(findings(&r, "userspace-copy").is_empty(), "{name}: {:#?}", findings(&r, "userspace-copy"));
     }
 }
+
+/// Issue 27.5: the fix leads with the program's own setting, and the general advice is folded
+/// away (`--verbose` in the table, collapsed in Markdown and HTML). WEBrick (Ruby) writing its
+/// header and body apart is told about TCP_NODELAY in Ruby's words; HAProxy reading a CPU-time
+/// clock is not sent after the vDSO and the clocksource, which cannot serve that clock.
+#[test]
+fn fixes_name_the_program_at_hand() {
+    let webrick = root().join("tests/fixtures/servers/diff/webrick-KEEPALIVE.slr");
+    let r = analyze(&[&webrick]);
+    let n = findings(&r, "nagle-delay");
+    assert_eq!(n.len(), 1, "{:#?}", r.findings);
+    assert_eq!(n[0].fix_for.as_deref(), Some("Ruby"));
+    assert!(n[0].fix.contains("Socket::TCP_NODELAY"), "{}", n[0].fix);
+    assert!(n[0].fix_elsewhere.as_deref().is_some_and(|g| g.contains("writev")), "{:?}", n[0].fix_elsewhere);
+    // a server writes responses, and is told so
+    assert!(n[0].message.contains("responses written"), "{}", n[0].message);
+    let path = webrick.to_str().unwrap();
+    let plain = stdout(&run(&["analyze", path]));
+    assert!(plain.contains("fix (Ruby): set TCP_NODELAY") && !plain.contains("elsewhere:"), "{plain}");
+    let verbose = stdout(&run(&["analyze", "--verbose", path]));
+    assert!(verbose.contains("elsewhere: write each request in one call"), "{verbose}");
+    let md = stdout(&run(&["analyze", "--format", "markdown", path]));
+    assert!(
+        md.contains("**Fix (Ruby):**") && md.contains("<details><summary>Other programs and runtimes</summary>"),
+        "{md}"
+    );
+
+    let r = analyze(&[&dir().join("haproxy.slr")]);
+    for f in findings(&r, "clock-syscalls") {
+        assert!(
+            f.fix.contains("no vDSO path") && !f.fix.contains("tsc") && !f.fix.contains("through libc"),
+            "{}",
+            f.fix
+        );
+    }
+}

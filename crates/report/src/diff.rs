@@ -835,6 +835,8 @@ mod tests {
             cost: None,
             impact: None,
             fix: String::new(),
+            fix_for: None,
+            fix_elsewhere: None,
             confidence: None,
             confidence_reason: None,
             confirm: None,

@@ -531,6 +531,14 @@ pub struct Finding {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impact: Option<Impact>,
     pub fix: String,
+    /// The program or runtime `fix` is written for (`Apache httpd`, `Python`), when the finding's
+    /// program is one syslint has advice for; absent when `fix` is the general advice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix_for: Option<String>,
+    /// The detector's general advice, for every runtime, when `fix` leads with the program's
+    /// own (shown folded away: `--verbose` in the table, collapsed in HTML and Markdown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix_elsewhere: Option<String>,
     /// How sure the finding is (`high`, `medium`, `low`); absent in reports of versions
     /// before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -416,13 +416,22 @@ several us (hpet, acpi_pm): about {:.1} ms saved here with tsc",
                 metrics: m.build(),
                 evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
-                fix: META.fix().into(),
+                // CPU-time clocks have no vDSO path: advice about the clocksource and libc would
+                // send the reader after a cause that is not there
+                fix: if g.vdso == 0 { CPU_CLOCK_FIX.into() } else { META.fix().into() },
                 ..Default::default()
             });
         }
         out
     }
 }
+
+/// The fix when every read was of a CPU-time clock.
+const CPU_CLOCK_FIX: &str = "read the CPU-time clock less often: CLOCK_THREAD_CPUTIME_ID and \
+CLOCK_PROCESS_CPUTIME_ID (Python's time.process_time() and time.thread_time()) have no vDSO path \
+on any clocksource, so each read is a system call; sample them per batch or per event-loop turn, \
+not per item, or use CLOCK_MONOTONIC (answered in user space) where elapsed time is what is \
+measured";
 
 #[cfg(test)]
 mod tests {

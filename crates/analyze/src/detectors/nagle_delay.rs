@@ -144,11 +144,15 @@ struct Conn {
     split: bool,
     /// Requests answered on it so far.
     answered: u32,
+    /// The connection was accepted: what it writes are responses (a server), not requests.
+    accepted: bool,
 }
 
 #[derive(Clone, Default)]
 struct Group {
     split: u64,
+    /// Of those, written on accepted connections (responses of a server).
+    served: u64,
     /// Split requests past their connection's first exchanges (which quick-ack mode answers at
     /// once): what an untimed trace is judged on.
     settled: u64,
@@ -168,6 +172,8 @@ struct Group {
 pub struct NagleDelay {
     cfg: Config,
     conns: Bounded<(Tgid, i32), Conn>,
+    /// Connections older than the trace on which the peer spoke first (a server's).
+    read_first: Bounded<(Tgid, i32), ()>,
     programs: Programs,
     groups: Vec<Group>,
 }
@@ -176,7 +182,7 @@ impl Declared for NagleDelay {
     type Config = Config;
     const META: &'static Meta = &META;
     fn new(cfg: Config) -> Self {
-        NagleDelay { cfg, conns: Bounded::new(MAX_CONNS), programs: Programs::default(), groups: Vec::new() }
+        NagleDelay { cfg, conns: Bounded::new(MAX_CONNS), read_first: Bounded::new(MAX_CONNS), programs: Programs::default(), groups: Vec::new() }
     }
 }
 
@@ -213,6 +219,7 @@ impl NagleDelay {
         let settled = c.answered >= QUICK_EXCHANGES;
         c.answered = c.answered.saturating_add(1);
         let group = c.group;
+        let accepted = c.accepted;
         let g = self.group(group);
         if !split {
             if writes == 1 && !managed {
@@ -224,6 +231,7 @@ impl NagleDelay {
             return;
         }
         g.split += 1;
+        g.served += u64::from(accepted);
         g.settled += u64::from(settled);
         g.split_writes += u64::from(writes);
         if first_split {
@@ -402,6 +410,7 @@ impl Detector for NagleDelay {
         let key = (cx.tgid, fd);
         if sc.sys == Sys::Close {
             self.conns.remove(&key);
+            self.read_first.remove(&key);
             return;
         }
         let Some(t) = cx.target.as_ref() else { return };
@@ -433,7 +442,12 @@ impl Detector for NagleDelay {
                     return;
                 }
                 let group = self.programs.group(cx.model, ev.tid);
-                self.conns.insert(key, Conn { group, ..Conn::default() });
+                // accepted, or (a connection older than the trace) the peer spoke first
+                let accepted = match t.endpoint {
+                    Some(e) => e.direction == syslint_event::Direction::In,
+                    None => self.read_first.contains_key(&key),
+                };
+                self.conns.insert(key, Conn { group, accepted, ..Conn::default() });
             }
             let max = self.cfg.max_write_bytes;
             let Some(c) = self.conns.get_mut(&key) else { return };
@@ -451,7 +465,11 @@ impl Detector for NagleDelay {
             }
             return;
         }
-        // a read that returned data: the answer
+        // a read that returned data: the answer; on a connection that has not written yet, the
+        // peer spoke first
+        if !self.conns.contains_key(&key) && t.endpoint.is_none() && !self.read_first.is_full() {
+            self.read_first.insert(key, ());
+        }
         if self.conns.contains_key(&key) {
             self.answered(key, ev, sc);
             let tgid = cx.tgid;
@@ -462,12 +480,13 @@ impl Detector for NagleDelay {
     }
 
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.conns, &mut self.programs]
+        vec![&mut self.conns, &mut self.read_first, &mut self.programs]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
         self.programs.merge_unnamed_groups(cx.model, &mut self.groups, |a: &mut Group, b: Group| {
             a.split += b.split;
+            a.served += b.served;
             a.settled += b.settled;
             a.split_writes += b.split_writes;
             a.timed += b.timed;
@@ -523,17 +542,23 @@ impl Detector for NagleDelay {
             m.count("connections", g.connections);
             m.count("processes", self.programs.processes[gi]);
             let per = g.split_writes as f64 / g.split as f64;
+            // a server writes responses and reads the next request; a client the other way
+            let (what, one, next) = if g.served * 2 > g.split {
+                ("responses", "response", ": the next request came")
+            } else {
+                ("requests", "request", " were answered")
+            };
             let (message, cost) = match median {
                 Some(md) => (
                     format!(
-                        "{} of {} requests written in {per:.1} small writes each were answered only after {:.0} ms (median): \
+                        "{} of {} {what} written in {per:.1} small writes each{next} only after {:.0} ms (median): \
 the peer's delayed ACK holding back the last write (Nagle)",
                         g.delayed,
                         g.timed,
                         ms(md)
                     ),
                     format!(
-                        "{:.2} s in delayed round trips, about {:.0} ms per request that TCP_NODELAY or one write per request \
+                        "{:.2} s in delayed round trips, about {:.0} ms per {one} that TCP_NODELAY or one write per {one} \
 saves ({})",
                         g.delayed_ns as f64 / 1e9,
                         ms(md),
@@ -542,7 +567,7 @@ saves ({})",
                 ),
                 None => (
                     format!(
-                        "{} requests written in {per:.1} small writes each before reading the answer, on sockets without \
+                        "{} {what} written in {per:.1} small writes each before reading from the peer, on sockets without \
 TCP_NODELAY: the pattern Nagle's algorithm delays",
                         g.split
                     ),

@@ -122,7 +122,21 @@ fn finding_card(o: &mut String, f: &Finding) {
     if let Some(c) = &f.cost {
         let _ = write!(o, "<tr><td>cost</td><td>{}</td></tr>", esc(c));
     }
-    let _ = write!(o, "<tr><td>fix</td><td>{}</td></tr>", esc(&f.fix));
+    match &f.fix_for {
+        Some(who) => {
+            let _ = write!(o, "<tr><td>fix ({})</td><td>{}</td></tr>", esc(who), esc(&f.fix));
+        }
+        None => {
+            let _ = write!(o, "<tr><td>fix</td><td>{}</td></tr>", esc(&f.fix));
+        }
+    }
+    if let Some(g) = &f.fix_elsewhere {
+        let _ = write!(
+            o,
+            "<tr><td></td><td><details><summary>other programs and runtimes</summary>{}</details></td></tr>",
+            esc(g)
+        );
+    }
     if let Some(conf) = f.confidence {
         let why = f.confidence_reason.as_deref().map(|w| format!(": {w}")).unwrap_or_default();
         let _ = write!(o, "<tr><td>confidence</td><td>{}{}</td></tr>", conf.as_str(), esc(&why));

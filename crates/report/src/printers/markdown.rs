@@ -65,13 +65,24 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
         if let Some(cost) = &f.cost {
             writeln!(out, "**Cost:** {}  ", esc(cost))?;
         }
-        writeln!(out, "**Fix:** {}  ", esc(&f.fix))?;
+        match &f.fix_for {
+            Some(who) => writeln!(out, "**Fix ({}):** {}  ", esc(who), esc(&f.fix))?,
+            None => writeln!(out, "**Fix:** {}  ", esc(&f.fix))?,
+        }
         if let Some(conf) = f.confidence {
             let why = f.confidence_reason.as_deref().map(|w| format!(": {}", esc(w))).unwrap_or_default();
             writeln!(out, "**Confidence:** {}{why}  ", conf.as_str())?;
         }
         if let Some(c) = &f.confirm {
             writeln!(out, "**Confirm:** {}  ", esc(c))?;
+        }
+        if let Some(g) = &f.fix_elsewhere {
+            writeln!(out)?;
+            writeln!(out, "<details><summary>Other programs and runtimes</summary>")?;
+            writeln!(out)?;
+            writeln!(out, "{}", esc(g))?;
+            writeln!(out)?;
+            writeln!(out, "</details>")?;
         }
         if !f.metrics.is_empty() {
             let m: Vec<String> = f.metrics.iter().map(|(k, v)| format!("{k} = {v}")).collect();

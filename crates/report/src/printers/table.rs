@@ -16,11 +16,13 @@ pub struct TableOptions {
     pub width: usize,
     /// Rows per table (syscalls, targets, endpoints, processes).
     pub top: usize,
+    /// Show what is folded away: the general advice beside a program's own.
+    pub verbose: bool,
 }
 
 impl Default for TableOptions {
     fn default() -> Self {
-        TableOptions { color: false, width: 100, top: 15 }
+        TableOptions { color: false, width: 100, top: 15, verbose: false }
     }
 }
 
@@ -243,7 +245,13 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             if let Some(cost) = &f.cost {
                 writeln!(out, "  cost: {cost}")?;
             }
-            writeln!(out, "  fix: {}", f.fix)?;
+            match &f.fix_for {
+                Some(who) => writeln!(out, "  fix ({who}): {}", f.fix)?,
+                None => writeln!(out, "  fix: {}", f.fix)?,
+            }
+            if let Some(g) = f.fix_elsewhere.as_ref().filter(|_| opt.verbose) {
+                writeln!(out, "  elsewhere: {g}")?;
+            }
             if let Some(conf) = f.confidence {
                 match &f.confidence_reason {
                     Some(why) => writeln!(out, "  confidence: {}: {why}", conf.as_str())?,
