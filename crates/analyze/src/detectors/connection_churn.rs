@@ -6,15 +6,18 @@
 //! request-like writes: a burst of writes after the connection last received data is one
 //! request. A connection whose first write starts with a TLS ClientHello (`16 03 xx .. .. 01`)
 //! is a TLS connection; there only bursts holding an application-data record (`17 03`) of at
-//! least 32 bytes count, so handshake flights and close_notify alerts are not requests. Only the
-//! first bytes of the buffer are decoded, nothing of the payload is kept.
+//! least 32 bytes count, so handshake flights and close_notify alerts are not requests. A
+//! connection whose server spoke first with a MySQL/MariaDB initial handshake (sequence id 0,
+//! protocol version 10, a server version) counts only commands as requests, not the handshake
+//! response and authentication nor COM_QUIT; on either side. Only the first bytes of the buffer
+//! are decoded, nothing of the payload is kept.
 
 use crate::detectors::{EvidenceBuf, Span};
 use crate::kit::Metrics;
 use crate::kit::Rekey;
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use syslint_event::{Class, Event, Ret, SockAddr, SockOpt, Sys, Syscall, Tgid, Tid};
+use syslint_event::{Class, Event, Ret, SockAddr, SockOpt, Sys, Syscall, TargetKind, Tgid, Tid};
 use syslint_report::{Finding, Subject, SubjectKind};
 
 pub static META: Meta = Meta {
@@ -33,8 +36,14 @@ pool of idle connections). A connection also churns, whatever its requests, when
 takes `min_setup_share` of its life or more: the TCP connect, and the protocol's start-up exchange \
 where one is recognised from its first bytes (a TLS ClientHello; a PostgreSQL SSLRequest or \
 StartupMessage, whose start-up lasts until the first query: pgbench -C opens one per transaction \
-of seven queries). The server side: connections accepted on one listening address that \
-each carry only one or two requests (a read after the server's last write starts a request) are \
+of seven queries; a MySQL/MariaDB server's initial handshake packet, sequence id 0, protocol \
+version 10 and a server version, whose set-up (the client's handshake response, authentication) \
+lasts until the server's answer that the first command follows; only commands, sequence id 0, are \
+requests, COM_QUIT is none: the mariadb client run once per query makes a connection per \
+query). A unix socket path is judged like a TCP endpoint when most of its connections spoke \
+MySQL or PostgreSQL. The server side: connections accepted on one listening address (TCP or \
+unix) that each carry only one or two requests (a read after the server's last write starts a \
+request; on a connection whose server greeted as MySQL, a command read after it) are \
 reported too, always as info (the handshakes' round trips are paid by the clients, which the trace \
 may not show), saying who closed first: the clients (they do not reuse connections) or the server \
 (keep-alive off, HTTP/1.0, a worker model that closes every connection).",
@@ -46,14 +55,17 @@ ms round trips this dominates small requests: a feed aggregator fetching 100 URL
 one HTTP/2 connection.",
         evidence: "One finding per endpoint. Metrics: `connections` (connections made to the \
 endpoint), `requests` (request-like write bursts on them), `requests_per_connection`, \
-`tls_handshakes` (connections whose first write was a TLS ClientHello), `setup_share` (the \
+`tls_handshakes` (connections whose first write was a TLS ClientHello), `mysql_handshakes` \
+(connections whose server greeted with a MySQL handshake; only when there are some), `setup_share` (the \
 share of the connections' life spent setting them up, over those where both are known), `processes` (processes \
 that connected), `max_concurrent` (connections open at the same time), `peak_in_flight` (requests \
 outstanding at the same time: from the request's first write to the last read before the next \
 request or the close), `connect_s` (the TCP handshakes: each connect() call plus the poll/select/epoll \
 waits of the connecting thread before the connection's first write, with -T; with only -tt, from \
 each connect() to the next call on the socket), `handshake_s` (from each ClientHello to \
-the client's next flight: the TLS handshake round trip), `avg_lifetime_s`, `reusable_connections` \
+the client's next flight: the TLS handshake round trip; PostgreSQL: from the start-up message to \
+the first query; MySQL: from the read of the greeting to the server's answer before the first \
+command), `avg_lifetime_s`, `reusable_connections` \
 (connections that reuse would have saved: connections minus the peak in flight, at least one \
 kept), `setup_ms` (the median connection's setup time, connect plus TLS handshake, of the first \
 256 connections), `wasted_s` (reusable connections times that median setup time, at most their \
@@ -67,7 +79,8 @@ connections' connect, first write (redacted) and close, and the last connect. Ti
 -tt; without them the counts still hold and the cost says the time is unknown. A server-side \
 finding (subject `ADDRESS (accepted)`, or `listening fd N of PROGRAM` when the trace does not show \
 the address) has `connections`, `requests`, `requests_per_connection`, `server_closed` (closed by \
-the server without reading the client's end-of-file), `client_closed` (after reading it), \
+the server without reading the client's end-of-file), `client_closed` (after reading it, or \
+MySQL's COM_QUIT), `mysql_handshakes` (connections it greeted as MySQL, when there are some), \
 `processes` and `avg_lifetime_s`; its fix depends on who closed.",
         fix: "Reuse connections. Python: keep one http.client.HTTPConnection/HTTPSConnection for \
 all requests to a host (HTTP/1.1 keep-alive), or use a requests.Session, whose connection pool \
@@ -105,7 +118,7 @@ ClientHello, the client's Finished flight, one request, close; 30 times)",
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("wasted_s"),
-        model: "the set-up time of the connections a kept connection would save (connect, TLS and protocol handshakes), measured on the client side; a server-side finding has no time of its own",
+        model: "the set-up time of the connections a kept connection would save (connect, TLS and protocol handshakes: PostgreSQL's start-up, MySQL's greeting and authentication), measured on the client side; a server-side finding has no time of its own",
     },
     interest: Interest {
         syscalls: &[Sys::Connect, Sys::Close, Sys::Accept, Sys::Accept4, Sys::Getsockopt],
@@ -123,8 +136,8 @@ crate::options! {
         min_connections: u64 = 10,
         /// churn when connections carry at most this many requests on average
         max_requests_per_connection: f64 = 2.0,
-        /// churn also when setting a connection up (connect, and a TLS or PostgreSQL start-up
-        /// exchange) takes at least this share of its life, whatever its requests
+        /// churn also when setting a connection up (connect, and a TLS, PostgreSQL or MySQL
+        /// start-up exchange) takes at least this share of its life, whatever its requests
         min_setup_share: f64 = 0.25,
         /// connections open at once to one endpoint before an idle pool is reported (when at most half of them
         /// ever had a request in flight)
@@ -167,6 +180,17 @@ struct Conn {
     /// The first write was a PostgreSQL SSLRequest or StartupMessage: the start-up exchange
     /// (authentication, the server forking a backend) lasts until the first query.
     pg: bool,
+    /// The server's first bytes were a MySQL/MariaDB initial handshake: the handshake response
+    /// and authentication are set-up, lasting until the server's answer before the first
+    /// command; commands (sequence id 0) are the requests, COM_QUIT is none.
+    mysql: bool,
+    /// The first read was only a MySQL packet header with sequence id 0 (a client that reads
+    /// header and payload apart): the next read may be the greeting's payload.
+    greet_hdr: bool,
+    /// Reads that returned data.
+    reads: u32,
+    /// When the last read returned data (MySQL: the end of the set-up, once a command follows).
+    last_read_end: Option<i64>,
     hello_ts: Option<i64>,
     handshake_ns: Option<u64>,
     /// When the client's second TLS flight went out (the handshake's end, as seen).
@@ -188,6 +212,13 @@ struct Endpoint {
     connections: u64,
     requests: u64,
     tls: u64,
+    /// Connections recognised as MySQL/MariaDB (the server's greeting) and as PostgreSQL (the
+    /// client's start-up message).
+    mysql: u64,
+    pg: u64,
+    /// A unix socket path: reported only when most of its connections spoke a recognised
+    /// protocol (an unrecognised local socket is often a helper asked per lookup, such as nscd).
+    unix: bool,
     connect_ns: u64,
     connect_timed: u64,
     handshake_ns: u64,
@@ -241,9 +272,21 @@ struct Served {
     requests: u32,
     /// Inside a request (data read since the server last wrote).
     reading: bool,
-    /// The client closed its end first (a read returned 0).
+    /// The client closed its end first (a read returned 0), or asked to (MySQL's COM_QUIT).
     eof: bool,
     shown: bool,
+    /// This server wrote, read (data).
+    wrote: bool,
+    read_any: bool,
+    /// Its first write was a MySQL/MariaDB initial handshake (or, `greet_hdr`, only the
+    /// header of one, sequence id 0): reads are packets, and only commands are requests.
+    mysql: bool,
+    greet_hdr: bool,
+    /// A MySQL packet header read on its own (mariadbd reads the 4 bytes, then the payload):
+    /// its sequence id and payload length, for the read of the payload.
+    hdr: Option<(u8, u32)>,
+    /// Bytes of the MySQL packet being read still to come (a payload read in pieces).
+    left: u64,
 }
 
 /// The connections accepted on one listening address.
@@ -256,6 +299,8 @@ struct Listener {
     /// server closed without that.
     client_closed: u64,
     server_closed: u64,
+    /// Connections whose first bytes were a MySQL/MariaDB server greeting.
+    mysql: u64,
     lifetime_ns: u64,
     lifetime_timed: u64,
     procs: HashSet<Tgid>,
@@ -318,11 +363,21 @@ impl ConnectionChurn {
         if !ok {
             return;
         }
-        let Some(addr @ SockAddr::Inet { port, .. }) = sc.sockaddr() else { return };
-        if port == 53 || port == 0 {
-            return; // DNS over TCP is repeated-dns's business; port 0 is no endpoint
-        }
-        let stream = cx.model.lookup_fd(ev.tid, fd.num).is_some_and(|t| t.kind.is_tcp());
+        let (addr, unix) = match sc.sockaddr() {
+            Some(SockAddr::Inet { port: 53 | 0, .. }) => return, // DNS over TCP is repeated-dns's; port 0 is no endpoint
+            Some(a @ SockAddr::Inet { .. }) => (a, false),
+            // a local socket by its path (MySQL's, PostgreSQL's): reported only when its
+            // connections speak a protocol recognised here (see finish)
+            Some(SockAddr::Unix { path }) if !path.is_empty() => (SockAddr::Unix { path }, true),
+            _ => return,
+        };
+        let stream = cx.model.lookup_fd(ev.tid, fd.num).is_some_and(|t| {
+            if unix {
+                t.kind == TargetKind::Unix
+            } else {
+                t.kind.is_tcp()
+            }
+        });
         if !stream {
             return;
         }
@@ -335,6 +390,7 @@ impl ConnectionChurn {
             return;
         };
         let e = &mut self.endpoints[ep as usize];
+        e.unix = unix;
         e.connections += 1;
         e.open_now += 1;
         e.max_open = e.max_open.max(e.open_now);
@@ -366,6 +422,10 @@ impl ConnectionChurn {
                 writes: 0,
                 tls: false,
                 pg: false,
+                mysql: false,
+                greet_hdr: false,
+                reads: 0,
+                last_read_end: None,
                 hello_ts: None,
                 handshake_ns: None,
                 hs_end_ts: None,
@@ -388,6 +448,12 @@ impl ConnectionChurn {
         }
         if c.tls {
             e.tls += 1;
+        }
+        if c.mysql {
+            e.mysql += 1;
+        }
+        if c.pg {
+            e.pg += 1;
         }
         // with -T: the connect call and the waits for it; with only -tt: up to the next call
         // on the socket (a blocking connect returns connected; a non-blocking one is checked
@@ -440,6 +506,33 @@ impl ConnectionChurn {
                 if let Some(r) = c.request.as_mut() {
                     r.1 = seq;
                 }
+                // the server spoke first: a MySQL/MariaDB greeting (whole, or its payload after
+                // a read of its header alone) starts the set-up, timed from this read
+                if c.writes == 0 && !c.mysql && (c.reads == 0 || c.greet_hdr) {
+                    let mut head = [0u8; 64];
+                    let n = sc.payload_prefix(&mut head);
+                    let head = &head[..n];
+                    if mysql_greeting(head, c.greet_hdr) {
+                        c.mysql = true;
+                        if !c.greet_hdr {
+                            c.hello_ts = ev.ts_ns;
+                        }
+                        // waits from here on are the set-up's, timed by it: not the connect's
+                        if self.awaiting.get(&ev.tid) == Some(&key) {
+                            self.awaiting.remove(&ev.tid);
+                        }
+                    } else if c.reads == 0 && is_greeting_header(head, bytes) {
+                        c.greet_hdr = true;
+                        c.hello_ts = ev.ts_ns;
+                    } else {
+                        c.greet_hdr = false;
+                        c.hello_ts = None;
+                    }
+                }
+                c.reads += 1;
+                if let Some(t) = ev.ts_ns {
+                    c.last_read_end = Some(t + sc.dur_ns.unwrap_or(0) as i64);
+                }
             }
             return;
         }
@@ -455,6 +548,8 @@ impl ConnectionChurn {
             if self.awaiting.get(&ev.tid) == Some(&key) {
                 self.awaiting.remove(&ev.tid);
             }
+        }
+        if first && !c.mysql {
             // TLS record: handshake (22), version 3.x, and when visible, ClientHello (1)
             if n >= 2 && head[0] == 0x16 && head[1] == 0x03 && (n < 6 || head[5] == 0x01) {
                 c.tls = true;
@@ -466,8 +561,9 @@ impl ConnectionChurn {
                 c.pg = true;
                 c.hello_ts = ev.ts_ns;
             }
-        } else if c.pg && !c.tls && n >= 6 && head[0] == 0x16 && head[1] == 0x03 && head[5] == 0x01 {
-            // the server said 'S' to the SSLRequest: TLS from here on, its rules for requests
+        } else if (c.pg || c.mysql) && !c.tls && n >= 6 && head[0] == 0x16 && head[1] == 0x03 && head[5] == 0x01 {
+            // the server said 'S' to the SSLRequest (MySQL: the client sent an SSLRequest
+            // packet): TLS from here on, its rules for requests
             c.tls = true;
         }
         if !c.in_burst {
@@ -488,9 +584,22 @@ impl ConnectionChurn {
             // a query (simple 'Q', or the extended protocol's Parse 'P' / Bind 'B'); not the
             // start-up, password ('p') or Terminate ('X') messages
             n >= 1 && matches!(head[0], b'Q' | b'P' | b'B')
+        } else if c.mysql {
+            // a command starts a new exchange (sequence id 0): COM_QUERY and the others, not
+            // COM_QUIT; the handshake response and authentication packets continue the
+            // greeting's exchange (sequence ids 1, 3, ...). A header written alone: a command
+            n >= 4 && head[3] == 0 && (n < 5 || head[4] != MYSQL_COM_QUIT)
         } else {
             true
         };
+        if is_request && c.mysql && !c.tls && c.handshake_ns.is_none() {
+            // the set-up ended with the server's answer (OK) that the first command follows:
+            // the client's own work between the two is not the connection's
+            if let (Some(h), Some(t)) = (c.hello_ts, c.last_read_end.or(ev.ts_ns)) {
+                c.handshake_ns = Some(t.saturating_sub(h).max(0) as u64);
+                c.hs_end_ts = Some(t);
+            }
+        }
         if is_request && c.pg && !c.tls && c.handshake_ns.is_none() {
             // the start-up exchange ends with the first query
             if let (Some(h), Some(t)) = (c.hello_ts, ev.ts_ns) {
@@ -535,6 +644,14 @@ impl ConnectionChurn {
             Some(e) => e.endpoint.clone(),
             None => t.display.trim_end_matches(" (accepted)").to_string(),
         };
+        // a unix listener known only from the attach (eBPF: its path read from /proc, not in the
+        // accept's arguments): its path, as strace -yy names it
+        let name = match sc.fd_num().and_then(|l| cx.model.lookup_fd(ev.tid, l)) {
+            Some(l) if name.starts_with('(') && l.kind == TargetKind::Unix && l.display.starts_with(['/', '@']) => {
+                l.display.to_string()
+            }
+            _ => name,
+        };
         // attached after the listen, without -yy: no address, so the listening fd and its program
         let name = if name.starts_with('(') {
             match (sc.fd_num(), cx.model.comm(ev.tid)) {
@@ -578,24 +695,72 @@ impl ConnectionChurn {
             l.evidence.push(ev);
         }
         let at = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
-        self.served.insert(key, Served { listener: id, accept_ts: at, requests: 0, reading: false, eof: false, shown });
+        self.served.insert(
+            key,
+            Served {
+                listener: id,
+                accept_ts: at,
+                requests: 0,
+                reading: false,
+                eof: false,
+                shown,
+                wrote: false,
+                read_any: false,
+                mysql: false,
+                greet_hdr: false,
+                hdr: None,
+                left: 0,
+            },
+        );
     }
 
-    /// Data on an accepted connection: a read after the server's last write starts a request.
+    /// Data on an accepted connection: a read after the server's last write starts a request
+    /// (MySQL: a read of a command after the server's last write).
     fn on_served_data(&mut self, ev: &Event, sc: &Syscall, key: (Tgid, i32)) {
         let Some(c) = self.served.get_mut(&key) else { return };
         let Some(bytes) = sc.bytes() else { return };
         let mut show = false;
         if sc.sys.is(Class::READ) {
+            let mut request = bytes > 0;
+            if bytes > 0 && c.mysql {
+                let mut head = [0u8; 8];
+                let n = sc.payload_prefix(&mut head);
+                request = match served_mysql_packet(c, &head[..n], bytes) {
+                    MysqlRead::Command => true,
+                    MysqlRead::Quit => {
+                        // the client asked to close: the server's close that follows is its answer
+                        c.eof = true;
+                        false
+                    }
+                    MysqlRead::Other => false,
+                    MysqlRead::Unknown => true,
+                };
+            }
+            if bytes > 0 {
+                c.read_any = true;
+            }
             if bytes == 0 {
                 c.eof = true;
                 show = c.shown;
-            } else if !c.reading {
+            } else if request && !c.reading {
                 c.reading = true;
                 c.requests += 1;
                 show = c.shown && c.requests == 1;
             }
         } else if bytes > 0 {
+            // the server spoke first: a MySQL/MariaDB greeting (or its header alone, then its
+            // payload) makes the connection's reads packets
+            if !c.read_any && (!c.wrote || c.greet_hdr) && !c.mysql {
+                let mut head = [0u8; 64];
+                let n = sc.payload_prefix(&mut head);
+                let head = &head[..n];
+                if mysql_greeting(head, c.greet_hdr) {
+                    c.mysql = true;
+                } else {
+                    c.greet_hdr = !c.wrote && is_greeting_header(head, bytes);
+                }
+            }
+            c.wrote = true;
             c.reading = false;
         }
         if show {
@@ -608,6 +773,9 @@ impl ConnectionChurn {
     fn finish_served(&mut self, c: Served, at: Option<i64>) {
         let Some(l) = self.listeners.get_mut(c.listener as usize) else { return };
         l.requests += u64::from(c.requests);
+        if c.mysql {
+            l.mysql += 1;
+        }
         if c.eof {
             l.client_closed += 1;
         } else {
@@ -654,6 +822,9 @@ impl ConnectionChurn {
             metrics.value("requests_per_connection", rpc);
             metrics.count("server_closed", l.server_closed);
             metrics.count("client_closed", l.client_closed);
+            if l.mysql > 0 {
+                metrics.count("mysql_handshakes", l.mysql);
+            }
             metrics.count("processes", l.procs.len());
             if l.lifetime_timed > 0 {
                 metrics.value("avg_lifetime_s", l.lifetime_ns as f64 / 1e9 / l.lifetime_timed as f64);
@@ -669,8 +840,15 @@ impl ConnectionChurn {
                 code: META.code.into(),
                 severity: syslint_report::Severity::Info,
                 message: format!(
-                    "{} short connections accepted on {}, {:.1} requests each: {who}",
-                    l.connections, l.name, rpc
+                    "{} short connections accepted on {}, {:.1} requests each{}: {who}",
+                    l.connections,
+                    l.name,
+                    rpc,
+                    if l.mysql > 0 {
+                        format!(" ({} mysql handshakes: greeting, authentication and COM_QUIT are no requests)", l.mysql)
+                    } else {
+                        String::new()
+                    }
                 ),
                 about: Some(Subject::new(SubjectKind::Endpoint).name(subject.as_str())),
                 subject,
@@ -678,9 +856,14 @@ impl ConnectionChurn {
                 metrics: metrics.build(),
                 evidence: l.evidence.render(cx.clock),
                 cost: Some(format!(
-                    "{} of {} connections could be saved by reuse; each costs its client a TCP handshake (a TLS one too where used) and this server an accept, a close and the socket's set-up; the clients' time is not in this trace",
+                    "{} of {} connections could be saved by reuse; each costs {}; the clients' time is not in this trace",
                     l.connections.saturating_sub(1),
-                    l.connections
+                    l.connections,
+                    if l.mysql > 0 {
+                        "its client the connect and the round trips of MySQL's greeting and authentication, and this server an accept, a greeting, an authentication and a close"
+                    } else {
+                        "its client a TCP handshake (a TLS one too where used) and this server an accept, a close and the socket's set-up"
+                    }
                 )),
                 fix: fix.into(),
                 ..Default::default()
@@ -693,7 +876,7 @@ impl ConnectionChurn {
 const SERVER_FIX_SERVER_CLOSES: &str = "Let connections stay open for further requests: nginx `keepalive_timeout 65;` (0 turns keep-alive off) and `keepalive_requests`; for an nginx upstream (php-fpm, a backend) `keepalive N;` in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";` (FastCGI: `fastcgi_keep_conn on;`); Apache `KeepAlive On`; gunicorn sync workers close every connection by design: behind a proxy that is expected, facing clients use the gthread or an async worker class with `--keep-alive`; uWSGI `--http-keepalive`; Node http.Server `keepAliveTimeout`; Go net/http keeps connections unless `SetKeepAlivesEnabled(false)`. Answers must carry Content-Length (or chunked encoding) for a connection to stay open.";
 
 /// The fix when the clients close after one request.
-const SERVER_FIX_CLIENTS_CLOSE: &str = "The clients open a new connection per request: make them reuse connections (an HTTP client session or connection pool: Python requests.Session, libcurl one easy handle or a share handle, Go one http.Client with its default Transport, Java one HttpClient, Node an http.Agent with keepAlive: true; database drivers: a connection pool such as pgbouncer, or pool settings of the driver; pgbench: without -C). A proxy in front (nginx upstream `keepalive N;`) can hold connections to this server when the clients cannot be changed.";
+const SERVER_FIX_CLIENTS_CLOSE: &str = "The clients open a new connection per request: make them reuse connections (an HTTP client session or connection pool: Python requests.Session, libcurl one easy handle or a share handle, Go one http.Client with its default Transport, Java one HttpClient, Node an http.Agent with keepAlive: true; database drivers: a connection pool such as pgbouncer, or pool settings of the driver; pgbench: without -C; MySQL/MariaDB: the driver's pool or ProxySQL, and the `mysql`/`mariadb` command line client once for all the statements, not once per statement). A proxy in front (nginx upstream `keepalive N;`) can hold connections to this server when the clients cannot be changed.";
 
 impl ConnectionChurn {
     /// getsockopt(SO_ERROR) on a connection still being made: an error there means the
@@ -747,6 +930,96 @@ impl ConnectionChurn {
                 c.first_use_ts = ev.ts_ns;
             }
         }
+    }
+}
+
+/// MySQL's COM_QUIT: the client says it is closing the connection.
+const MYSQL_COM_QUIT: u8 = 0x01;
+/// Payload lengths of a MySQL initial handshake packet (protocol 10: the version byte, a server
+/// version, connection id, scramble, capabilities, character set, status; 80-110 bytes from
+/// MySQL 8 and MariaDB 10/11).
+const MYSQL_GREETING: std::ops::RangeInclusive<u32> = 20..=1024;
+
+/// A MySQL packet's payload length, from its 3-byte little-endian header.
+fn mysql_len(p: &[u8]) -> u32 {
+    u32::from_le_bytes([p[0], p[1], p[2], 0])
+}
+
+/// A MySQL/MariaDB initial handshake packet, the server's first bytes on a connection: a
+/// 3-byte length, sequence id 0, protocol version 10, then a NUL-terminated server version
+/// ("8.0.36", "5.5.5-10.11.6-MariaDB-0+deb12u1"). `p` starts at the header, or (`payload`) at
+/// the payload, when the header was read or written alone just before.
+fn mysql_greeting(p: &[u8], payload: bool) -> bool {
+    let p = if payload {
+        p
+    } else {
+        if p.len() < 6 || p[3] != 0 || !MYSQL_GREETING.contains(&mysql_len(p)) {
+            return false;
+        }
+        &p[4..]
+    };
+    // the version, as far as the trace shows it: printable up to its NUL, starting with a digit
+    p.len() >= 2
+        && p[0] == 10
+        && p[1].is_ascii_digit()
+        && p[1..].iter().take_while(|&&b| b != 0).all(|&b| b.is_ascii_graphic() || b == b' ')
+}
+
+/// A 4-byte call that moved only the header of a packet that could be a MySQL greeting.
+fn is_greeting_header(p: &[u8], bytes: u64) -> bool {
+    bytes == 4 && p.len() == 4 && p[3] == 0 && MYSQL_GREETING.contains(&mysql_len(p))
+}
+
+/// What a server-side read on a MySQL connection was.
+enum MysqlRead {
+    /// A command (sequence id 0): a request.
+    Command,
+    /// COM_QUIT: the client closes.
+    Quit,
+    /// The handshake response, authentication, a packet's header or the rest of a packet.
+    Other,
+    /// Not decodable (the trace shows no bytes).
+    Unknown,
+}
+
+/// One read on a server-side MySQL connection, decoded from its first bytes: the header and
+/// the payload's first byte, read together or apart (mariadbd reads the 4-byte header, then the
+/// payload); a payload read in pieces continues its packet.
+fn served_mysql_packet(c: &mut Served, head: &[u8], bytes: u64) -> MysqlRead {
+    if c.left > 0 {
+        // the rest of a packet (several packets in one read: the first one decides)
+        c.left = c.left.saturating_sub(bytes);
+        return MysqlRead::Other;
+    }
+    let (seq, len, cmd) = match c.hdr.take() {
+        Some((seq, len)) => {
+            c.left = u64::from(len).saturating_sub(bytes);
+            (seq, len, head.first().copied())
+        }
+        None => {
+            if head.len() < 4 {
+                return MysqlRead::Unknown;
+            }
+            let (seq, len) = (head[3], mysql_len(head));
+            if bytes == 4 && len > 0 {
+                c.hdr = Some((seq, len));
+                return MysqlRead::Other;
+            }
+            c.left = (u64::from(len) + 4).saturating_sub(bytes);
+            (seq, len, head.get(4).copied())
+        }
+    };
+    match (seq, cmd) {
+        (0, Some(MYSQL_COM_QUIT)) => MysqlRead::Quit,
+        (0, _) => MysqlRead::Command,
+        (1, _) if len == 32 => {
+            // an SSLRequest (the handshake response's first 32 bytes): TLS follows, whose
+            // records say nothing of commands; counted as any connection from here
+            c.mysql = false;
+            c.left = 0;
+            MysqlRead::Other
+        }
+        _ => MysqlRead::Other,
     }
 }
 
@@ -1017,6 +1290,12 @@ impl Detector for ConnectionChurn {
             if e.connections == 0 {
                 continue;
             }
+            // a local socket churns like a TCP endpoint when its connections speak a database
+            // protocol recognised here; other local sockets (a helper asked per lookup, a
+            // logger) are not judged
+            if e.unix && (e.mysql + e.pg) * 2 <= e.connections {
+                continue;
+            }
             let rpc = e.requests as f64 / e.connections as f64;
             let peak = peak_overlap(&e.intervals);
             let setup_share = if e.life_with_setup_ns > 0 {
@@ -1065,7 +1344,10 @@ impl Detector for ConnectionChurn {
                 ),
                 None => syslint_report::Severity::Info,
             };
-            let tls_part = if e.tls > 0 { format!(", {} tls handshakes", e.tls) } else { String::new() };
+            let mut handshakes_part = if e.tls > 0 { format!(", {} tls handshakes", e.tls) } else { String::new() };
+            if e.mysql > 0 {
+                handshakes_part.push_str(&format!(", {} mysql handshakes", e.mysql));
+            }
             let message = if churn && rpc > self.cfg.max_requests_per_connection {
                 format!(
                     "{} short connections to {}, {:.1} requests each, {:.0}% of their life spent setting them up{}",
@@ -1073,14 +1355,14 @@ impl Detector for ConnectionChurn {
                     e.name,
                     rpc,
                     setup_share * 100.0,
-                    tls_part
+                    handshakes_part
                 )
             } else if churn {
-                format!("{} short connections to {}, {:.1} requests each{}", e.connections, e.name, rpc, tls_part)
+                format!("{} short connections to {}, {:.1} requests each{}", e.connections, e.name, rpc, handshakes_part)
             } else {
                 format!(
                     "{} connections open at once to {} but at most {} requests in flight{}",
-                    e.max_open, e.name, peak, tls_part
+                    e.max_open, e.name, peak, handshakes_part
                 )
             };
             let mut metrics = Metrics::new();
@@ -1088,6 +1370,9 @@ impl Detector for ConnectionChurn {
             metrics.count("requests", e.requests);
             metrics.value("requests_per_connection", rpc);
             metrics.count("tls_handshakes", e.tls);
+            if e.mysql > 0 {
+                metrics.count("mysql_handshakes", e.mysql);
+            }
             metrics.count("processes", e.procs.len());
             metrics.count("max_concurrent", e.max_open);
             metrics.count("peak_in_flight", peak);
@@ -1110,7 +1395,11 @@ impl Detector for ConnectionChurn {
             if let Some(w) = wasted {
                 metrics.value("wasted_s", w);
             }
-            let what = if e.tls > 0 { "connects and tls handshakes" } else { "connects" };
+            let what = match (e.tls > 0, e.mysql > 0) {
+                (true, _) => "connects and tls handshakes",
+                (false, true) => "connects and mysql handshakes",
+                _ => "connects",
+            };
             let total = if churn { e.connections } else { e.max_open };
             let cost = match wasted {
                 Some(w) => format!(
@@ -1120,7 +1409,11 @@ impl Detector for ConnectionChurn {
                     fmt_s(typical_setup.unwrap_or(0.0)),
                     e.connections,
                     fmt_s(connect_s),
-                    if e.tls > 0 { format!(" and {} in tls handshakes", fmt_s(handshake_s)) } else { String::new() }
+                    match (e.tls > 0, e.mysql > 0) {
+                        (true, _) => format!(" and {} in tls handshakes", fmt_s(handshake_s)),
+                        (false, true) => format!(" and {} in mysql handshakes", fmt_s(handshake_s)),
+                        _ => String::new(),
+                    }
                 ),
                 None => format!(
                     "{reusable} of {total} {what} could be saved by reuse; time unknown (the trace has no -T or -tt)"
@@ -1205,6 +1498,196 @@ mod tests {
     fn a_server_keeping_connections_is_quiet() {
         let t = include_str!("../../fixtures/connection-churn/srv-nginx-keepalive.strace");
         assert!(check("connection-churn", t).is_empty());
+    }
+
+    /// strace -f -tt -T -yy lines of `n` MySQL connections, from a template of lines of the
+    /// mariadb client and mariadbd 10.11 (`{i}` numbers the connection; times in µs from its
+    /// start, each connection 20 ms after the one before).
+    fn mysql_trace(n: u32, template: &[(u64, &str)]) -> String {
+        let mut out = String::new();
+        for i in 0..n {
+            for (at, line) in template {
+                let us = 36_000_000_000 + u64::from(i) * 20_000 + at;
+                let (s, frac) = (us / 1_000_000, us % 1_000_000);
+                let line = line.replace("{i}", &(40_000 + i).to_string());
+                out.push_str(&format!("100 {:02}:{:02}:{:02}.{frac:06} {line}\n", s / 3600, s / 60 % 60, s % 60));
+            }
+        }
+        out
+    }
+
+    /// The mariadb client, `-e 'SELECT 1'`: it reads the greeting (whole, or `split`: its
+    /// header, then its payload), answers, reads OK, queries, reads the result, COM_QUIT.
+    fn mysql_client(split: bool, unix: bool) -> Vec<(u64, &'static str)> {
+        let (sock, connect) = if unix {
+            (
+                r#"3<UNIX-STREAM:[2834{i}->2835{i}]>"#,
+                r#"connect(3<UNIX-STREAM:[2834{i}]>, {sa_family=AF_UNIX, sun_path="/run/mysqld/mysqld.sock"}, 110) = 0 <0.000040>"#,
+            )
+        } else {
+            (
+                r#"3<TCP:[127.0.0.1:{i}->127.0.0.1:3306]>"#,
+                r#"connect(3<TCP:[2834{i}]>, {sa_family=AF_INET, sin_port=htons(3306), sin_addr=inet_addr("127.0.0.1")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000165>"#,
+            )
+        };
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let mut t = vec![
+            (0, leak(connect.to_string())),
+            (
+                300,
+                leak(format!(
+                    r#"poll([{{fd={sock}, events=POLLOUT}}], 1, -1) = 1 ([{{fd=3, revents=POLLOUT}}]) <0.000047>"#
+                )),
+            ),
+            (400, leak(format!(r#"getsockopt({sock}, SOL_SOCKET, SO_ERROR, [0], [4]) = 0 <0.000021>"#))),
+            (
+                500,
+                leak(format!(
+                    r#"recvfrom({sock}, 0x5566ed7814a0, 16384, MSG_DONTWAIT, NULL, NULL) = -1 EAGAIN (Resource temporarily unavailable) <0.000019>"#
+                )),
+            ),
+            (
+                600,
+                leak(format!(
+                    r#"poll([{{fd={sock}, events=POLLIN}}], 1, -1) = 1 ([{{fd=3, revents=POLLIN}}]) <0.000400>"#
+                )),
+            ),
+        ];
+        if split {
+            t.push((1100, leak(format!(r#"read({sock}, "d\0\0\0", 4) = 4 <0.000010>"#))));
+            t.push((1150, leak(format!(r#"read({sock}, "\n5.5.5-10.11.19-MariaDB-0+deb12u1\0\5\0\0\0l}}MHc8.z\0\376\367\10\2\0\377"..., 100) = 100 <0.000010>"#))));
+        } else {
+            t.push((1100, leak(format!(r#"recvfrom({sock}, "d\0\0\0\n5.5.5-10.11.19-MariaDB-0+deb12u1\0\5\0\0\0l}}MHc8.z\0\376\367\10\2\0\377\201\25\0\0\0\0\0"..., 16384, MSG_DONTWAIT, NULL, NULL) = 104 <0.000023>"#))));
+        }
+        t.extend([
+            (1200, leak(format!(r#"sendto({sock}, "\274\0\0\1\204\242\277\0\0\0\20\0!\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\35\0\0\0root\0\0mysql_native_password\0"..., 192, MSG_DONTWAIT|MSG_NOSIGNAL, NULL, 0) = 192 <0.000115>"#))),
+            (1500, leak(format!(r#"recvfrom({sock}, "\7\0\0\2\0\0\0\2\0\0\0", 16384, MSG_DONTWAIT, NULL, NULL) = 11 <0.000020>"#))),
+            // the client's own work (charsets, locale) before its query: not the connection's set-up
+            (4500, leak(format!(r#"sendto({sock}, "\t\0\0\0\3SELECT 1", 13, MSG_DONTWAIT|MSG_NOSIGNAL, NULL, 0) = 13 <0.000077>"#))),
+            (4800, leak(format!(r#"recvfrom({sock}, "\2\0\0\1\1\1\30\0\0\2\3def\0\0\0\0011\0\0\f?\0\1\0\0\0\3\201\0\0\0\0\5\0\0\3\376\0\0\2\0\2\0\0\4\0011\5\0\0\5\376\0\0\2\0", 16384, MSG_DONTWAIT, NULL, NULL) = 58 <0.000020>"#))),
+            (5000, leak(format!(r#"sendto({sock}, "\1\0\0\0\1", 5, MSG_DONTWAIT|MSG_NOSIGNAL, NULL, 0) = 5 <0.000130>"#))),
+            (5200, leak(format!(r#"close({sock}) = 0 <0.000070>"#))),
+        ]);
+        t
+    }
+
+    #[test]
+    fn mysql_client_per_query_churns() {
+        for (split, unix) in [(false, false), (true, false), (false, true)] {
+            let ctx = format!("split {split}, unix {unix}");
+            let f = check("connection-churn", &mysql_trace(12, &mysql_client(split, unix)));
+            assert_eq!(f.len(), 1, "{ctx}: {f:#?}");
+            let f = &f[0];
+            let want = if unix { "unix:/run/mysqld/mysqld.sock" } else { "127.0.0.1:3306" };
+            assert_eq!(f.subject, want, "{ctx}");
+            // the query only: not the handshake response, nor COM_QUIT
+            assert_eq!(f.metrics["connections"], 12, "{ctx}");
+            assert_eq!(f.metrics["requests"], 12, "{ctx}");
+            assert_eq!(f.metrics["mysql_handshakes"], 12, "{ctx}");
+            assert!(f.message.ends_with(", 12 mysql handshakes"), "{ctx}: {}", f.message);
+            // the set-up: from the greeting's read to the end of the read of the OK (0.4 ms),
+            // not to the query 3 ms later
+            let hs = f.metrics["handshake_s"].as_f64().unwrap() / 12.0;
+            assert!((hs - 0.000_420).abs() < 0.000_001, "{ctx}: {hs}");
+        }
+    }
+
+    #[test]
+    fn other_local_sockets_are_not_judged() {
+        // a local socket that is not MySQL or PostgreSQL: a request and an answer per connection,
+        // 20 times, not judged (a helper asked per lookup)
+        let other = [
+            (
+                0,
+                r#"connect(3<UNIX-STREAM:[2834{i}]>, {sa_family=AF_UNIX, sun_path="/run/helper.sock"}, 110) = 0 <0.000040>"#,
+            ),
+            (100, r#"write(3<UNIX-STREAM:[2834{i}->2835{i}]>, "GET key\n", 8) = 8 <0.000010>"#),
+            (200, r#"read(3<UNIX-STREAM:[2834{i}->2835{i}]>, "VALUE 1\n", 8) = 8 <0.000010>"#),
+            (300, r#"close(3<UNIX-STREAM:[2834{i}->2835{i}]>) = 0 <0.000010>"#),
+        ];
+        assert!(check("connection-churn", &mysql_trace(20, &other)).is_empty());
+    }
+
+    /// mariadbd's side of one connection: the greeting, then each packet read as its 4-byte
+    /// header and its payload.
+    const MYSQL_SERVED: &[(u64, &str)] = &[
+        (
+            0,
+            r#"accept4(22<TCP:[127.0.0.1:3306]>, {sa_family=AF_INET, sin_port=htons({i}), sin_addr=inet_addr("127.0.0.1")}, [128 => 16], SOCK_CLOEXEC) = 43<TCP:[127.0.0.1:3306->127.0.0.1:{i}]> <0.000030>"#,
+        ),
+        (
+            100,
+            r#"sendto(43<TCP:[127.0.0.1:3306->127.0.0.1:{i}]>, "d\0\0\0\n5.5.5-10.11.19-MariaDB-0+deb12u1\0\6\0\0\0?TlA=P[V\0\376\367\10\2\0\377\201\25\0\0\0\0\0"..., 104, MSG_DONTWAIT, NULL, 0) = 104 <0.000287>"#,
+        ),
+        (
+            500,
+            r#"recvfrom(43<TCP:[127.0.0.1:3306->127.0.0.1:{i}]>, "\274\0\0\1", 4, MSG_DONTWAIT, NULL, NULL) = 4 <0.000044>"#,
+        ),
+        (
+            600,
+            r#"recvfrom(43<TCP:[127.0.0.1:3306->127.0.0.1:{i}]>, "\204\242\277\0\0\0\20\0!\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\35\0\0\0root\0\0mysql_native_password\0\177\3_o"..., 188, MSG_DONTWAIT, NULL, NULL) = 188 <0.000041>"#,
+        ),
+        (
+            700,
+            r#"sendto(43<TCP:[127.0.0.1:3306->127.0.0.1:{i}]>, "\7\0\0\2\0\0\0\2\0\0\0", 11, MSG_DONTWAIT, NULL, 0) = 11 <0.000065>"#,
+        ),
+        (
+            3000,
+            r#"recvfrom(43<TCP:[127.0.0.1:3306->127.0.0.1:{i}]>, "\t\0\0\0", 4, MSG_DONTWAIT, NULL, NULL) = 4 <0.000054>"#,
+        ),
+        (
+            3100,
+            r#"recvfrom(43<TCP:[127.0.0.1:3306->127.0.0.1:{i}]>, "\3SELECT 1", 9, MSG_DONTWAIT, NULL, NULL) = 9 <0.000041>"#,
+        ),
+        (
+            3200,
+            r#"sendto(43<TCP:[127.0.0.1:3306->127.0.0.1:{i}]>, "\2\0\0\1\1\1\30\0\0\2\3def\0\0\0\0011\0\0\f?\0\1\0\0\0\3\201\0\0\0\0\5\0\0\3\376\0\0\2\0\2\0\0\4\0011\5\0\0\5\376\0\0\2\0", 58, MSG_DONTWAIT, NULL, 0) = 58 <0.000104>"#,
+        ),
+        (
+            4000,
+            r#"recvfrom(43<TCP:[127.0.0.1:3306->127.0.0.1:{i}]>, "\1\0\0\0", 4, MSG_DONTWAIT, NULL, NULL) = 4 <0.000053>"#,
+        ),
+        (
+            4100,
+            r#"recvfrom(43<TCP:[127.0.0.1:3306->127.0.0.1:{i}]>, "\1", 1, MSG_DONTWAIT, NULL, NULL) = 1 <0.000041>"#,
+        ),
+        (4200, r#"close(43<TCP:[127.0.0.1:3306->127.0.0.1:{i}]>) = 0 <0.000147>"#),
+    ];
+
+    #[test]
+    fn mysql_server_side_counts_commands() {
+        let f = check("connection-churn", &mysql_trace(12, MYSQL_SERVED));
+        assert_eq!(f.len(), 1, "{f:#?}");
+        let f = &f[0];
+        assert_eq!(f.subject, "127.0.0.1:3306 (accepted)");
+        assert_eq!(f.severity, syslint_report::Severity::Info);
+        // the query, not the handshake response nor COM_QUIT; COM_QUIT is the client closing
+        assert_eq!(f.metrics["connections"], 12);
+        assert_eq!(f.metrics["requests"], 12);
+        assert_eq!(f.metrics["client_closed"], 12);
+        assert_eq!(f.metrics["server_closed"], 0);
+        assert_eq!(f.metrics["mysql_handshakes"], 12);
+        assert!(f.message.contains("the clients closed"), "{}", f.message);
+    }
+
+    #[test]
+    fn mysql_greetings() {
+        let g = b"d\0\0\0\n5.5.5-10.11.19-MariaDB-0+deb12u1\0\x05\0\0\0";
+        assert!(mysql_greeting(g, false));
+        assert!(mysql_greeting(&g[4..], true) && is_greeting_header(&g[..4], 4));
+        assert!(mysql_greeting(b"J\0\0\0\n8.0.36\0", false));
+        // as far as the trace shows it
+        assert!(mysql_greeting(b"J\0\0\0\n8.", false));
+        for no in [
+            &b"HTTP/1.1 200 OK\r\n"[..],
+            b"J\0\0\x01\n8.0.36\0",
+            b"J\0\0\0\x098.0.36\0",
+            b"J\0\0\0\nabc\0",
+            b"\x05\0\0\0\n8.0\0",
+            b"J\0\0\0\n8.0\x01\0",
+        ] {
+            assert!(!mysql_greeting(no, false), "{no:?}");
+        }
     }
 
     #[test]
