@@ -452,6 +452,95 @@ fn pgbench_connection_per_transaction() {
     }
 }
 
+/// Issue 27: "MariaDB with a connection per query (TCP and Unix socket) gets no finding from the
+/// server or the client: the MySQL handshake (greeting, auth, query, COM_QUIT) is not recognised
+/// as set-up the way PostgreSQL's is." Each connection was three request-like exchanges (the
+/// handshake response, the query, COM_QUIT), over the two a churned connection may carry. A
+/// server greeting as MySQL (sequence id 0, protocol 10, a version) is recognised now, on both
+/// ends: only commands are requests, the handshake and authentication are set-up, COM_QUIT is
+/// the client closing. tests/fixtures/servers/record-mariadb-churn.sh made the recordings
+/// (MariaDB 10.11, the `mariadb` client once per query or one session for all of them; natively
+/// 55 against 3,483 queries/s, mariadb-churn.native.txt).
+#[test]
+fn mariadb_connection_per_query() {
+    let dir = root().join("tests/fixtures/servers");
+    // the client side, traced whole: 100 `mariadb -e 'SELECT i'`, a connection (and process) each
+    let r = analyze(&[&dir.join("mariadb-per-query.slr")]);
+    let fs = findings(&r, DET);
+    assert_eq!(fs.len(), 1, "{fs:#?}");
+    let f = fs[0];
+    assert!(is_loopback_endpoint(&f.subject), "{}", f.subject);
+    assert_eq!(metric(f, "connections"), 100.0);
+    assert_eq!(metric(f, "processes"), 100.0);
+    assert_eq!(metric(f, "mysql_handshakes"), 100.0, "every server greeting recognised");
+    // the query is the one request: not the handshake response, nor COM_QUIT
+    assert_eq!(metric(f, "requests"), 100.0);
+    assert_eq!(metric(f, "requests_per_connection"), 1.0);
+    assert_eq!(metric(f, "tls_handshakes"), 0.0);
+    assert!(f.message.contains("100 mysql handshakes"), "{}", f.message);
+    // the set-up is timed: connect, and from the greeting to the server's OK
+    let (hs, connect) = (metric(f, "handshake_s"), metric(f, "connect_s"));
+    assert!(hs > 0.0 && hs < 1.0 && connect > 0.0 && connect < 1.0, "{f:#?}");
+    let cost = f.cost.as_deref().unwrap_or("");
+    assert!(cost.starts_with("99 of 100 connects and mysql handshakes"), "{cost}");
+    assert!(cost.contains("in mysql handshakes"), "{cost}");
+    // the severity is the rule's on the set-up time lost (loopback: well under a second)
+    let wasted = metric(f, "wasted_s");
+    assert!(wasted > 0.0 && wasted < 1.0, "{f:#?}");
+    let want = if wasted >= 0.1 { Severity::Warning } else { Severity::Info };
+    assert_eq!(f.severity, want, "{f:#?}");
+    // one session for the same 100 queries: one connection, quiet
+    let r = analyze(&[&dir.join("mariadb-one-conn.slr")]);
+    assert!(findings(&r, DET).is_empty(), "{:#?}", findings(&r, DET));
+    // the client over the server's unix socket: 50 queries, a connection each, named by its path
+    let r = analyze(&[&dir.join("mariadb-per-query-unix.slr")]);
+    let fs = findings(&r, DET);
+    assert_eq!(fs.len(), 1, "{fs:#?}");
+    let f = fs[0];
+    assert!(f.subject.starts_with("unix:/tmp/") && f.subject.ends_with("/mysqld.sock"), "{}", f.subject);
+    for k in ["connections", "mysql_handshakes", "requests", "processes"] {
+        assert_eq!(metric(f, k), 50.0, "{k}: {f:#?}");
+    }
+    let wasted = metric(f, "wasted_s");
+    assert_eq!(f.severity, if wasted >= 0.1 { Severity::Warning } else { Severity::Info }, "{f:#?}");
+
+    // the server side: mariadbd attached 1 s under the per-query load, over TCP and its socket
+    for (name, unix) in [("mariadb-server-tcp.slr", false), ("mariadb-server-unix.slr", true)] {
+        let r = analyze(&[&dir.join(name)]);
+        let fs = findings(&r, DET);
+        assert_eq!(fs.len(), 1, "{name}: {fs:#?}");
+        let f = fs[0];
+        let listener = f.subject.strip_suffix(" (accepted)").unwrap_or("");
+        if unix {
+            // named by its path, which the attach read from /proc
+            assert!(listener.starts_with("/tmp/") && listener.ends_with("/mysqld.sock"), "{name}: {}", f.subject);
+        } else {
+            assert!(is_loopback_endpoint(listener), "{name}: {}", f.subject);
+        }
+        // a server-side finding is info: the round trips are the clients'
+        assert_eq!(f.severity, Severity::Info, "{name}");
+        let n = metric(f, "connections");
+        assert!(n >= 10.0, "{name}: {f:#?}");
+        assert_eq!(metric(f, "mysql_handshakes"), n, "{name}: every connection greeted as MySQL");
+        // one query each (a connection the window cut before its query may have none)
+        let rpc = metric(f, "requests_per_connection");
+        assert!(rpc > 0.9 && rpc <= 1.0, "{name}: {f:#?}");
+        // COM_QUIT is the client closing: the clients closed, not this server
+        assert!(metric(f, "client_closed") >= n - 2.0, "{name}: {f:#?}");
+        assert!(
+            f.message.contains("mysql handshakes") && f.message.contains("the clients closed"),
+            "{name}: {}",
+            f.message
+        );
+        assert!(f.fix.contains("`mysql`/`mariadb` command line client"), "{name}: {}", f.fix);
+        // the query bytes are not in the report
+        assert!(f.evidence.iter().all(|l| !l.contains("SELECT")), "{name}: payload in evidence {:?}", f.evidence);
+    }
+    // attached while one session runs its queries: quiet
+    let r = analyze(&[&dir.join("mariadb-server-one-conn.slr")]);
+    assert!(findings(&r, DET).is_empty(), "{:#?}", findings(&r, DET));
+}
+
 /// A non-blocking connect that getsockopt(SO_ERROR) then reports refused made no connection:
 /// the retry loops of lab/retry-storm (retry-storm's finding) are no connection churn, nor is
 /// urllib3 backing off between 11 refused attempts.
