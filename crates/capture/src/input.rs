@@ -199,6 +199,19 @@ pub fn peek<R: Read>(r: &mut R, max: usize) -> (Vec<u8>, Option<io::Error>) {
     (buf, None)
 }
 
+/// A regular file whose gzip stream holds a zstd one (a `.slr` recording gzipped again).
+pub fn gzip_around_zstd(path: &Path) -> bool {
+    let Ok(f) = File::open(path) else { return false };
+    let mut gz = flate2::read::MultiGzDecoder::new(io::BufReader::new(f));
+    let mut m = [0u8; 4];
+    gz.read_exact(&mut m).is_ok() && Compression::sniff(&m) == Compression::Zstd
+}
+
+/// A zstd decoder over a reader (a recording inside another compression).
+pub fn zstd_reader(r: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
+    Ok(Box::new(zstd::stream::read::Decoder::new(r)?))
+}
+
 /// A reader given back the first bytes [`peek`] took from it (and the error that ended them):
 /// a stream read once can be looked into and still be read whole.
 pub struct Peeked<R> {

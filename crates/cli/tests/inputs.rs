@@ -374,3 +374,23 @@ fn config_errors_name_the_file_given() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("/nonexistent/mine.toml"), "{}", stderr(&o));
 }
+
+/// Issue 27: a gzipped `.slr` (a CI artifact compressed again) was refused by path, "no strace
+/// lines recognised": it is read as the recording it is, by path and on stdin.
+#[test]
+fn a_gzipped_recording_is_read_by_path_and_on_stdin() {
+    use std::io::Write as _;
+    let slr = root().join("tests/fixtures/servers/diff/rsync-DEFAULT.slr");
+    let plain = analyze(&[&slr]);
+    let dir = tmpdir("gzslr");
+    let gz = dir.join("rsync.slr.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(&std::fs::read(&slr).expect("read the recording")).expect("gzip");
+    std::fs::write(&gz, e.finish().expect("gzip")).expect("write");
+    let by_path = analyze(&[&gz]);
+    assert_eq!(by_path.capture.syscalls, plain.capture.syscalls);
+    assert_eq!(by_path.capture.backend, "ebpf-recording");
+    let o = run_stdin(&["analyze", "--format", "json", "-"], &std::fs::read(&gz).expect("read"));
+    let r = syslint_report::printers::json::parse(&stdout(&o)).expect("json");
+    assert_eq!(r.capture.syscalls, plain.capture.syscalls, "{}", stderr(&o));
+}

@@ -154,9 +154,19 @@ pub fn open_inputs(inputs: &[PathBuf], progress: bool) -> Result<Box<dyn Source>
                 Stream::Recording(rec) => return Ok(rec),
                 Stream::Text(r, done) => logs.opened = Some((r, done)),
             }
+        } else if gzipped_recording(one) {
+            // a recording compressed again (`gzip rec.slr`, a CI artifact): as from a stream
+            if let Stream::Recording(rec) = open_stream(one)? {
+                return Ok(rec);
+            }
         }
     }
     Ok(Box::new(logs))
+}
+
+/// A regular file that is gzip around zstd: a recording compressed again, most likely.
+fn gzipped_recording(one: &input::Source) -> bool {
+    input::gzip_around_zstd(&one.path)
 }
 
 /// What a stream (stdin, a FIFO: [`input::is_stream`]) holds, opened once.
@@ -170,7 +180,17 @@ pub enum Stream {
 /// with its magic. The bytes looked at are given back to whichever reader takes the stream.
 pub fn open_stream(one: &input::Source) -> Result<Stream, Error> {
     let done = Arc::new(AtomicU64::new(0));
-    let (mut r, comp) = input::open(one, done.clone())?;
+    let (mut r, mut comp) = input::open(one, done.clone())?;
+    if comp == input::Compression::Gzip {
+        // a gzipped recording: the zstd stream inside the gzip one
+        let (head, err) = input::peek(&mut r, 4);
+        let zstd = input::Compression::sniff(&head) == input::Compression::Zstd;
+        r = Box::new(input::Peeked::new(head, err, r));
+        if zstd {
+            r = input::zstd_reader(r)?;
+            comp = input::Compression::Zstd;
+        }
+    }
     let (head, err) = if comp == input::Compression::Zstd { input::peek(&mut r, 4) } else { (Vec::new(), None) };
     let magic = slr::has_magic(&head);
     let r: Box<dyn Read + Send> = Box::new(input::Peeked::new(head, err, r));
