@@ -192,9 +192,10 @@ pub struct TraceArgs {
     /// cost (eBPF only)
     #[arg(long)]
     pub summary_only: bool,
-    /// Also print a summary of the last N seconds every N seconds, on stderr
-    #[arg(long, value_name = "SECONDS")]
-    pub interval: Option<u64>,
+    /// Also print a summary of the last interval every interval, on stderr (`10s`, `1m`, or
+    /// plain seconds); with --summary-only, from the kernel's counts
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub interval: Option<std::time::Duration>,
     /// Capture backend
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,

@@ -962,3 +962,26 @@ fn attached_process_that_execs_takes_the_new_name(b: &str) {
 }
 
 both!(attached_process_that_execs_takes_the_new_name);
+
+/// Issue 27: `--interval` printed nothing with `--summary-only` (it counted events, and there
+/// are none): the kernel's counts of each interval are printed instead, and `--interval` takes
+/// a duration like `--for` (`1s`; plain seconds still work).
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn summary_only_prints_the_kernels_counts_every_interval() {
+    assert_bpf_works("the eBPF variants");
+    let o = Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "-q", "--summary-only", "--interval", "300ms", "--format", "json", "--"])
+        .args(["sh", "-c", "for i in 1 2 3 4; do ls / > /dev/null; sleep 0.3; done"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("syslint: last 300ms:")).collect();
+    assert!(lines.len() >= 2, "{err}");
+    // each ls maps its libraries: the interval lines count real calls from the kernel
+    assert!(lines.iter().all(|l| l.contains(" mmap ")), "{err}");
+    let o = Command::new(bin()).args(["trace", "--interval", "ten", "--", "true"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("is not a duration"), "{}", stderr(&o));
+}

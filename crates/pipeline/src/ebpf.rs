@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use syslint_capture::ebpf::{self, format::Known, slr, Chunk, Consumer, EbpfSession, Options, Target};
 use syslint_capture::CaptureInfo;
 
@@ -54,6 +54,9 @@ pub struct EbpfSource {
     session: EbpfSession,
     slr: Option<slr::Writer>,
     text: Option<StraceText<Box<dyn Write + Send>>>,
+    /// With `summary_only`: print the kernel's counts of the last interval every interval, on
+    /// stderr (there are no events for [`crate::Interval`] to count).
+    pub interval: Option<Duration>,
 }
 
 impl EbpfSource {
@@ -77,7 +80,7 @@ impl EbpfSource {
             }
             None => (None, None),
         };
-        Ok(EbpfSource { session, slr, text })
+        Ok(EbpfSource { session, slr, text, interval: None })
     }
 }
 
@@ -87,7 +90,7 @@ impl Source for EbpfSource {
     }
 
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), stop: &StopWhen) -> Result<Outcome, Error> {
-        let EbpfSource { mut session, slr, text } = *self;
+        let EbpfSource { mut session, slr, text, interval } = *self;
         // monotonic to wall clock, once at the start (as the .slr header and -o text do)
         let local_offset_ns = ebpf::format::local_offset_ns(session.realtime_offset_ns);
         let child = session.child_pid();
@@ -109,6 +112,9 @@ impl Source for EbpfSource {
         let mut full_for = Duration::ZERO;
 
         let (mut why, mut exit_status, mut failure, mut broke) = (None, None, None, false);
+        // --interval with --summary-only: the kernel's counts, every interval
+        let mut counting =
+            interval.filter(|_| session.opts.summary_only).map(|every| (every, Instant::now() + every, Vec::new()));
         let analysis = std::thread::scope(|scope| {
             let worker = {
                 let queued = &queued;
@@ -145,6 +151,14 @@ impl Source for EbpfSource {
                     queued.fetch_add(chunk.len(), Ordering::Relaxed);
                     if tx.send(chunk).is_err() {
                         break;
+                    }
+                }
+                if let Some((every, next, last)) = counting.as_mut() {
+                    if Instant::now() >= *next {
+                        let now = session.summary();
+                        eprintln!("{}", crate::sink::counts_line(every.as_secs_f64(), &now, last));
+                        *last = now;
+                        *next += *every;
                     }
                 }
                 why = stop.check(deadline, attached);

@@ -177,6 +177,38 @@ fn summary_rows(report: &mut Report, rows: Vec<(String, u64, u64, u64)>) {
     );
 }
 
+/// The `--interval` line from the kernel's counts (`--summary-only`): what `now` counted
+/// beyond `last`, per syscall `(name, calls, errors, ns)`.
+pub fn counts_line(secs: f64, now: &[(String, u64, u64, u64)], last: &[(String, u64, u64, u64)]) -> String {
+    let mut rows: Vec<(&str, u64, u64)> = now
+        .iter()
+        .map(|(n, c, e, _)| {
+            let (pc, pe) = last.iter().find(|l| l.0 == *n).map_or((0, 0), |l| (l.1, l.2));
+            (n.as_str(), c.saturating_sub(pc), e.saturating_sub(pe))
+        })
+        .filter(|r| r.1 > 0)
+        .collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let n: u64 = rows.iter().map(|r| r.1).sum();
+    let top: Vec<String> = rows
+        .iter()
+        .take(8)
+        .map(|(name, c, e)| if *e > 0 { format!("{name} {c} ({e} err)") } else { format!("{name} {c}") })
+        .collect();
+    format!("\rsyslint: last {}: {n} syscalls ({:.0}/s): {}", span(secs), n as f64 / secs, top.join(", "))
+}
+
+/// `300ms`, `1s`, `2.5s`, `60s`.
+fn span(secs: f64) -> String {
+    if secs < 1.0 {
+        format!("{:.0}ms", secs * 1e3)
+    } else if secs.fract() == 0.0 {
+        format!("{secs:.0}s")
+    } else {
+        format!("{secs:.1}s")
+    }
+}
+
 /// `--interval`: a summary of the last interval's syscalls on stderr, every interval.
 pub struct Interval {
     every: Duration,
@@ -214,7 +246,13 @@ impl Interval {
                 format!("{} {}{err}", s.name, s.calls)
             })
             .collect();
-        format!("\rsyslint: last {secs:.0}s: {} syscalls ({:.0}/s): {}", self.n, self.n as f64 / secs, top.join(", "))
+        format!(
+            "\rsyslint: last {}: {} syscalls ({:.0}/s): {}",
+            span(secs),
+            self.n,
+            self.n as f64 / secs,
+            top.join(", ")
+        )
     }
 }
 

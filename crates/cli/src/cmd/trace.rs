@@ -6,7 +6,6 @@ use super::{EXIT_CLEAN, EXIT_ERROR};
 use crate::cli::{Backend, TraceArgs};
 use crate::output::{emit, exit_code, fail_level, Stream};
 use anyhow::{bail, Result};
-use std::time::Duration;
 use syslint_capture::ebpf;
 use syslint_capture::live::{pids_by_name, Target};
 use syslint_pipeline::status::StatusLine;
@@ -37,7 +36,8 @@ pub fn run(a: TraceArgs) -> Result<u8> {
     if let Some(s) = &status {
         analysis = analysis.with_status(s.feed());
     }
-    let interval = a.interval.filter(|&n| n > 0).map(|n| Interval::new(Duration::from_secs(n)));
+    // with --summary-only there are no events: the eBPF source prints the kernel's counts
+    let interval = a.interval.filter(|_| !a.summary_only).map(Interval::new);
     let mut sinks = (analysis, interval);
     let outcome = source.run(&mut sinks, &stop)?;
     drop(status);
@@ -124,7 +124,12 @@ fn source_of(a: &TraceArgs, target: &Target) -> Result<Box<dyn Source>> {
     let record = a.record.as_deref();
     if a.backend != Backend::Strace {
         match EbpfSource::start(target, a.summary_only, record) {
-            Ok(s) => return Ok(Box::new(s)),
+            Ok(mut s) => {
+                if a.summary_only {
+                    s.interval = a.interval;
+                }
+                return Ok(Box::new(s));
+            }
             Err(syslint_pipeline::Error::Bpf(e))
                 if a.backend == Backend::Auto && !a.summary_only && ebpf::can_fall_back(&e) =>
             {
@@ -212,7 +217,7 @@ mod tests {
         assert_eq!(exit_of(true, true, 1, &ended, exited(0)), 1);
         assert_eq!(exit_of(true, true, 0, &ended, exited(3)), 0);
         // syslint stopped first: the status is unknown
-        assert_eq!(exit_of(true, false, 1, &StopReason::Elapsed(Duration::from_secs(1)), None), 0);
+        assert_eq!(exit_of(true, false, 1, &StopReason::Elapsed(std::time::Duration::from_secs(1)), None), 0);
         // attached: the findings
         assert_eq!(exit_of(false, false, 1, &StopReason::Interrupted, None), 1);
         assert_eq!(exit_of(false, false, 0, &ended, None), 0);
