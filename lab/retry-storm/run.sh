@@ -4,7 +4,7 @@
 # against it, remove the temp dir. Exit status: 0 (the clients fail by design: nothing listens).
 #
 # Variants (README.md says what each shows and what syslint reports):
-#   c-now c-nonblock c-backoff py-loop py-urllib3 py-urllib3-backoff near-c-few
+#   c-now c-nonblock c-backoff py-loop py-urllib3 py-urllib3-backoff near-c-few near-nscd-probes
 #
 # ATTEMPTS (default 600) bounds the BAD clients' attempts; the GOOD ones stop after SECONDS_MAX
 # (default 2) seconds or 10 retries. Only loopback, and nothing is started: nothing to stop.
@@ -44,6 +44,13 @@ py-urllib3)
 py-urllib3-backoff)
     "$PY" -c 'import urllib3' 2>/dev/null || { echo "run.sh: python3-urllib3 is missing" >&2; exit 3; }
     trace "$@" "$PY" "$HERE/retry.py" urllib3-backoff "$PORT" 10 2>/dev/null ;;
+near-nscd-probes)
+    # 40 runs of id(1): each glibc lookup first asks nscd's socket (absent: ENOENT), once, and
+    # falls back to the files; 160 failed connects over 40 processes, none retrying itself
+    # (issue 27: 200 exim4 runs were called a retry storm). The recording shows the ENOENTs
+    # (recorded where nscd does not run)
+    need id
+    trace "$@" sh -c 'i=0; while [ $i -lt 40 ]; do id root >/dev/null; i=$((i+1)); done' ;;
 *)
     echo "run.sh: unknown variant $VARIANT" >&2; exit 2 ;;
 esac

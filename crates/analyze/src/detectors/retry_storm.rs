@@ -36,8 +36,10 @@ A non-blocking connect returns EINPROGRESS and fails later: syslint takes the fa
 getsockopt(SO_ERROR) (event loops, Python with a timeout, curl, Go, libuv), from the first read or \
 write on the socket failing with ECONNREFUSED and the like (wrk), or, in strace text, from a poll \
 that reports POLLERR/POLLHUP on it. Attempts are counted per program (the processes running the \
-same program are one subject: a shell loop starting `nc -z` again and again is one series), call, \
-endpoint and errno.",
+same program are one subject), call, endpoint and errno; a storm needs a process that retries \
+itself (`min_per_process` attempts or more in one process): many processes each trying once \
+and moving on are probing, not retrying (glibc asks nscd's socket once per lookup in every \
+process, and falls back to the files).",
         why: "A retry without delay does not make the endpoint come back sooner: it burns the client's CPU \
 (a socket, a connect and a close per attempt, thousands a second), fills logs, and when the endpoint \
 is a real server that is overloaded or restarting, every client hammering it at once keeps it down \
@@ -122,6 +124,10 @@ crate::options! {
         max_gap_growth: f64 = 4.0,
         /// failed attempts that make a warning (with timestamps, at `min_per_sec` or more)
         warn_attempts: u64 = 500,
+        /// attempts one process must make in a series for it to be a retry loop: many processes
+        /// each trying once or a few times and moving on are probing, not retrying (glibc asks
+        /// nscd's socket once per lookup in every process: 200 runs of `id` made 800 "attempts")
+        min_per_process: u64 = 5,
     }
 }
 
@@ -246,9 +252,16 @@ struct Series {
     timing: Timing,
     evidence: EvidenceBuf,
     tgids: Vec<Tgid>,
+    /// Attempts per process (of the first 64 processes): a retry loop makes many in one.
+    per_tgid: Vec<u64>,
 }
 
 impl Series {
+    /// The most attempts one process made.
+    fn max_per_process(&self) -> u64 {
+        self.per_tgid.iter().copied().max().unwrap_or(0)
+    }
+
     fn absorb(&mut self, o: Series) {
         self.attempts += o.attempts;
         self.gaps.absorb(&o.gaps);
@@ -257,9 +270,14 @@ impl Series {
         if self.evidence.first.is_empty() {
             self.evidence = o.evidence;
         }
-        for t in o.tgids {
-            if self.tgids.len() < 64 && !self.tgids.contains(&t) {
-                self.tgids.push(t);
+        for (t, n) in o.tgids.into_iter().zip(o.per_tgid) {
+            match self.tgids.iter().position(|x| *x == t) {
+                Some(i) => self.per_tgid[i] += n,
+                None if self.tgids.len() < 64 => {
+                    self.tgids.push(t);
+                    self.per_tgid.push(n);
+                }
+                None => {}
             }
         }
     }
@@ -335,6 +353,7 @@ impl RetryStorm {
             timing: Timing::default(),
             evidence: EvidenceBuf::new(EVIDENCE),
             tgids: Vec::new(),
+            per_tgid: Vec::new(),
         };
         let Some(s) = self.series.entry(key, make) else { return };
         s.attempts += 1;
@@ -346,8 +365,13 @@ impl RetryStorm {
         }
         s.span.add(ts);
         s.timing.add(dur);
-        if s.tgids.len() < 64 && !s.tgids.contains(&cx.tgid) {
-            s.tgids.push(cx.tgid);
+        match s.tgids.iter().position(|x| *x == cx.tgid) {
+            Some(i) => s.per_tgid[i] += 1,
+            None if s.tgids.len() < 64 => {
+                s.tgids.push(cx.tgid);
+                s.per_tgid.push(1);
+            }
+            None => {}
         }
         // the whole first attempt, then one line per attempt (the last is kept)
         if s.attempts == 1 {
@@ -593,7 +617,7 @@ impl Detector for RetryStorm {
         merged.sort_by(|a, b| b.1.attempts.cmp(&a.1.attempts).then_with(|| a.1.endpoint.cmp(&b.1.endpoint)));
         let mut out = Vec::new();
         for (g, s) in merged {
-            if s.attempts < self.cfg.min_attempts.max(1) {
+            if s.attempts < self.cfg.min_attempts.max(1) || s.max_per_process() < self.cfg.min_per_process {
                 continue;
             }
             let median = s.gaps.median_ns();
@@ -819,7 +843,7 @@ mod tests {
             f.iter().all(|f| f.confidence == Some(syslint_report::Confidence::Low) && f.severity == Severity::Info),
             "{f:#?}"
         );
-        let f = check_with("retry-storm", "min_attempts = 1", t);
+        let f = check_with("retry-storm", "min_attempts = 1\nmin_per_process = 1", t);
         assert_eq!(f.len(), 1, "{f:#?}");
         assert_eq!(f[0].metrics["attempts"], 1);
         assert_eq!(f[0].metrics["endpoint"], "127.0.0.1:9999");
