@@ -273,3 +273,17 @@ fn live_lab_matches_fixtures() {
     let r = live("py-long-name", &["-f", "-tt", "-T", "-yy", "-s", "256"]);
     check(&r, "py-long-name", "f-tt-T-yy-s256", "live py-long-name -s 256", true, true);
 }
+
+/// Issue 27: behind a search list (`ndots:5`, three domains) each lookup asks
+/// `api.lab.test.shop.svc.cluster.local` and two more before `api.lab.test` resolves; the
+/// finding named the first expansion. It names the name that was answered, the one the program
+/// asked for (tests/fixtures/servers/diff/record-dns-search.sh, 50 lookups by Python).
+#[test]
+fn behind_a_search_list_the_name_asked_for_is_named() {
+    let r = analyze(&[&root().join("tests/fixtures/servers/diff/dns-SEARCH.slr")]);
+    let f = findings(&r, "repeated-dns");
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].subject, "api.lab.test");
+    assert!(f[0].message.starts_with("api.lab.test looked up 50 times"), "{}", f[0].message);
+    assert_eq!(f[0].about.as_ref().and_then(|a| a.name.as_deref()), Some("api.lab.test"));
+}

@@ -144,6 +144,9 @@ struct Episode {
     tid: Tid,
     name: Option<String>,
     truncated: bool,
+    /// `name` is the one that was answered (the search list's expansions before it were not):
+    /// the name the program asked for, whatever the search list tried first.
+    answered_name: bool,
     asked: Vec<(String, u16)>,
     answered: Vec<(String, u16)>,
     opened: u8,
@@ -507,9 +510,13 @@ impl RepeatedDns {
             }
         }
         for m in msgs {
-            if ep.name.is_none() || (ep.truncated && !m.truncated) {
+            // an answer with records names the lookup: a search list asks
+            // `api.lab.test.shop.svc.cluster.local` first, but `api.lab.test` is what resolved
+            let answer = m.response && m.rcode == 0 && m.answers > 0 && !m.truncated;
+            if ep.name.is_none() || (ep.truncated && !m.truncated) || (answer && !ep.answered_name) {
                 ep.truncated = m.truncated;
                 ep.name = Some(if m.truncated { format!("{}…", m.name) } else { m.name.clone() });
+                ep.answered_name |= answer;
             }
             if let Some(t) = m.qtype {
                 let list = if m.response { &mut ep.answered } else { &mut ep.asked };
