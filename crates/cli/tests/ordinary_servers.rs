@@ -20,6 +20,15 @@ const SERVERS: &[Server] = &[
     ("haproxy", "HAProxy 2.6, http-keep-alive in front of nginx", &["haproxy"], ("sendto", 3000)),
     ("squid", "Squid 5.7 accelerator, memory hits", &["squid"], ("write", 3000)),
     ("asyncio-client", "a Python asyncio client, 1,000 requests on 4 connections", &["python3"], ("sendto", 1000)),
+    ("redis", "redis-server under redis-benchmark (GET, SET)", &["redis-server"], ("write", 4000)),
+    ("memcached", "memcached, clients keeping their connections", &["memcached"], ("sendmsg", 5000)),
+    ("postgres", "PostgreSQL 15 under pgbench -c 4", &["postgres"], ("sendto", 600)),
+    ("nginx", "nginx, a static page", &["nginx"], ("sendfile", 3500)),
+    ("uwsgi", "uWSGI, a WSGI app on --http11-socket, 2 workers", &["uwsgi"], ("writev", 4000)),
+    ("go-http", "a Go net/http server", &["go-http"], ("write", 3000)),
+    ("node-http", "a Node 20 node:http server", &["node"], ("writev", 2000)),
+    ("puma", "Puma, a Rack app, 2 workers", &["puma"], ("write", 3000)),
+    ("tomcat", "Tomcat 10, a static file (NIO connector)", &["java"], ("write", 2000)),
 ];
 
 fn dir() -> std::path::PathBuf {
@@ -94,6 +103,20 @@ fn apache_event_hand_off_is_by_design_and_its_futex_time_is_measured() {
         assert!(f.severity < Severity::Warning && f.metrics.contains_key("blocked_seconds"), "{}", describe(f));
     }
     assert!(calls(&r, "futex") > 5000, "the workers' futex traffic is in the recording");
+}
+
+/// Tomcat's NIO poller thread adds each connection's fd to its epoll set and deletes it again
+/// when it hands the connection to a worker thread, per request: the same hand-off design as
+/// Apache's event MPM, found from behaviour in a program nobody tuned the rule on (it was a
+/// warning when recorded).
+#[test]
+fn tomcat_nio_poller_hand_off_is_by_design() {
+    let r = analyze(&[&dir().join("tomcat.slr")]);
+    let e = findings(&r, "epoll-ctl-churn");
+    assert_eq!(e.len(), 1, "{:#?}", r.findings);
+    assert_eq!(e[0].severity, Severity::Info, "{}", describe(e[0]));
+    assert!(e[0].message.contains("by design"), "{}", e[0].message);
+    assert!(metric(e[0], "reregistrations") > 2000.0, "the churn is in the recording: {:?}", e[0].metrics);
 }
 
 /// A static file served per request: the open costs little (the file is sent with sendfile,
