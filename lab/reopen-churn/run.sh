@@ -4,7 +4,7 @@
 # Exit status: the tracee's.
 #
 # Variants (README.md says what each shows and what syslint reports):
-#   py-config-each py-config-once c-proc-reopen c-proc-pread py-tls-each py-tls-once node-append-each node-append-once near-py-config-reload near-git
+#   py-config-each py-config-once c-proc-reopen c-proc-pread py-tls-each py-tls-once node-append-each node-append-once near-py-config-reload near-git near-py-hosts-per-request
 #
 # REQUESTS (default 3000) sets the config requests, SAMPLES (default 5000) the /proc samples,
 # TLS_REQUESTS (default 100) the HTTPS requests. Bounded: the programs stop after their
@@ -37,6 +37,11 @@ case "$VARIANT" in
 py-config-each|py-config-once)
     config
     trace "$@" "$PY" "$HERE/config.py" "${VARIANT#py-config-}" app.json "$REQUESTS" >/dev/null ;;
+near-py-hosts-per-request)
+    # /etc/hosts read again per request by glibc, 8 KiB sent per request: the file is reopened,
+    # but what goes to the socket is not the file (issue 27: "sent to sockets (a file served
+    # per request)" was said of /etc/hosts)
+    trace "$@" "$PY" "$HERE/hosts.py" 3000 >/dev/null ;;
 near-py-config-reload)
     config
     trace "$@" "$PY" "$HERE/config.py" reload app.json "$REQUESTS" >/dev/null ;;

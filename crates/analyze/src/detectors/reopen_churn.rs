@@ -248,7 +248,10 @@ impl ReopenChurn {
         let mut any = false;
         let g = &mut self.groups[gi];
         let reread: u64 = p.files.values().filter(|f| f.reopens >= hot && !f.synced).map(|f| f.bytes_reread).sum();
-        if reread > 0 && p.sent.saturating_mul(2) >= reread {
+        // served: what the process sent is about what it read again (at least half of it, and
+        // the reread at least a quarter of what was sent); /etc/hosts read per request by a
+        // program sending 8 KiB responses is reread, not served (issue 27)
+        if reread > 0 && p.sent.saturating_mul(2) >= reread && reread.saturating_mul(4) >= p.sent {
             g.bytes_served += reread;
         }
         for (target, f) in p.files {
