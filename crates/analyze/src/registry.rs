@@ -130,17 +130,7 @@ fn fmt_secs(s: f64) -> String {
     }
 }
 
-/// `0.06%`, `2.4%`, `37%`.
-pub fn fmt_share(x: f64) -> String {
-    let p = x * 100.0;
-    if p >= 10.0 {
-        format!("{p:.0}%")
-    } else if p >= 1.0 {
-        format!("{p:.1}%")
-    } else {
-        format!("{p:.2}%")
-    }
-}
+pub use syslint_report::printers::fmt_share;
 
 impl Meta {
     /// The fix a finding carries: the first paragraph of the docs' Fix section, without its

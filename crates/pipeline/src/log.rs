@@ -154,7 +154,7 @@ pub fn open_inputs(inputs: &[PathBuf], progress: bool) -> Result<Box<dyn Source>
                 Stream::Recording(rec) => return Ok(rec),
                 Stream::Text(r, done) => logs.opened = Some((r, done)),
             }
-        } else if gzipped_recording(one) {
+        } else if input::gzip_around_zstd(&one.path) {
             // a recording compressed again (`gzip rec.slr`, a CI artifact): as from a stream
             if let Stream::Recording(rec) = open_stream(one)? {
                 return Ok(rec);
@@ -162,11 +162,6 @@ pub fn open_inputs(inputs: &[PathBuf], progress: bool) -> Result<Box<dyn Source>
         }
     }
     Ok(Box::new(logs))
-}
-
-/// A regular file that is gzip around zstd: a recording compressed again, most likely.
-fn gzipped_recording(one: &input::Source) -> bool {
-    input::gzip_around_zstd(&one.path)
 }
 
 /// What a stream (stdin, a FIFO: [`input::is_stream`]) holds, opened once.

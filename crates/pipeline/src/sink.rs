@@ -190,6 +190,12 @@ pub fn counts_line(secs: f64, now: &[(String, u64, u64, u64)], last: &[(String, 
         .collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let n: u64 = rows.iter().map(|r| r.1).sum();
+    interval_line(secs, n, &rows)
+}
+
+/// One `--interval` line: the calls of the interval, and its busiest syscalls (`rows`, most
+/// frequent first: name, calls, errors).
+fn interval_line(secs: f64, n: u64, rows: &[(&str, u64, u64)]) -> String {
     let top: Vec<String> = rows
         .iter()
         .take(8)
@@ -238,21 +244,8 @@ impl Interval {
         let secs = self.every.as_secs_f64();
         let mut rows = self.table.stats(secs);
         rows.sort_by_key(|r| std::cmp::Reverse(r.calls));
-        let top: Vec<String> = rows
-            .iter()
-            .take(8)
-            .map(|s| {
-                let err = if s.errors > 0 { format!(" ({} err)", s.errors) } else { String::new() };
-                format!("{} {}{err}", s.name, s.calls)
-            })
-            .collect();
-        format!(
-            "\rsyslint: last {}: {} syscalls ({:.0}/s): {}",
-            span(secs),
-            self.n,
-            self.n as f64 / secs,
-            top.join(", ")
-        )
+        let rows: Vec<(&str, u64, u64)> = rows.iter().map(|s| (s.name.as_str(), s.calls, s.errors)).collect();
+        interval_line(secs, self.n, &rows)
     }
 }
 

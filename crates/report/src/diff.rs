@@ -109,13 +109,6 @@ pub struct Measure {
     pub after: f64,
 }
 
-impl Measure {
-    /// Relative change (`-0.5` is half), `None` when there was nothing before.
-    pub fn change(&self) -> Option<f64> {
-        (self.before > 0.0).then(|| (self.after - self.before) / self.before)
-    }
-}
-
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 pub struct FindingChanges {
     pub fixed: Vec<FindingDelta>,
@@ -702,8 +695,8 @@ fn judge(c: &FindingChanges, m: &Measured) -> (Outcome, Option<String>) {
                     Some(format!(
                         "measured better, but the new {} would cost {} of the traced time, more than the {} fixed",
                         names.join(", "),
-                        share_pct(x),
-                        share_pct(y)
+                        crate::printers::fmt_share(x),
+                        crate::printers::fmt_share(y)
                     )),
                 );
             }
@@ -717,15 +710,6 @@ fn judge(c: &FindingChanges, m: &Measured) -> (Outcome, Option<String>) {
             (Outcome::Inconclusive, Some("a warning fixed and another new, with every measure within tolerance".into()))
         }
         (false, false) => (Outcome::Unchanged, None),
-    }
-}
-
-fn share_pct(x: f64) -> String {
-    let p = x * 100.0;
-    if p >= 10.0 {
-        format!("{p:.0}%")
-    } else {
-        format!("{p:.1}%")
     }
 }
 
@@ -800,10 +784,8 @@ fn fmt_num(v: f64) -> String {
     } else if v >= 1.0 || v == 0.0 {
         format!("{v:.1}")
     } else {
-        // three significant digits: 0.0431, not 0.0
-        let digits = (2 - v.log10().floor() as i32).clamp(1, 9) as usize;
-        let t = format!("{v:.digits$}");
-        t.trim_end_matches('0').trim_end_matches('.').to_string()
+        // three significant digits: 0.0431, not 0.0 (0.8, not 0.800)
+        crate::printers::sig3(v).trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 

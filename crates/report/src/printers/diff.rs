@@ -48,8 +48,7 @@ pub(crate) fn num(v: f64) -> String {
         format!("{v:.1}")
     } else {
         // three significant digits: a rate of 0.0118 MiB/s is not 0.0
-        let digits = (2 - v.log10().floor() as i32).clamp(1, 9) as usize;
-        format!("{v:.digits$}")
+        super::sig3(v)
     }
 }
 

@@ -29,6 +29,26 @@ pub fn fmt_secs(s: f64) -> String {
     }
 }
 
+/// A value under 1 to three significant digits: `0.0118`, `0.800`.
+pub fn sig3(v: f64) -> String {
+    let digits = (2 - v.log10().floor() as i32).clamp(1, 9) as usize;
+    format!("{v:.digits$}")
+}
+
+/// A share of a whole as a percentage: `0.06%`, `2.4%`, `37%` (`0%` for none).
+pub fn fmt_share(x: f64) -> String {
+    let p = x * 100.0;
+    if p == 0.0 {
+        "0%".into()
+    } else if p >= 10.0 {
+        format!("{p:.0}%")
+    } else if p >= 1.0 {
+        format!("{p:.1}%")
+    } else {
+        format!("{p:.2}%")
+    }
+}
+
 /// A count with thousands separators: 1234567 -> `1,234,567`.
 pub fn fmt_count(n: u64) -> String {
     let s = n.to_string();
