@@ -164,8 +164,9 @@ pub struct StraceSession {
 }
 
 impl StraceSession {
-    /// Start strace with the flags the analysis needs.
-    pub fn start(target: &Target) -> Result<StraceSession, LiveError> {
+    /// Start strace with the flags the analysis needs, keeping `payload_bytes` of each buffer
+    /// (strace -s).
+    pub fn start(target: &Target, payload_bytes: u16) -> Result<StraceSession, LiveError> {
         let strace = which("strace").ok_or(LiveError::StraceMissing)?;
         let attach = matches!(target, Target::Pids(_));
         let (mut attach_pids, mut gone) = (Vec::new(), Vec::new());
@@ -215,7 +216,7 @@ impl StraceSession {
             }
             None => Command::new(&strace),
         };
-        cmd.args(["-f", "-q", "-tt", "-T", "-yy", "-s", "64", "-o"]).arg(&fifo);
+        cmd.args(["-f", "-q", "-tt", "-T", "-yy", "-s"]).arg(payload_bytes.to_string()).arg("-o").arg(&fifo);
         match target {
             Target::Command(c) => {
                 cmd.arg("--").args(c);

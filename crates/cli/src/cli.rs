@@ -199,6 +199,12 @@ pub struct TraceArgs {
     /// Capture backend
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
+    /// Bytes kept of each buffer read or written (strace -s): the start of requests and
+    /// answers, which some detectors decode (a TLS ClientHello, a MySQL greeting, an HTTP
+    /// request's `Connection: close`). More shows longer request headers and costs the traced
+    /// program more; reports never show the bytes themselves (0-4095)
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u16).range(0..=4095))]
+    pub payload_bytes: u16,
     #[command(flatten)]
     pub report: ReportArgs,
     /// The command to run, after --

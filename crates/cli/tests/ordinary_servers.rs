@@ -177,3 +177,22 @@ fn fixes_name_the_program_at_hand() {
         );
     }
 }
+
+/// Issue 27: "When the client sent `Connection: close` (visible in the recorded request bytes)
+/// the server-side finding says the server closed them." WEBrick recorded with
+/// `--payload-bytes 128` keeps the request header whole: the clients asked, and the fix is
+/// theirs. Under strace -s 32 the same header is cut short: unknown, both fixes (the lab test).
+#[test]
+fn server_side_churn_blames_the_clients_that_asked_to_close() {
+    let r = analyze(&[&root().join("tests/fixtures/servers/diff/webrick-CLOSE.slr")]);
+    let fs = findings(&r, "connection-churn");
+    assert_eq!(fs.len(), 1, "{fs:#?}");
+    let f = fs[0];
+    assert!(f.subject.ends_with("(accepted)"), "{f:#?}");
+    let m = |k: &str| metric(f, k);
+    assert!(m("connections") > 500.0 && m("server_closed") == m("connections"), "{f:#?}");
+    assert!(m("client_asked") >= m("connections") - 2.0, "{f:#?}");
+    assert!(f.message.contains("the clients asked for each to be closed"), "{}", f.message);
+    assert!(f.fix.starts_with("The clients open a new connection per request"), "{}", f.fix);
+    assert!(!f.fix.contains("keepalive_timeout"), "{}", f.fix);
+}

@@ -62,8 +62,14 @@ pub struct EbpfSource {
 impl EbpfSource {
     /// Load the kernel program and start or follow the target. [`Error::Bpf`] when eBPF
     /// itself failed (see [`ebpf::can_fall_back`]).
-    pub fn start(target: &Target, summary_only: bool, record: Option<&Path>) -> Result<EbpfSource, Error> {
-        let mut opts = Options { summary_only, ..Options::default() };
+    /// `payload_bytes`: the bytes of each buffer the kernel copies (at most 4095).
+    pub fn start(
+        target: &Target,
+        summary_only: bool,
+        record: Option<&Path>,
+        payload_bytes: u16,
+    ) -> Result<EbpfSource, Error> {
+        let mut opts = Options { summary_only, payload_bytes, ..Options::default() };
         // tests shrink the kernel buffer to provoke drops
         if let Some(b) = std::env::var("SYSLINT_RING_BYTES").ok().and_then(|v| v.parse().ok()) {
             opts.ring_bytes = b;

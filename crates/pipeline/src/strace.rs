@@ -22,12 +22,12 @@ pub struct StraceSource {
 }
 
 impl StraceSource {
-    /// Start strace; `record` keeps a copy of its output.
-    pub fn start(target: &Target, record: Option<&Path>) -> Result<StraceSource, Error> {
+    /// Start strace keeping `payload_bytes` of each buffer; `record` keeps a copy of its output.
+    pub fn start(target: &Target, record: Option<&Path>, payload_bytes: u16) -> Result<StraceSource, Error> {
         if record.is_some_and(is_slr_name) {
             return Err(Error::SlrNeedsEbpf);
         }
-        let mut session = StraceSession::start(target)?;
+        let mut session = StraceSession::start(target, payload_bytes)?;
         let attached = matches!(target, Target::Pids(_));
         let pids = match target {
             Target::Pids(p) => p.clone(),

@@ -287,6 +287,47 @@ struct Served {
     hdr: Option<(u8, u32)>,
     /// Bytes of the MySQL packet being read still to come (a payload read in pieces).
     left: u64,
+    /// What the first request's bytes say about closing: the client asked for it
+    /// (`Connection: close`, HTTP/1.0 without keep-alive), did not (the whole header was seen
+    /// without either), or the bytes the trace kept end before the header does.
+    asked: Asked,
+}
+
+/// Whether a client asked the server to close its connection, from its first request's bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Asked {
+    /// Not an HTTP request, or not read yet.
+    NotHttp,
+    Close,
+    KeepAlive,
+    /// An HTTP request whose header goes on past the bytes the trace kept.
+    Unseen,
+}
+
+/// What an HTTP request's first bytes say about closing.
+fn http_asks_close(head: &[u8], bytes: u64) -> Asked {
+    const METHODS: &[&[u8]] =
+        &[b"GET ", b"POST ", b"HEAD ", b"PUT ", b"DELETE ", b"OPTIONS ", b"PATCH ", b"CONNECT ", b"TRACE "];
+    if !METHODS.iter().any(|m| head.starts_with(m)) {
+        return Asked::NotHttp;
+    }
+    let text: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
+    let has = |needle: &[u8]| text.windows(needle.len()).any(|w| w == needle);
+    let line_end = text.windows(2).position(|w| w == b"\r\n");
+    let http10 = line_end.is_some_and(|e| text[..e].ends_with(b"http/1.0"));
+    if has(b"\r\nconnection: close") || has(b"\r\nconnection:close") {
+        return Asked::Close;
+    }
+    if has(b"\r\nconnection: keep-alive") || has(b"\r\nconnection:keep-alive") {
+        return Asked::KeepAlive;
+    }
+    // the header's end seen (or the whole read kept): no Connection header
+    let whole = has(b"\r\n\r\n") || (head.len() as u64) >= bytes;
+    match (whole, http10) {
+        (true, true) => Asked::Close,
+        (true, false) => Asked::KeepAlive,
+        (false, _) => Asked::Unseen,
+    }
 }
 
 /// The connections accepted on one listening address.
@@ -301,6 +342,12 @@ struct Listener {
     server_closed: u64,
     /// Connections whose first bytes were a MySQL/MariaDB server greeting.
     mysql: u64,
+    /// Of the server-closed ones: the client had asked (`Connection: close`, HTTP/1.0, MQTT
+    /// DISCONNECT), and those whose request header the trace did not keep whole.
+    client_asked: u64,
+    ask_unseen: u64,
+    /// Bytes of the request the trace kept (the most seen), for the message.
+    kept_bytes: usize,
     lifetime_ns: u64,
     lifetime_timed: u64,
     procs: HashSet<Tgid>,
@@ -710,6 +757,7 @@ impl ConnectionChurn {
                 greet_hdr: false,
                 hdr: None,
                 left: 0,
+                asked: Asked::NotHttp,
             },
         );
     }
@@ -735,6 +783,25 @@ impl ConnectionChurn {
                     MysqlRead::Other => false,
                     MysqlRead::Unknown => true,
                 };
+            }
+            if bytes > 0 && !c.mysql {
+                let mut head = [0u8; 512];
+                let n = sc.payload_prefix(&mut head);
+                let head = &head[..n];
+                if !c.read_any {
+                    // the first request: did the client ask to close (HTTP)?
+                    c.asked = http_asks_close(head, bytes);
+                    if c.asked != Asked::NotHttp {
+                        if let Some(l) = self.listeners.get_mut(c.listener as usize) {
+                            l.kept_bytes = l.kept_bytes.max(n);
+                        }
+                    }
+                } else if head.len() >= 2 && head[0] == 0xE0 && head[1] < 0x80 && bytes == 2 + u64::from(head[1]) {
+                    // an MQTT DISCONNECT (type 14, no flags, a short length): the client said
+                    // it is leaving; the server's close answers it
+                    c.eof = true;
+                    request = false;
+                }
             }
             if bytes > 0 {
                 c.read_any = true;
@@ -780,6 +847,11 @@ impl ConnectionChurn {
             l.client_closed += 1;
         } else {
             l.server_closed += 1;
+            match c.asked {
+                Asked::Close => l.client_asked += 1,
+                Asked::Unseen => l.ask_unseen += 1,
+                Asked::NotHttp | Asked::KeepAlive => {}
+            }
         }
         if let (Some(a), Some(b)) = (c.accept_ts, at) {
             if b >= a {
@@ -809,12 +881,27 @@ impl ConnectionChurn {
             if l.requests == 0 || rpc > self.cfg.max_requests_per_connection {
                 continue;
             }
+            // who wanted them closed: the clients when they closed first or asked to
+            // (Connection: close, HTTP/1.0, MQTT DISCONNECT); this server when it closed
+            // unasked; unknown when the request bytes the trace kept end before the header does
             let closed = l.client_closed + l.server_closed;
-            let by_server = closed > 0 && l.server_closed * 2 > closed;
-            let who = if by_server {
-                "this server closed most of them itself after answering (keep-alive off or refused here)"
+            let by_clients = l.client_closed + l.client_asked;
+            let unasked = l.server_closed - l.client_asked - l.ask_unseen;
+            let closer = if closed == 0 || by_clients * 2 > closed {
+                Closer::Clients
+            } else if unasked * 2 > closed || unasked >= l.ask_unseen {
+                Closer::Server
             } else {
-                "the clients closed most of them after their request (they do not reuse connections)"
+                Closer::Unknown
+            };
+            let who = match closer {
+                Closer::Clients if l.client_asked > l.client_closed => "the clients asked for each to be closed after its answer (Connection: close or HTTP/1.0 in their requests), and this server did".to_string(),
+                Closer::Clients => "the clients closed most of them after their request (they do not reuse connections)".to_string(),
+                Closer::Server => "this server closed most of them itself after answering (keep-alive off or refused here)".to_string(),
+                Closer::Unknown => format!(
+                    "this server closed most of them after answering; whether the clients asked it to (Connection: close, HTTP/1.0) lies past the {} request bytes the trace kept",
+                    l.kept_bytes
+                ),
             };
             let mut metrics = Metrics::new();
             metrics.count("connections", l.connections);
@@ -822,6 +909,12 @@ impl ConnectionChurn {
             metrics.value("requests_per_connection", rpc);
             metrics.count("server_closed", l.server_closed);
             metrics.count("client_closed", l.client_closed);
+            if l.client_asked > 0 {
+                metrics.count("client_asked", l.client_asked);
+            }
+            if l.ask_unseen > 0 {
+                metrics.count("ask_unseen", l.ask_unseen);
+            }
             if l.mysql > 0 {
                 metrics.count("mysql_handshakes", l.mysql);
             }
@@ -829,10 +922,12 @@ impl ConnectionChurn {
             if l.lifetime_timed > 0 {
                 metrics.value("avg_lifetime_s", l.lifetime_ns as f64 / 1e9 / l.lifetime_timed as f64);
             }
-            let fix = if by_server {
-                SERVER_FIX_SERVER_CLOSES
-            } else {
-                SERVER_FIX_CLIENTS_CLOSE
+            let fix = match closer {
+                Closer::Server => SERVER_FIX_SERVER_CLOSES.to_string(),
+                Closer::Clients => SERVER_FIX_CLIENTS_CLOSE.to_string(),
+                Closer::Unknown => format!(
+                    "If the clients ask for the close (a `Connection: close` header or HTTP/1.0; record with more request bytes to see it): {SERVER_FIX_CLIENTS_CLOSE} If they do not: {SERVER_FIX_SERVER_CLOSES}"
+                ),
             };
             let subject = format!("{} (accepted)", l.name);
             out.push(Finding {
@@ -865,11 +960,19 @@ impl ConnectionChurn {
                         "its client a TCP handshake (a TLS one too where used) and this server an accept, a close and the socket's set-up"
                     }
                 )),
-                fix: fix.into(),
+                fix,
                 ..Default::default()
             });
         }
     }
+}
+
+/// Who wanted a listener's connections closed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Closer {
+    Clients,
+    Server,
+    Unknown,
 }
 
 /// The fix when the server closes after each answer.
@@ -1688,6 +1791,24 @@ mod tests {
         ] {
             assert!(!mysql_greeting(no, false), "{no:?}");
         }
+    }
+
+    #[test]
+    fn http_requests_asking_to_close() {
+        // Python http.client with Connection: close, whole
+        let req = b"GET / HTTP/1.1\r\nHost: 127.0.0.1:40263\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n";
+        assert_eq!(http_asks_close(req, req.len() as u64), Asked::Close);
+        // the same cut at 64 bytes: the header goes on past what was kept
+        assert_eq!(http_asks_close(&req[..64], req.len() as u64), Asked::Unseen);
+        // wrk's request, whole: keep-alive (HTTP/1.1's default)
+        let wrk = b"GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n";
+        assert_eq!(http_asks_close(wrk, wrk.len() as u64), Asked::KeepAlive);
+        // ab without -k: HTTP/1.0, no Connection header
+        let ab = b"GET / HTTP/1.0\r\nHost: 127.0.0.1\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n";
+        assert_eq!(http_asks_close(ab, ab.len() as u64), Asked::Close);
+        let ab_k = b"GET / HTTP/1.0\r\nConnection: Keep-Alive\r\nHost: 127.0.0.1\r\n\r\n";
+        assert_eq!(http_asks_close(ab_k, ab_k.len() as u64), Asked::KeepAlive);
+        assert_eq!(http_asks_close(b"\x10\x0c\x00\x04MQTT", 14), Asked::NotHttp);
     }
 
     #[test]

@@ -123,7 +123,7 @@ fn exit_of(
 fn source_of(a: &TraceArgs, target: &Target) -> Result<Box<dyn Source>> {
     let record = a.record.as_deref();
     if a.backend != Backend::Strace {
-        match EbpfSource::start(target, a.summary_only, record) {
+        match EbpfSource::start(target, a.summary_only, record, a.payload_bytes) {
             Ok(mut s) => {
                 if a.summary_only {
                     s.interval = a.interval;
@@ -138,7 +138,7 @@ fn source_of(a: &TraceArgs, target: &Target) -> Result<Box<dyn Source>> {
             Err(e) => return Err(e.into()),
         }
     }
-    Ok(Box::new(StraceSource::start(target, record)?))
+    Ok(Box::new(StraceSource::start(target, record, a.payload_bytes)?))
 }
 
 /// The traced command's own exit status as ours (128 + signal when killed), as strace passes
