@@ -10,7 +10,7 @@
 # Loopback only; every loop is bounded; servers are stopped by PID on exit.
 #
 # Variants (README.md says what each shows and what syslint reports):
-#   py-aaaa-dropped py-aaaa-race getent-aaaa-race py-dead-ns py-ndots5 py-aaaa-answered py-single-request-reopen getent-single-request-reopen py-reachable-ns py-trailing-dot near-nxdomain near-slow-server
+#   py-aaaa-dropped py-aaaa-race getent-aaaa-race py-dead-ns py-only-dead-ns py-ndots5 py-aaaa-answered py-single-request-reopen getent-single-request-reopen py-reachable-ns py-trailing-dot near-nxdomain near-slow-server
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ $# -ge 2 ] || { echo "usage: $0 VARIANT OUT [STRACE FLAGS...]" >&2; exit 2; }
@@ -81,6 +81,12 @@ case "$variant" in
         server dead --silent
         server good
         { ns dead; ns good; echo "options timeout:1"; } > "$work/resolv.conf"
+        trace python3 "$client" "${NAMES[@]}" ;;
+    py-only-dead-ns)
+        # the only nameserver answers nothing (sshd's stall on a dead resolver): every lookup
+        # waits out timeout x attempts and fails
+        server dead --silent
+        { ns dead; echo "options timeout:1 attempts:1"; } > "$work/resolv.conf"
         trace python3 "$client" "${NAMES[@]}" ;;
     py-reachable-ns)
         server good

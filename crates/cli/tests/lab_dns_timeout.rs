@@ -29,6 +29,8 @@ fn timed_out_waits_are_warnings_with_the_time_lost() {
         ("py-aaaa-dropped", 3.0, 5.0, 3.0, 4.0, 0.0, 5.0),
         // a dead first nameserver: every lookup waits 1 s for it, then asks the second
         ("py-dead-ns", 3.0, 3.0, 3.0, 6.0, 6.0, 3.0),
+        // the only nameserver dead (sshd's stall): every lookup waits 1 s and fails
+        ("py-only-dead-ns", 3.0, 3.0, 3.0, 0.0, 0.0, 3.0),
     ] {
         for set in SETS {
             let ctx = format!("{variant}.{set}");
@@ -45,7 +47,12 @@ fn timed_out_waits_are_warnings_with_the_time_lost() {
             assert!((s - lost).abs() < 0.1 * lost, "{ctx}: lost_s {s}");
             let fix_for_server = f.fix.contains("nameserver that does not answer");
             assert_eq!(fix_for_server, next > 0.0, "{ctx}: {}", f.fix);
-            assert_eq!(f.fix.contains("single-request-reopen"), next == 0.0, "{ctx}: {}", f.fix);
+            // a lost query of a pair is fixed in the resolver's options; a dead only server is
+            // fixed or replaced, and a program looking up its clients stops doing so (issue 27:
+            // "sshd's dead-resolver stall gets the A/AAAA-pair fix")
+            let only_dead = variant == "py-only-dead-ns";
+            assert_eq!(f.fix.contains("single-request-reopen"), next == 0.0 && !only_dead, "{ctx}: {}", f.fix);
+            assert_eq!(f.fix.contains("answered none of these lookups") && f.fix.contains("UseDNS no"), only_dead, "{ctx}: {}", f.fix);
         }
     }
 }

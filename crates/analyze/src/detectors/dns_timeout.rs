@@ -212,6 +212,9 @@ struct Group {
     retries: u64,
     next_server: u64,
     unanswered: u64,
+    /// Questions answered in lookups that timed out: none means the nameserver answers nothing
+    /// (dead), some means one of a pair was lost.
+    answered_in_timeouts: u64,
     walks: u64,
     search_queries: u64,
     walk_ns: u64,
@@ -232,6 +235,7 @@ impl Group {
         self.retries += o.retries;
         self.next_server += o.next_server;
         self.unanswered += o.unanswered;
+        self.answered_in_timeouts += o.answered_in_timeouts;
         self.walks += o.walks;
         self.search_queries += o.search_queries;
         self.walk_ns += o.walk_ns;
@@ -314,6 +318,9 @@ impl DnsTimeout {
         grp.retries += u64::from(l.retries);
         grp.next_server += u64::from(l.next_server);
         grp.unanswered += l.questions.iter().filter(|q| !q.answered).count() as u64;
+        if l.timeouts > 0 {
+            grp.answered_in_timeouts += l.questions.iter().filter(|q| q.answered).count() as u64;
+        }
         let walked = l.resolved_after_nx;
         if walked {
             grp.walks += 1;
@@ -764,7 +771,11 @@ impl Detector for DnsTimeout {
             if timeouts && g.next_server > 0 {
                 fixes.push("remove or fix the nameserver that does not answer (resolv.conf lists it before one that does, and every lookup waits for it first)");
             }
-            if timeouts && (g.next_server == 0 || g.next_server < g.retries) {
+            // no question of the timed-out lookups was ever answered: the one nameserver is dead
+            let dead = timeouts && g.next_server == 0 && g.answered_in_timeouts == 0;
+            if dead {
+                fixes.push("fix or replace the nameserver in resolv.conf: it answered none of these lookups' queries, and each waits out resolv.conf's `timeout` times `attempts`; where the program looks up its clients' addresses, turn that off (sshd `UseDNS no`, MariaDB/MySQL `skip-name-resolve`, Apache `HostnameLookups Off`)");
+            } else if timeouts && (g.next_server == 0 || g.next_server < g.retries) {
                 fixes.push("send A and AAAA one after the other from new sockets where one of a pair is lost (`options single-request-reopen` in resolv.conf or the pod's dnsConfig, `use-vc` for TCP), or have the server answer AAAA (`options no-aaaa`, glibc 2.36+, on IPv4-only hosts)");
             }
             if walks {
