@@ -238,9 +238,13 @@ fn live(variant: &str, flags: &[&str]) -> Report {
 
 fn same_finding(live: &Finding, rec: &Finding, ctx: &str) {
     assert_eq!(live.severity, rec.severity, "{ctx}");
-    for k in ["searches", "processes", "dirs_with_failures"] {
+    for k in ["searches", "processes"] {
         assert_eq!(metric(live, k), metric(rec, k), "{ctx}: {k}");
     }
+    // the directories probed include what the machine's Python adds to sys.path (.pth files of
+    // installed packages: 45 when recorded, 48 with python3-gevent and others installed)
+    let (a, b) = (metric(live, "dirs_with_failures"), metric(rec, "dirs_with_failures"));
+    assert!((a - b).abs() <= 0.1 * b + 3.0, "{ctx}: dirs_with_failures live {a} recorded {b}");
     for k in ["failed_lookups", "search_misses", "repeated_failures"] {
         let (a, b) = (metric(live, k), metric(rec, k));
         assert!((a - b).abs() <= 0.01 * b + 5.0, "{ctx}: {k} live {a} recorded {b}");
