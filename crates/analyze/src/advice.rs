@@ -28,6 +28,9 @@ pub enum Program {
     Ruby,
     Node,
     Php,
+    /// Python servers with their own knobs (advice for Python in general applies otherwise).
+    Gunicorn,
+    Uwsgi,
 }
 
 impl Program {
@@ -49,6 +52,16 @@ impl Program {
             Program::Ruby => "Ruby",
             Program::Node => "Node.js",
             Program::Php => "PHP",
+            Program::Gunicorn => "gunicorn",
+            Program::Uwsgi => "uWSGI",
+        }
+    }
+
+    /// The runtime whose advice applies when this program has none of its own.
+    fn runtime(self) -> Option<Program> {
+        match self {
+            Program::Gunicorn | Program::Uwsgi => Some(Program::Python),
+            _ => None,
         }
     }
 
@@ -68,7 +81,9 @@ impl Program {
             _ if starts("redis-server") => Program::Redis,
             "sshd" => Program::Sshd,
             "java" | "javac" => Program::Jdk,
-            _ if starts("python") || starts("gunicorn") || starts("uwsgi") || starts("celery") => Program::Python,
+            _ if starts("gunicorn") => Program::Gunicorn,
+            _ if starts("uwsgi") => Program::Uwsgi,
+            _ if starts("python") || starts("celery") => Program::Python,
             _ if starts("ruby") || starts("puma") || starts("unicorn") => Program::Ruby,
             "node" | "nodejs" => Program::Node,
             _ if starts("php") => Program::Php,
@@ -123,7 +138,7 @@ const ADVICE: &[(&str, Program, &str)] = &[
     (
         "connection-churn",
         Program::Python,
-        "one requests.Session (or urllib3.PoolManager, httpx.Client, aiohttp.ClientSession) for all requests, not requests.get() per call; database connections from a pool (SQLAlchemy's, psycopg_pool)",
+        "one requests.Session (or urllib3.PoolManager, httpx.Client, aiohttp.ClientSession) for all requests, not requests.get() per call; redis-py: one redis.Redis for the process (its ConnectionPool keeps the connection), not one per request; database connections from a pool (SQLAlchemy's, psycopg_pool)",
     ),
     (
         "connection-churn",
@@ -139,6 +154,68 @@ const ADVICE: &[(&str, Program, &str)] = &[
         "connection-churn",
         Program::Ruby,
         "keep one Net::HTTP session open around all requests (`Net::HTTP.start(host, port) { |http| ... }`) or use the net-http-persistent gem; database connections from ActiveRecord's or Sequel's pool",
+    ),
+    // connection-churn on the server side, when this server closes unasked: its keep-alive knobs
+    (
+        "connection-churn/server-closes",
+        Program::Apache,
+        "`KeepAlive On`, `MaxKeepAliveRequests` 100 or more (0 is unlimited) and a `KeepAliveTimeout` of a few seconds",
+    ),
+    (
+        "connection-churn/server-closes",
+        Program::Nginx,
+        "`keepalive_timeout 65;` (0 turns keep-alive off) and `keepalive_requests 1000;`; answers need a length (Content-Length or chunked) for the connection to stay open",
+    ),
+    (
+        "connection-churn/server-closes",
+        Program::Haproxy,
+        "`option http-keep-alive` (not `option httpclose` or `http-server-close`) with `timeout http-keep-alive` of a few seconds",
+    ),
+    (
+        "connection-churn/server-closes",
+        Program::Lighttpd,
+        "`server.max-keep-alive-requests` above 0 (default 1000) and `server.max-keep-alive-idle` of a few seconds",
+    ),
+    (
+        "connection-churn/server-closes",
+        Program::Jdk,
+        "Tomcat: the Connector's `maxKeepAliveRequests` (100 by default, -1 for no limit; 1 turns keep-alive off) and `keepAliveTimeout`; Jetty: the connector's `idleTimeout`; the JDK's HttpServer keeps connections unless the handler sends `Connection: close`",
+    ),
+    (
+        "connection-churn/server-closes",
+        Program::Gunicorn,
+        "gunicorn's sync workers close every connection by design (behind nginx that is expected); facing clients, a worker class that keeps connections (`-k gthread --threads N`, or `-k gevent`) with `--keep-alive` of a few seconds; already on gthread or gevent, raise `--keep-alive` (2 s by default) above the clients' gap between requests",
+    ),
+    (
+        "connection-churn/server-closes",
+        Program::Uwsgi,
+        "`--http11-socket` (or `--http-keepalive` with the HTTP router): the plain `--http-socket` closes every connection",
+    ),
+    (
+        "connection-churn/server-closes",
+        Program::Python,
+        "http.server answers HTTP/1.0 and closes: set `protocol_version = \"HTTP/1.1\"` on the handler (with a Content-Length on every answer); aiohttp and uvicorn keep connections unless their keep-alive timeout is 0",
+    ),
+    (
+        "connection-churn/server-closes",
+        Program::Ruby,
+        "Puma: `persistent_timeout` (20 s by default) and `max_fast_inline`; WEBrick keeps HTTP/1.1 connections when the response has a length",
+    ),
+    (
+        "connection-churn/server-closes",
+        Program::Node,
+        "`server.keepAliveTimeout` (5 s by default; 0 turns keep-alive off) above the clients' gap between requests, with `server.headersTimeout` above it",
+    ),
+    // connection-churn on the server side, when the clients close: what this server offers them
+    (
+        "connection-churn/clients-close",
+        Program::Postgres,
+        "each client connection forks a backend and fills its caches: have the clients pool connections (HikariCP, SQLAlchemy's pool, pgx's pool) or put PgBouncer in transaction mode in front",
+    ),
+    (
+        "connection-churn/clients-close",
+        Program::MysqlServer,
+        "the clients connect per query: have them pool connections (HikariCP, SQLAlchemy's pool, PDO persistent connections) or put ProxySQL in front, and run the `mysql`/`mariadb` command line client once for all the statements, not once per statement; `thread_cache_size` keeps the server's threads for new connections meanwhile",
     ),
     // nagle-delay
     (
@@ -241,20 +318,35 @@ const ADVICE: &[(&str, Program, &str)] = &[
 ];
 
 /// Leads the finding's fix with its program's advice, when the program is one syslint knows and
-/// there is advice for it; the general advice moves to `fix_elsewhere`. A fix the detector
-/// wrote for this finding (not its general one, `general`) is left as it is: it knows more (which
-/// side closed, which processes).
+/// there is advice for it (else its runtime's: gunicorn's falls back to Python's); the fix it
+/// replaces moves to `fix_elsewhere`. A fix the detector wrote for this finding (not its general
+/// one, `general`) is left as it is (it knows more: which processes, that the closer is unknown),
+/// except for the cases with advice of their own: the server side of connection churn by who
+/// closed, and a DNS timeout in a program with a knob to stop looking its clients up.
 pub fn apply(f: &mut Finding, general: &str) {
-    if f.fix != general {
+    // which advice: the detector's general case, or a case it wrote its own fix for and that
+    // has program advice of its own (the server side of connection churn, by who closed); a
+    // dead resolver's program knob (`UseDNS no`) leads over the resolver fix too
+    use crate::detectors::connection_churn::{SERVER_FIX_CLIENTS_CLOSE, SERVER_FIX_SERVER_CLOSES};
+    let key: &str = if f.fix == general || f.detector == "dns-timeout" {
+        &f.detector
+    } else if f.fix == SERVER_FIX_SERVER_CLOSES {
+        "connection-churn/server-closes"
+    } else if f.fix == SERVER_FIX_CLIENTS_CLOSE {
+        "connection-churn/clients-close"
+    } else {
         return;
-    }
+    };
     let Some(p) = f.about.as_ref().and_then(|a| a.program.as_deref()).and_then(Program::of_comm) else {
         return;
     };
-    let Some((_, _, text)) = ADVICE.iter().find(|(d, q, _)| *d == f.detector && *q == p) else { return };
-    let general = std::mem::replace(&mut f.fix, (*text).to_string());
-    f.fix_elsewhere = Some(general);
-    f.fix_for = Some(p.label().to_string());
+    let find = |p: Program| ADVICE.iter().find(|(d, q, _)| *d == key && *q == p);
+    let Some((_, q, text)) = find(p).or_else(|| p.runtime().and_then(find)) else { return };
+    let text = (*text).to_string();
+    let label = q.label().to_string();
+    let before = std::mem::replace(&mut f.fix, text);
+    f.fix_elsewhere = Some(before);
+    f.fix_for = Some(label);
 }
 
 #[cfg(test)]
@@ -266,7 +358,8 @@ mod tests {
     fn every_piece_of_advice_names_a_detector_and_is_said_once() {
         let names: Vec<&str> = ENTRIES.iter().map(|e| e.meta.name).collect();
         for (i, (d, p, t)) in ADVICE.iter().enumerate() {
-            assert!(names.contains(d), "advice for an unknown detector {d}");
+            let detector = d.split('/').next().unwrap_or(d);
+            assert!(names.contains(&detector), "advice for an unknown detector {d}");
             assert!(!t.ends_with('.') && !t.is_empty(), "{d} / {p:?}: a fix has no final period");
             assert!(!ADVICE[..i].iter().any(|(e, q, _)| e == d && q == p), "{d} / {p:?} twice");
         }
@@ -277,6 +370,8 @@ mod tests {
         assert_eq!(Program::of_comm("apache2"), Some(Program::Apache));
         assert_eq!(Program::of_comm("php-fpm8.2"), Some(Program::Php));
         assert_eq!(Program::of_comm("python3.11"), Some(Program::Python));
+        assert_eq!(Program::of_comm("gunicorn"), Some(Program::Gunicorn));
+        assert_eq!(Program::Gunicorn.runtime(), Some(Program::Python));
         assert_eq!(Program::of_comm("cache-main"), Some(Program::Varnish));
         assert_eq!(Program::of_comm("bash"), None);
     }

@@ -38,6 +38,14 @@ const SERVERS: &[Server] = &[
     ("mosquitto", "Mosquitto 2.0, one publisher and one subscriber connection, QoS 0", &["mosquitto"], ("write", 1350), 0),
     // 28 commands in the window, about 3 turns each
     ("sshd", "OpenSSH sshd, 200 commands over one multiplexed connection", &["sshd"], ("clone", 11), 40),
+    ("gunicorn-gevent", "gunicorn 20.1, gevent workers (-w 2), a WSGI app", &["gunicorn"], ("sendto", 1250), 600),
+    // nginx to PHP-FPM over a unix socket, a FastCGI connection per request: a design (a kept
+    // connection pins a child of the static pool), no churn finding
+    ("php-fpm", "PHP-FPM 8.2 (opcache, static pool of 2) behind nginx, composer class map", &["php-fpm8.2", "nginx"], ("accept", 375), 1200),
+    // 5 flushes a message (spool data, header, directory, journal, Maildir): info, a mail
+    // server may not answer 250 before the message is on disk
+    ("exim4", "Exim 4.96, 200 messages over one SMTP connection, Maildir delivery", &["exim4"], ("fsync", 58), 46),
+    ("unbound", "Unbound 1.17, local data over UDP, one client socket", &["unbound"], ("sendto", 4300), 4300),
 ];
 
 fn dir() -> std::path::PathBuf {
@@ -222,4 +230,20 @@ fn server_side_churn_blames_the_clients_that_asked_to_close() {
     assert!(f.message.contains("the clients asked for each to be closed"), "{}", f.message);
     assert!(f.fix.starts_with("The clients open a new connection per request"), "{}", f.fix);
     assert!(!f.fix.contains("keepalive_timeout"), "{}", f.fix);
+}
+
+/// Issue 27: "gunicorn already on gevent is told to switch to gevent". The server side of
+/// connection churn is advised by who closed, in the serving program's own words: gunicorn's
+/// sync workers closing every connection (a real recording) get gunicorn's worker class and
+/// `--keep-alive`, conditioned on the class already in use; the general nginx/Apache/Node block
+/// is folded away.
+#[test]
+fn server_side_churn_is_advised_in_the_servers_own_words() {
+    let r = analyze(&[&root().join("tests/fixtures/servers/gunicorn-BEFORE.slr")]);
+    let fs = findings(&r, "connection-churn");
+    let f = fs.iter().find(|f| f.subject.ends_with("(accepted)")).expect("server-side churn");
+    assert!(f.message.contains("this server closed"), "{}", f.message);
+    assert_eq!(f.fix_for.as_deref(), Some("gunicorn"), "{f:#?}");
+    assert!(f.fix.contains("--keep-alive") && f.fix.contains("already on gthread or gevent"), "{}", f.fix);
+    assert!(f.fix_elsewhere.as_deref().is_some_and(|e| e.contains("keepalive_timeout")), "{f:#?}");
 }

@@ -41,12 +41,16 @@ version 10 and a server version, whose set-up (the client's handshake response, 
 lasts until the server's answer that the first command follows; only commands, sequence id 0, are \
 requests, COM_QUIT is none: the mariadb client run once per query makes a connection per \
 query). A unix socket path is judged like a TCP endpoint when most of its connections spoke \
-MySQL or PostgreSQL. The server side: connections accepted on one listening address (TCP or \
-unix) that each carry only one or two requests (a read after the server's last write starts a \
+MySQL or PostgreSQL. The server side: connections accepted on one listening address (TCP, or \
+a unix socket whose clients speak MySQL: other unix connections cost an accept and a close, and a \
+connection per request there is a design, as nginx's FastCGI connections to PHP-FPM) that each \
+carry only one or two requests (a read after the server's last write starts a \
 request; on a connection whose server greeted as MySQL, a command read after it) are \
 reported too, always as info (the handshakes' round trips are paid by the clients, which the trace \
-may not show), saying who closed first: the clients (they do not reuse connections) or the server \
-(keep-alive off, HTTP/1.0, a worker model that closes every connection).",
+may not show), saying who wanted them closed: the clients (they closed first, or their requests \
+asked for it: `Connection: close`, HTTP/1.0, an MQTT DISCONNECT), the server (keep-alive off, a \
+worker model that closes every connection), or, when the request bytes the trace kept end before \
+the header does, that this is unknown (`trace --payload-bytes` keeps more).",
         why: "Every new connection costs a TCP handshake (one round trip), a TLS handshake (one or \
 two more round trips plus public-key crypto on both ends), usually a name lookup, and a slow-start \
 congestion window; each closed connection leaves a TIME_WAIT socket. On a real network with 20-100 \
@@ -342,6 +346,8 @@ struct Listener {
     server_closed: u64,
     /// Connections whose first bytes were a MySQL/MariaDB server greeting.
     mysql: u64,
+    /// A unix socket: a connection costs an accept and a close, no handshake's round trip.
+    unix: bool,
     /// Of the server-closed ones: the client had asked (`Connection: close`, HTTP/1.0, MQTT
     /// DISCONNECT), and those whose request header the trace did not keep whole.
     client_asked: u64,
@@ -731,6 +737,7 @@ impl ConnectionChurn {
             }
         };
         let l = &mut self.listeners[id as usize];
+        l.unix = t.kind == TargetKind::Unix;
         l.connections += 1;
         if l.procs.len() < MAX_PROCS {
             l.procs.insert(cx.tgid);
@@ -875,6 +882,13 @@ impl ConnectionChurn {
             if l.connections < self.cfg.min_connections {
                 continue;
             }
+            // a unix socket's connection costs an accept and a close, microseconds: a connection
+            // per request there is a design (nginx to PHP-FPM: a kept FastCGI connection pins a
+            // child of a static pool), unless its clients speak a database protocol, whose
+            // set-up (authentication, a backend's start) is the cost
+            if l.unix && l.mysql * 2 <= l.connections {
+                continue;
+            }
             let rpc = l.requests as f64 / l.connections as f64;
             // no request seen at all: the traffic is out of sight (other threads of a process
             // the trace does not know as one, or calls filtered out), nothing to judge
@@ -945,7 +959,12 @@ impl ConnectionChurn {
                         String::new()
                     }
                 ),
-                about: Some(Subject::new(SubjectKind::Endpoint).name(subject.as_str())),
+                // the serving program (its advice, by who closed)
+                about: Some(
+                    Subject::new(SubjectKind::Endpoint)
+                        .program(l.procs.iter().min().and_then(|t| cx.model.comm(t.main_thread())))
+                        .name(subject.as_str()),
+                ),
                 subject,
                 window: l.span.window(),
                 metrics: metrics.build(),
@@ -976,10 +995,10 @@ enum Closer {
 }
 
 /// The fix when the server closes after each answer.
-const SERVER_FIX_SERVER_CLOSES: &str = "Let connections stay open for further requests: nginx `keepalive_timeout 65;` (0 turns keep-alive off) and `keepalive_requests`; for an nginx upstream (php-fpm, a backend) `keepalive N;` in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";` (FastCGI: `fastcgi_keep_conn on;`); Apache `KeepAlive On`; gunicorn sync workers close every connection by design: behind a proxy that is expected, facing clients use the gthread or an async worker class with `--keep-alive`; uWSGI `--http-keepalive`; Node http.Server `keepAliveTimeout`; Go net/http keeps connections unless `SetKeepAlivesEnabled(false)`. Answers must carry Content-Length (or chunked encoding) for a connection to stay open.";
+pub(crate) const SERVER_FIX_SERVER_CLOSES: &str = "Let connections stay open for further requests: nginx `keepalive_timeout 65;` (0 turns keep-alive off) and `keepalive_requests`; for an nginx upstream (php-fpm, a backend) `keepalive N;` in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";` (FastCGI: `fastcgi_keep_conn on;`); Apache `KeepAlive On`; gunicorn sync workers close every connection by design: behind a proxy that is expected, facing clients use the gthread or an async worker class with `--keep-alive`; uWSGI `--http-keepalive`; Node http.Server `keepAliveTimeout`; Go net/http keeps connections unless `SetKeepAlivesEnabled(false)`. Answers must carry Content-Length (or chunked encoding) for a connection to stay open.";
 
 /// The fix when the clients close after one request.
-const SERVER_FIX_CLIENTS_CLOSE: &str = "The clients open a new connection per request: make them reuse connections (an HTTP client session or connection pool: Python requests.Session, libcurl one easy handle or a share handle, Go one http.Client with its default Transport, Java one HttpClient, Node an http.Agent with keepAlive: true; database drivers: a connection pool such as pgbouncer, or pool settings of the driver; pgbench: without -C; MySQL/MariaDB: the driver's pool or ProxySQL, and the `mysql`/`mariadb` command line client once for all the statements, not once per statement). A proxy in front (nginx upstream `keepalive N;`) can hold connections to this server when the clients cannot be changed.";
+pub(crate) const SERVER_FIX_CLIENTS_CLOSE: &str = "The clients open a new connection per request: make them reuse connections (an HTTP client session or connection pool: Python requests.Session, libcurl one easy handle or a share handle, Go one http.Client with its default Transport, Java one HttpClient, Node an http.Agent with keepAlive: true; database drivers: a connection pool such as pgbouncer, or pool settings of the driver; pgbench: without -C; MySQL/MariaDB: the driver's pool or ProxySQL, and the `mysql`/`mariadb` command line client once for all the statements, not once per statement). A proxy in front (nginx upstream `keepalive N;`) can hold connections to this server when the clients cannot be changed.";
 
 impl ConnectionChurn {
     /// getsockopt(SO_ERROR) on a connection still being made: an error there means the
@@ -1536,7 +1555,11 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
                 severity,
                 message,
                 subject: e.name.clone(),
-                about: Some(Subject::new(SubjectKind::Endpoint).name(e.name.as_str())),
+                about: Some(
+                    Subject::new(SubjectKind::Endpoint)
+                        .program(e.procs.iter().min().and_then(|t| cx.model.comm(t.main_thread())))
+                        .name(e.name.as_str()),
+                ),
                 window: e.span.window(),
                 metrics: metrics.build(),
                 evidence: e.evidence.render(cx.clock),
