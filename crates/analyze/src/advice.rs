@@ -83,6 +83,7 @@ impl Program {
             "java" | "javac" => Program::Jdk,
             _ if starts("gunicorn") => Program::Gunicorn,
             _ if starts("uwsgi") => Program::Uwsgi,
+            "rq" | "rqworker" => Program::Python,
             _ if starts("python") || starts("celery") => Program::Python,
             _ if starts("ruby") || starts("puma") || starts("unicorn") => Program::Ruby,
             "node" | "nodejs" => Program::Node,
@@ -217,6 +218,22 @@ const ADVICE: &[(&str, Program, &str)] = &[
         Program::MysqlServer,
         "the clients connect per query: have them pool connections (HikariCP, SQLAlchemy's pool, PDO persistent connections) or put ProxySQL in front, and run the `mysql`/`mariadb` command line client once for all the statements, not once per statement; `thread_cache_size` keeps the server's threads for new connections meanwhile",
     ),
+    // spawn-per-task, forked copies per job or connection
+    (
+        "spawn-per-task/forked",
+        Program::Postgres,
+        "the postmaster forks a backend for every connection by design: keep connections, with the application's pool (HikariCP, SQLAlchemy's, pgx's) or PgBouncer in transaction mode in front, so that one backend serves many transactions",
+    ),
+    (
+        "spawn-per-task/forked",
+        Program::Python,
+        "RQ: `rq worker --worker-class rq.worker.SimpleWorker` (the job runs in the worker, no work-horse forked per job) when jobs need no isolation; socketserver: `ThreadingTCPServer` or a fixed pool instead of `ForkingTCPServer`; gunicorn: `--max-requests` in the thousands (or 0) so workers are not forked again and again",
+    ),
+    (
+        "spawn-per-task/forked",
+        Program::Apache,
+        "`MaxConnectionsPerChild 0` (children live on) and `MinSpareServers`/`MaxSpareServers` wide enough that children are not forked and reaped with the load; the event MPM serves connections with threads",
+    ),
     // nagle-delay
     (
         "nagle-delay",
@@ -322,7 +339,8 @@ const ADVICE: &[(&str, Program, &str)] = &[
 /// replaces moves to `fix_elsewhere`. A fix the detector wrote for this finding (not its general
 /// one, `general`) is left as it is (it knows more: which processes, that the closer is unknown),
 /// except for the cases with advice of their own: the server side of connection churn by who
-/// closed, and a DNS timeout in a program with a knob to stop looking its clients up.
+/// closed, forked copies per job or connection, and a DNS timeout in a program with a knob to
+/// stop looking its clients up.
 pub fn apply(f: &mut Finding, general: &str) {
     // which advice: the detector's general case, or a case it wrote its own fix for and that
     // has program advice of its own (the server side of connection churn, by who closed); a
@@ -334,6 +352,8 @@ pub fn apply(f: &mut Finding, general: &str) {
         "connection-churn/server-closes"
     } else if f.fix == SERVER_FIX_CLIENTS_CLOSE {
         "connection-churn/clients-close"
+    } else if f.fix == crate::detectors::spawn_per_task::FORKED_FIX {
+        "spawn-per-task/forked"
     } else {
         return;
     };

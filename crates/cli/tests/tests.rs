@@ -82,6 +82,8 @@ mod ordinary;
 mod ordinary_servers;
 #[path = "pasted.rs"]
 mod pasted;
+#[path = "process_models.rs"]
+mod process_models;
 #[path = "pasted_labs.rs"]
 mod pasted_labs;
 #[path = "registry.rs"]

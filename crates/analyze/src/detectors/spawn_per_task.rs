@@ -6,6 +6,12 @@
 //! execve) and started no process of its own. Tasks are counted per spawning process and
 //! binary; a forked copy that runs no program (a shell's subshell for `$(...)`) passes its
 //! tasks to its parent. A process with `min_spawns` tasks of one binary is reported, per program.
+//!
+//! A forked copy that runs no program, starts none and ends is a task too (issue 27: a process
+//! per job or connection without exec: RQ's work-horse per job, PostgreSQL's backend per
+//! connection, socketserver's ForkingTCPServer): `min_forks` of them from one process, mostly
+//! short-lived, are reported, priced by their busy time (fork to exit less the time they spent
+//! blocked waiting, plus the parent's fork call).
 
 use super::EvidenceBuf;
 use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
@@ -38,7 +44,15 @@ process, so a build stays quiet. A build that compiles hundreds of files with a 
 starts no helper, each compile short, looks exactly like a loop of helpers on syscalls and is \
 reported; the fix then is batching (`-j`, one compiler invocation for many files) if the start-up \
 matters. A pipeline in each iteration (`$(a | b)`) starts its tasks from a different subshell \
-every time and is not followed.",
+every time and is not followed.\n\n\
+Forked copies: a child that runs no program, starts no process and ends is a copy of its parent \
+made for one job or connection (RQ's work-horse per job, PostgreSQL's backend per connection, \
+Python's ForkingTCPServer). At least `min_forks` of them by one process, at least half \
+short-lived, are reported as `(forked copies, no exec)`, a warning when timed; their cost is \
+their busy time (`forked_busy_s`: fork to exit less the time blocked in reads, polls and waits, \
+plus the parent's fork calls), so the cost rule keeps the warning only when it is a material \
+share of the trace. Long-lived children (Apache prefork's, nginx's workers) never end in a short \
+trace and are not counted.",
         why: "Starting a process costs far more than most helpers' work: fork (copying the page tables \
 of the parent), execve, the dynamic loader mapping and relocating libraries, locale set-up, then \
 exit and wait, about 0.5-4 ms per dynamically linked program (3.3-3.9 ms per `date` in the lab on a \
@@ -70,10 +84,15 @@ each child living a few ms:\n    \
     },
     options: OPTIONS,
     cost: registry::CostModel {
-        metric: None,
-        model: "none in seconds yet: the spawns and their children's lives are counted; the severity stands on them",
+        metric: Some("forked_busy_s"),
+        model: "forked copies that run no program (a process per job or connection): their busy time, from the fork to their exit less the time they spent blocked waiting (reads, polls, waits), plus the parent's fork calls: their start-up and their work, an upper bound when the work is large; children that exec a helper: none in seconds yet, the spawns and the children's lives are counted and the severity stands on them",
     },
-    interest: Interest { classes: &[Class::SPAWN, Class::EXEC], exits: true, ..Interest::NONE },
+    // reads, polls and waits: the time a forked copy spent blocked is not its cost
+    interest: Interest {
+        classes: &[Class::SPAWN, Class::EXEC, Class::READ, Class::POLL, Class::WAIT],
+        exits: true,
+        ..Interest::NONE
+    },
 };
 
 pub const ENTRY: Entry = registry::entry::<SpawnPerTask>();
@@ -87,6 +106,9 @@ crate::options! {
         /// a child living at most this long (ms, fork to exit) is short-lived; with timestamps at
         /// least half of the tasks must be
         max_child_ms: u64 = 100,
+        /// forked copies that run no program (a process per job or connection), from one
+        /// process, before they are reported
+        min_forks: u64 = 20,
     }
 }
 
@@ -113,7 +135,13 @@ struct Child {
     /// It ended before its parent's fork returned (strace -f prints the child's lines first):
     /// its end, kept until the parent is known.
     ended: Option<Option<i64>>,
+    /// Time it spent in blocking calls (reads, polls, waits), and the parent's fork call.
+    blocked_ns: u64,
+    fork_ns: u64,
 }
+
+/// The key and name of a process's forked copies that run no program.
+const FORKED: &str = "(forked copies, no exec)";
 
 /// The tasks of one binary started by one process.
 #[derive(Clone)]
@@ -123,6 +151,8 @@ struct Tasks {
     spawns: u64,
     timed: u64,
     short: u64,
+    /// Forked copies: their busy time (life less blocked time, plus the fork call), summed.
+    busy_ns: u64,
     /// Lifetimes: counts per power-of-two bucket of microseconds.
     hist: [u32; 40],
     span: Span,
@@ -169,9 +199,15 @@ impl SpawnPerTask {
             self.children.insert(c, ch);
             return;
         }
-        let (Some(mut spawner), Some((bh, binary))) = (ch.parent, ch.binary) else { return };
+        let Some(mut spawner) = ch.parent else { return };
+        // a forked copy that ran no program and started none: a task of its own kind
+        let forked = ch.binary.is_none();
+        let (bh, binary) = ch.binary.take().unwrap_or_else(|| (hash(FORKED), FORKED.into()));
         // a forked copy that runs no program passes its tasks up
         for _ in 0..MAX_UP {
+            if forked {
+                break;
+            }
             match self.children.get(&spawner) {
                 Some(p) if p.binary.is_none() && p.parent.is_some() => spawner = p.parent.unwrap_or(spawner),
                 _ => break,
@@ -189,6 +225,7 @@ impl SpawnPerTask {
             spawns: 0,
             timed: 0,
             short: 0,
+            busy_ns: 0,
             hist: [0; 40],
             span: Span::default(),
             evidence: EvidenceBuf::new(EVIDENCE),
@@ -201,6 +238,9 @@ impl SpawnPerTask {
             if us <= max_us {
                 t.short += 1;
             }
+            if forked {
+                t.busy_ns += (us * 1000).saturating_sub(ch.blocked_ns) + ch.fork_ns;
+            }
             let b = (64 - us.max(1).leading_zeros() as usize).min(39);
             t.hist[b] += 1;
         }
@@ -211,6 +251,17 @@ impl SpawnPerTask {
                 t.evidence.last = Some(e);
             }
         }
+    }
+}
+
+/// The fix for forked copies per job or connection.
+pub(crate) const FORKED_FIX: &str = "keep long-lived workers and hand them the jobs or connections instead of forking a copy for each: a pre-forked or threaded pool (Python: socketserver's ThreadingTCPServer or a fixed pool of worker processes; RQ: `rq worker --worker-class rq.worker.SimpleWorker`, or a worker pool, when jobs need no isolation), a connection pool in front of a server that forks a process per connection (PgBouncer for PostgreSQL), and workers that live for many requests (gunicorn `--max-requests` in the thousands or 0; Apache `MaxConnectionsPerChild 0`)";
+
+fn fmt_s(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else {
+        format!("{:.1} ms", s * 1e3)
     }
 }
 
@@ -343,6 +394,15 @@ impl Detector for SpawnPerTask {
     }
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &syslint_event::Syscall) {
+        if !sc.sys.is(Class::SPAWN) && !sc.sys.is(Class::EXEC) {
+            // a child waiting (for a client, a lock, its own children) is not working
+            if let (Some(d), false) = (sc.dur_ns, self.children.is_empty()) {
+                if let Some(c) = self.children.get_mut(&cx.tgid) {
+                    c.blocked_ns += d;
+                }
+            }
+            return;
+        }
         let Ret::Ok { val, .. } = sc.ret else { return };
         if sc.sys.is(Class::SPAWN) {
             if sc.clone_flags().is_some_and(|f| f.contains(CloneFlags::THREAD)) || val <= 0 {
@@ -355,6 +415,7 @@ impl Detector for SpawnPerTask {
             let mut done = None;
             if let Some(c) = self.children.entry(child, Child::default) {
                 c.parent = Some(cx.tgid);
+                c.fork_ns = sc.dur_ns.unwrap_or(0);
                 c.start = match (c.start, ev.ts_ns) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -401,7 +462,8 @@ impl Detector for SpawnPerTask {
         let mut per_group: HashMap<u32, Vec<(Tgid, Tasks)>> = HashMap::default();
         for ((spawner, _), t) in self.tasks.drain() {
             let short_enough = t.timed == 0 || t.short * 2 >= t.timed;
-            if t.spawns >= min && short_enough {
+            let least = if &*t.binary == FORKED { self.cfg.min_forks.max(2) } else { min };
+            if t.spawns >= least && short_enough {
                 per_group.entry(t.group).or_default().push((spawner, t));
             }
         }
@@ -428,15 +490,25 @@ impl Detector for SpawnPerTask {
             let top: Vec<&Tasks> = list.iter().filter(|(_, t)| *t.binary == *top_bin).map(|(_, t)| t).collect();
             let largest = top.iter().map(|t| t.spawns).max().unwrap_or(0);
             let (mut timed, mut short, mut hist, mut span) = (0, 0, [0u32; 40], Span::default());
+            let mut busy_ns = 0u64;
             for t in &top {
                 timed += t.timed;
                 short += t.short;
+                busy_ns += t.busy_ns;
                 for (h, x) in hist.iter_mut().zip(t.hist.iter()) {
                     *h += x;
                 }
                 span.merge(&t.span);
             }
-            let severity = if largest >= self.cfg.warn_spawns { Severity::Warning } else { Severity::Info };
+            let forked = top_bin == FORKED;
+            // forked copies: a warning when their busy time is measured (the cost rule then
+            // keeps it only when that is a material share of the trace); helpers: by count
+            let severity = match forked {
+                true if timed > 0 => Severity::Warning,
+                true => Severity::Info,
+                false if largest >= self.cfg.warn_spawns => Severity::Warning,
+                false => Severity::Info,
+            };
             let mut m = Metrics::new();
             m.count("spawns", top_n);
             m.text("binary", &top_bin);
@@ -457,8 +529,25 @@ impl Detector for SpawnPerTask {
                 Some(ms) => format!(", each living about {ms:.1} ms"),
                 None => String::new(),
             };
-            let message = format!("{top_n} short-lived processes of {top_bin} started one after another{life}: a process per item");
-            let cost = format!(
+            if forked && timed > 0 {
+                m.value("forked_busy_s", busy_ns as f64 / 1e9);
+            }
+            let comm = spawners.first().and_then(|s| cx.model.comm(s.main_thread())).unwrap_or("the program");
+            let message = if forked {
+                format!("{top_n} short-lived forked copies of {comm} (no exec){life}: a process per job or connection")
+            } else {
+                format!("{top_n} short-lived processes of {top_bin} started one after another{life}: a process per item")
+            };
+            let cost = if forked {
+                match (timed > 0, median) {
+                    (true, Some(ms)) => format!(
+                        "{} busy in {top_n} forked copies (fork to exit less the time they waited, plus the fork calls; their start-up and their work, at most what a kept worker saves), median life {ms:.1} ms, {}",
+                        fmt_s(busy_ns as f64 / 1e9),
+                        cx.tracer.measured()
+                    ),
+                    _ => format!("{top_n} forks and exits; their time is unknown: no timestamps"),
+                }
+            } else { format!(
                 "{top_n} process starts (fork, execve, dynamic loading, exit; natively about 0.5-4 ms each, so \
 about {:.0}-{:.0} ms) for work that usually takes microseconds in-process{}",
                 top_n as f64 * 0.5,
@@ -467,7 +556,7 @@ about {:.0}-{:.0} ms) for work that usually takes microseconds in-process{}",
                     Some(ms) => format!("; median child life {ms:.1} ms, {}", cx.tracer.measured()),
                     None => "; child lifetimes unknown: no timestamps".to_string(),
                 }
-            );
+            ) };
             let evidence = top.first().map(|t| t.evidence.render(cx.clock)).unwrap_or_default();
             out.push(Finding {
                 detector: META.name.into(),
@@ -480,7 +569,7 @@ about {:.0}-{:.0} ms) for work that usually takes microseconds in-process{}",
                 metrics: m.build(),
                 evidence,
                 cost: Some(cost),
-                fix: META.fix().into(),
+                fix: if forked { FORKED_FIX.into() } else { META.fix().into() },
                 ..Default::default()
             });
         }
