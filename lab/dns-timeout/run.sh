@@ -10,7 +10,7 @@
 # Loopback only; every loop is bounded; servers are stopped by PID on exit.
 #
 # Variants (README.md says what each shows and what syslint reports):
-#   py-aaaa-dropped py-aaaa-race getent-aaaa-race py-dead-ns py-only-dead-ns py-ndots5 py-aaaa-answered py-single-request-reopen getent-single-request-reopen py-reachable-ns py-trailing-dot near-nxdomain near-slow-server
+#   py-aaaa-dropped py-aaaa-race getent-aaaa-race py-dead-ns py-only-dead-ns py-repeat-aaaa-race py-ndots5 py-aaaa-answered py-single-request-reopen getent-single-request-reopen py-reachable-ns py-trailing-dot near-nxdomain near-slow-server
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ $# -ge 2 ] || { echo "usage: $0 VARIANT OUT [STRACE FLAGS...]" >&2; exit 2; }
@@ -82,6 +82,13 @@ case "$variant" in
         server good
         { ns dead; ns good; echo "options timeout:1"; } > "$work/resolv.conf"
         trace python3 "$client" "${NAMES[@]}" ;;
+    py-repeat-aaaa-race)
+        # one name looked up 6 times, the AAAA of the first pair lost (asked again, answered):
+        # repeated-dns and dns-timeout on the same lookups, the second of timeout charged once,
+        # to dns-timeout
+        server good --aaaa race
+        { ns good; echo "options timeout:1 attempts:1"; } > "$work/resolv.conf"
+        trace python3 "$client" api.lab.test api.lab.test api.lab.test api.lab.test api.lab.test api.lab.test ;;
     py-only-dead-ns)
         # the only nameserver answers nothing (sshd's stall on a dead resolver): every lookup
         # waits out timeout x attempts and fails

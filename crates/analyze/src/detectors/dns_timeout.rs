@@ -122,7 +122,7 @@ pub const ENTRY: Entry = registry::entry::<DnsTimeout>();
 crate::options! {
     pub struct Config {
         /// shortest wait (milliseconds) that counts as waiting out a timeout
-        min_wait_ms: u64 = 200,
+        min_wait_ms: u64 = MIN_WAIT_NS / 1_000_000,
         /// timed-out waits a program needs to be reported ...
         min_timeouts: u64 = 1,
         /// ... or questions answered NXDOMAIN in search-list walks
@@ -289,6 +289,16 @@ fn hash_str(s: &str) -> u64 {
 }
 
 /// The wait a call stood for, in ns: its duration, else the timeout it asked for.
+/// The one predicate for a DNS wait that timed out, shared with repeated-dns (which leaves that
+/// time to this detector: one cost, one owner): a poll/select/epoll wait that returned nothing,
+/// and how long it waited when known. Whether a question was outstanding is the caller's.
+pub(crate) fn timed_out_wait(sc: &Syscall) -> Option<Option<u64>> {
+    (sc.sys.is(Class::POLL) && matches!(sc.ret, Ret::Ok { val: 0, .. })).then(|| waited_ns(sc))
+}
+
+/// `min_wait_ms`'s default: the waits this detector owns by default.
+pub(crate) const MIN_WAIT_NS: u64 = 200_000_000;
+
 fn waited_ns(sc: &Syscall) -> Option<u64> {
     sc.dur_ns.or_else(|| match sc.timeout() {
         Some(Timeout::Ns(n)) => Some(n),
@@ -670,7 +680,7 @@ impl Detector for DnsTimeout {
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if sc.sys.is(Class::POLL) {
             // a wait that ended with nothing: `= 0 (Timeout)`
-            if matches!(sc.ret, Ret::Ok { val: 0, .. }) {
+            if timed_out_wait(sc).is_some() {
                 self.wait(ev, sc, None);
             }
             return;

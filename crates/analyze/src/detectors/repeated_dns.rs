@@ -87,11 +87,11 @@ request; glibc reads /etc/hosts, then asks the DNS server for A and AAAA, every 
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("wasted_s"),
-        model: "the time spent resolving names already resolved earlier in the trace",
+        model: "the time spent resolving names already resolved earlier in the trace, less the waits for answers that timed out (dns-timeout's: one cost, one owner)",
     },
     interest: Interest {
         syscalls: &[Sys::Connect, Sys::Close, Sys::Sendmmsg, Sys::Recvmmsg],
-        classes: &[Class::LOOKUP, Class::READ, Class::WRITE],
+        classes: &[Class::LOOKUP, Class::READ, Class::WRITE, Class::POLL],
         exits: true,
         ..Interest::NONE
     },
@@ -160,6 +160,11 @@ struct Episode {
     dns_last: Option<i64>,
     dns_dur_ns: u64,
     dns_timed: bool,
+    /// Waits for an answer that timed out (dns-timeout's to charge, not this detector's) inside
+    /// the span from the first question to the last answer, and those after the last answer so
+    /// far (inside the span once another answer comes).
+    timeout_ns: u64,
+    pending_timeout_ns: u64,
     resolved_to: Option<IpAddr>,
     span: Span,
     evidence: Vec<Evidence>,
@@ -360,7 +365,8 @@ impl RepeatedDns {
         a.answers += ep.answers as u64;
         a.hosts_opens += ep.hosts_opens as u64;
         a.config_reads += ep.config_reads as u64;
-        let wait = ep.dns_wait_ns();
+        // a timed-out wait is dns-timeout's cost: one cost, one owner
+        let wait = ep.dns_wait_ns().saturating_sub(ep.timeout_ns);
         a.dns_wait_ns += wait;
         a.resolve_ns += ep.files_ns + wait;
         a.timed |= ep.files_timed || ep.dns_timed;
@@ -507,6 +513,7 @@ impl RepeatedDns {
             };
             if end.is_some() {
                 ep.dns_last = end;
+                ep.timeout_ns += std::mem::take(&mut ep.pending_timeout_ns);
             }
         }
         for m in msgs {
@@ -644,6 +651,17 @@ impl Detector for RepeatedDns {
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let class = sc.sys.class();
+        if class.has(Class::POLL) {
+            // a wait for an answer that timed out, within a lookup that asked a DNS server
+            if let Some(Some(w)) = super::dns_timeout::timed_out_wait(sc) {
+                if let Some(ep) = self.episodes.get_mut(&ev.tid) {
+                    if ep.queries > 0 && w >= super::dns_timeout::MIN_WAIT_NS {
+                        ep.pending_timeout_ns += w;
+                    }
+                }
+            }
+            return;
+        }
         if class.has(Class::LOOKUP) {
             // cheap test first: nearly every path is not a resolver file
             let Some(path) = sc.path() else { return };
