@@ -3,7 +3,7 @@
 # `strace -o OUT FLAGS...`, remove the temp dir. Exit status: the tracee's.
 #
 # Variants (README.md says what each shows and what syslint reports):
-#   sh-date-each sh-date-once py-sha-each py-sha-once near-make near-sh-date-few
+#   sh-date-each sh-date-once sh-helper-forks py-sha-each py-sha-once near-make near-sh-date-few
 #
 # ITEMS (default 300) sets the lines or files. Bounded: every program stops after its items.
 set -euo pipefail
@@ -25,6 +25,11 @@ case "$VARIANT" in
 sh-date-each|sh-date-once)
     seq 1700000000 86400 $((1700000000 + 86400 * (ITEMS - 1))) > ts.txt
     trace "$@" bash "$HERE/stamps.sh" "${VARIANT#sh-date-}" ts.txt >/dev/null ;;
+sh-helper-forks)
+    # a helper per line that forks a child of its own (no exec): still a task per line; half
+    # the items (two processes a line under strace are slow)
+    seq 1700000000 86400 $((1700000000 + 86400 * (ITEMS / 2 - 1))) > ts.txt
+    trace "$@" bash "$HERE/stamps.sh" helper ts.txt >/dev/null ;;
 near-sh-date-few)
     # the same loop over 40 lines: a script that runs a helper a few dozen times
     seq 1700000000 86400 $((1700000000 + 86400 * 39)) > ts.txt

@@ -83,3 +83,19 @@ fn live_date_loop_under_strace() {
     assert_eq!(metric(&f, "spawns"), 120.0);
     assert!(findings(&run("sh-date-once"), DET).is_empty());
 }
+
+/// Issue 27: "spawn-per-task misses 200 runs of a helper that forks its own child". A `bash -c`
+/// helper per line whose command substitution forks a subshell (no exec): the helper is still a
+/// task per line (a compiler driver running cc1 and as is not: its children run programs).
+#[test]
+fn a_helper_that_forks_a_copy_of_itself_is_still_a_task() {
+    for set in SETS {
+        let ctx = format!("sh-helper-forks.{set}");
+        let f = only(&analyze(&[&lab_variant(LAB, "sh-helper-forks", set)]), &ctx);
+        assert_eq!(metric(&f, "spawns"), 150.0, "{ctx}");
+        assert_eq!(f.metrics["binary"], "/usr/bin/bash", "{ctx}");
+        assert_eq!(metric(&f, "spawners"), 1.0, "{ctx}");
+        // 150 helpers: over min_spawns, under warn_spawns
+        assert_eq!(f.severity, Severity::Info, "{ctx}");
+    }
+}

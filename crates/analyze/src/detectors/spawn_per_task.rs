@@ -130,8 +130,10 @@ struct Child {
     /// Its last successful execve: the binary's path hash and text, and the line.
     binary: Option<(u64, Box<str>)>,
     exec: Option<super::Evidence>,
-    /// It started a process of its own.
+    /// It started a process of its own, and one of those ran a program (a compiler driver
+    /// running cc1 and as is no task; a helper forking a copy of itself still is).
     spawned: bool,
+    spawned_exec: bool,
     /// It ended before its parent's fork returned (strace -f prints the child's lines first):
     /// its end, kept until the parent is known.
     ended: Option<Option<i64>>,
@@ -190,7 +192,9 @@ impl SpawnPerTask {
     /// Child `c` ended (or the trace did, `end` then `None`): count it as a task of its spawner.
     fn ended(&mut self, cx_model: &crate::model::Model, c: Tgid, end: Option<i64>) {
         let Some(mut ch) = self.children.remove(&c) else { return };
-        if ch.spawned {
+        // a process that started a program is not a task itself; one that only forked copies
+        // of itself (a helper's own worker) is, when it ran a program
+        if ch.spawned_exec || (ch.spawned && ch.binary.is_none()) {
             return;
         }
         if ch.parent.is_none() && ch.binary.is_some() && ch.ended.is_none() {
@@ -413,7 +417,10 @@ impl Detector for SpawnPerTask {
                 me.spawned = true;
             }
             let mut done = None;
+            let mut ran = false;
             if let Some(c) = self.children.entry(child, Child::default) {
+                // its exec came before the fork returned (strace -f prints it first)
+                ran = c.binary.is_some();
                 c.parent = Some(cx.tgid);
                 c.fork_ns = sc.dur_ns.unwrap_or(0);
                 c.start = match (c.start, ev.ts_ns) {
@@ -422,14 +429,24 @@ impl Detector for SpawnPerTask {
                 };
                 done = c.ended;
             }
+            if ran {
+                if let Some(me) = self.children.get_mut(&cx.tgid) {
+                    me.spawned_exec = true;
+                }
+            }
             if let Some(end) = done {
                 self.ended(cx.model, child, end);
             }
             return;
         }
-        // a successful exec: the program this child runs now
+        // a successful exec: the program this child runs now, and its parent started a program
         let Some(path) = sc.path() else { return };
         self.programs.forget(cx.model, ev.tid);
+        if let Some(p) = self.children.get(&cx.tgid).and_then(|c| c.parent) {
+            if let Some(pc) = self.children.get_mut(&p) {
+                pc.spawned_exec = true;
+            }
+        }
         if let Some(c) = self.children.entry(cx.tgid, Child::default) {
             if c.start.is_none() {
                 c.start = ev.ts_ns;
