@@ -139,7 +139,7 @@ const ADVICE: &[(&str, Program, &str)] = &[
     (
         "connection-churn",
         Program::Python,
-        "one requests.Session (or urllib3.PoolManager, httpx.Client, aiohttp.ClientSession) for all requests, not requests.get() per call; redis-py: one redis.Redis for the process (its ConnectionPool keeps the connection), not one per request; database connections from a pool (SQLAlchemy's, psycopg_pool)",
+        "one http.client.HTTPConnection (or HTTPSConnection) per host kept for all its requests, or one requests.Session (or urllib3.PoolManager, httpx.Client, aiohttp.ClientSession), not requests.get() per call; redis-py: one redis.Redis for the process (its ConnectionPool keeps the connection), not one per request; database connections from a pool (SQLAlchemy's, psycopg_pool)",
     ),
     (
         "connection-churn",
@@ -337,16 +337,18 @@ const ADVICE: &[(&str, Program, &str)] = &[
 /// Leads the finding's fix with its program's advice, when the program is one syslint knows and
 /// there is advice for it (else its runtime's: gunicorn's falls back to Python's); the fix it
 /// replaces moves to `fix_elsewhere`. A fix the detector wrote for this finding (not its general
-/// one, `general`) is left as it is (it knows more: which processes, that the closer is unknown),
+/// one) is left as it is (it knows more: which processes, that the closer is unknown),
 /// except for the cases with advice of their own: the server side of connection churn by who
 /// closed, forked copies per job or connection, and a DNS timeout in a program with a knob to
 /// stop looking its clients up.
-pub fn apply(f: &mut Finding, general: &str) {
+pub fn apply(f: &mut Finding, meta: &crate::registry::Meta) {
+    // the general fix, as `fix()` trims it or as the docs hold it whole
+    let general = f.fix == meta.fix() || f.fix == meta.docs.fix;
     // which advice: the detector's general case, or a case it wrote its own fix for and that
     // has program advice of its own (the server side of connection churn, by who closed); a
     // dead resolver's program knob (`UseDNS no`) leads over the resolver fix too
     use crate::detectors::connection_churn::{SERVER_FIX_CLIENTS_CLOSE, SERVER_FIX_SERVER_CLOSES};
-    let key: &str = if f.fix == general || f.detector == "dns-timeout" {
+    let key: &str = if general || f.detector == "dns-timeout" {
         &f.detector
     } else if f.fix == SERVER_FIX_SERVER_CLOSES {
         "connection-churn/server-closes"

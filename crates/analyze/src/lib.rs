@@ -308,7 +308,7 @@ impl Analyzer {
         for f in &mut findings {
             if let Some(d) = self.detectors.iter().find(|d| d.meta().name == f.detector) {
                 registry::weigh(f, d.meta(), traced_s);
-                advice::apply(f, d.meta().fix());
+                advice::apply(f, d.meta());
             }
         }
         findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)).then(a.subject.cmp(&b.subject)));

@@ -26,9 +26,15 @@ fn sane(f: &Finding, set: &str, what: &str) {
     assert!((metric(f, "avg_bytes") - bytes / calls).abs() < 0.01, "{what}");
     assert!((metric(f, "calls_per_mib") - calls / (bytes / MIB)).abs() < 0.01, "{what}");
     let saved = metric(f, "saved_calls_64k");
-    assert_eq!(saved, calls - (bytes / 65536.0).ceil(), "{what}: one run, saved = calls - ceil(bytes / 64 KiB)");
-    assert_eq!(metric(f, "saved_calls_1m"), calls - (bytes / MIB).ceil(), "{what}");
-    assert_eq!(metric(f, "runs"), 1.0, "{what}");
+    // one run per process (forked children writing one file are one finding): each run
+    // rounds its own bytes up to whole buffers
+    let runs = metric(f, "runs");
+    let whole = calls - (bytes / 65536.0).ceil();
+    assert!(saved <= whole && saved > whole - runs, "{what}: {runs} runs, saved {saved} = calls - ceil(bytes / 64 KiB) per run");
+    let whole = calls - (bytes / MIB).ceil();
+    let saved = metric(f, "saved_calls_1m");
+    assert!(saved <= whole && saved > whole - runs, "{what}: {saved}");
+    assert!(runs == 1.0 || f.message.contains(&format!("{runs} processes of")), "{what}: {runs} runs: {}", f.message);
     assert_eq!(f.severity, Severity::Warning, "{what}: {saved} saved calls");
     assert_eq!(f.metrics.contains_key("time_in_calls_s"), timed(set), "{what}: {:?}", f.metrics);
     if timed(set) {
@@ -89,21 +95,21 @@ fn check_php_http(r: &Report, set: &str, what: &str) {
 }
 
 fn check_log(r: &Report, set: &str, what: &str, procs: usize, lines: f64) {
-    // one write(2) of ~70 bytes per log line
+    // one write(2) of ~70 bytes per log line; processes of one program writing the same file
+    // (forked children on the log they inherited) are one finding, as threads of one process
+    // are (issue 27: Apache prefork's children got one finding each)
     let f = findings(r, DET);
-    assert_eq!(f.len(), procs, "{what}: {f:#?}");
-    let mut pids: Vec<&str> = f.iter().map(|f| f.message.split(" (").next().unwrap_or("")).collect();
-    pids.dedup();
-    assert_eq!(pids.len(), procs, "{what}: one finding per process: {pids:?}");
-    for f in f {
-        assert!(f.message.contains("(python3) wrote ") && f.subject.ends_with("app.log"), "{what}: {f:#?}");
-        assert_eq!(metric(f, "calls"), lines, "{what}");
-        let avg = metric(f, "avg_bytes");
-        assert!((60.0..80.0).contains(&avg), "{what}: avg_bytes {avg}");
-        assert!(metric(f, "calls_per_mib") > 10_000.0, "{what}");
-        assert!(metric(f, "saved_calls_64k") >= lines - 40.0, "{what}");
-        sane(f, set, what);
-    }
+    assert_eq!(f.len(), 1, "{what}: {f:#?}");
+    let f = f[0];
+    let who = if procs == 1 { "(python3) wrote ".to_string() } else { format!("{procs} processes of python3 wrote ") };
+    assert!(f.message.contains(&who) && f.subject.ends_with("app.log"), "{what}: {f:#?}");
+    let lines = lines * procs as f64;
+    assert_eq!(metric(f, "calls"), lines, "{what}");
+    let avg = metric(f, "avg_bytes");
+    assert!((60.0..80.0).contains(&avg), "{what}: avg_bytes {avg}");
+    assert!(metric(f, "calls_per_mib") > 10_000.0, "{what}");
+    assert!(metric(f, "saved_calls_64k") >= lines - 40.0 * procs as f64, "{what}");
+    sane(f, set, what);
 }
 
 fn check_bad(variant: &str, r: &Report, set: &str, what: &str) {

@@ -247,3 +247,21 @@ fn server_side_churn_is_advised_in_the_servers_own_words() {
     assert!(f.fix.contains("--keep-alive") && f.fix.contains("already on gthread or gevent"), "{}", f.fix);
     assert!(f.fix_elsewhere.as_deref().is_some_and(|e| e.contains("keepalive_timeout")), "{f:#?}");
 }
+
+/// Issue 27: "Apache prefork gets 12 separate small-io findings (one per child) where event
+/// groups them". Children of one program writing the access log they inherited are one finding,
+/// as threads of one process are, with Apache's own fix (`BufferedLogs On`).
+#[test]
+fn prefork_children_writing_one_log_are_one_finding() {
+    for mpm in ["event", "prefork"] {
+        let r = analyze(&[&root().join(format!("tests/fixtures/servers/apache-{mpm}-accesslog.slr"))]);
+        let fs = findings(&r, "small-io");
+        assert_eq!(fs.len(), 1, "{mpm}: {fs:#?}");
+        let f = fs[0];
+        assert!(f.subject.ends_with("/access.log"), "{mpm}: {}", f.subject);
+        assert!(f.message.contains("processes of apache2"), "{mpm}: {}", f.message);
+        assert!(metric(f, "calls") > 3000.0, "{mpm}: {f:#?}");
+        assert_eq!(f.fix_for.as_deref(), Some("Apache httpd"), "{mpm}: {f:#?}");
+        assert!(f.fix.contains("BufferedLogs On"), "{mpm}: {}", f.fix);
+    }
+}

@@ -166,6 +166,27 @@ struct Agg {
     span: Span,
     evidence: Vec<Evidence>,
     subject: String,
+    /// Processes of one program whose calls on the same file are merged here (prefork
+    /// children writing the log they inherited), besides the key's own.
+    more_procs: u64,
+}
+
+impl Agg {
+    /// Another process's calls on the same file.
+    fn absorb(&mut self, o: Agg) {
+        self.calls += o.calls;
+        self.bytes += o.bytes;
+        self.asked += o.asked;
+        self.saved_64k += o.saved_64k;
+        self.saved_1m += o.saved_1m;
+        self.dur_ns += o.dur_ns;
+        self.timed += o.timed;
+        self.typical.merge(&o.typical);
+        self.runs += o.runs;
+        self.longest_run = self.longest_run.max(o.longest_run);
+        self.span.merge(&o.span);
+        self.more_procs += 1 + o.more_procs;
+    }
 }
 
 #[derive(Clone)]
@@ -362,7 +383,10 @@ impl SmallIo {
         let per_mib = if a.bytes > 0 { a.calls as f64 / mib } else { 0.0 };
         let verb = if write { "wrote" } else { "read" };
         let prep = if write { "to" } else { "from" };
-        let label = cx.model.label(key.0.main_thread());
+        let label = match (a.more_procs, cx.model.comm(key.0.main_thread())) {
+            (0, _) | (_, None) => cx.model.label(key.0.main_thread()),
+            (n, Some(comm)) => format!("{} processes of {comm}", n + 1),
+        };
         let message = format!(
             "{label} {verb} {} {prep} {} in {} calls of {} on average ({:.0} per MiB)",
             size(a.bytes as f64),
@@ -597,15 +621,38 @@ impl Detector for SmallIo {
             self.flush(k);
         }
         self.runs.clear();
-        let mut aggs: Vec<(AggKey, Agg)> =
-            self.aggs.drain().filter(|(_, a)| a.saved_64k >= self.cfg.min_saved_calls && a.calls > 0).collect();
-        for (k, a) in &mut aggs {
-            let subject = match k.1 {
-                Tgt::Id(id) => cx.model.target(id).map(|t| t.display.to_string()).unwrap_or_default(),
-                Tgt::Fd(fd) => format!("fd {fd}"),
+        let mut all: Vec<(AggKey, Agg)> = self.aggs.drain().filter(|(_, a)| a.calls > 0).collect();
+        // in a fixed order: the lowest pid of a program keeps the merged finding
+        all.sort_by_key(|(k, _)| (k.0, k.2, match k.1 {
+            Tgt::Id(id) => (0, i64::from(id)),
+            Tgt::Fd(fd) => (1, i64::from(fd)),
+        }));
+        // processes of one program on the same file (prefork children writing the access log
+        // they inherited) are one finding, as threads of one process are
+        let mut aggs: Vec<(AggKey, Agg)> = Vec::new();
+        let mut same: HashMap<(String, String, bool), usize> = HashMap::default();
+        for (k, mut a) in all {
+            let (subject, named) = match k.1 {
+                Tgt::Id(id) => {
+                    let d = cx.model.target(id).map(|t| t.display.to_string()).unwrap_or_default();
+                    let named = !d.is_empty();
+                    (d, named)
+                }
+                Tgt::Fd(fd) => (format!("fd {fd}"), false),
             };
             a.subject = if subject.is_empty() { "(unknown fd)".into() } else { subject };
+            let group = cx.model.comm(k.0.main_thread()).filter(|_| named).map(|c| (c.to_string(), a.subject.clone(), k.2));
+            match group.as_ref().and_then(|g| same.get(g)) {
+                Some(&i) => aggs[i].1.absorb(a),
+                None => {
+                    if let Some(g) = group {
+                        same.insert(g, aggs.len());
+                    }
+                    aggs.push((k, a));
+                }
+            }
         }
+        aggs.retain(|(_, a)| a.saved_64k >= self.cfg.min_saved_calls);
         aggs.sort_by(|a, b| b.1.saved_64k.cmp(&a.1.saved_64k).then(a.0 .0.cmp(&b.0 .0)).then(a.0 .2.cmp(&b.0 .2)));
         aggs.iter().map(|(k, a)| self.finding(cx, k, a)).collect()
     }
