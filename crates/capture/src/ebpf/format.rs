@@ -451,9 +451,16 @@ fn returns_fd(sys: Sys) -> bool {
 /// One event as a line of `strace -f -tt -T` output (`pid hh:mm:ss.micros name(args) = ret
 /// <secs>`), times of day from the monotonic timestamps plus `realtime_offset_ns`, in local time.
 pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
-    if let EventKind::FdKnown { .. } | EventKind::TaskKnown { .. } = ev.kind {
-        // strace has no line for it: the decorations say it (see `Formatter::decorate`), or
-        // nothing does (who a thread attached to is)
+    if let EventKind::TaskKnown { tgid, parent, comm } = ev.kind {
+        // strace has no line for what /proc said of a thread caught running: syslint's own
+        // (`#syslint task`, which its strace reader takes back), so that the text analyses as
+        // the recording does (a HAProxy thread was a nameless process of its own)
+        let facts = crate::procfs::TaskFacts { tgid: tgid.0, parent: parent.map(|p| p.0), comm: comm.to_string() };
+        o.push_str(&crate::procfs::recording_line(ev.tid.0, &facts));
+        return;
+    }
+    if let EventKind::FdKnown { .. } = ev.kind {
+        // strace has no line for it: the decorations say it (see `Formatter::decorate`)
         return;
     }
     let _ = write!(o, "{} ", ev.tid);
