@@ -207,6 +207,12 @@ const ADVICE: &[(&str, Program, &str)] = &[
         Program::Node,
         "`server.keepAliveTimeout` (5 s by default; 0 turns keep-alive off) above the clients' gap between requests, with `server.headersTimeout` above it",
     ),
+    // connection-churn: connections handed between processes
+    (
+        "connection-churn/handover",
+        Program::Node,
+        "the cluster module's round-robin (`cluster.SCHED_RR`, the default on Linux) accepts every connection in the primary and passes it to a worker: set `cluster.schedulingPolicy = cluster.SCHED_NONE` before forking (or `NODE_CLUSTER_SCHED_POLICY=none`) so the workers accept themselves, or run one process per core with `reusePort: true` (Node 22.12+)",
+    ),
     // connection-churn on the server side, when the clients close: what this server offers them
     (
         "connection-churn/clients-close",
@@ -354,6 +360,8 @@ pub fn apply(f: &mut Finding, meta: &crate::registry::Meta) {
         "connection-churn/server-closes"
     } else if f.fix == SERVER_FIX_CLIENTS_CLOSE {
         "connection-churn/clients-close"
+    } else if f.fix == crate::detectors::connection_churn::HANDOVER_FIX {
+        "connection-churn/handover"
     } else if f.fix == crate::detectors::spawn_per_task::FORKED_FIX {
         "spawn-per-task/forked"
     } else {

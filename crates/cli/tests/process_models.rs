@@ -48,3 +48,28 @@ fn a_forked_copy_per_job_or_connection_is_named_and_costed_near_its_native_loss(
         assert!(findings(&r, "spawn-per-task").is_empty(), "{after}: {:#?}", findings(&r, "spawn-per-task"));
     }
 }
+
+/// Connections passed between processes: a Node cluster in round-robin mode accepts every
+/// connection in the primary and hands it to a worker over the IPC socket (the recording keeps
+/// no SCM_RIGHTS: the primary's sendmsg on a unix socket between the accept and a close with no
+/// I/O says it). Natively 164 us wall (298 us CPU) more per connection than the workers
+/// accepting themselves (SCHED_NONE), which must not be called a hand-over.
+#[test]
+fn connections_handed_between_processes_are_named_and_costed() {
+    let r = analyze(&[&dir().join("node-cluster-rr.slr")]);
+    let fs = findings(&r, "connection-churn");
+    let f = fs.iter().find(|f| f.subject.ends_with("(accepted, handed over)")).unwrap_or_else(|| panic!("{fs:#?}"));
+    assert_eq!(f.severity, Severity::Warning, "{f:#?}");
+    assert!(metric(f, "handed_over") >= 1000.0 && metric(f, "handed_over") == metric(f, "connections"), "{f:#?}");
+    let us = metric(f, "handover_us");
+    // within 2x of the native loss per connection (wall 164 us, CPU 298 us)
+    assert!(us > 164.0 / 2.0 && us < 164.0 * 2.0, "{us} us per hand-over");
+    assert_eq!(f.fix_for.as_deref(), Some("Node.js"), "{f:#?}");
+    assert!(f.fix.contains("SCHED_NONE"), "{}", f.fix);
+    let r = analyze(&[&dir().join("node-cluster-none.slr")]);
+    assert!(
+        findings(&r, "connection-churn").iter().all(|f| !f.subject.contains("handed over") && f.severity == Severity::Info),
+        "{:#?}",
+        findings(&r, "connection-churn")
+    );
+}

@@ -265,12 +265,28 @@ pub struct ConnectionChurn {
     /// The server side: accepted connections open now, and the listeners they arrived on.
     served: HashMap<(Tgid, i32), Served>,
     listeners: Vec<Listener>,
+    /// Threads that accepted connections: how busy they were, and their sends on unix sockets
+    /// (a connection handed to another process goes with a sendmsg).
+    acceptors: HashMap<Tid, Acceptor>,
     listener_ids: HashMap<String, u32>,
+}
+
+/// A thread that accepts connections.
+#[derive(Clone, Default)]
+struct Acceptor {
+    first: Option<i64>,
+    last: Option<i64>,
+    /// Time blocked in poll/select/epoll waits (idle).
+    blocked_ns: u64,
+    unix_sends: u64,
 }
 
 /// An accepted connection.
 #[derive(Clone)]
 struct Served {
+    /// The thread that accepted it, and its unix-socket sends then.
+    acceptor: Tid,
+    sends_at_accept: u64,
     listener: u32,
     accept_ts: Option<i64>,
     requests: u32,
@@ -348,6 +364,10 @@ struct Listener {
     mysql: u64,
     /// A unix socket: a connection costs an accept and a close, no handshake's round trip.
     unix: bool,
+    /// Connections closed by the accepting process without reading or writing them, after it
+    /// sent something on a unix socket: handed to another process (SCM_RIGHTS).
+    handed: u64,
+    acceptor_tids: Vec<Tid>,
     /// Of the server-closed ones: the client had asked (`Connection: close`, HTTP/1.0, MQTT
     /// DISCONNECT), and those whose request header the trace did not keep whole.
     client_asked: u64,
@@ -378,6 +398,7 @@ impl Declared for ConnectionChurn {
             served: HashMap::default(),
             listeners: Vec::new(),
             listener_ids: HashMap::default(),
+            acceptors: HashMap::default(),
         }
     }
 }
@@ -749,9 +770,21 @@ impl ConnectionChurn {
             l.evidence.push(ev);
         }
         let at = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
+        if !l.acceptor_tids.contains(&ev.tid) && l.acceptor_tids.len() < 64 {
+            l.acceptor_tids.push(ev.tid);
+        }
+        let sends_at_accept = if self.acceptors.len() < MAX_PROCS || self.acceptors.contains_key(&ev.tid) {
+            let a = self.acceptors.entry(ev.tid).or_default();
+            a.first = a.first.or(ev.ts_ns);
+            a.unix_sends
+        } else {
+            0
+        };
         self.served.insert(
             key,
             Served {
+                acceptor: ev.tid,
+                sends_at_accept,
                 listener: id,
                 accept_ts: at,
                 requests: 0,
@@ -845,7 +878,13 @@ impl ConnectionChurn {
     }
 
     fn finish_served(&mut self, c: Served, at: Option<i64>) {
+        let handed = !c.read_any
+            && !c.wrote
+            && self.acceptors.get(&c.acceptor).is_some_and(|a| a.unix_sends > c.sends_at_accept);
         let Some(l) = self.listeners.get_mut(c.listener as usize) else { return };
+        if handed {
+            l.handed += 1;
+        }
         l.requests += u64::from(c.requests);
         if c.mysql {
             l.mysql += 1;
@@ -880,6 +919,10 @@ impl ConnectionChurn {
         }
         for l in &self.listeners {
             if l.connections < self.cfg.min_connections {
+                continue;
+            }
+            if l.connections >= self.cfg.min_connections && l.handed * 2 > l.connections {
+                out.push(self.handover_finding(cx, l));
                 continue;
             }
             // a unix socket's connection costs an accept and a close, microseconds: a connection
@@ -939,9 +982,17 @@ impl ConnectionChurn {
             let fix = match closer {
                 Closer::Server => SERVER_FIX_SERVER_CLOSES.to_string(),
                 Closer::Clients => SERVER_FIX_CLIENTS_CLOSE.to_string(),
-                Closer::Unknown => format!(
-                    "If the clients ask for the close (a `Connection: close` header or HTTP/1.0; record with more request bytes to see it): {SERVER_FIX_CLIENTS_CLOSE} If they do not: {SERVER_FIX_SERVER_CLOSES}"
-                ),
+                Closer::Unknown => {
+                    let lower = |t: &str| {
+                        let mut c = t.chars();
+                        c.next().map(|f| f.to_lowercase().collect::<String>() + c.as_str()).unwrap_or_default()
+                    };
+                    format!(
+                        "If the clients ask for the close (a `Connection: close` header or HTTP/1.0; record with more request bytes to see it), {} If they do not, {}",
+                        lower(SERVER_FIX_CLIENTS_CLOSE),
+                        lower(SERVER_FIX_SERVER_CLOSES)
+                    )
+                }
             };
             let subject = format!("{} (accepted)", l.name);
             out.push(Finding {
@@ -985,6 +1036,63 @@ impl ConnectionChurn {
         }
     }
 }
+
+impl ConnectionChurn {
+    /// Connections accepted here and handed to other processes (a Node cluster's primary in
+    /// round-robin mode): the accepting threads' busy time is the hand-over's cost.
+    fn handover_finding(&self, cx: &FinishCtx, l: &Listener) -> Finding {
+        let mut busy_ns = 0u64;
+        let mut timed = false;
+        for t in &l.acceptor_tids {
+            if let Some(Acceptor { first: Some(a), last: Some(b), blocked_ns, .. }) = self.acceptors.get(t) {
+                if b > a {
+                    busy_ns += ((b - a) as u64).saturating_sub(*blocked_ns);
+                    timed = true;
+                }
+            }
+        }
+        let busy = busy_ns as f64 / 1e9;
+        let mut metrics = Metrics::new();
+        metrics.count("connections", l.connections);
+        metrics.count("handed_over", l.handed);
+        metrics.count("processes", l.procs.len());
+        if timed {
+            metrics.value("wasted_s", busy);
+            metrics.value("handover_us", busy * 1e6 / l.handed.max(1) as f64);
+        }
+        let subject = format!("{} (accepted, handed over)", l.name);
+        let program = l.procs.iter().min().and_then(|t| cx.model.comm(t.main_thread()));
+        Finding {
+            detector: META.name.into(),
+            code: META.code.into(),
+            severity: if timed { syslint_report::Severity::Warning } else { syslint_report::Severity::Info },
+            message: format!(
+                "{} of {} connections accepted on {} were passed to another process over a unix socket (sendmsg) without being read or written here: a hand-over per connection",
+                l.handed, l.connections, l.name
+            ),
+            about: Some(Subject::new(SubjectKind::Endpoint).program(program).name(subject.as_str())),
+            subject,
+            window: l.span.window(),
+            metrics: metrics.build(),
+            evidence: l.evidence.render(cx.clock),
+            cost: Some(if timed {
+                format!(
+                    "{} busy in the accepting threads ({:.0} us per connection: accept, pass, acknowledgements, close; the receiving worker's own share of the hand-over comes on top), {}",
+                    fmt_s(busy),
+                    busy * 1e6 / l.handed.max(1) as f64,
+                    cx.tracer.measured()
+                )
+            } else {
+                format!("{} hand-overs; their time is unknown (no durations)", l.handed)
+            }),
+            fix: HANDOVER_FIX.into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// The fix for connections handed between processes.
+pub(crate) const HANDOVER_FIX: &str = "let the processes that serve the connections accept them themselves: each worker accepting on the shared listening socket, or a listener per worker with SO_REUSEPORT (the kernel spreads the connections); keep-alive clients make the hand-over once per connection rather than once per request";
 
 /// Who wanted a listener's connections closed.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -1319,6 +1427,18 @@ impl Detector for ConnectionChurn {
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
         // the event's position in the whole stream orders requests and connections
         self.seq = cx.seq + 1;
+        if !self.acceptors.is_empty() {
+            if let Some(a) = self.acceptors.get_mut(&ev.tid) {
+                a.last = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64).or(a.last);
+                if sc.sys.is(Class::POLL) {
+                    a.blocked_ns += sc.dur_ns.unwrap_or(0);
+                } else if sc.sys == Sys::Sendmsg
+                    && cx.target.as_ref().is_some_and(|t| t.kind == TargetKind::Unix)
+                {
+                    a.unix_sends += 1;
+                }
+            }
+        }
         match sc.sys {
             Sys::Connect => self.on_connect(cx, ev, sc),
             Sys::Accept | Sys::Accept4 => self.on_accept(cx, ev, sc),
