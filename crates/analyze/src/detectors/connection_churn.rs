@@ -84,8 +84,15 @@ connections' connect, first write (redacted) and close, and the last connect. Ti
 finding (subject `ADDRESS (accepted)`, or `listening fd N of PROGRAM` when the trace does not show \
 the address) has `connections`, `requests`, `requests_per_connection`, `server_closed` (closed by \
 the server without reading the client's end-of-file), `client_closed` (after reading it, or \
-MySQL's COM_QUIT), `mysql_handshakes` (connections it greeted as MySQL, when there are some), \
-`processes` and `avg_lifetime_s`; its fix depends on who closed.",
+MySQL's COM_QUIT), `client_asked` (of the server-closed ones, those whose request asked for \
+it: `Connection: close`, HTTP/1.0), `ask_unseen` (those whose request header went on past the \
+bytes kept), `mysql_handshakes` (connections it greeted as MySQL, when there are some), \
+`processes` and `avg_lifetime_s`; its fix depends on who closed. A listener whose connections \
+the accepting process closed without reading or writing them, after a sendmsg on a unix socket \
+since the accept (passed to another process: a Node cluster's round-robin), is a hand-over \
+finding (subject `ADDRESS (accepted, handed over)`): `connections`, `handed_over`, `processes`, \
+and with durations `wasted_s` (the accepting threads' busy time: their span less the time \
+blocked in poll/epoll waits) and `handover_us` (per connection); a warning when timed.",
         fix: "Reuse connections. Python: keep one http.client.HTTPConnection/HTTPSConnection for \
 all requests to a host (HTTP/1.1 keep-alive), or use a requests.Session, whose connection pool \
 keeps connections to a host alive. libcurl (C, PHP): keep one easy handle for all requests to the \

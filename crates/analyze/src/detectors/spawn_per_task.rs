@@ -63,7 +63,9 @@ processes), `binary` (the program they ran), `binaries` (distinct binaries repor
 (tasks of every reported binary), `spawners` (processes that started them), `processes` (the same, \
 as every finding counts them); with timestamps `short_children` (children that lived at most \
 `max_child_ms`), `median_child_ms` (approximate, from a log histogram), `spawns_per_sec` (over the \
-span of the spawns). Evidence: the first tasks' execve and the last one.",
+span of the spawns); for forked copies (binary `(forked copies, no exec)`) with timestamps \
+`forked_busy_s` (their busy time). Evidence: the first tasks' execve and the last one (for forked \
+copies, their parent's fork).",
         fix: "do the work in the process instead of in a child per item (a shell builtin or one program \
 reading all the lines: `date -f FILE`, `xargs` batching many items per command, `awk`/`sed` over the \
 whole file; in Python hashlib, os.path, datetime instead of sha256sum, basename, date), or keep one \
@@ -423,6 +425,10 @@ impl Detector for SpawnPerTask {
                 ran = c.binary.is_some();
                 c.parent = Some(cx.tgid);
                 c.fork_ns = sc.dur_ns.unwrap_or(0);
+                // the fork shows a forked copy; a child that runs a program shows its exec
+                if c.exec.is_none() {
+                    c.exec = Some(super::Evidence::of(ev));
+                }
                 c.start = match (c.start, ev.ts_ns) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
