@@ -452,8 +452,8 @@ impl Detector for StatStorm {
             }
             m.value_opt("seconds", g.timing.seconds());
             let mut message = format!(
-                "{repeated} repeated successful lookups of {hot_paths} path{} ({} lookups of {} alone): path \
-resolution without a cache",
+                "{repeated} repeated successful lookups of {hot_paths} path{} ({} lookups of {} alone): the same \
+paths resolved again and again (no cache, or one that checks the file on every use)",
                 if hot_paths == 1 { "" } else { "s" },
                 top.n,
                 top.path.as_deref().unwrap_or("?")
