@@ -183,6 +183,19 @@ enum Key {
 
 fn key_of(a: &Subject) -> Key {
     match (&a.program, a.kind) {
+        // one program's endpoints: its connections out, the ones it accepted, the ones it
+        // handed on are three subjects (a server thread and its client in one trace are two)
+        (Some(p), crate::SubjectKind::Endpoint) => {
+            let n = a.name.as_deref().unwrap_or("");
+            let role = if n.ends_with("(accepted, handed over)") {
+                " handing over"
+            } else if n.ends_with("(accepted)") {
+                " accepting"
+            } else {
+                " connecting"
+            };
+            Key::Program(format!("{p}{role}"))
+        }
         (Some(p), _) => Key::Program(p.clone()),
         // files of an unnamed program: their names change between runs
         (None, crate::SubjectKind::File | crate::SubjectKind::Thread | crate::SubjectKind::Program) => {
