@@ -52,7 +52,12 @@ fn timed_out_waits_are_warnings_with_the_time_lost() {
             // "sshd's dead-resolver stall gets the A/AAAA-pair fix")
             let only_dead = variant == "py-only-dead-ns";
             assert_eq!(f.fix.contains("single-request-reopen"), next == 0.0 && !only_dead, "{ctx}: {}", f.fix);
-            assert_eq!(f.fix.contains("answered none of these lookups") && f.fix.contains("UseDNS no"), only_dead, "{ctx}: {}", f.fix);
+            assert_eq!(
+                f.fix.contains("answered none of these lookups") && f.fix.contains("UseDNS no"),
+                only_dead,
+                "{ctx}: {}",
+                f.fix
+            );
         }
     }
 }

@@ -30,7 +30,10 @@ fn sane(f: &Finding, set: &str, what: &str) {
     // rounds its own bytes up to whole buffers
     let runs = metric(f, "runs");
     let whole = calls - (bytes / 65536.0).ceil();
-    assert!(saved <= whole && saved > whole - runs, "{what}: {runs} runs, saved {saved} = calls - ceil(bytes / 64 KiB) per run");
+    assert!(
+        saved <= whole && saved > whole - runs,
+        "{what}: {runs} runs, saved {saved} = calls - ceil(bytes / 64 KiB) per run"
+    );
     let whole = calls - (bytes / MIB).ceil();
     let saved = metric(f, "saved_calls_1m");
     assert!(saved <= whole && saved > whole - runs, "{what}: {saved}");

@@ -35,13 +35,25 @@ const SERVERS: &[Server] = &[
     ("jetty", "Jetty 9.4, a static file (DefaultServlet)", &["java"], ("writev", 1000), 1000),
     // a broker reads from the publisher's connection and writes to the subscriber's: few
     // turns on any one socket
-    ("mosquitto", "Mosquitto 2.0, one publisher and one subscriber connection, QoS 0", &["mosquitto"], ("write", 1350), 0),
+    (
+        "mosquitto",
+        "Mosquitto 2.0, one publisher and one subscriber connection, QoS 0",
+        &["mosquitto"],
+        ("write", 1350),
+        0,
+    ),
     // 28 commands in the window, about 3 turns each
     ("sshd", "OpenSSH sshd, 200 commands over one multiplexed connection", &["sshd"], ("clone", 11), 40),
     ("gunicorn-gevent", "gunicorn 20.1, gevent workers (-w 2), a WSGI app", &["gunicorn"], ("sendto", 1250), 600),
     // nginx to PHP-FPM over a unix socket, a FastCGI connection per request: a design (a kept
     // connection pins a child of the static pool), no churn finding
-    ("php-fpm", "PHP-FPM 8.2 (opcache, static pool of 2) behind nginx, composer class map", &["php-fpm8.2", "nginx"], ("accept", 375), 1200),
+    (
+        "php-fpm",
+        "PHP-FPM 8.2 (opcache, static pool of 2) behind nginx, composer class map",
+        &["php-fpm8.2", "nginx"],
+        ("accept", 375),
+        1200,
+    ),
     // 5 flushes a message (spool data, header, directory, journal, Maildir): info, a mail
     // server may not answer 250 before the message is on disk
     ("exim4", "Exim 4.96, 200 messages over one SMTP connection, Maildir delivery", &["exim4"], ("fsync", 58), 46),
@@ -104,7 +116,11 @@ fn ordinary_servers_raise_no_warning_and_show_their_workload() {
                 problems.push(format!("{} lines not read: {:?}", r.capture.unparsed_lines, r.capture.unparsed_samples));
             }
             if calls(&r, sys) < least / 10 {
-                problems.push(format!("{sys}: {} calls, the lighter load makes at least {}", calls(&r, sys), least / 10));
+                problems.push(format!(
+                    "{sys}: {} calls, the lighter load makes at least {}",
+                    calls(&r, sys),
+                    least / 10
+                ));
             }
             for f in r.findings.iter().filter(|f| f.severity >= Severity::Warning) {
                 problems.push(format!("a WELL-CONFIGURED server got a warning:\n{}", describe(f)));
@@ -289,7 +305,8 @@ fn exported_recordings_analyse_as_the_recordings_do() {
             assert!(o.status.success(), "export {}: {}", slr.display(), stderr(&o));
             let (a, b) = (analyze(&[&slr]), analyze(&[&txt]));
             let said = |r: &Report| {
-                let mut v: Vec<_> = r.findings.iter().map(|f| (f.detector.clone(), f.severity, f.subject.clone())).collect();
+                let mut v: Vec<_> =
+                    r.findings.iter().map(|f| (f.detector.clone(), f.severity, f.subject.clone())).collect();
                 v.sort();
                 (v, r.capture.processes)
             };

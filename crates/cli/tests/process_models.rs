@@ -35,7 +35,10 @@ fn a_forked_copy_per_job_or_connection_is_named_and_costed_near_its_native_loss(
         assert!(n >= *least, "{before}: {n} forked copies");
         // the cost: busy time per copy within 2x of the native loss per job or connection
         let per_ms = metric(f, "forked_busy_s") * 1e3 / n;
-        assert!(per_ms > native_ms / 2.0 && per_ms < native_ms * 2.0, "{before}: {per_ms:.2} ms per copy against {native_ms} ms natively");
+        assert!(
+            per_ms > native_ms / 2.0 && per_ms < native_ms * 2.0,
+            "{before}: {per_ms:.2} ms per copy against {native_ms} ms natively"
+        );
         let share = f.impact.as_ref().and_then(|i| i.share).unwrap_or(0.0);
         assert!(share >= 0.05, "{before}: a warning claims a material share: {share}");
         // the program's own advice leads (PostgreSQL's pool, RQ's SimpleWorker), the rest folds away
@@ -68,7 +71,9 @@ fn connections_handed_between_processes_are_named_and_costed() {
     assert!(f.fix.contains("SCHED_NONE"), "{}", f.fix);
     let r = analyze(&[&dir().join("node-cluster-none.slr")]);
     assert!(
-        findings(&r, "connection-churn").iter().all(|f| !f.subject.contains("handed over") && f.severity == Severity::Info),
+        findings(&r, "connection-churn")
+            .iter()
+            .all(|f| !f.subject.contains("handed over") && f.severity == Severity::Info),
         "{:#?}",
         findings(&r, "connection-churn")
     );

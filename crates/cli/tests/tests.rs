@@ -82,10 +82,10 @@ mod ordinary;
 mod ordinary_servers;
 #[path = "pasted.rs"]
 mod pasted;
-#[path = "process_models.rs"]
-mod process_models;
 #[path = "pasted_labs.rs"]
 mod pasted_labs;
+#[path = "process_models.rs"]
+mod process_models;
 #[path = "registry.rs"]
 mod registry;
 #[path = "secrets.rs"]
