@@ -338,10 +338,10 @@ fn http_asks_close(head: &[u8], bytes: u64) -> Asked {
     if !METHODS.iter().any(|m| head.starts_with(m)) {
         return Asked::NotHttp;
     }
-    let text: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
-    let has = |needle: &[u8]| text.windows(needle.len()).any(|w| w == needle);
-    let line_end = text.windows(2).position(|w| w == b"\r\n");
-    let http10 = line_end.is_some_and(|e| text[..e].ends_with(b"http/1.0"));
+    // case-insensitive, without a lowered copy: once per connection, on its first request
+    let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle));
+    let line_end = head.windows(2).position(|w| w == b"\r\n");
+    let http10 = line_end.is_some_and(|e| head[..e].len() >= 8 && head[e - 8..e].eq_ignore_ascii_case(b"http/1.0"));
     if has(b"\r\nconnection: close") || has(b"\r\nconnection:close") {
         return Asked::Close;
     }
@@ -831,21 +831,22 @@ impl ConnectionChurn {
                     MysqlRead::Unknown => true,
                 };
             }
-            if bytes > 0 && !c.mysql {
+            if bytes > 0 && !c.mysql && !c.read_any {
+                // the first request: did the client ask to close (HTTP)? Its header, as far as
+                // the trace kept it (only here: later reads need two bytes at most)
                 let mut head = [0u8; 512];
                 let n = sc.payload_prefix(&mut head);
-                let head = &head[..n];
-                if !c.read_any {
-                    // the first request: did the client ask to close (HTTP)?
-                    c.asked = http_asks_close(head, bytes);
-                    if c.asked != Asked::NotHttp {
-                        if let Some(l) = self.listeners.get_mut(c.listener as usize) {
-                            l.kept_bytes = l.kept_bytes.max(n);
-                        }
+                c.asked = http_asks_close(&head[..n], bytes);
+                if c.asked != Asked::NotHttp {
+                    if let Some(l) = self.listeners.get_mut(c.listener as usize) {
+                        l.kept_bytes = l.kept_bytes.max(n);
                     }
-                } else if head.len() >= 2 && head[0] == 0xE0 && head[1] < 0x80 && bytes == 2 + u64::from(head[1]) {
-                    // an MQTT DISCONNECT (type 14, no flags, a short length): the client said
-                    // it is leaving; the server's close answers it
+                }
+            } else if bytes > 0 && !c.mysql && bytes <= 2 + 0x7f {
+                // an MQTT DISCONNECT (type 14, no flags, a short length): the client said it is
+                // leaving; the server's close answers it
+                let mut head = [0u8; 2];
+                if sc.payload_prefix(&mut head) == 2 && head[0] == 0xE0 && bytes == 2 + u64::from(head[1]) {
                     c.eof = true;
                     request = false;
                 }
@@ -1020,7 +1021,7 @@ impl ConnectionChurn {
                 // the serving program (its advice, by who closed)
                 about: Some(
                     Subject::new(SubjectKind::Endpoint)
-                        .program(l.procs.iter().min().and_then(|t| cx.model.comm(t.main_thread())))
+                        .program(program_of(&l.procs, cx.model))
                         .name(subject.as_str()),
                 ),
                 subject,
@@ -1068,7 +1069,7 @@ impl ConnectionChurn {
             metrics.value("handover_us", busy * 1e6 / l.handed.max(1) as f64);
         }
         let subject = format!("{} (accepted, handed over)", l.name);
-        let program = l.procs.iter().min().and_then(|t| cx.model.comm(t.main_thread()));
+        let program = program_of(&l.procs, cx.model);
         Finding {
             detector: META.name.into(),
             code: META.code.into(),
@@ -1096,6 +1097,11 @@ impl ConnectionChurn {
             ..Default::default()
         }
     }
+}
+
+/// The program of a set of processes, for its advice: the lowest pid's (a fixed choice).
+fn program_of<'m>(procs: &HashSet<Tgid>, model: &'m crate::model::Model) -> Option<&'m str> {
+    procs.iter().min().and_then(|t| model.comm(t.main_thread()))
 }
 
 /// The fix for connections handed between processes.
@@ -1684,7 +1690,7 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
                 subject: e.name.clone(),
                 about: Some(
                     Subject::new(SubjectKind::Endpoint)
-                        .program(e.procs.iter().min().and_then(|t| cx.model.comm(t.main_thread())))
+                        .program(program_of(&e.procs, cx.model))
                         .name(e.name.as_str()),
                 ),
                 window: e.span.window(),

@@ -427,14 +427,14 @@ impl SmallIo {
                 Some(saved_t) => {
                     format!(
                         "; {} inside these calls, about {} of it in calls that could be saved{waiting}",
-                        secs(t),
-                        secs(saved_t)
+                        crate::kit::secs(t),
+                        crate::kit::secs(saved_t)
                     )
                 }
                 None => format!(
                     "; {} inside these calls, all of them 131 µs or more: waiting for the other end, which \
 bigger buffers do not save",
-                    secs(t)
+                    crate::kit::secs(t)
                 ),
             }
         } else {
@@ -668,13 +668,6 @@ fn size(b: f64) -> String {
     }
 }
 
-fn secs(s: f64) -> String {
-    if s >= 1.0 {
-        format!("{s:.2} s")
-    } else {
-        format!("{:.1} ms", s * 1e3)
-    }
-}
 
 #[cfg(test)]
 mod tests {

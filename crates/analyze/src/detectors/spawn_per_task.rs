@@ -263,13 +263,6 @@ impl SpawnPerTask {
 /// The fix for forked copies per job or connection.
 pub(crate) const FORKED_FIX: &str = "keep long-lived workers and hand them the jobs or connections instead of forking a copy for each: a pre-forked or threaded pool (Python: socketserver's ThreadingTCPServer or a fixed pool of worker processes; RQ: `rq worker --worker-class rq.worker.SimpleWorker`, or a worker pool, when jobs need no isolation), a connection pool in front of a server that forks a process per connection (PgBouncer for PostgreSQL), and workers that live for many requests (gunicorn `--max-requests` in the thousands or 0; Apache `MaxConnectionsPerChild 0`)";
 
-fn fmt_s(s: f64) -> String {
-    if s >= 1.0 {
-        format!("{s:.2} s")
-    } else {
-        format!("{:.1} ms", s * 1e3)
-    }
-}
 
 /// The median of a log2 histogram of microseconds, in ms (the bucket's middle).
 fn median_ms(hist: &[u32; 40], n: u64) -> Option<f64> {
@@ -565,7 +558,7 @@ impl Detector for SpawnPerTask {
                 match (timed > 0, median) {
                     (true, Some(ms)) => format!(
                         "{} busy in {top_n} forked copies (fork to exit less the time they waited, plus the fork calls; their start-up and their work, at most what a kept worker saves), median life {ms:.1} ms, {}",
-                        fmt_s(busy_ns as f64 / 1e9),
+                        crate::kit::secs(busy_ns as f64 / 1e9),
                         cx.tracer.measured()
                     ),
                     _ => format!("{top_n} forks and exits; their time is unknown: no timestamps"),

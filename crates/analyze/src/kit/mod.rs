@@ -23,4 +23,4 @@ pub use bounded::Bounded;
 pub use keyed::{IdKey, Rekey};
 pub use metrics::Metrics;
 pub use programs::Programs;
-pub use time::{window, Span, Timing, Typical};
+pub use time::{secs, window, Span, Timing, Typical};

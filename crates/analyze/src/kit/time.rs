@@ -150,6 +150,15 @@ impl Typical {
     }
 }
 
+/// Seconds in a cost line: `1.23 s`, `45.6 ms`.
+pub fn secs(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else {
+        format!("{:.1} ms", s * 1e3)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
