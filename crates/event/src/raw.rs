@@ -319,6 +319,13 @@ fn render_args<'d>(o: &mut String, sys: Sys, name: &str, r: &RawArgs<'_>, deco: 
                 let _ = write!(o, ", {cmd}, {}", a[2] as i64);
             }
         }
+        Sys::Sendfile | Sys::Sendfile64 => {
+            // out_fd, in_fd (the file sent: both decorated), the offset's address, the count
+            fd(o, deco, a[0]);
+            o.push_str(", ");
+            fd(o, deco, a[1]);
+            let _ = write!(o, ", {}, {}", ptr(a[2]), a[3]);
+        }
         Sys::Lseek => {
             fd(o, deco, a[0]);
             let wh = ["SEEK_SET", "SEEK_CUR", "SEEK_END", "SEEK_DATA", "SEEK_HOLE"];
@@ -1719,6 +1726,7 @@ mod tests {
                     assert_eq!(r.clock_id(), t.clock_id(), "clock_id: {what}");
                     assert_eq!(r.sleep_ns(), t.sleep_ns(), "sleep_ns: {what}");
                     assert_eq!(r.mmap_fd(), t.mmap_fd(), "mmap_fd: {what}");
+                    assert_eq!(r.sendfile_in_fd(), t.sendfile_in_fd(), "sendfile_in_fd: {what}");
                     assert_eq!(r.requested_bytes(), t.requested_bytes(), "requested_bytes: {what}");
                     assert_eq!(r.offset(), t.offset(), "offset: {what}");
                     let (mut a, mut b) = ([0u8; 6], [0u8; 6]);

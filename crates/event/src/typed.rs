@@ -745,6 +745,18 @@ impl<'a> Syscall<'a> {
         (fd >= 0).then_some(fd)
     }
 
+    /// The file a sendfile copies from (its second argument, `in_fd`).
+    pub fn sendfile_in_fd(&self) -> Option<i32> {
+        if !matches!(self.sys, Sys::Sendfile | Sys::Sendfile64) {
+            return None;
+        }
+        let fd = match self.args {
+            Args::Text(_) => args::parse_fd(self.arg(1)?)?.num,
+            Args::Raw(r) => r.regs[1] as i32,
+        };
+        (fd >= 0).then_some(fd)
+    }
+
     /// What a wait that returned ready reported, as one comparable string: epoll's events
     /// (`EPOLLIN, {u32=20, ...}` items, sorted, since the kernel's order varies), poll's
     /// `revents` items, select's `in [3], out [12]`. `None` when it returned nothing or the
@@ -973,6 +985,18 @@ mod tests {
         let peek = sc(Sys::Recvfrom, "3, \"\", 1, MSG_PEEK, NULL, NULL").msg_flags().unwrap();
         assert!(peek.contains(MsgFlags::PEEK));
         assert_eq!(sc(Sys::Recv, "3, 0x1, 1, 0x2").msg_flags(), Some(MsgFlags(2)));
+    }
+
+    #[test]
+    fn sendfile_source() {
+        // Apache's event MPM (tests/fixtures/servers/ordinary/apache-event.strace.gz)
+        let a = sc(
+            Sys::Sendfile,
+            "11<TCP:[127.0.0.1:51045->127.0.0.1:33582]>, 13</tmp/syslint-apache.Cj7Tk5/htdocs/index.html>, [0] => [617], 617",
+        );
+        assert_eq!(a.sendfile_in_fd(), Some(13));
+        assert_eq!(sc(Sys::Sendfile64, "5, 7, NULL, 4096").sendfile_in_fd(), Some(7));
+        assert_eq!(sc(Sys::Write, "5, \"x\", 1").sendfile_in_fd(), None);
     }
 
     #[test]

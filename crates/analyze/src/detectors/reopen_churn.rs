@@ -159,6 +159,8 @@ struct File {
     /// held open: reading the file again and doing the work with it.
     reopened_at: Option<i64>,
     held_ns: u64,
+    /// Bytes sendfile copied from a reopen's fd to a socket: the file served, not read.
+    sendfiled: u64,
     span: Span,
     evidence: EvidenceBuf,
 }
@@ -189,6 +191,8 @@ struct Group {
     bytes_reread: u64,
     /// Of those, bytes of processes that sent at least half as much to sockets: served.
     bytes_served: u64,
+    /// Reopens of files sent with sendfile from the reopened fd (a static server's page).
+    sendfiled_reopens: u64,
     timing: Timing,
     held_ns: u64,
     span: Span,
@@ -202,6 +206,7 @@ impl Group {
         self.opens += o.opens;
         self.bytes_reread += o.bytes_reread;
         self.bytes_served += o.bytes_served;
+        self.sendfiled_reopens += o.sendfiled_reopens;
         self.timing.merge(o.timing);
         self.held_ns += o.held_ns;
         self.span.merge(&o.span);
@@ -264,6 +269,9 @@ impl ReopenChurn {
             g.bytes_reread += f.bytes_reread;
             g.timing.merge(f.timing);
             g.held_ns += f.held_ns;
+            if f.sendfiled > 0 {
+                g.sendfiled_reopens += f.reopens;
+            }
             g.span.merge(&f.span);
             if g.files.len() < MAX_GROUP_FILES || g.files.contains_key(&target) {
                 let e = g.files.entry(target).or_default();
@@ -306,6 +314,7 @@ impl ReopenChurn {
             timing: Timing::default(),
             reopened_at: None,
             held_ns: 0,
+            sendfiled: 0,
             span: Span::default(),
             evidence: EvidenceBuf::new(EVIDENCE),
         });
@@ -470,6 +479,13 @@ impl Detector for ReopenChurn {
             if to_socket {
                 p.sent = p.sent.saturating_add(u64::try_from(val).unwrap_or(0));
             }
+            if let Some(t) = sc.sendfile_in_fd().and_then(|i| p.fds.get(&i)) {
+                if let Some(f) = p.files.get_mut(t) {
+                    if f.reopens > 0 {
+                        f.sendfiled = f.sendfiled.saturating_add(u64::try_from(val).unwrap_or(0));
+                    }
+                }
+            }
             return;
         }
         if matches!(sc.sys, Sys::Fsync | Sys::Fdatasync) {
@@ -534,7 +550,10 @@ impl Detector for ReopenChurn {
             let share = churn_calls as f64 / calls.max(churn_calls).max(1) as f64;
             // a file server opening the requested file per request reads it to send it: the
             // bytes are its work, and the opens are what open_file_cache-like caches save
-            let served = g.bytes_served * 2 >= g.bytes_reread && g.bytes_reread > 0;
+            // (read and sent, or sent with sendfile from the fd without a read: Apache's
+            // prefork and event MPMs open the page per request; an open is microseconds)
+            let served = (g.bytes_served * 2 >= g.bytes_reread && g.bytes_reread > 0)
+                || (g.bytes_reread == 0 && g.sendfiled_reopens * 2 >= g.reopens);
             let severity = if served {
                 Severity::Info
             } else if (g.reopens >= self.cfg.warn_reopens && share >= self.cfg.warn_share_of_calls)
