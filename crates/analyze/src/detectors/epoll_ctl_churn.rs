@@ -204,8 +204,10 @@ impl EpollCtlChurn {
         }
         // most of the fd's I/O done by other threads than the one registering it: a listener
         // thread that parks idle connections and hands the ready ones to workers (Apache's
-        // event MPM), whose registration must change at each hand-over
-        let handed = r.handed * 2 > r.ops;
+        // event MPM), whose registration must change at each hand-over. No I/O at all in the
+        // registering process: made elsewhere (a JVM attached with strace -p shows each thread
+        // as a process of its own: Tomcat's poller registers, its workers read and write)
+        let handed = r.handed * 2 > r.ops || r.ops == 0;
         self.groups[g].absorb(Group {
             churn,
             ctl: r.ctl,
@@ -452,10 +454,17 @@ impl Detector for EpollCtlChurn {
             } else {
                 ""
             };
-            let message = format!(
-                "{} epoll_ctl re-registrations{kind} for {} reads and writes on {fds}: {per_op:.2} per I/O operation",
-                g.churn, g.ops
-            );
+            let message = if g.ops == 0 {
+                format!(
+                    "{} epoll_ctl re-registrations of {fds} that the registering process never read or wrote: their I/O is made elsewhere (by a thread that a strace attach shows as a process of its own, or by another process), a hand-off",
+                    g.churn
+                )
+            } else {
+                format!(
+                    "{} epoll_ctl re-registrations{kind} for {} reads and writes on {fds}: {per_op:.2} per I/O operation",
+                    g.churn, g.ops
+                )
+            };
             let inside = match g.timing.seconds() {
                 Some(s) => format!("{s:.3} s inside them ({})", cx.tracer.measured()),
                 None => "time inside them unknown: no -T".to_string(),
