@@ -71,11 +71,17 @@ the client's next flight: the TLS handshake round trip; PostgreSQL: from the sta
 the first query; MySQL: from the read of the greeting to the server's answer before the first \
 command), `avg_lifetime_s`, `reusable_connections` \
 (connections that reuse would have saved: connections minus the peak in flight, at least one \
-kept), `setup_ms` (the median connection's setup time, connect plus TLS handshake, of the first \
-256 connections), `wasted_s` (reusable connections times that median setup time, at most their \
-share of the wall-clock time during which connections were being set up: parallel setups \
-overlap; without -T a connect's time is the gap to the next call on its socket, an upper bound: \
-the cost says 'at most' and the finding stays info). The median, not the mean: a few setups stretched by the tracer (under strace, a connect \
+kept), `setup_ms` (the median connection's cost, of the first 256 connections: with eBPF the \
+connection's life as the program lived it, from its socket() call (else the connect) to its \
+first request (after a TLS or protocol handshake), plus from the end of its last read or write \
+to the end of its close: creating the client, the handshakes, shutdown and close, and the \
+program's own work between those calls; under strace only the calls' own time, socket, \
+connect and its waits, handshakes, close, since the time between calls is mostly the \
+tracer's: its stops, and -yy's netlink lookups on each new socket, milliseconds), \
+`wasted_s` (reusable connections times that median, at most their share of the wall-clock \
+time during which connections were being set up or torn down: parallel setups overlap; \
+without -T a connect's time is the gap to the next call on its socket, an upper bound: the \
+cost says 'at most' and the finding stays info). The median, not the mean: a few setups stretched by the tracer (under strace, a connect \
 that waited for strace to be scheduled) or by one slow retry would make the cost, and the \
 severity, depend on the tracer rather than on the program. \
 `connect_s` and `handshake_s` are sums over the connections. Evidence: the first \
@@ -129,10 +135,10 @@ ClientHello, the client's Finished flight, one request, close; 30 times)",
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("wasted_s"),
-        model: "the set-up time of the connections a kept connection would save (connect, TLS and protocol handshakes: PostgreSQL's start-up, MySQL's greeting and authentication), measured on the client side; a server-side finding has no time of its own",
+        model: "the life of the connections a kept connection would save, on the client side: with eBPF from each socket() to the first request (connect, TLS and protocol handshakes: PostgreSQL's start-up, MySQL's greeting and authentication, and the program's work between them) plus from the last response to the end of the close (redis-py's new client per request: 254 us priced, 220 us lost natively); under strace the set-up calls' own time only. A hand-over finding: the accepting threads' busy time; other server-side findings have no time of their own",
     },
     interest: Interest {
-        syscalls: &[Sys::Connect, Sys::Close, Sys::Accept, Sys::Accept4, Sys::Getsockopt],
+        syscalls: &[Sys::Socket, Sys::Connect, Sys::Close, Sys::Accept, Sys::Accept4, Sys::Getsockopt],
         classes: &[Class::POLL, Class::READ, Class::WRITE, Class::FD],
         exits: true,
         ..Interest::NONE
@@ -178,6 +184,17 @@ const MIN_TLS_REQUEST: u64 = 32;
 #[derive(Clone)]
 struct Conn {
     ep: u32,
+    /// The socket() call that made the fd (same thread, just before the connect): when, and
+    /// its duration.
+    born_ts: Option<i64>,
+    born_ns: u64,
+    /// The close() call's duration, once closed.
+    close_ns: u64,
+    /// Closed by a close() call (not by its process's end or the trace's).
+    closed: bool,
+    /// When the last read or write on it ended: the tear-down runs from there to the close's
+    /// end (redis-py: shutdown, then close).
+    last_io_end: Option<i64>,
     connect_ts: Option<i64>,
     connect_dur: Option<u64>,
     /// Time the connecting thread spent blocked in poll/select/epoll waits between the connect
@@ -247,8 +264,15 @@ struct Endpoint {
     /// Wall-clock setup periods (connect to the first use, or to the end of the TLS
     /// handshake), to bound the time lost when connections were set up in parallel.
     setups: Vec<(i64, i64)>,
-    /// Setup time (connect plus TLS handshake) of the first connections, for the median.
+    /// Connections whose periods are in `setups` (with eBPF, a set-up and a tear-down each).
+    setup_conns: u64,
+    /// The set-up calls' own time (socket, connect and its waits, a TLS or protocol
+    /// handshake, close) of the first connections, for the median.
     setup_samples: Vec<u64>,
+    /// The whole set-up as the program lived it, of the first connections: from the socket()
+    /// call (else the connect) to the first request, plus the close. Used under eBPF, where the
+    /// time between the calls is the program's own; under strace it is mostly the tracer's.
+    span_samples: Vec<u64>,
     /// Connects whose duration the tracer measured (-T, eBPF), not guessed from the gap to
     /// the next call.
     connect_measured: u64,
@@ -266,6 +290,8 @@ pub struct ConnectionChurn {
     endpoint_ids: HashMap<String, u32>,
     /// Connecting threads whose connection has not written yet: thread -> connection.
     awaiting: HashMap<Tid, (Tgid, i32)>,
+    /// Each thread's last socket() call (the fd, when, its duration), for the connect on it.
+    sockets: HashMap<Tid, (i32, Option<i64>, u64)>,
     /// Open tracked connections per process (to close them when it ends without scanning).
     per_proc: HashMap<Tgid, u32>,
     dropped_conns: u64,
@@ -400,6 +426,7 @@ impl Declared for ConnectionChurn {
             endpoints: Vec::new(),
             endpoint_ids: HashMap::default(),
             awaiting: HashMap::default(),
+            sockets: HashMap::default(),
             per_proc: HashMap::default(),
             dropped_conns: 0,
             served: HashMap::default(),
@@ -490,11 +517,17 @@ impl ConnectionChurn {
         if self.awaiting.len() < MAX_CONNS {
             self.awaiting.insert(ev.tid, (tgid, fd.num));
         }
+        let born = self.sockets.remove(&ev.tid).filter(|s| s.0 == fd.num);
         *self.per_proc.entry(tgid).or_insert(0) += 1;
         self.conns.insert(
             (tgid, fd.num),
             Conn {
                 ep,
+                born_ts: born.and_then(|b| b.1),
+                born_ns: born.map_or(0, |b| b.2),
+                close_ns: 0,
+                closed: false,
+                last_io_end: None,
                 connect_ts: ev.ts_ns,
                 connect_dur: sc.dur_ns,
                 wait_ns: 0,
@@ -556,12 +589,33 @@ impl ConnectionChurn {
             e.handshake_timed += 1;
         }
         if (connect.is_some() || c.handshake_ns.is_some()) && e.setup_samples.len() < MAX_SAMPLES {
-            e.setup_samples.push(connect.unwrap_or(0) + c.handshake_ns.unwrap_or(0));
+            e.setup_samples.push(c.born_ns + connect.unwrap_or(0) + c.handshake_ns.unwrap_or(0) + c.close_ns);
         }
         let setup_end = [c.first_use_ts, c.first_write_ts, c.hs_end_ts].into_iter().flatten().max();
-        if let (Some(a), Some(b)) = (c.connect_ts, setup_end) {
-            if e.setups.len() < MAX_INTERVALS && b >= a {
-                e.setups.push((a, b));
+        let born = c.born_ts.or(c.connect_ts);
+        if let (Some(a), Some(b)) = (born, setup_end) {
+            if b >= a {
+                if e.setups.len() < MAX_INTERVALS {
+                    e.setups.push((a, b + c.close_ns as i64));
+                    e.setup_conns += 1;
+                }
+                // a connection that made a request: its set-up ended with the request's
+                // first write (or the handshake's end); its tear-down ran from the end of its
+                // last read or write to the end of its close
+                if c.first_write_ts.is_some() {
+                    let teardown = match (c.closed, c.last_io_end, at) {
+                        (true, Some(l), Some(z)) if z >= l => {
+                            if e.setups.len() < MAX_INTERVALS {
+                                e.setups.push((l, z));
+                            }
+                            (z - l) as u64
+                        }
+                        _ => c.close_ns,
+                    };
+                    if e.span_samples.len() < MAX_SAMPLES {
+                        e.span_samples.push((b - a) as u64 + teardown);
+                    }
+                }
             }
         }
         if let (Some(a), Some(b)) = (c.connect_ts, at) {
@@ -580,6 +634,9 @@ impl ConnectionChurn {
     fn on_data(&mut self, ev: &Event, sc: &Syscall, key: (Tgid, i32)) {
         let seq = self.seq;
         let Some(c) = self.conns.get_mut(&key) else { return };
+        if let Some(t) = ev.ts_ns {
+            c.last_io_end = Some(t + sc.dur_ns.unwrap_or(0) as i64);
+        }
         let bytes = sc.bytes().unwrap_or(0);
         if sc.sys.is(Class::READ) {
             if bytes > 0 {
@@ -1453,6 +1510,14 @@ impl Detector for ConnectionChurn {
             }
         }
         match sc.sys {
+            Sys::Socket => {
+                if let Ret::Ok { val, .. } = sc.ret {
+                    let fd = i32::try_from(val).unwrap_or(-1);
+                    if fd >= 0 && (self.sockets.len() < MAX_CONNS || self.sockets.contains_key(&ev.tid)) {
+                        self.sockets.insert(ev.tid, (fd, ev.ts_ns, sc.dur_ns.unwrap_or(0)));
+                    }
+                }
+            }
             Sys::Connect => self.on_connect(cx, ev, sc),
             Sys::Accept | Sys::Accept4 => self.on_accept(cx, ev, sc),
             Sys::Getsockopt => self.on_so_error(cx, ev, sc),
@@ -1475,8 +1540,10 @@ impl Detector for ConnectionChurn {
                 if self.awaiting.get(&ev.tid) == Some(&key) {
                     self.awaiting.remove(&ev.tid);
                 }
-                if let Some(c) = self.conns.remove(&key) {
+                if let Some(mut c) = self.conns.remove(&key) {
                     self.forget(key.0);
+                    c.close_ns = sc.dur_ns.unwrap_or(0);
+                    c.closed = true;
                     let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
                     if c.shown {
                         if let Some(e) = self.endpoints.get_mut(c.ep as usize) {
@@ -1529,7 +1596,7 @@ impl Detector for ConnectionChurn {
     }
 
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.conns, &mut self.awaiting, &mut self.per_proc, &mut self.served]
+        vec![&mut self.conns, &mut self.awaiting, &mut self.sockets, &mut self.per_proc, &mut self.served]
     }
 
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
@@ -1572,13 +1639,21 @@ impl Detector for ConnectionChurn {
             // the typical connection's setup, not the mean: under strace a few connects that
             // waited for the tracer to be scheduled (milliseconds, against 30 us for most) made
             // the same client a warning under strace and info under eBPF (issue 15)
-            let typical_setup = median(&mut e.setup_samples).map(|ns| ns as f64 / 1e9);
+            // with eBPF the program ran at its own speed: the whole set-up as it lived it, from
+            // socket() to the first request, plus the close (what reuse saves: the user-space
+            // work between the calls too: 141 us against 40 us of calls for a redis-py client,
+            // 230 us lost natively). Under strace the time between calls is mostly the tracer's
+            // (ptrace stops; -yy's netlink lookups on a new socket take milliseconds): only
+            // the calls' own time (lengthened by the stops too)
+            let whole = cx.tracer == registry::Tracer::Ebpf && !e.span_samples.is_empty();
+            let typical_setup = if whole { median(&mut e.span_samples) } else { median(&mut e.setup_samples) }
+                .map(|ns| ns as f64 / 1e9);
             // connections set up in parallel overlap: no more than the wall-clock time during
             // which some setup was under way can be lost
             let wall = if e.setups.is_empty() {
                 None
             } else {
-                let n = e.setups.len() as f64;
+                let n = e.setup_conns.max(1) as f64;
                 Some(union_len(&mut e.setups) as f64 / 1e9 * reusable as f64 / n)
             };
             let wasted = typical_setup.map(|a| {
@@ -1658,10 +1733,17 @@ impl Detector for ConnectionChurn {
             let total = if churn { e.connections } else { e.max_open };
             let cost = match wasted {
                 Some(w) => format!(
-                    "{reusable} of {total} {what} could be saved by reuse: {} {} ({} per connection, the median; {} connections spent {} connecting{})",
+                    "{reusable} of {total} {what} could be saved by reuse: {} {} ({} per connection, the median {}; {} connections spent {} connecting{})",
                     if guessed { "at most" } else { "about" },
                     fmt_s(w),
                     fmt_s(typical_setup.unwrap_or(0.0)),
+                    if guessed {
+                        "of the connects' spans to the next call"
+                    } else if whole {
+                        "from socket() to the first request, plus the close, measured with eBPF"
+                    } else {
+                        "of the set-up calls' own time as strace timed them (socket, connect and its waits, handshakes, close; the program's work between them is not counted: under strace that time is mostly the tracer's, and `syslint trace` with eBPF measures it)"
+                    },
                     e.connections,
                     fmt_s(connect_s),
                     match (e.tls > 0, e.mysql > 0) {
