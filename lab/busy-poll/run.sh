@@ -3,6 +3,9 @@
 #
 #   run.sh VARIANT OUT [STRACE FLAGS...]
 #
+# REQUESTS=N (the c- variants that wait 200 ms a request: 3 by default) spins longer, for a
+# tracer whose stops slow each poll down on a loaded machine.
+#
 # Variants (README.md has what each does and what syslint reports):
 #   c-poll0 c-epoll0 c-select0 c-eagain c-yield    BAD   spin.c spinning while a slow server answers
 #   c-timeout                                      GOOD  spin.c waiting with a real timeout
@@ -46,7 +49,7 @@ case "$variant" in
 c-*)
     mode="${variant#c-}"
     case "$mode" in
-    poll0 | epoll0 | select0 | eagain | yield | timeout | epoll) requests=3 delay_ms=200 ;;
+    poll0 | epoll0 | select0 | eagain | yield | timeout | epoll) requests="${REQUESTS:-3}" delay_ms=200 ;;
     fewpolls) requests=20 delay_ms=20 ;;
     *) echo "run.sh: unknown variant $variant" >&2; exit 2 ;;
     esac
