@@ -322,6 +322,9 @@ struct Served {
     sends_at_accept: u64,
     listener: u32,
     accept_ts: Option<i64>,
+    /// The accept's and the close's durations.
+    accept_ns: Option<u64>,
+    close_ns: Option<u64>,
     requests: u32,
     /// Inside a request (data read since the server last wrote).
     reading: bool,
@@ -409,6 +412,9 @@ struct Listener {
     kept_bytes: usize,
     lifetime_ns: u64,
     lifetime_timed: u64,
+    /// The server's own calls for a connection, accept and close, of the first connections
+    /// closed by a close(): added to a client's price when both ends are traced.
+    side_samples: Vec<u64>,
     procs: HashSet<Tgid>,
     span: Span,
     evidence: EvidenceBuf,
@@ -851,6 +857,8 @@ impl ConnectionChurn {
                 sends_at_accept,
                 listener: id,
                 accept_ts: at,
+                accept_ns: sc.dur_ns,
+                close_ns: None,
                 requests: 0,
                 reading: false,
                 eof: false,
@@ -970,6 +978,11 @@ impl ConnectionChurn {
                 l.lifetime_timed += 1;
             }
         }
+        if let (Some(a), Some(z), false) = (c.accept_ns, c.close_ns, handed) {
+            if l.side_samples.len() < MAX_SAMPLES {
+                l.side_samples.push(a + z);
+            }
+        }
         l.span.add(at);
     }
 
@@ -1086,13 +1099,18 @@ impl ConnectionChurn {
                 metrics: metrics.build(),
                 evidence: l.evidence.render(cx.clock),
                 cost: Some(format!(
-                    "{} of {} connections could be saved by reuse; each costs {}; the clients' time is not in this trace",
+                    "{} of {} connections could be saved by reuse; each costs {}; {}",
                     l.connections.saturating_sub(1),
                     l.connections,
                     if l.mysql > 0 {
                         "its client the connect and the round trips of MySQL's greeting and authentication, and this server an accept, a greeting, an authentication and a close"
                     } else {
                         "its client a TCP handshake (a TLS one too where used) and this server an accept, a close and the socket's set-up"
+                    },
+                    if self.endpoint_ids.contains_key(&l.name) {
+                        "the clients are in this trace too: their finding prices both ends"
+                    } else {
+                        "the clients' time is not in this trace"
                     }
                 )),
                 fix,
@@ -1527,7 +1545,8 @@ impl Detector for ConnectionChurn {
                 }
                 let Some(fd) = sc.fd() else { return };
                 let key = (cx.tgid, fd.num);
-                if let Some(c) = self.served.remove(&key) {
+                if let Some(mut c) = self.served.remove(&key) {
+                    c.close_ns = sc.dur_ns;
                     let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
                     if c.shown {
                         if let Some(l) = self.listeners.get_mut(c.listener as usize) {
@@ -1646,8 +1665,15 @@ impl Detector for ConnectionChurn {
             // (ptrace stops; -yy's netlink lookups on a new socket take milliseconds): only
             // the calls' own time (lengthened by the stops too)
             let whole = cx.tracer == registry::Tracer::Ebpf && !e.span_samples.is_empty();
-            let typical_setup = if whole { median(&mut e.span_samples) } else { median(&mut e.setup_samples) }
-                .map(|ns| ns as f64 / 1e9);
+            let client_setup = if whole { median(&mut e.span_samples) } else { median(&mut e.setup_samples) };
+            // both ends traced (a test run holding client and server, a program talking to
+            // itself): the server's accept and close for each connection are the churn's too
+            let server_side = self
+                .listener_ids
+                .get(&e.name)
+                .and_then(|&l| self.listeners.get_mut(l as usize))
+                .and_then(|l| median(&mut l.side_samples));
+            let typical_setup = client_setup.map(|ns| (ns + server_side.unwrap_or(0)) as f64 / 1e9);
             // connections set up in parallel overlap: no more than the wall-clock time during
             // which some setup was under way can be lost
             let wall = if e.setups.is_empty() {
@@ -1733,7 +1759,7 @@ impl Detector for ConnectionChurn {
             let total = if churn { e.connections } else { e.max_open };
             let cost = match wasted {
                 Some(w) => format!(
-                    "{reusable} of {total} {what} could be saved by reuse: {} {} ({} per connection, the median {}; {} connections spent {} connecting{})",
+                    "{reusable} of {total} {what} could be saved by reuse: {} {} ({} per connection, the median {}{}; {} connections spent {} connecting{})",
                     if guessed { "at most" } else { "about" },
                     fmt_s(w),
                     fmt_s(typical_setup.unwrap_or(0.0)),
@@ -1743,6 +1769,10 @@ impl Detector for ConnectionChurn {
                         "from socket() to the first request, plus the close, measured with eBPF"
                     } else {
                         "of the set-up calls' own time as strace timed them (socket, connect and its waits, handshakes, close; the program's work between them is not counted: under strace that time is mostly the tracer's, and `syslint trace` with eBPF measures it)"
+                    },
+                    match server_side {
+                        Some(ns) => format!(", with the server's accept and close, {} (both ends traced)", fmt_s(ns as f64 / 1e9)),
+                        None => String::new(),
                     },
                     e.connections,
                     fmt_s(connect_s),
