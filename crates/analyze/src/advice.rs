@@ -348,24 +348,15 @@ const ADVICE: &[(&str, Program, &str)] = &[
 /// closed, forked copies per job or connection, and a DNS timeout in a program with a knob to
 /// stop looking its clients up.
 pub fn apply(f: &mut Finding, meta: &crate::registry::Meta) {
-    // the general fix, as `fix()` trims it or as the docs hold it whole
+    // the general fix, as `fix()` trims it or as the docs hold it whole, is advised as the
+    // detector's; a fix the detector wrote itself only when it named the case it belongs to
+    // (the server side of connection churn by who closed; a dead resolver's program knob,
+    // `UseDNS no`, leads over the resolver fix too)
     let general = f.fix == meta.fix() || f.fix == meta.docs.fix;
-    // which advice: the detector's general case, or a case it wrote its own fix for and that
-    // has program advice of its own (the server side of connection churn, by who closed); a
-    // dead resolver's program knob (`UseDNS no`) leads over the resolver fix too
-    use crate::detectors::connection_churn::{SERVER_FIX_CLIENTS_CLOSE, SERVER_FIX_SERVER_CLOSES};
-    let key: &str = if general || f.detector == "dns-timeout" {
-        &f.detector
-    } else if f.fix == SERVER_FIX_SERVER_CLOSES {
-        "connection-churn/server-closes"
-    } else if f.fix == SERVER_FIX_CLIENTS_CLOSE {
-        "connection-churn/clients-close"
-    } else if f.fix == crate::detectors::connection_churn::HANDOVER_FIX {
-        "connection-churn/handover"
-    } else if f.fix == crate::detectors::spawn_per_task::FORKED_FIX {
-        "spawn-per-task/forked"
-    } else {
-        return;
+    let key: &str = match f.advice {
+        Some(k) => k,
+        None if general => meta.name,
+        None => return,
     };
     let Some(p) = f.about.as_ref().and_then(|a| a.program.as_deref()).and_then(Program::of_comm) else {
         return;

@@ -835,6 +835,7 @@ mod tests {
             confidence: None,
             confidence_reason: None,
             confirm: None,
+            advice: None,
         }
     }
 

@@ -551,6 +551,11 @@ pub struct Finding {
     /// record).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirm: Option<String>,
+    /// The case of the analyzer's program advice that this finding's own fix belongs to
+    /// (`connection-churn/server-closes`), set by the detector that wrote the fix; `None` for a
+    /// finding carrying its detector's general fix. Not part of the report.
+    #[serde(skip)]
+    pub advice: Option<&'static str>,
 }
 
 /// What a finding's fix would save, measured: the detector gives `saved_s` (its cost model,

@@ -1057,6 +1057,11 @@ impl ConnectionChurn {
             if l.lifetime_timed > 0 {
                 metrics.value("avg_lifetime_s", l.lifetime_ns as f64 / 1e9 / l.lifetime_timed as f64);
             }
+            let advice = match closer {
+                Closer::Server => Some("connection-churn/server-closes"),
+                Closer::Clients => Some("connection-churn/clients-close"),
+                Closer::Unknown => None,
+            };
             let fix = match closer {
                 Closer::Server => SERVER_FIX_SERVER_CLOSES.to_string(),
                 Closer::Clients => SERVER_FIX_CLIENTS_CLOSE.to_string(),
@@ -1114,6 +1119,7 @@ impl ConnectionChurn {
                     }
                 )),
                 fix,
+                advice,
                 ..Default::default()
             });
         }
@@ -1169,6 +1175,7 @@ impl ConnectionChurn {
                 format!("{} hand-overs; their time is unknown (no durations)", l.handed)
             }),
             fix: HANDOVER_FIX.into(),
+            advice: Some("connection-churn/handover"),
             ..Default::default()
         }
     }
@@ -1180,7 +1187,7 @@ fn program_of<'m>(procs: &HashSet<Tgid>, model: &'m crate::model::Model) -> Opti
 }
 
 /// The fix for connections handed between processes.
-pub(crate) const HANDOVER_FIX: &str = "let the processes that serve the connections accept them themselves: each worker accepting on the shared listening socket, or a listener per worker with SO_REUSEPORT (the kernel spreads the connections); keep-alive clients make the hand-over once per connection rather than once per request";
+const HANDOVER_FIX: &str = "let the processes that serve the connections accept them themselves: each worker accepting on the shared listening socket, or a listener per worker with SO_REUSEPORT (the kernel spreads the connections); keep-alive clients make the hand-over once per connection rather than once per request";
 
 /// Who wanted a listener's connections closed.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -1191,10 +1198,10 @@ enum Closer {
 }
 
 /// The fix when the server closes after each answer.
-pub(crate) const SERVER_FIX_SERVER_CLOSES: &str = "Let connections stay open for further requests: nginx `keepalive_timeout 65;` (0 turns keep-alive off) and `keepalive_requests`; for an nginx upstream (php-fpm, a backend) `keepalive N;` in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";` (FastCGI: `fastcgi_keep_conn on;`); Apache `KeepAlive On`; gunicorn sync workers close every connection by design: behind a proxy that is expected, facing clients use the gthread or an async worker class with `--keep-alive`; uWSGI `--http-keepalive`; Node http.Server `keepAliveTimeout`; Go net/http keeps connections unless `SetKeepAlivesEnabled(false)`. Answers must carry Content-Length (or chunked encoding) for a connection to stay open.";
+const SERVER_FIX_SERVER_CLOSES: &str = "Let connections stay open for further requests: nginx `keepalive_timeout 65;` (0 turns keep-alive off) and `keepalive_requests`; for an nginx upstream (php-fpm, a backend) `keepalive N;` in the upstream block with `proxy_http_version 1.1;` and `proxy_set_header Connection \"\";` (FastCGI: `fastcgi_keep_conn on;`); Apache `KeepAlive On`; gunicorn sync workers close every connection by design: behind a proxy that is expected, facing clients use the gthread or an async worker class with `--keep-alive`; uWSGI `--http-keepalive`; Node http.Server `keepAliveTimeout`; Go net/http keeps connections unless `SetKeepAlivesEnabled(false)`. Answers must carry Content-Length (or chunked encoding) for a connection to stay open.";
 
 /// The fix when the clients close after one request.
-pub(crate) const SERVER_FIX_CLIENTS_CLOSE: &str = "The clients open a new connection per request: make them reuse connections (an HTTP client session or connection pool: Python requests.Session, libcurl one easy handle or a share handle, Go one http.Client with its default Transport, Java one HttpClient, Node an http.Agent with keepAlive: true; database drivers: a connection pool such as pgbouncer, or pool settings of the driver; pgbench: without -C; MySQL/MariaDB: the driver's pool or ProxySQL, and the `mysql`/`mariadb` command line client once for all the statements, not once per statement). A proxy in front (nginx upstream `keepalive N;`) can hold connections to this server when the clients cannot be changed.";
+const SERVER_FIX_CLIENTS_CLOSE: &str = "The clients open a new connection per request: make them reuse connections (an HTTP client session or connection pool: Python requests.Session, libcurl one easy handle or a share handle, Go one http.Client with its default Transport, Java one HttpClient, Node an http.Agent with keepAlive: true; database drivers: a connection pool such as pgbouncer, or pool settings of the driver; pgbench: without -C; MySQL/MariaDB: the driver's pool or ProxySQL, and the `mysql`/`mariadb` command line client once for all the statements, not once per statement). A proxy in front (nginx upstream `keepalive N;`) can hold connections to this server when the clients cannot be changed.";
 
 impl ConnectionChurn {
     /// getsockopt(SO_ERROR) on a connection still being made: an error there means the

@@ -834,6 +834,9 @@ impl Detector for DnsTimeout {
                 evidence: g.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix,
+                // its own fixes (a dead nameserver, the A/AAAA pair) still lead with the
+                // program's knob (sshd `UseDNS no`)
+                advice: Some("dns-timeout"),
                 ..Default::default()
             });
         }

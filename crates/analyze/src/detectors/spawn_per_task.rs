@@ -261,7 +261,7 @@ impl SpawnPerTask {
 }
 
 /// The fix for forked copies per job or connection.
-pub(crate) const FORKED_FIX: &str = "keep long-lived workers and hand them the jobs or connections instead of forking a copy for each: a pre-forked or threaded pool (Python: socketserver's ThreadingTCPServer or a fixed pool of worker processes; RQ: `rq worker --worker-class rq.worker.SimpleWorker`, or a worker pool, when jobs need no isolation), a connection pool in front of a server that forks a process per connection (PgBouncer for PostgreSQL), and workers that live for many requests (gunicorn `--max-requests` in the thousands or 0; Apache `MaxConnectionsPerChild 0`)";
+const FORKED_FIX: &str = "keep long-lived workers and hand them the jobs or connections instead of forking a copy for each: a pre-forked or threaded pool (Python: socketserver's ThreadingTCPServer or a fixed pool of worker processes; RQ: `rq worker --worker-class rq.worker.SimpleWorker`, or a worker pool, when jobs need no isolation), a connection pool in front of a server that forks a process per connection (PgBouncer for PostgreSQL), and workers that live for many requests (gunicorn `--max-requests` in the thousands or 0; Apache `MaxConnectionsPerChild 0`)";
 
 
 /// The median of a log2 histogram of microseconds, in ms (the bucket's middle).
@@ -586,6 +586,7 @@ about {:.0}-{:.0} ms) for work that usually takes microseconds in-process{}",
                 evidence,
                 cost: Some(cost),
                 fix: if forked { FORKED_FIX.into() } else { META.fix().into() },
+                advice: forked.then_some("spawn-per-task/forked"),
                 ..Default::default()
             });
         }
