@@ -18,11 +18,11 @@
 //!
 //! Lookups are summed per program.
 
-use super::repeated_dns::{dns_socket, parse_dns, DnsMsg};
+use crate::kit::dns::{dns_socket, parse_dns, timed_out_wait, waited_ns, DnsMsg, MIN_WAIT_NS};
 use super::{Evidence, EvidenceBuf};
 use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
 use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Class, Event, Ret, Sys, Syscall, Tgid, Tid, Timeout};
+use syslint_event::{Class, Event, Ret, Sys, Syscall, Tgid, Tid};
 use syslint_report::Finding;
 
 pub static META: Meta = Meta {
@@ -286,24 +286,6 @@ fn hash_str(s: &str) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     s.hash(&mut h);
     h.finish()
-}
-
-/// The wait a call stood for, in ns: its duration, else the timeout it asked for.
-/// The one predicate for a DNS wait that timed out, shared with repeated-dns (which leaves that
-/// time to this detector: one cost, one owner): a poll/select/epoll wait that returned nothing,
-/// and how long it waited when known. Whether a question was outstanding is the caller's.
-pub(crate) fn timed_out_wait(sc: &Syscall) -> Option<Option<u64>> {
-    (sc.sys.is(Class::POLL) && matches!(sc.ret, Ret::Ok { val: 0, .. })).then(|| waited_ns(sc))
-}
-
-/// `min_wait_ms`'s default: the waits this detector owns by default.
-pub(crate) const MIN_WAIT_NS: u64 = 200_000_000;
-
-fn waited_ns(sc: &Syscall) -> Option<u64> {
-    sc.dur_ns.or_else(|| match sc.timeout() {
-        Some(Timeout::Ns(n)) => Some(n),
-        _ => None,
-    })
 }
 
 impl DnsTimeout {

@@ -14,6 +14,7 @@
 //! right after.
 
 use crate::detectors::{Evidence, EvidenceBuf, Span};
+use crate::kit::dns::{dns_socket, parse_dns, DnsMsg};
 use crate::kit::Metrics;
 use crate::model::Model;
 use crate::kit::Rekey;
@@ -125,9 +126,6 @@ const MAX_ASKED: usize = 16;
 const MAX_PROCS: usize = 10_000;
 /// Evidence lines kept per lookup.
 const EPISODE_EVIDENCE: usize = 3;
-/// Longest DNS name.
-const MAX_NAME: usize = 255;
-
 /// The resolver's files, and a bit for each.
 const FILES: [&str; 5] = ["/etc/hosts", "/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"];
 const HOSTS: u8 = 1;
@@ -217,72 +215,6 @@ pub struct RepeatedDns {
     pending: Vec<Episode>,
     aggs: HashMap<Key, Agg>,
     order: Vec<Key>,
-}
-
-/// A DNS message header and question, as far as the bytes show it (shared with dns-timeout).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct DnsMsg {
-    /// The message ID (a retry of a query keeps it; its answer carries it).
-    pub id: u16,
-    pub response: bool,
-    pub name: String,
-    /// The name ran past the bytes strace printed.
-    pub truncated: bool,
-    pub qtype: Option<u16>,
-    /// The response code (0 NOERROR, 2 SERVFAIL, 3 NXDOMAIN), from the header.
-    pub rcode: u8,
-    /// Answer records in a response, from the header.
-    pub answers: u16,
-}
-
-/// Decode a DNS message's question. `cut`: strace printed only part of the buffer.
-pub(crate) fn parse_dns(b: &[u8], cut: bool) -> Option<DnsMsg> {
-    if b.len() < 12 {
-        return None;
-    }
-    let flags = b[2];
-    let response = flags & 0x80 != 0;
-    let opcode = (flags >> 3) & 0x0f;
-    let qdcount = u16::from_be_bytes([b[4], b[5]]);
-    let (id, rcode, answers) = (u16::from_be_bytes([b[0], b[1]]), b[3] & 0x0f, u16::from_be_bytes([b[6], b[7]]));
-    if opcode != 0 || qdcount == 0 {
-        return None;
-    }
-    let mut name = String::new();
-    let mut i = 12;
-    loop {
-        if i >= b.len() {
-            // ran out of bytes inside the name
-            return cut.then_some(DnsMsg { id, response, name, truncated: true, qtype: None, rcode, answers });
-        }
-        let len = b[i] as usize;
-        if len == 0 {
-            break;
-        }
-        if len & 0xc0 != 0 || name.len() + len > MAX_NAME {
-            return None; // no compression in a question; no absurd names
-        }
-        if !name.is_empty() {
-            name.push('.');
-        }
-        let end = (i + 1 + len).min(b.len());
-        for &c in &b[i + 1..end] {
-            if c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'*' {
-                name.push(c.to_ascii_lowercase() as char);
-            } else {
-                return None;
-            }
-        }
-        if i + 1 + len > b.len() {
-            return cut.then_some(DnsMsg { id, response, name, truncated: true, qtype: None, rcode, answers });
-        }
-        i += 1 + len;
-    }
-    if name.is_empty() {
-        name.push('.');
-    }
-    let qtype = (i + 2 < b.len()).then(|| u16::from_be_bytes([b[i + 1], b[i + 2]]));
-    Some(DnsMsg { id, response, name, truncated: false, qtype, rcode, answers })
 }
 
 fn fmt_s(s: f64) -> String {
@@ -538,36 +470,6 @@ impl RepeatedDns {
     }
 }
 
-/// Whether a socket call talks to a DNS server: the fd is connected to port 53, or the call's
-/// own address (sendto's destination, recvfrom's source) is port 53 (`Some(tcp)`; shared
-/// with dns-timeout).
-pub(crate) fn dns_socket(cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) -> Option<bool> {
-    let t = cx.target.as_ref()?;
-    let tcp = t.kind.is_tcp();
-    // a connected socket shows its DNS server end (from -yy, or from the connect the model saw)
-    if t.display.ends_with(":53") {
-        return Some(tcp);
-    }
-    // the fd is unknown to the model (or its display came from a guess): ask the endpoint of the
-    // connection it made, when there is one
-    if t.kind == TargetKind::Unknown || t.display.ends_with("(accepted)") {
-        let connected = cx
-            .model
-            .lookup_fd(ev.tid, fd)
-            .and_then(|v| v.endpoint)
-            .is_some_and(|e| e.direction == syslint_event::Direction::Out && e.endpoint.ends_with(":53"));
-        if connected {
-            return Some(tcp);
-        }
-    }
-    if matches!(sc.sys, Sys::Sendto | Sys::Recvfrom | Sys::Sendmsg | Sys::Recvmsg) {
-        if let Some(SockAddr::Inet { port: 53, .. }) = sc.sockaddr() {
-            return Some(tcp);
-        }
-    }
-    None
-}
-
 impl Detector for RepeatedDns {
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::excerpt_finding;
@@ -653,9 +555,9 @@ impl Detector for RepeatedDns {
         let class = sc.sys.class();
         if class.has(Class::POLL) {
             // a wait for an answer that timed out, within a lookup that asked a DNS server
-            if let Some(Some(w)) = super::dns_timeout::timed_out_wait(sc) {
+            if let Some(Some(w)) = crate::kit::dns::timed_out_wait(sc) {
                 if let Some(ep) = self.episodes.get_mut(&ev.tid) {
-                    if ep.queries > 0 && w >= super::dns_timeout::MIN_WAIT_NS {
+                    if ep.queries > 0 && w >= crate::kit::dns::MIN_WAIT_NS {
                         ep.pending_timeout_ns += w;
                     }
                 }

@@ -9,17 +9,20 @@
 //! - [`Timing`]: the one policy for trusting `-T` durations; [`Typical`]: a median duration;
 //! - [`Metrics`]: a typed builder for a finding's metrics (counts stay integers);
 //! - [`Evidence`], [`EvidenceBuf`]: strace lines kept as evidence, payloads redacted;
+//! - [`dns`]: DNS messages, DNS sockets and timed-out waits, for the two DNS detectors;
 //! - [`Rekey`], [`IdKey`]: maps keyed by thread or process, which the analyzer re-keys when a
 //!   pid alias is learnt (a detector lists them in `Detector::keyed`).
 
 mod bounded;
+pub mod dns;
+pub(crate) mod evidence;
 mod keyed;
 mod metrics;
 mod programs;
 mod time;
 
-pub use crate::detectors::{Evidence, EvidenceBuf};
 pub use bounded::Bounded;
+pub use evidence::{redact, redact_into, Evidence, EvidenceBuf};
 pub use keyed::{IdKey, Rekey};
 pub use metrics::Metrics;
 pub use programs::Programs;
