@@ -5,6 +5,9 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+/// Largest pid Linux can give (PID_MAX_LIMIT on 64-bit); larger numbers are timestamps.
+pub(crate) const PID_MAX: u64 = 4_194_304;
+
 /// What /proc says about one thread.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaskFacts {
@@ -101,7 +104,7 @@ pub fn recording_line(tid: u32, t: &TaskFacts) -> String {
 /// A recording line back: (tid, facts); `None` when the line is not one (or is malformed).
 pub fn parse_recording_line(line: &str) -> Option<(u32, TaskFacts)> {
     // pids as Linux gives them, as the strace reader takes them: 1 to PID_MAX_LIMIT
-    let pid = |s: &str| s.parse::<u32>().ok().filter(|&p| p >= 1 && u64::from(p) <= crate::strace::PID_MAX);
+    let pid = |s: &str| s.parse::<u32>().ok().filter(|&p| p >= 1 && u64::from(p) <= PID_MAX);
     let r = line.strip_prefix(RECORDING_TAG)?;
     let mut it = r.splitn(4, ' ');
     let tid = pid(it.next()?)?;

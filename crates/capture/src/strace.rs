@@ -6,6 +6,7 @@
 //! frames, `-c` tables) and counts every line it cannot, keeping the first few for the report.
 //! Per line it allocates nothing; only an `<unfinished ...>` call is copied until it resumes.
 
+use crate::procfs::PID_MAX;
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Clock, Event, EventKind, Ret, Sys, Syscall, Tid};
 
@@ -218,9 +219,6 @@ enum Rejoin {
     /// Not a continuation.
     No(Dangling),
 }
-
-/// Largest pid Linux can give (PID_MAX_LIMIT on 64-bit); larger numbers are timestamps.
-pub(crate) const PID_MAX: u64 = 4_194_304;
 
 /// `strace: Process 1 attached`, `/usr/bin/strace: ...` -> the text after `strace: `.
 fn strace_note(s: &str) -> Option<&str> {
