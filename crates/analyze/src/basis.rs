@@ -6,7 +6,7 @@
 //! ([`crate::registry::Detector::on_excerpt`], [`crate::registry::Detector::on_counts`]); both
 //! are optional, so a detector without them reads full traces only.
 
-use crate::detectors::Evidence;
+use crate::kit::Evidence;
 use syslint_event::{Args, Clock, Event, EventKind, Ret, Sys, Syscall, Tid, Timeout};
 use syslint_report::{Basis, BasisKind, Confidence, Counts, Finding, Severity};
 
@@ -413,10 +413,19 @@ pub fn stamp_full(f: &mut Finding, basis: &Basis) {
     }
 }
 
+/// What a finding of a rule needs to know of its detector (the registry's `Meta` is one): the
+/// registry builds on this module, not this module on the registry.
+pub trait Named {
+    fn name(&self) -> &'static str;
+    fn code(&self) -> &'static str;
+    /// The fix a finding carries.
+    fn fix(&self) -> &'static str;
+}
+
 /// A finding of a counts or excerpt rule, in the detector's name (its fix is the detector's).
 /// `metrics`: integer counts and a few ratios.
-pub fn finding(
-    meta: &'static crate::registry::Meta,
+pub fn finding<M: Named + ?Sized>(
+    meta: &M,
     severity: Severity,
     message: String,
     subject: &str,
@@ -424,8 +433,8 @@ pub fn finding(
     metrics: &[(&str, serde_json::Value)],
 ) -> Finding {
     Finding {
-        detector: meta.name.into(),
-        code: meta.code.into(),
+        detector: meta.name().into(),
+        code: meta.code().into(),
         severity,
         message,
         subject: subject.into(),

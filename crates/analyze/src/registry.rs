@@ -132,6 +132,18 @@ fn fmt_secs(s: f64) -> String {
 
 pub use syslint_report::printers::fmt_share;
 
+impl crate::basis::Named for Meta {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn code(&self) -> &'static str {
+        self.code
+    }
+    fn fix(&self) -> &'static str {
+        Meta::fix(self)
+    }
+}
+
 impl Meta {
     /// The fix a finding carries: the first paragraph of the docs' Fix section, without its
     /// final period (the rest of that section is the longer explanation `syslint explain`
