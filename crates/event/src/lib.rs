@@ -10,6 +10,7 @@
 pub mod args;
 pub mod errno;
 pub mod ids;
+mod names;
 pub mod raw;
 pub mod redact;
 pub mod syscalls;

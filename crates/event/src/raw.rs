@@ -6,6 +6,7 @@
 //! payloads, epoll_event, pipe fds) is printed where strace prints it; memory it did not copy
 //! is printed as an address, as strace does for pointers it does not decode.
 
+use crate::names::{EPOLL_EVENTS, FUTEX_OPS, SOCKOPT_NAMES, SOL_NAMES};
 use crate::syscalls::{Class, Sys};
 use std::fmt::Write as _;
 
@@ -852,31 +853,6 @@ fn msg_flags(v: u64) -> String {
     o
 }
 
-/// Socket levels by name.
-pub(crate) const SOL_NAMES: &[(&str, u64)] = &[("SOL_SOCKET", 1), ("SOL_TCP", 6), ("SOL_IP", 0), ("SOL_IPV6", 41)];
-
-/// Socket options by name: (level, name, value).
-pub(crate) const SOCKOPT_NAMES: &[(u64, &str, u64)] = &[
-    (1, "SO_DEBUG", 1),
-    (1, "SO_REUSEADDR", 2),
-    (1, "SO_TYPE", 3),
-    (1, "SO_ERROR", 4),
-    (1, "SO_SNDBUF", 7),
-    (1, "SO_RCVBUF", 8),
-    (1, "SO_KEEPALIVE", 9),
-    (1, "SO_LINGER", 13),
-    (1, "SO_REUSEPORT", 15),
-    (1, "SO_RCVTIMEO_OLD", 20),
-    (1, "SO_SNDTIMEO_OLD", 21),
-    (6, "TCP_NODELAY", 1),
-    (6, "TCP_CORK", 3),
-    (6, "TCP_KEEPIDLE", 4),
-    (6, "TCP_KEEPINTVL", 5),
-    (6, "TCP_KEEPCNT", 6),
-    (6, "TCP_DEFER_ACCEPT", 9),
-    (6, "TCP_FASTOPEN", 23),
-];
-
 fn sockopt(level: u64, opt: u64) -> (String, String) {
     let l = SOL_NAMES.iter().find(|(_, v)| *v == level).map_or_else(|| level.to_string(), |(n, _)| n.to_string());
     let o = SOCKOPT_NAMES
@@ -1098,24 +1074,6 @@ const OPEN_FLAGS: &[(&str, u64)] = &[
     ("O_PATH", 0o10000000),
 ];
 
-pub(crate) const EPOLL_EVENTS: &[(&str, u64)] = &[
-    ("EPOLLIN", 0x1),
-    ("EPOLLPRI", 0x2),
-    ("EPOLLOUT", 0x4),
-    ("EPOLLERR", 0x8),
-    ("EPOLLHUP", 0x10),
-    ("EPOLLRDNORM", 0x40),
-    ("EPOLLRDBAND", 0x80),
-    ("EPOLLWRNORM", 0x100),
-    ("EPOLLWRBAND", 0x200),
-    ("EPOLLMSG", 0x400),
-    ("EPOLLRDHUP", 0x2000),
-    ("EPOLLEXCLUSIVE", 1 << 28),
-    ("EPOLLWAKEUP", 1 << 29),
-    ("EPOLLONESHOT", 1 << 30),
-    ("EPOLLET", 1 << 31),
-];
-
 const MSG_FLAGS: &[(&str, u64)] = &[
     ("MSG_OOB", 0x1),
     ("MSG_PEEK", 0x2),
@@ -1140,23 +1098,6 @@ const WAIT_OPTIONS: &[(&str, u64)] = &[
     ("__WCLONE", 0x80000000),
 ];
 
-/// futex operations by command number (`op & FUTEX_CMD`).
-pub(crate) const FUTEX_OPS: &[&str] = &[
-    "FUTEX_WAIT",
-    "FUTEX_WAKE",
-    "FUTEX_FD",
-    "FUTEX_REQUEUE",
-    "FUTEX_CMP_REQUEUE",
-    "FUTEX_WAKE_OP",
-    "FUTEX_LOCK_PI",
-    "FUTEX_UNLOCK_PI",
-    "FUTEX_TRYLOCK_PI",
-    "FUTEX_WAIT_BITSET",
-    "FUTEX_WAKE_BITSET",
-    "FUTEX_WAIT_REQUEUE_PI",
-    "FUTEX_CMP_REQUEUE_PI",
-    "FUTEX_LOCK_PI2",
-];
 const FUTEX_PRIVATE: u64 = 128;
 const FUTEX_CLOCK_REALTIME: u64 = 256;
 const FUTEX_CMD: u64 = !(FUTEX_PRIVATE | FUTEX_CLOCK_REALTIME) & 0xffff_ffff;

@@ -4,7 +4,7 @@
 //! for `-X raw` logs, by value.
 
 use crate::args::{self, FdArg};
-use crate::raw::{EPOLL_EVENTS, SOCKOPT_NAMES, SOL_NAMES};
+use crate::names::{EPOLL_EVENTS, FUTEX_OPS, SOCKOPT_NAMES, SOL_NAMES};
 use crate::syscalls::{Class, Sys};
 use crate::target::TargetKind;
 use crate::{Args, Ret, Syscall};
@@ -428,7 +428,7 @@ impl<'a> Syscall<'a> {
                 let name =
                     op.split('|').find(|p| p.starts_with("FUTEX_") && *p != "FUTEX_CLOCK_REALTIME").unwrap_or("");
                 let name = name.strip_suffix("_PRIVATE").unwrap_or(name);
-                match crate::raw::FUTEX_OPS.iter().position(|n| *n == name) {
+                match FUTEX_OPS.iter().position(|n| *n == name) {
                     Some(i) => FutexCmd::of(i as u64),
                     None => FutexCmd::Other,
                 }
