@@ -145,6 +145,19 @@ impl crate::basis::Named for Meta {
 }
 
 impl Meta {
+    /// A finding of this detector with its severity and message, its fix the general one; the
+    /// detector fills in the rest with struct update syntax (`..META.finding(sev, msg)`).
+    pub fn finding(&'static self, severity: Severity, message: String) -> Finding {
+        Finding {
+            detector: self.name.into(),
+            code: self.code.into(),
+            severity,
+            message,
+            fix: self.fix().into(),
+            ..Default::default()
+        }
+    }
+
     /// The fix a finding carries: the first paragraph of the docs' Fix section, without its
     /// final period (the rest of that section is the longer explanation `syslint explain`
     /// prints), so the fix is written once.

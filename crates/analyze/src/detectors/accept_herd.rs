@@ -679,18 +679,13 @@ switch, a wait return and a syscall",
             };
             let window = window(g.first_ts, g.last_ts);
             out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
                 subject: format!("listening socket {name}"),
                 about: Some(Subject::new(SubjectKind::Listener).name(name.as_str())),
                 window,
                 metrics: metrics.build(),
                 evidence,
                 cost: Some(cost),
-                fix: META.fix().into(),
-                ..Default::default()
+                ..META.finding(severity, message)
             });
         }
         out

@@ -1802,10 +1802,6 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
                 );
             }
             out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
                 subject: e.name.clone(),
                 about: Some(
                     Subject::new(SubjectKind::Endpoint)
@@ -1817,7 +1813,7 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
                 evidence: e.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix,
-                ..Default::default()
+                ..META.finding(severity, message)
             });
         }
         self.served_findings(cx, &mut out);

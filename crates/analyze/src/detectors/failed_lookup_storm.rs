@@ -626,20 +626,14 @@ or put the one that does first. "
             }
             fix.push_str(META.docs.fix);
 
-            out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
-                subject: self.programs.subject(cx.model, gi as u32),
-                about: Some(self.programs.about(gi as u32)),
+            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence,
                 cost: Some(cost),
                 fix,
-                ..Default::default()
-            });
+                ..META.finding(severity, message)
+            }));
         }
         out
     }

@@ -429,20 +429,13 @@ impl Detector for FdCloseSweep {
                 g.ebadf as f64 * 0.3e-3,
                 g.ebadf / g.sweeps
             );
-            out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
-                subject: self.programs.subject(cx.model, gi as u32),
-                about: Some(self.programs.about(gi as u32)),
+            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
-                fix: META.fix().into(),
-                ..Default::default()
-            });
+                ..META.finding(severity, message)
+            }));
         }
         out
     }

@@ -625,10 +625,6 @@ about {} of them",
             }
 
             out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
                 subject: self.programs.subject(cx.model, gi as u32),
                 about: Some(about),
                 window: g.span.window(),
@@ -636,7 +632,7 @@ about {} of them",
                 evidence,
                 cost: Some(cost),
                 fix: design.map_or(META.docs.fix, |d| d.knob).into(),
-                ..Default::default()
+                ..META.finding(severity, message)
             });
         }
         out

@@ -445,20 +445,13 @@ impl Detector for FutexContention {
                 "{time}; {} hand-overs, each a wake-up and a context switch, {} lost races (EAGAIN){hint}",
                 g.blocked, g.eagain
             );
-            out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
-                subject: self.programs.subject(cx.model, gi as u32),
-                about: Some(self.programs.about(gi as u32)),
+            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
-                fix: META.fix().into(),
-                ..Default::default()
-            });
+                ..META.finding(severity, message)
+            }));
         }
         out
     }

@@ -576,20 +576,13 @@ for a delayed ACK (about 40 ms)"
                         .to_string(),
                 ),
             };
-            out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
-                subject: self.programs.subject(cx.model, gi as u32),
-                about: Some(self.programs.about(gi as u32)),
+            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence: g.evidence.render(cx.clock),
                 cost: Some(cost),
-                fix: META.fix().into(),
-                ..Default::default()
-            });
+                ..META.finding(severity, message)
+            }));
         }
         out
     }

@@ -734,10 +734,6 @@ invocation with every URL) or run a local caching resolver. {fix}"
                 );
             }
             out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
                 subject,
                 about: Some(about),
                 window: a.span.window(),
@@ -745,7 +741,7 @@ invocation with every URL) or run a local caching resolver. {fix}"
                 evidence: a.evidence.render(cx.clock),
                 cost: Some(cost),
                 fix,
-                ..Default::default()
+                ..META.finding(severity, message)
             });
         }
         out

@@ -665,10 +665,6 @@ close, and the endpoint a refused connection, so clients retrying like this keep
                 s.attempts
             );
             out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
                 subject: self.programs.subject(cx.model, g),
                 about: Some(
                     Subject::new(if s.call == "open" { SubjectKind::File } else { SubjectKind::Endpoint })
@@ -679,8 +675,7 @@ close, and the endpoint a refused connection, so clients retrying like this keep
                 metrics: m.build(),
                 evidence: s.evidence.render(cx.clock),
                 cost: Some(cost),
-                fix: META.fix().into(),
-                ..Default::default()
+                ..META.finding(severity, message)
             });
         }
         out

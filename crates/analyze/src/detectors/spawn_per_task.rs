@@ -575,10 +575,6 @@ about {:.0}-{:.0} ms) for work that usually takes microseconds in-process{}",
             ) };
             let evidence = top.first().map(|t| t.evidence.render(cx.clock)).unwrap_or_default();
             out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
                 subject: self.programs.subject(cx.model, g),
                 about: Some(self.programs.about(g)),
                 window: span.window(),
@@ -587,7 +583,7 @@ about {:.0}-{:.0} ms) for work that usually takes microseconds in-process{}",
                 cost: Some(cost),
                 fix: if forked { FORKED_FIX.into() } else { META.fix().into() },
                 advice: forked.then_some("spawn-per-task/forked"),
-                ..Default::default()
+                ..META.finding(severity, message)
             });
         }
         out

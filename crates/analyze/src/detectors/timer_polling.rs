@@ -570,20 +570,13 @@ the event it waits for is noticed up to {p} ms late"
                 ),
                 _ => "wake-ups that find nothing (rate unknown: no timestamps or timeouts)".to_string(),
             };
-            out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
-                subject: self.programs.subject(cx.model, gi as u32),
-                about: Some(self.programs.about(gi as u32)),
+            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
-                fix: META.fix().into(),
-                ..Default::default()
-            });
+                ..META.finding(severity, message)
+            }));
         }
         out
     }

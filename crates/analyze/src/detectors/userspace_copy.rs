@@ -564,20 +564,13 @@ sendfile() would move them in the kernel",
 socket writes and as many reads or more ({time}); sendfile() makes one call per file and one copy in the kernel",
                 g.writes
             );
-            out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
-                subject: self.programs.subject(cx.model, gi as u32),
-                about: Some(self.programs.about(gi as u32)),
+            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence: g.evidence.as_ref().map(|(_, e)| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
-                fix: META.fix().into(),
-                ..Default::default()
-            });
+                ..META.finding(severity, message)
+            }));
         }
         out
     }
