@@ -474,6 +474,19 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
 
+    /// The code list in docs/detectors.md is the registry's, in its order: a detector added,
+    /// renamed or renumbered without the docs fails here.
+    #[test]
+    fn the_docs_list_every_detector_with_its_code() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/detectors.md");
+        let doc = std::fs::read_to_string(path).expect("docs/detectors.md");
+        let list = doc.split("\nCodes: ").nth(1).and_then(|r| r.split("\n\n").next()).expect("a 'Codes:' paragraph");
+        let listed: Vec<String> = list.split(',').map(|c| c.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+        let listed: Vec<&str> = listed.iter().map(|c| c.trim_end_matches('.')).collect();
+        let registered: Vec<String> = ENTRIES.iter().map(|e| format!("{} {}", e.meta.code, e.meta.name)).collect();
+        assert_eq!(listed, registered, "docs/detectors.md 'Codes:' against the registry");
+    }
+
     #[test]
     fn registry_is_consistent() {
         let mut codes = HashSet::new();

@@ -18,6 +18,7 @@
 //!
 //! Lookups are summed per program.
 
+use crate::kit::secs;
 use crate::kit::dns::{dns_socket, parse_dns, timed_out_wait, waited_ns, DnsMsg, MIN_WAIT_NS};
 use super::{Evidence, EvidenceBuf};
 use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
@@ -739,7 +740,7 @@ impl Detector for DnsTimeout {
             let mut parts = Vec::new();
             if timeouts {
                 let lost = match lost_s {
-                    Some(s) => format!(" ({})", fmt_s(s)),
+                    Some(s) => format!(" ({})", secs(s)),
                     None => String::new(),
                 };
                 parts.push(format!(
@@ -788,8 +789,8 @@ impl Detector for DnsTimeout {
                     if let Some(s) = lost {
                         c.push(format!(
                             "{} waiting for answers that never came, {} per lookup that timed out",
-                            fmt_s(s),
-                            fmt_s(s / g.timed_out_lookups.max(1) as f64)
+                            secs(s),
+                            secs(s / g.timed_out_lookups.max(1) as f64)
                         ));
                     } else if timeouts {
                         c.push("the timed-out waits' time is unknown (no -T and no timeout argument)".into());
@@ -797,7 +798,7 @@ impl Detector for DnsTimeout {
                     if let Some(s) = walk {
                         c.push(format!(
                             "{} walking search domains ({:.1} queries per lookup)",
-                            fmt_s(s),
+                            secs(s),
                             g.queries as f64 / g.lookups.max(1) as f64
                         ));
                     }
@@ -823,14 +824,6 @@ impl Detector for DnsTimeout {
             });
         }
         out
-    }
-}
-
-fn fmt_s(s: f64) -> String {
-    if s >= 1.0 {
-        format!("{s:.2} s")
-    } else {
-        format!("{:.1} ms", s * 1000.0)
     }
 }
 

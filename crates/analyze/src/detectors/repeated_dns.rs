@@ -13,6 +13,7 @@
 //! or, when no DNS message showed it (names from /etc/hosts), by the address connected to
 //! right after.
 
+use crate::kit::secs;
 use crate::detectors::{Evidence, EvidenceBuf, Span};
 use crate::kit::dns::{dns_socket, parse_dns, DnsMsg};
 use crate::kit::Metrics;
@@ -215,14 +216,6 @@ pub struct RepeatedDns {
     pending: Vec<Episode>,
     aggs: HashMap<Key, Agg>,
     order: Vec<Key>,
-}
-
-fn fmt_s(s: f64) -> String {
-    if s >= 1.0 {
-        format!("{s:.2} s")
-    } else {
-        format!("{:.1} ms", s * 1000.0)
-    }
 }
 
 impl Declared for RepeatedDns {
@@ -713,9 +706,9 @@ impl Detector for RepeatedDns {
                 Some(w) => format!(
                     "{repeats} of {} lookups repeat an earlier one: about {} ({} resolving in total{})",
                     a.lookups,
-                    fmt_s(w),
-                    fmt_s(resolve_s),
-                    if a.queries > 0 { format!(", {} of it waiting for dns answers", fmt_s(wait_s)) } else { String::new() }
+                    secs(w),
+                    secs(resolve_s),
+                    if a.queries > 0 { format!(", {} of it waiting for dns answers", secs(wait_s)) } else { String::new() }
                 ),
                 None => format!(
                     "{repeats} of {} lookups repeat an earlier one; time unknown (the resolver calls need -T to be timed, \
