@@ -140,7 +140,7 @@ impl Analyzer {
             }
             None => ev,
         };
-        if let EventKind::FdKnown { .. } | EventKind::TaskKnown { .. } = ev.kind {
+        if let EventKind::FdKnown { .. } | EventKind::TaskKnown { .. } | EventKind::Spawning { .. } = ev.kind {
             // not something the program did: only the model learns from it
             self.model.on_event(ev);
             return;
@@ -187,7 +187,8 @@ impl Analyzer {
             | EventKind::Attached { .. }
             | EventKind::Detached
             | EventKind::FdKnown { .. }
-            | EventKind::TaskKnown { .. } => (&self.dispatch.notes[..], Hook::Note),
+            | EventKind::TaskKnown { .. }
+            | EventKind::Spawning { .. } => (&self.dispatch.notes[..], Hook::Note),
         };
         if wanted.is_empty() {
             return;

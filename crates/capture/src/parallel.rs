@@ -125,6 +125,7 @@ fn own_event<'a>(text: &'a str, side: &'a bumpalo::Bump, e: &Event<'_>) -> Event
         EventKind::TaskKnown { tgid, parent, comm } => {
             EventKind::TaskKnown { tgid: *tgid, parent: *parent, comm: o(comm) }
         }
+        EventKind::Spawning { thread, files } => EventKind::Spawning { thread: *thread, files: *files },
     };
     Event { tid: e.tid, ts_ns: e.ts_ns, kind }
 }

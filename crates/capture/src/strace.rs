@@ -804,6 +804,25 @@ impl Parser {
         }
         if let Some(head) = s.strip_suffix(" <unfinished ...>").or_else(|| s.strip_suffix(" <detached ...>")) {
             let detached = s.ends_with(" <detached ...>");
+            let name = &s[..name_len];
+            // (a clone whose flags come only with its resumption, as strace 4.5 printed it,
+            // says nothing yet)
+            let known = matches!(name, "fork" | "vfork") || (name.starts_with("clone") && head.contains("flags="));
+            // (only on a line that names its pid: pid-less lines belong to a process decided
+            // later, differently in each chunk of a parallel read)
+            if !detached && known && self.line_pid_column {
+                // the task it makes may print calls before this call returns with its id: say
+                // now that it is coming, and whether it is a thread (under load, a server's new
+                // thread read a request before the clone resumed, and the read was counted as
+                // another process's)
+                let clone = s.starts_with("clone");
+                let kind = EventKind::Spawning {
+                    thread: clone && head.contains("CLONE_THREAD"),
+                    files: clone && head.contains("CLONE_FILES"),
+                };
+                self.stats.events += 1;
+                sink(&Event { tid: pid, ts_ns: ts, kind });
+            }
             // a second unfinished for the same pid means the first was lost: flush it
             let text = self.pooled(head);
             self.start_pending(pid, ts, text, sink);

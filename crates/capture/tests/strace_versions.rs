@@ -63,6 +63,7 @@ enum K {
     Attached(Option<u32>),
     Detached,
     Alias(Pid),
+    Spawning { thread: bool, files: bool },
 }
 
 #[derive(Clone, Debug)]
@@ -159,6 +160,7 @@ fn own(e: &Event) -> Ev {
         EventKind::Alias { old } => K::Alias(old.0),
         EventKind::FdKnown { .. } => unreachable!("the strace reader does not announce fds"),
         EventKind::TaskKnown { .. } => unreachable!("the strace reader does not announce threads"),
+        EventKind::Spawning { thread, files } => K::Spawning { thread: *thread, files: *files },
     };
     Ev { pid: e.tid.0, ts: e.ts_ns, k }
 }
@@ -808,6 +810,33 @@ fn v4_resumed_with_space_and_durations() {
         (Sys::Recvfrom, "1084, 0x215b198, 4000, 0, 0, 0", "EAGAIN", Some(99_000))
     );
     assert_eq!((r.st.orphan_resumed, r.st.resumed_pairs), (1, 3));
+}
+
+/// A clone or fork printed unfinished is announced at once (`Spawning`), with what its flags
+/// say, so that a task printing calls before the call returns is placed from its first call
+/// (lab/failed-lookup-storm go-lookpath-bad, lines 178-181 and 300-307: a Go runtime thread,
+/// then a CLONE_VFORK child for exec).
+#[test]
+fn an_unfinished_clone_is_announced_with_its_flags() {
+    let r = parse(&[
+        "31701 17:49:22.979490 clone(child_stack=0x3eb93049e000, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS <unfinished ...>",
+        "31703 17:49:22.979495 rt_sigprocmask(SIG_SETMASK, [], NULL, 8) = 0 <0.000026>",
+        "31701 17:49:22.979549 <... clone resumed>, tls=0x3eb93047f090) = 31704 <0.000054>",
+        "31701 17:49:22.981715 clone(child_stack=NULL, flags=CLONE_VM|CLONE_PIDFD|CLONE_VFORK <unfinished ...>",
+        "31706 17:49:22.981777 exit_group(0)     = ?",
+        "31701 17:49:22.981818 <... clone resumed>, parent_tid=[12<pid:31706>]) = 31706 <0.000099>",
+    ])
+    .clean();
+    r.n(6);
+    assert!(matches!(r.ev[0].k, K::Spawning { thread: true, files: true }) && r.ev[0].pid == 31701, "{:?}", r.ev[0]);
+    assert_eq!(r.ev[1].pid, 31703);
+    assert_eq!(r.ev[2].call().ok(), 31704);
+    assert!(matches!(r.ev[3].k, K::Spawning { thread: false, files: false }), "{:?}", r.ev[3]);
+    assert_eq!(r.ev[5].call().ok(), 31706);
+    // strace 4.5 printed a clone's flags only with its resumption: nothing to announce
+    let old =
+        parse(&["16819 clone( <unfinished ...>", "16819 <... clone resumed> child_stack=0, flags=SIGCHLD) = 16821"]);
+    assert!(!old.ev.iter().any(|e| matches!(e.k, K::Spawning { .. })), "{:?}", old.ev);
 }
 
 // lpenz/busyna, filetrace/filetrace_test.go (commit 226c68a9e575183be24179bd7f3c93357d1a8bff):

@@ -461,12 +461,10 @@ fn check_server(r: &Report, variant: &str, ctx: &str) {
     assert!(is_loopback_endpoint(listener), "{ctx}: subject {}", f.subject);
     // the readiness probe may connect more than once when the server is slow to start
     assert!(metric(f, "connections") >= conns && metric(f, "connections") <= conns + 3.0, "{ctx}: {f:#?}");
-    // live under strace -f, a request read by the thread the server just started can be
-    // printed before that thread's clone returns: its process is not known yet, and the read
-    // is missed (seen once in a full CI-like run under load; the recorded traces are exact)
-    let seen = metric(f, "requests");
-    let live = ctx.starts_with("live ");
-    assert!(seen == requests || (live && seen == requests - 1.0), "{ctx}: {seen} requests, {requests} made");
+    // (a live run once counted 39 of 40: the handler thread's read was printed before its
+    // clone returned, and counted as another process's; the model now places such a task
+    // from its first call, model::tests::a_task_printed_before_its_clone_returns_...)
+    assert_eq!(metric(f, "requests"), requests, "{ctx}");
     assert_eq!(metric(f, "server_closed"), by_server, "{ctx}");
     assert!(metric(f, "client_closed") >= by_clients, "{ctx}");
     let server_closes = by_server > by_clients;

@@ -83,6 +83,13 @@ pub enum EventKind<'a> {
         parent: Option<Tgid>,
         comm: &'a str,
     },
+    /// This thread began a clone, fork or vfork that strace printed unfinished: the task it
+    /// makes may show calls before the call returns with its id (`thread`: CLONE_THREAD, a
+    /// thread of this process; `files`: CLONE_FILES, the fd table shared).
+    Spawning {
+        thread: bool,
+        files: bool,
+    },
 }
 
 /// The arguments after the first, when the first was read as an fd, bare or with a

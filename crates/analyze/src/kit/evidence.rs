@@ -167,7 +167,7 @@ fn render_other(kind: &EventKind) -> String {
         }
         EventKind::Attached { .. } => "--- attached ---".into(),
         EventKind::Detached => "--- detached ---".into(),
-        EventKind::Alias { .. } => String::new(),
+        EventKind::Alias { .. } | EventKind::Spawning { .. } => String::new(),
         EventKind::FdKnown { fd, target } => format!("--- fd {fd} is {target} ---"),
         EventKind::TaskKnown { tgid, comm, .. } => format!("--- thread of pid {tgid} ({comm}) ---"),
     }

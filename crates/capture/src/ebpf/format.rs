@@ -513,7 +513,8 @@ pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
         | EventKind::Detached
         | EventKind::Alias { .. }
         | EventKind::FdKnown { .. }
-        | EventKind::TaskKnown { .. } => {}
+        | EventKind::TaskKnown { .. }
+        | EventKind::Spawning { .. } => {}
     }
     o.push('\n');
 }
