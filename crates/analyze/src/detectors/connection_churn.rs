@@ -270,7 +270,8 @@ struct Endpoint {
     /// handshake, close) of the first connections, for the median.
     setup_samples: Vec<u64>,
     /// The whole set-up as the program lived it, of the first connections: from the socket()
-    /// call (else the connect) to the first request, plus the close. Used under eBPF, where the
+    /// call (else the connect) to the first request, plus from its last read or write to the end
+    /// of its close. Used under eBPF, where the
     /// time between the calls is the program's own; under strace it is mostly the tracer's.
     span_samples: Vec<u64>,
     /// Connects whose duration the tracer measured (-T, eBPF), not guessed from the gap to
@@ -1499,6 +1500,7 @@ impl Detector for ConnectionChurn {
 
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
         self.awaiting.remove(&ev.tid);
+        self.sockets.remove(&ev.tid);
         if ev.tid.leads(cx.tgid) && !self.served.is_empty() {
             let keys: Vec<(Tgid, i32)> = self.served.keys().filter(|k| k.0 == cx.tgid).copied().collect();
             for k in keys {
@@ -1666,9 +1668,9 @@ impl Detector for ConnectionChurn {
             // waited for the tracer to be scheduled (milliseconds, against 30 us for most) made
             // the same client a warning under strace and info under eBPF (issue 15)
             // with eBPF the program ran at its own speed: the whole set-up as it lived it, from
-            // socket() to the first request, plus the close (what reuse saves: the user-space
-            // work between the calls too: 141 us against 40 us of calls for a redis-py client,
-            // 230 us lost natively). Under strace the time between calls is mostly the tracer's
+            // socket() to the first request, plus the tear-down from the last response to the
+            // end of the close (what reuse saves: the user-space work between the calls too:
+            // 254 us against 40 us of calls for a redis-py client, 220 us lost natively). Under strace the time between calls is mostly the tracer's
             // (ptrace stops; -yy's netlink lookups on a new socket take milliseconds): only
             // the calls' own time (lengthened by the stops too)
             let whole = cx.tracer == registry::Tracer::Ebpf && !e.span_samples.is_empty();
