@@ -7,6 +7,7 @@ pub mod basis;
 pub(crate) mod check;
 pub mod detectors;
 pub mod hist;
+pub mod host;
 pub mod kit;
 pub mod model;
 pub mod registry;
@@ -264,6 +265,7 @@ impl Analyzer {
         let mut findings = Vec::new();
         for d in &mut self.detectors {
             findings.extend(d.finish(&cx));
+            capture.warnings.extend(d.dropped());
         }
         // less than a full trace: each detector's excerpt or counts rules, where its full-trace
         // rules found nothing
@@ -489,7 +491,8 @@ impl Dispatch {
         let mut by_sys: Vec<Box<[u16]>> =
             syslint_event::syscalls::TABLE.iter().map(|&(sys, _, _)| pick(&|it| it.wants(sys))).collect();
         by_sys.push(pick(&|it| it.all_syscalls));
-        Dispatch { by_sys, exits: pick(&|it| it.exits), aliases: pick(&|it| it.aliases), notes: pick(&|it| it.notes) }
+        let exits = (0..detectors.len()).filter(|&i| detectors[i].wants_exits()).map(|i| i as u16).collect();
+        Dispatch { by_sys, exits, aliases: pick(&|it| it.aliases), notes: pick(&|it| it.notes) }
     }
 
     #[inline]

@@ -268,6 +268,15 @@ pub trait Detector: DetectorClone + Send {
     fn keyed(&mut self) -> Vec<&mut dyn crate::kit::Rekey> {
         Vec::new()
     }
+    /// Whether thread and process exits reach [`on_exit`](Self::on_exit) (the interest's
+    /// `exits`, or always for state the analyzer keeps: [`crate::host`]).
+    fn wants_exits(&self) -> bool {
+        self.meta().interest.exits
+    }
+    /// What the detector's bounds left out, for the report's warnings (none: nothing).
+    fn dropped(&self) -> Option<String> {
+        None
+    }
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding>;
     /// Excerpt rules (optional): the smallest convincing evidence of the pathology in a short
     /// run of lines ([`crate::basis::Excerpt`]: maybe one process, no pids, timestamps or

@@ -9,10 +9,11 @@
 //! program.
 
 use super::EvidenceBuf;
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::host::{Best, Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span, Timing};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::typed::CLOCK_NAMES;
-use syslint_event::{Event, Sys, Syscall, Tgid, Tid};
+use syslint_event::{Event, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -85,7 +86,7 @@ drewx2/find5-boot-image, strace.txt; info: 35% of its calls):\n    \
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<ClockSyscalls>();
+pub const ENTRY: Entry = crate::host::hosted::<ClockSyscalls>();
 
 crate::options! {
     pub struct Config {
@@ -98,8 +99,6 @@ crate::options! {
     }
 }
 
-/// Threads followed at once.
-const MAX_THREADS: usize = 20_000;
 /// Evidence lines kept from the start.
 const EVIDENCE: usize = 4;
 
@@ -111,7 +110,7 @@ fn vdso_serves(id: i64) -> bool {
 
 /// A thread's clock reads.
 #[derive(Clone, Default)]
-struct Thread {
+pub struct Thread {
     vdso: u64,
     cpu: u64,
     /// The thread's call counter at its first and last clock read.
@@ -122,13 +121,11 @@ struct Thread {
     /// Clocks read (bit i: clock id i; bit 12: gettimeofday; 13: time; 14: CPU clocks of a pid).
     clocks: u16,
     evidence: EvidenceBuf,
-    group: u32,
-    tgid: Tgid,
 }
 
 /// The clock reads of one program.
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     vdso: u64,
     cpu: u64,
     /// Calls of the threads between their first and last clock read.
@@ -137,68 +134,20 @@ struct Group {
     timing: Timing,
     span: Span,
     clocks: u16,
-    largest: u64,
-    evidence: Option<EvidenceBuf>,
+    /// The evidence of the thread with the most clock reads.
+    evidence: Best<EvidenceBuf>,
 }
 
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        if o.largest > self.largest {
-            self.largest = o.largest;
-            self.evidence = o.evidence;
-        }
-        self.vdso += o.vdso;
-        self.cpu += o.cpu;
-        self.thread_calls += o.thread_calls;
-        self.threads += o.threads;
-        self.timing.merge(o.timing);
-        self.span.merge(&o.span);
-        self.clocks |= o.clocks;
-    }
-}
-
-#[derive(Clone)]
-pub struct ClockSyscalls {
-    cfg: Config,
-    threads: Bounded<Tid, Thread>,
-    programs: Programs,
-    groups: Vec<Group>,
-}
-
-impl Declared for ClockSyscalls {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        ClockSyscalls { cfg, threads: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
-    }
-}
-
-impl ClockSyscalls {
-    fn end(&mut self, tid: Tid) {
-        let Some(th) = self.threads.remove(&tid) else { return };
-        let calls = th.vdso + th.cpu;
-        if calls == 0 {
-            return;
-        }
-        self.programs.count(th.group, th.tgid);
-        let g = th.group as usize;
-        if self.groups.len() <= g {
-            self.groups.resize_with(g + 1, Group::default);
-        }
-        self.groups[g].absorb(Group {
-            vdso: th.vdso,
-            cpu: th.cpu,
-            // every clock read counts itself, whatever the model counted (a resumed call)
-            thread_calls: (th.last_seq.saturating_sub(th.first_seq) + 1).max(calls),
-            threads: 1,
-            timing: th.timing,
-            span: th.span,
-            clocks: th.clocks,
-            largest: calls,
-            evidence: Some(th.evidence),
-        });
-    }
-}
+crate::merge!(Group {
+    evidence: merge,
+    vdso: sum,
+    cpu: sum,
+    thread_calls: sum,
+    threads: sum,
+    timing: merge,
+    span: merge,
+    clocks: or,
+});
 
 /// The names of the clocks in a `clocks` bit set, for the message.
 fn clock_names(bits: u16) -> Vec<String> {
@@ -220,9 +169,18 @@ fn clock_names(bits: u16) -> Vec<String> {
     v
 }
 
-impl Detector for ClockSyscalls {
-    fn meta(&self) -> &'static Meta {
-        &META
+#[derive(Clone)]
+pub struct ClockSyscalls {
+    cfg: Config,
+}
+
+impl Hosted for ClockSyscalls {
+    type Config = Config;
+    type Thread = Thread;
+    type Program = Group;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        ClockSyscalls { cfg }
     }
 
     // ---- less than a full trace (issue 14) ----
@@ -311,7 +269,7 @@ impl Detector for ClockSyscalls {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let (bit, vdso) = match sc.sys {
             Sys::Gettimeofday => (12, true),
             Sys::Time => (13, true),
@@ -322,14 +280,8 @@ impl Detector for ClockSyscalls {
             },
         };
         let seq = cx.model.thread_calls(ev.tid);
-        if !self.threads.contains_key(&ev.tid) {
-            let group = self.programs.group(cx.model, ev.tid);
-            let th = Thread { first_seq: seq, evidence: EvidenceBuf::new(EVIDENCE), group, tgid: cx.tgid, ..Thread::default() };
-            if !self.threads.insert(ev.tid, th) {
-                return;
-            }
-        }
-        let Some(th) = self.threads.get_mut(&ev.tid) else { return };
+        let make = || Thread { first_seq: seq, evidence: EvidenceBuf::new(EVIDENCE), ..Thread::default() };
+        let Some(th) = s.thread_or(make) else { return };
         if vdso {
             th.vdso += 1;
         } else {
@@ -342,23 +294,30 @@ impl Detector for ClockSyscalls {
         th.evidence.push(ev);
     }
 
-    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
-        self.end(ev.tid);
-    }
-
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.threads, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let tids: Vec<Tid> = self.threads.keys().copied().collect();
-        for t in tids {
-            self.end(t);
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        let Some(th) = s.existing().map(std::mem::take) else { return };
+        let calls = th.vdso + th.cpu;
+        if calls == 0 {
+            return;
         }
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+        let Some(p) = s.program() else { return };
+        p.merge(Group {
+            vdso: th.vdso,
+            cpu: th.cpu,
+            // every clock read counts itself, whatever the model counted (a resumed call)
+            thread_calls: (th.last_seq.saturating_sub(th.first_seq) + 1).max(calls),
+            threads: 1,
+            timing: th.timing,
+            span: th.span,
+            clocks: th.clocks,
+            evidence: Best::new(calls, th.evidence),
+        });
+    }
+
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             let calls = g.vdso + g.cpu;
             if calls == 0 || calls < cfg.min_calls {
                 continue;
@@ -377,7 +336,7 @@ impl Detector for ClockSyscalls {
             m.count("cpu_clock_calls", g.cpu);
             m.value("share_of_calls", share);
             m.count("threads", g.threads);
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             m.value_opt("calls_per_sec", rate);
             m.value_opt("seconds", g.timing.seconds());
             let names = clock_names(g.clocks).join(", ");
@@ -405,22 +364,16 @@ several us (hpet, acpi_pm): about {:.1} ms saved here with tsc",
             } else {
                 format!("{inside}; a CPU-time clock read is a system call (about 250 ns) wherever it runs: read it less often")
             };
-            out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
-                subject: self.programs.subject(cx.model, gi as u32),
-                about: Some(self.programs.about(gi as u32)),
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
-                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 // CPU-time clocks have no vDSO path: advice about the clocksource and libc would
                 // send the reader after a cause that is not there
                 fix: if g.vdso == 0 { CPU_CLOCK_FIX.into() } else { META.fix().into() },
-                ..Default::default()
-            });
+                ..META.finding(severity, message)
+            }));
         }
         out
     }

@@ -8,9 +8,10 @@
 //! timeouts never count here: a wait that does not wait is busy-poll's.
 
 use super::EvidenceBuf;
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Class, Event, Ret, Sys, Syscall, Tgid, Tid, Timeout, WaitOptions};
+use crate::host::{Best, Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Class, Event, Ret, Sys, Syscall, Tid, Timeout, WaitOptions};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -92,7 +93,7 @@ A parent polling for its child every 20 ms (c-wait20.f-tt-T-yy.strace):\n    \
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<TimerPolling>();
+pub const ENTRY: Entry = crate::host::hosted::<TimerPolling>();
 
 crate::options! {
     pub struct Config {
@@ -113,8 +114,6 @@ crate::options! {
     }
 }
 
-/// Threads followed at once.
-const MAX_THREADS: usize = 20_000;
 /// Evidence lines kept from the start of a run.
 const EVIDENCE: usize = 4;
 /// Distinct periods counted per run (for `period_ms`).
@@ -129,28 +128,26 @@ struct Run {
     /// Ticks whose period is known, and those periods added up (ns).
     timed_ticks: u64,
     period_ns: u64,
-    /// The most frequent periods (ms, count).
-    periods: Vec<(u64, u64)>,
+    /// The most frequent periods.
+    periods: Periods,
     span: Span,
     evidence: EvidenceBuf,
 }
 
 #[derive(Clone, Default)]
-struct Thread {
+pub struct Thread {
     run: Run,
     /// A sleep just made: its requested length (ns) when the call says it, else its measured
     /// length (-T, eBPF), each `None` when unknown.
     slept: Option<(Option<u64>, Option<u64>)>,
     /// When the thread last looked (the start of its last tick).
     last_tick: Option<i64>,
-    group: u32,
-    tgid: Tgid,
     counted: bool,
 }
 
 /// Idle runs of one program.
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     ticks: u64,
     polls: u64,
     children: u64,
@@ -158,54 +155,50 @@ struct Group {
     threads: u64,
     timed_ticks: u64,
     period_ns: u64,
-    periods: Vec<(u64, u64)>,
+    periods: Periods,
     span: Span,
-    largest: u64,
-    evidence: Option<EvidenceBuf>,
+    /// The evidence of the run with the most ticks.
+    evidence: Best<EvidenceBuf>,
 }
 
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        if o.largest > self.largest {
-            self.largest = o.largest;
-            self.evidence = o.evidence;
+crate::merge!(Group {
+    evidence: merge,
+    ticks: sum,
+    polls: sum,
+    children: sum,
+    runs: sum,
+    threads: sum,
+    timed_ticks: sum,
+    period_ns: saturating_sum,
+    periods: merge,
+    span: merge,
+});
+
+/// The most frequent periods (ms, count), [`PERIODS`] of them at most.
+#[derive(Clone, Default)]
+struct Periods(Vec<(u64, u64)>);
+
+impl Periods {
+    fn add(&mut self, ms: u64, n: u64) {
+        if let Some(x) = self.0.iter_mut().find(|x| x.0 == ms) {
+            x.1 += n;
+        } else if self.0.len() < PERIODS {
+            self.0.push((ms, n));
         }
-        self.ticks += o.ticks;
-        self.polls += o.polls;
-        self.children += o.children;
-        self.runs += o.runs;
-        self.threads += o.threads;
-        self.timed_ticks += o.timed_ticks;
-        self.period_ns = self.period_ns.saturating_add(o.period_ns);
-        for (p, n) in o.periods {
-            add_period(&mut self.periods, p, n);
-        }
-        self.span.merge(&o.span);
     }
 }
 
-fn add_period(v: &mut Vec<(u64, u64)>, ms: u64, n: u64) {
-    if let Some(x) = v.iter_mut().find(|x| x.0 == ms) {
-        x.1 += n;
-    } else if v.len() < PERIODS {
-        v.push((ms, n));
+impl Merge for Periods {
+    fn merge(&mut self, o: Self) {
+        for (p, n) in o.0 {
+            self.add(p, n);
+        }
     }
 }
 
 #[derive(Clone)]
 pub struct TimerPolling {
     cfg: Config,
-    threads: Bounded<Tid, Thread>,
-    programs: Programs,
-    groups: Vec<Group>,
-}
-
-impl Declared for TimerPolling {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        TimerPolling { cfg, threads: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
-    }
 }
 
 /// What a call means to an idle run.
@@ -279,21 +272,16 @@ impl TimerPolling {
     }
 
     /// The thread's run ended: keep it when it is long enough.
-    fn close(&mut self, tid: Tid) {
-        let Some(th) = self.threads.get_mut(&tid) else { return };
+    fn close(&self, s: &mut State<'_, Self>) {
+        let Some(th) = s.existing() else { return };
         let r = std::mem::take(&mut th.run);
         if r.ticks < self.cfg.min_run_ticks.max(1) {
             return;
         }
         let first = !th.counted;
         th.counted = true;
-        let (g, tgid) = (th.group, th.tgid);
-        self.programs.count(g, tgid);
-        let gi = g as usize;
-        if self.groups.len() <= gi {
-            self.groups.resize_with(gi + 1, Group::default);
-        }
-        self.groups[gi].absorb(Group {
+        let Some(p) = s.program() else { return };
+        p.merge(Group {
             ticks: r.ticks,
             polls: r.polls,
             children: r.children,
@@ -303,15 +291,18 @@ impl TimerPolling {
             period_ns: r.period_ns,
             periods: r.periods,
             span: r.span,
-            largest: r.ticks,
-            evidence: Some(r.evidence),
+            evidence: Best::new(r.ticks, r.evidence),
         });
     }
 }
 
-impl Detector for TimerPolling {
-    fn meta(&self) -> &'static Meta {
-        &META
+impl Hosted for TimerPolling {
+    type Config = Config;
+    type Thread = Thread;
+    type Program = Group;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        TimerPolling { cfg }
     }
 
     // ---- less than a full trace (issue 14) ----
@@ -444,26 +435,20 @@ impl Detector for TimerPolling {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         if matches!(sc.ret, Ret::Unfinished) {
             return;
         }
-        if !self.threads.contains_key(&ev.tid) {
+        if s.existing().is_none() {
             // a thread is followed from its first wait on
             let c = sc.sys.class();
             if !(c.has(Class::POLL) || matches!(sc.sys, Sys::Nanosleep | Sys::ClockNanosleep)) {
                 return;
             }
-            let group = self.programs.group(cx.model, ev.tid);
-            let th = Thread { group, tgid: cx.tgid, ..Thread::default() };
-            if !self.threads.insert(ev.tid, th) {
-                return;
-            }
         }
-        let Some(th) = self.threads.get(&ev.tid) else { return };
+        let Some(th) = s.thread() else { return };
         match self.step(th, ev, sc) {
             Step::Tick { period, child } => {
-                let Some(th) = self.threads.get_mut(&ev.tid) else { return };
                 th.slept = None;
                 th.last_tick = ev.ts_ns;
                 let r = &mut th.run;
@@ -479,13 +464,12 @@ impl Detector for TimerPolling {
                 if period > 0 {
                     r.timed_ticks += 1;
                     r.period_ns = r.period_ns.saturating_add(period);
-                    add_period(&mut r.periods, (period + 500_000) / 1_000_000, 1);
+                    r.periods.add((period + 500_000) / 1_000_000, 1);
                 }
                 r.span.add(ev.ts_ns);
                 r.evidence.push(ev);
             }
             Step::Sleep(asked, dur) => {
-                let Some(th) = self.threads.get_mut(&ev.tid) else { return };
                 th.slept = Some((asked, dur));
                 // the sleep is part of the tick it precedes: shown as evidence
                 if th.run.ticks > 0 && th.run.evidence.first.len() < EVIDENCE {
@@ -493,8 +477,8 @@ impl Detector for TimerPolling {
                 }
             }
             Step::Work => {
-                self.close(ev.tid);
-                if let Some(th) = self.threads.get_mut(&ev.tid) {
+                self.close(s);
+                if let Some(th) = s.existing() {
                     th.slept = None;
                     th.last_tick = None;
                 }
@@ -503,25 +487,14 @@ impl Detector for TimerPolling {
         }
     }
 
-    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
-        self.close(ev.tid);
-        self.threads.remove(&ev.tid);
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        self.close(s);
     }
 
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.threads, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let tids: Vec<Tid> = self.threads.keys().copied().collect();
-        for t in tids {
-            self.close(t);
-        }
-        self.threads.clear();
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             if g.ticks == 0 || g.ticks < cfg.min_ticks {
                 continue;
             }
@@ -535,7 +508,7 @@ impl Detector for TimerPolling {
                 (Some(r), Some(s)) if r >= cfg.warn_per_sec && s >= cfg.warn_idle_seconds => Severity::Warning,
                 _ => Severity::Info,
             };
-            let mut periods = g.periods.clone();
+            let mut periods = g.periods.0.clone();
             periods.sort_by_key(|p| std::cmp::Reverse(p.1));
             let period = periods.first().map(|p| p.0);
             let mut m = Metrics::new();
@@ -549,7 +522,7 @@ impl Detector for TimerPolling {
                 m.count("period_ms", p);
             }
             m.count("threads", g.threads);
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             let what = match (g.polls, g.children) {
                 (_, 0) => "waits that timed out with nothing ready".to_string(),
                 (0, _) => "WNOHANG checks after a sleep that found no child".to_string(),
@@ -570,10 +543,10 @@ the event it waits for is noticed up to {p} ms late"
                 ),
                 _ => "wake-ups that find nothing (rate unknown: no timestamps or timeouts)".to_string(),
             };
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
-                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 ..META.finding(severity, message)
             }));

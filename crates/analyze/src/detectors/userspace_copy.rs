@@ -11,10 +11,11 @@
 //! (gzip: 4%), so its socket writes cannot account for what it read.
 
 use super::{Evidence, EvidenceBuf};
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::host::{Best, Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span, Timing};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{Event, Ret, Sys, Syscall, TargetKind, Tid};
+use syslint_event::{Event, Ret, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -110,7 +111,7 @@ and the same server with sendfile (c-sendfile), one call per request:\n    \
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<UserspaceCopy>();
+pub const ENTRY: Entry = crate::host::hosted::<UserspaceCopy>();
 
 crate::options! {
     pub struct Config {
@@ -126,8 +127,6 @@ crate::options! {
     }
 }
 
-/// Threads followed at once.
-const MAX_THREADS: usize = 20_000;
 /// Files remembered per program (for the top files).
 const MAX_FILES: usize = 256;
 /// Evidence lines kept per thread.
@@ -136,9 +135,8 @@ const EVIDENCE: usize = 4;
 const EVIDENCE_MIN_WRITE: u64 = 4096;
 
 /// One thread.
-#[derive(Clone)]
-struct Thread {
-    group: u32,
+#[derive(Clone, Default)]
+pub struct Thread {
     /// Bytes read from files and not sent yet.
     pending: u64,
     /// The target of the last file read (the file the pending bytes came from, mostly), and
@@ -155,7 +153,7 @@ struct Thread {
 }
 
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     copied: u64,
     file_read: u64,
     sent: u64,
@@ -164,29 +162,33 @@ struct Group {
     writes: u64,
     timing: Timing,
     span: Span,
-    /// Target id -> bytes copied from it, and its name.
-    files: HashMap<u32, (u64, Box<str>)>,
-    evidence: Option<(u64, EvidenceBuf)>,
+    files: Files,
+    /// The evidence of the thread that copied most.
+    evidence: Best<EvidenceBuf>,
 }
 
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        self.copied += o.copied;
-        self.file_read += o.file_read;
-        self.sent += o.sent;
-        self.tls += o.tls;
-        self.reads += o.reads;
-        self.writes += o.writes;
-        self.timing.merge(o.timing);
-        self.span.merge(&o.span);
-        for (t, (n, name)) in o.files {
-            if self.files.len() < MAX_FILES || self.files.contains_key(&t) {
-                self.files.entry(t).or_insert((0, name)).0 += n;
-            }
-        }
-        if let Some((n, e)) = o.evidence {
-            if self.evidence.as_ref().is_none_or(|(m, _)| n > *m) {
-                self.evidence = Some((n, e));
+crate::merge!(Group {
+    copied: sum,
+    file_read: sum,
+    sent: sum,
+    tls: sum,
+    reads: sum,
+    writes: sum,
+    timing: merge,
+    span: merge,
+    files: merge,
+    evidence: merge,
+});
+
+/// Target id -> bytes copied from it, and its name ([`MAX_FILES`] files at most).
+#[derive(Clone, Default)]
+struct Files(HashMap<u32, (u64, Box<str>)>);
+
+impl Merge for Files {
+    fn merge(&mut self, o: Self) {
+        for (t, (n, name)) in o.0 {
+            if self.0.len() < MAX_FILES || self.0.contains_key(&t) {
+                self.0.entry(t).or_insert((0, name)).0 += n;
             }
         }
     }
@@ -195,17 +197,6 @@ impl Group {
 #[derive(Clone)]
 pub struct UserspaceCopy {
     cfg: Config,
-    threads: Bounded<Tid, Thread>,
-    programs: Programs,
-    groups: Vec<Group>,
-}
-
-impl Declared for UserspaceCopy {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        UserspaceCopy { cfg, threads: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
-    }
 }
 
 /// A regular file: a path that is no device, /proc or /sys file.
@@ -219,17 +210,20 @@ fn tls_record(sc: &Syscall) -> bool {
     sc.payload_prefix(&mut b) == 2 && b == [0x17, 0x03]
 }
 
-impl UserspaceCopy {
-    fn group_mut(&mut self, g: u32) -> &mut Group {
-        let gi = g as usize;
-        if self.groups.len() <= gi {
-            self.groups.resize_with(gi + 1, Group::default);
-        }
-        &mut self.groups[gi]
+impl Hosted for UserspaceCopy {
+    type Config = Config;
+    type Thread = Thread;
+    type Program = Group;
+    const META: &'static Meta = &META;
+    /// A thread that runs another program starts afresh in that program.
+    const EXEC_ENDS_THREAD: bool = true;
+    fn new(cfg: Config) -> Self {
+        UserspaceCopy { cfg }
     }
 
     /// A thread ended (or ran another program): its evidence joins its program's.
-    fn fold(&mut self, t: Thread) {
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        let Some(t) = s.existing().map(std::mem::take) else { return };
         if t.copied == 0 {
             return;
         }
@@ -238,17 +232,10 @@ impl UserspaceCopy {
             return;
         }
         ev.cap = EVIDENCE;
-        let g = self.group_mut(t.group);
-        if g.evidence.as_ref().is_none_or(|(m, _)| t.copied > *m) {
-            g.evidence = Some((t.copied, ev));
-        }
+        let Some(g) = s.program() else { return };
+        g.evidence.merge(Best::new(t.copied, ev));
     }
-}
 
-impl Detector for UserspaceCopy {
-    fn meta(&self) -> &'static Meta {
-        &META
-    }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::{counted, excerpt_finding, finding};
@@ -373,20 +360,13 @@ impl Detector for UserspaceCopy {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Ret::Ok { val, .. } = sc.ret else { return };
-        if matches!(sc.sys, Sys::Execve | Sys::Execveat) {
-            if let Some(t) = self.threads.remove(&ev.tid) {
-                self.fold(t);
-            }
-            self.programs.forget(cx.model, ev.tid);
-            return;
-        }
         if sc.sys == Sys::Mmap {
             // the file just read is mapped: those reads were headers (the loader reading an ELF
             // file before mapping it), not contents to send
             let Some(fd) = sc.mmap_fd() else { return };
-            let Some(t) = self.threads.get_mut(&ev.tid) else { return };
+            let Some(t) = s.existing() else { return };
             if t.file.is_some() && cx.model.lookup_fd(ev.tid, fd).map(|v| v.id) == t.file {
                 t.pending -= t.pending.min(t.file_bytes);
                 t.file_bytes = 0;
@@ -403,26 +383,9 @@ impl Detector for UserspaceCopy {
             if !regular_file(target.kind, target.display) {
                 return;
             }
-            if !self.threads.contains_key(&ev.tid) {
-                if self.threads.is_full() {
-                    return;
-                }
-                let group = self.programs.of(cx.model, ev.tid);
-                let t = Thread {
-                    group,
-                    pending: 0,
-                    file: None,
-                    file_bytes: 0,
-                    copied: 0,
-                    read: 0,
-                    last_read: None,
-                    writes_sockets: false,
-                    evidence: EvidenceBuf::new(EVIDENCE),
-                };
-                self.threads.insert(ev.tid, t);
-            }
             let max = self.cfg.max_pending;
-            let Some(t) = self.threads.get_mut(&ev.tid) else { return };
+            let make = || Thread { evidence: EvidenceBuf::new(EVIDENCE), ..Thread::default() };
+            let Some(t) = s.thread_or(make) else { return };
             t.pending = (t.pending + n).min(max);
             if t.file != Some(target.id) {
                 t.file = Some(target.id);
@@ -439,8 +402,7 @@ impl Detector for UserspaceCopy {
                     None => t.last_read = Some(Evidence::of(ev)),
                 }
             }
-            let g = t.group;
-            let gr = self.group_mut(g);
+            let Some(gr) = s.program() else { return };
             gr.file_read += n;
             gr.reads += 1;
             return;
@@ -449,12 +411,11 @@ impl Detector for UserspaceCopy {
         if !target.kind.is_socket() {
             return;
         }
-        let Some(t) = self.threads.get_mut(&ev.tid) else { return };
+        let Some(t) = s.existing() else { return };
         t.writes_sockets = true;
         let tls = tls_record(sc);
         let moved = n.min(t.pending);
         t.pending -= moved;
-        let g = t.group;
         let file = t.file;
         if moved > 0 && !tls {
             t.copied += moved;
@@ -473,7 +434,7 @@ impl Detector for UserspaceCopy {
                 }
             }
         }
-        let gr = self.group_mut(g);
+        let Some(gr) = s.program() else { return };
         if tls {
             gr.tls += moved;
             return;
@@ -487,8 +448,8 @@ impl Detector for UserspaceCopy {
         gr.timing.add(sc.dur_ns);
         gr.span.add(ev.ts_ns);
         if let Some(f) = file {
-            let full = gr.files.len() >= MAX_FILES;
-            match gr.files.entry(f) {
+            let full = gr.files.0.len() >= MAX_FILES;
+            match gr.files.0.entry(f) {
                 std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().0 += moved,
                 std::collections::hash_map::Entry::Vacant(e) if !full => {
                     let name = cx.model.target(f).map_or_else(|| "?".into(), |v| v.display.into());
@@ -499,24 +460,9 @@ impl Detector for UserspaceCopy {
         }
     }
 
-    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
-        if let Some(t) = self.threads.remove(&ev.tid) {
-            self.fold(t);
-        }
-    }
-
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.threads, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let live: Vec<Thread> = self.threads.drain().map(|(_, t)| t).collect();
-        for t in live {
-            self.fold(t);
-        }
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             if g.copied < self.cfg.min_bytes.max(1) {
                 continue;
             }
@@ -525,7 +471,7 @@ impl Detector for UserspaceCopy {
                 continue;
             }
             let severity = if g.copied >= self.cfg.warn_bytes { Severity::Warning } else { Severity::Info };
-            let mut files: Vec<&(u64, Box<str>)> = g.files.values().collect();
+            let mut files: Vec<&(u64, Box<str>)> = g.files.0.values().collect();
             files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
             let mut m = Metrics::new();
             m.count("copied_bytes", g.copied);
@@ -541,7 +487,7 @@ impl Detector for UserspaceCopy {
                 "top_files",
                 serde_json::Value::from(files.iter().take(5).map(|f| f.1.to_string()).collect::<Vec<_>>()),
             );
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             m.value_opt("seconds", g.timing.seconds());
             let span = g.span.seconds();
             if span > 0.0 {
@@ -564,10 +510,10 @@ sendfile() would move them in the kernel",
 socket writes and as many reads or more ({time}); sendfile() makes one call per file and one copy in the kernel",
                 g.writes
             );
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
-                evidence: g.evidence.as_ref().map(|(_, e)| e.render(cx.clock)).unwrap_or_default(),
+                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 ..META.finding(severity, message)
             }));

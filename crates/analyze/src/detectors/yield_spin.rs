@@ -7,9 +7,10 @@
 //! windows are summed per program (the threads of one program are one subject).
 
 use super::EvidenceBuf;
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Event, FutexOp, Sys, Syscall, Tgid, Tid};
+use crate::host::{Best, Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span, Timing};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Event, FutexOp, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -94,7 +95,7 @@ others yield to each other until it lets go:\n    \
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<YieldSpin>();
+pub const ENTRY: Entry = crate::host::hosted::<YieldSpin>();
 
 crate::options! {
     pub struct Config {
@@ -118,8 +119,6 @@ crate::options! {
     }
 }
 
-/// Threads followed at once.
-const MAX_THREADS: usize = 20_000;
 /// Evidence lines kept from the start of a window.
 const EVIDENCE: usize = 4;
 
@@ -143,18 +142,16 @@ impl Window {
     }
 }
 
-/// A thread: its window, its program, and whether it has spun.
+/// A thread: its window, and whether it has spun.
 #[derive(Clone, Default)]
-struct Thread {
+pub struct Thread {
     win: Window,
-    group: u32,
-    tgid: Tgid,
     spun: bool,
 }
 
 /// Spinning windows of one program.
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     yields: u64,
     windows: u64,
     threads: u64,
@@ -165,48 +162,32 @@ struct Group {
     longest: f64,
     timing: Timing,
     span: Span,
-    largest: u64,
-    evidence: Option<EvidenceBuf>,
+    /// The evidence of the largest window.
+    evidence: Best<EvidenceBuf>,
 }
 
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        if o.largest > self.largest {
-            self.largest = o.largest;
-            self.evidence = o.evidence;
-        }
-        self.yields += o.yields;
-        self.windows += o.windows;
-        self.threads += o.threads;
-        self.seconds += o.seconds;
-        self.timed |= o.timed;
-        self.untimed |= o.untimed;
-        self.longest = self.longest.max(o.longest);
-        self.timing.merge(o.timing);
-        self.span.merge(&o.span);
-    }
-}
+crate::merge!(Group {
+    evidence: merge,
+    yields: sum,
+    windows: sum,
+    threads: sum,
+    seconds: sum,
+    timed: or,
+    untimed: or,
+    longest: max,
+    timing: merge,
+    span: merge,
+});
 
 #[derive(Clone)]
 pub struct YieldSpin {
     cfg: Config,
-    threads: Bounded<Tid, Thread>,
-    programs: Programs,
-    groups: Vec<Group>,
-}
-
-impl Declared for YieldSpin {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        YieldSpin { cfg, threads: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
-    }
 }
 
 impl YieldSpin {
     /// The thread's window ended: keep it when it spun.
-    fn close(&mut self, tid: Tid) {
-        let Some(th) = self.threads.get_mut(&tid) else { return };
+    fn close(&self, s: &mut State<'_, Self>) {
+        let Some(th) = s.existing() else { return };
         let w = std::mem::take(&mut th.win);
         if w.yields < self.cfg.min_window_yields.max(1) {
             return;
@@ -224,16 +205,11 @@ impl YieldSpin {
         }
         let first_of_thread = !th.spun;
         th.spun = true;
-        let (g, tgid) = (th.group, th.tgid);
-        self.programs.count(g, tgid);
-        let gi = g as usize;
-        if self.groups.len() <= gi {
-            self.groups.resize_with(gi + 1, Group::default);
-        }
         let mut span = Span::default();
         span.add(w.first);
         span.add(w.last_end);
-        self.groups[gi].absorb(Group {
+        let Some(p) = s.program() else { return };
+        p.merge(Group {
             yields: w.yields,
             windows: 1,
             threads: u64::from(first_of_thread),
@@ -243,15 +219,18 @@ impl YieldSpin {
             longest: secs.unwrap_or(0.0),
             timing: w.timing,
             span,
-            largest: w.yields,
-            evidence: Some(w.evidence),
+            evidence: Best::new(w.yields, w.evidence),
         });
     }
 }
 
-impl Detector for YieldSpin {
-    fn meta(&self) -> &'static Meta {
-        &META
+impl Hosted for YieldSpin {
+    type Config = Config;
+    type Thread = Thread;
+    type Program = Group;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        YieldSpin { cfg }
     }
 
     // ---- less than a full trace (issue 14) ----
@@ -332,37 +311,29 @@ impl Detector for YieldSpin {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         if sc.sys != Sys::SchedYield {
             // a blocking wait (a futex wait, a sleep) ends the thread's window
             let waits = match sc.sys {
                 Sys::Futex | Sys::FutexTime64 => sc.futex_op() == Some(FutexOp::Wait),
                 _ => true,
             };
-            if waits && self.threads.get(&ev.tid).is_some_and(|th| th.win.yields > 0) {
-                self.close(ev.tid);
+            if waits && s.existing().is_some_and(|th| th.win.yields > 0) {
+                self.close(s);
             }
             return;
         }
         let end = ev.ts_ns.map(|t| t.saturating_add(sc.dur_ns.unwrap_or(0) as i64));
         // a gap since the thread's last yield ends its window
         let gap = self.cfg.max_gap_ms * 1e6;
-        let ended = self.threads.get(&ev.tid).is_some_and(|th| match (ev.ts_ns, th.win.last_end) {
+        let ended = s.existing().is_some_and(|th| match (ev.ts_ns, th.win.last_end) {
             (Some(t), Some(l)) => th.win.yields > 0 && (t - l) as f64 > gap,
             _ => false,
         });
         if ended {
-            self.close(ev.tid);
+            self.close(s);
         }
-        if !self.threads.contains_key(&ev.tid) {
-            let group = self.programs.group(cx.model, ev.tid);
-            let tgid = cx.tgid;
-            let th = Thread { win: Window { evidence: EvidenceBuf::new(EVIDENCE), ..Window::default() }, group, tgid, spun: false };
-            if !self.threads.insert(ev.tid, th) {
-                return;
-            }
-        }
-        let Some(th) = self.threads.get_mut(&ev.tid) else { return };
+        let Some(th) = s.thread() else { return };
         let w = &mut th.win;
         if w.yields == 0 {
             w.first = ev.ts_ns;
@@ -376,25 +347,14 @@ impl Detector for YieldSpin {
         w.evidence.push(ev);
     }
 
-    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
-        self.close(ev.tid);
-        self.threads.remove(&ev.tid);
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        self.close(s);
     }
 
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.threads, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let tids: Vec<Tid> = self.threads.keys().copied().collect();
-        for t in tids {
-            self.close(t);
-        }
-        self.threads.clear();
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             if g.yields == 0 || g.yields < cfg.min_yields {
                 continue;
             }
@@ -411,7 +371,7 @@ impl Detector for YieldSpin {
             let mut m = Metrics::new();
             m.count("yields", g.yields);
             m.count("spinning_threads", g.threads);
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             m.count("spin_windows", g.windows);
             let rate = (timed && g.seconds > 0.0).then(|| g.yields as f64 / g.seconds);
             if timed {
@@ -441,10 +401,10 @@ core or hands it to another thread without waking the one that holds what is wai
             } else {
                 format!("{} yields (time unknown: no timestamps), each a trip through the scheduler", g.yields)
             };
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
-                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 ..META.finding(severity, message)
             }));

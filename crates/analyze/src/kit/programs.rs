@@ -26,6 +26,9 @@ pub struct Programs {
     /// First few processes seen, and how many.
     pids: Vec<Vec<Tgid>>,
     pub processes: Vec<u64>,
+    /// The processes counted in each program (so a process counts once, however often a
+    /// detector says it contributed), up to [`MAX_TGIDS`].
+    counted: rustc_hash::FxHashSet<(Tgid, u32)>,
 }
 
 impl Programs {
@@ -83,11 +86,18 @@ impl Programs {
     /// Process `tgid` is one of program `g`'s (counted once).
     pub fn count(&mut self, g: u32, tgid: Tgid) {
         let gi = g as usize;
-        if gi < self.pids.len() && !self.pids[gi].contains(&tgid) {
-            self.processes[gi] += 1;
-            if self.pids[gi].len() < MAX_PIDS_SHOWN {
-                self.pids[gi].push(tgid);
-            }
+        if gi >= self.pids.len() || self.pids[gi].contains(&tgid) {
+            return;
+        }
+        if self.counted.contains(&(tgid, g)) {
+            return;
+        }
+        if self.counted.len() < MAX_TGIDS {
+            self.counted.insert((tgid, g));
+        }
+        self.processes[gi] += 1;
+        if self.pids[gi].len() < MAX_PIDS_SHOWN {
+            self.pids[gi].push(tgid);
         }
     }
 
@@ -190,6 +200,7 @@ impl Programs {
 impl super::Rekey for Programs {
     fn alias(&mut self, old: Tid, new: Tid) {
         self.of_tgid.alias(old, new);
+        self.counted.alias(old, new);
         for pids in &mut self.pids {
             for p in pids.iter_mut().filter(|p| old.leads(**p)) {
                 *p = new.as_process();

@@ -1,0 +1,441 @@
+//! State the analyzer keeps for a detector (issue 26: the analyzer owns detector state).
+//!
+//! A detector that keeps something per thread and sums it per program implements [`Hosted`]:
+//! it declares its `Thread` and `Program` types (plain structs, the second with a
+//! [`merge!`](crate::merge) rule per field) and writes only what is particular to its
+//! pathology: what a call does to its thread's state, what a thread leaves to its program when
+//! it ends, and the findings from the programs at the end. The host ([`Host`]) stores the
+//! threads (bounded, and says in the report how many calls the bound left out), follows pid
+//! aliases, ends a thread's state when the thread exits or the trace ends, merges the programs
+//! of unnamed processes into the ones they turn out to belong to, and counts a program's
+//! processes. The model is the tracing crate's per-span extensions, owned by its registry.
+
+use crate::kit::{Bounded, Programs, Rekey};
+use crate::registry::{self, Ctx, Detector, Entry, FinishCtx, Levels, Meta};
+use syslint_event::{Event, Sys, Syscall, Tgid, Tid};
+use syslint_report::{Counts, Finding};
+
+/// How two values of per-program state add up (the merge of unnamed processes into their
+/// program, and of a thread's share into its program's).
+pub trait Merge {
+    fn merge(&mut self, o: Self);
+}
+
+/// Field-by-field merge rules for a struct: `merge!(Group { calls: sum, longest: max, clocks:
+/// or, timing: merge })`. Rules: `sum` (+=), `saturating_sum` (u64), `max`, `min`, `or` (|=, flags and bit sets),
+/// `merge` (the field's own [`Merge`]).
+#[macro_export]
+macro_rules! merge {
+    ($t:ty { $($f:ident: $rule:ident),* $(,)? }) => {
+        impl $crate::host::Merge for $t {
+            fn merge(&mut self, o: Self) {
+                $( $crate::host::rule::$rule(&mut self.$f, o.$f); )*
+            }
+        }
+    };
+}
+
+/// The rules [`merge!`](crate::merge) names.
+pub mod rule {
+    pub fn sum<T: std::ops::AddAssign>(a: &mut T, b: T) {
+        *a += b;
+    }
+    pub fn saturating_sum(a: &mut u64, b: u64) {
+        *a = a.saturating_add(b);
+    }
+    pub fn max<T: PartialOrd>(a: &mut T, b: T) {
+        if b > *a {
+            *a = b;
+        }
+    }
+    pub fn min<T: PartialOrd>(a: &mut T, b: T) {
+        if b < *a {
+            *a = b;
+        }
+    }
+    pub fn or<T: std::ops::BitOrAssign>(a: &mut T, b: T) {
+        *a |= b;
+    }
+    pub fn merge<T: super::Merge>(a: &mut T, b: T) {
+        a.merge(b);
+    }
+}
+
+/// The value that scored highest (the evidence of the largest window, run or burst): a merge
+/// keeps the earlier one on a tie.
+#[derive(Clone, Debug)]
+pub struct Best<T> {
+    pub score: u64,
+    pub value: Option<T>,
+}
+
+impl<T> Default for Best<T> {
+    fn default() -> Self {
+        Best { score: 0, value: None }
+    }
+}
+
+impl<T> Best<T> {
+    pub fn new(score: u64, value: T) -> Self {
+        Best { score, value: Some(value) }
+    }
+    pub fn get(&self) -> Option<&T> {
+        self.value.as_ref()
+    }
+}
+
+impl<T> Merge for Best<T> {
+    fn merge(&mut self, o: Self) {
+        if o.score > self.score {
+            *self = o;
+        }
+    }
+}
+
+impl Merge for crate::kit::Timing {
+    fn merge(&mut self, o: Self) {
+        crate::kit::Timing::merge(self, o);
+    }
+}
+
+impl Merge for crate::kit::Span {
+    fn merge(&mut self, o: Self) {
+        crate::kit::Span::merge(self, &o);
+    }
+}
+
+/// A detector whose per-thread and per-program state the analyzer keeps ([`Host`]).
+pub trait Hosted: Clone + Send + 'static {
+    type Config: serde::Serialize + serde::de::DeserializeOwned + Default;
+    /// What the detector follows in one thread.
+    type Thread: Default + Clone + Send + 'static;
+    /// What the threads of one program add up to.
+    type Program: Default + Clone + Send + Merge + 'static;
+    const META: &'static Meta;
+    /// Threads followed at once; the calls of threads beyond are left out, and counted.
+    const MAX_THREADS: usize = 20_000;
+    /// A successful execve ends the thread's state (its program's share is folded as at an
+    /// exit) and the process is looked up afresh: the thread runs another program now. The
+    /// execve itself is not passed on.
+    const EXEC_ENDS_THREAD: bool = false;
+    fn new(cfg: Self::Config) -> Self;
+    /// A syscall the interest names, with the state of its thread.
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall);
+    /// The thread ended (it exited, or the trace did): what is left of it goes to its program.
+    fn end_thread(&mut self, _s: &mut State<'_, Self>) {}
+    /// The findings, from the programs' state (unnamed processes already merged).
+    fn report(&mut self, programs: Groups<'_, Self::Program>, cx: &FinishCtx) -> Vec<Finding>;
+    /// Maps the detector keeps itself, keyed by thread or process (re-keyed on a pid alias).
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        Vec::new()
+    }
+    /// See [`Detector::on_excerpt`].
+    fn on_excerpt(&self, _x: &crate::basis::Excerpt) -> Vec<Finding> {
+        Vec::new()
+    }
+    /// See [`Detector::on_counts`].
+    fn on_counts(&self, _c: &Counts) -> Vec<Finding> {
+        Vec::new()
+    }
+    /// See [`Detector::levels`].
+    fn levels(&self) -> Levels {
+        Levels::default()
+    }
+}
+
+/// A thread's state and the program it belongs to.
+#[derive(Clone)]
+struct Slot<T> {
+    group: u32,
+    tgid: Tgid,
+    state: T,
+}
+
+/// What a hosted detector reaches from one event: the state of the event's thread (made on
+/// first use) and that thread's program.
+pub struct State<'a, D: Hosted> {
+    tid: Tid,
+    tgid: Tgid,
+    model: &'a crate::model::Model,
+    threads: &'a mut Bounded<Tid, Slot<D::Thread>>,
+    programs: &'a mut Programs,
+    groups: &'a mut Vec<D::Program>,
+}
+
+impl<D: Hosted> State<'_, D> {
+    /// The thread's state, when the detector follows it already.
+    pub fn existing(&mut self) -> Option<&mut D::Thread> {
+        self.threads.get_mut(&self.tid).map(|s| &mut s.state)
+    }
+
+    /// The thread's state, made (with `make`) on first use; `None` when the detector follows as
+    /// many threads as it may (the call is counted as left out).
+    pub fn thread_or(&mut self, make: impl FnOnce() -> D::Thread) -> Option<&mut D::Thread> {
+        if !self.threads.contains_key(&self.tid) {
+            let group = self.programs.group(self.model, self.tid);
+            if !self.threads.insert(self.tid, Slot { group, tgid: self.tgid, state: make() }) {
+                return None;
+            }
+        }
+        self.existing()
+    }
+
+    /// [`thread_or`](Self::thread_or) with the default state.
+    pub fn thread(&mut self) -> Option<&mut D::Thread> {
+        self.thread_or(D::Thread::default)
+    }
+
+    /// The program of the thread, which now counts the thread's process among its own (a
+    /// detector takes it when the thread contributes to a finding). `None` when the thread is
+    /// not followed.
+    pub fn program(&mut self) -> Option<&mut D::Program> {
+        let s = self.threads.get(&self.tid)?;
+        let (g, tgid) = (s.group, s.tgid);
+        self.programs.count(g, tgid);
+        let gi = g as usize;
+        if self.groups.len() <= gi {
+            self.groups.resize_with(gi + 1, D::Program::default);
+        }
+        Some(&mut self.groups[gi])
+    }
+
+    /// The thread this state is for.
+    pub fn tid(&self) -> Tid {
+        self.tid
+    }
+}
+
+/// The programs' state at the end, for [`Hosted::report`].
+pub struct Groups<'a, P> {
+    programs: &'a Programs,
+    groups: &'a [P],
+}
+
+impl<'a, P> Groups<'a, P> {
+    /// Each program with state, by group number.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &'a P)> {
+        self.groups.iter().enumerate().map(|(g, p)| (g as u32, p))
+    }
+    /// Processes of program `g` that contributed.
+    pub fn processes(&self, g: u32) -> u64 {
+        self.programs.processes[g as usize]
+    }
+    /// `f` about program `g`: its subject in words and as data.
+    pub fn stamp(&self, model: &crate::model::Model, g: u32, f: Finding) -> Finding {
+        self.programs.stamp(model, g, f)
+    }
+}
+
+/// The analyzer's keeper of a [`Hosted`] detector's state.
+#[derive(Clone)]
+pub struct Host<D: Hosted> {
+    detector: D,
+    threads: Bounded<Tid, Slot<D::Thread>>,
+    programs: Programs,
+    groups: Vec<D::Program>,
+}
+
+impl<D: Hosted> Host<D> {
+    pub fn new(detector: D) -> Self {
+        Host { detector, threads: Bounded::new(D::MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
+    }
+
+    fn state<'a>(&'a mut self, model: &'a crate::model::Model, tid: Tid, tgid: Tgid) -> (&'a mut D, State<'a, D>) {
+        let s = State {
+            tid,
+            tgid,
+            model,
+            threads: &mut self.threads,
+            programs: &mut self.programs,
+            groups: &mut self.groups,
+        };
+        (&mut self.detector, s)
+    }
+
+    /// End thread `tid`'s state: the detector folds it into its program, then it is dropped.
+    fn end(&mut self, model: &crate::model::Model, tid: Tid) {
+        let Some(tgid) = self.threads.get(&tid).map(|s| s.tgid) else { return };
+        let (d, mut s) = self.state(model, tid, tgid);
+        d.end_thread(&mut s);
+        self.threads.remove(&tid);
+    }
+}
+
+impl<D: Hosted> Detector for Host<D> {
+    fn meta(&self) -> &'static Meta {
+        D::META
+    }
+    fn wants_exits(&self) -> bool {
+        true
+    }
+    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if D::EXEC_ENDS_THREAD
+            && matches!(sc.sys, Sys::Execve | Sys::Execveat)
+            && matches!(sc.ret, syslint_event::Ret::Ok { .. })
+        {
+            self.end(cx.model, ev.tid);
+            self.programs.forget(cx.model, ev.tid);
+            return;
+        }
+        let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid);
+        d.on_syscall(&mut s, cx, ev, sc);
+    }
+    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
+        self.end(cx.model, ev.tid);
+    }
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        let mut v: Vec<&mut dyn Rekey> = vec![&mut self.threads, &mut self.programs];
+        v.extend(self.detector.keyed());
+        v
+    }
+    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
+        let tids: Vec<Tid> = self.threads.keys().copied().collect();
+        for t in tids {
+            self.end(cx.model, t);
+        }
+        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Merge::merge);
+        self.detector.report(Groups { programs: &self.programs, groups: &self.groups }, cx)
+    }
+    fn dropped(&self) -> Option<String> {
+        let n = self.threads.overflow();
+        (n > 0).then(|| {
+            format!(
+                "{}: {n} calls of threads beyond the {} it follows at once were left out of its findings",
+                D::META.name,
+                D::MAX_THREADS
+            )
+        })
+    }
+    fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
+        self.detector.on_excerpt(x)
+    }
+    fn on_counts(&self, c: &Counts) -> Vec<Finding> {
+        self.detector.on_counts(c)
+    }
+    fn levels(&self) -> Levels {
+        self.detector.levels()
+    }
+}
+
+/// The registry entry of a hosted detector: `hosted::<YieldSpin>()`.
+pub const fn hosted<D: Hosted>() -> Entry {
+    Entry { meta: D::META, make: make_hosted::<D>, defaults: registry::defaults_of::<D::Config> }
+}
+
+fn make_hosted<D: Hosted>(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
+    Ok(Box::new(Host::new(D::new(registry::config_of::<D::Config>(v)?))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Analyzer;
+    use std::sync::{atomic::AtomicU64, Arc};
+    use syslint_event::EventKind;
+
+    /// A toy detector: sched_yield calls per thread, added up per program; at most `CAP`
+    /// threads followed.
+    #[derive(Clone)]
+    struct Toy<const CAP: usize>;
+
+    #[derive(Clone, Default)]
+    struct Calls {
+        calls: u64,
+        threads: u64,
+    }
+    crate::merge!(Calls { calls: sum, threads: sum });
+
+    impl<const CAP: usize> Hosted for Toy<CAP> {
+        type Config = crate::detectors::yield_spin::Config;
+        type Thread = u64;
+        type Program = Calls;
+        const META: &'static Meta = &crate::detectors::yield_spin::META;
+        const MAX_THREADS: usize = CAP;
+        fn new(_cfg: Self::Config) -> Self {
+            Toy
+        }
+        fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, _ev: &Event, sc: &Syscall) {
+            if sc.sys == Sys::SchedYield {
+                if let Some(n) = s.thread() {
+                    *n += 1;
+                }
+            }
+        }
+        fn end_thread(&mut self, s: &mut State<'_, Self>) {
+            let n = s.existing().map_or(0, |n| *n);
+            if let Some(p) = s.program() {
+                p.merge(Calls { calls: n, threads: 1 });
+            }
+        }
+        fn report(&mut self, groups: Groups<'_, Calls>, cx: &FinishCtx) -> Vec<Finding> {
+            let mut m = crate::kit::Metrics::new();
+            for (g, p) in groups.iter() {
+                m.count("calls", p.calls);
+                m.count("threads", p.threads);
+                m.count("processes", groups.processes(g));
+            }
+            vec![groups.stamp(cx.model, 0, Finding { metrics: m.build(), ..Self::META.finding(syslint_report::Severity::Info, String::new()) })]
+        }
+    }
+
+    /// The yield-spin lab's spinning program (7 threads yield; every thread exits), through the
+    /// real reader, with one toy detector; also the yields each thread made, counted here.
+    fn run(d: Box<dyn Detector>) -> (syslint_report::Report, std::collections::BTreeMap<Tid, u64>) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../lab/yield-spin/traces/c-spin.f-tt-T-yy.strace.gz");
+        let src = syslint_capture::input::expand_sources(&[path]).expect("lab trace");
+        let mut a = Analyzer::new(vec![d]);
+        let mut seen = std::collections::BTreeMap::new();
+        syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| {
+            if let EventKind::Syscall(sc) = &e.kind {
+                if sc.sys == Sys::SchedYield {
+                    *seen.entry(e.tid).or_insert(0) += 1;
+                }
+            }
+            a.on_event(e);
+        })
+        .expect("read");
+        (a.finish(syslint_report::Capture::default()), seen)
+    }
+
+    #[test]
+    fn the_host_keeps_each_thread_until_it_ends_and_adds_them_up_per_program() {
+        let (r, seen) = run(Box::new(Host::new(Toy::<20_000>)));
+        assert_eq!(seen.len(), 7);
+        let f = &r.findings[0];
+        assert_eq!(f.metrics["calls"], seen.values().sum::<u64>());
+        // each thread ended once (its exit), and they are one process of one program
+        assert_eq!((f.metrics["threads"].as_u64(), f.metrics["processes"].as_u64()), (Some(7), Some(1)));
+        assert_eq!(f.about.as_ref().and_then(|a| a.program.as_deref()), Some("lock"));
+        assert!(r.capture.warnings.is_empty(), "{:?}", r.capture.warnings);
+    }
+
+    #[test]
+    fn threads_beyond_the_bound_are_left_out_and_the_report_says_how_many_calls() {
+        let (r, seen) = run(Box::new(Host::new(Toy::<2>)));
+        let f = &r.findings[0];
+        let kept = f.metrics["calls"].as_u64().expect("calls");
+        // two at once: a thread that exits makes room for the next, and the rest are left out
+        let threads = f.metrics["threads"].as_u64().expect("threads");
+        assert!(threads > 2 && threads < 7, "{threads}");
+        let left = seen.values().sum::<u64>() - kept;
+        let w = r.capture.warnings.iter().find(|w| w.starts_with("yield-spin:")).expect("a warning");
+        assert!(w.contains(&format!("{left} calls of threads beyond the 2 it follows at once")), "{w}");
+    }
+
+    #[test]
+    fn merge_rules_apply_field_by_field() {
+        #[derive(Default)]
+        struct G {
+            n: u64,
+            longest: f64,
+            bits: u16,
+            best: Best<&'static str>,
+        }
+        crate::merge!(G { n: sum, longest: max, bits: or, best: merge });
+        let mut a = G { n: 2, longest: 1.5, bits: 0b01, best: Best::new(3, "a") };
+        a.merge(G { n: 5, longest: 0.5, bits: 0b10, best: Best::new(3, "tie keeps the first") });
+        a.merge(G { n: 1, longest: 2.5, bits: 0, best: Best::new(4, "b") });
+        assert_eq!((a.n, a.longest, a.bits, a.best.get().copied()), (8, 2.5, 0b11, Some("b")));
+    }
+}
