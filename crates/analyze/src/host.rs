@@ -374,7 +374,11 @@ mod tests {
                 m.count("threads", p.threads);
                 m.count("processes", groups.processes(g));
             }
-            vec![groups.stamp(cx.model, 0, Finding { metrics: m.build(), ..Self::META.finding(syslint_report::Severity::Info, String::new()) })]
+            vec![groups.stamp(
+                cx.model,
+                0,
+                Finding { metrics: m.build(), ..Self::META.finding(syslint_report::Severity::Info, String::new()) },
+            )]
         }
     }
 

@@ -38,6 +38,61 @@ pub struct Docs {
     pub example: &'static str,
 }
 
+impl Docs {
+    /// The docs from the Markdown file beside the detector (`include_str!("name.md")`): a
+    /// title line, then `## What`, `## Why`, `## Evidence`, `## Fix` and `## Example`, in this
+    /// order, each section's text exactly as `syslint explain` prints it. Evaluated at compile
+    /// time: a file without one of the sections does not build.
+    pub const fn markdown(md: &'static str) -> Docs {
+        let what = section(md, b"## What\n\n", 0);
+        let why = section(md, b"## Why\n\n", what.1);
+        let evidence = section(md, b"## Evidence\n\n", why.1);
+        let fix = section(md, b"## Fix\n\n", evidence.1);
+        let example = section(md, b"## Example\n\n", fix.1);
+        Docs { what: what.0, why: why.0, evidence: evidence.0, fix: fix.0, example: example.0 }
+    }
+}
+
+/// Where `pat` starts in `h` at or after `from` (`h.len()` when nowhere).
+const fn find_bytes(h: &[u8], pat: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while i + pat.len() <= h.len() {
+        let mut j = 0;
+        while j < pat.len() && h[i + j] == pat[j] {
+            j += 1;
+        }
+        if j == pat.len() {
+            return i;
+        }
+        i += 1;
+    }
+    h.len()
+}
+
+/// The text under `heading` (searched from `from`), up to the next `## ` heading or the end,
+/// without the blank line before it; and where the text ends.
+const fn section(md: &'static str, heading: &[u8], from: usize) -> (&'static str, usize) {
+    let b = md.as_bytes();
+    let at = find_bytes(b, heading, from);
+    if at == b.len() {
+        panic!("a detector's docs lack a section (## What, ## Why, ## Evidence, ## Fix, ## Example, in order)");
+    }
+    let start = at + heading.len();
+    let mut end = find_bytes(b, b"\n\n## ", start);
+    if end == b.len() {
+        // the last section: up to the file's final newline
+        while end > start && b[end - 1] == b'\n' {
+            end -= 1;
+        }
+    }
+    let (head, _) = b.split_at(end);
+    let (_, text) = head.split_at(start);
+    match std::str::from_utf8(text) {
+        Ok(t) => (t, end),
+        Err(_) => panic!("a detector's docs are not UTF-8"),
+    }
+}
+
 /// One documented threshold: name (as in syslint.toml), meaning.
 #[derive(Debug)]
 pub struct OptionDoc {
@@ -497,6 +552,14 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "lack a section")]
+    fn docs_without_a_section_are_refused() {
+        // the same check fails the build for a detector's own file (the call is a constant)
+        let _ =
+            Docs::markdown("# x (SL000): y\n\n## What\n\na\n\n## Why\n\nb\n\n## Evidence\n\nc\n\n## Example\n\nd\n");
+    }
+
+    #[test]
     fn registry_is_consistent() {
         let mut codes = HashSet::new();
         let mut names = HashSet::new();
@@ -507,6 +570,10 @@ mod tests {
             assert!(m.code.len() == 5 && m.code.starts_with("SL"), "bad code {}", m.code);
             assert!(m.name.bytes().all(|c| c.is_ascii_lowercase() || c == b'-'), "name {} not kebab-case", m.name);
             assert!(!m.summary.ends_with('.') && m.summary.chars().next().is_some_and(char::is_lowercase));
+            // the docs beside the detector are its own: their title names it
+            let md = format!("{}/src/detectors/{}.md", env!("CARGO_MANIFEST_DIR"), m.name.replace('-', "_"));
+            let md = std::fs::read_to_string(&md).unwrap_or_else(|e| panic!("{md}: {e}"));
+            assert_eq!(md.lines().next(), Some(format!("# {} ({}): {}", m.name, m.code, m.summary).as_str()));
             for (h, t) in [
                 ("what", m.docs.what),
                 ("why", m.docs.why),

@@ -21,55 +21,7 @@ pub static META: Meta = Meta {
     category: "network",
     status: Status::Stable,
     summary: "many workers are woken for each connection on a shared listening socket",
-    docs: Docs {
-        what: "Several processes or threads wait for connections on the same listening socket (inherited \
-across fork, or shared by threads) and every new connection wakes them all: each returns from its \
-epoll_wait/poll/select, calls accept/accept4, and all but one fail with EAGAIN. A wake-up is a burst of \
-accept calls by one thread on the listening socket after a wait; an empty wake-up accepted nothing. The \
-socket is identified across processes by the process that called listen() on the fd (found up the fork \
-tree, so it works without -yy), else by its -y/-yy decoration (TCP:[127.0.0.1:8080], socket:[inode]). \
-Reported when at least `min_workers` threads accept on the socket, there are at least \
-`min_empty_wakeups` empty wake-ups, and at least `min_empty_per_accept` per accepted connection. \
-setsockopt(SO_REUSEPORT) and epoll_ctl(EPOLL_CTL_ADD, ..., EPOLLEXCLUSIVE) lines on the socket are \
-noted.",
-        why: "Every connection costs N context switches, N epoll_wait returns and N accept calls instead of \
-one: with 24 pre-forked workers, 23 of them wake up for nothing on every connection. The wasted CPU \
-grows with the number of workers times the connection rate, the woken workers contend on the socket's \
-lock, and the latency of the one worker that wins goes up. In the case behind this detector, a TCP \
-proxy with 24 pre-forked workers in epoll_wait on one listening socket, SO_REUSEPORT or \
-EPOLLEXCLUSIVE made it about 30% faster.",
-        evidence: "Metrics: `accepted` connections, `wakeups` (accept bursts after a wait), \
-`empty_wakeups` (bursts that accepted nothing), `eagain` (accept calls failing with EAGAIN), \
-`wakeups_per_accept`, `empty_wakeups_per_accept`, `eagain_per_accept`, `workers` (threads that \
-accepted or tried to), `workers_woken_empty` (threads that had an empty wake-up), `processes`, \
-`reuseport` and `epollexclusive` (1 when a setsockopt(SO_REUSEPORT) or an epoll_ctl with \
-EPOLLEXCLUSIVE was seen on the socket), and with -T `eagain_seconds` (time in the failing accepts). \
-Evidence: the listen() call when traced, failing accepts of different workers, a successful one.",
-        fix: "wake one worker per connection: a listening socket per worker with SO_REUSEPORT \
-(nginx `listen ... reuseport;`, Python asyncio `create_server(..., reuse_port=True)` in each worker, \
-setsockopt(SO_REUSEPORT) before bind() in C), or EPOLLEXCLUSIVE on the shared socket \
-(epoll_ctl(EPOLL_CTL_ADD, fd, {EPOLLIN|EPOLLEXCLUSIVE}), Linux >= 4.5; nginx >= 1.11.3 does it with \
-epoll and accept_mutex off), or an accept lock (nginx `accept_mutex on;`, uWSGI `--thunder-lock`).\n\n\
-Wake one worker per connection. Give each worker its own listening socket with \
-SO_REUSEPORT (Linux >= 3.9: the kernel spreads connections across the sockets bound to the same \
-port): nginx `listen 80 reuseport;`, Python asyncio `loop.create_server(..., reuse_port=True)` in \
-each worker, setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one) before bind() in each worker in C. Or \
-keep the shared socket and register it with EPOLLEXCLUSIVE (Linux >= 4.5: \
-epoll_ctl(ep, EPOLL_CTL_ADD, fd, {EPOLLIN|EPOLLEXCLUSIVE}), which nginx >= 1.11.3 does itself with \
-the epoll method and accept_mutex off, the default). Or serialize accepts with a lock (nginx \
-`accept_mutex on;`). A blocking accept() on a shared socket also wakes only one waiter. uWSGI \
-(pre-forked workers, `--processes N`) herds with its defaults: run it with `--thunder-lock`, which \
-serialises accept() between the workers; `--reuse-port` alone does not help there, as the master \
-binds the one socket that all workers inherit.",
-        example: "C pre-fork epoll server, 4 workers sharing fd 5 (lab/accept-herd/traces/c-procs.f-tt-T-yy): \
-each connection wakes several workers, one accepts it, the others get EAGAIN\n    \
-14281 19:18:48.323021 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.005834>\n    \
-14279 19:18:48.323054 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.002425>\n    \
-14281 19:18:48.323152 <... accept4 resumed>) = 7<TCP:[127.0.0.1:33559->127.0.0.1:40216]> <0.000051>\n    \
-14279 19:18:48.323878 <... accept4 resumed>) = -1 EAGAIN (Resource temporarily unavailable) <0.000750>\n    \
-14280 19:18:48.326581 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.005637>\n    \
-14280 19:18:48.326671 accept4(5<TCP:[127.0.0.1:33559]>, NULL, NULL, SOCK_CLOEXEC <unfinished ...>",
-    },
+    docs: Docs::markdown(include_str!("accept_herd.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("eagain_seconds"),

@@ -22,75 +22,7 @@ pub static META: Meta = Meta {
     category: "cpu",
     status: Status::Stable,
     summary: "a thread spins on syscalls that return nothing instead of blocking",
-    docs: Docs {
-        what: "A thread that waits for something (an answer on a socket, a child, another thread) by \
-calling syscalls that return at once and find nothing, many times a second, with no blocking wait in \
-between: poll/ppoll/select/pselect6/epoll_wait/epoll_pwait with a zero timeout returning 0, \
-non-blocking read/recv/accept (or write/send) failing with EAGAIN, or the same cheap call repeated \
-(rt_sigaction, rt_sigprocmask, getppid, getsockopt, fcntl F_GET*, ioctl FIONREAD, \
-wait4 with WNOHANG, ...): a call whose answer can change, asked again. getpid, gettid, getuid and \
-their kin cannot change, so asking them again polls nothing: a runtime that calls gettid per log \
-line or getpid as a fork check is not waiting (issue 27: a healthy Tomcat warned). sched_yield() loops are yield-spin's (SL010) and clock reads that reach \
-the kernel clock-syscalls' (SL011): neither is counted here. Per thread, such calls form a spin window, which ends at a real wait (a \
-poll-family call with a non-zero timeout, a sleep, a futex wait, a blocking wait4), at a call that \
-took at least `block_ms` (-T), at an idle gap of `max_gap_ms` between two calls (timestamps), or \
-after `max_other_calls` other calls in a row. A window is reported when it holds at least \
-`min_spins` spins, spins are at least `min_spin_share` of its calls (`min_repeat_only_share` when \
-all of them are repeated cheap calls: a thread that works and makes a cheap call often is not waiting), and (with timestamps) they come \
-at `min_spins_per_sec` or more (`min_repeat_only_spins_per_sec` for repeated cheap calls alone: a \
-loop that waits makes them thousands of times a second; without timestamps such a thread is at most info). Data read or written, or a connection accepted or made, also ends a \
-window: a thread that checks for readiness between real transfers (curl driving 50 transfers at \
-once) is working, not waiting. With timestamps, a thread is reported when its windows add up to \
-`min_seconds` or more (a burst of a few hundred cheap calls in 4 ms costs nothing).",
-        why: "The thread burns a CPU core doing nothing useful while it waits: every turn of the loop \
-is a syscall (a kernel entry, often a few more in user space) that could have been one blocking wait. \
-On a shared machine it steals CPU from the process it is waiting for (the server, the DNS resolver \
-thread), it drains batteries and inflates CPU bills, and under strace or in containers with CPU \
-quotas it slows everything else down. The classic case is a PHP curl_multi loop that calls \
-curl_multi_exec() again and again without curl_multi_select(): each turn is an empty zero-timeout \
-poll plus rt_sigaction(SIGPIPE) calls, thousands a second while an answer or an async DNS lookup \
-is pending.",
-        evidence: "Metrics (summed over the thread's reported windows): `spins` calls that did nothing, \
-of which `empty_polls` zero-timeout polls returning 0, `eagain` non-blocking I/O failing with EAGAIN \
-and `repeated_calls` identical cheap calls; `windows` spin windows; `calls` all calls in them. With \
-timestamps also `spin_seconds` (time inside the windows: the thread never blocked there), \
-`spins_per_sec`, `longest_window_s`, `thread_seconds` (the thread's traced lifetime) and \
-`share_of_thread_time` (spin_seconds / thread_seconds); with -T `syscall_seconds` (time inside the \
-spinning calls themselves). Evidence: the first spins of the largest window and the call that ended \
-it. The subject is the thread; the message names the fd being waited on when the spinning calls name \
-one.",
-        fix: "wait instead of spinning: poll/epoll_wait with a real timeout (or -1) instead of 0, or a \
-blocking read; PHP curl_multi: call curl_multi_select($mh, 1.0) between curl_multi_exec() calls and \
-usleep() when it returns -1; C libcurl: curl_multi_poll() (>= 7.66.0, also waits while no socket is \
-ready yet, e.g. during an async DNS lookup) or curl_multi_wait() with a timeout; threads: a condition \
-variable or eventfd instead of a flag loop; Go: read through an *os.File or net.Conn (the runtime \
-poller waits in epoll_wait) instead of retrying syscall.Read on EAGAIN; Java: a Selector's select() \
-or a blocking channel instead of retrying a non-blocking read() that returns 0; Node: streams or \
-socket events instead of retrying fs.readSync() on EAGAIN.\n\n\
-Block instead of spinning: give the wait a real timeout, or use a blocking event loop. \
-PHP curl_multi: call curl_multi_select($mh, $timeout) between curl_multi_exec() calls; it blocks \
-until a transfer can make progress or the timeout strikes, and when it returns -1 (select failed) \
-sleep briefly with usleep() instead of looping at once. C libcurl: curl_multi_poll() (libcurl >= \
-7.66.0) or curl_multi_wait() with a timeout_ms between curl_multi_perform() calls; \
-curl_multi_poll also waits when libcurl has no socket to offer yet (e.g. while a threaded DNS \
-lookup is pending), where curl_multi_wait returns at once. Plain sockets: poll/epoll_wait with a \
-timeout (-1 to wait until ready) instead of 0, or a blocking read; never retry a non-blocking \
-read/accept on EAGAIN without waiting for readiness first. Threads: wait on a condition variable, \
-a futex, an eventfd or a pipe instead of a flag loop. Go: an fd opened with syscall.Open or \
-unix.Open and read with syscall.Read bypasses the runtime's poller; open it with os.OpenFile (or \
-os.NewFile, net.FileConn) and Read blocks the goroutine, not a thread, until epoll says the fd is \
-ready. Java: a non-blocking SocketChannel or Pipe.SourceChannel returns 0 from read() at once; \
-register it with a Selector and select(), or leave it blocking. Node: fs.readSync() on an fd \
-opened O_NONBLOCK throws EAGAIN at once; fs.createReadStream() or a net.Socket delivers the data \
-as an event while the loop sleeps in epoll_wait.",
-        example: "PHP curl_multi_exec() loop without curl_multi_select() (lab/busy-poll/traces/php-spin.f-tt-T-yy):\n    \
-11528 19:18:42.541816 poll([{fd=6<TCP:[127.0.0.1:41750->127.0.0.1:38929]>, events=POLLIN|POLLPRI|POLLRDNORM|POLLRDBAND}], 1, 0) = 0 (Timeout) <0.000007>\n    \
-11528 19:18:42.541845 rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, NULL, 8) = 0 <0.000007>\n    \
-11528 19:18:42.541870 rt_sigaction(SIGPIPE, NULL, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, 8) = 0 <0.000007>\n    \
-11528 19:18:42.541895 rt_sigaction(SIGPIPE, {sa_handler=SIG_IGN, sa_mask=[PIPE], sa_flags=SA_RESTORER|SA_RESTART, sa_restorer=0x7ff5471f7050}, NULL, 8) = 0 <0.000007>\n    \
-11528 19:18:42.541920 poll([{fd=6<TCP:[127.0.0.1:41750->127.0.0.1:38929]>, events=POLLIN|POLLPRI|POLLRDNORM|POLLRDBAND}], 1, 0) = 0 (Timeout) <0.000007>\n    \
-(13075 such calls in 0.50 s, until the answer arrives)",
-    },
+    docs: Docs::markdown(include_str!("busy_poll.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("spin_seconds"),

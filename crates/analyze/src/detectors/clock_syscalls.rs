@@ -22,58 +22,7 @@ pub static META: Meta = Meta {
     category: "cpu",
     status: Status::Stable,
     summary: "clock reads reach the kernel as system calls instead of being answered by the vDSO",
-    docs: Docs {
-        what: "clock_gettime, gettimeofday and time calls that appear as system calls, many of them. On \
-x86_64 (and aarch64, and ARM32 since Linux 4.1) these are answered in user space by the vDSO, which \
-reads the clocksource without entering the kernel: a tracer never sees them. When it does, either \
-the vDSO cannot serve the clock here (the clocksource is hpet, acpi_pm or xen instead of tsc; some \
-emulators, sandboxes and old kernels have no vDSO), or the program bypasses it (syscall(SYS_clock_gettime), \
-a statically linked or unusual libc). Clocks the vDSO never serves are counted apart: the CPU-time \
-clocks (CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID, a pid's or thread's CPU clock), which \
-always need the kernel; a program reading them at a high rate is reported at most as info. Calls \
-are counted per thread with the share of the thread's system calls they make up (from its first \
-to its last clock read), and summed per program; a program is reported from `min_calls` reads.",
-        why: "A clock read through the vDSO costs about 25 ns; through the kernel about 250 ns on a \
-modern x86_64 with tsc (measured in the lab: 27 vs 260 ns per call), and several microseconds with \
-the hpet or acpi_pm clocksource, whose every read is a slow device access. Programs that timestamp \
-every request, log line or event (web servers, databases, JVMs, Go and Node runtimes, tracing \
-libraries) read the clock tens of thousands of times a second and were written assuming it is \
-nearly free; when the vDSO cannot serve them the clock can become a large part of their system \
-time. A virtual machine that fell back from tsc to hpet after a clocksource watchdog complaint is \
-the classic case (the kernel log says `clocksource: Switched to clocksource hpet`).",
-        evidence: "Metrics: `calls` (clock reads that reached the kernel), `vdso_clock_calls` (of those, \
-reads of clocks the vDSO serves: CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, the COARSE \
-clocks, CLOCK_BOOTTIME, CLOCK_TAI, and gettimeofday and time), `cpu_clock_calls` (CPU-time clocks, \
-which no vDSO serves), `share_of_calls` (clock reads among the system calls of the threads that \
-made them, between their first and last clock read: a count, the same under every tracer), \
-`threads`, `processes`; with timestamps `calls_per_sec` (over the time the reads span); with -T \
-(or eBPF) `seconds` (time inside the reads). The message names the clocks read. Evidence: the first \
-reads of the busiest thread and its last one.",
-        fix: "let the vDSO answer: use the tsc clocksource where the platform allows it (check \
-/sys/devices/system/clocksource/clocksource0/current_clocksource; on VMs, a stable tsc or kvm-clock), \
-call clock_gettime() through libc rather than syscall(), and take fewer timestamps per request \
-(CLOCK_MONOTONIC_COARSE or CLOCK_REALTIME_COARSE where millisecond resolution is enough).\n\n\
-Where the clocksource cannot change (hpet on hardware with an unstable tsc, xen on older Xen \
-guests), read the clock less often: one timestamp per request or per batch instead of one per \
-step, a cached \"now\" refreshed once per event loop turn (libuv's uv_now(), nginx's cached time \
-and its timer_resolution directive), coarse clocks for log timestamps. CPU-time clocks \
-(CLOCK_THREAD_CPUTIME_ID, Python's time.process_time() and time.thread_time()) always cost a \
-system call: sample them per batch, not per item.",
-        example: "A loop that timestamps each item twice with syscall(SYS_clock_gettime, CLOCK_MONOTONIC), \
-the vDSO bypassed (lab/clock-syscalls/traces/c-syscall.f-tt-T-yy.strace.gz; 6,000 such reads, \
-nothing else but a 4 KiB log write now and then):\n    \
-9345  15:31:47.398930 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737563873}) = 0 <0.000004>\n    \
-9345  15:31:47.398944 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737577104}) = 0 <0.000004>\n    \
-9345  15:31:47.398957 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737590208}) = 0 <0.000003>\n    \
-9345  15:31:47.398976 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737611146}) = 0 <0.000005>\n    \
-9345  15:31:47.398995 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737630006}) = 0 <0.000005>\n    \
-9345  15:31:47.399014 clock_gettime(CLOCK_MONOTONIC, {tv_sec=20621, tv_nsec=737649399}) = 0 <0.000004>\n\n\
-The same without a lab: an Android 4.x zygote on ARM32, a kernel without a vDSO for ARM, 981 \
-clock_gettime(CLOCK_MONOTONIC) system calls in its first 1.3 s (strace -tt posted in \
-drewx2/find5-boot-image, strace.txt; info: 35% of its calls):\n    \
-13:57:42.282042 clock_gettime(CLOCK_MONOTONIC, {599, 818271917}) = 0\n    \
-13:57:42.282195 clock_gettime(CLOCK_MONOTONIC, {599, 818424518}) = 0",
-    },
+    docs: Docs::markdown(include_str!("clock_syscalls.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("seconds"),

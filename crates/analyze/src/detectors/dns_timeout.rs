@@ -32,65 +32,7 @@ pub static META: Meta = Meta {
     category: "network",
     status: Status::Stable,
     summary: "name lookups that wait out resolver timeouts or walk the search list first",
-    docs: Docs {
-        what: "Name resolution that loses time waiting: a DNS query sent, then a wait (poll, select, \
-epoll_wait, or a receive with a socket timeout) that ends in `0 (Timeout)` while a question is \
-still unanswered, then a retry or the next nameserver. Three causes show this way: a nameserver \
-that is down or unreachable (every lookup waits the resolver's full timeout, 5 s by default in \
-glibc, before the next server in resolv.conf); a server or middlebox that drops one of the A and \
-AAAA queries glibc sends together from one socket (the Linux conntrack race behind Kubernetes' \
-\"5 second DNS delay\"; a resolver that drops AAAA); and the search list tried name after name \
-(`ndots:5` with Kubernetes' search domains: `name.ns.svc.cluster.local`, \
-`name.svc.cluster.local`, `name.cluster.local` each answered NXDOMAIN before `name` itself). \
-Lookups are told apart per thread from the DNS messages (the name a query asks; a new lookup \
-starts with an unrelated name or a question already answered asked again) and summed per program. \
-A name that does not exist, answered NXDOMAIN at once, is an answer, not a timeout, and is not \
-reported; repeated lookups of one name are repeated-dns's (SL004): a lookup counts here only for \
-what it waited or walked, however often it happens.",
-        why: "A timed-out wait is pure waiting: glibc waits `timeout` (5 s) per try and per server, \
-`attempts` (2) times, so one dropped AAAA query turns a sub-millisecond lookup into 5 s (and a \
-dead first nameserver costs 5 s on every lookup), which clients see as requests stalling for \
-exactly 5, 10 or 15 seconds. A search-list walk multiplies the queries per name (8 instead of 2 \
-with three search domains) and adds a resolver round trip per candidate to every lookup of an \
-external name, and the load on the cluster's DNS server with it.",
-        evidence: "Metrics: `lookups` (lookups seen: questions asked and grouped as above), `queries` \
-(DNS questions sent; A and AAAA are two), `queries_per_lookup`, `timeouts` (timed-out waits), \
-`timed_out_lookups` (lookups with at least one), `lost_s` (time in the timed-out waits: their \
-duration with -T or eBPF, else the timeout they asked for; absent when neither is known), \
-`lost_per_timed_out_lookup_ms`, `retries` (questions sent again in a lookup), `next_server` (of \
-those, sent to another nameserver than the first time), `unanswered` (questions never answered in \
-their lookup), `walks` (lookups whose NXDOMAIN answers came before the answer that resolved them), \
-`search_queries` (questions answered NXDOMAIN in walks), `walk_s` (with timestamps: from a walk's \
-first query to its last NXDOMAIN answer, summed), `names` (array: the names resolved, up to 5; \
-cut short when strace's -s cut them), `processes`. Evidence: the first query of a lookup, its \
-timed-out wait and the retry (or its NXDOMAIN answers), and the last timed-out wait.",
-        fix: "make the resolver answer at once: remove or fix an unreachable nameserver in resolv.conf, \
-send A and AAAA one after the other on separate sockets where a middlebox drops one of a pair \
-(`options single-request-reopen`, or `use-vc` for TCP; Kubernetes: dnsConfig options or a \
-node-local DNS cache), have the server answer AAAA (or `options no-aaaa`, glibc 2.36+, for \
-IPv4-only hosts), and resolve external names with a trailing dot or fewer `ndots` (Kubernetes \
-`dnsConfig: options: [{name: ndots, value: \"1\"}]`) so the search list is not walked first; a \
-local caching resolver (nscd, systemd-resolved, dnsmasq, NodeLocal DNSCache) hides what remains.\n\n\
-glibc (2.36) sends the A and AAAA queries of a getaddrinfo(AF_UNSPEC) together from one UDP \
-socket (sendmmsg). When the second is lost it waits the full timeout, then retries one at a time \
-(and keeps doing so in that thread), so the first lookup of each process pays the timeout: \
-short-lived processes (a shell loop of curl, a cron job) pay it every time. `single-request-reopen` \
-sends them one after the other from new sockets and avoids the loss; `timeout:1 attempts:2` only \
-shortens it. A dead nameserver is tried first on every lookup (glibc has no memory of it between \
-lookups; `options rotate` only spreads the cost). With `ndots:5` every name with fewer than five \
-dots tries each search domain before itself; a trailing dot (`api.example.com.`) makes a name \
-absolute. The severity follows the time lost: a warning from `warn_s` (0.5 s) of timed-out waits \
-and walks, which a single 5-second timeout exceeds; a walk on a resolver a fraction of a \
-millisecond away costs queries rather than time and stays info.",
-        example: "Python's socket.getaddrinfo(\"api.lab.test\") against a resolver that drops the second \
-of two queries arriving together from one port, as the conntrack race does \
-(lab/dns-timeout/traces/py-aaaa-race.f-tt-T-yy.strace.gz, `options timeout:1`): A and AAAA sent \
-together, the A answered, the wait for the AAAA times out, and glibc asks again one query at a time \
-(the same ID, `\\375\\357`):\n    26248 16:04:48.174805 sendmmsg(3<UDP:[127.0.0.1:57671->127.53.187.66:53]>, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"\\375\\357\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\3api\\3lab\\4test\\0\\0\\1\\0\\1\", iov_len=30}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=30}, {msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"\\243\\355\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\3api\\3lab\\4test\\0\\0\\34\\0\\1\", iov_len=30}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=30}], 2, MSG_NOSIGNAL) = 2 <0.000026>\
-\n    26248 16:04:48.197584 recvfrom(3<UDP:[127.0.0.1:57671->127.53.187.66:53]>, \"\\375\\357\\201\\200\\0\\1\\0\\1\\0\\0\\0\\0\\3api\\3lab\\4test\\0\\0\\1\\0\\1\\300\\f\"..., 2048, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.187.66\")}, [28 => 16]) = 46 <0.000006>\
-\n    26248 16:04:48.197619 poll([{fd=3<UDP:[127.0.0.1:57671->127.53.187.66:53]>, events=POLLIN}], 1, 977) = 0 (Timeout) <0.978039>\
-\n    26248 16:04:49.193963 sendto(3<UDP:[127.0.0.1:57671->127.53.187.66:53]>, \"\\375\\357\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\3api\\3lab\\4test\\0\\0\\1\\0\\1\", 30, MSG_NOSIGNAL, NULL, 0) = 30 <0.000031>",
-    },
+    docs: Docs::markdown(include_str!("dns_timeout.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("lost_s"),

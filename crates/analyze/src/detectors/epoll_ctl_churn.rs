@@ -18,71 +18,7 @@ pub static META: Meta = Meta {
     category: "cpu",
     status: Status::Stable,
     summary: "an event loop re-registers its fds with epoll around every read or write",
-    docs: Docs {
-        what: "An epoll event loop that modifies its interest set around every operation: \
-epoll_ctl(EPOLL_CTL_MOD) switching a connection between EPOLLIN and EPOLLOUT for each request, \
-EPOLL_CTL_ADD before each wait for data and EPOLL_CTL_DEL after it, or EPOLLONESHOT re-armed after \
-each event. Per fd of a process, from its first registration to its close, the epoll_ctl calls \
-beyond the one EPOLL_CTL_ADD it needs (and a final EPOLL_CTL_DEL) are re-registrations; the reads \
-and writes on the fd that moved data are its I/O. An fd counts when it has at least `min_per_op` \
-re-registrations per I/O operation (a connection set up in two steps and then kept does not); a \
-program is reported when its fds hold `min_churn` re-registrations at `min_per_op` per operation; a warning from \
-`warn_churn` re-registrations at `warn_per_op` per operation or more. A server that registers each \
-new connection once (even one connection per request) has no re-registrations; re-arming \
-EPOLLONESHOT is the documented way to hand fds to several threads and cannot be told from a \
-needless one on syscalls alone: when it is most of the churn, info. So is a hand-off design, \
-where one thread waits for readiness and other threads do the fd's I/O (most of its reads and \
-writes made by another thread than the one that last changed its registration): Apache's event \
-MPM parks each idle keep-alive connection with its listener thread and takes it out again for a \
-worker, two epoll_ctl per request that no setting removes.",
-        why: "Each epoll_ctl is a system call that takes the epoll instance's lock and changes its \
-red-black tree. Two per request add two system calls to every round trip of a request/response \
-server: in the lab 6 calls per request instead of 4 (C), a third of the server's calls spent \
-re-registering, more calls than the reads and writes they surround. Measured with eBPF in the lab \
-(20,000 round trips on 127.0.0.1) an epoll_ctl took 350 ns in C and 635 ns from Python, against \
-2-6 us for the loopback read or write beside it: about 0.7-1.3 us of system time per request, \
-14-25 ms per 20,000 requests, which grows with the request rate, with the cost of a system call \
-(sandboxes such as gVisor, seccomp filters, mitigations) and with the threads contending for the \
-instance's lock.",
-        evidence: "Metrics: `reregistrations` (epoll_ctl calls beyond the needed ADD and DEL), \
-`epoll_ctl_calls` (all of them on those fds), `oneshot_rearms` (EPOLL_CTL_MOD with EPOLLONESHOT), `handoff_reregistrations` (those of fds \
-whose I/O other threads did), \
-`io_ops` (reads and writes that moved data on those fds), `per_op` (reregistrations / io_ops), `fds` (fd lives \
-with re-registrations), `processes`; with -T (or eBPF) `epoll_ctl_seconds` (time inside the \
-re-registrations). Evidence: the first epoll_ctl calls of the fd with the most and its last one.",
-        fix: "register each fd once and leave it: EPOLLIN|EPOLLOUT|EPOLLET (edge-triggered) at accept, \
-read until EAGAIN and write at once, waiting for EPOLLOUT only when a write would block; use \
-EPOLLONESHOT only where several threads share the epoll instance; or the runtime's own loop \
-(asyncio streams or protocols rather than loop.sock_recv/sock_sendall, libuv, tokio, Go's netpoller).\n\n\
-Level-triggered loops often toggle EPOLLOUT on and off per response; writing the response \
-directly and asking for EPOLLOUT only after a short write removes both calls in the common case \
-(nginx, tokio/mio and Go's runtime register a connection once, edge-triggered). Python asyncio: \
-loop.sock_recv() registers the socket (add_reader) when no data is ready and unregisters it when \
-it is (Lib/asyncio/selector_events.py), two epoll_ctl per message; streams \
-(asyncio.start_server/open_connection) or a Protocol keep one registration for the connection's \
-life.",
-        example: "A level-triggered echo server switching its connection to EPOLLOUT after each read and \
-back after each write (lab/epoll-ctl-churn/traces/c-mod.f-tt-T-yy.strace.gz; 2,000 re-registrations \
-for 1,000 requests; 8414 is the client):\n    \
-8413  15:49:05.531967 epoll_wait(4<anon_inode:[eventpoll]>, [{events=EPOLLIN, data={u32=5, u64=5}}], 8, -1) = 1 <0.000041>\n    \
-8413  15:49:05.532064 read(5<TCP:[127.0.0.1:58635->127.0.0.1:37242]>, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..., 4096) = 64 <0.000042>\n    \
-8413  15:49:05.532157 epoll_ctl(4<anon_inode:[eventpoll]>, EPOLL_CTL_MOD, 5<TCP:[127.0.0.1:58635->127.0.0.1:37242]>, {events=EPOLLOUT, data={u32=5, u64=5}}) = 0 <0.000039>\n    \
-8413  15:49:05.532248 epoll_wait(4<anon_inode:[eventpoll]>, [{events=EPOLLOUT, data={u32=5, u64=5}}], 8, -1) = 1 <0.000040>\n    \
-8413  15:49:05.532337 write(5<TCP:[127.0.0.1:58635->127.0.0.1:37242]>, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..., 64) = 64 <0.000068>\n    \
-8414  15:49:05.532426 <... read resumed>\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..., 64) = 64 <0.000536>\n    \
-8413  15:49:05.532460 epoll_ctl(4<anon_inode:[eventpoll]>, EPOLL_CTL_MOD, 5<TCP:[127.0.0.1:58635->127.0.0.1:37242]>, {events=EPOLLIN, data={u32=5, u64=5}} <unfinished ...>\n    \
-8414  15:49:05.532482 write(3<TCP:[127.0.0.1:37242->127.0.0.1:58635]>, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..., 64 <unfinished ...>\n    \
-8413  15:49:05.532494 <... epoll_ctl resumed>) = 0 <0.000023>\n\n\
-uWSGI's fastrouter relaying a response 4 KiB at a time, four epoll_ctl per chunk (strace posted in \
-ericmoritz/uwsgi-fastrouter-bug, strace.log, 2013, lines 321-326; warning: 1,342 re-registrations \
-for 740 reads and writes):\n    \
-1230  14:51:03 epoll_ctl(0, EPOLL_CTL_MOD, 11, {EPOLLIN, {u32=11, u64=11}}) = 0\n    \
-1230  14:51:03 epoll_ctl(0, EPOLL_CTL_ADD, 13, {EPOLLIN, {u32=13, u64=13}}) = 0\n    \
-1230  14:51:03 epoll_wait(0, {{EPOLLIN, {u32=13, u64=13}}}, 64, 60000) = 1\n    \
-(read(13, ...) = 4096: the payload left out)\n    \
-1230  14:51:03 epoll_ctl(0, EPOLL_CTL_MOD, 11, {EPOLLOUT, {u32=11, u64=11}}) = 0\n    \
-1230  14:51:03 epoll_ctl(0, EPOLL_CTL_DEL, 13, {EPOLLIN, {u32=13, u64=13}}) = 0",
-    },
+    docs: Docs::markdown(include_str!("epoll_ctl_churn.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("epoll_ctl_seconds"),

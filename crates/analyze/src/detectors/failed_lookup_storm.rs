@@ -21,53 +21,7 @@ pub static META: Meta = Meta {
     category: "filesystem",
     status: Status::Stable,
     summary: "path lookups failing with ENOENT again and again: a search path walked on every use",
-    docs: Docs {
-        what: "Many stat/lstat/newfstatat/statx/access/faccessat/open/openat/readlink/execve calls \
-failing with ENOENT (or ENOTDIR) that could have been avoided: the same file name tried in several \
-directories before the one that holds it (a search path: PHP's include_path, PATH, LD_LIBRARY_PATH, \
-an include or plugin path), walked again for every use, and the same missing path tried again and \
-again. It reconstructs the searches per thread (failures of one name in different directories ended \
-by a successful lookup of that name) and counts repeats per path, per program (processes running the \
-same program are one subject).",
-        why: "Every failed lookup is a path walk in the kernel; on a local file system with a warm dentry \
-cache it costs about a microsecond, on NFS it may need a round trip to the server to revalidate the \
-directory. A search path of 30 entries walked for each of 10 includes on every request is 300 failed \
-lookups per request, and tens of thousands a second on a busy server: that is what a PHP application on \
-NFS with a long include_path looks like. A few misses at start-up (Python's import system, the dynamic \
-loader, a compiler probing its include directories) cost microseconds and are not reported.",
-        evidence: "Metrics: `failed_lookups` (ENOENT/ENOTDIR lookups of the program), `avoidable_lookups` \
-(the larger of `repeated_failures` and `search_misses`), `repeated_failures` (failures of a path that \
-had already failed), `distinct_failed_paths`, `repeats_per_path` (failed_lookups / distinct_failed_paths), \
-`searches` (a name missed in one or more directories, then found), `search_misses` (failures inside \
-those searches), `avg_misses_per_search`, `successful_opens`, `failed_per_open`, `share_of_calls` \
-(failed lookups / all syscalls of the program), `dirs_with_failures`, `top_dirs` (array of strings: \
-the directories with the most failures, up to 5), `processes`; with timestamps `failed_per_sec` (over \
-the span of the failures); with -T `failed_time_s` (time inside the failed calls). Evidence: the \
-first failures, the lookup that ended the first search, the last failure.",
-        fix: "Name files by absolute path so nothing is searched: in PHP `require __DIR__ . \
-'/lib/file.php'` instead of a bare name resolved through include_path; run helpers by absolute path \
-instead of a PATH search; in C resolve a search once and keep the full path; in Go call \
-exec.LookPath once and pass exec.Command the absolute path (exec.Command(\"name\") searches PATH \
-again each time); in Java put the directory or jar that holds most classes first on the class \
-path (every directory ahead of it is searched for every class loaded; entries that do not exist \
-are dropped after the first miss). Otherwise shorten the \
-search path and put the directory that holds the files first (PHP include_path, PYTHONPATH, \
-LD_LIBRARY_PATH, PATH), dropping entries that do not exist. PHP's realpath cache \
-(realpath_cache_size, realpath_cache_ttl) stores only paths that exist, so raising it does not stop \
-these misses; opcache (opcache.enable, with the default opcache.revalidate_path=0) skips the \
-include_path search only for include_once/require_once of scripts it has already cached, not for \
-plain include/require, and opcache.validate_timestamps/revalidate_freq only spare the freshness check \
-of the file that was found.",
-        example: "PHP with 30 missing directories in front of lib/ in its include_path, including part0.php \
-by bare name (lab/failed-lookup-storm, php-include-bad.f-tt-T-yy):
-    11603 19:12:59.245505 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg0/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000081>
-    11603 19:12:59.245686 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg1/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000065>
-    ...
-    11603 19:12:59.250207 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/vendor/pkg29/src/part0.php\", 0x7fff5924c6a0, AT_SYMLINK_NOFOLLOW) = -1 ENOENT (No such file or directory) <0.000075>
-    11603 19:12:59.250378 newfstatat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/lib/part0.php\", {st_mode=S_IFREG|0644, st_size=16, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000080>
-    11603 19:12:59.250713 openat(AT_FDCWD</tmp/syslint-lab-fls.rhX0SM>, \"/tmp/syslint-lab-fls.rhX0SM/lib/part0.php\", O_RDONLY) = 4</tmp/syslint-lab-fls.rhX0SM/lib/part0.php> <0.000078>
-and the same again for every include of every request: 15003 failed lookups, 501 searches of 29.9 misses.",
-    },
+    docs: Docs::markdown(include_str!("failed_lookup_storm.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("failed_time_s"),

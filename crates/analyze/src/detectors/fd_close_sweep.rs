@@ -17,47 +17,7 @@ pub static META: Meta = Meta {
     category: "cpu",
     status: Status::Stable,
     summary: "a process closes every possible fd one by one, up to the nofile limit",
-    docs: Docs {
-        what: "A process closes all file descriptors it might have inherited by calling close(fd) (or \
-fcntl(fd, F_GETFD) to test first) for every number from 3 up to its nofile limit, typically in a \
-child between fork and exec, or in a daemon at start-up. Nearly all of those fds were never open, so \
-nearly every call fails with EBADF. A sweep is a run of such calls by one thread on consecutive fd \
-numbers (counting up or down); it is reported when it holds at least `min_sweep_fds` calls that \
-failed with EBADF. Processes running the same program are one subject.",
-        why: "The work grows with the nofile limit, not with the fds that are open: with the Debian default \
-of 1,024 a sweep costs a fraction of a millisecond, but services and containers often run with \
-LimitNOFILE or `ulimit -n` of 65,536 to 1,048,576 and more, and then every spawn pays for a million \
-system calls: hundreds of milliseconds per child, minutes for a program that starts many (reported \
-against package managers, language runtimes, init scripts and daemons that spawn helpers).",
-        evidence: "Metrics: `sweeps` (sweeps found), `ebadf` (calls in them that failed with EBADF), \
-`calls` (all calls in them from the first that failed, including fds that were open), `largest_sweep` (EBADF calls in the \
-largest sweep), `highest_fd` (the highest fd number a sweep reached, about the nofile limit), \
-`processes`, and with -T `seconds` (time inside the calls of the sweeps; under strace each call is \
-inflated by the tracer, so the cost names the count first). Evidence: the first calls of a sweep and \
-its last one.",
-        fix: "close only the fds that are open: close_range(3, ~0U, 0) (Linux >= 5.9; glibc >= 2.34 also \
-has closefrom(3)), or walk /proc/self/fd, or open fds with O_CLOEXEC so exec closes them; and run the \
-service with a nofile limit it needs rather than the maximum (systemd LimitNOFILE=, `ulimit -n`, \
-docker --ulimit nofile=).\n\n\
-close_range() closes every fd in a range in one system call, whatever the limit; Python's subprocess, \
-glibc's posix_spawn file actions and recent runtimes use it (or /proc/self/fd) already, so a sweep \
-usually comes from hand-written fork/exec code or an old library. Where the sweep cannot be changed, \
-a lower soft limit for the service (LimitNOFILE=1024:524288 keeps the hard limit for programs that \
-raise their own) shortens every sweep. Go's os/exec, Java's ProcessBuilder (OpenJDK 17 lists \
-/proc/self/fd in the child) and Node's child_process (libuv opens everything O_CLOEXEC) do not \
-sweep; a sweep in such a process comes from native code or a C helper it runs. Mind that Java \
-(HotSpot's MaxFDLimit) and Node raise their own soft nofile limit to the hard limit at start-up, \
-and their children inherit it (Go raises it too but gives children the original limit): a \
-helper that sweeps, started from Java or Node, sweeps up to the hard limit, so there only a lower \
-hard limit shortens it.",
-        example: "C child closing every fd up to the nofile limit of 16,384 before exec \
-(lab/fd-close-sweep/traces/c-close.f-tt-T-yy.strace.gz, the first calls of its first sweep):\n    \
-32227 10:18:25.324700 close(3</dev/null<char 1:3>>) = 0 <0.000059>\n    \
-32227 10:18:25.324850 close(4<pipe:[3895035]>) = 0 <0.000053>\n    \
-32227 10:18:25.324971 close(5<pipe:[3895035]>) = 0 <0.000046>\n    \
-32227 10:18:25.325077 close(6)          = -1 EBADF (Bad file descriptor) <0.000044>\n    \
-32227 10:18:25.325183 close(7)          = -1 EBADF (Bad file descriptor) <0.000047>",
-    },
+    docs: Docs::markdown(include_str!("fd_close_sweep.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("seconds"),

@@ -19,48 +19,7 @@ pub static META: Meta = Meta {
     category: "filesystem",
     status: Status::Stable,
     summary: "a directory walk follows a symlink cycle: the same directories listed under ever longer paths",
-    docs: Docs {
-        what: "A program walking a directory tree that follows symbolic links to directories without \
-remembering where it has been: a link back to an ancestor (`a/up -> ..`, a `current` link to a parent, \
-a home directory linked into itself) makes it enter the same directories again under a longer name \
-each time, `tree/a/up/a/up/a/up/...`, until the kernel refuses to resolve the 41st link in one path \
-(ELOOP) or the path exceeds PATH_MAX (ENAMETOOLONG). For every call that names a path (open, the \
-stat family, access, readlink, chdir), the path's components are searched for a block of one to four \
-components repeated back to back; a path whose block repeats `min_repeats` times or more (one more \
-for a single component) is a looping path. `.` and `..` never count as components of a block, so \
-`../../../..` is not a loop. A program is reported from `min_calls` looping calls.",
-        why: "Each turn of the cycle lists the same directories again and returns their files again \
-under new names, so the walk's work and its output are multiplied by the depth the kernel allows (40 \
-links), and by far more when the tree has two cycles (every level doubles: the walk does not end in \
-practice). The results are wrong too: a backup or an indexer stores the same files dozens of times, \
-a copy fills the disk. In the lab a tree of 100 files with one link back to its top made Python's \
-os.walk(followlinks=True) return 4,101 file names instead of 100, with 264 getdents64 calls instead \
-of 24 (strace -c, interpreter start-up included); glob's recursive `**` returned 4,224 names, with \
-4,275 openat calls.",
-        evidence: "Metrics: `looping_calls` (calls whose path repeats a block of components), `listings` \
-(of those, opens asking for a directory, O_DIRECTORY: listings, and glob's tries that fail with \
-ENOTDIR), `eloop` (lookups that failed with ELOOP: \
-the walk went as deep as the kernel allows; a walk that does is a warning), `repeats` (the most times the block repeats in one path), \
-`longest_path` (characters), `cycle` (the repeated components, joined by `/`), `processes`. Evidence: \
-the first looping calls and the last one.",
-        fix: "do not follow symbolic links to directories while walking (os.walk's default \
-followlinks=False, find without -L, rsync/cp without -L), or remember each directory's (st_dev, \
-st_ino) and skip one already visited (GNU find -L, fts with FTS_LOGICAL, and du do this).\n\n\
-Python: os.walk(top) does not follow links; if links must be followed, keep a set of \
-os.stat(path).st_dev, st_ino pairs and prune `dirs` in place when a pair was seen. glob's recursive \
-`**` follows links to directories: prefer pathlib's Path.rglob, which does not in Python 3.13+ \
-(recurse_symlinks=False), or os.walk. Node.js: fs.readdir with recursive: true, or a walker's \
-followSymlinks option off. Also fix the tree when the link is a mistake: `find -L TOP -xtype l` \
-and GNU find's \"File system loop detected\" name the links that close the cycle.",
-        example: "Python's os.walk(followlinks=True) over a tree whose a/up links to its top \
-(lab/fs-walk-loop/traces/py-walk-follow.f-tt-T-yy.strace): -yy shows that tree/a/up is tree and \
-tree/a/up/a is tree/a again; 40 turns later the kernel refuses the path:\n    \
-6282  17:07:44.088249 openat(AT_FDCWD</tmp/syslint-lab-fs-walk-loop.nmrHgF>, \"tree/a/up\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3</tmp/syslint-lab-fs-walk-loop.nmrHgF/tree> <0.000005>\n    \
-6282  17:07:44.088338 openat(AT_FDCWD</tmp/syslint-lab-fs-walk-loop.nmrHgF>, \"tree/a/up/b\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3</tmp/syslint-lab-fs-walk-loop.nmrHgF/tree/b> <0.000004>\n    \
-6282  17:07:44.088444 openat(AT_FDCWD</tmp/syslint-lab-fs-walk-loop.nmrHgF>, \"tree/a/up/a\", O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY) = 3</tmp/syslint-lab-fs-walk-loop.nmrHgF/tree/a> <0.000004>\n    \
-...\n    \
-6282  17:07:44.101467 newfstatat(AT_FDCWD</tmp/syslint-lab-fs-walk-loop.nmrHgF>, \"tree/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up/a/up\", 0x7ffe74ae2660, 0) = -1 ELOOP (Too many levels of symbolic links) <0.000007>",
-    },
+    docs: Docs::markdown(include_str!("fs_walk_loop.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: None,

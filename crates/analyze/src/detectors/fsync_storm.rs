@@ -24,54 +24,7 @@ pub static META: Meta = Meta {
     status: Status::Stable,
     summary:
         "a flush to disk after every small write or record, often with a journal file created and deleted each time",
-    docs: Docs {
-        what: "Many fsync/fdatasync/sync_file_range/syncfs/sync calls, or writes to files opened with \
-O_SYNC/O_DSYNC (each of which is a flush), with little data written per flush: one flush per record \
-or per transaction. It also counts files the program creates and deletes again around the flushes \
-(a rollback journal created and unlinked per transaction, as SQLite does in its default journal mode \
-when every statement is its own transaction). Processes running the same program are one subject. \
-sync_file_range with SYNC_FILE_RANGE_WRITE alone only starts writeback and is not counted. Software \
-that flushes per commit or per file by design (PostgreSQL with synchronous_commit = on, MySQL with \
-innodb_flush_log_at_trx_commit = 1, dpkg unpacking), known by the files it flushes \
-(pg_wal, ib_logfile, .dpkg-new), is reported as info at most, with the setting that trades the \
-durability for speed as its fix.",
-        why: "A flush waits for the device to make the data durable: a fraction of a millisecond on a \
-fast SSD, several milliseconds on a disk or a network volume, and it also forces the file system to \
-commit its journal. A program that flushes after every 100-byte record or every single-row \
-transaction spends most of its time waiting for the disk, and limits itself to a few hundred or \
-thousand records a second, whatever the CPU could do. Batching a thousand records into one flush \
-gives the same durability per batch at a fraction of the cost.",
-        evidence: "Metrics: `flushes` (sync calls plus O_SYNC/O_DSYNC writes), `sync_calls`, \
-`sync_writes` (writes to files opened with O_SYNC or O_DSYNC), `file_writes` and `file_bytes` \
-(writes to regular files by this program), `flushed_file_bytes` (bytes written to the files it \
-flushed, by any process: PostgreSQL's WAL writer flushes what the backends wrote), \
-`syncs_per_write` (flushes / file writes), `bytes_per_sync` (the larger of the two byte counts / \
-flushes), `synced_files` (distinct files and directories flushed), `files_created` (opens with \
-O_CREAT), `files_created_and_removed` (unlinks of files the program had created in the trace, e.g. a \
-journal per transaction), `processes`; with timestamps `syncs_per_sec` (over the span of the \
-flushes); with -T or eBPF `sync_time_s` and `avg_sync_ms` (time inside the flushes; the cost line says which \
-backend measured it) \
-and `share_of_window` (flush time / traced window; summed over writers, so several processes flushing \
-at once can push it over 1). Evidence: the first flushes, the first unlink of a created file, the last \
-flush.",
-        fix: "Flush once per batch, not once per record (group commit). In SQLite wrap the inserts in \
-one transaction (BEGIN ... COMMIT; in Python's sqlite3 one `with conn:` block or executemany and a \
-single commit(), not autocommit or commit() per row), or use PRAGMA journal_mode=WAL with PRAGMA \
-synchronous=NORMAL, where commits append to the -wal file and only checkpoints sync. In your own \
-code write the records and call fdatasync() once per batch instead of fsync() after each; open with \
-O_SYNC/O_DSYNC only files whose every write must be durable when write() returns. Go: one \
-f.Sync() after the batch, not after each Write; Java: one FileChannel.force(false) (fdatasync) \
-after the batch; Node: one fs.fdatasync()/fdatasyncSync() after the batch.",
-        example: "Python's sqlite3 inserting one row per transaction (autocommit), one of 500 \
-(lab/fsync-storm, sqlite-py-autocommit.f-tt-T-yy; the pwrite64 calls in between are left out):
-    13533 19:13:14.476504 openat(AT_FDCWD</var/tmp/syslint-lab-fsync.YjlzeN>, \"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\", O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC, 0644) = 4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal> <0.000021>
-    13533 19:13:14.477072 fdatasync(4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal>) = 0 <0.000257>
-    13533 19:13:14.477403 fdatasync(5</var/tmp/syslint-lab-fsync.YjlzeN>) = 0 <0.000058>
-    13533 19:13:14.477553 fdatasync(4</var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal>) = 0 <0.000153>
-    13533 19:13:14.477805 fdatasync(3</var/tmp/syslint-lab-fsync.YjlzeN/rows.db>) = 0 <0.000151>
-    13533 19:13:14.478015 unlink(\"/var/tmp/syslint-lab-fsync.YjlzeN/rows.db-journal\") = 0 <0.000130>
-4 flushes and a journal created and deleted per row: 2004 flushes for 500 rows.",
-    },
+    docs: Docs::markdown(include_str!("fsync_storm.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("sync_time_s"),

@@ -21,76 +21,7 @@ pub static META: Meta = Meta {
     category: "cpu",
     status: Status::Stable,
     summary: "threads of a process queue on one lock: futex waits and wakes on the same address",
-    docs: Docs {
-        what: "Threads of one process that spend their time waiting for the same lock: futex(FUTEX_WAIT) \
-calls on one address by several threads, each of which, once it got the lock, releases it with \
-futex(FUTEX_WAKE) on that address to wake the next (glibc's pthread_mutex_t, std::mutex, Rust's \
-Mutex, a PI mutex's FUTEX_LOCK_PI/FUTEX_UNLOCK_PI), with EAGAIN where the lock word changed before \
-the waiter could sleep. Per process and address, each thread's waits and wakes are counted; an \
-address is a contended lock when at least `min_threads` threads both waited on it and woke it, and \
-it is reported when those threads waited on it `min_waits` times or more and (with durations and \
-timestamps) spent at least `min_blocked_share` of their time in the contention window blocked \
-there. Waits that end the idle \
-time of a pool (workers waiting on a condition variable that a producer signals), a runtime's \
-per-thread park word (the JVM, Go's runtime) and timed waits of a housekeeping thread are not a \
-lock: their waiters do not wake each other. Condition variables woken by broadcast \
-(FUTEX_WAKE with INT_MAX) are counted in the program for the hint.",
-        why: "A lock that several threads want at once serialises them: while one holds it the others \
-sleep in the kernel, and every hand-over costs a wake-up, a context switch and the cache misses of \
-the thread that gets the CPU next (a few microseconds natively, far more on a loaded machine where \
-the woken thread waits for a CPU). Threads added to go faster then only queue. In the lab (8 \
-threads each updating shared state 300 times under one pthread mutex held about 60 us, on a shared \
-2-core machine) the run took 0.45 s natively (median of five) with 2,000 involuntary context \
-switches; with a lock per shard and one merge at the end the same work took 0.11 s and 210.",
-        evidence: "Metrics: `locks` (contended addresses reported), `waits` (futex waits on them by the \
-threads that also woke them), `blocked_waits` (of those, waits that slept until woken or timed \
-out), `eagain` (waits that returned EAGAIN at once: the lock word changed before the thread could \
-sleep, a lost race), `wakes` (wake calls on them), `woken` (threads those wakes woke, from their \
-return values), `wakes_per_wait`, `waiting_threads` (threads that waited and woke on the most \
-contended address), `processes`; with durations (-T, eBPF) `blocked_seconds` (time inside those \
-waits, summed over the threads) and, with timestamps too, `blocked_share` (that time over the \
-waiting threads' time in the contention window: 0.8 means the threads spent 80% of it waiting); \
-`broadcasts` (wakes of all waiters, INT_MAX, in the program) when there were any. Evidence: the \
-first waits and wakes on the most contended address, and its last one.",
-        fix: "make the threads stop wanting the same lock: shard the state (a lock per shard or per thread, \
-merged when read), keep the critical section short (compute outside, publish under the lock), use \
-atomics or a lock-free structure for counters and queues; wake one waiter (pthread_cond_signal, \
-notify) rather than all (broadcast, notifyAll) when one can proceed; and size thread pools to the \
-cores the process gets.\n\n\
-The trace names the address, not the lock: `perf lock contention -ab` (Linux 6.0+, eBPF) or `perf \
-record -e syscalls:sys_enter_futex -g` shows the call stacks that wait on it, and a debugger's `info \
-symbol ADDRESS` names a global mutex. A condition variable woken by pthread_cond_broadcast wakes \
-every waiter to have them queue on its mutex and all but one go back to sleep (a thundering herd); \
-signal one waiter per item instead. More threads than cores that share one lock add only \
-hand-overs: size pools to sched_getaffinity or the container's CPU quota (Java's \
-Runtime.availableProcessors(), Go's GOMAXPROCS follow it in recent versions). \
-A hot Java lock is not seen here: HotSpot's monitors (`synchronized`) and ReentrantLock \
-(LockSupport.park) park a waiting thread on its own futex words (its park event: a condition \
-variable and mutex of its own), and the thread that releases the lock wakes the successor's words, \
-so no address has several threads that both wait on it and wake it; and both spin in user space \
-before they park, so most hand-overs make no syscall at all (lab/futex-contention, 8 threads x \
-300 updates of ~60 us under one lock, 2 cores: 226 parks by the workers under strace with \
-`synchronized`, 146 with ReentrantLock, 12 with a lock per thread; natively, eBPF, 696 and 1,019 \
-futex calls in the whole JVM against 537 with a lock per thread). On syscalls alone those \
-hand-overs look like a pool's wake-ups. For Java use JFR (the jdk.JavaMonitorEnter and \
-jdk.ThreadPark events), `jcmd PID Thread.print`, or a profiler's lock mode.",
-        example: "8 threads updating shared state under one pthread mutex \
-(lab/futex-contention/traces/c-global.f-tt-T-yy.strace.gz): thread 5270 takes the lock again and again \
-while the threads it wakes wait for a CPU, each time sleeping under it (the 50 us clock_nanosleep) and \
-waking one waiter as it releases it; the woken threads (5266, 5267) find it taken again and go back to \
-waiting on the same address:\n    \
-5266  16:29:04.138407 futex(0x556569577180, FUTEX_WAKE_PRIVATE, 1) = 1 <0.000005>\n    \
-5270  16:29:04.138421 <... futex resumed>) = 0 <0.014609>\n    \
-5270  16:29:04.138438 clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=50000},  <unfinished ...>\n    \
-5266  16:29:04.138448 futex(0x556569577180, FUTEX_WAIT_PRIVATE, 2, NULL <unfinished ...>\n    \
-5270  16:29:04.138579 <... clock_nanosleep resumed>NULL) = 0 <0.000135>\n    \
-5270  16:29:04.138589 futex(0x556569577180, FUTEX_WAKE_PRIVATE, 1) = 1 <0.000005>\n    \
-5267  16:29:04.138603 <... futex resumed>) = 0 <0.014609>\n    \
-5270  16:29:04.138622 clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=50000},  <unfinished ...>\n    \
-5267  16:29:04.138628 futex(0x556569577180, FUTEX_WAIT_PRIVATE, 2, NULL <unfinished ...>\n    \
-5270  16:29:04.138759 <... clock_nanosleep resumed>NULL) = 0 <0.000131>\n    \
-5270  16:29:04.138768 futex(0x556569577180, FUTEX_WAKE_PRIVATE, 1) = 1 <0.000005>",
-    },
+    docs: Docs::markdown(include_str!("futex_contention.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("blocked_seconds"),

@@ -22,49 +22,7 @@ pub static META: Meta = Meta {
     category: "network",
     status: Status::Stable,
     summary: "a client waits for the peer to close a keep-alive connection after the response is complete",
-    docs: Docs {
-        what: "A connection on which the data stopped arriving and the program kept waiting in \
-read/recv or in poll/select on that socket until the peer closed it (read returns 0) or its own \
-read timeout fired, instead of stopping when the response was complete. The classic case is an \
-HTTP/1.1 client that reads \"until EOF\" from a keep-alive server: the server keeps the \
-connection open for its keep-alive timeout (nginx: 75 s by default, Apache httpd 2.4: 5 s), and the \
-client waits all that time for an EOF that means nothing. Only waits that follow received data \
-count (a server waiting for the next request after its response is not a stall), and a stream \
-whose messages keep arriving at the same pace is left alone. Not seen: a client that waits in \
-epoll_wait for all its sockets at once (Go's runtime poller, Node's event loop): the wait names \
-no socket, and an idle pooled keep-alive connection that the server \
-closes looks the same there (lab/keepalive-stall go-raw, node-raw: quiet).",
-        why: "Every transfer takes up to the peer's idle timeout longer than it should. In the lab \
-(nginx with keepalive_timeout 2s on 127.0.0.1) a 4 MiB download has all its data after about \
-0.1 s and then waits 1.9 s more: over 90% of the transfer is waiting. Against a default nginx \
-it would wait 75 s; a batch of such downloads runs at a fraction of the link's speed, and the \
-connection is held open on both sides all that time.",
-        evidence: "Per endpoint: `connections` (stalled connections), `stall_s` (time blocked after \
-the last data, all of them), `max_stall_s`, `transfer_s` (connect to EOF/timeout of those \
-connections; with -T but no timestamps, the time inside calls on the socket), `stall_share` \
-(stall_s / transfer_s), `bytes_received`, `ended_by_eof`, `ended_by_timeout`, `processes`. \
-Blocking time is the duration of the calls on that socket after the last data (-T), or, \
-without -T, the time from each call to its thread's next event. Evidence: the start of the \
-response, the last data, the long wait and the EOF or timeout. Connections are followed from \
-their socket/connect/accept, or from -yy decorations (TCP or a named unix socket).",
-        fix: "Stop reading when the response is complete: read exactly Content-Length bytes, or \
-decode Transfer-Encoding: chunked up to the zero-size last chunk. If the connection will not be \
-reused, send `Connection: close` (or speak HTTP/1.0), so the server closes right after the \
-response. In PHP do not loop `while (!feof($fp)) fread($fp, ...)` on an fsockopen() socket: \
-feof() only turns true when the server closes the connection; read Content-Length bytes, or use \
-file_get_contents()/fopen() on the http:// URL (PHP's http wrapper sends `Connection: close`) \
-or the curl extension. In Python use http.client or requests, in C libcurl: they honour the \
-framing and reuse or close the connection themselves; so do Go's net/http, Node's http and \
-Java's java.net.http.HttpClient. With a raw java.net.Socket (or net.Conn, net.Socket) read \
-Content-Length bytes instead of reading until read() returns -1 (io.ReadAll, the 'end' event).",
-        example: r#"lab/keepalive-stall php-feof (traces/php-feof.tt-T): php client.php (fsockopen, an HTTP/1.1
-keep-alive request, a feof/fread loop) against nginx with keepalive_timeout 2s. fd 4 is the
-connection to nginx; the 4 MiB body has arrived, then (trace lines indented by a tab):
-	19:20:06.515144 recvfrom(4, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 8192, MSG_DONTWAIT, NULL, NULL) = 512 <0.000066>
-	19:20:06.515309 poll([{fd=4, events=POLLIN|POLLERR|POLLHUP}], 1, 60000) = 1 ([{fd=4, revents=POLLIN}]) <1.871407>
-	19:20:08.386828 recvfrom(4, "", 8192, MSG_DONTWAIT, NULL, NULL) = 0 <0.000012>
-	19:20:08.386925 close(4)                = 0 <0.000059>"#,
-    },
+    docs: Docs::markdown(include_str!("keepalive_stall.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("stall_s"),

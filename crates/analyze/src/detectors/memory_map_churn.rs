@@ -21,54 +21,7 @@ pub static META: Meta = Meta {
     category: "cpu",
     status: Status::Stable,
     summary: "a process returns large blocks of memory to the kernel and maps them again, request after request",
-    docs: Docs {
-        what: "A process that releases a large block of memory to the kernel and takes it back soon after, \
-again and again: malloc serving each big request buffer with its own mmap and freeing it with munmap \
-(glibc does for blocks above its mmap threshold: 128 KiB at first, raised by each free of such a \
-block up to 32 MiB, or fixed when the threshold is set), the heap's top trimmed with brk and grown \
-again (M_TRIM_THRESHOLD, or mmap disabled), an allocator returning pages with \
-madvise(MADV_DONTNEED/MADV_FREE) that the next request touches again. Per process, anonymous \
-memory released in blocks of at least `min_block` bytes (munmap of a mapping the trace saw made, a \
-brk that shrinks the heap, a madvise release) is taken back by a later anonymous mmap or heap \
-growth of at least `min_block`: a cycle, and its bytes churned; a madvise release of a region \
-released before counts too. A program is reported from `min_cycles` cycles and `min_bytes` bytes \
-churned. File mappings are not counted (a loader, a database mapping its files).",
-        why: "Memory given back to the kernel comes back empty: every page of the next block is a page \
-fault, and the kernel zeroes it before the program may see it, so a 64 MiB buffer costs 16,384 page \
-faults and 64 MiB of zeroing per request before the request writes a byte, plus the munmap that \
-tears the mapping down (and on a multi-threaded process a TLB shootdown on every core). In the lab \
-(30 requests, each with a 64 MiB buffer) the run took 1.3 s natively, 0.9 s of it in the kernel, \
-with 491,600 page faults; with the buffer reused, 0.2 s and 16,500 faults (medians of three).",
-        evidence: "Metrics: `cycles` (blocks of at least `min_block` taken back after memory was released), \
-`churned_bytes` (bytes taken back that had been released: at least that many bytes faulted in and \
-zeroed again, one page fault per 4 KiB), `page_faults_min` (churned_bytes / 4096), `block_bytes` \
-(the largest block), `maps` and `releases` (the anonymous mmaps or heap growths, and the munmaps, \
-heap shrinks or madvise releases, of at least `min_block`), `via` (`mmap/munmap`, `brk`, `madvise`, \
-or several joined by `+`: how the memory went back), `processes`; with durations `syscall_seconds` \
-(time inside those calls: the munmap of a large block frees its pages). Evidence: the first calls \
-of the churn and the last one.",
-        fix: "keep the memory in the process: reuse the buffer (allocate it once per thread or per \
-connection, or keep a pool of them), or tell the allocator to keep it: with glibc, a fixed \
-M_MMAP_THRESHOLD above the block size (mallopt, or GLIBC_TUNABLES=glibc.malloc.mmap_threshold=N; \
-at most 32 MiB) with a larger M_TRIM_THRESHOLD (glibc.malloc.trim_threshold), or \
-glibc.malloc.mmap_max=0 with a trim threshold above the block size for blocks beyond 32 MiB; or an \
-allocator that caches freed memory (jemalloc, tcmalloc, mimalloc).\n\n\
-glibc's dynamic threshold absorbs most of this on its own: the first free of an mmapped block \
-raises the threshold to its size (up to 32 MiB on 64-bit), so later blocks of that size come from \
-the heap. It stops working for blocks above 32 MiB, when a threshold is set (MALLOC_MMAP_THRESHOLD_, \
-mallopt or the tunable turn the dynamic one off), and where the heap's top is trimmed each time \
-(M_TRIM_THRESHOLD below the block). Setting the tunables is a per-process environment variable \
-(GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=268435456 took the lab's \
-64 MiB requests from 1.3 s to 0.2 s); the memory stays in the process for its lifetime, which is the \
-trade. MALLOC_ARENA_MAX lowers the number of arenas a threaded program keeps, each with its own \
-heap and trimming.",
-        example: "a request loop with a 64 MiB buffer per request \
-(lab/memory-map-churn/traces/c-64m-each.f-tt-T-yy.strace): glibc maps each buffer and unmaps it at \
-free:\n    \
-25295 16:44:09.429700 munmap(0x7f452b019000, 67112960) = 0 <0.011707>\n    \
-25295 16:44:09.441481 mmap(NULL, 67112960, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f452b019000 <0.000014>\n    \
-25295 16:44:09.496012 munmap(0x7f452b019000, 67112960) = 0 <0.002345>",
-    },
+    docs: Docs::markdown(include_str!("memory_map_churn.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("syscall_seconds"),

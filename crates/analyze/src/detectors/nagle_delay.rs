@@ -24,58 +24,7 @@ pub static META: Meta = Meta {
     category: "network",
     status: Status::Stable,
     summary: "requests written in small pieces wait for the peer's delayed ACK (Nagle without TCP_NODELAY)",
-    docs: Docs {
-        what: "A program writes each request on a TCP connection in two or more small writes (a header, \
-then a body) and then waits for the answer, and the answers come back about 40 ms after the last \
-write (200 ms on some systems). That is Nagle's algorithm meeting the peer's delayed ACK: with data \
-of the first write not yet acknowledged, the kernel holds the second small write back until an ACK \
-arrives; the peer, which answers only once it has the whole request, sends that ACK only when its \
-delayed-ACK timer runs out (40 ms minimum on Linux). A request is the writes on one socket since \
-the last read that returned data, ended by the next such read; a split request has two or more \
-writes of at most `max_write_bytes`, on a socket without TCP_NODELAY or TCP_CORK and without \
-MSG_MORE; it is delayed when its round trip (from the last write to the end of the answering \
-read) is between `min_delay_ms` and `max_delay_ms`. Programs are reported when most of their \
-split requests are delayed, unless their one-write requests wait as long (then the peer is slow, \
-not Nagle). Without durations (no -T) the round trips are unknown: a program with `min_untimed` \
-split requests past each connection's first two exchanges (which Linux's quick-ack mode answers \
-at once: a TLS handshake's writes, one request per connection) is then reported as info.",
-        why: "Each request pays the delayed-ACK timer: a request/response protocol that should take \
-tens of microseconds on loopback or a fraction of a millisecond on a LAN takes 40 ms, so a client \
-doing requests one after another is capped at about 25 requests a second per connection, whatever \
-the server's speed. Linux's quick-ack mode hides it for the first exchanges of a connection, so it \
-shows on long-lived connections (connection pools, database and cache clients) rather than in a \
-quick test.",
-        evidence: "Metrics: `split_requests` (requests written in several small writes and answered), \
-`delayed_requests` (of those, timed with a round trip in the delay window), `timed_requests` (split \
-requests whose round trip is known: -T or eBPF), `median_rtt_ms` and `p90_rtt_ms` (of the timed split \
-requests), `writes_per_request` (mean, split requests), `one_write_requests` and \
-`one_write_median_rtt_ms` (requests of one write on the same sockets: fast ones show the peer is not \
-slow), `delayed_s` (time inside the delayed round trips: about what TCP_NODELAY saves), \
-`connections`, `processes`. Evidence: the writes and the answering read of the first delayed request.",
-        fix: "write each request in one call: build it in one buffer, or use writev()/sendmsg() with the \
-pieces; or set TCP_NODELAY on the socket (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, \
-sizeof one); most client libraries have an option, e.g. Python http.client sets it itself, Java \
-Socket.setTcpNoDelay(true), Go sets it by default); or hold the pieces with MSG_MORE on all but the \
-last send, or TCP_CORK on and off around a request.\n\n\
-TCP_NODELAY sends every write at once, so a program that writes many tiny pieces then sends many \
-tiny packets: writing the request whole (one write, writev, or a buffered writer flushed per \
-request) is the better fix where the code can be changed, and TCP_NODELAY where it cannot. \
-TCP_QUICKACK on the peer only helps for its next ACK (it is not sticky). The severity follows \
-the time spent in delayed round trips: a warning from `warn_s` (0.5 s); without durations \
-(strace without -T) the delay cannot be seen and the finding is info.",
-        example: "A C client writing an 8-byte header and a 100-byte body in two write() calls, then \
-reading the 16-byte answer from a loopback server that answers once it has both \
-(lab/nagle-delay/traces/c-two-writes.f-tt-T-yy.strace.gz): the first request is answered at once \
-(quick-ack mode), then every answer waits about 40 ms for the server's delayed ACK:\
-\n    844   16:25:18.349010 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"    100\\n\", 8) = 8 <0.000028>\
-\n    844   16:25:18.349349 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..., 100) = 100 <0.000071>\
-\n    844   16:25:18.349443 read(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"OK 0000000000000\", 16) = 16 <0.000004>\
-\n    844   16:25:18.349462 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"    100\\n\", 8) = 8 <0.000007>\
-\n    844   16:25:18.349489 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..., 100) = 100 <0.000004>\
-\n    844   16:25:18.349503 read(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"OK 0000000000000\", 16) = 16 <0.044673>\
-\n    844   16:25:18.394226 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"    100\\n\", 8) = 8 <0.000019>\
-\n    844   16:25:18.394295 write(3<TCP:[127.0.0.1:49052->127.0.0.1:38511]>, \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"..., 100) = 100 <0.000005>",
-    },
+    docs: Docs::markdown(include_str!("nagle_delay.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("delayed_s"),

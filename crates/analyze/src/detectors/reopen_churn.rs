@@ -20,61 +20,7 @@ pub static META: Meta = Meta {
     category: "filesystem",
     status: Status::Stable,
     summary: "the same file opened, read or written, and closed again and again by one process",
-    docs: Docs {
-        what: "A process opens the same file again and again, each time after closing the fd it had: \
-open, read (or write), close, and the same again for the next request. Typical sources: a config \
-file or a secret read per request, a /proc or /sys file read per sample (instead of keeping the fd \
-and reading it again at offset 0), a TLS library loading the CA bundle for every connection (Python's \
-ssl.create_default_context(), a new curl handle or OpenSSL SSL_CTX per request), a template or \
-script compiled from disk on every use (PHP without opcache), a log file appended to with \
-open/write/close per line (Node's fs.appendFileSync). An open is a reopen when the process opened \
-that file before and holds no fd of it any more; a file is hot in a process once it was reopened \
-`hot_reopens` times, and the reopens of hot files are summed per program (the processes running \
-the same program are one subject). The same file opened once by each of many processes (the \
-dynamic loader's /etc/ld.so.cache in every child) is no reopen.",
-        why: "Each round costs an open (a path walk and a new file object), a close, and then the work \
-the program does with what it read: parsing the config again, building a certificate store from a \
-200 KiB bundle (milliseconds per connection), compiling the script again. The open/close pair alone \
-is a few microseconds natively; the re-parsing usually costs far more, and on network file systems \
-each open revalidates with the server (close-to-open consistency).",
-        evidence: "Metrics: `reopens` (reopens of hot files: the avoidable opens), `opens` (all successful \
-opens of those files), `hot_files` (files reopened at least `hot_reopens` times in one process), \
-`bytes_reread` (bytes read from hot files by the reopens' fds: the same contents read again), \
-`redone_s` (with durations: the time inside the reopens, plus, for files read again and not \
-served, the time the reopened fds were held open: the cost model), \
-`bytes_served` (of those, bytes of processes that sent at least half as much to sockets: a file \
-server reading the requested file to send it), \
-`top_files` (array: the most reopened files, up to 5) and `top_file_reopens`, `share_of_calls` (the \
-opens and closes of hot files / all syscalls of the program's processes), `processes`; with timestamps \
-`reopens_per_sec` (over their span); with -T or eBPF `seconds` (time inside those opens). Evidence: \
-the first reopens of the top file and the last one.",
-        fix: "open the file once and keep what it holds: read a config at start (and again on SIGHUP or \
-an inotify event), keep a /proc or /sys fd open and pread() it at offset 0 for each sample, create one \
-TLS context (Python ssl.SSLContext, OpenSSL SSL_CTX, a reused curl handle or share) and use it for \
-every connection, enable PHP's opcache, keep a log file open in append mode (a WriteStream in Node \
-instead of appendFileSync per line).\n\n\
-The severity follows counts, which strace and eBPF see alike: a warning needs `warn_reopens` reopens \
-making up with their closes at least `warn_share_of_calls` of the program's system calls, or \
-`warn_bytes_reread` bytes read again from hot files (a 200 KiB certificate bundle parsed per \
-connection: 16 MiB is about 80 connections, which cost seconds in the lab). A program that re-reads \
-its config on a timer or a reload signal reopens it a few times and stays under `min_reopens` and \
-`min_bytes_reread`. A file server that opens the requested file per request (nginx without \
-open_file_cache, a Python or Node static handler) reads it to send it: that is its work, so when the \
-program sends at least half of what it re-read to sockets the finding stays info, with the opens as \
-the saving (nginx `open_file_cache max=1000 inactive=20s;` keeps the fds open). Copying what it serves \
-through user space (read then write instead of sendfile) is userspace-copy's (SL018), which counts \
-the same bytes: read from a file, then written to a socket.",
-        example: "Python 3.11 calling ssl.create_default_context() for each HTTPS request to a loopback server \
-(lab/reopen-churn/traces/py-tls-each.f-tt-T-yy.strace.gz): the 216 KiB CA bundle opened, read and parsed \
-for every connection (33-52 ms each natively here), 99 times:\n    \
-22086 15:26:59.402052 openat(AT_FDCWD</tmp/syslint-lab-reopen-churn.jmovhh>, \"/usr/lib/ssl/cert.pem\", O_RDONLY) = 3</etc/ssl/certs/ca-certificates.crt> <0.000009>\n    \
-22086 15:26:59.402087 newfstatat(3</etc/ssl/certs/ca-certificates.crt>, \"\", {st_mode=S_IFREG|0644, st_size=219597, ...}, AT_EMPTY_PATH) = 0 <0.000004>\n    \
-...\n    \
-22086 15:26:59.427581 close(3</etc/ssl/certs/ca-certificates.crt>) = 0 <0.000005>\n    \
-22086 15:26:59.428317 openat(AT_FDCWD</tmp/syslint-lab-reopen-churn.jmovhh>, \"cert.pem\", O_RDONLY) = 3</tmp/syslint-lab-reopen-churn.jmovhh/cert.pem> <0.000007>\n    \
-22086 15:26:59.429288 connect(3<TCP:[5896268]>, {sa_family=AF_INET, sin_port=htons(33579), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0 <0.000200>\n    \
-22086 15:26:59.433855 openat(AT_FDCWD</tmp/syslint-lab-reopen-churn.jmovhh>, \"/usr/lib/ssl/cert.pem\", O_RDONLY) = 3</etc/ssl/certs/ca-certificates.crt> <0.000009>",
-    },
+    docs: Docs::markdown(include_str!("reopen_churn.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("redone_s"),

@@ -31,61 +31,7 @@ pub static META: Meta = Meta {
     category: "network",
     status: Status::Stable,
     summary: "the same name looked up again and again instead of once",
-    docs: Docs {
-        what: "Name lookups repeated for the same name: DNS queries to port 53 for a name that \
-was already answered (the name is decoded from the query or answer buffer strace printed), and \
-the resolver's per-lookup file traffic, opens of /etc/hosts (and /etc/resolv.conf, \
-/etc/nsswitch.conf, /etc/gai.conf, /etc/host.conf), that glibc's getaddrinfo repeats on every \
-call. Lookups answered from /etc/hosts show no name; they are grouped by the address the program \
-connected to right after the lookup. A typical cause: a new client object, curl handle or \
-process per request, each resolving the host again.",
-        why: "Each lookup that goes to a DNS server costs at least one round trip to it (often \
-two queries, A and AAAA), and a slow or distant resolver adds tens to hundreds of milliseconds \
-per request; timeouts and retries turn into multi-second stalls. Even answers from /etc/hosts \
-cost a handful of syscalls per request. A program that resolves once (or shares its DNS cache) \
-pays this once.",
-        evidence: "One finding per name (or per address connected to, or per process when \
-neither is known). Metrics: `lookups` (getaddrinfo-like lookups of the name), `processes` \
-(processes that looked it up), `dns_queries` (DNS questions sent; A and AAAA are two), \
-`dns_answers` (answers received), `hosts_file_reads` (opens of /etc/hosts), `config_reads` \
-(opens of the other resolver files), `resolve_s` (time in the lookups: the resolver files' \
-syscalls plus the DNS wait), `dns_wait_s` (from the first query to the last answer of each \
-lookup, with -tt; with only -T the DNS socket calls' own time), `avg_lookup_ms`, `wasted_s` (the \
-lookups after the first), `name_truncated` (1 when strace cut the name: run with -s 256 to see \
-it whole). Evidence: the first lookups' resolver file opens and DNS sends/answers (payload \
-redacted).",
-        fix: "Resolve once and reuse the result, or better, reuse the connection so no lookup \
-is needed. libcurl (C, PHP): keep one easy handle (its DNS cache keeps answers for \
-CURLOPT_DNS_CACHE_TIMEOUT, 60 s by default), or share the DNS cache between handles with a share \
-handle (curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS), plus CURL_LOCK_DATA_CONNECT to \
-reuse connections); easy handles in one multi handle share its DNS cache. curl CLI: one \
-invocation with all the URLs. Python: keep one http.client connection or a requests.Session per \
-host, or call socket.getaddrinfo once and connect to the address. Go: share one http.Client \
-(or http.Transport) instead of making one per request: its pool keeps the connection, and Go's \
-resolver (pure Go or cgo) keeps no answers, so every new connection looks the name up again. \
-Java: InetAddress keeps answers for networkaddress.cache.ttl seconds (30 by default without a \
-security manager); a ttl of 0 (-Dsun.net.inetaddr.ttl=0, often set for fast DNS failover) makes \
-every new Socket ask DNS again: keep it positive. Node: dns.lookup(), which http and net use, \
-keeps no answers: reuse connections with an http.Agent({ keepAlive: true }) (the global agent's \
-default since Node 19), or pass a caching function as the `lookup` option. Many processes \
-resolving the same names: run a local caching resolver (nscd with `enable-cache hosts yes`, \
-systemd-resolved, or dnsmasq) so repeats are answered from memory.",
-        example: "    9357  18:13:10.947061 newfstatat(AT_FDCWD</work/main/demo>, \"/etc/resolv.conf\", {st_mode=S_IFREG|0755, st_size=25, ...}, 0) = 0 <0.000012>
-    9357  18:13:10.947168 openat(AT_FDCWD</work/main/demo>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 4</etc/hosts> <0.000015>
-    9357  18:13:10.947314 read(4</etc/hosts>, \"127.0.0.1 localhost\\n127.0.0.1 runsc\\n127.0.0.1 vm\\n\", 4096) = 49 <0.000013>
-    9357  18:13:10.947409 close(4</etc/hosts>) = 0 <0.000010>
-    9357  18:13:10.949230 connect(4<TCP:[154070]>, {sa_family=AF_INET, sin_port=htons(44649), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000121>
-(demo/fetch.py: getaddrinfo(\"localhost\") before each of 40 connections)
-    15516 19:21:53.327428 openat(AT_FDCWD</tmp/syslint-lab-dns.L6yOnI>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <0.000011>
-    15516 19:21:53.327757 connect(3<UDP:[452189]>, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, 16) = 0 <0.000018>
-    15516 19:21:53.327903 sendmmsg(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"\\235\\202\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\", iov_len=31}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=31}, {msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base=\"(\\200\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\34\\0\\1\", iov_len=31}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=31}], 2, MSG_NOSIGNAL) = 2 <0.000050>
-    15516 19:21:53.332709 recvfrom(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, \"\\235\\202\\201\\200\\0\\1\\0\\1\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\1\\0\\1\\300\"..., 2048, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, [28 => 16]) = 47 <0.000009>
-    15516 19:21:53.332868 recvfrom(3<UDP:[127.0.0.1:52514->127.53.144.19:53]>, \"(\\200\\201\\200\\0\\1\\0\\0\\0\\0\\0\\0\\4feed\\3lab\\4test\\0\\0\\34\\0\\1\", 65536, 0, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.53.144.19\")}, [28 => 16]) = 31 <0.000008>
-    15516 19:21:53.333750 connect(3<TCP:[452194]>, {sa_family=AF_INET, sin_port=htons(46821), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000079>
-    15516 19:21:53.336382 openat(AT_FDCWD</tmp/syslint-lab-dns.L6yOnI>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <0.000013>
-(lab/repeated-dns py-resolve-each: Python http.client, a new HTTPConnection(\"feed.lab.test\") per \
-request; glibc reads /etc/hosts, then asks the DNS server for A and AAAA, every time)",
-    },
+    docs: Docs::markdown(include_str!("repeated_dns.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("wasted_s"),

@@ -25,58 +25,7 @@ pub static META: Meta = Meta {
     category: "network",
     status: Status::Stable,
     summary: "a failing connect (or bind, or open) retried at once, hundreds of times a second: no backoff",
-    docs: Docs {
-        what: "A program tries to connect to an endpoint that refuses (ECONNREFUSED), cannot be reached \
-(ENETUNREACH, EHOSTUNREACH) or times out (ETIMEDOUT), and tries again at once, in a tight loop: \
-hundreds of failed attempts a second to the same endpoint with the same error, the gaps between them \
-not growing. The same for a bind that fails (EADDRINUSE: a server restarting before its old \
-instance let go of the port) and an open that fails with anything but ENOENT/ENOTDIR (those are \
-failed-lookup-storm's): EACCES, ENXIO (a FIFO without a reader), EEXIST (a lock file taken). \
-A non-blocking connect returns EINPROGRESS and fails later: syslint takes the failure from \
-getsockopt(SO_ERROR) (event loops, Python with a timeout, curl, Go, libuv), from the first read or \
-write on the socket failing with ECONNREFUSED and the like (wrk), or, in strace text, from a poll \
-that reports POLLERR/POLLHUP on it. Attempts are counted per program (the processes running the \
-same program are one subject), call, endpoint and errno; a storm needs a process that retries \
-itself (`min_per_process` attempts or more in one process): many processes each trying once \
-and moving on are probing, not retrying (glibc asks nscd's socket once per lookup in every \
-process, and falls back to the files).",
-        why: "A retry without delay does not make the endpoint come back sooner: it burns the client's CPU \
-(a socket, a connect and a close per attempt, thousands a second), fills logs, and when the endpoint \
-is a real server that is overloaded or restarting, every client hammering it at once keeps it down \
-(a thundering herd of reconnects after an outage). Without backoff a fleet of clients turns a short \
-outage into a long one; with exponential backoff and jitter the attempts spread out and thin out.",
-        evidence: "Metrics: `attempts` (failed attempts in the series), `call` (connect, bind or open), \
-`endpoint` (the address, `unix:PATH`, or the path opened), `errno`, `processes`; with timestamps \
-`per_sec` (attempts a second at the typical gap: 1 / the median gap), `median_gap_ms`, `span_s` \
-(first to last attempt) and `gap_growth` (median of the last 16 gaps / median of the first 16: about \
-1 without backoff, large with it); with -T or eBPF `seconds` (time inside the failing calls). \
-Evidence: the first attempts and the last one.",
-        fix: "retry with exponential backoff and jitter (sleep a random time up to base * 2^attempt, \
-capped), stop after a bounded number of attempts or put a circuit breaker in front of the \
-dependency, and fail fast to the caller instead of looping: urllib3/requests Retry(backoff_factor=...), \
-gRPC's connection backoff, Go's `backoff` packages, Polly (.NET), resilience4j (Java), systemd \
-RestartSec= for a service that restarts.\n\n\
-The default of several libraries is no delay at all (urllib3's Retry has backoff_factor=0), and hand \
-written `while (connect(...) < 0) ;` loops are common in start-up code that waits for a database or \
-a sidecar: wait with backoff, or better, let the service manager order the start-up (systemd \
-After=/Requires=, socket activation, Kubernetes readiness gates). Severity follows the count and \
-the rate, which strace and eBPF see alike (a loop bounded by its attempts makes the same number \
-under both): a warning needs `warn_attempts` attempts at `min_per_sec` or more without growing \
-gaps. Without timestamps the rate is unknown and the finding is info: a daemon retrying once every \
-few seconds for an hour also makes hundreds of attempts.",
-        example: "A C client retrying a blocking connect to a loopback port where nothing listens \
-(lab/retry-storm/traces/c-now.f-tt-T-yy.strace), 600 times, about every 0.9 ms under strace (every 7 us \
-with eBPF):\n    \
-6653  16:02:36.166169 connect(3<TCP:[6499512]>, {sa_family=AF_INET, sin_port=htons(34207), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 ECONNREFUSED (Connection refused) <0.000015>\n    \
-6653  16:02:36.166432 close(3<TCP:[6499512]>) = 0 <0.000009>\n    \
-6653  16:02:36.166682 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3<TCP:[6499516]> <0.000005>\n    \
-6653  16:02:36.166932 connect(3<TCP:[6499516]>, {sa_family=AF_INET, sin_port=htons(34207), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 ECONNREFUSED (Connection refused) <0.000014>\n\
-and Python's socket.create_connection(timeout=1) in a loop, where the failure comes from getsockopt \
-(py-loop.f-tt-T-yy.strace.gz):\n    \
-7830  16:02:45.281145 connect(3<TCP:[6508499]>, {sa_family=AF_INET, sin_port=htons(57919), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress) <0.000052>\n    \
-7830  16:02:45.281563 poll([{fd=3<TCP:[6508499]>, events=POLLOUT|POLLERR}], 1, 1000) = 1 ([{fd=3, revents=POLLOUT|POLLERR|POLLHUP}]) <0.000010>\n    \
-7830  16:02:45.281838 getsockopt(3<TCP:[6508499]>, SOL_SOCKET, SO_ERROR, [ECONNREFUSED], [4]) = 0 <0.000008>",
-    },
+    docs: Docs::markdown(include_str!("retry_storm.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("seconds"),

@@ -25,61 +25,7 @@ pub static META: Meta = Meta {
     category: "io",
     status: Status::Stable,
     summary: "a large transfer done in many small reads or writes, or many tiny unbuffered writes",
-    docs: Docs {
-        what: "Many consecutive small read/pread64/recv/recvfrom or write/pwrite64/send/sendto calls \
-on one fd in the same direction: 100 MiB copied in 4 KiB reads and writes, a file read through a \
-runtime's 8 KiB chunks, or a log written one line per write(2). Calls are judged by the size they \
-asked for (the count argument), so a socket read that asked for 64 KiB and got 1 KiB because that \
-is all that had arrived does not count; and a read from a socket or pipe that got less than it \
-asked for got everything that was there (nginx's recv(.., 1024) of a whole 90-byte request, a \
-client's read of a short reply), so its buffer was not the limit and it does not count either. A \
-run of small calls ends when the other direction is used on the same fd, by any call (write, \
-writev, sendmsg, sendfile: request/response protocols are not batched), at a seek or a non-sequential \
-pread/pwrite (random access, as databases do), at a large call, at EOF or at close. Datagram and \
-unix sockets are left alone: there every write is a message. A run shorter than `min_run_calls` (8) \
-does not count: a response written as headers then body (gunicorn: two writes per request) is a \
-turn of a conversation, not a transfer in pieces.",
-        why: "Every syscall costs a kernel entry and exit, and for sockets and pipes a wake-up of \
-the other side: 25,600 reads of 4 KiB do the work of 100 reads of 1 MiB. A program that logs \
-with one write(2) per line spends more time entering the kernel than formatting lines, and \
-under load the small writes interleave badly with other writers.",
-        evidence: "Per process, file or endpoint, and direction: `calls` (small calls in runs), \
-`bytes`, `avg_bytes` (returned per call), `avg_request_bytes` (asked per call), `calls_per_mib`, \
-`saved_calls_64k` and `saved_calls_1m` (calls that 64 KiB or 1 MiB buffers would not need), \
-`runs` (runs of consecutive small calls), and when -T gave every call a duration `time_in_calls_s`, \
-`waited_calls` (calls of 131 µs or more: waiting for a reader, a peer or a disk, which bigger buffers \
-do not save) and `saved_time_s` (the saved calls at the median duration of the calls that did not \
-wait). Severity \
-is by calls that could be saved: a few thousand is info, `warn_saved_calls` or more a warning \
-(a terminal, /dev/pts/N or /dev/tty*, is line-buffered by design: at most info). \
-Evidence: the first calls of the largest run.",
-        fix: "Move data in larger pieces. C: read/write with a 64 KiB-1 MiB buffer, give stdio a \
-larger buffer with setvbuf(), or let the kernel copy: copy_file_range(2) for file to file, \
-sendfile(2) for file to socket, and writev(2) to send several pieces in one call. PHP: \
-stream_set_chunk_size($fp, 1 << 20) (the stream layer otherwise reads 8 KiB per call whatever \
-fread() asks for), or stream_set_read_buffer($fp, 0) with a large fread(), \
-stream_copy_to_stream() or file_get_contents() for whole files. Python: read(1 << 20) instead of \
-small reads, open(path, 'wb', buffering=1 << 20) or io.BufferedWriter for writes; do not \
-os.write() or print(..., flush=True) every line; logging's StreamHandler/FileHandler flush after \
-every record, so batch records (format them into one string) before writing. Go: an *os.File has \
-no buffer (each Write or fmt.Fprintf is a write(2)): wrap it in bufio.NewWriterSize(f, 64<<10) and \
-Flush() at the end (bufio.NewWriter's default is 4 KiB). Java: wrap a FileOutputStream in new \
-BufferedOutputStream(out, 1 << 16) (the default buffer is 8 KiB); FileOutputStream.write() is a \
-write(2) per call. Node: fs.createWriteStream() instead of fs.writeSync() per line (lines \
-written while one write is in flight go out together in one writev(2)).",
-        example: r#"lab/small-io c-4k: ./copy 4096 www/big.bin out.bin copies 100 MiB in 4 KiB pieces
-(trace lines indented by a tab):
-	3017  19:20:28.557868 read(3</tmp/syslint-lab-smallio.Psv38Q/www/big.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000015>
-	3017  19:20:28.557913 write(4</tmp/syslint-lab-smallio.Psv38Q/out.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000013>
-	3017  19:20:28.557950 read(3</tmp/syslint-lab-smallio.Psv38Q/www/big.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000021>
-	3017  19:20:28.557993 write(4</tmp/syslint-lab-smallio.Psv38Q/out.bin>, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"..., 4096) = 4096 <0.000011>
-... 25,600 reads and 25,600 writes
-lab/small-io py-oswrite: os.write() per log line:
-	8616  19:20:52.621658 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000023>
-	8616  19:20:52.621711 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000010>
-	8616  19:20:52.621746 write(3</tmp/syslint-lab-smallio.5tDw3w/app.log>, "2024-01-01T00:00:00 worker=8616 "..., 64) = 64 <0.000009>
-... 30,000 writes"#,
-    },
+    docs: Docs::markdown(include_str!("small_io.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("saved_time_s"),

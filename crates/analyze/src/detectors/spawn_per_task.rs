@@ -27,63 +27,7 @@ pub static META: Meta = Meta {
     category: "cpu",
     status: Status::Stable,
     summary: "a process starts the same program again and again, a short-lived child per item",
-    docs: Docs {
-        what: "A process forks (clone, fork, vfork) and execs the same binary hundreds of times, one \
-short-lived child per line, file or request: a shell loop running `date`, `sed` or `basename` per \
-line, a script calling `subprocess.run([...])` per item, a server running a helper per request. A \
-task is a child that ran a program (its last successful execve: `sh -c 'cmd'` counts as cmd) and \
-started no process of its own; a forked copy that runs no program (a shell's subshell for `$(...)`) \
-passes its tasks to its parent. Tasks are counted per spawning process and binary; a process with \
-at least `min_spawns` tasks of one binary is reported (per program: processes running the same \
-program are one subject). With timestamps, the children must also be short-lived: at least half of \
-them lived at most `max_child_ms` (from the fork to their exit).\n\n\
-Where the boundary is: a build (make, ninja, a CI script) also starts hundreds of processes, but \
-it runs many different tools once or a few times each, and its compilers start processes of their \
-own (gcc runs cc1, as, collect2): none of those is a task repeated hundreds of times by one \
-process, so a build stays quiet. A build that compiles hundreds of files with a compiler that \
-starts no helper, each compile short, looks exactly like a loop of helpers on syscalls and is \
-reported; the fix then is batching (`-j`, one compiler invocation for many files) if the start-up \
-matters. A pipeline in each iteration (`$(a | b)`) starts its tasks from a different subshell \
-every time and is not followed.\n\n\
-Forked copies: a child that runs no program, starts no process and ends is a copy of its parent \
-made for one job or connection (RQ's work-horse per job, PostgreSQL's backend per connection, \
-Python's ForkingTCPServer). At least `min_forks` of them by one process, at least half \
-short-lived, are reported as `(forked copies, no exec)`, a warning when timed; their cost is \
-their busy time (`forked_busy_s`: fork to exit less the time blocked in reads, polls and waits, \
-plus the parent's fork calls), so the cost rule keeps the warning only when it is a material \
-share of the trace. Long-lived children (Apache prefork's, nginx's workers) never end in a short \
-trace and are not counted.",
-        why: "Starting a process costs far more than most helpers' work: fork (copying the page tables \
-of the parent), execve, the dynamic loader mapping and relocating libraries, locale set-up, then \
-exit and wait, about 0.5-4 ms per dynamically linked program (3.3-3.9 ms per `date` in the lab on a \
-shared machine) against microseconds for the same work in-process. A loop over 10,000 lines spends \
-tens of seconds starting processes.",
-        evidence: "Metrics: `spawns` (tasks of the top binary started by the program's reported \
-processes), `binary` (the program they ran), `binaries` (distinct binaries reported), `spawns_all` \
-(tasks of every reported binary), `spawners` (processes that started them), `processes` (the same, \
-as every finding counts them); with timestamps `short_children` (children that lived at most \
-`max_child_ms`), `median_child_ms` (approximate, from a log histogram), `spawns_per_sec` (over the \
-span of the spawns); for forked copies (binary `(forked copies, no exec)`) with timestamps \
-`forked_busy_s` (their busy time). Evidence: the first tasks' execve and the last one (for forked \
-copies, their parent's fork).",
-        fix: "do the work in the process instead of in a child per item (a shell builtin or one program \
-reading all the lines: `date -f FILE`, `xargs` batching many items per command, `awk`/`sed` over the \
-whole file; in Python hashlib, os.path, datetime instead of sha256sum, basename, date), or keep one \
-long-lived worker process and send it the items.\n\n\
-The severity follows the count of short-lived tasks, which strace and eBPF see alike: a warning \
-from `warn_spawns` tasks of one binary by one process. A child's life under strace is longer than \
-without it (every call is stopped twice), which is why `max_child_ms` is generous: a helper that \
-lives 1 ms natively lives 5-20 ms traced, a compile that does real work lives far longer.",
-        example: "bash running `d=$(date -u -d \"@$ts\" +%F)` for each of 300 lines \
-(lab/spawn-per-task/traces/sh-date-each.f-tt-T-yy.strace.gz): a fork and an exec of date per line, \
-each child living a few ms:\n    \
-24913 15:40:27.438451 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f1110d11a10) = 24921 <0.000078>\n    \
-24921 15:40:27.452157 execve(\"/usr/bin/date\", [\"date\", \"-u\", \"-d\", \"@1700518400\", \"+%F\"], 0x558c01ca3f50 /* 4 vars */) = 0 <0.000260>\n    \
-24921 15:40:27.466889 +++ exited with 0 +++\n    \
-24913 15:40:27.466893 <... wait4 resumed>[{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 24921 <0.000134>\n    \
-24913 15:40:27.467263 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f1110d11a10) = 24922 <0.000153>\n    \
-...",
-    },
+    docs: Docs::markdown(include_str!("spawn_per_task.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("forked_busy_s"),

@@ -23,65 +23,7 @@ pub static META: Meta = Meta {
     category: "filesystem",
     status: Status::Stable,
     summary: "the same few paths looked up successfully again and again: path resolution without a cache",
-    docs: Docs {
-        what: "A program looks up the same paths with stat/lstat/newfstatat/statx/access/faccessat/\
-readlink again and again, and they succeed every time: thousands of lookups of a handful of distinct \
-paths. Typical sources: PHP with its realpath cache disabled or too small (every include lstat-s each \
-component of its path), open_basedir or Apache's SymLinksIfOwnerMatch checking every component per \
-request, a template engine or an opcode cache checking freshness on every render, a file watcher \
-polling with stat, and glibc's localtime() checking /etc/localtime on every call when TZ is unset. \
-A path is hot once the program looked it up `hot_lookups` times; the repeats of hot paths are \
-counted per program (the processes running the same program are one subject). Lookups that fail \
-are failed-lookup-storm's, never counted here; lookups of an open fd (fstat, `newfstatat(fd, \"\", \
-AT_EMPTY_PATH)`) are no path resolution and are not counted either. A mkdir/mkdirat that fails with \
-EEXIST found the path it was asked to create: it is a successful lookup of that path and counts \
-here (a recursive mkdir before every file written, as Node's `fs.mkdirSync(dir, {recursive: true})` \
-and npm's package extraction do: issue 15 saw 17,860 of them in one npm run); a mkdir that creates \
-the directory is no lookup.",
-        why: "Each lookup walks the path in the kernel: about a microsecond on a local file system with a \
-warm dentry cache (measured in lab/stat-storm: 0.85 us per lstat in PHP, 1.0 us per localtime() \
-check), per component of the path for code that resolves components one by one, and on NFS or other \
-network file systems a round trip to the server whenever the attribute cache has expired. PHP with \
-realpath_cache_size=0 spent 103 us per request instead of 29 us on the same eight includes; a logger \
-calling localtime() per line spent 1.2 s instead of 0.25 s on a million lines. The lookups return \
-what the program already knew.",
-        evidence: "Metrics: `lookups` (successful path lookups of the program), `distinct_paths` (paths \
-they named), `hot_paths` (paths looked up at least `hot_lookups` times), `repeated` (lookups of hot \
-paths after their first: the avoidable ones), `top_paths` (array: the most looked-up paths, up to 5) and \
-`top_path_lookups` (lookups of the first), `mkdir_eexist` (of the lookups, mkdir calls of a \
-directory that existed; only when there are some), `share_of_calls` (lookups / all syscalls of the program's \
-processes), `processes`; with timestamps `per_sec` (lookups a second over their span); with -T or eBPF \
-`seconds` (time inside the lookups; under strace each call is inflated by the tracer, so the cost \
-names the count first). Evidence: the first lookups of the top path and its last one.",
-        fix: "cache what the lookups find: in PHP keep the realpath cache on and large enough \
-(realpath_cache_size=4096K or more, realpath_cache_ttl=600 on NFS; `realpath_cache_get()` shows its \
-use) and run opcache with validate_timestamps=0 or a revalidate_freq of seconds in production; set TZ \
-(TZ=:/etc/localtime) for programs that call localtime(); in applications remember stat results for a \
-while or use inotify/fanotify instead of polling with stat; create a directory once, not before \
-every file written into it (keep the set of directories made: Node `fs.mkdirSync(dir, {recursive: \
-true})` per file costs a mkdir and a statx each time).\n\n\
-The severity follows the count and the share of the program's calls, which strace and eBPF measure \
-alike: a warning needs `warn_repeated` avoidable lookups making up at least `warn_share_of_calls` of \
-the program's system calls. A build or a scan stats thousands of distinct files once or twice each \
-(git status, make, a compiler's headers): none of them is hot, nothing is reported. A short program \
-that checks a few files a few dozen times stays under `min_repeated`.",
-        example: "PHP 8.2 with realpath_cache_size=0 including a file eight directories deep on every \
-request (lab/stat-storm/traces/php-nocache.f-tt-T-yy.strace.gz): eleven lstat-s per include, every include:\n    \
-20487 15:17:57.439831 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message/Stream/part5.php\", {st_mode=S_IFREG|0644, st_size=16, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000004>\n    \
-20487 15:17:57.439847 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message/Stream\", {st_mode=S_IFDIR|0755, st_size=4096, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000004>\n    \
-20487 15:17:57.439862 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message\", {st_mode=S_IFDIR|0755, st_size=4096, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000004>\n    \
-...\n    \
-20487 15:17:57.439970 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp\", {st_mode=S_IFDIR|S_ISVTX|0777, st_size=176128, ...}, AT_SYMLINK_NOFOLLOW) = 0 <0.000003>\n    \
-20487 15:17:57.439985 openat(AT_FDCWD</tmp/syslint-lab-stat-storm.qPM1T7>, \"/tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message/Stream/part5.php\", O_RDONLY) = 4</tmp/syslint-lab-stat-storm.qPM1T7/src/Vendor/Package/Component/Http/Message/Stream/part5.php> <0.000004>\n\
-a Node program calling fs.mkdirSync(dir, {recursive: true}) before each of 3,000 files it writes \
-(node-mkdir-each.f-tt-T-yy.strace.gz), 2,999 times EEXIST and a statx:\n    \
-12463 16:21:37.483061 mkdir(\"/tmp/syslint-lab-stat-storm.vQ8V1i/out/node_modules/@scope/pkg/lib/util\", 0777) = -1 EEXIST (File exists) <0.000004>\n    \
-12463 16:21:37.483077 statx(AT_FDCWD</tmp/syslint-lab-stat-storm.vQ8V1i>, \"/tmp/syslint-lab-stat-storm.vQ8V1i/out/node_modules/@scope/pkg/lib/util\", AT_STATX_SYNC_AS_STAT, STATX_ALL, {stx_mask=STATX_ALL|STATX_MNT_ID, stx_attributes=0, stx_mode=S_IFDIR|0755, stx_size=4096, ...}) = 0 <0.000004>\n\
-and a logger calling localtime() per line with TZ unset (c-localtime.f-tt-T-yy.strace.gz), 24,999 times:\n    \
-20761 15:18:02.791360 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.FqSIKv>, \"/etc/localtime\", {st_mode=S_IFREG|0644, st_size=114, ...}, 0) = 0 <0.000003>\n    \
-20761 15:18:02.791375 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.FqSIKv>, \"/etc/localtime\", {st_mode=S_IFREG|0644, st_size=114, ...}, 0) = 0 <0.000003>\n    \
-20761 15:18:02.791390 newfstatat(AT_FDCWD</tmp/syslint-lab-stat-storm.FqSIKv>, \"/etc/localtime\", {st_mode=S_IFREG|0644, st_size=114, ...}, 0) = 0 <0.000003>",
-    },
+    docs: Docs::markdown(include_str!("stat_storm.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("seconds"),

@@ -20,57 +20,7 @@ pub static META: Meta = Meta {
     category: "cpu",
     status: Status::Stable,
     summary: "an idle thread wakes up on a short timeout again and again for nothing",
-    docs: Docs {
-        what: "A thread that waits for something by waking up on a short fixed timeout and looking: \
-poll, ppoll, select, pselect6, epoll_wait or epoll_pwait with a timeout up to `max_timeout_ms` that \
-expires with nothing ready (`= 0 (Timeout)`), or a sleep (nanosleep, clock_nanosleep) followed by \
-wait4/waitid with WNOHANG that finds no child (`= 0`): a child polled on a timer. Consecutive such \
-ticks with nothing done between them (no data read or written, no fd ready, no connection, no child \
-reaped) form an idle run; runs of at least `min_run_ticks` ticks count, so a server whose timeouts \
-alternate with real I/O is not reported. The wake-up rate is the run's ticks over the time they \
-cover: the timeouts and sleeps asked for (the same under every tracer and load), else the time \
-between the checks (timestamps; CPython sleeps until an absolute time), else the sleeps' measured \
-durations (-T, eBPF). A program is reported when its threads' idle runs hold `min_ticks` ticks at \
-`min_per_sec` wake-ups a second or more, covering `min_idle_seconds` or more; a warning from `warn_per_sec` (a period of 25 ms or less) \
-over at least `warn_idle_seconds` of idling. Zero timeouts never count here: a wait that does not \
-wait is busy-poll's (SL001), so one loop is reported by one of the two. A sleep followed by nothing \
-but a look at memory (a flag, a queue) cannot be told from a runtime's housekeeping thread (Go's \
-sysmon) on syscalls alone and is not counted; neither are futex waits with timeouts (idle JVM and \
-thread-pool threads).",
-        why: "Every wake-up is a context switch, a trip through the scheduler and, on an idle machine, \
-an exit from a deep CPU idle state: a process that wakes 50 times a second for nothing keeps a core \
-from sleeping, which costs power on laptops, phones and idle servers and CPU credit in containers, \
-and it multiplies across the fleet of such daemons on a host. It also adds latency: the event is \
-noticed up to one period late (20 ms for a 20 ms tick), and in the lab the parent noticed its child's \
-exit up to 20 ms late where a pidfd or a blocking wait notices it at once. An occasional 100 ms tick \
-(GUI toolkits, game loops) costs little: info.",
-        evidence: "Metrics: `ticks` (empty wake-ups in idle runs), `poll_timeouts` (of those, waits that \
-timed out), `child_polls` (WNOHANG checks that found no child after a sleep), `idle_runs`, \
-`idle_seconds` (the time the ticks cover), `wakeups_per_sec` (ticks / idle_seconds), `period_ms` \
-(the most common timeout or interval, rounded to the millisecond), `threads`, `processes`. \
-Evidence: the first ticks of the longest run and its last one.",
-        fix: "block on the event itself: poll/epoll_wait with no timeout (-1) on the fds that bring \
-work, a timerfd armed for the next real deadline, signalfd or a self-pipe for signals, and for \
-children a pidfd (pidfd_open + poll, Linux 5.3+), SIGCHLD, or a blocking waitpid in a thread.\n\n\
-A fixed short timeout is a way to check something that has no fd: a flag set by another thread \
-(use an eventfd or a pipe it can write to), a deadline (compute the time to the next timer and \
-wait exactly that long, as libuv, libevent and asyncio do), a child (pidfd, or SIGCHLD with \
-signalfd). Python: Popen.wait(timeout=...) polls waitpid with sleeps of up to 50 ms; \
-Popen.wait() without a timeout blocks, and asyncio.create_subprocess_exec waits for the child \
-through the event loop. Raising the period (100 ms, 1 s) makes the waste smaller, not zero.",
-        example: "A daemon waiting for one byte on a pipe with select() and a 20 ms timeout; glibc's \
-select is pselect6 (lab/timer-polling/traces/c-select20.f-tt-T-yy.strace: 85 timeouts before the \
-byte comes after 2 s):\n    \
-9701  15:38:51.766511 pselect6(4, [3<pipe:[6089972]>], NULL, NULL, {tv_sec=0, tv_nsec=20000000}, NULL) = 0 (Timeout) <0.020095>\n    \
-9701  15:38:51.786664 pselect6(4, [3<pipe:[6089972]>], NULL, NULL, {tv_sec=0, tv_nsec=20000000}, NULL) = 0 (Timeout) <0.020096>\n    \
-9701  15:38:51.806822 pselect6(4, [3<pipe:[6089972]>], NULL, NULL, {tv_sec=0, tv_nsec=20000000}, NULL) = 0 (Timeout) <0.020094>\n    \
-9701  15:38:51.826979 pselect6(4, [3<pipe:[6089972]>], NULL, NULL, {tv_sec=0, tv_nsec=20000000}, NULL) = 0 (Timeout) <0.020090>\n\n\
-A parent polling for its child every 20 ms (c-wait20.f-tt-T-yy.strace):\n    \
-10445 15:38:58.554426 wait4(-1, 0x7ffd4e8acf1c, WNOHANG, NULL) = 0 <0.000004>\n    \
-10445 15:38:58.554441 clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=20000000}, 0x7ffd4e8ace60) = 0 <0.020093>\n    \
-10445 15:38:58.574580 wait4(-1, 0x7ffd4e8acf1c, WNOHANG, NULL) = 0 <0.000004>\n    \
-10445 15:38:58.574608 clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=20000000}, 0x7ffd4e8ace60) = 0 <0.022789>",
-    },
+    docs: Docs::markdown(include_str!("timer_polling.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: None,

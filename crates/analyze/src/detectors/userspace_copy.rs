@@ -24,63 +24,7 @@ pub static META: Meta = Meta {
     category: "io",
     status: Status::Stable,
     summary: "file contents read into user space only to be written to a socket: sendfile() would move them in the kernel",
-    docs: Docs {
-        what: "A thread reads a regular file (read, pread64, readv) and writes the same bytes to a socket \
-(write, writev, send, sendto, sendmsg): a file server, a proxy of static content, an application \
-streaming a download, nginx with `sendfile off`. Every byte crosses the user/kernel boundary twice \
-and costs two system calls per buffer, where sendfile() (or splice(), or copy_file_range() between \
-files) moves it from the page cache to the socket inside the kernel. The rule: each thread keeps the \
-bytes it read from regular files and has not sent yet (up to `max_pending`); a plain write to a \
-socket consumes them: those bytes were copied. A write that is a TLS record (its first bytes are \
-`17 03`: TLS application data) consumes them as encrypted, not copied: encryption in user space \
-needs them there (kTLS would allow sendfile; it is not what this detects). Per program (the \
-processes running the same program are one subject), reported when at least `min_bytes` were \
-copied and they are at least `min_copy_share` of what the program read from files: a server that \
-compresses what it reads sends a fraction of it (gzip: 4% in the lab) and is no copy; a small file \
-read once and sent (a 4 KiB page) stays far under `min_bytes`. Reads of a file that is then mapped \
-(the dynamic loader reading an ELF header) are no contents to send; other bytes read at start-up (a \
-runtime's modules) are used up by the first socket writes, a few KiB at most. Not seen: a file \
-mapped with mmap and written from the mapping (no read calls), io_uring.",
-        why: "Copying costs CPU and memory bandwidth twice (page cache to the buffer, buffer to the socket) \
-and a read and a write per buffer: 64 KiB buffers make 32 calls per MiB. sendfile() makes one call \
-for a whole file and one copy inside the kernel (none with zero-copy NICs). On a busy static server \
-this is a large part of the CPU: nginx with `sendfile off` serving 1 MiB files made 69 syscalls per \
-MiB against 4 with `sendfile on` (tests/fixtures/servers), and issue 15 saw 4.9 GiB copied through \
-user space by one nginx.",
-        evidence: "Metrics: `copied_bytes` (bytes read from files and written to sockets), `file_bytes_read` \
-(all bytes the program read from regular files), `copy_share` (copied / read), `socket_bytes_sent` \
-(all plain bytes it wrote to sockets), `tls_bytes` (file bytes that went out as TLS records: not \
-counted), `reads` (the program's reads of regular files), `writes` (the socket writes that carried \
-copied bytes), `top_files` (array: the files most bytes were copied from, up to 5), `processes`; \
-with -T or eBPF `seconds` (time inside those socket writes: most of what a kernel copy would save, \
-the reads cost about as much again); with timestamps `copied_per_sec` (over the span of the \
-copying). Evidence: the first reads and writes of the thread that copied most, and \
-the last.",
-        fix: "let the kernel move file contents to the socket: nginx `sendfile on;` (with `tcp_nopush on;` \
-to send headers and the file start in full packets), Apache `EnableSendfile On`, Python \
-`socket.sendfile(file)` (os.sendfile underneath), Go io.Copy from an *os.File to a *net.TCPConn (it \
-uses sendfile, or splice; wrapping either side in another Reader/Writer loses it), Java \
-FileChannel.transferTo(), Node fs.createReadStream().pipe(res) does NOT (it reads into buffers: use a \
-server or proxy that calls sendfile for static files, such as nginx in front); in C sendfile(2) or \
-splice(2).\n\n\
-Severity follows bytes, which strace and eBPF count alike (a fixed workload copies the same bytes \
-under both): info from `min_bytes`, a warning from `warn_bytes`. Times are metrics: the time in \
-the copying calls is what a kernel copy would mostly save. A server that must transform what it \
-sends (TLS without kTLS, compression, templating) needs the bytes in user space and is not what \
-this reports (TLS records and compressed output are recognised; a same-size transformation is not). \
-reopen-churn (SL015) uses the same notion of a file served: a process that sends to sockets at least \
-half of what it re-read is serving files, so a file reopened per request is info there with the \
-opens as the saving, and the copy is this detector's.",
-        example: "A C file server answering each connection with read(file, 64 KiB) + write(socket) \
-(lab/userspace-copy/traces/c-readwrite.f-tt-T-yy.strace.gz), 80 requests of a 4 MiB file, 64 reads and \
-64 writes each:\n    \
-31908 16:12:49.932274 read(5</tmp/syslint-lab-userspace-copy.EW9rOf/page.txt>, \"00000000 the quick brown fox jum\"..., 65536) = 65536 <0.000047>\n    \
-31908 16:12:49.932334 write(4<TCP:[127.0.0.1:35967->127.0.0.1:37024]>, \"00000000 the quick brown fox jum\"..., 65536) = 65536 <0.000022>\n    \
-31908 16:12:49.932367 read(5</tmp/syslint-lab-userspace-copy.EW9rOf/page.txt>, \"00923 the quick brown fox jumps \"..., 65536) = 65536 <0.000011>\n    \
-31908 16:12:49.932389 write(4<TCP:[127.0.0.1:35967->127.0.0.1:37024]>, \"00923 the quick brown fox jumps \"..., 65536) = 65536 <0.000014>\n\
-and the same server with sendfile (c-sendfile), one call per request:\n    \
-32760 16:12:53.336334 sendfile(4<TCP:[127.0.0.1:39325->127.0.0.1:55662]>, 5</tmp/syslint-lab-userspace-copy.MFxAAz/page.txt>, [0] => [4194304], 4194304) = 4194304 <0.000985>",
-    },
+    docs: Docs::markdown(include_str!("userspace_copy.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("seconds"),

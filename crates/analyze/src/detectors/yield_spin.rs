@@ -19,68 +19,7 @@ pub static META: Meta = Meta {
     category: "cpu",
     status: Status::Stable,
     summary: "threads loop on sched_yield() instead of blocking",
-    docs: Docs {
-        what: "Threads that call sched_yield() again and again: a user-space spinlock that yields while \
-another thread holds the lock, a thread polling a flag with a yield between looks, a runtime's \
-scheduler or GC spinning. Per thread, yields that follow each other within `max_gap_ms` form a \
-window, which a blocking wait (a futex wait, a sleep) also ends. A window of at least \
-`min_window_yields` yields is a spin when (with timestamps) the yields come at \
-`min_yields_per_sec` or more, or (with durations: -T, eBPF) the thread was inside sched_yield for \
-`min_inside_share` of the window or more (on a loaded machine each yield hands the CPU away for a \
-while and the thread comes back only to yield again). A program is reported when its threads' spins add up to `min_yields` \
-yields and (with timestamps) `min_seconds` of spinning. sched_yield() belongs to this detector \
-alone: busy-poll does not count it, so a yield loop is reported once, here.",
-        why: "sched_yield() never waits for anything: it returns at once when no other thread is \
-runnable on the CPU, so the loop burns a core, or it hands the CPU to whichever thread is next, \
-which is not necessarily the one holding the lock. With more runnable threads than cores (a thread \
-pool sized above the CPU quota of a container, GOMAXPROCS above the quota) the lock holder is often \
-descheduled while the others yield to each other and to unrelated work: every hand-over of the lock \
-costs a trip through the scheduler, and for as long as the lock is held the waiters burn CPU \
-yielding to each other. In the lab (8 threads on 2 cores, the lock held 500 us at a time) the \
-spinning waiters used 0.55 s of CPU in a 0.52 s run and were switched out 620,000 times; with a \
-mutex the same work took 0.03 s of CPU and 400 switches, in the same wall time.",
-        evidence: "Metrics: `yields` (sched_yield calls in spinning windows), `spinning_threads` (threads that \
-spun), `processes`, `spin_windows` (spinning windows); with timestamps `spin_seconds` (the windows' \
-durations added over the threads: thread time spent spinning), `yields_per_sec` (yields per second \
-of spinning) and `longest_window_s`; with -T (or eBPF) `yield_seconds` (time inside the sched_yield \
-calls: long when the yield handed the CPU to another thread). Evidence: the first yields of the \
-largest window and its last one.",
-        fix: "block instead of yielding: a mutex that sleeps in the kernel (pthread_mutex_t, \
-std::mutex, a futex) or a condition variable/eventfd for a flag; keep runnable threads at or below \
-the cores the program gets (thread pool sizes, GOMAXPROCS set to the container's CPU quota).\n\n\
-A spinlock is only a win when the lock is held for less than a context switch and the holder is \
-running on another core; with more runnable threads than cores neither holds, and sched_yield() \
-does not help the holder run. Replace the spin-then-yield loop by a blocking lock (glibc's \
-pthread_mutex_t spins briefly in user space before it sleeps in futex(); \
-PTHREAD_MUTEX_ADAPTIVE_NP spins longer), or spin a bounded number of times with a pause \
-instruction before blocking. Size thread pools to the CPUs the process may use (sched_getaffinity, \
-the cgroup's cpu.max), not to the host's core count. Go: since Go 1.25 GOMAXPROCS follows the \
-container's CPU limit by default; older versions need GOMAXPROCS set by hand (or \
-go.uber.org/automaxprocs). Go's own spinning does not show here: runtime.Gosched() and the \
-scheduler's search for work stay in user space, and the runtime's locks yield once before they \
-sleep in futex(), a pattern this detector leaves alone (lab/yield-spin: 64 goroutines on a \
-Gosched spin lock with GOMAXPROCS=64 on 2 cores ran 10x longer and used 9x the CPU of \
-GOMAXPROCS=2, with about 1,200 sched_yield calls in all): measure that with CPU time (user time \
-far above wall time), not with syscalls.",
-        example: "8 threads of a test-and-set spinlock that yields, on 2 cores, the holder sleeping 500 us \
-under the lock (lab/yield-spin/traces/c-spin.f-tt-T-yy.strace.gz): thread 15680 holds the lock, the \
-others yield to each other until it lets go:\n    \
-15681 15:21:46.736817 sched_yield( <unfinished ...>\n    \
-15680 15:21:46.736822 clock_nanosleep(CLOCK_REALTIME, 0, {tv_sec=0, tv_nsec=500000},  <unfinished ...>\n    \
-15679 15:21:46.736828 sched_yield( <unfinished ...>\n    \
-15678 15:21:46.736832 <... futex resumed>) = 0 <0.000428>\n    \
-15677 15:21:46.736835 <... futex resumed>) = 0 <0.000560>\n    \
-15676 15:21:46.736838 sched_yield( <unfinished ...>\n    \
-15675 15:21:46.736841 <... futex resumed>) = 0 <0.000812>\n    \
-15674 15:21:46.736844 sched_yield( <unfinished ...>\n    \
-15678 15:21:46.736851 sched_yield( <unfinished ...>\n    \
-15675 15:21:46.736859 sched_yield( <unfinished ...>\n    \
-15677 15:21:46.736868 sched_yield( <unfinished ...>\n    \
-15681 15:21:46.736879 <... sched_yield resumed>) = 0 <0.000059>\n    \
-15681 15:21:46.736886 sched_yield( <unfinished ...>\n    \
-15674 15:21:46.736893 <... sched_yield resumed>) = 0 <0.000046>\n    \
-15676 15:21:46.736899 <... sched_yield resumed>) = 0 <0.000059>",
-    },
+    docs: Docs::markdown(include_str!("yield_spin.md")),
     options: OPTIONS,
     cost: registry::CostModel {
         metric: Some("spin_seconds"),
