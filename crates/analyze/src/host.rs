@@ -22,7 +22,7 @@ pub trait Merge {
 }
 
 /// Field-by-field merge rules for a struct: `merge!(Group { calls: sum, longest: max, clocks:
-/// or, timing: merge })`. Rules: `sum` (+=), `saturating_sum` (u64), `max`, `min`, `or` (|=, flags and bit sets),
+/// or, timing: merge })`. Rules: `sum` (+=), `saturating_sum` (u64), `max`, `min`, `or` (|=, flags and bit sets), `first` (an `Option` keeps the value it has),
 /// `merge` (the field's own [`Merge`]).
 #[macro_export]
 macro_rules! merge {
@@ -50,6 +50,12 @@ pub mod rule {
     }
     pub fn min<T: PartialOrd>(a: &mut T, b: T) {
         if b < *a {
+            *a = b;
+        }
+    }
+    /// The first value there is.
+    pub fn first<T>(a: &mut Option<T>, b: Option<T>) {
+        if a.is_none() {
             *a = b;
         }
     }
@@ -185,18 +191,26 @@ impl<D: Hosted> State<'_, D> {
         self.thread_or(D::Thread::default)
     }
 
-    /// The program of the thread, which now counts the thread's process among its own (a
-    /// detector takes it when the thread contributes to a finding). `None` when the thread is
-    /// not followed.
-    pub fn program(&mut self) -> Option<&mut D::Program> {
-        let s = self.threads.get(&self.tid)?;
-        let (g, tgid) = (s.group, s.tgid);
+    /// The program of the thread (of its process, when the detector keeps nothing for the
+    /// thread), which now counts the thread's process among its own: a detector takes it when
+    /// the thread contributes to a finding.
+    pub fn program(&mut self) -> &mut D::Program {
+        let (g, tgid) = match self.threads.get(&self.tid) {
+            Some(s) => (s.group, s.tgid),
+            None => (self.programs.group(self.model, self.tid), self.tgid),
+        };
         self.programs.count(g, tgid);
         let gi = g as usize;
         if self.groups.len() <= gi {
             self.groups.resize_with(gi + 1, D::Program::default);
         }
-        Some(&mut self.groups[gi])
+        &mut self.groups[gi]
+    }
+
+    /// The process of the thread may run another program now (a successful execve): the next
+    /// [`program`](Self::program) looks it up afresh.
+    pub fn forget_program(&mut self) {
+        self.programs.forget(self.model, self.tid);
     }
 
     /// The thread this state is for.
@@ -363,9 +377,7 @@ mod tests {
         }
         fn end_thread(&mut self, s: &mut State<'_, Self>) {
             let n = s.existing().map_or(0, |n| *n);
-            if let Some(p) = s.program() {
-                p.merge(Calls { calls: n, threads: 1 });
-            }
+            s.program().merge(Calls { calls: n, threads: 1 });
         }
         fn report(&mut self, groups: Groups<'_, Calls>, cx: &FinishCtx) -> Vec<Finding> {
             let mut m = crate::kit::Metrics::new();

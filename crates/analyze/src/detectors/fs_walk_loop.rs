@@ -8,8 +8,9 @@
 //! path. Looping paths and ELOOP failures are summed per program.
 
 use super::EvidenceBuf;
-use crate::kit::{Metrics, Programs, Rekey, Span};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::host::{Best, Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::{Class, Event, OpenFlags, Syscall};
 use syslint_report::{Finding, Severity};
 
@@ -28,7 +29,7 @@ pub static META: Meta = Meta {
     interest: Interest { classes: &[Class::LOOKUP], exits: false, ..Interest::NONE },
 };
 
-pub const ENTRY: Entry = registry::entry::<FsWalkLoop>();
+pub const ENTRY: Entry = crate::host::hosted::<FsWalkLoop>();
 
 crate::options! {
     pub struct Config {
@@ -50,81 +51,40 @@ const MAX_BLOCK: usize = 4;
 
 /// Looping calls of one program.
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     looping: u64,
     listings: u64,
     eloop: u64,
-    repeats: u64,
+    /// The block repeated most often, scored by its repeats.
+    cycle: Best<String>,
     longest: u64,
-    cycle: String,
     span: Span,
     evidence: Option<EvidenceBuf>,
 }
 
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        if o.repeats > self.repeats {
-            self.repeats = o.repeats;
-            self.cycle = o.cycle;
-        }
-        if self.evidence.is_none() {
-            self.evidence = o.evidence;
-        }
-        self.looping += o.looping;
-        self.listings += o.listings;
-        self.eloop += o.eloop;
-        self.longest = self.longest.max(o.longest);
-        self.span.merge(&o.span);
-    }
-}
+crate::merge!(Group {
+    cycle: merge,
+    evidence: first,
+    looping: sum,
+    listings: sum,
+    eloop: sum,
+    longest: max,
+    span: merge,
+});
 
 #[derive(Clone)]
 pub struct FsWalkLoop {
     cfg: Config,
-    programs: Programs,
-    groups: Vec<Group>,
 }
 
-impl Declared for FsWalkLoop {
+impl Hosted for FsWalkLoop {
     type Config = Config;
+    type Thread = ();
+    type Program = Group;
     const META: &'static Meta = &META;
     fn new(cfg: Config) -> Self {
-        FsWalkLoop { cfg, programs: Programs::default(), groups: Vec::new() }
+        FsWalkLoop { cfg }
     }
-}
-
-/// The block of components repeated most often back to back in `path` (one to four
-/// components, never `.` or `..`), with how many times it repeats.
-pub(crate) fn repeated_block(path: &str) -> Option<(usize, usize, Vec<&str>)> {
-    let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty() && *c != ".").collect();
-    let mut best: Option<(usize, usize, usize)> = None; // (repeats, k, start)
-    for k in 1..=MAX_BLOCK {
-        let mut i = 0;
-        while i + 2 * k <= comps.len() {
-            let block = &comps[i..i + k];
-            if block.contains(&"..") {
-                i += 1;
-                continue;
-            }
-            let mut r = 1;
-            while i + (r + 1) * k <= comps.len() && &comps[i + r * k..i + (r + 1) * k] == block {
-                r += 1;
-            }
-            // a longer block wins only by repeating as often (a/a/a/a is `a` four times)
-            if r >= 2 && best.is_none_or(|(br, _, _)| r > br) {
-                best = Some((r, k, i));
-            }
-            i += if r >= 2 { (r - 1) * k + 1 } else { 1 };
-        }
-    }
-    best.map(|(r, k, i)| (r, k, comps[i..i + k].to_vec()))
-}
-
-impl Detector for FsWalkLoop {
-    fn meta(&self) -> &'static Meta {
-        &META
-    }
-
     fn levels(&self) -> registry::Levels {
         registry::Levels {
             excerpt: "at least 3 lookups of paths repeating a block of components 3 times or more (the full-trace rule, from 10 such lookups, reads excerpts too): info, medium confidence; with ELOOP among them a warning",
@@ -132,7 +92,7 @@ impl Detector for FsWalkLoop {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         let eloop = sc.ret.errno() == Some("ELOOP");
         let Some(path) = sc.path() else { return };
         // cheap first: a looping path has at least 5 separators (a/b/a/b/a/b)
@@ -147,11 +107,7 @@ impl Detector for FsWalkLoop {
         if looping.is_none() && !eloop {
             return;
         }
-        let g = self.programs.of(cx.model, ev.tid) as usize;
-        if self.groups.len() <= g {
-            self.groups.resize_with(g + 1, Group::default);
-        }
-        let grp = &mut self.groups[g];
+        let grp = s.program();
         if eloop {
             grp.eloop += 1;
         }
@@ -160,18 +116,11 @@ impl Detector for FsWalkLoop {
             if sc.open_flags().is_some_and(|f| f.contains(OpenFlags::DIRECTORY)) {
                 grp.listings += 1;
             }
-            if r > grp.repeats {
-                grp.repeats = r;
-                grp.cycle = cycle;
-            }
+            grp.cycle.merge(Best::new(r, cycle));
             grp.longest = grp.longest.max(path.len() as u64);
             grp.span.add(ev.ts_ns);
             grp.evidence.get_or_insert_with(|| EvidenceBuf::new(EVIDENCE)).push(ev);
         }
-    }
-
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.programs]
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
@@ -215,11 +164,10 @@ impl Detector for FsWalkLoop {
         )]
     }
 
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             if g.looping < cfg.min_calls.max(1) {
                 continue;
             }
@@ -229,10 +177,11 @@ impl Detector for FsWalkLoop {
             m.count("looping_calls", g.looping);
             m.count("listings", g.listings);
             m.count("eloop", g.eloop);
-            m.count("repeats", g.repeats);
+            m.count("repeats", g.cycle.score);
             m.count("longest_path", g.longest);
-            m.text("cycle", &g.cycle);
-            m.count("processes", self.programs.processes[gi]);
+            let cycle = g.cycle.get().map_or("", String::as_str);
+            m.text("cycle", cycle);
+            m.count("processes", groups.processes(gi));
             let end = if g.eloop > 0 {
                 let times = if g.eloop == 1 { "once".to_string() } else { format!("{} times", g.eloop) };
                 format!(", until the kernel refused with ELOOP ({times})")
@@ -241,7 +190,7 @@ impl Detector for FsWalkLoop {
             };
             let message = format!(
                 "a directory walk follows a link cycle: {} lookups of paths repeating `{}` up to {} times ({} directories listed again){end}",
-                g.looping, g.cycle, g.repeats, g.listings
+                g.looping, cycle, g.cycle.score, g.listings
             );
             let cost = format!(
                 "every turn of the cycle lists the same directories again and returns their files again under a longer \
@@ -249,7 +198,7 @@ name: {} directory listings and {} lookups that a walk tracking visited director
 cycles in the tree the walk doubles at every level)",
                 g.listings, g.looping
             );
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
@@ -258,8 +207,35 @@ cycles in the tree the walk doubles at every level)",
             }));
         }
         out
+    }}
+
+/// The block of components repeated most often back to back in `path` (one to four
+/// components, never `.` or `..`), with how many times it repeats.
+pub(crate) fn repeated_block(path: &str) -> Option<(usize, usize, Vec<&str>)> {
+    let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty() && *c != ".").collect();
+    let mut best: Option<(usize, usize, usize)> = None; // (repeats, k, start)
+    for k in 1..=MAX_BLOCK {
+        let mut i = 0;
+        while i + 2 * k <= comps.len() {
+            let block = &comps[i..i + k];
+            if block.contains(&"..") {
+                i += 1;
+                continue;
+            }
+            let mut r = 1;
+            while i + (r + 1) * k <= comps.len() && &comps[i + r * k..i + (r + 1) * k] == block {
+                r += 1;
+            }
+            // a longer block wins only by repeating as often (a/a/a/a is `a` four times)
+            if r >= 2 && best.is_none_or(|(br, _, _)| r > br) {
+                best = Some((r, k, i));
+            }
+            i += if r >= 2 { (r - 1) * k + 1 } else { 1 };
+        }
     }
+    best.map(|(r, k, i)| (r, k, comps[i..i + k].to_vec()))
 }
+
 
 #[cfg(test)]
 mod tests {

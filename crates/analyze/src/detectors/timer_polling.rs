@@ -230,7 +230,7 @@ impl TimerPolling {
         }
         let first = !th.counted;
         th.counted = true;
-        let Some(p) = s.program() else { return };
+        let p = s.program();
         p.merge(Group {
             ticks: r.ticks,
             polls: r.polls,

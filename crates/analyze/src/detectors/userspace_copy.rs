@@ -176,7 +176,7 @@ impl Hosted for UserspaceCopy {
             return;
         }
         ev.cap = EVIDENCE;
-        let Some(g) = s.program() else { return };
+        let g = s.program();
         g.evidence.merge(Best::new(t.copied, ev));
     }
 
@@ -346,7 +346,7 @@ impl Hosted for UserspaceCopy {
                     None => t.last_read = Some(Evidence::of(ev)),
                 }
             }
-            let Some(gr) = s.program() else { return };
+            let gr = s.program();
             gr.file_read += n;
             gr.reads += 1;
             return;
@@ -378,7 +378,7 @@ impl Hosted for UserspaceCopy {
                 }
             }
         }
-        let Some(gr) = s.program() else { return };
+        let gr = s.program();
         if tls {
             gr.tls += moved;
             return;

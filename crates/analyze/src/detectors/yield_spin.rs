@@ -147,7 +147,7 @@ impl YieldSpin {
         let mut span = Span::default();
         span.add(w.first);
         span.add(w.last_end);
-        let Some(p) = s.program() else { return };
+        let p = s.program();
         p.merge(Group {
             yields: w.yields,
             windows: 1,
