@@ -118,8 +118,13 @@ pub trait Hosted: Clone + Send + 'static {
     /// What the threads of one program add up to.
     type Program: Default + Clone + Send + Merge + 'static;
     const META: &'static Meta;
-    /// Threads followed at once; the calls of threads beyond are left out, and counted.
+    /// Threads (processes) followed at once; the calls of those beyond are left out, and
+    /// counted.
     const MAX_THREADS: usize = 20_000;
+    /// The state is the process's, not each thread's: kept under its process, ended when the
+    /// process ends (its main thread's exit), at an execve (with `EXEC_ENDS_THREAD`) and at
+    /// the end ("thread" in the names below then means the process).
+    const PER_PROCESS: bool = false;
     /// A successful execve ends the thread's state (its program's share is folded as at an
     /// exit) and the process is looked up afresh: the thread runs another program now. The
     /// execve itself is not passed on.
@@ -160,6 +165,7 @@ struct Slot<T> {
 /// What a hosted detector reaches from one event: the state of the event's thread (made on
 /// first use) and that thread's program.
 pub struct State<'a, D: Hosted> {
+    /// The thread, or the process's main thread with `PER_PROCESS`.
     tid: Tid,
     tgid: Tgid,
     model: &'a crate::model::Model,
@@ -213,9 +219,24 @@ impl<D: Hosted> State<'_, D> {
         self.programs.forget(self.model, self.tid);
     }
 
-    /// The thread this state is for.
+    /// End the thread's state now, as at its exit (`d.end_thread`, then it is dropped): a
+    /// detector whose runs start and stop within a thread's life (the next
+    /// [`thread`](Self::thread) starts afresh, its program looked up again).
+    pub fn end(&mut self, d: &mut D) {
+        if self.threads.contains_key(&self.tid) {
+            d.end_thread(self);
+            self.threads.remove(&self.tid);
+        }
+    }
+
+    /// The thread this state is for (the main thread's id with `PER_PROCESS`).
     pub fn tid(&self) -> Tid {
         self.tid
+    }
+
+    /// The process of the thread.
+    pub fn tgid(&self) -> Tgid {
+        self.tgid
     }
 }
 
@@ -255,6 +276,7 @@ impl<D: Hosted> Host<D> {
     }
 
     fn state<'a>(&'a mut self, model: &'a crate::model::Model, tid: Tid, tgid: Tgid) -> (&'a mut D, State<'a, D>) {
+        let tid = if D::PER_PROCESS { tgid.main_thread() } else { tid };
         let s = State {
             tid,
             tgid,
@@ -266,12 +288,11 @@ impl<D: Hosted> Host<D> {
         (&mut self.detector, s)
     }
 
-    /// End thread `tid`'s state: the detector folds it into its program, then it is dropped.
-    fn end(&mut self, model: &crate::model::Model, tid: Tid) {
-        let Some(tgid) = self.threads.get(&tid).map(|s| s.tgid) else { return };
-        let (d, mut s) = self.state(model, tid, tgid);
-        d.end_thread(&mut s);
-        self.threads.remove(&tid);
+    /// End the state kept under `key` at the end of the trace.
+    fn end(&mut self, model: &crate::model::Model, key: Tid) {
+        let Some(tgid) = self.threads.get(&key).map(|s| s.tgid) else { return };
+        let (d, mut s) = self.state(model, key, tgid);
+        s.end(d);
     }
 }
 
@@ -287,15 +308,19 @@ impl<D: Hosted> Detector for Host<D> {
             && matches!(sc.sys, Sys::Execve | Sys::Execveat)
             && matches!(sc.ret, syslint_event::Ret::Ok { .. })
         {
-            self.end(cx.model, ev.tid);
-            self.programs.forget(cx.model, ev.tid);
+            let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid);
+            s.end(d);
+            s.forget_program();
             return;
         }
         let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid);
         d.on_syscall(&mut s, cx, ev, sc);
     }
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        self.end(cx.model, ev.tid);
+        if !D::PER_PROCESS || ev.tid.leads(cx.tgid) {
+            let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid);
+            s.end(d);
+        }
     }
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
         let mut v: Vec<&mut dyn Rekey> = vec![&mut self.threads, &mut self.programs];
@@ -313,8 +338,9 @@ impl<D: Hosted> Detector for Host<D> {
     fn dropped(&self) -> Option<String> {
         let n = self.threads.overflow();
         (n > 0).then(|| {
+            let what = if D::PER_PROCESS { "processes" } else { "threads" };
             format!(
-                "{}: {n} calls of threads beyond the {} it follows at once were left out of its findings",
+                "{}: {n} calls of {what} beyond the {} it follows at once were left out of its findings",
                 D::META.name,
                 D::MAX_THREADS
             )

@@ -6,9 +6,10 @@
 //! Sweeps of at least `min_sweep_fds` such calls are summed per program.
 
 use super::EvidenceBuf;
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Event, FcntlCmd, Ret, Sys, Syscall, Tgid, Tid};
+use crate::host::{Best, Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span, Timing};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Event, FcntlCmd, Ret, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -26,7 +27,7 @@ pub static META: Meta = Meta {
     interest: Interest { syscalls: &[Sys::Close, Sys::Fcntl, Sys::Fcntl64], exits: true, ..Interest::NONE },
 };
 
-pub const ENTRY: Entry = registry::entry::<FdCloseSweep>();
+pub const ENTRY: Entry = crate::host::hosted::<FdCloseSweep>();
 
 crate::options! {
     pub struct Config {
@@ -39,14 +40,13 @@ crate::options! {
     }
 }
 
-/// Threads followed at once.
-const MAX_THREADS: usize = 20_000;
 /// Evidence lines kept from the start of a sweep.
 const EVIDENCE: usize = 4;
 
-/// A run of closes on consecutive fds by one thread.
+/// A run of closes on consecutive fds by one thread (its program is the one the thread ran
+/// when the sweep began: it usually execs another one next).
 #[derive(Clone, Default)]
-struct Run {
+pub struct Run {
     /// The last fd closed, and the direction (+1, -1; 0 after the first call).
     last: i64,
     step: i64,
@@ -58,15 +58,11 @@ struct Run {
     timing: Timing,
     span: Span,
     evidence: EvidenceBuf,
-    /// The program the thread ran when the sweep began (it usually execs another one next),
-    /// and its process.
-    group: u32,
-    tgid: Tgid,
 }
 
 /// Sweeps of one program.
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     sweeps: u64,
     calls: u64,
     ebadf: u64,
@@ -76,64 +72,24 @@ struct Group {
     timing: Timing,
     span: Span,
     /// Evidence of the largest sweep.
-    evidence: Option<EvidenceBuf>,
+    evidence: Best<EvidenceBuf>,
 }
+
+crate::merge!(Group {
+    evidence: merge,
+    largest: max,
+    sweeps: sum,
+    calls: sum,
+    ebadf: sum,
+    fcntl: sum,
+    highest: max,
+    timing: merge,
+    span: merge,
+});
 
 #[derive(Clone)]
 pub struct FdCloseSweep {
     cfg: Config,
-    runs: Bounded<Tid, Run>,
-    programs: Programs,
-    groups: Vec<Group>,
-}
-
-impl Declared for FdCloseSweep {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        FdCloseSweep { cfg, runs: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
-    }
-}
-
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        if o.largest > self.largest {
-            self.largest = o.largest;
-            self.evidence = o.evidence;
-        }
-        self.sweeps += o.sweeps;
-        self.calls += o.calls;
-        self.ebadf += o.ebadf;
-        self.fcntl += o.fcntl;
-        self.highest = self.highest.max(o.highest);
-        self.timing.merge(o.timing);
-        self.span.merge(&o.span);
-    }
-}
-
-impl FdCloseSweep {
-    /// A run ended: keep it when it is a sweep.
-    fn end(&mut self, run: Run) {
-        if run.ebadf < self.cfg.min_sweep_fds.max(1) {
-            return;
-        }
-        self.programs.count(run.group, run.tgid);
-        let g = run.group as usize;
-        if self.groups.len() <= g {
-            self.groups.resize_with(g + 1, Group::default);
-        }
-        self.groups[g].absorb(Group {
-            sweeps: 1,
-            calls: run.calls,
-            ebadf: run.ebadf,
-            fcntl: run.fcntl,
-            largest: run.ebadf,
-            highest: run.highest,
-            timing: run.timing,
-            span: run.span,
-            evidence: Some(run.evidence),
-        });
-    }
 }
 
 /// The fd a sweep call names: close(fd), or fcntl(fd, F_GETFD) (any fcntl that only asks).
@@ -144,7 +100,34 @@ fn swept_fd(sc: &Syscall) -> Option<i64> {
     sc.fd_num().map(i64::from)
 }
 
-impl Detector for FdCloseSweep {
+impl Hosted for FdCloseSweep {
+    type Config = Config;
+    type Thread = Run;
+    type Program = Group;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        FdCloseSweep { cfg }
+    }
+
+    /// A run ended: keep it when it is a sweep.
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        let Some(run) = s.existing().map(std::mem::take) else { return };
+        if run.ebadf < self.cfg.min_sweep_fds.max(1) {
+            return;
+        }
+        s.program().merge(Group {
+            sweeps: 1,
+            calls: run.calls,
+            ebadf: run.ebadf,
+            fcntl: run.fcntl,
+            largest: run.ebadf,
+            highest: run.highest,
+            timing: run.timing,
+            span: run.span,
+            evidence: Best::new(run.ebadf, run.evidence),
+        });
+    }
+
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
@@ -279,11 +262,8 @@ impl Detector for FdCloseSweep {
         vec![counts_finding(f, c, conf, &why)]
     }
 
-    fn meta(&self) -> &'static Meta {
-        &META
-    }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(fd) = swept_fd(sc) else { return };
         if fd < 0 {
             return;
@@ -291,26 +271,20 @@ impl Detector for FdCloseSweep {
         let ebadf = sc.ret.errno() == Some("EBADF");
         // the next fd in the run's direction, or the same fd again (the close that follows a
         // fcntl(F_GETFD) finding it open)
-        let continues = self.runs.get(&ev.tid).is_some_and(|r| {
+        let continues = s.existing().is_some_and(|r| {
             let d = fd - r.last;
             (r.calls > 0 && d == 0) || ((d == 1 || d == -1) && (r.step == 0 || r.step == d))
         });
         if !continues {
-            if let Some(old) = self.runs.remove(&ev.tid) {
-                self.end(old);
-            }
+            s.end(self);
             // a run starts at a call that failed (the fds a sweep meets first may be open, but
             // starting at every close(3) would follow every program's ordinary closes)
             if !ebadf {
                 return;
             }
         }
-        if !self.runs.contains_key(&ev.tid) && !self.runs.is_full() {
-            let group = self.programs.group(cx.model, ev.tid);
-            let tgid = cx.tgid;
-            self.runs.insert(ev.tid, Run { last: fd - 1, evidence: EvidenceBuf::new(EVIDENCE), group, tgid, ..Run::default() });
-        }
-        let Some(r) = self.runs.get_mut(&ev.tid) else { return };
+        let make = || Run { last: fd - 1, evidence: EvidenceBuf::new(EVIDENCE), ..Run::default() };
+        let Some(r) = s.thread_or(make) else { return };
         if r.calls > 0 && r.step == 0 && fd != r.last {
             r.step = fd - r.last;
         }
@@ -330,27 +304,9 @@ impl Detector for FdCloseSweep {
         r.evidence.push(ev);
     }
 
-    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
-        if let Some(r) = self.runs.remove(&ev.tid) {
-            self.end(r);
-        }
-    }
-
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.runs, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let tids: Vec<Tid> = self.runs.keys().copied().collect();
-        for t in tids {
-            if let Some(r) = self.runs.remove(&t) {
-                self.end(r);
-            }
-        }
-        // a child that swept before its exec and was first seen without a name joins its parent
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             if g.sweeps == 0 {
                 continue;
             }
@@ -365,7 +321,7 @@ impl Detector for FdCloseSweep {
             m.count("calls", g.calls);
             m.count("largest_sweep", g.largest);
             m.count("highest_fd", g.highest);
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             m.value_opt("seconds", g.timing.seconds());
             let sweeps = if g.sweeps == 1 { "1 sweep".to_string() } else { format!("{} sweeps", g.sweeps) };
             let calls = match (g.ebadf - g.fcntl, g.fcntl) {
@@ -389,10 +345,10 @@ impl Detector for FdCloseSweep {
                 g.ebadf as f64 * 0.3e-3,
                 g.ebadf / g.sweeps
             );
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
-                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 ..META.finding(severity, message)
             }));

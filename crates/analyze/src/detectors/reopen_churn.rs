@@ -8,8 +8,9 @@
 //! (the loader's /etc/ld.so.cache in every child) are one per process and never count.
 
 use super::EvidenceBuf;
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::host::{Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span, Timing};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, OpenFlags, Ret, Sys, Syscall, Tgid};
 use syslint_report::{Finding, Severity};
@@ -60,7 +61,7 @@ pub static META: Meta = Meta {
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<ReopenChurn>();
+pub const ENTRY: Entry = crate::host::hosted::<ReopenChurn>();
 
 crate::options! {
     pub struct Config {
@@ -111,9 +112,8 @@ struct File {
     evidence: EvidenceBuf,
 }
 
-#[derive(Clone)]
-struct Proc {
-    group: u32,
+#[derive(Clone, Default)]
+pub struct Proc {
     /// Target id (the model's) -> the file.
     files: HashMap<u32, File>,
     /// Fd -> target id, for the fds of followed files open now.
@@ -131,7 +131,7 @@ struct GroupFile {
 }
 
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     reopens: u64,
     opens: u64,
     bytes_reread: u64,
@@ -142,31 +142,52 @@ struct Group {
     timing: Timing,
     held_ns: u64,
     span: Span,
-    files: HashMap<u32, GroupFile>,
-    tgids: Vec<Tgid>,
+    files: GroupFiles,
+    tgids: Tgids,
 }
 
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        self.reopens += o.reopens;
-        self.opens += o.opens;
-        self.bytes_reread += o.bytes_reread;
-        self.bytes_served += o.bytes_served;
-        self.sendfiled_reopens += o.sendfiled_reopens;
-        self.timing.merge(o.timing);
-        self.held_ns += o.held_ns;
-        self.span.merge(&o.span);
-        for (t, f) in o.files {
-            let e = self.files.entry(t).or_default();
-            e.reopens += f.reopens;
-            e.opens += f.opens;
-            if e.evidence.is_none() {
-                e.evidence = f.evidence;
+crate::merge!(Group {
+    reopens: sum,
+    opens: sum,
+    bytes_reread: sum,
+    bytes_served: sum,
+    sendfiled_reopens: sum,
+    timing: merge,
+    held_ns: sum,
+    span: merge,
+    files: merge,
+    tgids: merge,
+});
+
+/// A program's hot files by target id ([`MAX_GROUP_FILES`] at most), each with the evidence
+/// seen first.
+#[derive(Clone, Default)]
+struct GroupFiles(HashMap<u32, GroupFile>);
+
+impl Merge for GroupFiles {
+    fn merge(&mut self, o: Self) {
+        for (t, f) in o.0 {
+            if self.0.len() < MAX_GROUP_FILES || self.0.contains_key(&t) {
+                let e = self.0.entry(t).or_default();
+                e.reopens += f.reopens;
+                e.opens += f.opens;
+                if e.evidence.is_none() {
+                    e.evidence = f.evidence;
+                }
             }
         }
-        for t in o.tgids {
-            if self.tgids.len() < MAX_TGIDS && !self.tgids.contains(&t) {
-                self.tgids.push(t);
+    }
+}
+
+/// The processes with hot files ([`MAX_TGIDS`] at most).
+#[derive(Clone, Default)]
+struct Tgids(Vec<Tgid>);
+
+impl Merge for Tgids {
+    fn merge(&mut self, o: Self) {
+        for t in o.0 {
+            if self.0.len() < MAX_TGIDS && !self.0.contains(&t) {
+                self.0.push(t);
             }
         }
     }
@@ -175,79 +196,16 @@ impl Group {
 #[derive(Clone)]
 pub struct ReopenChurn {
     cfg: Config,
-    procs: Bounded<Tgid, Proc>,
-    programs: Programs,
-    groups: Vec<Group>,
-}
-
-impl Declared for ReopenChurn {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        ReopenChurn { cfg, procs: Bounded::new(MAX_PROCS), programs: Programs::default(), groups: Vec::new() }
-    }
 }
 
 impl ReopenChurn {
-    /// A process ended or ran another program: its hot files join its program's.
-    fn fold(&mut self, tgid: Tgid, p: Proc) {
-        let hot = self.cfg.hot_reopens.max(1);
-        let gi = p.group as usize;
-        if self.groups.len() <= gi {
-            self.groups.resize_with(gi + 1, Group::default);
-        }
-        let mut any = false;
-        let g = &mut self.groups[gi];
-        let reread: u64 = p.files.values().filter(|f| f.reopens >= hot && !f.synced).map(|f| f.bytes_reread).sum();
-        // served: what the process sent is about what it read again (at least half of it, and
-        // the reread at least a quarter of what was sent); /etc/hosts read per request by a
-        // program sending 8 KiB responses is reread, not served (issue 27)
-        if reread > 0 && p.sent.saturating_mul(2) >= reread && reread.saturating_mul(4) >= p.sent {
-            g.bytes_served += reread;
-        }
-        for (target, f) in p.files {
-            if f.reopens < hot || f.synced {
-                continue;
-            }
-            any = true;
-            g.reopens += f.reopens;
-            g.opens += f.opens;
-            g.bytes_reread += f.bytes_reread;
-            g.timing.merge(f.timing);
-            g.held_ns += f.held_ns;
-            if f.sendfiled > 0 {
-                g.sendfiled_reopens += f.reopens;
-            }
-            g.span.merge(&f.span);
-            if g.files.len() < MAX_GROUP_FILES || g.files.contains_key(&target) {
-                let e = g.files.entry(target).or_default();
-                e.reopens += f.reopens;
-                e.opens += f.opens;
-                let better = e.evidence.is_none();
-                if better {
-                    e.evidence = Some(f.evidence);
-                }
-            }
-        }
-        if any {
-            if g.tgids.len() < MAX_TGIDS && !g.tgids.contains(&tgid) {
-                g.tgids.push(tgid);
-            }
-            self.programs.count(p.group, tgid);
-        }
-    }
-
-    fn opened(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) {
+    fn opened(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) {
         // a directory opened for a listing is a walk, not a file re-read
         if sc.open_flags().is_some_and(|f| f.contains(OpenFlags::DIRECTORY)) {
             return;
         }
         let Some(target) = cx.model.lookup_fd(ev.tid, fd).map(|t| t.id) else { return };
-        if !self.procs.contains_key(&cx.tgid) {
-            let group = self.programs.group(cx.model, ev.tid);
-            self.procs.insert(cx.tgid, Proc { group, files: HashMap::default(), fds: HashMap::default(), sent: 0 });
-        }
-        let Some(p) = self.procs.get_mut(&cx.tgid) else { return };
+        let Some(p) = s.thread() else { return };
         if p.files.len() >= MAX_FILES && !p.files.contains_key(&target) {
             return;
         }
@@ -284,9 +242,53 @@ impl ReopenChurn {
     }
 }
 
-impl Detector for ReopenChurn {
-    fn meta(&self) -> &'static Meta {
-        &META
+impl Hosted for ReopenChurn {
+    type Config = Config;
+    type Thread = Proc;
+    type Program = Group;
+    const META: &'static Meta = &META;
+    const MAX_THREADS: usize = MAX_PROCS;
+    const PER_PROCESS: bool = true;
+    /// A process that runs another program starts afresh in it.
+    const EXEC_ENDS_THREAD: bool = true;
+    fn new(cfg: Config) -> Self {
+        ReopenChurn { cfg }
+    }
+
+    /// A process ended or ran another program: its hot files join its program's.
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        let Some(p) = s.existing().map(std::mem::take) else { return };
+        let hot = self.cfg.hot_reopens.max(1);
+        let mut g = Group::default();
+        let reread: u64 = p.files.values().filter(|f| f.reopens >= hot && !f.synced).map(|f| f.bytes_reread).sum();
+        // served: what the process sent is about what it read again (at least half of it, and
+        // the reread at least a quarter of what was sent); /etc/hosts read per request by a
+        // program sending 8 KiB responses is reread, not served (issue 27)
+        if reread > 0 && p.sent.saturating_mul(2) >= reread && reread.saturating_mul(4) >= p.sent {
+            g.bytes_served += reread;
+        }
+        let mut files = GroupFiles::default();
+        for (target, f) in p.files {
+            if f.reopens < hot || f.synced {
+                continue;
+            }
+            g.reopens += f.reopens;
+            g.opens += f.opens;
+            g.bytes_reread += f.bytes_reread;
+            g.timing.merge(f.timing);
+            g.held_ns += f.held_ns;
+            if f.sendfiled > 0 {
+                g.sendfiled_reopens += f.reopens;
+            }
+            g.span.merge(&f.span);
+            files.0.insert(target, GroupFile { reopens: f.reopens, opens: f.opens, evidence: Some(f.evidence) });
+        }
+        if files.0.is_empty() {
+            return;
+        }
+        g.files = files;
+        g.tgids = Tgids(vec![s.tgid()]);
+        s.program().merge(g);
     }
 
     // ---- less than a full trace (issue 14) ----
@@ -395,22 +397,15 @@ impl Detector for ReopenChurn {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Ret::Ok { val, .. } = sc.ret else { return };
         if sc.sys.is(Class::OPEN) {
             if let Ok(fd) = i32::try_from(val) {
-                self.opened(cx, ev, sc, fd);
+                self.opened(s, cx, ev, sc, fd);
             }
             return;
         }
-        if sc.sys.is(Class::EXEC) {
-            if let Some(p) = self.procs.remove(&cx.tgid) {
-                self.fold(cx.tgid, p);
-            }
-            self.programs.forget(cx.model, ev.tid);
-            return;
-        }
-        let Some(p) = self.procs.get_mut(&cx.tgid) else { return };
+        let Some(p) = s.existing() else { return };
         if matches!(sc.sys, Sys::Unlink | Sys::Unlinkat) {
             if let Some(path) = sc.unlink_path() {
                 removed(cx, p, &path);
@@ -461,36 +456,19 @@ impl Detector for ReopenChurn {
         }
     }
 
-    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        if ev.tid.leads(cx.tgid) {
-            if let Some(p) = self.procs.remove(&cx.tgid) {
-                self.fold(cx.tgid, p);
-            }
-        }
-    }
-
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.procs, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let live: Vec<(Tgid, Proc)> = self.procs.drain().collect();
-        for (t, p) in live {
-            self.fold(t, p);
-        }
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let mut calls_of: HashMap<Tgid, u64> = HashMap::default();
         for p in cx.model.procs.iter().filter(|p| !p.absorbed) {
             let n: u64 = p.tasks.iter().filter_map(|&t| cx.model.tasks.get(t)).map(|t| t.calls).sum();
             *calls_of.entry(p.pid).or_default() += n;
         }
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             let unserved = g.bytes_reread - g.bytes_served;
             if g.reopens == 0 || (g.reopens < self.cfg.min_reopens && unserved < self.cfg.min_bytes_reread) {
                 continue;
             }
-            let calls: u64 = g.tgids.iter().filter_map(|t| calls_of.get(t)).sum();
+            let calls: u64 = g.tgids.0.iter().filter_map(|t| calls_of.get(t)).sum();
             // an open and a close per open of the hot files
             let churn_calls = 2 * g.opens;
             let share = churn_calls as f64 / calls.max(churn_calls).max(1) as f64;
@@ -509,7 +487,7 @@ impl Detector for ReopenChurn {
             } else {
                 Severity::Info
             };
-            let mut files: Vec<(&u32, &GroupFile)> = g.files.iter().collect();
+            let mut files: Vec<(&u32, &GroupFile)> = g.files.0.iter().collect();
             files.sort_by(|a, b| b.1.reopens.cmp(&a.1.reopens).then(a.0.cmp(b.0)));
             let name = |t: u32| cx.model.target(t).map_or_else(|| "?".to_string(), |v| v.display.to_string());
             let top: Vec<String> = files.iter().take(5).map(|(t, _)| name(**t)).collect();
@@ -517,13 +495,13 @@ impl Detector for ReopenChurn {
             let mut m = Metrics::new();
             m.count("reopens", g.reopens);
             m.count("opens", g.opens);
-            m.count("hot_files", g.files.len());
+            m.count("hot_files", g.files.0.len());
             m.count("bytes_reread", g.bytes_reread);
             m.count("bytes_served", g.bytes_served);
             m.json("top_files", serde_json::Value::from(top.clone()));
             m.count("top_file_reopens", top_file.reopens);
             m.value("share_of_calls", share);
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             let span = g.span.seconds();
             if span > 0.0 {
                 m.value("reopens_per_sec", g.reopens as f64 / span);
@@ -535,7 +513,7 @@ impl Detector for ReopenChurn {
             let reworked = g.bytes_reread > 0 && !served;
             let redone = g.timing.seconds().map(|s| if reworked { s + g.held_ns as f64 / 1e9 } else { s });
             m.value_opt("redone_s", redone);
-            let files_txt = if g.files.len() == 1 { "1 file".to_string() } else { format!("{} files", g.files.len()) };
+            let files_txt = if g.files.0.len() == 1 { "1 file".to_string() } else { format!("{} files", g.files.0.len()) };
             let message = format!(
                 "{} reopens of {files_txt} after closing them ({} of {}), {} read again{}",
                 g.reopens,
@@ -560,7 +538,7 @@ parsing it is usually the larger part)",
                 g.reopens as f64 * 5e-3,
                 human_bytes(g.bytes_reread)
             );
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence: top_file.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
