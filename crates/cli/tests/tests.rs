@@ -76,6 +76,8 @@ mod lab_timer_polling;
 mod lab_userspace_copy;
 #[path = "lab_yield_spin.rs"]
 mod lab_yield_spin;
+#[path = "labs.rs"]
+mod labs;
 #[path = "ordinary.rs"]
 mod ordinary;
 #[path = "ordinary_servers.rs"]
