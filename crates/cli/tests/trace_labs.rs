@@ -27,7 +27,9 @@ fn check(lab: &str, variant: &str, detector: &str) {
     assert_eq!(live.capture.backend, "strace");
     let f = findings(&live, detector);
     assert_eq!(f.len(), 1, "{lab} {variant}: {:#?}", live.findings);
-    assert_eq!(f[0].severity, syslint_report::Severity::Warning, "{:#?}", f[0]);
+    // a warning at least: the severity follows the measured cost, and on a loaded machine the
+    // calls' share of the traced time under strace can reach an error
+    assert!(f[0].severity >= syslint_report::Severity::Warning, "{:#?}", f[0]);
     // the recording gives the same findings
     let g = findings(&again, detector);
     assert_eq!(g.len(), 1);
