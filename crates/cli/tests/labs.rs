@@ -179,3 +179,40 @@ fn trace_names_give_variant_and_flag_set() {
     assert_eq!(variant_of("redis-new-client.slr"), Some(("redis-new-client", "slr")));
     assert_eq!(variant_of("redis-native.txt"), None);
 }
+
+/// scripts/new-detector.sh (dry run): the manifest it starts a lab with reads as a manifest, the
+/// docs as docs, and both say TODO where only the author can write (the suite fails on them
+/// until then: the registry's consistency test, and the walk above for a variant without traces).
+#[test]
+fn the_generator_starts_a_manifest_and_docs_that_read() {
+    let o = std::process::Command::new(root().join("scripts/new-detector.sh"))
+        .args(["--dry-run", "pipe-churn", "SL999"])
+        .output()
+        .expect("run scripts/new-detector.sh");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let file = |name: &str| -> String {
+        let start = out.find(&format!("==> {name}\n")).unwrap_or_else(|| panic!("{name} not written: {out}"));
+        let body = &out[start..].split_once('\n').map_or("", |x| x.1);
+        body.split("\n==> ").next().unwrap_or("").to_string()
+    };
+    let m: Manifest = toml::from_str(&file("lab/pipe-churn/manifest.toml")).expect("the manifest reads");
+    assert_eq!(m.detector, "pipe-churn");
+    assert!(
+        m.variant.iter().any(|v| v.expect == "quiet" && v.reason.is_some())
+            && m.variant.iter().any(|v| v.expect != "quiet")
+    );
+    let md: &'static str = Box::leak(file("crates/analyze/src/detectors/pipe_churn.md").into_boxed_str());
+    let docs = syslint_analyze::registry::Docs::markdown(md);
+    assert!(md.starts_with("# pipe-churn (SL999): ") && docs.what.contains("TODO") && docs.example.contains("TODO"));
+    let rs = file("crates/analyze/src/detectors/pipe_churn.rs");
+    assert!(
+        rs.contains("crate::host::hosted::<PipeChurn>()") && rs.contains("include_str!(\"pipe_churn.md\")"),
+        "{rs}"
+    );
+    // a taken name or code is refused, and nothing is written
+    for args in [["busy-poll", "SL999"], ["pipe-churn", "SL001"], ["Pipe_Churn", "SL999"]] {
+        let o = std::process::Command::new(root().join("scripts/new-detector.sh")).args(args).output().expect("run");
+        assert!(!o.status.success(), "{args:?} accepted");
+    }
+}

@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Start a new detector (like clippy's `cargo dev new_lint`): writes its file, its docs, its
+# fixtures' rows and its lab manifest, and registers it (the detectors! list and the code list
+# of docs/detectors.md). What it writes says TODO wherever only you can say it; the test suite
+# fails until every TODO is gone and the lab has a recorded trace where the detector fires and
+# one where it stays quiet (docs/detectors.md: what each piece must hold).
+#
+#   scripts/new-detector.sh NAME CODE      e.g. scripts/new-detector.sh pipe-churn SL024
+#   scripts/new-detector.sh --dry-run NAME CODE   print what it would write, change nothing
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dry=0
+if [ "${1:-}" = --dry-run ]; then dry=1; shift; fi
+if [ $# -ne 2 ]; then
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+fi
+name=$1 code=$2
+if ! [[ $name =~ ^[a-z]+(-[a-z]+)*$ ]]; then
+    echo "new-detector: NAME is kebab-case letters (busy-poll, pipe-churn), not '$name'" >&2; exit 2
+fi
+if ! [[ $code =~ ^SL[0-9]{3}$ ]]; then
+    echo "new-detector: CODE is SL and three digits (SL024), not '$code'" >&2; exit 2
+fi
+module=${name//-/_}
+type=$(echo "$name" | sed -E 's/(^|-)([a-z])/\U\2/g')
+dir=crates/analyze/src/detectors
+if grep -qE "^\s+$module,$" $dir/mod.rs || [ -e "$dir/$module.rs" ] || [ -e "lab/$name" ]; then
+    echo "new-detector: $name exists already ($dir/$module.rs, lab/$name or the detectors! list)" >&2; exit 1
+fi
+if grep -rqs "code: \"$code\"" $dir/*.rs; then
+    echo "new-detector: code $code is taken: $(grep -ls "code: \"$code\"" $dir/*.rs)" >&2; exit 1
+fi
+
+write() { # PATH: stdin to PATH (or to stdout with --dry-run)
+    if [ $dry = 1 ]; then echo "==> $1"; cat; echo; else mkdir -p "$(dirname "$1")"; cat > "$1"; echo "wrote $1"; fi
+}
+
+write "$dir/$module.rs" <<EOF
+//! \`$name\` ($code): TODO one line on the pathology.
+//!
+//! TODO how the detector tells it from ordinary behaviour (what it follows per thread, what makes
+//! a finding), in a few lines.
+
+use crate::host::{Best, Groups, Hosted, Merge, State};
+use crate::kit::{EvidenceBuf, Metrics, Span, Timing};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Event, Sys, Syscall};
+use syslint_report::{Finding, Severity};
+
+pub static META: Meta = Meta {
+    code: "$code",
+    name: "$name",
+    category: "cpu",
+    // off by default until it is proven on real programs other than its lab's
+    status: Status::Preview,
+    summary: "TODO what it finds, in the words of the finding",
+    docs: Docs::markdown(include_str!("$module.md")),
+    options: OPTIONS,
+    cost: registry::CostModel { metric: Some("seconds"), model: "TODO the time a fix saves" },
+    // TODO the syscalls it needs (a detector is never called for others)
+    interest: Interest { syscalls: &[Sys::Getppid], ..Interest::NONE },
+};
+
+pub const ENTRY: Entry = crate::host::hosted::<$type>();
+
+crate::options! {
+    pub struct Config {
+        /// calls a program needs to be reported
+        min_calls: u64 = 1000,
+    }
+}
+
+/// What the detector follows in one thread.
+#[derive(Clone, Default)]
+pub struct Thread {
+    calls: u64,
+    timing: Timing,
+    span: Span,
+    evidence: EvidenceBuf,
+}
+
+/// What a program's threads add up to.
+#[derive(Clone, Default)]
+pub struct Program {
+    calls: u64,
+    threads: u64,
+    timing: Timing,
+    span: Span,
+    evidence: Best<EvidenceBuf>,
+}
+
+crate::merge!(Program { calls: sum, threads: sum, timing: merge, span: merge, evidence: merge });
+
+#[derive(Clone)]
+pub struct $type {
+    cfg: Config,
+}
+
+impl Hosted for $type {
+    type Config = Config;
+    type Thread = Thread;
+    type Program = Program;
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        $type { cfg }
+    }
+
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let Some(th) = s.thread_or(|| Thread { evidence: EvidenceBuf::new(4), ..Thread::default() }) else { return };
+        th.calls += 1;
+        th.timing.add(sc.dur_ns);
+        th.span.add(ev.ts_ns);
+        th.evidence.push(ev);
+    }
+
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        let Some(th) = s.existing().map(std::mem::take) else { return };
+        if th.calls == 0 {
+            return;
+        }
+        let evidence = Best::new(th.calls, th.evidence);
+        s.program().merge(Program { calls: th.calls, threads: 1, timing: th.timing, span: th.span, evidence });
+    }
+
+    fn report(&mut self, groups: Groups<'_, Program>, cx: &FinishCtx) -> Vec<Finding> {
+        let mut out = Vec::new();
+        for (g, p) in groups.iter() {
+            if p.calls < self.cfg.min_calls.max(1) {
+                continue;
+            }
+            let mut m = Metrics::new();
+            m.count("calls", p.calls);
+            m.count("threads", p.threads);
+            m.count("processes", groups.processes(g));
+            m.value_opt("seconds", p.timing.seconds());
+            out.push(groups.stamp(cx.model, g, Finding {
+                window: p.span.window(),
+                metrics: m.build(),
+                evidence: p.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                cost: Some(format!("TODO what {} calls cost", p.calls)),
+                ..META.finding(Severity::Info, format!("TODO {} calls", p.calls))
+            }));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // TODO a firing test and a near miss on fixtures cut from the lab's recorded traces
+    // (crates/analyze/fixtures/$name/), with insta snapshots: docs/detectors.md, "Tests".
+}
+EOF
+
+write "$dir/$module.md" <<EOF
+# $name ($code): TODO what it finds, in the words of the finding
+
+## What
+
+TODO what the detector finds and how it tells it from ordinary behaviour (its thresholds by option name).
+
+## Why
+
+TODO why it hurts, with what the lab measured natively (the fix's saving, back to back).
+
+## Evidence
+
+TODO every metric key of the finding, and which lines are kept as evidence.
+
+## Fix
+
+TODO the fix every finding carries, in one paragraph without a final period
+
+TODO the longer explanation \`syslint explain\` prints, per runtime where it differs.
+
+## Example
+
+TODO real strace lines from a recorded lab trace, with the trace's path:
+    TODO
+EOF
+
+write "lab/$name/manifest.toml" <<EOF
+# lab/$name: what each recorded trace in traces/ shows for $name judged alone
+# (\`syslint analyze --select $name\`), and why the quiet ones are quiet.
+# Walked in-process by crates/cli/tests/labs.rs; a trace recorded again or added must be judged here.
+detector = "$name"
+live = "lab/$name/run.sh"
+
+# TODO the BAD variant (traces/TODO-bad.<flags>.strace[.gz], recorded by record.sh)
+[[variant]]
+name = "TODO-bad"
+expect = "warning"
+
+# TODO the GOOD variant: the same program with the fix
+[[variant]]
+name = "TODO-good"
+expect = "quiet"
+reason = "TODO why it is quiet"
+EOF
+
+if [ $dry = 0 ]; then
+    # the registry line, in the detectors! list, after the last detector
+    python3 - "$dir/mod.rs" "$module" <<'PY'
+import re, sys
+path, module = sys.argv[1], sys.argv[2]
+s = open(path).read()
+start = s.index("detectors! {\n")
+end = s.index("\n}\n", start)
+s = s[:end] + f"\n    {module}," + s[end:]
+open(path, "w").write(s)
+PY
+    # the code list of docs/detectors.md
+    python3 - docs/detectors.md "$code" "$name" <<'PY'
+import sys
+path, code, name = sys.argv[1:]
+s = open(path).read()
+i = s.index("\nCodes: ")
+j = s.index("\n\n", i + 1)
+para = s[i:j].rstrip(".")
+s = s[:i] + para + f", {code} {name}." + s[j:]
+open(path, "w").write(s)
+PY
+    # the fixtures' origins
+    [ -z "$(tail -c1 crates/analyze/fixtures/README.md)" ] || echo >> crates/analyze/fixtures/README.md
+    printf '| %s/TODO-fires.strace | TODO lines of lab/%s/traces/TODO | TODO: fires |\n| %s/TODO-near.strace | TODO | TODO: quiet |\n' \
+        "$name" "$name" "$name" >> crates/analyze/fixtures/README.md
+    echo "registered $module in $dir/mod.rs and $code in docs/detectors.md; fixture rows in crates/analyze/fixtures/README.md"
+    echo "next: write the TODOs, lab/$name/ (a BAD program, a GOOD one, run.sh, record.sh, README), record its traces, cut fixtures; then ./scripts/test.sh"
+fi
