@@ -102,6 +102,7 @@ impl Hosted for $type {
     type Config = Config;
     type Thread = Thread;
     type Program = Program;
+    type Object = ();
     const META: &'static Meta = &META;
     fn new(cfg: Config) -> Self {
         $type { cfg }

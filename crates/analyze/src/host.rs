@@ -117,10 +117,16 @@ pub trait Hosted: Clone + Send + 'static {
     type Thread: Default + Clone + Send + 'static;
     /// What the threads of one program add up to.
     type Program: Default + Clone + Send + Merge + 'static;
+    /// What it follows per object of a process (a futex address, an fd: any number the
+    /// detector names), `()` when nothing: ended when the process ends, when the detector says
+    /// ([`State::end_object`]) and at the end, bounded by [`MAX_OBJECTS`](Self::MAX_OBJECTS).
+    type Object: Default + Clone + Send + 'static;
     const META: &'static Meta;
     /// Threads (processes) followed at once; the calls of those beyond are left out, and
     /// counted.
     const MAX_THREADS: usize = 20_000;
+    /// Objects followed at once (all processes together).
+    const MAX_OBJECTS: usize = 50_000;
     /// The state is the process's, not each thread's: kept under its process, ended when the
     /// process ends (its main thread's exit), at an execve (with `EXEC_ENDS_THREAD`) and at
     /// the end ("thread" in the names below then means the process).
@@ -134,6 +140,9 @@ pub trait Hosted: Clone + Send + 'static {
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall);
     /// The thread ended (it exited, or the trace did): what is left of it goes to its program.
     fn end_thread(&mut self, _s: &mut State<'_, Self>) {}
+    /// An object ended: what is left of it goes to the program it was first seen in
+    /// ([`State::program`] is that program here).
+    fn end_object(&mut self, _s: &mut State<'_, Self>, _id: u64, _o: Self::Object) {}
     /// The findings, from the programs' state (unnamed processes already merged).
     fn report(&mut self, programs: Groups<'_, Self::Program>, cx: &FinishCtx) -> Vec<Finding>;
     /// Maps the detector keeps itself, keyed by thread or process (re-keyed on a pid alias).
@@ -170,8 +179,12 @@ pub struct State<'a, D: Hosted> {
     tgid: Tgid,
     model: &'a crate::model::Model,
     threads: &'a mut Bounded<Tid, Slot<D::Thread>>,
+    /// Objects under (their process's main thread, their number).
+    objects: &'a mut Bounded<(Tid, u64), Slot<D::Object>>,
     programs: &'a mut Programs,
     groups: &'a mut Vec<D::Program>,
+    /// Ending an object: its program and process.
+    ending: Option<(u32, Tgid)>,
 }
 
 impl<D: Hosted> State<'_, D> {
@@ -201,11 +214,27 @@ impl<D: Hosted> State<'_, D> {
     /// thread), which now counts the thread's process among its own: a detector takes it when
     /// the thread contributes to a finding.
     pub fn program(&mut self) -> &mut D::Program {
-        let (g, tgid) = match self.threads.get(&self.tid) {
-            Some(s) => (s.group, s.tgid),
-            None => (self.programs.group(self.model, self.tid), self.tgid),
+        let (g, tgid) = match (self.ending, self.threads.get(&self.tid)) {
+            (Some(e), _) => e,
+            (None, Some(s)) => (s.group, s.tgid),
+            (None, None) => (self.programs.group(self.model, self.tid), self.tgid),
         };
         self.programs.count(g, tgid);
+        let gi = g as usize;
+        if self.groups.len() <= gi {
+            self.groups.resize_with(gi + 1, D::Program::default);
+        }
+        &mut self.groups[gi]
+    }
+
+    /// The program of the thread's process, without counting the process among its own (for
+    /// what a program does that is no finding's evidence by itself).
+    pub fn program_uncounted(&mut self) -> &mut D::Program {
+        let g = match (self.ending, self.threads.get(&self.tid)) {
+            (Some((g, _)), _) => g,
+            (None, Some(s)) => s.group,
+            (None, None) => self.programs.group(self.model, self.tid),
+        };
         let gi = g as usize;
         if self.groups.len() <= gi {
             self.groups.resize_with(gi + 1, D::Program::default);
@@ -227,6 +256,37 @@ impl<D: Hosted> State<'_, D> {
             d.end_thread(self);
             self.threads.remove(&self.tid);
         }
+    }
+
+    /// Object `id` of the thread's process, made (with `make`) on first use; `None` when the
+    /// detector follows as many objects as it may (the call is counted as left out).
+    pub fn object_or(&mut self, id: u64, make: impl FnOnce() -> D::Object) -> Option<&mut D::Object> {
+        let key = (self.tgid.main_thread(), id);
+        if !self.objects.contains_key(&key) {
+            let group = self.programs.group(self.model, self.tid);
+            if !self.objects.insert(key, Slot { group, tgid: self.tgid, state: make() }) {
+                return None;
+            }
+        }
+        self.objects.get_mut(&key).map(|s| &mut s.state)
+    }
+
+    /// Object `id` of the thread's process, when the detector follows it already.
+    pub fn existing_object(&mut self, id: u64) -> Option<&mut D::Object> {
+        self.objects.get_mut(&(self.tgid.main_thread(), id)).map(|s| &mut s.state)
+    }
+
+    /// End object `id` of the thread's process now (`d.end_object`, then it is dropped).
+    pub fn end_object(&mut self, id: u64, d: &mut D) {
+        if let Some(slot) = self.objects.remove(&(self.tgid.main_thread(), id)) {
+            self.ended(d, id, slot);
+        }
+    }
+
+    fn ended(&mut self, d: &mut D, id: u64, slot: Slot<D::Object>) {
+        let before = self.ending.replace((slot.group, slot.tgid));
+        d.end_object(self, id, slot.state);
+        self.ending = before;
     }
 
     /// The thread this state is for (the main thread's id with `PER_PROCESS`).
@@ -266,13 +326,20 @@ impl<'a, P> Groups<'a, P> {
 pub struct Host<D: Hosted> {
     detector: D,
     threads: Bounded<Tid, Slot<D::Thread>>,
+    objects: Bounded<(Tid, u64), Slot<D::Object>>,
     programs: Programs,
     groups: Vec<D::Program>,
 }
 
 impl<D: Hosted> Host<D> {
     pub fn new(detector: D) -> Self {
-        Host { detector, threads: Bounded::new(D::MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
+        Host {
+            detector,
+            threads: Bounded::new(D::MAX_THREADS),
+            objects: Bounded::new(D::MAX_OBJECTS),
+            programs: Programs::default(),
+            groups: Vec::new(),
+        }
     }
 
     fn state<'a>(&'a mut self, model: &'a crate::model::Model, tid: Tid, tgid: Tgid) -> (&'a mut D, State<'a, D>) {
@@ -282,10 +349,27 @@ impl<D: Hosted> Host<D> {
             tgid,
             model,
             threads: &mut self.threads,
+            objects: &mut self.objects,
             programs: &mut self.programs,
             groups: &mut self.groups,
+            ending: None,
         };
         (&mut self.detector, s)
+    }
+
+    /// End the objects of process `tgid` (it ended), or all of them (`None`: the trace did), in
+    /// the order of their keys (so that which of two equal objects gives the evidence does not
+    /// depend on a hash).
+    fn end_objects(&mut self, model: &crate::model::Model, tgid: Option<Tgid>) {
+        let mut ended: Vec<_> = match tgid {
+            Some(t) => self.objects.take_where(|k| k.0 == t.main_thread()),
+            None => self.objects.drain().collect(),
+        };
+        ended.sort_unstable_by_key(|e| e.0);
+        for ((main, id), slot) in ended {
+            let (d, mut s) = self.state(model, main, slot.tgid);
+            s.ended(d, id, slot);
+        }
     }
 
     /// End the state kept under `key` at the end of the trace.
@@ -321,9 +405,12 @@ impl<D: Hosted> Detector for Host<D> {
             let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid);
             s.end(d);
         }
+        if ev.tid.leads(cx.tgid) && !self.objects.is_empty() {
+            self.end_objects(cx.model, Some(cx.tgid));
+        }
     }
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        let mut v: Vec<&mut dyn Rekey> = vec![&mut self.threads, &mut self.programs];
+        let mut v: Vec<&mut dyn Rekey> = vec![&mut self.threads, &mut self.objects, &mut self.programs];
         v.extend(self.detector.keyed());
         v
     }
@@ -332,19 +419,19 @@ impl<D: Hosted> Detector for Host<D> {
         for t in tids {
             self.end(cx.model, t);
         }
+        self.end_objects(cx.model, None);
         self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Merge::merge);
         self.detector.report(Groups { programs: &self.programs, groups: &self.groups }, cx)
     }
     fn dropped(&self) -> Option<String> {
-        let n = self.threads.overflow();
-        (n > 0).then(|| {
-            let what = if D::PER_PROCESS { "processes" } else { "threads" };
-            format!(
-                "{}: {n} calls of {what} beyond the {} it follows at once were left out of its findings",
-                D::META.name,
-                D::MAX_THREADS
-            )
-        })
+        let what = if D::PER_PROCESS { "processes" } else { "threads" };
+        let parts: Vec<String> =
+            [(self.threads.overflow(), what, D::MAX_THREADS), (self.objects.overflow(), "objects", D::MAX_OBJECTS)]
+                .into_iter()
+                .filter(|p| p.0 > 0)
+                .map(|(n, what, cap)| format!("{n} calls of {what} beyond the {cap} it follows at once"))
+                .collect();
+        (!parts.is_empty()).then(|| format!("{}: {} were left out of its findings", D::META.name, parts.join(", and ")))
     }
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         self.detector.on_excerpt(x)
@@ -389,6 +476,7 @@ mod tests {
         type Config = crate::detectors::yield_spin::Config;
         type Thread = u64;
         type Program = Calls;
+        type Object = ();
         const META: &'static Meta = &crate::detectors::yield_spin::META;
         const MAX_THREADS: usize = CAP;
         fn new(_cfg: Self::Config) -> Self {

@@ -127,6 +127,7 @@ impl Hosted for ClockSyscalls {
     type Config = Config;
     type Thread = Thread;
     type Program = Group;
+    type Object = ();
     const META: &'static Meta = &META;
     fn new(cfg: Config) -> Self {
         ClockSyscalls { cfg }

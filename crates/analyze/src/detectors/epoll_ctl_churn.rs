@@ -7,9 +7,10 @@
 //! its I/O. Summed per program.
 
 use super::EvidenceBuf;
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Class, EpollCtl, Event, Ret, Sys, Syscall, Tgid};
+use crate::host::{Best, Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span, Timing};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Class, EpollCtl, Event, Ret, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -33,7 +34,7 @@ pub static META: Meta = Meta {
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<EpollCtlChurn>();
+pub const ENTRY: Entry = crate::host::hosted::<EpollCtlChurn>();
 
 crate::options! {
     pub struct Config {
@@ -57,7 +58,7 @@ const EVIDENCE: usize = 4;
 
 /// One registered fd, from its first EPOLL_CTL_ADD to its close.
 #[derive(Clone, Default)]
-struct Reg {
+pub struct Reg {
     ctl: u64,
     oneshot: u64,
     /// The thread that last changed the fd's registration.
@@ -70,12 +71,11 @@ struct Reg {
     timing: Timing,
     span: Span,
     evidence: EvidenceBuf,
-    group: u32,
 }
 
 /// The fds of one program.
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     churn: u64,
     ctl: u64,
     oneshot: u64,
@@ -85,46 +85,41 @@ struct Group {
     fds: u64,
     timing: Timing,
     span: Span,
-    largest: u64,
-    evidence: Option<EvidenceBuf>,
+    /// The evidence of the fd re-registered most.
+    evidence: Best<EvidenceBuf>,
 }
 
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        if o.largest > self.largest {
-            self.largest = o.largest;
-            self.evidence = o.evidence;
-        }
-        self.churn += o.churn;
-        self.ctl += o.ctl;
-        self.oneshot += o.oneshot;
-        self.handoff += o.handoff;
-        self.ops += o.ops;
-        self.fds += o.fds;
-        self.timing.merge(o.timing);
-        self.span.merge(&o.span);
-    }
-}
+crate::merge!(Group {
+    evidence: merge,
+    churn: sum,
+    ctl: sum,
+    oneshot: sum,
+    handoff: sum,
+    ops: sum,
+    fds: sum,
+    timing: merge,
+    span: merge,
+});
 
 #[derive(Clone)]
 pub struct EpollCtlChurn {
     cfg: Config,
-    regs: Bounded<(Tgid, i32), Reg>,
-    programs: Programs,
-    groups: Vec<Group>,
 }
 
-impl Declared for EpollCtlChurn {
+impl Hosted for EpollCtlChurn {
     type Config = Config;
+    type Thread = ();
+    type Program = Group;
+    /// One registered fd (its number), from its first EPOLL_CTL_ADD to its close.
+    type Object = Reg;
     const META: &'static Meta = &META;
+    const MAX_OBJECTS: usize = MAX_FDS;
     fn new(cfg: Config) -> Self {
-        EpollCtlChurn { cfg, regs: Bounded::new(MAX_FDS), programs: Programs::default(), groups: Vec::new() }
+        EpollCtlChurn { cfg }
     }
-}
 
-impl EpollCtlChurn {
     /// An fd's life ended (closed, or its process ended): count its re-registrations.
-    fn end(&mut self, tgid: Tgid, r: Reg) {
+    fn end_object(&mut self, s: &mut State<'_, Self>, _fd: u64, r: Reg) {
         // the one ADD every registered fd needs, and a last DEL before its close
         let needed = 1 + u64::from(r.last_del);
         let churn = r.ctl.saturating_sub(needed);
@@ -133,18 +128,13 @@ impl EpollCtlChurn {
         if churn == 0 || (churn as f64) < self.cfg.min_per_op * r.ops as f64 {
             return;
         }
-        self.programs.count(r.group, tgid);
-        let g = r.group as usize;
-        if self.groups.len() <= g {
-            self.groups.resize_with(g + 1, Group::default);
-        }
         // most of the fd's I/O done by other threads than the one registering it: a listener
         // thread that parks idle connections and hands the ready ones to workers (Apache's
         // event MPM), whose registration must change at each hand-over. No I/O at all in the
         // registering process: made elsewhere (a JVM attached with strace -p shows each thread
         // as a process of its own: Tomcat's poller registers, its workers read and write)
         let handed = r.handed * 2 > r.ops || r.ops == 0;
-        self.groups[g].absorb(Group {
+        s.program().merge(Group {
             churn,
             ctl: r.ctl,
             oneshot: r.oneshot,
@@ -153,15 +143,8 @@ impl EpollCtlChurn {
             fds: 1,
             timing: r.timing,
             span: r.span,
-            largest: churn,
-            evidence: Some(r.evidence),
+            evidence: Best::new(churn, r.evidence),
         });
-    }
-}
-
-impl Detector for EpollCtlChurn {
-    fn meta(&self) -> &'static Meta {
-        &META
     }
 
     // ---- less than a full trace (issue 14) ----
@@ -279,7 +262,7 @@ impl Detector for EpollCtlChurn {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         if matches!(sc.ret, Ret::Unfinished) {
             return;
         }
@@ -289,19 +272,14 @@ impl Detector for EpollCtlChurn {
                 if e.fd < 0 || sc.ret.is_err() {
                     return;
                 }
-                let key = (cx.tgid, e.fd);
-                if !self.regs.contains_key(&key) {
-                    // a life starts at a registration
-                    if e.op != EpollCtl::ADD {
-                        return;
-                    }
-                    let group = self.programs.group(cx.model, ev.tid);
-                    let r = Reg { evidence: EvidenceBuf::new(EVIDENCE), group, ..Reg::default() };
-                    if !self.regs.insert(key, r) {
-                        return;
-                    }
+                let Ok(fd) = u64::try_from(e.fd) else { return };
+                // a life starts at a registration
+                if e.op != EpollCtl::ADD && s.existing_object(fd).is_none() {
+                    return;
                 }
-                let Some(r) = self.regs.get_mut(&key) else { return };
+                let Some(r) = s.object_or(fd, || Reg { evidence: EvidenceBuf::new(EVIDENCE), ..Reg::default() }) else {
+                    return;
+                };
                 r.ctl += 1;
                 r.ctl_tid = ev.tid.0;
                 r.last_del = e.op == EpollCtl::DEL;
@@ -315,18 +293,16 @@ impl Detector for EpollCtlChurn {
                 r.evidence.push(ev);
             }
             Sys::Close => {
-                let Some(fd) = sc.fd_num() else { return };
-                if let Some(r) = self.regs.remove(&(cx.tgid, fd)) {
-                    self.end(cx.tgid, r);
-                }
+                let Some(fd) = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()) else { return };
+                s.end_object(fd, self);
             }
             _ => {
                 // I/O that moved data (an EAGAIN read is part of the waste, not of the work)
                 if !matches!(sc.ret, Ret::Ok { val, .. } if val > 0) {
                     return;
                 }
-                let Some(fd) = sc.fd_num() else { return };
-                if let Some(r) = self.regs.get_mut(&(cx.tgid, fd)) {
+                let Some(fd) = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()) else { return };
+                if let Some(r) = s.existing_object(fd) {
                     r.ops += 1;
                     r.handed += u64::from(ev.tid.0 != r.ctl_tid);
                 }
@@ -334,28 +310,10 @@ impl Detector for EpollCtlChurn {
         }
     }
 
-    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        if ev.tid.leads(cx.tgid) {
-            let tgid = cx.tgid;
-            for (_, r) in self.regs.take_where(|k| k.0 == tgid) {
-                self.end(tgid, r);
-            }
-        }
-    }
-
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.regs, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let left: Vec<((Tgid, i32), Reg)> = self.regs.drain().collect();
-        for ((tgid, _), r) in left {
-            self.end(tgid, r);
-        }
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             if g.churn == 0 || g.churn < cfg.min_churn {
                 continue;
             }
@@ -380,7 +338,7 @@ impl Detector for EpollCtlChurn {
             m.count("io_ops", g.ops);
             m.value("per_op", per_op);
             m.count("fds", g.fds);
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             m.value_opt("epoll_ctl_seconds", g.timing.seconds());
             let fds = if g.fds == 1 { "1 fd".to_string() } else { format!("{} fds", g.fds) };
             let kind = if oneshot {
@@ -410,10 +368,10 @@ impl Detector for EpollCtlChurn {
 a small read or write on a local socket",
                 g.churn
             );
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
-                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 ..META.finding(severity, message)
             }));

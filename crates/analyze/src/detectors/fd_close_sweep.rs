@@ -104,6 +104,7 @@ impl Hosted for FdCloseSweep {
     type Config = Config;
     type Thread = Run;
     type Program = Group;
+    type Object = ();
     const META: &'static Meta = &META;
     fn new(cfg: Config) -> Self {
         FdCloseSweep { cfg }

@@ -81,6 +81,7 @@ impl Hosted for FsWalkLoop {
     type Config = Config;
     type Thread = ();
     type Program = Group;
+    type Object = ();
     const META: &'static Meta = &META;
     fn new(cfg: Config) -> Self {
         FsWalkLoop { cfg }

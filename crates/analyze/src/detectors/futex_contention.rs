@@ -10,9 +10,10 @@
 //! its one owner. Contended locks with `min_waits` waits or more are summed per program.
 
 use super::EvidenceBuf;
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Event, FutexCmd, Ret, Sys, Syscall, Tgid, Tid};
+use crate::host::{Best, Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span, Timing};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Event, FutexCmd, Ret, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -30,7 +31,7 @@ pub static META: Meta = Meta {
     interest: Interest { syscalls: &[Sys::Futex, Sys::FutexTime64], exits: true, ..Interest::NONE },
 };
 
-pub const ENTRY: Entry = registry::entry::<FutexContention>();
+pub const ENTRY: Entry = crate::host::hosted::<FutexContention>();
 
 crate::options! {
     pub struct Config {
@@ -71,8 +72,7 @@ struct Use {
 
 /// One futex address of one process.
 #[derive(Clone, Default)]
-struct Addr {
-    group: u32,
+pub struct Addr {
     users: Vec<Use>,
     /// Durations of each thread's waits, kept per thread (only the lock's threads count).
     timing: Vec<Timing>,
@@ -82,7 +82,7 @@ struct Addr {
 
 /// Contended locks of one program.
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     locks: u64,
     waits: u64,
     blocked: u64,
@@ -96,62 +96,46 @@ struct Group {
     exposure: f64,
     timed: bool,
     span: Span,
-    largest: u64,
-    evidence: Option<EvidenceBuf>,
-    addr: u64,
+    /// The evidence and the address of the lock waited on most.
+    largest: Best<(EvidenceBuf, u64)>,
     broadcasts: u64,
 }
 
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        if o.largest > self.largest {
-            self.largest = o.largest;
-            self.evidence = o.evidence;
-            self.addr = o.addr;
-        }
-        self.locks += o.locks;
-        self.waits += o.waits;
-        self.blocked += o.blocked;
-        self.eagain += o.eagain;
-        self.wakes += o.wakes;
-        self.woken += o.woken;
-        self.threads = self.threads.max(o.threads);
-        self.timing.merge(o.timing);
-        self.exposure += o.exposure;
-        self.timed |= o.timed;
-        self.span.merge(&o.span);
-        self.broadcasts += o.broadcasts;
-    }
-}
+crate::merge!(Group {
+    largest: merge,
+    locks: sum,
+    waits: sum,
+    blocked: sum,
+    eagain: sum,
+    wakes: sum,
+    woken: sum,
+    threads: max,
+    timing: merge,
+    exposure: sum,
+    timed: or,
+    span: merge,
+    broadcasts: sum,
+});
 
 #[derive(Clone)]
 pub struct FutexContention {
     cfg: Config,
-    addrs: Bounded<(Tgid, u64), Addr>,
-    programs: Programs,
-    groups: Vec<Group>,
 }
 
-impl Declared for FutexContention {
+impl Hosted for FutexContention {
     type Config = Config;
+    type Thread = ();
+    type Program = Group;
+    type Object = Addr;
     const META: &'static Meta = &META;
+    const MAX_OBJECTS: usize = MAX_ADDRS;
     fn new(cfg: Config) -> Self {
-        FutexContention { cfg, addrs: Bounded::new(MAX_ADDRS), programs: Programs::default(), groups: Vec::new() }
-    }
-}
-
-impl FutexContention {
-    fn group_mut(&mut self, g: u32) -> &mut Group {
-        let gi = g as usize;
-        if self.groups.len() <= gi {
-            self.groups.resize_with(gi + 1, Group::default);
-        }
-        &mut self.groups[gi]
+        FutexContention { cfg }
     }
 
     /// An address is done with (its process ended, or the trace): keep it when it is a
     /// contended lock.
-    fn end(&mut self, (tgid, addr): (Tgid, u64), a: Addr) {
+    fn end_object(&mut self, s: &mut State<'_, Self>, addr: u64, a: Addr) {
         // the lock's threads: those that waited on it and woke it
         let both: Vec<usize> = (0..a.users.len()).filter(|&i| a.users[i].waits > 0 && a.users[i].wakes > 0).collect();
         if (both.len() as u64) < self.cfg.min_threads.max(2) {
@@ -171,7 +155,6 @@ impl FutexContention {
                 return;
             }
         }
-        self.programs.count(a.group, tgid);
         let sum = |f: fn(&Use) -> u64| both.iter().map(|&i| f(&a.users[i])).sum::<u64>();
         let g = Group {
             locks: 1,
@@ -186,19 +169,12 @@ impl FutexContention {
             exposure: both.len() as f64 * secs,
             timed: secs > 0.0,
             span: a.span,
-            largest: waits,
-            evidence: Some(a.evidence),
-            addr,
+            largest: Best::new(waits, (a.evidence, addr)),
             broadcasts: 0,
         };
-        self.group_mut(a.group).absorb(g);
+        s.program().merge(g);
     }
-}
 
-impl Detector for FutexContention {
-    fn meta(&self) -> &'static Meta {
-        &META
-    }
 
     fn levels(&self) -> registry::Levels {
         registry::Levels {
@@ -246,24 +222,18 @@ impl Detector for FutexContention {
         )]
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(f) = sc.futex() else { return };
         if f.cmd == FutexCmd::Other || matches!(sc.ret, Ret::Unfinished | Ret::Unknown) {
             return;
         }
-        let key = (cx.tgid, f.addr);
         if f.cmd == FutexCmd::Wake && f.val >= WAKE_ALL {
-            // a broadcast: counted for the program whatever the address
-            let g = self.programs.group(cx.model, ev.tid);
-            self.group_mut(g).broadcasts += 1;
+            // a broadcast: counted for the program whatever the address (the process is not
+            // counted among the program's for it)
+            s.program_uncounted().broadcasts += 1;
         }
-        if !self.addrs.contains_key(&key) {
-            let group = self.programs.group(cx.model, ev.tid);
-            if !self.addrs.insert(key, Addr { group, evidence: EvidenceBuf::new(EVIDENCE), ..Addr::default() }) {
-                return;
-            }
-        }
-        let Some(a) = self.addrs.get_mut(&key) else { return };
+        let make = || Addr { evidence: EvidenceBuf::new(EVIDENCE), ..Addr::default() };
+        let Some(a) = s.object_or(f.addr, make) else { return };
         let i = match a.users.iter().position(|u| u.tid == ev.tid) {
             Some(i) => i,
             None if a.users.len() < MAX_THREADS_PER_ADDR => {
@@ -295,28 +265,10 @@ impl Detector for FutexContention {
         a.evidence.push(ev);
     }
 
-    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        if ev.tid.leads(cx.tgid) {
-            let tgid = cx.tgid;
-            for (k, a) in self.addrs.take_where(|k| k.0 == tgid) {
-                self.end(k, a);
-            }
-        }
-    }
-
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.addrs, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let rest: Vec<_> = self.addrs.drain().collect();
-        for (k, a) in rest {
-            self.end(k, a);
-        }
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             if g.locks == 0 {
                 continue;
             }
@@ -342,13 +294,14 @@ impl Detector for FutexContention {
             m.count("woken", g.woken);
             m.value("wakes_per_wait", wpw);
             m.count("waiting_threads", g.threads);
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             m.value_opt("blocked_seconds", blocked_s);
             m.value_opt("blocked_share", share);
             if g.broadcasts > 0 {
                 m.count("broadcasts", g.broadcasts);
             }
-            let locks = if g.locks == 1 { format!("one lock ({:#x})", g.addr) } else { format!("{} locks", g.locks) };
+            let addr = g.largest.get().map_or(0, |b| b.1);
+            let locks = if g.locks == 1 { format!("one lock ({addr:#x})") } else { format!("{} locks", g.locks) };
             let mut message = format!(
                 "{} threads queue on {locks}: {} futex waits by threads that also release it, {} wakes",
                 g.threads, g.waits, g.wakes
@@ -376,10 +329,10 @@ impl Detector for FutexContention {
                 "{time}; {} hand-overs, each a wake-up and a context switch, {} lost races (EAGAIN){hint}",
                 g.blocked, g.eagain
             );
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
-                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                evidence: g.largest.get().map(|b| b.0.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 ..META.finding(severity, message)
             }));

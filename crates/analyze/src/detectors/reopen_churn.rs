@@ -246,6 +246,7 @@ impl Hosted for ReopenChurn {
     type Config = Config;
     type Thread = Proc;
     type Program = Group;
+    type Object = ();
     const META: &'static Meta = &META;
     const MAX_THREADS: usize = MAX_PROCS;
     const PER_PROCESS: bool = true;

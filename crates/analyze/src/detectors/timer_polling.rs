@@ -250,6 +250,7 @@ impl Hosted for TimerPolling {
     type Config = Config;
     type Thread = Thread;
     type Program = Group;
+    type Object = ();
     const META: &'static Meta = &META;
     fn new(cfg: Config) -> Self {
         TimerPolling { cfg }

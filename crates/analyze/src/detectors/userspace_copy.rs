@@ -158,6 +158,7 @@ impl Hosted for UserspaceCopy {
     type Config = Config;
     type Thread = Thread;
     type Program = Group;
+    type Object = ();
     const META: &'static Meta = &META;
     /// A thread that runs another program starts afresh in that program.
     const EXEC_ENDS_THREAD: bool = true;

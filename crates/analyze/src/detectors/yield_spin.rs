@@ -167,6 +167,7 @@ impl Hosted for YieldSpin {
     type Config = Config;
     type Thread = Thread;
     type Program = Group;
+    type Object = ();
     const META: &'static Meta = &META;
     fn new(cfg: Config) -> Self {
         YieldSpin { cfg }

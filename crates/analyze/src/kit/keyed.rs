@@ -21,6 +21,13 @@ impl IdKey for Tid {
     }
 }
 
+/// An object of a process, kept under the process's main thread (`crate::host`).
+impl IdKey for (Tid, u64) {
+    fn aliased(&self, old: Tid, new: Tid) -> Option<Self> {
+        (self.0 == old).then_some((new, self.1))
+    }
+}
+
 impl IdKey for Tgid {
     fn aliased(&self, old: Tid, new: Tid) -> Option<Tgid> {
         old.leads(*self).then_some(new.as_process())
