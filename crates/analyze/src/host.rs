@@ -1,14 +1,17 @@
 //! State the analyzer keeps for a detector (issue 26: the analyzer owns detector state).
 //!
-//! A detector that keeps something per thread and sums it per program implements [`Hosted`]:
-//! it declares its `Thread` and `Program` types (plain structs, the second with a
+//! A detector that keeps something per thread (or per process), per object of a process (a
+//! futex address, an fd) and sums it per program implements [`Hosted`]: it declares its
+//! `Thread`, `Object` and `Program` types (plain structs, the last with a
 //! [`merge!`](crate::merge) rule per field) and writes only what is particular to its
-//! pathology: what a call does to its thread's state, what a thread leaves to its program when
-//! it ends, and the findings from the programs at the end. The host ([`Host`]) stores the
-//! threads (bounded, and says in the report how many calls the bound left out), follows pid
-//! aliases, ends a thread's state when the thread exits or the trace ends, merges the programs
-//! of unnamed processes into the ones they turn out to belong to, and counts a program's
-//! processes. The model is the tracing crate's per-span extensions, owned by its registry.
+//! pathology: what a call does to the state, what a thread or an object leaves to its program
+//! when it ends, and the findings from the programs at the end. The host ([`Host`]) stores the
+//! threads and the objects (bounded, and it says in the report how many calls the bounds left
+//! out), follows pid aliases, ends a thread's state when the thread exits (a process's when
+//! its main thread does), at an execve where asked and at the end, ends a process's objects
+//! with it, merges the programs of unnamed processes into the ones they turn out to belong to,
+//! and counts a program's processes. The model is the tracing crate's per-span extensions,
+//! owned by its registry.
 
 use crate::kit::{Bounded, Programs, Rekey};
 use crate::registry::{self, Ctx, Detector, Entry, FinishCtx, Levels, Meta};
