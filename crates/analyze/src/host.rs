@@ -25,7 +25,7 @@ pub trait Merge {
 }
 
 /// Field-by-field merge rules for a struct: `merge!(Group { calls: sum, longest: max, clocks:
-/// or, timing: merge })`. Rules: `sum` (+=), `saturating_sum` (u64), `max`, `min`, `or` (|=, flags and bit sets), `first` (an `Option` keeps the value it has),
+/// or, timing: merge })`. Rules: `sum` (+=), `saturating_sum` (u64), `max`, `min`, `or` (|=, flags and bit sets), `first` (an `Option` keeps the value it has), `keep`,
 /// `merge` (the field's own [`Merge`]).
 #[macro_export]
 macro_rules! merge {
@@ -56,6 +56,8 @@ pub mod rule {
             *a = b;
         }
     }
+    /// The value it has (what the other side holds is the same thing: a name).
+    pub fn keep<T>(_a: &mut T, _b: T) {}
     /// The first value there is.
     pub fn first<T>(a: &mut Option<T>, b: Option<T>) {
         if a.is_none() {
@@ -97,6 +99,45 @@ impl<T> Merge for Best<T> {
     fn merge(&mut self, o: Self) {
         if o.score > self.score {
             *self = o;
+        }
+    }
+}
+
+/// A map of at most `N` keys whose values merge key by key (a program's files): a key that
+/// finds the map full is dropped.
+#[derive(Clone, Debug)]
+pub struct Capped<K, V, const N: usize>(pub rustc_hash::FxHashMap<K, V>);
+
+impl<K, V, const N: usize> Default for Capped<K, V, N> {
+    fn default() -> Self {
+        Capped(rustc_hash::FxHashMap::default())
+    }
+}
+
+impl<K: std::hash::Hash + Eq, V, const N: usize> Capped<K, V, N> {
+    /// The value of `k`, made with `make` when absent and there is room.
+    pub fn entry_or(&mut self, k: K, make: impl FnOnce() -> V) -> Option<&mut V> {
+        use std::collections::hash_map::Entry;
+        let full = self.0.len() >= N;
+        match self.0.entry(k) {
+            Entry::Occupied(e) => Some(e.into_mut()),
+            Entry::Vacant(e) if !full => Some(e.insert(make())),
+            Entry::Vacant(_) => None,
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq, V: Merge, const N: usize> Merge for Capped<K, V, N> {
+    fn merge(&mut self, o: Self) {
+        for (k, v) in o.0 {
+            let room = self.0.len() < N;
+            match self.0.entry(k) {
+                std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().merge(v),
+                std::collections::hash_map::Entry::Vacant(e) if room => {
+                    e.insert(v);
+                }
+                std::collections::hash_map::Entry::Vacant(_) => {}
+            }
         }
     }
 }
@@ -171,7 +212,16 @@ pub trait Hosted: Clone + Send + 'static {
 struct Slot<T> {
     group: u32,
     tgid: Tgid,
+    /// Its process is counted among the program's already (a detector that takes the program
+    /// at every call looks nothing up again).
+    counted: bool,
     state: T,
+}
+
+impl<T> Slot<T> {
+    fn new(group: u32, tgid: Tgid, state: T) -> Self {
+        Slot { group, tgid, counted: false, state }
+    }
 }
 
 /// What a hosted detector reaches from one event: the state of the event's thread (made on
@@ -201,7 +251,7 @@ impl<D: Hosted> State<'_, D> {
     pub fn thread_or(&mut self, make: impl FnOnce() -> D::Thread) -> Option<&mut D::Thread> {
         if !self.threads.contains_key(&self.tid) {
             let group = self.programs.group(self.model, self.tid);
-            if !self.threads.insert(self.tid, Slot { group, tgid: self.tgid, state: make() }) {
+            if !self.threads.insert(self.tid, Slot::new(group, self.tgid, make())) {
                 return None;
             }
         }
@@ -217,17 +267,25 @@ impl<D: Hosted> State<'_, D> {
     /// thread), which now counts the thread's process among its own: a detector takes it when
     /// the thread contributes to a finding.
     pub fn program(&mut self) -> &mut D::Program {
-        let (g, tgid) = match (self.ending, self.threads.get(&self.tid)) {
-            (Some(e), _) => e,
-            (None, Some(s)) => (s.group, s.tgid),
-            (None, None) => (self.programs.group(self.model, self.tid), self.tgid),
+        let g = match (self.ending, self.threads.get_mut(&self.tid)) {
+            (Some((g, tgid)), _) => {
+                self.programs.count(g, tgid);
+                g
+            }
+            (None, Some(s)) => {
+                if !s.counted {
+                    s.counted = true;
+                    self.programs.count(s.group, s.tgid);
+                }
+                s.group
+            }
+            (None, None) => {
+                let g = self.programs.group(self.model, self.tid);
+                self.programs.count(g, self.tgid);
+                g
+            }
         };
-        self.programs.count(g, tgid);
-        let gi = g as usize;
-        if self.groups.len() <= gi {
-            self.groups.resize_with(gi + 1, D::Program::default);
-        }
-        &mut self.groups[gi]
+        self.group_mut(g)
     }
 
     /// The program of the thread's process, without counting the process among its own (for
@@ -238,6 +296,10 @@ impl<D: Hosted> State<'_, D> {
             (None, Some(s)) => s.group,
             (None, None) => self.programs.group(self.model, self.tid),
         };
+        self.group_mut(g)
+    }
+
+    fn group_mut(&mut self, g: u32) -> &mut D::Program {
         let gi = g as usize;
         if self.groups.len() <= gi {
             self.groups.resize_with(gi + 1, D::Program::default);
@@ -267,7 +329,7 @@ impl<D: Hosted> State<'_, D> {
         let key = (self.tgid.main_thread(), id);
         if !self.objects.contains_key(&key) {
             let group = self.programs.group(self.model, self.tid);
-            if !self.objects.insert(key, Slot { group, tgid: self.tgid, state: make() }) {
+            if !self.objects.insert(key, Slot::new(group, self.tgid, make())) {
                 return None;
             }
         }

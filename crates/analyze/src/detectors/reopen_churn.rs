@@ -8,7 +8,7 @@
 //! (the loader's /etc/ld.so.cache in every child) are one per process and never count.
 
 use super::EvidenceBuf;
-use crate::host::{Groups, Hosted, Merge, State};
+use crate::host::{Capped, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
 use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
@@ -130,6 +130,8 @@ struct GroupFile {
     evidence: Option<EvidenceBuf>,
 }
 
+crate::merge!(GroupFile { reopens: sum, opens: sum, evidence: first });
+
 #[derive(Clone, Default)]
 pub struct Group {
     reopens: u64,
@@ -161,23 +163,7 @@ crate::merge!(Group {
 
 /// A program's hot files by target id ([`MAX_GROUP_FILES`] at most), each with the evidence
 /// seen first.
-#[derive(Clone, Default)]
-struct GroupFiles(HashMap<u32, GroupFile>);
-
-impl Merge for GroupFiles {
-    fn merge(&mut self, o: Self) {
-        for (t, f) in o.0 {
-            if self.0.len() < MAX_GROUP_FILES || self.0.contains_key(&t) {
-                let e = self.0.entry(t).or_default();
-                e.reopens += f.reopens;
-                e.opens += f.opens;
-                if e.evidence.is_none() {
-                    e.evidence = f.evidence;
-                }
-            }
-        }
-    }
-}
+type GroupFiles = Capped<u32, GroupFile, MAX_GROUP_FILES>;
 
 /// The processes with hot files ([`MAX_TGIDS`] at most).
 #[derive(Clone, Default)]

@@ -11,7 +11,7 @@
 //! (gzip: 4%), so its socket writes cannot account for what it read.
 
 use super::{Evidence, EvidenceBuf};
-use crate::host::{Best, Groups, Hosted, Merge, State};
+use crate::host::{Best, Capped, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
 use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
@@ -125,18 +125,16 @@ crate::merge!(Group {
 });
 
 /// Target id -> bytes copied from it, and its name ([`MAX_FILES`] files at most).
-#[derive(Clone, Default)]
-struct Files(HashMap<u32, (u64, Box<str>)>);
+type Files = Capped<u32, Copied, MAX_FILES>;
 
-impl Merge for Files {
-    fn merge(&mut self, o: Self) {
-        for (t, (n, name)) in o.0 {
-            if self.0.len() < MAX_FILES || self.0.contains_key(&t) {
-                self.0.entry(t).or_insert((0, name)).0 += n;
-            }
-        }
-    }
+/// The bytes copied from one file, and its name.
+#[derive(Clone)]
+struct Copied {
+    bytes: u64,
+    name: Box<str>,
 }
+
+crate::merge!(Copied { bytes: sum, name: keep });
 
 #[derive(Clone)]
 pub struct UserspaceCopy {
@@ -393,14 +391,9 @@ impl Hosted for UserspaceCopy {
         gr.timing.add(sc.dur_ns);
         gr.span.add(ev.ts_ns);
         if let Some(f) = file {
-            let full = gr.files.0.len() >= MAX_FILES;
-            match gr.files.0.entry(f) {
-                std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().0 += moved,
-                std::collections::hash_map::Entry::Vacant(e) if !full => {
-                    let name = cx.model.target(f).map_or_else(|| "?".into(), |v| v.display.into());
-                    e.insert((moved, name));
-                }
-                std::collections::hash_map::Entry::Vacant(_) => {}
+            let name = || cx.model.target(f).map_or_else(|| "?".into(), |v| v.display.into());
+            if let Some(c) = gr.files.entry_or(f, || Copied { bytes: 0, name: name() }) {
+                c.bytes += moved;
             }
         }
     }
@@ -416,8 +409,8 @@ impl Hosted for UserspaceCopy {
                 continue;
             }
             let severity = if g.copied >= self.cfg.warn_bytes { Severity::Warning } else { Severity::Info };
-            let mut files: Vec<&(u64, Box<str>)> = g.files.0.values().collect();
-            files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            let mut files: Vec<&Copied> = g.files.0.values().collect();
+            files.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.name.cmp(&b.name)));
             let mut m = Metrics::new();
             m.count("copied_bytes", g.copied);
             m.count("file_bytes_read", g.file_read);
@@ -430,7 +423,7 @@ impl Hosted for UserspaceCopy {
             m.count("writes", g.writes);
             m.json(
                 "top_files",
-                serde_json::Value::from(files.iter().take(5).map(|f| f.1.to_string()).collect::<Vec<_>>()),
+                serde_json::Value::from(files.iter().take(5).map(|f| f.name.to_string()).collect::<Vec<_>>()),
             );
             m.count("processes", groups.processes(gi));
             m.value_opt("seconds", g.timing.seconds());
@@ -439,7 +432,7 @@ impl Hosted for UserspaceCopy {
                 m.value("copied_per_sec", g.copied as f64 / span);
             }
             let mib = g.copied as f64 / 1048576.0;
-            let top = files.first().map_or("files", |f| &*f.1);
+            let top = files.first().map_or("files", |f| &*f.name);
             let message = format!(
                 "{mib:.1} MiB read from {top}{} and written to sockets through user space ({} socket writes): \
 sendfile() would move them in the kernel",
