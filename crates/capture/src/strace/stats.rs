@@ -1,0 +1,101 @@
+//! What the reader counts and keeps of a log: unparsed lines, `-c` rows, statistics.
+
+use super::*;
+
+/// How many unparsed lines are kept verbatim for the report.
+pub const UNPARSED_SAMPLES: usize = 10;
+
+/// Longest text kept for one unparsed sample.
+pub(super) const SAMPLE_CHARS: usize = 200;
+
+/// A line the reader did not understand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unparsed {
+    pub source: String,
+    pub line: u64,
+    pub text: String,
+}
+
+/// One row of an `strace -c` table found in the input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryRow {
+    pub name: String,
+    pub seconds: f64,
+    pub calls: u64,
+    pub errors: u64,
+}
+
+/// What the reader saw, travelling with every report.
+#[derive(Clone, Debug, Default)]
+pub struct ParseStats {
+    pub lines: u64,
+    pub events: u64,
+    pub syscalls: u64,
+    /// `<unfinished ...>` lines merged with their resumption.
+    pub resumed_pairs: u64,
+    /// `<unfinished ...>` calls that never resumed (process died, trace ended).
+    pub never_resumed: u64,
+    /// `<... resumed>` lines whose start was not in the trace (attached mid-call).
+    pub orphan_resumed: u64,
+    /// Syscall lines cut in two by the program's own output and joined again.
+    pub rejoined: u64,
+    pub unparsed: u64,
+    pub unparsed_samples: Vec<Unparsed>,
+    /// Lines understood but carrying no event: `-k` frames, `-c` tables, notes, blank lines.
+    pub ignored: u64,
+    pub strace_c_table: Vec<SummaryRow>,
+    pub clock: Clock,
+    /// Calls whose duration strace printed (`-T`); joined unfinished/resumed pairs without
+    /// `-T` get a duration from their timestamps but do not count here.
+    pub with_duration: u64,
+    /// The pid column style seen: "none", "pid", "[pid N]".
+    pub pid_style: &'static str,
+}
+
+impl ParseStats {
+    pub fn merge(&mut self, o: ParseStats) {
+        self.lines += o.lines;
+        self.events += o.events;
+        self.syscalls += o.syscalls;
+        self.resumed_pairs += o.resumed_pairs;
+        self.never_resumed += o.never_resumed;
+        self.orphan_resumed += o.orphan_resumed;
+        self.rejoined += o.rejoined;
+        self.unparsed += o.unparsed;
+        for s in o.unparsed_samples {
+            if self.unparsed_samples.len() < UNPARSED_SAMPLES {
+                self.unparsed_samples.push(s);
+            }
+        }
+        self.ignored += o.ignored;
+        self.strace_c_table.extend(o.strace_c_table);
+        if self.clock == Clock::None {
+            self.clock = o.clock;
+        }
+        self.with_duration += o.with_duration;
+        if self.pid_style.is_empty() || self.pid_style == "none" {
+            self.pid_style = o.pid_style;
+        }
+    }
+}
+
+/// What a report shows of a line it could not read. A line that looks like a call keeps its
+/// shape with every quoted string replaced by its length (a call cut mid-write may hold what
+/// the program wrote); any other text (the program's own output mixed into the log, binary
+/// junk) is left out but for its length: reports travel, the log stays where it is.
+pub fn sample_of(line: &str) -> String {
+    let head = &line[..line.char_indices().nth(80).map_or(line.len(), |(i, _)| i)];
+    let call = head.find('(').is_some_and(|p| {
+        let word = head[..p].rsplit([' ', '>']).next().unwrap_or("");
+        !word.is_empty() && word.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+    });
+    if !call {
+        return format!("({} bytes of text that is not a strace line, left out of the report)", line.len());
+    }
+    let red = syslint_event::redact::redact(line);
+    let mut text: String = red.chars().take(SAMPLE_CHARS).collect();
+    if text.len() < red.len() {
+        text.push_str("...");
+    }
+    text
+}
