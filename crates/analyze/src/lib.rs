@@ -23,6 +23,37 @@ use syslint_report::{Capture, EndpointStats, OtherProcesses, ProcessStats, Repor
 /// Rows kept per summary table in the report (the JSON has these; printers may show fewer).
 pub const TOP_ROWS: usize = 50;
 
+/// What a source knows about its capture, typed: with the events, all [`Analyzer::finish`]
+/// needs to build the report.
+#[derive(Debug, Default)]
+pub struct Captured {
+    /// Where the events came from (`None`: not said, as in unit tests that feed events).
+    pub backend: Option<syslint_report::Backend>,
+    /// What the reader knew, in the report's form: sources, lines, unparsed lines, warnings,
+    /// notes.
+    pub capture: Capture,
+    /// A table of counts per syscall that came with the input (`strace -c`, `perf trace -s`,
+    /// `syscount`, a `--summary-only` report).
+    pub counts: Option<syslint_report::Counts>,
+    /// The rows of an `strace -c` table at the end of a log.
+    pub c_table: Vec<syslint_report::CountRow>,
+    /// `--summary-only`: the kernel's counters, which are the syscall table.
+    pub kernel_counts: Option<Vec<syslint_report::CountRow>>,
+    /// Syscalls the kernel dropped.
+    pub lost_events: u64,
+    /// When syslint stopped a live capture (`--for`, Ctrl-C, SIGTERM: the processes run on),
+    /// in the events' clock: connections still open count up to it.
+    pub stopped_ns: Option<i64>,
+    /// Monotonic timestamps (eBPF) plus this are local times: evidence shows times of day.
+    pub local_offset_ns: Option<i64>,
+}
+
+impl From<Capture> for Captured {
+    fn from(capture: Capture) -> Captured {
+        Captured { capture, ..Default::default() }
+    }
+}
+
 pub struct Analyzer {
     model: Model,
     syscalls: SyscallTable,
@@ -95,13 +126,6 @@ impl Analyzer {
             collector: Default::default(),
             counts: None,
         }
-    }
-
-    /// A table of counts per syscall that came with the input (`strace -c`, `perf trace -s`,
-    /// `syscount`, a `--summary-only` capture): with no call in the input, the report is made
-    /// from it and the detectors' counts rules run.
-    pub fn set_counts(&mut self, c: syslint_report::Counts) {
-        self.counts = Some(c);
     }
 
     /// `ev` as analysed: beyond [`MAX_TASKS`] threads, a new thread's events are [`FOLDED`]'s.
@@ -211,17 +235,11 @@ impl Analyzer {
         }
     }
 
-    /// Monotonic timestamps plus `ns` are local times (nanoseconds since the epoch in local
-    /// time): evidence then shows times of day.
-    pub fn local_offset(&mut self, ns: i64) {
-        self.local_offset_ns = Some(ns);
-    }
-
     /// A live capture was stopped at `ts` (in the events' clock) with the traced processes
     /// running on: connections still open lived at least until then. Ignored when it is not
     /// after the last event (a time-of-day clock past midnight, or no event yet). The window
     /// stays the events' (a recording of the capture gives the same statistics).
-    pub fn stopped_at(&mut self, ts: i64) {
+    fn stopped_at(&mut self, ts: i64) {
         if let Some(l) = self.last_ts {
             // a stop is seconds after the last event, not hours: past midnight, leave it
             if ts > l && ts - l < 12 * 3600 * 1_000_000_000 {
@@ -238,9 +256,64 @@ impl Analyzer {
         self.detectors.iter().map(|d| d.clone_box().finish(&cx).len()).sum()
     }
 
-    /// Finish the pass. `capture` carries what the backend knows (sources, lines, unparsed,
-    /// lost events); the analyzer fills in processes, threads, window and durations.
-    pub fn finish(mut self, mut capture: Capture) -> Report {
+    /// Finish the pass and build the report: the one place it is built. `c` carries what the
+    /// source knows (the reader's facts, the tables of counts that came with the input or
+    /// from the kernel, lost events, when a live capture stopped); the analyzer adds
+    /// processes, threads, window, durations, statistics and the findings.
+    pub fn finish(mut self, c: impl Into<Captured>) -> Report {
+        let c: Captured = c.into();
+        let mut capture = c.capture;
+        if let Some(b) = c.backend {
+            capture.backend = b.as_str().into();
+        }
+        capture.lost_events = c.lost_events;
+        if let Some(end) = c.stopped_ns {
+            self.stopped_at(end);
+        }
+        self.local_offset_ns = c.local_offset_ns;
+        // a table of counts: read from the input, from its strace -c rows, or counted in the
+        // kernel (--summary-only); with no call in the input, the report is made from it and
+        // the detectors' counts rules run
+        let table = |tool: &str, rows: Vec<syslint_report::CountRow>| syslint_report::Counts {
+            tool: tool.into(),
+            rows,
+            errors_known: true,
+            ..Default::default()
+        };
+        self.counts = c
+            .counts
+            .or_else(|| (!c.c_table.is_empty()).then(|| table("strace -c", c.c_table.clone())))
+            .or_else(|| {
+                let rows = c.kernel_counts.as_ref()?.iter().filter(|r| r.calls > 0).cloned().collect();
+                Some(table("syslint --summary-only", rows))
+            })
+            .filter(|c| !c.rows.is_empty());
+        let mut report = self.build(capture);
+        report.summary.strace_c_table = c
+            .c_table
+            .into_iter()
+            .map(|r| syslint_report::CTableRow {
+                name: r.name,
+                seconds: r.seconds.unwrap_or(0.0),
+                calls: r.calls,
+                errors: r.errors,
+            })
+            .collect();
+        if report.capture.basis.as_ref().is_some_and(|b| b.kind == syslint_report::BasisKind::Counts)
+            && !report.capture.summary_only
+        {
+            // the lines around the table (its header, the command line, program output) were
+            // read by the table reader: not "not understood"
+            report.capture.unparsed_lines = 0;
+            report.capture.unparsed_samples.clear();
+        }
+        if let Some(rows) = c.kernel_counts {
+            summary::kernel_rows(&mut report, rows);
+        }
+        report
+    }
+
+    fn build(mut self, mut capture: Capture) -> Report {
         if !self.folded.is_empty() {
             capture.warnings.push(format!(
                 "{}{} threads beyond the first {} were counted together, as thread {} of one process: totals include them, per-process rows do not tell them apart",
@@ -272,7 +345,7 @@ impl Analyzer {
         let collector = std::mem::take(&mut self.collector);
         let traced = collector.syscalls;
         // a live trace (or its recording) is every call of the window, however short
-        let live = matches!(capture.backend.as_str(), "strace" | "ebpf" | "ebpf-recording");
+        let live = syslint_report::Backend::from_name(&capture.backend).is_some_and(syslint_report::Backend::live);
         let excerpt = if live { None } else { collector.excerpt(capture.unparsed_lines, clock) };
         let counts = self.counts.take();
         let kind = match (&counts, &excerpt) {

@@ -143,3 +143,36 @@ impl SyscallTable {
         v
     }
 }
+
+/// Summary-only: the kernel's counters are the syscall table.
+pub(crate) fn kernel_rows(report: &mut syslint_report::Report, rows: Vec<syslint_report::CountRow>) {
+    let window = report.capture.window.map_or(0.0, |w| w.duration_s);
+    let mut stats: Vec<SyscallStats> = rows
+        .into_iter()
+        .filter(|r| r.calls > 0)
+        .map(|r| {
+            let total = r.seconds.unwrap_or(0.0);
+            SyscallStats {
+                name: r.name,
+                calls: r.calls,
+                errors: r.errors,
+                timed_calls: r.calls,
+                total_s: total,
+                avg_s: total / r.calls.max(1) as f64,
+                wall_share: if window > 0.0 { total / window } else { 0.0 },
+                ..Default::default()
+            }
+        })
+        .collect();
+    stats.sort_by(|a, b| b.total_s.total_cmp(&a.total_s).then(b.calls.cmp(&a.calls)));
+    report.capture.syscalls = stats.iter().map(|s| s.calls).sum();
+    report.summary.syscalls = stats;
+    // totals were measured in the kernel; percentiles and per-process counts were not
+    report.capture.summary_only = true;
+    report.capture.durations = true;
+    report.capture.notes.push(
+        "summary only: syscalls were counted in the kernel, only the detectors' counts rules ran; percentiles \
+         and per-process counts are not measured"
+            .into(),
+    );
+}

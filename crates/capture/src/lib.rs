@@ -15,7 +15,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
-pub use strace::{ParseStats, Parser, SummaryRow, Unparsed};
+pub use strace::{ParseStats, Parser, Unparsed};
 use syslint_event::{Event, Tid};
 
 /// What reading the inputs produced besides events.
@@ -37,6 +37,38 @@ pub struct CaptureInfo {
     /// A table of counts per syscall in the input (`strace -c`, `perf trace -s`, `syscount`,
     /// a `--summary-only` report), for inputs small enough to be a paste ([`tables::MAX_TEXT`]).
     pub counts: Option<syslint_report::Counts>,
+}
+
+impl CaptureInfo {
+    /// What the reader knows, in the report's form (the analysis fills in the rest).
+    pub fn into_capture(self, backend: syslint_report::Backend) -> syslint_report::Capture {
+        let s = self.stats;
+        let mut warnings = self.warnings;
+        if self.cut_lines > 0 {
+            warnings.push(format!("{} lines longer than 4 MiB were cut", self.cut_lines));
+        }
+        syslint_report::Capture {
+            backend: backend.as_str().into(),
+            sources: self.sources,
+            lines: s.lines,
+            events: s.events,
+            syscalls: s.syscalls,
+            unparsed_lines: s.unparsed,
+            unparsed_samples: s
+                .unparsed_samples
+                .into_iter()
+                .map(|u| syslint_report::UnparsedLine { source: u.source, line: u.line, text: u.text })
+                .collect(),
+            clock: s.clock.as_str().into(),
+            // eBPF times every call: a trace with no call has durations all the same
+            durations: s.with_duration > 0 || backend.ebpf(),
+            resumed_pairs: s.resumed_pairs,
+            never_resumed: s.never_resumed,
+            warnings,
+            notes: self.notes,
+            ..Default::default()
+        }
+    }
 }
 
 /// Read strace logs and hand every event to `sink`. Several sources (an `strace -ff` set)

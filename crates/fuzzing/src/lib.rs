@@ -86,9 +86,11 @@ pub fn strace_log(data: &[u8]) {
     let counts = syslint_capture::tables::read(&String::from_utf8_lossy(data));
     if let Some(c) = &counts {
         assert!(c.rows.iter().all(|r| !r.name.is_empty()), "a table row without a name");
-        let mut b = analyzer();
-        b.set_counts(c.clone());
-        let r = b.finish(Capture { backend: "strace-log".into(), ..Capture::default() });
+        let r = analyzer().finish(syslint_analyze::Captured {
+            backend: Some(syslint_report::Backend::StraceLog),
+            counts: Some(c.clone()),
+            ..Default::default()
+        });
         assert!(
             r.findings.iter().all(|f| f.severity != syslint_report::Severity::Error),
             "a table-only finding is an error"

@@ -5,7 +5,7 @@
 
 use crate::log::formatter_stats;
 use crate::sink::StraceText;
-use crate::{is_slr_name, Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
+use crate::{captured, is_slr_name, Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,6 +13,7 @@ use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::{Duration, Instant};
 use syslint_capture::ebpf::{self, format::Known, slr, Chunk, Consumer, EbpfSession, Options, Target};
 use syslint_capture::CaptureInfo;
+use syslint_report::Backend;
 
 /// Records waiting for the analysis, at most: an eighth of the memory available when the
 /// trace starts, between these bounds (or SYSLINT_QUEUE_BYTES, which tests use to provoke a
@@ -224,7 +225,7 @@ impl Source for EbpfSource {
         }
         stop.notes(attached, &mut info.notes);
         info.notes.extend(crate::gone_note(&session.gone));
-        let kernel_summary = session.opts.summary_only.then(|| session.summary());
+        let kernel_counts = session.opts.summary_only.then(|| session.summary());
         drop(session); // detaches the kernel program
         let stopped_ns = stop.requested().then(ebpf::monotonic_now_ns);
         Ok(Outcome {
@@ -232,13 +233,13 @@ impl Source for EbpfSource {
             attached,
             exit_status,
             capture: Captured {
-                backend: "ebpf",
-                info,
                 lost_events: lost.syscalls,
-                kernel_summary,
+                kernel_counts,
                 stopped_ns,
                 local_offset_ns: Some(local_offset_ns),
+                ..captured(Backend::Ebpf, info)
             },
+            not_strace: Vec::new(),
         })
     }
 }

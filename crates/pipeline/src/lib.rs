@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod ebpf;
+pub mod live;
 pub mod log;
 pub mod sink;
 pub mod status;
@@ -26,8 +27,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use syslint_analyze::registry::Detector;
+pub use syslint_analyze::Captured;
 use syslint_capture::CaptureInfo;
 use syslint_event::Event;
+use syslint_report::Backend;
 use syslint_report::Report;
 
 /// Where events go. A sink sees every event of a source in time order, on one thread (for a
@@ -177,23 +180,18 @@ pub struct Outcome {
     /// The traced command's exit status, when it ran one and it is known.
     pub exit_status: Option<ExitStatus>,
     pub capture: Captured,
+    /// One message per input in which no strace line was recognised (each is also among the
+    /// capture's warnings).
+    pub not_strace: Vec<String>,
 }
 
-/// What the source knows about the capture, for the report ([`Analysis::finish`]).
-#[derive(Debug, Default)]
-pub struct Captured {
-    /// `strace-log`, `ebpf-recording`, `strace`, `ebpf`.
-    pub backend: &'static str,
-    pub info: CaptureInfo,
-    /// Syscalls the kernel dropped.
-    pub lost_events: u64,
-    /// Summary-only eBPF: the kernel's counters (name, calls, errors, total ns).
-    pub kernel_summary: Option<Vec<(String, u64, u64, u64)>>,
-    /// When syslint stopped a live capture (`--for`, Ctrl-C, SIGTERM: the processes run on),
-    /// in its events' clock: connections still open count up to it.
-    pub stopped_ns: Option<i64>,
-    /// Monotonic timestamps (eBPF) plus this are local times: evidence shows times of day.
-    pub local_offset_ns: Option<i64>,
+/// The typed seam from a source to the analysis: what the reader knew, in the report's form,
+/// and what it carries for the report. Raw rows from the readers travel as it gives them;
+/// [`Analyzer::finish`](syslint_analyze::Analyzer::finish) builds the report from it.
+pub(crate) fn captured(backend: Backend, mut info: CaptureInfo) -> Captured {
+    let c_table = std::mem::take(&mut info.stats.strace_c_table);
+    let counts = info.counts.take();
+    Captured { backend: Some(backend), counts, c_table, capture: info.into_capture(backend), ..Default::default() }
 }
 
 /// Why a pipeline could not start or run.
@@ -217,6 +215,8 @@ pub enum Error {
     },
     #[error("a .slr recording needs the eBPF backend; with strace, record text (-o run.strace.gz)")]
     SlrNeedsEbpf,
+    #[error("--summary-only counts in the kernel: it needs the eBPF backend (--backend ebpf or auto)")]
+    SummaryNeedsEbpf,
     #[error(transparent)]
     Live(#[from] syslint_capture::live::LiveError),
     /// strace started but its trace stream could not be opened (it could not attach, ...).
@@ -254,8 +254,7 @@ pub fn analyze_logs(inputs: &[PathBuf], progress: bool, detectors: Vec<Box<dyn D
     let source = open_inputs(inputs, progress)?;
     let mut analysis = Analysis::new(detectors);
     let outcome = source.run(&mut analysis, &StopWhen::default())?;
-    let not_strace = outcome.capture.info.not_strace.clone();
-    Ok(Analyzed { report: analysis.finish(outcome.capture), not_strace })
+    Ok(Analyzed { report: analysis.finish(outcome.capture), not_strace: outcome.not_strace })
 }
 
 /// A `.slr` path asks for eBPF's compact recording; any other recording is strace text.

@@ -1,13 +1,14 @@
 //! Sources that read what was recorded: strace logs and `.slr` recordings.
 
 use crate::status::Progress;
-use crate::{Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
+use crate::{captured, Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use syslint_capture::ebpf::{format::Formatter, slr};
 use syslint_capture::{input, CaptureInfo};
+use syslint_report::Backend;
 
 /// strace logs, plain or compressed: one file or stdin (read by parallel workers), or several
 /// (an `strace -ff` set, merged by timestamp).
@@ -44,7 +45,8 @@ impl Source for LogSource {
         };
         drop(progress);
         sink.on_stop(&mut info.warnings);
-        Ok(ended(Captured { backend: "strace-log", info, ..Default::default() }))
+        let not_strace = std::mem::take(&mut info.not_strace);
+        Ok(Outcome { not_strace, ..ended(captured(Backend::StraceLog, info)) })
     }
 }
 
@@ -109,13 +111,11 @@ impl Source for RecordingSource {
             ));
         }
         sink.on_stop(&mut info.warnings);
+        let local_offset_ns = Some(syslint_capture::ebpf::format::local_offset_ns(this.realtime_offset_ns()));
         Ok(ended(Captured {
-            backend: "ebpf-recording",
-            info,
             lost_events: read.lost.syscalls,
-            kernel_summary: None,
-            stopped_ns: None,
-            local_offset_ns: Some(syslint_capture::ebpf::format::local_offset_ns(this.realtime_offset_ns())),
+            local_offset_ns,
+            ..captured(Backend::EbpfRecording, info)
         }))
     }
 }
@@ -136,7 +136,7 @@ pub(crate) fn formatter_stats(f: &Formatter, info: &mut CaptureInfo) {
 }
 
 fn ended(capture: Captured) -> Outcome {
-    Outcome { stop: StopReason::Ended, attached: false, exit_status: None, capture }
+    Outcome { stop: StopReason::Ended, attached: false, exit_status: None, capture, not_strace: Vec::new() }
 }
 
 /// What `syslint analyze` reads: one `.slr` recording, or strace logs. One input that is a
@@ -227,12 +227,12 @@ mod tests {
         let outcome = outcome.expect("runs");
         assert_eq!(outcome.stop, StopReason::Ended);
         assert!(!outcome.attached && outcome.exit_status.is_none());
-        assert_eq!(outcome.capture.backend, "strace-log");
-        assert_eq!(outcome.capture.info.stats.syscalls, 2);
+        assert_eq!(outcome.capture.backend, Some(syslint_report::Backend::StraceLog));
+        assert_eq!(outcome.capture.capture.syscalls, 2);
         let (a, b) = sinks;
         assert_eq!((a.0, a.1), (2, true));
         assert!(b.is_some_and(|b| b.0 == 2 && b.1));
-        assert_eq!(outcome.capture.info.warnings, ["count stopped", "count stopped"]);
+        assert_eq!(outcome.capture.capture.warnings, ["count stopped", "count stopped"]);
     }
 
     #[test]

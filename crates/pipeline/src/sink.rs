@@ -8,9 +8,9 @@ use syslint_analyze::registry::Detector;
 use syslint_analyze::summary::SyscallTable;
 use syslint_analyze::Analyzer;
 use syslint_capture::ebpf::format::strace_line;
-use syslint_capture::CaptureInfo;
+
 use syslint_event::{Class, Event, EventKind};
-use syslint_report::{CTableRow, Capture, Report, SyscallStats, UnparsedLine};
+use syslint_report::{CountRow, Report};
 
 /// The analysis: the process/fd model, statistics and detectors, and in the end the report.
 pub struct Analysis {
@@ -29,71 +29,9 @@ impl Analysis {
         self
     }
 
-    /// The report of a finished capture.
-    pub fn finish(mut self, c: Captured) -> Report {
-        let table_rows = c.info.stats.strace_c_table.clone();
-        if let Some(end) = c.stopped_ns {
-            self.analyzer.stopped_at(end);
-        }
-        if let Some(off) = c.local_offset_ns {
-            self.analyzer.local_offset(off);
-        }
-        // a table of counts: read from the input, from its strace -c rows, or counted in the
-        // kernel (--summary-only)
-        let counts = c.info.counts.clone().or_else(|| {
-            (!table_rows.is_empty()).then(|| syslint_report::Counts {
-                tool: "strace -c".into(),
-                rows: table_rows
-                    .iter()
-                    .map(|r| syslint_report::CountRow {
-                        name: r.name.clone(),
-                        calls: r.calls,
-                        errors: r.errors,
-                        seconds: Some(r.seconds),
-                    })
-                    .collect(),
-                errors_known: true,
-                ..Default::default()
-            })
-        });
-        let counts = counts.or_else(|| {
-            c.kernel_summary.as_ref().map(|rows| syslint_report::Counts {
-                tool: "syslint --summary-only".into(),
-                rows: rows
-                    .iter()
-                    .filter(|r| r.1 > 0)
-                    .map(|(name, calls, errors, ns)| syslint_report::CountRow {
-                        name: name.clone(),
-                        calls: *calls,
-                        errors: *errors,
-                        seconds: Some(*ns as f64 / 1e9),
-                    })
-                    .collect(),
-                errors_known: true,
-                ..Default::default()
-            })
-        });
-        if let Some(counts) = counts.filter(|c| !c.rows.is_empty()) {
-            self.analyzer.set_counts(counts);
-        }
-        let mut report = self.analyzer.finish(capture_of(c.info, c.backend));
-        report.summary.strace_c_table = table_rows
-            .into_iter()
-            .map(|r| CTableRow { name: r.name, seconds: r.seconds, calls: r.calls, errors: r.errors })
-            .collect();
-        report.capture.lost_events = c.lost_events;
-        if report.capture.basis.as_ref().is_some_and(|b| b.kind == syslint_report::BasisKind::Counts)
-            && !report.capture.summary_only
-        {
-            // the lines around the table (its header, the command line, program output) were
-            // read by the table reader: not "not understood"
-            report.capture.unparsed_lines = 0;
-            report.capture.unparsed_samples.clear();
-        }
-        if let Some(rows) = c.kernel_summary {
-            summary_rows(&mut report, rows);
-        }
-        report
+    /// The report of a finished capture (built by the analyzer, in one place).
+    pub fn finish(self, c: Captured) -> Report {
+        self.analyzer.finish(c)
     }
 }
 
@@ -113,78 +51,14 @@ impl Sink for Analysis {
     }
 }
 
-/// What the reader knows, in report form.
-fn capture_of(info: CaptureInfo, backend: &str) -> Capture {
-    let s = info.stats;
-    let mut warnings = info.warnings;
-    if info.cut_lines > 0 {
-        warnings.push(format!("{} lines longer than 4 MiB were cut", info.cut_lines));
-    }
-    Capture {
-        backend: backend.into(),
-        sources: info.sources,
-        lines: s.lines,
-        events: s.events,
-        syscalls: s.syscalls,
-        unparsed_lines: s.unparsed,
-        unparsed_samples: s
-            .unparsed_samples
-            .into_iter()
-            .map(|u| UnparsedLine { source: u.source, line: u.line, text: u.text })
-            .collect(),
-        lost_events: 0,
-        clock: s.clock.as_str().into(),
-        // eBPF times every call: a trace with no call has durations all the same
-        durations: s.with_duration > 0 || backend.starts_with("ebpf"),
-        resumed_pairs: s.resumed_pairs,
-        never_resumed: s.never_resumed,
-        warnings,
-        notes: info.notes,
-        ..Default::default()
-    }
-}
-
-/// Summary-only: the kernel's counters are the syscall table.
-fn summary_rows(report: &mut Report, rows: Vec<(String, u64, u64, u64)>) {
-    let window = report.capture.window.map_or(0.0, |w| w.duration_s);
-    let mut stats: Vec<SyscallStats> = rows
-        .into_iter()
-        .filter(|r| r.1 > 0)
-        .map(|(name, calls, errors, ns)| {
-            let total = ns as f64 / 1e9;
-            SyscallStats {
-                name,
-                calls,
-                errors,
-                timed_calls: calls,
-                total_s: total,
-                avg_s: total / calls.max(1) as f64,
-                wall_share: if window > 0.0 { total / window } else { 0.0 },
-                ..Default::default()
-            }
-        })
-        .collect();
-    stats.sort_by(|a, b| b.total_s.total_cmp(&a.total_s).then(b.calls.cmp(&a.calls)));
-    report.capture.syscalls = stats.iter().map(|s| s.calls).sum();
-    report.summary.syscalls = stats;
-    // totals were measured in the kernel; percentiles and per-process counts were not
-    report.capture.summary_only = true;
-    report.capture.durations = true;
-    report.capture.notes.push(
-        "summary only: syscalls were counted in the kernel, only the detectors' counts rules ran; percentiles \
-         and per-process counts are not measured"
-            .into(),
-    );
-}
-
 /// The `--interval` line from the kernel's counts (`--summary-only`): what `now` counted
 /// beyond `last`, per syscall `(name, calls, errors, ns)`.
-pub fn counts_line(secs: f64, now: &[(String, u64, u64, u64)], last: &[(String, u64, u64, u64)]) -> String {
+pub fn counts_line(secs: f64, now: &[CountRow], last: &[CountRow]) -> String {
     let mut rows: Vec<(&str, u64, u64)> = now
         .iter()
-        .map(|(n, c, e, _)| {
-            let (pc, pe) = last.iter().find(|l| l.0 == *n).map_or((0, 0), |l| (l.1, l.2));
-            (n.as_str(), c.saturating_sub(pc), e.saturating_sub(pe))
+        .map(|r| {
+            let (pc, pe) = last.iter().find(|l| l.name == r.name).map_or((0, 0), |l| (l.calls, l.errors));
+            (r.name.as_str(), r.calls.saturating_sub(pc), r.errors.saturating_sub(pe))
         })
         .filter(|r| r.1 > 0)
         .collect();

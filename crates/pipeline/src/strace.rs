@@ -1,6 +1,6 @@
 //! Live strace: strace as a child process, its trace streamed into the parallel reader.
 
-use crate::{is_slr_name, Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
+use crate::{captured, is_slr_name, Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
 use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,6 +10,7 @@ use syslint_capture::live::{LiveError, StraceSession, Target, Tee};
 use syslint_capture::procfs::{threads_of, Tasks};
 use syslint_capture::{parallel, CaptureInfo};
 use syslint_event::{Event, EventKind, Tgid, Tid};
+use syslint_report::Backend;
 
 /// A running strace on a command or processes; `-o FILE` keeps its text (compressed by the
 /// file's ending).
@@ -130,7 +131,8 @@ impl Source for StraceSource {
             stop,
             attached,
             exit_status: Some(st),
-            capture: Captured { backend: "strace", info, stopped_ns, ..Default::default() },
+            capture: Captured { stopped_ns, ..captured(Backend::Strace, info) },
+            not_strace: Vec::new(),
         })
     }
 }

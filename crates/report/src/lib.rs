@@ -73,6 +73,48 @@ impl Default for Tool {
     }
 }
 
+/// Where the events came from. The report keeps its name ([`Capture::backend`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// Strace text read from files or stdin.
+    StraceLog,
+    /// A `.slr` recording of the eBPF backend.
+    EbpfRecording,
+    /// Live strace.
+    Strace,
+    /// Live eBPF.
+    Ebpf,
+}
+
+impl Backend {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::StraceLog => "strace-log",
+            Backend::EbpfRecording => "ebpf-recording",
+            Backend::Strace => "strace",
+            Backend::Ebpf => "ebpf",
+        }
+    }
+
+    /// The backend a report names (`None`: a name this version does not know, or none).
+    pub fn from_name(s: &str) -> Option<Backend> {
+        [Backend::StraceLog, Backend::EbpfRecording, Backend::Strace, Backend::Ebpf]
+            .into_iter()
+            .find(|b| b.as_str() == s)
+    }
+
+    /// Every call of the window was seen, however short the window (a live trace or its
+    /// recording), rather than what a file holds, which may be an excerpt.
+    pub fn live(self) -> bool {
+        !matches!(self, Backend::StraceLog)
+    }
+
+    /// The eBPF backend (live or recorded), which times every call.
+    pub fn ebpf(self) -> bool {
+        matches!(self, Backend::Ebpf | Backend::EbpfRecording)
+    }
+}
+
 /// How the data was captured and how much of it was understood.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 pub struct Capture {

@@ -173,13 +173,18 @@ impl EbpfSession {
     }
 
     /// Per-syscall counters of summary-only mode: (name, calls, errors, total ns).
-    pub fn summary(&self) -> Vec<(String, u64, u64, u64)> {
+    pub fn summary(&self) -> Vec<syslint_report::CountRow> {
         self.probe
             .summary()
             .into_iter()
             .map(|(nr, c)| {
                 let name = syslint_bpf::syscall_name(nr).map_or_else(|| format!("syscall_{nr}"), str::to_string);
-                (name, c.calls, c.errors, c.dur_ns)
+                syslint_report::CountRow {
+                    name,
+                    calls: c.calls,
+                    errors: c.errors,
+                    seconds: Some(c.dur_ns as f64 / 1e9),
+                }
             })
             .collect()
     }

@@ -16,7 +16,7 @@ mod stats;
 
 pub use chunk::{could_continue, ChunkEnd, ClockState, Dangling, Mark, Marked, PidState};
 use lex::*;
-pub use stats::{sample_of, ParseStats, SummaryRow, Unparsed, UNPARSED_SAMPLES};
+pub use stats::{sample_of, ParseStats, Unparsed, UNPARSED_SAMPLES};
 
 /// What became of a line held back for its continuation.
 enum Rejoin {
@@ -803,11 +803,11 @@ impl Parser {
                         3 => (nums[2], 0.0),
                         _ => (nums[1], 0.0),
                     };
-                    self.stats.strace_c_table.push(SummaryRow {
+                    self.stats.strace_c_table.push(syslint_report::CountRow {
                         name: name.to_string(),
-                        seconds,
                         calls: calls as u64,
                         errors: errors as u64,
+                        seconds: Some(seconds),
                     });
                 }
                 self.stats.ignored += 1;

@@ -16,15 +16,6 @@ pub struct Unparsed {
     pub text: String,
 }
 
-/// One row of an `strace -c` table found in the input.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SummaryRow {
-    pub name: String,
-    pub seconds: f64,
-    pub calls: u64,
-    pub errors: u64,
-}
-
 /// What the reader saw, travelling with every report.
 #[derive(Clone, Debug, Default)]
 pub struct ParseStats {
@@ -43,7 +34,8 @@ pub struct ParseStats {
     pub unparsed_samples: Vec<Unparsed>,
     /// Lines understood but carrying no event: `-k` frames, `-c` tables, notes, blank lines.
     pub ignored: u64,
-    pub strace_c_table: Vec<SummaryRow>,
+    /// The rows of an `strace -c` table found in the input (seconds always known).
+    pub strace_c_table: Vec<syslint_report::CountRow>,
     pub clock: Clock,
     /// Calls whose duration strace printed (`-T`); joined unfinished/resumed pairs without
     /// `-T` get a duration from their timestamps but do not count here.

@@ -1,0 +1,151 @@
+//! Starting a live trace: which backend, the fallback from eBPF to strace, and what the report
+//! says about processes the trace cannot see. The policy lives here so that every front end
+//! (the CLI today, an agent later) traces the same way.
+
+use crate::{EbpfSource, StraceSource};
+use crate::{Error, Outcome, Sink, Source, StopWhen};
+use std::path::PathBuf;
+use std::time::Duration;
+use syslint_capture::ebpf;
+use syslint_capture::live::Target;
+
+/// Which backend traces.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// eBPF where it can start, else strace (see [`Started::fallback`]).
+    Auto,
+    Strace,
+    Ebpf,
+}
+
+/// How to trace.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub backend: Choice,
+    /// Count in the kernel only (eBPF): no events, the kernel's counters are the table.
+    pub summary_only: bool,
+    /// Also record the capture (`.slr` with eBPF, else strace text).
+    pub record: Option<PathBuf>,
+    /// Payload bytes kept per call.
+    pub payload_bytes: u16,
+    /// `--summary-only`: print the kernel's counts this often.
+    pub interval: Option<Duration>,
+}
+
+/// A source ready to run.
+pub struct Started {
+    pub source: Box<dyn Source>,
+    /// Why eBPF could not start and strace traces instead, in one line for the user.
+    pub fallback: Option<String>,
+}
+
+/// Start tracing `target`: eBPF where it works (or was asked for), else strace. The report
+/// names the children of attached processes that were running before the attach (which the
+/// trace does not follow).
+pub fn start(target: &Target, o: &Options) -> Result<Started, Error> {
+    if o.summary_only && o.backend == Choice::Strace {
+        return Err(Error::SummaryNeedsEbpf);
+    }
+    let untraced = match target {
+        Target::Pids(pids) => untraced_children(pids),
+        Target::Command(_) => Vec::new(),
+    };
+    let note = untraced_note(&untraced);
+    let record = o.record.as_deref();
+    let mut fallback = None;
+    if o.backend != Choice::Strace {
+        match EbpfSource::start(target, o.summary_only, record, o.payload_bytes) {
+            Ok(mut s) => {
+                if o.summary_only {
+                    s.interval = o.interval;
+                }
+                return Ok(Started { source: Box::new(Noted { inner: s, note }), fallback });
+            }
+            Err(Error::Bpf(e)) if o.backend == Choice::Auto && !o.summary_only && ebpf::can_fall_back(&e) => {
+                fallback = Some(fallback_line(&e));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let s = StraceSource::start(target, record, o.payload_bytes)?;
+    Ok(Started { source: Box::new(Noted { inner: s, note }), fallback })
+}
+
+/// A source whose capture carries one more note.
+struct Noted<S> {
+    inner: S,
+    note: Option<String>,
+}
+
+impl<S: Source> Source for Noted<S> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), stop: &StopWhen) -> Result<Outcome, Error> {
+        let Noted { inner, note } = *self;
+        let mut outcome = Box::new(inner).run(sink, stop)?;
+        outcome.capture.capture.notes.extend(note);
+        Ok(outcome)
+    }
+}
+
+/// Children of the processes given that were running before the attach and are not among
+/// them: (parent, child, the child's program name).
+fn untraced_children(pids: &[u32]) -> Vec<(u32, u32, String)> {
+    let mut v = Vec::new();
+    for &p in pids {
+        for c in syslint_capture::procfs::children_of(p) {
+            if !pids.contains(&c) && !v.iter().any(|&(_, k, _)| k == c) {
+                v.push((p, c, syslint_capture::procfs::program_name(c).unwrap_or_default()));
+            }
+        }
+    }
+    v
+}
+
+/// What the report says about children it did not trace: who, and how to include them.
+fn untraced_note(kids: &[(u32, u32, String)]) -> Option<String> {
+    const SHOWN: usize = 8;
+    if kids.is_empty() {
+        return None;
+    }
+    let mut names: Vec<String> = kids
+        .iter()
+        .take(SHOWN)
+        .map(|(_, c, n)| if n.is_empty() { c.to_string() } else { format!("{c} ({n})") })
+        .collect();
+    if kids.len() > SHOWN {
+        names.push(format!("and {} more", kids.len() - SHOWN));
+    }
+    let mut parents: Vec<u32> = kids.iter().map(|k| k.0).collect();
+    parents.dedup();
+    let mut how = Vec::new();
+    if parents.len() + kids.len() <= SHOWN + 1 {
+        let all: Vec<String> = parents.iter().chain(kids.iter().map(|k| &k.1)).map(u32::to_string).collect();
+        how.push(format!("-p {}", all.join(",")));
+    }
+    if let Some(c) = kids.iter().map(|k| k.2.as_str()).find(|n| !n.is_empty()) {
+        how.push(format!("--comm {c}"));
+    }
+    let (n, s) = (kids.len(), if kids.len() == 1 { "" } else { "es" });
+    let mut note = format!(
+        "not traced: {n} child process{s} running before the attach (-p follows children born after it): {}",
+        names.join(", ")
+    );
+    if !how.is_empty() {
+        note.push_str(&format!("; to trace {} too: {}", if n == 1 { "it" } else { "them" }, how.join(" or ")));
+    }
+    Some(note)
+}
+
+/// Why eBPF could not start, and what to do about it, in one line.
+fn fallback_line(e: &ebpf::BpfError) -> String {
+    match e {
+        ebpf::BpfError::PermissionDenied(_) => {
+            "syslint: eBPF is not permitted here; tracing with strace instead (slower). \
+             To use eBPF: run as root, or sudo setcap cap_bpf,cap_perfmon+ep $(command -v syslint)"
+                .to_string()
+        }
+        _ => format!("syslint: eBPF is not available here ({e}); tracing with strace instead (slower)"),
+    }
+}
