@@ -199,6 +199,21 @@ expect = "warning"
 name = "TODO-good"
 expect = "quiet"
 reason = "TODO why it is quiet"
+
+# What people paste instead of a full trace (crates/cli/tests/pasted_labs.rs): tables of counts
+# (lab/counts/record.sh) and excerpts (lab/excerpts/cut.py) of the BAD and the GOOD run.
+[pasted]
+bad = "TODO-bad"
+good = "TODO-good"
+
+# BAD inputs the detector does not name, each with why (a table without the times, ...)
+[pasted.quiet]
+
+# eBPF against strace (crates/cli/tests/ebpf_labs.rs): BAD traced live with eBPF gives the strace
+# recording's finding, with metrics of the same order; GOOD stays quiet.
+[[ebpf]]
+bad = "TODO-bad"
+good = "TODO-good"
 EOF
 
 if [ $dry = 0 ]; then

@@ -90,12 +90,6 @@ fn check(lab: &str, bad: &str, good: &str, detector: &str) {
     assert!(findings(&quiet, detector).is_empty(), "{lab} {good} (eBPF): {:#?}", quiet.findings);
 }
 
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn busy_poll() {
-    check("busy-poll", "c-poll0", "c-timeout", "busy-poll");
-}
-
 /// Where the backends legitimately differ: at native speed a woken worker's epoll_wait finds
 /// the connection already taken and goes back to sleep inside the kernel, so few empty
 /// wake-ups reach user space; strace slows every syscall and widens that race (2.5 to 2.9
@@ -118,152 +112,25 @@ fn accept_herd_shows_less_without_strace() {
     assert_eq!(findings(&strace, "accept-herd").len(), 1);
 }
 
+/// Every lab's `[[ebpf]]` pairs (its manifest, crates/cli/tests/labs.rs), one after another
+/// (each traces live, under the recording lock), every failure reported at the end.
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn connection_churn() {
-    check("connection-churn", "py-new-conn", "py-keepalive", "connection-churn");
-}
-
-/// The server side: nginx with keep-alive off, traced (the client is not), against nginx with it.
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn connection_churn_server_side() {
-    check("connection-churn", "srv-nginx-ka-off", "srv-nginx-keepalive", "connection-churn");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn repeated_dns() {
-    check("repeated-dns", "py-resolve-each", "py-resolve-once", "repeated-dns");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn keepalive_stall() {
-    check("keepalive-stall", "py-eof", "py-length", "keepalive-stall");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn small_io() {
-    check("small-io", "c-4k", "c-1m", "small-io");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn failed_lookup_storm() {
-    check("failed-lookup-storm", "c-search-bad", "c-search-good", "failed-lookup-storm");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn fsync_storm() {
-    check("fsync-storm", "c-fsync-each", "c-fsync-batch", "fsync-storm");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn fd_close_sweep() {
-    check("fd-close-sweep", "c-close", "c-range", "fd-close-sweep");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn stat_storm() {
-    check("stat-storm", "php-nocache", "php-cache", "stat-storm");
-    check("stat-storm", "c-localtime", "c-tz", "stat-storm");
-    // mkdir = EEXIST counts as a lookup under both backends
-    check("stat-storm", "node-mkdir-each", "node-mkdir-once", "stat-storm");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn yield_spin() {
-    check("yield-spin", "c-spin", "c-mutex", "yield-spin");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn reopen_churn() {
-    check("reopen-churn", "py-tls-each", "py-tls-once", "reopen-churn");
-    check("reopen-churn", "c-proc-reopen", "c-proc-pread", "reopen-churn");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn clock_syscalls() {
-    check("clock-syscalls", "c-syscall", "c-vdso", "clock-syscalls");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn spawn_per_task() {
-    check("spawn-per-task", "sh-date-each", "sh-date-once", "spawn-per-task");
-    check("spawn-per-task", "py-sha-each", "py-sha-once", "spawn-per-task");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn timer_polling() {
-    check("timer-polling", "c-wait20", "c-pidfd", "timer-polling");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn epoll_ctl_churn() {
-    check("epoll-ctl-churn", "c-mod", "c-et", "epoll-ctl-churn");
-}
-
-/// A blocking connect fails in its return value; a non-blocking one in getsockopt(SO_ERROR),
-/// whose value the kernel program copies (caps.rs) so that eBPF sees the failure too.
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn retry_storm() {
-    check("retry-storm", "c-now", "c-backoff", "retry-storm");
-    check("retry-storm", "c-nonblock", "c-backoff", "retry-storm");
-}
-
-/// The copy loop makes the same reads and writes under both backends (the kernel program copies
-/// no file contents; the socket writes' first bytes tell TLS records apart).
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn userspace_copy() {
-    check("userspace-copy", "c-readwrite", "c-sendfile", "userspace-copy");
-    check("userspace-copy", "py-sendall", "py-sendfile", "userspace-copy");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn futex_contention() {
-    check("futex-contention", "c-global", "c-sharded", "futex-contention");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn dns_timeout() {
-    check("dns-timeout", "py-aaaa-race", "py-single-request-reopen", "dns-timeout");
-    check("dns-timeout", "py-dead-ns", "py-reachable-ns", "dns-timeout");
-    check("dns-timeout", "py-ndots5", "py-trailing-dot", "dns-timeout");
-}
-
-/// eBPF does not slow the client, so the delayed ACK stands out more cleanly: the round trips
-/// are the kernel's 40 ms and little else.
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn nagle_delay() {
-    check("nagle-delay", "c-two-writes", "c-writev", "nagle-delay");
-    check("nagle-delay", "py-two-sends", "py-nodelay", "nagle-delay");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn memory_map_churn() {
-    check("memory-map-churn", "c-64m-each", "c-64m-reuse", "memory-map-churn");
-    check("memory-map-churn", "c-64m-nommap", "c-64m-tuned", "memory-map-churn");
-}
-
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn fs_walk_loop() {
-    check("fs-walk-loop", "py-walk-follow", "py-walk-nofollow", "fs-walk-loop");
+fn every_lab_pair_agrees_with_strace() {
+    assert_bpf_works("the eBPF lab tests");
+    let mut failed = Vec::new();
+    let mut pairs = 0;
+    for m in crate::labs::manifests() {
+        for p in &m.ebpf {
+            pairs += 1;
+            let run = std::panic::catch_unwind(|| check(&m.detector, &p.bad, &p.good, &m.detector));
+            if let Err(e) = run {
+                let why =
+                    e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(ToString::to_string));
+                failed.push(format!("{} {} / {}: {}", m.detector, p.bad, p.good, why.unwrap_or_default()));
+            }
+        }
+    }
+    assert!(pairs >= 30, "the manifests' [[ebpf]] pairs: {pairs}");
+    assert!(failed.is_empty(), "{} of {pairs} eBPF pairs failed:\n{}", failed.len(), failed.join("\n"));
 }

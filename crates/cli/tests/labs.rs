@@ -19,7 +19,19 @@
 //! name = "c-mutex"
 //! expect = "quiet"
 //! reason = "a mutex sleeps in futex(): nothing yields"   # required when quiet
+//!
+//! [pasted]                                  # tables and excerpts of a pair (pasted_labs.rs)
+//! bad = "c-spin"
+//! good = "c-mutex"
+//! [pasted.quiet]                            # BAD inputs the detector does not name, and why
+//! "c-spin.10" = "5 yields in a row: a lock that yields a few times and then sleeps looks the same"
+//!
+//! [[ebpf]]                                  # eBPF against strace, live (ebpf_labs.rs)
+//! bad = "c-spin"
+//! good = "c-mutex"
 //! ```
+//!
+//! A lab without `[[ebpf]]` pairs says where its eBPF check is instead (`ebpf_elsewhere`).
 
 use crate::common::*;
 use serde::Deserialize;
@@ -28,10 +40,43 @@ use std::path::{Path, PathBuf};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
-struct Manifest {
-    detector: String,
+pub(crate) struct Manifest {
+    pub detector: String,
     live: Option<String>,
     variant: Vec<Variant>,
+    pub pasted: Option<Pasted>,
+    #[serde(default)]
+    pub ebpf: Vec<Pair>,
+    /// Where the lab's eBPF check is, when it is not a plain pair.
+    ebpf_elsewhere: Option<String>,
+}
+
+/// What people paste instead of a full trace, of a BAD and a GOOD run (pasted_labs.rs).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Pasted {
+    pub bad: String,
+    pub good: String,
+    /// Excerpts cut again with durations too (`<variant>.T.<N>.txt`).
+    #[serde(default)]
+    pub timed: bool,
+    /// BAD inputs (`<variant>.<tool>` tables, `<variant>.<N>` excerpts) the detector does not
+    /// name, each with why.
+    #[serde(default)]
+    pub quiet: BTreeMap<String, String>,
+}
+
+/// A BAD and a GOOD variant, for a live check.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Pair {
+    pub bad: String,
+    pub good: String,
+}
+
+/// Every registered detector's lab manifest, in the registry's order.
+pub(crate) fn manifests() -> Vec<Manifest> {
+    syslint_analyze::registry::ENTRIES.iter().map(|e| manifest(&root().join("lab").join(e.meta.name))).collect()
 }
 
 #[derive(Deserialize, Debug)]
@@ -95,6 +140,17 @@ fn every_lab_trace_shows_what_its_manifest_says() {
         // a firing variant and a quiet one, each quiet one with its reason
         assert!(m.variant.iter().any(|v| v.expect != "quiet"), "{name}: no variant where the detector fires");
         assert!(m.variant.iter().any(|v| v.expect == "quiet"), "{name}: no variant where the detector is quiet");
+        // its live eBPF check, and what people paste
+        assert!(
+            !m.ebpf.is_empty()
+                || m.ebpf_elsewhere.as_deref().is_some_and(|r| !r.trim().is_empty() && !r.contains("TODO")),
+            "{name}: no [[ebpf]] pair and no ebpf_elsewhere saying where eBPF is checked"
+        );
+        assert!(m.pasted.is_some(), "{name}: no [pasted] pair (lab/counts/record.sh, lab/excerpts/cut.py)");
+        // the strace recording of each eBPF pair's BAD variant is what eBPF is held to
+        for p in &m.ebpf {
+            assert!(m.variant.iter().any(|x| x.name == p.bad), "{name}: [[ebpf]] bad = {}, which is no variant", p.bad);
+        }
         for v in &m.variant {
             for level in std::iter::once(&v.expect).chain(v.sets.values()) {
                 assert!(LEVELS.contains(&level.as_str()), "{name}/{}: expect {level:?}", v.name);
@@ -198,6 +254,9 @@ fn the_generator_starts_a_manifest_and_docs_that_read() {
     };
     let m: Manifest = toml::from_str(&file("lab/pipe-churn/manifest.toml")).expect("the manifest reads");
     assert_eq!(m.detector, "pipe-churn");
+    // the pasted pair and the eBPF pair start as the lab's variants
+    assert!(m.pasted.as_ref().is_some_and(|p| p.bad == "TODO-bad" && p.good == "TODO-good"));
+    assert!(m.ebpf.iter().any(|p| p.bad == "TODO-bad"));
     assert!(
         m.variant.iter().any(|v| v.expect == "quiet" && v.reason.is_some())
             && m.variant.iter().any(|v| v.expect != "quiet")

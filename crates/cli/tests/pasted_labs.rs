@@ -11,119 +11,21 @@
 //! holds syslint to staying quiet there too (no guess).
 
 use crate::common::*;
+use crate::labs;
 use syslint_report::{BasisKind, Confidence, Report, Severity};
-
-/// (lab, BAD, GOOD, detector)
-const PAIRS: &[(&str, &str, &str, &str)] = &[
-    ("accept-herd", "c-procs", "c-procs-reuseport", "accept-herd"),
-    ("busy-poll", "c-poll0", "c-timeout", "busy-poll"),
-    ("connection-churn", "py-new-conn", "py-keepalive", "connection-churn"),
-    ("failed-lookup-storm", "c-search-bad", "c-search-good", "failed-lookup-storm"),
-    ("fd-close-sweep", "c-close", "c-range", "fd-close-sweep"),
-    ("fsync-storm", "c-fsync-each", "c-fsync-batch", "fsync-storm"),
-    ("keepalive-stall", "py-eof", "py-length", "keepalive-stall"),
-    ("repeated-dns", "py-resolve-each", "py-resolve-once", "repeated-dns"),
-    ("small-io", "py-oswrite", "py-buffered", "small-io"),
-    // the second wave (issue 17)
-    ("yield-spin", "c-spin", "c-mutex", "yield-spin"),
-    ("clock-syscalls", "c-syscall", "c-vdso", "clock-syscalls"),
-    ("timer-polling", "c-select20", "c-block", "timer-polling"),
-    ("epoll-ctl-churn", "c-mod", "c-et", "epoll-ctl-churn"),
-    ("stat-storm", "php-nocache", "php-cache", "stat-storm"),
-    ("reopen-churn", "py-config-each", "py-config-once", "reopen-churn"),
-    ("spawn-per-task", "sh-date-each", "sh-date-once", "spawn-per-task"),
-    ("retry-storm", "c-now", "c-backoff", "retry-storm"),
-    // the second wave, parts B and C
-    ("userspace-copy", "c-readwrite", "c-sendfile", "userspace-copy"),
-    ("dns-timeout", "getent-aaaa-race", "getent-single-request-reopen", "dns-timeout"),
-    ("nagle-delay", "c-two-writes", "c-nodelay", "nagle-delay"),
-    ("futex-contention", "c-global", "c-sharded", "futex-contention"),
-    ("memory-map-churn", "c-64m-each", "c-64m-reuse", "memory-map-churn"),
-    ("fs-walk-loop", "py-walk-follow", "py-walk-nofollow", "fs-walk-loop"),
-];
-
-/// Labs whose pattern is a time: excerpts cut again from the `-f -tt -T -yy` trace, with the
-/// durations and fd targets kept (`<variant>.T.<N>.txt`, lab/excerpts/cut.py's TIMED).
-const TIMED: &[(&str, &str, &str, &str)] = &[("nagle-delay", "c-two-writes", "c-nodelay", "nagle-delay")];
 
 const TOOLS: &[&str] = &["strace-c", "strace-cw", "perf", "syscount"];
 const SIZES: &[u32] = &[10, 30, 100];
 
-/// BAD inputs on which the detector stays quiet, and why (everything else must name it).
-const NOT_NAMED: &[(&str, &str)] = &[
-    // retry-storm's counts rule needs errors: syscount counts none, so a connect that failed
-    // cannot be told from one that succeeded
-    ("retry-storm/c-now.syscount", "syscount counts no errors"),
-    // a DNS wait is a time: plain strace -c counts system time
-    ("dns-timeout/getent-aaaa-race.strace-c", "system time: a table without wall-clock times cannot show the waits"),
-    // a delayed ACK is a time: plain strace -c counts system time
-    ("nagle-delay/c-two-writes.strace-c", "system time: a table without wall-clock times cannot show the reads waited"),
-    // futex-contention reads only tables per thread (perf trace -s): summed over the threads,
-    // an idle pool puts futex on top of a table too
-    ("futex-contention/c-global.strace-c", "a table summed over the threads: an idle pool looks the same"),
-    ("futex-contention/c-global.strace-cw", "a table summed over the threads: an idle pool looks the same"),
-    ("futex-contention/c-global.syscount", "a table summed over the threads: an idle pool looks the same"),
-    // no counts rule, each for its reason (`syslint explain NAME`)
-    ("memory-map-churn/c-64m-each.strace-c", "no counts rule: a table has no sizes"),
-    ("memory-map-churn/c-64m-each.strace-cw", "no counts rule: a table has no sizes"),
-    ("memory-map-churn/c-64m-each.perf", "no counts rule: a table has no sizes"),
-    ("memory-map-churn/c-64m-each.syscount", "no counts rule: a table has no sizes"),
-    ("fs-walk-loop/py-walk-follow.strace-c", "no counts rule: a table has no paths"),
-    ("fs-walk-loop/py-walk-follow.strace-cw", "no counts rule: a table has no paths"),
-    ("fs-walk-loop/py-walk-follow.perf", "no counts rule: a table has no paths"),
-    ("fs-walk-loop/py-walk-follow.syscount", "no counts rule: a table has no paths"),
-    // perf and syscount count without ptrace's slowdown: under this light load (100 sequential
-    // connections) the woken workers lose about one accept per connection, as many as the
-    // SO_REUSEPORT GOOD variant does when it accepts until EAGAIN; and syscount counts no errors
-    ("accept-herd/c-procs.perf", "a herd is not told from accept-until-EAGAIN by these counts"),
-    ("accept-herd/c-procs.syscount", "syscount counts no errors"),
-    ("failed-lookup-storm/c-search-bad.syscount", "syscount counts no errors"),
-    ("keepalive-stall/py-eof.strace-c", "a table has no per-call times"),
-    ("keepalive-stall/py-eof.strace-cw", "a table has no per-call times"),
-    ("keepalive-stall/py-eof.perf", "a table has no per-call times"),
-    ("keepalive-stall/py-eof.syscount", "a table has no per-call times"),
-    (
-        "timer-polling/c-select20.strace-c",
-        "system time: a table without wall-clock times cannot show the waits lasted their timeout",
-    ),
-    (
-        "stat-storm/php-nocache.syscount",
-        "syscount counts no errors: successful lookups cannot be told from failed ones",
-    ),
-    ("reopen-churn/py-config-each.syscount", "syscount counts no errors: failed opens cannot be told apart"),
-    // the excerpts (four fifths into the process's lines) show what they show
-    ("accept-herd/c-procs.10", "this stretch of the worker won its connections"),
-    ("accept-herd/c-procs.30", "this stretch of the worker won its connections"),
-    ("accept-herd/c-procs.100", "this stretch of the worker won its connections"),
-    ("connection-churn/py-new-conn.10", "one request: one connection is no churn"),
-    ("connection-churn/py-new-conn.30", "two requests"),
-    ("failed-lookup-storm/c-search-bad.10", "the name missing in two directories only"),
-    ("keepalive-stall/py-eof.10", "no durations: a stall is a time"),
-    ("keepalive-stall/py-eof.30", "no durations: a stall is a time"),
-    ("keepalive-stall/py-eof.100", "no durations: a stall is a time"),
-    ("repeated-dns/py-resolve-each.10", "one lookup"),
-    ("repeated-dns/py-resolve-each.30", "one lookup"),
-    ("yield-spin/c-spin.10", "5 yields in a row: a lock that yields a few times and then sleeps looks the same"),
-    ("epoll-ctl-churn/c-mod.10", "two re-registrations"),
-    ("stat-storm/php-nocache.10", "one include: each path looked up once"),
-    ("stat-storm/php-nocache.30", "two includes: each path looked up twice"),
-    ("reopen-churn/py-config-each.10", "the file opened once"),
-    ("spawn-per-task/sh-date-each.10", "no child in these lines"),
-    ("spawn-per-task/sh-date-each.30", "one child"),
-    ("dns-timeout/getent-aaaa-race.10", "the lines after the lookup: the libraries getent loads to print"),
-    // without durations a client that set TCP_NODELAY before these lines looks the same
-    // (`nagle_excerpts_without_durations_look_alike` below)
-    ("nagle-delay/c-two-writes.10", "no durations: a delayed ACK is a time"),
-    ("nagle-delay/c-two-writes.30", "no durations: a delayed ACK is a time"),
-    ("nagle-delay/c-two-writes.100", "no durations: a delayed ACK is a time"),
-    ("nagle-delay/c-two-writes.T.10", "two requests whole in these lines: too few"),
-    // a lock is told by its waiters also waking it, which needs the threads' pids
-    ("futex-contention/c-global.10", "no pids: one thread, as pasted"),
-    ("futex-contention/c-global.30", "no pids: one thread, as pasted"),
-    ("futex-contention/c-global.100", "no pids: one thread, as pasted"),
-];
+/// Each lab's pair from its manifest's `[pasted]` (crates/cli/tests/labs.rs): (detector, BAD,
+/// GOOD, whether excerpts with durations were cut too, the BAD inputs on which the detector
+/// stays quiet and why). Everything else of BAD must name it.
+fn pairs() -> Vec<(String, labs::Pasted)> {
+    labs::manifests().into_iter().filter_map(|m| Some((m.detector, m.pasted?))).collect()
+}
 
-fn check(r: &Report, ctx: &str, kind: BasisKind, detector: &str, bad: bool, key: &str) {
+/// `key`: the input as `[pasted.quiet]` names it (`c-spin.perf`, `c-spin.10`).
+fn check(r: &Report, ctx: &str, kind: BasisKind, detector: &str, bad: Option<&labs::Pasted>, key: &str) {
     assert_eq!(r.capture.basis.as_ref().map(|b| b.kind), Some(kind), "{ctx}: basis");
     for f in &r.findings {
         let conf = f.confidence.unwrap_or_else(|| panic!("{ctx}: {} without confidence", f.detector));
@@ -132,25 +34,44 @@ fn check(r: &Report, ctx: &str, kind: BasisKind, detector: &str, bad: bool, key:
         assert!(f.confidence_reason.as_deref().is_some_and(|w| w.len() > 20), "{ctx}: {} without a reason", f.detector);
         assert!(f.confirm.as_deref().is_some_and(|c| c.contains("syslint trace")), "{ctx}: {} confirm", f.detector);
     }
-    if !bad {
+    let Some(pair) = bad else {
         let loud: Vec<&str> =
             r.findings.iter().filter(|f| f.severity >= Severity::Warning).map(|f| f.detector.as_str()).collect();
         assert!(loud.is_empty(), "{ctx}: GOOD raised a warning: {loud:?}");
         return;
-    }
+    };
     let named = r.findings.iter().any(|f| f.detector == detector);
-    match NOT_NAMED.iter().find(|(k, _)| *k == key) {
-        Some((_, why)) => assert!(!named, "{ctx}: named although expected quiet ({why}); update NOT_NAMED"),
+    match pair.quiet.get(key) {
+        Some(why) => {
+            assert!(!named, "{ctx}: named although expected quiet ({why}); update [pasted.quiet] of its manifest");
+        }
         None => assert!(named, "{ctx}: BAD not named: {:#?}", r.findings),
+    }
+}
+
+/// Every `[pasted.quiet]` entry names an input that exists: a renamed or removed one would
+/// otherwise keep excusing nothing.
+#[test]
+fn every_quiet_pasted_input_exists() {
+    for (det, p) in pairs() {
+        for key in p.quiet.keys() {
+            let dir = root().join("lab").join(&det);
+            let (table, excerpt) =
+                (dir.join("counts").join(format!("{key}.txt")), dir.join("excerpts").join(format!("{key}.txt")));
+            assert!(table.exists() || excerpt.exists(), "{det}: [pasted.quiet] {key}: no such table or excerpt");
+            assert!(key.starts_with(&p.bad), "{det}: [pasted.quiet] {key} is not of BAD ({})", p.bad);
+        }
     }
 }
 
 #[test]
 fn tables_of_counts_of_every_lab() {
-    for (lab, bad, good, det) in PAIRS {
-        for (variant, is_bad) in [(bad, true), (good, false)] {
+    let pairs = pairs();
+    assert!(pairs.len() >= 23, "every lab has its [pasted] pair: {}", pairs.len());
+    for (det, pair) in &pairs {
+        for (variant, bad) in [(&pair.bad, Some(pair)), (&pair.good, None)] {
             for tool in TOOLS {
-                let p = root().join("lab").join(lab).join("counts").join(format!("{variant}.{tool}.txt"));
+                let p = root().join("lab").join(det).join("counts").join(format!("{variant}.{tool}.txt"));
                 let ctx = p.display().to_string();
                 let r = analyze(&[&p]);
                 assert_eq!(r.capture.syscalls, 0, "{ctx}");
@@ -164,7 +85,7 @@ fn tables_of_counts_of_every_lab() {
                 assert_eq!(c.tool, want, "{ctx}");
                 assert!(c.command.is_some(), "{ctx}: the command line above the table");
                 assert!(c.total_calls() > 20, "{ctx}: {c:?}");
-                check(&r, &ctx, BasisKind::Counts, det, is_bad, &format!("{lab}/{variant}.{tool}"));
+                check(&r, &ctx, BasisKind::Counts, det, bad, &format!("{variant}.{tool}"));
             }
         }
     }
@@ -172,29 +93,18 @@ fn tables_of_counts_of_every_lab() {
 
 #[test]
 fn excerpts_of_every_lab() {
-    for (lab, bad, good, det) in PAIRS {
-        for (variant, is_bad) in [(bad, true), (good, false)] {
-            for n in SIZES {
-                let p = root().join("lab").join(lab).join("excerpts").join(format!("{variant}.{n}.txt"));
-                let ctx = p.display().to_string();
-                let r = analyze(&[&p]);
-                assert!(r.capture.syscalls > 0, "{ctx}");
-                check(&r, &ctx, BasisKind::Excerpt, det, is_bad, &format!("{lab}/{variant}.{n}"));
-            }
-        }
-    }
-}
-
-#[test]
-fn timed_excerpts() {
-    for (lab, bad, good, det) in TIMED {
-        for (variant, is_bad) in [(bad, true), (good, false)] {
-            for n in SIZES {
-                let p = root().join("lab").join(lab).join("excerpts").join(format!("{variant}.T.{n}.txt"));
-                let ctx = p.display().to_string();
-                let r = analyze(&[&p]);
-                assert!(r.capture.syscalls > 0, "{ctx}");
-                check(&r, &ctx, BasisKind::Excerpt, det, is_bad, &format!("{lab}/{variant}.T.{n}"));
+    for (det, pair) in &pairs() {
+        for (variant, bad) in [(&pair.bad, Some(pair)), (&pair.good, None)] {
+            // excerpts cut from the -f -tt -T -yy trace with durations and fd targets kept
+            let timed: &[&str] = if pair.timed { &["", "T."] } else { &[""] };
+            for t in timed {
+                for n in SIZES {
+                    let p = root().join("lab").join(det).join("excerpts").join(format!("{variant}.{t}{n}.txt"));
+                    let ctx = p.display().to_string();
+                    let r = analyze(&[&p]);
+                    assert!(r.capture.syscalls > 0, "{ctx}");
+                    check(&r, &ctx, BasisKind::Excerpt, det, bad, &format!("{variant}.{t}{n}"));
+                }
             }
         }
     }
