@@ -142,6 +142,12 @@ impl<K: std::hash::Hash + Eq, V: Merge, const N: usize> Merge for Capped<K, V, N
     }
 }
 
+/// Nothing per program: a detector whose findings are per thread (or per process) keeps them
+/// itself.
+impl Merge for () {
+    fn merge(&mut self, _o: Self) {}
+}
+
 impl Merge for crate::kit::Timing {
     fn merge(&mut self, o: Self) {
         crate::kit::Timing::merge(self, o);
@@ -238,6 +244,8 @@ pub struct State<'a, D: Hosted> {
     groups: &'a mut Vec<D::Program>,
     /// Ending an object: its program and process.
     ending: Option<(u32, Tgid)>,
+    /// The time of the event (the call, the exit) the state is reached from.
+    at: Option<i64>,
 }
 
 impl<D: Hosted> State<'_, D> {
@@ -307,6 +315,16 @@ impl<D: Hosted> State<'_, D> {
         &mut self.groups[gi]
     }
 
+    /// The thread's state begins a new piece of work (a lookup) that belongs to the program
+    /// its process runs now, not to the one it ran when the state was made: the next
+    /// [`program`](Self::program) is that one, and counts the process in it again.
+    pub fn regroup(&mut self) {
+        let group = self.programs.group(self.model, self.tid);
+        if let Some(s) = self.threads.get_mut(&self.tid) {
+            (s.group, s.tgid, s.counted) = (group, self.tgid, false);
+        }
+    }
+
     /// The process of the thread may run another program now (a successful execve): the next
     /// [`program`](Self::program) looks it up afresh.
     pub fn forget_program(&mut self) {
@@ -341,6 +359,12 @@ impl<D: Hosted> State<'_, D> {
         self.objects.get_mut(&(self.tgid.main_thread(), id)).map(|s| &mut s.state)
     }
 
+    /// Whether the detector follows any object now (of any process): one whose objects are
+    /// rare passes over the calls that could only touch one.
+    pub fn has_objects(&self) -> bool {
+        !self.objects.is_empty()
+    }
+
     /// End object `id` of the thread's process now (`d.end_object`, then it is dropped).
     pub fn end_object(&mut self, id: u64, d: &mut D) {
         if let Some(slot) = self.objects.remove(&(self.tgid.main_thread(), id)) {
@@ -362,6 +386,19 @@ impl<D: Hosted> State<'_, D> {
     /// The process of the thread.
     pub fn tgid(&self) -> Tgid {
         self.tgid
+    }
+
+    /// When this happens: the call's start, the exit's time (what ends with a process ends
+    /// then); `None` at the end of the trace, or without timestamps.
+    pub fn at(&self) -> Option<i64> {
+        self.at
+    }
+}
+
+impl<'a, D: Hosted> State<'a, D> {
+    /// The model of the trace so far (a thread's name and label when it ends).
+    pub fn model(&self) -> &'a crate::model::Model {
+        self.model
     }
 }
 
@@ -407,7 +444,14 @@ impl<D: Hosted> Host<D> {
         }
     }
 
-    fn state<'a>(&'a mut self, model: &'a crate::model::Model, tid: Tid, tgid: Tgid) -> (&'a mut D, State<'a, D>) {
+    /// The state of thread `tid` of `tgid`, reached from an event at `at` (`None`: the end).
+    fn state<'a>(
+        &'a mut self,
+        model: &'a crate::model::Model,
+        tid: Tid,
+        tgid: Tgid,
+        at: Option<i64>,
+    ) -> (&'a mut D, State<'a, D>) {
         let tid = if D::PER_PROCESS { tgid.main_thread() } else { tid };
         let s = State {
             tid,
@@ -418,21 +462,23 @@ impl<D: Hosted> Host<D> {
             programs: &mut self.programs,
             groups: &mut self.groups,
             ending: None,
+            at,
         };
         (&mut self.detector, s)
     }
 
-    /// End the objects of process `tgid` (it ended), or all of them (`None`: the trace did), in
-    /// the order of their keys (so that which of two equal objects gives the evidence does not
-    /// depend on a hash).
-    fn end_objects(&mut self, model: &crate::model::Model, tgid: Option<Tgid>) {
+    /// End the objects of process `tgid` (it ended, `at`), or all of them (`None`: the trace
+    /// did), in the order of their keys (so that which of two equal objects gives the evidence
+    /// does not depend on a hash).
+    fn end_objects(&mut self, model: &crate::model::Model, tgid: Option<Tgid>, at: Option<i64>) {
         let mut ended: Vec<_> = match tgid {
             Some(t) => self.objects.take_where(|k| k.0 == t.main_thread()),
             None => self.objects.drain().collect(),
         };
         ended.sort_unstable_by_key(|e| e.0);
         for ((main, id), slot) in ended {
-            let (d, mut s) = self.state(model, main, slot.tgid);
+            // the process its key names: re-keyed on a pid alias since the object was made
+            let (d, mut s) = self.state(model, main, main.as_process(), at);
             s.ended(d, id, slot);
         }
     }
@@ -440,7 +486,7 @@ impl<D: Hosted> Host<D> {
     /// End the state kept under `key` at the end of the trace.
     fn end(&mut self, model: &crate::model::Model, key: Tid) {
         let Some(tgid) = self.threads.get(&key).map(|s| s.tgid) else { return };
-        let (d, mut s) = self.state(model, key, tgid);
+        let (d, mut s) = self.state(model, key, tgid, None);
         s.end(d);
     }
 }
@@ -457,21 +503,21 @@ impl<D: Hosted> Detector for Host<D> {
             && matches!(sc.sys, Sys::Execve | Sys::Execveat)
             && matches!(sc.ret, syslint_event::Ret::Ok { .. })
         {
-            let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid);
+            let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid, ev.ts_ns);
             s.end(d);
             s.forget_program();
             return;
         }
-        let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid);
+        let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid, ev.ts_ns);
         d.on_syscall(&mut s, cx, ev, sc);
     }
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
         if !D::PER_PROCESS || ev.tid.leads(cx.tgid) {
-            let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid);
+            let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid, ev.ts_ns);
             s.end(d);
         }
         if ev.tid.leads(cx.tgid) && !self.objects.is_empty() {
-            self.end_objects(cx.model, Some(cx.tgid));
+            self.end_objects(cx.model, Some(cx.tgid), ev.ts_ns);
         }
     }
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
@@ -484,7 +530,7 @@ impl<D: Hosted> Detector for Host<D> {
         for t in tids {
             self.end(cx.model, t);
         }
-        self.end_objects(cx.model, None);
+        self.end_objects(cx.model, None, None);
         self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Merge::merge);
         self.detector.report(Groups { programs: &self.programs, groups: &self.groups }, cx)
     }

@@ -8,8 +8,9 @@
 //! (`TCP:[127.0.0.1:8080]`, `socket:[12345]`), else the topmost traced ancestor and the fd.
 
 use super::Evidence;
+use crate::host::{Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Rekey, window};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::FdTarget;
 use syslint_event::{Class, EpollCtl, Event, Tgid, Tid, Ret, SockOpt, Sys, Syscall};
@@ -44,7 +45,7 @@ pub static META: Meta = Meta {
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<AcceptHerd>();
+pub const ENTRY: Entry = crate::host::hosted::<AcceptHerd>();
 
 crate::options! {
     pub struct Config {
@@ -106,18 +107,29 @@ struct Stats {
     ok_line: Option<Evidence>,
 }
 
+/// A thread's accepts on one socket since it returned from a wait.
 #[derive(Clone, Default)]
-struct Burst {
+pub struct Burst {
     key: SockKey,
     accepted: bool,
 }
 
+/// Nothing is summed per program: a listening socket is shared across programs (a master and
+/// its workers), and the findings are the sockets'.
+#[derive(Clone, Default)]
+pub struct NoProgram;
+
+impl Merge for NoProgram {
+    fn merge(&mut self, _o: Self) {}
+}
+
+/// The sockets and what was accepted on them stay the detector's after their process ends:
+/// the report walks up the fork tree to the process that made the socket.
 #[derive(Clone)]
 pub struct AcceptHerd {
     cfg: Config,
     socks: HashMap<SockKey, SockInfo>,
     stats: HashMap<SockKey, Stats>,
-    bursts: HashMap<Tid, Burst>,
 }
 
 fn push_unique<T: PartialEq>(v: &mut Vec<T>, p: T) {
@@ -143,14 +155,6 @@ fn exclusive_fd(sc: &Syscall) -> Option<i32> {
     (e.events? & EpollCtl::EPOLLEXCLUSIVE != 0).then_some(e.fd)
 }
 
-impl Declared for AcceptHerd {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        AcceptHerd { cfg, socks: HashMap::default(), stats: HashMap::default(), bursts: HashMap::default() }
-    }
-}
-
 impl AcceptHerd {
     fn sock(&mut self, key: SockKey) -> Option<&mut SockInfo> {
         if !self.socks.contains_key(&key) {
@@ -162,26 +166,12 @@ impl AcceptHerd {
         self.socks.get_mut(&key)
     }
 
-    /// The thread went back to waiting: its burst of accepts (if any) is over.
-    fn end_burst(&mut self, tid: Tid) {
-        if let Some(b) = self.bursts.remove(&tid) {
-            if !b.accepted {
-                if let Some(s) = self.stats.get_mut(&b.key) {
-                    s.empty += 1;
-                    push_unique(&mut s.empty_workers, tid);
-                }
-            }
-        }
-    }
-
-    fn on_accept(&mut self, ev: &Event, sc: &Syscall, key: SockKey) {
+    fn on_accept(&mut self, s: &mut State<'_, Self>, ev: &Event, sc: &Syscall, key: SockKey) {
         let tid = ev.tid;
-        let new_burst = self.bursts.get(&tid).is_none_or(|b| b.key != key);
+        let new_burst = s.existing().is_none_or(|b| b.key != key);
         if new_burst {
-            self.end_burst(tid);
-            if self.bursts.len() < MAX_THREADS {
-                self.bursts.insert(tid, Burst { key, accepted: false });
-            }
+            s.end(self);
+            s.thread_or(|| Burst { key, accepted: false });
         }
         if !self.stats.contains_key(&key) {
             if self.stats.len() >= MAX_KEYS {
@@ -189,114 +179,41 @@ impl AcceptHerd {
             }
             self.stats.insert(key, Stats::default());
         }
-        let Some(s) = self.stats.get_mut(&key) else {
+        let Some(st) = self.stats.get_mut(&key) else {
             return;
         };
-        if s.deco.is_none() {
-            s.deco = sc.fd().and_then(|f| f.deco).map(str::to_string);
+        if st.deco.is_none() {
+            st.deco = sc.fd().and_then(|f| f.deco).map(str::to_string);
         }
         if new_burst {
-            s.wakeups += 1;
+            st.wakeups += 1;
         }
-        push_unique(&mut s.workers, tid);
+        push_unique(&mut st.workers, tid);
         if let Some(t) = ev.ts_ns {
-            s.first_ts.get_or_insert(t);
-            s.last_ts = Some(t);
+            st.first_ts.get_or_insert(t);
+            st.last_ts = Some(t);
         }
         match &sc.ret {
             Ret::Ok { .. } => {
-                s.accepted += 1;
-                if s.ok_line.is_none() {
-                    s.ok_line = Some(Evidence::of(ev));
+                st.accepted += 1;
+                if st.ok_line.is_none() {
+                    st.ok_line = Some(Evidence::of(ev));
                 }
-                if let Some(b) = self.bursts.get_mut(&tid) {
+                if let Some(b) = s.existing() {
                     b.accepted = true;
                 }
             }
             Ret::Err { errno: "EAGAIN" | "EWOULDBLOCK", .. } => {
-                s.eagain += 1;
+                st.eagain += 1;
                 if let Some(d) = sc.dur_ns {
-                    s.eagain_ns += d;
-                    s.eagain_timed += 1;
+                    st.eagain_ns += d;
+                    st.eagain_timed += 1;
                 }
-                if s.eagain_lines.len() < 3 && !s.eagain_lines.iter().any(|e| e.pid == tid) {
-                    s.eagain_lines.push(Evidence::of(ev));
-                }
-            }
-            _ => s.errors += 1,
-        }
-    }
-
-    fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        if sc.sys.is(Class::POLL) {
-            if !self.bursts.is_empty() {
-                self.end_burst(ev.tid);
-            }
-            return;
-        }
-        let tgid = cx.tgid;
-        match sc.sys {
-            Sys::Accept | Sys::Accept4 => {
-                if let Some(fd) = sc.fd() {
-                    self.on_accept(ev, sc, (tgid, fd.num));
+                if st.eagain_lines.len() < 3 && !st.eagain_lines.iter().any(|e| e.pid == tid) {
+                    st.eagain_lines.push(Evidence::of(ev));
                 }
             }
-            Sys::Setsockopt => {
-                if let (Some(fd), true) = (sc.fd(), sets_reuseport(sc)) {
-                    if let Some(s) = self.sock((tgid, fd.num)) {
-                        s.reuseport = true;
-                    }
-                }
-            }
-            Sys::Socket => {
-                if let Some(fd) = sc.ret.value().filter(|&v| (0..=i32::MAX as i64).contains(&v)) {
-                    // a new socket: forget what an older one at this fd number was
-                    if let Some(s) = self.sock((tgid, fd as i32)) {
-                        *s = SockInfo { created: true, ..SockInfo::default() };
-                    }
-                }
-            }
-            Sys::Bind | Sys::Getsockname => {
-                if let (Some(fd), Some(addr), Some(0)) = (sc.fd(), sc.sockaddr(), sc.ret.value()) {
-                    if let Some(s) = self.sock((tgid, fd.num)) {
-                        // getsockname tells the port a bind to port 0 got
-                        if sc.sys == Sys::Bind || s.bound.as_deref().is_none_or(|b| b.ends_with(":0")) {
-                            s.bound = Some(addr.to_string());
-                        }
-                    }
-                }
-            }
-            Sys::Listen => {
-                if let (Some(fd), Some(0)) = (sc.fd(), sc.ret.value()) {
-                    let deco_addr = fd.deco.and_then(|d| match FdTarget::from_deco(d) {
-                        FdTarget::Inet { local: Some(l), remote: None, .. } => Some(l),
-                        _ => None,
-                    });
-                    if let Some(s) = self.sock((tgid, fd.num)) {
-                        s.listening = true;
-                        if s.bound.is_none() || s.bound.as_deref().is_some_and(|b| b.ends_with(":0")) {
-                            if let Some(a) = deco_addr {
-                                s.bound = Some(a);
-                            }
-                        }
-                        if s.listen_line.is_none() {
-                            s.listen_line = Some(Evidence::of(ev));
-                        }
-                    }
-                }
-            }
-            // EPOLL_CTL_DEL has no events: exclusive_fd says None
-            Sys::EpollCtl if sc.ret.value() == Some(0) => {
-                if let Some(fd) = exclusive_fd(sc) {
-                    if let Some(s) = self.sock((tgid, fd)) {
-                        s.exclusive = true;
-                        if s.epoll_line.is_none() {
-                            s.epoll_line = Some(Evidence::of(ev));
-                        }
-                    }
-                }
-            }
-            _ => {}
+            _ => st.errors += 1,
         }
     }
 }
@@ -331,7 +248,103 @@ struct Group {
     deco: Option<String>,
 }
 
-impl Detector for AcceptHerd {
+impl Hosted for AcceptHerd {
+    type Config = Config;
+    /// The thread's burst of accepts.
+    type Thread = Burst;
+    type Program = NoProgram;
+    type Object = ();
+    const META: &'static Meta = &META;
+    const MAX_THREADS: usize = MAX_THREADS;
+    fn new(cfg: Config) -> Self {
+        AcceptHerd { cfg, socks: HashMap::default(), stats: HashMap::default() }
+    }
+
+    /// The thread ended, or went back to waiting: a burst that accepted nothing was an empty
+    /// wake-up.
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        let tid = s.tid();
+        let Some(b) = s.existing() else { return };
+        if !b.accepted {
+            if let Some(st) = self.stats.get_mut(&b.key) {
+                st.empty += 1;
+                push_unique(&mut st.empty_workers, tid);
+            }
+        }
+    }
+
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if sc.sys.is(Class::POLL) {
+            // the thread went back to waiting: its burst of accepts is over
+            s.end(self);
+            return;
+        }
+        let tgid = cx.tgid;
+        match sc.sys {
+            Sys::Accept | Sys::Accept4 => {
+                if let Some(fd) = sc.fd() {
+                    self.on_accept(s, ev, sc, (tgid, fd.num));
+                }
+            }
+            Sys::Setsockopt => {
+                if let (Some(fd), true) = (sc.fd(), sets_reuseport(sc)) {
+                    if let Some(i) = self.sock((tgid, fd.num)) {
+                        i.reuseport = true;
+                    }
+                }
+            }
+            Sys::Socket => {
+                if let Some(fd) = sc.ret.value().filter(|&v| (0..=i32::MAX as i64).contains(&v)) {
+                    // a new socket: forget what an older one at this fd number was
+                    if let Some(i) = self.sock((tgid, fd as i32)) {
+                        *i = SockInfo { created: true, ..SockInfo::default() };
+                    }
+                }
+            }
+            Sys::Bind | Sys::Getsockname => {
+                if let (Some(fd), Some(addr), Some(0)) = (sc.fd(), sc.sockaddr(), sc.ret.value()) {
+                    if let Some(i) = self.sock((tgid, fd.num)) {
+                        // getsockname tells the port a bind to port 0 got
+                        if sc.sys == Sys::Bind || i.bound.as_deref().is_none_or(|b| b.ends_with(":0")) {
+                            i.bound = Some(addr.to_string());
+                        }
+                    }
+                }
+            }
+            Sys::Listen => {
+                if let (Some(fd), Some(0)) = (sc.fd(), sc.ret.value()) {
+                    let deco_addr = fd.deco.and_then(|d| match FdTarget::from_deco(d) {
+                        FdTarget::Inet { local: Some(l), remote: None, .. } => Some(l),
+                        _ => None,
+                    });
+                    if let Some(i) = self.sock((tgid, fd.num)) {
+                        i.listening = true;
+                        if i.bound.is_none() || i.bound.as_deref().is_some_and(|b| b.ends_with(":0")) {
+                            if let Some(a) = deco_addr {
+                                i.bound = Some(a);
+                            }
+                        }
+                        if i.listen_line.is_none() {
+                            i.listen_line = Some(Evidence::of(ev));
+                        }
+                    }
+                }
+            }
+            // EPOLL_CTL_DEL has no events: exclusive_fd says None
+            Sys::EpollCtl if sc.ret.value() == Some(0) => {
+                if let Some(fd) = exclusive_fd(sc) {
+                    if let Some(i) = self.sock((tgid, fd)) {
+                        i.exclusive = true;
+                        if i.epoll_line.is_none() {
+                            i.epoll_line = Some(Evidence::of(ev));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
@@ -431,27 +444,11 @@ impl Detector for AcceptHerd {
         vec![counts_finding(f, c, Confidence::Medium, &why)]
     }
 
-    fn meta(&self) -> &'static Meta {
-        &META
-    }
-
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        self.syscall(cx, ev, sc);
-    }
-
-    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
-        self.end_burst(ev.tid);
-    }
-
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.socks, &mut self.stats, &mut self.bursts]
+        vec![&mut self.socks, &mut self.stats]
     }
 
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let tids: Vec<Tid> = self.bursts.keys().copied().collect();
-        for t in tids {
-            self.end_burst(t);
-        }
+    fn report(&mut self, _: Groups<'_, NoProgram>, cx: &FinishCtx) -> Vec<Finding> {
         if self.stats.is_empty() {
             return Vec::new();
         }

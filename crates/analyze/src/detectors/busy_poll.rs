@@ -9,9 +9,9 @@
 //! enough spins at a high enough rate are reported, summed per thread.
 
 use super::Evidence;
-use crate::kit::{Metrics, Rekey, Timing, window};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use rustc_hash::FxHashMap as HashMap;
+use crate::host::{Groups, Hosted, State};
+use crate::kit::{Metrics, Timing, window};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use std::hash::{Hash, Hasher};
 use syslint_event::{Class, Clock, Event, FcntlCmd, FutexOp, IoctlReq, Tid, Ret, Sys, Syscall, Timeout, WaitOptions};
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
@@ -31,7 +31,7 @@ pub static META: Meta = Meta {
     interest: Interest { all_syscalls: true, exits: true, ..Interest::NONE },
 };
 
-pub const ENTRY: Entry = registry::entry::<BusyPoll>();
+pub const ENTRY: Entry = crate::host::hosted::<BusyPoll>();
 
 crate::options! {
     pub struct Config {
@@ -68,8 +68,6 @@ crate::options! {
     }
 }
 
-/// Threads tracked at once; beyond, new threads are ignored.
-const MAX_THREADS: usize = 10_000;
 /// Threads reported; beyond, the ones that spun least are dropped.
 const MAX_FINDINGS: usize = 50;
 /// Spin lines kept as evidence per window.
@@ -224,8 +222,9 @@ struct Agg {
     best_spins: u64,
 }
 
+/// A thread: its current window and what its reported windows add up to.
 #[derive(Clone, Default)]
-struct Thread {
+pub struct Thread {
     first_ts: Option<i64>,
     last_end: Option<i64>,
     prev_end: Option<i64>,
@@ -243,19 +242,12 @@ struct Done {
     agg: Agg,
 }
 
+/// Findings are per thread, so the detector keeps the threads that qualified itself (the host
+/// keeps the threads while they run; nothing is summed per program).
 #[derive(Clone)]
 pub struct BusyPoll {
     cfg: Config,
-    threads: HashMap<Tid, Thread>,
     done: Vec<Done>,
-}
-
-impl Declared for BusyPoll {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        BusyPoll { cfg, threads: HashMap::default(), done: Vec::new() }
-    }
 }
 
 impl BusyPoll {
@@ -310,7 +302,7 @@ impl BusyPoll {
         }
     }
 
-    fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         // a sched_yield() loop is yield-spin's (SL010), clock reads through the kernel are
         // clock-syscalls' (SL011): not counted here, neither as spins nor as other calls, so a
         // loop is reported once (a thread that works and reads a CPU-time clock per item is
@@ -318,12 +310,7 @@ impl BusyPoll {
         if matches!(sc.sys, Sys::SchedYield | Sys::ClockGettime | Sys::ClockGettime64 | Sys::Gettimeofday | Sys::Time) {
             return;
         }
-        let full = self.threads.len() >= MAX_THREADS;
-        let th = match self.threads.entry(ev.tid) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(_) if full => return,
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(Thread::default()),
-        };
+        let Some(th) = s.thread() else { return };
         let cfg = &self.cfg;
         let end = ev.ts_ns.map(|t| t.saturating_add(sc.dur_ns.unwrap_or(0) as i64));
         if th.first_ts.is_none() {
@@ -398,14 +385,6 @@ impl BusyPoll {
                 }
             }
         }
-    }
-
-    fn retire(&mut self, cx: &Ctx, pid: Tid) {
-        let Some(mut th) = self.threads.remove(&pid) else {
-            return;
-        };
-        Self::close(&self.cfg, &mut th, None);
-        self.keep(cx.model, pid, th);
     }
 
     fn keep(&mut self, model: &crate::model::Model, pid: Tid, th: Thread) {
@@ -654,7 +633,40 @@ fn ready_spin(x: &crate::basis::Excerpt) -> Option<Finding> {
     Some(excerpt_finding(f, x, conf, &why))
 }
 
-impl Detector for BusyPoll {
+impl Hosted for BusyPoll {
+    type Config = Config;
+    type Thread = Thread;
+    type Program = ();
+    type Object = ();
+    const META: &'static Meta = &META;
+    const MAX_THREADS: usize = 10_000;
+    fn new(cfg: Config) -> Self {
+        BusyPoll { cfg, done: Vec::new() }
+    }
+
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        self.syscall(s, cx, ev, sc);
+    }
+
+    /// The thread ended: its last window closes, and the thread is kept when it spun enough.
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        let Some(mut th) = s.existing().map(std::mem::take) else { return };
+        Self::close(&self.cfg, &mut th, None);
+        self.keep(s.model(), s.tid(), th);
+    }
+
+    fn report(&mut self, _: Groups<'_, ()>, cx: &FinishCtx) -> Vec<Finding> {
+        self.done.sort_by(|a, b| {
+            b.agg
+                .seconds
+                .partial_cmp(&a.agg.seconds)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(b.agg.spins.cmp(&a.agg.spins))
+        });
+        self.done.truncate(MAX_FINDINGS);
+        self.done.iter().map(|d| self.finding(d, cx.clock)).collect()
+    }
+
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::{counted, excerpt_finding, finding, Call};
         use syslint_report::Confidence;
@@ -741,41 +753,6 @@ impl Detector for BusyPoll {
             out.push(counts_finding(f, c, conf, &why));
         }
         out
-    }
-
-    fn meta(&self) -> &'static Meta {
-        &META
-    }
-
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        self.syscall(cx, ev, sc);
-    }
-
-    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        self.retire(cx, ev.tid);
-    }
-
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.threads]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let pids: Vec<Tid> = self.threads.keys().copied().collect();
-        for pid in pids {
-            if let Some(mut th) = self.threads.remove(&pid) {
-                Self::close(&self.cfg, &mut th, None);
-                self.keep(cx.model, pid, th);
-            }
-        }
-        self.done.sort_by(|a, b| {
-            b.agg
-                .seconds
-                .partial_cmp(&a.agg.seconds)
-                .unwrap_or(std::cmp::Ordering::Equal)
-                .then(b.agg.spins.cmp(&a.agg.spins))
-        });
-        self.done.truncate(MAX_FINDINGS);
-        self.done.iter().map(|d| self.finding(d, cx.clock)).collect()
     }
 }
 

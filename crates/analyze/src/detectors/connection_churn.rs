@@ -13,9 +13,9 @@
 //! are decoded, nothing of the payload is kept.
 
 use crate::detectors::{EvidenceBuf, Span};
+use crate::host::{Groups, Hosted, State};
 use crate::kit::Metrics;
-use crate::kit::Rekey;
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use syslint_event::{Class, Event, Ret, SockAddr, SockOpt, Sys, Syscall, TargetKind, Tgid, Tid};
 use syslint_report::{Finding, Subject, SubjectKind};
@@ -40,7 +40,7 @@ pub static META: Meta = Meta {
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<ConnectionChurn>();
+pub const ENTRY: Entry = crate::host::hosted::<ConnectionChurn>();
 
 crate::options! {
     pub struct Config {
@@ -61,7 +61,7 @@ crate::options! {
     }
 }
 
-/// Open connections tracked at once.
+/// Open connections (and connecting threads) tracked at once.
 const MAX_CONNS: usize = 100_000;
 /// Endpoints tracked.
 const MAX_ENDPOINTS: usize = 10_000;
@@ -177,22 +177,37 @@ struct Endpoint {
     shown_conns: u32,
 }
 
+/// What a thread's socket calls leave for its next ones.
+#[derive(Clone, Default)]
+pub struct Thread {
+    /// Its last socket() call (the fd, when, its duration), for the connect on it.
+    socket: Option<(i32, Option<i64>, u64)>,
+    /// Its new connection that has not written yet.
+    awaiting: Option<(Tgid, i32)>,
+}
+
+/// An fd of a process with a connection on it: one it made, one it accepted (both, when the
+/// trace did not show the first one's close).
+#[derive(Clone, Default)]
+pub struct Sock {
+    conn: Option<Conn>,
+    served: Option<Served>,
+}
+
+/// The connections are the host's objects (fds) of each process, the connecting threads its
+/// threads; what the findings are about (endpoints, listeners) is kept here.
 #[derive(Clone)]
 pub struct ConnectionChurn {
     cfg: Config,
     seq: u64,
-    conns: HashMap<(Tgid, i32), Conn>,
+    /// Fds with a connection, and threads with one awaiting its first write, now: calls skip
+    /// looking them up when there are none.
+    open: u64,
+    awaiting: u64,
     endpoints: Vec<Endpoint>,
     endpoint_ids: HashMap<String, u32>,
-    /// Connecting threads whose connection has not written yet: thread -> connection.
-    awaiting: HashMap<Tid, (Tgid, i32)>,
-    /// Each thread's last socket() call (the fd, when, its duration), for the connect on it.
-    sockets: HashMap<Tid, (i32, Option<i64>, u64)>,
-    /// Open tracked connections per process (to close them when it ends without scanning).
-    per_proc: HashMap<Tgid, u32>,
     dropped_conns: u64,
-    /// The server side: accepted connections open now, and the listeners they arrived on.
-    served: HashMap<(Tgid, i32), Served>,
+    /// The server side: the listeners the accepted connections arrived on.
     listeners: Vec<Listener>,
     /// Threads that accepted connections: how busy they were, and their sends on unix sockets
     /// (a connection handed to another process goes with a sendmsg).
@@ -317,24 +332,82 @@ struct Listener {
     shown_conns: u32,
 }
 
-impl Declared for ConnectionChurn {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        ConnectionChurn {
-            cfg,
-            seq: 0,
-            conns: HashMap::default(),
-            endpoints: Vec::new(),
-            endpoint_ids: HashMap::default(),
-            awaiting: HashMap::default(),
-            sockets: HashMap::default(),
-            per_proc: HashMap::default(),
-            dropped_conns: 0,
-            served: HashMap::default(),
-            listeners: Vec::new(),
-            listener_ids: HashMap::default(),
-            acceptors: HashMap::default(),
+/// An fd's object number.
+fn fd_id(fd: i32) -> u64 {
+    u64::from(fd as u32)
+}
+
+/// The host's objects and threads.
+impl ConnectionChurn {
+    /// The object of `fd`, made when absent; `false` when the host follows as many as it may.
+    fn sock(&mut self, s: &mut State<'_, Self>, fd: i32) -> bool {
+        if s.existing_object(fd_id(fd)).is_some() {
+            return true;
+        }
+        let made = s.object_or(fd_id(fd), Sock::default).is_some();
+        self.open += u64::from(made);
+        made
+    }
+
+    /// The object of `fd` holds no connection any more (or never did): it ends.
+    fn release(&mut self, s: &mut State<'_, Self>, fd: i32) {
+        if s.existing_object(fd_id(fd)).is_some_and(|o| o.conn.is_none() && o.served.is_none()) {
+            s.end_object(fd_id(fd), self);
+        }
+    }
+
+    /// The connection made on `fd`.
+    fn conn_mut<'s>(&self, s: &'s mut State<'_, Self>, fd: i32) -> Option<&'s mut Conn> {
+        if self.open == 0 {
+            return None;
+        }
+        s.existing_object(fd_id(fd)).and_then(|o| o.conn.as_mut())
+    }
+
+    /// Take the connection made on `fd` out (it is over, or was none).
+    fn take_conn(&mut self, s: &mut State<'_, Self>, fd: i32) -> Option<Conn> {
+        if self.open == 0 {
+            return None;
+        }
+        let c = s.existing_object(fd_id(fd))?.conn.take()?;
+        self.release(s, fd);
+        Some(c)
+    }
+
+    /// The connection accepted on `fd`.
+    fn served_mut<'s>(&self, s: &'s mut State<'_, Self>, fd: i32) -> Option<&'s mut Served> {
+        if self.open == 0 {
+            return None;
+        }
+        s.existing_object(fd_id(fd)).and_then(|o| o.served.as_mut())
+    }
+
+    /// Take the connection accepted on `fd` out.
+    fn take_served(&mut self, s: &mut State<'_, Self>, fd: i32) -> Option<Served> {
+        if self.open == 0 {
+            return None;
+        }
+        let c = s.existing_object(fd_id(fd))?.served.take()?;
+        self.release(s, fd);
+        Some(c)
+    }
+
+    /// The connection the thread made and has not written to yet.
+    fn awaited(&self, s: &mut State<'_, Self>) -> Option<(Tgid, i32)> {
+        if self.awaiting == 0 {
+            return None;
+        }
+        s.existing().and_then(|t| t.awaiting)
+    }
+
+    /// The thread awaits the first write of `key` no more.
+    fn stop_awaiting(&mut self, s: &mut State<'_, Self>, key: (Tgid, i32)) {
+        if self.awaiting == 0 {
+            return;
+        }
+        if let Some(t) = s.existing().filter(|t| t.awaiting == Some(key)) {
+            t.awaiting = None;
+            self.awaiting -= 1;
         }
     }
 }
@@ -357,7 +430,7 @@ impl ConnectionChurn {
         Some(id)
     }
 
-    fn on_connect(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_connect(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let ok = match &sc.ret {
             Ret::Ok { .. } => true,
             Ret::Err { errno, .. } => *errno == "EINPROGRESS",
@@ -366,8 +439,7 @@ impl ConnectionChurn {
         let Some(fd) = sc.fd() else { return };
         let tgid = cx.tgid;
         // a connect on an fd we track: the old connection is over
-        if let Some(old) = self.conns.remove(&(tgid, fd.num)) {
-            self.forget(tgid);
+        if let Some(old) = self.take_conn(s, fd.num) {
             self.finish_conn(old, ev.ts_ns);
         }
         if !ok {
@@ -391,12 +463,13 @@ impl ConnectionChurn {
         if !stream {
             return;
         }
-        if self.conns.len() >= MAX_CONNS {
+        if !self.sock(s, fd.num) {
             self.dropped_conns += 1;
             return;
         }
         let Some(ep) = self.endpoint(addr.to_string()) else {
             self.dropped_conns += 1;
+            self.release(s, fd.num);
             return;
         };
         let e = &mut self.endpoints[ep as usize];
@@ -416,43 +489,44 @@ impl ConnectionChurn {
         } else if e.evidence.first.len() >= e.evidence.cap {
             e.evidence.push(ev);
         }
-        if self.awaiting.len() < MAX_CONNS {
-            self.awaiting.insert(ev.tid, (tgid, fd.num));
-        }
-        let born = self.sockets.remove(&ev.tid).filter(|s| s.0 == fd.num);
-        *self.per_proc.entry(tgid).or_insert(0) += 1;
-        self.conns.insert(
-            (tgid, fd.num),
-            Conn {
-                ep,
-                born_ts: born.and_then(|b| b.1),
-                born_ns: born.map_or(0, |b| b.2),
-                close_ns: 0,
-                closed: false,
-                last_io_end: None,
-                connect_ts: ev.ts_ns,
-                connect_dur: sc.dur_ns,
-                wait_ns: 0,
-                first_use_ts: None,
-                first_write_ts: None,
-                writes: 0,
-                tls: false,
-                pg: false,
-                mysql: false,
-                greet_hdr: false,
-                reads: 0,
-                last_read_end: None,
-                hello_ts: None,
-                handshake_ns: None,
-                hs_end_ts: None,
-                bursts: 0,
-                in_burst: false,
-                burst_counted: false,
-                request: None,
-                requests: 0,
-                shown,
-            },
-        );
+        let born = match s.thread() {
+            Some(t) => {
+                self.awaiting += u64::from(t.awaiting.is_none());
+                t.awaiting = Some((tgid, fd.num));
+                t.socket.take().filter(|b| b.0 == fd.num)
+            }
+            None => None,
+        };
+        let Some(o) = s.existing_object(fd_id(fd.num)) else { return };
+        o.conn = Some(Conn {
+            ep,
+            born_ts: born.and_then(|b| b.1),
+            born_ns: born.map_or(0, |b| b.2),
+            close_ns: 0,
+            closed: false,
+            last_io_end: None,
+            connect_ts: ev.ts_ns,
+            connect_dur: sc.dur_ns,
+            wait_ns: 0,
+            first_use_ts: None,
+            first_write_ts: None,
+            writes: 0,
+            tls: false,
+            pg: false,
+            mysql: false,
+            greet_hdr: false,
+            reads: 0,
+            last_read_end: None,
+            hello_ts: None,
+            handshake_ns: None,
+            hs_end_ts: None,
+            bursts: 0,
+            in_burst: false,
+            burst_counted: false,
+            request: None,
+            requests: 0,
+            shown,
+        });
     }
 
     fn finish_conn(&mut self, c: Conn, at: Option<i64>) {
@@ -533,9 +607,11 @@ impl ConnectionChurn {
         e.span.add(at);
     }
 
-    fn on_data(&mut self, ev: &Event, sc: &Syscall, key: (Tgid, i32)) {
+    fn on_data(&mut self, s: &mut State<'_, Self>, ev: &Event, sc: &Syscall, key: (Tgid, i32)) {
         let seq = self.seq;
-        let Some(c) = self.conns.get_mut(&key) else { return };
+        let Some(c) = self.conn_mut(s, key.1) else { return };
+        // the thread waits no more for this connection to be set up (after `c`'s last use)
+        let mut set_up = false;
         if let Some(t) = ev.ts_ns {
             c.last_io_end = Some(t + sc.dur_ns.unwrap_or(0) as i64);
         }
@@ -558,9 +634,7 @@ impl ConnectionChurn {
                             c.hello_ts = ev.ts_ns;
                         }
                         // waits from here on are the set-up's, timed by it: not the connect's
-                        if self.awaiting.get(&ev.tid) == Some(&key) {
-                            self.awaiting.remove(&ev.tid);
-                        }
+                        set_up = true;
                     } else if c.reads == 0 && is_greeting_header(head, bytes) {
                         c.greet_hdr = true;
                         c.hello_ts = ev.ts_ns;
@@ -574,6 +648,9 @@ impl ConnectionChurn {
                     c.last_read_end = Some(t + sc.dur_ns.unwrap_or(0) as i64);
                 }
             }
+            if set_up {
+                self.stop_awaiting(s, key);
+            }
             return;
         }
         if bytes == 0 {
@@ -585,9 +662,7 @@ impl ConnectionChurn {
         c.writes += 1;
         if first {
             c.first_write_ts = ev.ts_ns;
-            if self.awaiting.get(&ev.tid) == Some(&key) {
-                self.awaiting.remove(&ev.tid);
-            }
+            set_up = true;
         }
         if first && !c.mysql {
             // TLS record: handshake (22), version 3.x, and when visible, ClientHello (1)
@@ -662,16 +737,18 @@ impl ConnectionChurn {
                 e.evidence.push(ev);
             }
         }
+        if set_up {
+            self.stop_awaiting(s, key);
+        }
     }
 }
 
 /// The server side: connections accepted on a listener, each carrying few requests.
 impl ConnectionChurn {
-    fn on_accept(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_accept(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Ret::Ok { val, .. } = sc.ret else { return };
         let Ok(fd) = i32::try_from(val) else { return };
-        let key = (cx.tgid, fd);
-        if let Some(old) = self.served.remove(&key) {
+        if let Some(old) = self.take_served(s, fd) {
             self.finish_served(old, ev.ts_ns);
         }
         // where the connection arrived, as the model names it (the accepted socket's local
@@ -702,7 +779,7 @@ impl ConnectionChurn {
         } else {
             name
         };
-        if self.served.len() >= MAX_CONNS {
+        if !self.sock(s, fd) {
             self.dropped_conns += 1;
             return;
         }
@@ -720,6 +797,7 @@ impl ConnectionChurn {
             }
             None => {
                 self.dropped_conns += 1;
+                self.release(s, fd);
                 return;
             }
         };
@@ -746,34 +824,32 @@ impl ConnectionChurn {
         } else {
             0
         };
-        self.served.insert(
-            key,
-            Served {
-                acceptor: ev.tid,
-                sends_at_accept,
-                listener: id,
-                accept_ts: at,
-                accept_ns: sc.dur_ns,
-                close_ns: None,
-                requests: 0,
-                reading: false,
-                eof: false,
-                shown,
-                wrote: false,
-                read_any: false,
-                mysql: false,
-                greet_hdr: false,
-                hdr: None,
-                left: 0,
-                asked: Asked::NotHttp,
-            },
-        );
+        let Some(o) = s.existing_object(fd_id(fd)) else { return };
+        o.served = Some(Served {
+            acceptor: ev.tid,
+            sends_at_accept,
+            listener: id,
+            accept_ts: at,
+            accept_ns: sc.dur_ns,
+            close_ns: None,
+            requests: 0,
+            reading: false,
+            eof: false,
+            shown,
+            wrote: false,
+            read_any: false,
+            mysql: false,
+            greet_hdr: false,
+            hdr: None,
+            left: 0,
+            asked: Asked::NotHttp,
+        });
     }
 
     /// Data on an accepted connection: a read after the server's last write starts a request
     /// (MySQL: a read of a command after the server's last write).
-    fn on_served_data(&mut self, ev: &Event, sc: &Syscall, key: (Tgid, i32)) {
-        let Some(c) = self.served.get_mut(&key) else { return };
+    fn on_served_data(&mut self, s: &mut State<'_, Self>, ev: &Event, sc: &Syscall, fd: i32) {
+        let Some(c) = self.served_mut(s, fd) else { return };
         let Some(bytes) = sc.bytes() else { return };
         let mut show = false;
         if sc.sys.is(Class::READ) {
@@ -885,12 +961,6 @@ impl ConnectionChurn {
     /// Listeners whose connections carried few requests each: info (the round trips are paid
     /// by the clients, whom the trace may not show), with who closed first.
     fn served_findings(&mut self, cx: &FinishCtx, out: &mut Vec<Finding>) {
-        let open: Vec<(Tgid, i32)> = self.served.keys().copied().collect();
-        for k in open {
-            if let Some(c) = self.served.remove(&k) {
-                self.finish_served(c, None);
-            }
-        }
         for l in &self.listeners {
             if l.connections < self.cfg.min_connections {
                 continue;
@@ -1103,8 +1173,8 @@ impl ConnectionChurn {
     /// getsockopt(SO_ERROR) on a connection still being made: an error there means the
     /// non-blocking connect failed (refused, timed out): no connection was made, and it is not
     /// counted (retry-storm's business).
-    fn on_so_error(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        if self.conns.is_empty() || !matches!(sc.ret, Ret::Ok { .. }) {
+    fn on_so_error(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if self.open == 0 || !matches!(sc.ret, Ret::Ok { .. }) {
             return;
         }
         let (Some(fd), Some(o)) = (sc.fd_num(), sc.sockopt()) else { return };
@@ -1113,40 +1183,27 @@ impl ConnectionChurn {
         }
         let key = (cx.tgid, fd);
         if matches!(o.value, None | Some(0)) {
-            self.first_use(ev, key);
+            self.first_use(s, ev, key);
             return;
         }
-        let Some(c) = self.conns.get(&key) else { return };
-        if c.writes > 0 {
+        if self.conn_mut(s, fd).is_none_or(|c| c.writes > 0) {
             return;
         }
-        let ep = c.ep;
-        self.conns.remove(&key);
-        self.forget(cx.tgid);
-        if self.awaiting.get(&ev.tid) == Some(&key) {
-            self.awaiting.remove(&ev.tid);
-        }
+        let Some(ep) = self.take_conn(s, fd).map(|c| c.ep) else { return };
+        self.stop_awaiting(s, key);
         if let Some(e) = self.endpoints.get_mut(ep as usize) {
             e.connections = e.connections.saturating_sub(1);
             e.open_now = e.open_now.saturating_sub(1);
         }
     }
 
-    /// One tracked connection of process `tgid` is gone.
-    fn forget(&mut self, tgid: Tgid) {
-        if let Some(n) = self.per_proc.get_mut(&tgid) {
-            *n -= 1;
-            if *n == 0 {
-                self.per_proc.remove(&tgid);
-            }
-        }
-    }
-
-    fn first_use(&mut self, ev: &Event, key: (Tgid, i32)) {
-        if self.awaiting.get(&ev.tid) != Some(&key) {
+    /// A call on `key` by the thread that made it and has not written to it yet: the first
+    /// use, which ends the connect's time when it was not measured.
+    fn first_use(&mut self, s: &mut State<'_, Self>, ev: &Event, key: (Tgid, i32)) {
+        if self.awaited(s) != Some(key) || key.0 != s.tgid() {
             return;
         }
-        if let Some(c) = self.conns.get_mut(&key) {
+        if let Some(c) = self.conn_mut(s, key.1) {
             if c.first_use_ts.is_none() {
                 c.first_use_ts = ev.ts_ns;
             }
@@ -1300,7 +1357,46 @@ fn fmt_s(s: f64) -> String {
     }
 }
 
-impl Detector for ConnectionChurn {
+impl Hosted for ConnectionChurn {
+    type Config = Config;
+    type Thread = Thread;
+    type Program = ();
+    type Object = Sock;
+    const META: &'static Meta = &META;
+    const MAX_THREADS: usize = MAX_CONNS;
+    const MAX_OBJECTS: usize = MAX_CONNS;
+    fn new(cfg: Config) -> Self {
+        ConnectionChurn {
+            cfg,
+            seq: 0,
+            open: 0,
+            awaiting: 0,
+            endpoints: Vec::new(),
+            endpoint_ids: HashMap::default(),
+            dropped_conns: 0,
+            listeners: Vec::new(),
+            listener_ids: HashMap::default(),
+            acceptors: HashMap::default(),
+        }
+    }
+
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        if s.existing().is_some_and(|t| t.awaiting.is_some()) {
+            self.awaiting -= 1;
+        }
+    }
+
+    /// The fd's process ended (or the trace did): its connections are closed.
+    fn end_object(&mut self, s: &mut State<'_, Self>, _fd: u64, o: Sock) {
+        self.open -= 1;
+        if let Some(c) = o.served {
+            self.finish_served(c, s.at());
+        }
+        if let Some(c) = o.conn {
+            self.finish_conn(c, s.at());
+        }
+    }
+
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
@@ -1389,34 +1485,7 @@ impl Detector for ConnectionChurn {
         )]
     }
 
-    fn meta(&self) -> &'static Meta {
-        &META
-    }
-
-    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        self.awaiting.remove(&ev.tid);
-        self.sockets.remove(&ev.tid);
-        if ev.tid.leads(cx.tgid) && !self.served.is_empty() {
-            let keys: Vec<(Tgid, i32)> = self.served.keys().filter(|k| k.0 == cx.tgid).copied().collect();
-            for k in keys {
-                if let Some(c) = self.served.remove(&k) {
-                    self.finish_served(c, ev.ts_ns);
-                }
-            }
-        }
-        // a process ended: its connections are closed
-        if ev.tid.leads(cx.tgid) && self.per_proc.contains_key(&cx.tgid) {
-            self.per_proc.remove(&cx.tgid);
-            let keys: Vec<(Tgid, i32)> = self.conns.keys().filter(|k| k.0 == cx.tgid).copied().collect();
-            for k in keys {
-                if let Some(c) = self.conns.remove(&k) {
-                    self.finish_conn(c, ev.ts_ns);
-                }
-            }
-        }
-    }
-
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         // the event's position in the whole stream orders requests and connections
         self.seq = cx.seq + 1;
         if !self.acceptors.is_empty() {
@@ -1435,21 +1504,23 @@ impl Detector for ConnectionChurn {
             Sys::Socket => {
                 if let Ret::Ok { val, .. } = sc.ret {
                     let fd = i32::try_from(val).unwrap_or(-1);
-                    if fd >= 0 && (self.sockets.len() < MAX_CONNS || self.sockets.contains_key(&ev.tid)) {
-                        self.sockets.insert(ev.tid, (fd, ev.ts_ns, sc.dur_ns.unwrap_or(0)));
+                    if fd >= 0 {
+                        if let Some(t) = s.thread() {
+                            t.socket = Some((fd, ev.ts_ns, sc.dur_ns.unwrap_or(0)));
+                        }
                     }
                 }
             }
-            Sys::Connect => self.on_connect(cx, ev, sc),
-            Sys::Accept | Sys::Accept4 => self.on_accept(cx, ev, sc),
-            Sys::Getsockopt => self.on_so_error(cx, ev, sc),
+            Sys::Connect => self.on_connect(s, cx, ev, sc),
+            Sys::Accept | Sys::Accept4 => self.on_accept(s, cx, ev, sc),
+            Sys::Getsockopt => self.on_so_error(s, cx, ev, sc),
             Sys::Close => {
-                if self.conns.is_empty() && self.served.is_empty() {
+                if self.open == 0 {
                     return;
                 }
                 let Some(fd) = sc.fd() else { return };
                 let key = (cx.tgid, fd.num);
-                if let Some(mut c) = self.served.remove(&key) {
+                if let Some(mut c) = self.take_served(s, fd.num) {
                     c.close_ns = sc.dur_ns;
                     let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
                     if c.shown {
@@ -1460,11 +1531,8 @@ impl Detector for ConnectionChurn {
                     self.finish_served(c, end);
                     return;
                 }
-                if self.awaiting.get(&ev.tid) == Some(&key) {
-                    self.awaiting.remove(&ev.tid);
-                }
-                if let Some(mut c) = self.conns.remove(&key) {
-                    self.forget(key.0);
+                self.stop_awaiting(s, key);
+                if let Some(mut c) = self.take_conn(s, fd.num) {
                     c.close_ns = sc.dur_ns.unwrap_or(0);
                     c.closed = true;
                     let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
@@ -1476,41 +1544,35 @@ impl Detector for ConnectionChurn {
                     self.finish_conn(c, end);
                 }
             }
-            s if s.is(Class::POLL) => {
+            sys if sys.is(Class::POLL) => {
                 // a wait by a thread whose new connection has not written yet: the handshake
-                if let (false, Some(d)) = (self.awaiting.is_empty(), sc.dur_ns) {
-                    if let Some(key) = self.awaiting.get(&ev.tid) {
-                        if let Some(c) = self.conns.get_mut(key) {
+                if let Some(d) = sc.dur_ns {
+                    if let Some(key) = self.awaited(s).filter(|k| k.0 == cx.tgid) {
+                        if let Some(c) = self.conn_mut(s, key.1) {
                             c.wait_ns += d;
                         }
                     }
                 }
             }
-            s if s.is(Class::READ) || s.is(Class::WRITE) => {
-                if self.conns.is_empty() && self.served.is_empty() {
+            sys if sys.is(Class::READ) || sys.is(Class::WRITE) => {
+                if self.open == 0 {
                     return;
                 }
                 let Some(fd) = sc.fd() else { return };
                 let key = (cx.tgid, fd.num);
-                if self.served.contains_key(&key) {
-                    self.on_served_data(ev, sc, key);
+                if self.served_mut(s, fd.num).is_some() {
+                    self.on_served_data(s, ev, sc, fd.num);
                     return;
                 }
-                if self.conns.is_empty() {
-                    return;
-                }
-                self.first_use(ev, key);
-                if self.conns.contains_key(&key) {
-                    self.on_data(ev, sc, key);
+                self.first_use(s, ev, key);
+                if self.conn_mut(s, fd.num).is_some() {
+                    self.on_data(s, ev, sc, key);
                 }
             }
-            s if s.is(Class::FD) => {
-                if self.awaiting.is_empty() {
-                    return;
-                }
-                if let (Some(&key), Some(fd)) = (self.awaiting.get(&ev.tid), sc.fd()) {
+            sys if sys.is(Class::FD) => {
+                if let (Some(key), Some(fd)) = (self.awaited(s), sc.fd()) {
                     if key.1 == fd.num {
-                        self.first_use(ev, key);
+                        self.first_use(s, ev, key);
                     }
                 }
             }
@@ -1518,17 +1580,8 @@ impl Detector for ConnectionChurn {
         }
     }
 
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.conns, &mut self.awaiting, &mut self.sockets, &mut self.per_proc, &mut self.served]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let open: Vec<(Tgid, i32)> = self.conns.keys().copied().collect();
-        for k in open {
-            if let Some(c) = self.conns.remove(&k) {
-                self.finish_conn(c, None);
-            }
-        }
+    /// The findings, once the host has closed the connections still open.
+    fn report(&mut self, _: Groups<'_, ()>, cx: &FinishCtx) -> Vec<Finding> {
         let window_s = cx.window.map_or(0.0, |w| w.duration_s);
         let mut out = Vec::new();
         for e in &mut self.endpoints {

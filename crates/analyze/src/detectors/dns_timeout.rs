@@ -21,9 +21,10 @@
 use crate::kit::secs;
 use crate::kit::dns::{dns_socket, parse_dns, timed_out_wait, waited_ns, DnsMsg, MIN_WAIT_NS};
 use super::{Evidence, EvidenceBuf};
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Class, Event, Ret, Sys, Syscall, Tgid, Tid};
+use crate::host::{Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Class, Event, Ret, Sys, Syscall};
 use syslint_report::Finding;
 
 pub static META: Meta = Meta {
@@ -60,7 +61,7 @@ pub static META: Meta = Meta {
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<DnsTimeout>();
+pub const ENTRY: Entry = crate::host::hosted::<DnsTimeout>();
 
 crate::options! {
     pub struct Config {
@@ -112,10 +113,9 @@ struct Sock {
     last_send: Option<i64>,
 }
 
+/// One lookup of a thread, charged to the program its process ran when it began.
 #[derive(Clone, Default)]
 struct Lookup {
-    group: u32,
-    tgid: Tgid,
     questions: Vec<Question>,
     queries: u32,
     timeouts: u32,
@@ -136,15 +136,16 @@ struct Lookup {
     evidence: Vec<Evidence>,
 }
 
+/// A thread's DNS sockets (they outlive its lookups) and its lookup in progress.
 #[derive(Clone, Default)]
-struct Thread {
+pub struct Thread {
     socks: Vec<Sock>,
     lookup: Option<Lookup>,
 }
 
 /// A program's lookups.
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     lookups: u64,
     queries: u64,
     timeouts: u64,
@@ -162,35 +163,48 @@ struct Group {
     search_queries: u64,
     walk_ns: u64,
     walk_timed: bool,
-    names: Vec<String>,
+    names: Names,
     span: Span,
-    evidence: EvidenceBuf,
+    /// The evidence of the first lookup that timed out or walked.
+    evidence: Option<EvidenceBuf>,
 }
 
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        self.lookups += o.lookups;
-        self.queries += o.queries;
-        self.timeouts += o.timeouts;
-        self.timed_out_lookups += o.timed_out_lookups;
-        self.lost_unknown += o.lost_unknown;
-        self.lost_ns += o.lost_ns;
-        self.retries += o.retries;
-        self.next_server += o.next_server;
-        self.unanswered += o.unanswered;
-        self.answered_in_timeouts += o.answered_in_timeouts;
-        self.walks += o.walks;
-        self.search_queries += o.search_queries;
-        self.walk_ns += o.walk_ns;
-        self.walk_timed |= o.walk_timed;
-        for n in o.names {
-            if self.names.len() < MAX_NAMES && !self.names.contains(&n) {
-                self.names.push(n);
-            }
+crate::merge!(Group {
+    lookups: sum,
+    queries: sum,
+    timeouts: sum,
+    timed_out_lookups: sum,
+    lost_ns: sum,
+    lost_unknown: sum,
+    retries: sum,
+    next_server: sum,
+    unanswered: sum,
+    answered_in_timeouts: sum,
+    walks: sum,
+    search_queries: sum,
+    walk_ns: sum,
+    walk_timed: or,
+    names: merge,
+    span: merge,
+    evidence: first,
+});
+
+/// The names looked up ([`MAX_NAMES`] at most), in the order seen.
+#[derive(Clone, Default)]
+struct Names(Vec<String>);
+
+impl Names {
+    fn add(&mut self, n: String) {
+        if self.0.len() < MAX_NAMES && !self.0.contains(&n) {
+            self.0.push(n);
         }
-        self.span.merge(&o.span);
-        if self.evidence.first.is_empty() {
-            self.evidence = o.evidence;
+    }
+}
+
+impl Merge for Names {
+    fn merge(&mut self, o: Self) {
+        for n in o.0 {
+            self.add(n);
         }
     }
 }
@@ -198,17 +212,6 @@ impl Group {
 #[derive(Clone)]
 pub struct DnsTimeout {
     cfg: Config,
-    threads: Bounded<Tid, Thread>,
-    programs: Programs,
-    groups: Vec<Group>,
-}
-
-impl Declared for DnsTimeout {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        DnsTimeout { cfg, threads: Bounded::new(MAX_THREADS), programs: Programs::default(), groups: Vec::new() }
-    }
 }
 
 /// Whether two question names belong to one lookup: the same name, or one a search-list
@@ -218,6 +221,11 @@ fn related(a: &Question, name: &str, truncated: bool) -> bool {
     let (x, y) = (a.name.as_str(), name);
     let under = |long: &str, short: &str| long.len() > short.len() && long.starts_with(short) && long.as_bytes()[short.len()] == b'.';
     x == y || under(x, y) || under(y, x) || (a.truncated && y.starts_with(x)) || (truncated && x.starts_with(y))
+}
+
+/// A call that sends (its messages are questions).
+fn sends(sys: Sys) -> bool {
+    matches!(sys, Sys::Sendto | Sys::Sendmsg | Sys::Sendmmsg | Sys::Send | Sys::Write | Sys::Writev)
 }
 
 fn first_label(name: &str) -> &str {
@@ -232,16 +240,13 @@ fn hash_str(s: &str) -> u64 {
 }
 
 impl DnsTimeout {
-    fn end_lookup(&mut self, l: Lookup) {
+    /// The thread's lookup is over: what it did goes to its program.
+    fn end_lookup(s: &mut State<'_, Self>) {
+        let Some(l) = s.existing().and_then(|t| t.lookup.take()) else { return };
         if l.queries == 0 {
             return;
         }
-        let g = l.group as usize;
-        if self.groups.len() <= g {
-            self.groups.resize_with(g + 1, Group::default);
-        }
-        self.programs.count(l.group, l.tgid);
-        let grp = &mut self.groups[g];
+        let grp = s.program();
         grp.lookups += 1;
         grp.queries += u64::from(l.queries);
         grp.timeouts += u64::from(l.timeouts);
@@ -276,33 +281,24 @@ impl DnsTimeout {
                 })
             });
             if let Some(n) = name {
-                if grp.names.len() < MAX_NAMES && !grp.names.contains(&n) {
-                    grp.names.push(n);
-                }
+                grp.names.add(n);
             }
             grp.span.add(l.first_ts);
             grp.span.add(l.last_ts);
-            if grp.evidence.cap == 0 {
-                grp.evidence = EvidenceBuf::new(EVIDENCE);
-            }
+            let buf = grp.evidence.get_or_insert_with(|| EvidenceBuf::new(EVIDENCE));
             for e in l.evidence {
-                if grp.evidence.first.len() < grp.evidence.cap {
-                    grp.evidence.first.push(e);
+                if buf.first.len() < buf.cap {
+                    buf.first.push(e);
                 } else {
-                    grp.evidence.last = Some(e);
+                    buf.last = Some(e);
                 }
             }
-        }
-    }
-
-    fn end_thread_lookup(&mut self, tid: Tid) {
-        if let Some(l) = self.threads.get_mut(&tid).and_then(|t| t.lookup.take()) {
-            self.end_lookup(l);
         }
     }
 
     /// A DNS message sent or received on a thread's DNS socket.
-    fn message(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32, send: bool, tcp: bool) {
+    fn message(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32, tcp: bool) {
+        let send = sends(sc.sys);
         let mut msgs: Vec<(DnsMsg, bool)> = Vec::new();
         for (b, cut) in sc.payloads() {
             let m = if tcp { b.get(2..).and_then(|x| parse_dns(x, cut)) } else { None };
@@ -315,11 +311,10 @@ impl DnsTimeout {
             _ => 1,
         };
         let server = cx.target.as_ref().map_or(0, |t| hash_str(t.display.rsplit("->").next().unwrap_or(t.display)));
-        let tid = ev.tid;
         // a question unrelated to the lookup, or one it had answered asked again without a
         // timeout between: the next lookup
         if send {
-            let new_lookup = self.threads.get(&tid).and_then(|t| t.lookup.as_ref()).is_some_and(|l| {
+            let new_lookup = s.existing().and_then(|t| t.lookup.as_ref()).is_some_and(|l| {
                 msgs.iter().filter(|(m, _)| !m.response).any(|(m, _)| {
                     // after an NXDOMAIN the resolver tries the next search-list candidate: the
                     // same first label (`svc0.lab.test.svc.cluster.local` after
@@ -336,15 +331,14 @@ impl DnsTimeout {
                 })
             });
             if new_lookup {
-                self.end_thread_lookup(tid);
+                Self::end_lookup(s);
             }
         }
-        let group = match self.threads.get(&tid).and_then(|t| t.lookup.as_ref()) {
-            Some(l) => l.group,
-            None => self.programs.group(cx.model, tid),
-        };
-        let tgid = cx.tgid;
-        let Some(t) = self.threads.entry(tid, Thread::default) else { return };
+        // a lookup starts: it belongs to the program the process runs now
+        if s.existing().is_some_and(|t| t.lookup.is_none()) {
+            s.regroup();
+        }
+        let Some(t) = s.thread() else { return };
         // the socket's messages in flight
         let si = match t.socks.iter().position(|s| s.fd == fd) {
             Some(i) => Some(i),
@@ -354,7 +348,7 @@ impl DnsTimeout {
             }
             None => None,
         };
-        let l = t.lookup.get_or_insert_with(|| Lookup { group, tgid, ..Lookup::default() });
+        let l = t.lookup.get_or_insert_with(Lookup::default);
         if ev.ts_ns.is_some() {
             l.last_ts = ev.ts_ns;
         }
@@ -444,9 +438,9 @@ impl DnsTimeout {
     }
 
     /// A wait by a thread: a timed-out one while a question is unanswered is time lost.
-    fn wait(&mut self, ev: &Event, sc: &Syscall, recv_fd: Option<i32>) {
+    fn wait(&mut self, s: &mut State<'_, Self>, ev: &Event, sc: &Syscall, recv_fd: Option<i32>) {
         let min_ns = self.cfg.min_wait_ms.saturating_mul(1_000_000);
-        let Some(t) = self.threads.get_mut(&ev.tid) else { return };
+        let Some(t) = s.existing() else { return };
         // the fd waited on, when the trace shows it (strace text; the kernel does not copy fd arrays)
         let watched = recv_fd.or_else(|| sc.polled_fds().map(|p| p.first));
         let waiting = t.socks.iter().any(|s| {
@@ -477,9 +471,20 @@ impl DnsTimeout {
     }
 }
 
-impl Detector for DnsTimeout {
-    fn meta(&self) -> &'static Meta {
-        &META
+impl Hosted for DnsTimeout {
+    type Config = Config;
+    type Thread = Thread;
+    type Program = Group;
+    type Object = ();
+    const META: &'static Meta = &META;
+    const MAX_THREADS: usize = MAX_THREADS;
+    fn new(cfg: Config) -> Self {
+        DnsTimeout { cfg }
+    }
+
+    /// The thread ended: so did its lookup.
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        Self::end_lookup(s);
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
@@ -602,18 +607,18 @@ impl Detector for DnsTimeout {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if sc.sys.is(Class::POLL) {
             // a wait that ended with nothing: `= 0 (Timeout)`
             if timed_out_wait(sc).is_some() {
-                self.wait(ev, sc, None);
+                self.wait(s, ev, sc, None);
             }
             return;
         }
         let Some(fd) = sc.fd_num() else { return };
         if sc.sys == Sys::Close {
-            if let Some(t) = self.threads.get_mut(&ev.tid) {
-                t.socks.retain(|s| s.fd != fd);
+            if let Some(t) = s.existing() {
+                t.socks.retain(|k| k.fd != fd);
             }
             return;
         }
@@ -621,36 +626,22 @@ impl Detector for DnsTimeout {
         if !(target.kind.is_udp() || target.kind.is_tcp() || target.kind == syslint_event::TargetKind::Unknown) {
             return;
         }
-        let send = matches!(sc.sys, Sys::Sendto | Sys::Sendmsg | Sys::Sendmmsg | Sys::Send | Sys::Write | Sys::Writev);
+        let send = sends(sc.sys);
         let Some(tcp) = dns_socket(cx, ev, sc, fd) else { return };
         match sc.ret {
-            Ret::Ok { val, .. } if val > 0 => self.message(cx, ev, sc, fd, send, tcp),
+            Ret::Ok { val, .. } if val > 0 => self.message(s, cx, ev, sc, fd, tcp),
             // a blocking receive with a socket timeout (SO_RCVTIMEO) that ran out
             Ret::Err { .. } if !send && sc.ret.errno() == Some("EAGAIN") && sc.dur_ns.is_some() => {
-                self.wait(ev, sc, Some(fd));
+                self.wait(s, ev, sc, Some(fd));
             }
             _ => {}
         }
     }
 
-    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
-        self.end_thread_lookup(ev.tid);
-        self.threads.remove(&ev.tid);
-    }
-
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.threads, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let tids: Vec<Tid> = self.threads.keys().copied().collect();
-        for t in tids {
-            self.end_thread_lookup(t);
-        }
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let window_s = cx.window.map_or(0.0, |w| w.duration_s);
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             let timeouts = g.timeouts >= self.cfg.min_timeouts.max(1);
             let walks = g.search_queries >= self.cfg.min_search_queries.max(1);
             if !(timeouts || walks) {
@@ -677,8 +668,8 @@ impl Detector for DnsTimeout {
             m.count("walks", g.walks);
             m.count("search_queries", g.search_queries);
             m.value_opt("walk_s", walk_s);
-            m.json("names", serde_json::json!(g.names));
-            m.count("processes", self.programs.processes[gi]);
+            m.json("names", serde_json::json!(g.names.0));
+            m.count("processes", groups.processes(gi));
             let mut parts = Vec::new();
             if timeouts {
                 let lost = match lost_s {
@@ -747,23 +738,21 @@ impl Detector for DnsTimeout {
                     format!("{} ({measured})", c.join("; "))
                 }
             };
-            out.push(Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 detector: META.name.into(),
                 code: META.code.into(),
                 severity,
                 message,
-                subject: self.programs.subject(cx.model, gi as u32),
-                about: Some(self.programs.about(gi as u32)),
                 window: g.span.window(),
                 metrics: m.build(),
-                evidence: g.evidence.render(cx.clock),
+                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 fix,
                 // its own fixes (a dead nameserver, the A/AAAA pair) still lead with the
                 // program's knob (sshd `UseDNS no`)
                 advice: Some("dns-timeout"),
                 ..Default::default()
-            });
+            }));
         }
         out
     }

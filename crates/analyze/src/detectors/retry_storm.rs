@@ -12,12 +12,13 @@
 //! `max_gap_growth` times the median of the first: exponential backoff doubles them).
 
 use super::{Evidence, EvidenceBuf};
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::host::{Capped, Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span, Timing};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::{Hash, Hasher};
 use syslint_event::{errno, Class, Event, Ret, SockOpt, Sys, Syscall, Tgid};
-use syslint_report::{Finding, Severity, Subject, SubjectKind};
+use syslint_report::{Finding, Severity, SubjectKind};
 
 pub static META: Meta = Meta {
     code: "SL017",
@@ -56,11 +57,13 @@ pub static META: Meta = Meta {
             Sys::Execve,
             Sys::Execveat,
         ],
+        // a process's pending connects end with it
+        exits: true,
         ..Interest::NONE
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<RetryStorm>();
+pub const ENTRY: Entry = crate::host::hosted::<RetryStorm>();
 
 crate::options! {
     pub struct Config {
@@ -80,8 +83,9 @@ crate::options! {
     }
 }
 
-/// Series followed at once.
-const MAX_SERIES: usize = 4096;
+/// Series followed per program: a program retries a few endpoints, and with at most 256
+/// programs the whole stays bounded (131,072 series).
+const MAX_SERIES: usize = 512;
 /// Non-blocking connects waiting for their outcome.
 const MAX_PENDING: usize = 20_000;
 /// Gaps kept from the start and the end of a series (for the growth).
@@ -132,6 +136,12 @@ fn median(v: &mut [u64]) -> Option<u64> {
     Some(v[v.len() / 2])
 }
 
+impl Merge for Gaps {
+    fn merge(&mut self, o: Self) {
+        self.absorb(&o);
+    }
+}
+
 impl Gaps {
     fn add(&mut self, ns: u64) {
         let b = bin_of(ns);
@@ -145,6 +155,8 @@ impl Gaps {
     }
 
     fn absorb(&mut self, o: &Gaps) {
+        // the first gaps are this series' (the other's when it has none), the last those of
+        // the one with more
         for (a, b) in self.bins.iter_mut().zip(o.bins.iter()) {
             *a = a.saturating_add(*b);
         }
@@ -190,7 +202,7 @@ impl Gaps {
 }
 
 #[derive(Clone)]
-struct Series {
+pub struct Series {
     call: &'static str,
     endpoint: Box<str>,
     errno: &'static str,
@@ -199,46 +211,62 @@ struct Series {
     gaps: Gaps,
     span: Span,
     timing: Timing,
+    /// The first attempt's lines from the series' start: a merge keeps the ones it has.
     evidence: EvidenceBuf,
-    tgids: Vec<Tgid>,
-    /// Attempts per process (of the first 64 processes): a retry loop makes many in one.
-    per_tgid: Vec<u64>,
+    per_process: PerProcess,
 }
 
-impl Series {
+crate::merge!(Series {
+    call: keep,
+    endpoint: keep,
+    errno: keep,
+    attempts: sum,
+    last_ts: keep,
+    gaps: merge,
+    span: merge,
+    timing: merge,
+    evidence: keep,
+    per_process: merge,
+});
+
+/// Attempts per process (of the first 64 processes): a retry loop makes many in one.
+#[derive(Clone, Default)]
+struct PerProcess(Vec<(Tgid, u64)>);
+
+impl PerProcess {
+    fn add(&mut self, t: Tgid, n: u64) {
+        match self.0.iter().position(|x| x.0 == t) {
+            Some(i) => self.0[i].1 += n,
+            None if self.0.len() < 64 => self.0.push((t, n)),
+            None => {}
+        }
+    }
+
     /// The most attempts one process made.
-    fn max_per_process(&self) -> u64 {
-        self.per_tgid.iter().copied().max().unwrap_or(0)
+    fn max(&self) -> u64 {
+        self.0.iter().map(|x| x.1).max().unwrap_or(0)
     }
+}
 
-    fn absorb(&mut self, o: Series) {
-        self.attempts += o.attempts;
-        self.gaps.absorb(&o.gaps);
-        self.span.merge(&o.span);
-        self.timing.merge(o.timing);
-        if self.evidence.first.is_empty() {
-            self.evidence = o.evidence;
-        }
-        for (t, n) in o.tgids.into_iter().zip(o.per_tgid) {
-            match self.tgids.iter().position(|x| *x == t) {
-                Some(i) => self.per_tgid[i] += n,
-                None if self.tgids.len() < 64 => {
-                    self.tgids.push(t);
-                    self.per_tgid.push(n);
-                }
-                None => {}
-            }
+impl Merge for PerProcess {
+    fn merge(&mut self, o: Self) {
+        for (t, n) in o.0 {
+            self.add(t, n);
         }
     }
 }
+
+/// A program's series, by the hash of their call, endpoint and errno.
+pub type Group = Capped<u64, Series, MAX_SERIES>;
 
 /// A non-blocking connect waiting for its outcome.
-#[derive(Clone)]
-struct Pending {
+#[derive(Clone, Default)]
+pub struct Pending {
     endpoint: Box<str>,
     ts: Option<i64>,
     dur: Option<u64>,
-    connect: Evidence,
+    /// The connect (there from the start: `None` only once taken).
+    connect: Option<Evidence>,
     /// A poll reported POLLERR/POLLHUP on it (strace text).
     poll_err: bool,
 }
@@ -246,23 +274,6 @@ struct Pending {
 #[derive(Clone)]
 pub struct RetryStorm {
     cfg: Config,
-    programs: Programs,
-    /// (program, hash of call, endpoint and errno) -> the series.
-    series: Bounded<(u32, u64), Series>,
-    pending: Bounded<(Tgid, i32), Pending>,
-}
-
-impl Declared for RetryStorm {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        RetryStorm {
-            cfg,
-            programs: Programs::default(),
-            series: Bounded::new(MAX_SERIES),
-            pending: Bounded::new(MAX_PENDING),
-        }
-    }
 }
 
 /// Errors that are no failed attempt: the call is under way or was interrupted.
@@ -272,12 +283,9 @@ fn not_a_failure(e: &str) -> bool {
 
 impl RetryStorm {
     /// One failed attempt of `call` to `endpoint` with `errno`; `lines` its evidence (the
-    /// connect, then what told its failure).
-    #[allow(clippy::too_many_arguments)]
+    /// connect, then what told its failure), in the program the process runs now.
     fn failed(
-        &mut self,
-        cx: &Ctx,
-        ev: &Event,
+        s: &mut State<'_, Self>,
         call: &'static str,
         endpoint: &str,
         errno: &'static str,
@@ -285,12 +293,10 @@ impl RetryStorm {
         dur: Option<u64>,
         lines: &[Evidence],
     ) {
-        let g = self.programs.of(cx.model, ev.tid);
         let mut h = rustc_hash::FxHasher::default();
         call.hash(&mut h);
         endpoint.hash(&mut h);
         errno.hash(&mut h);
-        let key = (g, h.finish());
         let make = || Series {
             call,
             endpoint: endpoint.into(),
@@ -301,10 +307,10 @@ impl RetryStorm {
             span: Span::default(),
             timing: Timing::default(),
             evidence: EvidenceBuf::new(EVIDENCE),
-            tgids: Vec::new(),
-            per_tgid: Vec::new(),
+            per_process: PerProcess::default(),
         };
-        let Some(s) = self.series.entry(key, make) else { return };
+        let tgid = s.tgid();
+        let Some(s) = s.program().entry_or(h.finish(), make) else { return };
         s.attempts += 1;
         if let (Some(t), Some(l)) = (ts, s.last_ts) {
             s.gaps.add(u64::try_from(t - l).unwrap_or(0));
@@ -314,14 +320,7 @@ impl RetryStorm {
         }
         s.span.add(ts);
         s.timing.add(dur);
-        match s.tgids.iter().position(|x| *x == cx.tgid) {
-            Some(i) => s.per_tgid[i] += 1,
-            None if s.tgids.len() < 64 => {
-                s.tgids.push(cx.tgid);
-                s.per_tgid.push(1);
-            }
-            None => {}
-        }
+        s.per_process.add(tgid, 1);
         // the whole first attempt, then one line per attempt (the last is kept)
         if s.attempts == 1 {
             for l in lines {
@@ -339,35 +338,52 @@ impl RetryStorm {
     }
 
     /// The pending connect on `fd` failed with `errno`, told by `ev`.
-    fn pending_failed(&mut self, cx: &Ctx, ev: &Event, fd: i32, errno: &'static str) {
-        let Some(p) = self.pending.remove(&(cx.tgid, fd)) else { return };
-        let lines = [p.connect, Evidence::of(ev)];
-        self.failed(cx, ev, "connect", &p.endpoint, errno, p.ts, p.dur, &lines);
+    fn pending_failed(&mut self, s: &mut State<'_, Self>, ev: &Event, fd: u64, errno: &'static str) {
+        let Some(p) = s.existing_object(fd).map(std::mem::take) else { return };
+        s.end_object(fd, self);
+        let told = Evidence::of(ev);
+        match p.connect {
+            Some(c) => Self::failed(s, "connect", &p.endpoint, errno, p.ts, p.dur, &[c, told]),
+            None => Self::failed(s, "connect", &p.endpoint, errno, p.ts, p.dur, &[told]),
+        }
     }
 
-    fn on_connect(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_connect(&mut self, s: &mut State<'_, Self>, ev: &Event, sc: &Syscall) {
         let Some(fd) = sc.fd_num() else { return };
+        let fd = u64::try_from(fd).ok();
         // a new connect on the fd ends whatever was pending on it
-        self.pending.remove(&(cx.tgid, fd));
+        if let Some(fd) = fd {
+            s.end_object(fd, self);
+        }
         let Ret::Err { errno, .. } = sc.ret else { return };
         let Some(addr) = sc.sockaddr() else { return };
         let endpoint = addr.to_string();
         if errno == "EINPROGRESS" {
-            let p = Pending { endpoint: endpoint.into(), ts: ev.ts_ns, dur: sc.dur_ns, connect: Evidence::of(ev), poll_err: false };
-            self.pending.insert((cx.tgid, fd), p);
+            let Some(fd) = fd else { return };
+            let (ts, dur, connect) = (ev.ts_ns, sc.dur_ns, Some(Evidence::of(ev)));
+            s.object_or(fd, || Pending { endpoint: endpoint.into(), ts, dur, connect, poll_err: false });
             return;
         }
         if not_a_failure(errno) {
             return;
         }
         let Some(e) = errno::intern(errno) else { return };
-        self.failed(cx, ev, "connect", &endpoint, e, ev.ts_ns, sc.dur_ns, &[Evidence::of(ev)]);
+        Self::failed(s, "connect", &endpoint, e, ev.ts_ns, sc.dur_ns, &[Evidence::of(ev)]);
     }
 }
 
-impl Detector for RetryStorm {
-    fn meta(&self) -> &'static Meta {
-        &META
+impl Hosted for RetryStorm {
+    type Config = Config;
+    type Thread = ();
+    type Program = Group;
+    /// A non-blocking connect (its fd) waiting for its outcome.
+    type Object = Pending;
+    const META: &'static Meta = &META;
+    const MAX_OBJECTS: usize = MAX_PENDING;
+    /// A process that runs another program makes its attempts for that one.
+    const EXEC_ENDS_THREAD: bool = true;
+    fn new(cfg: Config) -> Self {
+        RetryStorm { cfg }
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
@@ -504,18 +520,18 @@ impl Detector for RetryStorm {
         )]
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         match sc.sys {
-            Sys::Connect => self.on_connect(cx, ev, sc),
+            Sys::Connect => self.on_connect(s, ev, sc),
             Sys::Bind => {
                 let Ret::Err { errno, .. } = sc.ret else { return };
                 if not_a_failure(errno) {
                     return;
                 }
                 let (Some(addr), Some(e)) = (sc.sockaddr(), errno::intern(errno)) else { return };
-                self.failed(cx, ev, "bind", &addr.to_string(), e, ev.ts_ns, sc.dur_ns, &[Evidence::of(ev)]);
+                Self::failed(s, "bind", &addr.to_string(), e, ev.ts_ns, sc.dur_ns, &[Evidence::of(ev)]);
             }
-            s if s.is(Class::OPEN) => {
+            sys if sys.is(Class::OPEN) => {
                 let Ret::Err { errno, .. } = sc.ret else { return };
                 // missing paths are failed-lookup-storm's
                 if not_a_failure(errno) || matches!(errno, "ENOENT" | "ENOTDIR") {
@@ -524,49 +540,29 @@ impl Detector for RetryStorm {
                 let Some(e) = errno::intern(errno) else { return };
                 let Some(p) = sc.path() else { return };
                 let Some(path) = super::failed_lookup_storm::resolve(cx.model, ev.tid, sc, &p) else { return };
-                self.failed(cx, ev, "open", &path, e, ev.ts_ns, sc.dur_ns, &[Evidence::of(ev)]);
+                Self::failed(s, "open", &path, e, ev.ts_ns, sc.dur_ns, &[Evidence::of(ev)]);
             }
-            s if s.is(Class::EXEC) => {
-                if matches!(sc.ret, Ret::Ok { .. }) {
-                    self.programs.forget(cx.model, ev.tid);
-                }
-            }
-            _ => {
-                if self.pending.is_empty() {
-                    return;
-                }
-                self.outcome(cx, ev, sc);
-            }
+            // (a successful exec is the host's; a failed one tells nothing)
+            sys if sys.is(Class::EXEC) => {}
+            // what a call tells of a pending connect, when there is one
+            _ if s.has_objects() => self.outcome(s, ev, sc),
+            _ => {}
         }
     }
 
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.pending, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let mut per_group: HashMap<u32, Vec<Series>> = HashMap::default();
-        for ((g, _), s) in self.series.drain() {
-            per_group.entry(g).or_default().push(s);
-        }
-        let target = self.programs.merge_unnamed(cx.model);
-        let mut merged: Vec<(u32, Series)> = Vec::new();
-        for (g, list) in per_group {
-            let t = target.get(g as usize).copied().unwrap_or(g as usize) as u32;
-            for s in list {
-                match merged
-                    .iter_mut()
-                    .find(|(mg, m)| *mg == t && m.call == s.call && m.endpoint == s.endpoint && m.errno == s.errno)
-                {
-                    Some((_, m)) => m.absorb(s),
-                    None => merged.push((t, s)),
-                }
-            }
-        }
-        merged.sort_by(|a, b| b.1.attempts.cmp(&a.1.attempts).then_with(|| a.1.endpoint.cmp(&b.1.endpoint)));
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
+        let mut series: Vec<(u32, &Series)> =
+            groups.iter().flat_map(|(g, p)| p.0.values().map(move |s| (g, s))).collect();
+        // the most attempts first; ties in an order of their own, not a hash's
+        series.sort_by(|a, b| {
+            b.1.attempts
+                .cmp(&a.1.attempts)
+                .then_with(|| a.1.endpoint.cmp(&b.1.endpoint))
+                .then_with(|| (a.1.call, a.1.errno, a.0).cmp(&(b.1.call, b.1.errno, b.0)))
+        });
         let mut out = Vec::new();
-        for (g, s) in merged {
-            if s.attempts < self.cfg.min_attempts.max(1) || s.max_per_process() < self.cfg.min_per_process {
+        for (g, s) in series {
+            if s.attempts < self.cfg.min_attempts.max(1) || s.per_process.max() < self.cfg.min_per_process {
                 continue;
             }
             let median = s.gaps.median_ns();
@@ -587,7 +583,7 @@ impl Detector for RetryStorm {
             m.text("call", s.call);
             m.text("endpoint", &s.endpoint);
             m.text("errno", s.errno);
-            m.count("processes", self.programs.processes.get(g as usize).copied().unwrap_or(1).max(1));
+            m.count("processes", groups.processes(g).max(1));
             m.value_opt("per_sec", per_sec);
             m.value_opt("median_gap_ms", median.map(|x| x / 1e6));
             if timed {
@@ -613,19 +609,19 @@ impl Detector for RetryStorm {
 close, and the endpoint a refused connection, so clients retrying like this keep a struggling server down",
                 s.attempts
             );
-            out.push(Finding {
-                subject: self.programs.subject(cx.model, g),
-                about: Some(
-                    Subject::new(if s.call == "open" { SubjectKind::File } else { SubjectKind::Endpoint })
-                        .program(self.programs.about(g).program.as_deref())
-                        .name(&*s.endpoint),
-                ),
+            let mut f = groups.stamp(cx.model, g, Finding {
                 window: s.span.window(),
                 metrics: m.build(),
                 evidence: s.evidence.render(cx.clock),
                 cost: Some(cost),
                 ..META.finding(severity, message)
             });
+            // about the endpoint (or file) in the program
+            if let Some(a) = f.about.as_mut() {
+                a.kind = if s.call == "open" { SubjectKind::File } else { SubjectKind::Endpoint };
+                a.name = Some(s.endpoint.to_string());
+            }
+            out.push(f);
         }
         out
     }
@@ -633,10 +629,10 @@ close, and the endpoint a refused connection, so clients retrying like this keep
 
 impl RetryStorm {
     /// What a call on an fd with a pending non-blocking connect tells of its outcome.
-    fn outcome(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn outcome(&mut self, s: &mut State<'_, Self>, ev: &Event, sc: &Syscall) {
         match sc.sys {
             Sys::Getsockopt => {
-                let (Some(fd), Some(o)) = (sc.fd_num(), sc.sockopt()) else { return };
+                let (Some(fd), Some(o)) = (fd_of(sc), sc.sockopt()) else { return };
                 if !matches!(sc.ret, Ret::Ok { .. })
                     || o.level != Some(SockOpt::SOL_SOCKET)
                     || o.name != Some(SockOpt::SO_ERROR)
@@ -644,12 +640,10 @@ impl RetryStorm {
                     return;
                 }
                 match o.value {
-                    Some(0) => {
-                        self.pending.remove(&(cx.tgid, fd));
-                    }
+                    Some(0) => s.end_object(fd, self),
                     Some(v) => {
                         if let Some(e) = errno::name(v).filter(|e| !not_a_failure(e)) {
-                            self.pending_failed(cx, ev, fd, e);
+                            self.pending_failed(s, ev, fd, e);
                         }
                     }
                     None => {}
@@ -667,26 +661,26 @@ impl RetryStorm {
                     if !(rev.contains("POLLERR") || rev.contains("POLLHUP")) {
                         continue;
                     }
-                    if let Ok(fd) = n.trim().parse::<i32>() {
-                        if let Some(p) = self.pending.get_mut(&(cx.tgid, fd)) {
+                    if let Some(fd) = n.trim().parse::<i32>().ok().and_then(|fd| u64::try_from(fd).ok()) {
+                        if let Some(p) = s.existing_object(fd) {
                             p.poll_err = true;
                         }
                     }
                 }
             }
             Sys::Close => {
-                let Some(fd) = sc.fd_num() else { return };
-                if self.pending.get(&(cx.tgid, fd)).is_some_and(|p| p.poll_err) {
+                let Some(fd) = fd_of(sc) else { return };
+                if s.existing_object(fd).is_some_and(|p| p.poll_err) {
                     // a poll said it failed, and nothing asked why: errno unknown
-                    self.pending_failed(cx, ev, fd, "POLLERR");
+                    self.pending_failed(s, ev, fd, "POLLERR");
                 } else {
-                    self.pending.remove(&(cx.tgid, fd));
+                    s.end_object(fd, self);
                 }
             }
             _ => {
                 // the first read or write: it connected, or tells why not
-                let Some(fd) = sc.fd_num() else { return };
-                if !self.pending.contains_key(&(cx.tgid, fd)) {
+                let Some(fd) = fd_of(sc) else { return };
+                if s.existing_object(fd).is_none() {
                     return;
                 }
                 match sc.ret {
@@ -697,17 +691,20 @@ impl RetryStorm {
                         ) =>
                     {
                         if let Some(e) = errno::intern(errno) {
-                            self.pending_failed(cx, ev, fd, e);
+                            self.pending_failed(s, ev, fd, e);
                         }
                     }
                     Ret::Err { .. } => {}
-                    _ => {
-                        self.pending.remove(&(cx.tgid, fd));
-                    }
+                    _ => s.end_object(fd, self),
                 }
             }
         }
     }
+}
+
+/// The fd a call is about, as the number of its pending connect.
+fn fd_of(sc: &Syscall) -> Option<u64> {
+    sc.fd_num().and_then(|fd| u64::try_from(fd).ok())
 }
 
 #[cfg(test)]

@@ -11,9 +11,10 @@
 //! (or endpoint) and direction.
 
 use super::{Evidence, Span};
+use crate::host::{Groups, Hosted, State};
 use crate::kit::Metrics;
 use crate::kit::{Rekey, Typical};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, MsgFlags, Tgid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::printers::fmt_count;
@@ -34,7 +35,7 @@ pub static META: Meta = Meta {
     interest: Interest { classes: &[Class::FD], exits: true, ..Interest::NONE },
 };
 
-pub const ENTRY: Entry = registry::entry::<SmallIo>();
+pub const ENTRY: Entry = crate::host::hosted::<SmallIo>();
 
 crate::options! {
     pub struct Config {
@@ -69,8 +70,10 @@ const EVIDENCE_FROM: u64 = 16;
 const KIB64: u64 = 64 * 1024;
 const MIB: u64 = 1024 * 1024;
 
-/// (process, fd, write?)
-type RunKey = (Tgid, i32, bool);
+/// A run's object number in its process: the fd, and the direction in the low bit.
+fn run_id(fd: i32, write: bool) -> u64 {
+    (u64::from(fd as u32) << 1) | u64::from(write)
+}
 
 /// What the fd referred to: the model's target id, or the fd number when unknown.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -82,8 +85,9 @@ enum Tgt {
 /// (process, target, write?)
 type AggKey = (Tgid, Tgt, bool);
 
+/// A run of small calls on one fd in one direction (an object of its process).
 #[derive(Clone, Default)]
-struct Run {
+pub struct Run {
     tgt: Option<Tgt>,
     calls: u64,
     bytes: u64,
@@ -135,32 +139,34 @@ impl Agg {
     }
 }
 
+/// The runs are the host's objects (fd and direction) of each process; the totals are kept
+/// per process and target here, since a finding is about one file (the processes of one program
+/// on the same file are merged at the end, by name).
 #[derive(Clone)]
 pub struct SmallIo {
     cfg: Config,
-    runs: HashMap<RunKey, Run>,
     aggs: HashMap<AggKey, Agg>,
 }
 
-impl Declared for SmallIo {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        SmallIo { cfg, runs: HashMap::default(), aggs: HashMap::default() }
-    }
-}
-
 impl SmallIo {
-    /// End a run: its calls join the totals of its process, target and direction.
-    fn flush(&mut self, key: RunKey) {
-        let Some(r) = self.runs.get_mut(&key) else {
-            return;
-        };
-        if r.calls == 0 {
-            return;
+    /// End the run of object `id` of the thread's process (it stays, empty, for the next run).
+    fn flush(&mut self, s: &mut State<'_, Self>, id: u64) {
+        let tgid = s.tgid();
+        if let Some(r) = s.existing_object(id) {
+            self.flush_run(tgid, id & 1 == 1, r);
         }
-        let run = std::mem::take(r);
-        if run.calls < self.cfg.min_run_calls {
+    }
+
+    /// End run `r` (of process `tgid`, writes or reads), leaving it empty.
+    fn flush_run(&mut self, tgid: Tgid, write: bool, r: &mut Run) {
+        if r.calls > 0 {
+            self.keep(tgid, write, std::mem::take(r));
+        }
+    }
+
+    /// A run ended: its calls join the totals of its process, target and direction.
+    fn keep(&mut self, tgid: Tgid, write: bool, run: Run) {
+        if run.calls == 0 || run.calls < self.cfg.min_run_calls {
             return;
         }
         let needed_64k = run.bytes.div_ceil(KIB64).max(1);
@@ -171,7 +177,7 @@ impl SmallIo {
         let Some(tgt) = run.tgt else {
             return;
         };
-        let akey = (key.0, tgt, key.2);
+        let akey = (tgid, tgt, write);
         if !self.aggs.contains_key(&akey) && self.aggs.len() >= MAX_AGGS {
             return;
         }
@@ -193,22 +199,7 @@ impl SmallIo {
         }
     }
 
-    fn flush_fd(&mut self, pid: Tgid, fd: i32) {
-        self.flush((pid, fd, false));
-        self.flush((pid, fd, true));
-        self.runs.remove(&(pid, fd, false));
-        self.runs.remove(&(pid, fd, true));
-    }
-
-    fn process_ended(&mut self, tgid: Tgid) {
-        let keys: Vec<RunKey> = self.runs.keys().filter(|k| k.0 == tgid).copied().collect();
-        for k in keys {
-            self.flush(k);
-            self.runs.remove(&k);
-        }
-    }
-
-    fn syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let class = sc.sys.class();
         if !class.has(Class::FD) {
             return;
@@ -220,10 +211,8 @@ impl SmallIo {
             Sys::Pwrite64 | Sys::Pwrite => (true, true),
             Sys::Lseek | Sys::Llseek | Sys::Close => {
                 if let Some(fd) = sc.fd_num() {
-                    let tgid = cx.tgid;
-                    if self.runs.contains_key(&(tgid, fd, false)) || self.runs.contains_key(&(tgid, fd, true)) {
-                        self.flush_fd(tgid, fd);
-                    }
+                    s.end_object(run_id(fd, false), self);
+                    s.end_object(run_id(fd, true), self);
                 }
                 return;
             }
@@ -233,10 +222,7 @@ impl SmallIo {
                 // conversation, not streaming)
                 if class.has(Class::READ) || class.has(Class::WRITE) {
                     if let Some(fd) = sc.fd_num() {
-                        let other = (cx.tgid, fd, !class.has(Class::WRITE));
-                        if self.runs.get(&other).is_some_and(|r| r.calls > 0) {
-                            self.flush(other);
-                        }
+                        self.flush(s, run_id(fd, !class.has(Class::WRITE)));
                     }
                 }
                 return;
@@ -265,12 +251,9 @@ impl SmallIo {
         }
         let asked = sc.requested_bytes();
         let tgid = cx.tgid;
-        let key = (tgid, fd, write);
+        let key = run_id(fd, write);
         // the other direction on the same fd ends this direction's run
-        let other = (tgid, fd, !write);
-        if self.runs.get(&other).is_some_and(|r| r.calls > 0) {
-            self.flush(other);
-        }
+        self.flush(s, run_id(fd, !write));
         let size = asked.unwrap_or(got.max(0) as u64);
         // a read from a stream socket or a pipe that got less than it asked for got all that
         // was there (a whole request, a reply): its buffer was not what made it small. It is
@@ -283,27 +266,21 @@ impl SmallIo {
         }
         if got <= 0 || size > self.cfg.max_request_bytes {
             // EOF or a large call: the run ends here
-            self.flush(key);
+            self.flush(s, key);
             return;
         }
         let off = if offset_arg { sc.offset() } else { None };
-        if let Some(r) = self.runs.get(&key) {
-            if offset_arg && r.calls > 0 && (off.is_none() || r.next_off != off) {
-                self.flush(key);
-            }
-        } else if self.runs.len() >= MAX_RUNS {
-            return;
-        }
         let tgt = cx.target.map(|t| Tgt::Id(t.id)).unwrap_or(Tgt::Fd(fd));
-        let r = self.runs.entry(key).or_default();
+        let Some(r) = s.object_or(key, Run::default) else { return };
+        // a pread/pwrite elsewhere than where the last one stopped, or another file behind the
+        // fd, starts a new run
+        if offset_arg && r.calls > 0 && (off.is_none() || r.next_off != off) {
+            self.flush_run(tgid, write, r);
+        }
         if r.tgt != Some(tgt) {
-            if r.calls > 0 {
-                self.flush(key);
-            }
-            let r = self.runs.entry(key).or_default();
+            self.flush_run(tgid, write, r);
             r.tgt = Some(tgt);
         }
-        let r = self.runs.entry(key).or_default();
         r.calls += 1;
         r.bytes += got as u64;
         r.asked += size;
@@ -419,7 +396,26 @@ bigger buffers do not save",
     }
 }
 
-impl Detector for SmallIo {
+impl Hosted for SmallIo {
+    type Config = Config;
+    type Thread = ();
+    type Program = ();
+    type Object = Run;
+    const META: &'static Meta = &META;
+    const MAX_OBJECTS: usize = MAX_RUNS;
+    fn new(cfg: Config) -> Self {
+        SmallIo { cfg, aggs: HashMap::default() }
+    }
+
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        self.syscall(s, cx, ev, sc);
+    }
+
+    /// The fd was closed or sought, its process ended, or the trace did: the run ends.
+    fn end_object(&mut self, s: &mut State<'_, Self>, id: u64, r: Run) {
+        self.keep(s.tgid(), id & 1 == 1, r);
+    }
+
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
@@ -543,30 +539,11 @@ impl Detector for SmallIo {
         vec![counts_finding(f, c, Confidence::Low, "many calls of one I/O syscall; the table has no byte counts, so their sizes are unknown")]
     }
 
-    fn meta(&self) -> &'static Meta {
-        &META
-    }
-
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        self.syscall(cx, ev, sc);
-    }
-
-    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        if !self.runs.is_empty() && ev.tid.leads(cx.tgid) {
-            self.process_ended(cx.tgid);
-        }
-    }
-
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.runs, &mut self.aggs]
+        vec![&mut self.aggs]
     }
 
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let keys: Vec<RunKey> = self.runs.keys().copied().collect();
-        for k in keys {
-            self.flush(k);
-        }
-        self.runs.clear();
+    fn report(&mut self, _: Groups<'_, ()>, cx: &FinishCtx) -> Vec<Finding> {
         let mut all: Vec<(AggKey, Agg)> = self.aggs.drain().filter(|(_, a)| a.calls > 0).collect();
         // in a fixed order: the lowest pid of a program keeps the merged finding
         all.sort_by_key(|(k, _)| (k.0, k.2, match k.1 {
