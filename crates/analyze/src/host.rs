@@ -160,6 +160,12 @@ impl Merge for crate::kit::Span {
     }
 }
 
+impl Merge for crate::hist::Histogram {
+    fn merge(&mut self, o: Self) {
+        crate::hist::Histogram::merge(self, &o);
+    }
+}
+
 /// A detector whose per-thread and per-program state the analyzer keeps ([`Host`]).
 pub trait Hosted: Clone + Send + 'static {
     type Config: serde::Serialize + serde::de::DeserializeOwned + Default;

@@ -6,13 +6,12 @@
 //! execve) are one subject, so a pool of workers gives one finding, not one per worker.
 
 use super::{Evidence, EvidenceBuf, Span};
+use crate::host::{Best, Capped, Groups, Hosted, Merge, State};
 use crate::kit::Metrics;
-use crate::kit::Programs;
 use crate::model::Model;
-use crate::kit::Rekey;
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{args, Class, Event, Tgid, Tid, Ret, Syscall, TargetKind};
+use syslint_event::{args, Class, Event, Ret, Syscall, TargetKind, Tid};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -30,7 +29,7 @@ pub static META: Meta = Meta {
     interest: Interest { all_syscalls: true, exits: true, ..Interest::NONE },
 };
 
-pub const ENTRY: Entry = registry::entry::<FailedLookupStorm>();
+pub const ENTRY: Entry = crate::host::hosted::<FailedLookupStorm>();
 
 crate::options! {
     pub struct Config {
@@ -57,47 +56,19 @@ crate::options! {
 const MAX_PATHS: usize = 100_000;
 /// Distinct directories remembered per program.
 const MAX_DIRS: usize = 1024;
-/// Threads with a search in progress.
+/// Threads with a search in progress followed at once (the host's bound: the searches of
+/// threads beyond are left out, and the report says how many calls).
 const MAX_SEARCHES: usize = 4096;
 
 impl Group {
     /// Failures of a path that had already failed.
     fn repeated(&self) -> u64 {
-        self.failed.saturating_sub(self.paths.len() as u64 + self.untracked)
-    }
-
-    /// Take in another program's counts (see [`Programs::merge_unnamed`]).
-    fn absorb(&mut self, o: Group) {
-        self.failed += o.failed;
-        self.timed += o.timed;
-        self.failed_ns += o.failed_ns;
-        self.untracked += o.untracked;
-        self.searches += o.searches;
-        self.search_misses += o.search_misses;
-        self.opens += o.opens;
-        self.calls += o.calls;
-        self.span.add(o.span.first);
-        self.span.add(o.span.last);
-        for (p, n) in o.paths {
-            *self.paths.entry(p).or_insert(0) += n;
-        }
-        for (d, n) in o.dirs {
-            if self.dirs.len() < MAX_DIRS || self.dirs.contains_key(&d) {
-                *self.dirs.entry(d).or_insert(0) += n;
-            }
-        }
-        if self.evidence.first.is_empty() {
-            self.evidence = o.evidence;
-        }
-        if o.sample_misses > self.sample_misses {
-            self.sample = o.sample;
-            self.sample_misses = o.sample_misses;
-        }
+        self.failed.saturating_sub(self.paths.0.len() as u64 + self.untracked)
     }
 }
 
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     failed: u64,
     timed: u64,
     failed_ns: u64,
@@ -110,19 +81,58 @@ struct Group {
     calls: u64,
     span: Span,
     /// Failing path -> failures.
-    paths: HashMap<Box<str>, u32>,
+    paths: Paths,
     /// Directory -> failures in it.
-    dirs: HashMap<Box<str>, u64>,
-    evidence: EvidenceBuf,
-    /// The longest search seen: its first misses, its last miss and the hit.
-    sample: Vec<Evidence>,
-    sample_misses: u64,
+    dirs: Capped<Box<str>, Failures, MAX_DIRS>,
+    /// The first failures and the last (for programs whose failures are repeats without a
+    /// search).
+    evidence: Option<EvidenceBuf>,
+    /// The longest search seen, scored by its misses: its first misses, its last miss and the
+    /// hit.
+    sample: Best<Vec<Evidence>>,
+}
+
+crate::merge!(Group {
+    failed: sum,
+    timed: sum,
+    failed_ns: sum,
+    untracked: sum,
+    searches: sum,
+    search_misses: sum,
+    opens: sum,
+    calls: sum,
+    span: merge,
+    paths: merge,
+    dirs: merge,
+    evidence: first,
+    sample: merge,
+});
+
+/// Failing paths and their failures (bounded over all programs together: [`MAX_PATHS`]).
+#[derive(Clone, Default)]
+pub struct Paths(HashMap<Box<str>, u32>);
+
+impl Merge for Paths {
+    fn merge(&mut self, o: Self) {
+        for (p, n) in o.0 {
+            *self.0.entry(p).or_insert(0) += n;
+        }
+    }
+}
+
+/// Failures in one directory.
+#[derive(Clone, Copy, Default)]
+pub struct Failures(u64);
+
+impl Merge for Failures {
+    fn merge(&mut self, o: Self) {
+        self.0 += o.0;
+    }
 }
 
 /// A search in progress on one thread: one name failing in one directory after another.
-#[derive(Clone)]
-struct Search {
-    group: u32,
+#[derive(Clone, Default)]
+pub struct Search {
     base: String,
     /// The last failed path (to recognise the directory checks between tries).
     last: String,
@@ -135,127 +145,105 @@ struct Search {
 #[derive(Clone)]
 pub struct FailedLookupStorm {
     cfg: Config,
-    programs: Programs,
-    groups: Vec<Group>,
+    /// Failing paths remembered, of [`MAX_PATHS`].
     tracked_paths: usize,
-    searches: HashMap<Tid, Search>,
-    /// The group of the last event's process: consecutive events mostly come from one.
-    last: Option<(Tgid, u32)>,
-}
-
-impl Declared for FailedLookupStorm {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        FailedLookupStorm {
-            cfg,
-            programs: Programs::default(),
-            groups: Vec::new(),
-            tracked_paths: 0,
-            last: None,
-            searches: HashMap::default(),
-        }
-    }
 }
 
 impl FailedLookupStorm {
-    fn group(&mut self, model: &Model, pid: Tid) -> u32 {
-        let g = self.programs.of(model, pid);
-        while self.groups.len() <= g as usize {
-            self.groups.push(Group { evidence: EvidenceBuf::new(3), ..Default::default() });
-        }
-        g
-    }
-
-    fn failed(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn failed(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(path) = full_path(cx.model, ev.tid, sc) else { return };
-        let g = self.group(cx.model, ev.tid);
         let tracked = self.tracked_paths < MAX_PATHS;
-        let gr = &mut self.groups[g as usize];
+        let gr = s.program();
         gr.failed += 1;
         if let Some(d) = sc.dur_ns {
             gr.timed += 1;
             gr.failed_ns += d;
         }
         gr.span.add(ev.ts_ns);
-        if gr.sample.is_empty() {
+        if gr.sample.get().is_none() {
             // fallback evidence, for programs whose failures are repeats without a search
-            gr.evidence.push(ev);
+            gr.evidence.get_or_insert_with(|| EvidenceBuf::new(3)).push(ev);
         }
-        match gr.paths.get_mut(path.as_str()) {
+        match gr.paths.0.get_mut(path.as_str()) {
             Some(n) => *n = n.saturating_add(1),
             None if tracked => {
-                gr.paths.insert(path.as_str().into(), 1);
+                gr.paths.0.insert(path.as_str().into(), 1);
                 self.tracked_paths += 1;
             }
             None => gr.untracked += 1,
         }
         let (dir, base) = split(&path);
-        match gr.dirs.get_mut(dir) {
-            Some(n) => *n += 1,
+        match gr.dirs.0.get_mut(dir) {
+            Some(n) => n.0 += 1,
             None => {
-                if gr.dirs.len() < MAX_DIRS {
-                    gr.dirs.insert(dir.into(), 1);
+                if gr.dirs.0.len() < MAX_DIRS {
+                    gr.dirs.0.insert(dir.into(), Failures(1));
                 }
             }
         }
-        // the search this failure belongs to
-        if let Some(s) = self.searches.get_mut(&ev.tid) {
-            if s.base == base && s.group == g {
-                s.misses += 1;
-                s.last.clear();
-                s.last.push_str(&path);
-                if s.first.len() < 2 {
-                    s.first.push(Evidence::of(ev));
-                } else if let Some(l) = s.latest.as_mut() {
+        // the search this failure belongs to (a thread's search ends at an execve: it runs
+        // another program then)
+        if let Some(search) = s.existing() {
+            if search.base == base {
+                search.misses += 1;
+                search.last.clear();
+                search.last.push_str(&path);
+                if search.first.len() < 2 {
+                    search.first.push(Evidence::of(ev));
+                } else if let Some(l) = search.latest.as_mut() {
                     l.refill(ev);
                 } else {
-                    s.latest = Some(Evidence::of(ev));
+                    search.latest = Some(Evidence::of(ev));
                 }
                 return;
             }
             // a check of a directory on the way (the loader stats the directory it missed in)
-            if s.last.len() > path.len() && s.last.starts_with(path.as_str()) && s.last.as_bytes()[path.len()] == b'/' {
+            let last = &search.last;
+            if last.len() > path.len() && last.starts_with(path.as_str()) && last.as_bytes()[path.len()] == b'/' {
                 return;
             }
         }
-        if self.searches.len() >= MAX_SEARCHES && !self.searches.contains_key(&ev.tid) {
-            self.searches.clear();
-        }
         let base = base.to_string();
         let first = vec![Evidence::of(ev)];
-        self.searches.insert(ev.tid, Search { group: g, base, last: path, misses: 1, first, latest: None });
+        let search = Search { base, last: path, misses: 1, first, latest: None };
+        match s.existing() {
+            Some(old) => *old = search,
+            None => {
+                s.thread_or(|| search);
+            }
+        }
     }
 
-    fn found(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, g: u32) {
+    fn found(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if sc.sys.is(Class::OPEN) {
-            self.groups[g as usize].opens += 1;
+            s.program().opens += 1;
         }
-        let Some(s) = self.searches.get(&ev.tid) else { return };
+        let Some(search) = s.existing() else { return };
         // the name first: it does not depend on the directory the path is resolved in, and
         // most successful lookups are of other names (no path is built for those)
         let Some(p) = sc.path() else { return };
-        if p.is_empty() || split(&p).1 != s.base {
+        if p.is_empty() || split(&p).1 != search.base {
             return;
         }
         let Some(path) = resolve(cx.model, ev.tid, sc, &p) else { return };
         let (dir, base) = split(&path);
-        if base != s.base {
+        if base != search.base {
             return;
         }
-        let Some(s) = self.searches.remove(&ev.tid) else { return };
+        let search = std::mem::take(search);
+        s.end(self);
         // found where it had just failed: created in between, not a search
-        if split(&s.last).0 == dir {
+        if split(&search.last).0 == dir {
             return;
         }
-        let gr = &mut self.groups[s.group as usize];
+        let gr = s.program();
         gr.searches += 1;
-        gr.search_misses += s.misses;
-        if s.misses > gr.sample_misses {
-            gr.sample_misses = s.misses;
-            gr.sample = s.first;
-            gr.sample.extend(s.latest);
-            gr.sample.push(Evidence::of(ev));
+        gr.search_misses += search.misses;
+        if search.misses > gr.sample.score {
+            let mut sample = search.first;
+            sample.extend(search.latest);
+            sample.push(Evidence::of(ev));
+            gr.sample = Best::new(search.misses, sample);
         }
     }
 }
@@ -304,7 +292,18 @@ fn split(path: &str) -> (&str, &str) {
     }
 }
 
-impl Detector for FailedLookupStorm {
+impl Hosted for FailedLookupStorm {
+    type Config = Config;
+    /// The search in progress on the thread, if any.
+    type Thread = Search;
+    type Program = Group;
+    type Object = ();
+    const META: &'static Meta = &META;
+    const MAX_THREADS: usize = MAX_SEARCHES;
+    fn new(cfg: Config) -> Self {
+        FailedLookupStorm { cfg, tracked_paths: 0 }
+    }
+
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
@@ -415,51 +414,29 @@ impl Detector for FailedLookupStorm {
         )]
     }
 
-    fn meta(&self) -> &'static Meta {
-        &META
-    }
-
-    fn on_exit(&mut self, _cx: &Ctx, ev: &Event) {
-        if !self.searches.is_empty() {
-            self.searches.remove(&ev.tid);
-        }
-    }
-
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        let g = match self.last {
-            Some((t, g)) if t == cx.tgid => g,
-            _ => {
-                let g = self.group(cx.model, ev.tid);
-                self.last = Some((cx.tgid, g));
-                g
-            }
-        };
-        self.groups[g as usize].calls += 1;
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        s.program().calls += 1;
         if !(sc.sys.is(Class::LOOKUP) || sc.sys.is(Class::EXEC)) {
             return;
         }
         match &sc.ret {
-            Ret::Err { errno, .. } if *errno == "ENOENT" || *errno == "ENOTDIR" => self.failed(cx, ev, sc),
+            Ret::Err { errno, .. } if *errno == "ENOENT" || *errno == "ENOTDIR" => self.failed(s, cx, ev, sc),
             Ret::Ok { .. } => {
-                self.found(cx, ev, sc, g);
+                self.found(s, cx, ev, sc);
                 if sc.sys.is(Class::EXEC) {
-                    self.programs.forget(cx.model, ev.tid);
-                    self.last = None;
+                    // another program now: a search under way does not go on in it
+                    s.end(self);
+                    s.forget_program();
                 }
             }
             _ => {}
         }
     }
 
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.searches, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let window_s = cx.window.map_or(0.0, |w| w.duration_s);
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             if g.failed == 0 {
                 continue;
             }
@@ -471,7 +448,7 @@ impl Detector for FailedLookupStorm {
             }
             let prog_calls = g.calls.max(g.failed);
             let share = g.failed as f64 / prog_calls.max(1) as f64;
-            let distinct = g.paths.len().max(1) as f64;
+            let distinct = g.paths.0.len().max(1) as f64;
             let repeats = g.failed as f64 / distinct;
             // durations of most calls (-T), not just of a few unfinished/resumed pairs
             let timed = g.timed > 0 && g.timed * 10 >= g.failed * 9;
@@ -494,7 +471,7 @@ impl Detector for FailedLookupStorm {
                 severity = Severity::Error;
             }
 
-            let mut dirs: Vec<(&str, u64)> = g.dirs.iter().map(|(d, n)| (&**d, *n)).collect();
+            let mut dirs: Vec<(&str, u64)> = g.dirs.0.iter().map(|(d, n)| (&**d, n.0)).collect();
             dirs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
             let top: Vec<&str> = dirs.iter().take(5).map(|d| d.0).collect();
             let avg_misses = if g.searches > 0 { g.search_misses as f64 / g.searches as f64 } else { 0.0 };
@@ -503,7 +480,7 @@ impl Detector for FailedLookupStorm {
             m.count("failed_lookups", g.failed);
             m.count("avoidable_lookups", avoidable);
             m.count("repeated_failures", repeated);
-            m.count("distinct_failed_paths", g.paths.len());
+            m.count("distinct_failed_paths", g.paths.0.len());
             m.value("repeats_per_path", repeats);
             m.count("searches", g.searches);
             m.count("search_misses", g.search_misses);
@@ -511,9 +488,9 @@ impl Detector for FailedLookupStorm {
             m.count("successful_opens", g.opens);
             m.value("failed_per_open", per_open);
             m.value("share_of_calls", share);
-            m.count("dirs_with_failures", g.dirs.len());
+            m.count("dirs_with_failures", g.dirs.0.len());
             m.json("top_dirs", serde_json::Value::from(top.clone()));
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             if span_s > 0.0 {
                 m.value("failed_per_sec", g.failed as f64 / span_s);
             }
@@ -531,12 +508,12 @@ impl Detector for FailedLookupStorm {
                     message.push_str(&format!(", each failing path tried {repeats:.0} times"));
                 }
             } else {
-                message.push_str(&format!(": {} paths failed {repeats:.0} times each", g.paths.len()));
+                message.push_str(&format!(": {} paths failed {repeats:.0} times each", g.paths.0.len()));
             }
             if let Some(d) = top.first() {
                 message.push_str(&format!("; most misses in {d}"));
                 if top.len() > 1 {
-                    message.push_str(&format!(" and {} more directories", g.dirs.len() - 1));
+                    message.push_str(&format!(" and {} more directories", g.dirs.0.len() - 1));
                 }
             }
 
@@ -560,15 +537,16 @@ syscalls); each is a path walk in the kernel, about a microsecond with a warm de
 
             // the longest search (its first misses, the last one, the hit), else the first and
             // last failures
-            let evidence = if g.sample.is_empty() {
-                g.evidence.render(cx.clock)
-            } else {
-                let n = g.sample.len();
-                let mut v: Vec<String> = g.sample.iter().map(|e| e.render(cx.clock)).collect();
-                if g.sample_misses > 3 && n == 4 {
+            let evidence = match g.sample.get() {
+                None => g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                Some(sample) => {
+                    let n = sample.len();
+                    let mut v: Vec<String> = sample.iter().map(|e| e.render(cx.clock)).collect();
+                    if g.sample.score > 3 && n == 4 {
                     v.insert(2, "...".into());
                 }
                 v
+                }
             };
 
             let mut fix = String::new();
@@ -580,7 +558,7 @@ or put the one that does first. "
             }
             fix.push_str(META.docs.fix);
 
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence,

@@ -8,13 +8,11 @@
 
 use super::failed_lookup_storm::resolve;
 use super::{Evidence, EvidenceBuf, Span};
+use crate::host::{Capped, Groups, Hosted, Merge, State};
 use crate::kit::Metrics;
-use crate::kit::Programs;
-use crate::model::Model;
-use crate::kit::Rekey;
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use syslint_event::{Class, Event, OpenFlags, Tgid, Tid, Sys, Syscall, TargetKind};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use rustc_hash::FxHashMap as HashMap;
+use syslint_event::{Class, Event, OpenFlags, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -50,7 +48,7 @@ pub static META: Meta = Meta {
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<FsyncStorm>();
+pub const ENTRY: Entry = crate::host::hosted::<FsyncStorm>();
 
 crate::options! {
     pub struct Config {
@@ -136,7 +134,7 @@ fn by_design(files: &[(&str, u64)]) -> Option<&'static ByDesign> {
 }
 
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     sync_calls: u64,
     sync_writes: u64,
     timed: u64,
@@ -146,55 +144,58 @@ struct Group {
     span: Span,
     created: u64,
     removed: u64,
-    /// Path -> (opens with O_CREAT, unlinks after one).
-    churn: HashMap<Box<str>, (u32, u32)>,
+    /// Path -> opens with O_CREAT, unlinks after one.
+    churn: Capped<Box<str>, Churn, MAX_FILES>,
     /// Flushed file -> flushes.
-    synced: HashMap<Box<str>, u64>,
-    evidence: EvidenceBuf,
+    synced: Capped<Box<str>, Flushes, MAX_FILES>,
+    /// The first flushes and the last.
+    evidence: Option<EvidenceBuf>,
     unlink: Option<Evidence>,
 }
 
-impl Group {
-    /// Take in another program's counts (see [`Programs::merge_unnamed`]).
-    fn absorb(&mut self, o: Group) {
-        self.sync_calls += o.sync_calls;
-        self.sync_writes += o.sync_writes;
-        self.timed += o.timed;
-        self.sync_ns += o.sync_ns;
-        self.file_writes += o.file_writes;
-        self.file_bytes += o.file_bytes;
-        self.span.add(o.span.first);
-        self.span.add(o.span.last);
-        self.created += o.created;
-        self.removed += o.removed;
-        for (p, c) in o.churn {
-            if self.churn.len() < MAX_FILES || self.churn.contains_key(&p) {
-                let e = self.churn.entry(p).or_insert((0, 0));
-                e.0 = e.0.saturating_add(c.0);
-                e.1 = e.1.saturating_add(c.1);
-            }
-        }
-        for (f, n) in o.synced {
-            if self.synced.len() < MAX_FILES || self.synced.contains_key(&f) {
-                *self.synced.entry(f).or_insert(0) += n;
-            }
-        }
-        if self.evidence.first.is_empty() {
-            self.evidence = o.evidence;
-        }
-        if self.unlink.is_none() {
-            self.unlink = o.unlink;
-        }
+crate::merge!(Group {
+    sync_calls: sum,
+    sync_writes: sum,
+    timed: sum,
+    sync_ns: sum,
+    file_writes: sum,
+    file_bytes: sum,
+    span: merge,
+    created: sum,
+    removed: sum,
+    churn: merge,
+    synced: merge,
+    evidence: first,
+    unlink: first,
+});
+
+/// A file created (opened with O_CREAT) and unlinked after: how often each.
+#[derive(Clone, Copy, Default)]
+pub struct Churn {
+    created: u32,
+    removed: u32,
+}
+
+impl Merge for Churn {
+    fn merge(&mut self, o: Self) {
+        self.created = self.created.saturating_add(o.created);
+        self.removed = self.removed.saturating_add(o.removed);
+    }
+}
+
+/// Flushes of one file.
+#[derive(Clone, Copy, Default)]
+pub struct Flushes(u64);
+
+impl Merge for Flushes {
+    fn merge(&mut self, o: Self) {
+        self.0 += o.0;
     }
 }
 
 #[derive(Clone)]
 pub struct FsyncStorm {
     cfg: Config,
-    programs: Programs,
-    groups: Vec<Group>,
-    /// (process, fd) opened with O_SYNC or O_DSYNC.
-    sync_fds: HashSet<(Tgid, i32)>,
     /// Bytes written to each disk file, by any process.
     written: HashMap<Box<str>, u64>,
 }
@@ -210,33 +211,11 @@ fn on_disk(display: &str) -> bool {
         && (display.contains('/') || display.contains('.'))
 }
 
-impl Declared for FsyncStorm {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        FsyncStorm {
-            cfg,
-            programs: Programs::default(),
-            groups: Vec::new(),
-            sync_fds: HashSet::default(),
-            written: HashMap::default(),
-        }
-    }
-}
-
 impl FsyncStorm {
-    fn group(&mut self, model: &Model, pid: Tid) -> &mut Group {
-        let g = self.programs.of(model, pid) as usize;
-        while self.groups.len() <= g {
-            self.groups.push(Group { evidence: EvidenceBuf::new(4), ..Default::default() });
-        }
-        &mut self.groups[g]
-    }
-
     /// A flush: a sync call, or a write to an O_SYNC/O_DSYNC file.
-    fn flush(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, write: bool) {
+    fn flush(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall, write: bool) {
         let target = cx.target.filter(|t| t.kind == TargetKind::File).map(|t| t.display);
-        let g = self.group(cx.model, ev.tid);
+        let g = s.program();
         if write {
             g.sync_writes += 1;
         } else {
@@ -247,61 +226,61 @@ impl FsyncStorm {
             g.sync_ns += d;
         }
         g.span.add(ev.ts_ns);
-        g.evidence.push(ev);
+        g.evidence.get_or_insert_with(|| EvidenceBuf::new(4)).push(ev);
         let key = match (target, sc.fd()) {
             (Some(t), _) => Some(std::borrow::Cow::Borrowed(t)),
             (None, Some(fd)) => Some(std::borrow::Cow::Owned(format!("fd {}", fd.num))),
             (None, None) => None,
         };
         if let Some(k) = key {
-            match g.synced.get_mut(&*k) {
-                Some(n) => *n += 1,
+            match g.synced.0.get_mut(&*k) {
+                Some(n) => n.0 += 1,
                 None => {
-                    if g.synced.len() < MAX_FILES {
-                        g.synced.insert(k.into(), 1);
+                    if g.synced.0.len() < MAX_FILES {
+                        g.synced.0.insert(k.into(), Flushes(1));
                     }
                 }
             }
         }
     }
 
-    fn opened(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i64) {
+    fn opened(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i64) {
         // the flags argument found once, asked three questions
         let flags = sc.open_flags().unwrap_or_default();
         let create = sc.sys == Sys::Creat || flags.contains(OpenFlags::CREAT);
         // O_SYNC holds O_DSYNC's bit
         let sync = flags.contains(OpenFlags::DSYNC);
         if sc.sys != Sys::Creat && sync {
-            if self.sync_fds.len() >= MAX_SYNC_FDS {
-                self.sync_fds.clear();
+            // followed until its close: nothing kept but that it is one
+            if let Ok(fd) = u64::try_from(fd as i32) {
+                s.object_or(fd, <()>::default);
             }
-            self.sync_fds.insert((cx.tgid, fd as i32));
         }
         if !create {
             return;
         }
         let Some(p) = sc.path() else { return };
         let Some(path) = resolve(cx.model, ev.tid, sc, &p) else { return };
-        let g = self.group(cx.model, ev.tid);
+        let g = s.program();
         g.created += 1;
-        match g.churn.get_mut(path.as_str()) {
-            Some(c) => c.0 = c.0.saturating_add(1),
+        match g.churn.0.get_mut(path.as_str()) {
+            Some(c) => c.created = c.created.saturating_add(1),
             None => {
-                if g.churn.len() < MAX_FILES {
-                    g.churn.insert(path.into(), (1, 0));
+                if g.churn.0.len() < MAX_FILES {
+                    g.churn.0.insert(path.into(), Churn { created: 1, removed: 0 });
                 }
             }
         }
     }
 
-    fn unlinked(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn unlinked(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let p = sc.unlink_path();
         let Some(p) = p else { return };
         let Some(path) = resolve(cx.model, ev.tid, sc, &p) else { return };
-        let g = self.group(cx.model, ev.tid);
-        if let Some(c) = g.churn.get_mut(path.as_str()) {
-            if c.0 > c.1 {
-                c.1 += 1;
+        let g = s.program();
+        if let Some(c) = g.churn.0.get_mut(path.as_str()) {
+            if c.created > c.removed {
+                c.removed += 1;
                 g.removed += 1;
                 if g.unlink.is_none() {
                     g.unlink = Some(Evidence::of(ev));
@@ -311,7 +290,19 @@ impl FsyncStorm {
     }
 }
 
-impl Detector for FsyncStorm {
+impl Hosted for FsyncStorm {
+    type Config = Config;
+    type Thread = ();
+    type Program = Group;
+    /// An fd opened with O_SYNC or O_DSYNC (its number), until its close: its writes are
+    /// flushes.
+    type Object = ();
+    const META: &'static Meta = &META;
+    const MAX_OBJECTS: usize = MAX_SYNC_FDS;
+    fn new(cfg: Config) -> Self {
+        FsyncStorm { cfg, written: HashMap::default() }
+    }
+
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
@@ -407,11 +398,7 @@ impl Detector for FsyncStorm {
         )]
     }
 
-    fn meta(&self) -> &'static Meta {
-        &META
-    }
-
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         match sc.sys {
             // sync_file_range(SYNC_FILE_RANGE_WRITE) only starts writeback (PostgreSQL's
             // checkpoint_flush_after, RocksDB): a flush waits for it (WAIT_AFTER)
@@ -419,17 +406,17 @@ impl Detector for FsyncStorm {
             Sys::Fsync | Sys::Fdatasync | Sys::SyncFileRange | Sys::SyncFileRange2 | Sys::Syncfs | Sys::Sync
                 if !sc.ret.is_err() =>
             {
-                self.flush(cx, ev, sc, false);
+                self.flush(s, cx, ev, sc, false);
             }
             Sys::Open | Sys::Openat | Sys::Creat => {
                 if let Some(fd) = sc.ret.value().filter(|v| *v >= 0) {
-                    self.opened(cx, ev, sc, fd);
+                    self.opened(s, cx, ev, sc, fd);
                 }
             }
-            Sys::Unlink | Sys::Unlinkat if sc.ret.value() == Some(0) => self.unlinked(cx, ev, sc),
-            Sys::Close if !self.sync_fds.is_empty() => {
-                if let Some(fd) = sc.fd_num() {
-                    self.sync_fds.remove(&(cx.tgid, fd));
+            Sys::Unlink | Sys::Unlinkat if sc.ret.value() == Some(0) => self.unlinked(s, cx, ev, sc),
+            Sys::Close => {
+                if let Some(fd) = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()) {
+                    s.end_object(fd, self);
                 }
             }
             _ if sc.sys.is(Class::WRITE) && !sc.sys.is(Class::NET) => {
@@ -438,8 +425,7 @@ impl Detector for FsyncStorm {
                     return;
                 }
                 let Some(bytes) = sc.bytes() else { return };
-                let sync =
-                    !self.sync_fds.is_empty() && sc.fd_num().is_some_and(|fd| self.sync_fds.contains(&(cx.tgid, fd)));
+                let sync = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()).is_some_and(|fd| s.existing_object(fd).is_some());
                 // bytes per file, whoever wrote them: PostgreSQL's WAL writer flushes what the
                 // backends wrote
                 if let Some(b) = self.written.get_mut(t.display) {
@@ -447,33 +433,28 @@ impl Detector for FsyncStorm {
                 } else if self.written.len() < MAX_WRITTEN {
                     self.written.insert(t.display.into(), bytes);
                 }
-                let g = self.group(cx.model, ev.tid);
+                let g = s.program();
                 g.file_writes += 1;
                 g.file_bytes += bytes;
                 if sync {
-                    self.flush(cx, ev, sc, true);
+                    self.flush(s, cx, ev, sc, true);
                 }
             }
             _ => {}
         }
     }
 
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.sync_fds, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let window_s = cx.window.map_or(0.0, |w| w.duration_s);
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             let flushes = g.sync_calls + g.sync_writes;
             if flushes < self.cfg.min_flushes.max(1) {
                 continue;
             }
             // the bytes written to the files it flushed, by anyone (a WAL writer flushes what
             // the backends wrote), or its own writes when more
-            let flushed_bytes: u64 = g.synced.keys().filter_map(|f| self.written.get(f)).sum();
+            let flushed_bytes: u64 = g.synced.0.keys().filter_map(|f| self.written.get(f)).sum();
             let bytes = g.file_bytes.max(flushed_bytes);
             let bytes_per_sync = bytes as f64 / flushes as f64;
             if bytes_per_sync > self.cfg.max_bytes_per_sync as f64 {
@@ -495,16 +476,16 @@ impl Detector for FsyncStorm {
                 severity = Severity::Error;
             }
 
-            let mut files: Vec<(&str, u64)> = g.synced.iter().map(|(f, n)| (&**f, *n)).collect();
+            let mut files: Vec<(&str, u64)> = g.synced.0.iter().map(|(f, n)| (&**f, n.0)).collect();
             files.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-            let about = self.programs.about(gi as u32);
             // a database committing, a package manager installing: the durability it was asked
             // for, traded by a setting, not a bug to fix: at most info, with the setting named
             let design = by_design(&files);
             if design.is_some() {
                 severity = Severity::Info;
             }
-            let journal = g.churn.iter().filter(|(_, c)| c.1 > 0).max_by(|a, b| a.1 .1.cmp(&b.1 .1).then(b.0.cmp(a.0)));
+            let journal =
+                g.churn.0.iter().filter(|(_, c)| c.removed > 0).max_by(|a, b| a.1.removed.cmp(&b.1.removed).then(b.0.cmp(a.0)));
 
             let mut m = Metrics::new();
             m.count("flushes", flushes);
@@ -515,10 +496,10 @@ impl Detector for FsyncStorm {
             m.count("flushed_file_bytes", flushed_bytes);
             m.value("syncs_per_write", flushes as f64 / g.file_writes.max(1) as f64);
             m.value("bytes_per_sync", bytes_per_sync);
-            m.count("synced_files", g.synced.len());
+            m.count("synced_files", g.synced.0.len());
             m.count("files_created", g.created);
             m.count("files_created_and_removed", g.removed);
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             if span_s > 0.0 {
                 m.value("syncs_per_sec", flushes as f64 / span_s);
             }
@@ -540,8 +521,8 @@ impl Detector for FsyncStorm {
                 bytes_per_sync,
                 flushes as f64 / g.file_writes.max(1) as f64
             );
-            if let Some((path, c)) = journal.filter(|(_, c)| c.1 >= 3) {
-                message.push_str(&format!("; {path} created and deleted {} times", c.1));
+            if let Some((path, c)) = journal.filter(|(_, c)| c.removed >= 3) {
+                message.push_str(&format!("; {path} created and deleted {} times", c.removed));
             } else if let Some((f, n)) = files.first() {
                 message.push_str(&format!("; {n} of them on {f}"));
             }
@@ -568,25 +549,25 @@ about {} of them",
                 )
             };
 
-            let mut evidence: Vec<String> = g.evidence.first.iter().map(|e| e.render(cx.clock)).collect();
+            // the first flushes, the first unlink of a created file, the last flush
+            let (first, last) = g.evidence.as_ref().map_or((&[][..], None), |e| (&e.first[..], e.last.as_ref()));
+            let mut evidence: Vec<String> = first.iter().map(|e| e.render(cx.clock)).collect();
             if let Some(u) = &g.unlink {
                 evidence.push(u.render(cx.clock));
             }
-            if let Some(l) = &g.evidence.last {
+            if let Some(l) = last {
                 evidence.push("...".into());
                 evidence.push(l.render(cx.clock));
             }
 
-            out.push(Finding {
-                subject: self.programs.subject(cx.model, gi as u32),
-                about: Some(about),
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence,
                 cost: Some(cost),
                 fix: design.map_or(META.docs.fix, |d| d.knob).into(),
                 ..META.finding(severity, message)
-            });
+            }));
         }
         out
     }

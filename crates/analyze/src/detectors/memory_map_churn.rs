@@ -10,9 +10,10 @@
 //! summed per program.
 
 use super::EvidenceBuf;
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Event, MemKind, Sys, Syscall, Tgid};
+use crate::host::{Best, Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span, Timing};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use syslint_event::{Event, MemKind, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -34,7 +35,7 @@ pub static META: Meta = Meta {
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<MemoryMapChurn>();
+pub const ENTRY: Entry = crate::host::hosted::<MemoryMapChurn>();
 
 crate::options! {
     pub struct Config {
@@ -64,8 +65,7 @@ const VIA_MADVISE: u8 = 4;
 
 /// One process's releases and take-backs.
 #[derive(Clone, Default)]
-struct Proc {
-    group: u32,
+pub struct Proc {
     /// The heap's break as last seen (0: unknown).
     brk: u64,
     /// Bytes released and not yet taken back.
@@ -85,7 +85,7 @@ struct Proc {
 
 /// Cycles of one program.
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     cycles: u64,
     churned: u64,
     maps: u64,
@@ -94,50 +94,25 @@ struct Group {
     via: u8,
     timing: Timing,
     span: Span,
-    evidence: Option<EvidenceBuf>,
-    best: u64,
+    /// The evidence of the process that churned most.
+    evidence: Best<EvidenceBuf>,
 }
 
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        if o.best > self.best {
-            self.best = o.best;
-            self.evidence = o.evidence;
-        }
-        self.cycles += o.cycles;
-        self.churned += o.churned;
-        self.maps += o.maps;
-        self.releases += o.releases;
-        self.largest = self.largest.max(o.largest);
-        self.via |= o.via;
-        self.timing.merge(o.timing);
-        self.span.merge(&o.span);
-    }
-}
+crate::merge!(Group {
+    evidence: merge,
+    cycles: sum,
+    churned: sum,
+    maps: sum,
+    releases: sum,
+    largest: max,
+    via: or,
+    timing: merge,
+    span: merge,
+});
 
 #[derive(Clone)]
 pub struct MemoryMapChurn {
     cfg: Config,
-    /// Anonymous mappings of at least `min_block` the trace saw made: (process, start) -> length;
-    /// a madvise release of a region: (process, start) with the top bit set -> times released.
-    regions: Bounded<(Tgid, u64), u64>,
-    procs: Bounded<Tgid, Proc>,
-    programs: Programs,
-    groups: Vec<Group>,
-}
-
-impl Declared for MemoryMapChurn {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        MemoryMapChurn {
-            cfg,
-            regions: Bounded::new(MAX_MAPPINGS),
-            procs: Bounded::new(MAX_PROCS),
-            programs: Programs::default(),
-            groups: Vec::new(),
-        }
-    }
 }
 
 /// The length kept for a thread stack or a reservation: its release is not counted.
@@ -147,16 +122,37 @@ const NOT_MEMORY: u64 = u64::MAX;
 const ADVISED: u64 = 1 << 63;
 
 impl MemoryMapChurn {
-    fn end(&mut self, tgid: Tgid, p: Proc) {
+    /// Region `addr` of the process, taken out (unmapped, or moved by mremap).
+    fn take(&mut self, s: &mut State<'_, Self>, addr: u64) -> Option<u64> {
+        let l = s.existing_object(addr).copied()?;
+        s.end_object(addr, self);
+        Some(l)
+    }
+}
+
+impl Hosted for MemoryMapChurn {
+    type Config = Config;
+    type Thread = Proc;
+    type Program = Group;
+    /// A region of the process (its start address): an anonymous mapping of at least
+    /// `min_block` the trace saw made -> its length; a madvise release (the start with
+    /// [`ADVISED`] set) -> times released.
+    type Object = u64;
+    const META: &'static Meta = &META;
+    const MAX_THREADS: usize = MAX_PROCS;
+    const MAX_OBJECTS: usize = MAX_MAPPINGS;
+    const PER_PROCESS: bool = true;
+    fn new(cfg: Config) -> Self {
+        MemoryMapChurn { cfg }
+    }
+
+    /// A process ended: its cycles join its program's.
+    fn end_thread(&mut self, s: &mut State<'_, Self>) {
+        let Some(p) = s.existing().map(std::mem::take) else { return };
         if p.cycles == 0 {
             return;
         }
-        self.programs.count(p.group, tgid);
-        let gi = p.group as usize;
-        if self.groups.len() <= gi {
-            self.groups.resize_with(gi + 1, Group::default);
-        }
-        self.groups[gi].absorb(Group {
+        s.program().merge(Group {
             cycles: p.cycles,
             churned: p.churned,
             maps: p.maps,
@@ -165,15 +161,8 @@ impl MemoryMapChurn {
             via: p.via,
             timing: p.timing,
             span: p.span,
-            evidence: Some(p.evidence),
-            best: p.churned,
+            evidence: Best::new(p.churned, p.evidence),
         });
-    }
-}
-
-impl Detector for MemoryMapChurn {
-    fn meta(&self) -> &'static Meta {
-        &META
     }
 
     fn levels(&self) -> registry::Levels {
@@ -253,18 +242,14 @@ impl Detector for MemoryMapChurn {
         )]
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(op) = sc.mem_op() else { return };
         if sc.ret.is_err() || sc.ret.value().is_none() {
             return;
         }
         let min = self.cfg.min_block.max(1);
-        let tgid = cx.tgid;
-        if !self.procs.contains_key(&tgid) {
-            let group = self.programs.group(cx.model, ev.tid);
-            if !self.procs.insert(tgid, Proc { group, evidence: EvidenceBuf::new(EVIDENCE), ..Proc::default() }) {
-                return;
-            }
+        if s.thread_or(|| Proc { evidence: EvidenceBuf::new(EVIDENCE), ..Proc::default() }).is_none() {
+            return;
         }
         // (bytes taken, bytes released, how)
         let (taken, released, via) = match op.kind {
@@ -272,14 +257,18 @@ impl Detector for MemoryMapChurn {
             // with madvise, ordinary) or address space reserved (PROT_NONE: malloc's arenas) is
             // remembered so that its munmap or madvise is not counted
             MemKind::Map if op.anon && op.len >= min && (op.stack || op.reserve) => {
-                self.regions.insert((tgid, op.addr), NOT_MEMORY);
+                if let Some(r) = s.object_or(op.addr, u64::default) {
+                    *r = NOT_MEMORY;
+                }
                 return;
             }
             MemKind::Map if op.anon && op.len >= min => {
-                self.regions.insert((tgid, op.addr), op.len);
+                if let Some(r) = s.object_or(op.addr, u64::default) {
+                    *r = op.len;
+                }
                 (op.len, 0, 0)
             }
-            MemKind::Unmap if op.len >= min => match self.regions.remove(&(tgid, op.addr)) {
+            MemKind::Unmap if op.len >= min => match self.take(s, op.addr) {
                 Some(l) if l != NOT_MEMORY => (0, op.len, VIA_MUNMAP),
                 _ => return,
             },
@@ -287,20 +276,22 @@ impl Detector for MemoryMapChurn {
             // program never touched: CPython's recv(262144) maps 256 KiB and shrinks it to what
             // arrived)
             MemKind::Remap => {
-                if let Some(l) = self.regions.remove(&(tgid, op.addr)) {
+                if let Some(l) = self.take(s, op.addr) {
                     if let Some(to) = sc.ret.value() {
-                        self.regions.insert((tgid, to as u64), if l == NOT_MEMORY { l } else { op.new_len });
+                        if let Some(r) = s.object_or(to as u64, u64::default) {
+                            *r = if l == NOT_MEMORY { l } else { op.new_len };
+                        }
                     }
                 }
                 return;
             }
-            MemKind::Release if op.len >= min && self.regions.get(&(tgid, op.addr)) == Some(&NOT_MEMORY) => return,
+            MemKind::Release if op.len >= min && s.existing_object(op.addr).copied() == Some(NOT_MEMORY) => return,
             MemKind::Release if op.len >= min => {
-                let again = self.regions.entry((tgid, op.addr | ADVISED), || 0).map(|n| {
+                let again = s.object_or(op.addr | ADVISED, u64::default).map(|n| {
                     *n += 1;
                     *n > 1
                 });
-                let Some(p) = self.procs.get_mut(&tgid) else { return };
+                let Some(p) = s.existing() else { return };
                 p.releases += 1;
                 p.via |= VIA_MADVISE;
                 if again == Some(true) {
@@ -316,7 +307,7 @@ impl Detector for MemoryMapChurn {
             }
             MemKind::Brk => {
                 let Some(now) = sc.ret.value().map(|v| v as u64) else { return };
-                let Some(p) = self.procs.get_mut(&tgid) else { return };
+                let Some(p) = s.existing() else { return };
                 let before = std::mem::replace(&mut p.brk, now);
                 if before == 0 || op.addr == 0 {
                     return;
@@ -331,7 +322,7 @@ impl Detector for MemoryMapChurn {
             }
             _ => return,
         };
-        let Some(p) = self.procs.get_mut(&tgid) else { return };
+        let Some(p) = s.existing() else { return };
         if released > 0 {
             p.debt = p.debt.saturating_add(released);
             p.last_release = released;
@@ -361,30 +352,10 @@ impl Detector for MemoryMapChurn {
         }
     }
 
-    fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
-        if ev.tid.leads(cx.tgid) {
-            let tgid = cx.tgid;
-            self.regions.take_where(|k| k.0 == tgid);
-            if let Some(p) = self.procs.remove(&tgid) {
-                self.end(tgid, p);
-            }
-        }
-    }
-
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.regions, &mut self.procs, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        let rest: Vec<_> = self.procs.drain().collect();
-        for (t, p) in rest {
-            self.end(t, p);
-        }
-        self.regions.clear();
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Group::absorb);
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             if g.cycles < cfg.min_cycles.max(1) || g.churned < cfg.min_bytes {
                 continue;
             }
@@ -404,7 +375,7 @@ impl Detector for MemoryMapChurn {
             m.count("maps", g.maps);
             m.count("releases", g.releases);
             m.text("via", &via);
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             m.value_opt("syscall_seconds", g.timing.seconds());
             let mib = |b: u64| b as f64 / 1_048_576.0;
             let message = format!(
@@ -422,10 +393,10 @@ impl Detector for MemoryMapChurn {
 (natively about 2 us per page in the lab, zeroing included: about {:.2} s){inside}",
                 faults as f64 * 2e-6
             );
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
-                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
+                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 ..META.finding(severity, message)
             }));

@@ -12,10 +12,11 @@
 
 use super::{Evidence, EvidenceBuf};
 use crate::hist::Histogram;
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::host::{Groups, Hosted, State};
+use crate::kit::{Metrics, Span};
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
-use syslint_event::{Event, MsgFlags, Ret, SockOpt, Sys, Syscall, Tgid};
+use syslint_event::{Event, MsgFlags, Ret, SockOpt, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
@@ -49,7 +50,7 @@ pub static META: Meta = Meta {
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<NagleDelay>();
+pub const ENTRY: Entry = crate::host::hosted::<NagleDelay>();
 
 crate::options! {
     pub struct Config {
@@ -69,7 +70,8 @@ crate::options! {
     }
 }
 
-/// Sockets followed at once.
+/// Sockets followed at once (all processes together): those written on, and those older than
+/// the trace whose peer spoke first.
 const MAX_CONNS: usize = 20_000;
 /// The first exchanges of a connection, which Linux answers in quick-ack mode (a TLS handshake's
 /// two writes, a connection per request): not counted when the round trips are unknown.
@@ -77,10 +79,15 @@ const QUICK_EXCHANGES: u32 = 2;
 /// Evidence lines kept per request.
 const REQUEST_EVIDENCE: usize = 4;
 
-/// A TCP socket of a process.
+/// A TCP socket of a process (its fd), from its first write or TCP_NODELAY/TCP_CORK to its
+/// close; or, older than the trace, from a read that came first.
 #[derive(Clone, Default)]
-struct Conn {
-    group: u32,
+pub struct Conn {
+    /// The process wrote on it or set TCP_NODELAY or TCP_CORK: a connection followed (before,
+    /// all that is known is that the peer spoke first).
+    open: bool,
+    /// Older than the trace, and the peer spoke first (a server's).
+    read_first: bool,
     /// TCP_NODELAY or TCP_CORK set: the program handles segmenting itself.
     managed: bool,
     /// The request being written.
@@ -98,7 +105,7 @@ struct Conn {
 }
 
 #[derive(Clone, Default)]
-struct Group {
+pub struct Group {
     split: u64,
     /// Of those, written on accepted connections (responses of a server).
     served: u64,
@@ -114,95 +121,117 @@ struct Group {
     one_write_rtt: Histogram,
     connections: u64,
     span: Span,
-    evidence: EvidenceBuf,
+    /// The first delayed request (the first split one without durations).
+    evidence: Option<EvidenceBuf>,
 }
+
+crate::merge!(Group {
+    split: sum,
+    served: sum,
+    settled: sum,
+    split_writes: sum,
+    timed: sum,
+    delayed: sum,
+    delayed_ns: sum,
+    rtt: merge,
+    one_write: sum,
+    one_write_rtt: merge,
+    connections: sum,
+    span: merge,
+    evidence: first,
+});
 
 #[derive(Clone)]
 pub struct NagleDelay {
     cfg: Config,
-    conns: Bounded<(Tgid, i32), Conn>,
-    /// Connections older than the trace on which the peer spoke first (a server's).
-    read_first: Bounded<(Tgid, i32), ()>,
-    programs: Programs,
-    groups: Vec<Group>,
 }
 
-impl Declared for NagleDelay {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        NagleDelay { cfg, conns: Bounded::new(MAX_CONNS), read_first: Bounded::new(MAX_CONNS), programs: Programs::default(), groups: Vec::new() }
+/// A request whose answer arrived, taken off its connection.
+struct Request {
+    writes: u32,
+    managed: bool,
+    /// Two or more small writes, without TCP_NODELAY, TCP_CORK or MSG_MORE.
+    split: bool,
+    /// The connection's first split request.
+    first_split: bool,
+    /// Past the connection's first exchanges.
+    settled: bool,
+    accepted: bool,
+    /// From the last write to the end of the answering read.
+    rtt: Option<u64>,
+    evidence: Vec<Evidence>,
+}
+
+impl Conn {
+    /// The answer to the request being written arrived: the request (`None` when nothing was
+    /// written since the last answer).
+    fn answered(&mut self, ev: &Event, sc: &Syscall) -> Option<Request> {
+        let writes = std::mem::take(&mut self.writes);
+        if writes == 0 {
+            return None;
+        }
+        // the round trip from the last write to the end of this read: it needs the read's
+        // duration (-T, eBPF) and both times
+        let rtt = match (self.last_write, ev.ts_ns, sc.dur_ns) {
+            (Some(w), Some(t), Some(d)) => Some((t + d as i64 - w).max(0) as u64),
+            _ => None,
+        };
+        let split = writes >= 2 && self.small && !self.more && !self.managed;
+        let first_split = split && !self.split;
+        if split {
+            self.split = true;
+        }
+        let settled = self.answered >= QUICK_EXCHANGES;
+        self.answered = self.answered.saturating_add(1);
+        Some(Request {
+            writes,
+            managed: self.managed,
+            split,
+            first_split,
+            settled,
+            accepted: self.accepted,
+            rtt,
+            evidence: std::mem::take(&mut self.evidence),
+        })
     }
 }
 
 impl NagleDelay {
-    fn group(&mut self, g: u32) -> &mut Group {
-        let gi = g as usize;
-        if self.groups.len() <= gi {
-            self.groups.resize_with(gi + 1, Group::default);
-        }
-        &mut self.groups[gi]
-    }
-
-    /// The answer to the request on `key` arrived: classify and count the request.
-    fn answered(&mut self, key: (Tgid, i32), ev: &Event, sc: &Syscall) {
+    /// Classify and count an answered request in its program.
+    fn count(&self, g: &mut Group, r: Request, ev: &Event) {
         let (min_ns, max_ns) = (self.cfg.min_delay_ms * 1_000_000, self.cfg.max_delay_ms * 1_000_000);
-        let Some(c) = self.conns.get_mut(&key) else { return };
-        let writes = std::mem::take(&mut c.writes);
-        if writes == 0 {
-            return;
-        }
-        let (small, more, managed) = (c.small, c.more, c.managed);
-        // the round trip from the last write to the end of this read: it needs the read's
-        // duration (-T, eBPF) and both times
-        let rtt = match (c.last_write, ev.ts_ns, sc.dur_ns) {
-            (Some(w), Some(t), Some(d)) => Some((t + d as i64 - w).max(0) as u64),
-            _ => None,
-        };
-        let mut evidence = std::mem::take(&mut c.evidence);
-        let split = writes >= 2 && small && !more && !managed;
-        let first_split = split && !c.split;
-        if split {
-            c.split = true;
-        }
-        let settled = c.answered >= QUICK_EXCHANGES;
-        c.answered = c.answered.saturating_add(1);
-        let group = c.group;
-        let accepted = c.accepted;
-        let g = self.group(group);
-        if !split {
-            if writes == 1 && !managed {
-                if let Some(r) = rtt {
+        if !r.split {
+            if r.writes == 1 && !r.managed {
+                if let Some(rtt) = r.rtt {
                     g.one_write += 1;
-                    g.one_write_rtt.record(r);
+                    g.one_write_rtt.record(rtt);
                 }
             }
             return;
         }
         g.split += 1;
-        g.served += u64::from(accepted);
-        g.settled += u64::from(settled);
-        g.split_writes += u64::from(writes);
-        if first_split {
+        g.served += u64::from(r.accepted);
+        g.settled += u64::from(r.settled);
+        g.split_writes += u64::from(r.writes);
+        if r.first_split {
             g.connections += 1;
         }
         g.span.add(ev.ts_ns);
-        if let Some(r) = rtt {
+        let mut evidence = r.evidence;
+        if let Some(rtt) = r.rtt {
             g.timed += 1;
-            g.rtt.record(r);
-            if (min_ns..=max_ns).contains(&r) {
+            g.rtt.record(rtt);
+            if (min_ns..=max_ns).contains(&rtt) {
                 g.delayed += 1;
-                g.delayed_ns += r;
-                if g.evidence.first.is_empty() {
+                g.delayed_ns += rtt;
+                if g.evidence.is_none() {
                     evidence.push(Evidence::of(ev));
-                    g.evidence = EvidenceBuf::new(REQUEST_EVIDENCE + 1);
-                    g.evidence.first = evidence;
+                    g.evidence = Some(EvidenceBuf { first: evidence, ..EvidenceBuf::new(REQUEST_EVIDENCE + 1) });
                 }
             }
-        } else if g.evidence.first.is_empty() {
+        } else if g.evidence.is_none() {
             evidence.push(Evidence::of(ev));
-            g.evidence = EvidenceBuf::new(REQUEST_EVIDENCE + 1);
-            g.evidence.first = evidence;
+            g.evidence = Some(EvidenceBuf { first: evidence, ..EvidenceBuf::new(REQUEST_EVIDENCE + 1) });
         }
     }
 }
@@ -211,9 +240,15 @@ fn is_send(sys: Sys) -> bool {
     matches!(sys, Sys::Write | Sys::Writev | Sys::Send | Sys::Sendto | Sys::Sendmsg)
 }
 
-impl Detector for NagleDelay {
-    fn meta(&self) -> &'static Meta {
-        &META
+impl Hosted for NagleDelay {
+    type Config = Config;
+    type Thread = ();
+    type Program = Group;
+    type Object = Conn;
+    const META: &'static Meta = &META;
+    const MAX_OBJECTS: usize = MAX_CONNS;
+    fn new(cfg: Config) -> Self {
+        NagleDelay { cfg }
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
@@ -354,12 +389,10 @@ impl Detector for NagleDelay {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
-        let Some(fd) = sc.fd_num() else { return };
-        let key = (cx.tgid, fd);
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        let Some(fd) = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()) else { return };
         if sc.sys == Sys::Close {
-            self.conns.remove(&key);
-            self.read_first.remove(&key);
+            s.end_object(fd, self);
             return;
         }
         let Some(t) = cx.target.as_ref() else { return };
@@ -371,11 +404,9 @@ impl Detector for NagleDelay {
                 let tcp = o.level == Some(SockOpt::SOL_TCP);
                 let on = o.value.is_none_or(|v| v != 0);
                 if tcp && matches!(o.name, Some(SockOpt::TCP_NODELAY | SockOpt::TCP_CORK)) && on {
-                    if let Some(c) = self.conns.get_mut(&key) {
+                    if let Some(c) = s.object_or(fd, Conn::default) {
+                        c.open = true;
                         c.managed = true;
-                    } else if !self.conns.is_full() {
-                        let group = self.programs.group(cx.model, ev.tid);
-                        self.conns.insert(key, Conn { group, managed: true, ..Conn::default() });
                     }
                 }
             }
@@ -386,27 +417,22 @@ impl Detector for NagleDelay {
             return;
         }
         if is_send(sc.sys) {
-            if !self.conns.contains_key(&key) {
-                if self.conns.is_full() {
-                    return;
-                }
-                let group = self.programs.group(cx.model, ev.tid);
+            let Some(c) = s.object_or(fd, Conn::default) else { return };
+            if !c.open {
+                c.open = true;
                 // accepted, or (a connection older than the trace) the peer spoke first
-                let accepted = match t.endpoint {
+                c.accepted = match t.endpoint {
                     Some(e) => e.direction == syslint_event::Direction::In,
-                    None => self.read_first.contains_key(&key),
+                    None => c.read_first,
                 };
-                self.conns.insert(key, Conn { group, accepted, ..Conn::default() });
             }
-            let max = self.cfg.max_write_bytes;
-            let Some(c) = self.conns.get_mut(&key) else { return };
             if c.writes == 0 {
                 c.small = true;
                 c.more = false;
                 c.evidence.clear();
             }
             c.writes += 1;
-            c.small &= (val as u64) <= max;
+            c.small &= (val as u64) <= self.cfg.max_write_bytes;
             c.more |= sc.msg_flags().is_some_and(|f| f.contains(MsgFlags::MORE));
             c.last_write = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
             if c.evidence.len() < REQUEST_EVIDENCE {
@@ -416,43 +442,24 @@ impl Detector for NagleDelay {
         }
         // a read that returned data: the answer; on a connection that has not written yet, the
         // peer spoke first
-        if !self.conns.contains_key(&key) && t.endpoint.is_none() && !self.read_first.is_full() {
-            self.read_first.insert(key, ());
+        let c = if t.endpoint.is_none() { s.object_or(fd, Conn::default) } else { s.existing_object(fd) };
+        let Some(c) = c else { return };
+        if !c.open {
+            c.read_first = true;
+            return;
         }
-        if self.conns.contains_key(&key) {
-            self.answered(key, ev, sc);
-            let tgid = cx.tgid;
-            if let Some(g) = self.conns.get(&key).map(|c| c.group) {
-                self.programs.count(g, tgid);
-            }
+        let request = c.answered(ev, sc);
+        // the process counts among its program's whenever it reads an answer
+        let g = s.program();
+        if let Some(r) = request {
+            self.count(g, r, ev);
         }
     }
 
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.conns, &mut self.read_first, &mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        self.programs.merge_unnamed_groups(cx.model, &mut self.groups, |a: &mut Group, b: Group| {
-            a.split += b.split;
-            a.served += b.served;
-            a.settled += b.settled;
-            a.split_writes += b.split_writes;
-            a.timed += b.timed;
-            a.delayed += b.delayed;
-            a.delayed_ns += b.delayed_ns;
-            a.rtt.merge(&b.rtt);
-            a.one_write += b.one_write;
-            a.one_write_rtt.merge(&b.one_write_rtt);
-            a.connections += b.connections;
-            a.span.merge(&b.span);
-            if a.evidence.first.is_empty() {
-                a.evidence = b.evidence;
-            }
-        });
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let min_ns = self.cfg.min_delay_ms * 1_000_000;
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for (gi, g) in groups.iter() {
             if g.split == 0 {
                 continue;
             }
@@ -489,7 +496,7 @@ impl Detector for NagleDelay {
                 m.value("delayed_s", g.delayed_ns as f64 / 1e9);
             }
             m.count("connections", g.connections);
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             let per = g.split_writes as f64 / g.split as f64;
             // a server writes responses and reads the next request; a client the other way
             let (what, one, next) = if g.served * 2 > g.split {
@@ -525,10 +532,10 @@ for a delayed ACK (about 40 ms)"
                         .to_string(),
                 ),
             };
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
-                evidence: g.evidence.render(cx.clock),
+                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
                 cost: Some(cost),
                 ..META.finding(severity, message)
             }));

@@ -8,12 +8,13 @@
 //! what the finding counts.
 
 use super::EvidenceBuf;
-use crate::kit::{Bounded, Metrics, Programs, Rekey, Span, Timing};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use super::failed_lookup_storm::resolve;
+use crate::host::{Groups, Hosted, Merge, State};
+use crate::kit::{Metrics, Span, Timing};
+use crate::model::Model;
+use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hasher;
-use super::failed_lookup_storm::resolve;
-use crate::model::Model;
 use syslint_event::{Class, Event, Ret, Sys, Syscall, Tgid, Tid};
 use syslint_report::{Finding, Severity};
 
@@ -54,7 +55,7 @@ pub static META: Meta = Meta {
     },
 };
 
-pub const ENTRY: Entry = registry::entry::<StatStorm>();
+pub const ENTRY: Entry = crate::host::hosted::<StatStorm>();
 
 crate::options! {
     pub struct Config {
@@ -77,9 +78,7 @@ const MAX_TGIDS: usize = 4096;
 const EVIDENCE: usize = 3;
 
 #[derive(Clone)]
-struct PathCount {
-    /// The path's key (what the map holds it under, for adding up merged programs).
-    key: u64,
+pub struct PathCount {
     /// Shown as, once hot: most paths are looked up once or twice, and rendering each of them
     /// cost more than all the counting (the benchmark log's compiler stats every header).
     path: Option<Box<str>>,
@@ -89,25 +88,55 @@ struct PathCount {
     evidence: Option<Box<EvidenceBuf>>,
 }
 
+/// A program's paths: hash of the path -> its lookups (bounded over all programs together:
+/// [`MAX_PATHS`]).
 #[derive(Clone, Default)]
-struct Group {
+pub struct Paths(HashMap<u64, PathCount>);
+
+impl Merge for Paths {
+    /// The same path under two programs that merged: added up, named by the first that
+    /// rendered it.
+    fn merge(&mut self, o: Self) {
+        for (k, p) in o.0 {
+            match self.0.entry(k) {
+                std::collections::hash_map::Entry::Occupied(e) => {
+                    let b = e.into_mut();
+                    b.n += p.n;
+                    if b.path.is_none() {
+                        b.path = p.path;
+                        b.evidence = p.evidence;
+                    }
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(p);
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Default)]
+pub struct Group {
     lookups: u64,
     /// Of those, mkdir calls that failed with EEXIST.
     mkdir_eexist: u64,
     timing: Timing,
     span: Span,
-    tgids: Vec<Tgid>,
+    tgids: Tgids,
+    paths: Paths,
 }
 
-impl Group {
-    fn absorb(&mut self, o: Group) {
-        self.lookups += o.lookups;
-        self.mkdir_eexist += o.mkdir_eexist;
-        self.timing.merge(o.timing);
-        self.span.merge(&o.span);
-        for t in o.tgids {
-            if self.tgids.len() < MAX_TGIDS && !self.tgids.contains(&t) {
-                self.tgids.push(t);
+crate::merge!(Group { lookups: sum, mkdir_eexist: sum, timing: merge, span: merge, tgids: merge, paths: merge });
+
+/// The program's processes ([`MAX_TGIDS`] at most), for the share of their calls.
+#[derive(Clone, Default)]
+struct Tgids(Vec<Tgid>);
+
+impl Merge for Tgids {
+    fn merge(&mut self, o: Self) {
+        for t in o.0 {
+            if self.0.len() < MAX_TGIDS && !self.0.contains(&t) {
+                self.0.push(t);
             }
         }
     }
@@ -116,18 +145,8 @@ impl Group {
 #[derive(Clone)]
 pub struct StatStorm {
     cfg: Config,
-    programs: Programs,
-    groups: Vec<Group>,
-    /// (program, hash of the path) -> its lookups.
-    paths: Bounded<(u32, u64), PathCount>,
-}
-
-impl Declared for StatStorm {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        StatStorm { cfg, programs: Programs::default(), groups: Vec::new(), paths: Bounded::new(MAX_PATHS) }
-    }
+    /// (program, path) pairs followed, of [`MAX_PATHS`].
+    paths: usize,
 }
 
 /// A hash of the path a lookup names, with the directory fd's path in front of a relative path
@@ -160,9 +179,14 @@ fn path_key(model: &Model, tid: Tid, sc: &Syscall, p: &str) -> Option<u64> {
     Some(h.finish())
 }
 
-impl Detector for StatStorm {
-    fn meta(&self) -> &'static Meta {
-        &META
+impl Hosted for StatStorm {
+    type Config = Config;
+    type Thread = ();
+    type Program = Group;
+    type Object = ();
+    const META: &'static Meta = &META;
+    fn new(cfg: Config) -> Self {
+        StatStorm { cfg, paths: 0 }
     }
 
     // ---- less than a full trace (issue 14): self-contained, nothing else in this file uses them ----
@@ -268,7 +292,7 @@ impl Detector for StatStorm {
         }
     }
 
-    fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let mkdir = matches!(sc.sys, Sys::Mkdir | Sys::Mkdirat);
         if mkdir {
             // a directory created is no lookup; one that was there already is
@@ -279,60 +303,40 @@ impl Detector for StatStorm {
             return;
         }
         if sc.sys.is(Class::EXEC) {
-            self.programs.forget(cx.model, ev.tid);
+            s.forget_program();
             return;
         }
         let Some(p) = (if mkdir { sc.mkdir_path() } else { sc.path() }) else { return };
         let Some(key) = path_key(cx.model, ev.tid, sc, &p) else { return };
-        let g = self.programs.of(cx.model, ev.tid);
-        let gi = g as usize;
-        if self.groups.len() <= gi {
-            self.groups.resize_with(gi + 1, Group::default);
-        }
-        let gr = &mut self.groups[gi];
+        let gr = s.program();
         gr.lookups += 1;
         if mkdir {
             gr.mkdir_eexist += 1;
         }
         gr.timing.add(sc.dur_ns);
         gr.span.add(ev.ts_ns);
-        if gr.tgids.len() < MAX_TGIDS && !gr.tgids.contains(&cx.tgid) {
-            gr.tgids.push(cx.tgid);
+        if gr.tgids.0.len() < MAX_TGIDS && !gr.tgids.0.contains(&cx.tgid) {
+            gr.tgids.0.push(cx.tgid);
         }
-        let make = || PathCount { key, path: None, n: 0, evidence: None };
-        let hot = self.cfg.hot_lookups.max(2);
-        if let Some(pc) = self.paths.entry((g, key), make) {
-            pc.n += 1;
-            // nothing rendered or captured for the many paths a program looks up only a few times
-            if pc.n >= hot {
-                if pc.path.is_none() {
-                    pc.path = resolve(cx.model, ev.tid, sc, &p).map(Into::into);
-                }
-                pc.evidence.get_or_insert_with(|| Box::new(EvidenceBuf::new(EVIDENCE))).push(ev);
+        let pc = match gr.paths.0.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) if self.paths < MAX_PATHS => {
+                self.paths += 1;
+                e.insert(PathCount { path: None, n: 0, evidence: None })
             }
+            std::collections::hash_map::Entry::Vacant(_) => return,
+        };
+        pc.n += 1;
+        // nothing rendered or captured for the many paths a program looks up only a few times
+        if pc.n >= self.cfg.hot_lookups.max(2) {
+            if pc.path.is_none() {
+                pc.path = resolve(cx.model, ev.tid, sc, &p).map(Into::into);
+            }
+            pc.evidence.get_or_insert_with(|| Box::new(EvidenceBuf::new(EVIDENCE))).push(ev);
         }
     }
 
-    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
-        vec![&mut self.programs]
-    }
-
-    fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
-        // paths per program, before the unnamed programs join their parents
-        let mut per_group: HashMap<u32, Vec<PathCount>> = HashMap::default();
-        for ((g, _), pc) in self.paths.drain() {
-            per_group.entry(g).or_default().push(pc);
-        }
-        let target = self.programs.merge_unnamed(cx.model);
-        for (g, &t) in target.iter().enumerate() {
-            if t != g && g < self.groups.len() && t < self.groups.len() {
-                let o = std::mem::take(&mut self.groups[g]);
-                self.groups[t].absorb(o);
-                if let Some(v) = per_group.remove(&(g as u32)) {
-                    per_group.entry(t as u32).or_default().extend(v);
-                }
-            }
-        }
+    fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         // the calls of each process, for the share
         let mut calls_of: HashMap<Tgid, u64> = HashMap::default();
         for p in cx.model.procs.iter().filter(|p| !p.absorbed) {
@@ -341,29 +345,21 @@ impl Detector for StatStorm {
         }
         let hot = self.cfg.hot_lookups.max(2);
         let mut out = Vec::new();
-        for (gi, g) in self.groups.iter().enumerate() {
-            let Some(paths) = per_group.get_mut(&(gi as u32)) else { continue };
-            // the same path under two groups that merged: add them up
-            paths.sort_by_key(|p| p.key);
-            paths.dedup_by(|a, b| {
-                if a.key == b.key {
-                    b.n += a.n;
-                    if b.path.is_none() {
-                        b.path = a.path.take();
-                        b.evidence = a.evidence.take();
-                    }
-                    true
-                } else {
-                    false
-                }
-            });
+        for (gi, g) in groups.iter() {
+            if g.paths.0.is_empty() {
+                continue;
+            }
+            // in the order of their keys, so that ties below do not depend on a hash
+            let mut paths: Vec<(u64, &PathCount)> = g.paths.0.iter().map(|(k, p)| (*k, p)).collect();
+            paths.sort_by_key(|p| p.0);
+            let mut paths: Vec<&PathCount> = paths.into_iter().map(|p| p.1).collect();
             let repeated: u64 = paths.iter().filter(|p| p.n >= hot).map(|p| p.n - 1).sum();
             if repeated < self.cfg.min_repeated.max(1) {
                 continue;
             }
             let hot_paths = paths.iter().filter(|p| p.n >= hot).count();
             paths.sort_by(|a, b| b.n.cmp(&a.n).then_with(|| a.path.cmp(&b.path)));
-            let calls: u64 = g.tgids.iter().filter_map(|t| calls_of.get(t)).sum();
+            let calls: u64 = g.tgids.0.iter().filter_map(|t| calls_of.get(t)).sum();
             let share = g.lookups as f64 / calls.max(g.lookups).max(1) as f64;
             let severity = if repeated >= self.cfg.warn_repeated && share >= self.cfg.warn_share_of_calls {
                 Severity::Warning
@@ -387,7 +383,7 @@ impl Detector for StatStorm {
             );
             m.count("top_path_lookups", top.n);
             m.value("share_of_calls", share);
-            m.count("processes", self.programs.processes[gi]);
+            m.count("processes", groups.processes(gi));
             let span = g.span.seconds();
             if span > 0.0 {
                 m.value("per_sec", g.lookups as f64 / span);
@@ -422,7 +418,7 @@ expire); lookups are {:.0}% of the program's system calls",
                 repeated as f64 * 1e-3,
                 share * 100.0
             );
-            out.push(self.programs.stamp(cx.model, gi as u32, Finding {
+            out.push(groups.stamp(cx.model, gi, Finding {
                 window: g.span.window(),
                 metrics: m.build(),
                 evidence: top.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
