@@ -45,14 +45,14 @@ write "$dir/$module.rs" <<EOF
 
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{EvidenceBuf, Metrics, Span, Timing};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::{Event, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
     code: "$code",
     name: "$name",
-    category: "cpu",
+    category: Category::Cpu,
     // off by default until it is proven on real programs other than its lab's
     status: Status::Preview,
     summary: "TODO what it finds, in the words of the finding",

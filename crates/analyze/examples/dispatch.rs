@@ -24,7 +24,7 @@ const DOCS: Docs = Docs { what: "", why: "", evidence: "", fix: "", example: "" 
 static NOOP: Meta = Meta {
     code: "SL900",
     name: "noop",
-    category: "cpu",
+    category: syslint_analyze::registry::Category::Cpu,
     status: Status::Stable,
     summary: "asks for nothing",
     docs: DOCS,
@@ -35,7 +35,7 @@ static NOOP: Meta = Meta {
 static EVERY: Meta = Meta {
     code: "SL901",
     name: "every",
-    category: "cpu",
+    category: syslint_analyze::registry::Category::Cpu,
     status: Status::Stable,
     summary: "asks for every event",
     docs: DOCS,

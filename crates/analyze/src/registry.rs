@@ -27,6 +27,30 @@ impl Status {
     }
 }
 
+/// What a detector's pathology wastes, for `syslint detectors` and the JSON list.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Category {
+    /// CPU spent in calls that need not happen (spins, clock reads, polls).
+    Cpu,
+    /// Connections, name lookups, the network's waits.
+    Network,
+    /// Lookups and metadata of files and directories.
+    Filesystem,
+    /// Reads, writes and flushes of data.
+    Io,
+}
+
+impl Category {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Cpu => "cpu",
+            Category::Network => "network",
+            Category::Filesystem => "filesystem",
+            Category::Io => "io",
+        }
+    }
+}
+
 /// Everything `syslint explain` prints, under fixed headings.
 #[derive(Debug)]
 pub struct Docs {
@@ -106,8 +130,7 @@ pub struct Meta {
     pub code: &'static str,
     /// Kebab-case name, part of the JSON contract.
     pub name: &'static str,
-    /// `cpu`, `network`, `filesystem`, `io`.
-    pub category: &'static str,
+    pub category: Category,
     pub status: Status,
     /// One line for `syslint detectors`.
     pub summary: &'static str,

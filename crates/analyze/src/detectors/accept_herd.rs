@@ -10,7 +10,7 @@
 use super::Evidence;
 use crate::host::{Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Rekey, window};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::FdTarget;
 use syslint_event::{Class, EpollCtl, Event, Tgid, Tid, Ret, SockOpt, Sys, Syscall};
@@ -19,7 +19,7 @@ use syslint_report::{Finding, Severity, Subject, SubjectKind};
 pub static META: Meta = Meta {
     code: "SL002",
     name: "accept-herd",
-    category: "network",
+    category: Category::Network,
     status: Status::Stable,
     summary: "many workers are woken for each connection on a shared listening socket",
     docs: Docs::markdown(include_str!("accept_herd.md")),

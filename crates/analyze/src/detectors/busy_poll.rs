@@ -11,7 +11,7 @@
 use super::Evidence;
 use crate::host::{Groups, Hosted, State};
 use crate::kit::{Metrics, Timing, window};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use std::hash::{Hash, Hasher};
 use syslint_event::{Class, Clock, Event, FcntlCmd, FutexOp, IoctlReq, Tid, Ret, Sys, Syscall, Timeout, WaitOptions};
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
@@ -19,7 +19,7 @@ use syslint_report::{Finding, Severity, Subject, SubjectKind};
 pub static META: Meta = Meta {
     code: "SL001",
     name: "busy-poll",
-    category: "cpu",
+    category: Category::Cpu,
     status: Status::Stable,
     summary: "a thread spins on syscalls that return nothing instead of blocking",
     docs: Docs::markdown(include_str!("busy_poll.md")),

@@ -11,7 +11,7 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::typed::CLOCK_NAMES;
 use syslint_event::{Event, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity};
@@ -19,7 +19,7 @@ use syslint_report::{Finding, Severity};
 pub static META: Meta = Meta {
     code: "SL011",
     name: "clock-syscalls",
-    category: "cpu",
+    category: Category::Cpu,
     status: Status::Stable,
     summary: "clock reads reach the kernel as system calls instead of being answered by the vDSO",
     docs: Docs::markdown(include_str!("clock_syscalls.md")),

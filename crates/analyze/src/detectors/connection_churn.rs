@@ -15,7 +15,7 @@
 use crate::detectors::{EvidenceBuf, Span};
 use crate::host::{Groups, Hosted, State};
 use crate::kit::Metrics;
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use syslint_event::{Class, Event, Ret, SockAddr, SockOpt, Sys, Syscall, TargetKind, Tgid, Tid};
 use syslint_report::{Finding, Subject, SubjectKind};
@@ -23,7 +23,7 @@ use syslint_report::{Finding, Subject, SubjectKind};
 pub static META: Meta = Meta {
     code: "SL003",
     name: "connection-churn",
-    category: "network",
+    category: Category::Network,
     status: Status::Stable,
     summary: "many short connections to one endpoint with few requests each, or repeated tls handshakes",
     docs: Docs::markdown(include_str!("connection_churn.md")),

@@ -23,14 +23,14 @@ use crate::kit::dns::{dns_socket, parse_dns, timed_out_wait, waited_ns, DnsMsg, 
 use super::{Evidence, EvidenceBuf};
 use crate::host::{Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::{Class, Event, Ret, Sys, Syscall};
 use syslint_report::Finding;
 
 pub static META: Meta = Meta {
     code: "SL019",
     name: "dns-timeout",
-    category: "network",
+    category: Category::Network,
     status: Status::Stable,
     summary: "name lookups that wait out resolver timeouts or walk the search list first",
     docs: Docs::markdown(include_str!("dns_timeout.md")),

@@ -9,14 +9,14 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::{Class, EpollCtl, Event, Ret, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
     code: "SL013",
     name: "epoll-ctl-churn",
-    category: "cpu",
+    category: Category::Cpu,
     status: Status::Stable,
     summary: "an event loop re-registers its fds with epoll around every read or write",
     docs: Docs::markdown(include_str!("epoll_ctl_churn.md")),

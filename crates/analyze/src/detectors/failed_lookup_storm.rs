@@ -9,7 +9,7 @@ use super::{Evidence, EvidenceBuf, Span};
 use crate::host::{Best, Capped, Groups, Hosted, Merge, State};
 use crate::kit::Metrics;
 use crate::model::Model;
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{args, Class, Event, Ret, Syscall, TargetKind, Tid};
 use syslint_report::{Finding, Severity};
@@ -17,7 +17,7 @@ use syslint_report::{Finding, Severity};
 pub static META: Meta = Meta {
     code: "SL007",
     name: "failed-lookup-storm",
-    category: "filesystem",
+    category: Category::Filesystem,
     status: Status::Stable,
     summary: "path lookups failing with ENOENT again and again: a search path walked on every use",
     docs: Docs::markdown(include_str!("failed_lookup_storm.md")),

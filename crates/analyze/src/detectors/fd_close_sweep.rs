@@ -8,14 +8,14 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::{Event, FcntlCmd, Ret, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
     code: "SL009",
     name: "fd-close-sweep",
-    category: "cpu",
+    category: Category::Cpu,
     status: Status::Stable,
     summary: "a process closes every possible fd one by one, up to the nofile limit",
     docs: Docs::markdown(include_str!("fd_close_sweep.md")),

@@ -10,14 +10,14 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::{Class, Event, OpenFlags, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
     code: "SL023",
     name: "fs-walk-loop",
-    category: "filesystem",
+    category: Category::Filesystem,
     status: Status::Stable,
     summary: "a directory walk follows a symlink cycle: the same directories listed under ever longer paths",
     docs: Docs::markdown(include_str!("fs_walk_loop.md")),

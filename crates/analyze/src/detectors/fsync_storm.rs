@@ -10,7 +10,7 @@ use super::failed_lookup_storm::resolve;
 use super::{Evidence, EvidenceBuf, Span};
 use crate::host::{Capped, Groups, Hosted, Merge, State};
 use crate::kit::Metrics;
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, OpenFlags, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
@@ -18,7 +18,7 @@ use syslint_report::{Finding, Severity};
 pub static META: Meta = Meta {
     code: "SL008",
     name: "fsync-storm",
-    category: "filesystem",
+    category: Category::Filesystem,
     status: Status::Stable,
     summary:
         "a flush to disk after every small write or record, often with a journal file created and deleted each time",

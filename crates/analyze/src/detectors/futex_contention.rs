@@ -12,14 +12,14 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::{Event, FutexCmd, Ret, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
     code: "SL021",
     name: "futex-contention",
-    category: "cpu",
+    category: Category::Cpu,
     status: Status::Stable,
     summary: "threads of a process queue on one lock: futex waits and wakes on the same address",
     docs: Docs::markdown(include_str!("futex_contention.md")),

@@ -11,7 +11,7 @@
 use super::{Evidence, Span};
 use crate::kit::Metrics;
 use crate::kit::Rekey;
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, MsgFlags, Tgid, Tid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Subject, SubjectKind};
@@ -19,7 +19,7 @@ use syslint_report::{Finding, Subject, SubjectKind};
 pub static META: Meta = Meta {
     code: "SL005",
     name: "keepalive-stall",
-    category: "network",
+    category: Category::Network,
     status: Status::Stable,
     summary: "a client waits for the peer to close a keep-alive connection after the response is complete",
     docs: Docs::markdown(include_str!("keepalive_stall.md")),

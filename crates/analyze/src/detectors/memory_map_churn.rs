@@ -12,14 +12,14 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::{Event, MemKind, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
     code: "SL022",
     name: "memory-map-churn",
-    category: "cpu",
+    category: Category::Cpu,
     status: Status::Stable,
     summary: "a process returns large blocks of memory to the kernel and maps them again, request after request",
     docs: Docs::markdown(include_str!("memory_map_churn.md")),

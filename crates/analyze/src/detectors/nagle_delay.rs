@@ -14,7 +14,7 @@ use super::{Evidence, EvidenceBuf};
 use crate::hist::Histogram;
 use crate::host::{Groups, Hosted, State};
 use crate::kit::{Metrics, Span};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Event, MsgFlags, Ret, SockOpt, Sys, Syscall};
 use syslint_report::{Finding, Severity};
@@ -22,7 +22,7 @@ use syslint_report::{Finding, Severity};
 pub static META: Meta = Meta {
     code: "SL020",
     name: "nagle-delay",
-    category: "network",
+    category: Category::Network,
     status: Status::Stable,
     summary: "requests written in small pieces wait for the peer's delayed ACK (Nagle without TCP_NODELAY)",
     docs: Docs::markdown(include_str!("nagle_delay.md")),

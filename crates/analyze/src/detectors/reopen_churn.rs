@@ -10,7 +10,7 @@
 use super::EvidenceBuf;
 use crate::host::{Capped, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, OpenFlags, Ret, Sys, Syscall, Tgid};
 use syslint_report::{Finding, Severity};
@@ -18,7 +18,7 @@ use syslint_report::{Finding, Severity};
 pub static META: Meta = Meta {
     code: "SL015",
     name: "reopen-churn",
-    category: "filesystem",
+    category: Category::Filesystem,
     status: Status::Stable,
     summary: "the same file opened, read or written, and closed again and again by one process",
     docs: Docs::markdown(include_str!("reopen_churn.md")),

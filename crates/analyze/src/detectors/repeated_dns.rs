@@ -19,7 +19,7 @@ use crate::kit::dns::{dns_socket, parse_dns, DnsMsg};
 use crate::kit::Metrics;
 use crate::model::Model;
 use crate::kit::Rekey;
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::net::IpAddr;
 use syslint_event::{Class, Event, Tgid, Tid, Ret, SockAddr, Sys, Syscall, TargetKind};
@@ -28,7 +28,7 @@ use syslint_report::{Finding, Subject, SubjectKind};
 pub static META: Meta = Meta {
     code: "SL004",
     name: "repeated-dns",
-    category: "network",
+    category: Category::Network,
     status: Status::Stable,
     summary: "the same name looked up again and again instead of once",
     docs: Docs::markdown(include_str!("repeated_dns.md")),

@@ -14,7 +14,7 @@
 use super::{Evidence, EvidenceBuf};
 use crate::host::{Capped, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::{Hash, Hasher};
 use syslint_event::{errno, Class, Event, Ret, SockOpt, Sys, Syscall, Tgid};
@@ -23,7 +23,7 @@ use syslint_report::{Finding, Severity, SubjectKind};
 pub static META: Meta = Meta {
     code: "SL017",
     name: "retry-storm",
-    category: "network",
+    category: Category::Network,
     status: Status::Stable,
     summary: "a failing connect (or bind, or open) retried at once, hundreds of times a second: no backoff",
     docs: Docs::markdown(include_str!("retry_storm.md")),

@@ -14,7 +14,7 @@ use super::{Evidence, Span};
 use crate::host::{Groups, Hosted, State};
 use crate::kit::Metrics;
 use crate::kit::{Rekey, Typical};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, MsgFlags, Tgid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::printers::fmt_count;
@@ -23,7 +23,7 @@ use syslint_report::{Finding, Severity, Subject, SubjectKind};
 pub static META: Meta = Meta {
     code: "SL006",
     name: "small-io",
-    category: "io",
+    category: Category::Io,
     status: Status::Stable,
     summary: "a large transfer done in many small reads or writes, or many tiny unbuffered writes",
     docs: Docs::markdown(include_str!("small_io.md")),

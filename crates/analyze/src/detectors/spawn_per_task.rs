@@ -15,7 +15,7 @@
 
 use super::EvidenceBuf;
 use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
-use crate::registry::{self, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hasher;
 use syslint_event::{Class, CloneFlags, Event, Ret, Tgid};
@@ -24,7 +24,7 @@ use syslint_report::{Finding, Severity};
 pub static META: Meta = Meta {
     code: "SL016",
     name: "spawn-per-task",
-    category: "cpu",
+    category: Category::Cpu,
     status: Status::Stable,
     summary: "a process starts the same program again and again, a short-lived child per item",
     docs: Docs::markdown(include_str!("spawn_per_task.md")),

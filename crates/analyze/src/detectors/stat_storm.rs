@@ -12,7 +12,7 @@ use super::failed_lookup_storm::resolve;
 use crate::host::{Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
 use crate::model::Model;
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hasher;
 use syslint_event::{Class, Event, Ret, Sys, Syscall, Tgid, Tid};
@@ -21,7 +21,7 @@ use syslint_report::{Finding, Severity};
 pub static META: Meta = Meta {
     code: "SL014",
     name: "stat-storm",
-    category: "filesystem",
+    category: Category::Filesystem,
     status: Status::Stable,
     summary: "the same few paths looked up successfully again and again: path resolution without a cache",
     docs: Docs::markdown(include_str!("stat_storm.md")),

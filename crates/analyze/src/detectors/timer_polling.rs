@@ -10,14 +10,14 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::{Class, Event, Ret, Sys, Syscall, Tid, Timeout, WaitOptions};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
     code: "SL012",
     name: "timer-polling",
-    category: "cpu",
+    category: Category::Cpu,
     status: Status::Stable,
     summary: "an idle thread wakes up on a short timeout again and again for nothing",
     docs: Docs::markdown(include_str!("timer_polling.md")),

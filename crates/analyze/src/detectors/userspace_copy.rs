@@ -13,7 +13,7 @@
 use super::{Evidence, EvidenceBuf};
 use crate::host::{Best, Capped, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Event, Ret, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
@@ -21,7 +21,7 @@ use syslint_report::{Finding, Severity};
 pub static META: Meta = Meta {
     code: "SL018",
     name: "userspace-copy",
-    category: "io",
+    category: Category::Io,
     status: Status::Stable,
     summary: "file contents read into user space only to be written to a socket: sendfile() would move them in the kernel",
     docs: Docs::markdown(include_str!("userspace_copy.md")),

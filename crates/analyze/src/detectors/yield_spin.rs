@@ -9,14 +9,14 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use syslint_event::{Event, FutexOp, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
 pub static META: Meta = Meta {
     code: "SL010",
     name: "yield-spin",
-    category: "cpu",
+    category: Category::Cpu,
     status: Status::Stable,
     summary: "threads loop on sched_yield() instead of blocking",
     docs: Docs::markdown(include_str!("yield_spin.md")),

@@ -12,7 +12,7 @@ pub fn run(a: DetectorsArgs) -> Result<u8> {
                 .iter()
                 .map(|m| {
                     serde_json::json!({
-                        "code": m.code, "name": m.name, "category": m.category,
+                        "code": m.code, "name": m.name, "category": m.category.as_str(),
                         "status": m.status.as_str(), "summary": m.summary,
                     })
                 })
@@ -25,7 +25,7 @@ pub fn run(a: DetectorsArgs) -> Result<u8> {
                 println!("no detectors in this version yet (syslint analyze prints the summary)");
             }
             for m in metas {
-                println!("{:6} {:22} {:10} {:8} {}", m.code, m.name, m.category, m.status.as_str(), m.summary);
+                println!("{:6} {:22} {:10} {:8} {}", m.code, m.name, m.category.as_str(), m.status.as_str(), m.summary);
             }
             println!("\n`syslint explain NAME` documents one; preview detectors run only with --select.");
         }

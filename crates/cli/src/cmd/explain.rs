@@ -25,7 +25,7 @@ pub fn render(e: &registry::Entry) -> String {
         m.name,
         m.code,
         m.summary,
-        m.category,
+        m.category.as_str(),
         m.status.as_str()
     );
     for (h, t) in [
