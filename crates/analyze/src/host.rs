@@ -142,6 +142,35 @@ impl<K: std::hash::Hash + Eq, V: Merge, const N: usize> Merge for Capped<K, V, N
     }
 }
 
+/// Up to `N` distinct values, in the order first seen (a program's processes): what a finding
+/// counts, bounded. A merge adds the other side's values the same way.
+#[derive(Clone, Debug)]
+pub struct Few<T, const N: usize>(pub Vec<T>);
+
+impl<T, const N: usize> Default for Few<T, N> {
+    fn default() -> Self {
+        Few(Vec::new())
+    }
+}
+
+impl<T: PartialEq, const N: usize> Few<T, N> {
+    pub fn insert(&mut self, t: T) {
+        // the value of the last call again is the common case: no scan
+        if self.0.last() == Some(&t) || self.0.len() >= N || self.0.contains(&t) {
+            return;
+        }
+        self.0.push(t);
+    }
+}
+
+impl<T: PartialEq, const N: usize> Merge for Few<T, N> {
+    fn merge(&mut self, o: Self) {
+        for t in o.0 {
+            self.insert(t);
+        }
+    }
+}
+
 /// Nothing per program: a detector whose findings are per thread (or per process) keeps them
 /// itself.
 impl Merge for () {

@@ -8,7 +8,7 @@
 //! (the loader's /etc/ld.so.cache in every child) are one per process and never count.
 
 use super::EvidenceBuf;
-use crate::host::{Capped, Groups, Hosted, Merge, State};
+use crate::host::{Capped, Few, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
 use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
 use rustc_hash::FxHashMap as HashMap;
@@ -145,7 +145,7 @@ pub struct Group {
     held_ns: u64,
     span: Span,
     files: GroupFiles,
-    tgids: Tgids,
+    tgids: Few<Tgid, MAX_TGIDS>,
 }
 
 crate::merge!(Group {
@@ -164,20 +164,6 @@ crate::merge!(Group {
 /// A program's hot files by target id ([`MAX_GROUP_FILES`] at most), each with the evidence
 /// seen first.
 type GroupFiles = Capped<u32, GroupFile, MAX_GROUP_FILES>;
-
-/// The processes with hot files ([`MAX_TGIDS`] at most).
-#[derive(Clone, Default)]
-struct Tgids(Vec<Tgid>);
-
-impl Merge for Tgids {
-    fn merge(&mut self, o: Self) {
-        for t in o.0 {
-            if self.0.len() < MAX_TGIDS && !self.0.contains(&t) {
-                self.0.push(t);
-            }
-        }
-    }
-}
 
 #[derive(Clone)]
 pub struct ReopenChurn {
@@ -274,7 +260,7 @@ impl Hosted for ReopenChurn {
             return;
         }
         g.files = files;
-        g.tgids = Tgids(vec![s.tgid()]);
+        g.tgids = Few(vec![s.tgid()]);
         s.program().merge(g);
     }
 

@@ -9,7 +9,7 @@
 
 use super::EvidenceBuf;
 use super::failed_lookup_storm::resolve;
-use crate::host::{Groups, Hosted, Merge, State};
+use crate::host::{Few, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
 use crate::model::Model;
 use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
@@ -122,25 +122,11 @@ pub struct Group {
     mkdir_eexist: u64,
     timing: Timing,
     span: Span,
-    tgids: Tgids,
+    tgids: Few<Tgid, MAX_TGIDS>,
     paths: Paths,
 }
 
 crate::merge!(Group { lookups: sum, mkdir_eexist: sum, timing: merge, span: merge, tgids: merge, paths: merge });
-
-/// The program's processes ([`MAX_TGIDS`] at most), for the share of their calls.
-#[derive(Clone, Default)]
-struct Tgids(Vec<Tgid>);
-
-impl Merge for Tgids {
-    fn merge(&mut self, o: Self) {
-        for t in o.0 {
-            if self.0.len() < MAX_TGIDS && !self.0.contains(&t) {
-                self.0.push(t);
-            }
-        }
-    }
-}
 
 #[derive(Clone)]
 pub struct StatStorm {
@@ -315,9 +301,7 @@ impl Hosted for StatStorm {
         }
         gr.timing.add(sc.dur_ns);
         gr.span.add(ev.ts_ns);
-        if gr.tgids.0.len() < MAX_TGIDS && !gr.tgids.0.contains(&cx.tgid) {
-            gr.tgids.0.push(cx.tgid);
-        }
+        gr.tgids.insert(cx.tgid);
         let pc = match gr.paths.0.entry(key) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) if self.paths < MAX_PATHS => {
