@@ -295,12 +295,19 @@ impl Collector {
 }
 
 /// The report header's account of a full trace.
-pub fn full_trace_basis(syscalls: u64, processes: u64, timestamps: bool, durations: bool, backend: &str) -> Basis {
+pub fn full_trace_basis(
+    syscalls: u64,
+    processes: u64,
+    timestamps: bool,
+    durations: bool,
+    backend: Option<syslint_report::Backend>,
+) -> Basis {
+    use syslint_report::Backend;
     let from = match backend {
-        "ebpf" => "a live eBPF trace".to_string(),
-        "ebpf-recording" => "an eBPF recording".to_string(),
-        "strace" => "a live strace trace".to_string(),
-        _ => "a strace log".to_string(),
+        Some(Backend::Ebpf) => "a live eBPF trace".to_string(),
+        Some(Backend::EbpfRecording) => "an eBPF recording".to_string(),
+        Some(Backend::Strace) => "a live strace trace".to_string(),
+        Some(Backend::StraceLog) | None => "a strace log".to_string(),
     };
     if syscalls == 0 {
         // nothing seen: no flag is missing, the trace is (blocked processes, or the work

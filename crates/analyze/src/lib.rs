@@ -266,6 +266,8 @@ impl Analyzer {
         if let Some(b) = c.backend {
             capture.backend = b.as_str().into();
         }
+        // a capture given as the report's section names its backend there
+        let backend = c.backend.or_else(|| syslint_report::Backend::from_name(&capture.backend));
         capture.lost_events = c.lost_events;
         if let Some(end) = c.stopped_ns {
             self.stopped_at(end);
@@ -288,7 +290,7 @@ impl Analyzer {
                 Some(table("syslint --summary-only", rows))
             })
             .filter(|c| !c.rows.is_empty());
-        let mut report = self.build(capture);
+        let mut report = self.build(capture, backend);
         report.summary.strace_c_table = c
             .c_table
             .into_iter()
@@ -313,7 +315,7 @@ impl Analyzer {
         report
     }
 
-    fn build(mut self, mut capture: Capture) -> Report {
+    fn build(mut self, mut capture: Capture, backend: Option<syslint_report::Backend>) -> Report {
         if !self.folded.is_empty() {
             capture.warnings.push(format!(
                 "{}{} threads beyond the first {} were counted together, as thread {} of one process: totals include them, per-process rows do not tell them apart",
@@ -329,12 +331,8 @@ impl Analyzer {
             (Clock::Monotonic, Some(local_offset_ns)) => Clock::MonotonicAt { local_offset_ns },
             (c, _) => c,
         };
-        let cx = registry::FinishCtx {
-            model: &self.model,
-            clock,
-            window,
-            tracer: registry::Tracer::of_backend(&capture.backend),
-        };
+        let cx =
+            registry::FinishCtx { model: &self.model, clock, window, tracer: registry::Tracer::of_backend(backend) };
         let mut findings = Vec::new();
         for d in &mut self.detectors {
             findings.extend(d.finish(&cx));
@@ -345,7 +343,7 @@ impl Analyzer {
         let collector = std::mem::take(&mut self.collector);
         let traced = collector.syscalls;
         // a live trace (or its recording) is every call of the window, however short
-        let live = syslint_report::Backend::from_name(&capture.backend).is_some_and(syslint_report::Backend::live);
+        let live = backend.is_some_and(syslint_report::Backend::live);
         let excerpt = if live { None } else { collector.excerpt(capture.unparsed_lines, clock) };
         let counts = self.counts.take();
         let kind = match (&counts, &excerpt) {
@@ -505,13 +503,7 @@ impl Analyzer {
         capture.basis = Some(match (kind, &counts, &excerpt) {
             (syslint_report::BasisKind::Counts, Some(c), _) => basis::counts_basis(c),
             (syslint_report::BasisKind::Excerpt, _, Some(x)) => basis::excerpt_basis(x),
-            _ => basis::full_trace_basis(
-                traced,
-                capture.processes,
-                window.is_some(),
-                capture.durations,
-                &capture.backend,
-            ),
+            _ => basis::full_trace_basis(traced, capture.processes, window.is_some(), capture.durations, backend),
         });
         if let Some(b) = &capture.basis {
             for f in &mut findings {

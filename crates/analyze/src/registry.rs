@@ -310,9 +310,9 @@ pub enum Tracer {
 }
 
 impl Tracer {
-    /// From the report's `capture.backend` (`strace`, `strace-log`, `ebpf`, `ebpf-recording`).
-    pub fn of_backend(backend: &str) -> Tracer {
-        if backend.starts_with("ebpf") {
+    /// From the capture's backend (eBPF, live or recorded; anything else is strace's).
+    pub fn of_backend(backend: Option<syslint_report::Backend>) -> Tracer {
+        if backend.is_some_and(syslint_report::Backend::ebpf) {
             Tracer::Ebpf
         } else {
             Tracer::Strace
