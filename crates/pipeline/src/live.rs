@@ -12,7 +12,7 @@ use syslint_capture::live::Target;
 /// Which backend traces.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Choice {
-    /// eBPF where it can start, else strace (see [`Started::fallback`]).
+    /// eBPF where it can start, else strace (saying why: [`start`]).
     Auto,
     Strace,
     Ebpf,
@@ -32,17 +32,12 @@ pub struct Options {
     pub interval: Option<Duration>,
 }
 
-/// A source ready to run.
-pub struct Started {
-    pub source: Box<dyn Source>,
-    /// Why eBPF could not start and strace traces instead, in one line for the user.
-    pub fallback: Option<String>,
-}
-
-/// Start tracing `target`: eBPF where it works (or was asked for), else strace. The report
-/// names the children of attached processes that were running before the attach (which the
-/// trace does not follow).
-pub fn start(target: &Target, o: &Options) -> Result<Started, Error> {
+/// Start tracing `target`: eBPF where it works (or was asked for), else strace; when eBPF
+/// cannot start and strace traces instead, `say` gets one line for the user saying why (before
+/// strace starts, so it is said even when strace cannot trace either). The report names the
+/// children of attached processes that were running before the attach (which the trace does
+/// not follow).
+pub fn start(target: &Target, o: &Options, say: &mut dyn FnMut(&str)) -> Result<Box<dyn Source>, Error> {
     if o.summary_only && o.backend == Choice::Strace {
         return Err(Error::SummaryNeedsEbpf);
     }
@@ -52,23 +47,22 @@ pub fn start(target: &Target, o: &Options) -> Result<Started, Error> {
     };
     let note = untraced_note(&untraced);
     let record = o.record.as_deref();
-    let mut fallback = None;
     if o.backend != Choice::Strace {
         match EbpfSource::start(target, o.summary_only, record, o.payload_bytes) {
             Ok(mut s) => {
                 if o.summary_only {
                     s.interval = o.interval;
                 }
-                return Ok(Started { source: Box::new(Noted { inner: s, note }), fallback });
+                return Ok(Box::new(Noted { inner: s, note }));
             }
             Err(Error::Bpf(e)) if o.backend == Choice::Auto && !o.summary_only && ebpf::can_fall_back(&e) => {
-                fallback = Some(fallback_line(&e));
+                say(&fallback_line(&e));
             }
             Err(e) => return Err(e),
         }
     }
     let s = StraceSource::start(target, record, o.payload_bytes)?;
-    Ok(Started { source: Box::new(Noted { inner: s, note }), fallback })
+    Ok(Box::new(Noted { inner: s, note }))
 }
 
 /// A source whose capture carries one more note.

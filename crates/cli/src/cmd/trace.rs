@@ -30,11 +30,7 @@ pub fn run(a: TraceArgs) -> Result<u8> {
         payload_bytes: a.payload_bytes,
         interval: a.interval,
     };
-    let started = live::start(&target, &opts)?;
-    if let Some(line) = &started.fallback {
-        eprintln!("{line}");
-    }
-    let source = started.source;
+    let source = live::start(&target, &opts, &mut |line| eprintln!("{line}"))?;
     let status = StatusLine::start(source.name(), r.quiet);
     // summary-only counts in the kernel: no detector runs
     let mut analysis = Analysis::new(if a.summary_only { Vec::new() } else { detectors });
