@@ -61,9 +61,6 @@ impl<K: Hash + Eq, V> Bounded<K, V> {
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
-    pub fn is_full(&self) -> bool {
-        self.map.len() >= self.cap
-    }
     /// Keys refused because the map was full.
     pub fn overflow(&self) -> u64 {
         self.overflow
