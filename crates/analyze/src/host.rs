@@ -322,11 +322,7 @@ impl<D: Hosted> State<'_, D> {
                 }
                 s.group
             }
-            (None, None) => {
-                let g = self.programs.group(self.model, self.tid);
-                self.programs.count(g, self.tgid);
-                g
-            }
+            (None, None) => self.programs.counted(self.model, self.tid, self.tgid),
         };
         self.group_mut(g)
     }

@@ -29,17 +29,24 @@ pub struct Programs {
     /// The processes counted in each program (so a process counts once, however often a
     /// detector says it contributed), up to [`MAX_TGIDS`].
     counted: rustc_hash::FxHashSet<(Tgid, u32)>,
+    /// The process [`counted`](Self::counted) answered for last, and its program.
+    last: Option<(Tgid, u32)>,
 }
 
 impl Programs {
-    /// The program a thread's process runs now; the process counts as one of its processes.
-    pub fn of(&mut self, model: &Model, pid: Tid) -> u32 {
-        let tgid = model.tgid(pid);
-        if let Some(&g) = self.of_tgid.get(&tgid) {
-            return g;
+    /// The program process `tgid` (thread `pid`'s) runs now, the process counted as one of its
+    /// processes. The last process asked about is remembered (consecutive calls mostly come
+    /// from one: a detector that counts every call of a program asks once per call) until
+    /// [`forget`](Self::forget) or a pid alias.
+    pub fn counted(&mut self, model: &Model, pid: Tid, tgid: Tgid) -> u32 {
+        if let Some((t, g)) = self.last {
+            if t == tgid {
+                return g;
+            }
         }
         let g = self.group(model, pid);
         self.count(g, tgid);
+        self.last = Some((tgid, g));
         g
     }
 
@@ -103,6 +110,7 @@ impl Programs {
 
     /// The process of `pid` may run another program now (a successful execve).
     pub fn forget(&mut self, model: &Model, pid: Tid) {
+        self.last = None;
         self.of_tgid.remove(&model.tgid(pid));
     }
 
@@ -199,6 +207,7 @@ impl Programs {
 /// in the subject's pid list follow.
 impl super::Rekey for Programs {
     fn alias(&mut self, old: Tid, new: Tid) {
+        self.last = None;
         self.of_tgid.alias(old, new);
         self.counted.alias(old, new);
         for pids in &mut self.pids {
