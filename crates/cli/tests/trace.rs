@@ -560,6 +560,43 @@ for i in range(25):\n    c,_=s.accept(); c.recv(100); c.sendall(b'ok'); c.close(
     assert!(r.summary.fd_targets.iter().any(|t| t.target.contains(&me)), "{:#?}", r.summary.fd_targets);
 }
 
+/// Attaching with a text copy (`-o x.strace`): the fd the program opened before the attach is
+/// decorated in the text as `strace -yy` would show it, while the analysis reads the kernel's
+/// values exactly as without a copy (before, the copy switched the analysis to parsing text):
+/// both reports know the file from the /proc snapshot.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn a_text_copy_decorates_fds_from_before_the_attach_and_leaves_the_analysis_alone() {
+    assert_bpf_works("the eBPF variants");
+    let d = tmp("text-copy");
+    let out = d.join("out.log");
+    // fd 3 is opened by the shell before syslint attaches; each echo goes through it
+    let script = "exec 3>>\"$1\"; i=0; while [ $i -lt 200 ]; do i=$((i+1)); echo $i >&3; sleep 0.05; done";
+    let mut w = Command::new("sh").args(["-c", script, "worker"]).arg(&out).stdout(Stdio::null()).spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = w.id().to_string();
+    let copy = d.join("copy.strace");
+    let traced = |extra: &[&str]| {
+        let mut args = vec!["-q", "-p", &pid, "--for", "800ms", "--format", "json"];
+        args.extend_from_slice(extra);
+        let o = trace_cmd("ebpf", &args).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+        let mut targets: Vec<String> = r.summary.fd_targets.iter().map(|t| t.target.clone()).collect();
+        targets.sort();
+        targets
+    };
+    let with_copy = traced(&["-o", copy.to_str().unwrap()]);
+    let without = traced(&[]);
+    let _ = w.kill();
+    let _ = w.wait();
+    let path = out.to_str().unwrap();
+    let text = std::fs::read_to_string(&copy).unwrap();
+    assert!(text.contains(&format!("(3<{path}>")), "fd 3 not decorated in the copy:\n{text}");
+    assert!(with_copy.iter().any(|t| t == path), "{with_copy:?}");
+    assert_eq!(with_copy, without, "the text copy changed what the analysis knows of the fds");
+}
+
 /// `--summary-only` counts per syscall in the kernel: calls and total time are real; what it
 /// does not measure (percentiles, per-process counts) is absent or "-", never a zero, and the
 /// header does not claim "0 processes" when it saw none start.

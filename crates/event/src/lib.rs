@@ -334,7 +334,7 @@ impl<'a> Syscall<'a> {
     pub fn render_args(&self, o: &mut String) {
         match self.args {
             Args::Text(t) => o.push_str(t),
-            Args::Raw(r) => raw::render(o, self.sys, self.name, r, &|_| None),
+            Args::Raw(r) => raw::render(o, self.sys, self.name, r, &|fd| r.fd_before(fd)),
         }
     }
 

@@ -257,8 +257,6 @@ fn analyse(
     ebpf::lower_thread_priority();
     let mut consumer = Consumer::new(known, slr);
     consumer.before_exec = child;
-    // a text copy (-o FILE.strace) shows fds from before the attach decorated, as -yy would
-    consumer.formatter.decorate = text.is_some();
     let mut damaged: Option<syslint_capture::ebpf::FeedError> = None;
     for chunk in rx {
         queued.fetch_sub(chunk.len(), Ordering::Relaxed);

@@ -77,12 +77,11 @@ impl RecordingSource {
     }
 
     /// Every event into `sink`; what the recording says about itself (lost records, damage).
-    /// The counts of events and syscalls go to `info` when given. `text`: the events carry
-    /// strace's text with `-yy` decorations for fds from before an attach (for `export`),
-    /// rather than the kernel's values.
-    pub fn replay(&mut self, sink: &mut dyn Sink, info: Option<&mut CaptureInfo>, text: bool) -> slr::ReadInfo {
+    /// The counts of events and syscalls go to `info` when given. The events carry the
+    /// kernel's values; their text, wherever rendered (`export`, evidence), shows fds from
+    /// before an attach with `-yy` decorations.
+    pub fn replay(&mut self, sink: &mut dyn Sink, info: Option<&mut CaptureInfo>) -> slr::ReadInfo {
         let mut f = Formatter::new(self.rec.known.clone());
-        f.decorate = text;
         let read = self.rec.replay(&mut |r| f.on_record(&r, &mut |ev| sink.on_event(ev)));
         if let Some(info) = info {
             formatter_stats(&f, info);
@@ -99,7 +98,7 @@ impl Source for RecordingSource {
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), _stop: &StopWhen) -> Result<Outcome, Error> {
         let mut this = *self;
         let mut info = CaptureInfo { sources: vec![this.path.display().to_string()], ..Default::default() };
-        let read = this.replay(sink, Some(&mut info), false);
+        let read = this.replay(sink, Some(&mut info));
         let p = &this.path;
         if let Some(problem) = read.problem {
             info.warnings.push(format!("{}: {problem}", p.display()));

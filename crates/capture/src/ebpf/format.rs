@@ -2,8 +2,9 @@
 //! have produced for it, its arguments handed over as the kernel's values
 //! ([`syslint_event::Args::Raw`]): the analysis asks them the same typed questions it asks
 //! strace text, and nothing is printed unless text is wanted (evidence lines, `export`, a
-//! live capture's text copy: [`Formatter::decorate`] then renders strace's notation, with
-//! `-yy` decorations for fds known from before an attach).
+//! live capture's text copy). Fds known from before an attach ride along with the arguments
+//! ([`RawArgs::fds_before`]), so that any rendering decorates them as `-yy` would, while the
+//! analysis reads the same kernel values with or without a text copy.
 //!
 //! Repeat records (in-kernel coalescing) are expanded: the last `period` calls of the thread
 //! are replayed `count` times, repetitions spread evenly over the run, each call with the mean
@@ -16,7 +17,7 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
 use syslint_bpf::{Data, Record};
-use syslint_event::raw::{self, DataKind, RawArgs, RawData};
+use syslint_event::raw::{DataKind, RawArgs, RawData};
 use syslint_event::{errno, Args, Event, EventKind, Ret, Sys, Syscall, Tgid, Tid};
 
 /// The most calls one Repeat record stands for: the kernel program reports a longer run in
@@ -99,6 +100,7 @@ impl Saved {
             data1: self.data1.view(),
             data2: self.data2.view(),
             thread: self.thread,
+            fds_before: &[],
         }
     }
 }
@@ -145,12 +147,11 @@ pub struct Formatter {
     /// thread -> process
     tgid_of: HashMap<Pid, Pid>,
     known: Known,
+    /// The fds each process held before the capture began, as `-yy` decorations, sorted by fd
+    /// (from `known.fds`, kept in step with closes, dups and forks).
+    before: HashMap<Pid, Vec<(i32, Box<str>)>>,
     /// Threads that got their [`EventKind::FdKnown`] events.
     announced: rustc_hash::FxHashSet<Pid>,
-    /// Hand out strace text instead of raw arguments, with fds known from before the capture
-    /// decorated as `-yy` would (for text output: `export`, a live capture's text copy).
-    pub decorate: bool,
-    text: String,
     /// Syscalls produced (Repeat records expanded).
     pub syscalls: u64,
     pub events: u64,
@@ -200,16 +201,23 @@ fn data<'a>(d: &Data<'a>) -> RawData<'a> {
     RawData { kind, bytes: d.bytes, truncated: d.truncated, fault: d.fault }
 }
 
-/// `text` cleared and filled with the arguments in strace's notation, fds of `tgid` known from
-/// before the capture decorated.
-fn render_into(text: &mut String, known: &Known, tgid: Pid, sys: Sys, name: &str, r: &RawArgs<'_>) {
-    text.clear();
-    raw::render(text, sys, name, r, &|fd| known.fds.get(&(tgid, fd as i64)).map(String::as_str));
-}
-
 impl Formatter {
-    pub fn new(known: Known) -> Self {
-        Formatter { known, ..Default::default() }
+    pub fn new(mut known: Known) -> Self {
+        let mut before: HashMap<Pid, Vec<(i32, Box<str>)>> = HashMap::default();
+        for ((tgid, fd), deco) in known.fds.drain() {
+            if let Ok(fd) = i32::try_from(fd) {
+                before.entry(tgid).or_default().push((fd, deco.into_boxed_str()));
+            }
+        }
+        for fds in before.values_mut() {
+            fds.sort_unstable_by_key(|(fd, _)| *fd);
+        }
+        Formatter { known, before, ..Default::default() }
+    }
+
+    /// The fds process `tgid` held before the capture began (see [`RawArgs::fds_before`]).
+    fn fds_before(&self, tgid: Pid) -> &[(i32, Box<str>)] {
+        self.before.get(&tgid).map_or(&[], Vec::as_slice)
     }
 
     /// Turn one record into events, handed to `sink` one by one.
@@ -229,7 +237,7 @@ impl Formatter {
                 began_before,
             } => {
                 self.tgid_of.insert(tid, tgid);
-                if (!self.known.fds.is_empty() || !self.known.tasks.is_empty()) && !self.announced.contains(&tid) {
+                if (!self.before.is_empty() || !self.known.tasks.is_empty()) && !self.announced.contains(&tid) {
                     self.announce(tgid, tid, ts_enter, sink);
                 }
                 let sys = Sys::from_x86_64(nr);
@@ -242,18 +250,14 @@ impl Formatter {
                 } else {
                     None
                 };
-                let raw = RawArgs { nr, regs: args, ret, data1: data(data1), data2: data(data2), thread };
-                let a = if self.decorate {
-                    render_into(&mut self.text, &self.known, tgid, sys, name, &raw);
-                    Args::Text(&self.text)
-                } else {
-                    Args::Raw(&raw)
-                };
+                let raw =
+                    RawArgs { nr, regs: args, ret, data1: data(data1), data2: data(data2), thread, fds_before: &[] };
+                let shown = RawArgs { fds_before: self.fds_before(tgid), ..raw };
                 let dur = ts_exit.saturating_sub(ts_enter);
                 let sc = Syscall {
                     sys,
                     name,
-                    args: a,
+                    args: Args::Raw(&shown),
                     ret: if unfinished { Ret::Unknown } else { ret_of(ret) },
                     // a call under way when the attach came: how long it lasted is unknown
                     dur_ns: if unfinished || began_before { None } else { Some(dur) },
@@ -282,19 +286,8 @@ impl Formatter {
                     return;
                 }
                 let calls = &calls[calls.len() - p..];
-                let raws: Vec<RawArgs<'_>> = calls.iter().map(Saved::raw).collect();
-                let texts: Vec<String> = if self.decorate {
-                    let tgid = self.tgid_of.get(&tid).copied().unwrap_or(tid);
-                    let mut texts = Vec::with_capacity(p);
-                    for (c, r) in calls.iter().zip(&raws) {
-                        let mut t = String::new();
-                        render_into(&mut t, &self.known, tgid, c.sys, c.name, r);
-                        texts.push(t);
-                    }
-                    texts
-                } else {
-                    Vec::new()
-                };
+                let before = self.fds_before(self.tgid_of.get(&tid).copied().unwrap_or(tid));
+                let raws: Vec<RawArgs<'_>> = calls.iter().map(|c| RawArgs { fds_before: before, ..c.raw() }).collect();
                 let n = count as u64 * p as u64;
                 let means = position_means(period, p, count, dur_sum_ns);
                 // each repetition takes its share of the span; inside it, each call starts
@@ -308,10 +301,7 @@ impl Formatter {
                         let sc = Syscall {
                             sys: c.sys,
                             name: c.name,
-                            args: match texts.get(i) {
-                                Some(text) => Args::Text(text),
-                                None => Args::Raw(r),
-                            },
+                            args: Args::Raw(r),
                             ret: ret_of(c.ret),
                             dur_ns: Some(means[i]),
                             resumed: false,
@@ -330,15 +320,8 @@ impl Formatter {
                 if !is_thread {
                     // the child starts with a copy of the parent's table
                     let parent = self.tgid_of.get(&parent_tid).copied().unwrap_or(parent_tid);
-                    let inherited: Vec<(i64, String)> = self
-                        .known
-                        .fds
-                        .iter()
-                        .filter(|((p, _), _)| *p == parent)
-                        .map(|((_, fd), d)| (*fd, d.clone()))
-                        .collect();
-                    for (fd, d) in inherited {
-                        self.known.fds.insert((child_tgid, fd), d);
+                    if let Some(fds) = self.before.get(&parent).cloned() {
+                        self.before.insert(child_tgid, fds);
                     }
                 }
             }
@@ -389,39 +372,35 @@ impl Formatter {
             let kind = EventKind::TaskKnown { tgid: Tgid(t.tgid), parent: t.parent.map(Tgid), comm: &t.comm };
             sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });
         }
-        let mut fds: Vec<(i64, &str)> =
-            self.known.fds.iter().filter(|((p, _), _)| *p == tgid).map(|((_, fd), d)| (*fd, d.as_str())).collect();
-        fds.sort_unstable();
-        for (fd, target) in fds {
-            let Ok(fd) = i32::try_from(fd) else { continue };
-            sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind: EventKind::FdKnown { fd, target } });
+        for (fd, target) in self.fds_before(tgid) {
+            sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind: EventKind::FdKnown { fd: *fd, target } });
         }
     }
 
     /// Keep the table of fds known from before the capture in step with closes and dups.
     fn after_call(&mut self, tgid: Pid, sys: Sys, args: &[u64; 6], ret: i64, unfinished: bool) {
-        if self.known.fds.is_empty() || unfinished || ret < 0 {
+        if unfinished || ret < 0 {
             return;
         }
+        let Some(fds) = self.before.get_mut(&tgid) else { return };
+        let at = |fds: &[(i32, Box<str>)], fd: i32| fds.binary_search_by_key(&fd, |(f, _)| *f);
+        let forget = |fds: &mut Vec<(i32, Box<str>)>, fd: i32| {
+            if let Ok(i) = at(fds, fd) {
+                fds.remove(i);
+            }
+        };
+        let Ok(new) = i32::try_from(ret) else { return };
         match sys {
-            Sys::Close => {
-                self.known.fds.remove(&(tgid, args[0] as i32 as i64));
-            }
-            Sys::Dup | Sys::Dup2 | Sys::Dup3 => {
-                let new = ret;
-                match self.known.fds.get(&(tgid, args[0] as i32 as i64)).cloned() {
-                    Some(d) => {
-                        self.known.fds.insert((tgid, new), d);
-                    }
-                    None => {
-                        self.known.fds.remove(&(tgid, new));
-                    }
-                }
-            }
-            _ if ret >= 0 && returns_fd(sys) => {
-                // a new fd of that number is not the old one
-                self.known.fds.remove(&(tgid, ret));
-            }
+            Sys::Close => forget(fds, args[0] as i32),
+            Sys::Dup | Sys::Dup2 | Sys::Dup3 => match at(fds, args[0] as i32).map(|i| fds[i].1.clone()) {
+                Ok(d) => match at(fds, new) {
+                    Ok(i) => fds[i].1 = d,
+                    Err(i) => fds.insert(i, (new, d)),
+                },
+                Err(_) => forget(fds, new),
+            },
+            // a new fd of that number is not the old one
+            _ if returns_fd(sys) => forget(fds, new),
             _ => {}
         }
     }
@@ -460,7 +439,7 @@ pub fn strace_line(o: &mut String, ev: &Event, realtime_offset_ns: i64) {
         return;
     }
     if let EventKind::FdKnown { .. } = ev.kind {
-        // strace has no line for it: the decorations say it (see `Formatter::decorate`)
+        // strace has no line for it: the decorations say it (see `RawArgs::fds_before`)
         return;
     }
     let _ = write!(o, "{} ", ev.tid);
@@ -818,31 +797,26 @@ mod tests {
             last_ts: 1400,
             dur_sum_ns: [200, 0],
         };
-        for decorate in [false, true] {
-            let mut known = Known::default();
-            known.fds.insert((1, 3), "UDP:[127.0.0.1:5000->127.0.0.1:53]".into());
-            let mut f = Formatter::new(known);
-            f.decorate = decorate;
-            let mut seen = Vec::new();
-            let mut sink = |e: &Event| {
-                if let EventKind::Syscall(sc) = &e.kind {
-                    let mut head = [0u8; 4];
-                    let n = sc.payload_prefix(&mut head);
-                    seen.push((sc.args.text().is_some(), format!("{}({})", sc.name, sc.args), head[..n].to_vec()));
-                }
-            };
-            let d = Data { kind: DataKind::Bytes, bytes: payload, truncated: false, fault: false };
-            f.on_record(&rec(d), &mut sink);
-            f.on_record(&repeat, &mut sink);
-            let text = if decorate {
-                "sendto(3<UDP:[127.0.0.1:5000->127.0.0.1:53]>, \"ping\", 4, 0, NULL, 0)"
-            } else {
-                "sendto(3, \"ping\", 4, 0, NULL, 0)"
-            };
-            assert_eq!(seen.len(), 3);
-            for s in &seen {
-                assert_eq!(s, &(decorate, text.to_string(), payload.to_vec()));
+        // the analysis gets the kernel's values whatever is rendered; rendering shows the fd
+        // known from before the capture as -yy would, in the call and in its replays
+        let mut known = Known::default();
+        known.fds.insert((1, 3), "UDP:[127.0.0.1:5000->127.0.0.1:53]".into());
+        let mut f = Formatter::new(known);
+        let mut seen = Vec::new();
+        let mut sink = |e: &Event| {
+            if let EventKind::Syscall(sc) = &e.kind {
+                let mut head = [0u8; 4];
+                let n = sc.payload_prefix(&mut head);
+                seen.push((sc.args.text().is_some(), format!("{}({})", sc.name, sc.args), head[..n].to_vec()));
             }
+        };
+        let d = Data { kind: DataKind::Bytes, bytes: payload, truncated: false, fault: false };
+        f.on_record(&rec(d), &mut sink);
+        f.on_record(&repeat, &mut sink);
+        let text = "sendto(3<UDP:[127.0.0.1:5000->127.0.0.1:53]>, \"ping\", 4, 0, NULL, 0)";
+        assert_eq!(seen.len(), 3);
+        for s in &seen {
+            assert_eq!(s, &(false, text.to_string(), payload.to_vec()));
         }
     }
 
@@ -868,7 +842,6 @@ mod tests {
         let mut known = Known::default();
         known.fds.insert((7, 3), "TCP:[127.0.0.1:80->127.0.0.1:5000]".into());
         let mut f = Formatter::new(known);
-        f.decorate = true;
         let mut texts = Vec::new();
         let mut sink = |e: &Event| {
             if let EventKind::Syscall(sc) = &e.kind {
@@ -906,11 +879,11 @@ mod tests {
             [
                 "7 fd 1 /dev/pts/0",
                 "7 fd 3 TCP:[127.0.0.1:80->127.0.0.1:5000]",
-                "7 read(3, 0x10, 4)",
-                "7 read(3, 0x10, 4)",
-                "7 close(3)",
+                "7 read(3<TCP:[127.0.0.1:80->127.0.0.1:5000]>, 0x10, 4)",
+                "7 read(3<TCP:[127.0.0.1:80->127.0.0.1:5000]>, 0x10, 4)",
+                "7 close(3<TCP:[127.0.0.1:80->127.0.0.1:5000]>)",
                 "8 fd 1 /dev/pts/0",
-                "8 read(1, 0x10, 4)",
+                "8 read(1</dev/pts/0>, 0x10, 4)",
             ]
         );
         assert_eq!((f.syscalls, f.events), (4, 4));

@@ -30,7 +30,7 @@ pub fn run(a: ExportArgs) -> Result<u8> {
     let mut text = StraceText::new(out, rec.realtime_offset_ns());
     text.payloads = a.payloads;
     // fds from before an attach keep their -yy decoration in the text
-    let info = rec.replay(&mut text, None, true);
+    let info = rec.replay(&mut text, None);
     text.finish()?;
     if let Some(p) = info.problem {
         eprintln!("syslint: warning: {}: {p}", a.input.display());

@@ -59,6 +59,19 @@ pub struct RawArgs<'a> {
     /// For clone3, whose flags the kernel program does not copy: whether the child is a
     /// thread (from the fork hook), when known.
     pub thread: Option<bool>,
+    /// What the process's fds opened before the capture began are, in the notation of a
+    /// `-yy` decoration (`/var/log/x`, `TCP:[...]`), sorted by fd. Only rendering reads them
+    /// (a live capture's text copy, `export`, evidence lines), so that text shows them as
+    /// `strace -yy` would; the analysis learns them once, from [`crate::EventKind::FdKnown`].
+    pub fds_before: &'a [(i32, Box<str>)],
+}
+
+impl<'a> RawArgs<'a> {
+    /// The decoration of fd `fd` when the process held it before the capture began.
+    pub fn fd_before(&self, fd: i32) -> Option<&'a str> {
+        let i = self.fds_before.binary_search_by_key(&fd, |(f, _)| *f).ok()?;
+        Some(&self.fds_before[i].1)
+    }
 }
 
 // ---- the analysis' questions, answered from the kernel's values ----
@@ -378,10 +391,11 @@ impl<'a> RawArgs<'a> {
         }
     }
 
-    /// The arguments in strace's notation, without decorations.
+    /// The arguments in strace's notation, decorated only where the process held the fd before
+    /// the capture began ([`RawArgs::fds_before`]).
     pub fn text(&self, sys: Sys, name: &str) -> String {
         let mut s = String::new();
-        render(&mut s, sys, name, self, &|_| None);
+        render(&mut s, sys, name, self, &|fd| self.fd_before(fd));
         s
     }
 }
@@ -498,7 +512,7 @@ mod tests {
                 let d2 = datas[(next() % datas.len() as u64) as usize];
                 let ret = [0i64, 3, -11][(next() % 3) as usize];
                 let thread = [None, Some(true), Some(false)][(next() % 3) as usize];
-                let raw = RawArgs { nr, regs, ret, data1: d1, data2: d2, thread };
+                let raw = RawArgs { nr, regs, ret, data1: d1, data2: d2, thread, fds_before: &[] };
                 let text = raw.text(sys, name);
                 let ret = if ret < 0 {
                     Ret::Err { val: -1, errno: "EAGAIN" }
