@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Start a new detector (like clippy's `cargo dev new_lint`): writes its file, its docs, its
-# fixtures' rows and its lab manifest, and registers it (the detectors! list and the code list
-# of docs/detectors.md). What it writes says TODO wherever only you can say it; the test suite
-# fails until every TODO is gone and the lab has a recorded trace where the detector fires and
-# one where it stays quiet (docs/detectors.md: what each piece must hold).
+# fixtures' rows and expectations (expect.toml) and its lab manifest, and registers it (the
+# detectors! list and the code list of docs/detectors.md). What it writes says TODO wherever only
+# you can say it; the test suite fails until every TODO is gone, the fixtures are cut and the lab
+# has a recorded trace where the detector fires and one where it stays quiet (docs/detectors.md:
+# what each piece must hold).
 #
 #   scripts/new-detector.sh NAME CODE      e.g. scripts/new-detector.sh pipe-churn SL024
 #   scripts/new-detector.sh --dry-run NAME CODE   print what it would write, change nothing
@@ -26,8 +27,9 @@ fi
 module=${name//-/_}
 type=$(echo "$name" | sed -E 's/(^|-)([a-z])/\U\2/g')
 dir=crates/analyze/src/detectors
-if grep -qE "^\s+$module,$" $dir/mod.rs || [ -e "$dir/$module.rs" ] || [ -e "lab/$name" ]; then
-    echo "new-detector: $name exists already ($dir/$module.rs, lab/$name or the detectors! list)" >&2; exit 1
+fixtures=crates/analyze/fixtures/$name
+if grep -qE "^\s+$module,$" $dir/mod.rs || [ -e "$dir/$module.rs" ] || [ -e "lab/$name" ] || [ -e "$fixtures" ]; then
+    echo "new-detector: $name exists already ($dir/$module.rs, lab/$name, $fixtures or the detectors! list)" >&2; exit 1
 fi
 if grep -rqs "code: \"$code\"" $dir/*.rs; then
     echo "new-detector: code $code is taken: $(grep -ls "code: \"$code\"" $dir/*.rs)" >&2; exit 1
@@ -148,11 +150,31 @@ impl Hosted for $type {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    // TODO a firing test and a near miss on fixtures cut from the lab's recorded traces
-    // (crates/analyze/fixtures/$name/), with insta snapshots: docs/detectors.md, "Tests".
-}
+// The fixture tests are data: fixtures/$name/expect.toml, run by src/check/fixtures.rs.
+EOF
+
+write "$fixtures/expect.toml" <<EOF
+# What $name reports on each input, one [[case]] per run: checked by
+# src/check/fixtures.rs (the format is described there); the fixtures' origins are in ../README.md.
+
+# TODO what the fixture holds (cut from a lab trace where the detector fires), and why its
+# numbers are what they are
+[[case]]
+name = "fires_on_TODO"
+file = "TODO-fires.strace"
+snapshot = true
+findings = 1
+[[case.finding]]
+severity = "info"
+[case.finding.metrics]
+# TODO the key metrics, each with why it is that number
+calls = 0
+
+# TODO the near miss (a GOOD variant of the lab) and why it is quiet
+[[case]]
+name = "TODO_is_quiet"
+file = "TODO-near.strace"
+findings = 0
 EOF
 
 write "$dir/$module.md" <<EOF
@@ -243,5 +265,5 @@ PY
     printf '| %s/TODO-fires.strace | TODO lines of lab/%s/traces/TODO | TODO: fires |\n| %s/TODO-near.strace | TODO | TODO: quiet |\n' \
         "$name" "$name" "$name" >> crates/analyze/fixtures/README.md
     echo "registered $module in $dir/mod.rs and $code in docs/detectors.md; fixture rows in crates/analyze/fixtures/README.md"
-    echo "next: write the TODOs, lab/$name/ (a BAD program, a GOOD one, run.sh, record.sh, README), record its traces, cut fixtures; then ./scripts/test.sh"
+    echo "next: write the TODOs, lab/$name/ (a BAD program, a GOOD one, run.sh, record.sh, README), record its traces, cut fixtures into $fixtures/ and say in its expect.toml what the detector reports on them; then ./scripts/test.sh"
 fi

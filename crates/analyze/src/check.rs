@@ -1,12 +1,16 @@
 //! The detector author's harness: run one detector over strace text and get its findings.
 //!
 //! ```text
-//! let findings = crate::check::check("busy-poll", include_str!("../../fixtures/busy-poll/fires.strace"));
-//! insta::assert_json_snapshot!(findings);
+//! let findings = crate::check::check("busy-poll", &text);
 //! ```
 //!
 //! The text goes through the real reader and the real model, exactly as `syslint analyze`
-//! would read it; only the one detector runs, with its default options or the TOML given.
+//! would read it; only the one detector runs, with its default options or the ones given.
+//! A detector's fixture tests are data, not code: `fixtures/<detector>/expect.toml` says what
+//! it must report on each input, and the one test in `check/fixtures.rs` runs every case
+//! through these functions.
+
+mod fixtures;
 
 use crate::{registry, Analyzer};
 use syslint_capture::Parser;
@@ -14,18 +18,23 @@ use syslint_report::{Capture, Finding};
 
 /// Findings of detector `name` (with defaults) on `text`.
 pub fn check(name: &str, text: &str) -> Vec<Finding> {
-    check_with(name, "", text)
+    check_with(name, &toml::Table::new(), text)
 }
 
-/// Findings of detector `name` with options from `toml` (the body of its `[name]` table).
-pub fn check_with(name: &str, toml: &str, text: &str) -> Vec<Finding> {
+/// Detector `name` alone, with `options` (the body of its `[name]` table; empty: its defaults).
+fn build(name: &str, options: &toml::Table) -> Vec<Box<dyn registry::Detector>> {
     let mut table = toml::Table::new();
-    if !toml.is_empty() {
-        let opts: toml::Table = toml.parse().expect("options parse as TOML");
-        table.insert(name.to_string(), toml::Value::Table(opts));
+    if !options.is_empty() {
+        table.insert(name.to_string(), toml::Value::Table(options.clone()));
     }
     let detectors = registry::build(&[name.to_string()], &[], &table).expect("detector builds");
     assert_eq!(detectors.len(), 1, "{name} names one detector");
+    detectors
+}
+
+/// Findings of detector `name` with `options` (the body of its `[name]` table).
+pub fn check_with(name: &str, options: &toml::Table, text: &str) -> Vec<Finding> {
+    let detectors = build(name, options);
     let mut a = Analyzer::new(detectors);
     let mut p = Parser::new("check");
     let mut sink = |e: &syslint_event::Event| a.on_event(e);
@@ -51,11 +60,10 @@ pub fn check_with(name: &str, toml: &str, text: &str) -> Vec<Finding> {
     findings
 }
 
-/// Findings of detector `name`'s counts rule (with defaults) on the table of counts in `text`
+/// Findings of detector `name`'s counts rule with `options` on the table of counts in `text`
 /// (read by the same table reader `syslint analyze` uses: strace -c/-w, perf trace -s,
 /// syscount).
-pub fn check_counts(name: &str, text: &str) -> Vec<Finding> {
+pub fn check_counts(name: &str, options: &toml::Table, text: &str) -> Vec<Finding> {
     let c = syslint_capture::tables::read(text).expect("a table of counts");
-    let detectors = registry::build(&[name.to_string()], &[], &toml::Table::new()).expect("detector builds");
-    detectors.iter().flat_map(|d| d.on_counts(&c)).collect()
+    build(name, options).iter().flat_map(|d| d.on_counts(&c)).collect()
 }

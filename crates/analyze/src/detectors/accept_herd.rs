@@ -643,24 +643,8 @@ switch, a wait return and a syscall",
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/accept-herd/expect.toml, run by src/check/fixtures.rs.
     use super::*;
-    use crate::check::check;
-
-    #[test]
-    fn fires_on_pre_forked_workers_sharing_a_socket() {
-        let f = check("accept-herd", include_str!("../../fixtures/accept-herd/c-procs-head1000.strace"));
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["workers"], 4);
-        assert_eq!(f[0].metrics["accepted"], 51);
-        assert_eq!(f[0].metrics["empty_wakeups"], 116);
-        assert_eq!(f[0].metrics["eagain"], 167);
-    }
-
-    #[test]
-    fn reuseport_workers_are_quiet() {
-        assert!(check("accept-herd", include_str!("../../fixtures/accept-herd/c-procs-reuseport.strace")).is_empty());
-    }
 
     fn sc(sys: Sys, args: &str) -> Syscall<'_> {
         Syscall {

@@ -758,36 +758,8 @@ impl Hosted for BusyPoll {
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/busy-poll/expect.toml, run by src/check/fixtures.rs.
     use super::*;
-    use crate::check::{check, check_with};
-
-    #[test]
-    fn fires_on_a_zero_timeout_poll_loop() {
-        let f = check("busy-poll", include_str!("../../fixtures/busy-poll/c-poll0-head320.strace"));
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["empty_polls"], 272);
-    }
-
-    #[test]
-    fn near_misses_are_quiet() {
-        // the same spin, cut before min_spins polls: the full-trace rule stays quiet; these 200
-        // lines do not show the process end, so they are an excerpt, whose rule names the spin
-        // at medium confidence (issue 14)
-        let f = check("busy-poll", include_str!("../../fixtures/busy-poll/c-poll0-head200.strace"));
-        assert_eq!(f.len(), 1, "{f:#?}");
-        assert_eq!(f[0].confidence, Some(syslint_report::Confidence::Medium));
-        assert!(f[0].confidence_reason.as_deref().is_some_and(|r| r.contains("polls with a zero timeout")));
-        // ... which lower thresholds report (it lasted 8 ms: under min_seconds too)
-        let f = check_with(
-            "busy-poll",
-            "min_spins = 100\nmin_seconds = 0.001",
-            include_str!("../../fixtures/busy-poll/c-poll0-head200.strace"),
-        );
-        assert_eq!(f.len(), 1);
-        // one readiness check before each blocking wait
-        assert!(check("busy-poll", include_str!("../../fixtures/busy-poll/c-fewpolls.strace")).is_empty());
-    }
 
     fn sc<'a>(sys: Sys, args: &'a str, ret: Ret<'a>) -> Syscall<'a> {
         Syscall { sys, name: sys.name(), args: syslint_event::Args::Text(args), ret, dur_ns: None, resumed: false, pre: syslint_event::Pre::NONE }

@@ -338,39 +338,8 @@ measured";
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/clock-syscalls/expect.toml, run by src/check/fixtures.rs.
     use super::*;
-    use crate::check::{check, check_with};
-
-    const BAD: &str = include_str!("../../fixtures/clock-syscalls/c-syscall-head700.strace");
-
-    #[test]
-    fn fires_on_clock_reads_that_bypass_the_vdso() {
-        let f = check("clock-syscalls", BAD);
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["calls"], 663);
-        assert_eq!(f[0].metrics["vdso_clock_calls"], 663);
-        assert_eq!(f[0].metrics["cpu_clock_calls"], 0);
-        assert_eq!(f[0].metrics["processes"], 1);
-        // the cut holds 663 of the trace's 6,000 reads: under warn_calls
-        assert_eq!(f[0].severity, Severity::Info);
-        assert!(f[0].message.contains("clock_gettime(CLOCK_MONOTONIC)"), "{}", f[0].message);
-        let w = check_with("clock-syscalls", "warn_calls = 600", BAD);
-        assert_eq!(w[0].severity, Severity::Warning);
-        // nearly every call of the thread from its first clock read on is one
-        let share = w[0].metrics["share_of_calls"].as_f64().unwrap_or(0.0);
-        assert!(share > 0.95, "{share}");
-        let q = check_with("clock-syscalls", "warn_calls = 600\nwarn_share = 1.0", BAD);
-        assert_eq!(q[0].severity, Severity::Info);
-    }
-
-    #[test]
-    fn a_hundred_kernel_clock_reads_at_start_up_are_quiet() {
-        let few = include_str!("../../fixtures/clock-syscalls/c-few.strace");
-        assert_eq!(few.lines().filter(|l| l.contains(" clock_gettime(")).count(), 100);
-        assert!(check("clock-syscalls", few).is_empty());
-        assert_eq!(check_with("clock-syscalls", "min_calls = 100", few).len(), 1);
-    }
 
     #[test]
     fn clocks_the_vdso_serves() {

@@ -1783,46 +1783,9 @@ fn median(v: &mut [u64]) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/connection-churn/expect.toml, run by src/check/fixtures.rs.
     use super::*;
     use crate::check::check;
-
-    #[test]
-    fn fires_on_a_new_connection_per_request() {
-        let f = check("connection-churn", include_str!("../../fixtures/connection-churn/py-new-conn.strace"));
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["connections"], 40);
-        assert_eq!(f[0].metrics["requests"], 40);
-        assert_eq!(f[0].metrics["reusable_connections"], 39);
-    }
-
-    #[test]
-    fn keepalive_is_quiet() {
-        assert!(
-            check("connection-churn", include_str!("../../fixtures/connection-churn/py-keepalive.strace")).is_empty()
-        );
-    }
-
-    #[test]
-    fn fires_on_a_server_closing_after_every_answer() {
-        // nginx with keepalive_timeout 0, a keep-alive client: 40 requests, 40 connections,
-        // and the readiness probe of the lab's start-up (a connection without a request)
-        let f = check("connection-churn", include_str!("../../fixtures/connection-churn/srv-nginx-ka-off.strace"));
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].severity, syslint_report::Severity::Info);
-        assert_eq!(f[0].metrics["connections"], 41);
-        assert_eq!(f[0].metrics["requests"], 40);
-        assert_eq!(f[0].metrics["server_closed"], 40);
-        assert!(f[0].message.contains("this server closed"), "{}", f[0].message);
-        assert!(f[0].fix.contains("keepalive_timeout"));
-    }
-
-    #[test]
-    fn a_server_keeping_connections_is_quiet() {
-        let t = include_str!("../../fixtures/connection-churn/srv-nginx-keepalive.strace");
-        assert!(check("connection-churn", t).is_empty());
-    }
 
     /// strace -f -tt -T -yy lines of `n` MySQL connections, from a template of lines of the
     /// mariadb client and mariadbd 10.11 (`{i}` numbers the connection; times in µs from its

@@ -760,51 +760,8 @@ impl Hosted for DnsTimeout {
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/dns-timeout/expect.toml, run by src/check/fixtures.rs.
     use super::*;
-    use crate::check::{check, check_with};
-    use syslint_report::Severity;
-
-    #[test]
-    fn fires_on_a_lost_aaaa_query() {
-        let f = check("dns-timeout", include_str!("../../fixtures/dns-timeout/py-aaaa-race-tail106.strace"));
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].severity, Severity::Warning);
-        assert_eq!(f[0].metrics["lookups"], 3);
-        assert_eq!(f[0].metrics["timeouts"], 1);
-        assert_eq!(f[0].metrics["timed_out_lookups"], 1);
-        // the A and the AAAA of the first lookup asked again, one at a time
-        assert_eq!(f[0].metrics["retries"], 2);
-        assert_eq!(f[0].metrics["walks"], 0);
-        let lost = f[0].metrics["lost_s"].as_f64().unwrap_or(0.0);
-        assert!((0.9..1.1).contains(&lost), "{lost}");
-        assert_eq!(f[0].metrics["names"][0], "api.lab.test");
-        assert!(f[0].fix.contains("single-request-reopen") && !f[0].fix.contains("ndots"), "{}", f[0].fix);
-        // the wait must be at least min_wait_ms to count
-        assert!(check_with("dns-timeout", "min_wait_ms = 2000", include_str!("../../fixtures/dns-timeout/py-aaaa-race-tail106.strace")).is_empty());
-    }
-
-    #[test]
-    fn fires_on_a_search_list_walk() {
-        let f = check("dns-timeout", include_str!("../../fixtures/dns-timeout/py-ndots5-lines677-813.strace"));
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        // two lookups, each 3 search domains x (A + AAAA) answered NXDOMAIN before the name
-        assert_eq!(f[0].metrics["lookups"], 2);
-        assert_eq!(f[0].metrics["walks"], 2);
-        assert_eq!(f[0].metrics["search_queries"], 12);
-        assert_eq!(f[0].metrics["queries"], 16);
-        assert_eq!(f[0].metrics["timeouts"], 0);
-        // 0.25 s of walking on a resolver 20 ms away: under warn_s
-        assert_eq!(f[0].severity, Severity::Info);
-        assert_eq!(f[0].metrics["names"], serde_json::json!(["svc0.lab.test", "svc1.lab.test"]));
-        assert!(f[0].fix.contains("ndots") && !f[0].fix.contains("single-request"), "{}", f[0].fix);
-    }
-
-    #[test]
-    fn a_name_that_does_not_exist_is_an_answer() {
-        assert!(check("dns-timeout", include_str!("../../fixtures/dns-timeout/near-nxdomain-tail52.strace")).is_empty());
-    }
 
     #[test]
     fn search_candidates_belong_to_their_name() {
@@ -815,35 +772,6 @@ mod tests {
         assert!(!related(&q("api.lab.test", false), "api.lab.testing", false));
         // cut short by -s 32
         assert!(related(&q("api.lab.test.shop.svc.c", true), "api.lab.test.shop.svc.cluster.local", false));
-    }
-
-    #[test]
-    fn excerpts_and_tables_of_a_lost_aaaa_answer() {
-        use crate::check::check_counts;
-        use syslint_report::{Confidence, Severity};
-        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/dns-timeout/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
-        // the 30 lines begin with getent's expired poll (979 ms asked), then the question
-        // asked again and answered: the excerpt rule, timed by the timeout asked for
-        let f = check("dns-timeout", &lab("excerpts/getent-aaaa-race.30.txt"));
-        assert_eq!(f.len(), 1, "{f:#?}");
-        assert_eq!((f[0].severity, f[0].confidence), (Severity::Warning, Some(Confidence::Medium)));
-        assert_eq!(f[0].metrics["timed_out_waits"], 1);
-        assert_eq!(f[0].metrics["lost_s"], 0.979);
-        assert!(check("dns-timeout", &lab("excerpts/getent-aaaa-race.10.txt")).is_empty());
-        for n in [10, 30, 100] {
-            assert!(check("dns-timeout", &lab(&format!("excerpts/getent-single-request-reopen.{n}.txt"))).is_empty());
-        }
-        // tables with wall-clock times: 3 lookups, about a second of polls each
-        for tool in ["strace-cw", "perf", "syscount"] {
-            let f = check_counts("dns-timeout", &lab(&format!("counts/getent-aaaa-race.{tool}.txt")));
-            assert_eq!(f.len(), 1, "{tool}");
-            assert_eq!((f[0].severity, f[0].confidence), (Severity::Info, Some(Confidence::Low)));
-            assert_eq!(f[0].metrics["lookups"], 3, "{tool}");
-            assert!(check_counts("dns-timeout", &lab(&format!("counts/getent-single-request-reopen.{tool}.txt"))).is_empty());
-        }
-        // plain strace -c counts system time: the waits do not show
-        assert!(check_counts("dns-timeout", &lab("counts/getent-aaaa-race.strace-c.txt")).is_empty());
-        assert!(check_counts("dns-timeout", &lab("counts/near-slow-server.strace-cw.txt")).is_empty());
     }
 
 }

@@ -380,37 +380,4 @@ a small read or write on a local socket",
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::check::{check, check_with};
-
-    #[test]
-    fn fires_on_interest_toggled_per_request() {
-        let t = include_str!("../../fixtures/epoll-ctl-churn/c-mod-head1400.strace");
-        let f = check("epoll-ctl-churn", t);
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        // one EPOLL_CTL_MOD after each read and each write: one per I/O operation
-        assert_eq!(f[0].metrics["reregistrations"], 224);
-        assert_eq!(f[0].metrics["io_ops"], 224);
-        assert_eq!(f[0].metrics["epoll_ctl_calls"], 225);
-        assert_eq!(f[0].metrics["oneshot_rearms"], 0);
-        assert_eq!(f[0].metrics["fds"], 1);
-        // the cut is short of warn_churn
-        assert_eq!(f[0].severity, Severity::Info);
-        assert_eq!(check_with("epoll-ctl-churn", "warn_churn = 200", t)[0].severity, Severity::Warning);
-        let mods = t.lines().filter(|l| l.contains("EPOLL_CTL_MOD")).count();
-        assert_eq!(mods, 224);
-    }
-
-    #[test]
-    fn a_connection_per_request_registered_once_each_is_quiet() {
-        let t = include_str!("../../fixtures/epoll-ctl-churn/c-conn-head1500.strace");
-        // an EPOLL_CTL_ADD per connection, and the connections closed: no re-registration at all
-        let adds = t.lines().filter(|l| l.contains("EPOLL_CTL_ADD")).count();
-        assert!(adds >= 60, "{adds}");
-        assert!(check("epoll-ctl-churn", t).is_empty());
-        assert!(check_with("epoll-ctl-churn", "min_churn = 1\nmin_per_op = 0.0", t).is_empty());
-    }
-}
+// The fixture tests are data: fixtures/epoll-ctl-churn/expect.toml, run by src/check/fixtures.rs.

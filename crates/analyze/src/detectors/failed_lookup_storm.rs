@@ -573,29 +573,8 @@ or put the one that does first. "
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/failed-lookup-storm/expect.toml, run by src/check/fixtures.rs.
     use super::*;
-    use crate::check::check;
-
-    #[test]
-    fn fires_on_a_path_search_missing_again_and_again() {
-        let f = check(
-            "failed-lookup-storm",
-            include_str!("../../fixtures/failed-lookup-storm/c-search-bad-head2500.strace"),
-        );
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["failed_lookups"], 1060);
-        assert_eq!(f[0].metrics["avoidable_lookups"], 1032);
-        assert_eq!(f[0].metrics["searches"], 43);
-        assert_eq!(f[0].metrics["processes"], 5);
-    }
-
-    #[test]
-    fn ls_is_quiet() {
-        assert!(
-            check("failed-lookup-storm", include_str!("../../fixtures/failed-lookup-storm/near-ls.strace")).is_empty()
-        );
-    }
 
     #[test]
     fn splits_paths() {

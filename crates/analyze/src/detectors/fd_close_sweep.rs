@@ -358,42 +358,4 @@ impl Hosted for FdCloseSweep {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::check::{check, check_with};
-
-    const SWEEP: &str = include_str!("../../fixtures/fd-close-sweep/c-close-head600.strace");
-
-    #[test]
-    fn fires_on_a_child_closing_every_fd_before_exec() {
-        // the cut holds the start of one sweep: 556 EBADF closes, under the default minimum, so
-        // the full-trace rule is quiet; as an excerpt (no process end in it) the excerpt rule
-        // names it, low and info: it cannot show how far the sweep goes (issue 14)
-        let x = check("fd-close-sweep", SWEEP);
-        assert_eq!(x.len(), 1, "{x:#?}");
-        assert_eq!((x[0].severity, x[0].confidence), (Severity::Info, Some(syslint_report::Confidence::Low)));
-        let f = check_with("fd-close-sweep", "min_sweep_fds = 500", SWEEP);
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].severity, Severity::Info);
-        assert_eq!(f[0].metrics["sweeps"], 1);
-        assert_eq!(f[0].metrics["ebadf"], 556);
-        // from fd 6, the first that failed, to 563: two of them were open (10 and 251, from the
-        // shell that recorded it), part of the sweep but not failures
-        assert_eq!(f[0].metrics["calls"], 558);
-        assert_eq!(f[0].metrics["highest_fd"], 563);
-        assert_eq!(f[0].metrics["processes"], 1);
-        // the sweep happens in the child before it execs; the program is the one that swept
-        assert_eq!(f[0].about.as_ref().and_then(|a| a.program.as_deref()), Some("sweep"));
-        let w = check_with("fd-close-sweep", "min_sweep_fds = 500\nwarn_total_fds = 550", SWEEP);
-        assert_eq!(w[0].severity, Severity::Warning);
-    }
-
-    #[test]
-    fn closing_the_first_sixty_fds_is_quiet() {
-        let few = include_str!("../../fixtures/fd-close-sweep/c-few.strace");
-        assert!(check("fd-close-sweep", few).is_empty());
-        assert!(check_with("fd-close-sweep", "min_sweep_fds = 100", few).is_empty());
-    }
-}
+// The fixture tests are data: fixtures/fd-close-sweep/expect.toml, run by src/check/fixtures.rs.

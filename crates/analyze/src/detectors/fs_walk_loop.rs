@@ -240,61 +240,8 @@ pub(crate) fn repeated_block(path: &str) -> Option<(usize, usize, Vec<&str>)> {
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/fs-walk-loop/expect.toml, run by src/check/fixtures.rs.
     use super::*;
-    use crate::check::{check, check_with};
-
-    #[test]
-    fn fires_on_os_walk_following_a_link_to_its_top() {
-        // lines 640-1304 of the f-tt trace: from the walk's first turn into tree/a/up to the end
-        let cut = include_str!("../../fixtures/fs-walk-loop/py-walk-follow-cut.strace");
-        let f = check("fs-walk-loop", cut);
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        // the walk ran into ELOOP: a warning
-        assert_eq!(f[0].severity, Severity::Warning);
-        assert_eq!(f[0].metrics["cycle"], "a/up");
-        assert_eq!(f[0].metrics["repeats"], 41);
-        assert_eq!(f[0].metrics["eloop"], 1);
-        assert_eq!(f[0].metrics["looping_calls"], 153);
-        assert_eq!(f[0].metrics["listings"], 114);
-        // the cut starts after the execve: the process is known by its pid only
-        assert!(f[0].subject.contains("6374"), "{}", f[0].subject);
-        // more looping calls than there are: the full-trace rule is quiet, and since the cut
-        // reads as an excerpt (no process start or end in it), the excerpt rule names it
-        let x = check_with("fs-walk-loop", "min_calls = 154", cut);
-        assert_eq!(x.len(), 1, "{x:#?}");
-        assert!(x[0].message.ends_with("in the excerpt"), "{}", x[0].message);
-        assert_eq!(x[0].confidence, Some(syslint_report::Confidence::Medium));
-        // a block must repeat as often as asked: 41 is the deepest
-        assert!(check_with("fs-walk-loop", "min_repeats = 42", cut).is_empty());
-    }
-
-    #[test]
-    fn excerpts_of_the_walk_name_it() {
-        // cut by lab/excerpts/cut.py from the f trace: pids and timestamps stripped
-        let x10 = include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-follow.10.txt");
-        let f = check("fs-walk-loop", x10);
-        assert_eq!(f.len(), 1, "{f:#?}");
-        assert_eq!(f[0].confidence, Some(syslint_report::Confidence::Medium));
-        assert!(f[0].metrics["looping_calls"].as_u64().unwrap() >= 3, "{f:#?}");
-        assert!(f[0].message.contains("repeating `a/up`"), "{}", f[0].message);
-        for good in [
-            include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-nofollow.10.txt"),
-            include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-nofollow.30.txt"),
-            include_str!("../../../../lab/fs-walk-loop/excerpts/py-walk-nofollow.100.txt"),
-        ] {
-            assert!(check("fs-walk-loop", good).is_empty());
-        }
-    }
-
-    #[test]
-    fn a_deep_acyclic_tree_is_quiet() {
-        // 30 nested directories: paths of 31 components, none repeated
-        let near = include_str!("../../fixtures/fs-walk-loop/near-deep-cut.strace");
-        assert!(near.contains("/d29/d30\""));
-        assert!(check("fs-walk-loop", near).is_empty());
-        assert!(check_with("fs-walk-loop", "min_calls = 1\nmin_repeats = 2", near).is_empty());
-    }
 
     #[test]
     fn blocks_repeated_back_to_back() {

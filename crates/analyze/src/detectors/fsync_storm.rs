@@ -575,23 +575,8 @@ about {} of them",
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/fsync-storm/expect.toml, run by src/check/fixtures.rs.
     use super::*;
-    use crate::check::check;
-
-    #[test]
-    fn fires_on_an_fsync_per_small_write() {
-        let f = check("fsync-storm", include_str!("../../fixtures/fsync-storm/c-fsync-each-head1000.strace"));
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["flushes"], 309);
-        assert_eq!(f[0].metrics["file_writes"], 309);
-        assert_eq!(f[0].metrics["file_bytes"], 30900);
-    }
-
-    #[test]
-    fn one_save_is_quiet() {
-        assert!(check("fsync-storm", include_str!("../../fixtures/fsync-storm/near-save.strace")).is_empty());
-    }
 
     #[test]
     fn disk_files_only() {

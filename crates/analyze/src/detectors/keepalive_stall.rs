@@ -535,23 +535,8 @@ fn secs(s: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/keepalive-stall/expect.toml, run by src/check/fixtures.rs.
     use super::*;
-    use crate::check::check;
-
-    #[test]
-    fn fires_on_reading_until_eof_from_a_keepalive_server() {
-        let f = check("keepalive-stall", include_str!("../../fixtures/keepalive-stall/py-eof.strace"));
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["connections"], 1);
-        assert_eq!(f[0].metrics["ended_by_eof"], 1);
-        assert_eq!(f[0].metrics["bytes_received"], 4194564);
-    }
-
-    #[test]
-    fn reading_by_content_length_is_quiet() {
-        assert!(check("keepalive-stall", include_str!("../../fixtures/keepalive-stall/py-length.strace")).is_empty());
-    }
 
     #[test]
     fn polled_fd_of_one_fd_waits() {

@@ -547,38 +547,4 @@ fn human_bytes(b: u64) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::check::{check, check_with};
-
-    #[test]
-    fn fires_on_a_proc_file_reopened_per_sample() {
-        // 1,200 lines from the middle of the run: 300 rounds of openat/fstat/read/close
-        let t = include_str!("../../fixtures/reopen-churn/c-proc-reopen-cut.strace");
-        assert!(check("reopen-churn", t).is_empty(), "under the default minimum of 1,000 reopens");
-        let f = check_with("reopen-churn", "min_reopens = 200", t);
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].severity, Severity::Info);
-        // the cut begins with a close of an fd opened before it: the first open is no reopen
-        assert_eq!(f[0].metrics["opens"], 300);
-        assert_eq!(f[0].metrics["reopens"], 299);
-        assert_eq!(f[0].metrics["hot_files"], 1);
-        assert_eq!(f[0].metrics["top_files"][0], "/proc/self/stat");
-        // opens and closes: half of the calls (read and fstat the other half)
-        assert_eq!(f[0].metrics["share_of_calls"], 0.5);
-        let w = check_with("reopen-churn", "min_reopens = 200\nwarn_reopens = 250", t);
-        assert_eq!(w[0].severity, Severity::Warning);
-    }
-
-    #[test]
-    fn a_config_reloaded_every_hundredth_request_is_quiet() {
-        let t = include_str!("../../fixtures/reopen-churn/near-py-config-reload.strace");
-        assert!(check("reopen-churn", t).is_empty());
-        // 3,000 requests, a reload every 100: 30 reads of the config, reported only when asked
-        let f = check_with("reopen-churn", "min_reopens = 20", t);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["top_file_reopens"], 30);
-    }
-}
+// The fixture tests are data: fixtures/reopen-churn/expect.toml, run by src/check/fixtures.rs.

@@ -689,24 +689,9 @@ invocation with every URL) or run a local caching resolver. {fix}"
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/repeated-dns/expect.toml, run by src/check/fixtures.rs.
     use super::*;
-    use crate::check::check;
     use syslint_event::args;
-
-    #[test]
-    fn fires_on_a_lookup_per_request() {
-        let f = check("repeated-dns", include_str!("../../fixtures/repeated-dns/py-resolve-each-head1400.strace"));
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["lookups"], 7);
-        assert_eq!(f[0].metrics["dns_queries"], 14);
-        assert_eq!(f[0].metrics["hosts_file_reads"], 7);
-    }
-
-    #[test]
-    fn one_lookup_is_quiet() {
-        assert!(check("repeated-dns", include_str!("../../fixtures/repeated-dns/py-resolve-once.strace")).is_empty());
-    }
 
     #[test]
     fn decodes_query_names() {

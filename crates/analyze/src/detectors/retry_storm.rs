@@ -709,8 +709,8 @@ fn fd_of(sc: &Syscall) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/retry-storm/expect.toml, run by src/check/fixtures.rs.
     use super::*;
-    use crate::check::{check, check_with};
 
     #[test]
     fn gap_bins_are_ordered_and_close() {
@@ -721,98 +721,6 @@ mod tests {
             last = b;
             let v = bin_value(b);
             assert!((v / ns as f64 - 1.0).abs() < 0.3, "{ns}: {v}");
-        }
-    }
-
-    #[test]
-    fn fires_on_a_blocking_connect_retried_at_once() {
-        // the first 420 lines: start-up, then 130 socket/connect/close rounds
-        let t = include_str!("../../fixtures/retry-storm/c-now-head420.strace");
-        let f = check("retry-storm", t);
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["attempts"], 130);
-        assert_eq!(f[0].metrics["errno"], "ECONNREFUSED");
-        assert_eq!(f[0].metrics["call"], "connect");
-        // under the warning's 500 attempts
-        assert_eq!(f[0].severity, Severity::Info);
-        let w = check_with("retry-storm", "warn_attempts = 100", t);
-        assert_eq!(w[0].severity, Severity::Warning);
-        // a rate of at least 5,000 a second: slower than that (under strace) is no storm
-        // (the trimmed fixture reads as an excerpt: the excerpt rule, which has no rate, still
-        // names the retries; the full-trace rule's findings are the ones without a confidence)
-        assert!(check_with("retry-storm", "min_per_sec = 5000.0", t).iter().all(|f| f.confidence.is_some()));
-    }
-
-    #[test]
-    fn a_non_blocking_connect_fails_in_getsockopt() {
-        // Python's socket.create_connection(timeout=1): EINPROGRESS, poll, getsockopt(SO_ERROR);
-        // 700 lines, 109 getsockopt calls reporting ECONNREFUSED (one per attempt)
-        let t = include_str!("../../fixtures/retry-storm/py-loop-lines640-1339.strace");
-        let f = check("retry-storm", t);
-        assert_eq!(f.len(), 1, "{f:#?}");
-        assert_eq!(f[0].metrics["attempts"], 109);
-        assert_eq!(f[0].metrics["errno"], "ECONNREFUSED");
-        // the connect and the getsockopt that told its failure
-        assert!(f[0].evidence[0].contains("EINPROGRESS"), "{:?}", f[0].evidence);
-        assert!(f[0].evidence[1].contains("SO_ERROR, [ECONNREFUSED]"), "{:?}", f[0].evidence);
-    }
-
-    #[test]
-    fn eight_retries_with_backoff_are_quiet() {
-        let t = include_str!("../../fixtures/retry-storm/near-c-few.strace");
-        assert!(check("retry-storm", t).is_empty());
-        // asked for tiny storms: eight attempts whose gaps double (1, 2, 4, ... 64 ms) back off
-        assert!(check_with("retry-storm", "min_attempts = 5", t).is_empty());
-        // and without the growth test they are what they are: 8 attempts, slower and slower
-        let f = check_with("retry-storm", "min_attempts = 5\nmin_per_sec = 1.0\nmax_gap_growth = 1000.0", t);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["attempts"], 8);
-        assert!(f[0].metrics["gap_growth"].as_f64().unwrap_or(0.0) > 8.0, "{:?}", f[0].metrics);
-    }
-
-    #[test]
-    fn a_write_failing_on_a_pending_connect_is_its_failure() {
-        // wrk reconnecting to a closed port, as posted in https://github.com/wg/wrk/issues/26
-        // (one round of its loop; tests/fixtures/pasted/ without the author's `[..]` marks): connect
-        // EINPROGRESS, then write = -1 ECONNREFUSED
-        let t = include_str!("../../fixtures/retry-storm/wrk-26-paste-lines2-14.strace");
-        // one attempt is no storm for the full-trace rule; the excerpt rule calls it a retry, at
-        // low confidence, info
-        let f = check("retry-storm", t);
-        assert!(
-            f.iter().all(|f| f.confidence == Some(syslint_report::Confidence::Low) && f.severity == Severity::Info),
-            "{f:#?}"
-        );
-        let f = check_with("retry-storm", "min_attempts = 1\nmin_per_process = 1", t);
-        assert_eq!(f.len(), 1, "{f:#?}");
-        assert_eq!(f[0].metrics["attempts"], 1);
-        assert_eq!(f[0].metrics["endpoint"], "127.0.0.1:9999");
-        assert_eq!(f[0].metrics["errno"], "ECONNREFUSED");
-        // no timestamps: no rate, info
-        assert_eq!(f[0].severity, Severity::Info);
-        assert!(f[0].evidence[1].starts_with("write(4"), "{:?}", f[0].evidence);
-    }
-
-    #[test]
-    fn tables_tell_attempts_from_connections_by_the_data_moved() {
-        use crate::check::check_counts;
-        let lab = |f: &str| std::fs::read_to_string(format!("{}/../../lab/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
-        // blocking (ECONNREFUSED) and non-blocking (EINPROGRESS) retries: no data moved
-        for v in ["c-now", "c-nonblock"] {
-            for tool in ["strace-c", "strace-cw", "perf"] {
-                let f = check_counts("retry-storm", &lab(&format!("retry-storm/counts/{v}.{tool}.txt")));
-                assert_eq!(f.len(), 1, "{v}.{tool}");
-                assert_eq!(f[0].severity, Severity::Info);
-                assert_eq!(f[0].metrics["connects"], 600, "{v}.{tool}");
-            }
-            // syscount counts no errors
-            assert!(check_counts("retry-storm", &lab(&format!("retry-storm/counts/{v}.syscount.txt"))).is_empty());
-        }
-        // a connection per request, each EINPROGRESS too, carries its request: churn, not retries
-        for tool in ["strace-c", "strace-cw", "perf"] {
-            assert!(check_counts("retry-storm", &lab(&format!("connection-churn/counts/py-new-conn.{tool}.txt"))).is_empty());
-            assert!(check_counts("retry-storm", &lab(&format!("retry-storm/counts/c-backoff.{tool}.txt"))).is_empty());
         }
     }
 

@@ -594,23 +594,8 @@ fn size(b: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    // The fixture tests are data: fixtures/small-io/expect.toml, run by src/check/fixtures.rs.
     use super::*;
-    use crate::check::check;
-
-    #[test]
-    fn fires_on_small_unbuffered_writes() {
-        let f = check("small-io", include_str!("../../fixtures/small-io/py-oswrite-head2500.strace"));
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].metrics["calls"], 1710);
-        assert_eq!(f[0].metrics["bytes"], 113460);
-        assert_eq!(f[0].metrics["saved_calls_64k"], 1708);
-    }
-
-    #[test]
-    fn large_writes_are_quiet() {
-        assert!(check("small-io", include_str!("../../fixtures/small-io/c-1m.strace")).is_empty());
-    }
 
     #[test]
     fn formats() {

@@ -534,38 +534,4 @@ about {:.0}-{:.0} ms) for work that usually takes microseconds in-process{}",
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::check::{check, check_with};
-
-    #[test]
-    fn fires_on_a_shell_loop_running_date_per_line() {
-        // 1,500 lines from the middle of the loop: 13 `date` children of one bash
-        let t = include_str!("../../fixtures/spawn-per-task/sh-date-each-cut.strace");
-        assert!(check("spawn-per-task", t).is_empty(), "under the default minimum of 100 spawns");
-        let f = check_with("spawn-per-task", "min_spawns = 10", t);
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].severity, Severity::Info);
-        assert_eq!(f[0].metrics["binary"], "/usr/bin/date");
-        assert_eq!(f[0].metrics["spawns"], 13);
-        assert_eq!(f[0].metrics["spawners"], 1);
-        // every child that ended in the cut lived a few ms under strace: short (the last one is
-        // still running when the cut ends)
-        assert_eq!(f[0].metrics["short_children"], 12);
-        let w = check_with("spawn-per-task", "min_spawns = 10\nwarn_spawns = 13", t);
-        assert_eq!(w[0].severity, Severity::Warning);
-        // children that live longer than max_child_ms are work, not start-up
-        assert!(check_with("spawn-per-task", "min_spawns = 10\nmax_child_ms = 1", t).is_empty());
-    }
-
-    #[test]
-    fn the_end_of_a_make_run_is_quiet_even_at_two_spawns() {
-        // make's last steps: sh running mkdir, install and cp; tar running gzip through sh;
-        // sha256sum: many processes, each binary once
-        let t = include_str!("../../fixtures/spawn-per-task/near-make-tail.strace");
-        assert!(check("spawn-per-task", t).is_empty());
-        assert!(check_with("spawn-per-task", "min_spawns = 2", t).is_empty());
-    }
-}
+// The fixture tests are data: fixtures/spawn-per-task/expect.toml, run by src/check/fixtures.rs.

@@ -506,47 +506,4 @@ the event it waits for is noticed up to {p} ms late"
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::check::{check, check_with};
-
-    #[test]
-    fn fires_on_a_child_polled_every_20_ms() {
-        let t = include_str!("../../fixtures/timer-polling/c-wait20.strace");
-        let f = check("timer-polling", t);
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].severity, Severity::Warning);
-        assert_eq!(f[0].metrics["ticks"], 96);
-        assert_eq!(f[0].metrics["child_polls"], 96);
-        assert_eq!(f[0].metrics["poll_timeouts"], 0);
-        assert_eq!(f[0].metrics["period_ms"], 20);
-        assert_eq!(f[0].metrics["idle_runs"], 1);
-        // the trace has one WNOHANG check more: the one that reaped the child
-        assert_eq!(t.lines().filter(|l| l.contains(" wait4(-1, ") && l.contains("WNOHANG")).count(), 97);
-        // slower than a 25 ms period is info
-        let i = check_with("timer-polling", "warn_per_sec = 60.0", t);
-        assert_eq!(i[0].severity, Severity::Info);
-    }
-
-    #[test]
-    fn a_server_whose_timeouts_alternate_with_reads_is_quiet() {
-        let t = include_str!("../../fixtures/timer-polling/c-server20.strace");
-        // a 20 ms timeout, and a message every 30 ms: timeouts there are, runs of them not
-        assert!(t.lines().filter(|l| l.contains("= 0 (Timeout)")).count() >= 30);
-        assert!(check("timer-polling", t).is_empty());
-        assert!(check_with("timer-polling", "min_run_ticks = 3\nmin_ticks = 3", t).is_empty());
-    }
-
-    #[test]
-    fn a_gui_like_100_ms_tick_is_info_at_most() {
-        let t = include_str!("../../fixtures/timer-polling/c-tick100.strace");
-        let f = check("timer-polling", t);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].severity, Severity::Info);
-        assert_eq!(f[0].metrics["period_ms"], 100);
-        // and however long it lasts
-        assert_eq!(check_with("timer-polling", "warn_idle_seconds = 0.1", t)[0].severity, Severity::Info);
-    }
-}
+// The fixture tests are data: fixtures/timer-polling/expect.toml, run by src/check/fixtures.rs.

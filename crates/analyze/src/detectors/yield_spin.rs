@@ -353,43 +353,4 @@ core or hands it to another thread without waking the one that holds what is wai
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::check::{check, check_with};
-
-    const SPIN: &str = include_str!("../../fixtures/yield-spin/c-spin-head1200.strace");
-
-    #[test]
-    fn fires_on_threads_of_a_yielding_spinlock() {
-        let f = check("yield-spin", SPIN);
-        insta::assert_json_snapshot!(f);
-        assert_eq!(f.len(), 1);
-        // the first 1,200 lines: 509 yields by 7 waiting threads, 0.05 s of spinning so far
-        assert_eq!(f[0].severity, Severity::Info);
-        assert_eq!(f[0].metrics["spinning_threads"], 7);
-        assert_eq!(f[0].metrics["processes"], 1);
-        assert_eq!(f[0].metrics["yields"], 509);
-        assert_eq!(f[0].about.as_ref().and_then(|a| a.program.as_deref()), Some("lock"));
-        // more than min_yields: the full-trace rule is quiet; these lines do not show the
-        // process end, so they are an excerpt, whose rule names the spin at medium (issue 14)
-        let x = check_with("yield-spin", "min_yields = 510", SPIN);
-        assert_eq!(x.len(), 1, "{x:#?}");
-        assert_eq!(x[0].confidence, Some(syslint_report::Confidence::Medium));
-        assert!(x[0].metrics.contains_key("longest_run") && !x[0].metrics.contains_key("spinning_threads"));
-        // the time spinning decides the warning
-        let w = check_with("yield-spin", "warn_seconds = 0.04", SPIN);
-        assert_eq!(w[0].severity, Severity::Warning);
-    }
-
-    #[test]
-    fn spin_yield_then_sleep_is_quiet() {
-        // a lock that yields at most 3 times before it sleeps in futex(): 147 yields in the cut
-        let near = include_str!("../../fixtures/yield-spin/c-adaptive-head1000.strace");
-        assert_eq!(near.lines().filter(|l| l.contains(" sched_yield(")).count(), 147);
-        assert!(check("yield-spin", near).is_empty());
-        // each futex wait ends a window: none reaches 4 yields, whatever the other thresholds
-        assert!(check_with("yield-spin", "min_yields = 1\nmin_seconds = 0.0\nmin_window_yields = 4", near).is_empty());
-        assert!(!check_with("yield-spin", "min_yields = 1\nmin_seconds = 0.0\nmin_window_yields = 1", near).is_empty());
-    }
-}
+// The fixture tests are data: fixtures/yield-spin/expect.toml, run by src/check/fixtures.rs.
