@@ -67,12 +67,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<$type>();
 
-crate::options! {
-    pub struct Config {
-        /// calls a program needs to be reported
-        min_calls: u64 = 1000,
-    }
-}
+crate::options!("$module");
 
 /// What the detector follows in one thread.
 #[derive(Clone, Default)]
@@ -202,6 +197,15 @@ TODO the longer explanation \`syslint explain\` prints, per runtime where it dif
 
 TODO real strace lines from a recorded lab trace, with the trace's path:
     TODO
+
+## Options
+
+\`\`\`toml
+[[option]]
+name = "min_calls"
+default = 1000
+meaning = "calls a program needs to be reported"
+\`\`\`
 EOF
 
 write "lab/$name/manifest.toml" <<EOF

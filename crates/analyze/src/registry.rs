@@ -1,5 +1,6 @@
 //! The detector registry: every detector declared like a lint (code, kebab-case name,
-//! category, status, docs under fixed headings, thresholds in a config struct next to it).
+//! category, status, docs under fixed headings, thresholds declared in those docs and made
+//! into a config struct at build time).
 //! One ordered list, [`ENTRIES`], checked by tests: unique codes and names, complete docs,
 //! documented options that match the config struct.
 //!
@@ -500,48 +501,38 @@ pub fn defaults_of<T: serde::Serialize + Default>() -> toml::Value {
     toml::Value::try_from(T::default()).unwrap_or(toml::Value::Table(Default::default()))
 }
 
-/// Declare a detector's options once: each field with its doc comment (the meaning
-/// `syslint explain` prints), its type and its default. Generates the config struct (serde,
-/// unknown keys rejected, missing keys defaulted), its `Default`, and `OPTIONS`, the
-/// documentation list for [`Meta::options`]:
+/// A detector's options, declared once in the ```toml block under `## Options` in its docs
+/// (`detectors/<name>.md`): each option's name, default (and type where the default does not
+/// say it) and meaning, which `syslint explain` prints. The build script (`build.rs`) makes
+/// from it the config struct `Config` (serde, unknown keys rejected, missing keys defaulted),
+/// its `Default`, and `OPTIONS`, the documentation list for [`Meta::options`]; this includes
+/// them in the detector's module:
 ///
 /// ```text
-/// syslint_analyze::options! {
-///     pub struct Config {
-///         /// spins a window needs to be reported
-///         min_spins: u64 = 200,
-///     }
-/// }
+/// crate::options!("busy_poll");
 /// ```
+///
+/// The name is the detector's module, checked at compile time, so that a detector copied from
+/// another cannot keep the other's options.
 #[macro_export]
 macro_rules! options {
-    (
-        $(#[$smeta:meta])*
-        $vis:vis struct $name:ident {
-            $( $(#[doc = $doc:literal])+ $field:ident : $ty:ty = $default:expr ),* $(,)?
-        }
-    ) => {
-        $(#[$smeta])*
-        #[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
-        #[serde(default, deny_unknown_fields)]
-        $vis struct $name {
-            $( $(#[doc = $doc])+ pub $field: $ty, )*
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                $name { $( $field: $default, )* }
-            }
-        }
-
-        /// The documented options, in declaration order.
-        pub const OPTIONS: &[$crate::registry::OptionDoc] = &[
-            $( $crate::registry::OptionDoc {
-                name: stringify!($field),
-                meaning: concat!($($doc),+),
-            }, )*
-        ];
+    ($module:literal) => {
+        const _: () = assert!(
+            $crate::registry::is_module(module_path!(), $module),
+            concat!("options!(\"", $module, "\") outside the detector module ", $module)
+        );
+        include!(concat!(env!("OUT_DIR"), "/options/", $module, ".rs"));
     };
+}
+
+/// Whether `path` (a `module_path!()`) names the module `module`: for [`options!`](crate::options).
+pub const fn is_module(path: &str, module: &str) -> bool {
+    let (p, m) = (path.as_bytes(), module.as_bytes());
+    if p.len() < m.len() + 2 {
+        return false;
+    }
+    let at = p.len() - m.len();
+    find_bytes(p, m, at) == at && p[at - 1] == b':' && p[at - 2] == b':'
 }
 
 /// Severity from a cost: ordinary programs that waste milliseconds get at most `info`.

@@ -47,22 +47,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<AcceptHerd>();
 
-crate::options! {
-    pub struct Config {
-        /// threads accepting on the socket
-        min_workers: u64 = 2,
-        /// empty wake-ups needed
-        min_empty_wakeups: u64 = 20,
-        /// empty wake-ups per accepted connection needed
-        min_empty_per_accept: f64 = 0.5,
-        /// empty wake-ups per accepted connection for a warning
-        warn_empty_per_accept: f64 = 1.0,
-        /// empty wake-ups a warning needs at least
-        warn_min_empty: u64 = 100,
-        /// empty wake-ups per accepted connection for an error
-        error_empty_per_accept: f64 = 8.0,
-    }
-}
+crate::options!("accept_herd");
 
 /// Sockets (process, fd) tracked for bind/listen/options; accept keys; threads.
 const MAX_SOCKETS: usize = 20_000;

@@ -33,40 +33,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<BusyPoll>();
 
-crate::options! {
-    pub struct Config {
-        /// spins a window needs to be reported
-        min_spins: u64 = 200,
-        /// with timestamps, spins per second a window needs
-        min_spins_per_sec: f64 = 500.0,
-        /// share of a window's calls that must be spins
-        min_spin_share: f64 = 0.5,
-        /// share of a window's calls that must be spins when all its spins are repeated cheap
-        /// calls, no empty polls or EAGAIN (a thread that works and reads the clock often is not
-        /// waiting)
-        min_repeat_only_share: f64 = 0.95,
-        /// with timestamps, spins per second a window of only repeated cheap calls needs: a loop
-        /// that waits by making nothing but cheap calls turns in microseconds (thousands a
-        /// second even under strace), while a thread computing between them makes one every
-        /// fraction of a millisecond (openssl genrsa: a getpid about every 0.8 ms)
-        min_repeat_only_spins_per_sec: f64 = 5000.0,
-        /// an idle gap this long between two calls of the thread ends a window
-        max_gap_ms: f64 = 10.0,
-        /// a call lasting this long (-T) blocked and ends a window
-        block_ms: f64 = 1.0,
-        /// this many other calls in a row end a window
-        max_other_calls: u32 = 16,
-        /// with timestamps, seconds of spinning (a thread's windows together) a finding needs: a
-        /// burst of a few hundred cheap calls in a few milliseconds costs nothing
-        min_seconds: f64 = 0.01,
-        /// seconds of spinning for a warning; error from error_seconds
-        warn_seconds: f64 = 0.1,
-        /// seconds of spinning, at least 20% of the thread's time, for an error
-        error_seconds: f64 = 1.0,
-        /// without timestamps, spins for a warning (else info)
-        warn_spins_untimed: u64 = 5_000,
-    }
-}
+crate::options!("busy_poll");
 
 /// Threads reported; beyond, the ones that spun least are dropped.
 const MAX_FINDINGS: usize = 50;

@@ -37,16 +37,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<ClockSyscalls>();
 
-crate::options! {
-    pub struct Config {
-        /// clock reads that reached the kernel a program needs to be reported
-        min_calls: u64 = 500,
-        /// reads of clocks the vDSO serves for a warning
-        warn_calls: u64 = 5_000,
-        /// share of its threads' syscalls that are clock reads for a warning
-        warn_share: f64 = 0.25,
-    }
-}
+crate::options!("clock_syscalls");
 
 /// Evidence lines kept from the start.
 const EVIDENCE: usize = 4;

@@ -42,24 +42,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<ConnectionChurn>();
 
-crate::options! {
-    pub struct Config {
-        /// connections to one endpoint before churn is reported
-        min_connections: u64 = 10,
-        /// churn when connections carry at most this many requests on average
-        max_requests_per_connection: f64 = 2.0,
-        /// churn also when setting a connection up (connect, and a TLS, PostgreSQL or MySQL
-        /// start-up exchange) takes at least this share of its life, whatever its requests
-        min_setup_share: f64 = 0.25,
-        /// connections open at once to one endpoint before an idle pool is reported (when at most half of them
-        /// ever had a request in flight)
-        min_idle_parallel: u64 = 8,
-        /// setup time lost (seconds) that makes the finding a warning
-        warn_s: f64 = 0.1,
-        /// setup time lost (seconds) that makes it an error, when also 20% of the trace
-        error_s: f64 = 1.0,
-    }
-}
+crate::options!("connection_churn");
 
 /// Open connections (and connecting threads) tracked at once.
 const MAX_CONNS: usize = 100_000;

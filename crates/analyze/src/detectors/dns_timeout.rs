@@ -63,20 +63,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<DnsTimeout>();
 
-crate::options! {
-    pub struct Config {
-        /// shortest wait (milliseconds) that counts as waiting out a timeout
-        min_wait_ms: u64 = MIN_WAIT_NS / 1_000_000,
-        /// timed-out waits a program needs to be reported ...
-        min_timeouts: u64 = 1,
-        /// ... or questions answered NXDOMAIN in search-list walks
-        min_search_queries: u64 = 4,
-        /// time lost to timeouts and walks (seconds) that makes a warning
-        warn_s: f64 = 0.5,
-        /// time lost (seconds) that makes an error, when also 20% of the trace
-        error_s: f64 = 30.0,
-    }
-}
+crate::options!("dns_timeout");
 
 /// Threads followed at once.
 const MAX_THREADS: usize = 10_000;

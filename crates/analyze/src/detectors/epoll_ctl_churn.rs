@@ -36,20 +36,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<EpollCtlChurn>();
 
-crate::options! {
-    pub struct Config {
-        /// re-registrations a program needs to be reported
-        min_churn: u64 = 200,
-        /// re-registrations per read or write that moved data, for an fd to count and for a
-        /// program to be reported
-        min_per_op: f64 = 0.25,
-        /// re-registrations for a warning
-        warn_churn: u64 = 1000,
-        /// re-registrations per read or write that moved data for a warning (0.75: three for
-        /// every four; a per-request toggle makes one per operation)
-        warn_per_op: f64 = 0.75,
-    }
-}
+crate::options!("epoll_ctl_churn");
 
 /// Registered fds followed at once.
 const MAX_FDS: usize = 100_000;

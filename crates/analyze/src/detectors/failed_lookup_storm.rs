@@ -31,25 +31,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<FailedLookupStorm>();
 
-crate::options! {
-    pub struct Config {
-        /// report a program only when at least this many of its failed lookups are avoidable (repeats of a
-        /// failed path, or misses of a search that then found the name)
-        min_avoidable: u64 = 1000,
-        /// and only when it has at least this many failed lookups per successful open
-        min_failed_per_open: f64 = 3.0,
-        /// a `warning` needs at least this many avoidable failed lookups
-        warn_avoidable: u64 = 10_000,
-        /// and failed lookups making up at least this share of the program's syscalls
-        warn_share_of_calls: f64 = 0.25,
-        /// and, when the trace has timestamps, at least this many failed lookups a second over their span (a
-        /// slow poll for a missing file is no storm)
-        warn_per_sec: f64 = 200.0,
-        /// an `error` needs this many seconds measured inside failed lookups (-T), at least 20% of the traced
-        /// window
-        error_seconds: f64 = 5.0,
-    }
-}
+crate::options!("failed_lookup_storm");
 
 /// Distinct failing paths remembered (over all programs); beyond, new paths count as first
 /// failures, so `repeated_failures` becomes a lower bound.

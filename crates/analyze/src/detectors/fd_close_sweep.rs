@@ -29,16 +29,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<FdCloseSweep>();
 
-crate::options! {
-    pub struct Config {
-        /// calls failing with EBADF a sweep needs to be reported
-        min_sweep_fds: u64 = 4096,
-        /// EBADF calls in one sweep that make a warning (a nofile limit of 64 Ki and more)
-        warn_sweep_fds: u64 = 65_536,
-        /// EBADF calls in all sweeps of a program that make a warning (many spawns)
-        warn_total_fds: u64 = 100_000,
-    }
-}
+crate::options!("fd_close_sweep");
 
 /// Evidence lines kept from the start of a sweep.
 const EVIDENCE: usize = 4;

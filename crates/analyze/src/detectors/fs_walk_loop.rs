@@ -31,18 +31,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<FsWalkLoop>();
 
-crate::options! {
-    pub struct Config {
-        /// times a block of two to four components must repeat back to back in one path (a
-        /// single component: one more)
-        min_repeats: u64 = 3,
-        /// looping calls a program needs to be reported
-        min_calls: u64 = 10,
-        /// looping calls for a warning (a walk that ran into ELOOP is a warning from
-        /// `min_calls`: it followed the cycle as deep as the kernel allows)
-        warn_calls: u64 = 1000,
-    }
-}
+crate::options!("fs_walk_loop");
 
 /// Evidence lines kept per program.
 const EVIDENCE: usize = 3;

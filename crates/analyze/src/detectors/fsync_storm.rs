@@ -50,24 +50,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<FsyncStorm>();
 
-crate::options! {
-    pub struct Config {
-        /// report a program only with at least this many flushes
-        min_flushes: u64 = 100,
-        /// and only when it writes at most this many bytes to files per flush on average (larger batches are
-        /// what flushing is for)
-        max_bytes_per_sync: u64 = 65_536,
-        /// a `warning` with at least this many flushes (without -T the count is all there is)
-        warn_flushes: u64 = 300,
-        /// and, when the trace has timestamps, at least this many flushes a second over their span (a flush a
-        /// second for an hour is no storm)
-        warn_per_sec: f64 = 10.0,
-        /// or with at least this many seconds measured inside flushes (-T)
-        warn_seconds: f64 = 0.5,
-        /// an `error` needs this many seconds measured inside flushes (-T), at least 20% of the traced window
-        error_seconds: f64 = 5.0,
-    }
-}
+crate::options!("fsync_storm");
 
 /// Files remembered per program (created ones, flushed ones).
 const MAX_FILES: usize = 1024;

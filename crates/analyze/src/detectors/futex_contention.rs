@@ -33,22 +33,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<FutexContention>();
 
-crate::options! {
-    pub struct Config {
-        /// threads that both wait on and wake an address to make it a contended lock
-        min_threads: u64 = 3,
-        /// waits on a contended lock (by those threads) to report it
-        min_waits: u64 = 200,
-        /// with durations and timestamps, share of the waiting threads' time blocked on a lock
-        /// to report it (a lock wanted now and then costs nothing)
-        min_blocked_share: f64 = 0.05,
-        /// waits on a program's contended locks for a warning
-        warn_waits: u64 = 1000,
-        /// with durations and timestamps, share of the waiting threads' time blocked for a
-        /// warning (below it: info, however many waits)
-        warn_blocked_share: f64 = 0.25,
-    }
-}
+crate::options!("futex_contention");
 
 /// Futex addresses followed at once (over all processes).
 const MAX_ADDRS: usize = 50_000;

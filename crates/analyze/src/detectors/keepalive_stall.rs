@@ -33,20 +33,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = registry::entry::<KeepaliveStall>();
 
-crate::options! {
-    pub struct Config {
-        /// shortest wait after the last data that counts as a stall (seconds)
-        min_stall_s: f64 = 0.5,
-        /// the stall must be at least this many times the longest wait between two pieces of data of the same
-        /// response (streams whose messages keep coming are not stalls)
-        gap_ratio: f64 = 2.0,
-        /// total stall time (seconds) from which the finding is a warning
-        warn_s: f64 = 1.0,
-        /// total stall time (seconds) from which the finding is an error, when it is also at least 20% of the
-        /// transfers' time
-        error_s: f64 = 30.0,
-    }
-}
+crate::options!("keepalive_stall");
 
 /// Connections followed at once; beyond, new ones are ignored until some close.
 const MAX_CONNS: usize = 8192;

@@ -37,19 +37,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<MemoryMapChurn>();
 
-crate::options! {
-    pub struct Config {
-        /// bytes a mapping, heap change or release needs to count (smaller blocks stay in
-        /// malloc's heap)
-        min_block: u64 = 262_144,
-        /// cycles (memory taken back after being released) a program needs to be reported
-        min_cycles: u64 = 20,
-        /// bytes churned a program needs to be reported
-        min_bytes: u64 = 67_108_864,
-        /// bytes churned for a warning
-        warn_bytes: u64 = 1_073_741_824,
-    }
-}
+crate::options!("memory_map_churn");
 
 /// Anonymous mappings followed at once (over all processes).
 const MAX_MAPPINGS: usize = 100_000;

@@ -52,23 +52,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<NagleDelay>();
 
-crate::options! {
-    pub struct Config {
-        /// largest write (bytes) that counts as a small piece of a request
-        max_write_bytes: u64 = 1448,
-        /// shortest round trip (ms) that counts as waiting for a delayed ACK
-        min_delay_ms: u64 = 30,
-        /// longest round trip (ms) that counts as waiting for a delayed ACK
-        max_delay_ms: u64 = 250,
-        /// delayed split requests a program needs to be reported (with durations)
-        min_delayed: u64 = 20,
-        /// split requests past each connection's first two exchanges a program needs to be reported when
-        /// round trips are unknown (no -T)
-        min_untimed: u64 = 50,
-        /// time in delayed round trips (seconds) that makes a warning
-        warn_s: f64 = 0.5,
-    }
-}
+crate::options!("nagle_delay");
 
 /// Sockets followed at once (all processes together): those written on, and those older than
 /// the trace whose peer spoke first.

@@ -63,22 +63,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<ReopenChurn>();
 
-crate::options! {
-    pub struct Config {
-        /// reopens of one file in one process that make the file hot
-        hot_reopens: u64 = 10,
-        /// reopens of hot files a program needs to be reported ...
-        min_reopens: u64 = 1000,
-        /// ... or bytes read again from hot files (a large file parsed again on every use)
-        min_bytes_reread: u64 = 4 << 20,
-        /// reopens of hot files that make a warning ...
-        warn_reopens: u64 = 10_000,
-        /// ... when their opens and closes are at least this share of the program's system calls
-        warn_share_of_calls: f64 = 0.2,
-        /// or bytes read again from hot files that make a warning whatever the count
-        warn_bytes_reread: u64 = 16 << 20,
-    }
-}
+crate::options!("reopen_churn");
 
 /// Processes followed at once.
 const MAX_PROCS: usize = 20_000;

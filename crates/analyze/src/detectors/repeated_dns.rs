@@ -47,19 +47,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = registry::entry::<RepeatedDns>();
 
-crate::options! {
-    pub struct Config {
-        /// lookups of one name (known from DNS messages) before it is reported
-        min_lookups: u64 = 5,
-        /// lookups whose name is not in the trace (grouped by the address connected to, or by process) before
-        /// they are reported
-        min_lookups_unnamed: u64 = 10,
-        /// time lost to repeated lookups (seconds) that makes the finding a warning
-        warn_s: f64 = 0.1,
-        /// time lost (seconds) that makes it an error, when also 20% of the trace
-        error_s: f64 = 1.0,
-    }
-}
+crate::options!("repeated_dns");
 
 /// Threads with a lookup in progress.
 const MAX_EPISODES: usize = 10_000;

@@ -65,23 +65,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<RetryStorm>();
 
-crate::options! {
-    pub struct Config {
-        /// failed attempts of one series (program, call, endpoint, errno) to be reported
-        min_attempts: u64 = 100,
-        /// attempts a second at the typical (median) gap for a storm (the rate under strace: ptrace
-        /// slows a loop of a few calls to a few hundred a second, natively it makes thousands)
-        min_per_sec: f64 = 50.0,
-        /// gaps growing by this factor or more (last vs first) are a backoff: no storm
-        max_gap_growth: f64 = 4.0,
-        /// failed attempts that make a warning (with timestamps, at `min_per_sec` or more)
-        warn_attempts: u64 = 500,
-        /// attempts one process must make in a series for it to be a retry loop: many processes
-        /// each trying once or a few times and moving on are probing, not retrying (glibc asks
-        /// nscd's socket once per lookup in every process: 200 runs of `id` made 800 "attempts")
-        min_per_process: u64 = 5,
-    }
-}
+crate::options!("retry_storm");
 
 /// Series followed per program: a program retries a few endpoints, and with at most 256
 /// programs the whole stays bounded (131,072 series).

@@ -37,22 +37,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<SmallIo>();
 
-crate::options! {
-    pub struct Config {
-        /// a call that asks for at most this many bytes is small
-        max_request_bytes: u64 = 16384,
-        /// calls that 64 KiB buffers would save, per process, file and direction, from which there is a finding
-        /// (info)
-        min_saved_calls: u64 = 1000,
-        /// saved calls from which the finding is a warning
-        warn_saved_calls: u64 = 20_000,
-        /// saved calls from which the finding is an error
-        error_saved_calls: u64 = 1_000_000,
-        /// small calls a run needs to count: fewer in a row are a turn of a conversation (a
-        /// response's headers, then its body), not a transfer in pieces
-        min_run_calls: u64 = 8,
-    }
-}
+crate::options!("small_io");
 
 /// fds followed at once.
 const MAX_RUNS: usize = 16_384;

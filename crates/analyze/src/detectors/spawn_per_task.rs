@@ -43,20 +43,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = registry::entry::<SpawnPerTask>();
 
-crate::options! {
-    pub struct Config {
-        /// tasks of one binary one process must start to be reported
-        min_spawns: u64 = 100,
-        /// tasks of one binary by one process that make a warning
-        warn_spawns: u64 = 200,
-        /// a child living at most this long (ms, fork to exit) is short-lived; with timestamps at
-        /// least half of the tasks must be
-        max_child_ms: u64 = 100,
-        /// forked copies that run no program (a process per job or connection), from one
-        /// process, before they are reported
-        min_forks: u64 = 20,
-    }
-}
+crate::options!("spawn_per_task");
 
 /// Children followed at once.
 const MAX_CHILDREN: usize = 20_000;

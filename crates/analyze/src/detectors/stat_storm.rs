@@ -57,18 +57,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<StatStorm>();
 
-crate::options! {
-    pub struct Config {
-        /// lookups of one path by one program that make the path hot
-        hot_lookups: u64 = 10,
-        /// repeated lookups of hot paths a program needs to be reported
-        min_repeated: u64 = 5000,
-        /// repeated lookups of hot paths that make a warning ...
-        warn_repeated: u64 = 20_000,
-        /// ... when all the program's lookups are at least this share of its system calls
-        warn_share_of_calls: f64 = 0.5,
-    }
-}
+crate::options!("stat_storm");
 
 /// Distinct (program, path) pairs followed; beyond, new paths are not counted.
 const MAX_PATHS: usize = 100_000;

@@ -45,24 +45,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<TimerPolling>();
 
-crate::options! {
-    pub struct Config {
-        /// longest timeout (or sleep) that counts as a polling tick
-        max_timeout_ms: f64 = 1000.0,
-        /// empty ticks in a row, with nothing done between them, that make an idle run
-        min_run_ticks: u64 = 10,
-        /// ticks in idle runs a program needs to be reported
-        min_ticks: u64 = 10,
-        /// wake-ups per second of idling a program needs to be reported (4: a 250 ms period)
-        min_per_sec: f64 = 4.0,
-        /// seconds of idling (the time the ticks cover) a program needs to be reported
-        min_idle_seconds: f64 = 0.5,
-        /// wake-ups per second of idling for a warning (40: a 25 ms period or less)
-        warn_per_sec: f64 = 40.0,
-        /// seconds of idling (the time the ticks cover) for a warning
-        warn_idle_seconds: f64 = 1.0,
-    }
-}
+crate::options!("timer_polling");
 
 /// Evidence lines kept from the start of a run.
 const EVIDENCE: usize = 4;

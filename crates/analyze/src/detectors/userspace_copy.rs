@@ -57,19 +57,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<UserspaceCopy>();
 
-crate::options! {
-    pub struct Config {
-        /// bytes read from files a thread keeps as not yet sent (a copy loop sends what it read
-        /// within a buffer or a whole file)
-        max_pending: u64 = 64 << 20,
-        /// bytes copied from files to sockets by a program to be reported
-        min_bytes: u64 = 16 << 20,
-        /// copied bytes that make a warning
-        warn_bytes: u64 = 256 << 20,
-        /// copied bytes / bytes read from files, at least (compression sends a fraction)
-        min_copy_share: f64 = 0.5,
-    }
-}
+crate::options!("userspace_copy");
 
 /// Files remembered per program (for the top files).
 const MAX_FILES: usize = 256;

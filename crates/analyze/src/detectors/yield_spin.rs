@@ -36,27 +36,7 @@ pub static META: Meta = Meta {
 
 pub const ENTRY: Entry = crate::host::hosted::<YieldSpin>();
 
-crate::options! {
-    pub struct Config {
-        /// an idle gap this long between two yields of a thread ends its window
-        max_gap_ms: f64 = 10.0,
-        /// yields a window needs to count as spinning
-        min_window_yields: u64 = 50,
-        /// with timestamps, yields per second a window needs to count as spinning
-        min_yields_per_sec: f64 = 1000.0,
-        /// with durations (-T, eBPF), share of a window's time inside sched_yield that makes it
-        /// spinning at any rate
-        min_inside_share: f64 = 0.5,
-        /// yields in spinning windows a program needs to be reported
-        min_yields: u64 = 200,
-        /// with timestamps, seconds of spinning (the windows of all its threads) a program needs
-        min_seconds: f64 = 0.01,
-        /// with timestamps, seconds of spinning for a warning
-        warn_seconds: f64 = 0.1,
-        /// without timestamps, yields for a warning (else info)
-        warn_yields_untimed: u64 = 5_000,
-    }
-}
+crate::options!("yield_spin");
 
 /// Evidence lines kept from the start of a window.
 const EVIDENCE: usize = 4;
