@@ -63,6 +63,9 @@ pub static META: Meta = Meta {
     cost: registry::CostModel { metric: Some("seconds"), model: "TODO the time a fix saves" },
     // TODO the syscalls it needs (a detector is never called for others)
     interest: Interest { syscalls: &[Sys::Getppid], ..Interest::NONE },
+    // what an excerpt and a table of counts can show, once it has rules for them (on_excerpt,
+    // on_counts); none: it reads full traces only
+    levels: registry::Levels::NONE,
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<$type>();
@@ -123,25 +126,23 @@ impl Hosted for $type {
     }
 
     fn report(&mut self, groups: Groups<'_, Program>, cx: &FinishCtx) -> Vec<Finding> {
-        let mut out = Vec::new();
-        for (g, p) in groups.iter() {
+        groups.findings(cx.model, |p| {
             if p.calls < self.cfg.min_calls.max(1) {
-                continue;
+                return None;
             }
             let mut m = Metrics::new();
             m.count("calls", p.calls);
             m.count("threads", p.threads);
-            m.count("processes", groups.processes(g));
             m.value_opt("seconds", p.timing.seconds());
-            out.push(groups.stamp(cx.model, g, Finding {
-                window: p.span.window(),
-                metrics: m.build(),
-                evidence: p.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(format!("TODO what {} calls cost", p.calls)),
-                ..META.finding(Severity::Info, format!("TODO {} calls", p.calls))
-            }));
-        }
-        out
+            let message = format!("TODO {} calls", p.calls);
+            Some(
+                META.finding(Severity::Info, message)
+                    .over(&p.span)
+                    .metrics(m)
+                    .evidence(&p.evidence, cx.clock)
+                    .cost(format!("TODO what {} calls cost", p.calls)),
+            )
+        })
     }
 }
 

@@ -31,6 +31,7 @@ static NOOP: Meta = Meta {
     options: &[],
     cost: registry::CostModel { metric: None, model: "" },
     interest: Interest::NONE,
+    levels: registry::Levels::NONE,
 };
 static EVERY: Meta = Meta {
     code: "SL901",
@@ -42,6 +43,7 @@ static EVERY: Meta = Meta {
     options: &[],
     cost: registry::CostModel { metric: None, model: "" },
     interest: Interest { all_syscalls: true, exits: true, aliases: true, notes: true, ..Interest::NONE },
+    levels: registry::Levels::NONE,
 };
 
 #[derive(Clone)]

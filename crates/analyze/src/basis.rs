@@ -181,8 +181,9 @@ impl Excerpt {
 }
 
 /// What an excerpt finding needs besides the detector's words: confidence, its reason, the
-/// confirm command, and severity capped at warning (an excerpt shows no cost).
-pub fn excerpt_finding(mut f: Finding, x: &Excerpt, conf: Confidence, what: &str) -> Finding {
+/// confirm command, and severity capped at warning (an excerpt shows no cost). Rules end their
+/// drafts with [`Draft::in_excerpt`](crate::draft::Draft::in_excerpt), which calls this.
+pub(crate) fn excerpt_finding(mut f: Finding, x: &Excerpt, conf: Confidence, what: &str) -> Finding {
     f.confidence = Some(conf.min(Confidence::Medium));
     f.confidence_reason = Some(x.reason(what));
     f.confirm.get_or_insert_with(|| x.confirm());
@@ -190,8 +191,9 @@ pub fn excerpt_finding(mut f: Finding, x: &Excerpt, conf: Confidence, what: &str
     f
 }
 
-/// The same for a table of counts: never `error`, never `high`.
-pub fn counts_finding(mut f: Finding, c: &Counts, conf: Confidence, reason: &str) -> Finding {
+/// The same for a table of counts: never `error`, never `high`
+/// ([`Draft::in_table`](crate::draft::Draft::in_table)).
+pub(crate) fn counts_finding(mut f: Finding, c: &Counts, conf: Confidence, reason: &str) -> Finding {
     f.confidence = Some(conf.min(Confidence::Medium));
     f.confidence_reason = Some(format!("{reason} ({}: counts per syscall, no single call)", c.tool));
     f.confirm.get_or_insert_with(|| confirm_for_counts(c));
@@ -420,41 +422,6 @@ pub fn stamp_full(f: &mut Finding, basis: &Basis) {
     }
 }
 
-/// What a finding of a rule needs to know of its detector (the registry's `Meta` is one): the
-/// registry builds on this module, not this module on the registry.
-pub trait Named {
-    fn name(&self) -> &'static str;
-    fn code(&self) -> &'static str;
-    /// The fix a finding carries.
-    fn fix(&self) -> &'static str;
-}
-
-/// A finding of a counts or excerpt rule, in the detector's name (its fix is the detector's).
-/// `metrics`: integer counts and a few ratios.
-pub fn finding<M: Named + ?Sized>(
-    meta: &M,
-    severity: Severity,
-    message: String,
-    subject: &str,
-    about: syslint_report::Subject,
-    metrics: &[(&str, serde_json::Value)],
-) -> Finding {
-    Finding {
-        detector: meta.name().into(),
-        code: meta.code().into(),
-        severity,
-        message,
-        subject: subject.into(),
-        about: Some(about),
-        window: None,
-        metrics: metrics.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
-        evidence: Vec::new(),
-        cost: None,
-        fix: meta.fix().into(),
-        ..Default::default()
-    }
-}
-
 /// The table's rows of these syscalls, as evidence lines (`accept4: 492 calls, 392 errors`).
 pub fn count_lines(c: &Counts, names: &[&str]) -> Vec<String> {
     c.rows
@@ -487,7 +454,8 @@ pub fn data_calls(c: &Counts) -> u64 {
     c.calls(DATA_CALLS).saturating_sub(c.errors(DATA_CALLS))
 }
 
-/// Subject of a counts finding: the processes the table counted.
-pub fn counted() -> (&'static str, syslint_report::Subject) {
-    ("the processes the table counted", syslint_report::Subject::new(syslint_report::SubjectKind::Program))
+/// ` (120/s)`: how often the table's `n` calls came, with `decimals` digits, when the table says
+/// how long it counted (else nothing), for a counts finding's message.
+pub fn per_second(c: &Counts, n: u64, decimals: usize) -> String {
+    c.per_second(n).map(|r| format!(" ({r:.decimals$}/s)")).unwrap_or_default()
 }

@@ -13,9 +13,10 @@
 //! and counts a program's processes. The model is the tracing crate's per-span extensions,
 //! owned by its registry.
 
-use crate::kit::{Bounded, Programs, Rekey};
-use crate::registry::{self, Ctx, Detector, Entry, FinishCtx, Levels, Meta};
-use syslint_event::{Event, Sys, Syscall, Tgid, Tid};
+use crate::draft::Draft;
+use crate::kit::{Bounded, Programs, Rekey, Shown};
+use crate::registry::{self, Ctx, Detector, Entry, FinishCtx, Meta};
+use syslint_event::{Clock, Event, Sys, Syscall, Tgid, Tid};
 use syslint_report::{Counts, Finding};
 
 /// How two values of per-program state add up (the merge of unnamed processes into their
@@ -92,6 +93,13 @@ impl<T> Best<T> {
     }
     pub fn get(&self) -> Option<&T> {
         self.value.as_ref()
+    }
+}
+
+/// The best value's evidence (none: nothing scored).
+impl<T: Shown> Shown for Best<T> {
+    fn lines(&self, clock: Clock) -> Vec<String> {
+        self.value.lines(clock)
     }
 }
 
@@ -241,10 +249,6 @@ pub trait Hosted: Clone + Send + 'static {
     /// See [`Detector::on_counts`].
     fn on_counts(&self, _c: &Counts) -> Vec<Finding> {
         Vec::new()
-    }
-    /// See [`Detector::levels`].
-    fn levels(&self) -> Levels {
-        Levels::default()
     }
 }
 
@@ -448,9 +452,15 @@ impl<'a, P> Groups<'a, P> {
     pub fn processes(&self, g: u32) -> u64 {
         self.programs.processes[g as usize]
     }
-    /// `f` about program `g`: its subject in words and as data.
-    pub fn stamp(&self, model: &crate::model::Model, g: u32, f: Finding) -> Finding {
-        self.programs.stamp(model, g, f)
+    /// The programs, for a finding about one ([`Draft::about_program`]).
+    pub fn programs(&self) -> &'a Programs {
+        self.programs
+    }
+    /// The findings of a detector whose findings are per program: `rule` says what it finds in
+    /// each program's state, in the order of the programs (`None`: nothing), and each finding is
+    /// about its program, with the number of its processes ([`Draft::about_program`]).
+    pub fn findings(&self, model: &crate::model::Model, mut rule: impl FnMut(&'a P) -> Option<Draft>) -> Vec<Finding> {
+        self.iter().filter_map(|(g, p)| Some(rule(p)?.about_program(self.programs, model, g).build())).collect()
     }
 }
 
@@ -581,9 +591,6 @@ impl<D: Hosted> Detector for Host<D> {
     fn on_counts(&self, c: &Counts) -> Vec<Finding> {
         self.detector.on_counts(c)
     }
-    fn levels(&self) -> Levels {
-        self.detector.levels()
-    }
 }
 
 /// The registry entry of a hosted detector: `hosted::<YieldSpin>()`.
@@ -642,11 +649,11 @@ mod tests {
                 m.count("threads", p.threads);
                 m.count("processes", groups.processes(g));
             }
-            vec![groups.stamp(
-                cx.model,
-                0,
-                Finding { metrics: m.build(), ..Self::META.finding(syslint_report::Severity::Info, String::new()) },
-            )]
+            vec![Self::META
+                .finding(syslint_report::Severity::Info, String::new())
+                .metrics(m)
+                .about_program(groups.programs(), cx.model, 0)
+                .build()]
         }
     }
 

@@ -6,6 +6,7 @@ pub mod basis;
 #[cfg(test)]
 pub(crate) mod check;
 pub mod detectors;
+pub mod draft;
 pub mod hist;
 pub mod host;
 pub mod kit;

@@ -141,6 +141,10 @@ pub struct Meta {
     pub cost: CostModel,
     /// The events the detector is handed (see [`Interest`]).
     pub interest: Interest,
+    /// What an excerpt and a table of counts can show of the pathology, in words: the
+    /// detector's excerpt and counts rules ([`Detector::on_excerpt`], [`Detector::on_counts`])
+    /// as `syslint explain` prints them.
+    pub levels: Levels,
 }
 
 /// A detector's cost model (issue 27): which of its metrics holds the seconds its fix would
@@ -211,30 +215,12 @@ fn fmt_secs(s: f64) -> String {
 
 pub use syslint_report::printers::fmt_share;
 
-impl crate::basis::Named for Meta {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn code(&self) -> &'static str {
-        self.code
-    }
-    fn fix(&self) -> &'static str {
-        Meta::fix(self)
-    }
-}
-
 impl Meta {
-    /// A finding of this detector with its severity and message, its fix the general one; the
-    /// detector fills in the rest with struct update syntax (`..META.finding(sev, msg)`).
-    pub fn finding(&'static self, severity: Severity, message: String) -> Finding {
-        Finding {
-            detector: self.name.into(),
-            code: self.code.into(),
-            severity,
-            message,
-            fix: self.fix().into(),
-            ..Default::default()
-        }
+    /// A finding of this detector with its severity and message, its fix the general one: the
+    /// draft the detector completes ([`Draft`](crate::draft::Draft): what it is about, window,
+    /// metrics, evidence, cost) and ends as a full-trace, excerpt or counts finding.
+    pub fn finding(&'static self, severity: Severity, message: impl Into<String>) -> crate::draft::Draft {
+        crate::draft::Draft::new(self.name, self.code, self.fix(), severity, message.into())
     }
 
     /// The fix a finding carries: the first paragraph of the docs' Fix section, without its
@@ -360,21 +346,17 @@ pub trait Detector: DetectorClone + Send {
     /// Excerpt rules (optional): the smallest convincing evidence of the pathology in a short
     /// run of lines ([`crate::basis::Excerpt`]: maybe one process, no pids, timestamps or
     /// durations). Called only when the input is an excerpt and [`finish`](Self::finish) found
-    /// nothing; findings go through [`crate::basis::excerpt_finding`] (confidence at most
-    /// medium, severity at most warning). Each rule needs a near-miss test that stays quiet.
+    /// nothing; findings end with [`Draft::in_excerpt`](crate::draft::Draft::in_excerpt)
+    /// (confidence at most medium, severity at most warning), and [`Meta::levels`] says the
+    /// rule in words. Each rule needs a near-miss test that stays quiet.
     fn on_excerpt(&self, _x: &crate::basis::Excerpt) -> Vec<Finding> {
         Vec::new()
     }
     /// Counts rules (optional): what a table of counts per syscall (`strace -c`, `perf trace
-    /// -s`, `syscount`, `--summary-only`) shows of the pathology. Findings go through
-    /// [`crate::basis::counts_finding`]: never `error`, never `high`.
+    /// -s`, `syscount`, `--summary-only`) shows of the pathology. Findings end with
+    /// [`Draft::in_table`](crate::draft::Draft::in_table): never `error`, never `high`.
     fn on_counts(&self, _c: &syslint_report::Counts) -> Vec<Finding> {
         Vec::new()
-    }
-    /// What an excerpt and a table can show of the pathology, for `syslint explain` (empty:
-    /// the detector reads full traces only).
-    fn levels(&self) -> Levels {
-        Levels::default()
     }
 }
 
@@ -385,6 +367,11 @@ pub struct Levels {
     pub excerpt: &'static str,
     /// The counts rule, or why there is none.
     pub counts: &'static str,
+}
+
+impl Levels {
+    /// Not declared: the detector reads full traces only.
+    pub const NONE: Levels = Levels { excerpt: "", counts: "" };
 }
 
 /// A detector declared for the registry: its metadata, its config type (whose fields are the

@@ -43,6 +43,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "at least 4 wake-ups (epoll_wait/poll/select returning ready) each followed by an accept on the same fd that failed with EAGAIN, and at least 2 in 3 of the excerpt's accepts failing: the worker is woken for connections another takes (an occasional EAGAIN of a server that accepts until EAGAIN is not)",
+        counts: "accept/accept4 failures at least 20 and at least twice the accepts that succeeded (a single acceptor that accepts until EAGAIN fails about once per wake-up, a herd of N workers about N-1 times per connection); per-process tables say how many workers failed. Needs a table that counts errors (not plain syscount)",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<AcceptHerd>();
@@ -331,7 +335,6 @@ impl Hosted for AcceptHerd {
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
         // per thread: a wake-up (a wait that returned ready), then its next accept
         let mut woke: std::collections::HashMap<syslint_event::Tid, bool> = Default::default();
@@ -361,14 +364,6 @@ impl Hosted for AcceptHerd {
         }
         let fd = fds.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::Listener);
-        let mut f = crate::basis::finding(
-            &META,
-            Severity::Warning,
-            format!("woken for connections someone else took: {lost} wake-ups ended in an accept that failed with EAGAIN ({failed} of {accepts} accepts failed)"),
-            &format!("the listener on fd {fd}"),
-            about,
-            &[("lost_wakeups", lost.into()), ("accepts", accepts.into()), ("failed_accepts", failed.into())],
-        );
         let mut ev: Vec<usize> = Vec::new();
         for &i in idx.iter().take(3) {
             if i > 0 {
@@ -376,24 +371,23 @@ impl Hosted for AcceptHerd {
             }
             ev.push(i);
         }
-        f.evidence = x.evidence(&ev, 6);
         let why = if x.threads <= 1 {
             "every wake-up followed by a failed accept on the same fd, in the lines of one worker; the other workers, who took the connections, are not in the excerpt"
         } else {
             "wake-ups followed by failed accepts on the same fd"
         };
-        vec![excerpt_finding(f, x, Confidence::Medium, why)]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "at least 4 wake-ups (epoll_wait/poll/select returning ready) each followed by an accept on the same fd that failed with EAGAIN, and at least 2 in 3 of the excerpt's accepts failing: the worker is woken for connections another takes (an occasional EAGAIN of a server that accepts until EAGAIN is not)",
-            counts: "accept/accept4 failures at least 20 and at least twice the accepts that succeeded (a single acceptor that accepts until EAGAIN fails about once per wake-up, a herd of N workers about N-1 times per connection); per-process tables say how many workers failed. Needs a table that counts errors (not plain syscount)",
-        }
+        META.finding(
+            Severity::Warning,
+            format!("woken for connections someone else took: {lost} wake-ups ended in an accept that failed with EAGAIN ({failed} of {accepts} accepts failed)"),
+        )
+        .about(format!("the listener on fd {fd}"), about)
+        .metrics([("lost_wakeups", lost.into()), ("accepts", accepts.into()), ("failed_accepts", failed.into())])
+        .lines(x.evidence(&ev, 6))
+        .in_excerpt(x, Confidence::Medium, why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::count_lines;
         use syslint_report::Confidence;
         const ACCEPT: &[&str] = &["accept", "accept4"];
         if !c.errors_known {
@@ -411,22 +405,23 @@ impl Hosted for AcceptHerd {
             .filter(|t| t.rows.iter().filter(|r| ACCEPT.contains(&r.name.as_str())).map(|r| r.errors).sum::<u64>() > 0)
             .count();
         let who = if losers > 1 { format!(" by {losers} processes or threads") } else { String::new() };
-        let (subject, about) = counted();
-        let mut f = finding(
-            &META,
-            Severity::Warning,
-            format!("accepts fail far more often than they succeed{who}: {errors} failed, {won} connections accepted ({:.1} failures per connection)", errors as f64 / won.max(1) as f64),
-            subject,
-            about,
-            &[("accept_calls", calls.into()), ("failed_accepts", errors.into()), ("accepted", won.into()), ("workers_failing", (losers as u64).into())],
-        );
-        f.evidence = count_lines(c, ACCEPT);
         let why = if losers > 1 {
             format!("{losers} processes or threads each had accepts fail, {errors} failures for {won} connections")
         } else {
             format!("{errors} failed accepts for {won} connections; the table cannot show whether several workers were woken together or one loop retried")
         };
-        vec![counts_finding(f, c, Confidence::Medium, &why)]
+        META.finding(
+            Severity::Warning,
+            format!("accepts fail far more often than they succeed{who}: {errors} failed, {won} connections accepted ({:.1} failures per connection)", errors as f64 / won.max(1) as f64),
+        )
+        .metrics([
+            ("accept_calls", calls.into()),
+            ("failed_accepts", errors.into()),
+            ("accepted", won.into()),
+            ("workers_failing", (losers as u64).into()),
+        ])
+        .lines(count_lines(c, ACCEPT))
+        .in_table(c, Confidence::Medium, &why)
     }
 
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
@@ -611,16 +606,16 @@ switch, a wait return and a syscall",
                     g.empty, per_accept, g.eagain
                 )
             };
-            let window = window(g.first_ts, g.last_ts);
-            out.push(Finding {
-                subject: format!("listening socket {name}"),
-                about: Some(Subject::new(SubjectKind::Listener).name(name.as_str())),
-                window,
-                metrics: metrics.build(),
-                evidence,
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            });
+            let about = Subject::new(SubjectKind::Listener).name(name.as_str());
+            out.push(
+                META.finding(severity, message)
+                    .about(format!("listening socket {name}"), about)
+                    .over(window(g.first_ts, g.last_ts))
+                    .metrics(metrics)
+                    .lines(evidence)
+                    .cost(cost)
+                    .build(),
+            );
         }
         out
     }

@@ -29,6 +29,10 @@ pub static META: Meta = Meta {
         model: "the time the thread spent spinning (the windows of repeated calls that found nothing): what a blocking wait would give back",
     },
     interest: Interest { all_syscalls: true, exits: true, ..Interest::NONE },
+    levels: registry::Levels {
+        excerpt: "the same readiness check or non-blocking read again and again with nothing done between: polls with a zero timeout returning 0, or reads returning EAGAIN, at least 8 in a row making most of the excerpt (a poll that waits, even 100 ms, is not a spin); or a run of waits of one thread that each came back with the same fds ready (or, zero-timeout, with nothing) while the calls between them served none (only clock reads, EAGAIN, reads at EOF): 5 such waits, or 3 with 8 calls in the run, warning at medium; 3 or 4, info at low. accept's EAGAIN ends a run (a herd is accept-herd's)",
+        counts: "waits (poll, select, epoll_wait) at least 5,000 and half of all calls, with under a tenth as much I/O (and the I/O syscalls counted: not a table limited with -e). Medium when the table's times are wall-clock (perf trace, syscount -L, strace -c -w) and show the waits do not wait (under 50 us each), or when one thread (strace -c -p PID without -f) waited 10,000 times a second or more over a known duration (timeout 5s), else low. sched_yield is yield-spin's",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<BusyPoll>();
@@ -452,21 +456,13 @@ timestamps)",
                 if a.windows == 1 { "" } else { "s" }
             )
         };
-        let window = window(a.first_ts, a.last_ts);
-        Finding {
-            detector: META.name.into(),
-            code: META.code.into(),
-            severity,
-            message,
-            subject: d.label.clone(),
-            about: Some(d.about.clone()),
-            window,
-            metrics: metrics.build(),
-            evidence,
-            cost: Some(cost),
-            fix: META.fix().into(),
-            ..Default::default()
-        }
+        META.finding(severity, message)
+            .about(d.label.clone(), d.about.clone())
+            .over(window(a.first_ts, a.last_ts))
+            .metrics(metrics)
+            .lines(evidence)
+            .cost(cost)
+            .build()
     }
 }
 
@@ -501,8 +497,8 @@ fn one_thread(c: &syslint_report::Counts) -> bool {
 /// rtorrent#580, swoole#2847, wrk#179). Zero-timeout polls that found nothing, back to back,
 /// are the same run. A wait that timed out after waiting, a call that did anything else, and
 /// accept's EAGAIN (a herd: the connection went to another waiter, accept-herd's) end a run.
-fn ready_spin(x: &crate::basis::Excerpt) -> Option<Finding> {
-    use crate::basis::{counted, excerpt_finding, finding, Call};
+fn ready_spin(x: &crate::basis::Excerpt) -> Vec<Finding> {
+    use crate::basis::Call;
     use syslint_report::Confidence;
     #[derive(PartialEq)]
     enum Key<'a> {
@@ -567,7 +563,7 @@ fn ready_spin(x: &crate::basis::Excerpt) -> Option<Finding> {
         end(&mut cur, &mut best);
     }
     if best.waits < 3 {
-        return None;
+        return Vec::new();
     }
     let strong = best.waits >= 5 || best.waits + best.idle >= 8;
     let (sev, conf) = if strong { (Severity::Warning, Confidence::Medium) } else { (Severity::Info, Confidence::Low) };
@@ -582,22 +578,19 @@ fn ready_spin(x: &crate::basis::Excerpt) -> Option<Finding> {
         (n, 0) => format!("only {n} calls failing with EAGAIN between them"),
         (n, e) => format!("only {n} calls that moved nothing (EAGAIN, {e} at EOF) between them"),
     };
-    let (_, about) = counted();
-    let mut f = finding(
-        &META,
-        sev,
-        format!("spinning on readiness: {} {what}, {between}", best.waits),
-        "the process in the excerpt",
-        about,
-        &[("spins", (best.waits as u64).into()), ("idle_calls", (best.idle as u64).into()), ("calls", (x.calls.len() as u64).into())],
-    );
-    f.evidence = x.evidence(&best.idx, 4);
     let why = if strong {
         format!("{} {what}, {between}: readiness nobody consumes returns again at once", best.waits)
     } else {
         format!("{} {what}, {between}: a short run, too few lines to say it goes on", best.waits)
     };
-    Some(excerpt_finding(f, x, conf, &why))
+    META.finding(sev, format!("spinning on readiness: {} {what}, {between}", best.waits))
+        .metrics([
+            ("spins", (best.waits as u64).into()),
+            ("idle_calls", (best.idle as u64).into()),
+            ("calls", (x.calls.len() as u64).into()),
+        ])
+        .lines(x.evidence(&best.idx, 4))
+        .in_excerpt(x, conf, &why)
 }
 
 impl Hosted for BusyPoll {
@@ -635,7 +628,7 @@ impl Hosted for BusyPoll {
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{counted, excerpt_finding, finding, Call};
+        use crate::basis::Call;
         use syslint_report::Confidence;
         // a spin: a poll asked not to block that found nothing, or a read that had nothing
         let spin = |c: &Call| {
@@ -652,31 +645,24 @@ impl Hosted for BusyPoll {
         let waits = x.calls.iter().filter(|c| wait(c)).count();
         let n = x.calls.len();
         if spins.len() < 8 || spins.len() * 2 < n || waits * 4 > spins.len() {
-            return ready_spin(x).into_iter().collect();
+            return ready_spin(x);
         }
         let what = if x.calls[spins[0]].sys.is(syslint_event::Class::POLL) { "polls with a zero timeout that found nothing" } else { "reads that failed with EAGAIN" };
-        let (_, about) = counted();
-        let mut f = finding(
-            &META,
+        META.finding(
             Severity::Warning,
             format!("spinning without blocking: {} of {n} calls were {what}, {waits} waited", spins.len()),
-            "the process in the excerpt",
-            about,
-            &[("spins", (spins.len() as u64).into()), ("calls", (n as u64).into()), ("waits", (waits as u64).into())],
-        );
-        f.evidence = x.evidence(&spins, 4);
-        vec![excerpt_finding(f, x, Confidence::Medium, &format!("{} {what}, nothing waited", spins.len()))]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "the same readiness check or non-blocking read again and again with nothing done between: polls with a zero timeout returning 0, or reads returning EAGAIN, at least 8 in a row making most of the excerpt (a poll that waits, even 100 ms, is not a spin); or a run of waits of one thread that each came back with the same fds ready (or, zero-timeout, with nothing) while the calls between them served none (only clock reads, EAGAIN, reads at EOF): 5 such waits, or 3 with 8 calls in the run, warning at medium; 3 or 4, info at low. accept's EAGAIN ends a run (a herd is accept-herd's)",
-            counts: "waits (poll, select, epoll_wait) at least 5,000 and half of all calls, with under a tenth as much I/O (and the I/O syscalls counted: not a table limited with -e). Medium when the table's times are wall-clock (perf trace, syscount -L, strace -c -w) and show the waits do not wait (under 50 us each), or when one thread (strace -c -p PID without -f) waited 10,000 times a second or more over a known duration (timeout 5s), else low. sched_yield is yield-spin's",
-        }
+        )
+        .metrics([
+            ("spins", (spins.len() as u64).into()),
+            ("calls", (n as u64).into()),
+            ("waits", (waits as u64).into()),
+        ])
+        .lines(x.evidence(&spins, 4))
+        .in_excerpt(x, Confidence::Medium, &format!("{} {what}, nothing waited", spins.len()))
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding, wall_times};
+        use crate::basis::{count_lines, per_second, wall_times};
         use syslint_report::Confidence;
         const WAITS: &[&str] = &["poll", "ppoll", "select", "_newselect", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2"];
         const IO: &[&str] = &[
@@ -691,35 +677,30 @@ impl Hosted for BusyPoll {
         let total = c.total_calls();
         let waits = c.calls(WAITS);
         let io = c.calls(IO);
-        let (subject, about) = counted();
-        let mut out = Vec::new();
-        if waits >= 5000 && waits * 2 >= total && io * 10 <= waits {
-            let secs: f64 = c.rows.iter().filter(|r| WAITS.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
-            let avg_us = secs / waits as f64 * 1e6;
-            let timed = wall_times(c) && c.rows.iter().any(|r| WAITS.contains(&r.name.as_str()) && r.seconds.is_some());
-            // one traced thread (strace -p without -f counts only the thread attached to) that
-            // waited this often cannot have waited long: at 10,000 a second, 100 us each at most
-            let per_thread = one_thread(c).then(|| c.per_second(waits)).flatten();
-            let (conf, why) = if timed && avg_us < 50.0 {
-                (Confidence::Medium, format!("{waits} waits averaging {avg_us:.1} us of wall-clock time: they return at once, with {io} I/O calls to show for them"))
-            } else if let Some(r) = per_thread.filter(|r| *r >= 10_000.0) {
-                (Confidence::Medium, format!("{waits} waits of one thread in {} s ({r:.0}/s, so under {:.0} us each at most), with {io} I/O calls to show for them", c.duration_s.unwrap_or(0.0), 1e6 / r))
-            } else {
-                (Confidence::Low, format!("{waits} waits with {io} I/O calls to show for them; the table cannot show their timeouts (a zero timeout spins, a long one is an idle loop)"))
-            };
-            let rate = c.per_second(waits).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
-            let mut f = finding(
-                &META,
-                Severity::Warning,
-                format!("readiness checks dominate with nothing done between them: {waits} of {total} calls{rate} were poll/select/epoll waits, {io} were I/O"),
-                subject,
-                about.clone(),
-                &[("waits", waits.into()), ("io_calls", io.into()), ("calls", total.into())],
-            );
-            f.evidence = count_lines(c, WAITS);
-            out.push(counts_finding(f, c, conf, &why));
+        if waits < 5000 || waits * 2 < total || io * 10 > waits {
+            return Vec::new();
         }
-        out
+        let secs: f64 = c.rows.iter().filter(|r| WAITS.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
+        let avg_us = secs / waits as f64 * 1e6;
+        let timed = wall_times(c) && c.rows.iter().any(|r| WAITS.contains(&r.name.as_str()) && r.seconds.is_some());
+        // one traced thread (strace -p without -f counts only the thread attached to) that
+        // waited this often cannot have waited long: at 10,000 a second, 100 us each at most
+        let per_thread = one_thread(c).then(|| c.per_second(waits)).flatten();
+        let (conf, why) = if timed && avg_us < 50.0 {
+            (Confidence::Medium, format!("{waits} waits averaging {avg_us:.1} us of wall-clock time: they return at once, with {io} I/O calls to show for them"))
+        } else if let Some(r) = per_thread.filter(|r| *r >= 10_000.0) {
+            (Confidence::Medium, format!("{waits} waits of one thread in {} s ({r:.0}/s, so under {:.0} us each at most), with {io} I/O calls to show for them", c.duration_s.unwrap_or(0.0), 1e6 / r))
+        } else {
+            (Confidence::Low, format!("{waits} waits with {io} I/O calls to show for them; the table cannot show their timeouts (a zero timeout spins, a long one is an idle loop)"))
+        };
+        let rate = per_second(c, waits, 0);
+        META.finding(
+            Severity::Warning,
+            format!("readiness checks dominate with nothing done between them: {waits} of {total} calls{rate} were poll/select/epoll waits, {io} were I/O"),
+        )
+        .metrics([("waits", waits.into()), ("io_calls", io.into()), ("calls", total.into())])
+        .lines(count_lines(c, WAITS))
+        .in_table(c, conf, &why)
     }
 }
 

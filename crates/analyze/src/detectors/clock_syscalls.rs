@@ -33,6 +33,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "a thread whose clock reads (clock_gettime, gettimeofday, time) are at least 20 and half of its calls: warning at medium when most are of clocks the vDSO serves, info at low for CPU-time clocks; 10 to 19 that are three quarters of its calls: info at low (an event loop reading the clock once per wake-up is not)",
+        counts: "clock reads at least `min_calls` and `warn_share` of all calls (not a table limited to them): low confidence, since a table does not name the clocks; a warning from `warn_calls`",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<ClockSyscalls>();
@@ -127,7 +131,6 @@ impl Hosted for ClockSyscalls {
     // ---- less than a full trace (issue 14) ----
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{counted, excerpt_finding, finding};
         use syslint_report::Confidence;
         const CLOCKS: &[Sys] = &[Sys::ClockGettime, Sys::ClockGettime64, Sys::Gettimeofday, Sys::Time];
         // per thread: reads of clocks the vDSO serves, of CPU-time clocks, and all calls
@@ -154,16 +157,6 @@ impl Hosted for ClockSyscalls {
             return Vec::new();
         }
         let served = vdso * 2 >= reads && !short;
-        let (_, about) = counted();
-        let mut f = finding(
-            &META,
-            if served { Severity::Warning } else { Severity::Info },
-            format!("clock reads reach the kernel: {reads} of {calls} calls ({vdso} of clocks the vDSO serves, {cpu} of CPU-time clocks)"),
-            "the thread in the excerpt",
-            about,
-            &[("calls", reads.into()), ("vdso_clock_calls", vdso.into()), ("cpu_clock_calls", cpu.into())],
-        );
-        f.evidence = x.evidence(&idx, 4);
         let (conf, why) = if short {
             (Confidence::Low, format!("{reads} clock reads in a row as system calls: too few lines to say how often"))
         } else if served {
@@ -171,11 +164,18 @@ impl Hosted for ClockSyscalls {
         } else {
             (Confidence::Low, format!("{cpu} reads of CPU-time clocks, which always need the kernel: a cost only at a high rate, which the excerpt cannot show"))
         };
-        vec![excerpt_finding(f, x, conf, &why)]
+        META.finding(
+            if served { Severity::Warning } else { Severity::Info },
+            format!("clock reads reach the kernel: {reads} of {calls} calls ({vdso} of clocks the vDSO serves, {cpu} of CPU-time clocks)"),
+        )
+        .about_the_thread()
+        .metrics([("calls", reads.into()), ("vdso_clock_calls", vdso.into()), ("cpu_clock_calls", cpu.into())])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::{count_lines, per_second};
         use syslint_report::Confidence;
         const CLOCKS: &[&str] = &["clock_gettime", "clock_gettime64", "gettimeofday", "time"];
         let reads = c.calls(CLOCKS);
@@ -184,30 +184,18 @@ impl Hosted for ClockSyscalls {
             return Vec::new();
         }
         let warn = reads >= self.cfg.warn_calls;
-        let (subject, about) = counted();
-        let rate = c.per_second(reads).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
-        let mut f = finding(
-            &META,
+        let rate = per_second(c, reads, 0);
+        META.finding(
             if warn { Severity::Warning } else { Severity::Info },
             format!("clock reads reach the kernel: {reads} of {total} calls{rate}"),
-            subject,
-            about,
-            &[("calls", reads.into()), ("all_calls", total.into())],
-        );
-        f.evidence = count_lines(c, CLOCKS);
-        vec![counts_finding(
-            f,
+        )
+        .metrics([("calls", reads.into()), ("all_calls", total.into())])
+        .lines(count_lines(c, CLOCKS))
+        .in_table(
             c,
             Confidence::Low,
             &format!("{reads} clock reads counted as system calls, {:.0}% of all calls; the table cannot show which clocks (CPU-time clocks always need the kernel; the others should not)", reads as f64 * 100.0 / total.max(1) as f64),
-        )]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "a thread whose clock reads (clock_gettime, gettimeofday, time) are at least 20 and half of its calls: warning at medium when most are of clocks the vDSO serves, info at low for CPU-time clocks; 10 to 19 that are three quarters of its calls: info at low (an event loop reading the clock once per wake-up is not)",
-            counts: "clock reads at least `min_calls` and `warn_share` of all calls (not a table limited to them): low confidence, since a table does not name the clocks; a warning from `warn_calls`",
-        }
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -257,11 +245,10 @@ impl Hosted for ClockSyscalls {
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             let calls = g.vdso + g.cpu;
             if calls == 0 || calls < cfg.min_calls {
-                continue;
+                return None;
             }
             let share = calls as f64 / g.thread_calls.max(1) as f64;
             let severity = if g.vdso >= cfg.warn_calls && share >= cfg.warn_share {
@@ -277,7 +264,6 @@ impl Hosted for ClockSyscalls {
             m.count("cpu_clock_calls", g.cpu);
             m.value("share_of_calls", share);
             m.count("threads", g.threads);
-            m.count("processes", groups.processes(gi));
             m.value_opt("calls_per_sec", rate);
             m.value_opt("seconds", g.timing.seconds());
             let names = clock_names(g.clocks).join(", ");
@@ -305,18 +291,18 @@ several us (hpet, acpi_pm): about {:.1} ms saved here with tsc",
             } else {
                 format!("{inside}; a CPU-time clock read is a system call (about 250 ns) wherever it runs: read it less often")
             };
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                // CPU-time clocks have no vDSO path: advice about the clocksource and libc would
-                // send the reader after a cause that is not there
-                fix: if g.vdso == 0 { CPU_CLOCK_FIX.into() } else { META.fix().into() },
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            // CPU-time clocks have no vDSO path: advice about the clocksource and libc would
+            // send the reader after a cause that is not there
+            let fix = if g.vdso == 0 { CPU_CLOCK_FIX } else { META.fix() };
+            Some(
+                META.finding(severity, message)
+                    .over(&g.span)
+                    .metrics(m)
+                    .evidence(&g.evidence, cx.clock)
+                    .cost(cost)
+                    .fix(fix),
+            )
+        })
     }
 }
 

@@ -38,6 +38,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "at least 5 connects to the same address, each socket closed after one short exchange (a client that keeps its connection makes one)",
+        counts: "at least 20 connects (beyond one per glibc resolver lookup, counted by sendmmsg), a new socket for nearly each (socket >= 90% of connect), as many closes, and at least one call that moved data per connect (a loop retrying a refused connect moves none: retry-storm's): low confidence and info, since a table cannot tell one endpoint reconnected from many endpoints, and UDP connects of DNS lookups count too",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<ConnectionChurn>();
@@ -1027,50 +1031,45 @@ impl ConnectionChurn {
                 }
             };
             let subject = format!("{} (accepted)", l.name);
-            out.push(Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity: syslint_report::Severity::Info,
-                message: format!(
-                    "{} short connections accepted on {}, {:.1} requests each{}: {who}",
-                    l.connections,
-                    l.name,
-                    rpc,
-                    if l.mysql > 0 {
-                        format!(" ({} mysql handshakes: greeting, authentication and COM_QUIT are no requests)", l.mysql)
-                    } else {
-                        String::new()
-                    }
-                ),
-                // the serving program (its advice, by who closed)
-                about: Some(
-                    Subject::new(SubjectKind::Endpoint)
-                        .program(program_of(&l.procs, cx.model))
-                        .name(subject.as_str()),
-                ),
-                subject,
-                window: l.span.window(),
-                metrics: metrics.build(),
-                evidence: l.evidence.render(cx.clock),
-                cost: Some(format!(
-                    "{} of {} connections could be saved by reuse; each costs {}; {}",
-                    l.connections.saturating_sub(1),
-                    l.connections,
-                    if l.mysql > 0 {
-                        "its client the connect and the round trips of MySQL's greeting and authentication, and this server an accept, a greeting, an authentication and a close"
-                    } else {
-                        "its client a TCP handshake (a TLS one too where used) and this server an accept, a close and the socket's set-up"
-                    },
-                    if self.endpoint_ids.contains_key(&l.name) {
-                        "the clients are in this trace too: their finding prices both ends"
-                    } else {
-                        "the clients' time is not in this trace"
-                    }
-                )),
-                fix,
-                advice,
-                ..Default::default()
-            });
+            let message = format!(
+                "{} short connections accepted on {}, {:.1} requests each{}: {who}",
+                l.connections,
+                l.name,
+                rpc,
+                if l.mysql > 0 {
+                    format!(" ({} mysql handshakes: greeting, authentication and COM_QUIT are no requests)", l.mysql)
+                } else {
+                    String::new()
+                }
+            );
+            let cost = format!(
+                "{} of {} connections could be saved by reuse; each costs {}; {}",
+                l.connections.saturating_sub(1),
+                l.connections,
+                if l.mysql > 0 {
+                    "its client the connect and the round trips of MySQL's greeting and authentication, and this server an accept, a greeting, an authentication and a close"
+                } else {
+                    "its client a TCP handshake (a TLS one too where used) and this server an accept, a close and the socket's set-up"
+                },
+                if self.endpoint_ids.contains_key(&l.name) {
+                    "the clients are in this trace too: their finding prices both ends"
+                } else {
+                    "the clients' time is not in this trace"
+                }
+            );
+            // the serving program (its advice, by who closed)
+            let about = Subject::new(SubjectKind::Endpoint).program(program_of(&l.procs, cx.model)).name(subject.as_str());
+            out.push(
+                META.finding(syslint_report::Severity::Info, message)
+                    .about(subject, about)
+                    .over(&l.span)
+                    .metrics(metrics)
+                    .evidence(&l.evidence, cx.clock)
+                    .cost(cost)
+                    .fix(fix)
+                    .advice(advice)
+                    .build(),
+            );
         }
     }
 }
@@ -1100,33 +1099,31 @@ impl ConnectionChurn {
         }
         let subject = format!("{} (accepted, handed over)", l.name);
         let program = program_of(&l.procs, cx.model);
-        Finding {
-            detector: META.name.into(),
-            code: META.code.into(),
-            severity: if timed { syslint_report::Severity::Warning } else { syslint_report::Severity::Info },
-            message: format!(
-                "{} of {} connections accepted on {} were passed to another process over a unix socket (sendmsg) without being read or written here: a hand-over per connection",
-                l.handed, l.connections, l.name
-            ),
-            about: Some(Subject::new(SubjectKind::Endpoint).program(program).name(subject.as_str())),
-            subject,
-            window: l.span.window(),
-            metrics: metrics.build(),
-            evidence: l.evidence.render(cx.clock),
-            cost: Some(if timed {
-                format!(
-                    "{} busy in the accepting threads ({:.0} us per connection: accept, pass, acknowledgements, close; the receiving worker's own share of the hand-over comes on top), {}",
-                    fmt_s(busy),
-                    busy * 1e6 / l.handed.max(1) as f64,
-                    cx.tracer.measured()
-                )
-            } else {
-                format!("{} hand-overs; their time is unknown (no durations)", l.handed)
-            }),
-            fix: HANDOVER_FIX.into(),
-            advice: Some("connection-churn/handover"),
-            ..Default::default()
-        }
+        let message = format!(
+            "{} of {} connections accepted on {} were passed to another process over a unix socket (sendmsg) without being read or written here: a hand-over per connection",
+            l.handed, l.connections, l.name
+        );
+        let cost = if timed {
+            format!(
+                "{} busy in the accepting threads ({:.0} us per connection: accept, pass, acknowledgements, close; the receiving worker's own share of the hand-over comes on top), {}",
+                fmt_s(busy),
+                busy * 1e6 / l.handed.max(1) as f64,
+                cx.tracer.measured()
+            )
+        } else {
+            format!("{} hand-overs; their time is unknown (no durations)", l.handed)
+        };
+        let severity = if timed { syslint_report::Severity::Warning } else { syslint_report::Severity::Info };
+        let about = Subject::new(SubjectKind::Endpoint).program(program).name(subject.as_str());
+        META.finding(severity, message)
+            .about(subject, about)
+            .over(&l.span)
+            .metrics(metrics)
+            .evidence(&l.evidence, cx.clock)
+            .cost(cost)
+            .fix(HANDOVER_FIX)
+            .advice("connection-churn/handover")
+            .build()
     }
 }
 
@@ -1381,7 +1378,6 @@ impl Hosted for ConnectionChurn {
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
         // connects per TCP address, and whether the fd was closed again in the excerpt
         let mut by_addr: std::collections::BTreeMap<&str, (u64, u64, Vec<usize>)> = Default::default();
@@ -1411,27 +1407,18 @@ impl Hosted for ConnectionChurn {
             return Vec::new();
         };
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::Endpoint).name(addr);
-        let mut f = crate::basis::finding(
-            &META,
+        META.finding(
             syslint_report::Severity::Warning,
             format!("a new connection per request: {n} connections to {addr}, {closed} closed again in the excerpt"),
-            addr,
-            about,
-            &[("connections", n.into()), ("closed", closed.into())],
-        );
-        f.evidence = x.evidence(&idx, 4);
-        vec![excerpt_finding(f, x, Confidence::Medium, &format!("{n} connects to one address, each closed after its exchange"))]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "at least 5 connects to the same address, each socket closed after one short exchange (a client that keeps its connection makes one)",
-            counts: "at least 20 connects (beyond one per glibc resolver lookup, counted by sendmmsg), a new socket for nearly each (socket >= 90% of connect), as many closes, and at least one call that moved data per connect (a loop retrying a refused connect moves none: retry-storm's): low confidence and info, since a table cannot tell one endpoint reconnected from many endpoints, and UDP connects of DNS lookups count too",
-        }
+        )
+        .about(addr, about)
+        .metrics([("connections", n.into()), ("closed", closed.into())])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(x, Confidence::Medium, &format!("{n} connects to one address, each closed after its exchange"))
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::{count_lines, per_second};
         use syslint_report::Confidence;
         // glibc's resolver connects a UDP socket for each lookup and asks with one sendmmsg:
         // those connects are lookups (repeated-dns), not connections
@@ -1449,23 +1436,18 @@ impl Hosted for ConnectionChurn {
         if data < connects {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let rate = c.per_second(connects).map(|r| format!(" ({r:.1}/s)")).unwrap_or_default();
-        let mut f = finding(
-            &META,
+        let rate = per_second(c, connects, 1);
+        META.finding(
             syslint_report::Severity::Info,
             format!("a new socket for nearly every connect: {connects} connects{rate}, {sockets} sockets"),
-            subject,
-            about,
-            &[("connects", connects.into()), ("sockets", sockets.into())],
-        );
-        f.evidence = count_lines(c, &["socket", "connect", "close"]);
-        vec![counts_finding(
-            f,
+        )
+        .metrics([("connects", connects.into()), ("sockets", sockets.into())])
+        .lines(count_lines(c, &["socket", "connect", "close"]))
+        .in_table(
             c,
             Confidence::Low,
             "a new socket per connect; the table cannot show whether they went to one endpoint (churn) or many, nor which were DNS lookups",
-        )]
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -1734,20 +1716,17 @@ invocation with every URL, or a long-lived worker) so connections can be reused.
                     e.procs.len()
                 );
             }
-            out.push(Finding {
-                subject: e.name.clone(),
-                about: Some(
-                    Subject::new(SubjectKind::Endpoint)
-                        .program(program_of(&e.procs, cx.model))
-                        .name(e.name.as_str()),
-                ),
-                window: e.span.window(),
-                metrics: metrics.build(),
-                evidence: e.evidence.render(cx.clock),
-                cost: Some(cost),
-                fix,
-                ..META.finding(severity, message)
-            });
+            let about = Subject::new(SubjectKind::Endpoint).program(program_of(&e.procs, cx.model)).name(e.name.as_str());
+            out.push(
+                META.finding(severity, message)
+                    .about(e.name.clone(), about)
+                    .over(&e.span)
+                    .metrics(metrics)
+                    .evidence(&e.evidence, cx.clock)
+                    .cost(cost)
+                    .fix(fix)
+                    .build(),
+            );
         }
         self.served_findings(cx, &mut out);
         out

@@ -59,6 +59,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "the full-trace rule reads the lines (a question, then a wait of `min_wait_ms` that returns nothing while it is unanswered; walks of the search list); for lines that begin after the question: a poll/select/epoll wait of at least `min_wait_ms` (its duration, else its timeout) returning 0 within three calls of the same thread's traffic with port 53: medium, a warning from 0.5 s",
+        counts: "a table with wall-clock times (strace -c -w, perf trace -s, syscount -L; not limited with -e) whose poll/select/epoll waits hold most of the time (a parent's wait4 for its children not counted), at least 0.9 s per sendmmsg (a glibc lookup asks with one) and 100 ms per wait on average, with DNS answers received: info at low, since a table cannot say what the waits were for",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<DnsTimeout>();
@@ -475,7 +479,6 @@ impl Hosted for DnsTimeout {
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{counted, excerpt_finding, finding};
         use syslint_report::{Confidence, Severity};
         // the full-trace rule reads the excerpt first; this one is for the lines that begin
         // after the question was sent: a wait that expired next to DNS traffic of the same
@@ -516,36 +519,31 @@ impl Hosted for DnsTimeout {
             return Vec::new();
         }
         let lost = lost_ns as f64 / 1e9;
-        let (_, about) = counted();
-        let mut f = finding(
-            &META,
-            if lost >= 0.5 { Severity::Warning } else { Severity::Info },
-            format!(
-                "a DNS lookup waited out its timeout: {waits} {} with nothing received, {lost:.2} s, next to queries to port 53",
-                if waits == 1 { "wait" } else { "waits" }
-            ),
-            "the process in the excerpt",
-            about,
-            &[("timed_out_waits", waits.into()), ("lost_s", serde_json::json!((lost * 1e6).round() / 1e6))],
-        );
         let mut ev_idx = idx.clone();
         // the DNS lines around the first wait
         if let Some(&w) = idx.first() {
             ev_idx.extend((w + 1..(w + 4).min(x.calls.len())).filter(|&j| dns(&x.calls[j])));
             ev_idx.sort_unstable();
         }
-        f.evidence = x.evidence(&ev_idx, 4);
         let time = if x.durations { "its duration" } else { "the timeout it asked for (no durations)" };
-        vec![excerpt_finding(
-            f,
+        META.finding(
+            if lost >= 0.5 { Severity::Warning } else { Severity::Info },
+            format!(
+                "a DNS lookup waited out its timeout: {waits} {} with nothing received, {lost:.2} s, next to queries to port 53",
+                if waits == 1 { "wait" } else { "waits" }
+            ),
+        )
+        .metrics([("timed_out_waits", waits.into()), ("lost_s", serde_json::json!((lost * 1e6).round() / 1e6))])
+        .lines(x.evidence(&ev_idx, 4))
+        .in_excerpt(
             x,
             Confidence::Medium,
             &format!("{waits} wait(s) of at least {} ms that returned nothing, on a thread sending DNS queries, timed by {time}", self.cfg.min_wait_ms),
-        )]
+        )
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding, wall_times};
+        use crate::basis::{count_lines, wall_times};
         use syslint_report::{Confidence, Severity};
         const WAIT: &[&str] = &["poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait"];
         // glibc's resolver asks A and AAAA with one sendmmsg per lookup; after a lost answer
@@ -565,18 +563,17 @@ impl Hosted for DnsTimeout {
         if lookups == 0 || receives == 0 || waits == 0 || wait_s < lookups as f64 * 0.9 || wait_s / (waits as f64) < 0.1 || wait_s * 2.0 < all_s {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let mut f = finding(
-            &META,
+        META.finding(
             Severity::Info,
             format!("waits of about a second per DNS lookup: {wait_s:.2} s in {waits} waits beside {lookups} sendmmsg (a glibc lookup each)"),
-            subject,
-            about,
-            &[("lookups", lookups.into()), ("waits", waits.into()), ("wait_s", serde_json::json!((wait_s * 1e6).round() / 1e6))],
-        );
-        f.evidence = count_lines(c, &[WAIT, &["sendmmsg", "sendto", "recvfrom", "recvmsg"]].concat());
-        vec![counts_finding(
-            f,
+        )
+        .metrics([
+            ("lookups", lookups.into()),
+            ("waits", waits.into()),
+            ("wait_s", serde_json::json!((wait_s * 1e6).round() / 1e6)),
+        ])
+        .lines(count_lines(c, &[WAIT, &["sendmmsg", "sendto", "recvfrom", "recvmsg"]].concat()))
+        .in_table(
             c,
             Confidence::Low,
             &format!(
@@ -584,14 +581,7 @@ impl Hosted for DnsTimeout {
                 wait_s / lookups as f64,
                 wait_s * 1000.0 / waits as f64
             ),
-        )]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "the full-trace rule reads the lines (a question, then a wait of `min_wait_ms` that returns nothing while it is unanswered; walks of the search list); for lines that begin after the question: a poll/select/epoll wait of at least `min_wait_ms` (its duration, else its timeout) returning 0 within three calls of the same thread's traffic with port 53: medium, a warning from 0.5 s",
-            counts: "a table with wall-clock times (strace -c -w, perf trace -s, syscount -L; not limited with -e) whose poll/select/epoll waits hold most of the time (a parent's wait4 for its children not counted), at least 0.9 s per sendmmsg (a glibc lookup asks with one) and 100 ms per wait on average, with DNS answers received: info at low, since a table cannot say what the waits were for",
-        }
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -627,12 +617,11 @@ impl Hosted for DnsTimeout {
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let window_s = cx.window.map_or(0.0, |w| w.duration_s);
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             let timeouts = g.timeouts >= self.cfg.min_timeouts.max(1);
             let walks = g.search_queries >= self.cfg.min_search_queries.max(1);
             if !(timeouts || walks) {
-                continue;
+                return None;
             }
             let lost_s = (g.lost_unknown == 0 && g.timeouts > 0).then_some(g.lost_ns as f64 / 1e9);
             let walk_s = (g.walk_timed && walks).then_some(g.walk_ns as f64 / 1e9);
@@ -656,7 +645,6 @@ impl Hosted for DnsTimeout {
             m.count("search_queries", g.search_queries);
             m.value_opt("walk_s", walk_s);
             m.json("names", serde_json::json!(g.names.0));
-            m.count("processes", groups.processes(gi));
             let mut parts = Vec::new();
             if timeouts {
                 let lost = match lost_s {
@@ -725,23 +713,18 @@ impl Hosted for DnsTimeout {
                     format!("{} ({measured})", c.join("; "))
                 }
             };
-            out.push(groups.stamp(cx.model, gi, Finding {
-                detector: META.name.into(),
-                code: META.code.into(),
-                severity,
-                message,
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                fix,
-                // its own fixes (a dead nameserver, the A/AAAA pair) still lead with the
-                // program's knob (sshd `UseDNS no`)
-                advice: Some("dns-timeout"),
-                ..Default::default()
-            }));
-        }
-        out
+            Some(
+                META.finding(severity, message)
+                    .over(&g.span)
+                    .metrics(m)
+                    .evidence(&g.evidence, cx.clock)
+                    .cost(cost)
+                    .fix(fix)
+                    // its own fixes (a dead nameserver, the A/AAAA pair) still lead with the
+                    // program's knob (sshd `UseDNS no`)
+                    .advice("dns-timeout"),
+            )
+        })
     }
 }
 

@@ -32,6 +32,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "epoll_ctl on fds already registered (every MOD, and an ADD after the fd's first), counted on fds that re-register at least once per four reads or writes: at least 6, and `warn_per_op` per operation, warn at medium; 3 or more, fewer per operation, or mostly EPOLLONESHOT re-arms, are info at low",
+        counts: "epoll_ctl beyond an ADD and a DEL per accepted or connected socket at least `warn_churn` and `min_per_op` per read or write: info at low (a table does not show MOD from ADD/DEL)",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<EpollCtlChurn>();
@@ -137,7 +141,6 @@ impl Hosted for EpollCtlChurn {
     // ---- less than a full trace (issue 14) ----
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{counted, excerpt_finding, finding};
         use syslint_report::Confidence;
         const ONESHOT: u32 = 1 << 30;
         // per (thread, fd) life: re-registrations (every epoll_ctl after the first ADD but the
@@ -189,16 +192,6 @@ impl Hosted for EpollCtlChurn {
         let strong = rereg >= 6 && per_op >= self.cfg.warn_per_op && !by_design;
         let mut idx: Vec<usize> = churning.iter().flat_map(|f| f.idx.iter().copied()).collect();
         idx.sort_unstable();
-        let (_, about) = counted();
-        let mut f = finding(
-            &META,
-            if strong { Severity::Warning } else { Severity::Info },
-            format!("fds re-registered with epoll around their I/O: {rereg} epoll_ctl re-registrations for {ops} reads and writes ({per_op:.2} each){}", if by_design { ", EPOLLONESHOT re-arms most of them" } else { "" }),
-            "the process in the excerpt",
-            about,
-            &[("reregistrations", rereg.into()), ("io_ops", ops.into()), ("oneshot_rearms", oneshot.into())],
-        );
-        f.evidence = x.evidence(&idx, 4);
         let (conf, why) = if strong {
             (Confidence::Medium, format!("{rereg} epoll_ctl calls on fds already registered, {per_op:.2} per read or write"))
         } else if by_design {
@@ -206,11 +199,17 @@ impl Hosted for EpollCtlChurn {
         } else {
             (Confidence::Low, format!("{rereg} epoll_ctl calls on fds already registered, {per_op:.2} per read or write: too few, or fewer than one for every operation"))
         };
-        vec![excerpt_finding(f, x, conf, &why)]
+        META.finding(
+            if strong { Severity::Warning } else { Severity::Info },
+            format!("fds re-registered with epoll around their I/O: {rereg} epoll_ctl re-registrations for {ops} reads and writes ({per_op:.2} each){}", if by_design { ", EPOLLONESHOT re-arms most of them" } else { "" }),
+        )
+        .metrics([("reregistrations", rereg.into()), ("io_ops", ops.into()), ("oneshot_rearms", oneshot.into())])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::count_lines;
         use syslint_report::Confidence;
         const IO: &[&str] = &["read", "write", "readv", "writev", "recvfrom", "sendto", "recvmsg", "sendmsg"];
         if !c.only.is_empty() {
@@ -224,29 +223,17 @@ impl Hosted for EpollCtlChurn {
         if beyond < self.cfg.warn_churn || (beyond as f64) < self.cfg.min_per_op * io as f64 {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let mut f = finding(
-            &META,
+        META.finding(
             Severity::Info,
             format!("epoll_ctl about as often as reads and writes: {ctls} epoll_ctl for {io} reads and writes and {conns} new connections"),
-            subject,
-            about,
-            &[("epoll_ctl", ctls.into()), ("io_calls", io.into()), ("connections", conns.into())],
-        );
-        f.evidence = count_lines(c, &["epoll_ctl", "epoll_wait", "read", "write", "accept4", "connect"]);
-        vec![counts_finding(
-            f,
+        )
+        .metrics([("epoll_ctl", ctls.into()), ("io_calls", io.into()), ("connections", conns.into())])
+        .lines(count_lines(c, &["epoll_ctl", "epoll_wait", "read", "write", "accept4", "connect"]))
+        .in_table(
             c,
             Confidence::Low,
             &format!("{beyond} epoll_ctl calls beyond an ADD and a DEL per connection; a table cannot show which are re-registrations (MOD) and which EPOLLONESHOT re-arms"),
-        )]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "epoll_ctl on fds already registered (every MOD, and an ADD after the fd's first), counted on fds that re-register at least once per four reads or writes: at least 6, and `warn_per_op` per operation, warn at medium; 3 or more, fewer per operation, or mostly EPOLLONESHOT re-arms, are info at low",
-            counts: "epoll_ctl beyond an ADD and a DEL per accepted or connected socket at least `warn_churn` and `min_per_op` per read or write: info at low (a table does not show MOD from ADD/DEL)",
-        }
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -299,14 +286,13 @@ impl Hosted for EpollCtlChurn {
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             if g.churn == 0 || g.churn < cfg.min_churn {
-                continue;
+                return None;
             }
             let per_op = g.churn as f64 / g.ops.max(1) as f64;
             if per_op < cfg.min_per_op {
-                continue;
+                return None;
             }
             // EPOLLONESHOT re-arms, or fds handed between a polling thread and the threads doing
             // their I/O: by design where threads share the instance
@@ -325,7 +311,6 @@ impl Hosted for EpollCtlChurn {
             m.count("io_ops", g.ops);
             m.value("per_op", per_op);
             m.count("fds", g.fds);
-            m.count("processes", groups.processes(gi));
             m.value_opt("epoll_ctl_seconds", g.timing.seconds());
             let fds = if g.fds == 1 { "1 fd".to_string() } else { format!("{} fds", g.fds) };
             let kind = if oneshot {
@@ -355,15 +340,8 @@ impl Hosted for EpollCtlChurn {
 a small read or write on a local socket",
                 g.churn
             );
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(META.finding(severity, message).over(&g.span).metrics(m).evidence(&g.evidence, cx.clock).cost(cost))
+        })
     }
 }
 

@@ -27,6 +27,10 @@ pub static META: Meta = Meta {
         model: "the time inside the lookups that failed",
     },
     interest: Interest { all_syscalls: true, exits: true, ..Interest::NONE },
+    levels: registry::Levels {
+        excerpt: "the same file name failing (ENOENT/ENOTDIR) in at least 3 directories, at least 6 failed lookups, and failures at least a third of the excerpt's lookups: warning at medium (a program probing a config file in two places is not); 4 or 5 failures of one name in as many directories: info at low. An exec's PATH walk (execve failing once per PATH directory until found) is not counted, only an exec path failing again",
+        counts: "failed lookup calls (stat, lstat, newfstatat, statx, access, faccessat, open, openat, readlink) at least 1,000 and at least a fifth of them: medium confidence (a table shows no paths)",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<FailedLookupStorm>();
@@ -287,7 +291,6 @@ impl Hosted for FailedLookupStorm {
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
         // an exec walks PATH: execve in each directory until the program is found, once per
         // command (a shell's or execvp's search, oils#44). One walk is a few failures of one
@@ -338,32 +341,27 @@ impl Hosted for FailedLookupStorm {
             return Vec::new();
         }
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(name.clone());
-        let mut f = crate::basis::finding(
-            &META,
-            if short { Severity::Info } else { Severity::Warning },
-            format!("the same file looked for in {} directories and missing: {name} ({} failed lookups of it, {failed} of {lookups} lookups failed)", dirs.len(), idx.len()),
-            &name,
-            about,
-            &[("failed_lookups", failed.into()), ("lookups", lookups.into()), ("directories", (dirs.len() as u64).into())],
-        );
-        f.evidence = x.evidence(&idx, 4);
         let (conf, why) = if short {
             (Confidence::Low, format!("{name} missing in {} directories, {failed} failed lookups: one search, too few lines to say it repeats", dirs.len()))
         } else {
             (Confidence::Medium, format!("{name} missing in {} directories", dirs.len()))
         };
-        vec![excerpt_finding(f, x, conf, &why)]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "the same file name failing (ENOENT/ENOTDIR) in at least 3 directories, at least 6 failed lookups, and failures at least a third of the excerpt's lookups: warning at medium (a program probing a config file in two places is not); 4 or 5 failures of one name in as many directories: info at low. An exec's PATH walk (execve failing once per PATH directory until found) is not counted, only an exec path failing again",
-            counts: "failed lookup calls (stat, lstat, newfstatat, statx, access, faccessat, open, openat, readlink) at least 1,000 and at least a fifth of them: medium confidence (a table shows no paths)",
-        }
+        META.finding(
+            if short { Severity::Info } else { Severity::Warning },
+            format!("the same file looked for in {} directories and missing: {name} ({} failed lookups of it, {failed} of {lookups} lookups failed)", dirs.len(), idx.len()),
+        )
+        .about(name, about)
+        .metrics([
+            ("failed_lookups", failed.into()),
+            ("lookups", lookups.into()),
+            ("directories", (dirs.len() as u64).into()),
+        ])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::{count_lines, per_second};
         use syslint_report::Confidence;
         const LOOKUP: &[&str] = &[
             "stat", "lstat", "stat64", "lstat64", "newfstatat", "fstatat64", "statx", "access", "faccessat",
@@ -377,23 +375,18 @@ impl Hosted for FailedLookupStorm {
         if errors < 1000 || errors * 5 < calls {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let rate = c.per_second(errors).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
-        let mut f = finding(
-            &META,
+        let rate = per_second(c, errors, 0);
+        META.finding(
             Severity::Warning,
             format!("path lookups fail again and again: {errors} of {calls} lookup calls failed{rate}"),
-            subject,
-            about,
-            &[("failed_lookups", errors.into()), ("lookups", calls.into())],
-        );
-        f.evidence = count_lines(c, LOOKUP);
-        vec![counts_finding(
-            f,
+        )
+        .metrics([("failed_lookups", errors.into()), ("lookups", calls.into())])
+        .lines(count_lines(c, LOOKUP))
+        .in_table(
             c,
             Confidence::Medium,
             &format!("{errors} failed lookups, {:.0}% of all lookups; the table shows no paths, so which search fails is unknown", errors as f64 * 100.0 / calls as f64),
-        )]
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -417,16 +410,15 @@ impl Hosted for FailedLookupStorm {
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let window_s = cx.window.map_or(0.0, |w| w.duration_s);
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             if g.failed == 0 {
-                continue;
+                return None;
             }
             let repeated = g.repeated();
             let avoidable = repeated.max(g.search_misses);
             let per_open = g.failed as f64 / g.opens.max(1) as f64;
             if avoidable < self.cfg.min_avoidable || per_open < self.cfg.min_failed_per_open {
-                continue;
+                return None;
             }
             let prog_calls = g.calls.max(g.failed);
             let share = g.failed as f64 / prog_calls.max(1) as f64;
@@ -472,7 +464,6 @@ impl Hosted for FailedLookupStorm {
             m.value("share_of_calls", share);
             m.count("dirs_with_failures", g.dirs.0.len());
             m.json("top_dirs", serde_json::Value::from(top.clone()));
-            m.count("processes", groups.processes(gi));
             if span_s > 0.0 {
                 m.value("failed_per_sec", g.failed as f64 / span_s);
             }
@@ -540,16 +531,8 @@ or put the one that does first. "
             }
             fix.push_str(META.docs.fix);
 
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence,
-                cost: Some(cost),
-                fix,
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(META.finding(severity, message).over(&g.span).metrics(m).lines(evidence).cost(cost).fix(fix))
+        })
     }
 }
 

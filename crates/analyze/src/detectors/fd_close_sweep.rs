@@ -25,6 +25,10 @@ pub static META: Meta = Meta {
         model: "the time inside the closes of fds that were not open",
     },
     interest: Interest { syscalls: &[Sys::Close, Sys::Fcntl, Sys::Fcntl64], exits: true, ..Interest::NONE },
+    levels: registry::Levels {
+        excerpt: "at least 8 close() calls on consecutive fd numbers, at least 3 in 4 failing with EBADF (a program closing the few fds it opened is not): info at low, since a run does not show how far it goes; at medium when it shows it reaches `min_sweep_fds` (the run is at fd 4096 or above, the paste jumps there between failing closes, `...` or `# more calls` left out, with at least 5 closes, or a getrlimit/prlimit64 of RLIMIT_NOFILE just before a run from fd 3 reads the limit it goes to), a warning from `warn_sweep_fds`",
+        counts: "close failures at least 1,000 and at least 9 in 10 closes: medium confidence (a table shows no fd numbers); without an errors column, close at least 4,096 times and half of all calls, low",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<FdCloseSweep>();
@@ -121,7 +125,6 @@ impl Hosted for FdCloseSweep {
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
         // the longest run of closes by one thread on consecutive fd numbers, up or down; a
         // jump ahead in the run's direction between two failing closes is a hand elision (a
@@ -195,7 +198,6 @@ impl Hosted for FdCloseSweep {
             .filter(|_| lo <= 10 && best.step > 0);
         let reach = hi.max(limit.unwrap_or(0));
         let sweep = self.cfg.min_sweep_fds;
-        let about = syslint_report::Subject::new(syslint_report::SubjectKind::Program);
         let (sev, conf, why) = if reach >= sweep {
             let how = match limit {
                 Some(u64::MAX) => "after reading an unlimited nofile limit".to_string(),
@@ -208,27 +210,22 @@ impl Hosted for FdCloseSweep {
         } else {
             (Severity::Info, Confidence::Low, format!("{n} closes of consecutive fds failing with EBADF; the excerpt cannot show how far the sweep goes (to 64 it costs nothing, to a nofile limit of a million it costs a second per spawn)"))
         };
-        let mut f = crate::basis::finding(
-            &META,
+        META.finding(
             sev,
             format!("closing fd after fd that is not open: {n} closes, {} failed with EBADF (fds {lo} to {hi} in the excerpt{})", best.ebadf, if jumped { ", with lines left out" } else { "" }),
-            "the process in the excerpt",
-            about,
-            &[("closes", n.into()), ("ebadf", best.ebadf.into()), ("highest_fd", hi.into()), ("reach", reach.min(1 << 31).into())],
-        );
-        f.evidence = x.evidence(&best.idx, 4);
-        vec![excerpt_finding(f, x, conf, &why)]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "at least 8 close() calls on consecutive fd numbers, at least 3 in 4 failing with EBADF (a program closing the few fds it opened is not): info at low, since a run does not show how far it goes; at medium when it shows it reaches `min_sweep_fds` (the run is at fd 4096 or above, the paste jumps there between failing closes, `...` or `# more calls` left out, with at least 5 closes, or a getrlimit/prlimit64 of RLIMIT_NOFILE just before a run from fd 3 reads the limit it goes to), a warning from `warn_sweep_fds`",
-            counts: "close failures at least 1,000 and at least 9 in 10 closes: medium confidence (a table shows no fd numbers); without an errors column, close at least 4,096 times and half of all calls, low",
-        }
+        )
+        .metrics([
+            ("closes", n.into()),
+            ("ebadf", best.ebadf.into()),
+            ("highest_fd", hi.into()),
+            ("reach", reach.min(1 << 31).into()),
+        ])
+        .lines(x.evidence(&best.idx, 4))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::count_lines;
         use syslint_report::Confidence;
         let closes = c.calls(&["close"]);
         let failed = c.errors(&["close"]);
@@ -240,18 +237,11 @@ impl Hosted for FdCloseSweep {
         } else {
             return Vec::new();
         };
-        let (subject, about) = counted();
         let failed_words = if c.errors_known { format!(", {failed} of them failing") } else { String::new() };
-        let mut f = finding(
-            &META,
-            Severity::Warning,
-            format!("closes of fds that are not open: {closes} close calls{failed_words}"),
-            subject,
-            about,
-            &[("closes", closes.into()), ("ebadf", failed.into())],
-        );
-        f.evidence = count_lines(c, &["close", "close_range"]);
-        vec![counts_finding(f, c, conf, &why)]
+        META.finding(Severity::Warning, format!("closes of fds that are not open: {closes} close calls{failed_words}"))
+            .metrics([("closes", closes.into()), ("ebadf", failed.into())])
+            .lines(count_lines(c, &["close", "close_range"]))
+            .in_table(c, conf, &why)
     }
 
 
@@ -297,10 +287,9 @@ impl Hosted for FdCloseSweep {
     }
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             if g.sweeps == 0 {
-                continue;
+                return None;
             }
             let severity = if g.largest >= self.cfg.warn_sweep_fds || g.ebadf >= self.cfg.warn_total_fds {
                 Severity::Warning
@@ -313,7 +302,6 @@ impl Hosted for FdCloseSweep {
             m.count("calls", g.calls);
             m.count("largest_sweep", g.largest);
             m.count("highest_fd", g.highest);
-            m.count("processes", groups.processes(gi));
             m.value_opt("seconds", g.timing.seconds());
             let sweeps = if g.sweeps == 1 { "1 sweep".to_string() } else { format!("{} sweeps", g.sweeps) };
             let calls = match (g.ebadf - g.fcntl, g.fcntl) {
@@ -337,15 +325,8 @@ impl Hosted for FdCloseSweep {
                 g.ebadf as f64 * 0.3e-3,
                 g.ebadf / g.sweeps
             );
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(META.finding(severity, message).over(&g.span).metrics(m).evidence(&g.evidence, cx.clock).cost(cost))
+        })
     }
 }
 

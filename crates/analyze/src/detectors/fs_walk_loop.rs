@@ -27,6 +27,10 @@ pub static META: Meta = Meta {
         model: "none in seconds: the looping calls are counted; the severity stands on them",
     },
     interest: Interest { classes: &[Class::LOOKUP], exits: false, ..Interest::NONE },
+    levels: registry::Levels {
+        excerpt: "at least 3 lookups of paths repeating a block of components 3 times or more (the full-trace rule, from 10 such lookups, reads excerpts too): info, medium confidence; with ELOOP among them a warning",
+        counts: "none: a table cannot tell a walk caught in a cycle from a large walk",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<FsWalkLoop>();
@@ -75,13 +79,6 @@ impl Hosted for FsWalkLoop {
     fn new(cfg: Config) -> Self {
         FsWalkLoop { cfg }
     }
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "at least 3 lookups of paths repeating a block of components 3 times or more (the full-trace rule, from 10 such lookups, reads excerpts too): info, medium confidence; with ELOOP among them a warning",
-            counts: "none: a table cannot tell a walk caught in a cycle from a large walk",
-        }
-    }
-
     fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         let eloop = sc.ret.errno() == Some("ELOOP");
         let Some(path) = sc.path() else { return };
@@ -114,7 +111,6 @@ impl Hosted for FsWalkLoop {
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{excerpt_finding, finding};
         use syslint_report::Confidence;
         let need = self.cfg.min_repeats.max(2) as usize;
         let (mut idx, mut repeats, mut cycle, mut eloop) = (Vec::new(), 0usize, String::new(), 0u64);
@@ -135,31 +131,25 @@ impl Hosted for FsWalkLoop {
             return Vec::new();
         }
         let n = idx.len() as u64;
-        let about = syslint_report::Subject::new(syslint_report::SubjectKind::Program);
         let severity = if eloop > 0 { Severity::Warning } else { Severity::Info };
-        let mut f = finding(
-            &META,
+        META.finding(
             severity,
             format!("a directory walk follows a link cycle: {n} lookups of paths repeating `{cycle}` up to {repeats} times in the excerpt"),
-            "the process in the excerpt",
-            about,
-            &[("looping_calls", n.into()), ("repeats", (repeats as u64).into()), ("eloop", eloop.into())],
-        );
-        f.evidence = x.evidence(&idx, 4);
-        vec![excerpt_finding(
-            f,
+        )
+        .metrics([("looping_calls", n.into()), ("repeats", (repeats as u64).into()), ("eloop", eloop.into())])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(
             x,
             Confidence::Medium,
             &format!("{n} paths repeating `{cycle}` up to {repeats} times: a walk entering the same directories again through a link; the excerpt cannot show how far it goes"),
-        )]
+        )
     }
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             if g.looping < cfg.min_calls.max(1) {
-                continue;
+                return None;
             }
             let severity =
                 if g.eloop > 0 || g.looping >= cfg.warn_calls { Severity::Warning } else { Severity::Info };
@@ -171,7 +161,6 @@ impl Hosted for FsWalkLoop {
             m.count("longest_path", g.longest);
             let cycle = g.cycle.get().map_or("", String::as_str);
             m.text("cycle", cycle);
-            m.count("processes", groups.processes(gi));
             let end = if g.eloop > 0 {
                 let times = if g.eloop == 1 { "once".to_string() } else { format!("{} times", g.eloop) };
                 format!(", until the kernel refused with ELOOP ({times})")
@@ -188,16 +177,10 @@ name: {} directory listings and {} lookups that a walk tracking visited director
 cycles in the tree the walk doubles at every level)",
                 g.listings, g.looping
             );
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
-    }}
+            Some(META.finding(severity, message).over(&g.span).metrics(m).evidence(&g.evidence, cx.clock).cost(cost))
+        })
+    }
+}
 
 /// The block of components repeated most often back to back in `path` (one to four
 /// components, never `.` or `..`), with how many times it repeats.

@@ -46,6 +46,10 @@ pub static META: Meta = Meta {
         classes: &[Class::WRITE],
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "at least 4 fsync/fdatasync calls on one fd, each right after a small write to it (under 64 KiB), with no more than 3 writes between flushes: warning at medium; 2 or 3, every flush of the excerpt so: info at low",
+        counts: "fsync/fdatasync at least 100 and at least half as many as writes (the writes counted: not a table limited to fsync): warning at medium confidence when at least 4 in 5 writes is followed by a flush, info otherwise (a table cannot tell a database's flush per commit, which its configuration asks for, from an application's)",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<FsyncStorm>();
@@ -287,7 +291,6 @@ impl Hosted for FsyncStorm {
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
         // per (thread, fd): small writes since the last flush; flushes right after a few
         let mut since: std::collections::HashMap<(u32, i32), (u64, u64)> = Default::default();
@@ -316,14 +319,6 @@ impl Hosted for FsyncStorm {
         }
         let what = x.calls[idx[0]].target.clone().unwrap_or_else(|| format!("fd {}", x.calls[idx[0]].fd.unwrap_or(-1)));
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(what.clone());
-        let mut f = crate::basis::finding(
-            &META,
-            if short { Severity::Info } else { Severity::Warning },
-            format!("a flush after every small write: {after_small} fsync/fdatasync calls each after a write or a few"),
-            &what,
-            about,
-            &[("flushes", flushes.into()), ("after_small_writes", after_small.into())],
-        );
         let mut ev = Vec::new();
         for &i in idx.iter().take(3) {
             if i > 0 {
@@ -331,24 +326,23 @@ impl Hosted for FsyncStorm {
             }
             ev.push(i);
         }
-        f.evidence = x.evidence(&ev, 6);
         let (conf, why) = if short {
             (Confidence::Low, format!("{after_small} flushes, each right after a small write: too few in the excerpt to say it goes on; a log that must survive a crash does this on purpose"))
         } else {
             (Confidence::Medium, format!("{after_small} flushes each right after a small write; a database flushing each commit does this too, by its configuration"))
         };
-        vec![excerpt_finding(f, x, conf, &why)]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "at least 4 fsync/fdatasync calls on one fd, each right after a small write to it (under 64 KiB), with no more than 3 writes between flushes: warning at medium; 2 or 3, every flush of the excerpt so: info at low",
-            counts: "fsync/fdatasync at least 100 and at least half as many as writes (the writes counted: not a table limited to fsync): warning at medium confidence when at least 4 in 5 writes is followed by a flush, info otherwise (a table cannot tell a database's flush per commit, which its configuration asks for, from an application's)",
-        }
+        META.finding(
+            if short { Severity::Info } else { Severity::Warning },
+            format!("a flush after every small write: {after_small} fsync/fdatasync calls each after a write or a few"),
+        )
+        .about(what, about)
+        .metrics([("flushes", flushes.into()), ("after_small_writes", after_small.into())])
+        .lines(x.evidence(&ev, 6))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::{count_lines, per_second};
         use syslint_report::Confidence;
         const SYNC: &[&str] = &["fsync", "fdatasync", "sync_file_range", "sync_file_range2"];
         const WRITE: &[&str] = &["write", "pwrite64", "writev", "pwritev", "pwritev2"];
@@ -362,23 +356,15 @@ impl Hosted for FsyncStorm {
             return Vec::new();
         }
         let sev = if syncs * 5 >= writes * 4 { Severity::Warning } else { Severity::Info };
-        let (subject, about) = counted();
-        let rate = c.per_second(syncs).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
-        let mut f = finding(
-            &META,
-            sev,
-            format!("a flush for about every write: {syncs} fsync/fdatasync{rate} for {writes} writes"),
-            subject,
-            about,
-            &[("syncs", syncs.into()), ("writes", writes.into())],
-        );
-        f.evidence = count_lines(c, &[SYNC, WRITE].concat());
-        vec![counts_finding(
-            f,
-            c,
-            Confidence::Medium,
-            "flushes nearly as many as writes; the table cannot show which files, nor whether a database was asked to flush each commit",
-        )]
+        let rate = per_second(c, syncs, 0);
+        META.finding(sev, format!("a flush for about every write: {syncs} fsync/fdatasync{rate} for {writes} writes"))
+            .metrics([("syncs", syncs.into()), ("writes", writes.into())])
+            .lines(count_lines(c, &[SYNC, WRITE].concat()))
+            .in_table(
+                c,
+                Confidence::Medium,
+                "flushes nearly as many as writes; the table cannot show which files, nor whether a database was asked to flush each commit",
+            )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -429,11 +415,10 @@ impl Hosted for FsyncStorm {
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let window_s = cx.window.map_or(0.0, |w| w.duration_s);
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             let flushes = g.sync_calls + g.sync_writes;
             if flushes < self.cfg.min_flushes.max(1) {
-                continue;
+                return None;
             }
             // the bytes written to the files it flushed, by anyone (a WAL writer flushes what
             // the backends wrote), or its own writes when more
@@ -441,7 +426,7 @@ impl Hosted for FsyncStorm {
             let bytes = g.file_bytes.max(flushed_bytes);
             let bytes_per_sync = bytes as f64 / flushes as f64;
             if bytes_per_sync > self.cfg.max_bytes_per_sync as f64 {
-                continue;
+                return None;
             }
             // durations of most flushes (-T), not just of a few unfinished/resumed pairs
             let timed = g.timed > 0 && g.timed * 10 >= flushes * 9;
@@ -482,7 +467,6 @@ impl Hosted for FsyncStorm {
             m.count("synced_files", g.synced.0.len());
             m.count("files_created", g.created);
             m.count("files_created_and_removed", g.removed);
-            m.count("processes", groups.processes(gi));
             if span_s > 0.0 {
                 m.value("syncs_per_sec", flushes as f64 / span_s);
             }
@@ -543,16 +527,15 @@ about {} of them",
                 evidence.push(l.render(cx.clock));
             }
 
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence,
-                cost: Some(cost),
-                fix: design.map_or(META.docs.fix, |d| d.knob).into(),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(
+                META.finding(severity, message)
+                    .over(&g.span)
+                    .metrics(m)
+                    .lines(evidence)
+                    .cost(cost)
+                    .fix(design.map_or(META.docs.fix, |d| d.knob)),
+            )
+        })
     }
 }
 

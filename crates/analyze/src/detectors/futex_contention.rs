@@ -29,6 +29,10 @@ pub static META: Meta = Meta {
         model: "the time threads spent blocked on the contended lock",
     },
     interest: Interest { syscalls: &[Sys::Futex, Sys::FutexTime64], exits: true, ..Interest::NONE },
+    levels: registry::Levels {
+        excerpt: "the full-trace rule only: a lock is told by its waiters also waking it, which needs the threads' pids; lines pasted without pids are one thread",
+        counts: "from a table per thread only (perf trace -s prints one per thread): at least 3 threads each with 100 futex calls or more making a quarter of its calls or more: info at low (a pool of idle threads waits a few times each, for long; threads handing a lock between them wait hundreds of times each, briefly); a table that sums the threads (strace -c, syscount) cannot tell one from the other: futex on top is as often an idle pool as a contended lock, so quiet",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<FutexContention>();
@@ -161,15 +165,7 @@ impl Hosted for FutexContention {
     }
 
 
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "the full-trace rule only: a lock is told by its waiters also waking it, which needs the threads' pids; lines pasted without pids are one thread",
-            counts: "from a table per thread only (perf trace -s prints one per thread): at least 3 threads each with 100 futex calls or more making a quarter of its calls or more: info at low (a pool of idle threads waits a few times each, for long; threads handing a lock between them wait hundreds of times each, briefly); a table that sums the threads (strace -c, syscount) cannot tell one from the other: futex on top is as often an idle pool as a contended lock, so quiet",
-        }
-    }
-
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{counted, counts_finding, finding};
         use syslint_report::Confidence;
         // per thread: the futex calls and all calls of each table
         let busy: Vec<(&str, u64, u64)> = c
@@ -186,25 +182,20 @@ impl Hosted for FutexContention {
             return Vec::new();
         }
         let waits: u64 = busy.iter().map(|b| b.1).sum();
-        let (subject, about) = counted();
-        let mut f = finding(
-            &META,
+        META.finding(
             Severity::Info,
             format!("{} threads each making hundreds of futex calls: {waits} in all", busy.len()),
-            subject,
-            about,
-            &[("threads", (busy.len() as u64).into()), ("futex_calls", waits.into())],
-        );
-        f.evidence = busy.iter().take(5).map(|(t, n, all)| format!("{t}: {n} futex of {all} calls")).collect();
-        vec![counts_finding(
-            f,
+        )
+        .metrics([("threads", (busy.len() as u64).into()), ("futex_calls", waits.into())])
+        .lines(busy.iter().take(5).map(|(t, n, all)| format!("{t}: {n} futex of {all} calls")).collect())
+        .in_table(
             c,
             Confidence::Low,
             &format!(
                 "{} threads with 100 futex calls or more each, a quarter of their calls or more: threads handing something between them, not idle ones; a table cannot say it is one lock (a busy work queue's condition variable looks the same), nor how long each wait was",
                 busy.len()
             ),
-        )]
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -252,10 +243,9 @@ impl Hosted for FutexContention {
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             if g.locks == 0 {
-                continue;
+                return None;
             }
             let blocked_s = g.timing.seconds();
             let share = match blocked_s {
@@ -279,7 +269,6 @@ impl Hosted for FutexContention {
             m.count("woken", g.woken);
             m.value("wakes_per_wait", wpw);
             m.count("waiting_threads", g.threads);
-            m.count("processes", groups.processes(gi));
             m.value_opt("blocked_seconds", blocked_s);
             m.value_opt("blocked_share", share);
             if g.broadcasts > 0 {
@@ -314,15 +303,14 @@ impl Hosted for FutexContention {
                 "{time}; {} hand-overs, each a wake-up and a context switch, {} lost races (EAGAIN){hint}",
                 g.blocked, g.eagain
             );
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: g.largest.get().map(|b| b.0.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(
+                META.finding(severity, message)
+                    .over(&g.span)
+                    .metrics(m)
+                    .evidence(&g.largest.get().map(|b| &b.0), cx.clock)
+                    .cost(cost),
+            )
+        })
     }
 }
 

@@ -29,6 +29,10 @@ pub static META: Meta = Meta {
         model: "the time spent waiting for a peer to close a response that was already complete",
     },
     interest: Interest { all_syscalls: true, exits: true, aliases: true, notes: true, ..Interest::NONE },
+    levels: registry::Levels {
+        excerpt: "none: a stall is a read that waits for the server to close, told by durations and by what came before on the connection; an excerpt with -T lines is read by the full-trace rule",
+        counts: "none: a table has no per-call times or order, so a read that waits for a close looks like any read that waits",
+    },
 };
 
 pub const ENTRY: Entry = registry::entry::<KeepaliveStall>();
@@ -403,13 +407,6 @@ fn single_polled_fd(sc: &Syscall) -> Option<i32> {
 }
 
 impl Detector for KeepaliveStall {
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "none: a stall is a read that waits for the server to close, told by durations and by what came before on the connection; an excerpt with -T lines is read by the full-trace rule",
-            counts: "none: a table has no per-call times or order, so a read that waits for a close looks like any read that waits",
-        }
-    }
-
     fn meta(&self) -> &'static Meta {
         &META
     }
@@ -490,25 +487,20 @@ impl KeepaliveStall {
         metrics.count("ended_by_eof", g.eof);
         metrics.count("ended_by_timeout", g.timeout);
         metrics.count("processes", g.procs.len());
-        Finding {
-            detector: META.name.into(),
-            code: META.code.into(),
-            severity: registry::severity_for(stall_s, share, self.cfg.warn_s, self.cfg.error_s),
-            message,
-            subject: ep.to_string(),
-            about: Some(Subject::new(SubjectKind::Endpoint).name(ep)),
-            window: g.span.window(),
-            metrics: metrics.build(),
-            evidence: g.evidence.iter().map(|e| e.render(cx.clock)).collect(),
-            cost: Some(format!(
-                "{} spent waiting after the data was complete, {:.0}% of these transfers' {}",
-                secs(stall_s),
-                share * 100.0,
-                secs(transfer_s)
-            )),
-            fix: META.docs.fix.into(),
-            ..Default::default()
-        }
+        let cost = format!(
+            "{} spent waiting after the data was complete, {:.0}% of these transfers' {}",
+            secs(stall_s),
+            share * 100.0,
+            secs(transfer_s)
+        );
+        META.finding(registry::severity_for(stall_s, share, self.cfg.warn_s, self.cfg.error_s), message)
+            .about(ep, Subject::new(SubjectKind::Endpoint).name(ep))
+            .over(&g.span)
+            .metrics(metrics)
+            .evidence(&g.evidence, cx.clock)
+            .cost(cost)
+            .fix(META.docs.fix)
+            .build()
     }
 }
 

@@ -33,6 +33,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "at least 3 times, one thread releases an anonymous block of at least 1 MiB (munmap, or brk lowering the break) and maps or grows the same size again: info, medium confidence (the excerpt cannot show how often it happens)",
+        counts: "none: a table shows no sizes or addresses, so mmap and munmap in equal numbers cannot be told from a loader mapping libraries or a program mapping files",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<MemoryMapChurn>();
@@ -153,15 +157,7 @@ impl Hosted for MemoryMapChurn {
         });
     }
 
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "at least 3 times, one thread releases an anonymous block of at least 1 MiB (munmap, or brk lowering the break) and maps or grows the same size again: info, medium confidence (the excerpt cannot show how often it happens)",
-            counts: "none: a table shows no sizes or addresses, so mmap and munmap in equal numbers cannot be told from a loader mapping libraries or a program mapping files",
-        }
-    }
-
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{excerpt_finding, finding};
         use syslint_report::Confidence;
         const MIN: u64 = 1 << 20;
         // per thread: the size last released and the break last seen
@@ -212,22 +208,17 @@ impl Hosted for MemoryMapChurn {
             return Vec::new();
         }
         let mib = largest as f64 / 1_048_576.0;
-        let about = syslint_report::Subject::new(syslint_report::SubjectKind::Program);
-        let mut f = finding(
-            &META,
+        META.finding(
             Severity::Info,
             format!("memory returned to the kernel and taken back {cycles} times in the excerpt, in blocks of {mib:.1} MiB"),
-            "the process in the excerpt",
-            about,
-            &[("cycles", cycles.into()), ("churned_bytes", bytes.into()), ("block_bytes", largest.into())],
-        );
-        f.evidence = x.evidence(&idx, 4);
-        vec![excerpt_finding(
-            f,
+        )
+        .metrics([("cycles", cycles.into()), ("churned_bytes", bytes.into()), ("block_bytes", largest.into())])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(
             x,
             Confidence::Medium,
             &format!("{cycles} blocks of {mib:.1} MiB released and taken back, each a page fault per 4 KiB to fill again; the excerpt cannot show how often it happens"),
-        )]
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -342,10 +333,9 @@ impl Hosted for MemoryMapChurn {
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             if g.cycles < cfg.min_cycles.max(1) || g.churned < cfg.min_bytes {
-                continue;
+                return None;
             }
             let severity = if g.churned >= cfg.warn_bytes { Severity::Warning } else { Severity::Info };
             let via: Vec<&str> = [(VIA_MUNMAP, "mmap/munmap"), (VIA_BRK, "brk"), (VIA_MADVISE, "madvise")]
@@ -363,7 +353,6 @@ impl Hosted for MemoryMapChurn {
             m.count("maps", g.maps);
             m.count("releases", g.releases);
             m.text("via", &via);
-            m.count("processes", groups.processes(gi));
             m.value_opt("syscall_seconds", g.timing.seconds());
             let mib = |b: u64| b as f64 / 1_048_576.0;
             let message = format!(
@@ -381,15 +370,8 @@ impl Hosted for MemoryMapChurn {
 (natively about 2 us per page in the lab, zeroing included: about {:.2} s){inside}",
                 faults as f64 * 2e-6
             );
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(META.finding(severity, message).over(&g.span).metrics(m).evidence(&g.evidence, cx.clock).cost(cost))
+        })
     }
 }
 

@@ -48,6 +48,10 @@ pub static META: Meta = Meta {
         ],
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "with -T durations only (without them the lines of a client that set TCP_NODELAY before them look the same: quiet): per fd, requests of two or more writes of at most `max_write_bytes` (no MSG_MORE, no TCP_NODELAY/TCP_CORK in the lines) whose answering read took `min_delay_ms`-`max_delay_ms`, most split requests so, and one-write requests (if any) not as slow: 5 make medium (a warning from 0.5 s), 3 are info at low",
+        counts: "a table with wall-clock times (strace -c -w, perf trace -s, syscount -L; plain strace -c counts system time: quiet) with at least 20 reads, 1.8 writes or more per read, reads of `min_delay_ms`-`max_delay_ms` on average holding most of the time: info at low, since a table shows neither the order nor the sizes of the calls",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<NagleDelay>();
@@ -236,7 +240,6 @@ impl Hosted for NagleDelay {
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{counted, excerpt_finding, finding};
         use syslint_report::Confidence;
         // a delayed ACK is a time: without durations the lines of a client that set
         // TCP_NODELAY before them look the same as those of one that did not
@@ -302,29 +305,29 @@ impl Hosted for NagleDelay {
         }
         let s = delayed_ns as f64 / 1e9;
         let strong = delayed >= 5;
-        let (_, about) = counted();
-        let mut f = finding(
-            &META,
-            if strong && s >= 0.5 { Severity::Warning } else { Severity::Info },
-            format!(
-                "requests written in small pieces answered only after a delayed ACK: {delayed} of {split} split requests waited {:.0} ms on average for their answer",
-                s * 1000.0 / delayed as f64
-            ),
-            "the process in the excerpt",
-            about,
-            &[("split_requests", split.into()), ("delayed", delayed.into()), ("delayed_s", serde_json::json!((s * 1e6).round() / 1e6))],
-        );
-        f.evidence = x.evidence(&idx, 4);
         let (conf, why) = if strong {
             (Confidence::Medium, format!("{delayed} requests of two or more small writes, each answered {}-{} ms later, and no TCP_NODELAY in the lines", self.cfg.min_delay_ms, self.cfg.max_delay_ms))
         } else {
             (Confidence::Low, format!("{delayed} requests of small writes answered {}-{} ms later: too few to tell a delayed ACK from a slow peer", self.cfg.min_delay_ms, self.cfg.max_delay_ms))
         };
-        vec![excerpt_finding(f, x, conf, &why)]
+        META.finding(
+            if strong && s >= 0.5 { Severity::Warning } else { Severity::Info },
+            format!(
+                "requests written in small pieces answered only after a delayed ACK: {delayed} of {split} split requests waited {:.0} ms on average for their answer",
+                s * 1000.0 / delayed as f64
+            ),
+        )
+        .metrics([
+            ("split_requests", split.into()),
+            ("delayed", delayed.into()),
+            ("delayed_s", serde_json::json!((s * 1e6).round() / 1e6)),
+        ])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding, wall_times};
+        use crate::basis::{count_lines, wall_times};
         use syslint_report::Confidence;
         const READ: &[&str] = &["read", "recvfrom", "recv", "recvmsg"];
         const WRITE: &[&str] = &["write", "sendto", "send", "sendmsg"];
@@ -345,32 +348,24 @@ impl Hosted for NagleDelay {
         if writes * 10 < reads * 18 || !(lo..=hi).contains(&avg_ms) || read_s * 2.0 < all_s {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let mut f = finding(
-            &META,
+        META.finding(
             Severity::Info,
             format!("two writes per read and reads of {avg_ms:.0} ms each: {writes} writes, {reads} reads, {read_s:.2} s reading"),
-            subject,
-            about,
-            &[("reads", reads.into()), ("writes", writes.into()), ("read_ms_avg", serde_json::json!((avg_ms * 1e3).round() / 1e3))],
-        );
-        f.evidence = count_lines(c, &[READ, WRITE].concat());
-        vec![counts_finding(
-            f,
+        )
+        .metrics([
+            ("reads", reads.into()),
+            ("writes", writes.into()),
+            ("read_ms_avg", serde_json::json!((avg_ms * 1e3).round() / 1e3)),
+        ])
+        .lines(count_lines(c, &[READ, WRITE].concat()))
+        .in_table(
             c,
             Confidence::Low,
             &format!(
                 "{:.1} writes per read and {avg_ms:.0} ms per read, as a request in two small writes waiting for the peer's delayed ACK looks; a table shows neither the order of the calls nor their sizes, nor whether the peer is simply that slow",
                 writes as f64 / reads as f64
             ),
-        )]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "with -T durations only (without them the lines of a client that set TCP_NODELAY before them look the same: quiet): per fd, requests of two or more writes of at most `max_write_bytes` (no MSG_MORE, no TCP_NODELAY/TCP_CORK in the lines) whose answering read took `min_delay_ms`-`max_delay_ms`, most split requests so, and one-write requests (if any) not as slow: 5 make medium (a warning from 0.5 s), 3 are info at low",
-            counts: "a table with wall-clock times (strace -c -w, perf trace -s, syscount -L; plain strace -c counts system time: quiet) with at least 20 reads, 1.8 writes or more per read, reads of `min_delay_ms`-`max_delay_ms` on average holding most of the time: info at low, since a table shows neither the order nor the sizes of the calls",
-        }
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -442,10 +437,9 @@ impl Hosted for NagleDelay {
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let min_ns = self.cfg.min_delay_ms * 1_000_000;
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             if g.split == 0 {
-                continue;
+                return None;
             }
             let ms = |ns: u64| ns as f64 / 1e6;
             let timed = g.timed > 0;
@@ -461,7 +455,7 @@ impl Hosted for NagleDelay {
                 (g.settled >= self.cfg.min_untimed.max(1), Severity::Info)
             };
             if !report {
-                continue;
+                return None;
             }
             let mut m = Metrics::new();
             m.count("split_requests", g.split);
@@ -480,7 +474,6 @@ impl Hosted for NagleDelay {
                 m.value("delayed_s", g.delayed_ns as f64 / 1e9);
             }
             m.count("connections", g.connections);
-            m.count("processes", groups.processes(gi));
             let per = g.split_writes as f64 / g.split as f64;
             // a server writes responses and reads the next request; a client the other way
             let (what, one, next) = if g.served * 2 > g.split {
@@ -516,15 +509,8 @@ for a delayed ACK (about 40 ms)"
                         .to_string(),
                 ),
             };
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: g.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(META.finding(severity, message).over(&g.span).metrics(m).evidence(&g.evidence, cx.clock).cost(cost))
+        })
     }
 }
 

@@ -59,6 +59,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "one thread opening the same file (not a directory, not unlinked or renamed, not fsynced in the excerpt) at least 3 times: info, since the cost is in how many reopens over time; at medium with 8 reopens whose opens and closes are `warn_share_of_calls` of the calls, else low",
+        counts: "successful opens at least `min_reopens`, under a tenth failing, closes and reads about as many: info at low (a table cannot tell one file reopened from many opened once)",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<ReopenChurn>();
@@ -252,7 +256,6 @@ impl Hosted for ReopenChurn {
     // ---- less than a full trace (issue 14) ----
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{excerpt_finding, finding};
         use syslint_report::Confidence;
         // per (thread, path): the successful opens of a file; a name unlinked in between is a
         // new file, an fd that is fsynced is durability (fsync-storm's), a directory is listed
@@ -296,25 +299,27 @@ impl Hosted for ReopenChurn {
         let strong = reopens >= 8 && share >= self.cfg.warn_share_of_calls;
         let Some((top, idx)) = hot.iter().max_by_key(|(_, v)| v.len()) else { return Vec::new() };
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(top.clone());
-        let mut f = finding(
-            &META,
-            Severity::Info,
-            format!("the same file opened again and again: {top} opened {} times in {n} calls ({reopens} reopens of {} files)", idx.len(), hot.len()),
-            top,
-            about,
-            &[("reopens", reopens.into()), ("files", (hot.len() as u64).into()), ("opens_and_closes", churn_calls.into())],
-        );
-        f.evidence = x.evidence(idx, 4);
         let (conf, why) = if strong {
             (Confidence::Medium, format!("{reopens} opens of files already opened and closed, opens and closes {:.0}% of the calls", share * 100.0))
         } else {
             (Confidence::Low, format!("{reopens} opens of files already opened: too few lines to say it goes on"))
         };
-        vec![excerpt_finding(f, x, conf, &why)]
+        META.finding(
+            Severity::Info,
+            format!("the same file opened again and again: {top} opened {} times in {n} calls ({reopens} reopens of {} files)", idx.len(), hot.len()),
+        )
+        .about(top, about)
+        .metrics([
+            ("reopens", reopens.into()),
+            ("files", (hot.len() as u64).into()),
+            ("opens_and_closes", churn_calls.into()),
+        ])
+        .lines(x.evidence(idx, 4))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::{count_lines, per_second};
         use syslint_report::Confidence;
         const OPEN: &[&str] = &["open", "openat", "openat2"];
         if !c.errors_known || !c.only.is_empty() {
@@ -329,30 +334,18 @@ impl Hosted for ReopenChurn {
         if ok < self.cfg.min_reopens || failed * 10 > opens || closes < ok * 9 / 10 || closes > ok * 2 || reads < ok / 2 {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let rate = c.per_second(ok).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
-        let mut f = finding(
-            &META,
+        let rate = per_second(c, ok, 0);
+        META.finding(
             Severity::Info,
             format!("files opened and closed again and again: {ok} successful opens{rate}, {closes} closes, {reads} reads and writes"),
-            subject,
-            about,
-            &[("opens", ok.into()), ("closes", closes.into())],
-        );
-        f.evidence = count_lines(c, &["open", "openat", "openat2", "close", "read", "pread64", "write"]);
-        vec![counts_finding(
-            f,
+        )
+        .metrics([("opens", ok.into()), ("closes", closes.into())])
+        .lines(count_lines(c, &["open", "openat", "openat2", "close", "read", "pread64", "write"]))
+        .in_table(
             c,
             Confidence::Low,
             &format!("{ok} opens with about as many closes and reads: a table cannot tell one file reopened from many files opened once"),
-        )]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "one thread opening the same file (not a directory, not unlinked or renamed, not fsynced in the excerpt) at least 3 times: info, since the cost is in how many reopens over time; at medium with 8 reopens whose opens and closes are `warn_share_of_calls` of the calls, else low",
-            counts: "successful opens at least `min_reopens`, under a tenth failing, closes and reads about as many: info at low (a table cannot tell one file reopened from many opened once)",
-        }
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -420,11 +413,10 @@ impl Hosted for ReopenChurn {
             let n: u64 = p.tasks.iter().filter_map(|&t| cx.model.tasks.get(t)).map(|t| t.calls).sum();
             *calls_of.entry(p.pid).or_default() += n;
         }
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             let unserved = g.bytes_reread - g.bytes_served;
             if g.reopens == 0 || (g.reopens < self.cfg.min_reopens && unserved < self.cfg.min_bytes_reread) {
-                continue;
+                return None;
             }
             let calls: u64 = g.tgids.0.iter().filter_map(|t| calls_of.get(t)).sum();
             // an open and a close per open of the hot files
@@ -459,7 +451,6 @@ impl Hosted for ReopenChurn {
             m.json("top_files", serde_json::Value::from(top.clone()));
             m.count("top_file_reopens", top_file.reopens);
             m.value("share_of_calls", share);
-            m.count("processes", groups.processes(gi));
             let span = g.span.seconds();
             if span > 0.0 {
                 m.value("reopens_per_sec", g.reopens as f64 / span);
@@ -496,15 +487,14 @@ parsing it is usually the larger part)",
                 g.reopens as f64 * 5e-3,
                 human_bytes(g.bytes_reread)
             );
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: top_file.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(
+                META.finding(severity, message)
+                    .over(&g.span)
+                    .metrics(m)
+                    .evidence(&top_file.evidence, cx.clock)
+                    .cost(cost),
+            )
+        })
     }
 }
 

@@ -43,6 +43,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "the same name asked of a DNS server (port 53) at least 3 times in the excerpt (a resolver answering that a name does not exist, once, is not a repeat)",
+        counts: "sendmmsg at least 10 times: glibc's resolver sends each lookup's A and AAAA questions with one sendmmsg, so the count is about the lookups; low confidence and info (other UDP programs use sendmmsg too, and a table shows no names)",
+    },
 };
 
 pub const ENTRY: Entry = registry::entry::<RepeatedDns>();
@@ -399,7 +403,6 @@ impl RepeatedDns {
 
 impl Detector for RepeatedDns {
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
         // questions asked, per name: one lookup asks A and AAAA, so count per (name, type)
         let mut asked: std::collections::BTreeMap<String, std::collections::BTreeMap<Option<u16>, u64>> = Default::default();
@@ -424,48 +427,34 @@ impl Detector for RepeatedDns {
             return Vec::new();
         };
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::Name).name(name.clone());
-        let mut f = crate::basis::finding(
-            &META,
+        META.finding(
             syslint_report::Severity::Warning,
             format!("the same name looked up again and again: {name} asked {lookups} times"),
-            &name,
-            about,
-            &[("lookups", lookups.into())],
-        );
-        f.evidence = x.evidence(idx.get(&name).map_or(&[][..], |v| &v[..]), 4);
-        vec![excerpt_finding(f, x, Confidence::Medium, &format!("{lookups} DNS questions for one name"))]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "the same name asked of a DNS server (port 53) at least 3 times in the excerpt (a resolver answering that a name does not exist, once, is not a repeat)",
-            counts: "sendmmsg at least 10 times: glibc's resolver sends each lookup's A and AAAA questions with one sendmmsg, so the count is about the lookups; low confidence and info (other UDP programs use sendmmsg too, and a table shows no names)",
-        }
+        )
+        .about(&name, about)
+        .metrics([("lookups", lookups.into())])
+        .lines(x.evidence(idx.get(&name).map_or(&[][..], |v| &v[..]), 4))
+        .in_excerpt(x, Confidence::Medium, &format!("{lookups} DNS questions for one name"))
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::count_lines;
         use syslint_report::Confidence;
         let n = c.calls(&["sendmmsg"]);
         if n < 10 {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let mut f = finding(
-            &META,
+        META.finding(
             syslint_report::Severity::Info,
             format!("about {n} name lookups (sendmmsg calls, as glibc's resolver makes one per lookup)"),
-            subject,
-            about,
-            &[("sendmmsg", n.into())],
-        );
-        f.evidence = count_lines(c, &["sendmmsg", "socket", "connect", "recvfrom"]);
-        vec![counts_finding(
-            f,
+        )
+        .metrics([("sendmmsg", n.into())])
+        .lines(count_lines(c, &["sendmmsg", "socket", "connect", "recvfrom"]))
+        .in_table(
             c,
             Confidence::Low,
             "sendmmsg is how glibc's resolver asks; the table shows no names, so whether one name is looked up again and again is unknown",
-        )]
+        )
     }
 
     fn meta(&self) -> &'static Meta {
@@ -660,16 +649,16 @@ or -tt with DNS traffic)",
 invocation with every URL) or run a local caching resolver. {fix}"
                 );
             }
-            out.push(Finding {
-                subject,
-                about: Some(about),
-                window: a.span.window(),
-                metrics: metrics.build(),
-                evidence: a.evidence.render(cx.clock),
-                cost: Some(cost),
-                fix,
-                ..META.finding(severity, message)
-            });
+            out.push(
+                META.finding(severity, message)
+                    .about(subject, about)
+                    .over(&a.span)
+                    .metrics(metrics)
+                    .evidence(&a.evidence, cx.clock)
+                    .cost(cost)
+                    .fix(fix)
+                    .build(),
+            );
         }
         out
     }

@@ -61,6 +61,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "a connection attempt failing (connect = ECONNREFUSED/ETIMEDOUT/ENETUNREACH/EHOSTUNREACH, or the first read or write after a non-blocking connect) followed by a new socket or connect in the same thread, with no sleep or expired wait of 50 ms or more between: 5 such retries warn at medium, fewer are info at low; any backoff seen keeps it quiet",
+        counts: "a table with errors (not syscount; not limited with -e): at least 100 connects (beyond glibc's one per DNS lookup) nearly all failed, a new socket and a close for nearly each, fewer calls that moved data than half the connects, and fewer sleeps than a quarter of them: info at low. The errors alone do not tell it: strace -c counts a non-blocking connect's EINPROGRESS as an error like a refusal, so connections that then carry requests (connection-churn's) fail as many connects; what tells them is the data moved. A table cannot name the endpoint or show the gaps",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<RetryStorm>();
@@ -371,7 +375,6 @@ impl Hosted for RetryStorm {
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{counted, excerpt_finding, finding};
         use syslint_report::Confidence;
         const REFUSED: &[&str] = &["ECONNREFUSED", "ETIMEDOUT", "ENETUNREACH", "EHOSTUNREACH"];
         // per thread: a connection attempt fails (its connect, or the first read or write on a
@@ -432,16 +435,6 @@ impl Hosted for RetryStorm {
             return Vec::new();
         }
         let strong = retries >= 5;
-        let (_, about) = counted();
-        let mut f = finding(
-            &META,
-            if strong { Severity::Warning } else { Severity::Info },
-            format!("a refused connection attempted again at once: {retries} {} without a pause in the excerpt", if retries == 1 { "retry" } else { "retries" }),
-            "the process in the excerpt",
-            about,
-            &[("retries", retries.into())],
-        );
-        f.evidence = x.evidence(&idx, 4);
         let (conf, why) = if strong {
             (Confidence::Medium, format!("{retries} failed connection attempts each followed at once by a new one, no sleep or wait between"))
         } else {
@@ -450,18 +443,17 @@ impl Hosted for RetryStorm {
                 format!("{retries} failed connection attempt(s) followed at once by a new socket: a retry, but too few lines to show a storm or a backoff"),
             )
         };
-        vec![excerpt_finding(f, x, conf, &why)]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "a connection attempt failing (connect = ECONNREFUSED/ETIMEDOUT/ENETUNREACH/EHOSTUNREACH, or the first read or write after a non-blocking connect) followed by a new socket or connect in the same thread, with no sleep or expired wait of 50 ms or more between: 5 such retries warn at medium, fewer are info at low; any backoff seen keeps it quiet",
-            counts: "a table with errors (not syscount; not limited with -e): at least 100 connects (beyond glibc's one per DNS lookup) nearly all failed, a new socket and a close for nearly each, fewer calls that moved data than half the connects, and fewer sleeps than a quarter of them: info at low. The errors alone do not tell it: strace -c counts a non-blocking connect's EINPROGRESS as an error like a refusal, so connections that then carry requests (connection-churn's) fail as many connects; what tells them is the data moved. A table cannot name the endpoint or show the gaps",
-        }
+        META.finding(
+            if strong { Severity::Warning } else { Severity::Info },
+            format!("a refused connection attempted again at once: {retries} {} without a pause in the excerpt", if retries == 1 { "retry" } else { "retries" }),
+        )
+        .metrics([("retries", retries.into())])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, data_calls, finding};
+        use crate::basis::{count_lines, data_calls, per_second};
         use syslint_report::Confidence;
         if !c.errors_known || !c.only.is_empty() {
             return Vec::new();
@@ -483,25 +475,26 @@ impl Hosted for RetryStorm {
         {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let rate = c.per_second(connects).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
-        let mut f = finding(
-            &META,
+        let rate = per_second(c, connects, 0);
+        META.finding(
             Severity::Info,
             format!("connection attempts that fail and are made again: {failed} of {connects} connects failed{rate}, a new socket for each, {data} calls moved data"),
-            subject,
-            about,
-            &[("connects", connects.into()), ("failed", failed.into()), ("sockets", sockets.into()), ("data_calls", data.into()), ("sleeps", sleeps.into())],
-        );
-        f.evidence = count_lines(c, &["socket", "connect", "close", "getsockopt", "poll", "nanosleep", "clock_nanosleep"]);
-        vec![counts_finding(
-            f,
+        )
+        .metrics([
+            ("connects", connects.into()),
+            ("failed", failed.into()),
+            ("sockets", sockets.into()),
+            ("data_calls", data.into()),
+            ("sleeps", sleeps.into()),
+        ])
+        .lines(count_lines(c, &["socket", "connect", "close", "getsockopt", "poll", "nanosleep", "clock_nanosleep"]))
+        .in_table(
             c,
             Confidence::Low,
             &format!(
                 "{failed} failed connects each with a new socket and a close, and almost nothing sent or received ({data} calls moved data), so the connections were not used: attempts, not churn; a table cannot say whether the errors were refusals or a non-blocking connect's EINPROGRESS, name the endpoint, or show the gaps between attempts ({sleeps} sleeps counted)"
             ),
-        )]
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -593,13 +586,14 @@ impl Hosted for RetryStorm {
 close, and the endpoint a refused connection, so clients retrying like this keep a struggling server down",
                 s.attempts
             );
-            let mut f = groups.stamp(cx.model, g, Finding {
-                window: s.span.window(),
-                metrics: m.build(),
-                evidence: s.evidence.render(cx.clock),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            });
+            let mut f = META
+                .finding(severity, message)
+                .about_program(groups.programs(), cx.model, g)
+                .over(&s.span)
+                .metrics(m)
+                .evidence(&s.evidence, cx.clock)
+                .cost(cost)
+                .build();
             // about the endpoint (or file) in the program
             if let Some(a) = f.about.as_mut() {
                 a.kind = if s.call == "open" { SubjectKind::File } else { SubjectKind::Endpoint };

@@ -33,6 +33,10 @@ pub static META: Meta = Meta {
         model: "the calls that bigger buffers would save, at the median cost of the calls that did not wait",
     },
     interest: Interest { classes: &[Class::FD], exits: true, ..Interest::NONE },
+    levels: registry::Levels {
+        excerpt: "at least 8 reads or writes on one fd making half the excerpt, 9 in 10 of them small (reads of at most 16 bytes asking for no more than 16, writes of at most 512): reads warn at medium, writes to a file too, writes to an fd the excerpt does not name are info at low; 4 to 7 reads asking for one byte each (and getting it), half the calls that are not waits: info at low. A sysfs or /proc file read a byte at a time is not",
+        counts: "one read or write syscall at least 10,000 times and half of all calls: low confidence and info, since a table has no byte counts",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<SmallIo>();
@@ -359,25 +363,21 @@ bigger buffers do not save",
         } else {
             Severity::Info
         };
-        Finding {
-            detector: META.name.into(),
-            code: META.code.into(),
-            severity,
-            message,
-            subject: a.subject.clone(),
-            about: Some(Subject::new(SubjectKind::File).program(cx.model.comm(key.0.main_thread())).name(a.subject.as_str())),
-            window: a.span.window(),
-            metrics: metrics.build(),
-            evidence: a.evidence.iter().map(|e| e.render(cx.clock)).collect(),
-            cost: Some(format!(
-                "{} calls where {} would do with 64 KiB buffers ({} with 1 MiB){time}",
-                fmt_count(a.calls),
-                fmt_count(a.calls - a.saved_64k),
-                fmt_count(a.calls - a.saved_1m)
-            )),
-            fix: META.docs.fix.into(),
-            ..Default::default()
-        }
+        let cost = format!(
+            "{} calls where {} would do with 64 KiB buffers ({} with 1 MiB){time}",
+            fmt_count(a.calls),
+            fmt_count(a.calls - a.saved_64k),
+            fmt_count(a.calls - a.saved_1m)
+        );
+        let about = Subject::new(SubjectKind::File).program(cx.model.comm(key.0.main_thread())).name(a.subject.as_str());
+        META.finding(severity, message)
+            .about(a.subject.clone(), about)
+            .over(&a.span)
+            .metrics(metrics)
+            .evidence(&a.evidence, cx.clock)
+            .cost(cost)
+            .fix(META.docs.fix)
+            .build()
     }
 }
 
@@ -402,7 +402,6 @@ impl Hosted for SmallIo {
     }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::excerpt_finding;
         use syslint_report::Confidence;
         // per fd and direction: calls that moved little, and all calls
         /// small calls, calls, bytes, the small calls' indexes
@@ -440,67 +439,57 @@ impl Hosted for SmallIo {
         let few = |k: &(u32, i32, bool), v: &Tally| {
             !k.2 && bytewise.contains(&(k.0, k.1)) && (4..8).contains(&v.0) && v.0 == v.1 && v.0 * 2 >= busy
         };
-        let mut out = Vec::new();
-        if let Some(((_, fd, write), (small, all, bytes, idx))) = by
+        let Some(((_, fd, write), (small, all, bytes, idx))) = by
             .into_iter()
             .filter(|(k, v)| (v.0 >= 8 && v.0 * 10 >= v.1 * 9 && v.0 * 2 >= n) || few(k, v))
             .max_by_key(|(_, v)| v.0)
-        {
-            let short = small < 8;
-            let target = x.calls[idx[0]].target.clone();
-            let file = target.as_deref().is_some_and(|t| t.starts_with('/') && !t.starts_with("/dev/") && !t.starts_with("/proc/") && !t.starts_with("/sys/"));
-            let unknown = target.as_deref().is_none_or(|t| t.starts_with("fd ") || t.contains("opened before"));
-            // writes to a terminal, pipe or socket are often meant to go out at once; a read of a
-            // byte at a time is small wherever it reads from (sysfs excepted)
-            let (sev, conf) = if !write {
-                if target.as_deref().is_some_and(|t| t.starts_with("/sys/") || t.starts_with("/proc/")) {
-                    return out;
-                }
-                if short {
-                    (Severity::Info, Confidence::Low)
-                } else {
-                    (Severity::Warning, Confidence::Medium)
-                }
-            } else if file {
-                (Severity::Warning, Confidence::Medium)
-            } else if unknown {
+        else {
+            return Vec::new();
+        };
+        let short = small < 8;
+        let target = x.calls[idx[0]].target.clone();
+        let file = target.as_deref().is_some_and(|t| t.starts_with('/') && !t.starts_with("/dev/") && !t.starts_with("/proc/") && !t.starts_with("/sys/"));
+        let unknown = target.as_deref().is_none_or(|t| t.starts_with("fd ") || t.contains("opened before"));
+        // writes to a terminal, pipe or socket are often meant to go out at once; a read of a
+        // byte at a time is small wherever it reads from (sysfs excepted)
+        let (sev, conf) = if !write {
+            if target.as_deref().is_some_and(|t| t.starts_with("/sys/") || t.starts_with("/proc/")) {
+                return Vec::new();
+            }
+            if short {
                 (Severity::Info, Confidence::Low)
             } else {
-                return out;
-            };
-            let what = target.clone().unwrap_or_else(|| format!("fd {fd}"));
-            let dir = if write { "writes" } else { "reads" };
-            let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(what.clone());
-            let mut f = crate::basis::finding(
-                &META,
-                sev,
-                format!("small {dir}: {small} of {all} {dir} on {what} moved {bytes} bytes in all ({} bytes each on average)", bytes / all.max(1)),
-                &what,
-                about,
-                &[("calls", all.into()), ("small_calls", small.into()), ("bytes", bytes.into())],
-            );
-            f.evidence = x.evidence(&idx, 4);
-            let why = if short {
-                format!("{small} reads of one byte each on one fd, each asking for one: a reader without a buffer; too few lines to say how long it goes on")
-            } else if unknown && write {
-                format!("{small} small {dir} on one fd; the excerpt does not say what the fd is (-yy would), and a terminal or socket may want each at once")
-            } else {
-                format!("{small} small {dir} on one fd")
-            };
-            out.push(excerpt_finding(f, x, conf, &why));
-        }
-        out
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "at least 8 reads or writes on one fd making half the excerpt, 9 in 10 of them small (reads of at most 16 bytes asking for no more than 16, writes of at most 512): reads warn at medium, writes to a file too, writes to an fd the excerpt does not name are info at low; 4 to 7 reads asking for one byte each (and getting it), half the calls that are not waits: info at low. A sysfs or /proc file read a byte at a time is not",
-            counts: "one read or write syscall at least 10,000 times and half of all calls: low confidence and info, since a table has no byte counts",
-        }
+                (Severity::Warning, Confidence::Medium)
+            }
+        } else if file {
+            (Severity::Warning, Confidence::Medium)
+        } else if unknown {
+            (Severity::Info, Confidence::Low)
+        } else {
+            return Vec::new();
+        };
+        let what = target.clone().unwrap_or_else(|| format!("fd {fd}"));
+        let dir = if write { "writes" } else { "reads" };
+        let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(what.clone());
+        let why = if short {
+            format!("{small} reads of one byte each on one fd, each asking for one: a reader without a buffer; too few lines to say how long it goes on")
+        } else if unknown && write {
+            format!("{small} small {dir} on one fd; the excerpt does not say what the fd is (-yy would), and a terminal or socket may want each at once")
+        } else {
+            format!("{small} small {dir} on one fd")
+        };
+        META.finding(
+            sev,
+            format!("small {dir}: {small} of {all} {dir} on {what} moved {bytes} bytes in all ({} bytes each on average)", bytes / all.max(1)),
+        )
+        .about(what, about)
+        .metrics([("calls", all.into()), ("small_calls", small.into()), ("bytes", bytes.into())])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{counted, counts_finding, finding};
+        use crate::basis::per_second;
         use syslint_report::Confidence;
         const IO: &[&str] = &["read", "write", "readv", "writev", "pread64", "pwrite64", "recvfrom", "sendto", "send", "recv"];
         let total = c.total_calls();
@@ -510,18 +499,18 @@ impl Hosted for SmallIo {
         if r.calls < 10_000 || r.calls * 2 < total {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let rate = c.per_second(r.calls).map(|x| format!(" ({x:.0}/s)")).unwrap_or_default();
-        let mut f = finding(
-            &META,
+        let rate = per_second(c, r.calls, 0);
+        META.finding(
             Severity::Info,
             format!("{} dominates: {} of {total} calls{rate}; if each moves a few bytes, this is small I/O", r.name, r.calls),
-            subject,
-            about,
-            &[("calls", r.calls.into()), ("all_calls", total.into())],
-        );
-        f.evidence = crate::basis::count_lines(c, &[r.name.as_str()]);
-        vec![counts_finding(f, c, Confidence::Low, "many calls of one I/O syscall; the table has no byte counts, so their sizes are unknown")]
+        )
+        .metrics([("calls", r.calls.into()), ("all_calls", total.into())])
+        .lines(crate::basis::count_lines(c, &[r.name.as_str()]))
+        .in_table(
+            c,
+            Confidence::Low,
+            "many calls of one I/O syscall; the table has no byte counts, so their sizes are unknown",
+        )
     }
 
     fn keyed(&mut self) -> Vec<&mut dyn Rekey> {

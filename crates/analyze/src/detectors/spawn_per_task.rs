@@ -39,6 +39,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "children one process started (fork, vfork, clone without CLONE_THREAD) that ran a program and started none of their own, per binary: 10 of one binary warn at medium; 3 are info at low, as are 3 children reaped whose exec the excerpt does not show",
+        counts: "successful execs at least `min_spawns`, with about as many forks/clones and at least half as many waits (a table of strace -f): info at low, since a table names no binary",
+    },
 };
 
 pub const ENTRY: Entry = registry::entry::<SpawnPerTask>();
@@ -220,7 +224,6 @@ impl Detector for SpawnPerTask {
     // ---- less than a full trace (issue 14) ----
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{excerpt_finding, finding};
         use syslint_report::Confidence;
         // children started in the excerpt, by whom; what each ran (its last exec); whether it
         // started a process of its own (then it is not a task); whether it was reaped
@@ -265,15 +268,6 @@ impl Detector for SpawnPerTask {
         let strong = n >= 10 && binary.is_some();
         let what = binary.clone().unwrap_or_else(|| "a program the excerpt does not show".into());
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::Program).name(what.clone());
-        let mut f = finding(
-            &META,
-            if strong { Severity::Warning } else { Severity::Info },
-            format!("a process per task: {n} children started{} by one process in {} calls", binary.as_deref().map(|b| format!(" to run {b}")).unwrap_or_default(), x.calls.len()),
-            &what,
-            about,
-            &[("tasks", n.into())],
-        );
-        f.evidence = x.evidence(&idx, 4);
         let (conf, why) = if strong {
             (Confidence::Medium, format!("{n} children of one process each running {what} and nothing else"))
         } else if binary.is_some() {
@@ -281,11 +275,18 @@ impl Detector for SpawnPerTask {
         } else {
             (Confidence::Low, format!("{n} children started and reaped; the excerpt does not show what they ran (strace -f would)"))
         };
-        vec![excerpt_finding(f, x, conf, &why)]
+        META.finding(
+            if strong { Severity::Warning } else { Severity::Info },
+            format!("a process per task: {n} children started{} by one process in {} calls", binary.as_deref().map(|b| format!(" to run {b}")).unwrap_or_default(), x.calls.len()),
+        )
+        .about(what, about)
+        .metrics([("tasks", n.into())])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::{count_lines, per_second};
         use syslint_report::Confidence;
         if !c.only.is_empty() {
             return Vec::new();
@@ -297,30 +298,18 @@ impl Detector for SpawnPerTask {
         if execs < self.cfg.min_spawns || spawns * 2 < execs || spawns > execs * 2 || waits * 2 < spawns {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let rate = c.per_second(execs).map(|r| format!(" ({r:.1}/s)")).unwrap_or_default();
-        let mut f = finding(
-            &META,
+        let rate = per_second(c, execs, 1);
+        META.finding(
             Severity::Info,
             format!("processes started one per task: {execs} execs{rate}, {spawns} forks/clones, {waits} waits"),
-            subject,
-            about,
-            &[("execs", execs.into()), ("spawns", spawns.into()), ("waits", waits.into())],
-        );
-        f.evidence = count_lines(c, &["execve", "clone", "clone3", "fork", "vfork", "wait4", "exit_group"]);
-        vec![counts_finding(
-            f,
+        )
+        .metrics([("execs", execs.into()), ("spawns", spawns.into()), ("waits", waits.into())])
+        .lines(count_lines(c, &["execve", "clone", "clone3", "fork", "vfork", "wait4", "exit_group"]))
+        .in_table(
             c,
             Confidence::Low,
             &format!("{execs} successful execs with as many forks and waits; a table cannot name the binaries, nor tell one program started per item from a build running many tools once"),
-        )]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "children one process started (fork, vfork, clone without CLONE_THREAD) that ran a program and started none of their own, per binary: 10 of one binary warn at medium; 3 are info at low, as are 3 children reaped whose exec the excerpt does not show",
-            counts: "successful execs at least `min_spawns`, with about as many forks/clones and at least half as many waits (a table of strace -f): info at low, since a table names no binary",
-        }
+        )
     }
 
     fn on_syscall(&mut self, cx: &Ctx, ev: &Event, sc: &syslint_event::Syscall) {
@@ -462,7 +451,6 @@ impl Detector for SpawnPerTask {
             m.count("binaries", binaries);
             m.count("spawns_all", spawns_all);
             m.count("spawners", spawners.len());
-            m.count("processes", self.programs.processes[g as usize]);
             let median = median_ms(&hist, timed);
             if timed > 0 {
                 m.count("short_children", short);
@@ -504,18 +492,17 @@ about {:.0}-{:.0} ms) for work that usually takes microseconds in-process{}",
                     None => "; child lifetimes unknown: no timestamps".to_string(),
                 }
             ) };
-            let evidence = top.first().map(|t| t.evidence.render(cx.clock)).unwrap_or_default();
-            out.push(Finding {
-                subject: self.programs.subject(cx.model, g),
-                about: Some(self.programs.about(g)),
-                window: span.window(),
-                metrics: m.build(),
-                evidence,
-                cost: Some(cost),
-                fix: if forked { FORKED_FIX.into() } else { META.fix().into() },
-                advice: forked.then_some("spawn-per-task/forked"),
-                ..META.finding(severity, message)
-            });
+            out.push(
+                META.finding(severity, message)
+                    .about_program(&self.programs, cx.model, g)
+                    .over(&span)
+                    .metrics(m)
+                    .evidence(&top.first().map(|t| &t.evidence), cx.clock)
+                    .cost(cost)
+                    .fix(if forked { FORKED_FIX } else { META.fix() })
+                    .advice(forked.then_some("spawn-per-task/forked"))
+                    .build(),
+            );
         }
         out
     }

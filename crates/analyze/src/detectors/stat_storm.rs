@@ -53,6 +53,10 @@ pub static META: Meta = Meta {
         ],
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "successful stat/lstat/access/readlink lookups of paths already looked up at least twice before in the excerpt (failed ones are failed-lookup-storm's), lookups a quarter of the calls: 20 repeats making half the calls warn at medium, 8 are info at low",
+        counts: "successful stat-family/access/readlink calls at least 500, a third of all calls and 5 times the opens (a table with errors, not limited with -e): info at low, since a table cannot tell a storm from a scan",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<StatStorm>();
@@ -167,7 +171,6 @@ impl Hosted for StatStorm {
     // ---- less than a full trace (issue 14): self-contained, nothing else in this file uses them ----
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{counted, excerpt_finding, finding};
         use syslint_report::Confidence;
         const STAT: &[Sys] = &[
             Sys::Stat,
@@ -204,26 +207,26 @@ impl Hosted for StatStorm {
         }
         let strong = repeated >= 20 && lookups * 2 >= n;
         let Some((top, idx)) = hot.iter().max_by_key(|(_, v)| v.len()) else { return Vec::new() };
-        let (_, about) = counted();
-        let mut f = finding(
-            &META,
-            if strong { Severity::Warning } else { Severity::Info },
-            format!("the same paths looked up again and again: {repeated} repeated lookups of {} paths in {n} calls ({top} {} times)", hot.len(), idx.len()),
-            "the process in the excerpt",
-            about,
-            &[("repeated_lookups", repeated.into()), ("hot_paths", (hot.len() as u64).into()), ("lookups", lookups.into())],
-        );
-        f.evidence = x.evidence(idx, 4);
         let (conf, why) = if strong {
             (Confidence::Medium, format!("{repeated} successful lookups of paths already looked up, lookups half or more of the calls"))
         } else {
             (Confidence::Low, format!("{repeated} successful lookups of paths already looked up: too few lines to say it goes on"))
         };
-        vec![excerpt_finding(f, x, conf, &why)]
+        META.finding(
+            if strong { Severity::Warning } else { Severity::Info },
+            format!("the same paths looked up again and again: {repeated} repeated lookups of {} paths in {n} calls ({top} {} times)", hot.len(), idx.len()),
+        )
+        .metrics([
+            ("repeated_lookups", repeated.into()),
+            ("hot_paths", (hot.len() as u64).into()),
+            ("lookups", lookups.into()),
+        ])
+        .lines(x.evidence(idx, 4))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::{count_lines, per_second};
         use syslint_report::Confidence;
         const STAT: &[&str] = &[
             "stat", "lstat", "stat64", "lstat64", "newfstatat", "fstatat64", "statx", "access", "faccessat", "faccessat2",
@@ -241,30 +244,18 @@ impl Hosted for StatStorm {
         if ok < 500 || ok * 3 < total || ok < opens * 5 {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let rate = c.per_second(ok).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
-        let mut f = finding(
-            &META,
+        let rate = per_second(c, ok, 0);
+        META.finding(
             Severity::Info,
             format!("path lookups that succeed dominate: {ok} of {total} calls{rate}, {opens} opens"),
-            subject,
-            about,
-            &[("lookups", ok.into()), ("calls", total.into()), ("opens", opens.into())],
-        );
-        f.evidence = count_lines(c, &[STAT, OPEN].concat());
-        vec![counts_finding(
-            f,
+        )
+        .metrics([("lookups", ok.into()), ("calls", total.into()), ("opens", opens.into())])
+        .lines(count_lines(c, &[STAT, OPEN].concat()))
+        .in_table(
             c,
             Confidence::Low,
             &format!("{ok} successful stat/access/readlink calls, {:.0}% of all calls and {}x the opens; a table cannot tell the same paths looked up again (a storm) from many paths looked up once (a scan)", ok as f64 * 100.0 / total.max(1) as f64, ok / opens.max(1)),
-        )]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "successful stat/lstat/access/readlink lookups of paths already looked up at least twice before in the excerpt (failed ones are failed-lookup-storm's), lookups a quarter of the calls: 20 repeats making half the calls warn at medium, 8 are info at low",
-            counts: "successful stat-family/access/readlink calls at least 500, a third of all calls and 5 times the opens (a table with errors, not limited with -e): info at low, since a table cannot tell a storm from a scan",
-        }
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -317,10 +308,9 @@ impl Hosted for StatStorm {
             *calls_of.entry(p.pid).or_default() += n;
         }
         let hot = self.cfg.hot_lookups.max(2);
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             if g.paths.0.is_empty() {
-                continue;
+                return None;
             }
             // in the order of their keys, so that ties below do not depend on a hash
             let mut paths: Vec<(u64, &PathCount)> = g.paths.0.iter().map(|(k, p)| (*k, p)).collect();
@@ -328,7 +318,7 @@ impl Hosted for StatStorm {
             let mut paths: Vec<&PathCount> = paths.into_iter().map(|p| p.1).collect();
             let repeated: u64 = paths.iter().filter(|p| p.n >= hot).map(|p| p.n - 1).sum();
             if repeated < self.cfg.min_repeated.max(1) {
-                continue;
+                return None;
             }
             let hot_paths = paths.iter().filter(|p| p.n >= hot).count();
             paths.sort_by(|a, b| b.n.cmp(&a.n).then_with(|| a.path.cmp(&b.path)));
@@ -356,7 +346,6 @@ impl Hosted for StatStorm {
             );
             m.count("top_path_lookups", top.n);
             m.value("share_of_calls", share);
-            m.count("processes", groups.processes(gi));
             let span = g.span.seconds();
             if span > 0.0 {
                 m.value("per_sec", g.lookups as f64 / span);
@@ -391,15 +380,8 @@ expire); lookups are {:.0}% of the program's system calls",
                 repeated as f64 * 1e-3,
                 share * 100.0
             );
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: top.evidence.as_ref().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(META.finding(severity, message).over(&g.span).metrics(m).evidence(&top.evidence, cx.clock).cost(cost))
+        })
     }
 }
 

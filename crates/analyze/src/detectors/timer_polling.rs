@@ -41,6 +41,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "`min_run_ticks` waits in a row of one thread with a timeout of at most `max_timeout_ms` that expired (= 0), or wait4(WNOHANG) = 0 after a short sleep, with nothing between but clock reads and zero sleeps: medium, the rate from the timeout asked for; a warning from `warn_per_sec`, nothing under `min_per_sec`",
+        counts: "with wall-clock times (perf trace, strace -c -w, syscount -L): poll/select/epoll waits at least 20 and half of all calls, averaging 1 to 250 ms, with under a tenth as much I/O: info at low",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<TimerPolling>();
@@ -242,7 +246,7 @@ impl Hosted for TimerPolling {
     // ---- less than a full trace (issue 14) ----
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{counted, excerpt_finding, finding, Call};
+        use crate::basis::Call;
         use syslint_report::Confidence;
         let max_ns = (self.cfg.max_timeout_ms * 1e6) as u64;
         // a tick: a wait with a short timeout that expired, or a child polled with WNOHANG
@@ -308,27 +312,27 @@ impl Hosted for TimerPolling {
             return Vec::new();
         }
         let warn = per_sec >= self.cfg.warn_per_sec;
-        let (_, about) = counted();
         let period_ms = period_ns as f64 / 1e6;
-        let mut f = finding(
-            &META,
+        META.finding(
             if warn { Severity::Warning } else { Severity::Info },
             format!("waking up for nothing: {ticks} ticks in a row of a {period_ms} ms timeout that expired with nothing done between (about {per_sec:.0} wake-ups a second while idle)"),
-            "the thread in the excerpt",
-            about,
-            &[("ticks", ticks.into()), ("period_ms", period_ms.into()), ("wakeups_per_sec", ((per_sec * 10.0).round() / 10.0).into())],
-        );
-        f.evidence = x.evidence(&idx, 4);
-        vec![excerpt_finding(
-            f,
+        )
+        .about_the_thread()
+        .metrics([
+            ("ticks", ticks.into()),
+            ("period_ms", period_ms.into()),
+            ("wakeups_per_sec", ((per_sec * 10.0).round() / 10.0).into()),
+        ])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(
             x,
             Confidence::Medium,
             &format!("{ticks} expired {period_ms} ms timeouts in a row, nothing moved between them; the rate is the timeout asked for, not measured"),
-        )]
+        )
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding, wall_times};
+        use crate::basis::{count_lines, wall_times};
         use syslint_report::Confidence;
         const WAITS: &[&str] = &["poll", "ppoll", "select", "_newselect", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2"];
         const IO: &[&str] = &["read", "write", "readv", "writev", "recvfrom", "sendto", "recvmsg", "sendmsg", "accept", "accept4"];
@@ -344,29 +348,21 @@ impl Hosted for TimerPolling {
         if waits < 20 || waits * 2 < total || io * 10 > waits || !(1.0..=250.0).contains(&avg_ms) {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let mut f = finding(
-            &META,
+        META.finding(
             Severity::Info,
             format!("waits that each last about {avg_ms:.1} ms with nothing done: {waits} of {total} calls were waits, {io} were I/O"),
-            subject,
-            about,
-            &[("waits", waits.into()), ("io_calls", io.into()), ("avg_wait_ms", ((avg_ms * 1000.0).round() / 1000.0).into())],
-        );
-        f.evidence = count_lines(c, WAITS);
-        vec![counts_finding(
-            f,
+        )
+        .metrics([
+            ("waits", waits.into()),
+            ("io_calls", io.into()),
+            ("avg_wait_ms", ((avg_ms * 1000.0).round() / 1000.0).into()),
+        ])
+        .lines(count_lines(c, WAITS))
+        .in_table(
             c,
             Confidence::Low,
             &format!("{waits} waits averaging {avg_ms:.1} ms of wall-clock time and {io} I/O calls: a short timeout expiring again and again, or waits that ended early for work the table does not show"),
-        )]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "`min_run_ticks` waits in a row of one thread with a timeout of at most `max_timeout_ms` that expired (= 0), or wait4(WNOHANG) = 0 after a short sleep, with nothing between but clock reads and zero sleeps: medium, the rate from the timeout asked for; a warning from `warn_per_sec`, nothing under `min_per_sec`",
-            counts: "with wall-clock times (perf trace, strace -c -w, syscount -L): poll/select/epoll waits at least 20 and half of all calls, averaging 1 to 250 ms, with under a tenth as much I/O: info at low",
-        }
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -427,16 +423,15 @@ impl Hosted for TimerPolling {
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             if g.ticks == 0 || g.ticks < cfg.min_ticks {
-                continue;
+                return None;
             }
             // the time the ticks cover: their known periods, the unknown ones at the mean
             let idle = (g.timed_ticks > 0).then(|| g.period_ns as f64 / 1e9 * g.ticks as f64 / g.timed_ticks as f64);
             let rate = idle.filter(|&s| s > 0.0).map(|s| g.ticks as f64 / s);
             if rate.is_some_and(|r| r < cfg.min_per_sec) || idle.is_some_and(|s| s < cfg.min_idle_seconds) {
-                continue;
+                return None;
             }
             let severity = match (rate, idle) {
                 (Some(r), Some(s)) if r >= cfg.warn_per_sec && s >= cfg.warn_idle_seconds => Severity::Warning,
@@ -456,7 +451,6 @@ impl Hosted for TimerPolling {
                 m.count("period_ms", p);
             }
             m.count("threads", g.threads);
-            m.count("processes", groups.processes(gi));
             let what = match (g.polls, g.children) {
                 (_, 0) => "waits that timed out with nothing ready".to_string(),
                 (0, _) => "WNOHANG checks after a sleep that found no child".to_string(),
@@ -477,15 +471,8 @@ the event it waits for is noticed up to {p} ms late"
                 ),
                 _ => "wake-ups that find nothing (rate unknown: no timestamps or timeouts)".to_string(),
             };
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(META.finding(severity, message).over(&g.span).metrics(m).evidence(&g.evidence, cx.clock).cost(cost))
+        })
     }
 }
 

@@ -53,6 +53,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "reads of at least 1 KiB each followed by a write of exactly as many bytes to another fd (a changed size is a transformation: TLS, compression), at least 4 such pairs and 128 KiB, no sendfile/splice in the lines: info, medium when 8 pairs show (-yy, or the open and accept in the lines) a file read and a socket written, else low; info, since the cost is how much a run copies",
+        counts: "read-family and write-family calls at least 1,000 each, within 20% of each other, half of all calls, a socket call in the table and no sendfile/splice/copy_file_range (not a table limited with -e): info at low, since a table cannot say the reads are of files and the writes to sockets, nor that the bytes went out unchanged",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<UserspaceCopy>();
@@ -169,7 +173,6 @@ impl Hosted for UserspaceCopy {
 
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{counted, excerpt_finding, finding};
         use syslint_report::Confidence;
         const READ: &[Sys] = &[Sys::Read, Sys::Pread64, Sys::Readv, Sys::Preadv, Sys::Preadv2];
         const WRITE: &[Sys] = &[Sys::Write, Sys::Writev, Sys::Send, Sys::Sendto, Sys::Sendmsg];
@@ -218,20 +221,6 @@ impl Hosted for UserspaceCopy {
             return Vec::new();
         }
         let sure = pairs >= 8 && known * 2 >= pairs;
-        let (_, about) = counted();
-        let mut f = finding(
-            &META,
-            Severity::Info,
-            format!(
-                "bytes read and written out again unchanged: {pairs} reads each followed by a write of the same {} to another fd ({} KiB) in the excerpt, no sendfile",
-                if pairs == 1 { "size" } else { "sizes" },
-                bytes / 1024
-            ),
-            "the process in the excerpt",
-            about,
-            &[("copy_pairs", pairs.into()), ("copied_bytes", bytes.into()), ("file_to_socket_pairs", known.into())],
-        );
-        f.evidence = x.evidence(&idx, 4);
         let (conf, why) = if sure {
             (
                 Confidence::Medium,
@@ -243,11 +232,21 @@ impl Hosted for UserspaceCopy {
                 format!("{pairs} reads each followed by a write of as many bytes to another fd; the lines do not say (no -yy, no open or accept in them) that the reads are of a file and the writes to a socket"),
             )
         };
-        vec![excerpt_finding(f, x, conf, &why)]
+        META.finding(
+            Severity::Info,
+            format!(
+                "bytes read and written out again unchanged: {pairs} reads each followed by a write of the same {} to another fd ({} KiB) in the excerpt, no sendfile",
+                if pairs == 1 { "size" } else { "sizes" },
+                bytes / 1024
+            ),
+        )
+        .metrics([("copy_pairs", pairs.into()), ("copied_bytes", bytes.into()), ("file_to_socket_pairs", known.into())])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(x, conf, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::count_lines;
         use syslint_report::Confidence;
         const READ: &[&str] = &["read", "pread64", "readv", "preadv", "preadv2"];
         const WRITE: &[&str] = &["write", "writev", "send", "sendto", "sendmsg"];
@@ -263,32 +262,20 @@ impl Hosted for UserspaceCopy {
         if lo < 1000 || lo * 10 < hi * 8 || (reads + writes) * 2 < total {
             return Vec::new();
         }
-        let (subject, about) = counted();
-        let mut f = finding(
-            &META,
+        META.finding(
             Severity::Info,
             format!("reads and writes in equal numbers, no sendfile: {reads} reads, {writes} writes of {total} calls"),
-            subject,
-            about,
-            &[("reads", reads.into()), ("writes", writes.into()), ("calls", total.into())],
-        );
-        f.evidence = count_lines(c, &[READ, WRITE, NET].concat());
-        vec![counts_finding(
-            f,
+        )
+        .metrics([("reads", reads.into()), ("writes", writes.into()), ("calls", total.into())])
+        .lines(count_lines(c, &[READ, WRITE, NET].concat()))
+        .in_table(
             c,
             Confidence::Low,
             &format!(
                 "{reads} reads and {writes} writes, {:.0}% of the calls, in a program that uses sockets and never sendfile; a table cannot say the reads are of files and the writes to sockets (a proxy relays socket to socket), nor that the bytes went out unchanged (TLS, compression)",
                 (reads + writes) as f64 * 100.0 / total.max(1) as f64
             ),
-        )]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "reads of at least 1 KiB each followed by a write of exactly as many bytes to another fd (a changed size is a transformation: TLS, compression), at least 4 such pairs and 128 KiB, no sendfile/splice in the lines: info, medium when 8 pairs show (-yy, or the open and accept in the lines) a file read and a socket written, else low; info, since the cost is how much a run copies",
-            counts: "read-family and write-family calls at least 1,000 each, within 20% of each other, half of all calls, a socket call in the table and no sendfile/splice/copy_file_range (not a table limited with -e): info at low, since a table cannot say the reads are of files and the writes to sockets, nor that the bytes went out unchanged",
-        }
+        )
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -387,14 +374,13 @@ impl Hosted for UserspaceCopy {
     }
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             if g.copied < self.cfg.min_bytes.max(1) {
-                continue;
+                return None;
             }
             let share = g.copied as f64 / g.file_read.max(1) as f64;
             if share < self.cfg.min_copy_share {
-                continue;
+                return None;
             }
             let severity = if g.copied >= self.cfg.warn_bytes { Severity::Warning } else { Severity::Info };
             let mut files: Vec<&Copied> = g.files.0.values().collect();
@@ -413,7 +399,6 @@ impl Hosted for UserspaceCopy {
                 "top_files",
                 serde_json::Value::from(files.iter().take(5).map(|f| f.name.to_string()).collect::<Vec<_>>()),
             );
-            m.count("processes", groups.processes(gi));
             m.value_opt("seconds", g.timing.seconds());
             let span = g.span.seconds();
             if span > 0.0 {
@@ -436,15 +421,8 @@ sendfile() would move them in the kernel",
 socket writes and as many reads or more ({time}); sendfile() makes one call per file and one copy in the kernel",
                 g.writes
             );
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(META.finding(severity, message).over(&g.span).metrics(m).evidence(&g.evidence, cx.clock).cost(cost))
+        })
     }
 }
 

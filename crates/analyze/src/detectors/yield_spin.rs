@@ -32,6 +32,10 @@ pub static META: Meta = Meta {
         exits: true,
         ..Interest::NONE
     },
+    levels: registry::Levels {
+        excerpt: "a thread's sched_yield calls at least half of its calls, with a run of at least 20 in a row and nothing blocking between: warning at medium; 8 to 19 in a row: info at low (a lock that yields a few times and then sleeps in futex is not a spin)",
+        counts: "sched_yield at least `min_yields` times and half of all calls (not a table limited to sched_yield): a warning at medium from `warn_yields_untimed`, else info at low",
+    },
 };
 
 pub const ENTRY: Entry = crate::host::hosted::<YieldSpin>();
@@ -156,7 +160,6 @@ impl Hosted for YieldSpin {
     // ---- less than a full trace (issue 14) ----
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
-        use crate::basis::{counted, excerpt_finding, finding};
         use syslint_report::Confidence;
         // per thread: its yields, its calls, and its longest run of yields in a row
         let mut by: std::collections::BTreeMap<Tid, (u64, u64, u64, u64, Vec<usize>)> = Default::default();
@@ -177,26 +180,23 @@ impl Hosted for YieldSpin {
             return Vec::new();
         }
         let strong = run >= 20;
-        let (_, about) = counted();
-        let mut f = finding(
-            &META,
-            if strong { Severity::Warning } else { Severity::Info },
-            format!("spinning on sched_yield: {yields} of {calls} calls, {run} yields in a row with no wait between"),
-            "the thread in the excerpt",
-            about,
-            &[("yields", yields.into()), ("calls", calls.into()), ("longest_run", run.into())],
-        );
-        f.evidence = x.evidence(&idx, 4);
         let why = if strong {
             format!("{run} sched_yield calls in a row, nothing blocking between them: a spin, though not how long it lasts")
         } else {
             format!("{run} sched_yield calls in a row: a lock that yields a few times before it sleeps does this too")
         };
-        vec![excerpt_finding(f, x, if strong { Confidence::Medium } else { Confidence::Low }, &why)]
+        META.finding(
+            if strong { Severity::Warning } else { Severity::Info },
+            format!("spinning on sched_yield: {yields} of {calls} calls, {run} yields in a row with no wait between"),
+        )
+        .about_the_thread()
+        .metrics([("yields", yields.into()), ("calls", calls.into()), ("longest_run", run.into())])
+        .lines(x.evidence(&idx, 4))
+        .in_excerpt(x, if strong { Confidence::Medium } else { Confidence::Low }, &why)
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, counted, counts_finding, finding};
+        use crate::basis::{count_lines, per_second};
         use syslint_report::Confidence;
         let yields = c.calls(&["sched_yield"]);
         let total = c.total_calls();
@@ -205,30 +205,19 @@ impl Hosted for YieldSpin {
             return Vec::new();
         }
         let warn = yields >= self.cfg.warn_yields_untimed;
-        let (subject, about) = counted();
-        let rate = c.per_second(yields).map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
-        let mut f = finding(
-            &META,
-            if warn { Severity::Warning } else { Severity::Info },
-            format!("spinning on sched_yield: {yields} of {total} calls{rate}"),
-            subject,
-            about,
-            &[("yields", yields.into()), ("calls", total.into())],
-        );
-        f.evidence = count_lines(c, &["sched_yield", "futex", "nanosleep", "clock_nanosleep"]);
+        let rate = per_second(c, yields, 0);
         let (conf, why) = if warn {
             (Confidence::Medium, format!("{yields} sched_yield calls, half or more of all calls: threads yielding instead of blocking; the table cannot show which threads, nor for how long each"))
         } else {
             (Confidence::Low, format!("{yields} sched_yield calls, half or more of all calls, but few: a lock that yields a few times before it sleeps adds up to this too"))
         };
-        vec![counts_finding(f, c, conf, &why)]
-    }
-
-    fn levels(&self) -> registry::Levels {
-        registry::Levels {
-            excerpt: "a thread's sched_yield calls at least half of its calls, with a run of at least 20 in a row and nothing blocking between: warning at medium; 8 to 19 in a row: info at low (a lock that yields a few times and then sleeps in futex is not a spin)",
-            counts: "sched_yield at least `min_yields` times and half of all calls (not a table limited to sched_yield): a warning at medium from `warn_yields_untimed`, else info at low",
-        }
+        META.finding(
+            if warn { Severity::Warning } else { Severity::Info },
+            format!("spinning on sched_yield: {yields} of {total} calls{rate}"),
+        )
+        .metrics([("yields", yields.into()), ("calls", total.into())])
+        .lines(count_lines(c, &["sched_yield", "futex", "nanosleep", "clock_nanosleep"]))
+        .in_table(c, conf, &why)
     }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -273,15 +262,14 @@ impl Hosted for YieldSpin {
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
-        let mut out = Vec::new();
-        for (gi, g) in groups.iter() {
+        groups.findings(cx.model, |g| {
             if g.yields == 0 || g.yields < cfg.min_yields {
-                continue;
+                return None;
             }
             // timestamps on every window: the time rules apply
             let timed = g.timed && !g.untimed;
             if timed && g.seconds < cfg.min_seconds {
-                continue;
+                return None;
             }
             let severity = if (timed && g.seconds >= cfg.warn_seconds) || (!timed && g.yields >= cfg.warn_yields_untimed) {
                 Severity::Warning
@@ -291,7 +279,6 @@ impl Hosted for YieldSpin {
             let mut m = Metrics::new();
             m.count("yields", g.yields);
             m.count("spinning_threads", g.threads);
-            m.count("processes", groups.processes(gi));
             m.count("spin_windows", g.windows);
             let rate = (timed && g.seconds > 0.0).then(|| g.yields as f64 / g.seconds);
             if timed {
@@ -321,15 +308,8 @@ core or hands it to another thread without waking the one that holds what is wai
             } else {
                 format!("{} yields (time unknown: no timestamps), each a trip through the scheduler", g.yields)
             };
-            out.push(groups.stamp(cx.model, gi, Finding {
-                window: g.span.window(),
-                metrics: m.build(),
-                evidence: g.evidence.get().map(|e| e.render(cx.clock)).unwrap_or_default(),
-                cost: Some(cost),
-                ..META.finding(severity, message)
-            }));
-        }
-        out
+            Some(META.finding(severity, message).over(&g.span).metrics(m).evidence(&g.evidence, cx.clock).cost(cost))
+        })
     }
 }
 

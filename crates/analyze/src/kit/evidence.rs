@@ -344,6 +344,58 @@ impl EvidenceBuf {
     }
 }
 
+/// Kept evidence as a finding shows it: its lines in the capture's notation
+/// ([`Draft::evidence`](crate::draft::Draft::evidence)). What a detector keeps (one line, the
+/// first lines and the last, the best of several, none yet) shows as that, so a finding names
+/// where its evidence is and nothing more.
+pub trait Shown {
+    fn lines(&self, clock: Clock) -> Vec<String>;
+}
+
+impl Shown for Evidence {
+    fn lines(&self, clock: Clock) -> Vec<String> {
+        vec![self.render(clock)]
+    }
+}
+
+impl Shown for EvidenceBuf {
+    fn lines(&self, clock: Clock) -> Vec<String> {
+        self.render(clock)
+    }
+}
+
+/// Nothing kept: no lines.
+impl<T: Shown> Shown for Option<T> {
+    fn lines(&self, clock: Clock) -> Vec<String> {
+        self.as_ref().map(|t| t.lines(clock)).unwrap_or_default()
+    }
+}
+
+/// Several kept: the lines of each in turn.
+impl<T: Shown> Shown for [T] {
+    fn lines(&self, clock: Clock) -> Vec<String> {
+        self.iter().flat_map(|t| t.lines(clock)).collect()
+    }
+}
+
+impl<T: Shown> Shown for Vec<T> {
+    fn lines(&self, clock: Clock) -> Vec<String> {
+        self.as_slice().lines(clock)
+    }
+}
+
+impl<T: Shown + ?Sized> Shown for &T {
+    fn lines(&self, clock: Clock) -> Vec<String> {
+        (**self).lines(clock)
+    }
+}
+
+impl<T: Shown + ?Sized> Shown for Box<T> {
+    fn lines(&self, clock: Clock) -> Vec<String> {
+        (**self).lines(clock)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -55,6 +55,14 @@ impl Metrics {
     }
 }
 
+/// A rule's few metrics as a list (`[("calls", n.into()), ("share", v.into())]`), each value as
+/// given.
+impl<const N: usize> From<[(&str, serde_json::Value); N]> for Metrics {
+    fn from(list: [(&str, serde_json::Value); N]) -> Metrics {
+        Metrics(list.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,8 @@
 //! - [`Span`], [`window`]: first and last time of something, and the report's window;
 //! - [`Timing`]: the one policy for trusting `-T` durations; [`Typical`]: a median duration;
 //! - [`Metrics`]: a typed builder for a finding's metrics (counts stay integers);
-//! - [`Evidence`], [`EvidenceBuf`]: strace lines kept as evidence, payloads redacted;
+//! - [`Evidence`], [`EvidenceBuf`]: strace lines kept as evidence, payloads redacted; [`Shown`]:
+//!   what a finding can show of them;
 //! - [`dns`]: DNS messages, DNS sockets and timed-out waits, for the two DNS detectors;
 //! - [`Rekey`], [`IdKey`]: maps keyed by thread or process, which the analyzer re-keys when a
 //!   pid alias is learnt (a detector lists them in `Detector::keyed`).
@@ -22,7 +23,7 @@ mod programs;
 mod time;
 
 pub use bounded::Bounded;
-pub use evidence::{redact, redact_into, Evidence, EvidenceBuf};
+pub use evidence::{redact, redact_into, Evidence, EvidenceBuf, Shown};
 pub use keyed::{IdKey, Rekey};
 pub use metrics::Metrics;
 pub use programs::Programs;

@@ -166,11 +166,6 @@ impl Programs {
     }
 
     /// The group as data: the program, when it has a name.
-    /// `f` about program group `g`: its subject in words and as data.
-    pub fn stamp(&self, model: &Model, g: u32, f: syslint_report::Finding) -> syslint_report::Finding {
-        syslint_report::Finding { subject: self.subject(model, g), about: Some(self.about(g)), ..f }
-    }
-
     pub fn about(&self, g: u32) -> Subject {
         let gi = g as usize;
         Subject::new(SubjectKind::Program).program(self.named[gi].then_some(self.keys[gi].as_str()))

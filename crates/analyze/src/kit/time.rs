@@ -42,6 +42,13 @@ impl Span {
     }
 }
 
+/// A finding over the time of a span ([`Draft::over`](crate::draft::Draft::over)).
+impl From<&Span> for Option<Window> {
+    fn from(s: &Span) -> Option<Window> {
+        s.window()
+    }
+}
+
 /// Time spent in a set of calls, and whether it can be trusted.
 ///
 /// The one policy: a total is reported only when every counted call carried a duration
