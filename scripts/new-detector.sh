@@ -31,8 +31,9 @@ fixtures=crates/analyze/fixtures/$name
 if grep -qE "^\s+$module,$" $dir/mod.rs || [ -e "$dir/$module.rs" ] || [ -e "lab/$name" ] || [ -e "$fixtures" ]; then
     echo "new-detector: $name exists already ($dir/$module.rs, lab/$name, $fixtures or the detectors! list)" >&2; exit 1
 fi
-if grep -rqs "code: \"$code\"" $dir/*.rs; then
-    echo "new-detector: code $code is taken: $(grep -ls "code: \"$code\"" $dir/*.rs)" >&2; exit 1
+# a code is declared in the title line of the detector's docs: `# busy-poll (SL001): ...`
+if grep -qs "^# [a-z-]* ($code): " $dir/*.md; then
+    echo "new-detector: code $code is taken: $(grep -ls "^# [a-z-]* ($code): " $dir/*.md)" >&2; exit 1
 fi
 
 write() { # PATH: stdin to PATH (or to stdout with --dry-run)
@@ -47,30 +48,13 @@ write "$dir/$module.rs" <<EOF
 
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{EvidenceBuf, Metrics, Span, Timing};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Event, Sys, Syscall};
+use crate::registry::{Ctx, FinishCtx};
+use syslint_event::{Event, Syscall};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "$code",
-    name: "$name",
-    category: Category::Cpu,
-    // off by default until it is proven on real programs other than its lab's
-    status: Status::Preview,
-    summary: "TODO what it finds, in the words of the finding",
-    docs: Docs::markdown(include_str!("$module.md")),
-    options: OPTIONS,
-    cost: registry::CostModel { metric: Some("seconds"), model: "TODO the time a fix saves" },
-    // TODO the syscalls it needs (a detector is never called for others)
-    interest: Interest { syscalls: &[Sys::Getppid], ..Interest::NONE },
-    // what an excerpt and a table of counts can show, once it has rules for them (on_excerpt,
-    // on_counts); none: it reads full traces only
-    levels: registry::Levels::NONE,
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<$type>();
-
-crate::options!("$module");
+// META, Config and OPTIONS from the title and the Declaration block of $module.md; the detector
+// is made as this struct expression, from its config
+crate::detector!("$module", $type { cfg });
 
 /// What the detector follows in one thread.
 #[derive(Clone, Default)]
@@ -99,14 +83,9 @@ pub struct $type {
 }
 
 impl Hosted for $type {
-    type Config = Config;
     type Thread = Thread;
     type Program = Program;
     type Object = ();
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        $type { cfg }
-    }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(th) = s.thread_or(|| Thread { evidence: EvidenceBuf::new(4), ..Thread::default() }) else { return };
@@ -199,9 +178,27 @@ TODO the longer explanation \`syslint explain\` prints, per runtime where it dif
 TODO real strace lines from a recorded lab trace, with the trace's path:
     TODO
 
-## Options
+## Declaration
 
 \`\`\`toml
+category = "Cpu"  # Cpu, Network, Filesystem or Io
+# off by default until it is proven on real programs other than its lab's
+status = "Preview"
+
+[cost]
+metric = "seconds"
+model = "TODO the time a fix saves"
+
+# TODO the syscalls it needs (a detector is never called for others)
+[interest]
+syscalls = ["Getppid"]
+
+# what an excerpt and a table of counts can show, once it has rules for them (on_excerpt,
+# on_counts), in words for syslint explain; left out: it reads full traces only
+# [levels]
+# excerpt = "..."
+# counts = "..."
+
 [[option]]
 name = "min_calls"
 default = 1000

@@ -1,10 +1,30 @@
-//! Generates each detector's config struct from the options block of its docs.
+//! Generates each detector's declaration from its docs: the metadata, the events it asks for
+//! and its options are data in `src/detectors/<name>.md`, written once, beside the prose that
+//! explains them.
 //!
-//! A detector's thresholds are data in `src/detectors/<name>.md`: the ```toml block under its
-//! `## Options` heading, one `[[option]]` table per option, in the order `syslint explain` lists
-//! them:
+//! The title line gives the name, the code and the summary: `# fsync-storm (SL008): a flush to
+//! disk after every small write or record ...` (the name is the file's, kebab-case; the code `SL`
+//! and three digits, no two detectors sharing one). The ```toml block under the `## Declaration`
+//! heading (the last section, after `## Example`, where `syslint explain` stops reading) gives
+//! the rest, with the names of the code's variants and constants:
 //!
 //! ```toml
+//! category = "Filesystem"     # a variant of registry::Category: Cpu, Network, Filesystem, Io
+//! status = "Stable"           # Stable (on by default) or Preview (only with --select)
+//!
+//! [cost]                      # registry::CostModel
+//! metric = "sync_time_s"      # the metric with the seconds a fix saves; none: no cost in seconds
+//! model = "the time inside the flushes beyond what batching them would need"
+//!
+//! [interest]                  # registry::Interest: what the detector is handed
+//! syscalls = ["Fsync", "Fdatasync"]   # variants of syslint_event::Sys
+//! classes = ["WRITE"]         # constants of syslint_event::Class
+//! exits = true                # also all_syscalls, aliases, notes; false when left out
+//!
+//! [levels]                    # registry::Levels: the excerpt and counts rules in words
+//! excerpt = "at least 4 fsync/fdatasync calls on one fd ..."   # or why there is none
+//! counts = "fsync/fdatasync at least 100 ..."                  # (no table: full traces only)
+//!
 //! [[option]]
 //! name = "min_spins"          # the key in syslint.toml, and the field
 //! default = 200               # its type follows: integer u64, float f64, bool, String, array Vec
@@ -17,23 +37,29 @@
 //! meaning = "this many other calls in a row end a window"
 //! ```
 //!
-//! A default that must follow a constant of the code is a Rust constant expression instead,
-//! `default_expr = "MIN_WAIT_NS / 1_000_000"`, with its `type`. For each file this writes
-//! `$OUT_DIR/options/<name>.rs`: the struct `Config` (serde, unknown keys refused, missing keys
-//! defaulted), its `Default` and `OPTIONS`, the list `Meta::options` holds; the detector
-//! includes it with `crate::options!("<name>");`. The options are kept beside the prose that
-//! explains them, and declared once. A block that does not read fails the build with the file,
-//! the option and the problem.
+//! One `[[option]]` table per option, in the order `syslint explain` lists them. A default that
+//! must follow a constant of the code is a Rust constant expression instead,
+//! `default_expr = "MIN_WAIT_NS / 1_000_000"`, with its `type`.
+//!
+//! For each file this writes `$OUT_DIR/detectors/<name>.rs`: the struct `Config` (serde, unknown
+//! keys refused, missing keys defaulted), its `Default`, `OPTIONS` (the list `Meta::options`
+//! holds) and the static `META`. The detector includes it with one line,
+//! `crate::detector!("<name>", Type { cfg })` (see the macro in `src/registry.rs`), which adds its
+//! registry `ENTRY`. What does not read fails the build with the file and the problem: a title
+//! that is not `# <name> (<code>): <summary>` or names another file, a code taken by another
+//! detector, an unknown key, a value of the wrong kind, an option declared twice. The names of
+//! variants and constants are written into the code as they are, so a misspelt one fails to
+//! compile, in the generated file, whose first line names the `.md` to edit.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-const HEADING: &str = "## Options";
+const HEADING: &str = "## Declaration";
 
 fn main() {
     let dir = Path::new("src/detectors");
     println!("cargo:rerun-if-changed={}", dir.display());
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("options");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("detectors");
     std::fs::create_dir_all(&out).unwrap_or_else(|e| fail(&[format!("{}: {e}", out.display())]));
     let mut docs: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| fail(&[format!("{}: {e}", dir.display())]))
@@ -42,27 +68,31 @@ fn main() {
         .collect();
     docs.sort();
     let mut errors = Vec::new();
+    // each code and the file that took it first
+    let mut codes: Vec<(String, PathBuf)> = Vec::new();
     for md in &docs {
-        let generated = std::fs::read_to_string(md)
-            .map_err(|e| e.to_string())
-            .and_then(|text| options_block(&text))
-            .and_then(|(line, block)| {
-                parse(&block).map_err(|e| format!("the options block (```toml at line {line}): {e}"))
-            })
-            .map(|options| generate(md, &options));
-        match generated {
-            Ok(code) => {
-                let stem = md.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-                let path = out.join(format!("{stem}.rs"));
-                // rewritten only when it changed, so that an edit of the prose alone does not
-                // make the generated file look new
-                if std::fs::read_to_string(&path).ok().as_deref() != Some(code.as_str()) {
-                    if let Err(e) = std::fs::write(&path, code) {
-                        errors.push(format!("{}: {e}", path.display()));
-                    }
-                }
+        let stem = md.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let declared = std::fs::read_to_string(md).map_err(|e| e.to_string()).and_then(|text| declaration(stem, &text));
+        let decl = match declared {
+            Ok(d) => d,
+            Err(e) => {
+                errors.push(format!("{}: {e}", md.display()));
+                continue;
             }
-            Err(e) => errors.push(format!("{}: {e}", md.display())),
+        };
+        if let Some((_, first)) = codes.iter().find(|(c, _)| *c == decl.code) {
+            errors.push(format!("{}: line 1: the code {} is taken, by {}", md.display(), decl.code, first.display()));
+            continue;
+        }
+        codes.push((decl.code.clone(), md.clone()));
+        let code = generate(md, stem, &decl);
+        let path = out.join(format!("{stem}.rs"));
+        // rewritten only when it changed, so that an edit of the prose alone does not make the
+        // generated file look new
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(code.as_str()) {
+            if let Err(e) = std::fs::write(&path, code) {
+                errors.push(format!("{}: {e}", path.display()));
+            }
         }
     }
     if !errors.is_empty() {
@@ -75,17 +105,173 @@ fn fail(errors: &[String]) -> ! {
     for e in errors {
         eprintln!("error: {e}");
     }
-    eprintln!("(a detector's options are the ```toml block under `{HEADING}` in its .md: see crates/analyze/build.rs)");
+    eprintln!(
+        "(a detector is declared by the title of its .md and the ```toml block under `{HEADING}`: see crates/analyze/build.rs)"
+    );
     std::process::exit(1)
 }
 
-/// The text of the ```toml block under the `## Options` heading, and the line it starts on.
-fn options_block(md: &str) -> Result<(usize, String), String> {
+/// A detector's declaration, as the generated code needs it.
+struct Decl {
+    name: String,
+    code: String,
+    summary: String,
+    category: String,
+    status: String,
+    metric: Option<String>,
+    model: String,
+    syscalls: Vec<String>,
+    classes: Vec<String>,
+    /// `all_syscalls`, `exits`, `aliases`, `notes`, in this order.
+    flags: [bool; 4],
+    /// The excerpt and counts rules in words, when declared.
+    levels: Option<(String, String)>,
+    options: Vec<Opt>,
+}
+
+const FLAGS: [&str; 4] = ["all_syscalls", "exits", "aliases", "notes"];
+
+/// The declaration of the detector whose docs are `md` (the file `<stem>.md`).
+fn declaration(stem: &str, md: &str) -> Result<Decl, String> {
+    let (name, code, summary) = title(stem, md).map_err(|e| format!("line 1: {e}"))?;
+    let (line, block) = declaration_block(md)?;
+    let at = |e: String| format!("the declaration (```toml at line {line}): {e}");
+    let table: toml::Table = block.parse().map_err(|e: toml::de::Error| at(e.to_string().trim().to_string()))?;
+    if let Some(k) =
+        table.keys().find(|k| !["category", "status", "cost", "interest", "levels", "option"].contains(&k.as_str()))
+    {
+        return Err(at(format!("unknown key `{k}` (category, status, [cost], [interest], [levels], [[option]])")));
+    }
+    let category = variant(&table, "category", "a variant of registry::Category (Cpu, Network, ...)").map_err(at)?;
+    let status = variant(&table, "status", "Stable or Preview").map_err(at)?;
+    let cost = sub_table(&table, "cost").map_err(at)?;
+    if let Some(k) = cost.keys().find(|k| !["metric", "model"].contains(&k.as_str())) {
+        return Err(at(format!("[cost]: unknown key `{k}` (metric, model)")));
+    }
+    let metric = match cost.get("metric") {
+        None => None,
+        Some(toml::Value::String(m)) if is_ident(m, char::is_ascii_lowercase) => Some(m.clone()),
+        Some(v) => return Err(at(format!("[cost]: the metric {v} is not a snake_case metric key"))),
+    };
+    let model = match cost.get("model") {
+        Some(toml::Value::String(m)) if !m.trim().is_empty() => m.clone(),
+        _ => return Err(at("[cost]: no `model` (what the seconds a fix saves are, in words)".into())),
+    };
+    let interest = sub_table(&table, "interest").map_err(at)?;
+    if let Some(k) =
+        interest.keys().find(|k| !["syscalls", "classes"].contains(&k.as_str()) && !FLAGS.contains(&k.as_str()))
+    {
+        return Err(at(format!("[interest]: unknown key `{k}` (syscalls, classes, {})", FLAGS.join(", "))));
+    }
+    let syscalls =
+        names(&interest, "syscalls", char::is_ascii_uppercase, "a variant of syslint_event::Sys (Fsync, ...)")
+            .map_err(at)?;
+    let classes =
+        names(&interest, "classes", char::is_ascii_uppercase, "a constant of syslint_event::Class (WRITE, ...)")
+            .map_err(at)?;
+    if classes.iter().any(|c| c.chars().any(|ch| ch.is_ascii_lowercase())) {
+        return Err(at("[interest]: classes are named in capitals (WRITE, POLL)".into()));
+    }
+    let mut flags = [false; 4];
+    for (flag, key) in flags.iter_mut().zip(FLAGS) {
+        match interest.get(key) {
+            None => {}
+            Some(toml::Value::Boolean(b)) => *flag = *b,
+            Some(v) => return Err(at(format!("[interest]: `{key}` is {v}, not true or false"))),
+        }
+    }
+    let levels = match table.get("levels") {
+        None => None,
+        Some(toml::Value::Table(t)) => {
+            if let Some(k) = t.keys().find(|k| !["excerpt", "counts"].contains(&k.as_str())) {
+                return Err(at(format!("[levels]: unknown key `{k}` (excerpt, counts)")));
+            }
+            let text = |key: &str| match t.get(key) {
+                Some(toml::Value::String(v)) if !v.trim().is_empty() => Ok(v.clone()),
+                _ => Err(at(format!("[levels]: no `{key}` (the rule in words, or why there is none)"))),
+            };
+            Some((text("excerpt")?, text("counts")?))
+        }
+        Some(v) => return Err(at(format!("[levels] is {v}, not a table"))),
+    };
+    let options = parse(table.get("option")).map_err(at)?;
+    Ok(Decl { name, code, summary, category, status, metric, model, syscalls, classes, flags, levels, options })
+}
+
+/// Name, code and summary from the title line, `# <name> (<code>): <summary>`, checked: the
+/// name is the file's, the code `SL` and three digits.
+fn title(stem: &str, md: &str) -> Result<(String, String, String), String> {
+    let line = md.lines().next().unwrap_or_default();
+    let form = || format!("the title `{line}` is not `# <name> (<code>): <summary>`");
+    let rest = line.strip_prefix("# ").ok_or_else(form)?;
+    let (name, rest) = rest.split_once(" (").ok_or_else(form)?;
+    let (code, summary) = rest.split_once("): ").ok_or_else(form)?;
+    let own = stem.replace('_', "-");
+    if name != own {
+        return Err(format!("the title names `{name}`, but the file {stem}.md is the docs of `{own}`"));
+    }
+    let digits = code.strip_prefix("SL").unwrap_or_default();
+    if digits.len() != 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("the code `{code}` is not SL and three digits (SL024)"));
+    }
+    if summary.trim().is_empty() || summary.trim() != summary {
+        return Err("the summary after the code is empty, or has spaces around it".into());
+    }
+    Ok((name.to_string(), code.to_string(), summary.to_string()))
+}
+
+/// Whether `s` is a Rust identifier starting with a character `first` accepts.
+fn is_ident(s: &str, first: fn(&char) -> bool) -> bool {
+    s.chars().next().is_some_and(|c| first(&c)) && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A variant name (`Filesystem`) under `key`.
+fn variant(t: &toml::Table, key: &str, what: &str) -> Result<String, String> {
+    match t.get(key) {
+        Some(toml::Value::String(s)) if is_ident(s, char::is_ascii_uppercase) => Ok(s.clone()),
+        Some(v) => Err(format!("`{key}` is {v}, not {what}")),
+        None => Err(format!("no `{key}` ({what})")),
+    }
+}
+
+/// The table `[key]`, empty when left out.
+fn sub_table(t: &toml::Table, key: &str) -> Result<toml::Table, String> {
+    match t.get(key) {
+        None => Ok(toml::Table::new()),
+        Some(toml::Value::Table(t)) => Ok(t.clone()),
+        Some(_) => Err(format!("`{key}` is not a table ([{key}])")),
+    }
+}
+
+/// A list of names (`syscalls = ["Fsync", "Close"]`) under `key`, none twice.
+fn names(t: &toml::Table, key: &str, first: fn(&char) -> bool, what: &str) -> Result<Vec<String>, String> {
+    let list = match t.get(key) {
+        None => return Ok(Vec::new()),
+        Some(toml::Value::Array(a)) => a,
+        Some(_) => return Err(format!("[interest]: `{key}` is not a list")),
+    };
+    let mut out: Vec<String> = Vec::new();
+    for v in list {
+        match v {
+            toml::Value::String(s) if is_ident(s, first) => {
+                if out.contains(s) {
+                    return Err(format!("[interest]: `{s}` stands twice in `{key}`"));
+                }
+                out.push(s.clone());
+            }
+            _ => return Err(format!("[interest]: {v} in `{key}` is not {what}")),
+        }
+    }
+    Ok(out)
+}
+
+/// The text of the ```toml block under the `## Declaration` heading, and the line it starts on.
+fn declaration_block(md: &str) -> Result<(usize, String), String> {
     let lines: Vec<&str> = md.lines().collect();
     let headings: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].trim_end() == HEADING).collect();
     let at = match headings[..] {
         [at] => at,
-        [] => return Err(format!("no `{HEADING}` section (without options: an empty ```toml block)")),
+        [] => return Err(format!("no `{HEADING}` section (the last one, after `## Example`)")),
         _ => return Err(format!("`{HEADING}` stands {} times", headings.len())),
     };
     let section_end = (at + 1..lines.len()).find(|&i| lines[i].starts_with("## ")).unwrap_or(lines.len());
@@ -93,7 +279,7 @@ fn options_block(md: &str) -> Result<(usize, String), String> {
         .find(|&i| lines[i].starts_with("```"))
         .ok_or_else(|| format!("no ```toml block under `{HEADING}`"))?;
     if lines[fence].trim_end() != "```toml" {
-        return Err(format!("line {}: the options block opens with ```toml, not {}", fence + 1, lines[fence]));
+        return Err(format!("line {}: the declaration opens with ```toml, not {}", fence + 1, lines[fence]));
     }
     let close = (fence + 1..section_end)
         .find(|&i| lines[i].trim_end() == "```")
@@ -230,13 +416,9 @@ const KEYWORDS: &[&str] = &[
     "self", "static", "struct", "super", "trait", "true", "try", "type", "unsafe", "use", "where", "while", "yield",
 ];
 
-/// The options of a block, in order.
-fn parse(block: &str) -> Result<Vec<Opt>, String> {
-    let table: toml::Table = block.parse().map_err(|e: toml::de::Error| e.to_string().trim().to_string())?;
-    if let Some(k) = table.keys().find(|k| *k != "option") {
-        return Err(format!("unknown key `{k}` (each option is an [[option]] table)"));
-    }
-    let list = match table.get("option") {
+/// The options (the `[[option]]` tables), in order.
+fn parse(list: Option<&toml::Value>) -> Result<Vec<Opt>, String> {
+    let list = match list {
         None => return Ok(Vec::new()),
         Some(toml::Value::Array(a)) => a,
         Some(_) => return Err("`option` is not a list of [[option]] tables".into()),
@@ -301,11 +483,13 @@ fn option(t: &toml::Table) -> Result<Opt, String> {
     Ok(Opt { name, ty, default, meaning })
 }
 
-/// The code `include!`d by `crate::options!`: what the macro used to expand to. Each meaning
-/// keeps the leading space a `///` line gave it, so `OPTIONS` holds the same bytes as before.
-fn generate(md: &Path, options: &[Opt]) -> String {
+/// The code `include!`d by `crate::detector!`. The config is what the `options!` macro used to
+/// expand to: each meaning keeps the leading space a `///` line gave it, so `OPTIONS` holds the
+/// same bytes as before; `META` is what each detector used to write out.
+fn generate(md: &Path, stem: &str, d: &Decl) -> String {
+    let options = &d.options;
     let mut s = String::new();
-    let _ = writeln!(s, "// Generated by crates/analyze/build.rs from {}: edit the options there.", md.display());
+    let _ = writeln!(s, "// Generated by crates/analyze/build.rs from {}: edit the declaration there.", md.display());
     s.push_str("\n#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]\n");
     s.push_str("#[serde(default, deny_unknown_fields)]\npub struct Config {\n");
     for o in options {
@@ -325,6 +509,33 @@ fn generate(md: &Path, options: &[Opt]) -> String {
             format!(" {}", o.meaning)
         );
     }
-    s.push_str("];\n");
+    s.push_str("];\n\n/// The detector's declaration: the title and the declaration block of its docs.\n");
+    s.push_str("pub static META: crate::registry::Meta = crate::registry::Meta {\n");
+    let _ = writeln!(s, "    code: {:?},\n    name: {:?},", d.code, d.name);
+    let _ = writeln!(s, "    category: crate::registry::Category::{},", d.category);
+    let _ = writeln!(s, "    status: crate::registry::Status::{},", d.status);
+    let _ = writeln!(s, "    summary: {:?},", d.summary);
+    let _ = writeln!(
+        s,
+        "    docs: crate::registry::Docs::markdown(include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/src/detectors/{stem}.md\"))),"
+    );
+    s.push_str("    options: OPTIONS,\n");
+    let metric = d.metric.as_ref().map_or("None".to_string(), |m| format!("Some({m:?})"));
+    let _ = writeln!(s, "    cost: crate::registry::CostModel {{ metric: {metric}, model: {:?} }},", d.model);
+    s.push_str("    interest: crate::registry::Interest {\n        syscalls: &[");
+    let sys: Vec<String> = d.syscalls.iter().map(|n| format!("::syslint_event::Sys::{n}")).collect();
+    let classes: Vec<String> = d.classes.iter().map(|n| format!("::syslint_event::Class::{n}")).collect();
+    let _ = writeln!(s, "{}],\n        classes: &[{}],", sys.join(", "), classes.join(", "));
+    for (flag, key) in d.flags.iter().zip(FLAGS) {
+        let _ = writeln!(s, "        {key}: {flag},");
+    }
+    s.push_str("    },\n");
+    match &d.levels {
+        Some((excerpt, counts)) => {
+            let _ = writeln!(s, "    levels: crate::registry::Levels {{ excerpt: {excerpt:?}, counts: {counts:?} }},");
+        }
+        None => s.push_str("    levels: crate::registry::Levels::NONE,\n"),
+    }
+    s.push_str("};\n");
     s
 }

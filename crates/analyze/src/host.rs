@@ -204,8 +204,9 @@ impl Merge for crate::hist::Histogram {
 }
 
 /// A detector whose per-thread and per-program state the analyzer keeps ([`Host`]).
-pub trait Hosted: Clone + Send + 'static {
-    type Config: serde::Serialize + serde::de::DeserializeOwned + Default;
+/// Its config, metadata and constructor come from its declaration ([`registry::Declared`],
+/// written by [`detector!`](crate::detector)).
+pub trait Hosted: registry::Declared {
     /// What the detector follows in one thread.
     type Thread: Default + Clone + Send + 'static;
     /// What the threads of one program add up to.
@@ -214,7 +215,6 @@ pub trait Hosted: Clone + Send + 'static {
     /// detector names), `()` when nothing: ended when the process ends, when the detector says
     /// ([`State::end_object`]) and at the end, bounded by [`MAX_OBJECTS`](Self::MAX_OBJECTS).
     type Object: Default + Clone + Send + 'static;
-    const META: &'static Meta;
     /// Threads (processes) followed at once; the calls of those beyond are left out, and
     /// counted.
     const MAX_THREADS: usize = 20_000;
@@ -228,7 +228,6 @@ pub trait Hosted: Clone + Send + 'static {
     /// exit) and the process is looked up afresh: the thread runs another program now. The
     /// execve itself is not passed on.
     const EXEC_ENDS_THREAD: bool = false;
-    fn new(cfg: Self::Config) -> Self;
     /// A syscall the interest names, with the state of its thread.
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall);
     /// The thread ended (it exited, or the trace did): what is left of it goes to its program.
@@ -605,6 +604,7 @@ fn make_hosted<D: Hosted>(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::Declared;
     use crate::Analyzer;
     use std::sync::{atomic::AtomicU64, Arc};
     use syslint_event::EventKind;
@@ -621,16 +621,19 @@ mod tests {
     }
     crate::merge!(Calls { calls: sum, threads: sum });
 
-    impl<const CAP: usize> Hosted for Toy<CAP> {
+    impl<const CAP: usize> Declared for Toy<CAP> {
         type Config = crate::detectors::yield_spin::Config;
-        type Thread = u64;
-        type Program = Calls;
-        type Object = ();
         const META: &'static Meta = &crate::detectors::yield_spin::META;
-        const MAX_THREADS: usize = CAP;
         fn new(_cfg: Self::Config) -> Self {
             Toy
         }
+    }
+
+    impl<const CAP: usize> Hosted for Toy<CAP> {
+        type Thread = u64;
+        type Program = Calls;
+        type Object = ();
+        const MAX_THREADS: usize = CAP;
         fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, _ev: &Event, sc: &Syscall) {
             if sc.sys == Sys::SchedYield {
                 if let Some(n) = s.thread() {

@@ -1,6 +1,6 @@
 //! The detector registry: every detector declared like a lint (code, kebab-case name,
-//! category, status, docs under fixed headings, thresholds declared in those docs and made
-//! into a config struct at build time).
+//! category, status, docs under fixed headings, the events it wants and its thresholds, all
+//! declared in those docs and made into code at build time: [`detector!`](crate::detector)).
 //! One ordered list, [`ENTRIES`], checked by tests: unique codes and names, complete docs,
 //! documented options that match the config struct.
 //!
@@ -374,20 +374,22 @@ impl Levels {
     pub const NONE: Levels = Levels { excerpt: "", counts: "" };
 }
 
-/// A detector declared for the registry: its metadata, its config type (whose fields are the
-/// documented options, see [`options!`](crate::options)) and how to build one from a config.
-pub trait Declared: Detector + Clone + 'static {
+/// A detector as [`detector!`](crate::detector) declares it from its docs: its metadata, its
+/// config type (whose fields are the documented options) and how to build one from a config.
+/// Hosted detectors ([`crate::host::Hosted`]) have it as their supertrait; the few that
+/// implement [`Detector`] themselves enter the registry with [`entry`].
+pub trait Declared: Clone + Send + 'static {
     type Config: serde::Serialize + serde::de::DeserializeOwned + Default;
     const META: &'static Meta;
     fn new(cfg: Self::Config) -> Self;
 }
 
-/// The registry entry of a declared detector: `entry::<BusyPoll>()`.
-pub const fn entry<D: Declared>() -> Entry {
+/// The registry entry of a detector that implements [`Detector`] itself: `entry::<RepeatedDns>()`.
+pub const fn entry<D: Declared + Detector>() -> Entry {
     Entry { meta: D::META, make: make_of::<D>, defaults: defaults_of::<D::Config> }
 }
 
-fn make_of<D: Declared>(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
+fn make_of<D: Declared + Detector>(v: Option<&toml::Value>) -> Result<Box<dyn Detector>, String> {
     Ok(Box::new(D::new(config_of::<D::Config>(v)?)))
 }
 
@@ -488,31 +490,56 @@ pub fn defaults_of<T: serde::Serialize + Default>() -> toml::Value {
     toml::Value::try_from(T::default()).unwrap_or(toml::Value::Table(Default::default()))
 }
 
-/// A detector's options, declared once in the ```toml block under `## Options` in its docs
-/// (`detectors/<name>.md`): each option's name, default (and type where the default does not
-/// say it) and meaning, which `syslint explain` prints. The build script (`build.rs`) makes
-/// from it the config struct `Config` (serde, unknown keys rejected, missing keys defaulted),
-/// its `Default`, and `OPTIONS`, the documentation list for [`Meta::options`]; this includes
-/// them in the detector's module:
+/// Declares a detector in one line, from its docs (`detectors/<name>.md`): the build script
+/// (`build.rs`) makes the title line and the ```toml block under `## Declaration` into the
+/// static `META` (code, name, category, status, summary, docs, cost model, interest) and the
+/// config struct `Config` (serde, unknown keys rejected, missing keys defaulted) with its
+/// `Default` and `OPTIONS`; this includes them in the detector's module, with its registry
+/// `ENTRY` and its [`Declared`] impl, whose constructor is the struct expression given:
 ///
 /// ```text
-/// crate::options!("busy_poll");
+/// crate::detector!("yield_spin", YieldSpin { cfg });
+/// crate::detector!("fsync_storm", FsyncStorm { cfg, written: HashMap::default() });
+/// ```
+///
+/// A detector is hosted ([`crate::host::Hosted`]) unless it says `unhosted` last, for the few
+/// that implement [`Detector`] themselves:
+///
+/// ```text
+/// crate::detector!("spawn_per_task", SpawnPerTask { cfg, ... }, unhosted);
 /// ```
 ///
 /// The name is the detector's module, checked at compile time, so that a detector copied from
-/// another cannot keep the other's options.
+/// another cannot keep the other's declaration.
 #[macro_export]
-macro_rules! options {
-    ($module:literal) => {
+macro_rules! detector {
+    ($module:literal, $ty:ident { $cfg:ident $(, $field:ident: $value:expr)* $(,)? } $(,)?) => {
+        $crate::detector!(@declare $module, $ty { $cfg $(, $field: $value)* }, $crate::host::hosted);
+    };
+    ($module:literal, $ty:ident { $cfg:ident $(, $field:ident: $value:expr)* $(,)? }, unhosted $(,)?) => {
+        $crate::detector!(@declare $module, $ty { $cfg $(, $field: $value)* }, $crate::registry::entry);
+    };
+    (@declare $module:literal, $ty:ident { $cfg:ident $(, $field:ident: $value:expr)* }, $($entry:tt)+) => {
         const _: () = assert!(
             $crate::registry::is_module(module_path!(), $module),
-            concat!("options!(\"", $module, "\") outside the detector module ", $module)
+            concat!("detector!(\"", $module, "\") outside the detector module ", $module)
         );
-        include!(concat!(env!("OUT_DIR"), "/options/", $module, ".rs"));
+        include!(concat!(env!("OUT_DIR"), "/detectors/", $module, ".rs"));
+
+        /// The detector's line in the registry.
+        pub const ENTRY: $crate::registry::Entry = $($entry)+::<$ty>();
+
+        impl $crate::registry::Declared for $ty {
+            type Config = Config;
+            const META: &'static $crate::registry::Meta = &META;
+            fn new($cfg: Config) -> Self {
+                $ty { $cfg $(, $field: $value)* }
+            }
+        }
     };
 }
 
-/// Whether `path` (a `module_path!()`) names the module `module`: for [`options!`](crate::options).
+/// Whether `path` (a `module_path!()`) names the module `module`: for [`detector!`](crate::detector).
 pub const fn is_module(path: &str, module: &str) -> bool {
     let (p, m) = (path.as_bytes(), module.as_bytes());
     if p.len() < m.len() + 2 {

@@ -10,48 +10,13 @@
 use super::Evidence;
 use crate::host::{Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Rekey, window};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::args::FdTarget;
 use syslint_event::{Class, EpollCtl, Event, Tgid, Tid, Ret, SockOpt, Sys, Syscall};
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
-pub static META: Meta = Meta {
-    code: "SL002",
-    name: "accept-herd",
-    category: Category::Network,
-    status: Status::Stable,
-    summary: "many workers are woken for each connection on a shared listening socket",
-    docs: Docs::markdown(include_str!("accept_herd.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("eagain_seconds"),
-        model: "the time inside the accepts that found no connection (EAGAIN): a lower bound, since each empty wake-up also costs a context switch",
-    },
-    interest: Interest {
-        syscalls: &[
-            Sys::Accept,
-            Sys::Accept4,
-            Sys::Socket,
-            Sys::Setsockopt,
-            Sys::Bind,
-            Sys::Getsockname,
-            Sys::Listen,
-            Sys::EpollCtl,
-        ],
-        classes: &[Class::POLL],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "at least 4 wake-ups (epoll_wait/poll/select returning ready) each followed by an accept on the same fd that failed with EAGAIN, and at least 2 in 3 of the excerpt's accepts failing: the worker is woken for connections another takes (an occasional EAGAIN of a server that accepts until EAGAIN is not)",
-        counts: "accept/accept4 failures at least 20 and at least twice the accepts that succeeded (a single acceptor that accepts until EAGAIN fails about once per wake-up, a herd of N workers about N-1 times per connection); per-process tables say how many workers failed. Needs a table that counts errors (not plain syscount)",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<AcceptHerd>();
-
-crate::options!("accept_herd");
+crate::detector!("accept_herd", AcceptHerd { cfg, socks: HashMap::default(), stats: HashMap::default() });
 
 /// Sockets (process, fd) tracked for bind/listen/options; accept keys; threads.
 const MAX_SOCKETS: usize = 20_000;
@@ -238,16 +203,11 @@ struct Group {
 }
 
 impl Hosted for AcceptHerd {
-    type Config = Config;
     /// The thread's burst of accepts.
     type Thread = Burst;
     type Program = NoProgram;
     type Object = ();
-    const META: &'static Meta = &META;
     const MAX_THREADS: usize = MAX_THREADS;
-    fn new(cfg: Config) -> Self {
-        AcceptHerd { cfg, socks: HashMap::default(), stats: HashMap::default() }
-    }
 
     /// The thread ended, or went back to waiting: a burst that accepted nothing was an empty
     /// wake-up.

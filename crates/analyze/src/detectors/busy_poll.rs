@@ -11,33 +11,12 @@
 use super::Evidence;
 use crate::host::{Groups, Hosted, State};
 use crate::kit::{Metrics, Timing, window};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Ctx, FinishCtx};
 use std::hash::{Hash, Hasher};
 use syslint_event::{Class, Clock, Event, FcntlCmd, FutexOp, IoctlReq, Tid, Ret, Sys, Syscall, Timeout, WaitOptions};
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
-pub static META: Meta = Meta {
-    code: "SL001",
-    name: "busy-poll",
-    category: Category::Cpu,
-    status: Status::Stable,
-    summary: "a thread spins on syscalls that return nothing instead of blocking",
-    docs: Docs::markdown(include_str!("busy_poll.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("spin_seconds"),
-        model: "the time the thread spent spinning (the windows of repeated calls that found nothing): what a blocking wait would give back",
-    },
-    interest: Interest { all_syscalls: true, exits: true, ..Interest::NONE },
-    levels: registry::Levels {
-        excerpt: "the same readiness check or non-blocking read again and again with nothing done between: polls with a zero timeout returning 0, or reads returning EAGAIN, at least 8 in a row making most of the excerpt (a poll that waits, even 100 ms, is not a spin); or a run of waits of one thread that each came back with the same fds ready (or, zero-timeout, with nothing) while the calls between them served none (only clock reads, EAGAIN, reads at EOF): 5 such waits, or 3 with 8 calls in the run, warning at medium; 3 or 4, info at low. accept's EAGAIN ends a run (a herd is accept-herd's)",
-        counts: "waits (poll, select, epoll_wait) at least 5,000 and half of all calls, with under a tenth as much I/O (and the I/O syscalls counted: not a table limited with -e). Medium when the table's times are wall-clock (perf trace, syscount -L, strace -c -w) and show the waits do not wait (under 50 us each), or when one thread (strace -c -p PID without -f) waited 10,000 times a second or more over a known duration (timeout 5s), else low. sched_yield is yield-spin's",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<BusyPoll>();
-
-crate::options!("busy_poll");
+crate::detector!("busy_poll", BusyPoll { cfg, done: Vec::new() });
 
 /// Threads reported; beyond, the ones that spun least are dropped.
 const MAX_FINDINGS: usize = 50;
@@ -594,15 +573,10 @@ fn ready_spin(x: &crate::basis::Excerpt) -> Vec<Finding> {
 }
 
 impl Hosted for BusyPoll {
-    type Config = Config;
     type Thread = Thread;
     type Program = ();
     type Object = ();
-    const META: &'static Meta = &META;
     const MAX_THREADS: usize = 10_000;
-    fn new(cfg: Config) -> Self {
-        BusyPoll { cfg, done: Vec::new() }
-    }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         self.syscall(s, cx, ev, sc);

@@ -11,37 +11,12 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use syslint_event::typed::CLOCK_NAMES;
 use syslint_event::{Event, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL011",
-    name: "clock-syscalls",
-    category: Category::Cpu,
-    status: Status::Stable,
-    summary: "clock reads reach the kernel as system calls instead of being answered by the vDSO",
-    docs: Docs::markdown(include_str!("clock_syscalls.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("seconds"),
-        model: "the time inside the clock reads made as system calls",
-    },
-    interest: Interest {
-        syscalls: &[Sys::ClockGettime, Sys::ClockGettime64, Sys::Gettimeofday, Sys::Time],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "a thread whose clock reads (clock_gettime, gettimeofday, time) are at least 20 and half of its calls: warning at medium when most are of clocks the vDSO serves, info at low for CPU-time clocks; 10 to 19 that are three quarters of its calls: info at low (an event loop reading the clock once per wake-up is not)",
-        counts: "clock reads at least `min_calls` and `warn_share` of all calls (not a table limited to them): low confidence, since a table does not name the clocks; a warning from `warn_calls`",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<ClockSyscalls>();
-
-crate::options!("clock_syscalls");
+crate::detector!("clock_syscalls", ClockSyscalls { cfg });
 
 /// Evidence lines kept from the start.
 const EVIDENCE: usize = 4;
@@ -119,14 +94,9 @@ pub struct ClockSyscalls {
 }
 
 impl Hosted for ClockSyscalls {
-    type Config = Config;
     type Thread = Thread;
     type Program = Group;
     type Object = ();
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        ClockSyscalls { cfg }
-    }
 
     // ---- less than a full trace (issue 14) ----
 

@@ -15,38 +15,26 @@
 use crate::detectors::{EvidenceBuf, Span};
 use crate::host::{Groups, Hosted, State};
 use crate::kit::Metrics;
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Ctx, FinishCtx};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use syslint_event::{Class, Event, Ret, SockAddr, SockOpt, Sys, Syscall, TargetKind, Tgid, Tid};
 use syslint_report::{Finding, Subject, SubjectKind};
 
-pub static META: Meta = Meta {
-    code: "SL003",
-    name: "connection-churn",
-    category: Category::Network,
-    status: Status::Stable,
-    summary: "many short connections to one endpoint with few requests each, or repeated tls handshakes",
-    docs: Docs::markdown(include_str!("connection_churn.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("wasted_s"),
-        model: "the life of the connections a kept connection would save, on the client side: with eBPF from each socket() to the first request (connect, TLS and protocol handshakes: PostgreSQL's start-up, MySQL's greeting and authentication, and the program's work between them) plus from the last response to the end of the close (redis-py's new client per request: 254 us priced, 220 us lost natively); under strace the set-up calls' own time only. A hand-over finding: the accepting threads' busy time; other server-side findings have no time of their own",
+crate::detector!(
+    "connection_churn",
+    ConnectionChurn {
+        cfg,
+        seq: 0,
+        open: 0,
+        awaiting: 0,
+        endpoints: Vec::new(),
+        endpoint_ids: HashMap::default(),
+        dropped_conns: 0,
+        listeners: Vec::new(),
+        listener_ids: HashMap::default(),
+        acceptors: HashMap::default(),
     },
-    interest: Interest {
-        syscalls: &[Sys::Socket, Sys::Connect, Sys::Close, Sys::Accept, Sys::Accept4, Sys::Getsockopt],
-        classes: &[Class::POLL, Class::READ, Class::WRITE, Class::FD],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "at least 5 connects to the same address, each socket closed after one short exchange (a client that keeps its connection makes one)",
-        counts: "at least 20 connects (beyond one per glibc resolver lookup, counted by sendmmsg), a new socket for nearly each (socket >= 90% of connect), as many closes, and at least one call that moved data per connect (a loop retrying a refused connect moves none: retry-storm's): low confidence and info, since a table cannot tell one endpoint reconnected from many endpoints, and UDP connects of DNS lookups count too",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<ConnectionChurn>();
-
-crate::options!("connection_churn");
+);
 
 /// Open connections (and connecting threads) tracked at once.
 const MAX_CONNS: usize = 100_000;
@@ -1338,27 +1326,11 @@ fn fmt_s(s: f64) -> String {
 }
 
 impl Hosted for ConnectionChurn {
-    type Config = Config;
     type Thread = Thread;
     type Program = ();
     type Object = Sock;
-    const META: &'static Meta = &META;
     const MAX_THREADS: usize = MAX_CONNS;
     const MAX_OBJECTS: usize = MAX_CONNS;
-    fn new(cfg: Config) -> Self {
-        ConnectionChurn {
-            cfg,
-            seq: 0,
-            open: 0,
-            awaiting: 0,
-            endpoints: Vec::new(),
-            endpoint_ids: HashMap::default(),
-            dropped_conns: 0,
-            listeners: Vec::new(),
-            listener_ids: HashMap::default(),
-            acceptors: HashMap::default(),
-        }
-    }
 
     fn end_thread(&mut self, s: &mut State<'_, Self>) {
         if s.existing().is_some_and(|t| t.awaiting.is_some()) {

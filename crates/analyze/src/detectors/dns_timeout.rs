@@ -23,51 +23,11 @@ use crate::kit::dns::{dns_socket, parse_dns, timed_out_wait, waited_ns, DnsMsg, 
 use super::{Evidence, EvidenceBuf};
 use crate::host::{Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Ctx, FinishCtx};
 use syslint_event::{Class, Event, Ret, Sys, Syscall};
 use syslint_report::Finding;
 
-pub static META: Meta = Meta {
-    code: "SL019",
-    name: "dns-timeout",
-    category: Category::Network,
-    status: Status::Stable,
-    summary: "name lookups that wait out resolver timeouts or walk the search list first",
-    docs: Docs::markdown(include_str!("dns_timeout.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("lost_s"),
-        model: "the time lookups waited out timeouts (a lookup's time is charged here, not again to repeated-dns)",
-    },
-    interest: Interest {
-        syscalls: &[
-            Sys::Sendto,
-            Sys::Sendmsg,
-            Sys::Sendmmsg,
-            Sys::Send,
-            Sys::Write,
-            Sys::Writev,
-            Sys::Recvfrom,
-            Sys::Recvmsg,
-            Sys::Recvmmsg,
-            Sys::Recv,
-            Sys::Read,
-            Sys::Readv,
-            Sys::Close,
-        ],
-        classes: &[Class::POLL],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "the full-trace rule reads the lines (a question, then a wait of `min_wait_ms` that returns nothing while it is unanswered; walks of the search list); for lines that begin after the question: a poll/select/epoll wait of at least `min_wait_ms` (its duration, else its timeout) returning 0 within three calls of the same thread's traffic with port 53: medium, a warning from 0.5 s",
-        counts: "a table with wall-clock times (strace -c -w, perf trace -s, syscount -L; not limited with -e) whose poll/select/epoll waits hold most of the time (a parent's wait4 for its children not counted), at least 0.9 s per sendmmsg (a glibc lookup asks with one) and 100 ms per wait on average, with DNS answers received: info at low, since a table cannot say what the waits were for",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<DnsTimeout>();
-
-crate::options!("dns_timeout");
+crate::detector!("dns_timeout", DnsTimeout { cfg });
 
 /// Threads followed at once.
 const MAX_THREADS: usize = 10_000;
@@ -463,15 +423,10 @@ impl DnsTimeout {
 }
 
 impl Hosted for DnsTimeout {
-    type Config = Config;
     type Thread = Thread;
     type Program = Group;
     type Object = ();
-    const META: &'static Meta = &META;
     const MAX_THREADS: usize = MAX_THREADS;
-    fn new(cfg: Config) -> Self {
-        DnsTimeout { cfg }
-    }
 
     /// The thread ended: so did its lookup.
     fn end_thread(&mut self, s: &mut State<'_, Self>) {

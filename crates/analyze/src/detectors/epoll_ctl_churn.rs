@@ -9,38 +9,11 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Class, EpollCtl, Event, Ret, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL013",
-    name: "epoll-ctl-churn",
-    category: Category::Cpu,
-    status: Status::Stable,
-    summary: "an event loop re-registers its fds with epoll around every read or write",
-    docs: Docs::markdown(include_str!("epoll_ctl_churn.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("epoll_ctl_seconds"),
-        model: "the time inside the re-registrations",
-    },
-    interest: Interest {
-        syscalls: &[Sys::EpollCtl, Sys::Close],
-        // the I/O on registered fds
-        classes: &[Class::READ, Class::WRITE],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "epoll_ctl on fds already registered (every MOD, and an ADD after the fd's first), counted on fds that re-register at least once per four reads or writes: at least 6, and `warn_per_op` per operation, warn at medium; 3 or more, fewer per operation, or mostly EPOLLONESHOT re-arms, are info at low",
-        counts: "epoll_ctl beyond an ADD and a DEL per accepted or connected socket at least `warn_churn` and `min_per_op` per read or write: info at low (a table does not show MOD from ADD/DEL)",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<EpollCtlChurn>();
-
-crate::options!("epoll_ctl_churn");
+crate::detector!("epoll_ctl_churn", EpollCtlChurn { cfg });
 
 /// Registered fds followed at once.
 const MAX_FDS: usize = 100_000;
@@ -98,16 +71,11 @@ pub struct EpollCtlChurn {
 }
 
 impl Hosted for EpollCtlChurn {
-    type Config = Config;
     type Thread = ();
     type Program = Group;
     /// One registered fd (its number), from its first EPOLL_CTL_ADD to its close.
     type Object = Reg;
-    const META: &'static Meta = &META;
     const MAX_OBJECTS: usize = MAX_FDS;
-    fn new(cfg: Config) -> Self {
-        EpollCtlChurn { cfg }
-    }
 
     /// An fd's life ended (closed, or its process ended): count its re-registrations.
     fn end_object(&mut self, s: &mut State<'_, Self>, _fd: u64, r: Reg) {

@@ -9,33 +9,12 @@ use super::{Evidence, EvidenceBuf, Span};
 use crate::host::{Best, Capped, Groups, Hosted, Merge, State};
 use crate::kit::Metrics;
 use crate::model::Model;
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{args, Class, Event, Ret, Syscall, TargetKind, Tid};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL007",
-    name: "failed-lookup-storm",
-    category: Category::Filesystem,
-    status: Status::Stable,
-    summary: "path lookups failing with ENOENT again and again: a search path walked on every use",
-    docs: Docs::markdown(include_str!("failed_lookup_storm.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("failed_time_s"),
-        model: "the time inside the lookups that failed",
-    },
-    interest: Interest { all_syscalls: true, exits: true, ..Interest::NONE },
-    levels: registry::Levels {
-        excerpt: "the same file name failing (ENOENT/ENOTDIR) in at least 3 directories, at least 6 failed lookups, and failures at least a third of the excerpt's lookups: warning at medium (a program probing a config file in two places is not); 4 or 5 failures of one name in as many directories: info at low. An exec's PATH walk (execve failing once per PATH directory until found) is not counted, only an exec path failing again",
-        counts: "failed lookup calls (stat, lstat, newfstatat, statx, access, faccessat, open, openat, readlink) at least 1,000 and at least a fifth of them: medium confidence (a table shows no paths)",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<FailedLookupStorm>();
-
-crate::options!("failed_lookup_storm");
+crate::detector!("failed_lookup_storm", FailedLookupStorm { cfg, tracked_paths: 0 });
 
 /// Distinct failing paths remembered (over all programs); beyond, new paths count as first
 /// failures, so `repeated_failures` becomes a lower bound.
@@ -279,16 +258,11 @@ fn split(path: &str) -> (&str, &str) {
 }
 
 impl Hosted for FailedLookupStorm {
-    type Config = Config;
     /// The search in progress on the thread, if any.
     type Thread = Search;
     type Program = Group;
     type Object = ();
-    const META: &'static Meta = &META;
     const MAX_THREADS: usize = MAX_SEARCHES;
-    fn new(cfg: Config) -> Self {
-        FailedLookupStorm { cfg, tracked_paths: 0 }
-    }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use syslint_report::Confidence;

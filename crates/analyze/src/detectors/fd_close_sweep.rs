@@ -8,32 +8,11 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Event, FcntlCmd, Ret, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL009",
-    name: "fd-close-sweep",
-    category: Category::Cpu,
-    status: Status::Stable,
-    summary: "a process closes every possible fd one by one, up to the nofile limit",
-    docs: Docs::markdown(include_str!("fd_close_sweep.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("seconds"),
-        model: "the time inside the closes of fds that were not open",
-    },
-    interest: Interest { syscalls: &[Sys::Close, Sys::Fcntl, Sys::Fcntl64], exits: true, ..Interest::NONE },
-    levels: registry::Levels {
-        excerpt: "at least 8 close() calls on consecutive fd numbers, at least 3 in 4 failing with EBADF (a program closing the few fds it opened is not): info at low, since a run does not show how far it goes; at medium when it shows it reaches `min_sweep_fds` (the run is at fd 4096 or above, the paste jumps there between failing closes, `...` or `# more calls` left out, with at least 5 closes, or a getrlimit/prlimit64 of RLIMIT_NOFILE just before a run from fd 3 reads the limit it goes to), a warning from `warn_sweep_fds`",
-        counts: "close failures at least 1,000 and at least 9 in 10 closes: medium confidence (a table shows no fd numbers); without an errors column, close at least 4,096 times and half of all calls, low",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<FdCloseSweep>();
-
-crate::options!("fd_close_sweep");
+crate::detector!("fd_close_sweep", FdCloseSweep { cfg });
 
 /// Evidence lines kept from the start of a sweep.
 const EVIDENCE: usize = 4;
@@ -96,14 +75,9 @@ fn swept_fd(sc: &Syscall) -> Option<i64> {
 }
 
 impl Hosted for FdCloseSweep {
-    type Config = Config;
     type Thread = Run;
     type Program = Group;
     type Object = ();
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        FdCloseSweep { cfg }
-    }
 
     /// A run ended: keep it when it is a sweep.
     fn end_thread(&mut self, s: &mut State<'_, Self>) {

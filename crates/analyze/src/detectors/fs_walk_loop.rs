@@ -10,32 +10,11 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Class, Event, OpenFlags, Syscall};
+use crate::registry::{Ctx, FinishCtx};
+use syslint_event::{Event, OpenFlags, Syscall};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL023",
-    name: "fs-walk-loop",
-    category: Category::Filesystem,
-    status: Status::Stable,
-    summary: "a directory walk follows a symlink cycle: the same directories listed under ever longer paths",
-    docs: Docs::markdown(include_str!("fs_walk_loop.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: None,
-        model: "none in seconds: the looping calls are counted; the severity stands on them",
-    },
-    interest: Interest { classes: &[Class::LOOKUP], exits: false, ..Interest::NONE },
-    levels: registry::Levels {
-        excerpt: "at least 3 lookups of paths repeating a block of components 3 times or more (the full-trace rule, from 10 such lookups, reads excerpts too): info, medium confidence; with ELOOP among them a warning",
-        counts: "none: a table cannot tell a walk caught in a cycle from a large walk",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<FsWalkLoop>();
-
-crate::options!("fs_walk_loop");
+crate::detector!("fs_walk_loop", FsWalkLoop { cfg });
 
 /// Evidence lines kept per program.
 const EVIDENCE: usize = 3;
@@ -71,14 +50,9 @@ pub struct FsWalkLoop {
 }
 
 impl Hosted for FsWalkLoop {
-    type Config = Config;
     type Thread = ();
     type Program = Group;
     type Object = ();
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        FsWalkLoop { cfg }
-    }
     fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         let eloop = sc.ret.errno() == Some("ELOOP");
         let Some(path) = sc.path() else { return };

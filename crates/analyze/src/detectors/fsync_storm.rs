@@ -10,51 +10,12 @@ use super::failed_lookup_storm::resolve;
 use super::{Evidence, EvidenceBuf, Span};
 use crate::host::{Capped, Groups, Hosted, Merge, State};
 use crate::kit::Metrics;
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, OpenFlags, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL008",
-    name: "fsync-storm",
-    category: Category::Filesystem,
-    status: Status::Stable,
-    summary:
-        "a flush to disk after every small write or record, often with a journal file created and deleted each time",
-    docs: Docs::markdown(include_str!("fsync_storm.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("sync_time_s"),
-        model: "the time inside the flushes beyond what batching them would need",
-    },
-    interest: Interest {
-        syscalls: &[
-            Sys::Fsync,
-            Sys::Fdatasync,
-            Sys::SyncFileRange,
-            Sys::SyncFileRange2,
-            Sys::Syncfs,
-            Sys::Sync,
-            Sys::Open,
-            Sys::Openat,
-            Sys::Creat,
-            Sys::Unlink,
-            Sys::Unlinkat,
-            Sys::Close,
-        ],
-        classes: &[Class::WRITE],
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "at least 4 fsync/fdatasync calls on one fd, each right after a small write to it (under 64 KiB), with no more than 3 writes between flushes: warning at medium; 2 or 3, every flush of the excerpt so: info at low",
-        counts: "fsync/fdatasync at least 100 and at least half as many as writes (the writes counted: not a table limited to fsync): warning at medium confidence when at least 4 in 5 writes is followed by a flush, info otherwise (a table cannot tell a database's flush per commit, which its configuration asks for, from an application's)",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<FsyncStorm>();
-
-crate::options!("fsync_storm");
+crate::detector!("fsync_storm", FsyncStorm { cfg, written: HashMap::default() });
 
 /// Files remembered per program (created ones, flushed ones).
 const MAX_FILES: usize = 1024;
@@ -278,17 +239,12 @@ impl FsyncStorm {
 }
 
 impl Hosted for FsyncStorm {
-    type Config = Config;
     type Thread = ();
     type Program = Group;
     /// An fd opened with O_SYNC or O_DSYNC (its number), until its close: its writes are
     /// flushes.
     type Object = ();
-    const META: &'static Meta = &META;
     const MAX_OBJECTS: usize = MAX_SYNC_FDS;
-    fn new(cfg: Config) -> Self {
-        FsyncStorm { cfg, written: HashMap::default() }
-    }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use syslint_report::Confidence;

@@ -12,32 +12,11 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Event, FutexCmd, Ret, Sys, Syscall, Tid};
+use crate::registry::{Ctx, FinishCtx};
+use syslint_event::{Event, FutexCmd, Ret, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL021",
-    name: "futex-contention",
-    category: Category::Cpu,
-    status: Status::Stable,
-    summary: "threads of a process queue on one lock: futex waits and wakes on the same address",
-    docs: Docs::markdown(include_str!("futex_contention.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("blocked_seconds"),
-        model: "the time threads spent blocked on the contended lock",
-    },
-    interest: Interest { syscalls: &[Sys::Futex, Sys::FutexTime64], exits: true, ..Interest::NONE },
-    levels: registry::Levels {
-        excerpt: "the full-trace rule only: a lock is told by its waiters also waking it, which needs the threads' pids; lines pasted without pids are one thread",
-        counts: "from a table per thread only (perf trace -s prints one per thread): at least 3 threads each with 100 futex calls or more making a quarter of its calls or more: info at low (a pool of idle threads waits a few times each, for long; threads handing a lock between them wait hundreds of times each, briefly); a table that sums the threads (strace -c, syscount) cannot tell one from the other: futex on top is as often an idle pool as a contended lock, so quiet",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<FutexContention>();
-
-crate::options!("futex_contention");
+crate::detector!("futex_contention", FutexContention { cfg });
 
 /// Futex addresses followed at once (over all processes).
 const MAX_ADDRS: usize = 50_000;
@@ -112,15 +91,10 @@ pub struct FutexContention {
 }
 
 impl Hosted for FutexContention {
-    type Config = Config;
     type Thread = ();
     type Program = Group;
     type Object = Addr;
-    const META: &'static Meta = &META;
     const MAX_OBJECTS: usize = MAX_ADDRS;
-    fn new(cfg: Config) -> Self {
-        FutexContention { cfg }
-    }
 
     /// An address is done with (its process ended, or the trace): keep it when it is a
     /// contended lock.

@@ -11,33 +11,22 @@
 use super::{Evidence, Span};
 use crate::kit::Metrics;
 use crate::kit::Rekey;
-use crate::registry::{self, Category, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Ctx, Detector, FinishCtx, Meta};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, MsgFlags, Tgid, Tid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Subject, SubjectKind};
 
-pub static META: Meta = Meta {
-    code: "SL005",
-    name: "keepalive-stall",
-    category: Category::Network,
-    status: Status::Stable,
-    summary: "a client waits for the peer to close a keep-alive connection after the response is complete",
-    docs: Docs::markdown(include_str!("keepalive_stall.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("stall_s"),
-        model: "the time spent waiting for a peer to close a response that was already complete",
+crate::detector!(
+    "keepalive_stall",
+    KeepaliveStall {
+        cfg,
+        conns: HashMap::default(),
+        pending: HashMap::default(),
+        groups: HashMap::default(),
+        other: Group::default(),
     },
-    interest: Interest { all_syscalls: true, exits: true, aliases: true, notes: true, ..Interest::NONE },
-    levels: registry::Levels {
-        excerpt: "none: a stall is a read that waits for the server to close, told by durations and by what came before on the connection; an excerpt with -T lines is read by the full-trace rule",
-        counts: "none: a table has no per-call times or order, so a read that waits for a close looks like any read that waits",
-    },
-};
-
-pub const ENTRY: Entry = registry::entry::<KeepaliveStall>();
-
-crate::options!("keepalive_stall");
+    unhosted
+);
 
 /// Connections followed at once; beyond, new ones are ignored until some close.
 const MAX_CONNS: usize = 8192;
@@ -114,20 +103,6 @@ pub struct KeepaliveStall {
     pending: HashMap<Tid, Pending>,
     groups: HashMap<Box<str>, Group>,
     other: Group,
-}
-
-impl Declared for KeepaliveStall {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        KeepaliveStall {
-            cfg,
-            conns: HashMap::default(),
-            pending: HashMap::default(),
-            groups: HashMap::default(),
-            other: Group::default(),
-        }
-    }
 }
 
 impl KeepaliveStall {

@@ -12,36 +12,11 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
-use syslint_event::{Event, MemKind, Sys, Syscall};
+use crate::registry::{Ctx, FinishCtx};
+use syslint_event::{Event, MemKind, Syscall};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL022",
-    name: "memory-map-churn",
-    category: Category::Cpu,
-    status: Status::Stable,
-    summary: "a process returns large blocks of memory to the kernel and maps them again, request after request",
-    docs: Docs::markdown(include_str!("memory_map_churn.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("syscall_seconds"),
-        model: "the time inside the map and unmap calls",
-    },
-    interest: Interest {
-        syscalls: &[Sys::Mmap, Sys::Mmap2, Sys::Munmap, Sys::Mremap, Sys::Madvise, Sys::Brk],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "at least 3 times, one thread releases an anonymous block of at least 1 MiB (munmap, or brk lowering the break) and maps or grows the same size again: info, medium confidence (the excerpt cannot show how often it happens)",
-        counts: "none: a table shows no sizes or addresses, so mmap and munmap in equal numbers cannot be told from a loader mapping libraries or a program mapping files",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<MemoryMapChurn>();
-
-crate::options!("memory_map_churn");
+crate::detector!("memory_map_churn", MemoryMapChurn { cfg });
 
 /// Anonymous mappings followed at once (over all processes).
 const MAX_MAPPINGS: usize = 100_000;
@@ -123,20 +98,15 @@ impl MemoryMapChurn {
 }
 
 impl Hosted for MemoryMapChurn {
-    type Config = Config;
     type Thread = Proc;
     type Program = Group;
     /// A region of the process (its start address): an anonymous mapping of at least
     /// `min_block` the trace saw made -> its length; a madvise release (the start with
     /// [`ADVISED`] set) -> times released.
     type Object = u64;
-    const META: &'static Meta = &META;
     const MAX_THREADS: usize = MAX_PROCS;
     const MAX_OBJECTS: usize = MAX_MAPPINGS;
     const PER_PROCESS: bool = true;
-    fn new(cfg: Config) -> Self {
-        MemoryMapChurn { cfg }
-    }
 
     /// A process ended: its cycles join its program's.
     fn end_thread(&mut self, s: &mut State<'_, Self>) {

@@ -14,49 +14,12 @@ use super::{Evidence, EvidenceBuf};
 use crate::hist::Histogram;
 use crate::host::{Groups, Hosted, State};
 use crate::kit::{Metrics, Span};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Event, MsgFlags, Ret, SockOpt, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL020",
-    name: "nagle-delay",
-    category: Category::Network,
-    status: Status::Stable,
-    summary: "requests written in small pieces wait for the peer's delayed ACK (Nagle without TCP_NODELAY)",
-    docs: Docs::markdown(include_str!("nagle_delay.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("delayed_s"),
-        model: "the time responses waited for the peer's delayed ACK",
-    },
-    interest: Interest {
-        syscalls: &[
-            Sys::Write,
-            Sys::Writev,
-            Sys::Send,
-            Sys::Sendto,
-            Sys::Sendmsg,
-            Sys::Read,
-            Sys::Readv,
-            Sys::Recv,
-            Sys::Recvfrom,
-            Sys::Recvmsg,
-            Sys::Setsockopt,
-            Sys::Close,
-        ],
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "with -T durations only (without them the lines of a client that set TCP_NODELAY before them look the same: quiet): per fd, requests of two or more writes of at most `max_write_bytes` (no MSG_MORE, no TCP_NODELAY/TCP_CORK in the lines) whose answering read took `min_delay_ms`-`max_delay_ms`, most split requests so, and one-write requests (if any) not as slow: 5 make medium (a warning from 0.5 s), 3 are info at low",
-        counts: "a table with wall-clock times (strace -c -w, perf trace -s, syscount -L; plain strace -c counts system time: quiet) with at least 20 reads, 1.8 writes or more per read, reads of `min_delay_ms`-`max_delay_ms` on average holding most of the time: info at low, since a table shows neither the order nor the sizes of the calls",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<NagleDelay>();
-
-crate::options!("nagle_delay");
+crate::detector!("nagle_delay", NagleDelay { cfg });
 
 /// Sockets followed at once (all processes together): those written on, and those older than
 /// the trace whose peer spoke first.
@@ -229,15 +192,10 @@ fn is_send(sys: Sys) -> bool {
 }
 
 impl Hosted for NagleDelay {
-    type Config = Config;
     type Thread = ();
     type Program = Group;
     type Object = Conn;
-    const META: &'static Meta = &META;
     const MAX_OBJECTS: usize = MAX_CONNS;
-    fn new(cfg: Config) -> Self {
-        NagleDelay { cfg }
-    }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use syslint_report::Confidence;

@@ -10,64 +10,12 @@
 use super::EvidenceBuf;
 use crate::host::{Capped, Few, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, OpenFlags, Ret, Sys, Syscall, Tgid};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL015",
-    name: "reopen-churn",
-    category: Category::Filesystem,
-    status: Status::Stable,
-    summary: "the same file opened, read or written, and closed again and again by one process",
-    docs: Docs::markdown(include_str!("reopen_churn.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("redone_s"),
-        model: "the time inside the reopens, plus the time each reopened file was held open (reading it again and doing the work with it, such as parsing a certificate bundle): what keeping it open, or its contents, would save",
-    },
-    interest: Interest {
-        syscalls: &[
-            Sys::Open,
-            Sys::Openat,
-            Sys::Openat2,
-            Sys::Creat,
-            Sys::Close,
-            Sys::Read,
-            Sys::Pread64,
-            Sys::Readv,
-            Sys::Preadv,
-            Sys::Preadv2,
-            // a file removed since it was opened is a new file when opened again (a journal)
-            Sys::Unlink,
-            Sys::Unlinkat,
-            // a file opened to be flushed is fsync-storm's (a directory fsynced per commit)
-            Sys::Fsync,
-            Sys::Fdatasync,
-            // bytes sent to sockets: a file read again to be sent out is served, not re-parsed
-            Sys::Write,
-            Sys::Writev,
-            Sys::Sendto,
-            Sys::Sendmsg,
-            Sys::Sendfile,
-            Sys::Sendfile64,
-            // a successful exec starts another program in the process
-            Sys::Execve,
-            Sys::Execveat,
-        ],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "one thread opening the same file (not a directory, not unlinked or renamed, not fsynced in the excerpt) at least 3 times: info, since the cost is in how many reopens over time; at medium with 8 reopens whose opens and closes are `warn_share_of_calls` of the calls, else low",
-        counts: "successful opens at least `min_reopens`, under a tenth failing, closes and reads about as many: info at low (a table cannot tell one file reopened from many opened once)",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<ReopenChurn>();
-
-crate::options!("reopen_churn");
+crate::detector!("reopen_churn", ReopenChurn { cfg });
 
 /// Processes followed at once.
 const MAX_PROCS: usize = 20_000;
@@ -204,18 +152,13 @@ impl ReopenChurn {
 }
 
 impl Hosted for ReopenChurn {
-    type Config = Config;
     type Thread = Proc;
     type Program = Group;
     type Object = ();
-    const META: &'static Meta = &META;
     const MAX_THREADS: usize = MAX_PROCS;
     const PER_PROCESS: bool = true;
     /// A process that runs another program starts afresh in it.
     const EXEC_ENDS_THREAD: bool = true;
-    fn new(cfg: Config) -> Self {
-        ReopenChurn { cfg }
-    }
 
     /// A process ended or ran another program: its hot files join its program's.
     fn end_thread(&mut self, s: &mut State<'_, Self>) {

@@ -19,39 +19,23 @@ use crate::kit::dns::{dns_socket, parse_dns, DnsMsg};
 use crate::kit::Metrics;
 use crate::model::Model;
 use crate::kit::Rekey;
-use crate::registry::{self, Category, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{self, Ctx, Detector, FinishCtx, Meta};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::net::IpAddr;
 use syslint_event::{Class, Event, Tgid, Tid, Ret, SockAddr, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Subject, SubjectKind};
 
-pub static META: Meta = Meta {
-    code: "SL004",
-    name: "repeated-dns",
-    category: Category::Network,
-    status: Status::Stable,
-    summary: "the same name looked up again and again instead of once",
-    docs: Docs::markdown(include_str!("repeated_dns.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("wasted_s"),
-        model: "the time spent resolving names already resolved earlier in the trace, less the waits for answers that timed out (dns-timeout's: one cost, one owner)",
+crate::detector!(
+    "repeated_dns",
+    RepeatedDns {
+        cfg,
+        episodes: HashMap::default(),
+        pending: Vec::new(),
+        aggs: HashMap::default(),
+        order: Vec::new(),
     },
-    interest: Interest {
-        syscalls: &[Sys::Connect, Sys::Close, Sys::Sendmmsg, Sys::Recvmmsg],
-        classes: &[Class::LOOKUP, Class::READ, Class::WRITE, Class::POLL],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "the same name asked of a DNS server (port 53) at least 3 times in the excerpt (a resolver answering that a name does not exist, once, is not a repeat)",
-        counts: "sendmmsg at least 10 times: glibc's resolver sends each lookup's A and AAAA questions with one sendmmsg, so the count is about the lookups; low confidence and info (other UDP programs use sendmmsg too, and a table shows no names)",
-    },
-};
-
-pub const ENTRY: Entry = registry::entry::<RepeatedDns>();
-
-crate::options!("repeated_dns");
+    unhosted
+);
 
 /// Threads with a lookup in progress.
 const MAX_EPISODES: usize = 10_000;
@@ -154,20 +138,6 @@ pub struct RepeatedDns {
     pending: Vec<Episode>,
     aggs: HashMap<Key, Agg>,
     order: Vec<Key>,
-}
-
-impl Declared for RepeatedDns {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        RepeatedDns {
-            cfg,
-            episodes: HashMap::default(),
-            pending: Vec::new(),
-            aggs: HashMap::default(),
-            order: Vec::new(),
-        }
-    }
 }
 
 impl RepeatedDns {

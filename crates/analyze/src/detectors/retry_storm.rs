@@ -14,62 +14,13 @@
 use super::{Evidence, EvidenceBuf};
 use crate::host::{Capped, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::{Hash, Hasher};
 use syslint_event::{errno, Class, Event, Ret, SockOpt, Sys, Syscall, Tgid};
 use syslint_report::{Finding, Severity, SubjectKind};
 
-pub static META: Meta = Meta {
-    code: "SL017",
-    name: "retry-storm",
-    category: Category::Network,
-    status: Status::Stable,
-    summary: "a failing connect (or bind, or open) retried at once, hundreds of times a second: no backoff",
-    docs: Docs::markdown(include_str!("retry_storm.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("seconds"),
-        model: "the time inside the retried calls",
-    },
-    interest: Interest {
-        syscalls: &[
-            Sys::Connect,
-            Sys::Bind,
-            Sys::Open,
-            Sys::Openat,
-            Sys::Openat2,
-            Sys::Creat,
-            // the outcome of a non-blocking connect
-            Sys::Getsockopt,
-            Sys::Poll,
-            Sys::Ppoll,
-            Sys::Close,
-            Sys::Read,
-            Sys::Write,
-            Sys::Readv,
-            Sys::Writev,
-            Sys::Sendto,
-            Sys::Recvfrom,
-            Sys::Sendmsg,
-            Sys::Recvmsg,
-            // a successful exec starts another program in the process
-            Sys::Execve,
-            Sys::Execveat,
-        ],
-        // a process's pending connects end with it
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "a connection attempt failing (connect = ECONNREFUSED/ETIMEDOUT/ENETUNREACH/EHOSTUNREACH, or the first read or write after a non-blocking connect) followed by a new socket or connect in the same thread, with no sleep or expired wait of 50 ms or more between: 5 such retries warn at medium, fewer are info at low; any backoff seen keeps it quiet",
-        counts: "a table with errors (not syscount; not limited with -e): at least 100 connects (beyond glibc's one per DNS lookup) nearly all failed, a new socket and a close for nearly each, fewer calls that moved data than half the connects, and fewer sleeps than a quarter of them: info at low. The errors alone do not tell it: strace -c counts a non-blocking connect's EINPROGRESS as an error like a refusal, so connections that then carry requests (connection-churn's) fail as many connects; what tells them is the data moved. A table cannot name the endpoint or show the gaps",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<RetryStorm>();
-
-crate::options!("retry_storm");
+crate::detector!("retry_storm", RetryStorm { cfg });
 
 /// Series followed per program: a program retries a few endpoints, and with at most 256
 /// programs the whole stays bounded (131,072 series).
@@ -361,18 +312,13 @@ impl RetryStorm {
 }
 
 impl Hosted for RetryStorm {
-    type Config = Config;
     type Thread = ();
     type Program = Group;
     /// A non-blocking connect (its fd) waiting for its outcome.
     type Object = Pending;
-    const META: &'static Meta = &META;
     const MAX_OBJECTS: usize = MAX_PENDING;
     /// A process that runs another program makes its attempts for that one.
     const EXEC_ENDS_THREAD: bool = true;
-    fn new(cfg: Config) -> Self {
-        RetryStorm { cfg }
-    }
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use syslint_report::Confidence;

@@ -14,34 +14,13 @@ use super::{Evidence, Span};
 use crate::host::{Groups, Hosted, State};
 use crate::kit::Metrics;
 use crate::kit::{Rekey, Typical};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, MsgFlags, Tgid, Ret, Sys, Syscall, TargetKind};
 use syslint_report::printers::fmt_count;
 use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
-pub static META: Meta = Meta {
-    code: "SL006",
-    name: "small-io",
-    category: Category::Io,
-    status: Status::Stable,
-    summary: "a large transfer done in many small reads or writes, or many tiny unbuffered writes",
-    docs: Docs::markdown(include_str!("small_io.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("saved_time_s"),
-        model: "the calls that bigger buffers would save, at the median cost of the calls that did not wait",
-    },
-    interest: Interest { classes: &[Class::FD], exits: true, ..Interest::NONE },
-    levels: registry::Levels {
-        excerpt: "at least 8 reads or writes on one fd making half the excerpt, 9 in 10 of them small (reads of at most 16 bytes asking for no more than 16, writes of at most 512): reads warn at medium, writes to a file too, writes to an fd the excerpt does not name are info at low; 4 to 7 reads asking for one byte each (and getting it), half the calls that are not waits: info at low. A sysfs or /proc file read a byte at a time is not",
-        counts: "one read or write syscall at least 10,000 times and half of all calls: low confidence and info, since a table has no byte counts",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<SmallIo>();
-
-crate::options!("small_io");
+crate::detector!("small_io", SmallIo { cfg, aggs: HashMap::default() });
 
 /// fds followed at once.
 const MAX_RUNS: usize = 16_384;
@@ -382,15 +361,10 @@ bigger buffers do not save",
 }
 
 impl Hosted for SmallIo {
-    type Config = Config;
     type Thread = ();
     type Program = ();
     type Object = Run;
-    const META: &'static Meta = &META;
     const MAX_OBJECTS: usize = MAX_RUNS;
-    fn new(cfg: Config) -> Self {
-        SmallIo { cfg, aggs: HashMap::default() }
-    }
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         self.syscall(s, cx, ev, sc);

@@ -15,39 +15,22 @@
 
 use super::EvidenceBuf;
 use crate::kit::{Bounded, Metrics, Programs, Rekey, Span};
-use crate::registry::{self, Category, Ctx, Declared, Detector, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, Detector, FinishCtx, Meta};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hasher;
 use syslint_event::{Class, CloneFlags, Event, Ret, Tgid};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL016",
-    name: "spawn-per-task",
-    category: Category::Cpu,
-    status: Status::Stable,
-    summary: "a process starts the same program again and again, a short-lived child per item",
-    docs: Docs::markdown(include_str!("spawn_per_task.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("forked_busy_s"),
-        model: "forked copies that run no program (a process per job or connection): their busy time, from the fork to their exit less the time they spent blocked waiting (reads, polls, waits), plus the parent's fork calls: their start-up and their work, an upper bound when the work is large; children that exec a helper: none in seconds yet, the spawns and the children's lives are counted and the severity stands on them",
+crate::detector!(
+    "spawn_per_task",
+    SpawnPerTask {
+        cfg,
+        children: Bounded::new(MAX_CHILDREN),
+        tasks: Bounded::new(MAX_TASKS),
+        programs: Programs::default(),
     },
-    // reads, polls and waits: the time a forked copy spent blocked is not its cost
-    interest: Interest {
-        classes: &[Class::SPAWN, Class::EXEC, Class::READ, Class::POLL, Class::WAIT],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "children one process started (fork, vfork, clone without CLONE_THREAD) that ran a program and started none of their own, per binary: 10 of one binary warn at medium; 3 are info at low, as are 3 children reaped whose exec the excerpt does not show",
-        counts: "successful execs at least `min_spawns`, with about as many forks/clones and at least half as many waits (a table of strace -f): info at low, since a table names no binary",
-    },
-};
-
-pub const ENTRY: Entry = registry::entry::<SpawnPerTask>();
-
-crate::options!("spawn_per_task");
+    unhosted
+);
 
 /// Children followed at once.
 const MAX_CHILDREN: usize = 20_000;
@@ -104,19 +87,6 @@ pub struct SpawnPerTask {
     children: Bounded<Tgid, Child>,
     tasks: Bounded<(Tgid, u64), Tasks>,
     programs: Programs,
-}
-
-impl Declared for SpawnPerTask {
-    type Config = Config;
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        SpawnPerTask {
-            cfg,
-            children: Bounded::new(MAX_CHILDREN),
-            tasks: Bounded::new(MAX_TASKS),
-            programs: Programs::default(),
-        }
-    }
 }
 
 fn hash(s: &str) -> u64 {

@@ -12,56 +12,13 @@ use super::failed_lookup_storm::resolve;
 use crate::host::{Few, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
 use crate::model::Model;
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hasher;
 use syslint_event::{Class, Event, Ret, Sys, Syscall, Tgid, Tid};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL014",
-    name: "stat-storm",
-    category: Category::Filesystem,
-    status: Status::Stable,
-    summary: "the same few paths looked up successfully again and again: path resolution without a cache",
-    docs: Docs::markdown(include_str!("stat_storm.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("seconds"),
-        model: "the time inside the repeated lookups",
-    },
-    interest: Interest {
-        syscalls: &[
-            Sys::Stat,
-            Sys::Lstat,
-            Sys::Stat64,
-            Sys::Lstat64,
-            Sys::Newfstatat,
-            Sys::Fstatat64,
-            Sys::Statx,
-            Sys::Access,
-            Sys::Faccessat,
-            Sys::Faccessat2,
-            Sys::Readlink,
-            Sys::Readlinkat,
-            // a mkdir that fails with EEXIST found the path (mkdirp per file written)
-            Sys::Mkdir,
-            Sys::Mkdirat,
-            // a successful exec changes the program a process runs
-            Sys::Execve,
-            Sys::Execveat,
-        ],
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "successful stat/lstat/access/readlink lookups of paths already looked up at least twice before in the excerpt (failed ones are failed-lookup-storm's), lookups a quarter of the calls: 20 repeats making half the calls warn at medium, 8 are info at low",
-        counts: "successful stat-family/access/readlink calls at least 500, a third of all calls and 5 times the opens (a table with errors, not limited with -e): info at low, since a table cannot tell a storm from a scan",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<StatStorm>();
-
-crate::options!("stat_storm");
+crate::detector!("stat_storm", StatStorm { cfg, paths: 0 });
 
 /// Distinct (program, path) pairs followed; beyond, new paths are not counted.
 const MAX_PATHS: usize = 100_000;
@@ -159,14 +116,9 @@ fn path_key(model: &Model, tid: Tid, sc: &Syscall, p: &str) -> Option<u64> {
 }
 
 impl Hosted for StatStorm {
-    type Config = Config;
     type Thread = ();
     type Program = Group;
     type Object = ();
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        StatStorm { cfg, paths: 0 }
-    }
 
     // ---- less than a full trace (issue 14): self-contained, nothing else in this file uses them ----
 

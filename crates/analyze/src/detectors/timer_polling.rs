@@ -10,46 +10,11 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Class, Event, Ret, Sys, Syscall, Tid, Timeout, WaitOptions};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL012",
-    name: "timer-polling",
-    category: Category::Cpu,
-    status: Status::Stable,
-    summary: "an idle thread wakes up on a short timeout again and again for nothing",
-    docs: Docs::markdown(include_str!("timer_polling.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: None,
-        model: "none in seconds: the cost is the wake-ups themselves (power, a core woken); the severity stands on their rate",
-    },
-    interest: Interest {
-        syscalls: &[
-            Sys::Nanosleep,
-            Sys::ClockNanosleep,
-            Sys::Wait4,
-            Sys::Waitid,
-            Sys::Accept,
-            Sys::Accept4,
-            Sys::Connect,
-        ],
-        // the waits, and data moved (which ends an idle run)
-        classes: &[Class::POLL, Class::READ, Class::WRITE],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "`min_run_ticks` waits in a row of one thread with a timeout of at most `max_timeout_ms` that expired (= 0), or wait4(WNOHANG) = 0 after a short sleep, with nothing between but clock reads and zero sleeps: medium, the rate from the timeout asked for; a warning from `warn_per_sec`, nothing under `min_per_sec`",
-        counts: "with wall-clock times (perf trace, strace -c -w, syscount -L): poll/select/epoll waits at least 20 and half of all calls, averaging 1 to 250 ms, with under a tenth as much I/O: info at low",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<TimerPolling>();
-
-crate::options!("timer_polling");
+crate::detector!("timer_polling", TimerPolling { cfg });
 
 /// Evidence lines kept from the start of a run.
 const EVIDENCE: usize = 4;
@@ -234,14 +199,9 @@ impl TimerPolling {
 }
 
 impl Hosted for TimerPolling {
-    type Config = Config;
     type Thread = Thread;
     type Program = Group;
     type Object = ();
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        TimerPolling { cfg }
-    }
 
     // ---- less than a full trace (issue 14) ----
 

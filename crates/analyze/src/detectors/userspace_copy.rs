@@ -13,55 +13,12 @@
 use super::{Evidence, EvidenceBuf};
 use crate::host::{Best, Capped, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Event, Ret, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL018",
-    name: "userspace-copy",
-    category: Category::Io,
-    status: Status::Stable,
-    summary: "file contents read into user space only to be written to a socket: sendfile() would move them in the kernel",
-    docs: Docs::markdown(include_str!("userspace_copy.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("seconds"),
-        model: "the time inside the reads and writes that copy through user space (an upper bound: sendfile or splice still moves the bytes)",
-    },
-    interest: Interest {
-        syscalls: &[
-            // file reads
-            Sys::Read,
-            Sys::Pread64,
-            Sys::Readv,
-            Sys::Preadv,
-            Sys::Preadv2,
-            // socket writes
-            Sys::Write,
-            Sys::Writev,
-            Sys::Send,
-            Sys::Sendto,
-            Sys::Sendmsg,
-            // a file read and then mapped was read for its headers (the loader)
-            Sys::Mmap,
-            // a successful exec starts another program in the process
-            Sys::Execve,
-            Sys::Execveat,
-        ],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "reads of at least 1 KiB each followed by a write of exactly as many bytes to another fd (a changed size is a transformation: TLS, compression), at least 4 such pairs and 128 KiB, no sendfile/splice in the lines: info, medium when 8 pairs show (-yy, or the open and accept in the lines) a file read and a socket written, else low; info, since the cost is how much a run copies",
-        counts: "read-family and write-family calls at least 1,000 each, within 20% of each other, half of all calls, a socket call in the table and no sendfile/splice/copy_file_range (not a table limited with -e): info at low, since a table cannot say the reads are of files and the writes to sockets, nor that the bytes went out unchanged",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<UserspaceCopy>();
-
-crate::options!("userspace_copy");
+crate::detector!("userspace_copy", UserspaceCopy { cfg });
 
 /// Files remembered per program (for the top files).
 const MAX_FILES: usize = 256;
@@ -145,16 +102,11 @@ fn tls_record(sc: &Syscall) -> bool {
 }
 
 impl Hosted for UserspaceCopy {
-    type Config = Config;
     type Thread = Thread;
     type Program = Group;
     type Object = ();
-    const META: &'static Meta = &META;
     /// A thread that runs another program starts afresh in that program.
     const EXEC_ENDS_THREAD: bool = true;
-    fn new(cfg: Config) -> Self {
-        UserspaceCopy { cfg }
-    }
 
     /// A thread ended (or ran another program): its evidence joins its program's.
     fn end_thread(&mut self, s: &mut State<'_, Self>) {

@@ -9,38 +9,11 @@
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
 use crate::kit::{Metrics, Span, Timing};
-use crate::registry::{self, Category, Ctx, Docs, Entry, FinishCtx, Interest, Meta, Status};
+use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Event, FutexOp, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
-pub static META: Meta = Meta {
-    code: "SL010",
-    name: "yield-spin",
-    category: Category::Cpu,
-    status: Status::Stable,
-    summary: "threads loop on sched_yield() instead of blocking",
-    docs: Docs::markdown(include_str!("yield_spin.md")),
-    options: OPTIONS,
-    cost: registry::CostModel {
-        metric: Some("spin_seconds"),
-        model: "the time the thread spent yielding in a loop instead of blocking",
-    },
-    // sched_yield, and the blocking waits that end a thread's window (a lock that yields a few
-    // times and then sleeps in futex() is not spinning)
-    interest: Interest {
-        syscalls: &[Sys::SchedYield, Sys::Futex, Sys::FutexTime64, Sys::Nanosleep, Sys::ClockNanosleep],
-        exits: true,
-        ..Interest::NONE
-    },
-    levels: registry::Levels {
-        excerpt: "a thread's sched_yield calls at least half of its calls, with a run of at least 20 in a row and nothing blocking between: warning at medium; 8 to 19 in a row: info at low (a lock that yields a few times and then sleeps in futex is not a spin)",
-        counts: "sched_yield at least `min_yields` times and half of all calls (not a table limited to sched_yield): a warning at medium from `warn_yields_untimed`, else info at low",
-    },
-};
-
-pub const ENTRY: Entry = crate::host::hosted::<YieldSpin>();
-
-crate::options!("yield_spin");
+crate::detector!("yield_spin", YieldSpin { cfg });
 
 /// Evidence lines kept from the start of a window.
 const EVIDENCE: usize = 4;
@@ -148,14 +121,9 @@ impl YieldSpin {
 }
 
 impl Hosted for YieldSpin {
-    type Config = Config;
     type Thread = Thread;
     type Program = Group;
     type Object = ();
-    const META: &'static Meta = &META;
-    fn new(cfg: Config) -> Self {
-        YieldSpin { cfg }
-    }
 
     // ---- less than a full trace (issue 14) ----
 
