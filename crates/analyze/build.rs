@@ -21,6 +21,9 @@
 //! classes = ["WRITE"]         # constants of syslint_event::Class
 //! exits = true                # also all_syscalls, aliases, notes; false when left out
 //!
+//! [limits]                    # how much it keeps or looks at, at most (constants of the code)
+//! MAX_FILES = { value = 1024, meaning = "files remembered per program" }
+//!
 //! [levels]                    # registry::Levels: the excerpt and counts rules in words
 //! excerpt = "at least 4 fsync/fdatasync calls on one fd ..."   # or why there is none
 //! counts = "fsync/fdatasync at least 100 ..."                  # (no table: full traces only)
@@ -126,6 +129,8 @@ struct Decl {
     flags: [bool; 4],
     /// The excerpt and counts rules in words, when declared.
     levels: Option<(String, String)>,
+    /// `usize` constants of the detector's module: (name, value, meaning).
+    limits: Vec<(String, i64, String)>,
     options: Vec<Opt>,
 }
 
@@ -137,10 +142,13 @@ fn declaration(stem: &str, md: &str) -> Result<Decl, String> {
     let (line, block) = declaration_block(md)?;
     let at = |e: String| format!("the declaration (```toml at line {line}): {e}");
     let table: toml::Table = block.parse().map_err(|e: toml::de::Error| at(e.to_string().trim().to_string()))?;
-    if let Some(k) =
-        table.keys().find(|k| !["category", "status", "cost", "interest", "levels", "option"].contains(&k.as_str()))
+    if let Some(k) = table
+        .keys()
+        .find(|k| !["category", "status", "cost", "interest", "limits", "levels", "option"].contains(&k.as_str()))
     {
-        return Err(at(format!("unknown key `{k}` (category, status, [cost], [interest], [levels], [[option]])")));
+        return Err(at(format!(
+            "unknown key `{k}` (category, status, [cost], [interest], [limits], [levels], [[option]])"
+        )));
     }
     let category = variant(&table, "category", "a variant of registry::Category (Cpu, Network, ...)").map_err(at)?;
     let status = variant(&table, "status", "Stable or Preview").map_err(at)?;
@@ -194,8 +202,30 @@ fn declaration(stem: &str, md: &str) -> Result<Decl, String> {
         }
         Some(v) => return Err(at(format!("[levels] is {v}, not a table"))),
     };
+    let mut limits = Vec::new();
+    for (k, v) in sub_table(&table, "limits").map_err(at)? {
+        if !is_ident(&k, char::is_ascii_uppercase) || k.chars().any(|c| c.is_ascii_lowercase()) {
+            return Err(at(format!("[limits]: `{k}` is not a constant's name (MAX_FILES)")));
+        }
+        let t = match v {
+            toml::Value::Table(t) => t,
+            v => return Err(at(format!("[limits]: {k} is {v}, not {{ value = N, meaning = \"...\" }}"))),
+        };
+        if let Some(x) = t.keys().find(|x| !["value", "meaning"].contains(&x.as_str())) {
+            return Err(at(format!("[limits]: {k}: unknown key `{x}` (value, meaning)")));
+        }
+        let value = match t.get("value") {
+            Some(toml::Value::Integer(i)) if *i >= 0 => *i,
+            _ => return Err(at(format!("[limits]: {k}: no `value`, a whole number of 0 or more"))),
+        };
+        let meaning = match t.get("meaning") {
+            Some(toml::Value::String(m)) if !m.trim().is_empty() => m.clone(),
+            _ => return Err(at(format!("[limits]: {k}: no `meaning` (what it bounds)"))),
+        };
+        limits.push((k, value, meaning));
+    }
     let options = parse(table.get("option")).map_err(at)?;
-    Ok(Decl { name, code, summary, category, status, metric, model, syscalls, classes, flags, levels, options })
+    Ok(Decl { name, code, summary, category, status, metric, model, syscalls, classes, flags, limits, levels, options })
 }
 
 /// Name, code and summary from the title line, `# <name> (<code>): <summary>`, checked: the
@@ -537,5 +567,8 @@ fn generate(md: &Path, stem: &str, d: &Decl) -> String {
         None => s.push_str("    levels: crate::registry::Levels::NONE,\n"),
     }
     s.push_str("};\n");
+    for (name, value, meaning) in &d.limits {
+        let _ = writeln!(s, "\n#[doc = {:?}]\nconst {name}: usize = {};", format!(" {meaning}"), grouped(*value));
+    }
     s
 }

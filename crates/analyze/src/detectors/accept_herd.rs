@@ -18,15 +18,6 @@ use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
 crate::detector!("accept_herd", AcceptHerd { cfg, socks: HashMap::default(), stats: HashMap::default() });
 
-/// Sockets (process, fd) tracked for bind/listen/options; accept keys; threads.
-const MAX_SOCKETS: usize = 20_000;
-const MAX_KEYS: usize = 20_000;
-const MAX_THREADS: usize = 20_000;
-/// Distinct workers remembered per key.
-const MAX_WORKERS: usize = 4096;
-/// Parent links followed when looking for the process that called listen().
-const MAX_DEPTH: usize = 64;
-
 /// A socket in one process: (thread group id, fd).
 type SockKey = (Tgid, i32);
 

@@ -18,13 +18,6 @@ use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
 crate::detector!("busy_poll", BusyPoll { cfg, done: Vec::new() });
 
-/// Threads reported; beyond, the ones that spun least are dropped.
-const MAX_FINDINGS: usize = 50;
-/// Spin lines kept as evidence per window.
-const EVIDENCE_LINES: usize = 4;
-/// Distinct spinning syscalls counted per window (for the message).
-const TOP_SYSCALLS: usize = 4;
-
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Kind {
     /// A zero-timeout poll that found nothing.

@@ -18,9 +18,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("clock_syscalls", ClockSyscalls { cfg });
 
-/// Evidence lines kept from the start.
-const EVIDENCE: usize = 4;
-
 /// Whether the vDSO serves a clock (x86_64, aarch64: the clocks of the kernel's vdso
 /// implementation; CPU-time clocks, alarm clocks and clock fds always enter the kernel).
 fn vdso_serves(id: i64) -> bool {

@@ -36,18 +36,6 @@ crate::detector!(
     },
 );
 
-/// Open connections (and connecting threads) tracked at once.
-const MAX_CONNS: usize = 100_000;
-/// Endpoints tracked.
-const MAX_ENDPOINTS: usize = 10_000;
-/// Request intervals kept per endpoint (for the in-flight peak).
-const MAX_INTERVALS: usize = 20_000;
-/// Setup times kept per endpoint for the median.
-const MAX_SAMPLES: usize = 256;
-/// Distinct processes remembered per endpoint.
-const MAX_PROCS: usize = 10_000;
-/// Evidence lines per endpoint.
-const EVIDENCE: usize = 5;
 /// Smallest TLS application-data record that can hold a request (header 5 + tag 16 + 11 bytes).
 const MIN_TLS_REQUEST: u64 = 32;
 

@@ -29,17 +29,6 @@ use syslint_report::Finding;
 
 crate::detector!("dns_timeout", DnsTimeout { cfg });
 
-/// Threads followed at once.
-const MAX_THREADS: usize = 10_000;
-/// DNS sockets followed per thread.
-const MAX_SOCKS: usize = 8;
-/// Questions remembered per lookup.
-const MAX_QUESTIONS: usize = 32;
-/// Names remembered per program.
-const MAX_NAMES: usize = 5;
-/// Evidence lines kept per lookup, and per program.
-const LOOKUP_EVIDENCE: usize = 4;
-const EVIDENCE: usize = 5;
 /// A question sent longer ago than this is no longer waited for (a socket kept open).
 const STALE_NS: i64 = 120_000_000_000;
 

@@ -15,11 +15,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("epoll_ctl_churn", EpollCtlChurn { cfg });
 
-/// Registered fds followed at once.
-const MAX_FDS: usize = 100_000;
-/// Evidence lines kept per fd.
-const EVIDENCE: usize = 4;
-
 /// One registered fd, from its first EPOLL_CTL_ADD to its close.
 #[derive(Clone, Default)]
 pub struct Reg {

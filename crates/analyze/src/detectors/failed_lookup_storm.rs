@@ -16,15 +16,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("failed_lookup_storm", FailedLookupStorm { cfg, tracked_paths: 0 });
 
-/// Distinct failing paths remembered (over all programs); beyond, new paths count as first
-/// failures, so `repeated_failures` becomes a lower bound.
-const MAX_PATHS: usize = 100_000;
-/// Distinct directories remembered per program.
-const MAX_DIRS: usize = 1024;
-/// Threads with a search in progress followed at once (the host's bound: the searches of
-/// threads beyond are left out, and the report says how many calls).
-const MAX_SEARCHES: usize = 4096;
-
 impl Group {
     /// Failures of a path that had already failed.
     fn repeated(&self) -> u64 {

@@ -14,9 +14,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("fd_close_sweep", FdCloseSweep { cfg });
 
-/// Evidence lines kept from the start of a sweep.
-const EVIDENCE: usize = 4;
-
 /// A run of closes on consecutive fds by one thread (its program is the one the thread ran
 /// when the sweep began: it usually execs another one next).
 #[derive(Clone, Default)]
@@ -217,7 +214,6 @@ impl Hosted for FdCloseSweep {
             .lines(count_lines(c, &["close", "close_range"]))
             .in_table(c, conf, &why)
     }
-
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(fd) = swept_fd(sc) else { return };

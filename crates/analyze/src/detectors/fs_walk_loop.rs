@@ -16,11 +16,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("fs_walk_loop", FsWalkLoop { cfg });
 
-/// Evidence lines kept per program.
-const EVIDENCE: usize = 3;
-/// Longest block of components looked for.
-const MAX_BLOCK: usize = 4;
-
 /// Looping calls of one program.
 #[derive(Clone, Default)]
 pub struct Group {
@@ -182,7 +177,6 @@ pub(crate) fn repeated_block(path: &str) -> Option<(usize, usize, Vec<&str>)> {
     }
     best.map(|(r, k, i)| (r, k, comps[i..i + k].to_vec()))
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -17,13 +17,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("fsync_storm", FsyncStorm { cfg, written: HashMap::default() });
 
-/// Files remembered per program (created ones, flushed ones).
-const MAX_FILES: usize = 1024;
-/// Open O_SYNC/O_DSYNC fds remembered (over all processes).
-const MAX_SYNC_FDS: usize = 65_536;
-/// Files whose written bytes are counted (over all processes).
-const MAX_WRITTEN: usize = 16_384;
-
 /// Software that flushes this way by design, and the knob that trades it.
 struct ByDesign {
     what: &'static str,

@@ -18,12 +18,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("futex_contention", FutexContention { cfg });
 
-/// Futex addresses followed at once (over all processes).
-const MAX_ADDRS: usize = 50_000;
-/// Threads told apart per address.
-const MAX_THREADS_PER_ADDR: usize = 256;
-/// Evidence lines kept per address.
-const EVIDENCE: usize = 4;
 /// A wake of every waiter (pthread_cond_broadcast, notifyAll): INT_MAX.
 const WAKE_ALL: i64 = i32::MAX as i64;
 
@@ -137,7 +131,6 @@ impl Hosted for FutexContention {
         };
         s.program().merge(g);
     }
-
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
         use syslint_report::Confidence;

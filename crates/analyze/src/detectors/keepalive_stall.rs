@@ -28,13 +28,6 @@ crate::detector!(
     unhosted
 );
 
-/// Connections followed at once; beyond, new ones are ignored until some close.
-const MAX_CONNS: usize = 8192;
-/// Endpoints reported one by one.
-const MAX_GROUPS: usize = 1024;
-/// Processes listed per endpoint.
-const MAX_PROCS: usize = 64;
-
 /// (process, fd)
 type Key = (Tgid, i32);
 

@@ -18,13 +18,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("memory_map_churn", MemoryMapChurn { cfg });
 
-/// Anonymous mappings followed at once (over all processes).
-const MAX_MAPPINGS: usize = 100_000;
-/// Processes followed at once.
-const MAX_PROCS: usize = 20_000;
-/// Evidence lines kept per process.
-const EVIDENCE: usize = 4;
-
 /// How memory went back (bits).
 const VIA_MUNMAP: u8 = 1;
 const VIA_BRK: u8 = 2;

@@ -21,14 +21,9 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("nagle_delay", NagleDelay { cfg });
 
-/// Sockets followed at once (all processes together): those written on, and those older than
-/// the trace whose peer spoke first.
-const MAX_CONNS: usize = 20_000;
 /// The first exchanges of a connection, which Linux answers in quick-ack mode (a TLS handshake's
 /// two writes, a connection per request): not counted when the round trips are unknown.
 const QUICK_EXCHANGES: u32 = 2;
-/// Evidence lines kept per request.
-const REQUEST_EVIDENCE: usize = 4;
 
 /// A TCP socket of a process (its fd), from its first write or TCP_NODELAY/TCP_CORK to its
 /// close; or, older than the trace, from a read that came first.

@@ -17,17 +17,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("reopen_churn", ReopenChurn { cfg });
 
-/// Processes followed at once.
-const MAX_PROCS: usize = 20_000;
-/// Files followed per process.
-const MAX_FILES: usize = 4096;
-/// Files remembered per program (for the top files).
-const MAX_GROUP_FILES: usize = 4096;
-/// Processes remembered per program (for the share of its calls).
-const MAX_TGIDS: usize = 4096;
-/// Evidence lines kept per file.
-const EVIDENCE: usize = 3;
-
 /// One file in one process.
 #[derive(Clone)]
 struct File {

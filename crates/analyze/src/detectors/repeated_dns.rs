@@ -37,18 +37,6 @@ crate::detector!(
     unhosted
 );
 
-/// Threads with a lookup in progress.
-const MAX_EPISODES: usize = 10_000;
-/// Names (and addresses) tracked.
-const MAX_KEYS: usize = 10_000;
-/// Unnamed finished lookups waiting for a connect (one per process).
-const MAX_PENDING: usize = 1024;
-/// Questions remembered per lookup (A, AAAA, search-list variants).
-const MAX_ASKED: usize = 16;
-/// Distinct processes remembered per name.
-const MAX_PROCS: usize = 10_000;
-/// Evidence lines kept per lookup.
-const EPISODE_EVIDENCE: usize = 3;
 /// The resolver's files, and a bit for each.
 const FILES: [&str; 5] = ["/etc/hosts", "/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf"];
 const HOSTS: u8 = 1;

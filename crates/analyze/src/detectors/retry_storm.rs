@@ -22,16 +22,6 @@ use syslint_report::{Finding, Severity, SubjectKind};
 
 crate::detector!("retry_storm", RetryStorm { cfg });
 
-/// Series followed per program: a program retries a few endpoints, and with at most 256
-/// programs the whole stays bounded (131,072 series).
-const MAX_SERIES: usize = 512;
-/// Non-blocking connects waiting for their outcome.
-const MAX_PENDING: usize = 20_000;
-/// Gaps kept from the start and the end of a series (for the growth).
-const EDGE: usize = 16;
-/// Evidence lines kept per series.
-const EVIDENCE: usize = 4;
-
 /// Gaps between attempts, binned log-linearly: 4 bins per power of two of nanoseconds.
 #[derive(Clone)]
 struct Gaps {

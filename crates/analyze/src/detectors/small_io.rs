@@ -22,16 +22,10 @@ use syslint_report::{Finding, Severity, Subject, SubjectKind};
 
 crate::detector!("small_io", SmallIo { cfg, aggs: HashMap::default() });
 
-/// fds followed at once.
-const MAX_RUNS: usize = 16_384;
 /// A small call (16 KiB or less) that took this long (131 µs) waited for something: a reader
 /// draining a pipe, a peer, a disk. By itself such a call takes a few microseconds (4 KiB
 /// reads under strace -T: 11 µs median in lab/small-io's c-4k).
 const WAIT_NS: u64 = 1 << 17;
-/// (process, target, direction) totals kept one by one.
-const MAX_AGGS: usize = 16_384;
-/// Evidence lines kept per run.
-const EVIDENCE: usize = 3;
 /// A run's evidence starts at this call.
 const EVIDENCE_FROM: u64 = 16;
 
@@ -538,7 +532,6 @@ fn size(b: f64) -> String {
         format!("{b:.0} bytes")
     }
 }
-
 
 #[cfg(test)]
 mod tests {

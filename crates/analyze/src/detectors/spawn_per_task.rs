@@ -32,15 +32,6 @@ crate::detector!(
     unhosted
 );
 
-/// Children followed at once.
-const MAX_CHILDREN: usize = 20_000;
-/// (spawner, binary) pairs followed.
-const MAX_TASKS: usize = 20_000;
-/// Evidence lines kept per binary.
-const EVIDENCE: usize = 3;
-/// Forked copies walked through to the process that runs a program.
-const MAX_UP: usize = 4;
-
 /// A child: who forked it, what it runs.
 #[derive(Clone, Default)]
 struct Child {
@@ -167,7 +158,6 @@ impl SpawnPerTask {
 
 /// The fix for forked copies per job or connection.
 const FORKED_FIX: &str = "keep long-lived workers and hand them the jobs or connections instead of forking a copy for each: a pre-forked or threaded pool (Python: socketserver's ThreadingTCPServer or a fixed pool of worker processes; RQ: `rq worker --worker-class rq.worker.SimpleWorker`, or a worker pool, when jobs need no isolation), a connection pool in front of a server that forks a process per connection (PgBouncer for PostgreSQL), and workers that live for many requests (gunicorn `--max-requests` in the thousands or 0; Apache `MaxConnectionsPerChild 0`)";
-
 
 /// The median of a log2 histogram of microseconds, in ms (the bucket's middle).
 fn median_ms(hist: &[u32; 40], n: u64) -> Option<f64> {

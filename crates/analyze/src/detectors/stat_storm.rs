@@ -20,13 +20,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("stat_storm", StatStorm { cfg, paths: 0 });
 
-/// Distinct (program, path) pairs followed; beyond, new paths are not counted.
-const MAX_PATHS: usize = 100_000;
-/// Processes remembered per program (for the share of its calls).
-const MAX_TGIDS: usize = 4096;
-/// Evidence lines kept of the top path.
-const EVIDENCE: usize = 3;
-
 #[derive(Clone)]
 pub struct PathCount {
     /// Shown as, once hot: most paths are looked up once or twice, and rendering each of them

@@ -16,11 +16,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("timer_polling", TimerPolling { cfg });
 
-/// Evidence lines kept from the start of a run.
-const EVIDENCE: usize = 4;
-/// Distinct periods counted per run (for `period_ms`).
-const PERIODS: usize = 32;
-
 /// A thread's current idle run.
 #[derive(Clone, Default)]
 struct Run {

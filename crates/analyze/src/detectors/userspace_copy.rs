@@ -20,10 +20,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("userspace_copy", UserspaceCopy { cfg });
 
-/// Files remembered per program (for the top files).
-const MAX_FILES: usize = 256;
-/// Evidence lines kept per thread.
-const EVIDENCE: usize = 4;
 /// Socket writes shown as evidence move at least this many copied bytes.
 const EVIDENCE_MIN_WRITE: u64 = 4096;
 
@@ -122,7 +118,6 @@ impl Hosted for UserspaceCopy {
         let g = s.program();
         g.evidence.merge(Best::new(t.copied, ev));
     }
-
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use syslint_report::Confidence;

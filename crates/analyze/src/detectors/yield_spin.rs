@@ -15,9 +15,6 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("yield_spin", YieldSpin { cfg });
 
-/// Evidence lines kept from the start of a window.
-const EVIDENCE: usize = 4;
-
 /// A thread's current run of yields.
 #[derive(Clone, Default)]
 struct Window {
