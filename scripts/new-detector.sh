@@ -52,9 +52,10 @@ use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Event, Syscall};
 use syslint_report::{Finding, Severity};
 
-// META, Config and OPTIONS from the title and the Declaration block of $module.md; the detector
-// is made as this struct expression, from its config
-crate::detector!("$module", $type { cfg });
+// META, Config and OPTIONS from the title and the Declaration block of $module.md, and the
+// detector's struct, holding its config (a detector that keeps more than the analyzer keeps for
+// it names its constructor instead: \`$type { cfg, more: Vec::new() }\`, and declares the struct)
+crate::detector!("$module", struct $type);
 
 /// What the detector follows in one thread.
 #[derive(Clone, Default)]
@@ -76,11 +77,6 @@ pub struct Program {
 }
 
 crate::merge!(Program { calls: sum, threads: sum, timing: merge, span: merge, evidence: merge });
-
-#[derive(Clone)]
-pub struct $type {
-    cfg: Config,
-}
 
 impl Hosted for $type {
     type Thread = Thread;

@@ -498,8 +498,14 @@ pub fn defaults_of<T: serde::Serialize + Default>() -> toml::Value {
 /// `ENTRY` and its [`Declared`] impl, whose constructor is the struct expression given:
 ///
 /// ```text
-/// crate::detector!("yield_spin", YieldSpin { cfg });
 /// crate::detector!("fsync_storm", FsyncStorm { cfg, written: HashMap::default() });
+/// ```
+///
+/// A hosted detector that holds nothing but its options says `struct`, and the struct is
+/// declared too:
+///
+/// ```text
+/// crate::detector!("yield_spin", struct YieldSpin);
 /// ```
 ///
 /// A detector is hosted ([`crate::host::Hosted`]) unless it says `unhosted` last, for the few
@@ -513,6 +519,15 @@ pub fn defaults_of<T: serde::Serialize + Default>() -> toml::Value {
 /// another cannot keep the other's declaration.
 #[macro_export]
 macro_rules! detector {
+    ($module:literal, struct $ty:ident $(,)?) => {
+        /// The detector: its options; the analyzer keeps its state ([`crate::host`]).
+        #[derive(Clone)]
+        pub struct $ty {
+            cfg: Config,
+        }
+
+        $crate::detector!(@declare $module, $ty { cfg }, $crate::host::hosted);
+    };
     ($module:literal, $ty:ident { $cfg:ident $(, $field:ident: $value:expr)* $(,)? } $(,)?) => {
         $crate::detector!(@declare $module, $ty { $cfg $(, $field: $value)* }, $crate::host::hosted);
     };

@@ -454,6 +454,16 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// `Warning` when `warn` holds, else `Info`: most detectors' full-trace rule, a warning
+    /// from a threshold (measured cost then weighs it again: `registry::weigh`).
+    pub fn warning_if(warn: bool) -> Severity {
+        if warn {
+            Severity::Warning
+        } else {
+            Severity::Info
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Info => "info",
@@ -488,6 +498,16 @@ pub enum Confidence {
 }
 
 impl Confidence {
+    /// `Medium` when the evidence is strong enough, else `Low`: how the excerpt and counts rules
+    /// grade what they read.
+    pub fn medium_if(strong: bool) -> Confidence {
+        if strong {
+            Confidence::Medium
+        } else {
+            Confidence::Low
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Confidence::Low => "low",

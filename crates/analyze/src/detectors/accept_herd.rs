@@ -486,10 +486,8 @@ impl Hosted for AcceptHerd {
                 );
             let severity = if per_accept >= cfg.error_empty_per_accept {
                 Severity::Error
-            } else if per_accept >= cfg.warn_empty_per_accept && g.empty >= cfg.warn_min_empty {
-                Severity::Warning
             } else {
-                Severity::Info
+                Severity::warning_if(per_accept >= cfg.warn_empty_per_accept && g.empty >= cfg.warn_min_empty)
             };
             let wakeups_per = g.wakeups as f64 / g.accepted.max(1) as f64;
             let eagain_per = g.eagain as f64 / g.accepted.max(1) as f64;

@@ -16,7 +16,7 @@ use syslint_event::typed::CLOCK_NAMES;
 use syslint_event::{Event, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("clock_syscalls", ClockSyscalls { cfg });
+crate::detector!("clock_syscalls", struct ClockSyscalls);
 
 /// Whether the vDSO serves a clock (x86_64, aarch64: the clocks of the kernel's vdso
 /// implementation; CPU-time clocks, alarm clocks and clock fds always enter the kernel).
@@ -83,11 +83,6 @@ fn clock_names(bits: u16) -> Vec<String> {
         v.push("time".into());
     }
     v
-}
-
-#[derive(Clone)]
-pub struct ClockSyscalls {
-    cfg: Config,
 }
 
 impl Hosted for ClockSyscalls {
@@ -218,11 +213,7 @@ impl Hosted for ClockSyscalls {
                 return None;
             }
             let share = calls as f64 / g.thread_calls.max(1) as f64;
-            let severity = if g.vdso >= cfg.warn_calls && share >= cfg.warn_share {
-                Severity::Warning
-            } else {
-                Severity::Info
-            };
+            let severity = Severity::warning_if(g.vdso >= cfg.warn_calls && share >= cfg.warn_share);
             let secs = g.span.seconds();
             let rate = (g.span.first.is_some() && secs > 0.0).then(|| calls as f64 / secs);
             let mut m = Metrics::new();

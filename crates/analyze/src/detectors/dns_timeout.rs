@@ -27,7 +27,7 @@ use crate::registry::{self, Ctx, FinishCtx};
 use syslint_event::{Class, Event, Ret, Sys, Syscall};
 use syslint_report::Finding;
 
-crate::detector!("dns_timeout", DnsTimeout { cfg });
+crate::detector!("dns_timeout", struct DnsTimeout);
 
 /// A question sent longer ago than this is no longer waited for (a socket kept open).
 const STALE_NS: i64 = 120_000_000_000;
@@ -147,11 +147,6 @@ impl Merge for Names {
             self.add(n);
         }
     }
-}
-
-#[derive(Clone)]
-pub struct DnsTimeout {
-    cfg: Config,
 }
 
 /// Whether two question names belong to one lookup: the same name, or one a search-list

@@ -13,7 +13,7 @@ use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Class, EpollCtl, Event, Ret, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("epoll_ctl_churn", EpollCtlChurn { cfg });
+crate::detector!("epoll_ctl_churn", struct EpollCtlChurn);
 
 /// One registered fd, from its first EPOLL_CTL_ADD to its close.
 #[derive(Clone, Default)]
@@ -59,11 +59,6 @@ crate::merge!(Group {
     timing: merge,
     span: merge,
 });
-
-#[derive(Clone)]
-pub struct EpollCtlChurn {
-    cfg: Config,
-}
 
 impl Hosted for EpollCtlChurn {
     type Thread = ();
@@ -261,11 +256,7 @@ impl Hosted for EpollCtlChurn {
             // their I/O: by design where threads share the instance
             let oneshot = g.oneshot * 2 > g.churn;
             let handoff = !oneshot && (g.oneshot + g.handoff) * 2 > g.churn;
-            let severity = if !oneshot && !handoff && g.churn >= cfg.warn_churn && per_op >= cfg.warn_per_op {
-                Severity::Warning
-            } else {
-                Severity::Info
-            };
+            let severity = Severity::warning_if(!oneshot && !handoff && g.churn >= cfg.warn_churn && per_op >= cfg.warn_per_op);
             let mut m = Metrics::new();
             m.count("reregistrations", g.churn);
             m.count("epoll_ctl_calls", g.ctl);

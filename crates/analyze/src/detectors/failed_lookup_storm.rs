@@ -306,10 +306,11 @@ impl Hosted for FailedLookupStorm {
             return Vec::new();
         }
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(name.clone());
-        let (conf, why) = if short {
-            (Confidence::Low, format!("{name} missing in {} directories, {failed} failed lookups: one search, too few lines to say it repeats", dirs.len()))
+        let conf = Confidence::medium_if(!short);
+        let why = if short {
+            format!("{name} missing in {} directories, {failed} failed lookups: one search, too few lines to say it repeats", dirs.len())
         } else {
-            (Confidence::Medium, format!("{name} missing in {} directories", dirs.len()))
+            format!("{name} missing in {} directories", dirs.len())
         };
         META.finding(
             if short { Severity::Info } else { Severity::Warning },
@@ -396,11 +397,7 @@ impl Hosted for FailedLookupStorm {
             let span_s = g.span.seconds();
             let rate_ok = span_s <= 0.0 || g.failed as f64 / span_s >= self.cfg.warn_per_sec;
             let mut severity =
-                if avoidable >= self.cfg.warn_avoidable && share >= self.cfg.warn_share_of_calls && rate_ok {
-                    Severity::Warning
-                } else {
-                    Severity::Info
-                };
+                Severity::warning_if(avoidable >= self.cfg.warn_avoidable && share >= self.cfg.warn_share_of_calls && rate_ok);
             if severity == Severity::Warning
                 && timed
                 && failed_s >= self.cfg.error_seconds

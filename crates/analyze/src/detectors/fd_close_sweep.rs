@@ -12,7 +12,7 @@ use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Event, FcntlCmd, Ret, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("fd_close_sweep", FdCloseSweep { cfg });
+crate::detector!("fd_close_sweep", struct FdCloseSweep);
 
 /// A run of closes on consecutive fds by one thread (its program is the one the thread ran
 /// when the sweep began: it usually execs another one next).
@@ -57,11 +57,6 @@ crate::merge!(Group {
     timing: merge,
     span: merge,
 });
-
-#[derive(Clone)]
-pub struct FdCloseSweep {
-    cfg: Config,
-}
 
 /// The fd a sweep call names: close(fd), or fcntl(fd, F_GETFD) (any fcntl that only asks).
 fn swept_fd(sc: &Syscall) -> Option<i64> {
@@ -261,11 +256,7 @@ impl Hosted for FdCloseSweep {
             if g.sweeps == 0 {
                 return None;
             }
-            let severity = if g.largest >= self.cfg.warn_sweep_fds || g.ebadf >= self.cfg.warn_total_fds {
-                Severity::Warning
-            } else {
-                Severity::Info
-            };
+            let severity = Severity::warning_if(g.largest >= self.cfg.warn_sweep_fds || g.ebadf >= self.cfg.warn_total_fds);
             let mut m = Metrics::new();
             m.count("sweeps", g.sweeps);
             m.count("ebadf", g.ebadf);

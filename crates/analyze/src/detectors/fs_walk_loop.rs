@@ -14,7 +14,7 @@ use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Event, OpenFlags, Syscall};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("fs_walk_loop", FsWalkLoop { cfg });
+crate::detector!("fs_walk_loop", struct FsWalkLoop);
 
 /// Looping calls of one program.
 #[derive(Clone, Default)]
@@ -38,11 +38,6 @@ crate::merge!(Group {
     longest: max,
     span: merge,
 });
-
-#[derive(Clone)]
-pub struct FsWalkLoop {
-    cfg: Config,
-}
 
 impl Hosted for FsWalkLoop {
     type Thread = ();

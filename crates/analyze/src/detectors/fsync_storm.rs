@@ -275,10 +275,11 @@ impl Hosted for FsyncStorm {
             }
             ev.push(i);
         }
-        let (conf, why) = if short {
-            (Confidence::Low, format!("{after_small} flushes, each right after a small write: too few in the excerpt to say it goes on; a log that must survive a crash does this on purpose"))
+        let conf = Confidence::medium_if(!short);
+        let why = if short {
+            format!("{after_small} flushes, each right after a small write: too few in the excerpt to say it goes on; a log that must survive a crash does this on purpose")
         } else {
-            (Confidence::Medium, format!("{after_small} flushes each right after a small write; a database flushing each commit does this too, by its configuration"))
+            format!("{after_small} flushes each right after a small write; a database flushing each commit does this too, by its configuration")
         };
         META.finding(
             if short { Severity::Info } else { Severity::Warning },
@@ -384,11 +385,7 @@ impl Hosted for FsyncStorm {
             let span_s = g.span.seconds();
             let rate_ok = span_s <= 0.0 || flushes as f64 / span_s >= self.cfg.warn_per_sec;
             let mut severity =
-                if (flushes >= self.cfg.warn_flushes && rate_ok) || (timed && sync_s >= self.cfg.warn_seconds) {
-                    Severity::Warning
-                } else {
-                    Severity::Info
-                };
+                Severity::warning_if((flushes >= self.cfg.warn_flushes && rate_ok) || (timed && sync_s >= self.cfg.warn_seconds));
             if timed && sync_s >= self.cfg.error_seconds && share >= 0.2 {
                 severity = Severity::Error;
             }

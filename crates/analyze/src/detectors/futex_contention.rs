@@ -16,7 +16,7 @@ use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Event, FutexCmd, Ret, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("futex_contention", FutexContention { cfg });
+crate::detector!("futex_contention", struct FutexContention);
 
 /// A wake of every waiter (pthread_cond_broadcast, notifyAll): INT_MAX.
 const WAKE_ALL: i64 = i32::MAX as i64;
@@ -78,11 +78,6 @@ crate::merge!(Group {
     span: merge,
     broadcasts: sum,
 });
-
-#[derive(Clone)]
-pub struct FutexContention {
-    cfg: Config,
-}
 
 impl Hosted for FutexContention {
     type Thread = ();
@@ -221,11 +216,7 @@ impl Hosted for FutexContention {
             };
             // counts decide, the share (the same under strace and eBPF within a factor) can only hold
         // a warning back
-        let severity = if g.waits >= cfg.warn_waits && share.is_none_or(|s| s >= cfg.warn_blocked_share) {
-                Severity::Warning
-            } else {
-                Severity::Info
-            };
+            let severity = Severity::warning_if(g.waits >= cfg.warn_waits && share.is_none_or(|s| s >= cfg.warn_blocked_share));
             let wpw = g.wakes as f64 / g.waits as f64;
             let mut m = Metrics::new();
             m.count("locks", g.locks);

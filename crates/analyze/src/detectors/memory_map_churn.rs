@@ -16,7 +16,7 @@ use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Event, MemKind, Syscall};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("memory_map_churn", MemoryMapChurn { cfg });
+crate::detector!("memory_map_churn", struct MemoryMapChurn);
 
 /// How memory went back (bits).
 const VIA_MUNMAP: u8 = 1;
@@ -69,11 +69,6 @@ crate::merge!(Group {
     timing: merge,
     span: merge,
 });
-
-#[derive(Clone)]
-pub struct MemoryMapChurn {
-    cfg: Config,
-}
 
 /// The length kept for a thread stack or a reservation: its release is not counted.
 const NOT_MEMORY: u64 = u64::MAX;

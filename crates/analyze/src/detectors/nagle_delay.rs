@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Event, MsgFlags, Ret, SockOpt, Sys, Syscall};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("nagle_delay", NagleDelay { cfg });
+crate::detector!("nagle_delay", struct NagleDelay);
 
 /// The first exchanges of a connection, which Linux answers in quick-ack mode (a TLS handshake's
 /// two writes, a connection per request): not counted when the round trips are unknown.
@@ -86,11 +86,6 @@ crate::merge!(Group {
     span: merge,
     evidence: first,
 });
-
-#[derive(Clone)]
-pub struct NagleDelay {
-    cfg: Config,
-}
 
 /// A request whose answer arrived, taken off its connection.
 struct Request {
@@ -258,10 +253,11 @@ impl Hosted for NagleDelay {
         }
         let s = delayed_ns as f64 / 1e9;
         let strong = delayed >= 5;
-        let (conf, why) = if strong {
-            (Confidence::Medium, format!("{delayed} requests of two or more small writes, each answered {}-{} ms later, and no TCP_NODELAY in the lines", self.cfg.min_delay_ms, self.cfg.max_delay_ms))
+        let conf = Confidence::medium_if(strong);
+        let why = if strong {
+            format!("{delayed} requests of two or more small writes, each answered {}-{} ms later, and no TCP_NODELAY in the lines", self.cfg.min_delay_ms, self.cfg.max_delay_ms)
         } else {
-            (Confidence::Low, format!("{delayed} requests of small writes answered {}-{} ms later: too few to tell a delayed ACK from a slow peer", self.cfg.min_delay_ms, self.cfg.max_delay_ms))
+            format!("{delayed} requests of small writes answered {}-{} ms later: too few to tell a delayed ACK from a slow peer", self.cfg.min_delay_ms, self.cfg.max_delay_ms)
         };
         META.finding(
             if strong && s >= 0.5 { Severity::Warning } else { Severity::Info },

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Event, OpenFlags, Ret, Sys, Syscall, Tgid};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("reopen_churn", ReopenChurn { cfg });
+crate::detector!("reopen_churn", struct ReopenChurn);
 
 /// One file in one process.
 #[derive(Clone)]
@@ -90,11 +90,6 @@ crate::merge!(Group {
 /// A program's hot files by target id ([`MAX_GROUP_FILES`] at most), each with the evidence
 /// seen first.
 type GroupFiles = Capped<u32, GroupFile, MAX_GROUP_FILES>;
-
-#[derive(Clone)]
-pub struct ReopenChurn {
-    cfg: Config,
-}
 
 impl ReopenChurn {
     fn opened(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall, fd: i32) {
@@ -231,10 +226,11 @@ impl Hosted for ReopenChurn {
         let strong = reopens >= 8 && share >= self.cfg.warn_share_of_calls;
         let Some((top, idx)) = hot.iter().max_by_key(|(_, v)| v.len()) else { return Vec::new() };
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(top.clone());
-        let (conf, why) = if strong {
-            (Confidence::Medium, format!("{reopens} opens of files already opened and closed, opens and closes {:.0}% of the calls", share * 100.0))
+        let conf = Confidence::medium_if(strong);
+        let why = if strong {
+            format!("{reopens} opens of files already opened and closed, opens and closes {:.0}% of the calls", share * 100.0)
         } else {
-            (Confidence::Low, format!("{reopens} opens of files already opened: too few lines to say it goes on"))
+            format!("{reopens} opens of files already opened: too few lines to say it goes on")
         };
         META.finding(
             Severity::Info,
@@ -362,12 +358,11 @@ impl Hosted for ReopenChurn {
                 || (g.bytes_reread == 0 && g.sendfiled_reopens * 2 >= g.reopens);
             let severity = if served {
                 Severity::Info
-            } else if (g.reopens >= self.cfg.warn_reopens && share >= self.cfg.warn_share_of_calls)
-                || g.bytes_reread >= self.cfg.warn_bytes_reread
-            {
-                Severity::Warning
             } else {
-                Severity::Info
+                Severity::warning_if(
+                    (g.reopens >= self.cfg.warn_reopens && share >= self.cfg.warn_share_of_calls)
+                        || g.bytes_reread >= self.cfg.warn_bytes_reread,
+                )
             };
             let mut files: Vec<(&u32, &GroupFile)> = g.files.0.iter().collect();
             files.sort_by(|a, b| b.1.reopens.cmp(&a.1.reopens).then(a.0.cmp(b.0)));

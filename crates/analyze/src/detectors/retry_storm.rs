@@ -20,7 +20,7 @@ use std::hash::{Hash, Hasher};
 use syslint_event::{errno, Class, Event, Ret, SockOpt, Sys, Syscall, Tgid};
 use syslint_report::{Finding, Severity, SubjectKind};
 
-crate::detector!("retry_storm", RetryStorm { cfg });
+crate::detector!("retry_storm", struct RetryStorm);
 
 /// Gaps between attempts, binned log-linearly: 4 bins per power of two of nanoseconds.
 #[derive(Clone)]
@@ -198,11 +198,6 @@ pub struct Pending {
     connect: Option<Evidence>,
     /// A poll reported POLLERR/POLLHUP on it (strace text).
     poll_err: bool,
-}
-
-#[derive(Clone)]
-pub struct RetryStorm {
-    cfg: Config,
 }
 
 /// Errors that are no failed attempt: the call is under way or was interrupted.

@@ -331,10 +331,8 @@ bigger buffers do not save",
             Severity::Info
         } else if a.saved_64k >= self.cfg.error_saved_calls {
             Severity::Error
-        } else if a.saved_64k >= self.cfg.warn_saved_calls {
-            Severity::Warning
         } else {
-            Severity::Info
+            Severity::warning_if(a.saved_64k >= self.cfg.warn_saved_calls)
         };
         let cost = format!(
             "{} calls where {} would do with 64 KiB buffers ({} with 1 MiB){time}",

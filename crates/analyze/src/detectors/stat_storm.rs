@@ -152,10 +152,11 @@ impl Hosted for StatStorm {
         }
         let strong = repeated >= 20 && lookups * 2 >= n;
         let Some((top, idx)) = hot.iter().max_by_key(|(_, v)| v.len()) else { return Vec::new() };
-        let (conf, why) = if strong {
-            (Confidence::Medium, format!("{repeated} successful lookups of paths already looked up, lookups half or more of the calls"))
+        let conf = Confidence::medium_if(strong);
+        let why = if strong {
+            format!("{repeated} successful lookups of paths already looked up, lookups half or more of the calls")
         } else {
-            (Confidence::Low, format!("{repeated} successful lookups of paths already looked up: too few lines to say it goes on"))
+            format!("{repeated} successful lookups of paths already looked up: too few lines to say it goes on")
         };
         META.finding(
             if strong { Severity::Warning } else { Severity::Info },
@@ -269,11 +270,7 @@ impl Hosted for StatStorm {
             paths.sort_by(|a, b| b.n.cmp(&a.n).then_with(|| a.path.cmp(&b.path)));
             let calls: u64 = g.tgids.0.iter().filter_map(|t| calls_of.get(t)).sum();
             let share = g.lookups as f64 / calls.max(g.lookups).max(1) as f64;
-            let severity = if repeated >= self.cfg.warn_repeated && share >= self.cfg.warn_share_of_calls {
-                Severity::Warning
-            } else {
-                Severity::Info
-            };
+            let severity = Severity::warning_if(repeated >= self.cfg.warn_repeated && share >= self.cfg.warn_share_of_calls);
             let top = &paths[0];
             let mut m = Metrics::new();
             m.count("lookups", g.lookups);

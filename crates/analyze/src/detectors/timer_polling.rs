@@ -14,7 +14,7 @@ use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Class, Event, Ret, Sys, Syscall, Tid, Timeout, WaitOptions};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("timer_polling", TimerPolling { cfg });
+crate::detector!("timer_polling", struct TimerPolling);
 
 /// A thread's current idle run.
 #[derive(Clone, Default)]
@@ -91,11 +91,6 @@ impl Merge for Periods {
             self.add(p, n);
         }
     }
-}
-
-#[derive(Clone)]
-pub struct TimerPolling {
-    cfg: Config,
 }
 
 /// What a call means to an idle run.

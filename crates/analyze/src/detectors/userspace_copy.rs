@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Event, Ret, Sys, Syscall, TargetKind};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("userspace_copy", UserspaceCopy { cfg });
+crate::detector!("userspace_copy", struct UserspaceCopy);
 
 /// Socket writes shown as evidence move at least this many copied bytes.
 const EVIDENCE_MIN_WRITE: u64 = 4096;
@@ -80,11 +80,6 @@ struct Copied {
 }
 
 crate::merge!(Copied { bytes: sum, name: keep });
-
-#[derive(Clone)]
-pub struct UserspaceCopy {
-    cfg: Config,
-}
 
 /// A regular file: a path that is no device, /proc or /sys file.
 fn regular_file(kind: TargetKind, display: &str) -> bool {

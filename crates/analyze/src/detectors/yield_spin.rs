@@ -13,7 +13,7 @@ use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Event, FutexOp, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("yield_spin", YieldSpin { cfg });
+crate::detector!("yield_spin", struct YieldSpin);
 
 /// A thread's current run of yields.
 #[derive(Clone, Default)]
@@ -71,11 +71,6 @@ crate::merge!(Group {
     timing: merge,
     span: merge,
 });
-
-#[derive(Clone)]
-pub struct YieldSpin {
-    cfg: Config,
-}
 
 impl YieldSpin {
     /// The thread's window ended: keep it when it spun.
@@ -171,10 +166,11 @@ impl Hosted for YieldSpin {
         }
         let warn = yields >= self.cfg.warn_yields_untimed;
         let rate = per_second(c, yields, 0);
-        let (conf, why) = if warn {
-            (Confidence::Medium, format!("{yields} sched_yield calls, half or more of all calls: threads yielding instead of blocking; the table cannot show which threads, nor for how long each"))
+        let conf = Confidence::medium_if(warn);
+        let why = if warn {
+            format!("{yields} sched_yield calls, half or more of all calls: threads yielding instead of blocking; the table cannot show which threads, nor for how long each")
         } else {
-            (Confidence::Low, format!("{yields} sched_yield calls, half or more of all calls, but few: a lock that yields a few times before it sleeps adds up to this too"))
+            format!("{yields} sched_yield calls, half or more of all calls, but few: a lock that yields a few times before it sleeps adds up to this too")
         };
         META.finding(
             if warn { Severity::Warning } else { Severity::Info },
@@ -236,11 +232,7 @@ impl Hosted for YieldSpin {
             if timed && g.seconds < cfg.min_seconds {
                 return None;
             }
-            let severity = if (timed && g.seconds >= cfg.warn_seconds) || (!timed && g.yields >= cfg.warn_yields_untimed) {
-                Severity::Warning
-            } else {
-                Severity::Info
-            };
+            let severity = Severity::warning_if((timed && g.seconds >= cfg.warn_seconds) || (!timed && g.yields >= cfg.warn_yields_untimed));
             let mut m = Metrics::new();
             m.count("yields", g.yields);
             m.count("spinning_threads", g.threads);
