@@ -33,17 +33,26 @@ struct SockInfo {
     epoll_line: Option<Evidence>,
 }
 
-#[derive(Clone, Default)]
-struct Stats {
-    deco: Option<String>,
+/// What the accepts on a socket came to: counted per socket key, added up per group.
+#[derive(Clone, Copy, Default)]
+struct Tally {
     accepted: u64,
     eagain: u64,
-    errors: u64,
     wakeups: u64,
+    /// Wake-ups that accepted nothing.
     empty: u64,
     eagain_ns: u64,
     /// Failing accepts whose duration was known (all of them with -T).
     eagain_timed: u64,
+}
+
+crate::merge!(Tally { accepted: sum, eagain: sum, wakeups: sum, empty: sum, eagain_ns: sum, eagain_timed: sum });
+
+#[derive(Clone, Default)]
+struct Stats {
+    deco: Option<String>,
+    n: Tally,
+    errors: u64,
     first_ts: Option<i64>,
     last_ts: Option<i64>,
     workers: Vec<Tid>,
@@ -131,7 +140,7 @@ impl AcceptHerd {
             st.deco = sc.fd().and_then(|f| f.deco).map(str::to_string);
         }
         if new_burst {
-            st.wakeups += 1;
+            st.n.wakeups += 1;
         }
         push_unique(&mut st.workers, tid);
         if let Some(t) = ev.ts_ns {
@@ -140,7 +149,7 @@ impl AcceptHerd {
         }
         match &sc.ret {
             Ret::Ok { .. } => {
-                st.accepted += 1;
+                st.n.accepted += 1;
                 if st.ok_line.is_none() {
                     st.ok_line = Some(Evidence::of(ev));
                 }
@@ -149,10 +158,10 @@ impl AcceptHerd {
                 }
             }
             Ret::Err { errno: "EAGAIN" | "EWOULDBLOCK", .. } => {
-                st.eagain += 1;
+                st.n.eagain += 1;
                 if let Some(d) = sc.dur_ns {
-                    st.eagain_ns += d;
-                    st.eagain_timed += 1;
+                    st.n.eagain_ns += d;
+                    st.n.eagain_timed += 1;
                 }
                 if st.eagain_lines.len() < 3 && !st.eagain_lines.iter().any(|e| e.pid == tid) {
                     st.eagain_lines.push(Evidence::of(ev));
@@ -177,12 +186,7 @@ enum Identity {
 #[derive(Clone, Default)]
 struct Group {
     keys: Vec<SockKey>,
-    accepted: u64,
-    eagain: u64,
-    wakeups: u64,
-    empty: u64,
-    eagain_ns: u64,
-    eagain_timed: u64,
+    n: Tally,
     first_ts: Option<i64>,
     last_ts: Option<i64>,
     workers: Vec<Tid>,
@@ -207,7 +211,7 @@ impl Hosted for AcceptHerd {
         let Some(b) = s.existing() else { return };
         if !b.accepted {
             if let Some(st) = self.stats.get_mut(&b.key) {
-                st.empty += 1;
+                st.n.empty += 1;
                 push_unique(&mut st.empty_workers, tid);
             }
         }
@@ -423,12 +427,7 @@ impl Hosted for AcceptHerd {
             };
             let g = groups.entry(id).or_default();
             g.keys.push(key);
-            g.accepted += s.accepted;
-            g.eagain += s.eagain;
-            g.wakeups += s.wakeups;
-            g.empty += s.empty;
-            g.eagain_ns += s.eagain_ns;
-            g.eagain_timed += s.eagain_timed;
+            g.n.merge(s.n);
             g.first_ts = match (g.first_ts, s.first_ts) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -456,11 +455,11 @@ impl Hosted for AcceptHerd {
         let cfg = &self.cfg;
         let mut out = Vec::new();
         let mut ids: Vec<(&Identity, &Group)> = groups.iter().collect();
-        ids.sort_by_key(|g| std::cmp::Reverse(g.1.empty));
+        ids.sort_by_key(|g| std::cmp::Reverse(g.1.n.empty));
         for (id, g) in ids {
-            let per_accept = g.empty as f64 / g.accepted.max(1) as f64;
+            let per_accept = g.n.empty as f64 / g.n.accepted.max(1) as f64;
             if (g.workers.len() as u64) < cfg.min_workers
-                || g.empty < cfg.min_empty_wakeups
+                || g.n.empty < cfg.min_empty_wakeups
                 || per_accept < cfg.min_empty_per_accept
             {
                 continue;
@@ -487,10 +486,10 @@ impl Hosted for AcceptHerd {
             let severity = if per_accept >= cfg.error_empty_per_accept {
                 Severity::Error
             } else {
-                Severity::warning_if(per_accept >= cfg.warn_empty_per_accept && g.empty >= cfg.warn_min_empty)
+                Severity::warning_if(per_accept >= cfg.warn_empty_per_accept && g.n.empty >= cfg.warn_min_empty)
             };
-            let wakeups_per = g.wakeups as f64 / g.accepted.max(1) as f64;
-            let eagain_per = g.eagain as f64 / g.accepted.max(1) as f64;
+            let wakeups_per = g.n.wakeups as f64 / g.n.accepted.max(1) as f64;
+            let eagain_per = g.n.eagain as f64 / g.n.accepted.max(1) as f64;
             let flags = match (reuseport, exclusive) {
                 (false, false) => "no SO_REUSEPORT, no EPOLLEXCLUSIVE",
                 (true, false) => "SO_REUSEPORT set on the shared socket, no EPOLLEXCLUSIVE",
@@ -501,18 +500,18 @@ impl Hosted for AcceptHerd {
                 "{} workers share listening socket {name}: {} connections woke them {} times, {} wake-ups found \
 nothing ({:.1} per connection, {} accept calls failed with EAGAIN); {flags}",
                 g.workers.len(),
-                g.accepted,
-                g.wakeups,
-                g.empty,
+                g.n.accepted,
+                g.n.wakeups,
+                g.n.empty,
                 per_accept,
-                g.eagain
+                g.n.eagain
             );
             let mut metrics = Metrics::new();
             metrics
-                .count("accepted", g.accepted)
-                .count("wakeups", g.wakeups)
-                .count("empty_wakeups", g.empty)
-                .count("eagain", g.eagain)
+                .count("accepted", g.n.accepted)
+                .count("wakeups", g.n.wakeups)
+                .count("empty_wakeups", g.n.empty)
+                .count("eagain", g.n.eagain)
                 .value("wakeups_per_accept", wakeups_per)
                 .value("empty_wakeups_per_accept", per_accept)
                 .value("eagain_per_accept", eagain_per);
@@ -523,9 +522,9 @@ nothing ({:.1} per connection, {} accept calls failed with EAGAIN); {flags}",
                 .count("reuseport", u64::from(reuseport))
                 .count("epollexclusive", u64::from(exclusive));
             // only when every failing accept was timed (-T), not just the split ones
-            let timed = g.eagain > 0 && g.eagain_timed == g.eagain;
+            let timed = g.n.eagain > 0 && g.n.eagain_timed == g.n.eagain;
             if timed {
-                metrics.value("eagain_seconds", g.eagain_ns as f64 / 1e9);
+                metrics.value("eagain_seconds", g.n.eagain_ns as f64 / 1e9);
             }
             let mut evidence = Vec::new();
             if let Some(l) = origin_info.and_then(|i| i.listen_line.as_ref()) {
@@ -543,16 +542,16 @@ nothing ({:.1} per connection, {} accept calls failed with EAGAIN); {flags}",
                 format!(
                     "{} wake-ups for nothing ({:.1} per connection) and {} failed accept calls ({:.3} s inside \
 them, plus a context switch and an epoll_wait return each)",
-                    g.empty,
+                    g.n.empty,
                     per_accept,
-                    g.eagain,
-                    g.eagain_ns as f64 / 1e9
+                    g.n.eagain,
+                    g.n.eagain_ns as f64 / 1e9
                 )
             } else {
                 format!(
                     "{} wake-ups for nothing ({:.1} per connection) and {} failed accept calls, each a context \
 switch, a wait return and a syscall",
-                    g.empty, per_accept, g.eagain
+                    g.n.empty, per_accept, g.n.eagain
                 )
             };
             let about = Subject::new(SubjectKind::Listener).name(name.as_str());

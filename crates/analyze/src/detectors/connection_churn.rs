@@ -319,38 +319,34 @@ impl ConnectionChurn {
         }
     }
 
-    /// The connection made on `fd`.
-    fn conn_mut<'s>(&self, s: &'s mut State<'_, Self>, fd: i32) -> Option<&'s mut Conn> {
+    /// The object of `fd`, when any connection is followed at all (no lookup while none is).
+    fn object<'s>(&self, s: &'s mut State<'_, Self>, fd: i32) -> Option<&'s mut Sock> {
         if self.open == 0 {
             return None;
         }
-        s.existing_object(fd_id(fd)).and_then(|o| o.conn.as_mut())
+        s.existing_object(fd_id(fd))
+    }
+
+    /// The connection made on `fd`.
+    fn conn_mut<'s>(&self, s: &'s mut State<'_, Self>, fd: i32) -> Option<&'s mut Conn> {
+        self.object(s, fd)?.conn.as_mut()
     }
 
     /// Take the connection made on `fd` out (it is over, or was none).
     fn take_conn(&mut self, s: &mut State<'_, Self>, fd: i32) -> Option<Conn> {
-        if self.open == 0 {
-            return None;
-        }
-        let c = s.existing_object(fd_id(fd))?.conn.take()?;
+        let c = self.object(s, fd)?.conn.take()?;
         self.release(s, fd);
         Some(c)
     }
 
     /// The connection accepted on `fd`.
     fn served_mut<'s>(&self, s: &'s mut State<'_, Self>, fd: i32) -> Option<&'s mut Served> {
-        if self.open == 0 {
-            return None;
-        }
-        s.existing_object(fd_id(fd)).and_then(|o| o.served.as_mut())
+        self.object(s, fd)?.served.as_mut()
     }
 
     /// Take the connection accepted on `fd` out.
     fn take_served(&mut self, s: &mut State<'_, Self>, fd: i32) -> Option<Served> {
-        if self.open == 0 {
-            return None;
-        }
-        let c = s.existing_object(fd_id(fd))?.served.take()?;
+        let c = self.object(s, fd)?.served.take()?;
         self.release(s, fd);
         Some(c)
     }

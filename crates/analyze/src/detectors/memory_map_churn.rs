@@ -32,20 +32,13 @@ pub struct Proc {
     debt: u64,
     /// The size of the last block released.
     last_release: u64,
-    cycles: u64,
-    churned: u64,
-    maps: u64,
-    releases: u64,
-    largest: u64,
-    via: u8,
-    timing: Timing,
-    span: Span,
+    c: Churn,
     evidence: EvidenceBuf,
 }
 
-/// Cycles of one program.
+/// What a process's releases and take-backs came to, added up per program.
 #[derive(Clone, Default)]
-pub struct Group {
+pub struct Churn {
     cycles: u64,
     churned: u64,
     maps: u64,
@@ -54,12 +47,9 @@ pub struct Group {
     via: u8,
     timing: Timing,
     span: Span,
-    /// The evidence of the process that churned most.
-    evidence: Best<EvidenceBuf>,
 }
 
-crate::merge!(Group {
-    evidence: merge,
+crate::merge!(Churn {
     cycles: sum,
     churned: sum,
     maps: sum,
@@ -69,6 +59,16 @@ crate::merge!(Group {
     timing: merge,
     span: merge,
 });
+
+/// Cycles of one program.
+#[derive(Clone, Default)]
+pub struct Group {
+    c: Churn,
+    /// The evidence of the process that churned most.
+    evidence: Best<EvidenceBuf>,
+}
+
+crate::merge!(Group { evidence: merge, c: merge });
 
 /// The length kept for a thread stack or a reservation: its release is not counted.
 const NOT_MEMORY: u64 = u64::MAX;
@@ -99,19 +99,12 @@ impl Hosted for MemoryMapChurn {
     /// A process ended: its cycles join its program's.
     fn end_thread(&mut self, s: &mut State<'_, Self>) {
         let Some(p) = s.existing().map(std::mem::take) else { return };
-        if p.cycles == 0 {
+        if p.c.cycles == 0 {
             return;
         }
         s.program().merge(Group {
-            cycles: p.cycles,
-            churned: p.churned,
-            maps: p.maps,
-            releases: p.releases,
-            largest: p.largest,
-            via: p.via,
-            timing: p.timing,
-            span: p.span,
-            evidence: Best::new(p.churned, p.evidence),
+            evidence: Best::new(p.c.churned, p.evidence),
+            c: p.c,
         });
     }
 
@@ -229,16 +222,16 @@ impl Hosted for MemoryMapChurn {
                     *n > 1
                 });
                 let Some(p) = s.existing() else { return };
-                p.releases += 1;
-                p.via |= VIA_MADVISE;
+                p.c.releases += 1;
+                p.c.via |= VIA_MADVISE;
                 if again == Some(true) {
                     // released before: its pages were touched and faulted in again since
-                    p.cycles += 1;
-                    p.churned += op.len;
-                    p.largest = p.largest.max(op.len);
+                    p.c.cycles += 1;
+                    p.c.churned += op.len;
+                    p.c.largest = p.c.largest.max(op.len);
                 }
-                p.timing.add(sc.dur_ns);
-                p.span.add(ev.ts_ns);
+                p.c.timing.add(sc.dur_ns);
+                p.c.span.add(ev.ts_ns);
                 p.evidence.push(ev);
                 return;
             }
@@ -263,11 +256,11 @@ impl Hosted for MemoryMapChurn {
         if released > 0 {
             p.debt = p.debt.saturating_add(released);
             p.last_release = released;
-            p.releases += 1;
-            p.via |= via;
+            p.c.releases += 1;
+            p.c.via |= via;
         }
         if taken > 0 {
-            p.maps += 1;
+            p.c.maps += 1;
             // the size just released again (up to 1/16 smaller, at most two pages larger): a
             // buffer that grows maps a larger block and releases the smaller one each time,
             // which is growth, not churn (and a growth that starts over small after a large
@@ -276,15 +269,15 @@ impl Hosted for MemoryMapChurn {
             let same = taken <= p.last_release + 8192 && taken + p.last_release / 16 >= p.last_release;
             if back > 0 && same {
                 p.debt -= back;
-                p.cycles += 1;
-                p.churned += back;
-                p.largest = p.largest.max(taken);
+                p.c.cycles += 1;
+                p.c.churned += back;
+                p.c.largest = p.c.largest.max(taken);
             }
         }
         // evidence and time: the calls of the churn, from the first release on
-        if p.releases > 0 {
-            p.timing.add(sc.dur_ns);
-            p.span.add(ev.ts_ns);
+        if p.c.releases > 0 {
+            p.c.timing.add(sc.dur_ns);
+            p.c.span.add(ev.ts_ns);
             p.evidence.push(ev);
         }
     }
@@ -292,34 +285,34 @@ impl Hosted for MemoryMapChurn {
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         groups.findings(cx.model, |g| {
-            if g.cycles < cfg.min_cycles.max(1) || g.churned < cfg.min_bytes {
+            if g.c.cycles < cfg.min_cycles.max(1) || g.c.churned < cfg.min_bytes {
                 return None;
             }
-            let severity = if g.churned >= cfg.warn_bytes { Severity::Warning } else { Severity::Info };
+            let severity = if g.c.churned >= cfg.warn_bytes { Severity::Warning } else { Severity::Info };
             let via: Vec<&str> = [(VIA_MUNMAP, "mmap/munmap"), (VIA_BRK, "brk"), (VIA_MADVISE, "madvise")]
                 .iter()
-                .filter(|(b, _)| g.via & b != 0)
+                .filter(|(b, _)| g.c.via & b != 0)
                 .map(|(_, n)| *n)
                 .collect();
             let via = via.join("+");
-            let faults = g.churned / 4096;
+            let faults = g.c.churned / 4096;
             let mut m = Metrics::new();
-            m.count("cycles", g.cycles);
-            m.count("churned_bytes", g.churned);
+            m.count("cycles", g.c.cycles);
+            m.count("churned_bytes", g.c.churned);
             m.count("page_faults_min", faults);
-            m.count("block_bytes", g.largest);
-            m.count("maps", g.maps);
-            m.count("releases", g.releases);
+            m.count("block_bytes", g.c.largest);
+            m.count("maps", g.c.maps);
+            m.count("releases", g.c.releases);
             m.text("via", &via);
-            m.value_opt("syscall_seconds", g.timing.seconds());
+            m.value_opt("syscall_seconds", g.c.timing.seconds());
             let mib = |b: u64| b as f64 / 1_048_576.0;
             let message = format!(
                 "memory returned to the kernel and taken back {} times ({via}): {:.0} MiB churned in blocks of up to {:.1} MiB",
-                g.cycles,
-                mib(g.churned),
-                mib(g.largest)
+                g.c.cycles,
+                mib(g.c.churned),
+                mib(g.c.largest)
             );
-            let inside = match g.timing.seconds() {
+            let inside = match g.c.timing.seconds() {
                 Some(s) => format!("; {s:.3} s inside the mapping calls ({})", cx.tracer.measured()),
                 None => String::new(),
             };
@@ -328,7 +321,7 @@ impl Hosted for MemoryMapChurn {
 (natively about 2 us per page in the lab, zeroing included: about {:.2} s){inside}",
                 faults as f64 * 2e-6
             );
-            Some(META.finding(severity, message).over(&g.span).metrics(m).evidence(&g.evidence, cx.clock).cost(cost))
+            Some(META.finding(severity, message).over(&g.c.span).metrics(m).evidence(&g.evidence, cx.clock).cost(cost))
         })
     }
 }

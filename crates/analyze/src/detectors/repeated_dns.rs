@@ -306,17 +306,20 @@ impl RepeatedDns {
         }
         let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
         ep.span.add(ev.ts_ns);
-        if send {
-            let questions = msgs.iter().filter(|m| !m.response).count() as u32;
-            // sendmmsg says how many messages went out even when only some were shown (the
-            // eBPF backend copies the first message only)
-            ep.queries += if blind {
+        // the messages of the call: sendmmsg/recvmmsg say how many went even when only some
+        // were shown (the eBPF backend copies the first message only)
+        let messages = |shown: usize| {
+            let shown = shown as u32;
+            if blind {
                 count
             } else if mmsg {
-                questions.max(count)
+                shown.max(count)
             } else {
-                questions
-            };
+                shown
+            }
+        };
+        if send {
+            ep.queries += messages(msgs.iter().filter(|m| !m.response).count());
             if ep.dns_first.is_none() {
                 ep.dns_first = ev.ts_ns;
             }
@@ -324,14 +327,7 @@ impl RepeatedDns {
                 ep.dns_timed = true;
             }
         } else {
-            let answers = msgs.iter().filter(|m| m.response).count() as u32;
-            ep.answers += if blind {
-                count
-            } else if mmsg {
-                answers.max(count)
-            } else {
-                answers
-            };
+            ep.answers += messages(msgs.iter().filter(|m| m.response).count());
             if end.is_some() {
                 ep.dns_last = end;
                 ep.timeout_ns += std::mem::take(&mut ep.pending_timeout_ns);
