@@ -329,8 +329,8 @@ impl<'a> Syscall<'a> {
         })
     }
 
-    /// The arguments in strace's notation, appended to `o` (raw ones rendered, without
-    /// decorations).
+    /// The arguments in strace's notation, appended to `o` (raw ones rendered, decorated only
+    /// where the process held the fd before the capture began: [`raw::RawArgs::fds_before`]).
     pub fn render_args(&self, o: &mut String) {
         match self.args {
             Args::Text(t) => o.push_str(t),

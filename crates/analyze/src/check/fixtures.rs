@@ -36,7 +36,9 @@
 //!                                   # lacks, starts_with, ends_with
 //! ```
 //!
-//! A case with a list of inputs expects the same of each. Files of a directory that another
+//! A case must say how many findings (`findings`), what one shows (`[[case.finding]]`) or match
+//! a snapshot: `[case.every]` alone would hold of no findings at all. A case with a list of
+//! inputs expects the same of each. Files of a directory that another
 //! test reads instead are listed under `[elsewhere]`, each with the test that reads it.
 
 use super::{check_counts, check_with};
@@ -219,8 +221,12 @@ fn every_fixture_shows_what_its_expect_toml_says() {
             if case.snapshot && inputs.len() != 1 {
                 misses.add(&at, "snapshot", "one input", inputs.len());
             }
-            if case.findings.is_none() && case.finding.is_empty() && case.every.is_none() && !case.snapshot {
-                misses.add(&at, "findings", "something to check", "none of findings, finding, every or snapshot");
+            if case.findings.is_none() && case.finding.is_empty() && !case.snapshot {
+                // `every` alone holds of no findings at all
+                misses.add(&at, "findings", "something to check", "none of findings, finding or snapshot");
+            }
+            if case.lines.iter().any(|l| l.count.is_none() && l.at_least.is_none()) {
+                misses.add(&at, "lines", "a count or at_least", "neither");
             }
             for (input, path) in &inputs {
                 let at = format!("{at} ({input})");

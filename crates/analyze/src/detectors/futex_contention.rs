@@ -215,7 +215,7 @@ impl Hosted for FutexContention {
                 _ => None,
             };
             // counts decide, the share (the same under strace and eBPF within a factor) can only hold
-        // a warning back
+            // a warning back
             let severity = Severity::warning_if(g.waits >= cfg.warn_waits && share.is_none_or(|s| s >= cfg.warn_blocked_share));
             let wpw = g.wakes as f64 / g.waits as f64;
             let mut m = Metrics::new();
