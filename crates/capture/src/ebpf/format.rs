@@ -201,6 +201,11 @@ fn data<'a>(d: &Data<'a>) -> RawData<'a> {
     RawData { kind, bytes: d.bytes, truncated: d.truncated, fault: d.fault }
 }
 
+/// The fds process `tgid` held before the capture began, in `before`.
+fn fds_of(before: &HashMap<Pid, Vec<(i32, Box<str>)>>, tgid: Pid) -> &[(i32, Box<str>)] {
+    before.get(&tgid).map_or(&[], Vec::as_slice)
+}
+
 impl Formatter {
     pub fn new(mut known: Known) -> Self {
         let mut before: HashMap<Pid, Vec<(i32, Box<str>)>> = HashMap::default();
@@ -217,7 +222,7 @@ impl Formatter {
 
     /// The fds process `tgid` held before the capture began (see [`RawArgs::fds_before`]).
     fn fds_before(&self, tgid: Pid) -> &[(i32, Box<str>)] {
-        self.before.get(&tgid).map_or(&[], Vec::as_slice)
+        fds_of(&self.before, tgid)
     }
 
     /// Turn one record into events, handed to `sink` one by one.
@@ -250,14 +255,14 @@ impl Formatter {
                 } else {
                     None
                 };
-                let raw =
-                    RawArgs { nr, regs: args, ret, data1: data(data1), data2: data(data2), thread, fds_before: &[] };
-                let shown = RawArgs { fds_before: self.fds_before(tgid), ..raw };
+                // (the field, not `fds_before()`: the calls are saved below while it is borrowed)
+                let fds_before = if self.before.is_empty() { &[][..] } else { fds_of(&self.before, tgid) };
+                let raw = RawArgs { nr, regs: args, ret, data1: data(data1), data2: data(data2), thread, fds_before };
                 let dur = ts_exit.saturating_sub(ts_enter);
                 let sc = Syscall {
                     sys,
                     name,
-                    args: Args::Raw(&shown),
+                    args: Args::Raw(&raw),
                     ret: if unfinished { Ret::Unknown } else { ret_of(ret) },
                     // a call under way when the attach came: how long it lasted is unknown
                     dur_ns: if unfinished || began_before { None } else { Some(dur) },
@@ -269,10 +274,10 @@ impl Formatter {
                 self.syscalls += 1;
                 self.began_before += u64::from(began_before);
                 self.events += 1;
-                self.after_call(tgid, sys, &args, ret, unfinished);
                 if !unfinished {
                     self.threads.entry(tid).or_default().push(sys, name, &raw);
                 }
+                self.after_call(tgid, sys, &args, ret, unfinished);
             }
             Record::Repeat { tid, period, count, first_ts, last_ts, dur_sum_ns, .. } => {
                 let Some(st) = self.threads.get(&tid) else { return };
@@ -379,7 +384,8 @@ impl Formatter {
 
     /// Keep the table of fds known from before the capture in step with closes and dups.
     fn after_call(&mut self, tgid: Pid, sys: Sys, args: &[u64; 6], ret: i64, unfinished: bool) {
-        if unfinished || ret < 0 {
+        // (no lookup at all in a capture that did not attach to running processes)
+        if unfinished || ret < 0 || self.before.is_empty() {
             return;
         }
         let Some(fds) = self.before.get_mut(&tgid) else { return };
