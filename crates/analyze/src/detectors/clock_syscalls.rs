@@ -127,7 +127,7 @@ impl Hosted for ClockSyscalls {
             (Confidence::Low, format!("{cpu} reads of CPU-time clocks, which always need the kernel: a cost only at a high rate, which the excerpt cannot show"))
         };
         META.finding(
-            if served { Severity::Warning } else { Severity::Info },
+            Severity::warning_if(served),
             format!("clock reads reach the kernel: {reads} of {calls} calls ({vdso} of clocks the vDSO serves, {cpu} of CPU-time clocks)"),
         )
         .about_the_thread()
@@ -148,7 +148,7 @@ impl Hosted for ClockSyscalls {
         let warn = reads >= self.cfg.warn_calls;
         let rate = per_second(c, reads, 0);
         META.finding(
-            if warn { Severity::Warning } else { Severity::Info },
+            Severity::warning_if(warn),
             format!("clock reads reach the kernel: {reads} of {total} calls{rate}"),
         )
         .metrics([("calls", reads.into()), ("all_calls", total.into())])

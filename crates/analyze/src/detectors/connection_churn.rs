@@ -1085,7 +1085,7 @@ impl ConnectionChurn {
         } else {
             format!("{} hand-overs; their time is unknown (no durations)", l.handed)
         };
-        let severity = if timed { syslint_report::Severity::Warning } else { syslint_report::Severity::Info };
+        let severity = syslint_report::Severity::warning_if(timed);
         let about = Subject::new(SubjectKind::Endpoint).program(program).name(subject.as_str());
         META.finding(severity, message)
             .about(subject, about)

@@ -466,7 +466,7 @@ impl Hosted for DnsTimeout {
         }
         let time = if x.durations { "its duration" } else { "the timeout it asked for (no durations)" };
         META.finding(
-            if lost >= 0.5 { Severity::Warning } else { Severity::Info },
+            Severity::warning_if(lost >= 0.5),
             format!(
                 "a DNS lookup waited out its timeout: {waits} {} with nothing received, {lost:.2} s, next to queries to port 53",
                 if waits == 1 { "wait" } else { "waits" }

@@ -158,7 +158,7 @@ impl Hosted for EpollCtlChurn {
             (Confidence::Low, format!("{rereg} epoll_ctl calls on fds already registered, {per_op:.2} per read or write: too few, or fewer than one for every operation"))
         };
         META.finding(
-            if strong { Severity::Warning } else { Severity::Info },
+            Severity::warning_if(strong),
             format!("fds re-registered with epoll around their I/O: {rereg} epoll_ctl re-registrations for {ops} reads and writes ({per_op:.2} each){}", if by_design { ", EPOLLONESHOT re-arms most of them" } else { "" }),
         )
         .metrics([("reregistrations", rereg.into()), ("io_ops", ops.into()), ("oneshot_rearms", oneshot.into())])

@@ -171,7 +171,7 @@ impl Hosted for FdCloseSweep {
                 _ if jumped => format!("and the paste jumps to fd {hi}"),
                 _ => format!("and had reached fd {hi}"),
             };
-            let sev = if reach >= self.cfg.warn_sweep_fds { Severity::Warning } else { Severity::Info };
+            let sev = Severity::warning_if(reach >= self.cfg.warn_sweep_fds);
             (sev, Confidence::Medium, format!("{} of {n} closes on fds that were not open, {how}: a sweep of about {} closes, one syscall each", best.ebadf, reach.min(1 << 31).saturating_sub(lo)))
         } else {
             (Severity::Info, Confidence::Low, format!("{n} closes of consecutive fds failing with EBADF; the excerpt cannot show how far the sweep goes (to 64 it costs nothing, to a nofile limit of a million it costs a second per spawn)"))

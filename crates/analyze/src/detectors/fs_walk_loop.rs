@@ -95,7 +95,7 @@ impl Hosted for FsWalkLoop {
             return Vec::new();
         }
         let n = idx.len() as u64;
-        let severity = if eloop > 0 { Severity::Warning } else { Severity::Info };
+        let severity = Severity::warning_if(eloop > 0);
         META.finding(
             severity,
             format!("a directory walk follows a link cycle: {n} lookups of paths repeating `{cycle}` up to {repeats} times in the excerpt"),
@@ -116,7 +116,7 @@ impl Hosted for FsWalkLoop {
                 return None;
             }
             let severity =
-                if g.eloop > 0 || g.looping >= cfg.warn_calls { Severity::Warning } else { Severity::Info };
+                Severity::warning_if(g.eloop > 0 || g.looping >= cfg.warn_calls);
             let mut m = Metrics::new();
             m.count("looping_calls", g.looping);
             m.count("listings", g.listings);

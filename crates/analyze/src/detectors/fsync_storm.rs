@@ -305,7 +305,7 @@ impl Hosted for FsyncStorm {
         if syncs < 100 || syncs * 2 < writes {
             return Vec::new();
         }
-        let sev = if syncs * 5 >= writes * 4 { Severity::Warning } else { Severity::Info };
+        let sev = Severity::warning_if(syncs * 5 >= writes * 4);
         let rate = per_second(c, syncs, 0);
         META.finding(sev, format!("a flush for about every write: {syncs} fsync/fdatasync{rate} for {writes} writes"))
             .metrics([("syncs", syncs.into()), ("writes", writes.into())])

@@ -288,7 +288,7 @@ impl Hosted for MemoryMapChurn {
             if g.c.cycles < cfg.min_cycles.max(1) || g.c.churned < cfg.min_bytes {
                 return None;
             }
-            let severity = if g.c.churned >= cfg.warn_bytes { Severity::Warning } else { Severity::Info };
+            let severity = Severity::warning_if(g.c.churned >= cfg.warn_bytes);
             let via: Vec<&str> = [(VIA_MUNMAP, "mmap/munmap"), (VIA_BRK, "brk"), (VIA_MADVISE, "madvise")]
                 .iter()
                 .filter(|(b, _)| g.c.via & b != 0)

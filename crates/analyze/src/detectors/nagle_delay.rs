@@ -260,7 +260,7 @@ impl Hosted for NagleDelay {
             format!("{delayed} requests of small writes answered {}-{} ms later: too few to tell a delayed ACK from a slow peer", self.cfg.min_delay_ms, self.cfg.max_delay_ms)
         };
         META.finding(
-            if strong && s >= 0.5 { Severity::Warning } else { Severity::Info },
+            Severity::warning_if(strong && s >= 0.5),
             format!(
                 "requests written in small pieces answered only after a delayed ACK: {delayed} of {split} split requests waited {:.0} ms on average for their answer",
                 s * 1000.0 / delayed as f64
@@ -399,7 +399,7 @@ impl Hosted for NagleDelay {
                 let most = g.delayed * 2 >= g.timed;
                 let report = g.delayed >= self.cfg.min_delayed.max(1) && most && !slow_peer;
                 let s = g.delayed_ns as f64 / 1e9;
-                (report, if s >= self.cfg.warn_s { Severity::Warning } else { Severity::Info })
+                (report, Severity::warning_if(s >= self.cfg.warn_s))
             } else {
                 (g.settled >= self.cfg.min_untimed.max(1), Severity::Info)
             };

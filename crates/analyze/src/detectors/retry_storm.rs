@@ -375,7 +375,7 @@ impl Hosted for RetryStorm {
             )
         };
         META.finding(
-            if strong { Severity::Warning } else { Severity::Info },
+            Severity::warning_if(strong),
             format!("a refused connection attempted again at once: {retries} {} without a pause in the excerpt", if retries == 1 { "retry" } else { "retries" }),
         )
         .metrics([("retries", retries.into())])
@@ -485,7 +485,7 @@ impl Hosted for RetryStorm {
                 }
             }
             let severity =
-                if timed && s.attempts >= self.cfg.warn_attempts { Severity::Warning } else { Severity::Info };
+                Severity::warning_if(timed && s.attempts >= self.cfg.warn_attempts);
             let mut m = Metrics::new();
             m.count("attempts", s.attempts);
             m.text("call", s.call);

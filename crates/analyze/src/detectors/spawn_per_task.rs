@@ -236,7 +236,7 @@ impl Detector for SpawnPerTask {
             (Confidence::Low, format!("{n} children started and reaped; the excerpt does not show what they ran (strace -f would)"))
         };
         META.finding(
-            if strong { Severity::Warning } else { Severity::Info },
+            Severity::warning_if(strong),
             format!("a process per task: {n} children started{} by one process in {} calls", binary.as_deref().map(|b| format!(" to run {b}")).unwrap_or_default(), x.calls.len()),
         )
         .about(what, about)

@@ -159,7 +159,7 @@ impl Hosted for StatStorm {
             format!("{repeated} successful lookups of paths already looked up: too few lines to say it goes on")
         };
         META.finding(
-            if strong { Severity::Warning } else { Severity::Info },
+            Severity::warning_if(strong),
             format!("the same paths looked up again and again: {repeated} repeated lookups of {} paths in {n} calls ({top} {} times)", hot.len(), idx.len()),
         )
         .metrics([

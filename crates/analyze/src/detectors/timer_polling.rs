@@ -264,7 +264,7 @@ impl Hosted for TimerPolling {
         let warn = per_sec >= self.cfg.warn_per_sec;
         let period_ms = period_ns as f64 / 1e6;
         META.finding(
-            if warn { Severity::Warning } else { Severity::Info },
+            Severity::warning_if(warn),
             format!("waking up for nothing: {ticks} ticks in a row of a {period_ms} ms timeout that expired with nothing done between (about {per_sec:.0} wake-ups a second while idle)"),
         )
         .about_the_thread()

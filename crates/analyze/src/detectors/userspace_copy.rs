@@ -324,7 +324,7 @@ impl Hosted for UserspaceCopy {
             if share < self.cfg.min_copy_share {
                 return None;
             }
-            let severity = if g.copied >= self.cfg.warn_bytes { Severity::Warning } else { Severity::Info };
+            let severity = Severity::warning_if(g.copied >= self.cfg.warn_bytes);
             let mut files: Vec<&Copied> = g.files.0.values().collect();
             files.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.name.cmp(&b.name)));
             let mut m = Metrics::new();

@@ -146,7 +146,7 @@ impl Hosted for YieldSpin {
             format!("{run} sched_yield calls in a row: a lock that yields a few times before it sleeps does this too")
         };
         META.finding(
-            if strong { Severity::Warning } else { Severity::Info },
+            Severity::warning_if(strong),
             format!("spinning on sched_yield: {yields} of {calls} calls, {run} yields in a row with no wait between"),
         )
         .about_the_thread()
@@ -173,7 +173,7 @@ impl Hosted for YieldSpin {
             format!("{yields} sched_yield calls, half or more of all calls, but few: a lock that yields a few times before it sleeps adds up to this too")
         };
         META.finding(
-            if warn { Severity::Warning } else { Severity::Info },
+            Severity::warning_if(warn),
             format!("spinning on sched_yield: {yields} of {total} calls{rate}"),
         )
         .metrics([("yields", yields.into()), ("calls", total.into())])
