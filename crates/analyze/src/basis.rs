@@ -7,8 +7,8 @@
 //! are optional, so a detector without them reads full traces only.
 
 use crate::kit::Evidence;
-use syslint_event::{Args, Clock, Event, EventKind, Ret, Sys, Syscall, Tid, Timeout};
-use syslint_report::{Basis, BasisKind, Confidence, Counts, Finding, Severity};
+use syslint_event::{Args, Class, Clock, Event, EventKind, Ret, Sys, Syscall, Tid, Timeout};
+use syslint_report::{Basis, BasisKind, Confidence, CountRow, Counts, Finding, Severity};
 
 /// Syscalls an input may have and still be an excerpt (a pasted run of lines: "5 to a few
 /// hundred"). Beyond, or when the input shows its processes start and end, it is a full trace.
@@ -422,17 +422,104 @@ pub fn stamp_full(f: &mut Finding, basis: &Basis) {
     }
 }
 
-/// The table's rows of these syscalls, as evidence lines (`accept4: 492 calls, 392 errors`).
-pub fn count_lines(c: &Counts, names: &[&str]) -> Vec<String> {
-    c.rows
-        .iter()
-        .filter(|r| names.contains(&r.name.as_str()))
+/// The table's rows of these syscalls, as evidence lines (`accept4: 492 calls, 392 errors`), in
+/// the table's order.
+pub fn count_lines(c: &Counts, sys: impl SysSet) -> Vec<String> {
+    c.rows_of(sys)
         .map(|r| {
             let e = if c.errors_known { format!(", {} errors", r.errors) } else { String::new() };
             let t = r.seconds.map(|s| format!(", {s:.6} s")).unwrap_or_default();
             format!("{}: {} calls{e}{t}", r.name, r.calls)
         })
         .collect()
+}
+
+/// A set of syscalls a counts rule asks a table about: a list of [`Sys`], or a [`Class`]. The
+/// rules name syscalls with the same vocabulary as the full-trace detectors, not as text.
+pub trait SysSet: Copy {
+    fn has(self, sys: Sys) -> bool;
+}
+
+impl SysSet for &[Sys] {
+    fn has(self, sys: Sys) -> bool {
+        self.contains(&sys)
+    }
+}
+
+impl<const N: usize> SysSet for &[Sys; N] {
+    fn has(self, sys: Sys) -> bool {
+        self.contains(&sys)
+    }
+}
+
+impl SysSet for &Vec<Sys> {
+    fn has(self, sys: Sys) -> bool {
+        self.contains(&sys)
+    }
+}
+
+impl SysSet for Class {
+    fn has(self, sys: Sys) -> bool {
+        sys.is(self)
+    }
+}
+
+/// A row's syscall: its name resolved as the strace reader resolves one, `Sys::Other` for a
+/// name not in the table (which no rule asks for).
+pub trait RowSys {
+    fn sys(&self) -> Sys;
+}
+
+impl RowSys for CountRow {
+    fn sys(&self) -> Sys {
+        Sys::from_name(&self.name)
+    }
+}
+
+/// Rows of counts (a table's, or one task's of a per-task table) asked by [`Sys`].
+pub trait SysRows {
+    /// The rows of these syscalls, in the table's order.
+    fn rows_of<S: SysSet>(&self, sys: S) -> impl Iterator<Item = &CountRow>;
+    /// Calls of any of these syscalls.
+    fn calls_of(&self, sys: impl SysSet) -> u64 {
+        self.rows_of(sys).map(|r| r.calls).sum()
+    }
+    /// Failed calls of any of these syscalls.
+    fn errors_of(&self, sys: impl SysSet) -> u64 {
+        self.rows_of(sys).map(|r| r.errors).sum()
+    }
+    /// Time in these syscalls, as far as the table has times.
+    fn seconds_of(&self, sys: impl SysSet) -> f64 {
+        self.rows_of(sys).filter_map(|r| r.seconds).sum()
+    }
+}
+
+impl SysRows for [CountRow] {
+    fn rows_of<S: SysSet>(&self, sys: S) -> impl Iterator<Item = &CountRow> {
+        self.iter().filter(move |r| sys.has(r.sys()))
+    }
+}
+
+impl SysRows for Counts {
+    fn rows_of<S: SysSet>(&self, sys: S) -> impl Iterator<Item = &CountRow> {
+        self.rows.rows_of(sys)
+    }
+}
+
+/// What a table can say of syscalls beyond its rows.
+pub trait SysCounts {
+    /// Whether the table counted any of these syscalls: the counting was not limited, or was
+    /// limited to a list that names one of them, or one's row is there ([`Counts::counted`]).
+    fn counted_any_of(&self, sys: impl SysSet) -> bool;
+}
+
+impl SysCounts for Counts {
+    fn counted_any_of(&self, sys: impl SysSet) -> bool {
+        // a limit written as a class or a negation (`%file`, `!write`) resolves to no syscall
+        self.only.is_empty()
+            || self.only.iter().any(|o| sys.has(Sys::from_name(o)))
+            || self.rows.iter().any(|r| sys.has(r.sys()))
+    }
 }
 
 /// Whether the table's times are the calls' wall-clock times (waits included): perf trace,
@@ -445,13 +532,23 @@ pub fn wall_times(c: &Counts) -> bool {
 }
 
 /// Calls that move data through an fd (read/write and the socket send/receive family).
-pub const DATA_CALLS: &[&str] =
-    &["read", "write", "readv", "writev", "send", "sendto", "sendmsg", "recv", "recvfrom", "recvmsg"];
+pub const DATA_CALLS: &[Sys] = &[
+    Sys::Read,
+    Sys::Write,
+    Sys::Readv,
+    Sys::Writev,
+    Sys::Send,
+    Sys::Sendto,
+    Sys::Sendmsg,
+    Sys::Recv,
+    Sys::Recvfrom,
+    Sys::Recvmsg,
+];
 
 /// Calls of a table that moved data: [`DATA_CALLS`] less their errors (a write to a socket
 /// whose connection was refused fails: it moved nothing).
 pub fn data_calls(c: &Counts) -> u64 {
-    c.calls(DATA_CALLS).saturating_sub(c.errors(DATA_CALLS))
+    c.calls_of(DATA_CALLS).saturating_sub(c.errors_of(DATA_CALLS))
 }
 
 /// ` (120/s)`: how often the table's `n` calls came, with `decimals` digits, when the table says

@@ -14,7 +14,7 @@
 //! // an excerpt rule: confidence and its reason, the confirm command, at most a warning
 //! META.finding(severity, message).metrics([("calls", n.into())]).lines(x.evidence(&idx, 4)).in_excerpt(x, conf, &why)
 //! // a counts rule: about the processes the table counted, never error, never high
-//! META.finding(severity, message).metrics([("calls", n.into())]).lines(count_lines(c, NAMES)).in_table(c, conf, &why)
+//! META.finding(severity, message).metrics([("calls", n.into())]).lines(count_lines(c, &[Sys::Fsync])).in_table(c, conf, &why)
 //! ```
 //!
 //! What a draft is not given keeps the default of [`Finding`]: no window, metrics, evidence or

@@ -354,7 +354,9 @@ pub trait Detector: DetectorClone + Send {
     }
     /// Counts rules (optional): what a table of counts per syscall (`strace -c`, `perf trace
     /// -s`, `syscount`, `--summary-only`) shows of the pathology. Findings end with
-    /// [`Draft::in_table`](crate::draft::Draft::in_table): never `error`, never `high`.
+    /// [`Draft::in_table`](crate::draft::Draft::in_table): never `error`, never `high`. Rules
+    /// ask the table by [`syslint_event::Sys`] or [`syslint_event::Class`], as the full-trace
+    /// rules do ([`crate::basis::SysRows`]), not by name.
     fn on_counts(&self, _c: &syslint_report::Counts) -> Vec<Finding> {
         Vec::new()
     }

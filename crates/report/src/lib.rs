@@ -299,18 +299,12 @@ pub struct TaskCounts {
     pub rows: Vec<CountRow>,
 }
 
+/// Asked by name, for readers and tests; the detectors' rules ask by `Sys` (the analyze
+/// crate's `basis::SysRows`), the vocabulary the rest of the analysis uses.
 impl Counts {
     /// The row of a syscall.
     pub fn row(&self, name: &str) -> Option<&CountRow> {
         self.rows.iter().find(|r| r.name == name)
-    }
-    /// Calls of any of these syscalls.
-    pub fn calls(&self, names: &[&str]) -> u64 {
-        self.rows.iter().filter(|r| names.contains(&r.name.as_str())).map(|r| r.calls).sum()
-    }
-    /// Failed calls of any of these syscalls.
-    pub fn errors(&self, names: &[&str]) -> u64 {
-        self.rows.iter().filter(|r| names.contains(&r.name.as_str())).map(|r| r.errors).sum()
     }
     /// All calls of the table.
     pub fn total_calls(&self) -> u64 {

@@ -342,14 +342,14 @@ impl Hosted for AcceptHerd {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::count_lines;
+        use crate::basis::{count_lines, SysRows};
         use syslint_report::Confidence;
-        const ACCEPT: &[&str] = &["accept", "accept4"];
+        const ACCEPT: &[Sys] = &[Sys::Accept, Sys::Accept4];
         if !c.errors_known {
             return Vec::new();
         }
-        let calls = c.calls(ACCEPT);
-        let errors = c.errors(ACCEPT);
+        let calls = c.calls_of(ACCEPT);
+        let errors = c.errors_of(ACCEPT);
         let won = calls.saturating_sub(errors);
         if errors < 20 || errors < 2 * won.max(1) {
             return Vec::new();
@@ -357,7 +357,7 @@ impl Hosted for AcceptHerd {
         let losers = c
             .per_task
             .iter()
-            .filter(|t| t.rows.iter().filter(|r| ACCEPT.contains(&r.name.as_str())).map(|r| r.errors).sum::<u64>() > 0)
+            .filter(|t| t.rows.errors_of(ACCEPT) > 0)
             .count();
         let who = if losers > 1 { format!(" by {losers} processes or threads") } else { String::new() };
         let why = if losers > 1 {

@@ -629,27 +629,28 @@ impl Hosted for BusyPoll {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second, wall_times};
+        use crate::basis::{count_lines, per_second, wall_times, SysCounts, SysRows};
         use syslint_report::Confidence;
-        const WAITS: &[&str] = &["poll", "ppoll", "select", "_newselect", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2"];
-        const IO: &[&str] = &[
-            "read", "write", "readv", "writev", "pread64", "pwrite64", "recvfrom", "sendto", "recvmsg", "sendmsg",
-            "recvmmsg", "sendmmsg", "accept", "accept4",
+        // the poll/select/epoll waits: exactly the poll class
+        const WAITS: Class = Class::POLL;
+        const IO: &[Sys] = &[
+            Sys::Read, Sys::Write, Sys::Readv, Sys::Writev, Sys::Pread64, Sys::Pwrite64, Sys::Recvfrom, Sys::Sendto,
+            Sys::Recvmsg, Sys::Sendmsg, Sys::Recvmmsg, Sys::Sendmmsg, Sys::Accept, Sys::Accept4,
         ];
         // sched_yield is yield-spin's; a table limited to the waits (`-e trace=epoll_wait`)
         // cannot show the I/O they led to
-        if !c.counted_any(IO) {
+        if !c.counted_any_of(IO) {
             return Vec::new();
         }
         let total = c.total_calls();
-        let waits = c.calls(WAITS);
-        let io = c.calls(IO);
+        let waits = c.calls_of(WAITS);
+        let io = c.calls_of(IO);
         if waits < 5000 || waits * 2 < total || io * 10 > waits {
             return Vec::new();
         }
-        let secs: f64 = c.rows.iter().filter(|r| WAITS.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
+        let secs: f64 = c.seconds_of(WAITS);
         let avg_us = secs / waits as f64 * 1e6;
-        let timed = wall_times(c) && c.rows.iter().any(|r| WAITS.contains(&r.name.as_str()) && r.seconds.is_some());
+        let timed = wall_times(c) && c.rows_of(WAITS).any(|r| r.seconds.is_some());
         // one traced thread (strace -p without -f counts only the thread attached to) that
         // waited this often cannot have waited long: at 10,000 a second, 100 us each at most
         let per_thread = one_thread(c).then(|| c.per_second(waits)).flatten();

@@ -85,6 +85,9 @@ fn clock_names(bits: u16) -> Vec<String> {
     v
 }
 
+/// The clock reads, as the excerpt and counts rules name them.
+const CLOCKS: &[Sys] = &[Sys::ClockGettime, Sys::ClockGettime64, Sys::Gettimeofday, Sys::Time];
+
 impl Hosted for ClockSyscalls {
     type Thread = Thread;
     type Program = Group;
@@ -94,7 +97,6 @@ impl Hosted for ClockSyscalls {
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use syslint_report::Confidence;
-        const CLOCKS: &[Sys] = &[Sys::ClockGettime, Sys::ClockGettime64, Sys::Gettimeofday, Sys::Time];
         // per thread: reads of clocks the vDSO serves, of CPU-time clocks, and all calls
         let mut by: std::collections::BTreeMap<Tid, (u64, u64, u64, Vec<usize>)> = Default::default();
         for (i, c) in x.calls.iter().enumerate() {
@@ -137,10 +139,9 @@ impl Hosted for ClockSyscalls {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second};
+        use crate::basis::{count_lines, per_second, SysRows};
         use syslint_report::Confidence;
-        const CLOCKS: &[&str] = &["clock_gettime", "clock_gettime64", "gettimeofday", "time"];
-        let reads = c.calls(CLOCKS);
+        let reads = c.calls_of(CLOCKS);
         let total = c.total_calls();
         if reads < self.cfg.min_calls || (reads as f64) < self.cfg.warn_share * total as f64 || !c.only.is_empty() {
             return Vec::new();

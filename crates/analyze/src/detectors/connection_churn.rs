@@ -1374,13 +1374,13 @@ impl Hosted for ConnectionChurn {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second};
+        use crate::basis::{count_lines, per_second, SysRows};
         use syslint_report::Confidence;
         // glibc's resolver connects a UDP socket for each lookup and asks with one sendmmsg:
         // those connects are lookups (repeated-dns), not connections
-        let connects = c.calls(&["connect"]).saturating_sub(c.calls(&["sendmmsg"]));
-        let sockets = c.calls(&["socket"]).saturating_sub(c.calls(&["sendmmsg"]));
-        let closes = c.calls(&["close"]);
+        let connects = c.calls_of(&[Sys::Connect]).saturating_sub(c.calls_of(&[Sys::Sendmmsg]));
+        let sockets = c.calls_of(&[Sys::Socket]).saturating_sub(c.calls_of(&[Sys::Sendmmsg]));
+        let closes = c.calls_of(&[Sys::Close]);
         if connects < 20 || sockets * 10 < connects * 9 || closes < connects {
             return Vec::new();
         }
@@ -1398,7 +1398,7 @@ impl Hosted for ConnectionChurn {
             format!("a new socket for nearly every connect: {connects} connects{rate}, {sockets} sockets"),
         )
         .metrics([("connects", connects.into()), ("sockets", sockets.into())])
-        .lines(count_lines(c, &["socket", "connect", "close"]))
+        .lines(count_lines(c, &[Sys::Socket, Sys::Connect, Sys::Close]))
         .in_table(
             c,
             Confidence::Low,

@@ -482,21 +482,21 @@ impl Hosted for DnsTimeout {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, wall_times};
+        use crate::basis::{count_lines, wall_times, RowSys, SysRows};
         use syslint_report::{Confidence, Severity};
-        const WAIT: &[&str] = &["poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait"];
+        const WAIT: &[Sys] = &[Sys::Poll, Sys::Ppoll, Sys::Select, Sys::Pselect6, Sys::EpollWait, Sys::EpollPwait];
         // glibc's resolver asks A and AAAA with one sendmmsg per lookup; after a lost answer
         // it asks again one question at a time with sendto
         if !wall_times(c) || !c.only.is_empty() {
             return Vec::new();
         }
-        let lookups = c.calls(&["sendmmsg"]);
-        let receives = c.calls(&["recvfrom", "recvmsg"]);
-        let wait_s: f64 = c.rows.iter().filter(|r| WAIT.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
-        let waits = c.calls(WAIT);
+        let lookups = c.calls_of(&[Sys::Sendmmsg]);
+        let receives = c.calls_of(&[Sys::Recvfrom, Sys::Recvmsg]);
+        let wait_s: f64 = c.seconds_of(WAIT);
+        let waits = c.calls_of(WAIT);
         // a parent's wait for its children holds their time again: not counted
-        const CHILD_WAIT: &[&str] = &["wait4", "waitid", "waitpid"];
-        let all_s: f64 = c.rows.iter().filter(|r| !CHILD_WAIT.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
+        const CHILD_WAIT: &[Sys] = &[Sys::Wait4, Sys::Waitid, Sys::Waitpid];
+        let all_s: f64 = c.rows.iter().filter(|r| !CHILD_WAIT.contains(&r.sys())).filter_map(|r| r.seconds).sum();
         // at least a second of waiting per lookup (glibc's shortest timeout), in few long
         // waits, most of the table's time
         if lookups == 0 || receives == 0 || waits == 0 || wait_s < lookups as f64 * 0.9 || wait_s / (waits as f64) < 0.1 || wait_s * 2.0 < all_s {
@@ -511,7 +511,7 @@ impl Hosted for DnsTimeout {
             ("waits", waits.into()),
             ("wait_s", serde_json::json!((wait_s * 1e6).round() / 1e6)),
         ])
-        .lines(count_lines(c, &[WAIT, &["sendmmsg", "sendto", "recvfrom", "recvmsg"]].concat()))
+        .lines(count_lines(c, &[WAIT, &[Sys::Sendmmsg, Sys::Sendto, Sys::Recvfrom, Sys::Recvmsg]].concat()))
         .in_table(
             c,
             Confidence::Low,

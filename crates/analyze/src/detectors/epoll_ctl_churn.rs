@@ -167,17 +167,19 @@ impl Hosted for EpollCtlChurn {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::count_lines;
+        use crate::basis::{count_lines, SysRows};
         use syslint_report::Confidence;
-        const IO: &[&str] = &["read", "write", "readv", "writev", "recvfrom", "sendto", "recvmsg", "sendmsg"];
+        const IO: &[Sys] = &[
+            Sys::Read, Sys::Write, Sys::Readv, Sys::Writev, Sys::Recvfrom, Sys::Sendto, Sys::Recvmsg, Sys::Sendmsg,
+        ];
         if !c.only.is_empty() {
             return Vec::new();
         }
-        let ctls = c.calls(&["epoll_ctl"]);
+        let ctls = c.calls_of(&[Sys::EpollCtl]);
         // each connection needs an ADD and at most a DEL: what is beyond is re-registration
-        let conns = c.calls(&["accept", "accept4", "connect"]);
+        let conns = c.calls_of(&[Sys::Accept, Sys::Accept4, Sys::Connect]);
         let beyond = ctls.saturating_sub(2 * conns);
-        let io = c.calls(IO);
+        let io = c.calls_of(IO);
         if beyond < self.cfg.warn_churn || (beyond as f64) < self.cfg.min_per_op * io as f64 {
             return Vec::new();
         }
@@ -186,7 +188,7 @@ impl Hosted for EpollCtlChurn {
             format!("epoll_ctl about as often as reads and writes: {ctls} epoll_ctl for {io} reads and writes and {conns} new connections"),
         )
         .metrics([("epoll_ctl", ctls.into()), ("io_calls", io.into()), ("connections", conns.into())])
-        .lines(count_lines(c, &["epoll_ctl", "epoll_wait", "read", "write", "accept4", "connect"]))
+        .lines(count_lines(c, &[Sys::EpollCtl, Sys::EpollWait, Sys::Read, Sys::Write, Sys::Accept4, Sys::Connect]))
         .in_table(
             c,
             Confidence::Low,

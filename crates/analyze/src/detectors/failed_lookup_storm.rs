@@ -327,17 +327,18 @@ impl Hosted for FailedLookupStorm {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second};
+        use crate::basis::{count_lines, per_second, SysRows};
+        use syslint_event::Sys;
         use syslint_report::Confidence;
-        const LOOKUP: &[&str] = &[
-            "stat", "lstat", "stat64", "lstat64", "newfstatat", "fstatat64", "statx", "access", "faccessat",
-            "faccessat2", "open", "openat", "openat2", "readlink", "readlinkat",
+        const LOOKUP: &[Sys] = &[
+            Sys::Stat, Sys::Lstat, Sys::Stat64, Sys::Lstat64, Sys::Newfstatat, Sys::Fstatat64, Sys::Statx, Sys::Access,
+            Sys::Faccessat, Sys::Faccessat2, Sys::Open, Sys::Openat, Sys::Openat2, Sys::Readlink, Sys::Readlinkat,
         ];
         if !c.errors_known {
             return Vec::new();
         }
-        let calls = c.calls(LOOKUP);
-        let errors = c.errors(LOOKUP);
+        let calls = c.calls_of(LOOKUP);
+        let errors = c.errors_of(LOOKUP);
         if errors < 1000 || errors * 5 < calls {
             return Vec::new();
         }

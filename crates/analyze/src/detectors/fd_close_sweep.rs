@@ -191,10 +191,10 @@ impl Hosted for FdCloseSweep {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::count_lines;
+        use crate::basis::{count_lines, SysRows};
         use syslint_report::Confidence;
-        let closes = c.calls(&["close"]);
-        let failed = c.errors(&["close"]);
+        let closes = c.calls_of(&[Sys::Close]);
+        let failed = c.errors_of(&[Sys::Close]);
         let total = c.total_calls();
         let (conf, why) = if c.errors_known && failed >= 1000 && failed * 10 >= closes * 9 {
             (Confidence::Medium, format!("{failed} of {closes} closes failed: fds that were not open; the table shows no fd numbers"))
@@ -206,7 +206,7 @@ impl Hosted for FdCloseSweep {
         let failed_words = if c.errors_known { format!(", {failed} of them failing") } else { String::new() };
         META.finding(Severity::Warning, format!("closes of fds that are not open: {closes} close calls{failed_words}"))
             .metrics([("closes", closes.into()), ("ebadf", failed.into())])
-            .lines(count_lines(c, &["close", "close_range"]))
+            .lines(count_lines(c, &[Sys::Close, Sys::CloseRange]))
             .in_table(c, conf, &why)
     }
 

@@ -292,16 +292,16 @@ impl Hosted for FsyncStorm {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second};
+        use crate::basis::{count_lines, per_second, SysCounts, SysRows};
         use syslint_report::Confidence;
-        const SYNC: &[&str] = &["fsync", "fdatasync", "sync_file_range", "sync_file_range2"];
-        const WRITE: &[&str] = &["write", "pwrite64", "writev", "pwritev", "pwritev2"];
+        const SYNC: &[Sys] = &[Sys::Fsync, Sys::Fdatasync, Sys::SyncFileRange, Sys::SyncFileRange2];
+        const WRITE: &[Sys] = &[Sys::Write, Sys::Pwrite64, Sys::Writev, Sys::Pwritev, Sys::Pwritev2];
         // a table limited to the flushes (`syscount --syscall fsync`) cannot show the writes
-        if !c.counted_any(WRITE) {
+        if !c.counted_any_of(WRITE) {
             return Vec::new();
         }
-        let syncs = c.calls(SYNC);
-        let writes = c.calls(WRITE);
+        let syncs = c.calls_of(SYNC);
+        let writes = c.calls_of(WRITE);
         if syncs < 100 || syncs * 2 < writes {
             return Vec::new();
         }

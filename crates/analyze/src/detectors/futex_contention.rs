@@ -128,13 +128,15 @@ impl Hosted for FutexContention {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
+        use crate::basis::SysRows;
+        use syslint_event::Sys;
         use syslint_report::Confidence;
         // per thread: the futex calls and all calls of each table
         let busy: Vec<(&str, u64, u64)> = c
             .per_task
             .iter()
             .map(|t| {
-                let f: u64 = t.rows.iter().filter(|r| r.name == "futex").map(|r| r.calls).sum();
+                let f: u64 = t.rows.calls_of(&[Sys::Futex]);
                 let all: u64 = t.rows.iter().map(|r| r.calls).sum();
                 (t.task.as_str(), f, all)
             })

@@ -276,16 +276,16 @@ impl Hosted for NagleDelay {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, wall_times};
+        use crate::basis::{count_lines, wall_times, SysRows};
         use syslint_report::Confidence;
-        const READ: &[&str] = &["read", "recvfrom", "recv", "recvmsg"];
-        const WRITE: &[&str] = &["write", "sendto", "send", "sendmsg"];
+        const READ: &[Sys] = &[Sys::Read, Sys::Recvfrom, Sys::Recv, Sys::Recvmsg];
+        const WRITE: &[Sys] = &[Sys::Write, Sys::Sendto, Sys::Send, Sys::Sendmsg];
         // a delayed ACK is a time: strace -c without -w counts system time, not waits
         if !wall_times(c) || !c.only.is_empty() {
             return Vec::new();
         }
-        let (reads, writes) = (c.calls(READ), c.calls(WRITE));
-        let read_s: f64 = c.rows.iter().filter(|r| READ.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
+        let (reads, writes) = (c.calls_of(READ), c.calls_of(WRITE));
+        let read_s: f64 = c.seconds_of(READ);
         let all_s: f64 = c.rows.iter().filter_map(|r| r.seconds).sum();
         if reads < 20 {
             return Vec::new();

@@ -247,17 +247,17 @@ impl Hosted for ReopenChurn {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second};
+        use crate::basis::{count_lines, per_second, SysRows};
         use syslint_report::Confidence;
-        const OPEN: &[&str] = &["open", "openat", "openat2"];
+        const OPEN: &[Sys] = &[Sys::Open, Sys::Openat, Sys::Openat2];
         if !c.errors_known || !c.only.is_empty() {
             return Vec::new();
         }
-        let opens = c.calls(OPEN);
-        let failed = c.errors(OPEN);
+        let opens = c.calls_of(OPEN);
+        let failed = c.errors_of(OPEN);
         let ok = opens.saturating_sub(failed);
-        let closes = c.calls(&["close"]);
-        let reads = c.calls(&["read", "pread64", "write"]);
+        let closes = c.calls_of(&[Sys::Close]);
+        let reads = c.calls_of(&[Sys::Read, Sys::Pread64, Sys::Write]);
         // opened, used and closed again, in the thousands, nearly all opens succeeding
         if ok < self.cfg.min_reopens || failed * 10 > opens || closes < ok * 9 / 10 || closes > ok * 2 || reads < ok / 2 {
             return Vec::new();
@@ -268,7 +268,7 @@ impl Hosted for ReopenChurn {
             format!("files opened and closed again and again: {ok} successful opens{rate}, {closes} closes, {reads} reads and writes"),
         )
         .metrics([("opens", ok.into()), ("closes", closes.into())])
-        .lines(count_lines(c, &["open", "openat", "openat2", "close", "read", "pread64", "write"]))
+        .lines(count_lines(c, &[Sys::Open, Sys::Openat, Sys::Openat2, Sys::Close, Sys::Read, Sys::Pread64, Sys::Write]))
         .in_table(
             c,
             Confidence::Low,

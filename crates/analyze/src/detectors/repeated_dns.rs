@@ -392,9 +392,9 @@ impl Detector for RepeatedDns {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::count_lines;
+        use crate::basis::{count_lines, SysRows};
         use syslint_report::Confidence;
-        let n = c.calls(&["sendmmsg"]);
+        let n = c.calls_of(&[Sys::Sendmmsg]);
         if n < 10 {
             return Vec::new();
         }
@@ -403,7 +403,7 @@ impl Detector for RepeatedDns {
             format!("about {n} name lookups (sendmmsg calls, as glibc's resolver makes one per lookup)"),
         )
         .metrics([("sendmmsg", n.into())])
-        .lines(count_lines(c, &["sendmmsg", "socket", "connect", "recvfrom"]))
+        .lines(count_lines(c, &[Sys::Sendmmsg, Sys::Socket, Sys::Connect, Sys::Recvfrom]))
         .in_table(
             c,
             Confidence::Low,

@@ -384,19 +384,19 @@ impl Hosted for RetryStorm {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, data_calls, per_second};
+        use crate::basis::{count_lines, data_calls, per_second, SysRows};
         use syslint_report::Confidence;
         if !c.errors_known || !c.only.is_empty() {
             return Vec::new();
         }
         // glibc's resolver connects a UDP socket per lookup (one sendmmsg each): not attempts
-        let dns = c.calls(&["sendmmsg"]);
-        let connects = c.calls(&["connect"]).saturating_sub(dns);
-        let failed = c.errors(&["connect"]);
-        let sockets = c.calls(&["socket"]).saturating_sub(dns);
-        let closes = c.calls(&["close"]);
+        let dns = c.calls_of(&[Sys::Sendmmsg]);
+        let connects = c.calls_of(&[Sys::Connect]).saturating_sub(dns);
+        let failed = c.errors_of(&[Sys::Connect]);
+        let sockets = c.calls_of(&[Sys::Socket]).saturating_sub(dns);
+        let closes = c.calls_of(&[Sys::Close]);
         let data = data_calls(c);
-        let sleeps = c.calls(&["nanosleep", "clock_nanosleep", "clock_nanosleep_time64"]);
+        let sleeps = c.calls_of(&[Sys::Nanosleep, Sys::ClockNanosleep, Sys::ClockNanosleepTime64]);
         if connects < 100
             || failed * 10 < connects * 9
             || sockets * 10 < connects * 9
@@ -418,7 +418,10 @@ impl Hosted for RetryStorm {
             ("data_calls", data.into()),
             ("sleeps", sleeps.into()),
         ])
-        .lines(count_lines(c, &["socket", "connect", "close", "getsockopt", "poll", "nanosleep", "clock_nanosleep"]))
+        .lines(count_lines(
+            c,
+            &[Sys::Socket, Sys::Connect, Sys::Close, Sys::Getsockopt, Sys::Poll, Sys::Nanosleep, Sys::ClockNanosleep],
+        ))
         .in_table(
             c,
             Confidence::Low,

@@ -455,11 +455,14 @@ impl Hosted for SmallIo {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::per_second;
+        use crate::basis::{per_second, RowSys, SysRows};
         use syslint_report::Confidence;
-        const IO: &[&str] = &["read", "write", "readv", "writev", "pread64", "pwrite64", "recvfrom", "sendto", "send", "recv"];
+        const IO: &[Sys] = &[
+            Sys::Read, Sys::Write, Sys::Readv, Sys::Writev, Sys::Pread64, Sys::Pwrite64, Sys::Recvfrom, Sys::Sendto,
+            Sys::Send, Sys::Recv,
+        ];
         let total = c.total_calls();
-        let Some(r) = c.rows.iter().filter(|r| IO.contains(&r.name.as_str())).max_by_key(|r| r.calls) else {
+        let Some(r) = c.rows_of(IO).max_by_key(|r| r.calls) else {
             return Vec::new();
         };
         if r.calls < 10_000 || r.calls * 2 < total {
@@ -471,7 +474,7 @@ impl Hosted for SmallIo {
             format!("{} dominates: {} of {total} calls{rate}; if each moves a few bytes, this is small I/O", r.name, r.calls),
         )
         .metrics([("calls", r.calls.into()), ("all_calls", total.into())])
-        .lines(crate::basis::count_lines(c, &[r.name.as_str()]))
+        .lines(crate::basis::count_lines(c, &[r.sys()]))
         .in_table(
             c,
             Confidence::Low,

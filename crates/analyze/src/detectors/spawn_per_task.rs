@@ -246,14 +246,15 @@ impl Detector for SpawnPerTask {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second};
+        use crate::basis::{count_lines, per_second, SysRows};
+        use syslint_event::Sys;
         use syslint_report::Confidence;
         if !c.only.is_empty() {
             return Vec::new();
         }
-        let execs = c.calls(&["execve", "execveat"]).saturating_sub(c.errors(&["execve", "execveat"]));
-        let spawns = c.calls(&["clone", "clone3", "fork", "vfork"]);
-        let waits = c.calls(&["wait4", "waitid", "waitpid"]);
+        let execs = c.calls_of(Class::EXEC).saturating_sub(c.errors_of(Class::EXEC));
+        let spawns = c.calls_of(Class::SPAWN);
+        let waits = c.calls_of(&[Sys::Wait4, Sys::Waitid, Sys::Waitpid]);
         // a child per exec, about as many reaped: processes started to run one program each
         if execs < self.cfg.min_spawns || spawns * 2 < execs || spawns > execs * 2 || waits * 2 < spawns {
             return Vec::new();
@@ -264,7 +265,10 @@ impl Detector for SpawnPerTask {
             format!("processes started one per task: {execs} execs{rate}, {spawns} forks/clones, {waits} waits"),
         )
         .metrics([("execs", execs.into()), ("spawns", spawns.into()), ("waits", waits.into())])
-        .lines(count_lines(c, &["execve", "clone", "clone3", "fork", "vfork", "wait4", "exit_group"]))
+        .lines(count_lines(
+            c,
+            &[Sys::Execve, Sys::Clone, Sys::Clone3, Sys::Fork, Sys::Vfork, Sys::Wait4, Sys::ExitGroup],
+        ))
         .in_table(
             c,
             Confidence::Low,

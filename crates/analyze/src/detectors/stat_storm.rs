@@ -108,6 +108,22 @@ fn path_key(model: &Model, tid: Tid, sc: &Syscall, p: &str) -> Option<u64> {
     Some(h.finish())
 }
 
+/// The path lookups that are not opens, of the excerpt and counts rules.
+const STAT: &[Sys] = &[
+    Sys::Stat,
+    Sys::Lstat,
+    Sys::Stat64,
+    Sys::Lstat64,
+    Sys::Newfstatat,
+    Sys::Fstatat64,
+    Sys::Statx,
+    Sys::Access,
+    Sys::Faccessat,
+    Sys::Faccessat2,
+    Sys::Readlink,
+    Sys::Readlinkat,
+];
+
 impl Hosted for StatStorm {
     type Thread = ();
     type Program = Group;
@@ -117,20 +133,6 @@ impl Hosted for StatStorm {
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use syslint_report::Confidence;
-        const STAT: &[Sys] = &[
-            Sys::Stat,
-            Sys::Lstat,
-            Sys::Stat64,
-            Sys::Lstat64,
-            Sys::Newfstatat,
-            Sys::Fstatat64,
-            Sys::Statx,
-            Sys::Access,
-            Sys::Faccessat,
-            Sys::Faccessat2,
-            Sys::Readlink,
-            Sys::Readlinkat,
-        ];
         // successful lookups per (thread, path); failed ones are failed-lookup-storm's, and an
         // fd stat (an empty path) walks no path
         let mut by: std::collections::BTreeMap<(u32, &str), Vec<usize>> = Default::default();
@@ -172,21 +174,17 @@ impl Hosted for StatStorm {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second};
+        use crate::basis::{count_lines, per_second, SysRows};
         use syslint_report::Confidence;
-        const STAT: &[&str] = &[
-            "stat", "lstat", "stat64", "lstat64", "newfstatat", "fstatat64", "statx", "access", "faccessat", "faccessat2",
-            "readlink", "readlinkat",
-        ];
-        const OPEN: &[&str] = &["open", "openat", "openat2"];
+        const OPEN: &[Sys] = &[Sys::Open, Sys::Openat, Sys::Openat2];
         // successful lookups: failed ones are failed-lookup-storm's (a table without errors
         // cannot tell them apart)
         if !c.errors_known || !c.only.is_empty() {
             return Vec::new();
         }
-        let ok = c.calls(STAT).saturating_sub(c.errors(STAT));
+        let ok = c.calls_of(STAT).saturating_sub(c.errors_of(STAT));
         let total = c.total_calls();
-        let opens = c.calls(OPEN);
+        let opens = c.calls_of(OPEN);
         if ok < 500 || ok * 3 < total || ok < opens * 5 {
             return Vec::new();
         }

@@ -282,17 +282,21 @@ impl Hosted for TimerPolling {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, wall_times};
+        use crate::basis::{count_lines, wall_times, SysCounts, SysRows};
         use syslint_report::Confidence;
-        const WAITS: &[&str] = &["poll", "ppoll", "select", "_newselect", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2"];
-        const IO: &[&str] = &["read", "write", "readv", "writev", "recvfrom", "sendto", "recvmsg", "sendmsg", "accept", "accept4"];
-        if !wall_times(c) || !c.counted_any(IO) {
+        // the poll/select/epoll waits: exactly the poll class
+        const WAITS: Class = Class::POLL;
+        const IO: &[Sys] = &[
+            Sys::Read, Sys::Write, Sys::Readv, Sys::Writev, Sys::Recvfrom, Sys::Sendto, Sys::Recvmsg, Sys::Sendmsg,
+            Sys::Accept, Sys::Accept4,
+        ];
+        if !wall_times(c) || !c.counted_any_of(IO) {
             return Vec::new();
         }
-        let waits = c.calls(WAITS);
+        let waits = c.calls_of(WAITS);
         let total = c.total_calls();
-        let io = c.calls(IO);
-        let secs: f64 = c.rows.iter().filter(|r| WAITS.contains(&r.name.as_str())).filter_map(|r| r.seconds).sum();
+        let io = c.calls_of(IO);
+        let secs: f64 = c.seconds_of(WAITS);
         let avg_ms = secs / waits.max(1) as f64 * 1e3;
         // waits that each lasted a short timeout, with next to no I/O: ticks
         if waits < 20 || waits * 2 < total || io * 10 > waits || !(1.0..=250.0).contains(&avg_ms) {

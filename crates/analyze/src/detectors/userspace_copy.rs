@@ -92,6 +92,11 @@ fn tls_record(sc: &Syscall) -> bool {
     sc.payload_prefix(&mut b) == 2 && b == [0x17, 0x03]
 }
 
+/// The reads of the excerpt and counts rules.
+const READ: &[Sys] = &[Sys::Read, Sys::Pread64, Sys::Readv, Sys::Preadv, Sys::Preadv2];
+/// Their writes.
+const WRITE: &[Sys] = &[Sys::Write, Sys::Writev, Sys::Send, Sys::Sendto, Sys::Sendmsg];
+
 impl Hosted for UserspaceCopy {
     type Thread = Thread;
     type Program = Group;
@@ -116,8 +121,6 @@ impl Hosted for UserspaceCopy {
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use syslint_report::Confidence;
-        const READ: &[Sys] = &[Sys::Read, Sys::Pread64, Sys::Readv, Sys::Preadv, Sys::Preadv2];
-        const WRITE: &[Sys] = &[Sys::Write, Sys::Writev, Sys::Send, Sys::Sendto, Sys::Sendmsg];
         const KERNEL_COPY: &[Sys] = &[Sys::Sendfile, Sys::Splice, Sys::CopyFileRange];
         if x.calls.iter().any(|c| c.is(KERNEL_COPY)) {
             return Vec::new();
@@ -188,18 +191,19 @@ impl Hosted for UserspaceCopy {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::count_lines;
+        use crate::basis::{count_lines, SysRows};
         use syslint_report::Confidence;
-        const READ: &[&str] = &["read", "pread64", "readv", "preadv", "preadv2"];
-        const WRITE: &[&str] = &["write", "writev", "send", "sendto", "sendmsg"];
-        const KERNEL_COPY: &[&str] = &["sendfile", "sendfile64", "splice", "copy_file_range"];
+        const KERNEL_COPY: &[Sys] = &[Sys::Sendfile, Sys::Sendfile64, Sys::Splice, Sys::CopyFileRange];
         // a socket in play: a program that never accepted, connected or used a socket call is
         // copying between files or pipes (cat, dd), not serving
-        const NET: &[&str] = &["accept", "accept4", "connect", "socket", "sendto", "recvfrom", "sendmsg", "recvmsg"];
-        if !c.only.is_empty() || c.calls(KERNEL_COPY) > 0 || c.calls(NET) == 0 {
+        const NET: &[Sys] = &[
+            Sys::Accept, Sys::Accept4, Sys::Connect, Sys::Socket, Sys::Sendto, Sys::Recvfrom, Sys::Sendmsg,
+            Sys::Recvmsg,
+        ];
+        if !c.only.is_empty() || c.calls_of(KERNEL_COPY) > 0 || c.calls_of(NET) == 0 {
             return Vec::new();
         }
-        let (reads, writes, total) = (c.calls(READ), c.calls(WRITE), c.total_calls());
+        let (reads, writes, total) = (c.calls_of(READ), c.calls_of(WRITE), c.total_calls());
         let (lo, hi) = (reads.min(writes), reads.max(writes));
         if lo < 1000 || lo * 10 < hi * 8 || (reads + writes) * 2 < total {
             return Vec::new();

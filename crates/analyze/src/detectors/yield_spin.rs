@@ -156,9 +156,9 @@ impl Hosted for YieldSpin {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second};
+        use crate::basis::{count_lines, per_second, SysRows};
         use syslint_report::Confidence;
-        let yields = c.calls(&["sched_yield"]);
+        let yields = c.calls_of(&[Sys::SchedYield]);
         let total = c.total_calls();
         // a table limited to sched_yield cannot show its share
         if yields < self.cfg.min_yields || yields * 2 < total || !c.only.is_empty() {
@@ -177,7 +177,7 @@ impl Hosted for YieldSpin {
             format!("spinning on sched_yield: {yields} of {total} calls{rate}"),
         )
         .metrics([("yields", yields.into()), ("calls", total.into())])
-        .lines(count_lines(c, &["sched_yield", "futex", "nanosleep", "clock_nanosleep"]))
+        .lines(count_lines(c, &[Sys::SchedYield, Sys::Futex, Sys::Nanosleep, Sys::ClockNanosleep]))
         .in_table(c, conf, &why)
     }
 
