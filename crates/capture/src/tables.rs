@@ -20,14 +20,16 @@ pub fn read(text: &str) -> Option<Counts> {
     let lines: Vec<&str> = text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
     let command = command_line(&lines);
     // each reader says how many lines were the table's (headers, rules, rows, interval stamps)
-    let (mut counts, used) = if let Some(c) = perf(&lines) {
-        c
-    } else if let Some(c) = syscount(&lines) {
-        c
-    } else if let Some(c) = syslint_summary(&lines) {
+    // syslint's own report first: its table's header (`syscall calls errors ... total`) would
+    // pass for perf's
+    let (mut counts, used) = if let Some(c) = syslint_summary(&lines) {
         // syslint's own report: every line of it is syslint's
         let n = lines.len();
         (c, n)
+    } else if let Some(c) = perf(&lines) {
+        c
+    } else if let Some(c) = syscount(&lines) {
+        c
     } else {
         strace(&lines, command.as_deref())?
     };
@@ -294,6 +296,8 @@ const MAX_ROWS: usize = 4096;
 enum Col {
     Percent,
     Seconds,
+    /// strace 7.1's `wall-total` (`-U`): the calls' wall-clock time, waits included.
+    WallSeconds,
     Avg,
     Calls,
     Errors,
@@ -305,6 +309,7 @@ fn col_of(label: &str) -> Col {
     match label.trim() {
         "% time" | "%time" | "time" => Col::Percent,
         "seconds" | "total" => Col::Seconds,
+        "wall-total" => Col::WallSeconds,
         "usecs/call" | "avg" => Col::Avg,
         "calls" => Col::Calls,
         "errors" => Col::Errors,
@@ -345,12 +350,17 @@ fn strace_header(l: &str) -> Option<Vec<Col>> {
     // a table pasted as inline code starts with a backtick (matomo#14420)
     let t = l.trim().trim_start_matches('`').replace("% time", "%time");
     let words: Vec<&str> = t.split_whitespace().collect();
-    let known = |w: &str| col_of(w) != Col::Other || matches!(w, "longest" | "shortest" | "max" | "min");
+    let known = |w: &str| {
+        col_of(w) != Col::Other
+            || matches!(w, "longest" | "shortest" | "max" | "min" | "wall-min" | "wall-max" | "wall-avg")
+    };
     if words.len() < 2 || !words.iter().all(|w| known(w)) {
         return None;
     }
     let cols: Vec<Col> = words.iter().map(|w| col_of(w)).collect();
-    (cols.contains(&Col::Name) && (cols.contains(&Col::Calls) || cols.contains(&Col::Seconds))).then_some(cols)
+    (cols.contains(&Col::Name)
+        && (cols.contains(&Col::Calls) || cols.contains(&Col::Seconds) || cols.contains(&Col::WallSeconds)))
+    .then_some(cols)
 }
 
 /// One row of a strace table in the given columns; `spans`, when the rule line was seen, place
@@ -419,7 +429,9 @@ fn strace_row(l: &str, cols: &[Col], spans: Option<&[(usize, usize)]>) -> Option
     if errors.fract() != 0.0 {
         return None;
     }
-    Some((name.to_string(), calls as u64, errors as u64, get(Col::Seconds)))
+    // the system time when the table has it; else strace 7.1's wall-clock total (the table
+    // then says which it is: `strace()`)
+    Some((name.to_string(), calls as u64, errors as u64, get(Col::Seconds).or_else(|| get(Col::WallSeconds))))
 }
 
 /// Whitespace-separated tokens with their byte offsets.
@@ -449,6 +461,8 @@ fn strace(lines: &[&str], command: Option<&str>) -> Option<(Counts, usize)> {
     let mut cols: Option<Vec<Col>> = None;
     let mut spans: Option<Vec<(usize, usize)>> = None;
     let mut errors_col = false;
+    // a table with wall-clock times only (`-U wall-total,...` without `total-time`)
+    let mut wall_only = false;
     let mut seen_header = false;
     let mut bare = 0usize;
     for l in lines {
@@ -457,6 +471,7 @@ fn strace(lines: &[&str], command: Option<&str>) -> Option<(Counts, usize)> {
         if let Some(c) = strace_header(l) {
             used += 1;
             errors_col |= c.contains(&Col::Errors);
+            wall_only |= c.contains(&Col::WallSeconds) && !c.contains(&Col::Seconds);
             cols = Some(c);
             spans = None;
             seen_header = true;
@@ -509,7 +524,8 @@ fn strace(lines: &[&str], command: Option<&str>) -> Option<(Counts, usize)> {
     if rows.is_empty() || (!seen_header && bare < 2 && command.is_none()) {
         return None;
     }
-    Some((Counts { tool: "strace -c".into(), rows, errors_known: errors_col, ..Default::default() }, used))
+    let tool = if wall_only { "strace -c -w" } else { "strace -c" };
+    Some((Counts { tool: tool.into(), rows, errors_known: errors_col, ..Default::default() }, used))
 }
 
 /// A line that might be a table row cut by the terminal (numbers only, or empty).
@@ -756,11 +772,13 @@ fn syslint_summary(lines: &[&str]) -> Option<Counts> {
             inside = false;
             continue;
         }
-        let Some(calls) = words[1].parse::<u64>().ok() else {
+        // the table report writes thousands with commas: `1,202`
+        let count = |w: &str| w.replace(',', "").parse::<u64>().ok();
+        let Some(calls) = count(words[1]) else {
             inside = false;
             continue;
         };
-        let errors = words.get(2).and_then(|w| w.parse::<u64>().ok()).unwrap_or(0);
+        let errors = words.get(2).and_then(|w| count(w)).unwrap_or(0);
         let total = words.iter().skip(2).find_map(|w| duration_with_unit(w));
         if c.rows.len() < MAX_ROWS {
             add(&mut c.rows, words[0], calls, errors, total);
@@ -855,11 +873,30 @@ mod recorded {
         (n(ci), n(ei))
     }
 
+    /// strace 7.1's wall-clock columns: beside the system time, which stays the table's
+    /// seconds (the wall-clock ones were read as calls and errors before: 13,172 "calls" of
+    /// wait4); alone, they are its seconds and the table says its times are wall-clock ones.
+    #[test]
+    fn strace_7_wall_clock_columns() {
+        let row = |c: &Counts, n: &str| c.rows.iter().find(|r| r.name == n).cloned().unwrap_or_else(|| panic!("{n}"));
+        let both = read(&fixture("tests/fixtures/tables/ls.strace7-c-U-wall.txt")).expect("table");
+        assert_eq!(both.tool, "strace -c");
+        let close = row(&both, "close");
+        assert_eq!((close.calls, close.errors, close.seconds), (2, 0, Some(0.0)));
+        let alone = read(&fixture("tests/fixtures/tables/ls.strace7-c-U-wall-only.txt")).expect("table");
+        assert_eq!(alone.tool, "strace -c -w");
+        let close = row(&alone, "close");
+        assert_eq!((close.calls, close.errors, close.seconds), (2, 0, Some(0.000027)));
+        assert!(alone.errors_known && both.errors_known);
+    }
+
     #[test]
     fn strace_tables_add_up_to_their_total_row() {
         for rel in [
             "tests/fixtures/tables/ls.strace-c-U.txt",
             "tests/fixtures/tables/ls.strace-C.txt",
+            "tests/fixtures/tables/ls.strace7-c-U-wall.txt",
+            "tests/fixtures/tables/ls.strace7-c-U-wall-only.txt",
             "lab/fd-close-sweep/counts/c-close.strace-c.txt",
             "lab/failed-lookup-storm/counts/c-search-bad.strace-cw.txt",
             "lab/accept-herd/counts/c-procs.strace-c.txt",
@@ -940,5 +977,24 @@ mod recorded {
         let s = c("lab/fd-close-sweep/counts/c-range.syscount.txt");
         assert_eq!((s.rows.len(), s.around_lines), (24, 0));
         assert_eq!(s.row("syscall_436").map(|r| r.calls), Some(7));
+    }
+}
+
+#[cfg(test)]
+mod own_summary {
+    /// syslint's own `trace --summary-only` table, read back (a paste of it): its thousands
+    /// separators (`1,202`) once ended the rows.
+    #[test]
+    fn a_summary_only_table_reads_back() {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/tables/search-bad.syslint-summary-only.txt");
+        let text = std::fs::read_to_string(&p).unwrap();
+        let c = super::read(&text).expect("a table");
+        assert_eq!(c.tool, "syslint --summary-only");
+        let row = c.rows.iter().find(|r| r.name == "newfstatat").expect("newfstatat");
+        assert_eq!((row.calls, row.errors), (1202, 1152));
+        // the table shows its top 15 rows ("... 4 more syscalls"): those are read
+        assert_eq!(c.rows.len(), 15);
+        assert_eq!(c.rows.iter().map(|r| r.calls).sum::<u64>(), 1377);
     }
 }
