@@ -33,6 +33,7 @@ have getent || need+=(libc-bin)                      # dns-timeout: getent ahost
 have mount || need+=(mount)
 have ps || need+=(procps)
 have script || need+=(bsdutils)                      # small-io: writes to a terminal
+have debootstrap || need+=(debootstrap)              # strace 7.x from Debian sid (scripts/strace-sid.sh)
 have chromium || need+=(chromium)                    # the HTML report in a headless browser
 # the tables people paste, made afresh by the tools (pasted_labs::tables_the_installed_tools_make_now)
 have perf || need+=(linux-perf)                      # perf trace -s
@@ -60,6 +61,14 @@ if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || sudo_="sudo"
   $sudo_ apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+# the newest strace (Debian sid's) for the live tests of its output forms: made once (about 2
+# minutes), kept in /var/cache/syslint/sid-strace for the next runs
+t0=$(date +%s)
+if scripts/strace-sid.sh -V >/dev/null; then
+  echo "strace from Debian sid: $(scripts/strace-sid.sh -V | head -1) ($(( $(date +%s) - t0 )) s)"
+else
+  echo "scripts/strace-sid.sh could not make its Debian sid tree: strace7::live_ tests will fail" >&2
 fi
 if ! command -v cargo >/dev/null 2>&1; then
   [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"

@@ -47,6 +47,22 @@ impl CaptureInfo {
         if self.cut_lines > 0 {
             warnings.push(format!("{} lines longer than 4 MiB were cut", self.cut_lines));
         }
+        let mut notes = self.notes;
+        if s.prefixed > 0 {
+            notes.push(format!("{} lines begin with {}: read without it", s.prefixed, s.prefix.describe()));
+        }
+        if s.coloured > 0 {
+            notes.push(format!(
+                "{} lines hold terminal colour codes (strace --color, or a terminal's recording): read without them",
+                s.coloured
+            ));
+        }
+        if s.named_args > 0 {
+            notes.push(format!(
+                "{} lines name their arguments (strace -N/--arg-names): read without the names",
+                s.named_args
+            ));
+        }
         syslint_report::Capture {
             backend: backend.as_str().into(),
             sources: self.sources,
@@ -65,7 +81,7 @@ impl CaptureInfo {
             resumed_pairs: s.resumed_pairs,
             never_resumed: s.never_resumed,
             warnings,
-            notes: self.notes,
+            notes,
             ..Default::default()
         }
     }

@@ -94,6 +94,8 @@ mod registry;
 mod secrets;
 #[path = "servers_live.rs"]
 mod servers_live;
+#[path = "strace7.rs"]
+mod strace7;
 #[path = "trace.rs"]
 mod trace;
 #[path = "trace_labs.rs"]

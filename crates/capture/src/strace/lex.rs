@@ -219,3 +219,258 @@ pub(super) fn parse_frac(b: &[u8]) -> Option<i64> {
     }
     Some(v)
 }
+
+/// The length of `name=` at the start of `s` when `s` starts with an argument name as strace's
+/// `-N`/`--arg-names` (6.16 on) prints it: a lowercase C identifier and `=`.
+#[inline]
+fn arg_name_len(s: &[u8]) -> Option<usize> {
+    if !s.first().is_some_and(|c| c.is_ascii_lowercase() || *c == b'_') {
+        return None;
+    }
+    let n = s.iter().take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || **c == b'_').count();
+    (s.get(n) == Some(&b'=')).then_some(n + 1)
+}
+
+/// Whether the arguments starting at `at` are named as `-N` prints them (`fd=3, count=64`).
+/// `clone` is left alone: strace has always printed its arguments named, and the model reads
+/// them so.
+#[inline]
+pub(super) fn named_args(s: &str, at: usize, name: &str) -> bool {
+    name != "clone" && s.as_bytes().get(at..).and_then(arg_name_len).is_some()
+}
+
+/// `s` with the names of the top-level arguments from `at` on taken away: `poll(fds=[...],
+/// nfds=1, timeout=0) = 0` -> `poll([...], 1, 0) = 0`, the form every rule reads. Names inside
+/// structures (`{fd=3, events=POLLIN}`) are strace's usual output and stay. The scan stops at
+/// the `)` that closes the call; what follows (the return value) is copied as it is.
+pub(super) fn without_arg_names(s: &str, at: usize) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    out.push_str(&s[..at]);
+    let mut i = at;
+    let mut from = at;
+    let mut depth = 0i32;
+    let mut arg_start = true;
+    while i < b.len() {
+        if arg_start && depth == 0 {
+            arg_start = false;
+            if let Some(n) = arg_name_len(&b[i..]) {
+                out.push_str(&s[from..i]);
+                i += n;
+                from = i;
+                continue;
+            }
+        }
+        match b[i] {
+            b'"' => {
+                // to the closing quote, escapes skipped
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth < 0 {
+                    break;
+                }
+            }
+            // an fd's decoration (`3</a, b>`, `fd=3<TCP:[1.2.3.4:5->6.7.8.9:10]>`)
+            b'<' if i > 0 && (b[i - 1].is_ascii_digit() || b[i - 1].is_ascii_uppercase()) => {
+                if let Some(e) = syslint_event::args::deco_end(&s[i..]) {
+                    i += e;
+                }
+            }
+            b',' if depth == 0 => {
+                arg_start = true;
+                i += 1;
+                // the separator's space
+                while i < b.len() && b[i] == b' ' {
+                    i += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push_str(&s[from.min(s.len())..]);
+    out
+}
+
+/// `line` without terminal escape sequences: strace's `--color` output (7.0 on: `ESC[33m
+/// execve ESC[0m(...`) and logs recorded from a terminal. CSI sequences (`ESC [` parameters,
+/// a final byte) and OSC ones (`ESC ]` ... BEL or `ESC \`) go, any other `ESC x` pair too.
+/// strace writes a program's own ESC bytes inside strings as `\33`, so a raw ESC is never
+/// part of what a call did.
+pub(super) fn without_escapes(line: &str) -> String {
+    let b = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let mut from = 0;
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(0x1b, &b[i..]) {
+        let esc = i + k;
+        out.push_str(&line[from..esc]);
+        let mut j = esc + 1;
+        match b.get(j) {
+            Some(b'[') => {
+                j += 1;
+                // parameters and intermediates, then one final byte
+                while j < b.len() && (0x20..=0x3f).contains(&b[j]) {
+                    j += 1;
+                }
+                if j < b.len() && (0x40..=0x7e).contains(&b[j]) {
+                    j += 1;
+                }
+            }
+            Some(b']') => {
+                j += 1;
+                while j < b.len() && b[j] != 0x07 && !(b[j] == 0x1b && b.get(j + 1) == Some(&b'\\')) {
+                    j += 1;
+                }
+                j = (j + if b.get(j) == Some(&0x07) { 1 } else { 2 }).min(b.len());
+            }
+            Some(c) if c.is_ascii() => j += 1,
+            _ => {}
+        }
+        i = j;
+        from = j;
+    }
+    out.push_str(&line[from..]);
+    out
+}
+
+/// What a log collector put before each strace line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Prefix {
+    #[default]
+    None,
+    /// `Nov 28 15:20:51 ` (moreutils `ts`, its default format; `%.S` adds a fraction).
+    MonthDay,
+    /// `Nov 28 15:20:51 host strace[31095]: ` (syslog, `journalctl`'s default output).
+    Syslog,
+    /// `2026-11-28T15:20:51.015642123Z ` (`docker logs -t`, `kubectl logs --timestamps`,
+    /// `ts '%FT%T'`), or with a space between date and time.
+    Iso,
+    /// `2026-11-28T15:20:51+0000 host strace[31095]: ` (`journalctl -o short-iso`, RFC 5424
+    /// syslog).
+    IsoSyslog,
+}
+
+impl Prefix {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Prefix::None => "",
+            Prefix::MonthDay => "a time stamp such as moreutils' ts adds (`Nov 28 15:20:51 `)",
+            Prefix::Syslog => "a syslog or journal prefix (`Nov 28 15:20:51 host tag[pid]: `)",
+            Prefix::Iso => "an ISO 8601 time stamp such as docker logs -t or kubectl logs --timestamps add",
+            Prefix::IsoSyslog => {
+                "a syslog or journal prefix with an ISO 8601 time (`2026-11-28T15:20:51+0000 host tag[pid]: `)"
+            }
+        }
+    }
+}
+
+/// `HH:MM:SS` and an optional `.fraction` at the start of `b`: its length.
+fn clock_len(b: &[u8]) -> Option<usize> {
+    let d = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    if !(d(0) && d(1) && b.get(2) == Some(&b':') && d(3) && d(4) && b.get(5) == Some(&b':') && d(6) && d(7)) {
+        return None;
+    }
+    let mut n = 8;
+    if b.get(8) == Some(&b'.') && d(9) {
+        n = 9 + b[9..].iter().take_while(|c| c.is_ascii_digit()).count();
+    }
+    Some(n)
+}
+
+/// `host tag[pid]: ` or `host tag: ` after a syslog time: its length.
+fn syslog_tail(b: &[u8]) -> Option<usize> {
+    let host = b.iter().position(|&c| c == b' ')?;
+    if host == 0 {
+        return None;
+    }
+    let rest = &b[host + 1..];
+    let colon = rest.iter().take(128).position(|&c| c == b':' || c == b' ')?;
+    if rest[colon] != b':' || colon == 0 || rest.get(colon + 1) != Some(&b' ') {
+        return None;
+    }
+    Some(host + 1 + colon + 2)
+}
+
+/// The length and kind of a collector's prefix at the start of `line`, when it has one.
+/// Cheap for strace's own lines, which start with a pid, a time, `[pid`, a name or a mark:
+/// a month's name or `YYYY-` is looked at further, nothing else.
+pub(super) fn collector_prefix(line: &str) -> Option<(usize, Prefix)> {
+    let b = line.as_bytes();
+    let first = *b.first()?;
+    if first.is_ascii_uppercase() {
+        // `Nov 28 15:20:51 ` (the day may be padded: `Nov  1`)
+        const MONTHS: [&[u8; 3]; 12] =
+            [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
+        if b.len() < 16 || !MONTHS.iter().any(|m| &b[..3] == *m) || b[3] != b' ' {
+            return None;
+        }
+        let mut i = 4;
+        if b[i] == b' ' {
+            i += 1;
+        }
+        let day = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if !(1..=2).contains(&day) || b.get(i + day) != Some(&b' ') {
+            return None;
+        }
+        i += day + 1;
+        i += clock_len(&b[i..])?;
+        if b.get(i) != Some(&b' ') {
+            return None;
+        }
+        i += 1;
+        return Some(match syslog_tail(&b[i..]) {
+            Some(n) if !looks_like_strace_start(&b[i..]) => (i + n, Prefix::Syslog),
+            _ => (i, Prefix::MonthDay),
+        });
+    }
+    // `2026-11-28T15:20:51.015642123Z `, `2026-11-28 15:20:51 `, `...+0000 `, `...+00:00 `
+    if !(first.is_ascii_digit() && b.get(4) == Some(&b'-')) {
+        return None;
+    }
+    let d = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    if !(d(1) && d(2) && d(3) && d(5) && d(6) && b.get(7) == Some(&b'-') && d(8) && d(9)) {
+        return None;
+    }
+    if !matches!(b.get(10), Some(b'T' | b' ')) {
+        return None;
+    }
+    let mut i = 11 + clock_len(&b[11..])?;
+    match b.get(i) {
+        Some(b'Z') => i += 1,
+        Some(b'+' | b'-') => {
+            i += 1;
+            i += b[i..].iter().take(5).take_while(|c| c.is_ascii_digit() || **c == b':').count();
+        }
+        _ => {}
+    }
+    if b.get(i) != Some(&b' ') {
+        return None;
+    }
+    i += 1;
+    Some(match syslog_tail(&b[i..]) {
+        Some(n) if !looks_like_strace_start(&b[i..]) => (i + n, Prefix::IsoSyslog),
+        _ => (i, Prefix::Iso),
+    })
+}
+
+/// Whether `b` starts as strace's own lines do after a collector's time: a pid and a space,
+/// `[pid `, a time of day, or a call (`name(`), a signal or an exit mark.
+fn looks_like_strace_start(b: &[u8]) -> bool {
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits > 0 && matches!(b.get(digits), Some(b' ' | b':' | b'.')) {
+        return true;
+    }
+    if b.starts_with(b"[pid ") || b.starts_with(b"--- ") || b.starts_with(b"+++ ") || b.starts_with(b"<... ") {
+        return true;
+    }
+    let name = b.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+    name > 0 && b.get(name) == Some(&b'(')
+}

@@ -15,6 +15,7 @@ mod lex;
 mod stats;
 
 pub use chunk::{could_continue, ChunkEnd, ClockState, Dangling, Mark, Marked, PidState};
+pub use lex::Prefix;
 use lex::*;
 pub use stats::{sample_of, ParseStats, Unparsed, UNPARSED_SAMPLES};
 
@@ -133,6 +134,26 @@ impl Parser {
     /// is the pid of a `-ff` file (`trace.PID`), used when the line has no pid column.
     pub fn parse_line<F: FnMut(&Event)>(&mut self, line: &str, line_no: u64, pid_hint: Option<Tid>, sink: &mut F) {
         self.stats.lines += 1;
+        // `--color` output, or a log recorded from a terminal: read without the escapes
+        let plain;
+        let line = if memchr::memchr(0x1b, line.as_bytes()).is_some() {
+            self.stats.coloured += 1;
+            plain = without_escapes(line);
+            plain.as_str()
+        } else {
+            line
+        };
+        // a collector's time stamp (and host and tag) before each line
+        let line = match collector_prefix(line) {
+            Some((n, kind)) => {
+                self.stats.prefixed += 1;
+                if self.stats.prefix == Prefix::None {
+                    self.stats.prefix = kind;
+                }
+                &line[n..]
+            }
+            None => line,
+        };
         self.cur_line = line_no;
         if self.chunk_mode && line_no == 1 && self.splice_head.is_none() && could_continue(line) {
             // the previous chunk may have ended with the line this one continues: the reader
@@ -419,6 +440,17 @@ impl Parser {
 
     /// Everything after the pid and timestamp.
     fn parse_body<F: FnMut(&Event)>(&mut self, s: &str, line: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
+        // strace 6.16's `-N`/`--arg-names` names every argument (`read(fd=3, buf="..",
+        // count=64)`): read without the names, as every rule expects the arguments
+        let plain;
+        let s = match self.arg_names_at(s) {
+            Some(at) => {
+                self.stats.named_args += 1;
+                plain = without_arg_names(s, at);
+                plain.as_str()
+            }
+            None => s,
+        };
         let b = s.as_bytes();
         match b.first() {
             Some(b'-') if s.starts_with("--- ") => return self.signal(s, pid, ts, sink),
@@ -619,6 +651,24 @@ impl Parser {
     }
 
     /// `<... read resumed>"data", 4096) = 4 <0.000123>` (strace 4 puts a space after `>`).
+    /// Where the named arguments of a `-N` call or resumption begin, when `s` has them: after
+    /// `name(` or after `<... name resumed>`. A first byte that cannot start a name rules a
+    /// line out at once (clone's names are its usual form, and never count).
+    #[inline]
+    fn arg_names_at(&self, s: &str) -> Option<usize> {
+        let b = s.as_bytes();
+        if b.first() == Some(&b'<') {
+            let i = memchr::memmem::find(b, b" resumed>")? + 9;
+            let name = s.get(5..i - 9)?;
+            return named_args(s, i, name).then_some(i);
+        }
+        let name_len = b.iter().take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_').count();
+        if b.get(name_len) != Some(&b'(') || !b.get(name_len + 1).is_some_and(u8::is_ascii_lowercase) {
+            return None;
+        }
+        named_args(s, name_len + 1, &s[..name_len]).then_some(name_len + 1)
+    }
+
     fn resumed<F: FnMut(&Event)>(&mut self, s: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
         // the name is one word: look right after it first (a searcher's set-up costs more than
         // the search on lines this short), then anywhere
@@ -897,6 +947,96 @@ mod tests {
         assert!(sample_of(&line).contains("bytes of text that is not a strace line"));
         let call = format!("write(1, \"{}\u{e9}...", "a".repeat(90));
         assert!(sample_of(&call).starts_with("write(1, \"…"), "{}", sample_of(&call));
+    }
+
+    // The lines below are strace 7.2's own (scripts/strace-sid.sh with -f -yy -N, and
+    // tests/fixtures/strace7), the prefixes moreutils' ts's.
+
+    #[test]
+    fn arg_names_go_and_what_looks_like_one_inside_a_string_or_path_stays() {
+        let strip = |l: &str| without_arg_names(l, l.find('(').unwrap() + 1);
+        assert_eq!(
+            strip(
+                r#"openat(dirfd=AT_FDCWD</tmp>, pathname="/tmp/d, x=1/f", flags=O_WRONLY|O_CREAT|O_TRUNC, mode=0666) = 3</tmp/d, x=1/f>"#
+            ),
+            r#"openat(AT_FDCWD</tmp>, "/tmp/d, x=1/f", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3</tmp/d, x=1/f>"#
+        );
+        assert_eq!(
+            strip(r#"write(fd=1</tmp/d, x=1/f>, buf="a, count=9) = 5", count=15) = 15"#),
+            r#"write(1</tmp/d, x=1/f>, "a, count=9) = 5", 15) = 15"#
+        );
+        assert_eq!(strip(r#"close(fd=4</dev/null<char 1:3>>)  = 0"#), r#"close(4</dev/null<char 1:3>>)  = 0"#);
+        // names inside structures are strace's usual output
+        assert_eq!(
+            strip(
+                r#"poll(fds=[{fd=3<TCP:[127.0.0.1:36138->127.0.0.1:59305]>, events=POLLIN}], nfds=1, timeout=0) = 0 (Timeout) <0.000012>"#
+            ),
+            r#"poll([{fd=3<TCP:[127.0.0.1:36138->127.0.0.1:59305]>, events=POLLIN}], 1, 0) = 0 (Timeout) <0.000012>"#
+        );
+        // an unfinished call, and the resumption (names from `resumed>` on)
+        assert_eq!(
+            strip(r#"set_robust_list(addr=0x7fb6980b0a20, length=24 <unfinished ...>"#),
+            r#"set_robust_list(0x7fb6980b0a20, 24 <unfinished ...>"#
+        );
+        let r = r#"<... read resumed>buf="x", count=1) = 1"#;
+        assert_eq!(without_arg_names(r, r.find('>').unwrap() + 1), r#"<... read resumed>"x", 1) = 1"#);
+        // clone prints its arguments named in every version: left alone
+        let clone = "clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7fb6980b0a10) = 17949";
+        assert!(!named_args(clone, 6, "clone"));
+        assert!(named_args("brk(addr=NULL) = 0x55fd8bcb4000", 4, "brk"));
+        assert!(!named_args("brk(NULL) = 0x55fd8bcb4000", 4, "brk"));
+    }
+
+    #[test]
+    fn named_and_plain_lines_give_the_same_events() {
+        let named = one(&[
+            r#"17948 12:30:16.413033 poll(fds=[{fd=3<TCP:[127.0.0.1:36138->127.0.0.1:59305]>, events=POLLIN}], nfds=1, timeout=0) = 0 (Timeout) <0.000012>"#,
+            r#"17949 12:30:16.424326 set_robust_list(addr=0x7fb6980b0a20, length=24 <unfinished ...>"#,
+            r#"17949 12:30:16.428300 <... set_robust_list resumed>) = 0 <0.003966>"#,
+        ]);
+        let plain = one(&[
+            r#"17948 12:30:16.413033 poll([{fd=3<TCP:[127.0.0.1:36138->127.0.0.1:59305]>, events=POLLIN}], 1, 0) = 0 (Timeout) <0.000012>"#,
+            r#"17949 12:30:16.424326 set_robust_list(0x7fb6980b0a20, 24 <unfinished ...>"#,
+            r#"17949 12:30:16.428300 <... set_robust_list resumed>) = 0 <0.003966>"#,
+        ]);
+        assert_eq!(named, plain);
+    }
+
+    #[test]
+    fn colour_codes_go_and_the_line_reads_as_strace_wrote_it() {
+        let coloured = "399   12:34:58.468625 \u{1b}[33maccess\u{1b}[0m(\u{1b}[35m\"/etc/ld.so.preload\"\u{1b}[0m, \u{1b}[35m\u{1b}[34mR_OK\u{1b}[35m\u{1b}[0m\u{1b}[0m)\u{1b}[0m \u{1b}[0m=\u{1b}[0m\u{1b}[0m \u{1b}[32m-1\u{1b}[0m \u{1b}[31mENOENT\u{1b}[0m \u{1b}[31m(No such file or directory)\u{1b}[0m \u{1b}[32m\u{1b}[0m<\u{1b}[35m0.000017\u{1b}[0m>\u{1b}[35m\u{1b}[0m\u{1b}[0m";
+        assert_eq!(
+            without_escapes(coloured),
+            r#"399   12:34:58.468625 access("/etc/ld.so.preload", R_OK) = -1 ENOENT (No such file or directory) <0.000017>"#
+        );
+        // an OSC (a terminal title) and a cut sequence at the end
+        assert_eq!(without_escapes("\u{1b}]0;title\u{7}brk(NULL) = 0x1\u{1b}["), "brk(NULL) = 0x1");
+    }
+
+    #[test]
+    fn collector_prefixes_are_found_and_strace_lines_never_taken_for_one() {
+        let l = r#"Nov 29 12:41:04 12:41:04.069922 execve("/usr/bin/cat", ["cat", "/etc/hostname"], 0x7ffeb084cd98 /* 35 vars */) = 0 <0.000424>"#;
+        assert_eq!(collector_prefix(l), Some((16, Prefix::MonthDay)));
+        let l = "Nov 29 12:41:44 13148 12:41:44.368677 brk(NULL) = 0x55ee27370000 <0.000010>";
+        assert_eq!(collector_prefix(l), Some((16, Prefix::MonthDay)));
+        // ts '%Y-%m-%dT%H:%M:%.SZ' (docker logs -t and kubectl logs --timestamps write the same form)
+        let l = "2026-11-29T12:41:04.173253Z 12:41:04.133078 brk(NULL)               = 0x55b6928dd000 <0.000016>";
+        assert_eq!(collector_prefix(l), Some((28, Prefix::Iso)));
+        // a syslog tag after the time
+        let l = "Nov  9 12:41:04 vm strace[1234]: 13148 12:41:44.368677 brk(NULL) = 0x55ee27370000";
+        assert_eq!(collector_prefix(l), Some((33, Prefix::Syslog)));
+        for own in [
+            "13148 12:41:44.368677 brk(NULL) = 0x55ee27370000 <0.000010>",
+            "12:41:44 brk(NULL) = 0x55ee27370000",
+            "1764420104.368677 brk(NULL) = 0x55ee27370000",
+            "[pid  1234] brk(NULL) = 0x55ee27370000",
+            "Process 1234 attached",
+            "brk(NULL) = 0x55ee27370000",
+            "+++ exited with 0 +++",
+            "2026 12:41:44.368677 brk(NULL) = 0x55ee27370000",
+        ] {
+            assert_eq!(collector_prefix(own), None, "{own}");
+        }
     }
 
     fn one(lines: &[&str]) -> Vec<String> {

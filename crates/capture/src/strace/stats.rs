@@ -42,6 +42,16 @@ pub struct ParseStats {
     pub with_duration: u64,
     /// The pid column style seen: "none", "pid", "[pid N]".
     pub pid_style: &'static str,
+    /// Lines whose arguments strace named (`-N`/`--arg-names`: `read(fd=3, ...)`), read without
+    /// the names.
+    pub named_args: u64,
+    /// Lines holding terminal escape sequences (`--color`, a terminal's recording), read
+    /// without them.
+    pub coloured: u64,
+    /// Lines that began with a log collector's prefix (`ts`, syslog, journald, docker,
+    /// kubectl), read without it; the kind first seen.
+    pub prefixed: u64,
+    pub prefix: Prefix,
 }
 
 impl ParseStats {
@@ -65,6 +75,12 @@ impl ParseStats {
             self.clock = o.clock;
         }
         self.with_duration += o.with_duration;
+        self.named_args += o.named_args;
+        self.coloured += o.coloured;
+        self.prefixed += o.prefixed;
+        if self.prefix == Prefix::None {
+            self.prefix = o.prefix;
+        }
         if self.pid_style.is_empty() || self.pid_style == "none" {
             self.pid_style = o.pid_style;
         }
