@@ -45,7 +45,10 @@ impl CaptureInfo {
         let s = self.stats;
         let mut warnings = self.warnings;
         if self.cut_lines > 0 {
-            warnings.push(format!("{} lines longer than 4 MiB were cut", self.cut_lines));
+            warnings.push(match self.cut_lines {
+                1 => "1 line longer than 4 MiB was read as its first 4 MiB and its last 64 KiB: the payload between was left out".into(),
+                n => format!("{n} lines longer than 4 MiB were read as their first 4 MiB and last 64 KiB: the payload between was left out"),
+            });
         }
         let mut notes = self.notes;
         if s.prefixed > 0 {

@@ -246,10 +246,31 @@ fn read_chunks<R: Read, F: FnMut(&[u8], u64) -> bool>(
     let mut end = 0; // end of the data read
     let mut cut = 0u64;
     let mut skipping = false;
+    // a line over the limit: its first `max_line` bytes, held until its last ones are read
+    let mut held: Vec<u8> = Vec::new();
+    let mut tail: Vec<u8> = Vec::new();
+    // whether the held line starts as a call does (then it is a strace line, however long)
+    let mut held_call = false;
+    // bytes of such lines so far: they are strace lines, not bytes without one
+    let mut in_calls = 0u64;
+    let mut line_start = 0u64;
     // input bytes before buf[0]
     let mut base = 0u64;
     loop {
-        if give_up(base + start as u64) {
+        let pos = base + start as u64;
+        let long_call = skipping && held_call;
+        if long_call && pos - line_start > MAX_CALL_LINE {
+            // a call line of more than 16 GiB is not strace's: stop as for junk
+            return (cut, None);
+        }
+        if !long_call && give_up(pos.saturating_sub(in_calls)) {
+            if skipping {
+                // the line read so far, as one unreadable line of the input
+                let mut line = std::mem::take(&mut held);
+                line.extend_from_slice(&tail);
+                line.push(b'\n');
+                send(&line, pos);
+            }
             return (cut, None);
         }
         // room for a chunk after the carried partial line
@@ -292,13 +313,29 @@ fn read_chunks<R: Read, F: FnMut(&[u8], u64) -> bool>(
             }
         }
         if skipping {
-            // still inside a cut line: drop up to its end
-            match memchr::memchr(b'\n', &buf[start..end]) {
-                Some(i) => {
-                    start += i + 1;
-                    skipping = false;
+            // still inside a cut line: keep its last bytes, up to its end
+            let (upto, done) = match memchr::memchr(b'\n', &buf[start..end]) {
+                Some(i) => (start + i, true),
+                None => (end, false),
+            };
+            keep_tail(&mut tail, &buf[start..upto]);
+            if done || eof {
+                // the line as its head and its tail: a call keeps its return value and
+                // duration (a 17 MiB write's `= 17825792 <0.01>`), its payload is shortened
+                let mut line = std::mem::take(&mut held);
+                line.extend_from_slice(&tail);
+                line.push(b'\n');
+                tail.clear();
+                skipping = false;
+                start = if done { upto + 1 } else { end };
+                if held_call {
+                    in_calls += base + start as u64 - line_start;
                 }
-                None => start = end,
+                if !send(&line, base + start as u64) {
+                    return (cut, None);
+                }
+            } else {
+                start = end;
             }
         }
         if eof {
@@ -319,19 +356,47 @@ fn read_chunks<R: Read, F: FnMut(&[u8], u64) -> bool>(
                 start = stop;
             }
             None if end - start >= max_line => {
-                // one line longer than the limit: keep its start, skip the rest
-                let mut line = buf[start..start + max_line].to_vec();
-                line.push(b'\n');
+                // one line longer than the limit: hold its start, read on to its end
+                held.clear();
+                held.extend_from_slice(&buf[start..start + max_line]);
+                held_call = looks_like_a_call(&held);
+                line_start = base + start as u64;
+                keep_tail(&mut tail, &buf[start + max_line..end]);
                 cut += 1;
                 skipping = true;
                 start = end;
-                if !send(&line, base + end as u64) {
-                    return (cut, None);
-                }
             }
             None => {}
         }
     }
+}
+
+/// The longest call line read through (16 GiB); the reader stops at a longer one as at junk.
+const MAX_CALL_LINE: u64 = 16 << 30;
+
+/// Bytes kept of the end of a line over the limit (its return value, duration, the end of its
+/// last argument).
+const LINE_TAIL: usize = 64 << 10;
+
+/// Keep the last [`LINE_TAIL`] bytes of `tail` followed by `more`.
+fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
+    let more = &more[more.len().saturating_sub(LINE_TAIL)..];
+    tail.extend_from_slice(more);
+    if tail.len() > LINE_TAIL {
+        tail.drain(..tail.len() - LINE_TAIL);
+    }
+}
+
+/// Whether a line starts as a strace call line does: a pid, `[pid N]`, a time or nothing,
+/// then `name(` within its first 200 bytes. Junk (`/dev/zero`, a binary) does not.
+fn looks_like_a_call(line: &[u8]) -> bool {
+    let head = &line[..line.len().min(200)];
+    if !head.first().is_some_and(|c| c.is_ascii_digit() || c.is_ascii_lowercase() || *c == b'[' || *c == b'<') {
+        return false;
+    }
+    head.iter().enumerate().any(|(i, &c)| {
+        c == b'(' && i > 0 && (head[i - 1].is_ascii_lowercase() || head[i - 1].is_ascii_digit() || head[i - 1] == b'_')
+    })
 }
 
 /// Where to end a chunk in `b` (the index of a newline): the last line end after which the

@@ -409,9 +409,11 @@ fn stopped_at(msg: &str) -> u64 {
 }
 
 /// A line of exactly 2 GiB (2,147,483,648 bytes) without a newline, streamed into `analyze -`:
-/// a recorded call whose path string never ends. Cut at 4 MiB, the rest skipped, and reading
-/// stops 64 MiB into it: a located error, exit 2, in bounded memory and without reading the
-/// rest of the stream. After a real trace, the trace is reported and the stop is a warning.
+/// a recorded call whose path string never ends. A line that starts as a call is read to its
+/// end however long (up to 16 GiB: a real 71 MB write line once ended the reading, issue 29),
+/// in bounded memory: its first 4 MiB and last 64 KiB are kept. Unfinished, it is one
+/// unreadable line: a located error, exit 2. After a real trace, the trace is reported, the
+/// line counted as not understood.
 #[test]
 fn a_2_gib_line_without_newline_on_stdin() {
     const SIZE: u64 = 2 << 30;
@@ -425,11 +427,9 @@ fn a_2_gib_line_without_newline_on_stdin() {
     assert_eq!(m.code(), Some(2), "{}", m.err());
     let e = m.err();
     assert!(e.contains("syslint: error: <stdin>: no strace lines recognised in 1 lines"), "{e}");
-    assert!(e.contains("after 64 MiB without a strace line"), "{e}");
-    let at = stopped_at(&e);
-    assert!(at > 64 << 20 && at < 80 << 20, "stopped at byte {at}");
+    assert!(!e.contains("stopped reading"), "{e}");
     assert!(m.peak_mib < 80.0, "peak {:.0} MiB", m.peak_mib);
-    eprintln!("2 GiB line on stdin: exit 2 at byte {at}, peak {:.1} MiB, {:.2} s", m.peak_mib, m.secs);
+    eprintln!("2 GiB line on stdin: exit 2, read to its end, peak {:.1} MiB, {:.2} s", m.peak_mib, m.secs);
 
     // a real trace first: it is reported, and where reading stopped is a warning
     let d = Tmp::new("longline");
@@ -443,10 +443,11 @@ fn a_2_gib_line_without_newline_on_stdin() {
     assert_eq!(m.code(), Some(0), "{}", m.err());
     let r = m.report();
     assert_eq!(r.capture.syscalls, whole.capture.syscalls);
-    let w = r.capture.warnings.iter().find(|w| w.starts_with("<stdin>: stopped reading at byte "));
-    assert!(w.is_some_and(|w| w.contains("no strace line in the last 64 MiB")), "{:?}", r.capture.warnings);
+    assert_eq!(r.capture.unparsed_lines, whole.capture.unparsed_lines + 1, "{:?}", r.capture.unparsed_samples);
+    assert!(r.capture.warnings.iter().any(|w| w.contains("longer than 4 MiB")), "{:?}", r.capture.warnings);
+    assert!(!r.capture.warnings.iter().any(|w| w.contains("stopped reading")), "{:?}", r.capture.warnings);
     assert!(m.peak_mib < 80.0, "peak {:.0} MiB", m.peak_mib);
-    eprintln!("trace + 2 GiB line on stdin: exit 0, {}; peak {:.1} MiB, {:.2} s", w.unwrap(), m.peak_mib, m.secs);
+    eprintln!("trace + 2 GiB line on stdin: exit 0, read to the end; peak {:.1} MiB, {:.2} s", m.peak_mib, m.secs);
 }
 
 /// Exactly 1 GiB (1,073,741,824 bytes) of pseudo-random bytes (NULs, invalid UTF-8, newlines

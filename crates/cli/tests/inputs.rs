@@ -243,6 +243,33 @@ fn enormous_line_is_cut_not_fatal() {
     assert!(r.capture.warnings.iter().any(|w| w.contains("longer than 4 MiB")), "{:?}", r.capture.warnings);
 }
 
+/// Issue 29: one real long line (a 17 MiB write() printed whole by `strace -f -tt -T -xx -s
+/// 20000000`: 71 MB; tests/fixtures/programs/bigwrite.c) ended the reading after it, as 64 MiB
+/// without a strace line, silently (exit 0): 34 of 536 calls read. The line is read as its head
+/// and its tail, so the write keeps its result, and every call after it is read, on one core
+/// and on several.
+#[test]
+fn a_long_real_line_is_read_through() {
+    let p = fixture("bigwrite.f-tt-T-xx-s20M.strace.gz");
+    for threads in ["1", "2"] {
+        let o = std::process::Command::new(bin())
+            .args(["analyze", "--format", "json"])
+            .arg(&p)
+            .env("SYSLINT_THREADS", threads)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+        assert_eq!(syscall(&r, "getppid").calls, 500, "{threads} threads");
+        assert_eq!(syscall(&r, "write").calls, 1);
+        let null = r.summary.fd_targets.iter().find(|t| t.target == "/dev/null").expect("/dev/null");
+        assert_eq!(null.bytes_written, 17 << 20, "the write's result was kept");
+        assert_eq!(r.capture.unparsed_lines, 0, "{:?}", r.capture.unparsed_samples);
+        assert!(r.capture.warnings.iter().any(|w| w.contains("longer than 4 MiB")), "{:?}", r.capture.warnings);
+        assert!(!r.capture.warnings.iter().any(|w| w.contains("stopped reading")), "{:?}", r.capture.warnings);
+    }
+}
+
 #[test]
 fn help_teaches() {
     let o = run(&["analyze", "--help"]);
