@@ -474,3 +474,19 @@ fn looks_like_strace_start(b: &[u8]) -> bool {
     let name = b.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
     name > 0 && b.get(name) == Some(&b'(')
 }
+
+/// Whether `s`, a line that had leading spaces, starts with a pid and then a time (`11425
+/// 13:57:18.093725 close(...)`): a paste indented as Markdown code. strace's own lines with
+/// leading spaces are `-r` stamps (`     0.000123 close(3)`), which have a fraction and no pid
+/// column before them.
+pub(super) fn indented_pid(s: &str) -> bool {
+    let b = s.as_bytes();
+    let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    if n == 0 || b.get(n) != Some(&b' ') {
+        return false;
+    }
+    let t = &b[n + 1..];
+    let d = t.iter().take_while(|c| c.is_ascii_digit()).count();
+    // `13:57:18` or `1511176638.093725`
+    d > 0 && matches!(t.get(d), Some(b':' | b'.')) && t.get(d + 1).is_some_and(u8::is_ascii_digit)
+}

@@ -366,7 +366,7 @@ impl Parser {
                 }
                 _ => return false,
             }
-        } else if !line.starts_with(' ') {
+        } else if !line.starts_with(' ') || indented_pid(s) {
             let b = s.as_bytes();
             let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
             let after = b.get(n).copied();
@@ -1000,6 +1000,18 @@ mod tests {
             r#"17949 12:30:16.428300 <... set_robust_list resumed>) = 0 <0.003966>"#,
         ]);
         assert_eq!(named, plain);
+    }
+
+    #[test]
+    fn a_paste_indented_as_markdown_code_keeps_its_pid_column() {
+        // rstudio/rstudio#2470, verbatim: five spaces, a pid, -tt, -T
+        let indented =
+            one(&["     11425 13:57:18.647213 close(4095)       = -1 EBADF (Bad file descriptor) <0.000047>"]);
+        let plain = one(&["11425 13:57:18.647213 close(4095)       = -1 EBADF (Bad file descriptor) <0.000047>"]);
+        assert_eq!(indented, plain);
+        // a -r stamp keeps its meaning
+        assert!(!indented_pid("0.000123 close(3) = 0"));
+        assert!(indented_pid("11425 1511176638.093725 close(3) = 0"));
     }
 
     #[test]
