@@ -144,11 +144,11 @@ impl Hosted for FdCloseSweep {
             last = Some((c.tid, fd, ebadf));
         }
         let n = best.closes;
-        // a jump must be followed by closes that go on from where it landed
-        let jumped = best.jumps > 0 && best.since_jump >= 2;
-        if n < if jumped { 5 } else { 8 } || best.ebadf * 4 < n * 3 {
+        if n == 0 {
             return Vec::new();
         }
+        // a jump must be followed by closes that go on from where it landed
+        let jumped = best.jumps > 0 && best.since_jump >= 2;
         let fds: Vec<i32> = best.idx.iter().filter_map(|&i| x.calls[i].fd).collect();
         let hi = fds.iter().copied().max().unwrap_or(0).max(0) as u64;
         let lo = fds.iter().copied().min().unwrap_or(0).max(0) as u64;
@@ -162,8 +162,19 @@ impl Hosted for FdCloseSweep {
             .take(5)
             .find_map(|c| c.nofile)
             .filter(|_| lo <= 10 && best.step > 0);
-        let reach = hi.max(limit.unwrap_or(0));
         let sweep = self.cfg.min_sweep_fds;
+        // what an expert reads in a few lines (issue 28): a run up from fd 3 right after reading
+        // a nofile limit of thousands, already past the open fds (its last closes fail: nix#1506,
+        // 20 closes after a limit of 1024*1024, the last 7 EBADF); or closes of fds no process
+        // holds, above the kernel's default ceiling of 1,048,576 (fs.nr_open), every one failing
+        // (uwsgi#2299: six closes around fd 65,881,790)
+        let tail_fails = best.idx.iter().rev().take_while(|&&i| x.calls[i].failed("EBADF")).count();
+        let after_limit = limit.is_some_and(|l| l >= sweep) && n >= 8 && tail_fails >= 3;
+        let beyond_any = lo >= 1 << 20 && n >= 3 && best.ebadf == n;
+        if !(after_limit || beyond_any) && (n < if jumped { 5 } else { 8 } || best.ebadf * 4 < n * 3) {
+            return Vec::new();
+        }
+        let reach = hi.max(limit.unwrap_or(0));
         let (sev, conf, why) = if reach >= sweep {
             let how = match limit {
                 Some(u64::MAX) => "after reading an unlimited nofile limit".to_string(),
