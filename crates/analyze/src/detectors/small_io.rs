@@ -395,15 +395,20 @@ impl Hosted for SmallIo {
         // loop, not other work
         let busy = x.calls.iter().filter(|c| !c.sys.is(syslint_event::Class::POLL)).count() as u64;
         // reads that ask for one byte and get it: a line read a byte at a time (an unbuffered
-        // reader), short of the 8 small calls the rule needs: named, at low confidence
-        let bytewise: std::collections::BTreeSet<(u32, i32)> = x
+        // reader), short of the 8 small calls the rule needs: named, at low confidence; so are
+        // writes of one byte each (a line written a byte at a time: fish#7979's `echo 123`)
+        let bytewise: std::collections::BTreeSet<(u32, i32, bool)> = x
             .calls
             .iter()
-            .filter(|c| c.sys.is(syslint_event::Class::READ) && c.ret == Some(1) && c.requested == Some(1))
-            .filter_map(|c| Some((c.tid.0, c.fd?)))
+            .filter(|c| {
+                (c.sys.is(syslint_event::Class::READ) && c.ret == Some(1) && c.requested == Some(1))
+                    || (c.sys.is(syslint_event::Class::WRITE) && c.ret == Some(1))
+            })
+            .filter_map(|c| Some((c.tid.0, c.fd?, c.sys.is(syslint_event::Class::WRITE))))
             .collect();
+        let one_byte_each = |k: &(u32, i32, bool), v: &Tally| bytewise.contains(k) && v.2 == v.1;
         let few = |k: &(u32, i32, bool), v: &Tally| {
-            !k.2 && bytewise.contains(&(k.0, k.1)) && (4..8).contains(&v.0) && v.0 == v.1 && v.0 * 2 >= busy
+            one_byte_each(k, v) && (4..8).contains(&v.0) && v.0 == v.1 && v.0 * 2 >= busy
         };
         let Some(((_, fd, write), (small, all, bytes, idx))) = by
             .into_iter()
@@ -427,6 +432,9 @@ impl Hosted for SmallIo {
             } else {
                 (Severity::Warning, Confidence::Medium)
             }
+        } else if short {
+            // 4 to 7 writes of a byte each: a hint, whatever they write to
+            (Severity::Info, Confidence::Low)
         } else if file {
             (Severity::Warning, Confidence::Medium)
         } else if unknown {
@@ -437,7 +445,9 @@ impl Hosted for SmallIo {
         let what = target.clone().unwrap_or_else(|| format!("fd {fd}"));
         let dir = if write { "writes" } else { "reads" };
         let about = syslint_report::Subject::new(syslint_report::SubjectKind::File).name(what.clone());
-        let why = if short {
+        let why = if short && write {
+            format!("{small} writes of one byte each on one fd: a writer without a buffer; too few lines to say how long it goes on")
+        } else if short {
             format!("{small} reads of one byte each on one fd, each asking for one: a reader without a buffer; too few lines to say how long it goes on")
         } else if unknown && write {
             format!("{small} small {dir} on one fd; the excerpt does not say what the fd is (-yy would), and a terminal or socket may want each at once")
