@@ -150,3 +150,22 @@ fn live_the_newest_strace_named_and_coloured_reads_as_plain() {
     assert_eq!(metric(n[0], "lookups"), 5999.0);
     assert_eq!(p[0].severity, n[0].severity);
 }
+
+/// Lines a real syslog daemon prefixed (tests/fixtures/collectors/record.sh: one strace run of
+/// stat1000 sent through logger to a private rsyslogd, written in the traditional format and in
+/// RFC 3339 form): both read as the same run, every line, with the prefix named.
+#[test]
+fn lines_a_syslog_daemon_prefixed_read_as_the_run() {
+    let dir = root().join("tests/fixtures/collectors");
+    let old = analyze(&[&dir.join("stat1000.syslog.strace.gz")]);
+    let iso = analyze(&[&dir.join("stat1000.rfc3339.strace.gz")]);
+    for (r, kind) in [(&old, "syslog or journal prefix (`Nov"), (&iso, "ISO 8601 time")] {
+        assert_eq!(r.capture.unparsed_lines, 0, "{:?}", r.capture.unparsed_samples);
+        assert!(notes(r).contains(kind), "{}", notes(r));
+        // stat1000: 1,000 stats of a missing path
+        let s = r.summary.syscalls.iter().find(|s| s.name == "newfstatat").expect("newfstatat");
+        assert_eq!(s.errors, 1000);
+    }
+    assert_eq!(shape(&old), shape(&iso));
+    assert_eq!(old.capture.syscalls, iso.capture.syscalls);
+}
