@@ -950,7 +950,7 @@ mod tests {
     }
 
     // The lines below are strace 7.2's own (scripts/strace-sid.sh with -f -yy -N, and
-    // tests/fixtures/strace7), the prefixes moreutils' ts's.
+    // tests/fixtures/strace7), the prefixes moreutils' ts's and rsyslogd's.
 
     #[test]
     fn arg_names_go_and_what_looks_like_one_inside_a_string_or_path_stays() {
@@ -1034,9 +1034,11 @@ mod tests {
         // ts '%Y-%m-%dT%H:%M:%.SZ' (docker logs -t and kubectl logs --timestamps write the same form)
         let l = "2026-11-29T12:41:04.173253Z 12:41:04.133078 brk(NULL)               = 0x55b6928dd000 <0.000016>";
         assert_eq!(collector_prefix(l), Some((28, Prefix::Iso)));
-        // a syslog tag after the time
-        let l = "Nov  9 12:41:04 vm strace[1234]: 13148 12:41:44.368677 brk(NULL) = 0x55ee27370000";
-        assert_eq!(collector_prefix(l), Some((33, Prefix::Syslog)));
+        // a syslog tag after the time (rsyslogd's own output: tests/fixtures/collectors)
+        let l = "Nov 29 13:41:24 vm strace[21296]: 21295 13:41:24.062791 brk(NULL)         = 0x5615bbd65000 <0.000032>";
+        assert_eq!(collector_prefix(l), Some((34, Prefix::Syslog)));
+        let l = "2026-11-29T13:41:24.064324+00:00 vm strace[21296]: 21295 13:41:24.062791 brk(NULL)         = 0x5615bbd65000 <0.000032>";
+        assert_eq!(collector_prefix(l), Some((51, Prefix::IsoSyslog)));
         for own in [
             "13148 12:41:44.368677 brk(NULL) = 0x55ee27370000 <0.000010>",
             "12:41:44 brk(NULL) = 0x55ee27370000",
