@@ -340,7 +340,7 @@ fn read_chunks<R: Read, F: FnMut(&[u8], u64) -> bool>(
         }
         if eof {
             if start < end {
-                send(&buf[start..end], base + end as u64);
+                send_lines(&buf[start..end], base + end as u64, chunk, max_line, &mut cut, &mut send);
             }
             return (cut, err);
         }
@@ -350,7 +350,7 @@ fn read_chunks<R: Read, F: FnMut(&[u8], u64) -> bool>(
         match at {
             Some(i) => {
                 let stop = start + i + 1;
-                if !send(&buf[start..stop], base + stop as u64) {
+                if !send_lines(&buf[start..stop], base + stop as u64, chunk, max_line, &mut cut, &mut send) {
                     return (cut, None);
                 }
                 start = stop;
@@ -377,6 +377,43 @@ const MAX_CALL_LINE: u64 = 16 << 30;
 /// Bytes kept of the end of a line over the limit (its return value, duration, the end of its
 /// last argument).
 const LINE_TAIL: usize = 64 << 10;
+
+/// Hand out `data` (whole lines, ending at input position `end`) through `send`. A chunk larger
+/// than `max_line` can hold a longer line whole: such a line is handed out as its first
+/// `max_line` and its last [`LINE_TAIL`] bytes, as a line that outruns a chunk is, so what the
+/// reader gives never depends on the chunk size. Returns `send`'s answer.
+fn send_lines<F: FnMut(&[u8], u64) -> bool>(
+    data: &[u8],
+    end: u64,
+    chunk: usize,
+    max_line: usize,
+    cut: &mut u64,
+    send: &mut F,
+) -> bool {
+    if chunk <= max_line || data.len() <= max_line {
+        return send(data, end);
+    }
+    let at = |i: usize| end - (data.len() - i) as u64;
+    let (mut from, mut line) = (0, 0);
+    for nl in memchr::memchr_iter(b'\n', data).chain((data.last() != Some(&b'\n')).then_some(data.len())) {
+        if nl - line > max_line {
+            if from < line && !send(&data[from..line], at(line)) {
+                return false;
+            }
+            let mut l = data[line..line + max_line].to_vec();
+            l.extend_from_slice(&data[nl.saturating_sub(LINE_TAIL).max(line + max_line)..nl]);
+            l.push(b'\n');
+            *cut += 1;
+            let next = (nl + 1).min(data.len());
+            if !send(&l, at(next)) {
+                return false;
+            }
+            from = next;
+        }
+        line = nl + 1;
+    }
+    from >= data.len() || send(&data[from..], end)
+}
 
 /// Keep the last [`LINE_TAIL`] bytes of `tail` followed by `more`.
 fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
