@@ -236,7 +236,7 @@ fn arg_name_len(s: &[u8]) -> Option<usize> {
 /// them so.
 #[inline]
 pub(super) fn named_args(s: &str, at: usize, name: &str) -> bool {
-    name != "clone" && s.as_bytes().get(at..).and_then(arg_name_len).is_some()
+    s.as_bytes().get(at..).and_then(arg_name_len).is_some() && name != "clone"
 }
 
 /// `s` with the names of the top-level arguments from `at` on taken away: `poll(fds=[...],

@@ -440,17 +440,6 @@ impl Parser {
 
     /// Everything after the pid and timestamp.
     fn parse_body<F: FnMut(&Event)>(&mut self, s: &str, line: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
-        // strace 6.16's `-N`/`--arg-names` names every argument (`read(fd=3, buf="..",
-        // count=64)`): read without the names, as every rule expects the arguments
-        let plain;
-        let s = match self.arg_names_at(s) {
-            Some(at) => {
-                self.stats.named_args += 1;
-                plain = without_arg_names(s, at);
-                plain.as_str()
-            }
-            None => s,
-        };
         let b = s.as_bytes();
         match b.first() {
             Some(b'-') if s.starts_with("--- ") => return self.signal(s, pid, ts, sink),
@@ -474,6 +463,16 @@ impl Parser {
         if name_len == 0 || b.get(name_len) != Some(&b'(') {
             return self.c_table_row(s);
         }
+        // strace 6.16's `-N`/`--arg-names` names every argument (`read(fd=3, buf="..",
+        // count=64)`): read without the names, as every rule expects the arguments
+        let plain;
+        let s = if named_args(s, name_len + 1, &s[..name_len]) {
+            self.stats.named_args += 1;
+            plain = without_arg_names(s, name_len + 1);
+            plain.as_str()
+        } else {
+            s
+        };
         if let Some(head) = s.strip_suffix(" <unfinished ...>").or_else(|| s.strip_suffix(" <detached ...>")) {
             let detached = s.ends_with(" <detached ...>");
             let name = &s[..name_len];
@@ -651,24 +650,6 @@ impl Parser {
     }
 
     /// `<... read resumed>"data", 4096) = 4 <0.000123>` (strace 4 puts a space after `>`).
-    /// Where the named arguments of a `-N` call or resumption begin, when `s` has them: after
-    /// `name(` or after `<... name resumed>`. A first byte that cannot start a name rules a
-    /// line out at once (clone's names are its usual form, and never count).
-    #[inline]
-    fn arg_names_at(&self, s: &str) -> Option<usize> {
-        let b = s.as_bytes();
-        if b.first() == Some(&b'<') {
-            let i = memchr::memmem::find(b, b" resumed>")? + 9;
-            let name = s.get(5..i - 9)?;
-            return named_args(s, i, name).then_some(i);
-        }
-        let name_len = b.iter().take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_').count();
-        if b.get(name_len) != Some(&b'(') || !b.get(name_len + 1).is_some_and(u8::is_ascii_lowercase) {
-            return None;
-        }
-        named_args(s, name_len + 1, &s[..name_len]).then_some(name_len + 1)
-    }
-
     fn resumed<F: FnMut(&Event)>(&mut self, s: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
         // the name is one word: look right after it first (a searcher's set-up costs more than
         // the search on lines this short), then anywhere
@@ -679,6 +660,16 @@ impl Parser {
             .or_else(|| memchr::memmem::find(&s.as_bytes()[5..], b" resumed>").map(|i| i + 5))
         else {
             return false;
+        };
+        // a `-N` resumption names the arguments it brings (`<... read resumed>buf="..",
+        // count=64) = 5`): read without the names, as the call's start was
+        let plain;
+        let s = if named_args(s, close + 9, &s[5..close]) {
+            self.stats.named_args += 1;
+            plain = without_arg_names(s, close + 9);
+            plain.as_str()
+        } else {
+            s
         };
         let name = &s[5..close];
         let rest = &s[close + 9..];
