@@ -469,12 +469,46 @@ fn one_thread(c: &syslint_report::Counts) -> bool {
 /// rtorrent#580, swoole#2847, wrk#179). Zero-timeout polls that found nothing, back to back,
 /// are the same run. A wait that timed out after waiting, a call that did anything else, and
 /// accept's EAGAIN (a herd: the connection went to another waiter, accept-herd's) end a run.
+/// A call between two waits that serves nothing the waits could have brought: a clock read,
+/// signal bookkeeping (libcurl sets SIGPIPE around every turn of its loop: dnsdbq#29), arming a
+/// timer, a terminal or device ioctl (a REPL toggling raw mode: esp-lisp#13), or an 8-byte
+/// eventfd poke (the loop waking itself: LACT#831). What every event loop does between waits,
+/// and nothing that moves data.
+fn serves_nothing(c: &crate::basis::Call) -> bool {
+    use syslint_event::TargetKind;
+    matches!(
+        c.sys,
+        Sys::ClockGettime
+            | Sys::ClockGettime64
+            | Sys::Gettimeofday
+            | Sys::Time
+            | Sys::RtSigaction
+            | Sys::RtSigprocmask
+            | Sys::RtSigreturn
+            | Sys::Setitimer
+            | Sys::Alarm
+            | Sys::TimerfdSettime
+            | Sys::Ioctl
+    ) || matches!(c.name.as_str(), "timer_settime" | "timer_gettime" | "getitimer")
+        || (c.sys.is(syslint_event::Class::WRITE)
+            && c.requested == Some(8)
+            && c.ret == Some(8)
+            && c.target_kind.is_none_or(|k| k == TargetKind::Eventfd))
+}
+
+/// A read that found nothing: EAGAIN, or 0 at end of file.
+fn found_nothing(c: &crate::basis::Call) -> bool {
+    (c.sys.is(syslint_event::Class::READ) || matches!(c.sys, Sys::Recvfrom | Sys::Recvmsg))
+        && (c.failed("EAGAIN") || (c.ret == Some(0) && c.requested.is_some_and(|n| n > 0)))
+}
+
 fn ready_spin(x: &crate::basis::Excerpt) -> Vec<Finding> {
     use crate::basis::Call;
     use syslint_report::Confidence;
     #[derive(PartialEq)]
     enum Key<'a> {
-        Empty,
+        /// a wait asked not to block (whatever it found: what it found was not served)
+        Zero,
         Ready(&'a str),
     }
     #[derive(Default)]
@@ -484,7 +518,11 @@ fn ready_spin(x: &crate::basis::Excerpt) -> Vec<Finding> {
         /// EAGAIN failures and reads at EOF between the waits
         idle: usize,
         eof: usize,
+        /// the waits found nothing every time
+        empty: bool,
         idx: Vec<usize>,
+        /// the calls of its thread the run spans (waits, idle and bookkeeping calls)
+        spans: usize,
     }
     fn end<'a>(cur: &mut Run<'a>, best: &mut Run<'a>) {
         let r = std::mem::take(cur);
@@ -493,55 +531,62 @@ fn ready_spin(x: &crate::basis::Excerpt) -> Vec<Finding> {
         }
     }
     fn key(c: &Call) -> Option<Key<'_>> {
-        if c.timeout.is_some_and(syslint_event::Timeout::is_zero) && c.ret == Some(0) {
-            Some(Key::Empty)
+        if c.timeout.is_some_and(syslint_event::Timeout::is_zero) {
+            Some(Key::Zero)
         } else {
             c.ready.as_deref().map(Key::Ready)
         }
     }
-    let clock = |c: &Call| matches!(c.sys, Sys::ClockGettime | Sys::ClockGettime64 | Sys::Gettimeofday | Sys::Time);
-    let io = |c: &Call| {
-        c.sys.is(syslint_event::Class::READ) || c.sys.is(syslint_event::Class::WRITE) || matches!(c.sys, Sys::Recvfrom | Sys::Recvmsg)
-    };
     let mut best: Run = Run::default();
     let mut tids: Vec<syslint_event::Tid> = x.calls.iter().map(|c| c.tid).collect();
     tids.sort_unstable();
     tids.dedup();
-    for tid in tids {
+    for &tid in &tids {
         let mut cur: Run = Run::default();
         for (i, c) in x.calls.iter().enumerate().filter(|(_, c)| c.tid == tid) {
             if c.sys.is(syslint_event::Class::POLL) {
                 match key(c) {
                     Some(k) if cur.key.as_ref() == Some(&k) => {
                         cur.waits += 1;
+                        cur.empty &= c.ret == Some(0);
                         cur.idx.push(i);
                     }
                     Some(k) => {
                         end(&mut cur, &mut best);
-                        cur = Run { key: Some(k), waits: 1, idx: vec![i], ..Run::default() };
+                        cur = Run { key: Some(k), waits: 1, idx: vec![i], empty: c.ret == Some(0), ..Run::default() };
                     }
                     None => end(&mut cur, &mut best),
                 }
-            } else if clock(c) {
-                // reading the time between waits is what every event loop does
-            } else if cur.key.is_some() && io(c) && (c.failed("EAGAIN") || (c.ret == Some(0) && c.sys.is(syslint_event::Class::READ))) {
+            } else if serves_nothing(c) {
+                // reading the time, setting a signal, waking itself: nothing was served
+            } else if cur.key.is_some() && found_nothing(c) {
                 cur.idle += 1;
                 cur.eof += usize::from(c.ret == Some(0));
                 cur.idx.push(i);
             } else {
                 end(&mut cur, &mut best);
+                continue;
+            }
+            if cur.key.is_some() {
+                cur.spans += 1;
             }
         }
         end(&mut cur, &mut best);
     }
-    if best.waits < 3 {
-        return Vec::new();
+    // two turns are enough when they are all the paste shows of its one thread: a loop of two
+    // zero-timeout waits that found nothing with nothing served between (haproxy#402)
+    let whole = tids.len() == 1 && best.key == Some(Key::Zero) && best.empty && best.spans + 2 >= x.calls.len();
+    if best.waits < 3 && !(best.waits == 2 && whole) {
+        return repeated_nothing(x);
     }
-    let strong = best.waits >= 5 || best.waits + best.idle >= 8;
+    // 5 turns, or 3 in a run of 8 calls (bookkeeping between the waits included: each turn is
+    // the whole loop, and none served anything)
+    let strong = best.waits >= 5 || (best.waits >= 3 && best.spans >= 8);
     let (sev, conf) = if strong { (Severity::Warning, Confidence::Medium) } else { (Severity::Info, Confidence::Low) };
     let first = &x.calls[best.idx[0]];
     let what = match best.key {
-        Some(Key::Empty) => "zero-timeout polls that found nothing, back to back".to_string(),
+        Some(Key::Zero) if best.empty => "zero-timeout polls that found nothing, back to back".to_string(),
+        Some(Key::Zero) => "zero-timeout polls whose answer nobody served, back to back".to_string(),
         _ => format!("waits on fd {} returning the same ready fds at once", first.fd.unwrap_or(-1)),
     };
     let between = match (best.idle, best.eof) {
@@ -562,6 +607,61 @@ fn ready_spin(x: &crate::basis::Excerpt) -> Vec<Finding> {
             ("calls", (x.calls.len() as u64).into()),
         ])
         .lines(x.evidence(&best.idx, 4))
+        .in_excerpt(x, conf, &why)
+}
+
+/// The same read on the same fd finding nothing again, with nothing but bookkeeping between and
+/// no wait: a loop that retries a non-blocking read (Waybar#1342: EAGAIN "ad infinitum") or
+/// reads on at end of file (LACT#831: 16 reads of fd 11 returning 0). 8 in a row warn at medium;
+/// 2 are info at low when they are all the paste shows of its one thread.
+fn repeated_nothing(x: &crate::basis::Excerpt) -> Vec<Finding> {
+    use syslint_report::Confidence;
+    let mut best: Vec<usize> = Vec::new();
+    let mut tids: Vec<syslint_event::Tid> = x.calls.iter().map(|c| c.tid).collect();
+    tids.sort_unstable();
+    tids.dedup();
+    for &tid in &tids {
+        let mut cur: Vec<usize> = Vec::new();
+        for (i, c) in x.calls.iter().enumerate().filter(|(_, c)| c.tid == tid) {
+            if found_nothing(c) {
+                let same = cur.last().is_some_and(|&j| {
+                    let p = &x.calls[j];
+                    p.sys == c.sys && p.fd == c.fd && p.errno == c.errno && p.ret == c.ret
+                });
+                if !same {
+                    if cur.len() > best.len() {
+                        best = std::mem::take(&mut cur);
+                    }
+                    cur.clear();
+                }
+                cur.push(i);
+            } else if !serves_nothing(c) || c.sys == Sys::Ioctl {
+                if cur.len() > best.len() {
+                    best = std::mem::take(&mut cur);
+                }
+                cur.clear();
+            }
+        }
+        if cur.len() > best.len() {
+            best = cur;
+        }
+    }
+    let n = best.len();
+    let whole = tids.len() == 1 && n * 2 >= x.calls.len();
+    if n < 8 && !(n >= 2 && whole) {
+        return Vec::new();
+    }
+    let c = &x.calls[best[0]];
+    let what = if c.ret == Some(0) { "at end of file (= 0)" } else { "failing with EAGAIN" };
+    let fd = c.fd.unwrap_or(-1);
+    let (sev, conf, why) = if n >= 8 {
+        (Severity::Warning, Confidence::Medium, format!("{n} {} of fd {fd} {what} back to back, no wait between: the loop retries at once", c.name))
+    } else {
+        (Severity::Info, Confidence::Low, format!("{n} {} of fd {fd} {what} back to back, no wait between: a short run, too few lines to say it goes on", c.name))
+    };
+    META.finding(sev, format!("spinning on an fd that has nothing: {n} {} of fd {fd} {what}, one after another without waiting", c.name))
+        .metrics([("spins", (n as u64).into()), ("calls", (x.calls.len() as u64).into())])
+        .lines(x.evidence(&best, 4))
         .in_excerpt(x, conf, &why)
 }
 

@@ -147,6 +147,9 @@ impl Hosted for FdCloseSweep {
         if n == 0 {
             return Vec::new();
         }
+        if let Some(f) = self.limit_edge(x, n) {
+            return f;
+        }
         // a jump must be followed by closes that go on from where it landed
         let jumped = best.jumps > 0 && best.since_jump >= 2;
         let fds: Vec<i32> = best.idx.iter().filter_map(|&i| x.calls[i].fd).collect();
@@ -299,6 +302,55 @@ impl Hosted for FdCloseSweep {
             );
             Some(META.finding(severity, message).over(&g.span).metrics(m).evidence(&g.evidence, cx.clock).cost(cost))
         })
+    }
+}
+
+impl FdCloseSweep {
+    /// What an expert reads in two lines and an elision (rstudio#2470): a thread reads a nofile
+    /// limit of `min_sweep_fds` or more, and later the same thread's close of one of the last
+    /// fds below that limit fails with EBADF. Nothing but a sweep closes fd 4095 after reading a
+    /// limit of 4096; the time between the two lines (with timestamps) is what the sweep took.
+    /// Only when the excerpt has no longer run of its own (`best`, at most 2 closes).
+    fn limit_edge(&self, x: &crate::basis::Excerpt, best_closes: u64) -> Option<Vec<Finding>> {
+        use syslint_report::Confidence;
+        if best_closes > 2 {
+            return None;
+        }
+        let (li, ci, limit, fd) = x.calls.iter().enumerate().find_map(|(ci, c)| {
+            let fd = u64::try_from(c.fd?).ok()?;
+            if c.sys != Sys::Close || !c.failed("EBADF") {
+                return None;
+            }
+            let (li, limit) = x.calls[..ci]
+                .iter()
+                .enumerate()
+                .rev()
+                .filter(|(_, l)| l.tid == c.tid)
+                .find_map(|(i, l)| Some((i, l.nofile?)))?;
+            (limit >= self.cfg.min_sweep_fds && limit != u64::MAX && fd < limit && fd + 8 >= limit).then_some((li, ci, limit, fd))
+        })?;
+        let took = match (x.calls[li].ts_ns, x.calls[ci].ts_ns) {
+            (Some(a), Some(b)) if b >= a => Some((b - a) as f64 / 1e9),
+            _ => None,
+        };
+        let sev = Severity::warning_if(limit >= self.cfg.warn_sweep_fds);
+        let mut metrics = Metrics::new();
+        metrics.count("closes", 1u64).count("ebadf", 1u64).count("highest_fd", fd).count("reach", limit.min(1 << 31));
+        metrics.value_opt("sweep_s", took);
+        let during = took.map_or(String::new(), |t| format!(", {t:.3} s after it"));
+        Some(
+            META.finding(
+                sev,
+                format!("closing fd {fd}, which was not open, right below the nofile limit of {limit} read before it{during}: the end of a sweep closing every fd up to the limit"),
+            )
+            .metrics(metrics)
+            .lines(x.evidence(&[li, ci], 2))
+            .in_excerpt(
+                x,
+                Confidence::Low,
+                &format!("the excerpt shows the limit read and one failing close just below it, not the closes between (left out of the paste){}", if took.is_some() { "; the time between the two lines is the sweep's if nothing else ran" } else { "" }),
+            ),
+        )
     }
 }
 

@@ -255,24 +255,47 @@ impl Detector for SpawnPerTask {
         let execs = c.calls_of(Class::EXEC).saturating_sub(c.errors_of(Class::EXEC));
         let spawns = c.calls_of(Class::SPAWN);
         let waits = c.calls_of(&[Sys::Wait4, Sys::Waitid, Sys::Waitpid]);
-        // a child per exec, about as many reaped: processes started to run one program each
-        if execs < self.cfg.min_spawns || spawns * 2 < execs || spawns > execs * 2 || waits * 2 < spawns {
+        // children reaped by a wait: processes, not threads (a thread is joined on a futex, so
+        // a JVM's or a pool's thread creations have no waits beside them)
+        if waits * 2 < spawns {
             return Vec::new();
         }
-        let rate = per_second(c, execs, 1);
+        // a child per exec (processes started to run one program each), or far more children
+        // than execs: forked copies of the parent, one per job (a shell's `$(...)` subshells,
+        // a forking server), with or without a program run by some of them
+        let per_exec = execs >= self.cfg.min_spawns && spawns * 2 >= execs && spawns <= execs * 2;
+        let copies = spawns >= self.cfg.min_spawns && spawns > execs * 2;
+        if !per_exec && !copies {
+            return Vec::new();
+        }
+        let lines = count_lines(c, &[Sys::Execve, Sys::Clone, Sys::Clone3, Sys::Fork, Sys::Vfork, Sys::Wait4, Sys::ExitGroup]);
+        let metrics = [("execs", execs.into()), ("spawns", spawns.into()), ("waits", waits.into())];
+        if per_exec {
+            let rate = per_second(c, execs, 1);
+            return META
+                .finding(
+                    Severity::Info,
+                    format!("processes started one per task: {execs} execs{rate}, {spawns} forks/clones, {waits} waits"),
+                )
+                .metrics(metrics)
+                .lines(lines)
+                .in_table(
+                    c,
+                    Confidence::Low,
+                    &format!("{execs} successful execs with as many forks and waits; a table cannot name the binaries, nor tell one program started per item from a build running many tools once"),
+                );
+        }
+        let rate = per_second(c, spawns, 1);
         META.finding(
             Severity::Info,
-            format!("processes started one per task: {execs} execs{rate}, {spawns} forks/clones, {waits} waits"),
+            format!("processes started one per task: {spawns} forks{rate} and {waits} waits, only {execs} execs (forked copies, most running no program)"),
         )
-        .metrics([("execs", execs.into()), ("spawns", spawns.into()), ("waits", waits.into())])
-        .lines(count_lines(
-            c,
-            &[Sys::Execve, Sys::Clone, Sys::Clone3, Sys::Fork, Sys::Vfork, Sys::Wait4, Sys::ExitGroup],
-        ))
+        .metrics(metrics)
+        .lines(lines)
         .in_table(
             c,
             Confidence::Low,
-            &format!("{execs} successful execs with as many forks and waits; a table cannot name the binaries, nor tell one program started per item from a build running many tools once"),
+            &format!("{spawns} forks with as many waits: short-lived children (a shell's subshells, a process forked per job); a table cannot show what they did, nor how long each lived"),
         )
     }
 

@@ -252,32 +252,46 @@ impl Hosted for TimerPolling {
             end(&mut cur);
         }
         let (ticks, mut periods, idx) = best;
-        if ticks < self.cfg.min_run_ticks.max(1) {
+        // fewer ticks than a run needs still say it when they are all the paste shows of their
+        // thread (deoplete-jedi#61: four 10 ms selects that expired, nothing else): info at low
+        let tid = idx.first().map(|&i| x.calls[i].tid);
+        let short = ticks >= 3 && x.calls.iter().filter(|c| Some(c.tid) == tid).all(|c| quiet(c) || idx.iter().any(|&i| std::ptr::eq(&x.calls[i], c)) || matches!(c.sys, Sys::Nanosleep | Sys::ClockNanosleep)
+            // a resumption whose start the paste cut: the same wait, timed out
+            || (c.sys.is(Class::POLL) && c.timeout.is_none() && c.ret == Some(0)));
+        if ticks < self.cfg.min_run_ticks.max(1) && !short {
             return Vec::new();
         }
+        let short = ticks < self.cfg.min_run_ticks.max(1);
         periods.sort_unstable();
         let period_ns = periods[periods.len() / 2].max(1);
-        let per_sec = 1e9 / period_ns as f64;
+        // the rate is the ticks over the time they cover, as in the full-trace rule: a backoff
+        // (1, 2, 4 ... 50 ms, CPython 2's Condition.wait) wakes less often than its median
+        // timeout says
+        let covered_s = periods.iter().sum::<u64>() as f64 / 1e9;
+        let per_sec = ticks as f64 / covered_s.max(1e-9);
         if per_sec < self.cfg.min_per_sec {
             return Vec::new();
         }
-        let warn = per_sec >= self.cfg.warn_per_sec;
+        // and a warning needs as long an idle stretch as the full-trace rule asks for
+        // (`warn_idle_seconds`): ten 20 ms ticks are a fifth of a second of it
+        let warn = per_sec >= self.cfg.warn_per_sec && covered_s >= self.cfg.warn_idle_seconds && !short;
         let period_ms = period_ns as f64 / 1e6;
         META.finding(
             Severity::warning_if(warn),
-            format!("waking up for nothing: {ticks} ticks in a row of a {period_ms} ms timeout that expired with nothing done between (about {per_sec:.0} wake-ups a second while idle)"),
+            format!("waking up for nothing: {ticks} ticks in a row of a {period_ms} ms timeout that expired with nothing done between (about {per_sec:.0} wake-ups a second while idle, over {covered_s:.2} s)"),
         )
         .about_the_thread()
         .metrics([
             ("ticks", ticks.into()),
             ("period_ms", period_ms.into()),
             ("wakeups_per_sec", ((per_sec * 10.0).round() / 10.0).into()),
+            ("idle_seconds", ((covered_s * 1e6).round() / 1e6).into()),
         ])
         .lines(x.evidence(&idx, 4))
         .in_excerpt(
             x,
-            Confidence::Medium,
-            &format!("{ticks} expired {period_ms} ms timeouts in a row, nothing moved between them; the rate is the timeout asked for, not measured"),
+            if short { Confidence::Low } else { Confidence::Medium },
+            &format!("{}{ticks} expired timeouts in a row (median {period_ms} ms), nothing moved between them; the rate is from the timeouts asked for, not measured{}", if short { "a short run, all its thread shows: " } else { "" }, if warn || per_sec < self.cfg.warn_per_sec { String::new() } else { format!(", and {covered_s:.2} s of idling is less than the {} s a warning needs", self.cfg.warn_idle_seconds) }),
         )
     }
 
