@@ -34,6 +34,9 @@ pairs=(
     "futex-contention c-global c-sharded"
     "memory-map-churn c-64m-each c-64m-reuse"
     "fs-walk-loop py-walk-follow py-walk-nofollow"
+    # issue 28
+    "ioctl-poll c-eof c-poll"
+    "inotify-per-file c-per-file c-per-dir"
 )
 want=("$@")
 for p in "${pairs[@]}"; do

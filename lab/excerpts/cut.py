@@ -41,6 +41,9 @@ PAIRS = [
     ("userspace-copy", "c-readwrite", "c-sendfile"),
     ("dns-timeout", "getent-aaaa-race", "getent-single-request-reopen"),
     ("nagle-delay", "c-two-writes", "c-nodelay"),
+    # issue 28
+    ("ioctl-poll", "c-eof", "c-poll"),
+    ("inotify-per-file", "c-per-file", "c-per-dir"),
 ]
 SIZES = (10, 30, 100)
 # Labs whose pattern is a time (a delayed ACK): their excerpts are cut a second time from the

@@ -58,8 +58,26 @@ pub struct Call {
     pub dir_open: bool,
     /// What an mmap/munmap/mremap/madvise/brk does, with its address and length.
     pub mem: Option<syslint_event::MemOp>,
+    /// An ioctl's request and what it answered, as the text shows them (`FIONREAD`, `[0]`);
+    /// raw (eBPF) arguments: FIONREAD only, its answer unknown (empty).
+    pub ioctl: Option<(String, String)>,
+    /// The path inotify_add_watch names.
+    pub watch_path: Option<String>,
     /// The evidence line (payloads redacted).
     pub evidence: Evidence,
+}
+
+/// An ioctl's request and answer (see [`Call::ioctl`]).
+fn ioctl_of(sc: &Syscall) -> Option<(String, String)> {
+    if sc.sys != Sys::Ioctl {
+        return None;
+    }
+    match sc.arg(1) {
+        Some(req) => Some((req.to_string(), sc.arg(2).unwrap_or("").to_string())),
+        None => {
+            (sc.ioctl_req() == Some(syslint_event::IoctlReq::Fionread)).then(|| ("FIONREAD".to_string(), String::new()))
+        }
+    }
 }
 
 impl Call {
@@ -95,6 +113,12 @@ impl Call {
             },
             dir_open: sc.open_flags().is_some_and(|f| f.contains(syslint_event::OpenFlags::DIRECTORY)),
             mem: sc.mem_op(),
+            ioctl: ioctl_of(sc),
+            watch_path: if sc.sys == Sys::InotifyAddWatch {
+                sc.arg(1).and_then(syslint_event::args::unquote).map(std::borrow::Cow::into_owned)
+            } else {
+                None
+            },
             evidence: Evidence::of(ev),
         }
     }

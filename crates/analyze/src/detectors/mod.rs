@@ -35,6 +35,8 @@ detectors! {
     futex_contention,
     memory_map_churn,
     fs_walk_loop,
+    ioctl_poll,
+    inotify_per_file,
 }
 
 pub use crate::kit::evidence::render_call_into;
