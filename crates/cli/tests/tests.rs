@@ -26,6 +26,8 @@ mod fixtures;
 mod hostile;
 #[path = "html.rs"]
 mod html;
+#[path = "inert_reports.rs"]
+mod inert_reports;
 #[path = "inputs.rs"]
 mod inputs;
 #[path = "lab_accept_herd.rs"]

@@ -71,6 +71,7 @@ fn measured(d: &DiffReport) -> Option<String> {
 }
 
 pub fn print_table(d: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
+    let d = &super::with_strings(d, &|s| super::inert_text(s).into_owned());
     writeln!(out, "syslint diff: {}", d.verdict)?;
     writeln!(out, "  {}", side_line("before", &d.before))?;
     writeln!(out, "  {}", side_line("after ", &d.after))?;
@@ -128,7 +129,9 @@ pub fn print_table(d: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
 }
 
 pub fn print_markdown(d: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "## syslint diff: {}", d.verdict.replace('|', "\\|"))?;
+    // every string is data (see markdown::inert): code and names too, not only free text
+    let d = &super::with_strings(d, &|s| super::markdown::inert(s));
+    writeln!(out, "## syslint diff: {}", d.verdict)?;
     writeln!(out)?;
     writeln!(out, "- {}", side_line("before:", &d.before))?;
     writeln!(out, "- {}", side_line("after:", &d.after))?;
@@ -145,18 +148,9 @@ pub fn print_markdown(d: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "|---|---|---|---|---|")?;
         let row = |kind: &str, x: &FindingDelta| {
             let m = |s: &Option<crate::diff::FindingSide>| {
-                s.as_ref().map_or("—".to_string(), |s| {
-                    format!("{}: {}", s.severity.as_str(), s.message.replace('|', "\\|"))
-                })
+                s.as_ref().map_or("—".to_string(), |s| format!("{}: {}", s.severity.as_str(), s.message))
             };
-            format!(
-                "| {kind} | `{}` {} | {} | {} | {} |",
-                x.code,
-                x.detector,
-                x.subject.replace('|', "\\|"),
-                m(&x.before),
-                m(&x.after)
-            )
+            format!("| {kind} | `{}` {} | {} | {} | {} |", x.code, x.detector, x.subject, m(&x.before), m(&x.after))
         };
         for x in &f.fixed {
             writeln!(out, "{}", row("✅ fixed", x))?;

@@ -8,16 +8,63 @@ use std::io::{self, Write};
 /// Rows per summary table.
 const ROWS: usize = 10;
 
+/// `s` as Markdown text that renders as itself and nothing more: control characters written out
+/// (`super::inert_text`), every ASCII character that can open markup backslash-escaped (HTML tags,
+/// links, images, emphasis, code spans, table cells, headings at a line's start), and the
+/// autolinks GitHub makes of bare text broken (`http://`, `www.`, `user@host`). A report is made
+/// for pull-request comments, where a path or a socket name the traced program chose must not
+/// become a tracking pixel, a link or a heading.
+pub fn inert(s: &str) -> String {
+    let s = super::inert_text(s);
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len() + 8);
+    for (i, c) in s.char_indices() {
+        let escape = match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '!' | '#' | '|' | '~' | '&' | '(' | ')' | '{' | '}'
+            | '+' | '@' => true,
+            // `http://x`: the colon of a scheme; `www.x`: the dot after www
+            ':' => b[i + 1..].starts_with(b"//"),
+            '.' => i >= 3 && b[..i].to_ascii_lowercase().ends_with(b"www"),
+            _ => false,
+        };
+        if escape {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn esc(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    inert(s)
+}
+
+/// `s` as an inline code span that no backtick inside it can close: delimited by one backtick
+/// more than its longest run of them, padded with a space when it starts or ends with one.
+fn code(s: &str) -> String {
+    let longest = longest_run(s, '`');
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+fn longest_run(s: &str, c: char) -> usize {
+    let (mut best, mut cur) = (0, 0);
+    for x in s.chars() {
+        cur = if x == c { cur + 1 } else { 0 };
+        best = best.max(cur);
+    }
+    best
 }
 
 pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
+    // control characters out of every field first; each field is then escaped for where it goes
+    let r = &super::with_strings(r, &|s| super::inert_text(s).into_owned());
     let c = &r.capture;
     let src = match c.sources.len() {
         0 => "no input".to_string(),
-        1 => format!("`{}`", c.sources[0]),
-        n => format!("`{}` and {} more", c.sources[0], n - 1),
+        1 => code(&c.sources[0]),
+        n => format!("{} and {} more", code(&c.sources[0]), n - 1),
     };
     let span = c.window.map(|w| format!(" over {}", fmt_secs(w.duration_s))).unwrap_or_default();
     writeln!(
@@ -46,20 +93,20 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     for w in &c.warnings {
-        writeln!(out, "> warning: {w}")?;
+        writeln!(out, "> warning: {}", esc(w))?;
     }
     for n in &c.notes {
-        writeln!(out, "> note: {n}")?;
+        writeln!(out, "> note: {}", esc(n))?;
     }
     if let Some(b) = &c.basis {
         writeln!(out)?;
         writeln!(out, "**Evidence:** {} ({})  ", b.kind.as_str(), esc(&b.from))?;
         writeln!(out, "**Cannot show:** {}  ", esc(&b.cannot_show))?;
-        writeln!(out, "**Record next:** `{}`", b.record_next.replace('`', "'"))?;
+        writeln!(out, "**Record next:** {}", code(&b.record_next))?;
     }
     writeln!(out)?;
     for f in &r.findings {
-        writeln!(out, "### {} `{}` {}: {}", f.severity.as_str(), f.code, f.detector, esc(&f.message))?;
+        writeln!(out, "### {} {} {}: {}", f.severity.as_str(), code(&f.code), esc(&f.detector), esc(&f.message))?;
         writeln!(out)?;
         writeln!(out, "**Subject:** {}  ", esc(&f.subject))?;
         if let Some(cost) = &f.cost {
@@ -85,17 +132,21 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "</details>")?;
         }
         if !f.metrics.is_empty() {
-            let m: Vec<String> = f.metrics.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            let m: Vec<String> =
+                f.metrics.iter().map(|(k, v)| format!("{} = {}", esc(k), esc(&v.to_string()))).collect();
             writeln!(out)?;
             writeln!(out, "Metrics: {}", m.join(", "))?;
         }
         if !f.evidence.is_empty() {
             writeln!(out)?;
-            writeln!(out, "```")?;
-            for e in f.evidence.iter().take(6) {
+            // a fence longer than any run of backticks in the lines: a payload cannot close it
+            let shown: Vec<&String> = f.evidence.iter().take(6).collect();
+            let fence = "`".repeat(shown.iter().map(|e| longest_run(e, '`')).max().unwrap_or(0).max(2) + 1);
+            writeln!(out, "{fence}")?;
+            for e in shown {
                 writeln!(out, "{e}")?;
             }
-            writeln!(out, "```")?;
+            writeln!(out, "{fence}")?;
         }
         writeln!(out)?;
     }
@@ -107,7 +158,8 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "|---|---:|---:|---:|---:|---:|")?;
         for x in s.syscalls.iter().take(ROWS) {
             let t = |v: f64| if x.timed_calls > 0 { fmt_secs(v) } else { "-".into() };
-            let top = x.errnos.iter().max_by_key(|(_, n)| **n).map(|(e, _)| format!(" ({e})")).unwrap_or_default();
+            let top =
+                x.errnos.iter().max_by_key(|(_, n)| **n).map(|(e, _)| format!(" ({})", esc(e))).unwrap_or_default();
             writeln!(
                 out,
                 "| {} | {} | {}{} | {} | {} | {} |",
@@ -152,9 +204,9 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 out,
                 "| {} {} | {} | {} | {} | {} |",
-                e.proto,
+                esc(&e.proto),
                 esc(&e.endpoint),
-                e.direction,
+                esc(&e.direction),
                 fmt_count(e.connections),
                 fmt_bytes(e.bytes_sent),
                 fmt_bytes(e.bytes_received)

@@ -159,6 +159,8 @@ fn secs_or_dash(timed: bool, s: f64) -> String {
 }
 
 pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<()> {
+    // what the traced program or the log chose is printed as data, never as terminal codes
+    let r = &super::with_strings(r, &|s| super::inert_text(s).into_owned());
     let st = Style { on: opt.color };
     let c = &r.capture;
     let srcs = match c.sources.len() {
