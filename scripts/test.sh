@@ -47,6 +47,8 @@ have memcached || need+=(memcached)
 have gunicorn || need+=(gunicorn)
 ls /usr/sbin/php-fpm* >/dev/null 2>&1 || need+=(php-fpm)
 have wrk || need+=(wrk)
+# madvise-storm's lab: jemalloc with and without its decay (lab/madvise-storm/run.sh)
+[ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || need+=(libjemalloc2)
 # the eBPF backend (crates/bpf): clang compiles the BPF program, and its build script's bindgen
 # loads libclang (Debian's clang depends on libclang1-N, so no -dev package); libbpf-sys builds
 # its vendored libbpf with make and pkg-config and links the system libelf and zlib

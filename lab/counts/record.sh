@@ -37,6 +37,9 @@ pairs=(
     # issue 28
     "ioctl-poll c-eof c-poll"
     "inotify-per-file c-per-file c-per-dir"
+    # issue 28's new pathologies
+    "madvise-storm c-dontneed c-keep"
+    "sigmask-storm c-wrap c-once"
 )
 want=("$@")
 for p in "${pairs[@]}"; do

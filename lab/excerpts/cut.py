@@ -38,6 +38,9 @@ PAIRS = [
     ("futex-contention", "c-global", "c-sharded"),
     ("memory-map-churn", "c-64m-each", "c-64m-reuse"),
     ("fs-walk-loop", "py-walk-follow", "py-walk-nofollow"),
+    # issue 28's new pathologies
+    ("madvise-storm", "c-dontneed", "c-keep"),
+    ("sigmask-storm", "c-wrap", "c-once"),
     ("userspace-copy", "c-readwrite", "c-sendfile"),
     ("dns-timeout", "getent-aaaa-race", "getent-single-request-reopen"),
     ("nagle-delay", "c-two-writes", "c-nodelay"),

@@ -54,6 +54,8 @@ mod lab_fsync_storm;
 mod lab_futex_contention;
 #[path = "lab_keepalive_stall.rs"]
 mod lab_keepalive_stall;
+#[path = "lab_madvise_storm.rs"]
+mod lab_madvise_storm;
 #[path = "lab_memory_map_churn.rs"]
 mod lab_memory_map_churn;
 #[path = "lab_nagle_delay.rs"]
@@ -66,6 +68,8 @@ mod lab_repeated_dns;
 mod lab_retry_storm;
 #[path = "lab_runtimes.rs"]
 mod lab_runtimes;
+#[path = "lab_sigmask_storm.rs"]
+mod lab_sigmask_storm;
 #[path = "lab_small_io.rs"]
 mod lab_small_io;
 #[path = "lab_spawn_per_task.rs"]

@@ -35,6 +35,8 @@ detectors! {
     futex_contention,
     memory_map_churn,
     fs_walk_loop,
+    madvise_storm,
+    sigmask_storm,
     ioctl_poll,
     inotify_per_file,
 }
