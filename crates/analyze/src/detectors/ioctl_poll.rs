@@ -203,13 +203,11 @@ impl Hosted for IoctlPoll {
             if query.is_none() && !is_read {
                 continue;
             }
-            let f = match fds.iter().position(|f| f.tid == c.tid && f.fd == fd) {
-                Some(j) => &mut fds[j],
-                None => {
-                    fds.push(F { tid: c.tid, fd, last: None, eof: false, said_empty: false });
-                    fds.last_mut().expect("pushed")
-                }
-            };
+            let j = fds.iter().position(|f| f.tid == c.tid && f.fd == fd).unwrap_or_else(|| {
+                fds.push(F { tid: c.tid, fd, last: None, eof: false, said_empty: false });
+                fds.len() - 1
+            });
+            let f = &mut fds[j];
             if let Some(q) = query {
                 if c.errno.is_some() {
                     continue;
@@ -320,7 +318,6 @@ impl Hosted for IoctlPoll {
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(th) = s.thread_or(|| Thread { evidence: EvidenceBuf::new(EVIDENCE), ..Thread::default() }) else { return };
-        th.l.calls += 1;
         let look = match sc.sys {
             Sys::Ioctl => {
                 if sc.ret.is_err() {
@@ -394,6 +391,8 @@ impl Hosted for IoctlPoll {
 
     fn end_thread(&mut self, s: &mut State<'_, Self>) {
         let Some(mut th) = s.existing().map(std::mem::take) else { return };
+        // all the thread's calls, not only those handed to this detector
+        th.l.calls = s.model().thread_calls(s.tid());
         let looks = th.l.looks();
         // a thread that works and asks its terminal now and then is not polling
         if looks == 0 || (looks as f64) < self.cfg.min_share * th.l.calls as f64 {

@@ -255,9 +255,14 @@ impl Hosted for TimerPolling {
         // fewer ticks than a run needs still say it when they are all the paste shows of their
         // thread (deoplete-jedi#61: four 10 ms selects that expired, nothing else): info at low
         let tid = idx.first().map(|&i| x.calls[i].tid);
-        let short = ticks >= 3 && x.calls.iter().filter(|c| Some(c.tid) == tid).all(|c| quiet(c) || idx.iter().any(|&i| std::ptr::eq(&x.calls[i], c)) || matches!(c.sys, Sys::Nanosleep | Sys::ClockNanosleep)
-            // a resumption whose start the paste cut: the same wait, timed out
-            || (c.sys.is(Class::POLL) && c.timeout.is_none() && c.ret == Some(0)));
+        let short = ticks >= 3
+            && x.calls.iter().enumerate().filter(|(_, c)| Some(c.tid) == tid).all(|(i, c)| {
+                idx.contains(&i)
+                    || quiet(c)
+                    || matches!(c.sys, Sys::Nanosleep | Sys::ClockNanosleep)
+                    // a resumption whose start the paste cut: the same wait, timed out
+                    || (c.sys.is(Class::POLL) && c.timeout.is_none() && c.ret == Some(0))
+            });
         if ticks < self.cfg.min_run_ticks.max(1) && !short {
             return Vec::new();
         }
