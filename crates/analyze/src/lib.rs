@@ -224,6 +224,7 @@ impl Analyzer {
             seq,
             target: target.and_then(|t| self.model.target(t)),
             tgid: self.model.last_tgid(),
+            earlier_life: self.model.earlier_life(),
         };
         for &i in wanted {
             let d = &mut self.detectors[i as usize];

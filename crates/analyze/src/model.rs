@@ -193,6 +193,8 @@ pub struct Model {
     spawning: Vec<(usize, bool, bool)>,
     /// When the syscall being fed returned (its start plus its duration), if timed.
     call_end: Option<i64>,
+    /// The close being fed is of an earlier life of its fd number (see [`Model::earlier_life`]).
+    earlier_life: bool,
 }
 
 /// Decorations remembered per side (see `Model::deco_targets`).
@@ -317,6 +319,16 @@ impl Model {
 
     /// The process (thread group leader) a thread belongs to.
     /// The process of the last event's thread ([`Model::tgid`] without a lookup).
+    /// The close just fed is of an earlier life of its fd number: another thread got the
+    /// number again (an accept, an open) and its call was reported before this close, which
+    /// began before that call returned. What is known of the fd now is the next life's, which
+    /// this close does not end (a server's handler closing connection A while its acceptor
+    /// takes connection B on the same number: under strace, B's accept can be printed first).
+    /// Known only from timestamps.
+    pub fn earlier_life(&self) -> bool {
+        self.earlier_life
+    }
+
     pub fn last_tgid(&self) -> Tgid {
         self.tasks.get(self.last_task).map_or(Tgid(0), |t| self.procs[t.proc_].pid)
     }
@@ -369,6 +381,7 @@ impl Model {
             free_conns: Vec::new(),
             last_task: 0,
             spawning: Vec::new(),
+            earlier_life: false,
             call_end: None,
         }
     }
@@ -813,6 +826,7 @@ impl Model {
             t.dur_ns += sc.dur_ns.unwrap_or(0);
         }
         self.call_end = ts.zip(sc.dur_ns).map(|(t, d)| t.saturating_add(d as i64));
+        self.earlier_life = false;
         let class = sc.sys.class();
         let ret_fd = match sc.ret {
             Ret::Ok { val, deco, .. } if (0..=i32::MAX as i64).contains(&val) => Some((val as i32, deco)),
@@ -826,7 +840,11 @@ impl Model {
         if class.has(Class::FD) {
             if let Some(fd) = sc.fd() {
                 target = match sc.sys {
-                    Sys::Close => self.late_close(task, fd.num, ts),
+                    Sys::Close => {
+                        let late = self.late_close(task, fd.num, ts);
+                        self.earlier_life = late.is_some();
+                        late
+                    }
                     _ => None,
                 }
                 .or_else(|| self.fd_target(task, fd.num, fd.deco));
@@ -905,11 +923,12 @@ impl Model {
             }
             Sys::Close => {
                 if let Some(fd) = sc.fd() {
+                    let mut reborn = false;
                     if let Some(t) = self.table_of(task) {
                         // an entry made by a call that returned after this close began is the
                         // fd's next life (another thread got the number as soon as the kernel
                         // freed it, and its call was reported first): not the one closed
-                        let reborn =
+                        reborn =
                             matches!((t.fds.get(&fd.num).and_then(|e| e.since), ts), (Some(s), Some(c)) if s > c);
                         if let Some(e) = if reborn { None } else { t.fds.remove(&fd.num) } {
                             if let Some(s) = e.since {
@@ -920,6 +939,7 @@ impl Model {
                             }
                         }
                     }
+                    self.earlier_life |= reborn;
                 }
             }
             Sys::Dup | Sys::Dup2 | Sys::Dup3 | Sys::Fcntl | Sys::Fcntl64 => {

@@ -272,6 +272,9 @@ pub struct Ctx<'m> {
     pub target: Option<crate::model::TargetView<'m>>,
     /// The process the event's thread belongs to (looked up once for all detectors).
     pub tgid: syslint_event::Tgid,
+    /// A `close` of an earlier life of its fd number ([`crate::model::Model::earlier_life`]):
+    /// state kept for the fd now is the next life's, which this close must not end.
+    pub earlier_life: bool,
 }
 
 /// What a detector gets when the trace ends.

@@ -238,9 +238,12 @@ fn live(variant: &str, flags: &[&str]) -> Report {
 
 fn same_finding(live: &Finding, rec: &Finding, ctx: &str) {
     assert_eq!(live.severity, rec.severity, "{ctx}");
-    for k in ["searches", "processes"] {
-        assert_eq!(metric(live, k), metric(rec, k), "{ctx}: {k}");
-    }
+    assert_eq!(metric(live, "processes"), metric(rec, "processes"), "{ctx}: processes");
+    // searches include the interpreter's own start-up (a Python's sys.path grows with the .pth
+    // files of what the machine has installed: 62 live on one machine against 63 recorded on
+    // another), so near the recording; what the workload guarantees is asserted by the callers
+    let (a, b) = (metric(live, "searches"), metric(rec, "searches"));
+    assert!((a - b).abs() <= 0.05 * b + 3.0, "{ctx}: searches live {a} recorded {b}");
     // the directories probed include what the machine's Python adds to sys.path (.pth files of
     // installed packages: 45 when recorded, 48 with python3-gevent and others installed)
     let (a, b) = (metric(live, "dirs_with_failures"), metric(rec, "dirs_with_failures"));
@@ -278,4 +281,10 @@ fn live_python_spawn_matches_the_recording() {
     let ctx = "live py-spawn-bad";
     let l = only(&live("py-spawn-bad", &["-f", "-tt", "-T", "-yy"]), ctx);
     same_finding(&l, &only(&analyze(&[&trace("py-spawn-bad", "f-tt-T-yy")]), ctx), ctx);
+    // what spawn.py guarantees whatever the machine has installed: 60 children, each searching
+    // PATH's 30 missing directories before /usr/bin, and Python itself
+    assert_eq!(metric(&l, "processes"), 61.0, "{ctx}");
+    assert!(metric(&l, "searches") >= 60.0, "{ctx}: {l:#?}");
+    assert!(metric(&l, "search_misses") >= 60.0 * 30.0, "{ctx}: {l:#?}");
+    assert!(metric(&l, "dirs_with_failures") >= 30.0, "{ctx}: {l:#?}");
 }

@@ -1436,7 +1436,9 @@ impl Hosted for ConnectionChurn {
             Sys::Accept | Sys::Accept4 => self.on_accept(s, cx, ev, sc),
             Sys::Getsockopt => self.on_so_error(s, cx, ev, sc),
             Sys::Close => {
-                if self.open == 0 {
+                // (a close of an earlier life of the number: the connection on it now is the
+                // next one, which this close does not end; Ctx::earlier_life)
+                if self.open == 0 || cx.earlier_life {
                     return;
                 }
                 let Some(fd) = sc.fd() else { return };

@@ -533,7 +533,8 @@ impl Hosted for DnsTimeout {
         }
         let Some(fd) = sc.fd_num() else { return };
         if sc.sys == Sys::Close {
-            if let Some(t) = s.existing() {
+            // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
+            if let Some(t) = s.existing().filter(|_| !cx.earlier_life) {
                 t.socks.retain(|k| k.fd != fd);
             }
             return;

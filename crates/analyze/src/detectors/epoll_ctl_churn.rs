@@ -196,7 +196,7 @@ impl Hosted for EpollCtlChurn {
         )
     }
 
-    fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if matches!(sc.ret, Ret::Unfinished) {
             return;
         }
@@ -227,7 +227,10 @@ impl Hosted for EpollCtlChurn {
                 r.evidence.push(ev);
             }
             Sys::Close => {
-                let Some(fd) = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()) else { return };
+                // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
+                let Some(fd) = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()).filter(|_| !cx.earlier_life) else {
+                    return;
+                };
                 s.end_object(fd, self);
             }
             _ => {

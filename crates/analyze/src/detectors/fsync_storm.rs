@@ -334,7 +334,8 @@ impl Hosted for FsyncStorm {
             }
             Sys::Unlink | Sys::Unlinkat if sc.ret.value() == Some(0) => self.unlinked(s, cx, ev, sc),
             Sys::Close => {
-                if let Some(fd) = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()) {
+                // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
+                if let Some(fd) = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()).filter(|_| !cx.earlier_life) {
                     s.end_object(fd, self);
                 }
             }

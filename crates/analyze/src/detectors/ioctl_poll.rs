@@ -316,7 +316,7 @@ impl Hosted for IoctlPoll {
         .in_table(c, Confidence::Low, &why)
     }
 
-    fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(th) = s.thread_or(|| Thread { evidence: EvidenceBuf::new(EVIDENCE), ..Thread::default() }) else { return };
         let look = match sc.sys {
             Sys::Ioctl => {
@@ -359,7 +359,8 @@ impl Hosted for IoctlPoll {
                 look
             }
             Sys::Close => {
-                if let Some(fd) = sc.fd_num() {
+                // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
+                if let Some(fd) = sc.fd_num().filter(|_| !cx.earlier_life) {
                     if let Some(i) = th.fds.iter().position(|f| f.fd == fd) {
                         th.fds.swap_remove(i);
                     }

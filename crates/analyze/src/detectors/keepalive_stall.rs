@@ -231,6 +231,11 @@ impl KeepaliveStall {
         let tgid = cx.tgid;
         let key = (tgid, fd);
         if sc.sys == Sys::Close {
+            if cx.earlier_life {
+                // a close of an earlier life of the number: the connection on it now is the
+                // next one (Ctx::earlier_life)
+                return;
+            }
             let end = ev.ts_ns.map(|t| t + sc.dur_ns.unwrap_or(0) as i64);
             let last = self.conns.get(&key).filter(|c| c.got_data && c.timed_out).map(|_| Evidence::of(ev));
             self.end(key, end, false, last);

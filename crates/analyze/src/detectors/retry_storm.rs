@@ -456,6 +456,8 @@ impl Hosted for RetryStorm {
             // (a successful exec is the host's; a failed one tells nothing)
             sys if sys.is(Class::EXEC) => {}
             // what a call tells of a pending connect, when there is one
+            // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
+            Sys::Close if cx.earlier_life => {}
             _ if s.has_objects() => self.outcome(s, ev, sc),
             _ => {}
         }

@@ -239,6 +239,31 @@ pub fn run_lab_with(lab: &str, variant: &str, dir: &Path, out: &str, wrapper: fn
     out
 }
 
+/// A live recording kept while the test that made it runs: removed when dropped, kept (and
+/// its path printed) when dropped while the test panics, so a failure on a loaded CI machine
+/// can be read afterwards instead of guessed at. Recordings go under the test target's tmp
+/// directory (`target/tmp/live`), which CI's clean clone keeps until the next run.
+pub struct LiveTrace(pub PathBuf);
+
+impl LiveTrace {
+    /// A fresh path for `name` (the test's process id keeps concurrent runs apart).
+    pub fn new(name: &str) -> LiveTrace {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("live");
+        std::fs::create_dir_all(&dir).expect("target/tmp/live");
+        LiveTrace(dir.join(format!("{}-{name}", std::process::id())))
+    }
+}
+
+impl Drop for LiveTrace {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("the recording this test failed on is kept: {}", self.0.display());
+        } else {
+            std::fs::remove_file(&self.0).ok();
+        }
+    }
+}
+
 /// eBPF tracing works here. Tests that need it are `#[cfg_attr(not(syslint_bpf), ignore =
 /// ...)]` (the build script saw root and BTF); this asserts the probe was right.
 pub fn assert_bpf_works(what: &str) {
