@@ -472,8 +472,9 @@ fn one_thread(c: &syslint_report::Counts) -> bool {
 /// A call between two waits that serves nothing the waits could have brought: a clock read,
 /// signal bookkeeping (libcurl sets SIGPIPE around every turn of its loop: dnsdbq#29), arming a
 /// timer, a terminal or device ioctl (a REPL toggling raw mode: esp-lisp#13), or an 8-byte
-/// eventfd poke (the loop waking itself: LACT#831). What every event loop does between waits,
-/// and nothing that moves data.
+/// eventfd poke (the loop waking itself: LACT#831), or re-arming the interest list (libuv
+/// re-registering a pipe with `EPOLL_CTL_MOD` before every wait while its hang-up is never
+/// read: libuv#2162). What every event loop does between waits, and nothing that moves data.
 fn serves_nothing(c: &crate::basis::Call) -> bool {
     use syslint_event::TargetKind;
     matches!(
@@ -489,6 +490,7 @@ fn serves_nothing(c: &crate::basis::Call) -> bool {
             | Sys::Alarm
             | Sys::TimerfdSettime
             | Sys::Ioctl
+            | Sys::EpollCtl
     ) || matches!(c.name.as_str(), "timer_settime" | "timer_gettime" | "getitimer")
         || (c.sys.is(syslint_event::Class::WRITE)
             && c.requested == Some(8)

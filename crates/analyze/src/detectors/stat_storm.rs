@@ -150,7 +150,7 @@ impl Hosted for StatStorm {
         let repeated: u64 = hot.iter().map(|(_, v)| v.len() as u64 - 1).sum();
         let n = x.calls.len() as u64;
         if repeated < 8 || lookups * 4 < n {
-            return Vec::new();
+            return component_walk(x);
         }
         let strong = repeated >= 20 && lookups * 2 >= n;
         let Some((top, idx)) = hot.iter().max_by_key(|(_, v)| v.len()) else { return Vec::new() };
@@ -326,3 +326,64 @@ expire); lookups are {:.0}% of the program's system calls",
 }
 
 // The fixture tests are data: fixtures/stat-storm/expect.toml, run by src/check/fixtures.rs.
+
+/// Paths resolved one component at a time (a user-space realpath() without a cache): the
+/// excerpt shows lookups of `/a`, `/a/b`, `/a/b/c`... back to back on one thread. One walk is
+/// all an excerpt may show of it (nirlevy's Drupal post: 10-15 lstat per included file, 2,500
+/// per page); the full trace sees the prefixes looked up again for every file, which are the
+/// repeats its rule counts. Info at low: the lines cannot show that it is done per file.
+fn component_walk(x: &crate::basis::Excerpt) -> Vec<Finding> {
+    use syslint_report::Confidence;
+    const MIN_STEPS: usize = 6;
+    // the longest walk: each lookup's path the previous one's plus one component
+    let mut best: Vec<usize> = Vec::new();
+    let mut walks = 0u64;
+    let mut cur: Vec<usize> = Vec::new();
+    let mut end = |cur: &mut Vec<usize>, best: &mut Vec<usize>| {
+        if cur.len() >= MIN_STEPS {
+            walks += 1;
+            if cur.len() > best.len() {
+                *best = cur.clone();
+            }
+        }
+        cur.clear();
+    };
+    for (i, c) in x.calls.iter().enumerate() {
+        let path = c.path.as_deref().filter(|p| p.starts_with('/') && p.len() > 1);
+        let step = match (path, cur.last().map(|&j| &x.calls[j])) {
+            (Some(p), Some(prev)) if c.is(STAT) && c.errno.is_none() && prev.tid == c.tid => {
+                let q = prev.path.as_deref().unwrap_or("");
+                p.strip_prefix(q).and_then(|rest| rest.strip_prefix('/')).is_some_and(|r| !r.is_empty() && !r.contains('/'))
+            }
+            _ => false,
+        };
+        if step {
+            cur.push(i);
+            continue;
+        }
+        if cur.last().is_some_and(|&j| x.calls[j].tid != c.tid) {
+            // another thread's call between the steps does not end the walk
+            continue;
+        }
+        end(&mut cur, &mut best);
+        // a walk starts at a lookup of a path of one component
+        if path.is_some_and(|p| c.is(STAT) && c.errno.is_none() && !p[1..].contains('/')) {
+            cur.push(i);
+        }
+    }
+    end(&mut cur, &mut best);
+    let (Some(&first), Some(&last)) = (best.first(), best.last()) else { return Vec::new() };
+    let steps = best.len() as u64;
+    let (from, to) = (x.calls[first].path.as_deref().unwrap_or(""), x.calls[last].path.as_deref().unwrap_or(""));
+    META.finding(
+        Severity::Info,
+        format!("a path resolved one component at a time: {steps} lookups from {from} to {to}, each the last one's path and one more component"),
+    )
+    .metrics([("walk_lookups", steps.into()), ("walks", walks.into())])
+    .lines(x.evidence(&best, 4))
+    .in_excerpt(
+        x,
+        Confidence::Low,
+        &format!("{steps} lookups walking one path down, as realpath() without a cache does; one walk is all the lines show, and the cost is in doing it for every file opened"),
+    )
+}
