@@ -317,8 +317,6 @@ impl Model {
         Some(v)
     }
 
-    /// The process (thread group leader) a thread belongs to.
-    /// The process of the last event's thread ([`Model::tgid`] without a lookup).
     /// The close just fed is of an earlier life of its fd number: another thread got the
     /// number again (an accept, an open) and its call was reported before this close, which
     /// began before that call returned. What is known of the fd now is the next life's, which
@@ -329,10 +327,12 @@ impl Model {
         self.earlier_life
     }
 
+    /// The process of the last event's thread ([`Model::tgid`] without a lookup).
     pub fn last_tgid(&self) -> Tgid {
         self.tasks.get(self.last_task).map_or(Tgid(0), |t| self.procs[t.proc_].pid)
     }
 
+    /// The process (thread group leader) a thread belongs to.
     pub fn tgid(&self, pid: Tid) -> Tgid {
         self.task_of.get(&pid).map_or(pid.as_process(), |t| self.procs[self.tasks[t].proc_].pid)
     }
@@ -689,6 +689,7 @@ impl Model {
 
     /// Feed one event. Returns the target the syscall's fd refers to, if any.
     pub fn on_event(&mut self, ev: &Event) -> Option<u32> {
+        self.earlier_life = false;
         let task = match (self.task_of.get(&ev.tid), self.spawning.as_slice()) {
             (Some(t), _) => t,
             // a task's first call, printed before the clone that made it returned: it is that
@@ -826,7 +827,6 @@ impl Model {
             t.dur_ns += sc.dur_ns.unwrap_or(0);
         }
         self.call_end = ts.zip(sc.dur_ns).map(|(t, d)| t.saturating_add(d as i64));
-        self.earlier_life = false;
         let class = sc.sys.class();
         let ret_fd = match sc.ret {
             Ret::Ok { val, deco, .. } if (0..=i32::MAX as i64).contains(&val) => Some((val as i32, deco)),

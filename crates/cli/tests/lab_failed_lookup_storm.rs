@@ -224,12 +224,23 @@ fn explain_documents_it() {
 // live: the lab programs under strace now, compared with their recorded traces
 
 fn live(variant: &str, flags: &[&str]) -> Report {
+    live_in(variant, flags, &[])
+}
+
+/// [`live`] with more environment: another machine's PATH or Python packages.
+fn live_in(variant: &str, flags: &[&str], env: &[(&str, String)]) -> Report {
     for tool in ["strace", "php", "cc", "bash"] {
         assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
     }
     let out = std::env::temp_dir().join(format!("syslint-live-{variant}-{}.strace", std::process::id()));
     let script = root().join("lab").join(LAB).join("run.sh");
-    let o = std::process::Command::new(&script).arg(variant).arg(&out).args(flags).output().expect("run.sh");
+    let o = std::process::Command::new(&script)
+        .arg(variant)
+        .arg(&out)
+        .args(flags)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .expect("run.sh");
     assert!(o.status.success(), "run.sh {variant} failed: {}", String::from_utf8_lossy(&o.stderr));
     let r = analyze(&[&out]);
     std::fs::remove_file(&out).ok();
@@ -287,4 +298,22 @@ fn live_python_spawn_matches_the_recording() {
     assert!(metric(&l, "searches") >= 60.0, "{ctx}: {l:#?}");
     assert!(metric(&l, "search_misses") >= 60.0 * 30.0, "{ctx}: {l:#?}");
     assert!(metric(&l, "dirs_with_failures") >= 30.0, "{ctx}: {l:#?}");
+    // the same guarantees on what stands for a machine with more installed (issue 29: a second
+    // machine's Python packages made the old exact count fail there every time): a sys.path six
+    // directories longer for every import of Python's start-up, and a longer PATH for run.sh
+    let tmp = std::env::temp_dir().join(format!("syslint-more-packages-{}", std::process::id()));
+    let dirs: Vec<String> = (0..6).map(|i| tmp.join(format!("site{i}")).display().to_string()).collect();
+    for d in &dirs {
+        std::fs::create_dir_all(d).expect("site dir");
+    }
+    let path = format!("{}:/usr/local/games:{}", tmp.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+    let env = [("PYTHONPATH", dirs.join(":")), ("PATH", path)];
+    let ctx = "live py-spawn-bad, more installed";
+    let m = only(&live_in("py-spawn-bad", &["-f", "-tt", "-T", "-yy"], &env), ctx);
+    std::fs::remove_dir_all(&tmp).ok();
+    assert_eq!(m.severity, l.severity, "{ctx}");
+    assert_eq!(metric(&m, "processes"), 61.0, "{ctx}");
+    assert!(metric(&m, "searches") >= 60.0, "{ctx}: {m:#?}");
+    assert!(metric(&m, "search_misses") >= 60.0 * 30.0, "{ctx}: {m:#?}");
+    assert!(metric(&m, "dirs_with_failures") >= 30.0, "{ctx}: {m:#?}");
 }
