@@ -37,7 +37,7 @@ pub fn emit(report: &Report, r: &ReportArgs, stream: Stream) -> anyhow::Result<(
 /// [`emit`], without repeating on stderr the warnings in `said` (the caller says them as
 /// errors).
 pub fn emit_except(report: &Report, r: &ReportArgs, stream: Stream, said: &[String]) -> anyhow::Result<()> {
-    let to_file = r.output_file.is_some();
+    let to_file = r.output_file.as_deref().is_some_and(|p| p != Path::new("-"));
     if stream == Stream::Stdout && (to_file || !stream.is_terminal()) {
         for w in report.capture.warnings.iter().filter(|w| !said.contains(w)) {
             eprintln!("syslint: warning: {w}");
@@ -58,8 +58,7 @@ pub fn emit_except(report: &Report, r: &ReportArgs, stream: Stream, said: &[Stri
             table::print(report, &mut out, &opt)?;
         }
     }
-    out.flush()?;
-    Ok(())
+    out.finish()
 }
 
 /// `--fail-on`, or `warning` when it was not given.
@@ -104,20 +103,78 @@ pub fn width(stream: Stream) -> usize {
 }
 
 /// The report's destination: stdout or a file.
-pub fn open(path: Option<&Path>) -> anyhow::Result<Box<dyn Write>> {
+pub fn open(path: Option<&Path>) -> anyhow::Result<Dest> {
     open_to(path, Stream::Stdout)
 }
 
-/// The report's destination: `stream` or a file.
-pub fn open_to(path: Option<&Path>, stream: Stream) -> anyhow::Result<Box<dyn Write>> {
+/// The report's destination: `stream`, stdout for `-`, or a file. A regular file is written
+/// beside its name and renamed into place by [`Dest::finish`], so a failed write (a full disk,
+/// a file size limit) leaves no cut report behind, nor a 0-byte file; what cannot be renamed
+/// into (a device such as /dev/full, a FIFO) is written in place. Write errors name the file.
+pub fn open_to(path: Option<&Path>, stream: Stream) -> anyhow::Result<Dest> {
     use anyhow::Context;
-    Ok(match (path, stream) {
-        (Some(p), _) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot write {}", p.display()))?,
-        )),
-        (None, Stream::Stdout) => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-        (None, Stream::Stderr) => Box::new(std::io::BufWriter::new(std::io::stderr().lock())),
-    })
+    let std_out = || Box::new(std::io::BufWriter::new(std::io::stdout().lock())) as Box<dyn Write>;
+    let (w, file) = match (path, stream) {
+        (Some(p), _) if p == Path::new("-") => (std_out(), None),
+        (Some(p), _) => {
+            let special = std::fs::symlink_metadata(p).is_ok_and(|m| !m.is_file());
+            let tmp = (!special).then(|| {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                p.with_file_name(format!(".{name}.syslint-{}.tmp", std::process::id()))
+            });
+            let f = std::fs::File::create(tmp.as_deref().unwrap_or(p)).with_context(|| format!("cannot write {}", p.display()))?;
+            (Box::new(std::io::BufWriter::new(f)) as Box<dyn Write>, Some((p.to_path_buf(), tmp)))
+        }
+        (None, Stream::Stdout) => (std_out(), None),
+        (None, Stream::Stderr) => (Box::new(std::io::BufWriter::new(std::io::stderr().lock())) as Box<dyn Write>, None),
+    };
+    Ok(Dest { w, file, done: false })
+}
+
+/// Where a report is being written: [`open_to`].
+pub struct Dest {
+    w: Box<dyn Write>,
+    /// The file asked for, and the file written until [`Dest::finish`] renames it
+    file: Option<(std::path::PathBuf, Option<std::path::PathBuf>)>,
+    done: bool,
+}
+
+impl Dest {
+    /// Flush, and put the file in place.
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        use anyhow::Context;
+        self.flush()?;
+        if let Some((p, Some(tmp))) = &self.file {
+            std::fs::rename(tmp, p).with_context(|| format!("cannot write {}", p.display()))?;
+        }
+        self.done = true;
+        Ok(())
+    }
+
+    fn named(&self, e: std::io::Error) -> std::io::Error {
+        match &self.file {
+            Some((p, _)) => std::io::Error::new(e.kind(), format!("cannot write {}: {e}", p.display())),
+            None => e,
+        }
+    }
+}
+
+impl Write for Dest {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.w.write(buf).map_err(|e| self.named(e))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush().map_err(|e| self.named(e))
+    }
+}
+
+impl Drop for Dest {
+    fn drop(&mut self) {
+        if let (false, Some((_, Some(tmp)))) = (self.done, &self.file) {
+            std::fs::remove_file(tmp).ok();
+        }
+    }
 }
 
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {

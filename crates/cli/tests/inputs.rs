@@ -402,6 +402,41 @@ fn config_errors_name_the_file_given() {
     assert!(stderr(&o).contains("/nonexistent/mine.toml"), "{}", stderr(&o));
 }
 
+/// Issue 29 item 7: a `./syslint.toml` in the working directory changes thresholds, and the
+/// report says so (it was loaded silently: a report shared without it would mislead); so does
+/// one given with --config; without either, no note.
+#[test]
+fn the_report_says_which_config_set_its_thresholds() {
+    let d = tmpdir("implicit-config");
+    let demo = demo();
+    let json = |dir: &std::path::Path, extra: &[&str]| -> serde_json::Value {
+        let o = std::process::Command::new(bin())
+            .current_dir(dir)
+            .args(["analyze", "--format", "json"])
+            .args(extra)
+            .arg(&demo)
+            .output()
+            .expect("syslint");
+        assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).expect("JSON")
+    };
+    let notes = |v: &serde_json::Value| -> Vec<String> {
+        v["capture"]["notes"].as_array().map(|a| a.iter().filter_map(|n| n.as_str().map(String::from)).collect()).unwrap_or_default()
+    };
+    let plain = json(&d, &[]);
+    assert!(!notes(&plain).iter().any(|n| n.contains("thresholds from")), "{:?}", notes(&plain));
+    // a threshold that changes the demo's findings: repeated-dns needs far more lookups
+    std::fs::write(d.join("syslint.toml"), "[repeated-dns]\nmin_lookups = 1000000\nmin_lookups_unnamed = 1000000\n").unwrap();
+    let with = json(&d, &[]);
+    assert!(notes(&with).iter().any(|n| n.starts_with("thresholds from ./syslint.toml")), "{:?}", notes(&with));
+    let dns = |v: &serde_json::Value| v["findings"].as_array().unwrap().iter().filter(|f| f["detector"] == "repeated-dns").count();
+    assert!(dns(&plain) > 0 && dns(&with) == 0, "the config was used");
+    let given = d.join("syslint.toml");
+    let explicit = json(std::path::Path::new("/"), &["--config", given.to_str().unwrap()]);
+    assert!(notes(&explicit).iter().any(|n| n == &format!("thresholds from {} (--config)", given.display())), "{:?}", notes(&explicit));
+    std::fs::remove_dir_all(&d).ok();
+}
+
 /// Issue 27: a gzipped `.slr` (a CI artifact compressed again) was refused by path, "no strace
 /// lines recognised": it is read as the recording it is, by path and on stdin.
 #[test]
@@ -420,4 +455,50 @@ fn a_gzipped_recording_is_read_by_path_and_on_stdin() {
     let o = run_stdin(&["analyze", "--format", "json", "-"], &std::fs::read(&gz).expect("read"));
     let r = syslint_report::printers::json::parse(&stdout(&o)).expect("json");
     assert_eq!(r.capture.syscalls, plain.capture.syscalls, "{}", stderr(&o));
+}
+
+/// Issue 29 item 7: a report that cannot be written says which file and why, and leaves nothing
+/// behind (a full disk once left a 0-byte file and an error naming no file); `-` is stdout.
+#[test]
+fn a_report_that_cannot_be_written_names_the_file_and_leaves_none() {
+    let demo = demo();
+    let demo = demo.to_str().unwrap();
+    // a device that is always full: written in place, its name in the error
+    let o = run(&["analyze", "--format", "json", "--output-file", "/dev/full", demo]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot write /dev/full: No space left on device"), "{}", stderr(&o));
+    // a file size limit hit half way (as a full disk would be): no file, no temporary file
+    let d = tmpdir("cut-output");
+    let out = d.join("report.html");
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("trap '' XFSZ; ulimit -f 4; exec {} analyze --format html --output-file {} {demo}", bin(), out.display()))
+        .output()
+        .expect("bash");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("cannot write {}: File too large", out.display())), "{}", stderr(&o));
+    let left: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // an earlier report of that name stays as it was
+    std::fs::write(&out, "the report of yesterday").unwrap();
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("trap '' XFSZ; ulimit -f 4; exec {} analyze --format html --output-file {} {demo}", bin(), out.display()))
+        .output()
+        .expect("bash");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "the report of yesterday");
+    // written whole: in place, the same as on stdout; `-` is stdout
+    std::fs::remove_file(&out).unwrap();
+    let o = run(&["analyze", "--format", "json", "--output-file", out.to_str().unwrap(), demo]);
+    assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+    let dash = run(&["analyze", "--format", "json", "--output-file", "-", demo]);
+    assert!(!std::path::Path::new("-").exists(), "a file named -");
+    let to_stdout = run(&["analyze", "--format", "json", demo]);
+    assert_eq!(stdout(&dash), stdout(&to_stdout));
+    let file = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(file.len(), stdout(&to_stdout).len(), "the file holds the whole report");
+    let left: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    std::fs::remove_dir_all(&d).ok();
 }

@@ -20,6 +20,20 @@ pub enum ConfigError {
     Detectors(#[from] BuildError),
 }
 
+/// The config file whose thresholds the detectors get, said in the report's notes (a
+/// `./syslint.toml` picked up from the working directory changes findings: a report shared
+/// without saying so would mislead). `None` when the defaults are used.
+pub fn config_note(config: Option<&Path>) -> Option<String> {
+    match config {
+        Some(p) => Some(format!("thresholds from {} (--config)", p.display())),
+        None if Path::new("syslint.toml").is_file() => Some(
+            "thresholds from ./syslint.toml, found in the working directory (--config FILE chooses another; without either, the defaults)"
+                .to_string(),
+        ),
+        None => None,
+    }
+}
+
 /// The detectors to run: `select`/`ignore` (names or codes) and the thresholds of `config`,
 /// or of `./syslint.toml` when there is one.
 pub fn detectors(

@@ -15,7 +15,7 @@ pub mod sink;
 pub mod status;
 pub mod strace;
 
-pub use config::{detectors, ConfigError};
+pub use config::{config_note, detectors, ConfigError};
 pub use ebpf::EbpfSource;
 pub use log::{open_inputs, open_stream, LogSource, RecordingSource, Stream};
 pub use sink::{Analysis, Interval, StraceText};

@@ -8,7 +8,8 @@ use anyhow::{bail, Result};
 pub fn run(a: AnalyzeArgs) -> Result<u8> {
     let r = &a.report;
     let detectors = syslint_pipeline::detectors(&r.select, &r.ignore, r.config.as_deref())?;
-    let done = syslint_pipeline::analyze_logs(&a.inputs, !r.quiet, detectors)?;
+    let mut done = syslint_pipeline::analyze_logs(&a.inputs, !r.quiet, detectors)?;
+    done.report.capture.notes.extend(syslint_pipeline::config_note(r.config.as_deref()));
     let report = &done.report;
     // an input that is not a strace log is an error; with several inputs, the others are
     // still analysed and reported

@@ -21,7 +21,7 @@ pub fn run(a: DiffArgs) -> Result<u8> {
         Format::Html => syslint_report::printers::html::print_diff(&d, &before, &after, &mut out)?,
         Format::Table => dp::print_table(&d, &mut out)?,
     }
-    out.flush()?;
+    out.finish()?;
     Ok(if a.fail_on_regression && d.regression { EXIT_FINDINGS } else { EXIT_CLEAN })
 }
 
@@ -59,4 +59,4 @@ fn starts_with_brace(p: &Path) -> Result<bool> {
     Ok(head.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'{'))
 }
 
-use std::io::{Read, Write};
+use std::io::Read;

@@ -24,6 +24,8 @@ pub fn run(a: ExportArgs) -> Result<u8> {
         bail!(not_one());
     };
     let out: Box<dyn Write> = match &a.output_file {
+        // `-o -`: stdout, as no option does
+        Some(p) if p.as_os_str() == "-" => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
         Some(p) => syslint_capture::live::text_writer(p).with_context(|| format!("cannot write {}", p.display()))?,
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };

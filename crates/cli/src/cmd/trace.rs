@@ -43,7 +43,8 @@ pub fn run(a: TraceArgs) -> Result<u8> {
     let mut sinks = (analysis, interval);
     let outcome = source.run(&mut sinks, &stop)?;
     drop(status);
-    let report = sinks.0.finish(outcome.capture);
+    let mut report = sinks.0.finish(outcome.capture);
+    report.capture.notes.extend(syslint_pipeline::config_note(r.config.as_deref()));
     let command = matches!(target, Target::Command(_));
     // with a command, stdout is the command's: the report goes beside it, on stderr
     emit(&report, r, if command { Stream::Stderr } else { Stream::Stdout })?;
