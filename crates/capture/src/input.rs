@@ -17,6 +17,8 @@ pub enum InputError {
     Io { path: String, err: io::Error },
     #[error("{path}: directory holds no trace files")]
     EmptyDir { path: String },
+    #[error("{path}: directory holds only symbolic links, which are not followed inside a directory (give their targets by name)")]
+    OnlyLinks { path: String },
 }
 
 impl InputError {
@@ -84,6 +86,14 @@ impl Source {
 /// pid for its lines that have no pid column, alone or among others: strace -ff writes the pid
 /// in the name, not in the lines.
 pub fn expand_sources(args: &[PathBuf]) -> Result<Vec<Source>, InputError> {
+    expand_sources_noting(args).map(|(s, _)| s)
+}
+
+/// [`expand_sources`], and what it left out, said: symbolic links inside a directory are not
+/// followed (syslint may run with more rights than whoever made the directory, and a link
+/// named like an `-ff` file can point anywhere); a link given by name is read.
+pub fn expand_sources_noting(args: &[PathBuf]) -> Result<(Vec<Source>, Vec<String>), InputError> {
+    let mut skipped = Vec::new();
     let mut files = Vec::new();
     for a in args {
         if a.as_os_str() == "-" {
@@ -93,10 +103,24 @@ pub fn expand_sources(args: &[PathBuf]) -> Result<Vec<Source>, InputError> {
         let meta = std::fs::metadata(a).map_err(|e| InputError::from_io(a, e))?;
         if meta.is_dir() {
             let rd = std::fs::read_dir(a).map_err(|e| InputError::from_io(a, e))?;
-            let mut inside: Vec<PathBuf> =
-                rd.filter_map(std::result::Result::ok).map(|e| e.path()).filter(|p| p.is_file()).collect();
+            let mut inside: Vec<PathBuf> = Vec::new();
+            let links_before = skipped.len();
+            for e in rd.filter_map(std::result::Result::ok) {
+                let p = e.path();
+                if e.file_type().is_ok_and(|t| t.is_symlink()) {
+                    if p.is_file() {
+                        skipped.push(format!(
+                            "{}: a symbolic link inside a directory, not followed (give its target by name to read it)",
+                            p.display()
+                        ));
+                    }
+                } else if p.is_file() {
+                    inside.push(p);
+                }
+            }
             if inside.is_empty() {
-                return Err(InputError::EmptyDir { path: a.display().to_string() });
+                let path = a.display().to_string();
+                return Err(if skipped.len() == links_before { InputError::EmptyDir { path } } else { InputError::OnlyLinks { path } });
             }
             inside.sort();
             files.extend(inside);
@@ -104,13 +128,15 @@ pub fn expand_sources(args: &[PathBuf]) -> Result<Vec<Source>, InputError> {
             files.push(a.clone());
         }
     }
-    Ok(files
+    skipped.sort();
+    let sources = files
         .into_iter()
         .map(|path| {
             let pid = ff_pid(&path);
             Source { path, pid }
         })
-        .collect())
+        .collect();
+    Ok((sources, skipped))
 }
 
 /// `trace.1234` (or `trace.1234.gz`/`.zst`) -> 1234.

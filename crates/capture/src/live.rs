@@ -107,6 +107,23 @@ fn check_attach_permission() -> Result<(), LiveError> {
     }
 }
 
+/// A process has one tracer: attaching to one that another strace, gdb or the like already
+/// traces fails with EPERM, which read as "run as root" even to root (issue 29). Say who.
+fn check_not_traced(pid: u32) -> Result<(), LiveError> {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return Ok(()) };
+    let tracer = status.lines().find_map(|l| l.strip_prefix("TracerPid:")).and_then(|v| v.trim().parse::<u32>().ok());
+    match tracer {
+        Some(t) if t != 0 => {
+            let comm = std::fs::read_to_string(format!("/proc/{t}/comm")).map(|c| format!(" ({})", c.trim())).unwrap_or_default();
+            Err(LiveError::NotPermitted(format!(
+                "pid {pid} is already traced by pid {t}{comm}, and a process can have only one tracer: stop that \
+                 one first, or use --backend ebpf, which traces without ptrace"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Without CAP_SYS_PTRACE, the kernel lets a process be traced only by its own user (its
 /// real, effective and saved uids all the tracer's): say so before strace fails with a bare
 /// EPERM (issue 16 saw an empty report and exit 0).
@@ -188,6 +205,7 @@ impl StraceSession {
                 gone = dead;
                 check_attach_permission()?;
                 for &p in &live {
+                    check_not_traced(p)?;
                     check_same_user(p)?;
                 }
                 let what =

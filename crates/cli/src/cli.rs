@@ -127,6 +127,9 @@ pub struct ReportArgs {
     strace -f -tt -T -yy -o app.strace ./app\n\
     (-f follow children and threads, -tt timestamps, -T time spent in each call, \
     -yy what every fd is: path or socket endpoints).\n\n\
+    Environment: SYSLINT_THREADS=N parses one large input with N threads (default: the cores \
+    available; 1 reads it in one thread); SYSLINT_CHUNK=BYTES sets the size of \
+    the pieces they read (for tests of piece borders; at least 256).\n\n\
     Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.")]
 pub struct AnalyzeArgs {
     /// strace log files, directories of -ff files, or - for stdin

@@ -502,3 +502,38 @@ fn a_report_that_cannot_be_written_names_the_file_and_leaves_none() {
     assert_eq!(left.len(), 1, "{left:?}");
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// Issue 29 item 7: symbolic links inside an `-ff` directory were followed (syslint may run
+/// with more rights than whoever made the directory, and a link named like an `-ff` file can
+/// point anywhere). They are skipped and the report says which; a link given by name is read.
+#[test]
+fn links_inside_an_ff_directory_are_not_followed() {
+    let d = tmpdir("ff-links");
+    for e in std::fs::read_dir(fixture("netio.ff")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), d.join(e.file_name())).unwrap();
+    }
+    let outside = tmpdir("ff-links-target").join("secret.strace");
+    std::fs::write(&outside, std::fs::read(fixture("stat1000.tt-T.strace")).unwrap()).unwrap();
+    std::os::unix::fs::symlink(&outside, d.join("trace.999")).unwrap();
+    let r = analyze(&[&d]);
+    assert_eq!(r.capture.sources.len(), 2, "{:?}", r.capture.sources);
+    assert!(
+        r.capture.warnings.iter().any(|w| w.contains("trace.999: a symbolic link inside a directory, not followed")),
+        "{:?}",
+        r.capture.warnings
+    );
+    assert_eq!(r.summary.processes.len(), analyze(&[&fixture("netio.ff")]).summary.processes.len());
+    // by name, it is read
+    let by_name = analyze(&[&d.join("trace.999")]);
+    assert!(by_name.summary.syscalls.iter().any(|s| s.name == "stat" || s.name == "newfstatat"), "read by name");
+    // a directory of links only: an error that says why
+    let links = tmpdir("ff-only-links");
+    std::os::unix::fs::symlink(&outside, links.join("trace.1")).unwrap();
+    let o = run(&["analyze", links.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("directory holds only symbolic links"), "{}", stderr(&o));
+    for p in [&d, &links, &outside.parent().unwrap().to_path_buf()] {
+        std::fs::remove_dir_all(p).ok();
+    }
+}

@@ -418,6 +418,36 @@ fn auto_falls_back_to_strace_with_one_line() {
     assert!(stderr(&o).contains("CAP_BPF"), "{}", stderr(&o));
 }
 
+/// Issue 29 item 7: attaching with strace to a process another tracer holds said "run as
+/// root" to root. A process has one tracer: the error says which one holds it.
+#[test]
+fn a_process_traced_already_is_named_with_its_tracer() {
+    assert!(have("strace") && have("sleep"), "strace and sleep are required");
+    // a sleep under strace (kept away from this test's output), killed by pid at the end
+    let mut holder = Command::new("strace").args(["-o", "/dev/null", "sleep", "30"]).spawn().expect("strace");
+    let children = format!("/proc/{0}/task/{0}/children", holder.id());
+    let start = Instant::now();
+    let pid = loop {
+        let first = std::fs::read_to_string(&children).ok().and_then(|c| c.split_whitespace().next().map(String::from));
+        // the child is sleep once it has exec'd and strace holds it
+        if let Some(p) = first.filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/status")).is_ok_and(|s| s.contains("Name:\tsleep") && !s.contains("TracerPid:\t0"))
+        }) {
+            break p;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "strace's sleep did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let o = trace_cmd("strace", &["-p", &pid, "--for", "1"]).output().unwrap();
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let _ = Command::new("kill").arg(&pid).status();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains(&format!("pid {pid} is already traced by pid {} (strace)", holder.id())), "{e}");
+    assert!(e.contains("--backend ebpf") && !e.contains("run as root"), "{e}");
+}
+
 #[test]
 fn strace_missing_says_how_to_install() {
     let o = trace_cmd("strace", &["--", "/bin/true"]).env("PATH", "/nonexistent").output().unwrap();

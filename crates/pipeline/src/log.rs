@@ -17,13 +17,16 @@ pub struct LogSource {
     progress: bool,
     /// The one input, a stream already opened to look into (and the bytes read from it).
     opened: Option<(Box<dyn Read + Send>, Arc<AtomicU64>)>,
+    /// What the expansion left out (links inside a directory), said in the report.
+    skipped: Vec<String>,
 }
 
 impl LogSource {
     /// The inputs, expanded (a directory is its files); fails when one does not exist.
     /// `progress`: a progress bar on a terminal when the inputs are large.
     pub fn open(inputs: &[PathBuf], progress: bool) -> Result<LogSource, Error> {
-        Ok(LogSource { sources: input::expand_sources(inputs)?, progress, opened: None })
+        let (sources, skipped) = input::expand_sources_noting(inputs)?;
+        Ok(LogSource { sources, progress, opened: None, skipped })
     }
 }
 
@@ -44,6 +47,7 @@ impl Source for LogSource {
             _ => syslint_capture::read_strace(&self.sources, done, |ev| sink.on_event(ev))?,
         };
         drop(progress);
+        info.warnings.extend(self.skipped);
         sink.on_stop(&mut info.warnings);
         let not_strace = std::mem::take(&mut info.not_strace);
         Ok(Outcome { not_strace, ..ended(captured(Backend::StraceLog, info)) })
