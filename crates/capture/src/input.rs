@@ -17,7 +17,7 @@ pub enum InputError {
     Io { path: String, err: io::Error },
     #[error("{path}: directory holds no trace files")]
     EmptyDir { path: String },
-    #[error("{path}: directory holds only symbolic links, which are not followed inside a directory (give their targets by name)")]
+    #[error("{path}: directory holds no trace files, only symbolic links (not followed inside a directory) or syslint recordings (analysed by name): give them by name")]
     OnlyLinks { path: String },
 }
 
@@ -114,6 +114,11 @@ pub fn expand_sources_noting(args: &[PathBuf]) -> Result<(Vec<Source>, Vec<Strin
                             p.display()
                         ));
                     }
+                } else if p.is_file() && is_recording(&p) {
+                    skipped.push(format!(
+                        "{}: a syslint recording, not read with the text files of the directory (analyse it by name)",
+                        p.display()
+                    ));
                 } else if p.is_file() {
                     inside.push(p);
                 }
@@ -137,6 +142,23 @@ pub fn expand_sources_noting(args: &[PathBuf]) -> Result<(Vec<Source>, Vec<Strin
         })
         .collect();
     Ok((sources, skipped))
+}
+
+/// A syslint recording (`.slr`, or a zstd stream that starts as one): inside a directory of
+/// `-ff` text files it would be read as text and be garbage.
+fn is_recording(p: &Path) -> bool {
+    if p.extension().is_some_and(|e| e == "slr") {
+        return true;
+    }
+    let Ok(f) = File::open(p) else { return false };
+    let mut head = [0u8; 4];
+    if (&f).read_exact(&mut head).is_err() || Compression::sniff(&head) != Compression::Zstd {
+        return false;
+    }
+    let Ok(f) = File::open(p) else { return false };
+    let Ok(mut z) = zstd::stream::read::Decoder::new(f) else { return false };
+    let mut m = [0u8; 4];
+    z.read_exact(&mut m).is_ok() && m.starts_with(b"SLR")
 }
 
 /// `trace.1234` (or `trace.1234.gz`/`.zst`) -> 1234.
@@ -176,9 +198,15 @@ pub fn open(
     } else {
         Box::new(File::open(&src.path).map_err(|e| InputError::from_io(&src.path, e))?)
     };
-    let mut raw = io::BufReader::with_capacity(1 << 16, Counting { inner: raw, count: progress });
-    let head = io::BufRead::fill_buf(&mut raw).map_err(|e| InputError::from_io(&src.path, e))?;
-    let comp = Compression::sniff(head);
+    // the first bytes decide the compression: read until there are enough of them (a pipe
+    // whose writer paused after one byte once made a recording read as text)
+    let mut counting = Counting { inner: raw, count: progress };
+    let (head, err) = peek(&mut counting, 4);
+    if let (Some(e), true) = (err, head.is_empty()) {
+        return Err(InputError::from_io(&src.path, e));
+    }
+    let comp = Compression::sniff(&head);
+    let raw = io::BufReader::with_capacity(1 << 16, Peeked::new(head, None, counting));
     let r: Box<dyn Read + Send> = match comp {
         Compression::None => Box::new(raw),
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(raw)),

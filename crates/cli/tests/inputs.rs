@@ -532,8 +532,50 @@ fn links_inside_an_ff_directory_are_not_followed() {
     std::os::unix::fs::symlink(&outside, links.join("trace.1")).unwrap();
     let o = run(&["analyze", links.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("directory holds only symbolic links"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("directory holds no trace files, only symbolic links"), "{}", stderr(&o));
+    // a recording beside -ff text files is not read as text (it was garbage lines): said, and
+    // read by name
+    let slr = root().join("tests/fixtures/servers/diff/rsync-DEFAULT.slr");
+    std::fs::remove_file(d.join("trace.999")).unwrap();
+    std::fs::copy(&slr, d.join("run.slr")).unwrap();
+    let r = analyze(&[&d]);
+    assert_eq!(r.capture.sources.len(), 2, "{:?}", r.capture.sources);
+    assert_eq!(r.capture.unparsed_lines, 0);
+    assert!(r.capture.warnings.iter().any(|w| w.contains("run.slr: a syslint recording, not read with the text files")), "{:?}", r.capture.warnings);
     for p in [&d, &links, &outside.parent().unwrap().to_path_buf()] {
         std::fs::remove_dir_all(p).ok();
     }
+}
+
+/// Issue 29 item 7: a recording through a pipe whose writer paused after its first byte was
+/// read as text ("no strace lines"), and a cut one on stdin was "empty", where the same file by
+/// name says what is wrong. The first bytes are read until there are enough to decide.
+#[test]
+fn a_recording_on_stdin_is_read_as_by_name() {
+    let slr = root().join("tests/fixtures/servers/diff/rsync-DEFAULT.slr");
+    let by_name = analyze(&[&slr]);
+    // one byte, a pause, the rest
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "(head -c1 {0}; sleep 0.3; tail -c +2 {0}) | {1} analyze --format json -",
+            slr.display(),
+            bin()
+        ))
+        .output()
+        .expect("bash");
+    assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+    let piped = syslint_report::printers::json::parse(&stdout(&o)).expect("a report");
+    assert_eq!(piped.summary.syscalls.len(), by_name.summary.syscalls.len());
+    assert_eq!(piped.findings.len(), by_name.findings.len());
+    // cut: its first 5,000 bytes, on stdin as a pipe and as a file, say it is cut
+    let d = tmpdir("cut-slr");
+    let cut = d.join("cut.slr");
+    std::fs::write(&cut, &std::fs::read(&slr).unwrap()[..5000]).unwrap();
+    for how in [format!("cat {} | {} analyze -", cut.display(), bin()), format!("{} analyze - < {}", bin(), cut.display())] {
+        let o = std::process::Command::new("bash").arg("-c").arg(&how).output().expect("bash");
+        assert_eq!(o.status.code(), Some(2), "{how}");
+        assert!(stderr(&o).contains("<stdin>: the compressed stream is damaged or cut short"), "{how}: {}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&d).ok();
 }

@@ -190,6 +190,17 @@ pub fn open_stream(one: &input::Source) -> Result<Stream, Error> {
         }
     }
     let (head, err) = if comp == input::Compression::Zstd { input::peek(&mut r, 4) } else { (Vec::new(), None) };
+    if let (Some(e), true) = (&err, head.len() < 4) {
+        // a zstd stream cut or damaged before its first bytes: nothing says what it held, and
+        // read as text it would be "empty"; by name it says this (a cut recording on stdin)
+        return Err(Error::ReadRecording {
+            path: PathBuf::from(one.name()),
+            source: std::io::Error::new(
+                e.kind(),
+                format!("the compressed stream is damaged or cut short after {} decompressed bytes ({e})", head.len()),
+            ),
+        });
+    }
     let magic = slr::has_magic(&head);
     let r: Box<dyn Read + Send> = Box::new(input::Peeked::new(head, err, r));
     Ok(if magic {
