@@ -157,7 +157,9 @@ fn check_same_user(pid: u32) -> Result<(), LiveError> {
     }
 }
 
-fn has_ptrace_cap() -> bool {
+/// Whether syslint holds CAP_SYS_PTRACE: without it, the kernel lets it trace only its own
+/// user's processes, and programs it traces run set-user-ID binaries without their privileges.
+pub fn has_ptrace_cap() -> bool {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let cap_eff = status
         .lines()

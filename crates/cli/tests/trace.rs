@@ -448,6 +448,35 @@ fn a_process_traced_already_is_named_with_its_tracer() {
     assert!(e.contains("--backend ebpf") && !e.contains("run as root"), "{e}");
 }
 
+/// Issue 29 item 7: under strace without privileges, a set-user-ID program runs without its
+/// privileges (the kernel drops them under ptrace) and may behave otherwise: the report says
+/// so, naming it. As root, nothing changes and nothing is said.
+#[test]
+#[cfg_attr(not(syslint_root), ignore = "needs root to run syslint as nobody")]
+fn a_set_user_id_program_under_unprivileged_strace_is_noted() {
+    assert!(have("setpriv"), "setpriv (util-linux) is required");
+    // mount(8) is set-user-ID root on Debian; --version changes nothing
+    let mount = "/usr/bin/mount";
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(mount).expect("mount(8)").permissions());
+    assert!(mode & 0o4000 != 0, "{mount} is not set-user-ID here");
+    let notes = |o: &Output| -> Vec<String> {
+        let err = stderr(o);
+        let r = syslint_report::printers::json::parse(&err[err.find('{').unwrap_or(0)..]).unwrap_or_else(|e| panic!("{e}: {err}"));
+        r.capture.notes
+    };
+    let o = Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", bin(), "trace", "--backend", "strace", "-q"])
+        .args(["--format", "json", "--", mount, "--version"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let n = notes(&o);
+    assert!(n.iter().any(|n| n.starts_with("/usr/bin/mount is set-user-ID") && n.contains("eBPF")), "{n:?}");
+    let o = trace_cmd("strace", &["-q", "--format", "json", "--", mount, "--version"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!notes(&o).iter().any(|n| n.contains("set-user-ID")), "{:?}", notes(&o));
+}
+
 #[test]
 fn strace_missing_says_how_to_install() {
     let o = trace_cmd("strace", &["--", "/bin/true"]).env("PATH", "/nonexistent").output().unwrap();

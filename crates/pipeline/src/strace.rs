@@ -64,6 +64,9 @@ impl Source for StraceSource {
         let what = session.what.clone();
         let done = AtomicBool::new(false);
         let stopped = OnceLock::new();
+        // a tracer without CAP_SYS_PTRACE makes set-user-ID programs run without their privileges
+        let watch_setid = !syslint_capture::live::has_ptrace_cap();
+        let mut setid = SetIdExecs::default();
 
         let (mut info, failed) = std::thread::scope(|scope| {
             // control: --for, Ctrl-C, SIGTERM detach strace; the stream then ends
@@ -82,6 +85,9 @@ impl Source for StraceSource {
             });
             let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
             let o = parallel::read_parallel(&mut stream, &what, workers, parallel::CHUNK, 4 << 20, &mut |ev| {
+                if watch_setid {
+                    setid.see(ev);
+                }
                 sink.on_event(ev);
             });
             done.store(true, Ordering::Relaxed);
@@ -122,6 +128,7 @@ impl Source for StraceSource {
             }));
         }
         stop.notes(attached, &mut info.notes);
+        info.notes.extend(setid.note());
         info.notes.extend(crate::gone_note(&session.gone));
         for l in msgs.lines().filter(|l| l.contains("strace:") && !l.contains("attached") && !l.contains("detached")) {
             info.warnings.push(l.trim().to_string());
@@ -134,5 +141,49 @@ impl Source for StraceSource {
             capture: Captured { stopped_ns, ..captured(Backend::Strace, info) },
             not_strace: Vec::new(),
         })
+    }
+}
+
+/// Set-user-ID and set-group-ID programs the traced processes ran. Under ptrace by a tracer
+/// without privileges the kernel runs them without theirs: what the report shows of them may
+/// not be what they do untraced, and the report says so.
+#[derive(Default)]
+struct SetIdExecs {
+    paths: Vec<String>,
+    more: usize,
+}
+
+impl SetIdExecs {
+    fn see(&mut self, ev: &Event) {
+        use std::os::unix::fs::PermissionsExt;
+        let EventKind::Syscall(sc) = &ev.kind else { return };
+        if !matches!(sc.sys, syslint_event::Sys::Execve | syslint_event::Sys::Execveat) || sc.ret.is_err() {
+            return;
+        }
+        let Some(path) = sc.path().filter(|p| p.starts_with('/')) else { return };
+        if self.paths.iter().any(|p| *p == *path) {
+            return;
+        }
+        let setid = std::fs::metadata(&*path).is_ok_and(|m| m.permissions().mode() & 0o6000 != 0);
+        if setid {
+            if self.paths.len() < 5 {
+                self.paths.push(path.to_string());
+            } else {
+                self.more += 1;
+            }
+        }
+    }
+
+    fn note(&self) -> Option<String> {
+        let first = self.paths.first()?;
+        let more = match self.paths.len() - 1 + self.more {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        Some(format!(
+            "{first}{more} is set-user-ID or set-group-ID: traced by strace without root it ran without those \
+             privileges (the kernel drops them under ptrace), so it may have failed or behaved otherwise than \
+             untraced; the eBPF backend traces it as it runs"
+        ))
     }
 }
