@@ -493,6 +493,11 @@ fn a_report_that_cannot_be_written_names_the_file_and_leaves_none() {
     let o = run(&["analyze", "--format", "json", "--output-file", out.to_str().unwrap(), demo]);
     assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
     let dash = run(&["analyze", "--format", "json", "--output-file", "-", demo]);
+    // a recording needs a file: `trace -o -` says so instead of making a file named -
+    let o = std::process::Command::new(bin()).current_dir(&d).args(["trace", "-o", "-", "-q", "--", "true"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("-o -: a recording needs a file name"), "{}", stderr(&o));
+    assert!(!d.join("-").exists(), "a file named -");
     assert!(!std::path::Path::new("-").exists(), "a file named -");
     let to_stdout = run(&["analyze", "--format", "json", demo]);
     assert_eq!(stdout(&dash), stdout(&to_stdout));

@@ -17,6 +17,13 @@ pub fn run(a: TraceArgs) -> Result<u8> {
     signal_hook::flag::register(signal_hook::consts::SIGINT, stop.interrupt.clone())?;
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.terminate.clone())?;
     let r = &a.report;
+    if a.record.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+        // it once made a file named `-`; stdout is the command's or the report's
+        anyhow::bail!(
+            "-o -: a recording needs a file name (stdout is {}); record to a file and `syslint export FILE` it to stdout",
+            if a.command.is_empty() { "the report's" } else { "the traced command's" }
+        );
+    }
     let detectors = syslint_pipeline::detectors(&r.select, &r.ignore, r.config.as_deref())?;
     let backend = match a.backend {
         Backend::Auto => live::Choice::Auto,
