@@ -46,6 +46,10 @@ pub struct ProcInfo {
     pub absorbed: bool,
     /// Its tasks (indexes into `tasks`).
     pub tasks: Vec<usize>,
+    /// Where its root is, as the tracer sees it, after a chroot the trace showed (inherited by
+    /// children): strace's `-yy` names files from outside (`/srv/jail/etc/hosts`), the program
+    /// and the eBPF backend from inside (`/etc/hosts`); decorations are read from inside.
+    pub root: Option<Box<str>>,
 }
 
 /// Totals of ended processes no longer listed one by one (see [`MAX_ENDED_PROCS`]).
@@ -558,6 +562,7 @@ impl Model {
         if fd < 0 {
             return;
         }
+        let deco = deco.map(|d| self.inside_root(task, d));
         let (kind, target) = match deco {
             Some(d) => match self.deco_targets[side as usize].get(d) {
                 Some(&known) => known,
@@ -625,11 +630,23 @@ impl Model {
         self.conns.iter().filter(|c| c.refs > 0).map(|c| (c.endpoint, c.opened_ns))
     }
 
+    /// A `-yy` path as the process sees it: without its root, when a chroot the trace showed
+    /// moved it (strace reads the path from outside; `/` when it is the root itself).
+    fn inside_root<'a>(&self, task: usize, d: &'a str) -> &'a str {
+        let Some(root) = self.procs[self.tasks[task].proc_].root.as_deref() else { return d };
+        match d.strip_prefix(root) {
+            Some(rest) if rest.starts_with('/') => rest,
+            Some("") => "/",
+            _ => d,
+        }
+    }
+
     /// Look up (or learn from a decoration) the target of an fd argument.
     fn fd_target(&mut self, task: usize, fd: i32, deco: Option<&str>) -> Option<u32> {
         if fd < 0 {
             return None;
         }
+        let deco = deco.map(|d| self.inside_root(task, d));
         let known =
             self.table_of(task).and_then(|t| t.fds.get(&fd)).map(|e| (e.target, e.deco.as_deref() == deco, e.side));
         match (known, deco) {
@@ -921,6 +938,20 @@ impl Model {
                     self.on_accept(task, ts, sc, fd, deco);
                 }
             }
+            Sys::Chroot if matches!(sc.ret, Ret::Ok { .. }) => {
+                // an absolute path, from the root it had (a relative one needs the working
+                // directory, which the model does not follow: the root is then unknown)
+                let p = self.tasks[task].proc_;
+                let path = sc.path().filter(|p| p.starts_with('/')).map(|p| p.to_string());
+                self.procs[p].root = path.map(|path| {
+                    let from = self.procs[p].root.as_deref().unwrap_or("/");
+                    let root = join_lexically(from, path.trim_start_matches('/'));
+                    root.into_boxed_str()
+                });
+                if self.procs[p].root.as_deref() == Some("/") {
+                    self.procs[p].root = None;
+                }
+            }
             Sys::Close => {
                 if let Some(fd) = sc.fd() {
                     let mut reborn = false;
@@ -1196,6 +1227,9 @@ impl Model {
         self.procs[own_proc].parent = Some(parent_pid);
         if self.procs[own_proc].comm.is_none() {
             self.procs[own_proc].comm = self.procs[parent_proc].comm.clone();
+        }
+        if self.procs[own_proc].root.is_none() {
+            self.procs[own_proc].root = self.procs[parent_proc].root.clone();
         }
         let Some(pt) = self.procs[parent_proc].table else {
             return;

@@ -384,3 +384,33 @@ fn markdown_snapshot() {
     let t = run_in_root(&["analyze", "--format", "markdown", "tests/fixtures/traces/netio.f-tt-T-yy.strace"]);
     snapshot("netio.md", &t);
 }
+
+/// Issue 29 item 7: the two backends named files differently inside a chroot: strace's -yy
+/// reads them from outside (`/var/cache/syslint/sid-strace/etc/debian_version`), eBPF and the
+/// program from inside (`/etc/debian_version`), and a strace trace then counted the files the
+/// chroot binary opened before its chroot and those the program opened after under two names
+/// each. A chroot the trace shows moves the process's root: its decorations are read from
+/// inside (tests/fixtures/record-chroot.sh made both recordings).
+#[test]
+fn a_chrooted_program_names_files_as_it_sees_them_under_both_backends() {
+    let files = |name: &str| -> std::collections::BTreeSet<String> {
+        let r = analyze(&[&fixture(name)]);
+        r.summary.fd_targets.iter().filter(|t| t.kind == "file").map(|t| t.target.clone()).collect()
+    };
+    let st = files("chroot-cat.f-tt-T-yy.strace.gz");
+    let bpf = files("chroot-cat.slr");
+    // the recording shows the outside names
+    let text = read_text(&fixture("chroot-cat.f-tt-T-yy.strace.gz"));
+    assert!(text.contains("</var/cache/syslint/sid-strace/etc/debian_version>"), "the -yy names are from outside");
+    for (what, set) in [("strace", &st), ("eBPF", &bpf)] {
+        assert!(set.contains("/etc/debian_version"), "{what}: {set:?}");
+        assert!(!set.iter().any(|f| f.starts_with("/var/cache/syslint/sid-strace")), "{what}: {set:?}");
+    }
+    // the same files inside, by both (names a symbolic link changes aside: -yy shows where
+    // /usr/share/locale/locale.alias leads, eBPF the name opened, with or without a chroot)
+    for f in ["/etc/debian_version", "/etc/ld.so.cache", "/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/locale/C.utf8/LC_CTYPE"] {
+        assert!(st.contains(f) && bpf.contains(f), "{f}: strace {st:?}, eBPF {bpf:?}");
+    }
+    let locale: Vec<&String> = st.iter().filter(|f| f.starts_with("/usr/lib/locale/")).collect();
+    assert_eq!(locale, bpf.iter().filter(|f| f.starts_with("/usr/lib/locale/")).collect::<Vec<_>>());
+}

@@ -175,6 +175,7 @@ syscalls! {
     Getxattr = "getxattr": LOOKUP;
     Lgetxattr = "lgetxattr": LOOKUP;
     Chdir = "chdir": LOOKUP;
+    Chroot = "chroot": LOOKUP;
     Getcwd = "getcwd";
     Mkdir = "mkdir";
     Mkdirat = "mkdirat": AT;
