@@ -122,7 +122,11 @@ pub fn open_to(path: Option<&Path>, stream: Stream) -> anyhow::Result<Dest> {
                 let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
                 p.with_file_name(format!(".{name}.syslint-{}.tmp", std::process::id()))
             });
-            let f = std::fs::File::create(tmp.as_deref().unwrap_or(p)).with_context(|| format!("cannot write {}", p.display()))?;
+            // a file one may write in a directory one may not: written in place
+            let (f, tmp) = match tmp.map(|t| (std::fs::File::create(&t), t)) {
+                Some((Ok(f), t)) => (f, Some(t)),
+                _ => (std::fs::File::create(p).with_context(|| format!("cannot write {}", p.display()))?, None),
+            };
             (Box::new(std::io::BufWriter::new(f)) as Box<dyn Write>, Some((p.to_path_buf(), tmp)))
         }
         (None, Stream::Stdout) => (std_out(), None),

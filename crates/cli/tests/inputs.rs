@@ -584,3 +584,25 @@ fn a_recording_on_stdin_is_read_as_by_name() {
     }
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// A report file one may write in a directory one may not (no room for the file written
+/// beside it and renamed): written in place, as before.
+#[test]
+#[cfg_attr(not(syslint_root), ignore = "needs root to run syslint as nobody")]
+fn a_writable_report_in_a_locked_directory_is_written_in_place() {
+    assert!(have("setpriv"), "setpriv (util-linux) is required");
+    let d = tmpdir("locked-dir");
+    let out = d.join("report.json");
+    std::fs::write(&out, "").unwrap();
+    assert!(std::process::Command::new("chown").arg("nobody").arg(&out).status().unwrap().success());
+    let o = std::process::Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", bin(), "analyze", "--format", "json", "--output-file"])
+        .arg(&out)
+        .arg(demo())
+        .output()
+        .unwrap();
+    assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+    let r = syslint_report::printers::json::parse(&std::fs::read_to_string(&out).unwrap()).expect("the whole report");
+    assert!(!r.summary.syscalls.is_empty());
+    std::fs::remove_dir_all(&d).ok();
+}
