@@ -959,8 +959,7 @@ impl Model {
                         // an entry made by a call that returned after this close began is the
                         // fd's next life (another thread got the number as soon as the kernel
                         // freed it, and its call was reported first): not the one closed
-                        reborn =
-                            matches!((t.fds.get(&fd.num).and_then(|e| e.since), ts), (Some(s), Some(c)) if s > c);
+                        reborn = matches!((t.fds.get(&fd.num).and_then(|e| e.since), ts), (Some(s), Some(c)) if s > c);
                         if let Some(e) = if reborn { None } else { t.fds.remove(&fd.num) } {
                             if let Some(s) = e.since {
                                 t.closed.insert(fd.num, (s, e.target));

@@ -125,7 +125,11 @@ pub fn expand_sources_noting(args: &[PathBuf]) -> Result<(Vec<Source>, Vec<Strin
             }
             if inside.is_empty() {
                 let path = a.display().to_string();
-                return Err(if skipped.len() == links_before { InputError::EmptyDir { path } } else { InputError::OnlyLinks { path } });
+                return Err(if skipped.len() == links_before {
+                    InputError::EmptyDir { path }
+                } else {
+                    InputError::OnlyLinks { path }
+                });
             }
             inside.sort();
             files.extend(inside);

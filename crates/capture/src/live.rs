@@ -114,7 +114,9 @@ fn check_not_traced(pid: u32) -> Result<(), LiveError> {
     let tracer = status.lines().find_map(|l| l.strip_prefix("TracerPid:")).and_then(|v| v.trim().parse::<u32>().ok());
     match tracer {
         Some(t) if t != 0 => {
-            let comm = std::fs::read_to_string(format!("/proc/{t}/comm")).map(|c| format!(" ({})", c.trim())).unwrap_or_default();
+            let comm = std::fs::read_to_string(format!("/proc/{t}/comm"))
+                .map(|c| format!(" ({})", c.trim()))
+                .unwrap_or_default();
             Err(LiveError::NotPermitted(format!(
                 "pid {pid} is already traced by pid {t}{comm}, and a process can have only one tracer: stop that \
                  one first, or use --backend ebpf, which traces without ptrace"

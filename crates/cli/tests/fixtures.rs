@@ -408,7 +408,12 @@ fn a_chrooted_program_names_files_as_it_sees_them_under_both_backends() {
     }
     // the same files inside, by both (names a symbolic link changes aside: -yy shows where
     // /usr/share/locale/locale.alias leads, eBPF the name opened, with or without a chroot)
-    for f in ["/etc/debian_version", "/etc/ld.so.cache", "/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/locale/C.utf8/LC_CTYPE"] {
+    for f in [
+        "/etc/debian_version",
+        "/etc/ld.so.cache",
+        "/usr/lib/x86_64-linux-gnu/libc.so.6",
+        "/usr/lib/locale/C.utf8/LC_CTYPE",
+    ] {
         assert!(st.contains(f) && bpf.contains(f), "{f}: strace {st:?}, eBPF {bpf:?}");
     }
     let locale: Vec<&String> = st.iter().filter(|f| f.starts_with("/usr/lib/locale/")).collect();

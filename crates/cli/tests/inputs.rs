@@ -421,19 +421,29 @@ fn the_report_says_which_config_set_its_thresholds() {
         serde_json::from_slice(&o.stdout).expect("JSON")
     };
     let notes = |v: &serde_json::Value| -> Vec<String> {
-        v["capture"]["notes"].as_array().map(|a| a.iter().filter_map(|n| n.as_str().map(String::from)).collect()).unwrap_or_default()
+        v["capture"]["notes"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|n| n.as_str().map(String::from)).collect())
+            .unwrap_or_default()
     };
     let plain = json(&d, &[]);
     assert!(!notes(&plain).iter().any(|n| n.contains("thresholds from")), "{:?}", notes(&plain));
     // a threshold that changes the demo's findings: repeated-dns needs far more lookups
-    std::fs::write(d.join("syslint.toml"), "[repeated-dns]\nmin_lookups = 1000000\nmin_lookups_unnamed = 1000000\n").unwrap();
+    std::fs::write(d.join("syslint.toml"), "[repeated-dns]\nmin_lookups = 1000000\nmin_lookups_unnamed = 1000000\n")
+        .unwrap();
     let with = json(&d, &[]);
     assert!(notes(&with).iter().any(|n| n.starts_with("thresholds from ./syslint.toml")), "{:?}", notes(&with));
-    let dns = |v: &serde_json::Value| v["findings"].as_array().unwrap().iter().filter(|f| f["detector"] == "repeated-dns").count();
+    let dns = |v: &serde_json::Value| {
+        v["findings"].as_array().unwrap().iter().filter(|f| f["detector"] == "repeated-dns").count()
+    };
     assert!(dns(&plain) > 0 && dns(&with) == 0, "the config was used");
     let given = d.join("syslint.toml");
     let explicit = json(std::path::Path::new("/"), &["--config", given.to_str().unwrap()]);
-    assert!(notes(&explicit).iter().any(|n| n == &format!("thresholds from {} (--config)", given.display())), "{:?}", notes(&explicit));
+    assert!(
+        notes(&explicit).iter().any(|n| n == &format!("thresholds from {} (--config)", given.display())),
+        "{:?}",
+        notes(&explicit)
+    );
     std::fs::remove_dir_all(&d).ok();
 }
 
@@ -472,7 +482,11 @@ fn a_report_that_cannot_be_written_names_the_file_and_leaves_none() {
     let out = d.join("report.html");
     let o = std::process::Command::new("bash")
         .arg("-c")
-        .arg(format!("trap '' XFSZ; ulimit -f 4; exec {} analyze --format html --output-file {} {demo}", bin(), out.display()))
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f 4; exec {} analyze --format html --output-file {} {demo}",
+            bin(),
+            out.display()
+        ))
         .output()
         .expect("bash");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
@@ -483,7 +497,11 @@ fn a_report_that_cannot_be_written_names_the_file_and_leaves_none() {
     std::fs::write(&out, "the report of yesterday").unwrap();
     let o = std::process::Command::new("bash")
         .arg("-c")
-        .arg(format!("trap '' XFSZ; ulimit -f 4; exec {} analyze --format html --output-file {} {demo}", bin(), out.display()))
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f 4; exec {} analyze --format html --output-file {} {demo}",
+            bin(),
+            out.display()
+        ))
         .output()
         .expect("bash");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
@@ -494,7 +512,11 @@ fn a_report_that_cannot_be_written_names_the_file_and_leaves_none() {
     assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
     let dash = run(&["analyze", "--format", "json", "--output-file", "-", demo]);
     // a recording needs a file: `trace -o -` says so instead of making a file named -
-    let o = std::process::Command::new(bin()).current_dir(&d).args(["trace", "-o", "-", "-q", "--", "true"]).output().unwrap();
+    let o = std::process::Command::new(bin())
+        .current_dir(&d)
+        .args(["trace", "-o", "-", "-q", "--", "true"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("-o -: a recording needs a file name"), "{}", stderr(&o));
     assert!(!d.join("-").exists(), "a file named -");
@@ -546,7 +568,11 @@ fn links_inside_an_ff_directory_are_not_followed() {
     let r = analyze(&[&d]);
     assert_eq!(r.capture.sources.len(), 2, "{:?}", r.capture.sources);
     assert_eq!(r.capture.unparsed_lines, 0);
-    assert!(r.capture.warnings.iter().any(|w| w.contains("run.slr: a syslint recording, not read with the text files")), "{:?}", r.capture.warnings);
+    assert!(
+        r.capture.warnings.iter().any(|w| w.contains("run.slr: a syslint recording, not read with the text files")),
+        "{:?}",
+        r.capture.warnings
+    );
     for p in [&d, &links, &outside.parent().unwrap().to_path_buf()] {
         std::fs::remove_dir_all(p).ok();
     }
@@ -562,11 +588,7 @@ fn a_recording_on_stdin_is_read_as_by_name() {
     // one byte, a pause, the rest
     let o = std::process::Command::new("bash")
         .arg("-c")
-        .arg(format!(
-            "(head -c1 {0}; sleep 0.3; tail -c +2 {0}) | {1} analyze --format json -",
-            slr.display(),
-            bin()
-        ))
+        .arg(format!("(head -c1 {0}; sleep 0.3; tail -c +2 {0}) | {1} analyze --format json -", slr.display(), bin()))
         .output()
         .expect("bash");
     assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
@@ -577,7 +599,9 @@ fn a_recording_on_stdin_is_read_as_by_name() {
     let d = tmpdir("cut-slr");
     let cut = d.join("cut.slr");
     std::fs::write(&cut, &std::fs::read(&slr).unwrap()[..5000]).unwrap();
-    for how in [format!("cat {} | {} analyze -", cut.display(), bin()), format!("{} analyze - < {}", bin(), cut.display())] {
+    for how in
+        [format!("cat {} | {} analyze -", cut.display(), bin()), format!("{} analyze - < {}", bin(), cut.display())]
+    {
         let o = std::process::Command::new("bash").arg("-c").arg(&how).output().expect("bash");
         assert_eq!(o.status.code(), Some(2), "{how}");
         assert!(stderr(&o).contains("<stdin>: the compressed stream is damaged or cut short"), "{how}: {}", stderr(&o));
@@ -596,7 +620,16 @@ fn a_writable_report_in_a_locked_directory_is_written_in_place() {
     std::fs::write(&out, "").unwrap();
     assert!(std::process::Command::new("chown").arg("nobody").arg(&out).status().unwrap().success());
     let o = std::process::Command::new("setpriv")
-        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", bin(), "analyze", "--format", "json", "--output-file"])
+        .args([
+            "--reuid=nobody",
+            "--regid=nogroup",
+            "--clear-groups",
+            bin(),
+            "analyze",
+            "--format",
+            "json",
+            "--output-file",
+        ])
         .arg(&out)
         .arg(demo())
         .output()

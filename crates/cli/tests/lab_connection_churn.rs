@@ -513,7 +513,9 @@ fn a_close_printed_after_its_number_was_reused_ends_nothing() {
             unfinished.push((tid.to_string(), fd.split('<').next().unwrap_or("").to_string()));
         } else if call.starts_with("<... close resumed>") {
             unfinished.retain(|(t, _)| t != tid);
-        } else if let Some(i) = call.rfind(") = ").filter(|_| call.starts_with("accept4(") || call.starts_with("<... accept4")) {
+        } else if let Some(i) =
+            call.rfind(") = ").filter(|_| call.starts_with("accept4(") || call.starts_with("<... accept4"))
+        {
             let fd = call[i + 4..].split('<').next().unwrap_or("");
             seen += unfinished.iter().filter(|(_, f)| f == fd).count();
         }

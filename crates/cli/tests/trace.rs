@@ -431,7 +431,8 @@ fn a_process_traced_already_is_named_with_its_tracer() {
         let first = std::fs::read_to_string(&children).ok().and_then(|c| c.split_whitespace().next().map(String::from));
         // the child is sleep once it has exec'd and strace holds it
         if let Some(p) = first.filter(|p| {
-            std::fs::read_to_string(format!("/proc/{p}/status")).is_ok_and(|s| s.contains("Name:\tsleep") && !s.contains("TracerPid:\t0"))
+            std::fs::read_to_string(format!("/proc/{p}/status"))
+                .is_ok_and(|s| s.contains("Name:\tsleep") && !s.contains("TracerPid:\t0"))
         }) {
             break p;
         }
@@ -461,7 +462,8 @@ fn a_set_user_id_program_under_unprivileged_strace_is_noted() {
     assert!(mode & 0o4000 != 0, "{mount} is not set-user-ID here");
     let notes = |o: &Output| -> Vec<String> {
         let err = stderr(o);
-        let r = syslint_report::printers::json::parse(&err[err.find('{').unwrap_or(0)..]).unwrap_or_else(|e| panic!("{e}: {err}"));
+        let r = syslint_report::printers::json::parse(&err[err.find('{').unwrap_or(0)..])
+            .unwrap_or_else(|e| panic!("{e}: {err}"));
         r.capture.notes
     };
     let o = Command::new("setpriv")
