@@ -480,30 +480,26 @@ fn a_report_that_cannot_be_written_names_the_file_and_leaves_none() {
     // a file size limit hit half way (as a full disk would be): no file, no temporary file
     let d = tmpdir("cut-output");
     let out = d.join("report.html");
-    let o = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "trap '' XFSZ; ulimit -f 4; exec {} analyze --format html --output-file {} {demo}",
-            bin(),
-            out.display()
-        ))
-        .output()
-        .expect("bash");
+    // the HTML report written under a 4 KiB file size limit
+    let cut_write = || {
+        std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "trap '' XFSZ; ulimit -f 4; exec {} analyze --format html --output-file {} {demo}",
+                bin(),
+                out.display()
+            ))
+            .output()
+            .expect("bash")
+    };
+    let o = cut_write();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains(&format!("cannot write {}: File too large", out.display())), "{}", stderr(&o));
     let left: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(left.is_empty(), "left behind: {left:?}");
     // an earlier report of that name stays as it was
     std::fs::write(&out, "the report of yesterday").unwrap();
-    let o = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "trap '' XFSZ; ulimit -f 4; exec {} analyze --format html --output-file {} {demo}",
-            bin(),
-            out.display()
-        ))
-        .output()
-        .expect("bash");
+    let o = cut_write();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "the report of yesterday");
     // written whole: in place, the same as on stdout; `-` is stdout

@@ -24,12 +24,22 @@ pub enum ConfigError {
 /// `./syslint.toml` picked up from the working directory changes findings: a report shared
 /// without saying so would mislead). `None` when the defaults are used.
 pub fn config_note(config: Option<&Path>) -> Option<String> {
-    match config {
-        Some(p) => Some(format!("thresholds from {} (--config)", p.display())),
-        None if Path::new("syslint.toml").is_file() => Some(
+    match (config, chosen(config)) {
+        (Some(p), _) => Some(format!("thresholds from {} (--config)", p.display())),
+        (None, Some(_)) => Some(
             "thresholds from ./syslint.toml, found in the working directory (--config FILE chooses another; without either, the defaults)"
                 .to_string(),
         ),
+        (None, None) => None,
+    }
+}
+
+/// The config file used: `config`, or `./syslint.toml` when there is one.
+fn chosen(config: Option<&Path>) -> Option<&Path> {
+    let implicit = Path::new("syslint.toml");
+    match config {
+        Some(p) => Some(p),
+        None if implicit.is_file() => Some(implicit),
         None => None,
     }
 }
@@ -41,12 +51,7 @@ pub fn detectors(
     ignore: &[String],
     config: Option<&Path>,
 ) -> Result<Vec<Box<dyn Detector>>, ConfigError> {
-    let implicit = Path::new("syslint.toml");
-    let path = match config {
-        Some(p) => Some(p),
-        None if implicit.is_file() => Some(implicit),
-        None => None,
-    };
+    let path = chosen(config);
     let table = match path {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Read { path: p.into(), source })?;
