@@ -4,11 +4,12 @@
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   default: 300 s each for strace_log recording report_json arguments config
 #
-# The corpora start from the recorded traces (tests/fixtures, lab/*/traces, and
-# ../shared/strace-corpus when it is there), the .slr fixtures, JSON reports of the fixtures
-# and real argument lists; they grow in fuzz/corpus/TARGET (not committed). A crash, hang or
-# broken property leaves its input in fuzz/artifacts/TARGET/: copy it to
-# fuzz/regressions/TARGET/ with the fix, and crates/fuzzing/tests/regressions.rs replays it in CI.
+# The corpora start from the recorded traces (every log under tests/fixtures and lab/, their
+# starts and excerpts from their middles, and ../shared/strace-corpus when it is there), the
+# .slr fixtures, JSON reports of the fixtures and real argument lists; they grow in
+# fuzz/corpus/TARGET (not committed). A crash, hang or broken property leaves its input in
+# fuzz/artifacts/TARGET/: copy it to fuzz/regressions/TARGET/ with the fix, and
+# crates/fuzzing/tests/regressions.rs replays it in CI.
 # Each run appends a line (target, seconds, executions, coverage, result) to fuzz/runs.log.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,7 +28,10 @@ SYSLINT="$ROOT/target/release/syslint"
 # the first 64 KiB of a trace (libFuzzer keeps the first -max_len bytes of each)
 head64() { head -c 65536 | awk 'BEGIN{ORS=""} {print $0 "\n"}' | head -c 65536; }
 traces() {
-    ls "$ROOT"/tests/fixtures/traces/*.strace* "$ROOT"/lab/*/traces/*.strace* 2>/dev/null
+    # every recorded log: each strace option set, strace 7, terminal -f output, collectors'
+    # prefixes, the pasted corpus, every lab
+    find "$ROOT/tests/fixtures" "$ROOT/lab" -path '*/programs' -prune -o -type f \
+        \( -name '*.strace*' -o -name '*.txt' -o -name '*.log' \) -print 2>/dev/null | sort
     local shared=${SYSLINT_SHARED:-$ROOT/../shared}/strace-corpus
     [ -d "$shared" ] && ls "$shared"/* 2>/dev/null
     true
@@ -40,7 +44,14 @@ seed() {
     [ -n "$(ls -A "$dir")" ] && return 0
     case $t in
         strace_log)
-            for f in $(traces); do cat_any "$f" | head64 > "$dir/$(basename "$f").seed" || true; done ;;
+            for f in $(traces); do
+                cat_any "$f" | head64 > "$dir/$(basename "$f").seed" || true
+                # and an excerpt from the middle, cut mid-line at both ends, as people paste
+                # them (parallel and sequential reading must agree on those too)
+                local size; size=$(cat_any "$f" | wc -c)
+                [ "$size" -gt 20000 ] && cat_any "$f" | tail -c +$((size / 2 + 7)) | head -c 12000 \
+                    > "$dir/$(basename "$f").mid" || true
+            done ;;
         recording)
             for f in "$ROOT"/tests/fixtures/recordings/*.slr; do zstd -dc "$f" > "$dir/$(basename "$f").body"; done ;;
         report_json)

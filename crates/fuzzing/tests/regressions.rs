@@ -96,6 +96,58 @@ fn strace_log_regressions_and_seeds() {
     assert!(bytes > 1 << 20, "only {bytes} bytes of traces");
 }
 
+/// Every strace log under a directory, at any depth (the programs that made them left out).
+fn logs_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut v: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    v.sort();
+    for p in v {
+        let name = p.to_string_lossy();
+        if p.is_dir() {
+            if !name.ends_with("/programs") {
+                logs_under(&p, out);
+            }
+        } else if name.contains(".strace") || name.ends_with(".txt") || name.ends_with(".log") {
+            out.push(p);
+        }
+    }
+}
+
+/// Excerpts as people paste them: windows of every recorded log (every strace option set,
+/// strace 7, terminal `-f` output with `[pid N]` prefixes, collectors' prefixes, the pasted
+/// corpus), starting and ending anywhere, mid-line included. Each reads the same in one piece
+/// and in chunks of a few lines (issue 29: 5 of 25 excerpts of a terminal `-f` log gave
+/// another report on more cores).
+#[test]
+fn excerpts_of_every_recorded_log_read_the_same_in_chunks() {
+    let mut logs = Vec::new();
+    logs_under(&root().join("tests/fixtures"), &mut logs);
+    logs_under(&root().join("lab"), &mut logs);
+    assert!(logs.len() > 1000, "the recorded logs are missing: {}", logs.len());
+    let mut excerpts = 0;
+    // a fixed pseudo-random sequence: the same windows on every run
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for p in &logs {
+        let data = trace_bytes(p);
+        if data.is_empty() {
+            continue;
+        }
+        for len in [700usize, 6_000, 40_000] {
+            let start = (next() as usize) % data.len();
+            let end = (start + len).min(data.len());
+            syslint_fuzzing::readers_agree(&data[start..end]);
+            excerpts += 1;
+        }
+    }
+    eprintln!("{excerpts} excerpts of {} logs", logs.len());
+}
+
 #[test]
 fn recording_regressions_and_every_prefix_of_a_real_one() {
     let n = replay("recording", syslint_fuzzing::recording);

@@ -22,6 +22,9 @@ pub enum Marked {
     Resumed {
         /// The line from `<... ` on.
         body: String,
+        /// The whole line as read (pid, time and all), when it is more than `body`: what its
+        /// sample shows if it turns out unreadable, as the sequential reader's would.
+        whole: Option<String>,
         /// Its line number in the chunk (1-based), for the sample if it turns out unreadable.
         line: u64,
     },
@@ -261,10 +264,11 @@ impl Parser {
     /// sample of an unreadable one.
     pub fn settle_mark<F: FnMut(&Event)>(&mut self, m: Mark, ts: Option<i64>, line_base: u64, sink: &mut F) {
         match m.what {
-            Marked::Resumed { body, line } => {
-                if !self.resumed(&body, m.pid, ts, sink) {
+            Marked::Resumed { body, whole, line } => {
+                let text = whole.as_deref().unwrap_or(&body);
+                if !self.resumed(&body, text, m.pid, ts, sink) {
                     // as the sequential reader counts it
-                    self.unparsed(&body, line_base + line);
+                    self.unparsed(text, line_base + line);
                 }
             }
             Marked::Started => {

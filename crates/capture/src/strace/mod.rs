@@ -444,7 +444,7 @@ impl Parser {
         match b.first() {
             Some(b'-') if s.starts_with("--- ") => return self.signal(s, pid, ts, sink),
             Some(b'+') if s.starts_with("+++ ") => return self.exit(s, pid, ts, sink),
-            Some(b'<') if s.starts_with("<... ") => return self.resumed(s, pid, ts, sink),
+            Some(b'<') if s.starts_with("<... ") => return self.resumed(s, line, pid, ts, sink),
             Some(b'P') if s.starts_with("Process ") => return self.note(s, None, sink),
             Some(b'%' | b'-') => return self.c_table_row(s),
             Some(b'[') if s.starts_with("[ Process PID=") => {
@@ -650,7 +650,8 @@ impl Parser {
     }
 
     /// `<... read resumed>"data", 4096) = 4 <0.000123>` (strace 4 puts a space after `>`).
-    fn resumed<F: FnMut(&Event)>(&mut self, s: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
+    /// `line`: the whole line, for the sample if a chunk cannot settle it.
+    fn resumed<F: FnMut(&Event)>(&mut self, s: &str, line: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
         // the name is one word: look right after it first (a searcher's set-up costs more than
         // the search on lines this short), then anywhere
         let after_name = memchr::memchr(b' ', &s.as_bytes()[5..]).map(|i| i + 5);
@@ -675,7 +676,8 @@ impl Parser {
         let rest = &s[close + 9..];
         if self.chunk_mode && !self.pending.contains_key(&pid) {
             // its start may be in the previous chunk: the reader joins them
-            let what = Marked::Resumed { body: s.to_string(), line: self.cur_line };
+            let whole = (line != s).then(|| line.to_string());
+            let what = Marked::Resumed { body: s.to_string(), whole, line: self.cur_line };
             self.marks.push(Mark { at: self.stats.events, pid, ts, what });
             return true;
         }

@@ -55,6 +55,8 @@ pub struct ParseStats {
 }
 
 impl ParseStats {
+    /// Add the stats of another part of the same input (line numbers counted from the
+    /// input's start).
     pub fn merge(&mut self, o: ParseStats) {
         self.lines += o.lines;
         self.events += o.events;
@@ -64,10 +66,13 @@ impl ParseStats {
         self.orphan_resumed += o.orphan_resumed;
         self.rejoined += o.rejoined;
         self.unparsed += o.unparsed;
-        for s in o.unparsed_samples {
-            if self.unparsed_samples.len() < UNPARSED_SAMPLES {
-                self.unparsed_samples.push(s);
-            }
+        // the first samples by line, whichever part of the input read them (a chunk's lines
+        // settled at the end by the reader come after every chunk's own): as one reader
+        // going through the whole input keeps them
+        if !o.unparsed_samples.is_empty() {
+            self.unparsed_samples.extend(o.unparsed_samples);
+            self.unparsed_samples.sort_by_key(|u| u.line);
+            self.unparsed_samples.truncate(UNPARSED_SAMPLES);
         }
         self.ignored += o.ignored;
         self.strace_c_table.extend(o.strace_c_table);
@@ -81,7 +86,8 @@ impl ParseStats {
         if self.prefix == Prefix::None {
             self.prefix = o.prefix;
         }
-        if self.pid_style.is_empty() || self.pid_style == "none" {
+        // as the reader decides it: `[pid N]` once any line has one, else a bare column
+        if self.pid_style.is_empty() || self.pid_style == "none" || o.pid_style == "[pid N]" {
             self.pid_style = o.pid_style;
         }
     }
