@@ -22,7 +22,7 @@ pub enum InputError {
 }
 
 impl InputError {
-    fn from_io(path: &Path, e: io::Error) -> InputError {
+    pub(crate) fn from_io(path: &Path, e: io::Error) -> InputError {
         let path = path.display().to_string();
         match e.kind() {
             io::ErrorKind::NotFound => InputError::NotFound { path },
@@ -179,7 +179,7 @@ fn ff_pid(p: &Path) -> Option<u32> {
 
 /// Counts bytes pulled from the underlying file (compressed bytes for compressed input).
 pub struct Counting<R> {
-    inner: R,
+    pub(crate) inner: R,
     pub count: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 

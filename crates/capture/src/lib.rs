@@ -5,14 +5,13 @@
 pub mod ebpf;
 pub mod input;
 pub mod live;
+mod merge;
 pub mod parallel;
 pub mod procfs;
 pub mod strace;
 pub mod tables;
 
 use input::{InputError, LineReader, Source};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 pub use strace::{ParseStats, Parser, Unparsed};
@@ -124,7 +123,7 @@ pub fn read_strace<F: FnMut(&Event)>(
         });
     }
     let mut parser = Parser::new(&info.sources.first().cloned().unwrap_or_default());
-    let lines = merge_by_time(sources, &first, progress, &mut parser, &mut info, &mut sink);
+    let lines = merge::merge_by_time(sources, &first, progress, &mut parser, &mut info, &mut sink);
     // each file as the single input is: did it change while the set was read?
     for ((s, size), lines) in sources.iter().zip(sizes).zip(lines) {
         if let Some(w) = size.and_then(|before| changed_while_read(s, before, lines)) {
@@ -289,238 +288,4 @@ fn peek_ts(line: &[u8]) -> Option<i64> {
     // reuse the real parser on a throwaway instance: cheap, and one definition of the format
     p.parse_line(s, 0, Some(Tid(0)), &mut |e: &Event| ts = e.ts_ns);
     ts
-}
-
-/// Files of a merge open at once at most (fewer when the process runs out of descriptors).
-const MAX_OPEN: usize = 256;
-
-/// One file of a merge.
-enum FileState {
-    /// Not reached yet by the timeline.
-    Waiting,
-    Open(Box<LineReader<Box<dyn std::io::Read + Send>>>),
-    /// Closed to stay within [`MAX_OPEN`]: reopened at `pos` when its turn comes.
-    Parked {
-        pos: u64,
-        line_no: u64,
-        skipping: bool,
-    },
-    Done,
-}
-
-/// The line a file's reading stands at.
-struct Head {
-    line: Vec<u8>,
-    line_no: u64,
-}
-
-/// Merges the files of a set by timestamp. `first`: each file's first line's timestamp
-/// (`None`: empty or unreadable, `Some(None)`: a line without one).
-struct Merge<'a> {
-    sources: &'a [Source],
-    progress: Arc<AtomicU64>,
-    state: Vec<FileState>,
-    heads: Vec<Option<Head>>,
-    /// The head's timestamp, for choosing which file to park.
-    head_ts: Vec<i64>,
-    /// The files open now.
-    open: Vec<usize>,
-    max_open: usize,
-    tallies: Vec<FileTally>,
-    /// Input position after the last line that was a strace line.
-    good: Vec<u64>,
-    cut_lines: u64,
-}
-
-impl Merge<'_> {
-    fn reader(&mut self, i: usize, info: &mut CaptureInfo) -> Option<&mut LineReader<Box<dyn std::io::Read + Send>>> {
-        if !matches!(self.state[i], FileState::Open(_)) {
-            let (pos, line_no, skipping) = match self.state[i] {
-                FileState::Waiting => (0, 0, false),
-                FileState::Parked { pos, line_no, skipping } => (pos, line_no, skipping),
-                _ => return None,
-            };
-            let r = loop {
-                if self.open.len() >= self.max_open {
-                    self.park_one(i);
-                }
-                match input::open_at(&self.sources[i], pos, self.progress.clone()) {
-                    Ok(r) => break r,
-                    Err(InputError::Io { err, .. }) if err.raw_os_error() == Some(24) && self.open.len() > 1 => {
-                        // EMFILE: fewer at once from now on
-                        self.max_open = self.open.len() - 1;
-                    }
-                    Err(e) => {
-                        info.warnings.push(format!("{e} (reopening it during the merge); the rest of it is not read"));
-                        self.state[i] = FileState::Done;
-                        return None;
-                    }
-                }
-            };
-            let mut lr = LineReader::with_limits(r, 64 << 10, input::DEFAULT_MAX_LINE).starting_at(pos);
-            lr.line_no = line_no;
-            lr.skipping = skipping;
-            self.state[i] = FileState::Open(Box::new(lr));
-            self.open.push(i);
-        }
-        match &mut self.state[i] {
-            FileState::Open(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// Close the open file whose head comes last in time (not `keep`), to reopen it later.
-    fn park_one(&mut self, keep: usize) {
-        let victim = (0..self.open.len())
-            .filter(|&k| self.open[k] != keep && !self.sources[self.open[k]].is_stdin())
-            .max_by_key(|&k| self.head_ts[self.open[k]]);
-        let Some(k) = victim else { return };
-        let j = self.open.swap_remove(k);
-        if let FileState::Open(r) = &self.state[j] {
-            self.cut_lines += r.cut_lines;
-            self.state[j] = FileState::Parked { pos: r.pos(), line_no: r.line_no, skipping: r.skipping };
-        }
-    }
-
-    /// The next line of file `i` into its head.
-    fn advance(&mut self, i: usize, info: &mut CaptureInfo) {
-        let name = self.sources[i].name();
-        let Some(r) = self.reader(i, info) else {
-            self.heads[i] = None;
-            return;
-        };
-        let got = match r.next_line() {
-            Ok(Some(l)) => {
-                info.bytes += l.len() as u64 + 1;
-                Ok(Some(Head { line: l.to_vec(), line_no: r.line_no }))
-            }
-            Ok(None) => Ok(None),
-            Err(e) => Err(format!("{name}: input ends early after line {}: {e}", r.line_no)),
-        };
-        let (pos, cut) = (r.pos(), r.cut_lines);
-        let head = match got {
-            Ok(h) => h,
-            Err(w) => {
-                info.warnings.push(w);
-                None
-            }
-        };
-        if head.is_some() && pos.saturating_sub(self.good[i]) > parallel::UNRECOGNISED_LIMIT {
-            self.tallies[i].stopped_at = Some(pos);
-            self.heads[i] = None;
-        } else {
-            self.heads[i] = head;
-        }
-        if self.heads[i].is_none() {
-            self.cut_lines += cut;
-            self.state[i] = FileState::Done;
-            self.open.retain(|&j| j != i);
-        }
-    }
-
-    fn feed<F: FnMut(&Event)>(&mut self, i: usize, h: &Head, parser: &mut Parser, scratch: &mut String, sink: &mut F) {
-        let before = self.tallies[i].events;
-        feed(parser, &h.line, h.line_no, self.sources[i].pid, scratch, &mut self.tallies[i], sink);
-        if self.tallies[i].events > before {
-            if let FileState::Open(r) = &self.state[i] {
-                self.good[i] = r.pos();
-            }
-        }
-    }
-}
-
-/// Read the files of a set merged by timestamp into `parser`; returns the lines read of each.
-fn merge_by_time<F: FnMut(&Event)>(
-    sources: &[Source],
-    first: &[Option<Option<i64>>],
-    progress: Arc<AtomicU64>,
-    parser: &mut Parser,
-    info: &mut CaptureInfo,
-    sink: &mut F,
-) -> Vec<u64> {
-    let n = sources.len();
-    let mut m = Merge {
-        sources,
-        progress,
-        state: first.iter().map(|f| if f.is_some() { FileState::Waiting } else { FileState::Done }).collect(),
-        heads: (0..n).map(|_| None).collect(),
-        head_ts: vec![i64::MIN; n],
-        open: Vec::new(),
-        // SYSLINT_MAX_OPEN: fewer, for tests of parking and reopening
-        max_open: std::env::var("SYSLINT_MAX_OPEN").ok().and_then(|v| v.parse().ok()).unwrap_or(MAX_OPEN).max(1),
-        tallies: (0..n).map(|_| FileTally::default()).collect(),
-        good: vec![0; n],
-        cut_lines: 0,
-    };
-    for (i, f) in first.iter().enumerate() {
-        if f.is_none() {
-            m.tallies[i].warn(&sources[i].name(), info); // empty
-        }
-    }
-    let timed = first.iter().all(|f| !matches!(f, Some(None)));
-    let mut scratch = String::new();
-    if !timed {
-        info.warnings.push(
-            "inputs have no timestamps: files read one after another (record with -tt for a merged timeline)".into(),
-        );
-        for i in 0..n {
-            if first[i].is_none() {
-                continue;
-            }
-            parser.set_source(&sources[i].name());
-            m.advance(i, info);
-            while let Some(h) = m.heads[i].take() {
-                m.feed(i, &h, parser, &mut scratch, sink);
-                m.advance(i, info);
-            }
-            m.tallies[i].warn(&sources[i].name(), info);
-        }
-    } else {
-        // files in the order their timelines begin; one is opened when the merge reaches it
-        let mut order: Vec<usize> = (0..n).filter(|&i| first[i].is_some()).collect();
-        order.sort_by_key(|&i| (first[i].flatten().unwrap_or(i64::MIN), i));
-        let mut next = 0;
-        let mut heap = BinaryHeap::new();
-        loop {
-            let top = heap.peek().map(|&Reverse((t, _))| t);
-            if let Some(&j) = order.get(next) {
-                if top.is_none_or(|t| first[j].flatten().unwrap_or(i64::MIN) <= t) {
-                    next += 1;
-                    m.advance(j, info);
-                    match m.heads[j].as_ref().map(|h| peek_ts(&h.line)) {
-                        Some(Some(t)) => {
-                            m.head_ts[j] = t;
-                            heap.push(Reverse((t, j)));
-                        }
-                        Some(None) => {
-                            // its first line had a timestamp when peeked: read as it comes
-                            heap.push(Reverse((m.head_ts[j], j)));
-                        }
-                        None => m.tallies[j].warn(&sources[j].name(), info),
-                    }
-                    continue;
-                }
-            }
-            let Some(Reverse((_, i))) = heap.pop() else { break };
-            parser.set_source(&sources[i].name());
-            // drain this file up to the next line that carries a timestamp later than others
-            while let Some(h) = m.heads[i].take() {
-                m.feed(i, &h, parser, &mut scratch, sink);
-                m.advance(i, info);
-                if let Some(nh) = &m.heads[i] {
-                    if let Some(t) = peek_ts(&nh.line) {
-                        m.head_ts[i] = t;
-                        heap.push(Reverse((t, i)));
-                        break;
-                    }
-                    // untimed line (program output): keep it with its file
-                }
-            }
-            if m.heads[i].is_none() {
-                m.tallies[i].warn(&sources[i].name(), info);
-            }
-        }
-    }
-    info.cut_lines += m.cut_lines;
-    m.tallies.iter().map(|t| t.lines).collect()
 }

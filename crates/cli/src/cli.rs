@@ -129,7 +129,10 @@ pub struct ReportArgs {
     -yy what every fd is: path or socket endpoints).\n\n\
     Environment: SYSLINT_THREADS=N parses one large input with N threads (default: the cores \
     available; 1 reads it in one thread); SYSLINT_CHUNK=BYTES sets the size of \
-    the pieces they read (for tests of piece borders; at least 256).\n\n\
+    the pieces they read (for tests of piece borders; at least 256). The report is the same \
+    whatever they are set to. A merged -ff set keeps at most SYSLINT_MAX_OPEN files open (default: \
+    half of `ulimit -n`; others are reopened where they stood) and SYSLINT_DECOMPRESS_MIB of \
+    decompressors (default 128; files beyond are decompressed once into a temporary directory).\n\n\
     Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.")]
 pub struct AnalyzeArgs {
     /// strace log files, directories of -ff files, or - for stdin
