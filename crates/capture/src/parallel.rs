@@ -812,6 +812,8 @@ impl Glue {
                 self.parser.seed_pids(&self.pids);
                 self.parser.parse_line(&lead, self.lines + 1, None, mapped);
                 self.pids = self.parser.pid_state();
+                // a `-c` row it turned out to be goes before the chunk's own rows
+                self.stats.strace_c_table.extend(self.parser.take_c_rows());
             }
             None => self.parser.settle_dangling(),
         }

@@ -62,7 +62,8 @@ pub struct PidState {
     pub seen_unprefixed: bool,
     /// Pids announced as attached or as a fork's return (never the pid-less lines' process).
     pub announced: rustc_hash::FxHashSet<Tid>,
-    /// A syscall was read (after one, `Process N attached` no longer names the pid-less lines).
+    /// A call's line was read (after one, `Process N attached` no longer names the pid-less
+    /// lines).
     pub syscalls: bool,
 }
 
@@ -120,7 +121,8 @@ pub struct ChunkEnd {
 }
 
 /// Whether a line may be the continuation of a syscall line cut in two (by the program's
-/// output or strace's own messages): `) = 2`, `<unfinished ...>`, a detach note, a blank line.
+/// output, strace's own messages or a mail client's wrapping): `) = 2`, `<unfinished ...>`, a
+/// detach note, a blank line, any line that does not begin as strace's own lines do.
 pub fn could_continue(line: &str) -> bool {
     let c = line.strip_prefix("^C").unwrap_or(line).trim_start();
     c.is_empty()
@@ -128,6 +130,7 @@ pub fn could_continue(line: &str) -> bool {
         || c.starts_with("<unfinished ...>")
         || c.starts_with("<detached ...>")
         || ((c.starts_with("Process ") || strace_note(c).is_some()) && c.contains(" detached"))
+        || !starts_like_a_line(c)
 }
 
 /// A syscall line without its end, waiting for the continuation (handed from one chunk to the
@@ -178,6 +181,11 @@ impl Parser {
         (std::mem::take(&mut self.stats), end)
     }
 
+    /// The `-c` table rows read so far, taken (the reader puts them in input order).
+    pub fn take_c_rows(&mut self) -> Vec<syslint_report::CountRow> {
+        std::mem::take(&mut self.stats.strace_c_table)
+    }
+
     /// Where the clock stands (see [`ClockState`]).
     pub fn clock_state(&self) -> ClockState {
         ClockState {
@@ -196,7 +204,7 @@ impl Parser {
             default_pid: self.default_pid,
             seen_unprefixed: self.seen_unprefixed,
             announced: self.announced.clone(),
-            syscalls: self.syscalls_before || self.stats.syscalls > 0,
+            syscalls: self.syscalls_before || self.calls_read,
         }
     }
 
@@ -205,7 +213,7 @@ impl Parser {
         self.default_pid = p.default_pid;
         self.seen_unprefixed = p.seen_unprefixed;
         self.announced.clone_from(&p.announced);
-        self.syscalls_before = p.syscalls || self.stats.syscalls > 0;
+        self.syscalls_before = p.syscalls || self.calls_read;
     }
 
     /// Take over the head of a line an earlier chunk ended with, cut by strace's own message:

@@ -55,6 +55,42 @@ pub(super) fn after_a_call(line: &str) -> bool {
     (r.starts_with("< ") || r.starts_with("> ")) && r[2..].starts_with('{')
 }
 
+/// Whether a line begins as strace's own lines do: a pid column, `[pid N]`, `-i`'s pointer or
+/// `-n`'s number, a time, a resumption, a signal, an exit, a note, a `-c` table, a line about
+/// the call before (`-k`, dumps), or a known syscall's name and its parenthesis. Such a line is
+/// never the rest of a line cut before it; any other is (a mail client wrapped the call at 72
+/// columns, `sin_addr=inet_addr("10.0.11.1")}, 16) = 0`, or the program's output ended a line
+/// strace had begun, `[{WIFEXITED(s) && ...}], 0, NULL) = 2458`).
+pub(super) fn starts_like_a_line(line: &str) -> bool {
+    if after_a_call(line) {
+        return true;
+    }
+    let c = line.trim_start();
+    let b = c.as_bytes();
+    match b.first() {
+        None => true,
+        Some(d) if d.is_ascii_digit() => {
+            // `123 read(`, `10:00:00.1 read(`, `1700000000.1 read(`; a wrapped argument goes
+            // on after its digits with `)`, `,` or `}`
+            let k = b.iter().position(|c| !c.is_ascii_digit()).unwrap_or(b.len());
+            matches!(b.get(k), None | Some(b' ' | b':' | b'.'))
+        }
+        // `[pid N]`, `[ Process PID=N runs in 32 bit mode. ]`, `[ 110]`, `[00007f0a1b2c3d4e]`;
+        // not a wrapped array (`[{WIFEXITED(s) ...`, `["ls", "-l"]`)
+        Some(b'[') => b.get(1).is_some_and(|&n| n == b'p' || n == b' ' || n == b'?' || n.is_ascii_hexdigit()),
+        Some(b'<') => c.starts_with("<... "),
+        Some(b'-' | b'+' | b'%') => true,
+        Some(b'P') if c.starts_with("Process ") => true,
+        _ => {
+            if strace_note(c).is_some() {
+                return true;
+            }
+            let k = b.iter().position(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')).unwrap_or(0);
+            k > 0 && b.get(k) == Some(&b'(') && Sys::from_name(&c[..k]) != Sys::Other
+        }
+    }
+}
+
 /// A syscall line split into its parts.
 pub(super) struct Call<'a> {
     pub(super) name: &'a str,

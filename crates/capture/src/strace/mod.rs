@@ -20,6 +20,10 @@ use lex::*;
 pub use stats::{sample_of, ParseStats, Unparsed, UNPARSED_SAMPLES};
 
 /// What became of a line held back for its continuation.
+/// Longest call joined from a line and a wrapped rest (mail clients wrap at 72-80 columns; a
+/// longer pair is not a wrapped call).
+const WRAPPED_MAX: usize = 4096;
+
 enum Rejoin {
     /// The next line finished it.
     Joined,
@@ -61,8 +65,13 @@ pub struct Parser {
     line_pid_column: bool,
     /// The pid that lines without a pid column belong to, once known.
     default_pid: Option<Tid>,
-    /// A syscall was read before this parser's first line (seeded, see [`PidState`]).
+    /// A call was read before this parser's first line (seeded, see [`PidState`]).
     syscalls_before: bool,
+    /// A call's line (its start, all of it, or its resumption) was read, understood or not:
+    /// after one, `Process N attached` no longer names the pid-less lines. Decided by lines
+    /// alone, not by what came of them (a chunk's parser cannot settle a resumption whose
+    /// start is in another chunk, and must decide as the sequential reader does).
+    calls_read: bool,
     /// This parser decided `default_pid`.
     pid_decided: bool,
     /// A `[pid N]` line was read.
@@ -108,6 +117,7 @@ impl Parser {
             line_pid_column: false,
             default_pid: None,
             syscalls_before: false,
+            calls_read: false,
             pid_decided: false,
             bracketed: false,
             chunk_mode: false,
@@ -463,6 +473,7 @@ impl Parser {
         if name_len == 0 || b.get(name_len) != Some(&b'(') {
             return self.c_table_row(s);
         }
+        self.calls_read = true;
         // strace 6.16's `-N`/`--arg-names` names every argument (`read(fd=3, buf="..",
         // count=64)`): read without the names, as every rule expects the arguments
         let plain;
@@ -616,6 +627,23 @@ impl Parser {
             self.stats.rejoined += 1;
             return Rejoin::Settled;
         }
+        if !starts_like_a_line(c) && d.text.len() + c.len() < WRAPPED_MAX {
+            // the call's rest on a line of its own (a mail client wrapped it, or the program's
+            // output ended the line strace had begun): joined where it was cut, when the two
+            // make one call
+            let mut merged = d.text.trim_end().to_string();
+            merged.push(' ');
+            merged.push_str(c);
+            let name_len = merged.find('(').unwrap_or(0);
+            let whole = split_call(&merged, name_len).is_some() || merged.ends_with("<unfinished ...>");
+            if whole {
+                self.line_pid_column = d.pid_column;
+                if self.parse_body(&merged, &d.line, d.pid, d.ts, sink) {
+                    self.stats.rejoined += 1;
+                    return Rejoin::Joined;
+                }
+            }
+        }
         Rejoin::No(d)
     }
 
@@ -652,6 +680,7 @@ impl Parser {
     /// `<... read resumed>"data", 4096) = 4 <0.000123>` (strace 4 puts a space after `>`).
     /// `line`: the whole line, for the sample if a chunk cannot settle it.
     fn resumed<F: FnMut(&Event)>(&mut self, s: &str, line: &str, pid: Tid, ts: Option<i64>, sink: &mut F) -> bool {
+        self.calls_read = true;
         // the name is one word: look right after it first (a searcher's set-up costs more than
         // the search on lines this short), then anywhere
         let after_name = memchr::memchr(b' ', &s.as_bytes()[5..]).map(|i| i + 5);
@@ -813,8 +842,7 @@ impl Parser {
         };
         if matches!(kind, EventKind::Attached { .. }) {
             self.announced.insert(pid);
-            if !self.seen_unprefixed && self.default_pid.is_none() && !self.syscalls_before && self.stats.syscalls == 0
-            {
+            if !self.seen_unprefixed && self.default_pid.is_none() && !self.syscalls_before && !self.calls_read {
                 // `strace -p N` to a terminal: lines that follow carry no pid column
                 self.default_pid = Some(pid);
                 self.pid_decided = true;
