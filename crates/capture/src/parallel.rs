@@ -801,28 +801,32 @@ impl Glue {
         if let Some(d) = self.carried.take() {
             self.parser.inject_dangling(d);
         }
-        match b.end.lead.take() {
-            Some(lead) => {
-                let mapped = &mut |e: &Event| {
-                    let mut e = e.clone();
-                    e.tid = map_pid(e.tid, default_pid);
-                    sink(&e);
-                };
-                // with the pid column's state of the lines before it
-                self.parser.seed_pids(&self.pids);
-                self.parser.parse_line(&lead, self.lines + 1, None, mapped);
-                self.pids = self.parser.pid_state();
-                // a `-c` row it turned out to be goes before the chunk's own rows
-                self.stats.strace_c_table.extend(self.parser.take_c_rows());
+        let lead = std::mem::take(&mut b.end.lead);
+        if !lead.is_empty() {
+            let mapped = &mut |e: &Event| {
+                let mut e = e.clone();
+                e.tid = map_pid(e.tid, default_pid);
+                sink(&e);
+            };
+            // with the pid column's state of the lines before them
+            self.parser.seed_pids(&self.pids);
+            for (k, line) in lead.iter().enumerate() {
+                self.parser.parse_line(line, self.lines + 1 + k as u64, None, mapped);
             }
-            None => self.parser.settle_dangling(),
+            self.pids = self.parser.pid_state();
+            // a `-c` row one turned out to be goes before the chunk's own rows
+            self.stats.strace_c_table.extend(self.parser.take_c_rows());
+        }
+        if b.lines > lead.len() as u64 {
+            // the chunk's next line continues nothing (else it would have been given here too)
+            self.parser.settle_dangling();
         }
         if !reread && self.pid_dependent(&b.end) {
             // the pid column's state mattered (a `-f` log written to a terminal: its shell's
             // lines carry no pid, its children's do)
             b = self.reread(b, clock_before, None);
             // its first line was read above
-            b.end.lead = None;
+            b.end.lead.clear();
             reread = true;
             shift = 0;
         }

@@ -109,10 +109,11 @@ pub struct ChunkEnd {
     pub pid_decided: bool,
     /// The chunk had `[pid N]` lines.
     pub bracketed: bool,
-    /// The chunk's first line, when it may continue a line the previous chunk ended with
-    /// ([`could_continue`]): not parsed here, the reader gives it to the parser that holds
-    /// the previous chunk's [`dangling`](Self::dangling) line.
-    pub lead: Option<String>,
+    /// The chunk's first lines, when they may continue a line the previous chunk ended with
+    /// ([`could_continue`]): blank lines, and the first other line if it could continue too.
+    /// Not parsed here: the reader gives them to the parser that holds the previous chunk's
+    /// [`dangling`](Self::dangling) line.
+    pub lead: Vec<String>,
     /// The chunk's last line, cut by program output and waiting for its continuation.
     pub dangling: Option<Dangling>,
     /// The head of the chunk's last line, cut by strace's own `strace: Process N attached`:
@@ -174,7 +175,7 @@ impl Parser {
             pids: self.pid_state(),
             pid_decided: self.pid_decided,
             bracketed: self.bracketed,
-            lead: self.lead.take(),
+            lead: std::mem::take(&mut self.lead),
             dangling,
             splice,
         };

@@ -67,27 +67,28 @@ pub(super) fn starts_like_a_line(line: &str) -> bool {
     }
     let c = line.trim_start();
     let b = c.as_bytes();
+    // a word and its parenthesis: a call's line (`read(`), as the parser takes one, known
+    // syscall or not. A line the parser could hold as a call's cut start must count as a
+    // line: the parallel reader gives a chunk's first line that could continue to the parser
+    // holding the line before, and nothing the chunk read after it may depend on it.
+    let word = b.iter().take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'?').count();
+    if word > 0 && b.get(word) == Some(&b'(') {
+        return true;
+    }
     match b.first() {
         None => true,
-        Some(d) if d.is_ascii_digit() => {
-            // `123 read(`, `10:00:00.1 read(`, `1700000000.1 read(`; a wrapped argument goes
-            // on after its digits with `)`, `,` or `}`
-            let k = b.iter().position(|c| !c.is_ascii_digit()).unwrap_or(b.len());
-            matches!(b.get(k), None | Some(b' ' | b':' | b'.'))
-        }
+        // `123 read(`, `10:00:00.1 read(`, `1700000000.1 read(`; a wrapped argument goes on
+        // after its digits with `)`, `,` or `}`
+        Some(d) if d.is_ascii_digit() => matches!(b.get(word), None | Some(b' ' | b':' | b'.')),
         // `[pid N]`, `[ Process PID=N runs in 32 bit mode. ]`, `[ 110]`, `[00007f0a1b2c3d4e]`;
         // not a wrapped array (`[{WIFEXITED(s) ...`, `["ls", "-l"]`)
         Some(b'[') => b.get(1).is_some_and(|&n| n == b'p' || n == b' ' || n == b'?' || n.is_ascii_hexdigit()),
         Some(b'<') => c.starts_with("<... "),
         Some(b'-' | b'+' | b'%') => true,
+        // `-t -r` together: `(+     0.000494) read(...)` after the time
+        Some(b'(') => c.starts_with("(+"),
         Some(b'P') if c.starts_with("Process ") => true,
-        _ => {
-            if strace_note(c).is_some() {
-                return true;
-            }
-            let k = b.iter().position(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')).unwrap_or(0);
-            k > 0 && b.get(k) == Some(&b'(') && Sys::from_name(&c[..k]) != Sys::Other
-        }
+        _ => strace_note(c).is_some(),
     }
 }
 

@@ -77,8 +77,8 @@ pub struct Parser {
     /// A `[pid N]` line was read.
     bracketed: bool,
     chunk_mode: bool,
-    /// Chunk mode: the chunk's first line, kept for the reader ([`ChunkEnd::lead`]).
-    lead: Option<String>,
+    /// Chunk mode: the chunk's first lines, kept for the reader ([`ChunkEnd::lead`]).
+    lead: Vec<String>,
     /// Spare buffers for pending calls.
     pool: Vec<String>,
     marks: Vec<Mark>,
@@ -121,7 +121,7 @@ impl Parser {
             pid_decided: false,
             bracketed: false,
             chunk_mode: false,
-            lead: None,
+            lead: Vec::new(),
             pool: Vec::new(),
             marks: Vec::new(),
             first_tod: None,
@@ -165,10 +165,16 @@ impl Parser {
             None => line,
         };
         self.cur_line = line_no;
-        if self.chunk_mode && line_no == 1 && self.splice_head.is_none() && could_continue(line) {
-            // the previous chunk may have ended with the line this one continues: the reader
-            // decides, with that chunk's end in hand
-            self.lead = Some(line.to_string());
+        if self.chunk_mode
+            && line_no == self.lead.len() as u64 + 1
+            && self.splice_head.is_none()
+            && self.lead.iter().all(|l| l.trim().is_empty())
+            && could_continue(line)
+        {
+            // the previous chunk may have ended with the line this one continues (after blank
+            // lines, which a cut line waits across): the reader decides, with that chunk's end
+            // in hand
+            self.lead.push(line.to_string());
             return;
         }
         if let Some(head) = self.splice_head.take() {
