@@ -77,9 +77,18 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 command -v cargo >/dev/null 2>&1 || { echo "cargo not found: install Rust (https://rustup.rs) first" >&2; exit 2; }
 
-# lints first (workspace [lints] in Cargo.toml): a warning fails the run
+# formatting and lints first (rustfmt.toml, workspace [lints] in Cargo.toml): a difference or a
+# warning fails the run
 if ! cargo clippy --version >/dev/null 2>&1 && command -v rustup >/dev/null 2>&1; then
   rustup component add clippy >/dev/null 2>&1 || true
+fi
+if ! cargo fmt --version >/dev/null 2>&1 && command -v rustup >/dev/null 2>&1; then
+  rustup component add rustfmt >/dev/null 2>&1 || true
+fi
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all -- --check || { echo "formatting differs: run cargo fmt --all" >&2; exit 1; }
+else
+  echo "WARNING: cargo fmt is not available here (rustup component add rustfmt): the format check did not run" >&2
 fi
 if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --workspace --all-targets --locked -- -D warnings
