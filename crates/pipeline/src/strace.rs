@@ -149,11 +149,20 @@ impl Source for StraceSource {
 /// not be what they do untraced, and the report says so.
 #[derive(Default)]
 struct SetIdExecs {
+    /// The first set-ID programs, for the note.
     paths: Vec<String>,
+    /// Set-ID programs beyond those.
     more: usize,
+    /// Every program already looked at (a shell running `/bin/true` 10,000 times is looked at
+    /// once), up to [`SetIdExecs::REMEMBERED`].
+    seen: std::collections::HashSet<String>,
 }
 
 impl SetIdExecs {
+    /// Programs remembered as looked at (a trace that runs more distinct programs looks at
+    /// the rest each time they run: a `stat` each, still correct).
+    const REMEMBERED: usize = 4096;
+
     fn see(&mut self, ev: &Event) {
         use std::os::unix::fs::PermissionsExt;
         let EventKind::Syscall(sc) = &ev.kind else { return };
@@ -161,7 +170,13 @@ impl SetIdExecs {
             return;
         }
         let Some(path) = sc.path().filter(|p| p.starts_with('/')) else { return };
-        if self.paths.iter().any(|p| *p == *path) {
+        if self.seen.contains(&*path) {
+            return;
+        }
+        if self.seen.len() < Self::REMEMBERED {
+            self.seen.insert(path.to_string());
+        } else if self.paths.iter().any(|p| *p == *path) {
+            // past the memory: at least never count one program twice in the note
             return;
         }
         let setid = std::fs::metadata(&*path).is_ok_and(|m| m.permissions().mode() & 0o6000 != 0);
