@@ -86,7 +86,7 @@ impl Read for Reopening {
         let mut g = self.fds.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let fds = &mut *g;
         if fds.files[self.id].is_none() {
-            let f = loop {
+            let mut f = loop {
                 if fds.open.len() >= fds.budget {
                     fds.close_one(self.id);
                 }
@@ -97,7 +97,6 @@ impl Read for Reopening {
                     Err(e) => return Err(e),
                 }
             };
-            let mut f = f;
             if self.pos > 0 {
                 f.seek(io::SeekFrom::Start(self.pos))?;
             }
@@ -203,8 +202,11 @@ impl Merge<'_> {
                 return Ok(r);
             }
         }
-        self.decompressors = self.decompressors.saturating_sub(cost);
-        self.cost[i] = cost;
+        // (what is given back when the file ends: no more than was taken, when a file that
+        // could not be spilled keeps its decompressor beyond the budget)
+        let taken = cost.min(self.decompressors);
+        self.decompressors -= taken;
+        self.cost[i] = taken;
         let file = Reopening { id: i, path: src.path.clone(), pos: 0, fds: self.fds.clone() };
         let counted = Counting { inner: file, count: self.progress.clone() };
         Ok(match comp {
@@ -373,6 +375,7 @@ pub(crate) fn merge_by_time<F: FnMut(&Event)>(
     sink: &mut F,
 ) -> Vec<u64> {
     let n = sources.len();
+    let budget = decompressor_budget();
     let mut m = Merge {
         sources,
         progress,
@@ -380,8 +383,8 @@ pub(crate) fn merge_by_time<F: FnMut(&Event)>(
         heads: (0..n).map(|_| None).collect(),
         fds: Arc::new(Mutex::new(Fds::new(n, descriptor_budget()))),
         line_buffer: (LINE_BUFFERS / n.max(1)).clamp(4 << 10, 64 << 10),
-        decompressors: decompressor_budget(),
-        budget: decompressor_budget(),
+        decompressors: budget,
+        budget,
         cost: vec![0; n],
         spill: None,
         spilled: 0,

@@ -19,11 +19,11 @@ pub use lex::Prefix;
 use lex::*;
 pub use stats::{sample_of, ParseStats, Unparsed, UNPARSED_SAMPLES};
 
-/// What became of a line held back for its continuation.
 /// Longest call joined from a line and a wrapped rest (mail clients wrap at 72-80 columns; a
 /// longer pair is not a wrapped call).
 const WRAPPED_MAX: usize = 4096;
 
+/// What became of a line held back for its continuation.
 enum Rejoin {
     /// The next line finished it.
     Joined,
@@ -168,7 +168,8 @@ impl Parser {
         if self.chunk_mode
             && line_no == self.lead.len() as u64 + 1
             && self.splice_head.is_none()
-            && self.lead.iter().all(|l| l.trim().is_empty())
+            // (only the last lead can be other than blank: nothing is kept after it)
+            && self.lead.last().is_none_or(|l| l.trim().is_empty())
             && could_continue(line)
         {
             // the previous chunk may have ended with the line this one continues (after blank
