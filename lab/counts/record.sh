@@ -40,6 +40,7 @@ pairs=(
     # issue 28's new pathologies
     "madvise-storm c-dontneed c-keep"
     "sigmask-storm c-wrap c-once"
+    "fault-signal-loop c-pipe-loop c-guard"
 )
 want=("$@")
 for p in "${pairs[@]}"; do

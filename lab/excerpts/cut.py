@@ -47,8 +47,12 @@ PAIRS = [
     # issue 28
     ("ioctl-poll", "c-eof", "c-poll"),
     ("inotify-per-file", "c-per-file", "c-per-dir"),
+    ("fault-signal-loop", "c-pipe-loop", "c-guard"),
 ]
 SIZES = (10, 30, 100)
+# Labs whose pattern shows in the signal lines (`--- SIGSEGV {...} ---`): kept in their excerpts,
+# as the people pasting such loops keep them (npm#13833).
+KEEP_SIGNALS = {"fault-signal-loop"}
 # Labs whose pattern is a time (a delayed ACK): their excerpts are cut a second time from the
 # `-f -tt -T -yy` trace into <variant>.T.<N>.txt, keeping -T's durations and -yy's fd targets
 # (pids and timestamps stripped as above), as a person pasting `strace -T -yy` lines has them.
@@ -84,7 +88,7 @@ def cut(lab, variant, timed=False):
         m = HEAD.match(line)
         pid = m.group(1) or m.group(2) or "0"
         body = line[m.end():]
-        if not body or body.startswith("+++") or body.startswith("---"):
+        if not body or body.startswith("+++") or (body.startswith("---") and lab not in KEEP_SIGNALS):
             continue
         per_pid.setdefault(pid, []).append(body)
     pid, lines = max(per_pid.items(), key=lambda kv: (len(kv[1]), kv[0]))

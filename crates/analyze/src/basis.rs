@@ -67,6 +67,19 @@ pub struct Call {
     pub evidence: Evidence,
 }
 
+/// A signal delivery an excerpt shows.
+#[derive(Clone, Debug)]
+pub struct SignalLine {
+    pub tid: Tid,
+    /// How many calls of the excerpt came before it: it lies between `calls[at - 1]` and `calls[at]`.
+    pub at: usize,
+    /// `SIGSEGV`.
+    pub name: String,
+    /// What strace printed between the braces: `{si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x38}`.
+    pub info: String,
+    pub evidence: Evidence,
+}
+
 /// An ioctl's request and answer (see [`Call::ioctl`]).
 fn ioctl_of(sc: &Syscall) -> Option<(String, String)> {
     if sc.sys != Sys::Ioctl {
@@ -135,6 +148,8 @@ impl Call {
 #[derive(Clone, Debug, Default)]
 pub struct Excerpt {
     pub calls: Vec<Call>,
+    /// The signals the excerpt shows delivered (`--- SIGSEGV {...} ---`), in order among the calls.
+    pub signals: Vec<SignalLine>,
     /// Threads seen (1 with no pid column).
     pub threads: usize,
     /// Lines had a pid column.
@@ -247,6 +262,7 @@ pub fn confirm_for_counts(c: &Counts) -> String {
 #[derive(Clone, Debug, Default)]
 pub struct Collector {
     calls: Vec<Call>,
+    signals: Vec<SignalLine>,
     over: bool,
     /// A process start (a successful execve, an attach) was seen.
     pub started: bool,
@@ -280,6 +296,7 @@ impl Collector {
                 if self.calls.len() >= EXCERPT_MAX {
                     self.over = true;
                     self.calls = Vec::new();
+                    self.signals = Vec::new();
                     return;
                 }
                 self.pids |= ev.tid != Tid(0);
@@ -294,6 +311,15 @@ impl Collector {
                     self.tids.insert(ev.tid);
                 }
                 self.calls.push(Call::of(ev, sc, target));
+            }
+            EventKind::Signal { name, info } if !self.over && self.signals.len() < EXCERPT_MAX => {
+                self.signals.push(SignalLine {
+                    tid: ev.tid,
+                    at: self.calls.len(),
+                    name: name.to_string(),
+                    info: info.to_string(),
+                    evidence: Evidence::of(ev),
+                });
             }
             EventKind::Attached { .. } | EventKind::TaskKnown { .. } => self.started = true,
             EventKind::Exited { .. } | EventKind::Killed { .. } | EventKind::Detached => self.ended = true,
@@ -310,6 +336,7 @@ impl Collector {
         Some(Excerpt {
             threads: self.tids.len(),
             calls: self.calls,
+            signals: self.signals,
             pids: self.pids,
             timestamps: self.timestamps,
             durations: self.durations,

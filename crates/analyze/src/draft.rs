@@ -114,6 +114,13 @@ impl Draft {
         self
     }
 
+    /// The command that would confirm it, when a full trace of the process (the input's own
+    /// default) would not show more.
+    pub fn confirm(mut self, command: impl Into<String>) -> Self {
+        self.0.confirm = Some(command.into());
+        self
+    }
+
     /// The finding of a full-trace rule (the analyzer stamps its confidence).
     pub fn build(self) -> Finding {
         self.0

@@ -230,6 +230,9 @@ pub trait Hosted: registry::Declared {
     const EXEC_ENDS_THREAD: bool = false;
     /// A syscall the interest names, with the state of its thread.
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall);
+    /// A signal delivered to the thread, or an attach or detach note (with `notes` in the
+    /// interest), with the state of its thread.
+    fn on_note(&mut self, _s: &mut State<'_, Self>, _cx: &Ctx, _ev: &Event) {}
     /// The thread ended (it exited, or the trace did): what is left of it goes to its program.
     fn end_thread(&mut self, _s: &mut State<'_, Self>) {}
     /// An object ended: what is left of it goes to the program it was first seen in
@@ -550,6 +553,10 @@ impl<D: Hosted> Detector for Host<D> {
         }
         let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid, ev.ts_ns);
         d.on_syscall(&mut s, cx, ev, sc);
+    }
+    fn on_note(&mut self, cx: &Ctx, ev: &Event) {
+        let (d, mut s) = self.state(cx.model, ev.tid, cx.tgid, ev.ts_ns);
+        d.on_note(&mut s, cx, ev);
     }
     fn on_exit(&mut self, cx: &Ctx, ev: &Event) {
         if !D::PER_PROCESS || ev.tid.leads(cx.tgid) {

@@ -39,6 +39,7 @@ detectors! {
     sigmask_storm,
     ioctl_poll,
     inotify_per_file,
+    fault_signal_loop,
 }
 
 pub use crate::kit::evidence::render_call_into;
