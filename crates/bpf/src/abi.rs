@@ -32,6 +32,8 @@ unsafe impl Pod for ExecRec {}
 // SAFETY: as above.
 unsafe impl Pod for ExitRec {}
 // SAFETY: as above.
+unsafe impl Pod for SignalRec {}
+// SAFETY: as above.
 unsafe impl Pod for Lost {}
 // SAFETY: as above.
 unsafe impl Pod for Counts {}

@@ -38,6 +38,8 @@
 //! - [`Record::Fork`] is sent from inside the parent's clone, so it precedes the parent's clone
 //!   Syscall record, and may follow records of the child. [`Record::Exec`] is sent inside
 //!   execve (before its Syscall record). [`Record::Exit`] is each thread's last record.
+//! - [`Record::Signal`]: a signal the thread is about to handle (or die of), from the
+//!   `signal_deliver` tracepoint, before the handler's first call (tp_btf variant only).
 //!
 //! # Cost
 //! `cargo run --release -p syslint-bpf --example overhead` (2,000,000 getppid, median of 7, on
@@ -232,6 +234,20 @@ pub enum Record<'a> {
         truncated: bool,
         ts: u64,
     },
+    /// A signal about to be handled by thread `tid` (its handler runs, or its default action is
+    /// taken), as strace's `--- SIGSEGV {...} ---` line. Sent before the handler's first call;
+    /// a run of coalesced calls before it is reported first, and none spans it. Not sent by the
+    /// raw_tp variant (no BTF) or in summary-only mode.
+    Signal {
+        tgid: u32,
+        tid: u32,
+        sig: i32,
+        /// `si_code`: > 0 set by the kernel for a fault (SEGV_MAPERR 1, ...), <= 0 or 0x80 sent.
+        code: i32,
+        /// `si_addr` of a fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP with `code` > 0), else 0.
+        addr: u64,
+        ts: u64,
+    },
     Exit {
         tgid: u32,
         tid: u32,
@@ -259,6 +275,7 @@ impl Record<'_> {
             Record::Syscall { tgid, .. }
             | Record::Repeat { tgid, .. }
             | Record::Exec { tgid, .. }
+            | Record::Signal { tgid, .. }
             | Record::Exit { tgid, .. } => tgid,
             Record::Fork { parent_tgid, .. } => parent_tgid,
         }

@@ -247,7 +247,11 @@ impl Probe {
         let btf = !opts.force_no_btf && Path::new("/sys/kernel/btf/vmlinux").exists();
         let _quiet = QuietLibbpf::new();
         let (links, maps) = if btf {
-            load_variant!(skel_btf::SyslintSkelBuilder, opts, [sl_sys_enter, sl_sys_exit, sl_fork, sl_exec, sl_exit])
+            load_variant!(
+                skel_btf::SyslintSkelBuilder,
+                opts,
+                [sl_sys_enter, sl_sys_exit, sl_fork, sl_exec, sl_exit, sl_signal]
+            )
         } else {
             load_variant!(skel_nobtf::SyslintNobtfSkelBuilder, opts, [sl_sys_enter_raw, sl_sys_exit_raw])
         };
@@ -488,6 +492,10 @@ pub(crate) fn parse(b: &[u8]) -> Option<Record<'_>> {
                 truncated: r.truncated != 0,
                 ts: r.ts,
             })
+        }
+        abi::REC_SIGNAL => {
+            let r = abi::read::<abi::SignalRec>(b)?;
+            Some(Record::Signal { tgid: r.tgid, tid: r.tid, sig: r.sig, code: r.code, addr: r.addr, ts: r.ts })
         }
         abi::REC_EXIT => {
             let r = abi::read::<abi::ExitRec>(b)?;

@@ -89,6 +89,12 @@ enum Rec {
         tid: u32,
         process_ended: bool,
     },
+    Signal {
+        tid: u32,
+        sig: i32,
+        code: i32,
+        addr: u64,
+    },
 }
 
 impl Rec {
@@ -114,6 +120,7 @@ impl Rec {
             }
             Record::Exec { tgid, filename, .. } => Rec::Exec { tgid, filename: filename.to_vec() },
             Record::Exit { tgid, tid, process_ended, .. } => Rec::Exit { tgid, tid, process_ended },
+            Record::Signal { tid, sig, code, addr, .. } => Rec::Signal { tid, sig, code, addr },
         }
     }
 
@@ -122,6 +129,7 @@ impl Rec {
             Rec::Sys { tgid, tid, .. } | Rec::Repeat { tgid, tid, .. } | Rec::Exit { tgid, tid, .. } => vec![tgid, tid],
             Rec::Fork { parent_tgid, child_tgid, child_tid, .. } => vec![parent_tgid, child_tgid, child_tid],
             Rec::Exec { tgid, .. } => vec![tgid],
+            Rec::Signal { tid, .. } => vec![tid],
         }
     }
 }
@@ -697,4 +705,59 @@ fn every_capture_kind_arrives() {
     let recvfrom = first(45);
     assert_eq!(d1(recvfrom).1, b"hello-world");
     assert!(loopback(&d2(recvfrom).1));
+}
+
+/// A fault delivered again and again (tests/programs/faults.c): one Signal record per
+/// delivery, with SIGSEGV's number, SEGV_MAPERR and the address, each before the handler's
+/// getppid, and no run of identical getppid calls folded across a signal (the handler makes the
+/// same call every time: without the run broken at each signal the calls would arrive after the
+/// signals as one Repeat).
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn signals_arrive_in_order_between_the_calls() {
+    const GETPPID: u32 = 110;
+    const N: usize = 300;
+    let test = "signals_arrive_in_order_between_the_calls";
+    let Some(mut probe) = probe(test, &Options::default()) else { return };
+    let Some(prog) = program(test, "faults") else { return };
+    let (pid, recs) = run(&mut probe, &[prog.to_str().expect("path"), &N.to_string()]);
+    let mine: Vec<&Rec> = recs
+        .iter()
+        .filter(|r| r.pids().first() == Some(&pid) || matches!(r, Rec::Signal { tid, .. } if *tid == pid))
+        .collect();
+    let signals: Vec<&Rec> = mine.iter().copied().filter(|r| matches!(r, Rec::Signal { .. })).collect();
+    assert_eq!(signals.len(), N, "one record per delivery");
+    for s in &signals {
+        assert!(matches!(s, Rec::Signal { sig: 11, code: 1, addr: 0x38, .. }), "{s:?}");
+    }
+    // between two signals (and after the last): exactly the handler's one getppid
+    let mut between: Option<u64> = None;
+    let mut last_nrs: Vec<u32> = Vec::new();
+    for r in &mine {
+        match r {
+            Rec::Signal { .. } => {
+                if let Some(n) = between {
+                    assert_eq!(n, 1, "getppid calls between two signals");
+                }
+                between = Some(0);
+            }
+            Rec::Sys { nr, .. } => {
+                last_nrs.push(*nr);
+                if *nr == GETPPID {
+                    if let Some(n) = between.as_mut() {
+                        *n += 1;
+                    }
+                }
+            }
+            Rec::Repeat { period, count, .. } => {
+                let p = usize::from(*period);
+                let folded = last_nrs[last_nrs.len().saturating_sub(p)..].iter().filter(|n| **n == GETPPID).count();
+                if let Some(n) = between.as_mut() {
+                    *n += u64::from(*count) * folded as u64;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(between, Some(1), "the last handler's getppid");
 }

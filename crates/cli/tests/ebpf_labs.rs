@@ -46,6 +46,7 @@ fn ebpf_run(lab: &str, variant: &str) -> (syslint_report::Report, syslint_report
 fn speed_dependent(k: &str) -> bool {
     k.ends_with("_s")
         || k.ends_with("_ms")
+        || k.ends_with("_us")
         || k.contains("seconds")
         || k.contains("per_sec")
         || k.contains("share")

@@ -17,8 +17,8 @@
 //! siglongjmp) and the next fault is the time the thread spent elsewhere. A program is reported
 //! from `min_repeats` repeats; a warning when most are back to back and (with timestamps) the
 //! loop took at least `warn_share` of the time between the first and last fault. Signals sent
-//! with kill, timers (SIGALRM, SIGPROF) and a fault handled once stay quiet. The eBPF capture
-//! does not record signal deliveries yet: this detector reads strace's signal lines.
+//! with kill, timers (SIGALRM, SIGPROF) and a fault handled once stay quiet. Signals come from
+//! strace's `--- SIG... ---` lines and from the eBPF capture's signal records alike.
 
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
@@ -230,7 +230,7 @@ impl Hosted for FaultSignalLoop {
             m.count("threads", p.threads);
             m.value_opt("faults_per_sec", rate);
             m.value_opt("quick_share", quick);
-            m.value_opt("outside_us_per_fault", outside_us);
+            m.value_opt("outside_us", outside_us);
             m.value("seconds", saved);
             let per = rate.map(|r| format!(" ({r:.0}/s)")).unwrap_or_default();
             let between = if tight {

@@ -124,6 +124,20 @@ static __always_inline void sig_store(struct sl_sig *h, const struct sl_scratch 
 	hd[1] = d[1];
 }
 
+/* Something other than a call happened to the thread (a signal): send what its run holds, so
+ * the records stay in order, and forget the calls before it, so no run spans it. */
+static __always_inline void break_run(struct sl_thread *t, __u32 tid, __u64 now)
+{
+	if (t->period) {
+		emit_repeat(t, tid, now);
+		if (t->partial)
+			emit_sig(t, tid, hist_old(t), t->part_ts_enter, t->part_ts_exit);
+		t->period = 0;
+		t->partial = 0;
+	}
+	t->hist_n = 0;
+}
+
 /* The call the running repetition expects next. */
 static __always_inline struct sl_sig *expected(struct sl_thread *t)
 {

@@ -496,6 +496,34 @@ int BPF_PROG(sl_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	return 0;
 }
 
+SEC("tp_btf/signal_deliver")
+int BPF_PROG(sl_signal, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	__u64 now = bpf_ktime_get_ns();
+	struct sl_signal_rec r = {};
+	struct sl_thread *t;
+
+	if (!is_traced(tgid) || opt_summary_only)
+		return 0;
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (t && opt_coalesce)
+		break_run(t, tid, now);
+	r.kind = SL_REC_SIGNAL;
+	r.tgid = tgid;
+	r.tid = tid;
+	r.sig = sig;
+	r.code = BPF_CORE_READ(info, si_code);
+	/* si_addr is a fault's: for a signal sent with kill the union holds the sender's pid */
+	if (r.code > 0 && (sig == 4 || sig == 5 || sig == 7 || sig == 8 || sig == 11))
+		r.addr = (__u64)BPF_CORE_READ(info, _sifields._sigfault._addr);
+	r.ts = now;
+	if (bpf_ringbuf_output(&events, &r, sizeof(r), wake_flags()))
+		count_lost(1, 0);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sl_exit, struct task_struct *p)
 {

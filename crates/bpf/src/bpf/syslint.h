@@ -21,6 +21,7 @@
 #define SL_REC_FORK 3
 #define SL_REC_EXEC 4
 #define SL_REC_EXIT 5
+#define SL_REC_SIGNAL 6
 
 /* What a data slot holds. */
 #define SL_DATA_NONE 0
@@ -196,6 +197,22 @@ struct sl_thread {
 	__u8 enter_small_flags;
 	__u8 no_entry; /* the call in flight began before the thread was traced (SL_F_NO_ENTRY) */
 	__u8 _pad3[4];
+};
+
+/* SL_REC_SIGNAL: a signal about to be handled by a thread (its handler runs, or its default
+ * action is taken): the number, si_code, and si_addr (meaningful for faults: SIGSEGV, SIGBUS,
+ * SIGILL, SIGFPE, SIGTRAP with si_code > 0; 0 otherwise). */
+struct sl_signal_rec {
+	__u8 kind;
+	__u8 _pad;
+	__u16 _pad2;
+	__u32 tgid;
+	__u32 tid;
+	__s32 sig;
+	__s32 code;
+	__u32 _pad3;
+	__u64 addr;
+	__u64 ts;
 };
 
 #endif /* SYSLINT_H */

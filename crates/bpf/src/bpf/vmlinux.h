@@ -147,6 +147,23 @@ struct linux_binprm {
 	const char *filename;
 };
 
+/* In the kernel the first three fields and the union sit in an anonymous struct inside an
+ * anonymous union: libbpf matches anonymous members when it resolves a field by name. */
+union __sifields {
+	struct {
+		void *_addr;
+	} _sigfault;
+};
+
+struct kernel_siginfo {
+	int si_signo;
+	int si_errno;
+	int si_code;
+	union __sifields _sifields;
+};
+
+struct k_sigaction;
+
 #ifndef BPF_NO_PRESERVE_ACCESS_INDEX
 #pragma clang attribute pop
 #endif

@@ -346,6 +346,12 @@ impl Formatter {
                     sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });
                 }
             }
+            Record::Signal { tid, sig, code, addr, ts, .. } => {
+                let info = syslint_event::raw::siginfo_text(sig, code, addr);
+                let kind = EventKind::Signal { name: signal_name(sig.max(0) as u32), info: &info };
+                sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });
+                self.events += 1;
+            }
             Record::Exit { tid, exit_code, ts, .. } => {
                 let kind = if exit_code & 0x7f != 0 {
                     EventKind::Killed {

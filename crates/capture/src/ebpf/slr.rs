@@ -3,7 +3,7 @@
 //! Versioned and documented in docs/slr.md; `syslint analyze`/`diff` read it,
 //! `syslint export --format strace` turns it into strace-style text.
 //!
-//! Layout of the decompressed stream: `SLR2` (`SLR1` read too), a LEB128 length and a JSON header, then records,
+//! Layout of the decompressed stream: `SLR3` (`SLR1` and `SLR2` read too), a LEB128 length and a JSON header, then records,
 //! each a tag byte and LEB128 fields (signed ones zigzag-encoded, timestamps as deltas from the
 //! previous timestamp), and an end record with the lost counts. A file cut short (syslint
 //! killed) reads up to the last whole record, with a warning.
@@ -13,11 +13,12 @@ use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
 use syslint_bpf::{Data, DataKind, Lost, Options, Record};
 
-/// What this version writes. Version 2 sums a repeat's durations per position (`T_REPEAT2`);
-/// version 1 files (one sum per repeat, `T_REPEAT`) are still read.
-pub const MAGIC: &[u8; 4] = b"SLR2";
+/// What this version writes. Version 3 adds signal deliveries (`T_SIGNAL`); version 2 sums a
+/// repeat's durations per position (`T_REPEAT2`); version 1 files (one sum per repeat,
+/// `T_REPEAT`) are still read.
+pub const MAGIC: &[u8; 4] = b"SLR3";
 /// Every magic that is read.
-const MAGICS: [&[u8; 4]; 2] = [b"SLR1", b"SLR2"];
+const MAGICS: [&[u8; 4]; 3] = [b"SLR1", b"SLR2", b"SLR3"];
 const T_SYSCALL: u8 = 1;
 /// Version 1's repeat: one duration sum for all the calls (written no more).
 const T_REPEAT: u8 = 2;
@@ -29,6 +30,8 @@ const T_EXIT: u8 = 5;
 const T_KNOWN: u8 = 6;
 /// A thread as /proc described it when attaching (version 2).
 const T_TASK: u8 = 8;
+/// A signal delivered to a thread (version 3).
+const T_SIGNAL: u8 = 9;
 const T_END: u8 = 0xff;
 
 /// The header: what was traced and how.
@@ -142,6 +145,15 @@ impl Encoder {
                 out.push(u8::from(truncated));
                 self.ts(out, ts);
                 put_bytes(out, filename);
+            }
+            Record::Signal { tgid, tid, sig, code, addr, ts } => {
+                out.push(T_SIGNAL);
+                put(out, tgid as u64);
+                put(out, tid as u64);
+                put_i(out, sig as i64);
+                put_i(out, code as i64);
+                put(out, addr);
+                self.ts(out, ts);
             }
             Record::Exit { tgid, tid, exit_code, process_ended, ts } => {
                 out.push(T_EXIT);
@@ -460,6 +472,12 @@ impl Decoder {
                 let process_ended = c.byte()? != 0;
                 Some(Record::Exit { tgid, tid, exit_code, process_ended, ts: ts(c)? })
             }
+            T_SIGNAL => {
+                let (tgid, tid) = (c.u()? as u32, c.u()? as u32);
+                let (sig, code) = (c.i()? as i32, c.i()? as i32);
+                let addr = c.u()?;
+                Some(Record::Signal { tgid, tid, sig, code, addr, ts: ts(c)? })
+            }
             t @ (T_KNOWN | T_TASK) => {
                 known_entry(t, c, &mut self.known)?;
                 None
@@ -492,7 +510,7 @@ pub fn is_slr(path: &Path) -> bool {
     z.read_exact(&mut m).is_ok() && MAGICS.contains(&&m)
 }
 
-/// Whether decompressed bytes begin as a recording does (`SLR1`, `SLR2`).
+/// Whether decompressed bytes begin as a recording does (`SLR1`, `SLR2`, `SLR3`).
 pub fn has_magic(head: &[u8]) -> bool {
     head.get(..4).is_some_and(|m| MAGICS.iter().any(|k| k[..] == *m))
 }
@@ -655,7 +673,7 @@ impl Recording {
             m.map(|m| MAGICS.iter().any(|k| k[..] == *m))
         });
         if !matches!(magic, Parsed::One(true)) {
-            return Err(why(&body, "not a syslint recording (no SLR1/SLR2 header)"));
+            return Err(why(&body, "not a syslint recording (no SLR1/SLR2/SLR3 header)"));
         }
         let Parsed::One(header) = body.parse(|c| c.bytes().map(<[u8]>::to_vec)) else {
             return Err(why(&body, "recording header cut short or damaged (at byte 4)"));
@@ -774,6 +792,8 @@ mod tests {
                 dur_sum_ns: [30, 900],
             },
             Record::Exec { tgid: 6, tid: 6, old_tid: 6, filename: b"/bin/true", truncated: false, ts: 800 },
+            Record::Signal { tgid: 5, tid: 5, sig: 11, code: 1, addr: 0x38, ts: 93000 },
+            Record::Signal { tgid: 5, tid: 5, sig: 14, code: 0x80, addr: 0, ts: 94000 },
             Record::Exit { tgid: 6, tid: 6, exit_code: 9, process_ended: true, ts: 95000 },
         ];
         for r in &recs {

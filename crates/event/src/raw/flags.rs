@@ -302,6 +302,74 @@ pub fn signal_name(n: u32) -> &'static str {
     NAMES.get(n as usize).copied().unwrap_or("SIGRT")
 }
 
+/// A delivered signal's siginfo as strace prints it between the braces of its `--- SIG... {...} ---`
+/// line, from what the eBPF capture keeps: the number, `si_code` and, for a fault, `si_addr`
+/// (`{si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x38}`). strace's other fields (the
+/// sender's pid and uid, a child's status) are not kept.
+pub fn siginfo_text(sig: i32, code: i32, addr: u64) -> String {
+    let name = signal_name(sig.max(0) as u32);
+    let generic = match code {
+        0 => Some("SI_USER"),
+        0x80 => Some("SI_KERNEL"),
+        -1 => Some("SI_QUEUE"),
+        -2 => Some("SI_TIMER"),
+        -3 => Some("SI_MESGQ"),
+        -4 => Some("SI_ASYNCIO"),
+        -5 => Some("SI_SIGIO"),
+        -6 => Some("SI_TKILL"),
+        _ => None,
+    };
+    // the kernel's codes for a fault (include/uapi/asm-generic/siginfo.h)
+    let fault: &[&str] = match sig {
+        4 => &[
+            "ILL_ILLOPC",
+            "ILL_ILLOPN",
+            "ILL_ILLADR",
+            "ILL_ILLTRP",
+            "ILL_PRVOPC",
+            "ILL_PRVREG",
+            "ILL_COPROC",
+            "ILL_BADSTK",
+        ],
+        5 => &["TRAP_BRKPT", "TRAP_TRACE", "TRAP_BRANCH", "TRAP_HWBKPT", "TRAP_UNK", "TRAP_PERF"],
+        7 => &["BUS_ADRALN", "BUS_ADRERR", "BUS_OBJERR", "BUS_MCEERR_AR", "BUS_MCEERR_AO"],
+        8 => &[
+            "FPE_INTDIV",
+            "FPE_INTOVF",
+            "FPE_FLTDIV",
+            "FPE_FLTOVF",
+            "FPE_FLTUND",
+            "FPE_FLTRES",
+            "FPE_FLTINV",
+            "FPE_FLTSUB",
+        ],
+        11 => {
+            &["SEGV_MAPERR", "SEGV_ACCERR", "SEGV_BNDERR", "SEGV_PKUERR", "SEGV_ACCADI", "SEGV_ADIDERR", "SEGV_ADIPERR"]
+        }
+        _ => &[],
+    };
+    let child: &[&str] = if sig == 17 {
+        &["CLD_EXITED", "CLD_KILLED", "CLD_DUMPED", "CLD_TRAPPED", "CLD_STOPPED", "CLD_CONTINUED"]
+    } else {
+        &[]
+    };
+    let specific = usize::try_from(code)
+        .ok()
+        .and_then(|c| c.checked_sub(1))
+        .and_then(|i| fault.get(i).or_else(|| child.get(i)).copied());
+    let code_text = match (generic, specific) {
+        (Some(g), _) => g.to_string(),
+        (None, Some(f)) => f.to_string(),
+        (None, None) => code.to_string(),
+    };
+    if generic.is_none() && !fault.is_empty() {
+        let a = if addr == 0 { "NULL".to_string() } else { format!("{addr:#x}") };
+        format!("{{si_signo={name}, si_code={code_text}, si_addr={a}}}")
+    } else {
+        format!("{{si_signo={name}, si_code={code_text}}}")
+    }
+}
+
 pub(super) fn family(v: u64) -> String {
     match v {
         0 => "AF_UNSPEC".into(),

@@ -10,8 +10,8 @@ mod flags;
 mod render;
 
 use crate::syscalls::Sys;
-pub use flags::signal_name;
 use flags::{family, FIONREAD, FUTEX_CMD};
+pub use flags::{siginfo_text, signal_name};
 pub use render::render;
 
 /// What a piece of copied user memory is.
@@ -403,6 +403,24 @@ impl<'a> RawArgs<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn siginfo_reads_as_strace_prints_it() {
+        // the lab's fault and strace 6.1's line for it (lab/fault-signal-loop/traces)
+        assert_eq!(siginfo_text(11, 1, 0x38), "{si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x38}");
+        assert_eq!(siginfo_text(11, 1, 0), "{si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=NULL}");
+        assert_eq!(siginfo_text(7, 2, 0x7f00), "{si_signo=SIGBUS, si_code=BUS_ADRERR, si_addr=0x7f00}");
+        assert_eq!(siginfo_text(8, 1, 0x401000), "{si_signo=SIGFPE, si_code=FPE_INTDIV, si_addr=0x401000}");
+        // a general protection fault: SI_KERNEL, no address; a timer's and a sent signal
+        assert_eq!(siginfo_text(11, 0x80, 0), "{si_signo=SIGSEGV, si_code=SI_KERNEL}");
+        assert_eq!(siginfo_text(27, 0x80, 0), "{si_signo=SIGPROF, si_code=SI_KERNEL}");
+        assert_eq!(siginfo_text(15, 0, 0), "{si_signo=SIGTERM, si_code=SI_USER}");
+        assert_eq!(siginfo_text(11, -6, 0), "{si_signo=SIGSEGV, si_code=SI_TKILL}");
+        assert_eq!(siginfo_text(17, 1, 0), "{si_signo=SIGCHLD, si_code=CLD_EXITED}");
+        assert_eq!(siginfo_text(17, 9, 0), "{si_signo=SIGCHLD, si_code=9}");
+        assert_eq!(siginfo_text(11, 99, 8), "{si_signo=SIGSEGV, si_code=99, si_addr=0x8}");
+    }
+
     use crate::typed::{MsgFlags, OpenFlags};
     use crate::{Args, Ret, Syscall};
 
