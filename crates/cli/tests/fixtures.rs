@@ -419,3 +419,52 @@ fn a_chrooted_program_names_files_as_it_sees_them_under_both_backends() {
     let locale: Vec<&String> = st.iter().filter(|f| f.starts_with("/usr/lib/locale/")).collect();
     assert_eq!(locale, bpf.iter().filter(|f| f.starts_with("/usr/lib/locale/")).collect::<Vec<_>>());
 }
+
+/// The eBPF capture's signal records (tp_btf/signal_deliver) read as strace's lines for the
+/// same programs: traces/signals.ebpf.slr and segv.ebpf.slr are tests/fixtures/programs'
+/// signals.c and segv.c recorded with `syslint trace --backend ebpf -o` (README.md). Each
+/// process's deliveries, in order, with their si_code, as strace 6.1 printed them; strace's
+/// SIGCHLD lines excepted (SIGCHLD's default action is to ignore it: the kernel delivers it to
+/// a tracer, never to an untraced program), and only strace prints the sender's pid and uid.
+#[test]
+fn ebpf_recordings_show_the_signals_strace_shows() {
+    // (signal, si_code, si_addr when printed), per delivery in order of the text
+    fn signals(text: &str) -> Vec<(String, String, Option<String>)> {
+        text.lines()
+            .filter_map(|l| l.split_once("--- SIG").map(|(_, r)| r))
+            .filter_map(|r| {
+                let (name, info) = r.split_once(" {")?;
+                let field = |k: &str| {
+                    info.split(", ").chain(info.split('{')).find_map(|f| {
+                        f.trim_end_matches(|c| c == '}' || c == ' ' || c == '-').strip_prefix(k).map(str::to_string)
+                    })
+                };
+                Some((format!("SIG{name}"), field("si_code=")?, field("si_addr=")))
+            })
+            .filter(|s| s.0 != "SIGCHLD")
+            .collect()
+    }
+    for (strace, slr, want) in
+        [("signals.f-tt-T.strace", "signals.ebpf.slr", 3), ("segv.tt.strace", "segv.ebpf.slr", 1)]
+    {
+        let st = signals(&read_text(&fixture(strace)));
+        let out = std::env::temp_dir().join(format!("syslint-signals-{}-{slr}.txt", std::process::id()));
+        let e = run(&["export", fixture(slr).to_str().expect("path"), "-o", out.to_str().expect("path")]);
+        assert!(e.status.success(), "export {slr}: {}", stderr(&e));
+        let bpf = signals(&read_text(&out));
+        std::fs::remove_file(&out).ok();
+        assert_eq!(st.len(), want, "{strace}: {st:?}");
+        assert_eq!(bpf, st, "{slr} against {strace}");
+    }
+    // a fault loop recorded with eBPF (lab/fault-signal-loop's fault.c, pipe-loop 300): named
+    // from the recording as from strace's lines
+    let r = analyze(&[&fixture("fault-pipe-loop.ebpf.slr")]);
+    let f: Vec<_> = r.findings.iter().filter(|f| f.detector == "fault-signal-loop").collect();
+    assert_eq!(f.len(), 1, "{:#?}", r.findings);
+    assert_eq!(f[0].severity, syslint_report::Severity::Warning);
+    assert_eq!(f[0].metrics.get("faults").and_then(serde_json::Value::as_f64), Some(300.0));
+    assert!(f[0]
+        .evidence
+        .iter()
+        .any(|l| l.contains("--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x38} ---")));
+}
