@@ -435,9 +435,9 @@ fn ebpf_recordings_show_the_signals_strace_shows() {
             .filter_map(|r| {
                 let (name, info) = r.split_once(" {")?;
                 let field = |k: &str| {
-                    info.split(", ").chain(info.split('{')).find_map(|f| {
-                        f.trim_end_matches(|c| c == '}' || c == ' ' || c == '-').strip_prefix(k).map(str::to_string)
-                    })
+                    info.split(", ")
+                        .chain(info.split('{'))
+                        .find_map(|f| f.trim_end_matches(['}', ' ', '-']).strip_prefix(k).map(str::to_string))
                 };
                 Some((format!("SIG{name}"), field("si_code=")?, field("si_addr=")))
             })

@@ -6,28 +6,44 @@
 //! One predicate decides what a fault is for all three rules ([`fault`]): one of those signals,
 //! raised by the thread's own instruction (strace's `si_code` is not `SI_USER`, `SI_TKILL`, a
 //! timer's or a queue's), at the address `si_addr` names. A fault *repeats* the thread's previous
-//! one when the signal and the address are the same and no call that changes mappings or
-//! protections (mmap, mprotect, munmap, mremap, madvise, brk) came between: a handler that
-//! made the page accessible and moved on (a collector's barrier, lazy mapping) faults next at
-//! another address, or after such a call. A repeat is *back to back* when the thread made at
-//! most [`HANDLER_CALLS`] calls since the previous fault: nothing but the handler ran.
+//! one when the signal and the address are the same, no thread of the process changed a mapping
+//! or a protection (mmap, mprotect, munmap, mremap, madvise, brk) and the thread did not wait
+//! (a poll, a sleep, a futex wait) since: a handler that made the page accessible and moved on
+//! (a collector's barrier, lazy mapping) faults next at another address, or after such a call,
+//! and a thread stopped at a safepoint's protected page waits in its handler. A repeat is *back
+//! to back* when the thread made at most [`HANDLER_CALLS`] calls since the previous fault:
+//! nothing but the handler ran.
 //!
-//! Full traces: per thread, faults, repeats and back-to-back repeats; with timestamps, the time
-//! between the end of each handler pass (the thread's rt_sigreturn, or the rt_sigprocmask of a
-//! siglongjmp) and the next fault is the time the thread spent elsewhere. A program is reported
-//! from `min_repeats` repeats; a warning when most are back to back and (with timestamps) the
-//! loop took at least `warn_share` of the time between the first and last fault. Signals sent
-//! with kill, timers (SIGALRM, SIGPROF) and a fault handled once stay quiet. Signals come from
+//! Full traces: per thread, faults, repeats, back-to-back repeats and the longest run of one
+//! fault; with timestamps, the time between the end of each handler pass (the thread's
+//! rt_sigreturn, or the rt_sigprocmask of a siglongjmp) and the next fault is the time the thread
+//! spent elsewhere, *quick* within [`QUICK_NS`]. A program is reported from `min_repeats`
+//! repeats; a warning when most are back to back and (with timestamps) at least `warn_share` of
+//! them quick. Signals sent with kill, timers (SIGALRM, SIGPROF) and a fault handled once stay
+//! quiet. Signals come from
 //! strace's `--- SIG... ---` lines and from the eBPF capture's signal records alike.
 
 use super::EvidenceBuf;
 use crate::host::{Best, Groups, Hosted, Merge, State};
-use crate::kit::{Metrics, Span};
+use crate::kit::{Bounded, Metrics, Rekey, Span};
 use crate::registry::{Ctx, FinishCtx};
-use syslint_event::{Event, EventKind, Sys, Syscall};
+use syslint_event::{Class, Event, EventKind, Sys, Syscall, Tid};
 use syslint_report::{Finding, Severity};
 
-crate::detector!("fault_signal_loop", struct FaultSignalLoop);
+crate::detector!("fault_signal_loop", FaultSignalLoop { cfg, remaps: Bounded::new(MAX_PROCESSES) });
+
+/// The detector: its options, and per process (under its main thread) how many times its
+/// mappings or protections changed, which a thread's next fault compares with the count at its
+/// previous one.
+#[derive(Clone)]
+pub struct FaultSignalLoop {
+    cfg: Config,
+    remaps: Bounded<Tid, u64>,
+}
+
+/// Processes whose mapping changes are counted at once (beyond it, a process's changes are not
+/// counted and its faults cannot repeat: quiet rather than wrong).
+const MAX_PROCESSES: usize = 65_536;
 
 /// Measured natively (lab/fault-signal-loop/README.md, `fault bench`): a fault, its signal's
 /// delivery, a handler making no call and rt_sigreturn take about 2 us (1.9 to 2.3 us on the
@@ -45,6 +61,21 @@ const REMAP: &[Sys] = &[Sys::Mmap, Sys::Munmap, Sys::Mprotect, Sys::Mremap, Sys:
 /// The calls that end a handler pass: returning from the handler, or leaving it with
 /// siglongjmp (which restores the signal mask).
 const PASS_END: &[Sys] = &[Sys::RtSigreturn, Sys::Sigreturn, Sys::RtSigprocmask];
+
+/// A call in which a thread may wait (a poll, a sleep, a futex wait, a wait for a child): a
+/// handler that waits is no loop (a thread stopped at a safepoint waits in its handler).
+pub fn waits(sc: &Syscall) -> bool {
+    if sc.sys.is(Class::POLL) {
+        return true;
+    }
+    if !sc.sys.is(Class::WAIT) || sc.sys == Sys::SchedYield {
+        return false;
+    }
+    match sc.futex() {
+        Some(f) => f.cmd == syslint_event::FutexCmd::Wait,
+        None => true,
+    }
+}
 
 /// A fault a thread's own instruction raised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,11 +116,12 @@ pub fn fault<'a>(name: &'a str, info: &'a str) -> Option<Fault<'a>> {
 pub struct Thread {
     /// The previous fault: its signal and address.
     last: Option<(String, String)>,
-    /// When it came, and the thread's call counter then.
+    /// When it came, the thread's call counter and its process's mapping changes then.
     last_ts: Option<i64>,
     last_seq: u64,
-    /// A mapping or protection changed since the previous fault.
-    remapped: bool,
+    remaps_at: u64,
+    /// The thread waited since the previous fault.
+    waited: bool,
     /// When the thread's last handler pass ended (its rt_sigreturn or rt_sigprocmask), after
     /// the previous fault.
     pass_end: Option<i64>,
@@ -101,8 +133,11 @@ pub struct Thread {
     timed: u64,
     quick: u64,
     outside_ns: u64,
-    /// The fault that repeated first.
-    looped: Option<String>,
+    /// Faults in the current run of one fault, and the longest run with its fault.
+    run: u64,
+    run_is_longest: bool,
+    longest: u64,
+    longest_fault: String,
     span: Span,
     evidence: EvidenceBuf,
 }
@@ -118,8 +153,9 @@ pub struct Program {
     outside_ns: u64,
     threads: u64,
     span: Span,
-    /// The fault and evidence of the thread with the most repeats.
-    looped: Best<String>,
+    /// The longest run of one fault (its length and fault), and the evidence of the thread with
+    /// the most repeats.
+    longest: Best<String>,
     evidence: Best<EvidenceBuf>,
 }
 
@@ -132,7 +168,7 @@ crate::merge!(Program {
     outside_ns: sum,
     threads: sum,
     span: merge,
-    looped: merge,
+    longest: merge,
     evidence: merge
 });
 
@@ -141,11 +177,17 @@ impl Hosted for FaultSignalLoop {
     type Program = Program;
     type Object = ();
 
-    fn on_syscall(&mut self, s: &mut State<'_, Self>, _cx: &Ctx, ev: &Event, sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        if REMAP.contains(&sc.sys) {
+            // any thread's: the process's mappings are shared
+            if let Some(n) = self.remaps.entry(cx.tgid.main_thread(), || 0) {
+                *n += 1;
+            }
+        }
         // only a thread that faulted is followed
         let Some(th) = s.existing() else { return };
-        if REMAP.contains(&sc.sys) {
-            th.remapped = true;
+        if waits(sc) {
+            th.waited = true;
         } else if PASS_END.contains(&sc.sys) {
             th.pass_end = ev.ts_ns.or(th.pass_end);
         }
@@ -159,13 +201,15 @@ impl Hosted for FaultSignalLoop {
         let EventKind::Signal { name, info } = &ev.kind else { return };
         let Some(f) = fault(name, info) else { return };
         let seq = cx.model.thread_calls(ev.tid);
+        let remaps = self.remaps.get(&cx.tgid.main_thread()).copied().unwrap_or(0);
         let make = || Thread { evidence: EvidenceBuf::new(EVIDENCE), ..Thread::default() };
         let Some(th) = s.thread_or(make) else { return };
         th.faults += 1;
         th.span.add(ev.ts_ns);
         let same = th.last.as_ref().is_some_and(|(sig, addr)| sig == f.signal && addr == f.addr);
-        if same && !th.remapped {
+        if same && remaps == th.remaps_at && !th.waited {
             th.repeats += 1;
+            th.run += 1;
             if seq.saturating_sub(th.last_seq) <= HANDLER_CALLS {
                 th.back_to_back += 1;
             }
@@ -178,14 +222,23 @@ impl Hosted for FaultSignalLoop {
                 th.quick += u64::from(outside <= QUICK_NS);
                 th.outside_ns += outside;
             }
-            th.looped.get_or_insert_with(|| f.describe());
+            if th.run > th.longest {
+                th.longest = th.run;
+                if !th.run_is_longest {
+                    th.run_is_longest = true;
+                    th.longest_fault = f.describe();
+                }
+            }
         } else {
             th.last = Some((f.signal.to_string(), f.addr.to_string()));
+            th.run = 1;
+            th.run_is_longest = false;
         }
         th.evidence.push(ev);
         th.last_ts = ev.ts_ns;
         th.last_seq = seq;
-        th.remapped = false;
+        th.remaps_at = remaps;
+        th.waited = false;
         th.pass_end = None;
     }
 
@@ -203,9 +256,13 @@ impl Hosted for FaultSignalLoop {
             outside_ns: th.outside_ns,
             threads: 1,
             span: th.span,
-            looped: Best::new(th.repeats, th.looped.unwrap_or_default()),
+            longest: Best::new(th.longest, th.longest_fault),
             evidence: Best::new(th.repeats, th.evidence),
         });
+    }
+
+    fn keyed(&mut self) -> Vec<&mut dyn Rekey> {
+        vec![&mut self.remaps]
     }
 
     fn report(&mut self, groups: Groups<'_, Program>, cx: &FinishCtx) -> Vec<Finding> {
@@ -222,11 +279,12 @@ impl Hosted for FaultSignalLoop {
             let saved = p.repeats as f64 * FAULT_NS * 1e-9;
             let secs = p.span.seconds();
             let rate = (p.span.first.is_some() && secs > 0.0).then(|| p.faults as f64 / secs);
-            let what = p.looped.get().cloned().unwrap_or_default();
+            let what = p.longest.get().cloned().unwrap_or_default();
             let mut m = Metrics::new();
             m.count("faults", p.faults);
             m.count("repeats", p.repeats);
             m.count("back_to_back", p.back_to_back);
+            m.count("longest_run", p.longest.score);
             m.count("threads", p.threads);
             m.value_opt("faults_per_sec", rate);
             m.value_opt("quick_share", quick);
@@ -239,8 +297,8 @@ impl Hosted for FaultSignalLoop {
                 "with other work between them"
             };
             let message = format!(
-                "the same fault, {what}, raised {} times in a row{per}, {between}: the handler returns to the faulting code (or catches the fault as an exception) instead of removing its cause",
-                p.repeats + p.threads
+                "the same fault, {what}, raised {} times in a row{per} ({} repeated faults in all), {between}: the handler returns to the faulting code (or catches the fault as an exception) instead of removing its cause",
+                p.longest.score, p.repeats
             );
             let share = match (quick, outside_us) {
                 (Some(q), Some(o)) => format!(
@@ -258,25 +316,38 @@ impl Hosted for FaultSignalLoop {
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use syslint_report::Confidence;
-        // per thread, the faults in order, with the calls since the previous one
-        let mut best: Option<(usize, usize, u64)> = None; // (first signal, last signal, repeats)
+        // in an excerpt a futex call's command is not kept: any futex call counts as a wait
+        let waits_here = |c: &crate::basis::Call| {
+            c.sys.is(Class::POLL) || (c.sys.is(Class::WAIT) && c.sys != Sys::SchedYield)
+        };
+        // per thread, its last fault and the run of repeats that ends there (first signal, last
+        // signal, repeats); the longest run of any thread
+        let mut last_fault: std::collections::HashMap<Tid, usize> = std::collections::HashMap::new();
+        let mut runs: std::collections::HashMap<Tid, (usize, usize, u64)> = std::collections::HashMap::new();
+        let mut best: Option<(usize, usize, u64)> = None;
         let mut refault: Option<usize> = None; // a fault right after a handler returned, its pass again
         for (i, sg) in x.signals.iter().enumerate() {
             let Some(f) = fault(&sg.name, &sg.info) else { continue };
             let mine: Vec<usize> = (0..sg.at).filter(|&j| x.calls[j].tid == sg.tid).collect();
             // the same thread's previous fault
-            let prev = x.signals[..i].iter().rposition(|p| p.tid == sg.tid && fault(&p.name, &p.info).is_some());
-            if let Some(pi) = prev {
+            if let Some(pi) = last_fault.insert(sg.tid, i) {
                 let p = &x.signals[pi];
                 let between: Vec<&crate::basis::Call> =
                     x.calls[p.at..sg.at].iter().filter(|c| c.tid == sg.tid).collect();
+                // a mapping changed by any thread of the excerpt (its processes are not known)
+                let remapped = x.calls[p.at..sg.at].iter().any(|c| c.is(REMAP));
                 let same = fault(&p.name, &p.info) == Some(f);
-                if same && between.len() as u64 <= HANDLER_CALLS && !between.iter().any(|c| c.is(REMAP)) {
-                    let run = match best {
-                        Some((first, last, n)) if last == pi => (first, i, n + 1),
+                if same
+                    && between.len() as u64 <= HANDLER_CALLS
+                    && !remapped
+                    && !between.iter().any(|c| waits_here(c))
+                {
+                    let run = match runs.get(&sg.tid) {
+                        Some(&(first, last, n)) if last == pi => (first, i, n + 1),
                         _ => (pi, i, 1),
                     };
-                    if best.is_none_or(|b| run.2 >= b.2) {
+                    runs.insert(sg.tid, run);
+                    if best.is_none_or(|b| run.2 > b.2) {
                         best = Some(run);
                     }
                     continue;
@@ -345,7 +416,7 @@ impl Hosted for FaultSignalLoop {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second, SysRows};
+        use crate::basis::{count_lines, per_second, RowSys, SysRows};
         use syslint_report::Confidence;
         const RET: &[Sys] = &[Sys::RtSigreturn, Sys::Sigreturn];
         let passes = c.calls_of(RET);
@@ -363,9 +434,19 @@ impl Hosted for FaultSignalLoop {
         };
         let in_pass: Vec<&&syslint_report::CountRow> = others.iter().filter(|r| multiple(r.calls)).collect();
         let rest: u64 = others.iter().filter(|r| !multiple(r.calls)).map(|r| r.calls).sum();
-        // a handler that maps or unprotects a page per pass fixes each fault and moves on
+        // a handler that maps or unprotects a page per pass fixes each fault and moves on; a
+        // process that waits (an event loop woken by a timer's signal) is not stuck at a fault
         let fixes = in_pass.iter().any(|r| REMAP.iter().any(|s| s.name() == r.name));
-        if in_pass.is_empty() || fixes || rest * 100 > total {
+        let waited: u64 = c
+            .rows
+            .iter()
+            .filter(|r| {
+                let s = r.sys();
+                s.is(Class::POLL) || (s.is(Class::WAIT) && s != Sys::SchedYield)
+            })
+            .map(|r| r.calls)
+            .sum();
+        if in_pass.is_empty() || fixes || rest * 100 > total || waited * 100 > passes {
             return Vec::new();
         }
         let failing = in_pass.iter().filter(|r| r.errors > 0 && (r.errors as f64 - passes as f64).abs() <= 0.01 * passes as f64 + 64.0).map(|r| r.name.as_str()).collect::<Vec<_>>();
@@ -400,12 +481,12 @@ impl Hosted for FaultSignalLoop {
     }
 }
 
-/// The command that would show the loop: the strace backend (the eBPF capture records no
-/// signal deliveries), or strace itself watching the faults and the handlers' returns.
+/// The command that would show the loop: a trace of the process (either backend records the
+/// signals), or strace itself watching only the faults and the handlers' returns.
 fn confirm(pid: Option<syslint_event::Tid>) -> String {
     let p = pid.map_or("PID".to_string(), |p| p.to_string());
     format!(
-        "syslint trace --backend strace -p {p} --for 10s (the eBPF backend records no signals), or: strace -f -tt -e trace=rt_sigreturn,rt_sigprocmask -e signal=SIGSEGV,SIGBUS,SIGILL,SIGFPE -p {p} for a few seconds: the same fault delivered again and again is the loop"
+        "syslint trace -p {p} --for 10s (or: strace -f -tt -e trace=rt_sigreturn,rt_sigprocmask -e signal=SIGSEGV,SIGBUS,SIGILL,SIGFPE -p {p} for a few seconds): the same fault delivered again and again is the loop"
     )
 }
 
@@ -414,26 +495,28 @@ fn confirm(pid: Option<syslint_event::Tid>) -> String {
 fn excerpt_lines(x: &crate::basis::Excerpt, first: usize, last: usize) -> Vec<String> {
     let tid = x.signals[first].tid;
     let mut v = Vec::new();
-    let end = x.signals.get(last + 1).map_or(x.calls.len(), |s| s.at).max(x.signals[last].at);
+    // the thread's calls up to its next signal after the last fault
+    let end = x.signals[last + 1..].iter().find(|s| s.tid == tid).map_or(x.calls.len(), |s| s.at).max(x.signals[last].at);
     // the handler pass before the first fault, when it ended just before it
     let start = x.signals[first].at;
     let before: Vec<usize> = (0..start).rev().filter(|&j| x.calls[j].tid == tid).take(4).collect();
     for &j in before.iter().rev() {
         v.push(x.calls[j].evidence.render(x.clock));
     }
-    let mut next = first;
+    // the thread's own signals only (another thread's may lie between)
+    let mine: Vec<usize> = (first..=last).filter(|&k| x.signals[k].tid == tid).collect();
+    let mut next = 0;
     for j in start..end.min(x.calls.len()) {
-        while next <= last && x.signals[next].at == j {
-            v.push(x.signals[next].evidence.render(x.clock));
+        while next < mine.len() && x.signals[mine[next]].at == j {
+            v.push(x.signals[mine[next]].evidence.render(x.clock));
             next += 1;
         }
         if x.calls[j].tid == tid {
             v.push(x.calls[j].evidence.render(x.clock));
         }
     }
-    while next <= last {
-        v.push(x.signals[next].evidence.render(x.clock));
-        next += 1;
+    for &k in &mine[next..] {
+        v.push(x.signals[k].evidence.render(x.clock));
     }
     if v.len() > 12 {
         let tail = v.split_off(v.len() - 2);

@@ -505,8 +505,9 @@ int BPF_PROG(sl_signal, int sig, struct kernel_siginfo *info, struct k_sigaction
 	struct sl_signal_rec r = {};
 	struct sl_thread *t;
 
-	/* SIGKILL is no delivery strace shows (the thread just ends: its Exit record says so) */
-	if (!is_traced(tgid) || opt_summary_only || sig == 9)
+	/* SIGKILL is no delivery strace shows (the thread just ends: its Exit record says so); the
+	 * kernel sends it without siginfo to the other threads of a process that exits or execs */
+	if (!is_traced(tgid) || opt_summary_only || sig == 9 || !info)
 		return 0;
 	t = bpf_map_lookup_elem(&threads, &tid);
 	if (t && opt_coalesce)

@@ -346,7 +346,11 @@ impl Formatter {
                     sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });
                 }
             }
-            Record::Signal { tid, sig, code, addr, ts, .. } => {
+            Record::Signal { tgid, tid, sig, code, addr, ts } => {
+                // a thread's first event after an attach may be a signal: who it is comes first
+                if (!self.before.is_empty() || !self.known.tasks.is_empty()) && !self.announced.contains(&tid) {
+                    self.announce(tgid, tid, ts, sink);
+                }
                 let info = syslint_event::raw::siginfo_text(sig, code, addr);
                 let kind = EventKind::Signal { name: signal_name(sig.max(0) as u32), info: &info };
                 sink(&Event { tid: Tid(tid), ts_ns: Some(ts as i64), kind });

@@ -264,7 +264,9 @@ impl Consumer {
             if let Some(pid) = *before_exec {
                 match r {
                     syslint_bpf::Record::Exec { tgid, .. } if tgid == pid => *before_exec = None,
-                    syslint_bpf::Record::Syscall { tgid, .. } | syslint_bpf::Record::Repeat { tgid, .. }
+                    syslint_bpf::Record::Syscall { tgid, .. }
+                    | syslint_bpf::Record::Repeat { tgid, .. }
+                    | syslint_bpf::Record::Signal { tgid, .. }
                         if tgid == pid =>
                     {
                         return;

@@ -362,7 +362,8 @@ pub fn siginfo_text(sig: i32, code: i32, addr: u64) -> String {
         (None, Some(f)) => f.to_string(),
         (None, None) => code.to_string(),
     };
-    if generic.is_none() && !fault.is_empty() {
+    // as strace: a kernel-set code (> 0, SI_KERNEL included) of a fault signal has an address
+    if code > 0 && !fault.is_empty() {
         let a = if addr == 0 { "NULL".to_string() } else { format!("{addr:#x}") };
         format!("{{si_signo={name}, si_code={code_text}, si_addr={a}}}")
     } else {

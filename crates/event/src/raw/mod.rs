@@ -411,8 +411,9 @@ mod tests {
         assert_eq!(siginfo_text(11, 1, 0), "{si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=NULL}");
         assert_eq!(siginfo_text(7, 2, 0x7f00), "{si_signo=SIGBUS, si_code=BUS_ADRERR, si_addr=0x7f00}");
         assert_eq!(siginfo_text(8, 1, 0x401000), "{si_signo=SIGFPE, si_code=FPE_INTDIV, si_addr=0x401000}");
-        // a general protection fault: SI_KERNEL, no address; a timer's and a sent signal
-        assert_eq!(siginfo_text(11, 0x80, 0), "{si_signo=SIGSEGV, si_code=SI_KERNEL}");
+        // a general protection fault (SI_KERNEL: strace prints its address, NULL); a timer's
+        // and a sent signal
+        assert_eq!(siginfo_text(11, 0x80, 0), "{si_signo=SIGSEGV, si_code=SI_KERNEL, si_addr=NULL}");
         assert_eq!(siginfo_text(27, 0x80, 0), "{si_signo=SIGPROF, si_code=SI_KERNEL}");
         assert_eq!(siginfo_text(15, 0, 0), "{si_signo=SIGTERM, si_code=SI_USER}");
         assert_eq!(siginfo_text(11, -6, 0), "{si_signo=SIGSEGV, si_code=SI_TKILL}");
