@@ -277,6 +277,23 @@ pub struct Ctx<'m> {
     pub earlier_life: bool,
 }
 
+impl Ctx<'_> {
+    /// The fd number this call ends the life of: a `close`'s fd, unless it closes an earlier
+    /// life of the number ([`Ctx::earlier_life`]), which ends nothing the detector keeps for
+    /// the fd now. `None` for any other call.
+    pub fn closed_fd(&self, sc: &syslint_event::Syscall) -> Option<i32> {
+        if sc.sys != syslint_event::Sys::Close || self.earlier_life {
+            return None;
+        }
+        sc.fd_num()
+    }
+
+    /// [`closed_fd`](Self::closed_fd) as the id of an object keyed by fd number.
+    pub fn closed_object(&self, sc: &syslint_event::Syscall) -> Option<u64> {
+        self.closed_fd(sc).and_then(|fd| u64::try_from(fd).ok())
+    }
+}
+
 /// What a detector gets when the trace ends.
 pub struct FinishCtx<'m> {
     pub model: &'m Model,

@@ -533,8 +533,7 @@ impl Hosted for DnsTimeout {
         }
         let Some(fd) = sc.fd_num() else { return };
         if sc.sys == Sys::Close {
-            // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
-            if let Some(t) = s.existing().filter(|_| !cx.earlier_life) {
+            if let (Some(fd), Some(t)) = (cx.closed_fd(sc), s.existing()) {
                 t.socks.retain(|k| k.fd != fd);
             }
             return;

@@ -227,10 +227,7 @@ impl Hosted for EpollCtlChurn {
                 r.evidence.push(ev);
             }
             Sys::Close => {
-                // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
-                let Some(fd) = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()).filter(|_| !cx.earlier_life) else {
-                    return;
-                };
+                let Some(fd) = cx.closed_object(sc) else { return };
                 s.end_object(fd, self);
             }
             _ => {

@@ -334,8 +334,7 @@ impl Hosted for FsyncStorm {
             }
             Sys::Unlink | Sys::Unlinkat if sc.ret.value() == Some(0) => self.unlinked(s, cx, ev, sc),
             Sys::Close => {
-                // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
-                if let Some(fd) = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()).filter(|_| !cx.earlier_life) {
+                if let Some(fd) = cx.closed_object(sc) {
                     s.end_object(fd, self);
                 }
             }

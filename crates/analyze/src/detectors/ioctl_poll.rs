@@ -359,8 +359,7 @@ impl Hosted for IoctlPoll {
                 look
             }
             Sys::Close => {
-                // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
-                if let Some(fd) = sc.fd_num().filter(|_| !cx.earlier_life) {
+                if let Some(fd) = cx.closed_fd(sc) {
                     if let Some(i) = th.fds.iter().position(|f| f.fd == fd) {
                         th.fds.swap_remove(i);
                     }

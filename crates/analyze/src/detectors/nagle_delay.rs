@@ -320,8 +320,7 @@ impl Hosted for NagleDelay {
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let Some(fd) = sc.fd_num().and_then(|fd| u64::try_from(fd).ok()) else { return };
         if sc.sys == Sys::Close {
-            // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
-            if !cx.earlier_life {
+            if let Some(fd) = cx.closed_object(sc) {
                 s.end_object(fd, self);
             }
             return;

@@ -315,8 +315,7 @@ impl Hosted for ReopenChurn {
             return;
         }
         if sc.sys == Sys::Close {
-            // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
-            if let Some(t) = if cx.earlier_life { None } else { p.fds.remove(&fd) } {
+            if let Some(t) = cx.closed_fd(sc).and_then(|fd| p.fds.remove(&fd)) {
                 if let Some(f) = p.files.get_mut(&t) {
                     f.open_now = f.open_now.saturating_sub(1);
                     if let (Some(a), Some(b), 0) = (f.reopened_at, ev.ts_ns, f.open_now) {

@@ -172,8 +172,8 @@ impl SmallIo {
             Sys::Pread64 | Sys::Pread => (false, true),
             Sys::Pwrite64 | Sys::Pwrite => (true, true),
             Sys::Lseek | Sys::Llseek | Sys::Close => {
-                // (a close of an earlier life of the number ends nothing: Ctx::earlier_life)
-                if let Some(fd) = sc.fd_num().filter(|_| !(sc.sys == Sys::Close && cx.earlier_life)) {
+                let fd = if sc.sys == Sys::Close { cx.closed_fd(sc) } else { sc.fd_num() };
+                if let Some(fd) = fd {
                     s.end_object(run_id(fd, false), self);
                     s.end_object(run_id(fd, true), self);
                 }
