@@ -32,17 +32,17 @@ use syslint_report::{Finding, Severity};
 
 crate::detector!("fault_signal_loop", FaultSignalLoop { cfg, remaps: Bounded::new(MAX_PROCESSES) });
 
-/// The detector: its options, and per process (under its main thread) how many times its
-/// mappings or protections changed, which a thread's next fault compares with the count at its
-/// previous one.
+/// The detector: its options, and per process that faulted (under its main thread) how many
+/// times its mappings or protections changed since, which a thread's next fault compares with
+/// the count at its previous one.
 #[derive(Clone)]
 pub struct FaultSignalLoop {
     cfg: Config,
     remaps: Bounded<Tid, u64>,
 }
 
-/// Processes whose mapping changes are counted at once (beyond it, a process's changes are not
-/// counted and its faults cannot repeat: quiet rather than wrong).
+/// Processes that faulted whose mapping changes are counted (beyond it, a process's faults are
+/// not followed: quiet rather than wrong).
 const MAX_PROCESSES: usize = 65_536;
 
 /// Measured natively (lab/fault-signal-loop/README.md, `fault bench`): a fault, its signal's
@@ -179,8 +179,9 @@ impl Hosted for FaultSignalLoop {
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         if REMAP.contains(&sc.sys) {
-            // any thread's: the process's mappings are shared
-            if let Some(n) = self.remaps.entry(cx.tgid.main_thread(), || 0) {
+            // any thread's: the process's mappings are shared (counted from the process's first
+            // fault on: a change before it cannot come between two faults)
+            if let Some(n) = self.remaps.get_mut(&cx.tgid.main_thread()) {
                 *n += 1;
             }
         }
@@ -201,7 +202,8 @@ impl Hosted for FaultSignalLoop {
         let EventKind::Signal { name, info } = &ev.kind else { return };
         let Some(f) = fault(name, info) else { return };
         let seq = cx.model.thread_calls(ev.tid);
-        let remaps = self.remaps.get(&cx.tgid.main_thread()).copied().unwrap_or(0);
+        // a process beyond those whose changes are counted is not followed: quiet, not wrong
+        let Some(&mut remaps) = self.remaps.entry(cx.tgid.main_thread(), || 0) else { return };
         let make = || Thread { evidence: EvidenceBuf::new(EVIDENCE), ..Thread::default() };
         let Some(th) = s.thread_or(make) else { return };
         th.faults += 1;
