@@ -114,7 +114,7 @@ pub fn expand_sources_noting(args: &[PathBuf]) -> Result<(Vec<Source>, Vec<Strin
                             p.display()
                         ));
                     }
-                } else if p.is_file() && is_recording(&p) {
+                } else if crate::ebpf::slr::is_slr(&p) {
                     skipped.push(format!(
                         "{}: a syslint recording, not read with the text files of the directory (analyse it by name)",
                         p.display()
@@ -146,23 +146,6 @@ pub fn expand_sources_noting(args: &[PathBuf]) -> Result<(Vec<Source>, Vec<Strin
         })
         .collect();
     Ok((sources, skipped))
-}
-
-/// A syslint recording (`.slr`, or a zstd stream that starts as one): inside a directory of
-/// `-ff` text files it would be read as text and be garbage.
-fn is_recording(p: &Path) -> bool {
-    use std::io::Seek;
-    if p.extension().is_some_and(|e| e == "slr") {
-        return true;
-    }
-    let Ok(mut f) = File::open(p) else { return false };
-    let mut head = [0u8; 4];
-    if f.read_exact(&mut head).is_err() || Compression::sniff(&head) != Compression::Zstd || f.rewind().is_err() {
-        return false;
-    }
-    let Ok(mut z) = zstd::stream::read::Decoder::new(f) else { return false };
-    let mut m = [0u8; 4];
-    z.read_exact(&mut m).is_ok() && m.starts_with(b"SLR")
 }
 
 /// `trace.1234` (or `trace.1234.gz`/`.zst`) -> 1234.

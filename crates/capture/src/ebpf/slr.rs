@@ -492,22 +492,32 @@ impl Decoder {
     }
 }
 
-/// Whether the file is a syslint recording: a zstd stream starting with the magic, or a file
-/// named `*.slr` (so a recording whose compressed stream is damaged from its start is an
-/// error about a recording, not strace text with nothing in it).
-/// Only regular files are looked into: a FIFO read here would lose what it held for the reader
-/// (a stream is opened once and looked into by its reader: [`has_magic`]).
+/// Whether the file is a syslint recording: a zstd stream starting as one (`SLR` and a
+/// version, known or not: a newer version is an error about a recording, not strace text), or a
+/// file named `*.slr` (so a recording whose compressed stream is damaged from its start is an
+/// error about a recording, not strace text with nothing in it). A file that is no zstd stream
+/// is told by its first four bytes, without a decompressor (a directory of `-ff` text files
+/// asks for each). Only regular files are looked into: a FIFO read here would lose what it held
+/// for the reader (a stream is opened once and looked into by its reader: [`has_magic`]).
 pub fn is_slr(path: &Path) -> bool {
+    use std::io::Seek;
     if !path.is_file() {
         return false;
     }
     if path.extension().is_some_and(|e| e == "slr") {
         return true;
     }
-    let Ok(f) = std::fs::File::open(path) else { return false };
+    let Ok(mut f) = std::fs::File::open(path) else { return false };
+    let mut head = [0u8; 4];
+    let zstd = f.read_exact(&mut head).is_ok()
+        && crate::input::Compression::sniff(&head) == crate::input::Compression::Zstd
+        && f.rewind().is_ok();
+    if !zstd {
+        return false;
+    }
     let Ok(mut z) = zstd::stream::read::Decoder::new(f) else { return false };
     let mut m = [0u8; 4];
-    z.read_exact(&mut m).is_ok() && MAGICS.contains(&&m)
+    z.read_exact(&mut m).is_ok() && m.starts_with(b"SLR")
 }
 
 /// Whether decompressed bytes begin as a recording does (`SLR1`, `SLR2`, `SLR3`).
