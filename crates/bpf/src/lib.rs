@@ -242,7 +242,8 @@ pub enum Record<'a> {
         tgid: u32,
         tid: u32,
         sig: i32,
-        /// `si_code`: > 0 set by the kernel for a fault (SEGV_MAPERR 1, ...), <= 0 or 0x80 sent.
+        /// `si_code`: > 0 set by the kernel (a fault's SEGV_MAPERR 1, ...; SI_KERNEL 0x80), <= 0 sent
+        /// by a process (SI_USER 0, SI_TKILL -6, ...).
         code: i32,
         /// `si_addr` of a fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP with `code` > 0), else 0.
         addr: u64,

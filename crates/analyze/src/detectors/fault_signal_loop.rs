@@ -62,19 +62,16 @@ const REMAP: &[Sys] = &[Sys::Mmap, Sys::Munmap, Sys::Mprotect, Sys::Mremap, Sys:
 /// siglongjmp (which restores the signal mask).
 const PASS_END: &[Sys] = &[Sys::RtSigreturn, Sys::Sigreturn, Sys::RtSigprocmask];
 
-/// A call in which a thread may wait (a poll, a sleep, a futex wait, a wait for a child): a
-/// handler that waits is no loop (a thread stopped at a safepoint waits in its handler).
+/// A syscall in which a thread may wait (a poll, a sleep, a futex, a wait for a child); an
+/// excerpt or a table cannot say which futex calls waited, so every futex call counts there.
+pub fn may_wait(sys: Sys) -> bool {
+    sys.is(Class::POLL) || (sys.is(Class::WAIT) && sys != Sys::SchedYield)
+}
+
+/// A call in which the thread waited or could have: a handler that waits is no loop (a thread
+/// stopped at a safepoint waits in its handler). A futex call only when it is a wait.
 pub fn waits(sc: &Syscall) -> bool {
-    if sc.sys.is(Class::POLL) {
-        return true;
-    }
-    if !sc.sys.is(Class::WAIT) || sc.sys == Sys::SchedYield {
-        return false;
-    }
-    match sc.futex() {
-        Some(f) => f.cmd == syslint_event::FutexCmd::Wait,
-        None => true,
-    }
+    may_wait(sc.sys) && sc.futex().is_none_or(|f| f.cmd == syslint_event::FutexCmd::Wait)
 }
 
 /// A fault a thread's own instruction raised.
@@ -178,6 +175,11 @@ impl Hosted for FaultSignalLoop {
     type Object = ();
 
     fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
+        // no process has faulted (one that did has its count here before any thread state):
+        // nothing to look up for the polls, waits and mappings of a trace without faults
+        if self.remaps.is_empty() {
+            return;
+        }
         if REMAP.contains(&sc.sys) {
             // any thread's: the process's mappings are shared (counted from the process's first
             // fault on: a change before it cannot come between two faults)
@@ -318,10 +320,6 @@ impl Hosted for FaultSignalLoop {
 
     fn on_excerpt(&self, x: &crate::basis::Excerpt) -> Vec<Finding> {
         use syslint_report::Confidence;
-        // in an excerpt a futex call's command is not kept: any futex call counts as a wait
-        let waits_here = |c: &crate::basis::Call| {
-            c.sys.is(Class::POLL) || (c.sys.is(Class::WAIT) && c.sys != Sys::SchedYield)
-        };
         // per thread, its last fault and the run of repeats that ends there (first signal, last
         // signal, repeats); the longest run of any thread
         let mut last_fault: std::collections::HashMap<Tid, usize> = std::collections::HashMap::new();
@@ -342,7 +340,7 @@ impl Hosted for FaultSignalLoop {
                 if same
                     && between.len() as u64 <= HANDLER_CALLS
                     && !remapped
-                    && !between.iter().any(|c| waits_here(c))
+                    && !between.iter().any(|c| may_wait(c.sys))
                 {
                     let run = match runs.get(&sg.tid) {
                         Some(&(first, last, n)) if last == pi => (first, i, n + 1),
@@ -429,7 +427,7 @@ impl Hosted for FaultSignalLoop {
         // every other call a whole multiple of the handler's returns (within 1%, and a few
         // dozen for the start of a program counted whole): nothing but the handler ran; at
         // least one such call (a handler making no call is a profiler's timer as much as a fault)
-        let others: Vec<&syslint_report::CountRow> = c.rows.iter().filter(|r| !RET.iter().any(|s| s.name() == r.name)).collect();
+        let others: Vec<&syslint_report::CountRow> = c.rows.iter().filter(|r| !RET.contains(&r.sys())).collect();
         let multiple = |n: u64| {
             let k = (n as f64 / passes as f64).round();
             k >= 1.0 && (n as f64 - k * passes as f64).abs() <= 0.01 * passes as f64 + 64.0
@@ -438,16 +436,8 @@ impl Hosted for FaultSignalLoop {
         let rest: u64 = others.iter().filter(|r| !multiple(r.calls)).map(|r| r.calls).sum();
         // a handler that maps or unprotects a page per pass fixes each fault and moves on; a
         // process that waits (an event loop woken by a timer's signal) is not stuck at a fault
-        let fixes = in_pass.iter().any(|r| REMAP.iter().any(|s| s.name() == r.name));
-        let waited: u64 = c
-            .rows
-            .iter()
-            .filter(|r| {
-                let s = r.sys();
-                s.is(Class::POLL) || (s.is(Class::WAIT) && s != Sys::SchedYield)
-            })
-            .map(|r| r.calls)
-            .sum();
+        let fixes = in_pass.iter().any(|r| REMAP.contains(&r.sys()));
+        let waited: u64 = c.rows.iter().filter(|r| may_wait(r.sys())).map(|r| r.calls).sum();
         if in_pass.is_empty() || fixes || rest * 100 > total || waited * 100 > passes {
             return Vec::new();
         }
