@@ -607,3 +607,61 @@ pub fn data_calls(c: &Counts) -> u64 {
 pub fn per_second(c: &Counts, n: u64, decimals: usize) -> String {
     c.per_second(n).map(|r| format!(" ({r:.decimals$}/s)")).unwrap_or_default()
 }
+
+/// Calls of some syscalls as a share of a whole table, with their time where the table has
+/// times: what the counts rule of a detector whose pathology is one call made far too often
+/// (madvise, rt_sigprocmask) weighs.
+pub struct TableShare {
+    pub calls: u64,
+    /// All calls of the table.
+    pub total: u64,
+    /// `calls` of `total`.
+    pub share: f64,
+    /// Whether the table has times for these calls, their seconds, and their share of all the
+    /// table's seconds (when it has any).
+    pub timed: bool,
+    pub seconds: f64,
+    pub time_share: Option<f64>,
+}
+
+impl TableShare {
+    /// The share of `sys` in table `c`; `None` for a table limited to some calls (`-e madvise`),
+    /// which cannot say what share they make.
+    pub fn of(c: &Counts, sys: impl SysSet) -> Option<TableShare> {
+        if !c.only.is_empty() {
+            return None;
+        }
+        let calls = c.calls_of(sys);
+        let total = c.total_calls();
+        let timed = c.rows_of(sys).any(|r| r.seconds.is_some());
+        let seconds = c.seconds_of(sys);
+        let table_s: f64 = c.rows.iter().filter_map(|r| r.seconds).sum();
+        Some(TableShare {
+            calls,
+            total,
+            share: calls as f64 / total.max(1) as f64,
+            timed,
+            seconds,
+            time_share: (timed && table_s > 0.0).then(|| seconds / table_s),
+        })
+    }
+
+    /// `, 40% of the time counted` for a message, or nothing.
+    pub fn of_time(&self) -> String {
+        self.time_share.map(|t| format!(", {:.0}% of the time counted", t * 100.0)).unwrap_or_default()
+    }
+
+    /// The metrics: the calls as `name`, `all_calls`, `share_of_calls`, `time_share` and (what
+    /// the table measured inside the calls) `seconds`.
+    pub fn metrics(&self, name: &str) -> crate::kit::Metrics {
+        let mut m = crate::kit::Metrics::new();
+        m.count(name, self.calls);
+        m.count("all_calls", self.total);
+        m.value("share_of_calls", self.share);
+        m.value_opt("time_share", self.time_share);
+        if self.timed {
+            m.value("seconds", self.seconds);
+        }
+        m
+    }
+}

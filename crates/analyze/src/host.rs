@@ -111,6 +111,96 @@ impl<T> Merge for Best<T> {
     }
 }
 
+/// One kind of call a thread makes again and again (clock reads, mask changes, memory given
+/// back), and where the thread's calls stand between its first and its last of them: the
+/// thread state of a detector that weighs a call by its share of the thread's calls.
+#[derive(Clone, Default)]
+pub struct Repeats {
+    pub calls: u64,
+    /// The thread's call counter at its first and last such call.
+    first_seq: u64,
+    last_seq: u64,
+    pub timing: crate::kit::Timing,
+    pub span: crate::kit::Span,
+    pub evidence: crate::kit::EvidenceBuf,
+}
+
+impl Repeats {
+    /// Starting at the thread's call `seq`, keeping `evidence` lines.
+    pub fn new(seq: u64, evidence: usize) -> Repeats {
+        Repeats { first_seq: seq, evidence: crate::kit::EvidenceBuf::new(evidence), ..Repeats::default() }
+    }
+
+    /// One more, the thread's call `seq`.
+    pub fn add(&mut self, seq: u64, ev: &Event, sc: &Syscall) {
+        self.calls += 1;
+        self.last_seq = seq;
+        self.timing.add(sc.dur_ns);
+        self.span.add(ev.ts_ns);
+        self.evidence.push(ev);
+    }
+
+    /// The thread's calls from its first such call to its last; each counts itself, whatever
+    /// the model counted (a resumed call).
+    pub fn thread_calls(&self) -> u64 {
+        (self.last_seq.saturating_sub(self.first_seq) + 1).max(self.calls)
+    }
+}
+
+/// The [`Repeats`] of a program's threads.
+#[derive(Clone, Default)]
+pub struct RepeatTotals {
+    pub calls: u64,
+    /// Calls of the threads that made enough of them to be a storm on their own: threads with
+    /// a few (an exit, a forked child restoring its state once) count toward the share, not
+    /// toward a detector's minimum, or thousands of short processes doing one each would add
+    /// up to a storm.
+    pub storm_calls: u64,
+    /// Calls of the threads between their first and last such call.
+    pub thread_calls: u64,
+    pub threads: u64,
+    pub timing: crate::kit::Timing,
+    pub span: crate::kit::Span,
+    /// The evidence of the thread with the most.
+    pub evidence: Best<crate::kit::EvidenceBuf>,
+}
+
+crate::merge!(RepeatTotals {
+    evidence: merge,
+    calls: sum,
+    storm_calls: sum,
+    thread_calls: sum,
+    threads: sum,
+    timing: merge,
+    span: merge,
+});
+
+impl RepeatTotals {
+    /// One thread's, which is a storm on its own from `storm` calls.
+    pub fn of(r: Repeats, storm: u64) -> RepeatTotals {
+        RepeatTotals {
+            calls: r.calls,
+            storm_calls: if r.calls >= storm { r.calls } else { 0 },
+            thread_calls: r.thread_calls(),
+            threads: 1,
+            timing: r.timing,
+            span: r.span,
+            evidence: Best::new(r.calls, r.evidence),
+        }
+    }
+
+    /// The calls' share of their threads' calls.
+    pub fn share(&self) -> f64 {
+        self.calls as f64 / self.thread_calls.max(1) as f64
+    }
+
+    /// Calls per second over the time they spanned, when it is known.
+    pub fn rate(&self) -> Option<f64> {
+        let secs = self.span.seconds();
+        (self.span.first.is_some() && secs > 0.0).then(|| self.calls as f64 / secs)
+    }
+}
+
 /// A map of at most `N` keys whose values merge key by key (a program's files): a key that
 /// finds the map full is dropped.
 #[derive(Clone, Debug)]
@@ -293,6 +383,12 @@ impl<D: Hosted> State<'_, D> {
     /// The thread's state, when the detector follows it already.
     pub fn existing(&mut self) -> Option<&mut D::Thread> {
         self.threads.get_mut(&self.tid).map(|s| &mut s.state)
+    }
+
+    /// The ending thread's state, taken from the detector (in `end_thread`), when it `did`
+    /// something worth keeping: `let Some(th) = s.take_ended(|t| t.calls > 0) else { return };`.
+    pub fn take_ended(&mut self, did: impl FnOnce(&D::Thread) -> bool) -> Option<D::Thread> {
+        self.existing().filter(|t| did(t)).map(std::mem::take)
     }
 
     /// The thread's state, made (with `make`) on first use; `None` when the detector follows as

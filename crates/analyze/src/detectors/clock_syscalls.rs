@@ -8,9 +8,8 @@
 //! Counted per thread (with the thread's share of its syscalls that are clock reads), summed per
 //! program.
 
-use super::EvidenceBuf;
-use crate::host::{Best, Groups, Hosted, Merge, State};
-use crate::kit::{Metrics, Span, Timing};
+use crate::host::{Groups, Hosted, Merge, RepeatTotals, Repeats, State};
+use crate::kit::Metrics;
 use crate::registry::{Ctx, FinishCtx};
 use syslint_event::typed::CLOCK_NAMES;
 use syslint_event::{Event, Sys, Syscall, Tid};
@@ -27,43 +26,29 @@ fn vdso_serves(id: i64) -> bool {
 /// A thread's clock reads.
 #[derive(Clone, Default)]
 pub struct Thread {
+    r: Repeats,
+    /// Reads of clocks the vDSO answers (the rest read CPU-time clocks).
     vdso: u64,
-    cpu: u64,
-    /// The thread's call counter at its first and last clock read.
-    first_seq: u64,
-    last_seq: u64,
-    timing: Timing,
-    span: Span,
     /// Clocks read (bit i: clock id i; bit 12: gettimeofday; 13: time; 14: CPU clocks of a pid).
     clocks: u16,
-    evidence: EvidenceBuf,
 }
 
 /// The clock reads of one program.
 #[derive(Clone, Default)]
 pub struct Group {
+    r: RepeatTotals,
     vdso: u64,
-    cpu: u64,
-    /// Calls of the threads between their first and last clock read.
-    thread_calls: u64,
-    threads: u64,
-    timing: Timing,
-    span: Span,
     clocks: u16,
-    /// The evidence of the thread with the most clock reads.
-    evidence: Best<EvidenceBuf>,
 }
 
-crate::merge!(Group {
-    evidence: merge,
-    vdso: sum,
-    cpu: sum,
-    thread_calls: sum,
-    threads: sum,
-    timing: merge,
-    span: merge,
-    clocks: or,
-});
+crate::merge!(Group { r: merge, vdso: sum, clocks: or });
+
+impl Group {
+    /// Reads of CPU-time clocks.
+    fn cpu(&self) -> u64 {
+        self.r.calls - self.vdso
+    }
+}
 
 /// The names of the clocks in a `clocks` bit set, for the message.
 fn clock_names(bits: u16) -> Vec<String> {
@@ -172,61 +157,37 @@ impl Hosted for ClockSyscalls {
             },
         };
         let seq = cx.model.thread_calls(ev.tid);
-        let make = || Thread { first_seq: seq, evidence: EvidenceBuf::new(EVIDENCE), ..Thread::default() };
-        let Some(th) = s.thread_or(make) else { return };
-        if vdso {
-            th.vdso += 1;
-        } else {
-            th.cpu += 1;
-        }
-        th.last_seq = seq;
+        let Some(th) = s.thread_or(|| Thread { r: Repeats::new(seq, EVIDENCE), ..Thread::default() }) else { return };
+        th.r.add(seq, ev, sc);
+        th.vdso += u64::from(vdso);
         th.clocks |= 1 << bit;
-        th.timing.add(sc.dur_ns);
-        th.span.add(ev.ts_ns);
-        th.evidence.push(ev);
     }
 
     fn end_thread(&mut self, s: &mut State<'_, Self>) {
-        let Some(th) = s.existing().map(std::mem::take) else { return };
-        let calls = th.vdso + th.cpu;
-        if calls == 0 {
-            return;
-        }
-        let p = s.program();
-        p.merge(Group {
-            vdso: th.vdso,
-            cpu: th.cpu,
-            // every clock read counts itself, whatever the model counted (a resumed call)
-            thread_calls: (th.last_seq.saturating_sub(th.first_seq) + 1).max(calls),
-            threads: 1,
-            timing: th.timing,
-            span: th.span,
-            clocks: th.clocks,
-            evidence: Best::new(calls, th.evidence),
-        });
+        let Some(th) = s.take_ended(|t| t.r.calls > 0) else { return };
+        s.program().merge(Group { r: RepeatTotals::of(th.r, 0), vdso: th.vdso, clocks: th.clocks });
     }
 
     fn report(&mut self, groups: Groups<'_, Group>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         groups.findings(cx.model, |g| {
-            let calls = g.vdso + g.cpu;
+            let calls = g.r.calls;
             if calls == 0 || calls < cfg.min_calls {
                 return None;
             }
-            let share = calls as f64 / g.thread_calls.max(1) as f64;
+            let share = g.r.share();
             let severity = Severity::warning_if(g.vdso >= cfg.warn_calls && share >= cfg.warn_share);
-            let secs = g.span.seconds();
-            let rate = (g.span.first.is_some() && secs > 0.0).then(|| calls as f64 / secs);
+            let rate = g.r.rate();
             let mut m = Metrics::new();
             m.count("calls", calls);
             m.count("vdso_clock_calls", g.vdso);
-            m.count("cpu_clock_calls", g.cpu);
+            m.count("cpu_clock_calls", g.cpu());
             m.value("share_of_calls", share);
-            m.count("threads", g.threads);
+            m.count("threads", g.r.threads);
             m.value_opt("calls_per_sec", rate);
-            m.value_opt("seconds", g.timing.seconds());
+            m.value_opt("seconds", g.r.timing.seconds());
             let names = clock_names(g.clocks).join(", ");
-            let which = match (g.vdso, g.cpu) {
+            let which = match (g.vdso, g.cpu()) {
                 (_, 0) => "clocks the vDSO answers in user space".to_string(),
                 (0, _) => "CPU-time clocks, which only the kernel can read".to_string(),
                 (v, c) => format!("{v} of clocks the vDSO answers, {c} of CPU-time clocks"),
@@ -236,7 +197,7 @@ impl Hosted for ClockSyscalls {
                 "{calls} clock reads entered the kernel ({names}{per}; {which}), {:.0}% of the calls of the threads that made them",
                 share * 100.0
             );
-            let inside = match g.timing.seconds() {
+            let inside = match g.r.timing.seconds() {
                 Some(s) => format!("{s:.3} s inside them ({})", cx.tracer.measured()),
                 None => "time inside them unknown: no -T".to_string(),
             };
@@ -255,9 +216,9 @@ several us (hpet, acpi_pm): about {:.1} ms saved here with tsc",
             let fix = if g.vdso == 0 { CPU_CLOCK_FIX } else { META.fix() };
             Some(
                 META.finding(severity, message)
-                    .over(&g.span)
+                    .over(&g.r.span)
                     .metrics(m)
-                    .evidence(&g.evidence, cx.clock)
+                    .evidence(&g.r.evidence, cx.clock)
                     .cost(cost)
                     .fix(fix),
             )

@@ -122,14 +122,7 @@ pub struct Thread {
     /// When the thread's last handler pass ended (its rt_sigreturn or rt_sigprocmask), after
     /// the previous fault.
     pass_end: Option<i64>,
-    faults: u64,
-    repeats: u64,
-    back_to_back: u64,
-    /// Repeats with a time, those that came within [`QUICK_NS`] of the handler's end, and the
-    /// time from the handler's end to the fault summed.
-    timed: u64,
-    quick: u64,
-    outside_ns: u64,
+    t: Tally,
     /// Faults in the current run of one fault, and the longest run with its fault.
     run: u64,
     run_is_longest: bool,
@@ -139,15 +132,25 @@ pub struct Thread {
     evidence: EvidenceBuf,
 }
 
-/// The faults of one program.
-#[derive(Clone, Default)]
-pub struct Program {
+/// What a thread's faults and a program's add up to.
+#[derive(Clone, Copy, Default)]
+pub struct Tally {
     faults: u64,
     repeats: u64,
     back_to_back: u64,
+    /// Repeats with a time, those that came within [`QUICK_NS`] of the handler's end, and the
+    /// time from the handler's end to the fault summed.
     timed: u64,
     quick: u64,
     outside_ns: u64,
+}
+
+crate::merge!(Tally { faults: sum, repeats: sum, back_to_back: sum, timed: sum, quick: sum, outside_ns: sum });
+
+/// The faults of one program.
+#[derive(Clone, Default)]
+pub struct Program {
+    t: Tally,
     threads: u64,
     span: Span,
     /// The longest run of one fault (its length and fault), and the evidence of the thread with
@@ -156,18 +159,7 @@ pub struct Program {
     evidence: Best<EvidenceBuf>,
 }
 
-crate::merge!(Program {
-    faults: sum,
-    repeats: sum,
-    back_to_back: sum,
-    timed: sum,
-    quick: sum,
-    outside_ns: sum,
-    threads: sum,
-    span: merge,
-    longest: merge,
-    evidence: merge
-});
+crate::merge!(Program { t: merge, threads: sum, span: merge, longest: merge, evidence: merge });
 
 impl Hosted for FaultSignalLoop {
     type Thread = Thread;
@@ -194,7 +186,7 @@ impl Hosted for FaultSignalLoop {
         } else if PASS_END.contains(&sc.sys) {
             th.pass_end = ev.ts_ns.or(th.pass_end);
         }
-        if th.faults <= 3 {
+        if th.t.faults <= 3 {
             // how the first handler passes end, as evidence
             th.evidence.push(ev);
         }
@@ -208,23 +200,23 @@ impl Hosted for FaultSignalLoop {
         let Some(&mut remaps) = self.remaps.entry(cx.tgid.main_thread(), || 0) else { return };
         let make = || Thread { evidence: EvidenceBuf::new(EVIDENCE), ..Thread::default() };
         let Some(th) = s.thread_or(make) else { return };
-        th.faults += 1;
+        th.t.faults += 1;
         th.span.add(ev.ts_ns);
         let same = th.last.as_ref().is_some_and(|(sig, addr)| sig == f.signal && addr == f.addr);
         if same && remaps == th.remaps_at && !th.waited {
-            th.repeats += 1;
+            th.t.repeats += 1;
             th.run += 1;
             if seq.saturating_sub(th.last_seq) <= HANDLER_CALLS {
-                th.back_to_back += 1;
+                th.t.back_to_back += 1;
             }
             if let (Some(prev), Some(now)) = (th.last_ts, ev.ts_ns) {
                 // the time from the end of the handler's pass to this fault was spent elsewhere
                 // (all of the time since the previous fault when the pass's end is not known)
                 let end = th.pass_end.filter(|e| *e >= prev).unwrap_or(prev);
                 let outside = now.saturating_sub(end).max(0) as u64;
-                th.timed += 1;
-                th.quick += u64::from(outside <= QUICK_NS);
-                th.outside_ns += outside;
+                th.t.timed += 1;
+                th.t.quick += u64::from(outside <= QUICK_NS);
+                th.t.outside_ns += outside;
             }
             if th.run > th.longest {
                 th.longest = th.run;
@@ -247,21 +239,13 @@ impl Hosted for FaultSignalLoop {
     }
 
     fn end_thread(&mut self, s: &mut State<'_, Self>) {
-        let Some(th) = s.existing().map(std::mem::take) else { return };
-        if th.repeats == 0 {
-            return;
-        }
+        let Some(th) = s.take_ended(|th| th.t.repeats > 0) else { return };
         s.program().merge(Program {
-            faults: th.faults,
-            repeats: th.repeats,
-            back_to_back: th.back_to_back,
-            timed: th.timed,
-            quick: th.quick,
-            outside_ns: th.outside_ns,
+            t: th.t,
             threads: 1,
             span: th.span,
             longest: Best::new(th.longest, th.longest_fault),
-            evidence: Best::new(th.repeats, th.evidence),
+            evidence: Best::new(th.t.repeats, th.evidence),
         });
     }
 
@@ -272,22 +256,22 @@ impl Hosted for FaultSignalLoop {
     fn report(&mut self, groups: Groups<'_, Program>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         groups.findings(cx.model, |p| {
-            if p.repeats < cfg.min_repeats.max(1) {
+            if p.t.repeats < cfg.min_repeats.max(1) {
                 return None;
             }
             // the share of the repeats that came right after the handler ended
-            let quick = (p.timed > 0).then(|| p.quick as f64 / p.timed as f64);
-            let tight = 2 * p.back_to_back >= p.repeats;
+            let quick = (p.t.timed > 0).then(|| p.t.quick as f64 / p.t.timed as f64);
+            let tight = 2 * p.t.back_to_back >= p.t.repeats;
             let severity = Severity::warning_if(tight && quick.is_none_or(|s| s >= cfg.warn_share));
-            let outside_us = (p.timed > 0).then(|| p.outside_ns as f64 / p.timed as f64 / 1e3);
-            let saved = p.repeats as f64 * FAULT_NS * 1e-9;
+            let outside_us = (p.t.timed > 0).then(|| p.t.outside_ns as f64 / p.t.timed as f64 / 1e3);
+            let saved = p.t.repeats as f64 * FAULT_NS * 1e-9;
             let secs = p.span.seconds();
-            let rate = (p.span.first.is_some() && secs > 0.0).then(|| p.faults as f64 / secs);
+            let rate = (p.span.first.is_some() && secs > 0.0).then(|| p.t.faults as f64 / secs);
             let what = p.longest.get().cloned().unwrap_or_default();
             let mut m = Metrics::new();
-            m.count("faults", p.faults);
-            m.count("repeats", p.repeats);
-            m.count("back_to_back", p.back_to_back);
+            m.count("faults", p.t.faults);
+            m.count("repeats", p.t.repeats);
+            m.count("back_to_back", p.t.back_to_back);
             m.count("longest_run", p.longest.score);
             m.count("threads", p.threads);
             m.value_opt("faults_per_sec", rate);
@@ -302,7 +286,7 @@ impl Hosted for FaultSignalLoop {
             };
             let message = format!(
                 "the same fault, {what}, raised {} times in a row{per} ({} repeated faults in all), {between}: the handler returns to the faulting code (or catches the fault as an exception) instead of removing its cause",
-                p.longest.score, p.repeats
+                p.longest.score, p.t.repeats
             );
             let share = match (quick, outside_us) {
                 (Some(q), Some(o)) => format!(

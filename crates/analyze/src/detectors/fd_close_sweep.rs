@@ -73,10 +73,7 @@ impl Hosted for FdCloseSweep {
 
     /// A run ended: keep it when it is a sweep.
     fn end_thread(&mut self, s: &mut State<'_, Self>) {
-        let Some(run) = s.existing().map(std::mem::take) else { return };
-        if run.ebadf < self.cfg.min_sweep_fds.max(1) {
-            return;
-        }
+        let Some(run) = s.take_ended(|run| run.ebadf >= self.cfg.min_sweep_fds.max(1)) else { return };
         s.program().merge(Group {
             sweeps: 1,
             calls: run.calls,

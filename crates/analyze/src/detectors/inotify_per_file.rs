@@ -155,10 +155,7 @@ impl Hosted for InotifyPerFile {
     }
 
     fn end_thread(&mut self, s: &mut State<'_, Self>) {
-        let Some(mut th) = s.existing().map(std::mem::take) else { return };
-        if th.w.calls == 0 {
-            return;
-        }
+        let Some(mut th) = s.take_ended(|th| th.w.calls > 0) else { return };
         th.w.threads = 1;
         s.program().merge(Group { evidence: Best::new(th.w.calls, th.evidence), w: th.w });
     }

@@ -10,9 +10,8 @@
 //! `min_share` of its releasing threads' calls. A few large releases at the end of a phase are
 //! not a storm.
 
-use super::EvidenceBuf;
-use crate::host::{Best, Groups, Hosted, Merge, State};
-use crate::kit::{Metrics, Span, Timing};
+use crate::host::{Groups, Hosted, Merge, RepeatTotals, Repeats, State};
+use crate::kit::Metrics;
 use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Event, MemKind, Sys, Syscall};
 use syslint_report::{Finding, Severity};
@@ -40,46 +39,21 @@ fn owned_by_memory_map_churn(len: u64) -> bool {
 /// A thread's releases.
 #[derive(Clone, Default)]
 pub struct Thread {
-    releases: u64,
+    r: Repeats,
     pages: u64,
     /// Pages of ranges the process had released before.
     again_pages: u64,
-    /// The thread's call counter at its first and last release.
-    first_seq: u64,
-    last_seq: u64,
-    timing: Timing,
-    span: Span,
-    evidence: EvidenceBuf,
 }
 
 /// The releases of one program.
 #[derive(Clone, Default)]
 pub struct Program {
-    releases: u64,
-    /// Releases of the threads that made at least `MIN_THREAD_RELEASES` of them.
-    storm_releases: u64,
+    r: RepeatTotals,
     pages: u64,
     again_pages: u64,
-    /// Calls of the threads between their first and last release.
-    thread_calls: u64,
-    threads: u64,
-    timing: Timing,
-    span: Span,
-    /// The evidence of the thread with the most releases.
-    evidence: Best<EvidenceBuf>,
 }
 
-crate::merge!(Program {
-    evidence: merge,
-    releases: sum,
-    storm_releases: sum,
-    pages: sum,
-    again_pages: sum,
-    thread_calls: sum,
-    threads: sum,
-    timing: merge,
-    span: merge,
-});
+crate::merge!(Program { r: merge, pages: sum, again_pages: sum });
 
 impl Hosted for MadviseStorm {
     type Thread = Thread;
@@ -99,74 +73,54 @@ impl Hosted for MadviseStorm {
             let _ = s.object_or(op.addr, || ());
         }
         let seq = cx.model.thread_calls(ev.tid);
-        let make = || Thread { first_seq: seq, evidence: EvidenceBuf::new(EVIDENCE), ..Thread::default() };
-        let Some(th) = s.thread_or(make) else { return };
+        let Some(th) = s.thread_or(|| Thread { r: Repeats::new(seq, EVIDENCE), ..Thread::default() }) else { return };
         let pages = op.len.div_ceil(PAGE);
-        th.releases += 1;
+        th.r.add(seq, ev, sc);
         th.pages += pages;
         if again {
             th.again_pages += pages;
         }
-        th.last_seq = seq;
-        th.timing.add(sc.dur_ns);
-        th.span.add(ev.ts_ns);
-        th.evidence.push(ev);
     }
 
     fn end_thread(&mut self, s: &mut State<'_, Self>) {
-        let Some(th) = s.existing().map(std::mem::take) else { return };
-        if th.releases == 0 {
-            return;
-        }
-        s.program().merge(Program {
-            releases: th.releases,
-            // a storm is one thread releasing again and again: threads with a few releases (an
-            // exit, a phase end) count toward the share but not toward `min_releases`, or
-            // thousands of short processes releasing once each would add up to a storm
-            storm_releases: if th.releases >= MIN_THREAD_RELEASES { th.releases } else { 0 },
-            pages: th.pages,
-            again_pages: th.again_pages,
-            // every release counts itself, whatever the model counted (a resumed call)
-            thread_calls: (th.last_seq.saturating_sub(th.first_seq) + 1).max(th.releases),
-            threads: 1,
-            timing: th.timing,
-            span: th.span,
-            evidence: Best::new(th.releases, th.evidence),
-        });
+        let Some(th) = s.take_ended(|th| th.r.calls > 0) else { return };
+        // a storm is one thread releasing again and again: threads with a few releases (an
+        // exit, a phase end) count toward the share but not toward `min_releases`
+        s.program().merge(Program { r: RepeatTotals::of(th.r, MIN_THREAD_RELEASES), pages: th.pages, again_pages: th.again_pages });
     }
 
     fn report(&mut self, groups: Groups<'_, Program>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         groups.findings(cx.model, |p| {
-            let share = p.releases as f64 / p.thread_calls.max(1) as f64;
-            if p.storm_releases < cfg.min_releases.max(1) || share < cfg.min_share {
+            let share = p.r.share();
+            if p.r.storm_calls < cfg.min_releases.max(1) || share < cfg.min_share {
                 return None;
             }
             let severity = Severity::warning_if(share >= cfg.warn_share);
-            let native_calls = p.releases as f64 * CALL_NS + p.pages as f64 * FREE_PAGE_NS;
-            let inside = p.timing.seconds();
+            let native_calls = p.r.calls as f64 * CALL_NS + p.pages as f64 * FREE_PAGE_NS;
+            let inside = p.r.timing.seconds();
             let refault_s = p.again_pages as f64 * REFAULT_PAGE_NS * 1e-9;
-            let secs = p.span.seconds();
+            let secs = p.r.span.seconds();
             // an estimate never claims more than the time the releases spanned
             let mut saved = inside.unwrap_or(native_calls * 1e-9) + refault_s;
-            if p.span.first.is_some() && secs > 0.0 {
+            if p.r.span.first.is_some() && secs > 0.0 {
                 saved = saved.min(secs);
             }
-            let rate = (p.span.first.is_some() && secs > 0.0).then(|| p.releases as f64 / secs);
+            let rate = p.r.rate();
             let mut m = Metrics::new();
-            m.count("releases", p.releases);
+            m.count("releases", p.r.calls);
             m.count("pages_released", p.pages);
             m.count("pages_released_again", p.again_pages);
             m.value("share_of_calls", share);
-            m.count("threads", p.threads);
+            m.count("threads", p.r.threads);
             m.value_opt("releases_per_sec", rate);
             m.value_opt("syscall_seconds", inside);
             m.value("seconds", saved);
             let per = rate.map(|r| format!(", {r:.0}/s")).unwrap_or_default();
-            let avg_kib = p.pages as f64 * 4.0 / p.releases as f64;
+            let avg_kib = p.pages as f64 * 4.0 / p.r.calls as f64;
             let message = format!(
                 "memory given back to the kernel with madvise {} times ({:.0} KiB on average{per}), {:.0}% of the calls of the threads that did it",
-                p.releases,
+                p.r.calls,
                 avg_kib,
                 share * 100.0
             );
@@ -181,7 +135,7 @@ impl Hosted for MadviseStorm {
                 "{calls}; {} pages of ranges given back before were faulted in and zeroed again, about 3 us each natively: {:.3} s; about {:.3} s in all",
                 p.again_pages, refault_s, saved
             );
-            Some(META.finding(severity, message).over(&p.span).metrics(m).evidence(&p.evidence, cx.clock).cost(cost))
+            Some(META.finding(severity, message).over(&p.r.span).metrics(m).evidence(&p.r.evidence, cx.clock).cost(cost))
         })
     }
 
@@ -227,36 +181,23 @@ impl Hosted for MadviseStorm {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second, SysRows};
+        use crate::basis::{count_lines, per_second, TableShare};
         use syslint_report::Confidence;
         const MADVISE: &[Sys] = &[Sys::Madvise];
-        let calls = c.calls_of(MADVISE);
-        let total = c.total_calls();
-        // a table limited to some calls (`-e madvise`) cannot say what share madvise makes
-        if calls < self.cfg.min_releases.max(1) || !c.only.is_empty() {
+        let Some(t) = TableShare::of(c, MADVISE) else { return Vec::new() };
+        let (calls, share) = (t.calls, t.share);
+        if calls < self.cfg.min_releases.max(1) {
             return Vec::new();
         }
-        let share = calls as f64 / total.max(1) as f64;
         let top = c.rows.iter().map(|r| r.calls).max().unwrap_or(0) == calls;
         if share < self.cfg.min_share || !(top || share >= self.cfg.warn_share) {
             return Vec::new();
         }
-        let seconds = c.rows_of(MADVISE).filter_map(|r| r.seconds).sum::<f64>();
-        let timed = c.rows_of(MADVISE).any(|r| r.seconds.is_some());
-        let table_s: f64 = c.rows.iter().filter_map(|r| r.seconds).sum();
-        let time_share = (timed && table_s > 0.0).then(|| seconds / table_s);
         let warn = share >= self.cfg.warn_share;
         let rate = per_second(c, calls, 0);
-        let of_time = time_share.map(|t| format!(", {:.0}% of the time counted", t * 100.0)).unwrap_or_default();
-        let mut m = Metrics::new();
-        m.count("releases", calls);
-        m.count("all_calls", total);
-        m.value("share_of_calls", share);
-        m.value_opt("time_share", time_share);
-        // what the table measured inside madvise: the re-faults after it are not in any row
-        if timed {
-            m.value("seconds", seconds);
-        }
+        let of_time = t.of_time();
+        // `seconds`: what the table measured inside madvise; the re-faults after it are in no row
+        let m = t.metrics("releases");
         META.finding(
             Severity::warning_if(warn),
             format!("madvise called {calls} times, {:.0}% of all calls{of_time}{rate}", share * 100.0),

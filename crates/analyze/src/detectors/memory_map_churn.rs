@@ -98,10 +98,7 @@ impl Hosted for MemoryMapChurn {
 
     /// A process ended: its cycles join its program's.
     fn end_thread(&mut self, s: &mut State<'_, Self>) {
-        let Some(p) = s.existing().map(std::mem::take) else { return };
-        if p.c.cycles == 0 {
-            return;
-        }
+        let Some(p) = s.take_ended(|p| p.c.cycles > 0) else { return };
         s.program().merge(Group {
             evidence: Best::new(p.c.churned, p.evidence),
             c: p.c,

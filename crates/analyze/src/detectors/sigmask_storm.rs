@@ -8,9 +8,8 @@
 //! stays quiet; bash masking signals around each fork and wait (a third of its calls, under
 //! `warn_share`) is info.
 
-use super::EvidenceBuf;
-use crate::host::{Best, Groups, Hosted, Merge, State};
-use crate::kit::{Metrics, Span, Timing};
+use crate::host::{Groups, Hosted, Merge, RepeatTotals, Repeats, State};
+use crate::kit::Metrics;
 use crate::registry::{Ctx, FinishCtx};
 use syslint_event::{Event, Sys, Syscall};
 use syslint_report::{Finding, Severity};
@@ -28,81 +27,35 @@ const MASK: &[Sys] = &[Sys::RtSigprocmask];
 /// 50,000 short processes doing that once each made 100% "shares" of one call each, a warning).
 const MIN_THREAD_CALLS: u64 = 20;
 
-/// A thread's mask changes.
-#[derive(Clone, Default)]
-pub struct Thread {
-    calls: u64,
-    /// The thread's call counter at its first and last mask change.
-    first_seq: u64,
-    last_seq: u64,
-    timing: Timing,
-    span: Span,
-    evidence: EvidenceBuf,
-}
-
-/// The mask changes of one program.
-#[derive(Clone, Default)]
-pub struct Program {
-    calls: u64,
-    /// Calls of the threads that made at least `MIN_THREAD_CALLS` of them.
-    storm_calls: u64,
-    /// Calls of the threads between their first and last mask change.
-    thread_calls: u64,
-    threads: u64,
-    timing: Timing,
-    span: Span,
-    /// The evidence of the thread with the most mask changes.
-    evidence: Best<EvidenceBuf>,
-}
-
-crate::merge!(Program { evidence: merge, calls: sum, storm_calls: sum, thread_calls: sum, threads: sum, timing: merge, span: merge });
-
 impl Hosted for SigmaskStorm {
-    type Thread = Thread;
-    type Program = Program;
+    /// A thread's mask changes.
+    type Thread = Repeats;
+    /// The mask changes of one program.
+    type Program = RepeatTotals;
     type Object = ();
 
-    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, _sc: &Syscall) {
+    fn on_syscall(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
         let seq = cx.model.thread_calls(ev.tid);
-        let make = || Thread { first_seq: seq, evidence: EvidenceBuf::new(EVIDENCE), ..Thread::default() };
-        let Some(th) = s.thread_or(make) else { return };
-        th.calls += 1;
-        th.last_seq = seq;
-        th.timing.add(_sc.dur_ns);
-        th.span.add(ev.ts_ns);
-        th.evidence.push(ev);
+        let Some(th) = s.thread_or(|| Repeats::new(seq, EVIDENCE)) else { return };
+        th.add(seq, ev, sc);
     }
 
     fn end_thread(&mut self, s: &mut State<'_, Self>) {
-        let Some(th) = s.existing().map(std::mem::take) else { return };
-        if th.calls == 0 {
-            return;
-        }
-        s.program().merge(Program {
-            calls: th.calls,
-            // threads with a few changes count toward the share, not toward `min_calls`
-            storm_calls: if th.calls >= MIN_THREAD_CALLS { th.calls } else { 0 },
-            // every mask change counts itself, whatever the model counted (a resumed call)
-            thread_calls: (th.last_seq.saturating_sub(th.first_seq) + 1).max(th.calls),
-            threads: 1,
-            timing: th.timing,
-            span: th.span,
-            evidence: Best::new(th.calls, th.evidence),
-        });
+        let Some(th) = s.take_ended(|th| th.calls > 0) else { return };
+        s.program().merge(RepeatTotals::of(th, MIN_THREAD_CALLS));
     }
 
-    fn report(&mut self, groups: Groups<'_, Program>, cx: &FinishCtx) -> Vec<Finding> {
+    fn report(&mut self, groups: Groups<'_, RepeatTotals>, cx: &FinishCtx) -> Vec<Finding> {
         let cfg = &self.cfg;
         groups.findings(cx.model, |p| {
-            let share = p.calls as f64 / p.thread_calls.max(1) as f64;
+            let share = p.share();
             if p.storm_calls < cfg.min_calls.max(1) || share < cfg.min_share {
                 return None;
             }
             let severity = Severity::warning_if(share >= cfg.warn_share);
             let inside = p.timing.seconds();
             let saved = inside.unwrap_or(p.calls as f64 * CALL_NS * 1e-9);
-            let secs = p.span.seconds();
-            let rate = (p.span.first.is_some() && secs > 0.0).then(|| p.calls as f64 / secs);
+            let rate = p.rate();
             let mut m = Metrics::new();
             m.count("calls", p.calls);
             m.value("share_of_calls", share);
@@ -154,33 +107,17 @@ impl Hosted for SigmaskStorm {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second, SysRows};
+        use crate::basis::{count_lines, per_second, TableShare};
         use syslint_report::Confidence;
-        let calls = c.calls_of(MASK);
-        let total = c.total_calls();
-        // a table limited to some calls cannot say what share the mask changes make
-        if calls < self.cfg.min_calls.max(1) || !c.only.is_empty() {
-            return Vec::new();
-        }
-        let share = calls as f64 / total.max(1) as f64;
-        if share < self.cfg.min_share {
+        let Some(t) = TableShare::of(c, MASK) else { return Vec::new() };
+        let (calls, share) = (t.calls, t.share);
+        if calls < self.cfg.min_calls.max(1) || share < self.cfg.min_share {
             return Vec::new();
         }
         let warn = share >= self.cfg.warn_share;
-        let timed = c.rows_of(MASK).any(|r| r.seconds.is_some());
-        let seconds = c.seconds_of(MASK);
-        let table_s: f64 = c.rows.iter().filter_map(|r| r.seconds).sum();
-        let time_share = (timed && table_s > 0.0).then(|| seconds / table_s);
-        let of_time = time_share.map(|t| format!(", {:.0}% of the time counted", t * 100.0)).unwrap_or_default();
+        let of_time = t.of_time();
         let rate = per_second(c, calls, 0);
-        let mut m = Metrics::new();
-        m.count("calls", calls);
-        m.count("all_calls", total);
-        m.value("share_of_calls", share);
-        m.value_opt("time_share", time_share);
-        if timed {
-            m.value("seconds", seconds);
-        }
+        let m = t.metrics("calls");
         META.finding(
             Severity::warning_if(warn),
             format!("rt_sigprocmask called {calls} times, {:.0}% of all calls{of_time}{rate}", share * 100.0),

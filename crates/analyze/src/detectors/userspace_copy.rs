@@ -106,10 +106,7 @@ impl Hosted for UserspaceCopy {
 
     /// A thread ended (or ran another program): its evidence joins its program's.
     fn end_thread(&mut self, s: &mut State<'_, Self>) {
-        let Some(t) = s.existing().map(std::mem::take) else { return };
-        if t.copied == 0 {
-            return;
-        }
+        let Some(t) = s.take_ended(|t| t.copied > 0) else { return };
         let mut ev = t.evidence;
         if ev.first.is_empty() {
             return;
