@@ -3,18 +3,12 @@
 //! on a kernel without a vDSO for ARM32), and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "clock-syscalls";
 const DET: &str = "clock-syscalls";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 #[test]
 fn clock_reads_that_bypass_the_vdso_are_a_warning() {
@@ -23,7 +17,7 @@ fn clock_reads_that_bypass_the_vdso_are_a_warning() {
         let path = lab_variant(LAB, "c-syscall", set);
         let r = analyze(&[&path]);
         assert_eq!(r.findings.len(), 1, "{ctx}: only this detector fires: {:#?}", r.findings);
-        let f = only(&r, &ctx);
+        let f = only(DET, &r, &ctx);
         assert_eq!(f.severity, Severity::Warning, "{ctx}: {f:#?}");
         // 3,000 items, two reads each: every one counted, whatever the flags
         let in_text = read_text(&path).lines().filter(|l| l.contains(" clock_gettime(CLOCK_MONOTONIC,")).count();
@@ -59,7 +53,7 @@ fn cpu_time_clocks_are_info_at_most() {
         let ctx = format!("py-cputime.{set}");
         let r = analyze(&[&lab_variant(LAB, "py-cputime", set)]);
         assert_eq!(r.findings.len(), 1, "{ctx}: {:#?}", r.findings);
-        let f = only(&r, &ctx);
+        let f = only(DET, &r, &ctx);
         assert_eq!(f.severity, Severity::Info, "{ctx}");
         assert_eq!(metric(&f, "cpu_clock_calls"), 6000.0, "{ctx}");
         assert_eq!(metric(&f, "vdso_clock_calls"), 0.0, "{ctx}");
@@ -71,7 +65,7 @@ fn cpu_time_clocks_are_info_at_most() {
 #[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn an_android_zygote_without_a_vdso_is_info() {
     let r = analyze(&[&corpus_dir().join("android-arm32-zygote-app_process-tt-killed.strace")]);
-    let f = only(&r, "android zygote");
+    let f = only(DET, &r, "android zygote");
     assert_eq!(f.severity, Severity::Info);
     assert_eq!(metric(&f, "vdso_clock_calls"), 982.0);
     assert!(f.message.contains("clock_gettime(CLOCK_MONOTONIC)") && f.message.contains("gettimeofday"));
@@ -79,24 +73,9 @@ fn an_android_zygote_without_a_vdso_is_info() {
 
 #[test]
 fn live_clock_reads_under_strace() {
-    for tool in ["strace", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-syscall"), "live c-syscall");
+    need(&["strace", "cc", "bash"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[]);
+    let f = only(DET, &run("c-syscall"), "live c-syscall");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert_eq!(metric(&f, "vdso_clock_calls"), 6000.0);
     assert!(findings(&run("c-vdso"), DET).is_empty());

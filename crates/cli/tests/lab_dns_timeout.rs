@@ -4,18 +4,12 @@
 //! recorded by record.sh) and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "dns-timeout";
 const DET: &str = "dns-timeout";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 #[test]
 fn timed_out_waits_are_warnings_with_the_time_lost() {
@@ -34,7 +28,7 @@ fn timed_out_waits_are_warnings_with_the_time_lost() {
     ] {
         for set in SETS {
             let ctx = format!("{variant}.{set}");
-            let f = only(&analyze(&[&lab_variant(LAB, variant, set)]), &ctx);
+            let f = only(DET, &analyze(&[&lab_variant(LAB, variant, set)]), &ctx);
             assert_eq!(f.severity, Severity::Warning, "{ctx}");
             assert_eq!(metric(&f, "lookups"), lookups, "{ctx}");
             assert_eq!(metric(&f, "timeouts"), timeouts, "{ctx}");
@@ -66,7 +60,7 @@ fn timed_out_waits_are_warnings_with_the_time_lost() {
 fn an_ndots5_search_walk_is_counted_and_timed() {
     for set in SETS {
         let ctx = format!("py-ndots5.{set}");
-        let f = only(&analyze(&[&lab_variant(LAB, "py-ndots5", set)]), &ctx);
+        let f = only(DET, &analyze(&[&lab_variant(LAB, "py-ndots5", set)]), &ctx);
         // ten names, each tried under three search domains (A + AAAA) before itself
         assert_eq!(metric(&f, "lookups"), 10.0, "{ctx}");
         assert_eq!(metric(&f, "walks"), 10.0, "{ctx}");
@@ -127,24 +121,9 @@ fn the_resolver_labs_of_repeated_dns_stay_quiet() {
 
 #[test]
 fn live_lost_aaaa_and_its_fix_under_strace() {
-    for tool in ["strace", "python3", "unshare", "mount"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("py-aaaa-race"), "live py-aaaa-race");
+    need(&["strace", "python3", "unshare", "mount"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[]);
+    let f = only(DET, &run("py-aaaa-race"), "live py-aaaa-race");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert_eq!(metric(&f, "timeouts"), 1.0);
     assert!(metric(&f, "lost_s") > 0.9);
@@ -161,7 +140,7 @@ fn a_timeout_in_repeated_lookups_is_charged_once() {
     for set in ["f-tt-T-yy", "f-tt"] {
         let ctx = format!("py-repeat-aaaa-race.{set}");
         let r = analyze(&[&lab_variant(LAB, "py-repeat-aaaa-race", set)]);
-        let t = only(&r, &ctx);
+        let t = only(DET, &r, &ctx);
         let lost = metric(&t, "lost_s");
         assert!((0.9..1.1).contains(&lost), "{ctx}: lost_s {lost}");
         let rep = findings(&r, "repeated-dns");

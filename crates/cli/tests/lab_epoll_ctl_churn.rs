@@ -3,18 +3,12 @@
 //! 2013), and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "epoll-ctl-churn";
 const DET: &str = "epoll-ctl-churn";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 #[test]
 fn interest_toggled_per_request_is_a_warning_in_c_and_in_asyncio() {
@@ -25,7 +19,7 @@ fn interest_toggled_per_request_is_a_warning_in_c_and_in_asyncio() {
             let path = lab_variant(LAB, variant, set);
             let r = analyze(&[&path]);
             assert_eq!(r.findings.len(), 1, "{ctx}: only this detector fires: {:#?}", r.findings);
-            let f = only(&r, &ctx);
+            let f = only(DET, &r, &ctx);
             assert_eq!(f.severity, Severity::Warning, "{ctx}: {f:#?}");
             // 1,000 requests: two re-registrations each (MOD out and back; asyncio ADD and DEL),
             // one per read or write that moved data
@@ -52,7 +46,7 @@ fn registration_once_is_quiet_and_oneshot_rearms_are_info() {
     }
     for set in SETS {
         let ctx = format!("c-oneshot.{set}");
-        let f = only(&analyze(&[&lab_variant(LAB, "c-oneshot", set)]), &ctx);
+        let f = only(DET, &analyze(&[&lab_variant(LAB, "c-oneshot", set)]), &ctx);
         assert_eq!(f.severity, Severity::Info, "{ctx}");
         assert_eq!(metric(&f, "oneshot_rearms"), 1000.0, "{ctx}");
         assert!(f.message.contains("EPOLLONESHOT"), "{ctx}: {}", f.message);
@@ -63,7 +57,7 @@ fn registration_once_is_quiet_and_oneshot_rearms_are_info() {
 #[cfg_attr(not(syslint_corpus), ignore = "needs ../shared/strace-corpus beside the checkout")]
 fn uwsgi_fastrouter_relaying_4k_chunks_is_a_warning() {
     let r = analyze(&[&corpus_dir().join("uwsgi-fastrouter-2013-strace4-p-f-t-pidcol.strace")]);
-    let f = only(&r, "uwsgi fastrouter");
+    let f = only(DET, &r, "uwsgi fastrouter");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert_eq!(metric(&f, "reregistrations"), 1342.0);
     assert_eq!(metric(&f, "io_ops"), 740.0);
@@ -71,25 +65,9 @@ fn uwsgi_fastrouter_relaying_4k_chunks_is_a_warning() {
 
 #[test]
 fn live_echo_under_strace() {
-    for tool in ["strace", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .env("REQUESTS", "600")
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-mod"), "live c-mod");
+    need(&["strace", "cc", "bash"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[("REQUESTS", "600")]);
+    let f = only(DET, &run("c-mod"), "live c-mod");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert_eq!(metric(&f, "reregistrations"), 1200.0);
     assert!(findings(&run("c-et"), DET).is_empty());

@@ -14,12 +14,6 @@ fn trace(variant: &str, set: &str) -> PathBuf {
     lab_variant(LAB, variant, set)
 }
 
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {f:#?}");
-    f[0].clone()
-}
-
 fn top_dir(f: &Finding) -> String {
     f.metrics
         .get("top_dirs")
@@ -91,7 +85,7 @@ fn php_include_path_search_is_a_warning() {
         for variant in ["php-include-bad", "php-include-caches"] {
             let ctx = format!("{variant}.{set}");
             let r = analyze(&[&trace(variant, set)]);
-            let f = only(&r, &ctx);
+            let f = only(DET, &r, &ctx);
             check_php_bad(&f, &ctx);
             check_timing(&f, set, &ctx);
         }
@@ -103,7 +97,7 @@ fn c_search_path_in_four_workers_is_one_warning() {
     for set in SETS {
         let ctx = format!("c-search-bad.{set}");
         let r = analyze(&[&trace("c-search-bad", set)]);
-        let f = only(&r, &ctx);
+        let f = only(DET, &r, &ctx);
         // 4 workers x 20 requests x 8 names x 24 missing directories, + the loader's one miss
         assert_eq!(f.severity, Severity::Warning, "{ctx}");
         assert!(f.subject.starts_with("5 processes of search (pids "), "{ctx}: {}", f.subject);
@@ -127,7 +121,7 @@ fn python_subprocess_path_search_is_info() {
     for set in SETS {
         let ctx = format!("py-spawn-bad.{set}");
         let r = analyze(&[&trace("py-spawn-bad", set)]);
-        let f = only(&r, &ctx);
+        let f = only(DET, &r, &ctx);
         // 60 spawns, each child tries execve in 30 missing PATH directories before /usr/bin:
         // the vfork children count with python3, the program that searched
         assert_eq!(f.severity, Severity::Info, "{ctx}: 1800 misses cost milliseconds");
@@ -191,12 +185,12 @@ fn thresholds_come_from_the_config() {
     assert_eq!(cc1[0].severity, Severity::Info);
     assert!(metric(cc1[0], "failed_lookups") < 200.0, "a compiler probes a few include directories");
     let high = cfg("high.toml", "[failed-lookup-storm]\nwarn_avoidable = 100000\n");
-    let f = only(&json(&high, &trace("php-include-bad", "f")), "warn_avoidable = 100000");
+    let f = only(DET, &json(&high, &trace("php-include-bad", "f")), "warn_avoidable = 100000");
     assert_eq!(f.severity, Severity::Info);
     // a storm is fast: with timestamps the rate is checked, without it cannot be
     let slow = cfg("slow.toml", "[failed-lookup-storm]\nwarn_per_sec = 1000000.0\n");
-    assert_eq!(only(&json(&slow, &trace("php-include-bad", "f-tt")), "slow tt").severity, Severity::Info);
-    assert_eq!(only(&json(&slow, &trace("php-include-bad", "f")), "slow f").severity, Severity::Warning);
+    assert_eq!(only(DET, &json(&slow, &trace("php-include-bad", "f-tt")), "slow tt").severity, Severity::Info);
+    assert_eq!(only(DET, &json(&slow, &trace("php-include-bad", "f")), "slow f").severity, Severity::Warning);
     let off = cfg("off.toml", "[SL007]\nmin_avoidable = 20000\n");
     assert!(findings(&json(&off, &trace("php-include-bad", "f")), DET).is_empty());
     let bad = cfg("bad.toml", "[failed-lookup-storm]\nno_such_option = 1\n");
@@ -229,22 +223,9 @@ fn live(variant: &str, flags: &[&str]) -> Report {
 
 /// [`live`] with more environment: another machine's PATH or Python packages.
 fn live_in(variant: &str, flags: &[&str], env: &[(&str, String)]) -> Report {
-    for tool in ["strace", "php", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{variant}-{}.strace", std::process::id()));
-    let script = root().join("lab").join(LAB).join("run.sh");
-    let o = std::process::Command::new(&script)
-        .arg(variant)
-        .arg(&out)
-        .args(flags)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .output()
-        .expect("run.sh");
-    assert!(o.status.success(), "run.sh {variant} failed: {}", String::from_utf8_lossy(&o.stderr));
-    let r = analyze(&[&out]);
-    std::fs::remove_file(&out).ok();
-    r
+    need(&["strace", "php", "cc", "bash"]);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    live_lab(LAB, variant, flags, &env)
 }
 
 fn same_finding(live: &Finding, rec: &Finding, ctx: &str) {
@@ -270,10 +251,10 @@ fn same_finding(live: &Finding, rec: &Finding, ctx: &str) {
 fn live_php_include_path_matches_the_recording() {
     for (set, flags) in [("f-tt-T-yy", &["-f", "-tt", "-T", "-yy"][..]), ("f", &["-f"][..])] {
         let ctx = format!("live php-include-bad {set}");
-        let l = only(&live("php-include-bad", flags), &ctx);
+        let l = only(DET, &live("php-include-bad", flags), &ctx);
         check_php_bad(&l, &ctx);
         check_timing(&l, set, &ctx);
-        same_finding(&l, &only(&analyze(&[&trace("php-include-bad", set)]), &ctx), &ctx);
+        same_finding(&l, &only(DET, &analyze(&[&trace("php-include-bad", set)]), &ctx), &ctx);
     }
     assert!(findings(&live("php-include-good", &["-f", "-tt", "-T", "-yy"]), DET).is_empty());
 }
@@ -281,8 +262,8 @@ fn live_php_include_path_matches_the_recording() {
 #[test]
 fn live_c_search_matches_the_recording() {
     let ctx = "live c-search-bad";
-    let l = only(&live("c-search-bad", &["-f", "-tt", "-T", "-yy"]), ctx);
-    same_finding(&l, &only(&analyze(&[&trace("c-search-bad", "f-tt-T-yy")]), ctx), ctx);
+    let l = only(DET, &live("c-search-bad", &["-f", "-tt", "-T", "-yy"]), ctx);
+    same_finding(&l, &only(DET, &analyze(&[&trace("c-search-bad", "f-tt-T-yy")]), ctx), ctx);
     assert!(findings(&live("c-search-good", &["-f", "-tt"]), DET).is_empty());
 }
 
@@ -290,8 +271,8 @@ fn live_c_search_matches_the_recording() {
 fn live_python_spawn_matches_the_recording() {
     assert!(std::path::Path::new("/usr/bin/python3").exists(), "python3 is missing: scripts/test.sh installs it");
     let ctx = "live py-spawn-bad";
-    let l = only(&live("py-spawn-bad", &["-f", "-tt", "-T", "-yy"]), ctx);
-    same_finding(&l, &only(&analyze(&[&trace("py-spawn-bad", "f-tt-T-yy")]), ctx), ctx);
+    let l = only(DET, &live("py-spawn-bad", &["-f", "-tt", "-T", "-yy"]), ctx);
+    same_finding(&l, &only(DET, &analyze(&[&trace("py-spawn-bad", "f-tt-T-yy")]), ctx), ctx);
     // what spawn.py guarantees whatever the machine has installed: 60 children, each searching
     // PATH's 30 missing directories before /usr/bin, and Python itself
     assert_eq!(metric(&l, "processes"), 61.0, "{ctx}");
@@ -309,7 +290,7 @@ fn live_python_spawn_matches_the_recording() {
     let path = format!("{}:/usr/local/games:{}", tmp.join("bin").display(), std::env::var("PATH").unwrap_or_default());
     let env = [("PYTHONPATH", dirs.join(":")), ("PATH", path)];
     let ctx = "live py-spawn-bad, more installed";
-    let m = only(&live_in("py-spawn-bad", &["-f", "-tt", "-T", "-yy"], &env), ctx);
+    let m = only(DET, &live_in("py-spawn-bad", &["-f", "-tt", "-T", "-yy"], &env), ctx);
     std::fs::remove_dir_all(&tmp).ok();
     assert_eq!(m.severity, l.severity, "{ctx}");
     assert_eq!(metric(&m, "processes"), 61.0, "{ctx}");

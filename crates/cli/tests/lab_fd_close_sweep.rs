@@ -2,18 +2,12 @@
 //! recorded by record.sh) and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "fd-close-sweep";
 const DET: &str = "fd-close-sweep";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 #[test]
 fn closing_every_fd_up_to_the_limit_is_a_warning() {
@@ -22,7 +16,7 @@ fn closing_every_fd_up_to_the_limit_is_a_warning() {
             let ctx = format!("{variant}.{set}");
             let r = analyze(&[&lab_variant(LAB, variant, set)]);
             assert_eq!(r.findings.len(), 1, "{ctx}: only this detector fires: {:#?}", r.findings);
-            let f = only(&r, &ctx);
+            let f = only(DET, &r, &ctx);
             assert_eq!(f.severity, Severity::Warning, "{ctx}");
             // 7 children, each sweeping fds 3..16383: all but the 5 that were open fail
             assert_eq!(metric(&f, "sweeps"), 7.0, "{ctx}");
@@ -65,29 +59,13 @@ fn hard_nofile() -> u64 {
 
 #[test]
 fn live_sweep_under_strace() {
-    for tool in ["strace", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
+    need(&["strace", "cc", "bash"]);
     // one child sweeping up to 6,000 (the full lab takes seconds under strace: ~50 us a call)
     let limit = hard_nofile().min(6000);
     assert!(limit > 4096 + 100, "a hard nofile limit of {limit} is too low for this test");
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .env("NOFILE", "6000")
-            .env("SPAWNS", "1")
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-close"), "live c-close");
+    let run =
+        |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[("NOFILE", "6000"), ("SPAWNS", "1")]);
+    let f = only(DET, &run("c-close"), "live c-close");
     assert_eq!(f.severity, Severity::Info, "{f:#?}");
     assert_eq!(metric(&f, "sweeps"), 1.0);
     assert_eq!(metric(&f, "highest_fd"), (limit - 1) as f64);

@@ -3,18 +3,12 @@
 //! live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "fs-walk-loop";
 const DET: &str = "fs-walk-loop";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 #[test]
 fn walks_that_follow_the_cycle_fire() {
@@ -25,7 +19,7 @@ fn walks_that_follow_the_cycle_fire() {
             let ctx = format!("{variant}.{set}");
             let r = analyze(&[&lab_variant(LAB, variant, set)]);
             assert_eq!(r.findings.len(), 1, "{ctx}: only this detector fires: {:#?}", r.findings);
-            let f = only(&r, &ctx);
+            let f = only(DET, &r, &ctx);
             // the walk went as deep as the kernel allows: ELOOP at the 41st link
             assert_eq!(f.severity, Severity::Warning, "{ctx}: {f:#?}");
             assert_eq!(metric(&f, "eloop"), 1.0, "{ctx}");
@@ -63,28 +57,13 @@ fn walks_that_do_not_follow_or_track_visits_and_near_misses_are_quiet() {
 
 #[test]
 fn live_walk_under_strace() {
-    for tool in ["strace", "bash", "find"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
+    need(&["strace", "bash", "find"]);
     assert!(
         std::path::Path::new("/usr/bin/python3").exists(),
         "/usr/bin/python3 is missing: scripts/test.sh installs it"
     );
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("py-walk-follow"), "live py-walk-follow");
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[]);
+    let f = only(DET, &run("py-walk-follow"), "live py-walk-follow");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert_eq!(metric(&f, "repeats"), 41.0, "{f:#?}");
     assert!(findings(&run("py-walk-nofollow"), DET).is_empty());

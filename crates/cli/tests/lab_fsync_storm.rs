@@ -14,12 +14,6 @@ fn trace(variant: &str, set: &str) -> PathBuf {
     lab_variant(LAB, variant, set)
 }
 
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {f:#?}");
-    f[0].clone()
-}
-
 /// Durations with -T (and never without timestamps); a rate with timestamps.
 fn check_timing(f: &Finding, set: &str, ctx: &str) {
     let timed = f.metrics.contains_key("sync_time_s");
@@ -75,7 +69,7 @@ fn sqlite_autocommit_from_python_and_the_cli_is_a_warning() {
     for set in SETS {
         for (variant, prog) in [("sqlite-py-autocommit", "python3"), ("sqlite-cli-autocommit", "sqlite3")] {
             let ctx = format!("{variant}.{set}");
-            let f = only(&analyze(&[&trace(variant, set)]), &ctx);
+            let f = only(DET, &analyze(&[&trace(variant, set)]), &ctx);
             check_sqlite_autocommit(&f, prog, &ctx);
             check_timing(&f, set, &ctx);
         }
@@ -106,7 +100,7 @@ fn per_record_flushes_in_two_writers_are_one_warning() {
     for set in SETS {
         for (variant, osync) in [("c-fsync-each", false), ("c-osync", true)] {
             let ctx = format!("{variant}.{set}");
-            let f = only(&analyze(&[&trace(variant, set)]), &ctx);
+            let f = only(DET, &analyze(&[&trace(variant, set)]), &ctx);
             check_records(&f, osync, &ctx);
             check_timing(&f, set, &ctx);
         }
@@ -142,7 +136,7 @@ fn server(name: &str) -> PathBuf {
 fn postgres_commits_are_durability_by_design() {
     // synchronous_commit = on, the default: info, with the knob
     let r = analyze(&[&server("pg-commit")]);
-    let f = only(&r, "pg-commit");
+    let f = only(DET, &r, "pg-commit");
     assert_eq!(f.severity, Severity::Info, "{f:#?}");
     assert!(
         f.message.contains("pg_wal") && f.message.contains("synchronous_commit = on, the default"),
@@ -160,7 +154,7 @@ fn postgres_commits_are_durability_by_design() {
     // the WAL by its path relative to the data directory, `pg_wal/...` (before: a warning, the
     // by-design rule looked for `/pg_wal/`)
     let r = analyze(&[&server("pg-commit-new-backends")]);
-    let f = only(&r, "pg-commit-new-backends");
+    let f = only(DET, &r, "pg-commit-new-backends");
     assert_eq!(f.severity, Severity::Info, "{f:#?}");
     assert!(f.message.contains(" pg_wal/") && f.message.contains("by design"), "{}", f.message);
     assert!(metric(&f, "sync_calls") >= 300.0, "{f:#?}");
@@ -190,7 +184,7 @@ fn dpkg_is_durability_by_design() {
     std::fs::write(&cfg, "[fsync-storm]\nmin_flushes = 10\nwarn_flushes = 10\n").unwrap();
     let t = trace("dpkg-install", "f-tt-T-yy");
     let o = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), t.to_str().unwrap()]);
-    let f = only(&syslint_report::printers::json::parse(&stdout(&o)).unwrap(), "dpkg, low thresholds");
+    let f = only(DET, &syslint_report::printers::json::parse(&stdout(&o)).unwrap(), "dpkg, low thresholds");
     assert!(metric(&f, "sync_calls") < 50.0, "sync_file_range(WRITE) not counted: {f:#?}");
     assert_eq!(f.severity, Severity::Info);
     assert!(f.fix.contains("--force-unsafe-io") && f.message.contains("dpkg"), "{f:#?}");
@@ -210,23 +204,23 @@ fn thresholds_come_from_the_config() {
     };
     let low = "[fsync-storm]\nmin_flushes = 1\nmax_bytes_per_sync = 100000000\n";
     // one transaction: 8 flushes (create table + the insert transaction, 4 each)
-    let f = only(&json(low, "low.toml", &trace("sqlite-py-batch", "f-tt-T-yy")), "batch, low thresholds");
+    let f = only(DET, &json(low, "low.toml", &trace("sqlite-py-batch", "f-tt-T-yy")), "batch, low thresholds");
     assert_eq!((metric(&f, "flushes"), f.severity), (8.0, Severity::Info));
     // WAL + synchronous=NORMAL: 500 commits, 8 flushes, megabytes per flush
-    let f = only(&json(low, "low.toml", &trace("sqlite-py-wal", "f-tt-T-yy")), "wal, low thresholds");
+    let f = only(DET, &json(low, "low.toml", &trace("sqlite-py-wal", "f-tt-T-yy")), "wal, low thresholds");
     assert_eq!(metric(&f, "flushes"), 8.0);
     assert!(metric(&f, "bytes_per_sync") > 100_000.0);
     // the editor-style save: 2 processes, one fsync each
-    let f = only(&json(low, "low.toml", &trace("near-save", "f")), "save, low thresholds");
+    let f = only(DET, &json(low, "low.toml", &trace("near-save", "f")), "save, low thresholds");
     assert_eq!((metric(&f, "flushes"), metric(&f, "syncs_per_write")), (2.0, 1.0));
     // warn_flushes moves the severity of a trace without -T (count rule only)
-    let f = only(&json("[SL008]\nwarn_flushes = 1000\n", "w.toml", &trace("c-fsync-each", "f")), "warn_flushes");
+    let f = only(DET, &json("[SL008]\nwarn_flushes = 1000\n", "w.toml", &trace("c-fsync-each", "f")), "warn_flushes");
     assert_eq!(f.severity, Severity::Info);
     // a storm is fast: with timestamps the rate is checked (a flush a second for an hour is
     // no storm), without them only the count
     let slow = "[fsync-storm]\nwarn_per_sec = 1000000.0\n";
-    assert_eq!(only(&json(slow, "s.toml", &trace("c-fsync-each", "f-tt")), "slow tt").severity, Severity::Info);
-    assert_eq!(only(&json(slow, "s.toml", &trace("c-fsync-each", "f")), "slow f").severity, Severity::Warning);
+    assert_eq!(only(DET, &json(slow, "s.toml", &trace("c-fsync-each", "f-tt")), "slow tt").severity, Severity::Info);
+    assert_eq!(only(DET, &json(slow, "s.toml", &trace("c-fsync-each", "f")), "slow f").severity, Severity::Warning);
     // max_bytes_per_sync: 100-byte records are small, 4 KiB transactions too, unless told
     let r = json("[fsync-storm]\nmax_bytes_per_sync = 1000\n", "m.toml", &trace("sqlite-py-autocommit", "f"));
     assert!(findings(&r, DET).is_empty());
@@ -249,17 +243,9 @@ fn explain_documents_it() {
 // live: the lab programs under strace now, compared with their recorded traces
 
 fn live(variant: &str, flags: &[&str]) -> Report {
-    for tool in ["strace", "sqlite3", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
+    need(&["strace", "sqlite3", "cc", "bash"]);
     assert!(std::path::Path::new("/usr/bin/python3").exists(), "python3 is missing: scripts/test.sh installs it");
-    let out = std::env::temp_dir().join(format!("syslint-live-{variant}-{}.strace", std::process::id()));
-    let script = root().join("lab").join(LAB).join("run.sh");
-    let o = std::process::Command::new(&script).arg(variant).arg(&out).args(flags).output().expect("run.sh");
-    assert!(o.status.success(), "run.sh {variant} failed: {}", String::from_utf8_lossy(&o.stderr));
-    let r = analyze(&[&out]);
-    std::fs::remove_file(&out).ok();
-    r
+    live_lab(LAB, variant, flags, &[])
 }
 
 fn same_finding(live: &Finding, rec: &Finding, ctx: &str) {
@@ -279,10 +265,10 @@ fn live_sqlite_matches_the_recording() {
     let flags = ["-f", "-tt", "-T", "-yy"];
     for (variant, prog) in [("sqlite-py-autocommit", "python3"), ("sqlite-cli-autocommit", "sqlite3")] {
         let ctx = format!("live {variant}");
-        let l = only(&live(variant, &flags), &ctx);
+        let l = only(DET, &live(variant, &flags), &ctx);
         check_sqlite_autocommit(&l, prog, &ctx);
         check_timing(&l, "f-tt-T-yy", &ctx);
-        same_finding(&l, &only(&analyze(&[&trace(variant, "f-tt-T-yy")]), &ctx), &ctx);
+        same_finding(&l, &only(DET, &analyze(&[&trace(variant, "f-tt-T-yy")]), &ctx), &ctx);
     }
     for variant in ["sqlite-py-batch", "sqlite-py-wal", "sqlite-cli-batch"] {
         assert!(findings(&live(variant, &flags), DET).is_empty(), "live {variant}");
@@ -294,10 +280,10 @@ fn live_record_writers_match_the_recording() {
     for (variant, osync) in [("c-fsync-each", false), ("c-osync", true)] {
         for (set, flags) in [("f-tt-T-yy", &["-f", "-tt", "-T", "-yy"][..]), ("f", &["-f"][..])] {
             let ctx = format!("live {variant} {set}");
-            let l = only(&live(variant, flags), &ctx);
+            let l = only(DET, &live(variant, flags), &ctx);
             check_records(&l, osync, &ctx);
             check_timing(&l, set, &ctx);
-            same_finding(&l, &only(&analyze(&[&trace(variant, set)]), &ctx), &ctx);
+            same_finding(&l, &only(DET, &analyze(&[&trace(variant, set)]), &ctx), &ctx);
         }
     }
     assert!(findings(&live("c-fsync-batch", &["-f", "-tt", "-T", "-yy"]), DET).is_empty());

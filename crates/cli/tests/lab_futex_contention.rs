@@ -3,18 +3,12 @@
 //! under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "futex-contention";
 const DET: &str = "futex-contention";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 /// futex waits in a trace's text (a call split by strace counts once: its first half).
 fn waits_in(path: &std::path::Path) -> f64 {
@@ -29,7 +23,7 @@ fn threads_queueing_on_one_mutex_fire() {
         let path = lab_variant(LAB, "c-global", set);
         let r = analyze(&[&path]);
         assert_eq!(r.findings.len(), 1, "{ctx}: only this detector fires: {:#?}", r.findings);
-        let f = only(&r, &ctx);
+        let f = only(DET, &r, &ctx);
         assert_eq!(f.severity, Severity::Warning, "{ctx}: {f:#?}");
         assert_eq!(metric(&f, "waits"), waits, "{ctx}");
         assert_eq!(metric(&f, "locks"), 1.0, "{ctx}");
@@ -75,7 +69,7 @@ fn a_mutex_held_across_a_sleep_is_contention_at_info() {
     // 210 waits, half or more of the threads' time blocked (below warn_waits: info)
     for set in SETS {
         let ctx = format!("yield-spin c-mutex.{set}");
-        let f = only(&analyze(&[&lab_variant("yield-spin", "c-mutex", set)]), &ctx);
+        let f = only(DET, &analyze(&[&lab_variant("yield-spin", "c-mutex", set)]), &ctx);
         assert_eq!(f.severity, Severity::Info, "{ctx}: {f:#?}");
         assert!(metric(&f, "waits") >= 200.0 && metric(&f, "waiting_threads") >= 7.0, "{ctx}: {f:#?}");
     }
@@ -83,24 +77,9 @@ fn a_mutex_held_across_a_sleep_is_contention_at_info() {
 
 #[test]
 fn live_hot_mutex_under_strace() {
-    for tool in ["strace", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-global"), "live c-global");
+    need(&["strace", "cc", "bash"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[]);
+    let f = only(DET, &run("c-global"), "live c-global");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert!(metric(&f, "waits") >= 1000.0 && metric(&f, "waiting_threads") >= 6.0, "{f:#?}");
     assert!(findings(&run("c-sharded"), DET).is_empty());

@@ -3,18 +3,12 @@
 //! recorded by record.sh), and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "madvise-storm";
 const DET: &str = "madvise-storm";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 #[test]
 fn an_op_loop_releasing_its_memory_and_jemalloc_without_decay_warn() {
@@ -26,7 +20,7 @@ fn an_op_loop_releasing_its_memory_and_jemalloc_without_decay_warn() {
             let ctx = format!("{variant}.{set}");
             let r = analyze(&[&lab_variant(LAB, variant, set)]);
             assert_eq!(r.findings.len(), 1, "{ctx}: only this detector fires: {:#?}", r.findings);
-            let f = only(&r, &ctx);
+            let f = only(DET, &r, &ctx);
             assert_eq!(f.severity, Severity::Warning, "{ctx}: {f:#?}");
             assert_eq!(metric(&f, "releases"), releases, "{ctx}");
             assert_eq!(metric(&f, "pages_released"), pages, "{ctx}");
@@ -55,24 +49,9 @@ fn kept_memory_default_decay_and_phase_ends_are_quiet() {
 
 #[test]
 fn live_storm_under_strace() {
-    for tool in ["strace", "bash", "cc"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-dontneed"), "live c-dontneed");
+    need(&["strace", "bash", "cc"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[]);
+    let f = only(DET, &run("c-dontneed"), "live c-dontneed");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert_eq!(metric(&f, "releases"), 2000.0, "{f:#?}");
     assert!(findings(&run("c-keep"), DET).is_empty());

@@ -2,18 +2,12 @@
 //! strace 6.1, recorded by record.sh), and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "memory-map-churn";
 const DET: &str = "memory-map-churn";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 #[test]
 fn a_large_buffer_per_request_fires_in_c_and_python() {
@@ -28,7 +22,7 @@ fn a_large_buffer_per_request_fires_in_c_and_python() {
             let ctx = format!("{variant}.{set}");
             let r = analyze(&[&lab_variant(LAB, variant, set)]);
             assert_eq!(r.findings.len(), 1, "{ctx}: only this detector fires: {:#?}", r.findings);
-            let f = only(&r, &ctx);
+            let f = only(DET, &r, &ctx);
             assert_eq!(f.severity, Severity::Warning, "{ctx}: {f:#?}");
             assert_eq!(metric(&f, "cycles"), 29.0, "{ctx}");
             assert!((metric(&f, "block_bytes") - block).abs() <= 8192.0, "{ctx}: {f:#?}");
@@ -48,7 +42,7 @@ fn a_fixed_mmap_threshold_churns_256_kib_blocks_at_info() {
     // requests, an mmap and a munmap each; 254 MiB churned, under warn_bytes
     for set in SETS {
         let ctx = format!("c-256k-fixed.{set}");
-        let f = only(&analyze(&[&lab_variant(LAB, "c-256k-fixed", set)]), &ctx);
+        let f = only(DET, &analyze(&[&lab_variant(LAB, "c-256k-fixed", set)]), &ctx);
         assert_eq!(f.severity, Severity::Info, "{ctx}: {f:#?}");
         assert_eq!(metric(&f, "cycles"), 999.0, "{ctx}");
         assert_eq!(metric(&f, "block_bytes"), 266_240.0, "{ctx}");
@@ -67,24 +61,9 @@ fn reuse_tuned_tunables_and_the_dynamic_threshold_are_quiet() {
 
 #[test]
 fn live_buffer_per_request_under_strace() {
-    for tool in ["strace", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-64m-each"), "live c-64m-each");
+    need(&["strace", "cc", "bash"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[]);
+    let f = only(DET, &run("c-64m-each"), "live c-64m-each");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert_eq!(metric(&f, "cycles"), 29.0, "{f:#?}");
     assert!(findings(&run("c-64m-reuse"), DET).is_empty());

@@ -5,25 +5,19 @@
 //! recorded by record.sh) and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "nagle-delay";
 const DET: &str = "nagle-delay";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
 
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
-
 #[test]
 fn two_small_writes_per_request_wait_for_the_delayed_ack() {
     for variant in ["c-two-writes", "py-two-sends"] {
         for set in SETS {
             let ctx = format!("{variant}.{set}");
-            let f = only(&analyze(&[&lab_variant(LAB, variant, set)]), &ctx);
+            let f = only(DET, &analyze(&[&lab_variant(LAB, variant, set)]), &ctx);
             assert_eq!(metric(&f, "split_requests"), 60.0, "{ctx}");
             assert_eq!(metric(&f, "writes_per_request"), 2.0, "{ctx}");
             assert_eq!(metric(&f, "connections"), 1.0, "{ctx}");
@@ -91,25 +85,9 @@ fn the_slow_server_really_is_as_slow() {
 
 #[test]
 fn live_two_writes_and_writev_under_strace() {
-    for tool in ["strace", "cc", "python3"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .env("REQUESTS", "40")
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-two-writes"), "live c-two-writes");
+    need(&["strace", "cc", "python3"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[("REQUESTS", "40")]);
+    let f = only(DET, &run("c-two-writes"), "live c-two-writes");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert!(metric(&f, "delayed_requests") >= 35.0, "{f:#?}");
     assert!(findings(&run("c-writev"), DET).is_empty());

@@ -4,24 +4,18 @@
 //! run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "reopen-churn";
 const DET: &str = "reopen-churn";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
 
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
-
 #[test]
 fn a_ca_bundle_per_connection_is_a_warning() {
     for set in SETS {
         let ctx = format!("py-tls-each.{set}");
-        let f = only(&analyze(&[&lab_variant(LAB, "py-tls-each", set)]), &ctx);
+        let f = only(DET, &analyze(&[&lab_variant(LAB, "py-tls-each", set)]), &ctx);
         assert_eq!(f.severity, Severity::Warning, "{ctx}");
         // 100 contexts: the system bundle and the lab's certificate, each loaded 100 times
         assert_eq!(metric(&f, "reopens"), 198.0, "{ctx}");
@@ -45,7 +39,7 @@ fn a_config_a_proc_file_and_a_log_reopened_per_request_are_info() {
     ] {
         for set in SETS {
             let ctx = format!("{variant}.{set}");
-            let f = only(&analyze(&[&lab_variant(LAB, variant, set)]), &ctx);
+            let f = only(DET, &analyze(&[&lab_variant(LAB, variant, set)]), &ctx);
             // a few thousand reopens cost milliseconds: info (a warning from 10,000)
             assert_eq!(f.severity, Severity::Info, "{ctx}");
             assert_eq!(metric(&f, "reopens"), reopens, "{ctx}");
@@ -80,25 +74,9 @@ fn sqlite_journals_and_directory_fsyncs_are_not_reopens() {
 
 #[test]
 fn live_proc_sampling_under_strace() {
-    for tool in ["strace", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .env("SAMPLES", "1500")
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-proc-reopen"), "live c-proc-reopen");
+    need(&["strace", "cc", "bash"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[("SAMPLES", "1500")]);
+    let f = only(DET, &run("c-proc-reopen"), "live c-proc-reopen");
     assert_eq!(f.severity, Severity::Info, "{f:#?}");
     assert_eq!(metric(&f, "reopens"), 1499.0);
     assert!(findings(&run("c-proc-pread"), DET).is_empty());

@@ -245,19 +245,7 @@ fn real_world_traces() {
 
 /// Run a lab variant under strace now; the report must say what the recorded trace says.
 fn live(variant: &str, flags: &[&str]) -> Report {
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{variant}-{}.strace", std::process::id()));
-    let script = root().join("lab").join(LAB).join("run.sh");
-    let o = std::process::Command::new(&script).arg(variant).arg(&out).args(flags).output().expect("run run.sh");
-    assert!(
-        o.status.success(),
-        "{} {variant} failed ({:?}): {}",
-        script.display(),
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let r = analyze(&[Path::new(&out)]);
-    std::fs::remove_file(&out).ok();
-    r
+    live_lab(LAB, variant, flags, &[])
 }
 
 #[test]

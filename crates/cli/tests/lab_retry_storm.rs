@@ -4,18 +4,12 @@
 //! backoff; strace 6.1, recorded by record.sh) and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "retry-storm";
 const DET: &str = "retry-storm";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 #[test]
 fn connects_retried_at_once_are_a_warning() {
@@ -23,7 +17,7 @@ fn connects_retried_at_once_are_a_warning() {
     for (variant, attempts) in [("c-now", 600.0), ("c-nonblock", 600.0), ("py-loop", 600.0), ("py-urllib3", 601.0)] {
         for set in SETS {
             let ctx = format!("{variant}.{set}");
-            let f = only(&analyze(&[&lab_variant(LAB, variant, set)]), &ctx);
+            let f = only(DET, &analyze(&[&lab_variant(LAB, variant, set)]), &ctx);
             assert_eq!(metric(&f, "attempts"), attempts, "{ctx}");
             assert_eq!(f.metrics["call"], "connect", "{ctx}");
             assert_eq!(f.metrics["errno"], "ECONNREFUSED", "{ctx}");
@@ -71,9 +65,7 @@ fn backoff_and_a_few_retries_are_quiet() {
 
 #[test]
 fn live_connect_loop_under_strace() {
-    for tool in ["strace", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
+    need(&["strace", "cc", "bash"]);
     let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
     let cfg = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.toml", std::process::id()));
     std::fs::write(&cfg, "[retry-storm]\nmin_per_sec = 5.0\n").unwrap();
@@ -103,7 +95,7 @@ fn live_connect_loop_under_strace() {
         std::fs::remove_file(&out).ok();
         syslint_report::printers::json::parse(&stdout(&o)).expect("report")
     };
-    let f = only(&trace("c-nonblock"), "live c-nonblock");
+    let f = only(DET, &trace("c-nonblock"), "live c-nonblock");
     assert_eq!(metric(&f, "attempts"), 300.0, "{f:#?}");
     assert_eq!(f.severity, Severity::Info, "under warn_attempts: {f:#?}");
     // the backoff's gaps grow: none, at any rate

@@ -4,18 +4,12 @@
 //! (lab/spawn-per-task), and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "sigmask-storm";
 const DET: &str = "sigmask-storm";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 #[test]
 fn a_mask_change_around_or_before_each_write_is_named() {
@@ -25,7 +19,7 @@ fn a_mask_change_around_or_before_each_write_is_named() {
         for set in SETS {
             let ctx = format!("{variant}.{set}");
             let r = analyze(&[&lab_variant(LAB, variant, set)]);
-            let f = only(&r, &ctx);
+            let f = only(DET, &r, &ctx);
             assert_eq!(metric(&f, "calls"), calls, "{ctx}");
             assert!((metric(&f, "share_of_calls") - share).abs() < 0.01, "{ctx}: {f:#?}");
             assert!(f.subject.contains("(mask)"), "{ctx}: {}", f.subject);
@@ -56,7 +50,7 @@ fn the_mask_set_once_and_a_critical_section_are_quiet() {
 fn a_shell_starting_a_child_per_item_is_at_most_info() {
     for set in SETS {
         let r = analyze(&[&lab_variant("spawn-per-task", "sh-date-each", set)]);
-        let f = only(&r, &format!("sh-date-each.{set}"));
+        let f = only(DET, &r, &format!("sh-date-each.{set}"));
         assert_eq!(f.severity, Severity::Info, "{set}: {f:#?}");
         assert!(metric(&f, "share_of_calls") < 0.4, "{set}: {f:#?}");
         assert!(findings(&r, "spawn-per-task").iter().any(|s| s.severity == Severity::Warning), "{set}");
@@ -65,24 +59,9 @@ fn a_shell_starting_a_child_per_item_is_at_most_info() {
 
 #[test]
 fn live_mask_pairs_under_strace() {
-    for tool in ["strace", "bash", "cc"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-wrap"), "live c-wrap");
+    need(&["strace", "bash", "cc"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[]);
+    let f = only(DET, &run("c-wrap"), "live c-wrap");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert_eq!(metric(&f, "calls"), 4000.0, "{f:#?}");
     assert!(findings(&run("c-once"), DET).is_empty());

@@ -3,18 +3,12 @@
 //! tools; strace 6.1, recorded by record.sh) and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "spawn-per-task";
 const DET: &str = "spawn-per-task";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 #[test]
 fn a_helper_per_item_is_a_warning() {
@@ -29,7 +23,7 @@ fn a_helper_per_item_is_a_warning() {
                 "{ctx}: {:#?}",
                 r.findings
             );
-            let f = only(&r, &ctx);
+            let f = only(DET, &r, &ctx);
             assert_eq!(f.severity, Severity::Warning, "{ctx}");
             assert_eq!(metric(&f, "spawns"), 300.0, "{ctx}");
             assert_eq!(f.metrics["binary"], binary, "{ctx}");
@@ -60,25 +54,9 @@ fn one_process_for_all_items_and_a_build_are_quiet() {
 
 #[test]
 fn live_date_loop_under_strace() {
-    for tool in ["strace", "bash", "date"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .env("ITEMS", "120")
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("sh-date-each"), "live sh-date-each");
+    need(&["strace", "bash", "date"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[("ITEMS", "120")]);
+    let f = only(DET, &run("sh-date-each"), "live sh-date-each");
     assert_eq!(f.severity, Severity::Info, "120 spawns: under warn_spawns {f:#?}");
     assert_eq!(metric(&f, "spawns"), 120.0);
     assert!(findings(&run("sh-date-once"), DET).is_empty());
@@ -91,7 +69,7 @@ fn live_date_loop_under_strace() {
 fn a_helper_that_forks_a_copy_of_itself_is_still_a_task() {
     for set in SETS {
         let ctx = format!("sh-helper-forks.{set}");
-        let f = only(&analyze(&[&lab_variant(LAB, "sh-helper-forks", set)]), &ctx);
+        let f = only(DET, &analyze(&[&lab_variant(LAB, "sh-helper-forks", set)]), &ctx);
         assert_eq!(metric(&f, "spawns"), 150.0, "{ctx}");
         assert_eq!(f.metrics["binary"], "/usr/bin/bash", "{ctx}");
         assert_eq!(metric(&f, "spawners"), 1.0, "{ctx}");

@@ -3,18 +3,12 @@
 //! by record.sh) and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "stat-storm";
 const DET: &str = "stat-storm";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 #[test]
 fn php_without_its_realpath_cache_is_a_warning() {
@@ -28,7 +22,7 @@ fn php_without_its_realpath_cache_is_a_warning() {
             others.iter().all(|f| f.detector == "reopen-churn" && f.severity == Severity::Info),
             "{ctx}: {others:#?}"
         );
-        let f = only(&r, &ctx);
+        let f = only(DET, &r, &ctx);
         assert_eq!(f.severity, Severity::Warning, "{ctx}");
         // 300 requests x 8 includes x 11 components (/tmp, the lab dir, src, ..., partN.php)
         assert_eq!(metric(&f, "lookups"), 24_639.0, "{ctx}");
@@ -50,7 +44,7 @@ fn localtime_without_tz_is_a_warning() {
         let ctx = format!("c-localtime.{set}");
         let r = analyze(&[&lab_variant(LAB, "c-localtime", set)]);
         assert_eq!(r.findings.len(), 1, "{ctx}: {:#?}", r.findings);
-        let f = only(&r, &ctx);
+        let f = only(DET, &r, &ctx);
         assert_eq!(f.severity, Severity::Warning, "{ctx}");
         // 25,000 calls: the first opens /etc/localtime, each later one stats it
         assert_eq!(metric(&f, "lookups"), 24_999.0, "{ctx}");
@@ -77,25 +71,9 @@ fn the_cache_tz_git_status_and_a_short_logger_are_quiet() {
 
 #[test]
 fn live_localtime_under_strace() {
-    for tool in ["strace", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .env("LINES", "6000")
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-localtime"), "live c-localtime");
+    need(&["strace", "cc", "bash"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[("LINES", "6000")]);
+    let f = only(DET, &run("c-localtime"), "live c-localtime");
     assert_eq!(f.severity, Severity::Info, "6,000 lines: under warn_repeated {f:#?}");
     assert_eq!(metric(&f, "lookups"), 5999.0);
     assert!(findings(&run("c-tz"), DET).is_empty());
@@ -107,7 +85,7 @@ fn live_localtime_under_strace() {
 fn a_directory_made_before_every_file_is_info() {
     for set in SETS {
         let ctx = format!("node-mkdir-each.{set}");
-        let f = only(&analyze(&[&lab_variant("stat-storm", "node-mkdir-each", set)]), &ctx);
+        let f = only(DET, &analyze(&[&lab_variant("stat-storm", "node-mkdir-each", set)]), &ctx);
         // fs.mkdirSync(dir, {recursive: true}) before each of 3,000 files: the first creates the
         // tree, each later one is a mkdir = EEXIST and a statx of the same directory
         assert_eq!(f.severity, Severity::Info, "{ctx}: a few ms of lookups");
@@ -125,7 +103,7 @@ fn a_directory_made_before_every_file_is_info() {
     // npm itself installing a local tarball of 300 files offline (recorded with -e
     // trace=%file,%process: the full trace is 1.2 MB compressed): its extraction makes each
     // directory of every file's path again, 2,650 EEXIST in all
-    let f = only(&analyze(&[&lab_variant("stat-storm", "npm-install", "f-tt-T-yy-efile")]), "npm-install");
+    let f = only(DET, &analyze(&[&lab_variant("stat-storm", "npm-install", "f-tt-T-yy-efile")]), "npm-install");
     assert_eq!(f.severity, Severity::Info);
     assert_eq!(metric(&f, "mkdir_eexist"), 2650.0);
     assert!(metric(&f, "hot_paths") > 50.0, "{:?}", f.metrics);
@@ -136,9 +114,7 @@ fn a_directory_made_before_every_file_is_info() {
 
 #[test]
 fn live_node_mkdir_under_strace() {
-    for tool in ["strace", "node", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
+    need(&["strace", "node", "bash"]);
     let out = std::env::temp_dir().join(format!("syslint-live-stat-storm-node-{}.strace", std::process::id()));
     let run = |variant: &str| {
         let o = std::process::Command::new("bash")
@@ -154,7 +130,7 @@ fn live_node_mkdir_under_strace() {
         std::fs::remove_file(&out).ok();
         r
     };
-    let f = only(&run("node-mkdir-each"), "live node-mkdir-each");
+    let f = only(DET, &run("node-mkdir-each"), "live node-mkdir-each");
     assert_eq!(metric(&f, "mkdir_eexist"), 2599.0, "{f:#?}");
     assert!(findings(&run("node-mkdir-once"), "stat-storm").is_empty());
 }

@@ -3,18 +3,12 @@
 //! strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "timer-polling";
 const DET: &str = "timer-polling";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 /// Lines of a trace that hold `a` and `b`.
 fn lines_with(path: &std::path::Path, a: &str, b: &str) -> f64 {
@@ -29,7 +23,7 @@ fn a_20_ms_select_loop_and_a_child_polled_every_20_ms_are_warnings() {
             let path = lab_variant(LAB, variant, set);
             let r = analyze(&[&path]);
             assert_eq!(r.findings.len(), 1, "{ctx}: only this detector fires: {:#?}", r.findings);
-            let f = only(&r, &ctx);
+            let f = only(DET, &r, &ctx);
             assert_eq!(f.severity, Severity::Warning, "{ctx}: {f:#?}");
             // every empty wake-up of the trace is a tick (about 100 in 2 s, fewer under load)
             let in_text = if variant == "c-select20" {
@@ -72,7 +66,7 @@ fn a_100_ms_tick_and_python_waiting_with_a_timeout_are_info() {
             let ctx = format!("{variant}.{set}");
             let r = analyze(&[&lab_variant(LAB, variant, set)]);
             assert_eq!(r.findings.len(), 1, "{ctx}: {:#?}", r.findings);
-            let f = only(&r, &ctx);
+            let f = only(DET, &r, &ctx);
             assert_eq!(f.severity, Severity::Info, "{ctx}: {f:#?}");
             // CPython's absolute sleeps (TIMER_ABSTIME) have no length to read: the period is the
             // time between checks, unknown without timestamps
@@ -84,25 +78,9 @@ fn a_100_ms_tick_and_python_waiting_with_a_timeout_are_info() {
 
 #[test]
 fn live_timer_polling_under_strace() {
-    for tool in ["strace", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .env("DELAY_MS", "2500")
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-wait20"), "live c-wait20");
+    need(&["strace", "cc", "bash"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[("DELAY_MS", "2500")]);
+    let f = only(DET, &run("c-wait20"), "live c-wait20");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert_eq!(metric(&f, "period_ms"), 20.0);
     assert!(findings(&run("c-pidfd"), DET).is_empty());

@@ -4,7 +4,7 @@
 //! eBPF with `sendfile off` and `on` (tests/fixtures/servers), and live: run.sh under strace.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "userspace-copy";
 const DET: &str = "userspace-copy";
@@ -12,18 +12,12 @@ const DET: &str = "userspace-copy";
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
 const MIB: f64 = 1048576.0;
 
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
-
 #[test]
 fn file_servers_copying_through_user_space_are_a_warning() {
     for variant in ["c-readwrite", "py-sendall"] {
         for set in SETS {
             let ctx = format!("{variant}.{set}");
-            let f = only(&analyze(&[&lab_variant(LAB, variant, set)]), &ctx);
+            let f = only(DET, &analyze(&[&lab_variant(LAB, variant, set)]), &ctx);
             assert_eq!(f.severity, Severity::Warning, "{ctx}");
             // 80 requests of 4 MiB (Python's 12-byte headers also use up bytes it read at start-up)
             let copied = metric(&f, "copied_bytes");
@@ -50,7 +44,7 @@ fn sendfile_tls_compression_and_a_small_file_are_quiet() {
 #[test]
 fn nginx_sendfile_off_is_a_warning_and_on_is_quiet() {
     // tests/fixtures/servers/record-nginx.sh: 1 MiB files at 300 requests/s, attached 1 s
-    let f = only(&analyze(&[&root().join("tests/fixtures/servers/nginx-BEFORE.slr")]), "nginx sendfile off");
+    let f = only(DET, &analyze(&[&root().join("tests/fixtures/servers/nginx-BEFORE.slr")]), "nginx sendfile off");
     assert_eq!(f.severity, Severity::Warning);
     assert_eq!(metric(&f, "copied_bytes"), 282.0 * 1048576.0);
     assert_eq!(metric(&f, "writes"), 9024.0);
@@ -64,25 +58,9 @@ fn nginx_sendfile_off_is_a_warning_and_on_is_quiet() {
 
 #[test]
 fn live_file_server_under_strace() {
-    for tool in ["strace", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .env("REQUESTS", "10")
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-readwrite"), "live c-readwrite");
+    need(&["strace", "cc", "bash"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[("REQUESTS", "10")]);
+    let f = only(DET, &run("c-readwrite"), "live c-readwrite");
     assert_eq!(metric(&f, "copied_bytes"), 40.0 * MIB, "{f:#?}");
     assert_eq!(f.severity, Severity::Info, "40 MiB: under warn_bytes");
     assert!(findings(&run("c-sendfile"), DET).is_empty());

@@ -3,18 +3,12 @@
 //! and live: run.sh under strace again.
 
 use crate::common::*;
-use syslint_report::{Finding, Report, Severity};
+use syslint_report::Severity;
 
 const LAB: &str = "yield-spin";
 const DET: &str = "yield-spin";
 /// -f -tt -T -yy, -f -tt, -f
 const SETS: &[&str] = &["f-tt-T-yy", "f-tt", "f"];
-
-fn only(r: &Report, ctx: &str) -> Finding {
-    let f = findings(r, DET);
-    assert_eq!(f.len(), 1, "{ctx}: expected one {DET} finding, got {:#?}", r.findings);
-    f[0].clone()
-}
 
 /// sched_yield calls in a trace's text (a call split by strace counts once: its first half).
 fn yields_in(path: &std::path::Path) -> f64 {
@@ -29,7 +23,7 @@ fn a_yielding_spinlock_with_more_threads_than_cores_fires() {
         let path = lab_variant(LAB, "c-spin", set);
         let r = analyze(&[&path]);
         assert_eq!(r.findings.len(), 1, "{ctx}: only this detector fires: {:#?}", r.findings);
-        let f = only(&r, &ctx);
+        let f = only(DET, &r, &ctx);
         assert_eq!(f.severity, Severity::Warning, "{ctx}: {f:#?}");
         assert_eq!(metric(&f, "spinning_threads"), threads, "{ctx}");
         assert_eq!(metric(&f, "yields"), yields, "{ctx}");
@@ -82,7 +76,7 @@ fn a_flag_polled_with_sched_yield_is_a_yield_spin_too() {
         let ctx = format!("busy-poll c-yield.{set}");
         let path = lab_variant("busy-poll", "c-yield", set);
         let r = analyze(&[&path]);
-        let f = only(&r, &ctx);
+        let f = only(DET, &r, &ctx);
         assert_eq!(f.severity, Severity::Warning, "{ctx}: {f:#?}");
         assert_eq!(metric(&f, "spinning_threads"), 1.0, "{ctx}");
         assert!(metric(&f, "yields") >= 0.95 * yields_in(&path), "{ctx}");
@@ -92,24 +86,9 @@ fn a_flag_polled_with_sched_yield_is_a_yield_spin_too() {
 
 #[test]
 fn live_spinlock_under_strace() {
-    for tool in ["strace", "cc", "bash"] {
-        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
-    }
-    let out = std::env::temp_dir().join(format!("syslint-live-{LAB}-{}.strace", std::process::id()));
-    let run = |variant: &str| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("lab").join(LAB).join("run.sh"))
-            .arg(variant)
-            .arg(&out)
-            .args(["-f", "-tt", "-T", "-yy"])
-            .output()
-            .expect("run.sh");
-        assert!(o.status.success(), "run.sh {variant}: {}", stderr(&o));
-        let r = analyze(&[&out]);
-        std::fs::remove_file(&out).ok();
-        r
-    };
-    let f = only(&run("c-spin"), "live c-spin");
+    need(&["strace", "cc", "bash"]);
+    let run = |variant: &str| live_lab(LAB, variant, &["-f", "-tt", "-T", "-yy"], &[]);
+    let f = only(DET, &run("c-spin"), "live c-spin");
     // how many yields depends on the scheduler and the machine's load; how long the waiters
     // wait does not (the holder sleeps 500 us under the lock, 240 times)
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");

@@ -270,3 +270,35 @@ pub fn assert_bpf_works(what: &str) {
     let o = run(&["trace", "--backend", "ebpf", "-q", "--format", "json", "--", "true"]);
     assert!(o.status.success(), "eBPF tracing fails here, yet {what} were not ignored: {}", stderr(&o));
 }
+
+/// The one finding of `detector` in `r` (`ctx` names the input when there is not exactly one).
+pub fn only(detector: &str, r: &Report, ctx: &str) -> syslint_report::Finding {
+    let f = findings(r, detector);
+    assert_eq!(f.len(), 1, "{ctx}: expected one {detector} finding, got {:#?}", r.findings);
+    f[0].clone()
+}
+
+/// Asserts that the tools a live test runs are installed: scripts/test.sh installs them, and a
+/// live test that cannot run fails instead of passing unseen.
+pub fn need(tools: &[&str]) {
+    for tool in tools {
+        assert!(have(tool), "{tool} is missing: scripts/test.sh installs it; this live test cannot run without it");
+    }
+}
+
+/// Lab `lab`'s `run.sh VARIANT OUT FLAGS...` run now (under strace, with `env` set), and its
+/// recording analysed in-process. The recording is a [`LiveTrace`]: kept when the run fails.
+pub fn live_lab(lab: &str, variant: &str, flags: &[&str], env: &[(&str, &str)]) -> Report {
+    let trace = LiveTrace::new(&format!("{lab}-{variant}{}.strace", flags.concat()));
+    let script = root().join("lab").join(lab).join("run.sh");
+    let o = Command::new("bash")
+        .arg(&script)
+        .arg(variant)
+        .arg(&trace.0)
+        .args(flags)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run.sh");
+    assert!(o.status.success(), "{} {variant} failed ({:?}): {}", script.display(), o.status, stderr(&o));
+    analyze(&[&trace.0])
+}
