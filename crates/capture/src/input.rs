@@ -32,25 +32,7 @@ impl InputError {
     }
 }
 
-/// Compression detected from the first bytes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Compression {
-    None,
-    Gzip,
-    Zstd,
-}
-
-impl Compression {
-    pub fn sniff(head: &[u8]) -> Compression {
-        if head.starts_with(&[0x1f, 0x8b]) {
-            Compression::Gzip
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-            Compression::Zstd
-        } else {
-            Compression::None
-        }
-    }
-}
+pub use crate::compress::Compression;
 
 /// One input: a path (or `-` for stdin) and, for `-ff` files named `NAME.PID`, the pid.
 #[derive(Clone, Debug)]

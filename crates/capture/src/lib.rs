@@ -2,6 +2,7 @@
 //! its input into [`syslint_event::Event`]s handed to a sink, in time order.
 
 #[cfg(feature = "ebpf")]
+pub mod compress;
 pub mod ebpf;
 pub mod input;
 pub mod live;

@@ -510,7 +510,7 @@ pub fn is_slr(path: &Path) -> bool {
     let Ok(mut f) = std::fs::File::open(path) else { return false };
     let mut head = [0u8; 4];
     let zstd = f.read_exact(&mut head).is_ok()
-        && crate::input::Compression::sniff(&head) == crate::input::Compression::Zstd
+        && crate::compress::Compression::sniff(&head) == crate::compress::Compression::Zstd
         && f.rewind().is_ok();
     if !zstd {
         return false;
