@@ -6,18 +6,38 @@
 //! Also generates `abi.rs` in OUT_DIR from `src/bpf/syslint.h`, the layout shared with the
 //! kernel program, with bindgen: its constants and structs, renamed Rust-style (`SL_REC_EXIT` →
 //! `REC_EXIT`, `struct sl_exec_rec` → `ExecRec`), and bindgen's compile-time asserts that each
-//! Rust struct has the size and field offsets clang gives the C one. `src/abi.rs` includes it.
+//! Rust struct has the size and field offsets clang gives the C one. The crate compiles the
+//! committed copy, `src/abi_generated.rs` (a build without the `load` feature has no clang to
+//! run bindgen and still reads recordings); this build fails when the two differ, saying how to
+//! bring the copy up to date, so the copy cannot drift from the header.
+//!
+//! Without the `load` feature (an analyze-only build) nothing is compiled: no clang, libelf or
+//! bindgen is needed.
 
 use std::env;
+#[cfg(feature = "load")]
 use std::path::PathBuf;
 
+#[cfg(feature = "load")]
 use bindgen::callbacks::{IntKind, ItemInfo, ItemKind, ParseCallbacks};
+#[cfg(feature = "load")]
 use libbpf_cargo::SkeletonBuilder;
 
+#[cfg(feature = "load")]
 const SRC: &str = "src/bpf/syslint.bpf.c";
+#[cfg(feature = "load")]
 const ABI_HEADER: &str = "src/bpf/syslint.h";
+#[cfg(feature = "load")]
+const ABI_COPY: &str = "src/abi_generated.rs";
 
 fn main() {
+    #[cfg(feature = "load")]
+    build_kernel_program();
+    probe_test_conditions();
+}
+
+#[cfg(feature = "load")]
+fn build_kernel_program() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR is set by cargo"));
     let arch = env::var("CARGO_CFG_TARGET_ARCH").expect("CARGO_CFG_TARGET_ARCH is set by cargo");
     let target = match arch.as_str() {
@@ -36,14 +56,25 @@ fn main() {
             .unwrap_or_else(|e| panic!("building the BPF skeleton {name} from {SRC}: {e:#}"));
     }
     println!("cargo:rerun-if-changed=src/bpf");
-    generate_abi(&out.join("abi.rs"));
-    probe_test_conditions();
+    println!("cargo:rerun-if-changed={ABI_COPY}");
+    let fresh = out.join("abi.rs");
+    generate_abi(&fresh);
+    let (fresh_text, copy) =
+        (std::fs::read_to_string(&fresh).unwrap_or_default(), std::fs::read_to_string(ABI_COPY).unwrap_or_default());
+    if fresh_text != copy {
+        panic!(
+            "{ABI_COPY} is not what bindgen makes of {ABI_HEADER} now (the header changed?): bring it up to date with\n  cp {} crates/bpf/{ABI_COPY}",
+            fresh.display()
+        );
+    }
 }
 
 /// Rust names and integer types for what syslint.h declares.
+#[cfg(feature = "load")]
 #[derive(Debug)]
 struct AbiNames;
 
+#[cfg(feature = "load")]
 impl ParseCallbacks for AbiNames {
     /// `SL_FOO` → `FOO`; `struct sl_foo_bar` → `FooBar`; the `__u8`-style typedefs unchanged.
     fn item_name(&self, item: ItemInfo<'_>) -> Option<String> {
@@ -70,6 +101,7 @@ impl ParseCallbacks for AbiNames {
     }
 }
 
+#[cfg(feature = "load")]
 fn generate_abi(dest: &std::path::Path) {
     bindgen::Builder::default()
         .header_contents("abi_wrapper.h", "#include <linux/types.h>\n#include \"syslint.h\"\n")

@@ -1,8 +1,8 @@
 //! Probes what the integration tests need from the machine and tells them with cfg flags, so a
 //! test that cannot run here is marked `#[ignore = "why"]` and reported as ignored by
 //! `cargo test`, never counted as passed (see tests/tests.rs):
-//! - `syslint_bpf`: root and a kernel with BTF (`/sys/kernel/btf/vmlinux`), unless
-//!   `SYSLINT_TEST_NO_BPF` is set;
+//! - `syslint_bpf`: the `ebpf` feature, root and a kernel with BTF (`/sys/kernel/btf/vmlinux`),
+//!   unless `SYSLINT_TEST_NO_BPF` is set;
 //! - `syslint_corpus`: the real-world strace corpus, `SYSLINT_SHARED/strace-corpus` or
 //!   `../shared/strace-corpus` beside the checkout; its path is passed as `SYSLINT_CORPUS_DIR`;
 //! - `syslint_root`: running as root.
@@ -25,7 +25,8 @@ fn main() {
     }
     let btf = "/sys/kernel/btf/vmlinux";
     println!("cargo::rerun-if-changed={btf}");
-    if root && std::path::Path::new(btf).exists() && std::env::var_os("SYSLINT_TEST_NO_BPF").is_none() {
+    let ebpf = std::env::var_os("CARGO_FEATURE_EBPF").is_some();
+    if ebpf && root && std::path::Path::new(btf).exists() && std::env::var_os("SYSLINT_TEST_NO_BPF").is_none() {
         println!("cargo::rustc-cfg=syslint_bpf");
     }
 

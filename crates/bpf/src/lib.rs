@@ -77,11 +77,16 @@
 //! read/write/readv/writev are not captured (no socket test there).
 
 mod abi;
+#[cfg(feature = "load")]
 mod caps;
+#[cfg(feature = "load")]
 mod probe;
+mod record;
 mod ring;
+#[cfg(feature = "load")]
 mod spawn;
 
+#[cfg(feature = "load")]
 pub use probe::Probe;
 pub use ring::{frames, ChunkError};
 
@@ -89,7 +94,7 @@ pub use ring::{frames, ChunkError};
 /// stretch copied whole cannot have) ends the walk with an error after the whole records.
 pub fn parse_chunk(chunk: &[u8], f: &mut dyn FnMut(Record<'_>)) -> Result<u64, ChunkError> {
     let mut unreadable = 0u64;
-    let n = frames(chunk, &mut |b| match probe::parse(b) {
+    let n = frames(chunk, &mut |b| match record::parse(b) {
         Some(r) => f(r),
         None => unreadable += 1,
     })?;
@@ -98,6 +103,7 @@ pub fn parse_chunk(chunk: &[u8], f: &mut dyn FnMut(Record<'_>)) -> Result<u64, C
     }
     Ok(n - unreadable)
 }
+#[cfg(feature = "load")]
 pub use spawn::Child;
 
 /// What to capture and how much room to give it.

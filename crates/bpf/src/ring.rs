@@ -9,17 +9,23 @@
 //! while the producer writes it and a discard bit) and `u32 pg_off`, and takes its length
 //! rounded up to 8 bytes.
 
+#[cfg(feature = "load")]
 use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
+#[cfg(feature = "load")]
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+#[cfg(feature = "load")]
 use std::time::Duration;
 
+#[cfg(feature = "load")]
 use crate::Error;
 
 const HDR: u64 = 8;
 const BUSY: u32 = 1 << 31;
 const DISCARD: u32 = 1 << 30;
+#[cfg(feature = "load")]
 /// What the programs let wait before they wake readers (opt_wakeup_bytes in syslint.bpf.c).
 const WAKE_BYTES: u64 = 256 * 1024;
+#[cfg(feature = "load")]
 /// How long a ring holding a little is left to fill before reading it: at 50 MB/s of records
 /// (nginx at full speed on the development VM) about 500 KiB, far below the 16 MiB ring.
 const SHORT_WAIT: Duration = Duration::from_millis(10);
@@ -29,6 +35,7 @@ fn span(len: u32) -> u64 {
     (u64::from(len & !(BUSY | DISCARD)) + HDR + 7) & !7
 }
 
+#[cfg(feature = "load")]
 pub(crate) struct Ring {
     fd: RawFd,
     cons: *mut u8,
@@ -37,6 +44,7 @@ pub(crate) struct Ring {
     page: usize,
 }
 
+#[cfg(feature = "load")]
 impl Ring {
     /// Maps the ring buffer map `fd` (of `max_entries` data bytes). The fd must stay open as
     /// long as the Ring lives.
@@ -188,6 +196,7 @@ impl Ring {
     }
 }
 
+#[cfg(feature = "load")]
 impl Drop for Ring {
     fn drop(&mut self) {
         // SAFETY: unmapping exactly the two mappings made in new().

@@ -1,7 +1,6 @@
 //! Capture backends for syslint. Today: the streaming strace log reader. Every backend turns
 //! its input into [`syslint_event::Event`]s handed to a sink, in time order.
 
-#[cfg(feature = "ebpf")]
 pub mod compress;
 pub mod ebpf;
 pub mod input;

@@ -10,6 +10,8 @@
 //!   `SYSLINT_SHARED`): cfg `syslint_corpus`;
 //! - root (to run syslint as another user): cfg `syslint_root`.
 
+#[path = "analyze_only.rs"]
+mod analyze_only;
 #[path = "common/mod.rs"]
 mod common;
 #[path = "corpus.rs"]

@@ -8,6 +8,7 @@
 //! `Layer` (small observers composed around one another: here tuples and `Option`s of sinks).
 
 pub mod config;
+#[cfg(feature = "ebpf")]
 pub mod ebpf;
 pub mod live;
 pub mod log;
@@ -16,6 +17,7 @@ pub mod status;
 pub mod strace;
 
 pub use config::{config_note, detectors, ConfigError};
+#[cfg(feature = "ebpf")]
 pub use ebpf::EbpfSource;
 pub use log::{open_inputs, open_stream, LogSource, RecordingSource, Stream};
 pub use sink::{Analysis, Interval, StraceText};
@@ -217,6 +219,9 @@ pub enum Error {
     SlrNeedsEbpf,
     #[error("--summary-only counts in the kernel: it needs the eBPF backend (--backend ebpf or auto)")]
     SummaryNeedsEbpf,
+    /// `--backend ebpf` or `--summary-only` asked of a build without the eBPF backend.
+    #[error("this syslint was built without the eBPF backend (the `ebpf` feature: an analyze-only build); trace with --backend strace, or install a build with it")]
+    NoEbpf,
     #[error(transparent)]
     Live(#[from] syslint_capture::live::LiveError),
     /// strace started but its trace stream could not be opened (it could not attach, ...).

@@ -2,10 +2,13 @@
 //! says about processes the trace cannot see. The policy lives here so that every front end
 //! (the CLI today, an agent later) traces the same way.
 
-use crate::{EbpfSource, StraceSource};
+#[cfg(feature = "ebpf")]
+use crate::EbpfSource;
+use crate::StraceSource;
 use crate::{Error, Outcome, Sink, Source, StopWhen};
 use std::path::PathBuf;
 use std::time::Duration;
+#[cfg(feature = "ebpf")]
 use syslint_capture::ebpf;
 use syslint_capture::live::Target;
 
@@ -47,6 +50,13 @@ pub fn start(target: &Target, o: &Options, say: &mut dyn FnMut(&str)) -> Result<
     };
     let note = untraced_note(&untraced);
     let record = o.record.as_deref();
+    #[cfg(not(feature = "ebpf"))]
+    if o.backend == Choice::Ebpf || o.summary_only {
+        return Err(Error::NoEbpf);
+    } else if o.backend == Choice::Auto {
+        say("syslint: this build has no eBPF backend (built without the `ebpf` feature); tracing with strace (slower)");
+    }
+    #[cfg(feature = "ebpf")]
     if o.backend != Choice::Strace {
         match EbpfSource::start(target, o.summary_only, record, o.payload_bytes) {
             Ok(mut s) => {
@@ -133,6 +143,7 @@ fn untraced_note(kids: &[(u32, u32, String)]) -> Option<String> {
 }
 
 /// Why eBPF could not start, and what to do about it, in one line.
+#[cfg(feature = "ebpf")]
 fn fallback_line(e: &ebpf::BpfError) -> String {
     match e {
         ebpf::BpfError::PermissionDenied(_) => {
@@ -141,5 +152,35 @@ fn fallback_line(e: &ebpf::BpfError) -> String {
                 .to_string()
         }
         _ => format!("syslint: eBPF is not available here ({e}); tracing with strace instead (slower)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without the eBPF backend, asking for it (or for kernel counting) is an error that says
+    /// so; `auto` traces with strace and says why.
+    #[cfg(not(feature = "ebpf"))]
+    #[test]
+    fn a_build_without_ebpf_says_so() {
+        let target = Target::Command(vec!["true".into()]);
+        let o =
+            |backend, summary_only| Options { backend, summary_only, record: None, payload_bytes: 64, interval: None };
+        let mut said = Vec::new();
+        for (backend, summary) in [(Choice::Ebpf, false), (Choice::Auto, true)] {
+            let e = start(&target, &o(backend, summary), &mut |l| said.push(l.to_string())).err();
+            assert!(matches!(e, Some(Error::NoEbpf)), "{backend:?}: {e:?}");
+        }
+        assert!(said.is_empty(), "{said:?}");
+        // strace runs `true` to its end (a machine without strace fails to start it: said too)
+        let s = start(&target, &o(Choice::Auto, false), &mut |l| said.push(l.to_string()));
+        if let Ok(s) = s {
+            let mut analysis = crate::Analysis::new(Vec::new());
+            let out = s.run(&mut analysis, &StopWhen::default()).expect("strace traces true");
+            assert_eq!(out.capture.backend, Some(syslint_report::Backend::Strace), "{:?}", out.capture.backend);
+        }
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].contains("no eBPF backend") && said[0].contains("strace"), "{said:?}");
     }
 }

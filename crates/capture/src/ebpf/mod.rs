@@ -1,7 +1,8 @@
 //! The eBPF backend: the kernel program of `syslint-bpf` records the traced processes'
 //! syscalls; this module starts it on a command or running processes, turns its records into
 //! [`Event`]s (see [`format`]), records them to a `.slr` file when asked (see [`slr`]) and says
-//! how many were lost.
+//! how many were lost. Without the `ebpf` feature (an analyze-only build) only the record
+//! format is here: reading and replaying `.slr` recordings.
 
 pub mod format;
 pub mod slr;
@@ -9,9 +10,13 @@ pub mod snapshot;
 
 use format::Formatter;
 
+#[cfg(feature = "ebpf")]
 use std::path::Path;
+#[cfg(feature = "ebpf")]
 use std::process::ExitStatus;
+#[cfg(feature = "ebpf")]
 use std::time::Duration;
+#[cfg(feature = "ebpf")]
 use syslint_bpf::Probe;
 pub use syslint_bpf::{Error as BpfError, Lost, Options};
 use syslint_event::Event;
@@ -19,6 +24,7 @@ use syslint_event::Event;
 /// What to trace: the same for both live backends.
 pub use crate::live::Target;
 
+#[cfg(feature = "ebpf")]
 pub struct EbpfSession {
     probe: Probe,
     child: Option<syslint_bpf::Child>,
@@ -37,6 +43,7 @@ pub struct EbpfSession {
     pub realtime_offset_ns: i64,
 }
 
+#[cfg(feature = "ebpf")]
 impl EbpfSession {
     /// Load the kernel program and start or follow the target.
     pub fn start(target: &Target, opts: &Options) -> Result<EbpfSession, BpfError> {
@@ -252,6 +259,7 @@ impl Consumer {
     }
 
     /// A `.slr` writer for a session (header and fd snapshot written now).
+    #[cfg(feature = "ebpf")]
     pub fn recording(path: &Path, s: &EbpfSession) -> std::io::Result<slr::Writer> {
         slr::Writer::create_at(path, &s.what, &s.opts, &s.known, s.realtime_offset_ns)
     }
