@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(
     name = "syslint",
-    version,
+    version = crate::version::text(),
     about = "Find syscall-level waste in Linux programs",
     long_about = "syslint watches how a program talks to the kernel (live with eBPF or strace, or \
                   from the strace logs you already have), names the syscall-level waste in it \

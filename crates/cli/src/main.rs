@@ -4,6 +4,7 @@
 mod cli;
 mod cmd;
 mod output;
+mod version;
 
 use clap::Parser;
 use std::process::ExitCode;

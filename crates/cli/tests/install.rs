@@ -53,3 +53,43 @@ fn the_minimum_rust_version_is_declared_and_documented() {
     assert!(install.contains(&format!("Rust {msrv} or newer")), "README's Install section does not say Rust {msrv}");
     assert!(install.contains("cargo install --locked --path crates/cli"), "README's Install section: no cargo install");
 }
+
+/// `git ARGS` in the source tree, or None when git is absent or fails.
+fn git(args: &[&str]) -> Option<String> {
+    let o = std::process::Command::new("git").arg("-C").arg(root()).args(args).output().ok()?;
+    o.status.success().then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// `syslint --version` and `-V` name the commit the binary was built from (in a checkout: the
+/// source tree's HEAD, `-dirty` when crates/ or the manifests differ from it) and the backends
+/// compiled in; outside a checkout they say `unknown commit`.
+#[test]
+fn version_names_the_commit_and_the_backends() {
+    let checkout = git(&["ls-files", "--error-unmatch", "--", "crates/cli/build.rs"]).is_some();
+    let want = if checkout {
+        let hash = git(&["rev-parse", "--short", "HEAD"]).expect("git rev-parse --short HEAD");
+        let changed =
+            git(&["status", "--porcelain", "--", ":/crates", ":/Cargo.toml", ":/Cargo.lock"]).expect("git status");
+        format!("(commit {hash}{})", if changed.is_empty() { "" } else { "-dirty" })
+    } else {
+        eprintln!(
+            "NOTE: the source tree is not a git checkout (or git is not installed): --version must say unknown commit"
+        );
+        "(unknown commit)".to_string()
+    };
+    for flag in ["--version", "-V"] {
+        let o = run(&[flag]);
+        assert!(o.status.success(), "syslint {flag}: {}", stderr(&o));
+        let out = stdout(&o);
+        let mut lines = out.lines();
+        let first = lines.next().unwrap_or_default();
+        assert_eq!(first, format!("syslint {} {want}", env!("CARGO_PKG_VERSION")), "syslint {flag}:\n{out}");
+        let backends = lines.next().and_then(|l| l.strip_prefix("backends: ")).unwrap_or_else(|| {
+            panic!("syslint {flag}: no `backends:` line:\n{out}");
+        });
+        let backends: Vec<&str> = backends.split(", ").collect();
+        assert!(backends.contains(&"strace"), "syslint {flag}: strace is always compiled in:\n{out}");
+        // this test is built with the binary's features: eBPF is listed exactly when compiled
+        assert_eq!(backends.contains(&"ebpf"), syslint_capture::EBPF_COMPILED, "syslint {flag}:\n{out}");
+    }
+}
