@@ -1,6 +1,7 @@
-//! What a user installing syslint gets: a minimum Rust version every crate declares (so an old
-//! cargo stops with its own one-line message instead of a compile error deep in the build),
-//! and the README saying the same.
+//! What a user installing syslint gets (issue 30): a minimum Rust version every crate declares
+//! (so an old cargo stops with its own one-line message instead of a compile error deep in the
+//! build), `--version` naming the commit and the backends, shell completions that their shells
+//! accept and complete with, man pages that render cleanly, and the README saying how.
 
 use crate::common::*;
 
@@ -41,7 +42,8 @@ fn every_crate_inherits_the_workspace_rust_version() {
 }
 
 /// The declared minimum is at least what the code is known to need (`u64::is_multiple_of`,
-/// stable since 1.87; clap 4.6 needs 1.85), and the README's Install section states it.
+/// stable since 1.87; clap 4.6 needs 1.85), and the README's Install section states it and
+/// shows how to get completions and man pages.
 #[test]
 fn the_minimum_rust_version_is_declared_and_documented() {
     let msrv = workspace_msrv();
@@ -52,6 +54,9 @@ fn the_minimum_rust_version_is_declared_and_documented() {
     let install = install.split("\n## ").next().unwrap_or(install);
     assert!(install.contains(&format!("Rust {msrv} or newer")), "README's Install section does not say Rust {msrv}");
     assert!(install.contains("cargo install --locked --path crates/cli"), "README's Install section: no cargo install");
+    for cmd in ["syslint completions bash", "syslint man --dir"] {
+        assert!(install.contains(cmd), "README's Install section does not show `{cmd}`");
+    }
 }
 
 /// `git ARGS` in the source tree, or None when git is absent or fails.
