@@ -17,6 +17,11 @@ have php || need+=(php-cli)                          # failed-lookup-storm, keep
 { have php && php -m 2>/dev/null | grep -qx curl; } || need+=(php-curl)   # busy-poll, churn, dns
 have sqlite3 || need+=(sqlite3)                      # fsync-storm
 have git || need+=(git)                              # stat-storm, reopen-churn: git status as near misses
+# the install tests (crates/cli/tests/install.rs): completion scripts parsed by their shells,
+# man pages rendered by groff
+have zsh || need+=(zsh)
+have fish || need+=(fish)
+have groff || need+=(groff-base)
 /usr/bin/python3 -c 'import urllib3' 2>/dev/null || need+=(python3-urllib3)   # retry-storm: urllib3's Retry
 have node || need+=(nodejs)                          # reopen-churn: fs.appendFileSync per request
 have npm || need+=(npm)                              # stat-storm: npm install's mkdir EEXIST

@@ -3,6 +3,11 @@
 
 pub mod compress;
 pub mod ebpf;
+
+/// Whether the eBPF backend is compiled into this build (the `ebpf` feature, on by default;
+/// it needs clang and libelf to build). `syslint --version` reports it from here, so a build
+/// without the feature says so whichever crate turned it off.
+pub const EBPF_COMPILED: bool = cfg!(feature = "ebpf");
 pub mod input;
 pub mod live;
 mod merge;

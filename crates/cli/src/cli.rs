@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(
     name = "syslint",
-    version,
+    version = crate::version::text(),
     about = "Find syscall-level waste in Linux programs",
     long_about = "syslint watches how a program talks to the kernel (live with eBPF or strace, or \
                   from the strace logs you already have), names the syscall-level waste in it \
@@ -46,6 +46,10 @@ pub enum Command {
     Explain(ExplainArgs),
     /// List the detectors
     Detectors(DetectorsArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell
+    Completions(CompletionsArgs),
+    /// Print or install the manual pages: syslint(1) and one per command (syslint-analyze(1), ...)
+    Man(ManArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -306,4 +310,36 @@ pub struct ExportArgs {
     /// the text can be shared without the tokens or passwords a program sent
     #[arg(long)]
     pub payloads: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Install it where your shell looks for completions, then start a new shell:\n  \
+    syslint completions bash > ~/.local/share/bash-completion/completions/syslint\n  \
+    syslint completions zsh > ~/.zfunc/_syslint      # ~/.zshrc: fpath+=(~/.zfunc) before compinit\n  \
+    syslint completions fish > ~/.config/fish/completions/syslint.fish\n  \
+    echo 'eval (syslint completions elvish | slurp)' >> ~/.config/elvish/rc.elv\n  \
+    echo 'syslint completions powershell | Out-String | Invoke-Expression' >> $PROFILE\n\n\
+    The script completes commands, options and their values (formats, levels, backends, file \
+    names); it is made from this binary's own options, so regenerate it after an upgrade.")]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    syslint man | man -l -                             # read syslint(1) now\n  \
+    syslint man --dir ~/.local/share/man/man1          # install every page for your user\n  \
+    sudo syslint man --dir /usr/local/share/man/man1   # for everyone\n\n\
+    man finds a directory ../share/man beside any directory of your PATH: pages written to \
+    ~/.local/share/man/man1 or (for `cargo install`) ~/.cargo/share/man/man1 are found by \
+    `man syslint` and `man syslint-trace` with no configuration. The pages are made from this \
+    binary's own help, so they match its options.")]
+pub struct ManArgs {
+    /// Write syslint.1 and one page per command (syslint-analyze.1, syslint-trace.1, ...) into
+    /// this directory, made if missing, and print their paths; without it, print syslint.1 on
+    /// stdout
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }

@@ -4,6 +4,7 @@
 mod cli;
 mod cmd;
 mod output;
+mod version;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -17,6 +18,8 @@ fn main() -> ExitCode {
         cli::Command::Export(a) => cmd::export::run(a),
         cli::Command::Explain(a) => cmd::explain::run(a),
         cli::Command::Detectors(a) => cmd::detectors::run(a),
+        cli::Command::Completions(a) => cmd::completions::run(a),
+        cli::Command::Man(a) => cmd::man::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -32,6 +32,8 @@ mod html;
 mod inert_reports;
 #[path = "inputs.rs"]
 mod inputs;
+#[path = "install.rs"]
+mod install;
 #[path = "lab_accept_herd.rs"]
 mod lab_accept_herd;
 #[path = "lab_busy_poll.rs"]

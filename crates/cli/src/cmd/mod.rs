@@ -1,8 +1,10 @@
 pub mod analyze;
+pub mod completions;
 pub mod detectors;
 pub mod diff;
 pub mod explain;
 pub mod export;
+pub mod man;
 pub mod trace;
 
 /// No finding at or above the fail level.
