@@ -3,11 +3,6 @@
 
 pub mod compress;
 pub mod ebpf;
-
-/// Whether the eBPF backend is compiled into this build (the `ebpf` feature, on by default;
-/// it needs clang and libelf to build). `syslint --version` reports it from here, so a build
-/// without the feature says so whichever crate turned it off.
-pub const EBPF_COMPILED: bool = cfg!(feature = "ebpf");
 pub mod input;
 pub mod live;
 mod merge;
@@ -15,6 +10,11 @@ pub mod parallel;
 pub mod procfs;
 pub mod strace;
 pub mod tables;
+
+/// Whether the eBPF backend is compiled into this build (the `ebpf` feature, on by default;
+/// it needs clang and libelf to build). `syslint --version` reports it from here, so a build
+/// without the feature says so whichever crate turned it off.
+pub const EBPF_COMPILED: bool = cfg!(feature = "ebpf");
 
 use input::{InputError, LineReader, Source};
 use std::sync::atomic::AtomicU64;

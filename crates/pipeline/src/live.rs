@@ -155,13 +155,13 @@ fn fallback_line(e: &ebpf::BpfError) -> String {
     }
 }
 
-#[cfg(test)]
+/// Run by scripts/test.sh's analyze-only step (`cargo test --no-default-features`).
+#[cfg(all(test, not(feature = "ebpf")))]
 mod tests {
     use super::*;
 
     /// Without the eBPF backend, asking for it (or for kernel counting) is an error that says
     /// so; `auto` traces with strace and says why.
-    #[cfg(not(feature = "ebpf"))]
     #[test]
     fn a_build_without_ebpf_says_so() {
         let target = Target::Command(vec!["true".into()]);
