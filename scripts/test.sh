@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
 # Run syslint's whole test suite. Installs what the tests need first when it is missing
 # (Debian packages; needs root or sudo), then runs every test in the workspace.
+#
+#   scripts/test.sh            the whole suite, what CI runs (about 25 minutes on 2 cores)
+#   scripts/test.sh --fast     format, lints, unit and snapshot tests, the labs judged in-process
+#                              by their manifests, fixtures and inputs (a few minutes); it says
+#                              what it leaves to the whole suite
+#   scripts/test.sh FILTER...  cargo test --workspace with these filters (no dist build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fast=0
+if [ "${1:-}" = "--fast" ]; then
+  fast=1
+  shift
+fi
+start=$(date +%s)
+# `tier NAME`: how long the run has taken so far, after each tier, for the times in README
+tier() { echo "== $1 done at $(( $(date +%s) - start )) s"; }
 
 need=()
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -72,7 +86,9 @@ fi
 # the newest strace (Debian sid's) for the live tests of its output forms: made once (about 2
 # minutes), kept in /var/cache/syslint/sid-strace for the next runs
 t0=$(date +%s)
-if scripts/strace-sid.sh -V >/dev/null; then
+if [ $fast -eq 1 ]; then
+  echo "fast tier: strace 7.x from Debian sid not made (its live tests are the whole suite's)"
+elif scripts/strace-sid.sh -V >/dev/null; then
   echo "strace from Debian sid: $(scripts/strace-sid.sh -V | head -1) ($(( $(date +%s) - t0 )) s)"
 else
   echo "scripts/strace-sid.sh could not make its Debian sid tree: strace7::live_ tests will fail" >&2
@@ -100,6 +116,21 @@ if cargo clippy --version >/dev/null 2>&1; then
 else
   echo "WARNING: cargo clippy is not available here (rustup component add clippy): the lint step did not run" >&2
 fi
+tier "format and lints"
+
+if [ $fast -eq 1 ]; then
+  # what runs in-process or reads recorded traces only: no live program, no eBPF, no server
+  cargo test --workspace --locked --lib --bins
+  cargo test -p syslint-capture --test tests --locked
+  cargo test -p syslint --test tests --locked -- labs:: fixtures:: inputs:: registry:: install:: \
+    analyze_only:: process_models:: inert_reports:: secrets:: --skip live --skip ebpf_labs:: \
+    --skip trace_labs:: --skip installed_tools
+  tier "fast tier"
+  echo "fast tier passed. Left to the whole suite (scripts/test.sh): live lab runs under strace and"
+  echo "eBPF, the per-lab CLI tests (lab_*), hostile and enormous inputs, servers, the shared"
+  echo "corpus, strace 7.x, the analyze-only build, diff and HTML in a browser, the dist build."
+  exit 0
+fi
 
 # the analyze-only build (no eBPF backend: no clang, libelf or libbpf to build it) compiles
 # without a warning, and the crates that differ without the feature pass their unit tests
@@ -109,9 +140,11 @@ if [ $# -eq 0 ]; then
   cargo clippy --workspace --all-targets --no-default-features --locked -- -D warnings
   cargo test --no-default-features --locked -p syslint-bpf -p syslint-capture -p syslint-pipeline --lib
   echo "analyze-only build: linted and unit-tested in $(( $(date +%s) - t0 )) s"
+  tier "analyze-only build"
 fi
 
 cargo test --workspace --locked --no-fail-fast "$@"
+tier "cargo test --workspace"
 
 # the binary syslint ships and benchmarks (bench/): built with profile-guided optimisation, and
 # its reports on every recorded trace must equal a plain build's (scripts/build-dist.sh)
@@ -120,3 +153,4 @@ if [ $# -eq 0 ]; then
 else
   echo "note: tests filtered ($*): the dist build and its report check did not run (scripts/build-dist.sh)" >&2
 fi
+tier "all"
