@@ -94,8 +94,9 @@ pub struct ReportArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Exit with 1 when a finding at or above this severity exists [default: warning]. With
-    /// `trace -- CMD`, giving it makes the exit code syslint's (0/1/2) instead of the command's
+    /// Exit with 1 when a finding at or above this severity exists, baselined ones aside
+    /// [default: the config's fail-on, else warning]. With `trace -- CMD`, giving the flag makes
+    /// the exit code syslint's (0/1/2) instead of the command's
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub fail_on: Option<Level>,
     /// When to use colours in the table output

@@ -236,6 +236,10 @@ fn a_baseline_accepts_the_findings_it_holds_and_no_others() {
     // Markdown escapes the parentheses around the file name
     assert!(md.contains("1 finding accepted in the baseline") && md.contains(bs), "{md}");
     assert!(md.lines().any(|l| l.starts_with("### warning") && l.ends_with("(baselined)")), "{md}");
+    let html = d.join("r.html");
+    run(&["analyze", "--format", "html", "--output-file", html.to_str().unwrap(), "--baseline", bs, t]);
+    let html = std::fs::read_to_string(&html).unwrap();
+    assert!(html.contains("1 finding accepted in the baseline") && html.contains("data-baselined=\"true\""));
     // another program with the same pathology (node spinning): new, fails
     let node = lab_variant("busy-poll", "node-spin", "f-tt-T-yy");
     let o = run(&["analyze", "--format", "json", "--baseline", bs, node.to_str().unwrap()]);
@@ -322,5 +326,49 @@ fn a_bad_baseline_is_a_clear_error() {
     let o = run(&["analyze", "--baseline", "/nonexistent/b.toml", t]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("/nonexistent/b.toml"));
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// trace reads the baseline before it starts anything: a bad one stops it before the command
+/// runs; a good one names itself in the report. A baseline that cannot be written is an error.
+#[test]
+fn trace_takes_a_baseline_and_a_bad_one_stops_it_first() {
+    let d = tmpdir("baseline-trace");
+    let bad = d.join("bad.toml");
+    std::fs::write(&bad, "version = 1\n[[finding]]\n").unwrap();
+    let marker = d.join("ran");
+    let o = run(&["trace", "--baseline", bad.to_str().unwrap(), "--", "touch", marker.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("bad.toml") && stderr(&o).contains("names no detector"), "{}", stderr(&o));
+    assert!(!marker.exists(), "the command ran although the baseline was bad");
+    let o = run(&["analyze", "--write-baseline", "/nonexistent/dir/b.toml", spin().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot write baseline /nonexistent/dir/b.toml"), "{}", stderr(&o));
+    if have("strace") {
+        let good = d.join("good.toml");
+        let t = spin();
+        assert_eq!(
+            run(&["analyze", "--write-baseline", good.to_str().unwrap(), t.to_str().unwrap()]).status.code(),
+            Some(0)
+        );
+        let o = run(&[
+            "trace",
+            "--backend",
+            "strace",
+            "-q",
+            "--format",
+            "json",
+            "--fail-on",
+            "warning",
+            "--baseline",
+            good.to_str().unwrap(),
+            "--",
+            "true",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        let v: serde_json::Value = serde_json::from_str(&err[err.find('{').unwrap()..]).expect("the report on stderr");
+        assert_eq!(v["baseline"], good.to_str().unwrap());
+    }
     std::fs::remove_dir_all(&d).ok();
 }

@@ -191,7 +191,17 @@ pub fn write_text(report: &Report) -> String {
 /// Write the baseline of `report` to `path`.
 pub fn write(report: &Report, path: &Path) -> Result<Baseline, BaselineError> {
     let text = write_text(report);
-    std::fs::write(path, &text).map_err(|source| BaselineError::Write { path: path.into(), source })?;
+    let fail = |source| BaselineError::Write { path: path.into(), source };
+    // written beside it and renamed into place: a failed write leaves the old baseline whole
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.syslint-{}.tmp", std::process::id()));
+    let renamed = std::fs::write(&tmp, &text).and_then(|()| std::fs::rename(&tmp, path));
+    if renamed.is_err() {
+        std::fs::remove_file(&tmp).ok();
+        // a directory one may not write in: the file itself, in place (the error, if any,
+        // is about the file asked for)
+        std::fs::write(path, &text).map_err(fail)?;
+    }
     let entries = Baseline::parse(&text).unwrap_or_default();
     Ok(Baseline { path: path.into(), entries })
 }
