@@ -514,6 +514,7 @@ impl Analyzer {
         }
         Report {
             timeline,
+            baseline: None,
             version: syslint_report::SCHEMA_VERSION,
             tool: Tool::default(),
             capture,

@@ -24,6 +24,13 @@ use std::path::PathBuf;
         syslint explain busy-poll                  # what a detector looks for, and the fix\n\n\
         Reports go to stdout, except with `trace -- CMD`: stdout is the command's, the report goes \
         to stderr (or --output-file).\n\n\
+        Config: the nearest syslint.toml or .syslint.toml above the input (trace: above the \
+        working directory), else above the working directory, else \
+        ~/.config/syslint/syslint.toml ($XDG_CONFIG_HOME); --config FILE chooses one, --isolated \
+        none. It holds select, ignore, fail-on and per-detector thresholds.\n\n\
+        CI with accepted findings: syslint analyze --write-baseline syslint-baseline.toml app.strace \
+        once, then syslint analyze --baseline syslint-baseline.toml app.strace fails only on new \
+        findings.\n\n\
         Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error; `trace -- CMD` exits \
         with the command's own status unless --fail-on is given (syslint trace --help)."
 )]
@@ -87,8 +94,9 @@ pub struct ReportArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Exit with 1 when a finding at or above this severity exists [default: warning]. With
-    /// `trace -- CMD`, giving it makes the exit code syslint's (0/1/2) instead of the command's
+    /// Exit with 1 when a finding at or above this severity exists, baselined ones aside
+    /// [default: the config's fail-on, else warning]. With `trace -- CMD`, giving the flag makes
+    /// the exit code syslint's (0/1/2) instead of the command's
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub fail_on: Option<Level>,
     /// When to use colours in the table output
@@ -114,10 +122,28 @@ pub struct ReportArgs {
     /// Do not run these detectors (names or codes, comma-separated)
     #[arg(long, value_delimiter = ',', value_name = "DETECTORS")]
     pub ignore: Vec<String>,
-    /// Thresholds per detector: a TOML file with a [detector-name] table each
-    /// (`syslint explain NAME` lists the options); default ./syslint.toml if present
+    /// The config file to use instead of looking for one. Without it syslint uses the nearest
+    /// syslint.toml or .syslint.toml in the first input's directory or above it (for trace: the
+    /// working directory's), else above the working directory, else the user-level
+    /// $XDG_CONFIG_HOME/syslint/syslint.toml (~/.config/syslint/syslint.toml); one file, never
+    /// merged. It holds `select`, `ignore` and `fail-on` (as the flags; a flag given replaces
+    /// the key) and a [detector-name] table of thresholds each (`syslint explain NAME` lists
+    /// them). The report's notes name the file used
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Read no config file: the defaults and the flags only
+    #[arg(long, visible_alias = "no-config", conflicts_with = "config")]
+    pub isolated: bool,
+    /// Findings accepted in this baseline file (written by --write-baseline) are still listed,
+    /// marked baselined, but do not count for --fail-on: only new findings (another detector,
+    /// or another program, path or endpoint) fail
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write every finding of this run to FILE as accepted (TOML, one [[finding]] per detector
+    /// and subject; review it, commit it, pass it to --baseline). They count as baselined in
+    /// this run's report and exit code
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
     /// No progress bar or status line
     #[arg(long, short)]
     pub quiet: bool,
@@ -268,9 +294,14 @@ pub struct DiffArgs {
     /// Detectors not to run on logs
     #[arg(long, value_delimiter = ',', value_name = "DETECTORS")]
     pub ignore: Vec<String>,
-    /// Thresholds per detector (TOML), as for analyze
+    /// The config file (select, ignore, thresholds) for the logs, as for analyze; without it,
+    /// the nearest syslint.toml or .syslint.toml above BEFORE, else above the working
+    /// directory, else the user-level file
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Read no config file
+    #[arg(long, visible_alias = "no-config", conflicts_with = "config")]
+    pub isolated: bool,
 }
 
 #[derive(Args, Debug)]

@@ -61,9 +61,14 @@ pub fn emit_except(report: &Report, r: &ReportArgs, stream: Stream, said: &[Stri
     out.finish()
 }
 
-/// `--fail-on`, or `warning` when it was not given.
-pub fn fail_level(r: &ReportArgs) -> Level {
-    r.fail_on.unwrap_or(Level::Warning)
+/// `--fail-on`, else the config file's `fail-on`, else `warning`.
+pub fn fail_level(r: &ReportArgs, config: &syslint_pipeline::Config) -> Level {
+    let from_file = config.fail_on.map(|s| match s {
+        Severity::Info => Level::Info,
+        Severity::Warning => Level::Warning,
+        Severity::Error => Level::Error,
+    });
+    r.fail_on.or(from_file).unwrap_or(Level::Warning)
 }
 
 pub fn exit_code(r: &Report, fail_on: Level) -> u8 {
@@ -72,7 +77,8 @@ pub fn exit_code(r: &Report, fail_on: Level) -> u8 {
         Level::Warning => Severity::Warning,
         Level::Error => Severity::Error,
     };
-    if r.findings.iter().any(|f| f.severity >= level) {
+    // baselined findings are accepted: listed, never failed on
+    if r.findings.iter().any(|f| f.severity >= level && !f.baselined) {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN

@@ -14,6 +14,8 @@
 mod analyze_only;
 #[path = "common/mod.rs"]
 mod common;
+#[path = "config_baseline.rs"]
+mod config_baseline;
 #[path = "corpus.rs"]
 mod corpus;
 #[path = "diff.rs"]

@@ -7,6 +7,7 @@
 //! Models: ripgrep's `Sink` (the searcher pushes, the sink decides what to keep) and tracing's
 //! `Layer` (small observers composed around one another: here tuples and `Option`s of sinks).
 
+pub mod baseline;
 pub mod config;
 #[cfg(feature = "ebpf")]
 pub mod ebpf;
@@ -16,7 +17,7 @@ pub mod sink;
 pub mod status;
 pub mod strace;
 
-pub use config::{config_note, detectors, ConfigError};
+pub use config::{detectors, Config, ConfigError, Discovery};
 #[cfg(feature = "ebpf")]
 pub use ebpf::EbpfSource;
 pub use log::{open_inputs, open_stream, LogSource, RecordingSource, Stream};

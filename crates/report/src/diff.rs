@@ -835,6 +835,7 @@ mod tests {
             confidence: None,
             confidence_reason: None,
             confirm: None,
+            baselined: false,
             advice: None,
         }
     }
@@ -847,6 +848,7 @@ mod tests {
             summary: Default::default(),
             findings,
             timeline: None,
+            baseline: None,
         }
     }
 

@@ -22,6 +22,10 @@ pub struct Report {
     /// Per-thread activity over time (traces with timestamps).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Timeline>,
+    /// The baseline file given with `--baseline` (its findings are marked `baselined`).
+    /// Absent without one, and in reports of versions before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
 }
 
 /// Per-thread activity in equal time bins over the traced window.
@@ -607,6 +611,10 @@ pub struct Finding {
     /// record).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirm: Option<String>,
+    /// Accepted in the baseline given with `--baseline`: still reported, but not counted by
+    /// `--fail-on`. Absent when false (and in reports of versions before it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub baselined: bool,
     /// The case of the analyzer's program advice that this finding's own fix belongs to
     /// (`connection-churn/server-closes`), set by the detector that wrote the fix; `None` for a
     /// finding carrying its detector's general fix. Not part of the report.
@@ -644,6 +652,14 @@ impl Impact {
 }
 
 impl Report {
+    /// `N findings accepted in the baseline (FILE)`, when the report was judged against a
+    /// baseline (`--baseline FILE`); what the table and Markdown print beside the findings.
+    pub fn baseline_line(&self) -> Option<String> {
+        let file = self.baseline.as_ref()?;
+        let n = self.findings.iter().filter(|f| f.baselined).count();
+        Some(format!("{n} finding{} accepted in the baseline ({file})", if n == 1 { "" } else { "s" }))
+    }
+
     /// The highest severity among the findings.
     pub fn max_severity(&self) -> Option<Severity> {
         self.findings.iter().map(|f| f.severity).max()

@@ -38,7 +38,14 @@ fn load(p: &Path, a: &DiffArgs) -> Result<Report> {
         let text = String::from_utf8_lossy(&text);
         return json::parse(&text).with_context(|| format!("{}: not a syslint JSON report", p.display()));
     }
-    let detectors = syslint_pipeline::detectors(&a.select, &a.ignore, a.config.as_deref())?;
+    // the config above BEFORE (else the working directory's, else the user's), for both sides
+    let sides = [a.before.clone(), a.after.clone()];
+    let config = syslint_pipeline::Config::load(&syslint_pipeline::Discovery::for_inputs(
+        a.config.as_deref(),
+        a.isolated,
+        &sides,
+    ))?;
+    let detectors = config.detectors(&a.select, &a.ignore)?;
     let done = syslint_pipeline::analyze_logs(&[p.to_path_buf()], false, detectors)?;
     // comparing with nothing would call anything an improvement
     if !done.not_strace.is_empty() {

@@ -24,7 +24,8 @@ pub fn run(a: TraceArgs) -> Result<u8> {
             if a.command.is_empty() { "the report's" } else { "the traced command's" }
         );
     }
-    let detectors = syslint_pipeline::detectors(&r.select, &r.ignore, r.config.as_deref())?;
+    let judging = super::Judging::load(r, syslint_pipeline::Discovery::for_cwd(r.config.as_deref(), r.isolated))?;
+    let detectors = judging.detectors(r)?;
     let backend = match a.backend {
         Backend::Auto => live::Choice::Auto,
         Backend::Strace => live::Choice::Strace,
@@ -51,11 +52,17 @@ pub fn run(a: TraceArgs) -> Result<u8> {
     let outcome = source.run(&mut sinks, &stop)?;
     drop(status);
     let mut report = sinks.0.finish(outcome.capture);
-    report.capture.notes.extend(syslint_pipeline::config_note(r.config.as_deref()));
+    judging.apply(&mut report, r)?;
     let command = matches!(target, Target::Command(_));
     // with a command, stdout is the command's: the report goes beside it, on stderr
     emit(&report, r, if command { Stream::Stderr } else { Stream::Stdout })?;
-    Ok(exit_of(command, r.fail_on.is_some(), exit_code(&report, fail_level(r)), &outcome.stop, outcome.exit_status))
+    Ok(exit_of(
+        command,
+        r.fail_on.is_some(),
+        exit_code(&report, fail_level(r, &judging.config)),
+        &outcome.stop,
+        outcome.exit_status,
+    ))
 }
 
 /// The one exit rule of `trace`: with a command, the command's own status unless `--fail-on`

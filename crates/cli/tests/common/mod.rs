@@ -40,7 +40,14 @@ pub fn corpus() -> Option<PathBuf> {
 }
 
 pub fn run(args: &[&str]) -> Output {
-    Command::new(bin()).args(args).env("NO_COLOR", "1").stdin(Stdio::null()).output().expect("run syslint")
+    Command::new(bin())
+        .args(args)
+        .env("NO_COLOR", "1")
+        // the tests' results are not the user's: no user-level syslint.toml
+        .env("XDG_CONFIG_HOME", root().join("target/no-user-config"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run syslint")
 }
 
 /// Run syslint on `input` as its stdin; a run that has not ended after 60 s is killed and

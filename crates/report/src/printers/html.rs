@@ -109,11 +109,13 @@ fn finding_card(o: &mut String, f: &Finding) {
     let sev = f.severity.as_str();
     let _ = write!(
         o,
-        "<div class=\"card {sev}\" data-finding=\"{}\"><h3><span class=\"sev {sev}\">{sev}</span><code>{}</code> {}: {}</h3>",
+        "<div class=\"card {sev}\" data-finding=\"{}\"{}><h3><span class=\"sev {sev}\">{sev}</span><code>{}</code> {}: {}{}</h3>",
         esc(&f.detector),
+        if f.baselined { " data-baselined=\"true\"" } else { "" },
         esc(&f.code),
         esc(&f.detector),
-        esc(&f.message)
+        esc(&f.message),
+        if f.baselined { " <span class=\"meta\">(baselined)</span>" } else { "" }
     );
     let _ = write!(o, "<table class=\"kv\"><tr><td>subject</td><td>{}</td></tr>", esc(&f.subject));
     if let Some(w) = f.window {
@@ -604,6 +606,9 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
         );
     }
     o.push_str("<h2 id=\"findings\">Findings</h2>");
+    if let Some(b) = r.baseline_line() {
+        let _ = write!(o, "<p class=\"meta\" id=\"baseline\">{}</p>", esc(&b));
+    }
     if r.findings.is_empty() {
         o.push_str("<p>Nothing to fix: no detector fired.</p>");
     }

@@ -98,6 +98,9 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     for n in &c.notes {
         writeln!(out, "> note: {}", esc(n))?;
     }
+    if let Some(b) = r.baseline_line() {
+        writeln!(out, "> {}.", esc(&b))?;
+    }
     if let Some(b) = &c.basis {
         writeln!(out)?;
         writeln!(out, "**Evidence:** {} ({})  ", b.kind.as_str(), esc(&b.from))?;
@@ -106,7 +109,15 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(out)?;
     for f in &r.findings {
-        writeln!(out, "### {} {} {}: {}", f.severity.as_str(), code(&f.code), esc(&f.detector), esc(&f.message))?;
+        let accepted = if f.baselined { " (baselined)" } else { "" };
+        writeln!(
+            out,
+            "### {} {} {}: {}{accepted}",
+            f.severity.as_str(),
+            code(&f.code),
+            esc(&f.detector),
+            esc(&f.message)
+        )?;
         writeln!(out)?;
         writeln!(out, "**Subject:** {}  ", esc(&f.subject))?;
         if let Some(cost) = &f.cost {

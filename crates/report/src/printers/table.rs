@@ -236,10 +236,25 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
     // findings first: they are why syslint exists
     if r.findings.is_empty() {
         writeln!(out, "{}", st.bold("findings: none"))?;
+        if let Some(b) = r.baseline_line() {
+            writeln!(out, "{}", st.dim(&b))?;
+        }
     } else {
         writeln!(out, "{}", st.bold(&format!("findings: {}", r.findings.len())))?;
+        if let Some(b) = r.baseline_line() {
+            writeln!(out, "{}", st.dim(&b))?;
+        }
         for f in &r.findings {
-            writeln!(out, "{}[{}] {}: {} ({})", st.sev(f.severity), f.code, f.detector, f.message, f.subject)?;
+            let accepted = if f.baselined { " [baselined]" } else { "" };
+            writeln!(
+                out,
+                "{}[{}] {}: {} ({}){accepted}",
+                st.sev(f.severity),
+                f.code,
+                f.detector,
+                f.message,
+                f.subject
+            )?;
             for e in f.evidence.iter().take(6) {
                 // evidence keeps its start (pid, time, call): cut the end
                 writeln!(out, "    {}", st.dim(&cut_end(e, opt.width.saturating_sub(4).max(20))))?;
