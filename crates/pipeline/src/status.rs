@@ -1,11 +1,13 @@
 //! What a run shows on stderr while it goes: a progress bar for large inputs, a status line
 //! for live traces (both only on a terminal).
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Inputs at least this large get a progress bar.
 pub const THRESHOLD: u64 = 50 * 1024 * 1024;
@@ -16,7 +18,9 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Start drawing if `total` is large and stderr is a terminal; otherwise do nothing.
+    /// Start drawing if `total` is large and stderr is a terminal; otherwise do nothing. The
+    /// readers count bytes in `done`; a thread hands the count to an indicatif bar a few times
+    /// a second (indicatif draws, rate-limits and clears it).
     pub fn start(done: Arc<AtomicU64>, total: Option<u64>, quiet: bool) -> Progress {
         let stop = Arc::new(AtomicBool::new(false));
         let show = !quiet && total.is_some_and(|t| t >= THRESHOLD) && std::io::stderr().is_terminal();
@@ -24,28 +28,17 @@ impl Progress {
             let stop = stop.clone();
             let total = total.unwrap_or(1).max(1);
             std::thread::spawn(move || {
-                let t0 = Instant::now();
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(200));
-                    let d = done.load(Ordering::Relaxed).min(total);
-                    let frac = d as f64 / total as f64;
-                    let cells = 30;
-                    let full = (frac * cells as f64) as usize;
-                    let rate = d as f64 / t0.elapsed().as_secs_f64().max(1e-3) / 1e6;
-                    let bar: String = "#".repeat(full) + &"-".repeat(cells - full);
-                    let mut e = std::io::stderr().lock();
-                    let _ = write!(
-                        e,
-                        "\r[{bar}] {:3.0}% {} / {} MB, {rate:.0} MB/s ",
-                        frac * 100.0,
-                        d / 1_000_000,
-                        total / 1_000_000
-                    );
-                    let _ = e.flush();
+                let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+                if let Ok(style) = ProgressStyle::with_template(
+                    "[{bar:24}] {percent:>3}% {decimal_bytes}/{decimal_total_bytes}, {decimal_bytes_per_sec}, {eta} left",
+                ) {
+                    bar.set_style(style.progress_chars("#>-"));
                 }
-                let mut e = std::io::stderr().lock();
-                let _ = write!(e, "\r{}\r", " ".repeat(72));
-                let _ = e.flush();
+                while !stop.load(Ordering::Relaxed) {
+                    bar.set_position(done.load(Ordering::Relaxed).min(total));
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                bar.finish_and_clear();
             })
         });
         Progress { stop, handle }
@@ -85,6 +78,11 @@ impl StatusLine {
         let counters = Arc::new(Counters::default());
         let c = counters.clone();
         let handle = std::thread::spawn(move || {
+            // one line indicatif redraws and clears: the message is the whole status
+            let line = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template("{msg}") {
+                line.set_style(style);
+            }
             let t0 = Instant::now();
             let mut last = (t0, 0u64);
             while !c.done.load(Ordering::Relaxed) {
@@ -93,19 +91,14 @@ impl StatusLine {
                 let now = Instant::now();
                 let rate = (n - last.1) as f64 / now.duration_since(last.0).as_secs_f64().max(1e-3);
                 last = (now, n);
-                let mut e = std::io::stderr().lock();
                 let f = c.findings.load(Ordering::Relaxed);
-                let _ = write!(
-                    e,
-                    "\rsyslint: tracing {what}: {n} events, {rate:.0}/s, {f} finding{} so far, {:.0}s  (Ctrl-C to stop) ",
+                line.set_message(format!(
+                    "syslint: tracing {what}: {n} events, {rate:.0}/s, {f} finding{} so far, {:.0}s  (Ctrl-C to stop)",
                     if f == 1 { "" } else { "s" },
                     t0.elapsed().as_secs_f64()
-                );
-                let _ = e.flush();
+                ));
             }
-            let mut e = std::io::stderr().lock();
-            let _ = write!(e, "\r{}\r", " ".repeat(100));
-            let _ = e.flush();
+            line.finish_and_clear();
         });
         Some(StatusLine { counters, handle: Some(handle) })
     }
