@@ -121,6 +121,13 @@ fn an_ebpf_recording_exports_its_threads() {
     assert_eq!(pids.len(), 1, "one process: {pids:?}");
     let ann = events(&v).iter().filter(|e| e["cat"] == "syslint.finding" && e["ph"] == "X").count();
     assert_eq!(ann, r.findings.len());
+    // the same input gives the same file (the calls still held at the end, of five threads,
+    // are written in thread order)
+    let (a, _) = export(&slr, &dir, "again.json");
+    assert!(
+        std::fs::read(a).expect("again") == std::fs::read(dir.join("slr.json")).expect("first"),
+        "two exports differ"
+    );
 }
 
 #[test]

@@ -194,7 +194,9 @@ impl<W: Write> Perfetto<W> {
     /// End the trace: the calls held, the findings of the analysis (given what the source
     /// knew, `c`), the document's tail. The report comes back with what was written.
     pub fn finish(mut self, c: Captured) -> Result<Exported, ExportError> {
-        let tids: Vec<Tid> = self.held.keys().copied().collect();
+        // in thread order: the same input gives the same file
+        let mut tids: Vec<Tid> = self.held.keys().copied().collect();
+        tids.sort_unstable_by_key(|t| t.0);
         for t in tids {
             self.flush_held(t, None);
         }
