@@ -83,6 +83,14 @@ if [ ${#need[@]} -gt 0 ]; then
   $sudo_ apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# DevTools' trace engine (how Chrome's Performance panel reads Chrome trace JSON), from npm at a
+# pinned version: crates/cli/tests/perfetto.rs loads the Perfetto export with it in Chromium
+te=target/trace-engine
+if [ ! -f "$te/node_modules/@paulirish/trace_engine/package.json" ]; then
+  mkdir -p "$te"
+  npm install --prefix "$te" --no-audit --no-fund --silent @paulirish/trace_engine@0.0.65 >/dev/null \
+    || echo "npm could not install @paulirish/trace_engine: perfetto::devtools_ tests will fail" >&2
+fi
 # the newest strace (Debian sid's) for the live tests of its output forms: made once (about 2
 # minutes), kept in /var/cache/syslint/sid-strace for the next runs
 t0=$(date +%s)

@@ -47,7 +47,7 @@ pub enum Command {
     Trace(TraceArgs),
     /// Compare two runs and state whether a fix worked
     Diff(DiffArgs),
-    /// Turn an eBPF recording (.slr) into strace text
+    /// Turn an eBPF recording (.slr) into strace text, or a timed trace into a Perfetto trace
     Export(ExportArgs),
     /// Print the documentation of a detector
     Explain(ExplainArgs),
@@ -321,15 +321,27 @@ pub struct DetectorsArgs {
 pub enum ExportFormat {
     /// strace -f -tt -T style lines (what `syslint analyze` and other tools read)
     Strace,
+    /// Chrome trace JSON for ui.perfetto.dev: syscalls as slices on per-thread tracks,
+    /// findings on a "syslint findings" track; from any input `analyze` reads that has
+    /// timestamps (strace -tt or -ttt, .slr recordings)
+    Perfetto,
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Example:\n  syslint trace -o run.slr -- ./app\n  \
-    syslint export run.slr | less\n  syslint export run.slr -o run.strace.gz")]
+#[command(after_help = "Examples:\n  syslint trace -o run.slr -- ./app\n  \
+    syslint export run.slr | less\n  syslint export run.slr -o run.strace.gz\n  \
+    syslint export --format perfetto run.strace > run.json    # open run.json in ui.perfetto.dev\n\n\
+    --format perfetto reads what `syslint analyze` reads (logs, -ff directories, .slr, - for \
+    stdin) when it has timestamps (strace -tt or -ttt), writes each syscall as a slice of its \
+    thread (arguments as in report evidence: payload strings as their length, cut at 200 \
+    characters) and ends with the findings of the analysis made in the same pass, each on a \
+    track of the \"syslint findings\" process over its window. The config is found as for \
+    analyze. Exit codes: 0 written, 2 error (no timestamps, not a trace, cannot write).")]
 pub struct ExportArgs {
-    /// The recording (.slr, written by syslint trace -o FILE.slr)
-    #[arg(value_name = "RECORDING")]
-    pub input: PathBuf,
+    /// The recording (.slr, written by syslint trace -o FILE.slr); with --format perfetto, any
+    /// input `syslint analyze` reads (several files, a directory of -ff files, - for stdin)
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
     /// Output format
     #[arg(long, value_enum, default_value_t = ExportFormat::Strace)]
     pub format: ExportFormat,
@@ -338,7 +350,8 @@ pub struct ExportArgs {
     pub output_file: Option<PathBuf>,
     /// Keep the payload bytes the recording holds (up to 64 per buffer of read, write and
     /// socket calls). Without it their strings show only their length, `"…32 bytes…"`, so
-    /// the text can be shared without the tokens or passwords a program sent
+    /// the text can be shared without the tokens or passwords a program sent (--format strace
+    /// only)
     #[arg(long)]
     pub payloads: bool,
 }

@@ -7,7 +7,7 @@ use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn chromium() -> Option<&'static str> {
+pub(crate) fn chromium() -> Option<&'static str> {
     for c in ["chromium", "chromium-browser", "google-chrome"] {
         if Command::new("sh").args(["-c", &format!("command -v {c}")]).output().is_ok_and(|o| o.status.success()) {
             return Some(c);
@@ -18,18 +18,24 @@ fn chromium() -> Option<&'static str> {
     None
 }
 
-struct Loaded {
+pub(crate) struct Loaded {
     /// The DOM after loading.
-    dom: String,
+    pub dom: String,
     /// Console messages the page produced.
-    console: Vec<String>,
+    pub console: Vec<String>,
     /// URLs the page asked the network for (the browser's own background requests excluded).
-    requests: Vec<String>,
+    pub requests: Vec<String>,
 }
 
 /// Load `page` headless; collect console messages (chromium logs them on stderr) and the
 /// page's network requests (from a net log: requests whose initiator is the page's origin).
-fn load(browser: &str, page: &Path, dir: &Path) -> Loaded {
+pub(crate) fn load(browser: &str, page: &Path, dir: &Path) -> Loaded {
+    load_with(browser, page, dir, &[])
+}
+
+/// [`load`] with more flags for chromium (a page that imports modules from files, one whose
+/// scripts run after the load event and need virtual time to finish before the DOM is dumped).
+pub(crate) fn load_with(browser: &str, page: &Path, dir: &Path, flags: &[&str]) -> Loaded {
     let netlog = dir.join("net.json");
     let out = Command::new("timeout")
         .arg("120")
@@ -47,6 +53,7 @@ fn load(browser: &str, page: &Path, dir: &Path) -> Loaded {
         ])
         .arg(format!("--user-data-dir={}", dir.join("profile").display()))
         .arg(format!("--log-net-log={}", netlog.display()))
+        .args(flags)
         .arg("--dump-dom")
         .arg(format!("file://{}", page.display()))
         .output()
@@ -70,7 +77,7 @@ fn load(browser: &str, page: &Path, dir: &Path) -> Loaded {
     Loaded { dom: stdout(&out), console, requests }
 }
 
-fn tmp(name: &str) -> PathBuf {
+pub(crate) fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("syslint-html-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("tmp dir");

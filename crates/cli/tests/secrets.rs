@@ -1,8 +1,9 @@
 //! Payload bytes never reach a report (issue 16, secrets): a real program
 //! (tests/fixtures/programs/secrets.py) sends an `Authorization: Bearer` token over loopback,
 //! receives a session cookie and writes a `password=` form field to a file. Every output of
-//! syslint about it — table, JSON, Markdown and HTML reports, diffs, and the strace text
-//! `export` writes from an eBPF recording — must show none of them.
+//! syslint about it — table, JSON, Markdown and HTML reports, diffs, the Perfetto trace of
+//! `export --format perfetto`, and the strace text `export` writes from an eBPF recording —
+//! must show none of them.
 
 use crate::common::*;
 use std::path::Path;
@@ -29,6 +30,11 @@ fn check_reports(input: &Path) {
         assert!(matches!(d.status.code(), Some(0 | 1)), "diff {format}: {}", stderr(&d));
         assert_clean(&format!("diff --format {format}"), &stdout(&d));
     }
+    // the Perfetto trace: every call's arguments, as evidence shows them
+    let o = run(&["export", "--format", "perfetto", p]);
+    assert_eq!(o.status.code(), Some(0), "export --format perfetto: {}", stderr(&o));
+    assert!(stdout(&o).contains("\"name\":\"sendto\""), "the Perfetto trace lost the calls");
+    assert_clean("export --format perfetto", &stdout(&o));
 }
 
 #[test]

@@ -98,6 +98,8 @@ mod ordinary_servers;
 mod pasted;
 #[path = "pasted_labs.rs"]
 mod pasted_labs;
+#[path = "perfetto.rs"]
+mod perfetto;
 #[path = "process_models.rs"]
 mod process_models;
 #[path = "registry.rs"]

@@ -13,6 +13,7 @@ pub mod config;
 pub mod ebpf;
 pub mod live;
 pub mod log;
+pub mod perfetto;
 pub mod sink;
 pub mod status;
 pub mod strace;

@@ -29,6 +29,12 @@ impl Analysis {
         self
     }
 
+    /// The processes and threads as the analysis knows them so far (for sinks that name them
+    /// while the events go by: the Perfetto export).
+    pub fn model(&self) -> &syslint_analyze::model::Model {
+        self.analyzer.model()
+    }
+
     /// The report of a finished capture (built by the analyzer, in one place).
     pub fn finish(self, c: Captured) -> Report {
         self.analyzer.finish(c)

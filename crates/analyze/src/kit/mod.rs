@@ -23,7 +23,7 @@ mod programs;
 mod time;
 
 pub use bounded::Bounded;
-pub use evidence::{redact, redact_into, Evidence, EvidenceBuf, Shown};
+pub use evidence::{redact, redact_into, render_call_into, Evidence, EvidenceBuf, Shown};
 pub use keyed::{IdKey, Rekey};
 pub use metrics::Metrics;
 pub use programs::Programs;
