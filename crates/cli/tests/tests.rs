@@ -100,6 +100,8 @@ mod pasted_labs;
 mod process_models;
 #[path = "registry.rs"]
 mod registry;
+#[path = "schema.rs"]
+mod schema;
 #[path = "secrets.rs"]
 mod secrets;
 #[path = "servers_live.rs"]
