@@ -57,6 +57,9 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print or install the manual pages: syslint(1) and one per command (syslint-analyze(1), ...)
     Man(ManArgs),
+    /// Print the JSON Schema of the report or the diff (the files in docs/schema/)
+    #[command(hide = true)]
+    Schema(SchemaArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -386,4 +389,18 @@ pub struct ManArgs {
     /// stdout
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// Which document: the report (`analyze`/`trace --format json`) or the diff
+    /// (`diff --format json`)
+    #[arg(value_enum)]
+    pub document: SchemaDocument,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum SchemaDocument {
+    Report,
+    Diff,
 }

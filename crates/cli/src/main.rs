@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         cli::Command::Detectors(a) => cmd::detectors::run(a),
         cli::Command::Completions(a) => cmd::completions::run(a),
         cli::Command::Man(a) => cmd::man::run(a),
+        cli::Command::Schema(a) => cmd::schema::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -8,7 +8,7 @@ fn diff_json(before: &std::path::Path, after: &std::path::Path, extra: &[&str]) 
     let mut args = vec!["diff", "--format", "json", before.to_str().unwrap(), after.to_str().unwrap()];
     args.extend_from_slice(extra);
     let o = run(&args);
-    (o.status.code(), serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o))))
+    (o.status.code(), json_doc(stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o))))
 }
 
 const PAIRS: &[(&str, &str, &str, &str)] = &[
@@ -243,7 +243,7 @@ fn hostile_saved_reports_are_refused_with_the_reason() {
     std::fs::create_dir_all(&dir).unwrap();
     let o =
         run(&["analyze", "--format", "json", lab_file("busy-poll", "c-timeout.f-tt-T-yy.strace").to_str().unwrap()]);
-    let good: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("a report");
+    let good = json_doc(stdout(&o)).expect("a report");
     assert!(good["timeline"]["bins"].as_u64().is_some(), "the report has a timeline");
     let good_path = dir.join("good.json");
     std::fs::write(&good_path, good.to_string()).unwrap();

@@ -22,7 +22,7 @@ fn ebpf_run(lab: &str, variant: &str) -> (syslint_report::Report, syslint_report
     let dir = std::env::temp_dir().join(format!("syslint-ebpf-lab-{lab}-{variant}-{}", std::process::id()));
     run_lab_with(lab, variant, &dir, "rec", wrapper);
     let text = std::fs::read_to_string(dir.join("rec.json")).expect("syslint trace wrote its report");
-    let live = syslint_report::printers::json::parse(&text).expect("report");
+    let live = parse_report(&text).expect("report");
     let again = analyze(&[&dir.join("rec.slr")]);
     // exported as strace text with its payloads, read back by the strace reader: the same
     // findings (repeated-dns reads query names from payloads)

@@ -138,7 +138,7 @@ fn stopped_then_continued_while_attached(b: &str) {
     signal(s.id(), "-INT");
     let spid = s.id();
     let o = s.wait_with_output().unwrap();
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap_or_else(|e| panic!("{b}: {e}: {}", stderr(&o)));
+    let r = parse_report(&stdout(&o)).unwrap_or_else(|e| panic!("{b}: {e}: {}", stderr(&o)));
     // 1: a finding (the worker's shell forks a sleep 20 times a second)
     assert!(matches!(o.status.code(), Some(0 | 1)), "{b}: {}", stderr(&o));
     assert!(r.capture.syscalls > 10, "{b}: {}", r.capture.syscalls);
@@ -187,7 +187,7 @@ both!(killed_while_attached_leaves_nothing);
 fn report_of(b: &str, o: &std::process::Output) -> syslint_report::Report {
     let err = stderr(o);
     let json = err.find("{\n").map_or(err.as_str(), |i| &err[i..]);
-    syslint_report::printers::json::parse(json).unwrap_or_else(|e| panic!("{b}: {e}: {err}"))
+    parse_report(json).unwrap_or_else(|e| panic!("{b}: {e}: {err}"))
 }
 
 /// Wait until the file exists and holds a pid.
@@ -246,7 +246,7 @@ fn target_killed_mid_trace(b: &str) {
     let o = s.wait_with_output().unwrap();
     assert!(t0.elapsed() < Duration::from_secs(10), "{b}: syslint took {:?} to end", t0.elapsed());
     assert!(matches!(o.status.code(), Some(0 | 1)), "{b}: {}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap_or_else(|e| panic!("{b}: {e}: {}", stderr(&o)));
+    let r = parse_report(&stdout(&o)).unwrap_or_else(|e| panic!("{b}: {e}: {}", stderr(&o)));
     let p = r
         .summary
         .processes
@@ -468,7 +468,7 @@ fn attach_as_non_root() {
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("eBPF is not permitted here; tracing with strace instead"), "{err}");
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let r = parse_report(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {err}"));
     assert_eq!(r.capture.backend, "strace");
     assert!(r.capture.syscalls > 10, "{err}");
     let _ = own.kill();

@@ -235,7 +235,7 @@ fn one_ff_file_takes_its_pid_from_its_name() {
             .env("SYSLINT_CHUNK", chunk)
             .output()
             .unwrap();
-        let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+        let r = parse_report(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
         let pids: Vec<u32> = r.summary.processes.iter().map(|p| p.pid).collect();
         assert_eq!(pids, [12877], "threads {threads}");
         assert_eq!(r.capture.syscalls, 26);

@@ -53,7 +53,7 @@ fn an_input_that_is_not_a_strace_log_is_an_error() {
     let good = fixture("stat1000.tt-T.strace");
     let o = run(&["analyze", "--format", "json", text.to_str().unwrap(), good.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
     assert!(r.capture.syscalls > 1000, "{}", r.capture.syscalls);
     assert_eq!(stderr(&o).matches("notes.txt: no strace lines").count(), 1, "{}", stderr(&o));
     assert!(stderr(&o).contains("syslint: error: "), "{}", stderr(&o));
@@ -78,7 +78,7 @@ fn binary_garbage_is_an_error_and_does_not_panic() {
     let good = fixture("stat1000.tt-T.strace");
     let o = run(&["analyze", "--format", "json", p.to_str().unwrap(), good.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
     assert!(r.capture.unparsed_lines > 0);
     assert!(r.capture.unparsed_samples.iter().all(|u| u.source.ends_with("garbage.bin") && u.line > 0));
     // lines with NUL bytes are lines too: the count is the file's, and never below the unparsed
@@ -166,7 +166,7 @@ fn truncated_gzip_keeps_what_was_read() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let e = stderr(&o);
     assert!(e.contains("cut.strace.gz: input ends early after line"), "{e}");
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
     let whole = analyze(&[&demo()]);
     assert!(r.capture.syscalls > 1000 && r.capture.syscalls < whole.capture.syscalls, "{}", r.capture.syscalls);
 }
@@ -183,7 +183,7 @@ fn gzip_zstd_plain_and_stdin_agree() {
     let b = analyze(&[&zst]);
     let c = analyze(&[&demo()]);
     let o = run_stdin(&["analyze", "--format", "json", "-"], &text);
-    let s = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let s = parse_report(&stdout(&o)).unwrap();
     for r in [&b, &c, &s] {
         assert_eq!(r.summary.syscalls, a.summary.syscalls);
         assert_eq!(r.capture.lines, a.capture.lines);
@@ -236,7 +236,7 @@ fn enormous_line_is_cut_not_fatal() {
     drop(f);
     let o = run(&["analyze", "--format", "json", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
     let whole = analyze(&[&demo()]);
     assert_eq!(r.capture.syscalls, whole.capture.syscalls);
     assert_eq!(r.capture.unparsed_lines, 1);
@@ -259,7 +259,7 @@ fn a_long_real_line_is_read_through() {
             .output()
             .unwrap();
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+        let r = parse_report(&stdout(&o)).unwrap();
         assert_eq!(syscall(&r, "getppid").calls, 500, "{threads} threads");
         assert_eq!(syscall(&r, "write").calls, 1);
         let null = r.summary.fd_targets.iter().find(|t| t.target == "/dev/null").expect("/dev/null");
@@ -292,7 +292,7 @@ fn diff_of_a_trace_with_itself_is_no_change() {
     let d = root().join("demo/fetch.strace.gz");
     let o = run(&["diff", "--format", "json", d.to_str().unwrap(), d.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let v = json_doc(stdout(&o)).unwrap();
     assert!(v["verdict"].as_str().unwrap().starts_with("unchanged: wall time and syscalls within"), "{}", v["verdict"]);
     assert_eq!(v["outcome"], "unchanged");
     assert_eq!(v["regression"], false);
@@ -321,7 +321,7 @@ fn diff_reads_saved_json_reports() {
     let after = root().join("tests/fixtures/traces/stat1000.plain.strace");
     let o = run(&["diff", "--format", "json", before.to_str().unwrap(), after.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let v = json_doc(stdout(&o)).unwrap();
     // the same program: calls equal, only the times differ (the plain trace has none)
     let rows = v["syscalls"].as_array().unwrap();
     assert!(rows.iter().all(|r| r["calls_before"] == r["calls_after"]), "{rows:?}");
@@ -336,7 +336,7 @@ fn fuzzer_finds_neither_panic_nor_hang() {
     for input in [&b"read(3<[\"x) = 1"[..], &b"10:00:00.000000 getpid() = 1 <18446744073.709551615>\n"[..]] {
         let o = run_stdin(&["analyze", "--format", "json", "-"], input);
         assert_eq!(o.status.code(), Some(0), "{:?}: {}", String::from_utf8_lossy(input), stderr(&o));
-        let r = syslint_report::printers::json::parse(&stdout(&o)).expect("a report");
+        let r = parse_report(&stdout(&o)).expect("a report");
         assert_eq!(r.capture.syscalls, 1, "{:?}", String::from_utf8_lossy(input));
     }
 }
@@ -360,7 +360,7 @@ fn unreadable_lines_leak_no_payload_into_reports() {
         assert!(!out.contains("hunter2"), "{format}: program output leaked");
         assert!(!out.contains("Host: 127"), "{format}: payload leaked");
         if format == "json" {
-            let r = syslint_report::printers::json::parse(&out).unwrap();
+            let r = parse_report(&out).unwrap();
             assert_eq!(r.capture.unparsed_lines, 2, "{:?}", r.capture.unparsed_samples);
             let s: Vec<&str> = r.capture.unparsed_samples.iter().map(|u| u.text.as_str()).collect();
             assert!(s[0].contains("33 bytes of text that is not a strace line"), "{s:?}");
@@ -418,7 +418,7 @@ fn the_report_says_which_config_set_its_thresholds() {
             .output()
             .expect("syslint");
         assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
-        serde_json::from_slice(&o.stdout).expect("JSON")
+        json_doc(&o.stdout).expect("JSON")
     };
     let notes = |v: &serde_json::Value| -> Vec<String> {
         v["capture"]["notes"]
@@ -465,7 +465,7 @@ fn a_gzipped_recording_is_read_by_path_and_on_stdin() {
     assert_eq!(by_path.capture.syscalls, plain.capture.syscalls);
     assert_eq!(by_path.capture.backend, "ebpf-recording");
     let o = run_stdin(&["analyze", "--format", "json", "-"], &std::fs::read(&gz).expect("read"));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).expect("json");
+    let r = parse_report(&stdout(&o)).expect("json");
     assert_eq!(r.capture.syscalls, plain.capture.syscalls, "{}", stderr(&o));
 }
 
@@ -590,7 +590,7 @@ fn a_recording_on_stdin_is_read_as_by_name() {
         .output()
         .expect("bash");
     assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
-    let piped = syslint_report::printers::json::parse(&stdout(&o)).expect("a report");
+    let piped = parse_report(&stdout(&o)).expect("a report");
     assert_eq!(piped.summary.syscalls.len(), by_name.summary.syscalls.len());
     assert_eq!(piped.findings.len(), by_name.findings.len());
     // cut: its first 5,000 bytes, on stdin as a pipe and as a file, say it is cut
@@ -633,7 +633,7 @@ fn a_writable_report_in_a_locked_directory_is_written_in_place() {
         .output()
         .unwrap();
     assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&std::fs::read_to_string(&out).unwrap()).expect("the whole report");
+    let r = parse_report(&std::fs::read_to_string(&out).unwrap()).expect("the whole report");
     assert!(!r.summary.syscalls.is_empty());
     std::fs::remove_dir_all(&d).ok();
 }

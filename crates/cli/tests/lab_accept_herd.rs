@@ -129,7 +129,7 @@ fn everything(path: &Path) -> Report {
         path.to_str().unwrap(),
     ]);
     assert!(out.status.code().is_some_and(|c| c <= 1), "{}", stderr(&out));
-    syslint_report::printers::json::parse(&stdout(&out)).expect("json")
+    parse_report(&stdout(&out)).expect("json")
 }
 
 /// (variant, listening sockets, EPOLLEXCLUSIVE, SO_REUSEPORT)

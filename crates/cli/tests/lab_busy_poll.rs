@@ -216,7 +216,7 @@ fn work_between_checks_and_negligible_bursts_are_quiet() {
     let cfg = dir.join("syslint.toml");
     std::fs::write(&cfg, "[busy-poll]\nmin_seconds = 0.0\n").unwrap();
     let out = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), java.to_str().unwrap()]);
-    let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
+    let r = parse_report(&stdout(&out)).expect("json");
     let f = busy(&r);
     assert!(f.is_empty(), "{f:#?}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -230,11 +230,11 @@ fn thresholds_come_from_the_config() {
     let cfg = dir.join("syslint.toml");
     std::fs::write(&cfg, "[busy-poll]\nmin_spins = 1000000\n").unwrap();
     let out = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), p.to_str().unwrap()]);
-    let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
+    let r = parse_report(&stdout(&out)).expect("json");
     assert!(busy(&r).is_empty(), "min_spins raised above the spin count: quiet");
     std::fs::write(&cfg, "[busy-poll]\nwarn_seconds = 100.0\n").unwrap();
     let out = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), p.to_str().unwrap()]);
-    let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
+    let r = parse_report(&stdout(&out)).expect("json");
     assert_eq!(busy(&r)[0].severity, Severity::Info);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -216,13 +216,13 @@ fn thresholds_come_from_the_config() {
     std::fs::write(&cfg, "[connection-churn]\nmin_connections = 50\n").unwrap();
     let t = lab_trace(LAB, "py-new-conn.f-tt-T-yy.strace.gz");
     let out = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), t.to_str().unwrap()]);
-    let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
+    let r = parse_report(&stdout(&out)).expect("json");
     assert!(findings(&r, DET).is_empty());
     // an idle pool of 12 is reported at 8, not at 16
     std::fs::write(&cfg, "[connection-churn]\nmin_idle_parallel = 16\n").unwrap();
     let t = lab_trace(LAB, "py-pool.f-tt-T-yy.strace.gz");
     let out = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), t.to_str().unwrap()]);
-    let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
+    let r = parse_report(&stdout(&out)).expect("json");
     assert!(findings(&r, DET).is_empty());
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -392,7 +392,7 @@ fn whole_connection_life_is_priced_near_the_native_loss() {
     let (new, one) = (lab_trace(LAB, "redis-new-client.slr"), lab_trace(LAB, "redis-one-client.slr"));
     for (a, b, want) in [(&new, &one, "improved"), (&one, &new, "regressed")] {
         let o = run(&["diff", "--format", "json", a.to_str().unwrap(), b.to_str().unwrap()]);
-        let d: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let d = json_doc(stdout(&o)).unwrap();
         assert_eq!(d["outcome"], want, "{d:#}");
     }
     // the same client under strace: its calls, and the cost line says what is not counted

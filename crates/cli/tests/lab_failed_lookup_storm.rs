@@ -176,7 +176,7 @@ fn thresholds_come_from_the_config() {
     let json = |cfg: &std::path::Path, t: &std::path::Path| {
         let o = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), t.to_str().unwrap()]);
         assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
-        syslint_report::printers::json::parse(&stdout(&o)).unwrap()
+        parse_report(&stdout(&o)).unwrap()
     };
     let low = cfg("low.toml", "[failed-lookup-storm]\nmin_avoidable = 1\nmin_failed_per_open = 0.0\n");
     let r = json(&low, &trace("near-gcc", "f-tt-T-yy"));

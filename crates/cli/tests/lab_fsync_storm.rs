@@ -184,7 +184,7 @@ fn dpkg_is_durability_by_design() {
     std::fs::write(&cfg, "[fsync-storm]\nmin_flushes = 10\nwarn_flushes = 10\n").unwrap();
     let t = trace("dpkg-install", "f-tt-T-yy");
     let o = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), t.to_str().unwrap()]);
-    let f = only(DET, &syslint_report::printers::json::parse(&stdout(&o)).unwrap(), "dpkg, low thresholds");
+    let f = only(DET, &parse_report(&stdout(&o)).unwrap(), "dpkg, low thresholds");
     assert!(metric(&f, "sync_calls") < 50.0, "sync_file_range(WRITE) not counted: {f:#?}");
     assert_eq!(f.severity, Severity::Info);
     assert!(f.fix.contains("--force-unsafe-io") && f.message.contains("dpkg"), "{f:#?}");
@@ -200,7 +200,7 @@ fn thresholds_come_from_the_config() {
         std::fs::write(&p, body).unwrap();
         let o = run(&["analyze", "--format", "json", "--config", p.to_str().unwrap(), t.to_str().unwrap()]);
         assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
-        syslint_report::printers::json::parse(&stdout(&o)).unwrap()
+        parse_report(&stdout(&o)).unwrap()
     };
     let low = "[fsync-storm]\nmin_flushes = 1\nmax_bytes_per_sync = 100000000\n";
     // one transaction: 8 flushes (create table + the insert transaction, 4 each)

@@ -140,7 +140,7 @@ fn the_stream_near_miss_is_quiet_only_because_of_its_pace() {
         cfg.to_str().expect("utf-8 path"),
         trace.to_str().expect("utf-8 path"),
     ]);
-    let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
+    let r = parse_report(&stdout(&out)).expect("json");
     let f = findings(&r, DET);
     assert_eq!(f.len(), 1, "{}", stderr(&out));
     let stall = metric(f[0], "stall_s");

@@ -210,7 +210,7 @@ fn thresholds_come_from_the_config() {
     let t = lab_trace(LAB, "py-resolve-each.f-tt-T-yy.strace.gz");
     let run_cfg = |t: &Path| {
         let out = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), t.to_str().unwrap()]);
-        syslint_report::printers::json::parse(&stdout(&out)).expect("json")
+        parse_report(&stdout(&out)).expect("json")
     };
     assert!(findings(&run_cfg(&t), DET).is_empty(), "30 lookups < 31");
     // unnamed lookups have their own threshold

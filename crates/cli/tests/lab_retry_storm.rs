@@ -57,7 +57,7 @@ fn backoff_and_a_few_retries_are_quiet() {
     for variant in ["c-backoff", "near-c-few"] {
         let t = lab_variant(LAB, variant, "f-tt-T-yy");
         let o = run(&["analyze", "--format", "json", "--config", cfg.to_str().unwrap(), t.to_str().unwrap()]);
-        let r = syslint_report::printers::json::parse(&stdout(&o)).expect("report");
+        let r = parse_report(&stdout(&o)).expect("report");
         assert!(findings(&r, DET).is_empty(), "{variant}: {:#?}", findings(&r, DET));
     }
     std::fs::remove_file(&cfg).ok();
@@ -93,7 +93,7 @@ fn live_connect_loop_under_strace() {
             out.to_str().unwrap_or_default(),
         ]);
         std::fs::remove_file(&out).ok();
-        syslint_report::printers::json::parse(&stdout(&o)).expect("report")
+        parse_report(&stdout(&o)).expect("report")
     };
     let f = only(DET, &trace("c-nonblock"), "live c-nonblock");
     assert_eq!(metric(&f, "attempts"), 300.0, "{f:#?}");

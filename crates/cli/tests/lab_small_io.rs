@@ -201,7 +201,7 @@ fn socket_reads_that_got_all_there_was_are_not_small() {
             cfg.to_str().expect("utf-8 path"),
             trace.to_str().expect("utf-8 path"),
         ]);
-        let r = syslint_report::printers::json::parse(&stdout(&out)).expect("json");
+        let r = parse_report(&stdout(&out)).expect("json");
         assert!(findings(&r, DET).is_empty(), "{name}: {:#?}", findings(&r, DET));
         // the reads are there: the trace is not empty of them
         let reads = r.summary.syscalls.iter().filter(|s| s.name.starts_with("recv")).map(|s| s.calls).sum::<u64>();

@@ -107,7 +107,7 @@ fn verdicts(dir: &std::path::Path, disagree: &[(String, String)]) -> Tally {
             }
             continue;
         }
-        let r = syslint_report::printers::json::parse(&String::from_utf8_lossy(&o.stdout)).expect("JSON report");
+        let r = parse_report(&String::from_utf8_lossy(&o.stdout)).expect("JSON report");
         let table_only = r.capture.syscalls == 0;
         for f in &r.findings {
             assert!(!(table_only && f.severity == Severity::Error), "{file}: a table-only finding is an error");

@@ -36,7 +36,7 @@ fn record(script: &str) -> PathBuf {
 fn diff(dir: &Path, before: &str, after: &str) -> (Option<i32>, serde_json::Value) {
     let (b, a) = (dir.join(format!("{before}.slr")), dir.join(format!("{after}.slr")));
     let o = run(&["diff", "--format", "json", b.to_str().unwrap(), a.to_str().unwrap(), "--fail-on-regression"]);
-    (o.status.code(), serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o))))
+    (o.status.code(), json_doc(stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o))))
 }
 
 /// One server at a time: two loaded servers on two cores starve each other's attach windows.

@@ -104,6 +104,8 @@ mod perfetto;
 mod process_models;
 #[path = "registry.rs"]
 mod registry;
+#[path = "schema.rs"]
+mod schema;
 #[path = "secrets.rs"]
 mod secrets;
 #[path = "servers_live.rs"]

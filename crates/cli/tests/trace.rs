@@ -119,7 +119,7 @@ fn report_leaves_the_commands_stdout_alone(b: &str) {
         trace_cmd(b, &["-q", "--format", "json", "--", "sh", "-c", "echo program-output; exit 3"]).output().unwrap();
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert_eq!(stdout(&o), "program-output\n");
-    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    let r = parse_report(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
     assert!(r.summary.syscalls.iter().any(|s| s.name == "write"), "{:?}", r.summary.syscalls);
     let d = tmp(&format!("outfile-{b}"));
     let f = d.join("r.json");
@@ -129,7 +129,7 @@ fn report_leaves_the_commands_stdout_alone(b: &str) {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(stdout(&o), "hi\n");
     assert_eq!(stderr(&o), "");
-    assert!(syslint_report::printers::json::parse(&std::fs::read_to_string(&f).unwrap()).is_ok());
+    assert!(parse_report(&std::fs::read_to_string(&f).unwrap()).is_ok());
 }
 
 /// What syslint does between fork and exec (wait on its gate pipe, close its own fds) is not
@@ -137,7 +137,7 @@ fn report_leaves_the_commands_stdout_alone(b: &str) {
 fn syslint_fds_are_not_the_commands(b: &str) {
     let o = trace_cmd(b, &["-q", "--format", "json", "--", "sh", "-c", "echo program-output"]).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
+    let r = parse_report(&stderr(&o)).unwrap();
     let t: Vec<&str> = r.summary.fd_targets.iter().map(|t| t.target.as_str()).collect();
     assert!(t.iter().all(|t| !["fd 3 ", "fd 4 ", "fd 5 "].iter().any(|f| t.starts_with(f))), "{t:?}");
     // the command's own output is there
@@ -149,7 +149,7 @@ fn command_that_forks_workers(b: &str) {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
+    let r = parse_report(&stderr(&o)).unwrap();
     assert!(r.capture.processes >= 4, "{:?}", r.summary.processes);
     assert_eq!(r.capture.backend, b);
     assert!(r.summary.processes.iter().filter(|p| p.end.as_deref() == Some("exited 0")).count() >= 4);
@@ -181,7 +181,7 @@ fn attach_for_a_bounded_time_and_record(b: &str) {
         .unwrap();
     assert!(t0.elapsed() < Duration::from_secs(8));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let live = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let live = parse_report(&stdout(&o)).unwrap();
     assert!(live.capture.syscalls > 20, "{}", live.capture.syscalls);
     // the normal end of a bounded trace: a note, not a warning
     assert!(live.capture.notes.iter().any(|n| n.contains("--for")), "{:?}", live.capture.notes);
@@ -235,7 +235,7 @@ fn attach_names_the_children_it_does_not_follow(b: &str) {
     assert_eq!(children.len(), 2, "the shell's two sleeps");
     let o = trace_cmd(b, &["-q", "-p", &pid.to_string(), "--for", "500ms", "--format", "json"]).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
     let note = r.capture.notes.iter().find(|n| n.starts_with("not traced: 2 child processes")).cloned();
     // the children first, so that the shell reaps them
     for c in &children {
@@ -263,7 +263,7 @@ fn a_process_gone_before_the_attach_is_skipped(b: &str) {
     let _ = live.kill();
     let _ = live.wait();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
     let want = format!("not traced: pid {d} exited before the attach");
     assert!(r.capture.notes.contains(&want), "{:?}", r.capture.notes);
     // every process gone: an error, as before
@@ -291,7 +291,7 @@ fn sigint_detaches_and_reports(b: &str) {
     signal(s.id(), "-INT");
     let o = s.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
     assert!(r.capture.syscalls > 10);
     assert!(r.capture.notes.iter().any(|n| n.contains("Ctrl-C")), "{:?}", r.capture.notes);
     assert!(alive_and_working(&mut w, &d.join("count")), "the traced worker must run on after Ctrl-C");
@@ -384,7 +384,7 @@ fn ctrl_c_goes_to_the_command(b: &str) {
     let o = s.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(lines(&count), 20, "the command ran to its end");
-    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
+    let r = parse_report(&stderr(&o)).unwrap();
     assert!(r.capture.notes.iter().all(|n| !n.contains("Ctrl-C")), "{:?}", r.capture.notes);
     assert!(r.summary.processes.iter().any(|p| p.end.as_deref() == Some("exited 0")));
 }
@@ -406,7 +406,7 @@ fn auto_falls_back_to_strace_with_one_line() {
     let (line, report) = err.split_once('\n').unwrap_or((&err, ""));
     assert!(line.contains("eBPF is not permitted here; tracing with strace instead"), "{err}");
     assert!(line.contains("setcap cap_bpf,cap_perfmon+ep"), "{err}");
-    let r = syslint_report::printers::json::parse(report).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let r = parse_report(report).unwrap_or_else(|e| panic!("{e}: {err}"));
     assert_eq!(r.capture.backend, "strace");
     // asking for eBPF explicitly fails with the reason instead
     let o = Command::new("setpriv")
@@ -462,8 +462,7 @@ fn a_set_user_id_program_under_unprivileged_strace_is_noted() {
     assert!(mode & 0o4000 != 0, "{mount} is not set-user-ID here");
     let notes = |o: &Output| -> Vec<String> {
         let err = stderr(o);
-        let r = syslint_report::printers::json::parse(&err[err.find('{').unwrap_or(0)..])
-            .unwrap_or_else(|e| panic!("{e}: {err}"));
+        let r = parse_report(&err[err.find('{').unwrap_or(0)..]).unwrap_or_else(|e| panic!("{e}: {err}"));
         r.capture.notes
     };
     let o = Command::new("setpriv")
@@ -513,7 +512,7 @@ fn trace_three_calls(name: &str, rounds: u64, env: (&str, &str)) -> (PathBuf, Ou
         .env(env.0, env.1)
         .output()
         .unwrap();
-    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    let r = parse_report(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
     (prog, o, r)
 }
 
@@ -614,7 +613,7 @@ for i in range(25):\n    c,_=s.accept(); c.recv(100); c.sendall(b'ok'); c.close(
     let _ = srv.wait();
     let o = s.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
     let me = format!("127.0.0.1:{port}");
     let inbound = r.summary.endpoints.iter().find(|e| e.direction == "in" && e.endpoint.contains(&me));
     assert!(inbound.is_some_and(|e| e.connections == 25), "{:#?}", r.summary.endpoints);
@@ -642,7 +641,7 @@ fn a_text_copy_decorates_fds_from_before_the_attach_and_leaves_the_analysis_alon
         args.extend_from_slice(extra);
         let o = trace_cmd("ebpf", &args).output().unwrap();
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+        let r = parse_report(&stdout(&o)).unwrap();
         let mut targets: Vec<String> = r.summary.fd_targets.iter().map(|t| t.target.clone()).collect();
         targets.sort();
         targets
@@ -672,7 +671,7 @@ fn summary_only_prints_what_it_measured() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let json = stderr(&o);
-    let r = syslint_report::printers::json::parse(&json).unwrap();
+    let r = parse_report(&json).unwrap();
     assert!(r.capture.summary_only && r.capture.durations);
     let getdents = syscall(&r, "getdents64");
     assert!(getdents.calls >= 2 && getdents.total_s > 0.0, "{getdents:?}");
@@ -734,7 +733,7 @@ fn summary_only_runs_the_counts_rules() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
+    let r = parse_report(&stderr(&o)).unwrap();
     let f = findings(&r, "failed-lookup-storm");
     assert_eq!(f.len(), 1, "{:#?}", r.findings);
     // 1,152 of the search, and the loader's and libc's own (their number depends on the
@@ -780,7 +779,7 @@ while True:\n    m=c.recv(100)\n    if not m: break\n    c.sendall(b'pong')\n";
     drop(c);
     let _ = srv.wait();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
     let me = format!("127.0.0.1:{port}");
     let e = r.summary.endpoints.iter().find(|e| e.direction == "in" && e.endpoint.contains(&me));
     let e = e.unwrap_or_else(|| panic!("{:#?}", r.summary.endpoints));
@@ -811,7 +810,7 @@ while time.time()-t<0.3:\n    select.select([a],[],[],0)\n";
         .output()
         .unwrap();
     let after = local_time_of_day();
-    let live = syslint_report::printers::json::parse(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
+    let live = parse_report(&stderr(&o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(&o)));
     let again = analyze(&[&rec]);
     for r in [&live, &again] {
         let f = r.findings.iter().find(|f| f.detector == "busy-poll").unwrap_or_else(|| panic!("{:#?}", r.findings));
@@ -901,7 +900,7 @@ fn alternating_calls_keep_their_own_durations_like_strace() {
         let o = trace_cmd(b, &["-q", "--format", "json", "--", py, "-c", prog]).output().unwrap();
         assert_eq!(o.status.code(), Some(0), "{b}: {}", stderr(&o));
         // trace -- CMD: the report is on stderr, stdout is the command's
-        let r = syslint_report::printers::json::parse(&stderr(&o)).unwrap();
+        let r = parse_report(&stderr(&o)).unwrap();
         let sel = syscall(&r, "pselect6");
         let fstat = syscall(&r, "newfstatat");
         assert_eq!(sel.calls, 6, "{b}");
@@ -962,7 +961,7 @@ fn attach_to_a_threaded_server_knows_its_threads(b: &str) {
     let _ = srv.wait();
     eprintln!("{b}: {CONNS} connections served in {load:?}");
     assert_eq!(o.status.code(), Some(0), "{b}: {}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
 
     let ctx = format!("{b}: {:#?}", r.summary.processes);
     assert_eq!(r.summary.processes.len(), 1, "{ctx}");
@@ -1057,7 +1056,7 @@ fn attach_by_name_names_every_process(b: &str) {
         let _ = srv.wait();
     }
     assert_eq!(o.status.code(), Some(0), "{b}: {}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
     let ctx = format!("{b}: {:#?}", r.summary.processes);
     let mut pids: Vec<u32> = r.summary.processes.iter().map(|p| p.pid).collect();
     pids.sort_unstable();
@@ -1092,7 +1091,7 @@ fn attached_process_that_execs_takes_the_new_name(b: &str) {
     let o = trace_cmd(b, &["-q", "--format", "json", "-p", &sh.id().to_string(), "--for", "5s"]).output().unwrap();
     let _ = sh.wait();
     assert_eq!(o.status.code(), Some(0), "{b}: {}", stderr(&o));
-    let r = syslint_report::printers::json::parse(&stdout(&o)).unwrap();
+    let r = parse_report(&stdout(&o)).unwrap();
     let p = r.summary.processes.iter().find(|p| p.pid == sh.id());
     assert!(p.is_some_and(|p| p.comm.as_deref() == Some("sleep")), "{b}: {:#?}", r.summary.processes);
 }

@@ -17,7 +17,7 @@ fn run_lab(lab: &str, variant: &str) -> (syslint_report::Report, syslint_report:
     let dir = std::env::temp_dir().join(format!("syslint-trace-lab-{lab}-{variant}-{}", std::process::id()));
     let out = run_lab_with(lab, variant, &dir, "rec.strace", wrapper);
     let text = std::fs::read_to_string(out.with_extension("strace.json")).expect("syslint trace wrote its report");
-    let live = syslint_report::printers::json::parse(&text).unwrap();
+    let live = parse_report(&text).unwrap();
     let again = analyze(&[&out]);
     (live, again)
 }

@@ -2,15 +2,26 @@
 //! changed (per unit of work when the runs show one), and a one-line verdict.
 
 use crate::{Finding, Report, Severity, Subject};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// What `syslint diff --format json` prints: two runs compared (docs/json-schema.md, "diff").
+/// Readers ignore fields they do not know: new optional fields may appear without a change of
+/// `version`.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[schemars(title = "syslint diff")]
 pub struct DiffReport {
+    /// Layout version of the document, the one this schema describes (the report's version:
+    /// the two are raised together).
+    #[schemars(extend("const" = crate::SCHEMA_VERSION))]
     pub version: u32,
     /// Always `"diff"`, to tell it from an analysis report.
+    #[schemars(extend("const" = "diff"))]
     pub kind: String,
+    /// The first run (the one before the change).
     pub before: Side,
+    /// The second run.
     pub after: Side,
     /// One line: `improved: ...`, `regressed: ...`, `unchanged: ...`, `inconclusive: ...`,
     /// the outcome and what it was decided from.
@@ -48,6 +59,7 @@ pub struct DiffReport {
     /// attach): a server that serves more in the same time improved even if it makes more calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throughput: Option<Measure>,
+    /// Findings fixed, new and persisting, matched across the runs.
     pub findings: FindingChanges,
     /// Changed syscalls, biggest impact first; small changes folded away.
     pub syscalls: Vec<SyscallDelta>,
@@ -57,7 +69,7 @@ pub struct DiffReport {
 
 /// What `diff` concluded (issue 27): it holds in both directions (A -> B improved is B -> A
 /// regressed), and says unchanged or inconclusive when that is the truth.
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     /// Measurably better (or a warning fixed with nothing measured worse).
@@ -83,60 +95,84 @@ impl Outcome {
     }
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// One of the two runs.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct Side {
+    /// The inputs of this run (logs, recordings or saved JSON reports).
     pub sources: Vec<String>,
+    /// Syscalls in the run.
     pub syscalls: u64,
+    /// The traced window's length in seconds; null without timestamps.
     pub window_s: Option<f64>,
+    /// Processes seen.
     pub processes: u64,
+    /// Findings of the run (every severity).
     pub findings: u64,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// The unit of work per-unit numbers are divided by, and how much of it each run did.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct Unit {
-    /// `accepted connection`, `outgoing connection`, `MiB transferred`.
+    /// `MiB on sockets`, `second of trace`, `accepted connection`, ...
     pub name: String,
+    /// Units of work in the first run.
     pub before: f64,
+    /// Units of work in the second run.
     pub after: f64,
 }
 
 /// One measured quantity in both runs.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct Measure {
     /// `syscalls per accepted connection`, `MiB on sockets per second`, ...
     pub name: String,
+    /// Its value in the first run.
     pub before: f64,
+    /// Its value in the second run.
     pub after: f64,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+/// The findings of the two runs, matched on detector and what they are about (all the findings
+/// of one detector about one program are one: a pool of workers, files whose names change).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct FindingChanges {
+    /// In the first run only.
     pub fixed: Vec<FindingDelta>,
+    /// In the second run only.
     pub new: Vec<FindingDelta>,
+    /// In both (matched on detector and subject).
     pub persisting: Vec<FindingDelta>,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// One finding (or group of findings matched together) in either run.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct FindingDelta {
+    /// Kebab-case detector name, e.g. `busy-poll`.
     pub detector: String,
+    /// Stable code, e.g. `SL001`.
+    #[schemars(pattern(r"^SL[0-9]{3}$"))]
     pub code: String,
     /// The subject with process ids taken out (they differ between runs).
     pub subject: String,
     /// What the finding is about, as data (the key it was matched on), when the reports have it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub about: Option<Subject>,
+    /// The findings in the first run; null for a new finding.
     pub before: Option<FindingSide>,
+    /// The findings in the second run; null for a fixed finding.
     pub after: Option<FindingSide>,
     /// More severe after than before.
     pub worse: bool,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// The findings matched together in one run.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct FindingSide {
     /// The highest severity among the findings matched together.
     pub severity: Severity,
-    /// The message (and metrics) of the most severe of them.
+    /// The message of the most severe of them.
     pub message: String,
+    /// The metrics of the most severe of them (`syslint explain NAME` documents them).
     pub metrics: BTreeMap<String, serde_json::Value>,
     /// The share of its run's traced time the findings' fix would save (summed over the
     /// findings matched together), when their cost is measured.
@@ -156,17 +192,26 @@ fn is_one(n: &u64) -> bool {
     *n == 1
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// One syscall in both runs.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct SyscallDelta {
+    /// The syscall.
     pub name: String,
+    /// Calls in the first run.
     pub calls_before: u64,
+    /// Calls in the second run.
     pub calls_after: u64,
+    /// Failed calls in the first run.
     pub errors_before: u64,
+    /// Failed calls in the second run.
     pub errors_after: u64,
+    /// Seconds inside it in the first run (timed calls only).
     pub total_s_before: f64,
+    /// Seconds inside it in the second run (timed calls only).
     pub total_s_after: f64,
-    /// Calls per unit of work, when there is a unit.
+    /// Calls per unit of work in the first run; null without a unit.
     pub per_unit_before: Option<f64>,
+    /// Calls per unit of work in the second run; null without a unit.
     pub per_unit_after: Option<f64>,
 }
 

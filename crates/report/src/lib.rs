@@ -1,23 +1,38 @@
 //! The syslint Report: what every analysis produces and every printer reads.
 //!
-//! These types are also the JSON wire format (documented in docs/json-schema.md). Changing a
-//! field's meaning or removing one bumps [`SCHEMA_VERSION`]; adding optional fields does not.
+//! These types are also the JSON wire format (documented in docs/json-schema.md, described
+//! for machines by docs/schema/report.schema.json: [`schema`]). Changing a field's meaning or
+//! removing one bumps [`SCHEMA_VERSION`]; adding optional fields does not.
 
 pub mod diff;
 pub mod printers;
+pub mod schema;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of the JSON document layout.
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// A syslint report: what `syslint analyze --format json` and `syslint trace --format json`
+/// print (docs/json-schema.md explains every field). Readers ignore fields they do not know:
+/// new optional fields may appear without a change of `version`.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[schemars(title = "syslint report")]
 pub struct Report {
+    /// Layout version of the document, the one this schema describes. A change to a field's
+    /// meaning, or a removed field, raises it; syslint refuses to read a report of a later
+    /// version.
+    #[schemars(extend("const" = SCHEMA_VERSION))]
     pub version: u32,
+    /// The program that wrote the report.
     pub tool: Tool,
+    /// What was read and how much of it was understood.
     pub capture: Capture,
+    /// Statistics: per syscall, per process, per fd target and per endpoint.
     pub summary: Summary,
+    /// Detected pathologies, most severe first (empty when none).
     pub findings: Vec<Finding>,
     /// Per-thread activity over time (traces with timestamps).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -29,18 +44,20 @@ pub struct Report {
 }
 
 /// Per-thread activity in equal time bins over the traced window.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct Timeline {
     /// Start of the first bin, in the capture's clock (seconds).
     pub start_s: f64,
     /// Width of a bin (seconds).
     pub bin_s: f64,
+    /// Number of bins: every series of a lane has this length.
     pub bins: u32,
     /// The busiest threads, in order of first appearance; the last lane may sum the rest.
     pub lanes: Vec<Lane>,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+/// One thread's activity (or several threads' summed) over the timeline's bins.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct Lane {
     /// Thread id (0 for a lane summing several threads).
     pub tid: u32,
@@ -56,7 +73,9 @@ pub struct Lane {
     pub errors: Vec<u32>,
     /// Share of each bin spent inside syscalls (blocked or waiting), 0 to 1.
     pub busy: Vec<f32>,
+    /// Syscalls over the whole trace.
     pub total_calls: u64,
+    /// Seconds inside syscalls over the whole trace.
     pub total_busy_s: f64,
 }
 
@@ -65,9 +84,12 @@ pub struct Lane {
 pub const LATENCY_BOUNDS_S: [f64; 15] =
     [1e-6, 3.16e-6, 1e-5, 3.16e-5, 1e-4, 3.16e-4, 1e-3, 3.16e-3, 1e-2, 3.16e-2, 1e-1, 3.16e-1, 1.0, 3.16, 10.0];
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// The program that wrote the report.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct Tool {
+    /// `syslint`.
     pub name: String,
+    /// Its version (`0.1.0`).
     pub version: String,
 }
 
@@ -120,18 +142,23 @@ impl Backend {
 }
 
 /// How the data was captured and how much of it was understood.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct Capture {
-    /// `strace-log` for files, later `strace` and `ebpf` for live capture.
+    /// `strace-log` (strace text read from files or stdin), `ebpf-recording` (a `.slr`
+    /// recording), `strace` or `ebpf` (live).
+    #[schemars(extend("enum" = ["strace-log", "ebpf-recording", "strace", "ebpf"]))]
     pub backend: String,
+    /// The inputs read (`<stdin>` for `-`).
     pub sources: Vec<String>,
     /// Input lines read.
     pub lines: u64,
     /// Events produced (syscalls, signals, exits, attach notes).
     pub events: u64,
+    /// Syscall events (an unfinished/resumed pair counts once).
     pub syscalls: u64,
     /// Lines not understood; the first few are in `unparsed_samples`.
     pub unparsed_lines: u64,
+    /// The first 10 lines not understood.
     pub unparsed_samples: Vec<UnparsedLine>,
     /// Events the capture lost (kernel buffer overruns in live capture; 0 for logs).
     pub lost_events: u64,
@@ -140,12 +167,18 @@ pub struct Capture {
     /// Distinct threads seen.
     pub threads: u64,
     /// `time-of-day`, `epoch`, `relative`, `monotonic` or `none`.
+    #[schemars(extend("enum" = ["time-of-day", "epoch", "relative", "monotonic", "none"]))]
     pub clock: String,
     /// Whether call durations were known (`strace -T`, or unfinished/resumed pairs).
     pub durations: bool,
+    /// `<unfinished ...>` lines joined with their `<... resumed>` line.
     pub resumed_pairs: u64,
+    /// Calls still unfinished when their process died, strace detached or the log ended.
     pub never_resumed: u64,
+    /// The traced window in the capture's clock; null without timestamps.
     pub window: Option<Window>,
+    /// Problems that did not stop the analysis (an empty file, binary data, truncated
+    /// compressed input, cut lines).
     pub warnings: Vec<String>,
     /// `trace --summary-only`: syscalls were counted in the kernel; per-syscall totals are
     /// known, percentiles and per-process counts are not (their fields are absent or 0).
@@ -163,7 +196,7 @@ pub struct Capture {
 }
 
 /// The kind of evidence a report was made from.
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum BasisKind {
     /// Every call of the traced threads over a window (a recording, a live trace, a log).
@@ -187,8 +220,9 @@ impl BasisKind {
 }
 
 /// What the report was made from, in words for the header.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct Basis {
+    /// `full-trace`, `excerpt` or `counts`.
     pub kind: BasisKind,
     /// What was read, e.g. `strace -c table (strace 6.x)`, `perf trace -s`, `12 strace lines`.
     pub from: String,
@@ -198,25 +232,36 @@ pub struct Basis {
     pub record_next: String,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// An input line that was not understood.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct UnparsedLine {
+    /// The input it was read from.
     pub source: String,
+    /// 1-based line number.
     pub line: u64,
+    /// The line, cut at 200 characters.
     pub text: String,
 }
 
-/// A time window in the capture's clock, in seconds.
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+/// A time window in the capture's clock, in seconds (since midnight for `time-of-day`, since
+/// 1970 for `epoch`, since the first line for `relative`).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq)]
 pub struct Window {
+    /// Its start.
     pub start_s: f64,
+    /// Its end.
     pub end_s: f64,
+    /// `end_s - start_s`.
     pub duration_s: f64,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+/// Statistics of the capture: per syscall, per process, per fd target and per endpoint.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct Summary {
-    /// Sorted by total time, then calls.
+    /// Per syscall, sorted by total time, then calls.
     pub syscalls: Vec<SyscallStats>,
+    /// Per process (thread group), sorted by calls; the busiest 20,000 that ended, with the
+    /// rest in `other_processes`.
     pub processes: Vec<ProcessStats>,
     /// Ended processes not listed one by one (a log of very many short processes keeps the
     /// busiest 20,000 and sums the rest here).
@@ -246,7 +291,7 @@ pub struct Summary {
 }
 
 /// A table of counts per syscall, from whichever tool printed it.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct Counts {
     /// The tool and form: `strace -c`, `strace -c -w`, `perf trace -s`, `syscount`,
     /// `syscount -L`, `syscount -P`, `syslint --summary-only`.
@@ -283,12 +328,14 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// One syscall's row of a [`Counts`] table.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+/// One syscall's row of a table of counts (`summary.counts`).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct CountRow {
+    /// The syscall.
     pub name: String,
+    /// Calls counted.
     pub calls: u64,
-    /// Failed calls (0 when the table does not count errors: see [`Counts::errors_known`]).
+    /// Failed calls (0 when the table does not count errors: see `errors_known`).
     pub errors: u64,
     /// Total time in the calls, when the table has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -296,10 +343,11 @@ pub struct CountRow {
 }
 
 /// The rows of one process or thread of a per-task table.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct TaskCounts {
     /// `nginx (1234)`, as the table names it.
     pub task: String,
+    /// Its rows, most calls first.
     pub rows: Vec<CountRow>,
 }
 
@@ -330,25 +378,35 @@ impl Counts {
     }
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+/// One syscall's statistics.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct SyscallStats {
+    /// As strace printed it (`newfstatat`, `mmap2`, `syscall_0x1b6`).
     pub name: String,
+    /// Calls.
     pub calls: u64,
+    /// Calls that failed (`= -1 E...`, `= ? ERESTARTSYS`).
     pub errors: u64,
     /// Errors split by errno name.
     pub errnos: BTreeMap<String, u64>,
     /// Calls with a known duration (the time figures below describe these).
     pub timed_calls: u64,
+    /// Sum of the known durations.
     pub total_s: f64,
+    /// Mean of the known durations.
     pub avg_s: f64,
-    /// Percentiles and maximum of the timed calls; absent when not measured (no timed call,
-    /// or `--summary-only`, which counts only totals in the kernel).
+    /// Median of the timed calls, from a log-linear histogram (within about 2%); absent when
+    /// not measured (no timed call, or `--summary-only`, which counts only totals in the
+    /// kernel), never a made-up 0. Likewise `p90_s`, `p99_s` and `max_s`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p50_s: Option<f64>,
+    /// 90th percentile of the timed calls (within about 2%); absent when not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p90_s: Option<f64>,
+    /// 99th percentile of the timed calls (within about 2%); absent when not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p99_s: Option<f64>,
+    /// The longest timed call (exact); absent when not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_s: Option<f64>,
     /// total_s / the traced window: how many threads were inside this syscall at once on
@@ -366,55 +424,85 @@ pub struct SyscallStats {
     /// Bytes moved, for read/write-family calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
-    /// Timed calls per duration bucket (bounds in [`LATENCY_BOUNDS_S`]; one more bucket than
-    /// bounds). Empty when no call was timed.
+    /// Timed calls per duration bucket: 16 buckets of half a decade, with upper bounds 1 us,
+    /// 3.16 us, 10 us, ... 3.16 s, 10 s (`LATENCY_BOUNDS_S`) and an open last one. Absent when
+    /// no call was timed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(equal = LATENCY_BOUNDS_S.len() + 1))]
     pub latency: Vec<u64>,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+/// One process (thread group).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct ProcessStats {
+    /// Process id (the thread group leader's); 0 when the log has no pid column and nothing
+    /// names the process.
     pub pid: u32,
     /// Program name from execve or prctl(PR_SET_NAME), when the trace shows it; from /proc for
     /// a process attached to.
     pub comm: Option<String>,
+    /// The pid of the process whose `clone`/`fork`/`vfork` created it; null when the trace
+    /// does not show it.
     pub parent: Option<u32>,
+    /// Threads seen.
     pub threads: u32,
+    /// Syscalls of all its threads.
     pub calls: u64,
+    /// Failed syscalls of all its threads.
     pub errors: u64,
+    /// Time inside syscalls, all threads.
     pub total_s: f64,
     /// How it ended: `exited 0`, `killed by SIGKILL`, or null if still running.
     pub end: Option<String>,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+/// The ended processes not listed in `processes`, summed.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct OtherProcesses {
+    /// How many.
     pub processes: u64,
+    /// Their threads.
     pub threads: u64,
+    /// Their syscalls.
     pub calls: u64,
+    /// Their failed syscalls.
     pub errors: u64,
+    /// Their time inside syscalls.
     pub total_s: f64,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+/// What file descriptors referred to (from `-y`/`-yy` decorations, else from the calls that
+/// made them), with the calls on them.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct TargetStats {
-    /// A path, `tcp 127.0.0.1:5000->127.0.0.1:80`, `pipe`, `eventfd`, ...
+    /// A path; for a socket its service end (`127.0.0.1:80`, `127.0.0.1:80 (accepted)`);
+    /// `pipe`, `epoll`, `eventfd`, `memfd:NAME`, `fd N (opened before trace)`, ...
     pub target: String,
+    /// `file`, `tcp`, `tcp6`, `udp`, `udp6`, `unix`, `netlink`, `pipe`, `epoll`, `eventfd`,
+    /// `timerfd`, `signalfd`, `inotify`, `io_uring`, `memfd`, `socket`, `unknown`, `other`.
     pub kind: String,
+    /// Calls on such fds.
     pub calls: u64,
+    /// Failed calls on them.
     pub errors: u64,
+    /// Time in those calls.
     pub total_s: f64,
+    /// Bytes read through them.
     pub bytes_read: u64,
+    /// Bytes written through them.
     pub bytes_written: u64,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+/// Connections and datagrams per remote endpoint (outgoing) or per local listening address
+/// (incoming).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct EndpointStats {
     /// Remote address (`127.0.0.1:80`, `[::1]:443`, `unix:/run/x.sock`).
     pub endpoint: String,
     /// `tcp`, `udp`, `unix`, ...
     pub proto: String,
     /// `out` (we connected or sent to it) or `in` (connections accepted on this local address).
+    #[schemars(extend("enum" = ["out", "in"]))]
     pub direction: String,
     /// Connections opened (connect or accept).
     pub connections: u64,
@@ -428,21 +516,29 @@ pub struct EndpointStats {
     /// to close, ones still open from open to the end of the trace (so a long-lived connection
     /// counts at least as long as it was traced).
     pub avg_lifetime_s: f64,
+    /// Bytes written on those connections (and datagrams sent to it).
     pub bytes_sent: u64,
+    /// Bytes read on those connections (and datagrams received from it).
     pub bytes_received: u64,
     /// Time spent in connect() to this endpoint.
     pub connect_s: f64,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// A row of an `strace -c`/`-C` table found in the input.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct CTableRow {
+    /// The syscall.
     pub name: String,
+    /// Its `seconds` column.
     pub seconds: f64,
+    /// Its `calls` column.
     pub calls: u64,
+    /// Its `errors` column.
     pub errors: u64,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+/// How much a finding costs: `info`, `warning` or `error` (`--fail-on` compares against it).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     #[default]
@@ -484,7 +580,7 @@ impl std::str::FromStr for Severity {
 }
 
 /// How sure a finding is, apart from how much it costs (its severity).
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
     /// A hint: the evidence fits the pathology and also some healthy behaviour.
@@ -517,8 +613,9 @@ impl Confidence {
 
 /// What a finding is about, as data: the same thing in two runs has the same `Subject`, even
 /// though process ids, thread ids and temporary names differ.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Subject {
+    /// What kind of thing it is.
     pub kind: SubjectKind,
     /// The program (process name) it happens in, when that is part of what it is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -528,7 +625,8 @@ pub struct Subject {
     pub name: Option<String>,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// The kind of thing a finding is about.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum SubjectKind {
     /// One thread (busy-poll).
@@ -541,8 +639,9 @@ pub enum SubjectKind {
     Endpoint,
     /// A listening socket (`name` is its local address).
     Listener,
-    /// A name being resolved (`name`), or an address names resolved to (`address`).
+    /// A name being resolved (`name` is the DNS name).
     Name,
+    /// An address names resolved to.
     Address,
     /// Name lookups whose names the trace does not show.
     Lookups,
@@ -564,12 +663,14 @@ impl Subject {
 
 /// One detected pathology. `..Default::default()` fills what a detector leaves to the analyzer
 /// (confidence, its reason, the confirm command: stamped at the end).
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct Finding {
     /// Kebab-case detector name, e.g. `busy-poll`.
     pub detector: String,
     /// Stable code, e.g. `SL001`.
+    #[schemars(pattern(r"^SL[0-9]{3}$"))]
     pub code: String,
+    /// `info`, `warning` or `error`: from what the fix would save (`impact`).
     pub severity: Severity,
     /// Lowercase, no trailing period.
     pub message: String,
@@ -579,7 +680,10 @@ pub struct Finding {
     /// Absent in reports written before it existed (diff then matches on `subject`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub about: Option<Subject>,
+    /// When it happened, like `capture.window`; null when the trace has no timestamps.
     pub window: Option<Window>,
+    /// Detector-specific values, documented by `syslint explain NAME`: numbers, and a few
+    /// short lists of names (e.g. `top_dirs`).
     pub metrics: BTreeMap<String, serde_json::Value>,
     /// A few strace-style lines showing it (payload bytes truncated and redacted).
     pub evidence: Vec<String>,
@@ -590,6 +694,8 @@ pub struct Finding {
     /// Absent when the trace shows no time (no -T, an excerpt) or in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impact: Option<Impact>,
+    /// Concrete advice: for a program syslint knows by its process name, that program's or
+    /// runtime's own setting first (`fix_for`).
     pub fix: String,
     /// The program or runtime `fix` is written for (`Apache httpd`, `Python`), when the finding's
     /// program is one syslint has advice for; absent when `fix` is the general advice.
@@ -624,9 +730,9 @@ pub struct Finding {
 
 /// What a finding's fix would save, measured: the detector gives `saved_s` (its cost model,
 /// `syslint explain NAME`), the analyzer the time traced and the share, and decides the
-/// severity from that share: below [`Impact::WARN_SHARE`] of the traced time a finding is info,
-/// below [`Impact::ERROR_SHARE`] at most a warning, whatever its counts.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+/// severity from that share: below 0.01 of the traced time (`Impact::WARN_SHARE`) a finding is
+/// info, below 0.05 (`Impact::ERROR_SHARE`) at most a warning, whatever its counts.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
 pub struct Impact {
     /// Seconds the fix would save over the trace (thread time: summed over the threads and
     /// processes the finding is about).

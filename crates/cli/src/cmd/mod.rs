@@ -5,6 +5,7 @@ pub mod diff;
 pub mod explain;
 pub mod export;
 pub mod man;
+pub mod schema;
 pub mod trace;
 
 /// No finding at or above the fail level.

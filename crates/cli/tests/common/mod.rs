@@ -1,10 +1,13 @@
 //! Test harness: run the real binary (or the pipeline library it runs), read its JSON back
-//! into typed structs.
+//! into typed structs. Every report and diff read back here is first validated against the
+//! shipped JSON Schemas (docs/schema/): [`parse_report`], [`json_doc`], [`analyze`] and the
+//! `.json` [`snapshot`]s.
 
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
 use syslint_report::Report;
 
 pub fn bin() -> &'static str {
@@ -108,7 +111,93 @@ pub fn analyze(inputs: &[&Path]) -> Report {
     );
     let mut json = Vec::new();
     syslint_report::printers::json::print(&done.report, &mut json).expect("JSON prints");
-    syslint_report::printers::json::parse(&String::from_utf8_lossy(&json)).expect("JSON report parses into Report")
+    parse_report(&String::from_utf8_lossy(&json)).expect("JSON report parses into Report")
+}
+
+/// The two JSON documents syslint prints, each with its shipped schema.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Doc {
+    /// `analyze`/`trace --format json`: docs/schema/report.schema.json.
+    Report,
+    /// `diff --format json`: docs/schema/diff.schema.json.
+    Diff,
+}
+
+impl Doc {
+    pub fn schema_file(self) -> PathBuf {
+        root().join("docs/schema").join(match self {
+            Doc::Report => "report.schema.json",
+            Doc::Diff => "diff.schema.json",
+        })
+    }
+
+    /// The shipped schema, read and compiled once per test binary (the report crate's unit
+    /// test holds the file to what the types generate).
+    pub fn validator(self) -> &'static jsonschema::Validator {
+        static REPORT: OnceLock<jsonschema::Validator> = OnceLock::new();
+        static DIFF: OnceLock<jsonschema::Validator> = OnceLock::new();
+        let cell = match self {
+            Doc::Report => &REPORT,
+            Doc::Diff => &DIFF,
+        };
+        cell.get_or_init(|| {
+            let path = self.schema_file();
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let schema: serde_json::Value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            jsonschema::draft202012::new(&schema)
+                .unwrap_or_else(|e| panic!("{}: not a JSON Schema: {e}", path.display()))
+        })
+    }
+
+    /// Which document `v` says it is (a diff has `"kind": "diff"`, a report no `kind`).
+    pub fn of(v: &serde_json::Value) -> Doc {
+        if v.get("kind").and_then(serde_json::Value::as_str) == Some("diff") {
+            Doc::Diff
+        } else {
+            Doc::Report
+        }
+    }
+}
+
+/// The violations of `doc`'s shipped schema in `v`, one line each (at most 20): empty when valid.
+pub fn schema_errors(doc: Doc, v: &serde_json::Value) -> Vec<String> {
+    doc.validator()
+        .iter_errors(v)
+        .take(20)
+        .map(|e| format!("at {:?}: {e} (schema {})", e.instance_path().as_str(), e.schema_path().as_str()))
+        .collect()
+}
+
+/// Panics with every violation unless `v` is valid against `doc`'s shipped schema.
+pub fn assert_valid(doc: Doc, v: &serde_json::Value) {
+    let errors = schema_errors(doc, v);
+    assert!(
+        errors.is_empty(),
+        "syslint printed JSON that {} rejects (fix the output, or the types and then UPDATE_SCHEMA=1 cargo test -p \
+         syslint-report schema):\n  {}",
+        doc.schema_file().display(),
+        errors.join("\n  ")
+    );
+}
+
+/// JSON syslint printed (a report, or a diff), read as a `serde_json::Value` after it passed the
+/// shipped schema of its kind ([`Doc::of`]). Not JSON at all: the parse error, for the caller to
+/// report with its context.
+pub fn json_doc(text: impl AsRef<[u8]>) -> Result<serde_json::Value, serde_json::Error> {
+    let v: serde_json::Value = serde_json::from_slice(text.as_ref())?;
+    assert_valid(Doc::of(&v), &v);
+    Ok(v)
+}
+
+/// A report syslint printed, validated against docs/schema/report.schema.json, then read with
+/// the reader `diff` uses ([`syslint_report::printers::json::parse`]). Text that is not JSON at
+/// all is left to that reader's error.
+pub fn parse_report(text: &str) -> Result<Report, serde_json::Error> {
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+        assert_valid(Doc::Report, &v);
+    }
+    syslint_report::printers::json::parse(text)
 }
 
 pub fn syscall<'r>(r: &'r Report, name: &str) -> &'r syslint_report::SyscallStats {
@@ -173,8 +262,13 @@ pub fn have(cmd: &str) -> bool {
 }
 
 /// Compare with a stored snapshot; `UPDATE_SNAPSHOTS=1` rewrites it.
+/// A `.json` snapshot (a report or a diff) must pass the shipped schema before it is compared or
+/// written.
 pub fn snapshot(name: &str, got: &str) {
     let path = root().join("crates/cli/tests/snapshots").join(name);
+    if name.ends_with(".json") {
+        json_doc(got).unwrap_or_else(|e| panic!("snapshot {name} is not JSON: {e}"));
+    }
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, got).unwrap();
