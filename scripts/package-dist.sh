@@ -108,26 +108,17 @@ cat > "$DOC/copyright" << EOF
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: syslint
 Comment: syslint's own code is under MIT OR Apache-2.0 (the texts: LICENSE-MIT, LICENSE-APACHE
- in this directory). The binary links in, statically, libbpf (built from libbpf-sys's vendored
- copy), libelf (elfutils) and zlib, and the Rust crates listed in the source's Cargo.lock, each
- under its own licence as stated in its crate.
-
-Files: *
-Copyright: $YEARS the syslint authors
-License: MIT or Apache-2.0
-
-Files: libbpf (statically linked)
-Copyright: Copyright (c) the libbpf authors (Linux kernel tools/lib/bpf)
-License: LGPL-2.1 or BSD-2-Clause
-
-Files: libelf (statically linked, from elfutils)
-Copyright: Copyright (C) the elfutils authors
-License: GPL-2+ or LGPL-3+
+ in this directory). The binary links in, statically:
+ - libbpf (libbpf-sys's vendored copy; Linux tools/lib/bpf), LGPL-2.1 or BSD-2-Clause;
+ - libelf (elfutils, from Debian's libelf-dev), GPL-2+ or LGPL-3+;
+ - zlib (from Debian's zlib1g-dev), Copyright (C) 1995-2024 Jean-loup Gailly and Mark Adler,
+   Zlib licence;
+ and the Rust crates listed in the source's Cargo.lock, each under the licence its crate states.
  On Debian systems the GPL and LGPL texts are in /usr/share/common-licenses/.
 
-Files: zlib (statically linked)
-Copyright: Copyright (C) 1995-2024 Jean-loup Gailly and Mark Adler
-License: Zlib
+Files: *
+Copyright: $YEARS the syslint developers
+License: MIT or Apache-2.0
 
 License: MIT
  $(sed -e 's/^$/./' -e '2,$s/^/ /' LICENSE-MIT)
@@ -136,18 +127,6 @@ License: Apache-2.0
  On Debian systems the full text of the Apache License 2.0 is in
  /usr/share/common-licenses/Apache-2.0 (and LICENSE-APACHE in this directory).
 
-License: LGPL-2.1
- On Debian systems: /usr/share/common-licenses/LGPL-2.1.
-
-License: BSD-2-Clause
- Redistribution and use in source and binary forms, with or without modification, are
- permitted provided that the conditions of the BSD 2-Clause licence are met; see the libbpf
- sources (LICENSE.BSD-2-Clause).
-
-License: Zlib
- This software is provided 'as-is', without any express or implied warranty. Permission is
- granted to anyone to use it for any purpose, including commercial applications, and to alter
- and redistribute it freely, subject to the restrictions in the zlib licence (zlib.h).
 EOF
 chmod 644 "$DOC/copyright"
 
