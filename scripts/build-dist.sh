@@ -13,6 +13,13 @@
 # Then every trained-on trace is analysed again by the dist binary and by a plain build of the
 # same source: the JSON reports must be identical (the optimiser may change speed, never
 # results). Takes ~6 minutes on 2 cores. docs/design.md ("Speed, seventh session") says why.
+#
+# Both PGO builds have the `static` feature: libbpf (libbpf-sys's vendored copy), libelf and
+# zlib (the system's libelf.a and libz.a, from libelf-dev and zlib1g-dev) are linked in, so the
+# binary needs only glibc (libc, libm, libgcc_s) at run time. Last, scripts/package-dist.sh
+# strips it (debug info to target/dist/syslint.debug) and makes the tarball and the .deb
+# (seconds); scripts/test-install.sh installs and runs both on a clean Debian 12.
+# docs/design.md ("Shipping") says why glibc and not musl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -22,6 +29,13 @@ if [ ! -x "$PROFDATA" ]; then
     echo "installing rustup's llvm-tools (llvm-profdata)" >&2
     rustup component add llvm-tools
 fi
+# libbpf-sys links libelf.a and libz.a from this directory (it searches only its own build dir).
+# Given to the two static builds only: cargo reruns libbpf-sys's build when it changes.
+MULTIARCH=$(gcc -print-multiarch 2> /dev/null || echo x86_64-linux-gnu)
+STATIC_LIBS=${LIBBPF_SYS_LIBRARY_PATH:-/usr/lib/$MULTIARCH}
+for lib in libelf.a libz.a; do
+    [ -f "$STATIC_LIBS/$lib" ] || { echo "build-dist: no $STATIC_LIBS/$lib (apt-get install libelf-dev zlib1g-dev)" >&2; exit 1; }
+done
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -49,7 +63,7 @@ train() {
 
 echo "1/3 instrumented build (target/pgo-gen)" >&2
 RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-generate=$WORK/raw" CARGO_TARGET_DIR="$ROOT/target/pgo-gen" \
-    cargo build --profile dist -p syslint --locked
+    LIBBPF_SYS_LIBRARY_PATH=$STATIC_LIBS cargo build --profile dist -p syslint --features static --locked
 n=$(train "$ROOT/target/pgo-gen/dist/syslint")
 echo "    trained on $n recorded traces, each on all cores and on one" >&2
 
@@ -58,7 +72,8 @@ echo "2/3 merging the profiles" >&2
 
 echo "3/3 optimised build (target/dist)" >&2
 cp "$WORK/syslint.profdata" "$ROOT/target/syslint.profdata"
-RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$ROOT/target/syslint.profdata" cargo build --profile dist -p syslint --locked
+RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$ROOT/target/syslint.profdata" LIBBPF_SYS_LIBRARY_PATH=$STATIC_LIBS \
+    cargo build --profile dist -p syslint --features static --locked
 
 echo "checking: the optimised binary's reports equal a plain release build's" >&2
 cargo build --release -p syslint --locked
@@ -71,3 +86,7 @@ if ! diff -rq "$WORK/plain" "$WORK/dist" > /dev/null; then
     exit 1
 fi
 echo "target/dist/syslint: built with PGO; its $(ls "$WORK/dist" | wc -l) reports equal the plain build's" >&2
+
+t0=$(date +%s)
+bash "$ROOT/scripts/package-dist.sh"
+echo "packaged in $(( $(date +%s) - t0 )) s" >&2

@@ -56,7 +56,11 @@ have getent || need+=(libc-bin)                      # dns-timeout: getent ahost
 have mount || need+=(mount)
 have ps || need+=(procps)
 have script || need+=(bsdutils)                      # small-io: writes to a terminal
-have debootstrap || need+=(debootstrap)              # strace 7.x from Debian sid (scripts/strace-sid.sh)
+have debootstrap || need+=(debootstrap)              # strace 7.x from Debian sid (scripts/strace-sid.sh), the install test's Debian 12
+have podman || need+=(podman)                        # the container image (scripts/test-container.sh)
+have runc || need+=(runc)                            # ... where crun cannot start containers
+have dpkg-deb || need+=(dpkg)                        # the .deb (scripts/package-dist.sh)
+have objcopy || need+=(binutils)                     # the stripped binary and its split debug info
 have chromium || need+=(chromium)                    # the HTML report in a headless browser
 # the tables people paste, made afresh by the tools (pasted_labs::tables_the_installed_tools_make_now)
 have perf || need+=(linux-perf)                      # perf trace -s
@@ -160,9 +164,28 @@ tier "cargo test --workspace"
 
 # the binary syslint ships and benchmarks (bench/): built with profile-guided optimisation, and
 # its reports on every recorded trace must equal a plain build's (scripts/build-dist.sh)
+# (build-dist.sh ends by packaging it: stripped, the tarball, the .deb). Then what users download
+# is installed and run on a clean Debian 12 (scripts/test-install.sh: ~5 s, ~70 s more the first
+# time, which makes the tree) and the container image is built and run (scripts/test-container.sh:
+# ~35 s). Either may skip (exit 3: no root, debootstrap, mirror or podman) saying so.
+dist_test() {
+  local rc=0 t0
+  t0=$(date +%s)
+  bash "scripts/$1.sh" || rc=$?
+  if [ "$rc" -eq 3 ]; then
+    echo "WARNING: scripts/$1.sh skipped (see above): not tested here" >&2
+  elif [ "$rc" -ne 0 ]; then
+    exit "$rc"
+  else
+    echo "scripts/$1.sh: passed in $(( $(date +%s) - t0 )) s"
+  fi
+}
 if [ $# -eq 0 ]; then
   bash scripts/build-dist.sh
+  dist_test test-install
+  dist_test test-container
 else
-  echo "note: tests filtered ($*): the dist build and its report check did not run (scripts/build-dist.sh)" >&2
+  echo "note: tests filtered ($*): the dist build and its report check did not run (scripts/build-dist.sh), nor the install and container tests" >&2
+  bash scripts/test-container.sh --check-only
 fi
 tier "all"

@@ -59,6 +59,37 @@ fn the_minimum_rust_version_is_declared_and_documented() {
     }
 }
 
+/// The README's Install section shows the three ways to get the shipped binary (the tarball and
+/// the .deb scripts/build-dist.sh makes, the container image), each by a file that exists.
+/// Installing them is tested by scripts/test-install.sh and scripts/test-container.sh
+/// (scripts/test.sh runs both after the dist build).
+#[test]
+fn the_shipped_binary_tarball_deb_and_container_are_documented() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("read README.md");
+    let install = readme.split("## Install").nth(1).expect("README has an Install section");
+    let install = install.split("\n## ").next().unwrap_or(install);
+    let version = env!("CARGO_PKG_VERSION");
+    for shown in [
+        "scripts/build-dist.sh".to_string(),
+        format!("target/dist/syslint-{version}-x86_64-linux.tar.gz"),
+        format!("sudo dpkg -i target/dist/syslint_{version}-1_amd64.deb"),
+        "podman build -t syslint .".to_string(),
+        "--pid=host --cap-add=BPF --cap-add=PERFMON".to_string(),
+    ] {
+        assert!(install.contains(&shown), "README's Install section does not show `{shown}`");
+    }
+    for file in [
+        "scripts/build-dist.sh",
+        "scripts/package-dist.sh",
+        "scripts/test-install.sh",
+        "scripts/test-container.sh",
+        "Containerfile",
+        ".dockerignore",
+    ] {
+        assert!(root().join(file).is_file(), "{file} is missing");
+    }
+}
+
 /// `git ARGS` in the source tree, or None when git is absent or fails.
 fn git(args: &[&str]) -> Option<String> {
     let o = std::process::Command::new("git").arg("-C").arg(root()).args(args).output().ok()?;
