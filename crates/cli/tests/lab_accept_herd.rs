@@ -85,7 +85,13 @@ fn check_bad(ctx: &str, path: &Path, processes: f64) {
     // loaded machine may see fewer than one per connection (above): then the rule says info
     let warn = empty / accepted >= 1.0 && empty >= 100.0;
     assert!(warn || ctx.starts_with("live"), "{ctx}: {empty} empty wake-ups for {accepted} accepts");
-    assert_eq!(f.severity, if warn { Severity::Warning } else { Severity::Info }, "{ctx}: {empty} empty wake-ups");
+    // and the analyzer weighs a warning by its cost: a live run whose failing accepts took under
+    // Impact::WARN_SHARE of the traced time (a quiet machine: they fail fast) is info. The
+    // recorded traces must stay warnings
+    let share = f.impact.as_ref().and_then(|i| i.share);
+    let cheap = ctx.starts_with("live") && share.is_some_and(|s| s < syslint_report::Impact::WARN_SHARE);
+    let want = if warn && !cheap { Severity::Warning } else { Severity::Info };
+    assert_eq!(f.severity, want, "{ctx}: {empty} empty wake-ups, cost share {share:?}");
     assert!(f.subject.starts_with("listening socket 127.0.0.1:"), "{ctx}: {}", f.subject);
     assert!(f.message.starts_with("4 workers share listening socket 127.0.0.1:"), "{ctx}: {}", f.message);
     assert!(f.message.contains("no SO_REUSEPORT, no EPOLLEXCLUSIVE"), "{ctx}");
