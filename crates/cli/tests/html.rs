@@ -141,10 +141,12 @@ fn analyze_page_loads_clean_and_shows_the_herd() {
     assert!(l.dom.contains("data-finding=\"accept-herd\""));
     assert!(l.dom.contains("EAGAIN"));
     // one lane per worker and the listening parent, with drawn activity and failed accepts
-    let lanes = l.dom.matches("class=\"lane\"").count();
-    assert_eq!(lanes, 5, "lanes");
-    assert!(l.dom.matches("class=\"errors\"").count() >= 4, "failed calls drawn");
-    assert!(l.dom.matches("class=\"busy\"").count() >= 5, "time inside syscalls drawn");
+    // (in the page-wide timeline; the zoomed levels and the finding's window draw them again)
+    let base = &l.dom[l.dom.find("id=\"tl-x1\"").expect("page-wide timeline")..];
+    let base = &base[..base.find("</svg>").expect("its svg")];
+    assert_eq!(base.matches("class=\"lane\"").count(), 5, "lanes");
+    assert!(base.matches("class=\"errors\"").count() >= 4, "failed calls drawn");
+    assert!(base.matches("class=\"busy\"").count() >= 5, "time inside syscalls drawn");
     assert!(l.dom.matches("class=\"latency\"").count() >= 4, "latency charts");
     assert!(l.dom.contains("data-syscall=\"accept4\""));
 }
@@ -191,4 +193,46 @@ fn page_without_timestamps_says_why_there_is_no_timeline() {
     assert!(html.contains("No timeline: the trace has no timestamps"));
     assert!(html.contains("No durations"));
     assert!(!html.contains("class=\"lane\""));
+}
+
+/// A screenshot of `page` (with a `#fragment` or none) in a window taller than the page, so
+/// nothing scrolls: what differs between two is what the page shows, not where it is scrolled.
+fn screenshot(browser: &str, page: &Path, fragment: &str, dir: &Path) -> Vec<u8> {
+    let png = dir.join(format!("shot-{}.png", fragment.trim_start_matches('#')));
+    let out = Command::new("timeout")
+        .arg("120")
+        .arg(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,9000"])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}{fragment}", page.display()))
+        .output()
+        .expect("run chromium");
+    assert!(out.status.success(), "chromium failed: {}", stderr(&out));
+    std::fs::read(&png).expect("screenshot")
+}
+
+#[test]
+fn a_finding_links_to_its_window_and_the_timeline_zooms() {
+    let dir = tmp("zoom");
+    let (page, html) = analyze_page(&dir, "poll.html", &lab_variant("busy-poll", "c-poll0", "f-tt-T-yy"));
+    // the card links to its window's view, the view and the timeline's mark back to the card
+    let card = &html[html.find("data-finding=\"busy-poll\"").expect("card")..];
+    assert!(card.contains("href=\"#win-0\">its window on the timeline</a>"), "{}", &card[..800]);
+    let view = &html[html.find("id=\"win-0\"").expect("window view")..];
+    assert!(view.contains("SL001 busy-poll") && view.contains("href=\"#f-0\""));
+    assert!(html.contains("<a href=\"#win-0\"><title>SL001 busy-poll</title>"), "the mark is a link");
+    // zoom levels for the spin's 191 bins
+    assert!(html.contains("<a href=\"#tl-x4\">4x</a>") && html.contains("id=\"tl-x4\""));
+    let Some(b) = chromium() else { return };
+    // what a user sees changes with the link followed; a fragment naming nothing changes
+    // nothing, and the same page twice is the same picture (so a difference means something)
+    let plain = screenshot(b, &page, "", &dir);
+    assert_eq!(plain, screenshot(b, &page, "", &dir), "rendering is deterministic");
+    assert_eq!(plain, screenshot(b, &page, "#nothing", &dir), "an unknown fragment shows the same page");
+    let window = screenshot(b, &page, "#win-0", &dir);
+    let zoomed = screenshot(b, &page, "#tl-x4", &dir);
+    assert_ne!(plain, window, "following the finding's link shows its window");
+    assert_ne!(plain, zoomed, "4x replaces the page-wide timeline");
+    assert_ne!(window, zoomed);
 }

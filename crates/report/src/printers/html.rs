@@ -4,14 +4,18 @@
 //! The page shows the findings with evidence and fixes, a lane per thread over time (time spent
 //! inside syscalls in blue, call rate in orange, failures in red: a spinning loop is a solid
 //! orange lane, a stall a long blue one, a herd a column of red ticks across worker lanes),
-//! per-syscall latency distributions and the summary tables. Everything comes from the
+//! per-syscall latency distributions and the summary tables. Each finding links to its window
+//! on the timeline and the timeline zooms, with links and CSS `:target` alone: a zoomed level,
+//! or a finding's view of its window, is drawn beforehand and shown when its anchor is the
+//! page's fragment (a few times the timeline's bytes; the herd lab's page is 340 kB).
+//! Everything comes from the
 //! [`Report`], which is bounded whatever the trace size (binned timeline, top-N tables), so a
 //! gigabyte log still gives a page of a few hundred kilobytes.
 
 use super::diff::{calls as per_unit_calls, change, num};
 use super::{fmt_bytes, fmt_count, fmt_opt_secs, fmt_secs};
 use crate::diff::{DiffReport, FindingDelta};
-use crate::{Finding, Report, SyscallStats, Timeline, LATENCY_BOUNDS_S};
+use crate::{Finding, Lane, Report, SyscallStats, Timeline, LATENCY_BOUNDS_S};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -57,8 +61,10 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .chart{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:6px 8px}
 svg text{font:11px system-ui,sans-serif;fill:var(--fg)}svg .mute{fill:var(--mute)}
 .legend span{display:inline-block;margin-right:14px}.sw{display:inline-block;width:12px;height:12px;vertical-align:-2px;margin-right:4px;border-radius:2px}
+.tl .lvl,.tl .win{display:none}.tl .lvl.base,.tl .lvl:target,.tl .win:target{display:block}.tl .lvl:target~.lvl.base{display:none}
+.scroll{overflow-x:auto}.zoom a{margin-left:4px}.win{margin-top:10px}.card:target{outline:2px solid var(--info)}
 .up{color:var(--err)}.down{color:var(--ok)}
-@media print{body{padding:0;max-width:none;font-size:11px}.side{grid-template-columns:1fr}pre{background:#fff;color:#000;border:1px solid #999}h2{break-after:avoid}}
+@media print{body{padding:0;max-width:none;font-size:11px}.tl .lvl,.tl .win{display:none}.tl .lvl.base{display:block}.side{grid-template-columns:1fr}pre{background:#fff;color:#000;border:1px solid #999}h2{break-after:avoid}}
 "#;
 
 fn page_start(out: &mut dyn Write, title: &str) -> io::Result<()> {
@@ -105,11 +111,13 @@ fn metric_value(v: &serde_json::Value) -> String {
     }
 }
 
-fn finding_card(o: &mut String, f: &Finding) {
+/// A finding's card; `id` is the anchor its timeline window links back to, and `window` the
+/// anchor of its zoomed view on the timeline, when the page draws one.
+fn finding_card(o: &mut String, f: &Finding, id: &str, window: Option<&str>) {
     let sev = f.severity.as_str();
     let _ = write!(
         o,
-        "<div class=\"card {sev}\" data-finding=\"{}\"{}><h3><span class=\"sev {sev}\">{sev}</span><code>{}</code> {}: {}{}</h3>",
+        "<div class=\"card {sev}\" id=\"{id}\" data-finding=\"{}\"{}><h3><span class=\"sev {sev}\">{sev}</span><code>{}</code> {}: {}{}</h3>",
         esc(&f.detector),
         if f.baselined { " data-baselined=\"true\"" } else { "" },
         esc(&f.code),
@@ -119,7 +127,11 @@ fn finding_card(o: &mut String, f: &Finding) {
     );
     let _ = write!(o, "<table class=\"kv\"><tr><td>subject</td><td>{}</td></tr>", esc(&f.subject));
     if let Some(w) = f.window {
-        let _ = write!(o, "<tr><td>when</td><td>{} long, from {:.3} s</td></tr>", fmt_secs(w.duration_s), w.start_s);
+        let _ = write!(o, "<tr><td>when</td><td>{} long, from {:.3} s", fmt_secs(w.duration_s), w.start_s);
+        if let Some(a) = window {
+            let _ = write!(o, " · <a href=\"#{a}\">its window on the timeline</a>");
+        }
+        o.push_str("</td></tr>");
     }
     if let Some(c) = &f.cost {
         let _ = write!(o, "<tr><td>cost</td><td>{}</td></tr>", esc(c));
@@ -180,53 +192,109 @@ fn tick_step(span: f64) -> f64 {
     10.0 * p
 }
 
-/// The per-thread timeline as an SVG. `marks` are finding windows (label, start, end in the
-/// capture's clock) drawn above the lanes. `scale_s` is the time the full plot width stands
-/// for (the timeline's own span, or the longer of two runs so that both share one scale).
-pub fn timeline_svg(t: &Timeline, marks: &[(String, f64, f64)], scale_s: f64) -> String {
-    const LABEL_W: f64 = 230.0;
-    const PLOT_W: f64 = 900.0;
+/// A finding's window drawn above the lanes of a timeline: its label, start and end in the
+/// capture's clock, and where clicking it leads (the finding's own zoomed view).
+#[derive(Clone, Debug)]
+pub struct Mark {
+    pub label: String,
+    pub start_s: f64,
+    pub end_s: f64,
+    pub href: Option<String>,
+}
+
+/// What part of a timeline one SVG shows: the time from `from_s` to `to_s` (capture clock)
+/// across `plot_w` pixels, the lanes at `lanes` (indexes, in order), and the marks above them.
+struct View<'a> {
+    from_s: f64,
+    to_s: f64,
+    plot_w: f64,
+    lanes: &'a [usize],
+    marks: &'a [Mark],
+    /// Width attribute of the SVG: `100%` fits the page, pixels scroll sideways (zoomed).
+    fit: bool,
+}
+
+/// Marks drawn above a timeline (and findings given a zoomed view of their window).
+const MARKS: usize = 8;
+/// Lanes in a finding's zoomed view: the busiest in its window.
+const WINDOW_LANES: usize = 12;
+/// How many times wider than the page the zoomed timelines are drawn.
+const ZOOMS: [u32; 2] = [4, 16];
+/// The widest a bin may be drawn at a zoom level worth offering (pixels).
+const MAX_BIN_PX: f64 = 64.0;
+/// The largest page-wide timeline (bytes of SVG) that still gets zoomed levels.
+const ZOOM_BUDGET: usize = 256 * 1024;
+const LABEL_W: f64 = 230.0;
+const PLOT_W: f64 = 900.0;
+
+/// The per-thread timeline as an SVG. `marks` are finding windows drawn above the lanes.
+/// `scale_s` is the time the full plot width stands for (the timeline's own span, or the
+/// longer of two runs so that both share one scale).
+pub fn timeline_svg(t: &Timeline, marks: &[Mark], scale_s: f64) -> String {
+    let lanes: Vec<usize> = (0..t.lanes.len()).collect();
+    let span = t.bins.max(1) as f64 * t.bin_s;
+    let to_s = t.start_s + scale_s.max(span).max(1e-12);
+    view_svg(t, &View { from_s: t.start_s, to_s, plot_w: PLOT_W, lanes: &lanes, marks, fit: true })
+}
+
+fn view_svg(t: &Timeline, v: &View) -> String {
     const LANE_H: f64 = 18.0;
     const GAP: f64 = 3.0;
-    let bins = t.bins.max(1) as f64;
-    let span = bins * t.bin_s;
-    let scale_s = scale_s.max(span).max(1e-12);
-    let bw = PLOT_W * t.bin_s / scale_s;
-    let mark_h = if marks.is_empty() { 0.0 } else { 14.0 * marks.len().min(6) as f64 + 4.0 };
+    let plot_w = v.plot_w;
+    let shown = (v.to_s - v.from_s).max(1e-12);
+    // the x of a time, clamped to the plot
+    let x_of = |s: f64| LABEL_W + ((s - v.from_s) / shown * plot_w).clamp(0.0, plot_w);
+    // the bins that overlap the view (a saved report may claim any number of bins; the
+    // lanes' series are what there is)
+    let bin_s = if t.bin_s.is_finite() && t.bin_s > 0.0 { t.bin_s } else { shown };
+    let first = ((v.from_s - t.start_s) / bin_s).floor().max(0.0);
+    let last = ((v.to_s - t.start_s) / bin_s).ceil().max(0.0);
+    let (b0, b1) = (first.min(u32::MAX as f64) as usize, last.min(u32::MAX as f64) as usize);
+    let bin_x = |b: usize| x_of(t.start_s + b as f64 * bin_s);
+    let marks = &v.marks[..v.marks.len().min(MARKS)];
+    let mark_h = if marks.is_empty() { 0.0 } else { 14.0 * marks.len() as f64 + 4.0 };
     let top = mark_h + 4.0;
-    let h = top + t.lanes.len() as f64 * (LANE_H + GAP) + 24.0;
-    let w = LABEL_W + PLOT_W + 10.0;
+    let h = top + v.lanes.len() as f64 * (LANE_H + GAP) + 24.0;
+    let w = LABEL_W + plot_w + 10.0;
     let mut o = String::new();
+    let width = if v.fit { "100%".to_string() } else { format!("{w:.0}") };
     let _ = write!(
         o,
-        "<svg class=\"timeline\" viewBox=\"0 0 {w} {h}\" width=\"100%\" role=\"img\" aria-label=\"per-thread timeline\" xmlns=\"http://www.w3.org/2000/svg\">"
+        "<svg class=\"timeline\" viewBox=\"0 0 {w} {h}\" width=\"{width}\" role=\"img\" aria-label=\"per-thread timeline\" xmlns=\"http://www.w3.org/2000/svg\">"
     );
-    // finding windows
-    for (i, (label, s, e)) in marks.iter().take(6).enumerate() {
-        let x0 = LABEL_W + ((s - t.start_s) / t.bin_s * bw).clamp(0.0, PLOT_W);
-        let x1 = LABEL_W + ((e - t.start_s) / t.bin_s * bw).clamp(0.0, PLOT_W);
+    for (i, m) in marks.iter().enumerate() {
+        let (x0, x1) = (x_of(m.start_s), x_of(m.end_s));
         let y = 2.0 + i as f64 * 14.0;
+        let (open, close) = match &m.href {
+            Some(h) => (format!("<a href=\"{}\">", esc(h)), "</a>"),
+            None => (String::new(), ""),
+        };
         let _ = write!(
             o,
-            "<g class=\"mark\"><title>{}</title><rect x=\"{x0:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"10\" fill=\"#c62828\" fill-opacity=\"0.25\" stroke=\"#c62828\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text></g>",
-            esc(label),
+            "<g class=\"mark\">{open}<title>{}</title><rect x=\"{x0:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"10\" fill=\"#c62828\" fill-opacity=\"0.25\" stroke=\"#c62828\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>{close}</g>",
+            esc(&m.label),
             (x1 - x0).max(2.0),
             LABEL_W - 6.0,
             y + 9.0,
-            esc(label)
+            esc(&m.label)
         );
     }
-    let max_calls = t.lanes.iter().flat_map(|l| l.calls.iter()).copied().max().unwrap_or(0).max(1) as f64;
-    for (li, lane) in t.lanes.iter().enumerate() {
+    let shown_lanes = || v.lanes.iter().filter_map(|&i| t.lanes.get(i));
+    let max_calls = shown_lanes()
+        .flat_map(|l| l.calls.get(b0.min(l.calls.len())..b1.min(l.calls.len())).unwrap_or(&[]).iter())
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    for (li, lane) in shown_lanes().enumerate() {
         let y = top + li as f64 * (LANE_H + GAP);
-        let busy_s = lane.total_busy_s;
         let _ = write!(
             o,
-            "<g class=\"lane\" data-tid=\"{}\"><title>{}: {} calls, {} inside syscalls</title><rect x=\"{LABEL_W}\" y=\"{y:.1}\" width=\"{PLOT_W}\" height=\"{LANE_H}\" fill=\"#eef1f6\"/>",
+            "<g class=\"lane\" data-tid=\"{}\"><title>{}: {} calls, {} inside syscalls</title><rect x=\"{LABEL_W}\" y=\"{y:.1}\" width=\"{plot_w}\" height=\"{LANE_H}\" fill=\"#eef1f6\"/>",
             lane.tid,
             esc(&lane.label),
             fmt_count(lane.total_calls),
-            fmt_secs(busy_s)
+            fmt_secs(lane.total_busy_s)
         );
         let label = if lane.label.chars().count() > 34 {
             format!("{}…", lane.label.chars().take(33).collect::<String>())
@@ -240,27 +308,32 @@ pub fn timeline_svg(t: &Timeline, marks: &[(String, f64, f64)], scale_s: f64) ->
             y + 13.0,
             esc(&label)
         );
-        // time inside syscalls: runs of equal (quantised) shade become one rectangle
-        let level = |b: f32| (b.clamp(0.0, 1.0) * 8.0).round() as u32;
-        let mut i = 0;
-        while i < lane.busy.len() {
-            let lv = level(lane.busy[i]);
-            let mut j = i + 1;
-            while j < lane.busy.len() && level(lane.busy[j]) == lv {
-                j += 1;
+        // each series: runs of bins with one (quantised) value become one rectangle
+        let runs = |len: usize, key: &dyn Fn(usize) -> u32, draw: &mut dyn FnMut(usize, usize, u32)| {
+            let (mut i, end) = (b0.min(len), b1.min(len));
+            while i < end {
+                let k = key(i);
+                let mut j = i + 1;
+                while j < end && key(j) == k {
+                    j += 1;
+                }
+                if k > 0 {
+                    draw(i, j, k);
+                }
+                i = j;
             }
-            if lv > 0 {
-                let _ = write!(
-                    o,
-                    "<rect class=\"busy\" x=\"{:.2}\" y=\"{y:.1}\" width=\"{:.2}\" height=\"{LANE_H}\" fill=\"#1e64c8\" fill-opacity=\"{:.3}\"/>",
-                    LABEL_W + i as f64 * bw,
-                    (j - i) as f64 * bw,
-                    lv as f64 / 8.0 * 0.85
-                );
-            }
-            i = j;
-        }
-        // call rate: bars from the bottom, log scale (runs of equal height merged)
+        };
+        // time inside syscalls
+        runs(lane.busy.len(), &|i| (lane.busy[i].clamp(0.0, 1.0) * 8.0).round() as u32, &mut |i, j, lv| {
+            let _ = write!(
+                o,
+                "<rect class=\"busy\" x=\"{:.2}\" y=\"{y:.1}\" width=\"{:.2}\" height=\"{LANE_H}\" fill=\"#1e64c8\" fill-opacity=\"{:.3}\"/>",
+                bin_x(i),
+                bin_x(j) - bin_x(i),
+                lv as f64 / 8.0 * 0.85
+            );
+        });
+        // call rate: bars from the bottom, log scale
         let height = |c: u32| {
             if c == 0 {
                 0
@@ -268,66 +341,49 @@ pub fn timeline_svg(t: &Timeline, marks: &[(String, f64, f64)], scale_s: f64) ->
                 ((1.0 + (c as f64).ln()) / (1.0 + max_calls.ln()) * 10.0).ceil().clamp(1.0, 10.0) as u32
             }
         };
-        let mut i = 0;
-        while i < lane.calls.len() {
-            let hv = height(lane.calls[i]);
-            let mut j = i + 1;
-            while j < lane.calls.len() && height(lane.calls[j]) == hv {
-                j += 1;
-            }
-            if hv > 0 {
-                let bh = hv as f64 / 10.0 * (LANE_H - 4.0);
-                let _ = write!(
-                    o,
-                    "<rect class=\"calls\" x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{bh:.2}\" fill=\"#f08c00\" fill-opacity=\"0.85\"/>",
-                    LABEL_W + i as f64 * bw,
-                    y + LANE_H - bh,
-                    (j - i) as f64 * bw
-                );
-            }
-            i = j;
-        }
+        runs(lane.calls.len(), &|i| height(lane.calls[i]), &mut |i, j, hv| {
+            let bh = hv as f64 / 10.0 * (LANE_H - 4.0);
+            let _ = write!(
+                o,
+                "<rect class=\"calls\" x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{bh:.2}\" fill=\"#f08c00\" fill-opacity=\"0.85\"/>",
+                bin_x(i),
+                y + LANE_H - bh,
+                bin_x(j) - bin_x(i)
+            );
+        });
         // failures: a red tick on top of the lane
-        let mut i = 0;
-        while i < lane.errors.len() {
-            if lane.errors[i] == 0 {
-                i += 1;
-                continue;
-            }
-            let mut j = i + 1;
-            while j < lane.errors.len() && lane.errors[j] > 0 {
-                j += 1;
-            }
+        runs(lane.errors.len(), &|i| u32::from(lane.errors[i] > 0), &mut |i, j, _| {
             let _ = write!(
                 o,
                 "<rect class=\"errors\" x=\"{:.2}\" y=\"{y:.1}\" width=\"{:.2}\" height=\"3\" fill=\"#c62828\"/>",
-                LABEL_W + i as f64 * bw,
-                ((j - i) as f64 * bw).max(1.0)
+                bin_x(i),
+                (bin_x(j) - bin_x(i)).max(1.0)
             );
-            i = j;
-        }
+        });
         o.push_str("</g>");
     }
-    // time axis
-    let ay = top + t.lanes.len() as f64 * (LANE_H + GAP) + 2.0;
+    // time axis, in seconds from the timeline's start
+    let ay = top + v.lanes.len() as f64 * (LANE_H + GAP) + 2.0;
     let _ = write!(
         o,
         "<line x1=\"{LABEL_W}\" y1=\"{ay:.1}\" x2=\"{:.1}\" y2=\"{ay:.1}\" stroke=\"#98a2b3\"/>",
-        LABEL_W + PLOT_W
+        LABEL_W + plot_w
     );
-    let step = tick_step(scale_s);
-    let mut k = 0.0;
-    // at most a dozen ticks, whatever the numbers say (a saved report may hold any)
+    // a tick every 75 pixels or so, a dozen per page width at most whatever the numbers say
+    let max_ticks = (12.0 * plot_w / PLOT_W).round().max(12.0) as u32;
+    let step = tick_step(shown * PLOT_W / plot_w);
+    let rel = v.from_s - t.start_s;
+    let mut k = (rel / step).ceil() * step;
     let mut ticks = 0;
-    while k <= scale_s + 1e-12 && step.is_finite() && step > 0.0 && ticks < 12 {
+    while k <= rel + shown + 1e-12 && step.is_finite() && step > 0.0 && k.is_finite() && ticks < max_ticks {
         ticks += 1;
-        let x = LABEL_W + k / scale_s * PLOT_W;
+        let x = x_of(t.start_s + k);
         let _ = write!(
             o,
             "<line x1=\"{x:.1}\" y1=\"{ay:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#98a2b3\"/><text class=\"mute\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
             ay + 4.0,
             ay + 16.0,
-            if k == 0.0 { "0".to_string() } else { fmt_secs(k) }
+            if k.abs() < step * 1e-9 { "0".to_string() } else { fmt_secs(k) }
         );
         k += step;
     }
@@ -335,24 +391,109 @@ pub fn timeline_svg(t: &Timeline, marks: &[(String, f64, f64)], scale_s: f64) ->
     o
 }
 
-fn timeline_section(o: &mut String, t: Option<&Timeline>, findings: &[Finding], scale_s: f64) {
+/// The findings of a report with a window, each with the id its zoomed view gets on the page
+/// (`prefix` keeps the two runs of a diff apart): the finding's index and its mark.
+fn window_marks(findings: &[Finding], prefix: &str) -> Vec<(usize, Mark)> {
+    findings
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let w = f.window?;
+            (w.start_s.is_finite() && w.end_s.is_finite()).then(|| {
+                let label = format!("{} {}", f.code, f.detector);
+                (i, Mark { label, start_s: w.start_s, end_s: w.end_s, href: Some(format!("#{prefix}win-{i}")) })
+            })
+        })
+        .take(MARKS)
+        .collect()
+}
+
+fn timeline_section(o: &mut String, t: Option<&Timeline>, findings: &[Finding], scale_s: f64, prefix: &str) {
     let Some(t) = t else {
         o.push_str("<p class=\"meta\">No timeline: the trace has no timestamps (record with <code>strace -tt</code> or newer).</p>");
         return;
     };
-    let marks: Vec<(String, f64, f64)> = findings
-        .iter()
-        .filter_map(|f| f.window.map(|w| (format!("{} {}", f.code, f.detector), w.start_s, w.end_s)))
+    let windows = window_marks(findings, prefix);
+    let marks: Vec<Mark> = windows.iter().map(|(_, m)| m.clone()).collect();
+    let span = t.bins.max(1) as f64 * t.bin_s;
+    let scale_s = scale_s.max(span).max(1e-12);
+    // zoom levels worth offering: while a bin is still narrower than MAX_BIN_PX
+    let bins_across = (scale_s / t.bin_s).clamp(1.0, 1e9);
+    let lanes: Vec<usize> = (0..t.lanes.len()).collect();
+    let view = |plot_w: f64, fit: bool| View {
+        from_s: t.start_s,
+        to_s: t.start_s + scale_s,
+        plot_w,
+        lanes: &lanes,
+        marks: &marks,
+        fit,
+    };
+    let page_wide = view_svg(t, &view(PLOT_W, true));
+    // each zoomed level costs about the page-wide one's bytes again: none for a timeline that
+    // is already large (many busy lanes of noisy bins)
+    let zooms: Vec<u32> = ZOOMS
+        .into_iter()
+        .filter(|&z| PLOT_W * z as f64 / bins_across <= MAX_BIN_PX && page_wide.len() <= ZOOM_BUDGET)
         .collect();
     let _ = write!(
         o,
-        "<p class=\"legend\"><span><i class=\"sw\" style=\"background:#1e64c8\"></i>inside syscalls (blocked, waiting)</span><span><i class=\"sw\" style=\"background:#f08c00\"></i>calls per bin (log scale)</span><span><i class=\"sw\" style=\"background:#c62828\"></i>failed calls</span><span class=\"meta\">{} bins of {}; {} lanes</span></p>",
+        "<p class=\"legend\"><span><i class=\"sw\" style=\"background:#1e64c8\"></i>inside syscalls (blocked, waiting)</span><span><i class=\"sw\" style=\"background:#f08c00\"></i>calls per bin (log scale)</span><span><i class=\"sw\" style=\"background:#c62828\"></i>failed calls</span><span class=\"meta\">{} bins of {}; {} lanes</span>",
         t.bins,
         fmt_secs(t.bin_s),
         t.lanes.len()
     );
-    o.push_str("<div class=\"chart\">");
-    o.push_str(&timeline_svg(t, &marks, scale_s));
+    if !zooms.is_empty() {
+        let _ = write!(o, "<span class=\"zoom\">zoom: <a href=\"#{prefix}tl-x1\">1x</a>");
+        for z in &zooms {
+            let _ = write!(o, " <a href=\"#{prefix}tl-x{z}\">{z}x</a>");
+        }
+        o.push_str("</span>");
+    }
+    o.push_str("</p><div class=\"tl\">");
+    // the zoomed levels first: a targeted one hides the page-wide one after it (CSS `~`)
+    for z in &zooms {
+        let _ = write!(
+            o,
+            "<div class=\"lvl chart\" id=\"{prefix}tl-x{z}\"><div class=\"scroll\">{}</div></div>",
+            view_svg(t, &view(PLOT_W * *z as f64, false))
+        );
+    }
+    let _ = write!(o, "<div class=\"lvl base chart\" id=\"{prefix}tl-x1\">{page_wide}</div>");
+    // each finding's window, zoomed to it, shown when its link is followed
+    for (i, m) in &windows {
+        let dur = (m.end_s - m.start_s).max(0.0);
+        let pad = (dur * 0.25).max(2.0 * t.bin_s);
+        let from_s = (m.start_s - pad).max(t.start_s);
+        let to_s = (m.end_s + pad).min(t.start_s + span).max(from_s + t.bin_s);
+        let (b0, b1) = (
+            ((from_s - t.start_s) / t.bin_s).floor().max(0.0) as usize,
+            ((to_s - t.start_s) / t.bin_s).ceil().max(0.0) as usize,
+        );
+        // the busiest lanes in the window, in their order on the page
+        let in_window = |l: &Lane| -> u64 {
+            l.calls.get(b0.min(l.calls.len())..b1.min(l.calls.len())).unwrap_or(&[]).iter().map(|&c| c as u64).sum()
+        };
+        let mut busiest: Vec<(u64, usize)> =
+            t.lanes.iter().enumerate().map(|(li, l)| (in_window(l), li)).filter(|(c, _)| *c > 0).collect();
+        busiest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        busiest.truncate(WINDOW_LANES);
+        let mut shown: Vec<usize> = busiest.into_iter().map(|(_, li)| li).collect();
+        shown.sort_unstable();
+        let more = t.lanes.iter().filter(|l| in_window(l) > 0).count().saturating_sub(shown.len());
+        let one = [Mark { href: Some(format!("#{prefix}f-{i}")), ..m.clone() }];
+        let _ = write!(
+            o,
+            "<div class=\"win chart\" id=\"{prefix}win-{i}\"><h3>{}: {} from {}{}</h3><p class=\"meta\">{} in bins of {}{}. <a href=\"#{prefix}f-{i}\">the finding</a> · <a href=\"#{prefix}tl-x1\">whole timeline</a></p>{}</div>",
+            esc(&m.label),
+            fmt_secs(dur),
+            fmt_secs(m.start_s - t.start_s),
+            if dur > 0.0 { "" } else { " (one instant)" },
+            plural(shown.len() as u64, "busiest lane", "busiest lanes"),
+            fmt_secs(t.bin_s),
+            if more > 0 { format!(" ({} more active)", fmt_count(more as u64)) } else { String::new() },
+            view_svg(t, &View { from_s, to_s, plot_w: PLOT_W, lanes: &shown, marks: &one, fit: true })
+        );
+    }
     o.push_str("</div>");
 }
 
@@ -612,11 +753,14 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     if r.findings.is_empty() {
         o.push_str("<p>Nothing to fix: no detector fired.</p>");
     }
-    for f in &r.findings {
-        finding_card(&mut o, f);
+    let windows: Vec<usize> =
+        if r.timeline.is_some() { window_marks(&r.findings, "").into_iter().map(|(i, _)| i).collect() } else { vec![] };
+    for (i, f) in r.findings.iter().enumerate() {
+        let win = windows.contains(&i).then(|| format!("win-{i}"));
+        finding_card(&mut o, f, &format!("f-{i}"), win.as_deref());
     }
     o.push_str("<h2 id=\"timeline\">Timeline</h2>");
-    timeline_section(&mut o, r.timeline.as_ref(), &r.findings, 0.0);
+    timeline_section(&mut o, r.timeline.as_ref(), &r.findings, 0.0, "");
     o.push_str("<h2 id=\"latency\">Latency</h2>");
     latency_section(&mut o, r);
     tables(&mut o, r);
@@ -738,7 +882,7 @@ pub fn print_diff(d: &DiffReport, before: &Report, after: &Report, out: &mut dyn
     }
     for (label, r) in [("Before", before), ("After", after)] {
         let _ = write!(o, "<div data-side=\"{}\"><h3>{label}</h3>", label.to_lowercase());
-        timeline_section(&mut o, r.timeline.as_ref(), &r.findings, scale);
+        timeline_section(&mut o, r.timeline.as_ref(), &r.findings, scale, &format!("{}-", label.to_lowercase()));
         o.push_str("</div>");
     }
     // the syscalls that changed most: before and after side by side, on one count scale
@@ -770,7 +914,6 @@ pub fn print_diff(d: &DiffReport, before: &Report, after: &Report, out: &mut dyn
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Lane;
 
     #[test]
     fn escapes_everything_that_could_open_markup() {
@@ -804,6 +947,99 @@ mod tests {
         let t = Timeline { start_s: 0.0, bin_s: 1e300, bins: u32::MAX, lanes: vec![] };
         let svg = timeline_svg(&t, &[], 1.0);
         assert!(svg.matches("<text").count() <= 12, "{} bytes", svg.len());
+    }
+
+    fn spin_lane(tid: u32, calls: Vec<u32>) -> Lane {
+        let n = calls.len();
+        Lane {
+            tid,
+            pid: tid,
+            label: format!("pid {tid} (spin)"),
+            threads: 1,
+            total_calls: calls.iter().map(|&c| c as u64).sum(),
+            calls,
+            errors: vec![0; n],
+            busy: vec![0.0; n],
+            total_busy_s: 0.0,
+        }
+    }
+
+    fn finding_at(start_s: f64, end_s: f64) -> Finding {
+        let mut f: Finding = serde_json::from_value(serde_json::json!({
+            "detector": "busy-poll", "code": "SL001", "severity": "warning", "message": "m",
+            "subject": "s", "window": null, "metrics": {}, "evidence": [], "cost": null, "fix": "f"
+        }))
+        .expect("finding");
+        f.window = Some(crate::Window { start_s, end_s, duration_s: end_s - start_s });
+        f
+    }
+
+    #[test]
+    fn a_findings_window_is_drawn_zoomed_with_the_lanes_active_in_it() {
+        // 200 bins of 10 ms; lane 1 spins in bins 100..120 only, lane 2 all along, lane 3 never
+        let mut one = vec![0; 200];
+        one[100..120].fill(50);
+        let t = Timeline {
+            start_s: 5.0,
+            bin_s: 0.01,
+            bins: 200,
+            lanes: vec![spin_lane(1, one), spin_lane(2, vec![3; 200]), spin_lane(3, vec![0; 200])],
+        };
+        let mut o = String::new();
+        timeline_section(&mut o, Some(&t), &[finding_at(6.0, 6.2)], 0.0, "");
+        let win = &o[o.find("id=\"win-0\"").expect("window view")..];
+        assert!(win.contains("SL001 busy-poll: 200.0ms from 1.00s"), "{win}");
+        assert!(win.contains("data-tid=\"1\"") && win.contains("data-tid=\"2\""));
+        assert!(!win.contains("data-tid=\"3\""), "an idle lane is left out of the window");
+        // it shows 0.95 s to 1.25 s of the trace: ticks there, none at the trace's start
+        assert!(win.contains(">1.00s<") && win.contains(">1.20s<"), "{win}");
+        assert!(!win.contains(">0<"), "{win}");
+        // one spinning run across most of the plot: 20 bins of 30 drawn 900 px wide
+        let run = win.split("class=\"calls\"").nth(1).expect("a calls run");
+        let width: f64 =
+            run.split("width=\"").nth(1).and_then(|w| w.split('"').next()).expect("width").parse().expect("f64");
+        assert!((width - 600.0).abs() < 1.0, "{width}");
+        // the finding's mark links to the view, the view back to the finding
+        assert!(o.contains("<a href=\"#win-0\">") && win.contains("href=\"#f-0\""));
+    }
+
+    #[test]
+    fn zoom_levels_are_offered_while_bins_stay_narrow() {
+        let lanes = vec![spin_lane(1, vec![1; 240])];
+        let t = Timeline { start_s: 0.0, bin_s: 0.01, bins: 240, lanes };
+        let mut o = String::new();
+        timeline_section(&mut o, Some(&t), &[], 0.0, "");
+        // 240 bins: 4x draws 15 px bins, 16x 60 px: both
+        assert!(o.contains("id=\"tl-x4\"") && o.contains("id=\"tl-x16\"") && o.contains("id=\"tl-x1\""));
+        assert!(o.contains("width=\"3840\""), "4x is 3600 px of plot, scrolled sideways");
+        // a 16x level has ticks 16 times as dense: a tick every 50 ms (2.4 s / 16 / 6 = 25 ms, rounded up to 1, 2 or 5)
+        let x16 = &o[o.find("id=\"tl-x16\"").expect("16x")..o.find("id=\"tl-x1\"").expect("1x")];
+        assert!(x16.contains(">50.0ms<") && x16.contains(">2.40s<"), "{x16}");
+        // 30 bins: zooming would only stretch them
+        let t = Timeline { start_s: 0.0, bin_s: 0.01, bins: 30, lanes: vec![spin_lane(1, vec![1; 30])] };
+        let mut o = String::new();
+        timeline_section(&mut o, Some(&t), &[], 0.0, "");
+        assert!(!o.contains("tl-x4") && !o.contains("zoom:"), "{o}");
+        // 48 lanes of noisy bins: the page-wide timeline is large already, and is drawn once
+        let noisy = |i: u32| Lane {
+            busy: (0..240).map(|b| (b % 2) as f32 * 0.5).collect(),
+            errors: (0..240).map(|b| b % 2).collect(),
+            ..spin_lane(i, (0..240).map(|b| 1 + (b % 2) * 999).collect())
+        };
+        let t = Timeline { start_s: 0.0, bin_s: 0.01, bins: 240, lanes: (1..=48).map(noisy).collect() };
+        let mut o = String::new();
+        timeline_section(&mut o, Some(&t), &[], 0.0, "");
+        assert!(o.len() > ZOOM_BUDGET && !o.contains("tl-x4"), "{} bytes", o.len());
+    }
+
+    #[test]
+    fn an_absurd_saved_timeline_stays_small_at_every_zoom() {
+        // a saved report may claim anything: bins the lanes do not have, a window outside
+        let t = Timeline { start_s: 0.0, bin_s: 1e-9, bins: u32::MAX, lanes: vec![spin_lane(1, vec![7; 10])] };
+        let mut o = String::new();
+        timeline_section(&mut o, Some(&t), &[finding_at(-1e300, 1e300), finding_at(f64::NAN, 1.0)], 0.0, "");
+        assert!(o.len() < 200_000, "{} bytes", o.len());
+        assert_eq!(o.matches("class=\"win chart\"").count(), 1, "the NaN window is left out");
     }
 
     #[test]
