@@ -8,8 +8,9 @@
 #   syslint                               stripped, with a .gnu_debuglink to syslint.debug
 #   syslint.debug                         its debug info (objcopy --only-keep-debug): gdb and perf
 #                                         find it beside the binary, or in /usr/lib/debug
-#   syslint-VERSION-x86_64-linux.tar.gz   the binary, README, CHANGELOG, LICENSE-*, man pages
-#                                         (man/man1) and completions (bash, zsh, fish)
+#   syslint-VERSION-x86_64-linux.tar.gz   the binary, README, CHANGELOG, LICENSE-*, THIRD-PARTY.md
+#                                         and licenses/ (what is linked in, its licence texts),
+#                                         man pages (man/man1) and completions (bash, zsh, fish)
 #   syslint_VERSION-1_amd64.deb           the same for Debian/Ubuntu: /usr/bin/syslint, man pages
 #                                         in /usr/share/man/man1 (gzipped), completions where
 #                                         bash-completion, zsh and fish look, the docs and a
@@ -74,12 +75,60 @@ mkdir -p "$WORK/completions"
 "$S" completions zsh > "$WORK/completions/_syslint"
 "$S" completions fish > "$WORK/completions/syslint.fish"
 
+# 3b. what the binary links in and under which terms (docs/design.md, "Licences of what is
+# linked in"). libelf is taken under the LGPL-3.0-or-later; its section 4 lets a combined work
+# carry other terms when it names the library, ships the licence texts and lets users relink
+# with a modified library: syslint's whole source is public and build-dist.sh relinks.
+LICENSES=$WORK/licenses
+mkdir -p "$LICENSES"
+pkg_version() { dpkg-query -W -f='${Version}' "$1" 2> /dev/null || echo "unknown (not from a Debian package)"; }
+ELF_VERSION=$(pkg_version libelf-dev)
+ZLIB_VERSION=$(pkg_version zlib1g-dev)
+BPF_VERSION=$(awk '$0 == "name = \"libbpf-sys\"" {getline; gsub(/"/, "", $3); print $3}' Cargo.lock)
+[ -n "$BPF_VERSION" ] || { echo "package-dist: no libbpf-sys in Cargo.lock" >&2; exit 1; }
+# the crate's source, where cargo unpacked it for the build
+BPF_SRC=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"libbpf-sys-$BPF_VERSION" 2> /dev/null | head -n 1 || true)
+for need in /usr/share/common-licenses/LGPL-3 /usr/share/common-licenses/GPL-3 /usr/include/zlib.h \
+    "$BPF_SRC/libbpf/LICENSE.BSD-2-Clause"; do
+    [ -s "$need" ] || { echo "package-dist: $need is missing (a licence text the packages must carry)" >&2; exit 1; }
+done
+install -m 644 /usr/share/common-licenses/LGPL-3 "$LICENSES/LGPL-3.0"
+install -m 644 /usr/share/common-licenses/GPL-3 "$LICENSES/GPL-3.0"
+install -m 644 "$BPF_SRC/libbpf/LICENSE.BSD-2-Clause" "$LICENSES/libbpf-BSD-2-Clause"
+# zlib's licence is the first comment of zlib.h
+sed -n '1,/\*\//p' /usr/include/zlib.h > "$LICENSES/zlib"
+ZLIB_COPYRIGHT=$(grep -m 1 -o 'Copyright (C) [0-9-]* .*' "$LICENSES/zlib")
+cat > "$WORK/THIRD-PARTY.md" << EOF
+# What the syslint binary contains besides syslint
+
+syslint's own code is under MIT OR Apache-2.0 (LICENSE-MIT, LICENSE-APACHE). This binary
+(syslint $VERSION, built by scripts/build-dist.sh) also contains, linked statically:
+
+| library | version | licence it is used under | source |
+|---|---|---|---|
+| libbpf | $BPF_VERSION (the copy vendored in the libbpf-sys crate) | BSD-2-Clause (it is LGPL-2.1 OR BSD-2-Clause): licenses/libbpf-BSD-2-Clause | https://crates.io/crates/libbpf-sys/$BPF_VERSION |
+| libelf (elfutils) | Debian libelf-dev $ELF_VERSION | LGPL-3.0-or-later (it is GPL-2.0-or-later OR LGPL-3.0-or-later): licenses/LGPL-3.0, which adds to licenses/GPL-3.0 | Debian source package elfutils $ELF_VERSION (\`apt-get source elfutils=$ELF_VERSION\`, or snapshot.debian.org) |
+| zlib | Debian zlib1g-dev $ZLIB_VERSION | Zlib ($ZLIB_COPYRIGHT): licenses/zlib | Debian source package zlib $ZLIB_VERSION, or https://zlib.net/ |
+
+and the Rust crates listed in the Cargo.lock of syslint's source, each under the licence its
+crate states.
+
+**Relinking with another libelf (LGPL-3.0, section 4).** syslint's complete source is public
+under MIT OR Apache-2.0; \`syslint --version\` names the commit this binary was built from. To
+make this binary with a modified libelf, put your libelf.a (and libz.a) in a directory DIR and
+run \`LIBBPF_SYS_LIBRARY_PATH=DIR scripts/build-dist.sh\` in that checkout: it links them in
+place of Debian's. You may also build syslint with libelf linked dynamically
+(\`cargo build --release -p syslint\`, which uses the system's libelf.so).
+EOF
+chmod 644 "$WORK/THIRD-PARTY.md" "$LICENSES"/*
+
 # 4. the tarball: syslint-VERSION-x86_64-linux/...
 NAME=syslint-$VERSION-x86_64-linux
 T=$WORK/$NAME
 mkdir -p "$T"
 install -m 755 "$S" "$T/syslint"
-install -m 644 README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE "$T/"
+install -m 644 README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE "$WORK/THIRD-PARTY.md" "$T/"
+cp -r "$LICENSES" "$T/"
 cp -r "$WORK/man" "$WORK/completions" "$T/"
 chmod -R u=rwX,go=rX "$T"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2> /dev/null || echo 0)}" \
@@ -98,7 +147,9 @@ install -D -m 644 "$WORK/completions/_syslint" "$D/usr/share/zsh/vendor-completi
 install -D -m 644 "$WORK/completions/syslint.fish" "$D/usr/share/fish/vendor_completions.d/syslint.fish"
 DOC=$D/usr/share/doc/syslint
 install -D -m 644 README.md "$DOC/README.md"
-install -m 644 LICENSE-MIT LICENSE-APACHE "$DOC/"
+install -m 644 LICENSE-MIT LICENSE-APACHE "$WORK/THIRD-PARTY.md" "$DOC/"
+install -D -m 644 "$LICENSES/libbpf-BSD-2-Clause" "$DOC/licenses/libbpf-BSD-2-Clause"
+install -m 644 "$LICENSES/zlib" "$DOC/licenses/zlib"
 gzip -9n < CHANGELOG.md > "$DOC/changelog.gz"
 install -D -m 644 demo/fetch.strace.gz "$DOC/examples/fetch.strace.gz"
 YEAR=$(date -u +%Y)
@@ -109,10 +160,11 @@ Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: syslint
 Comment: syslint's own code is under MIT OR Apache-2.0 (the texts: LICENSE-MIT, LICENSE-APACHE
  in this directory). The binary links in, statically:
- - libbpf (libbpf-sys's vendored copy; Linux tools/lib/bpf), LGPL-2.1 or BSD-2-Clause;
- - libelf (elfutils, from Debian's libelf-dev), GPL-2+ or LGPL-3+;
- - zlib (from Debian's zlib1g-dev), Copyright (C) 1995-2024 Jean-loup Gailly and Mark Adler,
-   Zlib licence;
+ - libbpf $BPF_VERSION (libbpf-sys's vendored copy; Linux tools/lib/bpf), LGPL-2.1 or
+   BSD-2-Clause, used under BSD-2-Clause (licenses/libbpf-BSD-2-Clause);
+ - libelf (elfutils $ELF_VERSION, from Debian's libelf-dev), GPL-2+ or LGPL-3+, used under the
+   LGPL-3+: THIRD-PARTY.md says how to relink the binary with a modified libelf;
+ - zlib $ZLIB_VERSION (from Debian's zlib1g-dev), $ZLIB_COPYRIGHT, Zlib licence (licenses/zlib);
  and the Rust crates listed in the source's Cargo.lock, each under the licence its crate states.
  On Debian systems the GPL and LGPL texts are in /usr/share/common-licenses/.
 
@@ -161,4 +213,6 @@ dpkg-deb --info "$DEB" > /dev/null
 dpkg-deb --contents "$DEB" | grep ' ./usr/bin/syslint$' > /dev/null || { echo "package-dist: $DEB has no /usr/bin/syslint" >&2; exit 1; }
 
 size() { du -h "$1" | cut -f1; }
-echo "package-dist: syslint $(size "$S") stripped (+ syslint.debug $(size "$OUT/syslint.debug")), $NAME.tar.gz $(size "$OUT/$NAME.tar.gz"), $(basename "$DEB") $(size "$DEB"); needs glibc >= $GLIBC" >&2
+DEBUG_INFO="no syslint.debug: packaged as it came"
+[ ! -e "$OUT/syslint.debug" ] || DEBUG_INFO="+ syslint.debug $(size "$OUT/syslint.debug")"
+echo "package-dist: syslint $(size "$S") stripped ($DEBUG_INFO), $NAME.tar.gz $(size "$OUT/$NAME.tar.gz"), $(basename "$DEB") $(size "$DEB"); needs glibc >= $GLIBC" >&2

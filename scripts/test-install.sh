@@ -88,9 +88,16 @@ grep -q '^backends: ebpf, strace' "$WORK/version" || fail "--version has no eBPF
 for f in /usr/share/man/man1/syslint.1.gz /usr/share/man/man1/syslint-trace.1.gz \
     /usr/share/bash-completion/completions/syslint /usr/share/zsh/vendor-completions/_syslint \
     /usr/share/fish/vendor_completions.d/syslint.fish /usr/share/doc/syslint/copyright \
-    /usr/share/doc/syslint/examples/fetch.strace.gz; do
+    /usr/share/doc/syslint/examples/fetch.strace.gz /usr/share/doc/syslint/THIRD-PARTY.md \
+    /usr/share/doc/syslint/licenses/zlib /usr/share/doc/syslint/licenses/libbpf-BSD-2-Clause; do
     [ -s "$C$f" ] || fail "the .deb did not install $f"
 done
+# what is linked in is named with its version, and the relinking the LGPL asks for is explained
+grep -q '^| libelf (elfutils) | Debian libelf-dev [0-9]' "$C/usr/share/doc/syslint/THIRD-PARTY.md" \
+    || fail "THIRD-PARTY.md names no libelf version"
+grep -q 'LIBBPF_SYS_LIBRARY_PATH=DIR scripts/build-dist.sh' "$C/usr/share/doc/syslint/THIRD-PARTY.md" \
+    || fail "THIRD-PARTY.md does not say how to relink"
+grep -q 'Jean-loup Gailly' "$C/usr/share/doc/syslint/licenses/zlib" || fail "licenses/zlib is not zlib's licence"
 grep -q '^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' "$C/usr/share/doc/syslint/copyright" \
     || fail "copyright is not in Debian's machine-readable format"
 zcat "$C/usr/share/man/man1/syslint.1.gz" | grep -q '^\.TH syslint 1' || fail "syslint.1.gz is not a man page"
@@ -131,7 +138,8 @@ in_root "$B" --version | grep -q '^backends: ebpf, strace' || fail "tarball: --v
 cp "$ROOT/demo/fetch.strace.gz" "$C/tmp/"
 check_analyze "$B" tarball /tmp/fetch.strace.gz
 check_trace "$B" tarball
-for f in man/man1/syslint.1 completions/syslint.bash completions/_syslint completions/syslint.fish LICENSE-MIT LICENSE-APACHE README.md CHANGELOG.md; do
+for f in man/man1/syslint.1 completions/syslint.bash completions/_syslint completions/syslint.fish LICENSE-MIT LICENSE-APACHE README.md CHANGELOG.md \
+    THIRD-PARTY.md licenses/LGPL-3.0 licenses/GPL-3.0 licenses/libbpf-BSD-2-Clause licenses/zlib; do
     [ -s "$C/opt/syslint-$VERSION-x86_64-linux/$f" ] || fail "the tarball has no $f"
 done
 
