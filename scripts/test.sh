@@ -113,6 +113,14 @@ if ! command -v cargo >/dev/null 2>&1; then
   [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
 fi
 command -v cargo >/dev/null 2>&1 || { echo "cargo not found: install Rust (https://rustup.rs) first" >&2; exit 2; }
+# the Rust release just before the minimum (Cargo.toml's rust-version), for the test that an
+# old rustc gets cargo's own one-line refusal (install::an_old_rustc_gets_cargos_msrv_message);
+# a minimal profile, about 90 MB, kept by rustup for the next runs
+OLD_RUST=$(awk -F'"' '/^rust-version/ {split($2, v, "."); print v[1] "." v[2] - 1; exit}' Cargo.toml)
+if command -v rustup >/dev/null 2>&1 && ! rustup run "$OLD_RUST" rustc --version >/dev/null 2>&1; then
+  rustup toolchain install "$OLD_RUST" --profile minimal >/dev/null 2>&1 ||
+    echo "rustup could not install Rust $OLD_RUST: install::an_old_rustc_gets_cargos_msrv_message will fail" >&2
+fi
 
 # formatting and lints first (rustfmt.toml, workspace [lints] in Cargo.toml): a difference or a
 # warning fails the run

@@ -4,6 +4,7 @@
 //! accept and complete with, man pages that render cleanly, and the README saying how.
 
 use crate::common::*;
+use std::process::Command;
 
 /// The workspace's `rust-version`, read from the root Cargo.toml.
 fn workspace_msrv() -> String {
@@ -57,6 +58,44 @@ fn the_minimum_rust_version_is_declared_and_documented() {
     for cmd in ["syslint completions bash", "syslint man --dir"] {
         assert!(install.contains(cmd), "README's Install section does not show `{cmd}`");
     }
+}
+
+/// The README's install command, run with the Rust release before the minimum
+/// (scripts/test.sh installs it with rustup): cargo itself refuses, in one message naming the
+/// version needed, before compiling anything, rather than an error deep in a dependency.
+#[test]
+fn an_old_rustc_gets_cargos_msrv_message() {
+    let msrv = workspace_msrv();
+    let minor: u32 = msrv.split('.').nth(1).and_then(|m| m.parse().ok()).expect("rust-version 1.N");
+    let old = format!("1.{}", minor - 1);
+    let has = |cmd: &mut Command| cmd.output().is_ok_and(|o| o.status.success());
+    if !has(Command::new("rustup").args(["run", &old, "cargo", "--version"])) {
+        eprintln!("NOTE: no Rust {old} toolchain (rustup toolchain install {old} --profile minimal): cannot try it");
+        assert!(std::env::var_os("CI").is_none(), "Rust {old} missing in CI");
+        return;
+    }
+    let dir = temp_dir("msrv");
+    let out = Command::new("rustup")
+        .args(["run", &old, "cargo", "install", "--locked", "--path", "crates/cli", "--root"])
+        .arg(dir.join("root"))
+        .arg("--target-dir")
+        .arg(dir.join("target"))
+        .current_dir(root())
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("CARGO")
+        .env_remove("RUSTC")
+        .output()
+        .expect("run cargo");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "Rust {old} installed syslint: {err}");
+    assert!(
+        err.contains(&format!("rustc {old}.0 is not supported by the following packages"))
+            && err.contains(&format!("syslint@{} requires rustc {msrv}", env!("CARGO_PKG_VERSION"))),
+        "{err}"
+    );
+    // refused at the start: nothing was compiled
+    assert!(!err.contains("Compiling "), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The README's Install section shows the three ways to get the shipped binary (the tarball and
