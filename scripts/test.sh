@@ -175,6 +175,12 @@ fi
 cargo test --workspace --locked --no-fail-fast "$@"
 tier "cargo test --workspace"
 
+# the crates as crates.io would get them, each built from its .crate alone (scripts/test-package.sh)
+if [ $# -eq 0 ]; then
+  bash scripts/test-package.sh
+  tier "packaged crates"
+fi
+
 # the binary syslint ships and benchmarks (bench/): built with profile-guided optimisation, and
 # its reports on every recorded trace must equal a plain build's (scripts/build-dist.sh)
 # (build-dist.sh ends by packaging it: stripped, the tarball, the .deb). Then what users download
