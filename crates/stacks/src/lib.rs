@@ -283,9 +283,10 @@ impl Resolver {
                 }
             }
         } else {
+            let late_us = syslint_bpf::monotonic_now_ns().saturating_sub(s.ts_exit) / 1000;
             cut = Some(format!(
-                "process {} was gone before its memory map could be read: no module is known, the \
-                 addresses are unnamed",
+                "process {} ended before its memory map could be read ({late_us} us after this \
+                 call): no module is known, the addresses are unnamed",
                 s.tgid
             ));
             addrs.push(s.ip);

@@ -141,17 +141,39 @@ fn a_stripped_copy_gets_what_can_be_named_and_a_note() {
     assert!(note.contains("have no symbol") && note.contains("spin-stripped+0x"), "{text}");
 }
 
-/// A process that lives only a few milliseconds: its map is read at its first poll sample (the
-/// kernel wakes the collector then), so its frames are named all the same.
+/// A process that lives under 10 ms (2000 polls). The kernel wakes the collector at its first
+/// poll sample and the collector reads its map then: usually in time, and its frames are named;
+/// on a loaded machine the process can be gone first (the kernel-side map dump that would close
+/// this race is not built yet), and then its stacks keep the raw address and say so. Both
+/// outcomes are checked in full; which one happened is printed.
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn a_process_gone_in_milliseconds_still_gets_names() {
+fn a_process_gone_in_milliseconds_is_named_or_says_why_not() {
     let dir = proof_programs();
-    let (t, life, _) = trace(&[&dir.join("spin")], "2000");
+    let (t, life, pid) = trace(&[&dir.join("spin")], "2000");
     let text = dump(&t);
-    eprintln!("lived {life:?}\n{text}");
     assert!(life < Duration::from_millis(10), "the program was meant to live under 10 ms: {life:?}");
-    assert!(!t.stacks.is_empty(), "{text}");
-    let named = |name: &str| t.stacks.iter().any(|s| s.frames.iter().any(|f| f.symbol.as_deref() == Some(name)));
-    assert!(named("spin_on_poll") && named("wait_for_work"), "{text}");
+    assert!(!t.stacks.is_empty() && t.stats.received == t.kernel.map_or(0, |k| k.sent), "{text}");
+    let named = |name: &str| {
+        t.stacks.iter().any(|s| {
+            s.frames
+                .iter()
+                .any(|f| f.symbol.as_deref() == Some(name) && f.file.as_deref().is_some_and(|p| p.ends_with("spin.c")))
+        })
+    };
+    if t.stats.unmapped_processes == 0 {
+        eprintln!("lived {life:?}, map read in time:\n{text}");
+        assert!(named("spin_on_poll") && named("wait_for_work"), "{text}");
+        assert!(t.notes.is_empty(), "{text}");
+    } else {
+        eprintln!("lived {life:?}, gone before its map was read:\n{text}");
+        assert_eq!(t.stats.unmapped_processes, 1, "{text}");
+        assert!(t.notes.iter().any(|n| n.contains("ended before their memory map could be read")), "{text}");
+        for s in &t.stacks {
+            let note = s.note.as_deref().unwrap_or("");
+            assert!(note.contains(&format!("process {pid} ended before its memory map could be read")), "{text}");
+            // what the kernel gave is kept: the address of the call (in libc's poll)
+            assert!(!s.frames.is_empty() && s.frames.iter().all(|f| f.module.is_none()), "{text}");
+        }
+    }
 }
