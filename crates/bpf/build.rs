@@ -94,7 +94,7 @@ impl ParseCallbacks for AbiNames {
     /// The type of the field each group of constants is stored in or compared with; sizes and
     /// counts as usize (array lengths, indexes).
     fn int_macro(&self, name: &str, _value: i64) -> Option<IntKind> {
-        let u8_groups = ["SL_REC_", "SL_DATA_", "SL_LEN_", "SL_F_"];
+        let u8_groups = ["SL_REC_", "SL_DATA_", "SL_LEN_", "SL_F_", "SL_STK_"];
         Some(if u8_groups.iter().any(|p| name.starts_with(p)) {
             IntKind::U8
         } else if name.starts_with("SL_CAP_") {

@@ -39,6 +39,10 @@ unsafe impl Pod for Lost {}
 unsafe impl Pod for Counts {}
 // SAFETY: as above.
 unsafe impl Pod for Thread {}
+// SAFETY: as above.
+unsafe impl Pod for StackRec {}
+// SAFETY: as above.
+unsafe impl Pod for StackStats {}
 
 /// Reads a `T` from the start of `b`, or `None` when `b` is too short.
 pub(crate) fn read<T: Pod>(b: &[u8]) -> Option<T> {
@@ -74,5 +78,7 @@ mod tests {
         assert_eq!(size_of::<Thread>(), 368);
         assert_eq!(offset_of!(SyscallRec, data1_len), 88);
         assert_eq!(offset_of!(Thread, tgid), 288);
+        assert_eq!(size_of::<StackRec>(), 64);
+        assert_eq!(offset_of!(StackRec, stack_len), 56);
     }
 }

@@ -34,6 +34,12 @@ pub const F_FAULT1: u8 = 4;
 pub const F_FAULT2: u8 = 8;
 pub const F_UNFINISHED: u8 = 16;
 pub const F_NO_ENTRY: u8 = 32;
+pub const STACK_MAX: usize = 16384;
+pub const STACK_IPS: usize = 32;
+pub const REC_STACK: u8 = 7;
+pub const STK_TRUNC: u8 = 1;
+pub const STK_FAULT: u8 = 2;
+pub const STK_FP_FAIL: u8 = 4;
 pub type __u8 = ::std::os::raw::c_uchar;
 pub type __u16 = ::std::os::raw::c_ushort;
 pub type __s32 = ::std::os::raw::c_int;
@@ -354,4 +360,71 @@ const _: () = {
     ["Offset of field: SignalRec::_pad3"][::std::mem::offset_of!(SignalRec, _pad3) - 20usize];
     ["Offset of field: SignalRec::addr"][::std::mem::offset_of!(SignalRec, addr) - 24usize];
     ["Offset of field: SignalRec::ts"][::std::mem::offset_of!(SignalRec, ts) - 32usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone, PartialEq, Eq)]
+pub struct StackRec {
+    pub kind: __u8,
+    pub flags: __u8,
+    pub n_ips: __u16,
+    pub tgid: __u32,
+    pub tid: __u32,
+    pub nr: __u32,
+    pub ts_exit: __u64,
+    pub mm_id: __u64,
+    pub ip: __u64,
+    pub sp: __u64,
+    pub bp: __u64,
+    pub stack_len: __u32,
+    pub weight: __u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of StackRec"][::std::mem::size_of::<StackRec>() - 64usize];
+    ["Alignment of StackRec"][::std::mem::align_of::<StackRec>() - 8usize];
+    ["Offset of field: StackRec::kind"][::std::mem::offset_of!(StackRec, kind) - 0usize];
+    ["Offset of field: StackRec::flags"][::std::mem::offset_of!(StackRec, flags) - 1usize];
+    ["Offset of field: StackRec::n_ips"][::std::mem::offset_of!(StackRec, n_ips) - 2usize];
+    ["Offset of field: StackRec::tgid"][::std::mem::offset_of!(StackRec, tgid) - 4usize];
+    ["Offset of field: StackRec::tid"][::std::mem::offset_of!(StackRec, tid) - 8usize];
+    ["Offset of field: StackRec::nr"][::std::mem::offset_of!(StackRec, nr) - 12usize];
+    ["Offset of field: StackRec::ts_exit"][::std::mem::offset_of!(StackRec, ts_exit) - 16usize];
+    ["Offset of field: StackRec::mm_id"][::std::mem::offset_of!(StackRec, mm_id) - 24usize];
+    ["Offset of field: StackRec::ip"][::std::mem::offset_of!(StackRec, ip) - 32usize];
+    ["Offset of field: StackRec::sp"][::std::mem::offset_of!(StackRec, sp) - 40usize];
+    ["Offset of field: StackRec::bp"][::std::mem::offset_of!(StackRec, bp) - 48usize];
+    ["Offset of field: StackRec::stack_len"][::std::mem::offset_of!(StackRec, stack_len) - 56usize];
+    ["Offset of field: StackRec::weight"][::std::mem::offset_of!(StackRec, weight) - 60usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone, PartialEq, Eq)]
+pub struct StackStats {
+    pub sampled: __u64,
+    pub sent: __u64,
+    pub lost: __u64,
+    pub bytes: __u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of StackStats"][::std::mem::size_of::<StackStats>() - 32usize];
+    ["Alignment of StackStats"][::std::mem::align_of::<StackStats>() - 8usize];
+    ["Offset of field: StackStats::sampled"][::std::mem::offset_of!(StackStats, sampled) - 0usize];
+    ["Offset of field: StackStats::sent"][::std::mem::offset_of!(StackStats, sent) - 8usize];
+    ["Offset of field: StackStats::lost"][::std::mem::offset_of!(StackStats, lost) - 16usize];
+    ["Offset of field: StackStats::bytes"][::std::mem::offset_of!(StackStats, bytes) - 24usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone, PartialEq, Eq)]
+pub struct StackBudget {
+    pub window_start: __u64,
+    pub seen: __u32,
+    pub _pad: __u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of StackBudget"][::std::mem::size_of::<StackBudget>() - 16usize];
+    ["Alignment of StackBudget"][::std::mem::align_of::<StackBudget>() - 8usize];
+    ["Offset of field: StackBudget::window_start"][::std::mem::offset_of!(StackBudget, window_start) - 0usize];
+    ["Offset of field: StackBudget::seen"][::std::mem::offset_of!(StackBudget, seen) - 8usize];
+    ["Offset of field: StackBudget::_pad"][::std::mem::offset_of!(StackBudget, _pad) - 12usize];
 };

@@ -85,10 +85,14 @@ mod record;
 mod ring;
 #[cfg(feature = "load")]
 mod spawn;
+mod stack;
 
 #[cfg(feature = "load")]
 pub use probe::Probe;
 pub use ring::{frames, ChunkError};
+#[cfg(feature = "load")]
+pub use stack::StackRing;
+pub use stack::{parse_stack, StackOptions, StackSample, StackStats};
 
 /// The records in a stretch [`Probe::poll_copy`] appended, in order, to `f`. Damage (which a
 /// stretch copied whole cannot have) ends the walk with an error after the whole records.
@@ -126,6 +130,9 @@ pub struct Options {
     /// `accept`) is sent when it returns, with [`Record::Syscall::began_before`] set. Off for a
     /// spawned command (its start is traced; the gate it waits on before exec is not its call).
     pub in_flight: bool,
+    /// User stacks for a sample of the traced calls, in a ring buffer of their own
+    /// ([`Probe::take_stack_ring`]); None: no stacks (and no stack ring worth the name).
+    pub stacks: Option<StackOptions>,
 }
 
 impl Default for Options {
@@ -138,6 +145,7 @@ impl Default for Options {
             summary_only: false,
             force_no_btf: false,
             in_flight: false,
+            stacks: None,
         }
     }
 }

@@ -109,6 +109,8 @@ struct Maps {
     caps: MapHandle,
     lost: MapHandle,
     counts: MapHandle,
+    stack_events: MapHandle,
+    stack_stats: MapHandle,
 }
 
 /// Opens one skeleton variant, sets the options, loads, fills the capture table, attaches, and
@@ -129,6 +131,21 @@ macro_rules! load_variant {
         ro.opt_coalesce = opts.coalesce;
         ro.opt_summary_only = opts.summary_only;
         ro.opt_in_flight = opts.in_flight;
+        // stacks: tp_btf only (the raw_tp variant never calls sample_stack); without them the
+        // stack ring is one page
+        let stacks = opts.stacks.as_ref().filter(|_| ro_has_btf::<$builder>());
+        ro.opt_stacks = stacks.is_some();
+        let mut stack_ring = 4096;
+        if let Some(st) = stacks {
+            ro.opt_stack_first = st.first;
+            ro.opt_stack_every = st.every;
+            ro.opt_stack_window_ns = u64::try_from(st.window.as_nanos()).unwrap_or(u64::MAX).max(1);
+            ro.opt_stack_bytes = st.bytes.min(abi::STACK_MAX as u32);
+            ro.opt_stack_fp = st.frame_pointers;
+            ro.opt_stack_nrs = st.nr_bitmap();
+            stack_ring = ring_size(st.ring_bytes);
+        }
+        open.maps.stack_events.set_max_entries(stack_ring).map_err(map_err("sizing the stack ring buffer"))?;
         open.maps.events.set_max_entries(ring_size(opts.ring_bytes)).map_err(map_err("sizing the ring buffer"))?;
         let mut skel = open.load().map_err(map_err("loading the BPF programs"))?;
         for (nr, spec) in caps::specs() {
@@ -147,9 +164,16 @@ macro_rules! load_variant {
             caps: handle(&skel.maps.caps)?,
             lost: handle(&skel.maps.lost)?,
             counts: handle(&skel.maps.counts)?,
+            stack_events: handle(&skel.maps.stack_events)?,
+            stack_stats: handle(&skel.maps.stack_stats)?,
         };
         (links, maps)
     }};
+}
+
+/// Whether a skeleton builder is the tp_btf one (the only one that sends stacks).
+fn ro_has_btf<B: 'static>() -> bool {
+    std::any::TypeId::of::<B>() == std::any::TypeId::of::<skel_btf::SyslintSkelBuilder>()
 }
 
 /// A power of two of at least one page, as the kernel requires.
@@ -223,6 +247,7 @@ pub struct Probe {
     filter: Filter,
     maps: Maps,
     btf: bool,
+    stacks: bool,
 }
 
 impl Probe {
@@ -257,12 +282,37 @@ impl Probe {
         };
         let ring = Ring::new(maps.events.as_fd(), maps.events.max_entries())?;
         let filter = Filter::new(&maps.traced)?;
-        Ok(Probe { links, ring, filter, maps, btf })
+        let stacks = btf && opts.stacks.is_some();
+        Ok(Probe { links, ring, filter, maps, btf, stacks })
     }
 
     /// True when the tp_btf variant is loaded, false for the raw_tp fallback.
     pub fn has_btf(&self) -> bool {
         self.btf
+    }
+
+    /// The ring buffer of the sampled calls' stacks, for a thread of its own to read; None when
+    /// stacks were not asked for, the raw_tp variant is loaded (it sends none), or it was
+    /// taken already.
+    pub fn take_stack_ring(&mut self) -> Result<Option<crate::StackRing>, Error> {
+        if !std::mem::take(&mut self.stacks) {
+            return Ok(None);
+        }
+        let map = MapHandle::try_from(&self.maps.stack_events).map_err(map_err("duplicating the stack ring"))?;
+        crate::StackRing::new(map).map(Some)
+    }
+
+    /// How many calls were sampled for a stack, sent, lost (the stack ring was full), summed
+    /// over CPUs.
+    pub fn stack_stats(&self) -> crate::StackStats {
+        let mut s = crate::StackStats::default();
+        for v in self.percpu::<abi::StackStats>(&self.maps.stack_stats, 0) {
+            s.sampled += v.sampled;
+            s.sent += v.sent;
+            s.lost += v.lost;
+            s.bytes += v.bytes;
+        }
+        s
     }
 
     /// Traces a running process: all its threads (they share the tgid) and, from now on, its

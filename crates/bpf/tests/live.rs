@@ -66,6 +66,7 @@ enum Rec {
         d2: (DataKind, Vec<u8>, bool),
         unfinished: bool,
         began_before: bool,
+        ts_exit: u64,
     },
     Repeat {
         tgid: u32,
@@ -100,17 +101,20 @@ enum Rec {
 impl Rec {
     fn from(r: Record<'_>) -> Rec {
         match r {
-            Record::Syscall { tgid, tid, nr, args, ret, data1, data2, unfinished, began_before, .. } => Rec::Sys {
-                tgid,
-                tid,
-                nr,
-                args,
-                ret,
-                d1: (data1.kind, data1.bytes.to_vec(), data1.truncated),
-                d2: (data2.kind, data2.bytes.to_vec(), data2.truncated),
-                unfinished,
-                began_before,
-            },
+            Record::Syscall { tgid, tid, nr, args, ret, data1, data2, unfinished, began_before, ts_exit, .. } => {
+                Rec::Sys {
+                    tgid,
+                    ts_exit,
+                    tid,
+                    nr,
+                    args,
+                    ret,
+                    d1: (data1.kind, data1.bytes.to_vec(), data1.truncated),
+                    d2: (data2.kind, data2.bytes.to_vec(), data2.truncated),
+                    unfinished,
+                    began_before,
+                }
+            }
             Record::Repeat { tgid, tid, period, count, first_ts, last_ts, dur_sum_ns } => {
                 assert!(first_ts <= last_ts, "repeat times out of order");
                 Rec::Repeat { tgid, tid, period, count, dur_sum_ns }
@@ -760,4 +764,117 @@ fn signals_arrive_in_order_between_the_calls() {
         }
     }
     assert_eq!(between, Some(1), "the last handler's getppid");
+}
+
+/// Spawns argv with a stack-sampling probe, reading the stack ring on this thread between the
+/// record polls; returns (pid, records, stack samples as (tid, nr, ts_exit, weight, ip, bytes,
+/// fault, truncated, fp walk), stats).
+#[allow(clippy::type_complexity)]
+fn run_with_stacks(
+    probe: &mut Probe,
+    argv: &[&str],
+) -> (u32, Vec<Rec>, Vec<(u32, u32, u64, u32, u64, usize, bool, bool, Vec<u64>)>) {
+    let mut ring = probe.take_stack_ring().expect("stack ring").expect("stacks were asked for");
+    assert!(probe.take_stack_ring().expect("second take").is_none(), "taken once only");
+    let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    let mut child = probe.spawn(&argv).expect("spawn");
+    let pid = child.pid();
+    let mut stacks = Vec::new();
+    let mut take = |s: syslint_bpf::StackSample<'_>| {
+        stacks.push((
+            s.tid,
+            s.nr,
+            s.ts_exit,
+            s.weight,
+            s.ip,
+            s.stack.len(),
+            s.fault,
+            s.truncated,
+            s.fp_ips().collect(),
+        ));
+    };
+    let mut recs = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = child.try_wait().expect("try_wait");
+        probe.poll(Duration::from_millis(20), &mut |r| recs.push(Rec::from(r))).expect("poll");
+        ring.poll(Duration::ZERO, &mut take).expect("stack poll");
+        if let Some(s) = status {
+            assert!(s.success(), "{argv:?} failed: {s}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "traced program did not finish in 60 s");
+    }
+    probe.poll(Duration::ZERO, &mut |r| recs.push(Rec::from(r))).expect("final poll");
+    probe.flush_pending(&mut |r| recs.push(Rec::from(r))).expect("flush");
+    ring.poll(Duration::ZERO, &mut take).expect("final stack poll");
+    (pid, recs, stacks)
+}
+
+/// The kernel's sampling budget, exactly: 5000 polls in one window give the first 8 and then
+/// one in 1000 (weight 1000) stacks, each naming a poll call of the thread whose exit time is
+/// in the trace, and none is lost. The copy starts at sp and stops at the stack's top (fault)
+/// or the byte limit; ip is the instruction after libc's syscall.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn sampled_calls_carry_their_stack_and_the_budget_is_exact() {
+    let test = "sampled_calls_carry_their_stack_and_the_budget_is_exact";
+    let stacks = syslint_bpf::StackOptions {
+        first: 8,
+        every: 1000,
+        window: Duration::from_secs(3600),
+        syscalls: Some(vec![POLL]),
+        ..Default::default()
+    };
+    let opts = Options { stacks: Some(stacks), ..Options::default() };
+    let Some(mut probe) = probe(test, &opts) else { return };
+    let Some(prog) = program(test, "polls") else { return };
+    const N: u64 = 5000;
+    let (pid, recs, samples) = run_with_stacks(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string()]);
+    let st = probe.stack_stats();
+    eprintln!("{test}: {} samples, stats {st:?}", samples.len());
+    assert_eq!(calls_of(&recs, pid, POLL), N);
+    // first 8, then calls 1008, 2008, 3008, 4008
+    assert_eq!(samples.len(), 8 + 4, "{samples:?}");
+    assert_eq!(st.sampled, 12);
+    assert_eq!((st.sent, st.lost), (12, 0));
+    assert!(samples.iter().all(|s| s.0 == pid && s.1 == POLL), "only the process's polls");
+    let weights: Vec<u32> = samples.iter().map(|s| s.3).collect();
+    assert_eq!(weights, [1, 1, 1, 1, 1, 1, 1, 1, 1000, 1000, 1000, 1000]);
+    assert_eq!(st.bytes, samples.iter().map(|s| 64 + 256 + s.5 as u64).sum::<u64>());
+    // every sample names a call the trace has: the first polls' own records' exit times
+    let poll_exits: BTreeSet<u64> = sys_records(&recs, POLL)
+        .filter_map(|r| match r {
+            Rec::Sys { ts_exit, .. } => Some(*ts_exit),
+            _ => None,
+        })
+        .collect();
+    assert!(poll_exits.contains(&samples[0].2), "the first sample is the first poll's");
+    for s in &samples {
+        // the stack copy: from sp to the stack's top (a main thread's stack is far less than
+        // 8 KiB deep here), so it stopped at an unreadable page, never empty
+        assert!(s.5 > 0 && s.5 <= 8192, "stack bytes {}", s.5);
+        assert!(s.6 || s.7, "the copy stopped somewhere: fault or limit");
+        // the frame-pointer walk starts at ip
+        assert_eq!(s.8.first().copied(), Some(s.4), "walk {:x?} vs ip {:x}", s.8, s.4);
+    }
+    // all from the same call site: one ip
+    assert_eq!(samples.iter().map(|s| s.4).collect::<BTreeSet<_>>().len(), 1);
+}
+
+/// Without stacks asked for there is no stack ring, and none is sampled.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn no_stacks_unless_asked() {
+    let test = "no_stacks_unless_asked";
+    let Some(mut probe) = probe(test, &Options::default()) else { return };
+    assert!(probe.take_stack_ring().expect("take").is_none());
+    let Some(prog) = program(test, "polls") else { return };
+    let (pid, recs) = run(&mut probe, &[prog.to_str().expect("utf-8 path"), "100"]);
+    assert_eq!(calls_of(&recs, pid, POLL), 100);
+    assert_eq!(probe.stack_stats(), syslint_bpf::StackStats::default());
+    // the raw_tp variant sends none even when asked
+    let opts = Options { force_no_btf: true, stacks: Some(Default::default()), ..Options::default() };
+    let Some(mut nobtf) = self::probe(test, &opts) else { return };
+    assert!(nobtf.take_stack_ring().expect("take").is_none());
 }

@@ -19,7 +19,8 @@
  * The parts, one header each, included below in this order: maps.h (options, maps, per-thread
  * state), filter.h (the `traced` bitmap), ring.h (ring-buffer output, the simple records),
  * coalesce.h (runs of identical calls, REPEAT records), sock.h (is an fd a socket),
- * capture.h (copying arguments' user memory: capture table, fill_slot). This file keeps the
+ * capture.h (copying arguments' user memory: capture table, fill_slot), stack.h (user stacks of
+ * sampled calls, tp_btf variant only). This file keeps the
  * call's entry and exit, the end of a thread and the tracepoint programs.
  */
 #include "vmlinux.h"
@@ -36,6 +37,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #include "coalesce.h"
 #include "sock.h"
 #include "capture.h"
+#include "stack.h"
 
 #define CLONE_THREAD 0x00010000
 
@@ -183,8 +185,9 @@ static __always_inline void on_exit_summary(struct sl_thread *t, __s64 ret, __u6
 }
 
 /* Build the SYSCALL record of the call that just returned (on thread state `t`, looked up by
- * the caller) into the scratch buffer, then send it or fold it into the thread's run. */
-static __always_inline int on_exit(__u64 pid_tgid, __s64 ret, struct sl_thread *t)
+ * the caller) into the scratch buffer, then send it or fold it into the thread's run. *exit_ts
+ * is set to the call's ts_exit when it was recorded (sent or folded), else left 0. */
+static __always_inline int on_exit(__u64 pid_tgid, __s64 ret, struct sl_thread *t, __u64 *exit_ts)
 {
 	__u32 tid = (__u32)pid_tgid, zero = 0;
 	struct sl_scratch *s;
@@ -241,6 +244,7 @@ static __always_inline int on_exit(__u64 pid_tgid, __s64 ret, struct sl_thread *
 		return 0;
 	}
 	s->busy = 1;
+	*exit_ts = now;
 
 	s->hdr.kind = SL_REC_SYSCALL;
 	s->hdr.tgid = t->tgid;
@@ -424,6 +428,7 @@ int BPF_PROG(sl_sys_exit, struct pt_regs *regs, long ret)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	struct sl_thread *t;
+	__u64 ts = 0;
 
 	/* the bitmap first: the thread-state lookup (a hash) only for traced processes */
 	if (!is_traced(pid_tgid >> 32))
@@ -434,7 +439,11 @@ int BPF_PROG(sl_sys_exit, struct pt_regs *regs, long ret)
 
 		t = began_before(pid_tgid, (__u32)regs->orig_ax, a, ret);
 	}
-	return on_exit(pid_tgid, ret, t);
+	on_exit(pid_tgid, ret, t, &ts);
+	/* t is there when ts is set; t->nr is still the call's */
+	if (opt_stacks && ts && t)
+		sample_stack(ctx, regs, pid_tgid >> 32, tid, t->nr, ts);
+	return 0;
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -584,6 +593,7 @@ int BPF_PROG(sl_sys_exit_raw, void *regs, long ret)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	struct sl_thread *t;
+	__u64 ts = 0;
 
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
@@ -594,7 +604,7 @@ int BPF_PROG(sl_sys_exit_raw, void *regs, long ret)
 
 		t = began_before(pid_tgid, (__u32)reg(regs, PT_ORIG_AX), a, ret);
 	}
-	return on_exit(pid_tgid, ret, t);
+	return on_exit(pid_tgid, ret, t, &ts);
 }
 
 #endif /* SYSLINT_NO_BTF */

@@ -215,4 +215,54 @@ struct sl_signal_rec {
 	__u64 ts;
 };
 
+/* ---- User stacks of sampled calls (tp_btf variant only), sent to their own ring buffer
+ * (`stack_events`) so calls without a stack cost nothing there and a full stack ring loses
+ * stacks, never syscall records. */
+#define SL_STACK_MAX 16384 /* bytes of the user stack a sample can copy (from sp upwards) */
+#define SL_STACK_IPS 32    /* return addresses of the kernel's frame-pointer walk kept */
+
+#define SL_REC_STACK 7
+
+/* SL_REC_STACK flags */
+#define SL_STK_TRUNC 0x01   /* the copy stopped at the byte limit: the stack goes on above it */
+#define SL_STK_FAULT 0x02   /* the copy stopped at an unreadable page (the stack's top, usually) */
+#define SL_STK_FP_FAIL 0x04 /* bpf_get_stack failed: no frame-pointer walk */
+
+/* SL_REC_STACK: the user registers a sampled call's thread had at its return (the syscall
+ * instruction's return address in `ip`), n_ips addresses of the kernel's frame-pointer walk
+ * (ips[0] is `ip`), then stack_len bytes of the stack from `sp` upwards. (tgid, tid, nr,
+ * ts_exit) name the call: ts_exit is its SYSCALL record's ts_exit (or, coalesced, the exit of
+ * one of the calls its REPEAT stands for). `weight` is how many calls of that thread and
+ * syscall the sample stands for: 1 for the first calls of a window, opt_stack_every after. */
+struct sl_stack_rec {
+	__u8 kind;
+	__u8 flags;
+	__u16 n_ips;
+	__u32 tgid;
+	__u32 tid;
+	__u32 nr;
+	__u64 ts_exit;
+	__u64 mm_id; /* the address space (its kernel address, opaque): changes at exec */
+	__u64 ip;
+	__u64 sp;
+	__u64 bp;
+	__u32 stack_len;
+	__u32 weight;
+};
+
+/* Per-CPU stack counters (one entry). */
+struct sl_stack_stats {
+	__u64 sampled; /* calls chosen for a stack */
+	__u64 sent;    /* stack records in the ring */
+	__u64 lost;    /* stack records that did not fit in the ring (or met a busy scratch) */
+	__u64 bytes;   /* bytes of the records sent */
+};
+
+/* The sampling budget of one thread and syscall (map stack_budget, keyed by tid << 32 | nr). */
+struct sl_stack_budget {
+	__u64 window_start;
+	__u32 seen; /* calls in this window */
+	__u32 _pad;
+};
+
 #endif /* SYSLINT_H */

@@ -135,12 +135,15 @@ struct signal_struct {
 	atomic_t live;
 };
 
+struct mm_struct;
+
 struct task_struct {
 	int exit_code;
 	pid_t pid;
 	pid_t tgid;
 	struct files_struct *files;
 	struct signal_struct *signal;
+	struct mm_struct *mm;
 };
 
 struct linux_binprm {

@@ -18,8 +18,10 @@ use std::process::ExitStatus;
 use std::time::Duration;
 #[cfg(feature = "ebpf")]
 use syslint_bpf::Probe;
-pub use syslint_bpf::{Error as BpfError, Lost, Options};
+pub use syslint_bpf::{Error as BpfError, Lost, Options, StackOptions};
 use syslint_event::Event;
+#[cfg(feature = "ebpf")]
+pub use syslint_stacks::{Frame, Sample as StackSample, Stack, StackId, StackTable};
 
 /// What to trace: the same for both live backends.
 pub use crate::live::Target;
@@ -41,6 +43,8 @@ pub struct EbpfSession {
     /// CLOCK_REALTIME minus CLOCK_MONOTONIC at the start: the one conversion to wall-clock
     /// time the live report, the .slr header and a text recording share.
     pub realtime_offset_ns: i64,
+    /// The thread unwinding and symbolizing sampled stacks ([`Options::stacks`]).
+    stacks: Option<syslint_stacks::Collector>,
 }
 
 #[cfg(feature = "ebpf")]
@@ -59,6 +63,13 @@ impl EbpfSession {
         // blocked accept whose connection the trace would otherwise never see opened)
         let opts = &Options { in_flight: matches!(target, Target::Pids(_)), ..opts.clone() };
         let mut probe = Probe::load(opts)?;
+        // before the command starts: its first sample must find the collector reading
+        let stacks = match probe.take_stack_ring()? {
+            Some(ring) => {
+                Some(syslint_stacks::Collector::start(ring, syslint_stacks::Limits::default()).map_err(BpfError::Io)?)
+            }
+            None => None,
+        };
         let mut known = format::Known::default();
         let mut gone = Vec::new();
         let (child, pids, what) = match target {
@@ -109,7 +120,26 @@ impl EbpfSession {
             gone,
             records: 0,
             realtime_offset_ns: slr::realtime_offset_ns(),
+            stacks,
         })
+    }
+
+    /// The sampled stacks, unwound and symbolized, with the kernel's counts (sampled, sent,
+    /// lost): call once the traced processes ended or were left (after [`EbpfSession::drain`]).
+    /// None when stacks were not asked for or the kernel program cannot send them (no BTF).
+    pub fn finish_stacks(&mut self) -> Option<Result<StackTable, String>> {
+        let c = self.stacks.take()?;
+        let kernel = self.probe.stack_stats();
+        Some(c.finish().map(|mut t| {
+            if kernel.lost > 0 {
+                t.notes.push(format!(
+                    "{} of {} sampled stacks were lost (the stack ring buffer was full): those calls have none",
+                    kernel.lost, kernel.sampled
+                ));
+            }
+            t.kernel = Some(kernel);
+            t
+        }))
     }
 
     /// What the fds open before an attach are (for the [`Consumer`]).

@@ -1,0 +1,495 @@
+//! User stacks of the syscalls syslint's eBPF capture sampled ([`syslint_bpf::StackOptions`]):
+//! unwound from `.eh_frame` / `.debug_frame` CFI with `framehop` (falling back to the kernel's
+//! frame-pointer walk) and symbolized with `blazesym` (ELF symbols, DWARF file:line where debug
+//! information exists), on a thread of their own ([`Collector`]), never the capture thread.
+//!
+//! What comes out is a [`StackTable`]: symbolized stacks, each named by its index (a
+//! [`StackId`]), and one [`Sample`] per sampled call saying which stack it had, so a finding
+//! can count its calls per call site. A frame is [`Frame`]: address, module path, symbol and
+//! offset, file:line when known, the shape strace `-k`/`-kk` prints per frame.
+//!
+//! Short-lived processes: the kernel wakes the collector at each thread's first sample of a
+//! syscall, and the collector reads `/proc/PID/maps` and opens the mapped files then, so a
+//! process that lives a few milliseconds still has its map read; when it is gone before that,
+//! its frames stay unnamed addresses and [`Stack::note`] says why.
+//!
+//! Bounded: at most [`Limits`] processes, modules, stacks, samples and frames per stack; what
+//! goes beyond is counted in [`Stats`] and said in [`StackTable::notes`].
+
+mod maps;
+mod module;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
+use framehop::{FrameAddress, Unwinder};
+use syslint_bpf::{StackRing, StackSample, StackStats};
+
+use maps::ModuleFile;
+pub use maps::{parse_maps, Mapping};
+use module::Bytes;
+
+/// One frame of a user stack. The innermost frame's `addr` is the instruction after the
+/// syscall; the others' are return addresses (named by the call instruction before them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// The address in the process.
+    pub addr: u64,
+    /// The mapped file holding it (None: anonymous memory, JIT code, or a map not read).
+    pub module: Option<String>,
+    /// `addr`'s offset in `module`'s file (0 without a module).
+    pub module_offset: u64,
+    /// The function, demangled (None: no symbol covers it, as in a stripped binary).
+    pub symbol: Option<String>,
+    /// `addr` minus the symbol's start.
+    pub symbol_offset: u64,
+    /// Source file and line (DWARF), when the module has debug information.
+    pub file: Option<String>,
+    pub line: Option<u32>,
+}
+
+/// How a stack was unwound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// DWARF CFI (`.eh_frame`, `.debug_frame`) over the copied stack bytes, frame pointers
+    /// where a module has none.
+    Cfi,
+    /// The kernel's frame-pointer walk (it went further than CFI over the copy).
+    FramePointer,
+}
+
+/// A stack, innermost frame first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stack {
+    pub tgid: u32,
+    pub frames: Vec<Frame>,
+    pub method: Method,
+    /// The unwinding reached the stack's root (the thread's start) rather than stopping early.
+    pub complete: bool,
+    /// What could not be named, and why (a stripped module, a map not read, a stack cut).
+    pub note: Option<String>,
+}
+
+/// The index of a stack in [`StackTable::stacks`].
+pub type StackId = u32;
+
+/// One sampled call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    pub tgid: u32,
+    pub tid: u32,
+    /// The syscall number.
+    pub nr: u32,
+    /// The call's exit (CLOCK_MONOTONIC ns), as in its Syscall record; with (tid, nr) it names
+    /// the call, or, coalesced, one of the calls its Repeat record stands for.
+    pub ts_exit: u64,
+    /// How many calls of this thread and syscall the sample stands for.
+    pub weight: u32,
+    pub stack: StackId,
+}
+
+/// What the collector did, and what it had to leave out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Stack records received.
+    pub received: u64,
+    /// Samples not kept (beyond [`Limits::samples`] or [`Limits::stacks`]).
+    pub dropped: u64,
+    /// Time spent unwinding and symbolizing, in total.
+    pub unwind_ns: u64,
+    pub symbolize_ns: u64,
+    /// Bytes of the stack records received.
+    pub bytes: u64,
+    /// Processes whose memory map could not be read (gone before the collector looked).
+    pub unmapped_processes: u64,
+}
+
+/// The stacks of a trace.
+#[derive(Clone, Debug, Default)]
+pub struct StackTable {
+    pub stacks: Vec<Stack>,
+    pub samples: Vec<Sample>,
+    pub stats: Stats,
+    /// The kernel's counts (sampled, sent, lost), when the caller filled them in.
+    pub kernel: Option<StackStats>,
+    /// What the table leaves out, in words.
+    pub notes: Vec<String>,
+}
+
+/// Bounds on what the collector keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub processes: usize,
+    pub modules: usize,
+    pub stacks: usize,
+    pub samples: usize,
+    pub frames: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { processes: 4096, modules: 2048, stacks: 65536, samples: 1 << 20, frames: 128 }
+    }
+}
+
+/// A process's map as read, its modules placed at their addresses for framehop.
+struct Process {
+    maps: Vec<Mapping>,
+    /// Module files by mapping index (executable file mappings only).
+    files: Vec<(usize, Arc<ModuleFile>)>,
+    unwinder: UnwinderX86_64<Bytes>,
+    read_at: Instant,
+}
+
+/// Unwinds stack samples as they come (the copied bytes are dropped right after) and
+/// symbolizes the distinct stacks at the end. The test-level API; [`Collector`] runs one on a
+/// thread of its own.
+pub struct Resolver {
+    limits: Limits,
+    procs: HashMap<(u32, u64), Option<Process>>,
+    modules: HashMap<(u64, u64), Arc<ModuleFile>>,
+    cache: CacheX86_64,
+    /// (tgid, mm_id, method, complete, addresses) -> stack id
+    seen: HashMap<(u32, u64, Method, bool, Vec<u64>), StackId>,
+    raw: Vec<RawStack>,
+    samples: Vec<Sample>,
+    stats: Stats,
+}
+
+struct RawStack {
+    tgid: u32,
+    mm_id: u64,
+    method: Method,
+    complete: bool,
+    addrs: Vec<u64>,
+    cut: Option<String>,
+}
+
+impl Resolver {
+    pub fn new(limits: Limits) -> Resolver {
+        Resolver {
+            limits,
+            procs: HashMap::new(),
+            modules: HashMap::new(),
+            cache: CacheX86_64::new(),
+            seen: HashMap::new(),
+            raw: Vec::new(),
+            samples: Vec::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    /// Reads the process's map now (once per address space; again when an address falls
+    /// outside it, at most every 100 ms: a library loaded later) and opens its module files.
+    fn process(&mut self, tgid: u32, mm_id: u64, ip: u64) -> Option<&Process> {
+        let key = (tgid, mm_id);
+        let stale = match self.procs.get(&key) {
+            None => true,
+            Some(None) => false,
+            Some(Some(p)) => {
+                !p.maps.iter().any(|m| m.range.contains(&ip)) && p.read_at.elapsed() > Duration::from_millis(100)
+            }
+        };
+        if stale {
+            if self.procs.len() >= self.limits.processes && !self.procs.contains_key(&key) {
+                return None;
+            }
+            let p = self.read_process(tgid);
+            if p.is_none() && !self.procs.contains_key(&key) {
+                self.stats.unmapped_processes += 1;
+            }
+            if p.is_some() || !self.procs.contains_key(&key) {
+                self.procs.insert(key, p);
+            }
+        }
+        self.procs.get(&key).and_then(Option::as_ref)
+    }
+
+    fn read_process(&mut self, tgid: u32) -> Option<Process> {
+        let text = std::fs::read_to_string(format!("/proc/{tgid}/maps")).ok()?;
+        let maps = parse_maps(&text);
+        if maps.is_empty() {
+            // a zombie: its memory is gone already
+            return None;
+        }
+        let mut unwinder = UnwinderX86_64::new();
+        let mut files = Vec::new();
+        for (i, m) in maps.iter().enumerate() {
+            if !m.exec || !m.is_file() {
+                continue;
+            }
+            let key = (m.dev, m.inode);
+            let file = match self.modules.get(&key) {
+                Some(f) => f.clone(),
+                None if self.modules.len() < self.limits.modules => {
+                    let Some(f) = ModuleFile::open(tgid, m) else { continue };
+                    let f = Arc::new(f);
+                    self.modules.insert(key, f.clone());
+                    f
+                }
+                None => continue,
+            };
+            if let Some((sections, segments)) = module::read_elf(&file) {
+                if let Some(bias) = module::bias(&segments, m) {
+                    // the whole file's span in the process, for framehop's module lookup
+                    let span = maps
+                        .iter()
+                        .filter(|o| o.dev == m.dev && o.inode == m.inode)
+                        .fold(m.range.clone(), |r, o| r.start.min(o.range.start)..r.end.max(o.range.end));
+                    if !unwinder_has(&files, &maps, m) {
+                        unwinder.add_module(framehop::Module::new(file.path.clone(), span, bias, sections));
+                    }
+                }
+            }
+            files.push((i, file));
+        }
+        Some(Process { maps, files, unwinder, read_at: Instant::now() })
+    }
+
+    /// Unwinds one sample now; its stack bytes are not kept.
+    pub fn add(&mut self, s: &StackSample<'_>) {
+        let t0 = Instant::now();
+        self.stats.received += 1;
+        self.stats.bytes += s.record_bytes() as u64;
+        if self.samples.len() >= self.limits.samples {
+            self.stats.dropped += 1;
+            return;
+        }
+        let max = self.limits.frames;
+        let fp: Vec<u64> = s.fp_ips().take(max).collect();
+        let mut cache = std::mem::take(&mut self.cache);
+        let (mut addrs, mut complete, mut cut) = (Vec::new(), false, None);
+        if let Some(p) = self.process(s.tgid, s.mm_id, s.ip) {
+            let mut read = |a: u64| s.read_u64(a).ok_or(());
+            let mut it = p.unwinder.iter_frames(s.ip, UnwindRegsX86_64::new(s.ip, s.sp, s.bp), &mut cache, &mut read);
+            loop {
+                match it.next() {
+                    Ok(Some(f)) if addrs.len() < max => addrs.push(frame_addr(f)),
+                    Ok(Some(_)) => {
+                        cut = Some(format!("cut at {max} frames"));
+                        break;
+                    }
+                    Ok(None) => {
+                        complete = true;
+                        break;
+                    }
+                    Err(e) => {
+                        cut = Some(unwind_stop(&e, s));
+                        break;
+                    }
+                }
+            }
+        } else {
+            let late_us = syslint_bpf::monotonic_now_ns().saturating_sub(s.ts_exit) / 1000;
+            cut = Some(format!(
+                "process {} ended before its memory map could be read ({late_us} us after this \
+                 call): no module is known, the addresses are unnamed",
+                s.tgid
+            ));
+            addrs.push(s.ip);
+        }
+        self.cache = cache;
+        let method = if fp.len() > addrs.len() {
+            addrs = fp;
+            Method::FramePointer
+        } else {
+            Method::Cfi
+        };
+        let key = (s.tgid, s.mm_id, method, complete, addrs);
+        let id = match self.seen.get(&key) {
+            Some(&id) => id,
+            None if self.raw.len() < self.limits.stacks => {
+                let id = self.raw.len() as StackId;
+                self.raw.push(RawStack { tgid: s.tgid, mm_id: s.mm_id, method, complete, addrs: key.4.clone(), cut });
+                self.seen.insert(key, id);
+                id
+            }
+            None => {
+                self.stats.dropped += 1;
+                return;
+            }
+        };
+        self.samples.push(Sample {
+            tgid: s.tgid,
+            tid: s.tid,
+            nr: s.nr,
+            ts_exit: s.ts_exit,
+            weight: s.weight,
+            stack: id,
+        });
+        self.stats.unwind_ns += t0.elapsed().as_nanos() as u64;
+    }
+
+    /// Symbolizes every distinct stack (one blazesym pass per module) and hands the table over.
+    pub fn finish(self) -> StackTable {
+        let t0 = Instant::now();
+        let Resolver { procs, raw, samples, mut stats, .. } = self;
+        let symbolizer = blazesym::symbolize::Symbolizer::new();
+        // (stack, frame) -> where, grouped by module for one batch each
+        let mut by_module: HashMap<*const ModuleFile, Batch> = HashMap::new();
+        let mut stacks: Vec<Stack> = Vec::with_capacity(raw.len());
+        for (si, r) in raw.iter().enumerate() {
+            let proc_ = procs.get(&(r.tgid, r.mm_id)).and_then(Option::as_ref);
+            let mut frames = Vec::with_capacity(r.addrs.len());
+            for (fi, &addr) in r.addrs.iter().enumerate() {
+                let lookup = if fi == 0 { addr } else { addr.wrapping_sub(1) };
+                let mut f = Frame {
+                    addr,
+                    module: None,
+                    module_offset: 0,
+                    symbol: None,
+                    symbol_offset: 0,
+                    file: None,
+                    line: None,
+                };
+                if let Some(p) = proc_ {
+                    if let Some((mi, m)) = p.maps.iter().enumerate().find(|(_, m)| m.range.contains(&lookup)) {
+                        f.module =
+                            m.is_file().then(|| m.path.strip_suffix(" (deleted)").unwrap_or(&m.path).to_string());
+                        if m.path == "[vdso]" {
+                            f.module = Some(m.path.clone());
+                        }
+                        f.module_offset = addr - m.range.start + m.offset;
+                        if let Some((_, file)) = p.files.iter().find(|(i, _)| *i == mi) {
+                            let e = by_module.entry(Arc::as_ptr(file)).or_insert_with(|| (file.clone(), Vec::new()));
+                            e.1.push((si, fi, lookup - m.range.start + m.offset));
+                        }
+                    }
+                }
+                frames.push(f);
+            }
+            stacks.push(Stack { tgid: r.tgid, frames, method: r.method, complete: r.complete, note: r.cut.clone() });
+        }
+        for (file, wants) in by_module.values() {
+            let offsets: Vec<u64> = wants.iter().map(|w| w.2).collect();
+            let src = blazesym::symbolize::source::Source::Elf(blazesym::symbolize::source::Elf::new(file.open_path()));
+            let Ok(syms) = symbolizer.symbolize(&src, blazesym::symbolize::Input::FileOffset(&offsets)) else {
+                continue;
+            };
+            for (w, sym) in wants.iter().zip(syms) {
+                let Some(f) = stacks.get_mut(w.0).and_then(|s| s.frames.get_mut(w.1)) else { continue };
+                if let blazesym::symbolize::Symbolized::Sym(sym) = sym {
+                    f.symbol = Some(sym.name.to_string());
+                    // the frame's own address (not the lookup address one before a return)
+                    f.symbol_offset = sym.offset as u64 + u64::from(w.1 != 0);
+                    if let Some(ci) = &sym.code_info {
+                        f.file = Some(ci.to_path().display().to_string());
+                        f.line = ci.line;
+                    }
+                }
+            }
+        }
+        for s in &mut stacks {
+            let unnamed: Vec<String> = s
+                .frames
+                .iter()
+                .filter(|f| f.symbol.is_none())
+                .map(|f| match &f.module {
+                    Some(m) => format!("{m}+{:#x}", f.module_offset),
+                    None => format!("{:#x}", f.addr),
+                })
+                .collect();
+            if !unnamed.is_empty() {
+                let why = format!(
+                    "{} of {} frames have no symbol ({}): a stripped module (only its exported \
+                     symbols are left), anonymous or JIT code, or a map not read",
+                    unnamed.len(),
+                    s.frames.len(),
+                    unnamed.join(", ")
+                );
+                s.note = Some(match s.note.take() {
+                    Some(n) => format!("{n}; {why}"),
+                    None => why,
+                });
+            }
+        }
+        stats.symbolize_ns = t0.elapsed().as_nanos() as u64;
+        let mut notes = Vec::new();
+        if stats.dropped > 0 {
+            notes.push(format!("{} sampled stacks not kept (the collector's bounds)", stats.dropped));
+        }
+        if stats.unmapped_processes > 0 {
+            notes.push(format!(
+                "{} processes ended before their memory map could be read: their frames are unnamed",
+                stats.unmapped_processes
+            ));
+        }
+        StackTable { stacks, samples, stats, kernel: None, notes }
+    }
+}
+
+/// A module's frames to symbolize: (stack index, frame index, file offset to look up).
+type Batch = (Arc<ModuleFile>, Vec<(usize, usize, u64)>);
+
+/// Whether a module for the same file was already added for this process (a file mapped
+/// executable twice).
+fn unwinder_has(files: &[(usize, Arc<ModuleFile>)], maps: &[Mapping], m: &Mapping) -> bool {
+    files.iter().any(|(i, _)| maps.get(*i).is_some_and(|o| o.dev == m.dev && o.inode == m.inode))
+}
+
+fn frame_addr(f: FrameAddress) -> u64 {
+    f.address()
+}
+
+/// Why CFI unwinding stopped, in words.
+fn unwind_stop(e: &framehop::Error, s: &StackSample<'_>) -> String {
+    match e {
+        framehop::Error::CouldNotReadStack(a) if s.truncated => format!(
+            "the stack goes on past the {} bytes copied (the next frame is at {a:#x}): raise the copy size",
+            s.stack.len()
+        ),
+        other => format!("unwinding stopped: {other}"),
+    }
+}
+
+/// Reads a [`StackRing`] on a thread of its own, unwinding as samples come, and symbolizes at
+/// [`Collector::finish`].
+pub struct Collector {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<Result<StackTable, String>>,
+}
+
+impl Collector {
+    pub fn start(mut ring: StackRing, limits: Limits) -> std::io::Result<Collector> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new().name("syslint-stacks".into()).spawn(move || {
+            let mut r = Resolver::new(limits);
+            loop {
+                let last = flag.load(Ordering::Acquire);
+                ring.poll(if last { Duration::ZERO } else { Duration::from_millis(10) }, &mut |s| r.add(&s))
+                    .map_err(|e| e.to_string())?;
+                if last {
+                    break;
+                }
+            }
+            Ok(r.finish())
+        })?;
+        Ok(Collector { stop, thread })
+    }
+
+    /// Reads what is left in the ring, symbolizes, and returns the table. Call it once the
+    /// traced processes are done (or detached).
+    pub fn finish(self) -> Result<StackTable, String> {
+        self.stop.store(true, Ordering::Release);
+        self.thread.join().map_err(|_| "the stack collector thread panicked".to_string())?
+    }
+}
+
+impl Frame {
+    /// `sym+0xoff (file:line)` or what is known, for notes and debug output.
+    pub fn describe(&self) -> String {
+        let mut s = match (&self.symbol, &self.module) {
+            (Some(sym), _) => format!("{sym}+{:#x}", self.symbol_offset),
+            (None, Some(m)) => format!("{m}+{:#x}", self.module_offset),
+            (None, None) => format!("{:#x}", self.addr),
+        };
+        if let (Some(file), Some(line)) = (&self.file, self.line) {
+            s.push_str(&format!(" ({file}:{line})"));
+        }
+        s
+    }
+}
