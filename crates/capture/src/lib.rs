@@ -87,6 +87,11 @@ impl CaptureInfo {
             durations: s.with_duration > 0 || backend.ebpf(),
             resumed_pairs: s.resumed_pairs,
             never_resumed: s.never_resumed,
+            // the analysis counts the rest
+            stacks: (s.frame_lines > 0).then(|| syslint_report::Stacks {
+                unattached: s.stacks_unattached + s.stacks_at_exit,
+                ..Default::default()
+            }),
             warnings,
             notes,
             ..Default::default()

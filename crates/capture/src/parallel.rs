@@ -1134,8 +1134,14 @@ mod tests {
         let shown = calls
             .into_iter()
             .map(|(tid, name, s)| {
-                let frames: Vec<String> =
-                    s.map(|s| t.frames_of(s).map(syslint_event::Frame::describe).collect()).unwrap_or_default();
+                let describe = |f: &syslint_event::Frame| {
+                    let base = f.module.as_deref().map_or("", |m| m.rsplit('/').next().unwrap_or(m));
+                    match &f.symbol {
+                        Some(s) => format!("{s} ({base})"),
+                        None => format!("{base}+{:#x}", f.addr),
+                    }
+                };
+                let frames: Vec<String> = s.map(|s| t.frames_of(s).map(describe).collect()).unwrap_or_default();
                 format!("{tid} {name} <- {}", frames.join(" <- "))
             })
             .collect();

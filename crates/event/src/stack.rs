@@ -50,24 +50,6 @@ impl Frame {
             || base.starts_with("[vdso]")
             || base == "vdso"
     }
-
-    /// `symbol+0xoff (module) file:line`, as short as what is known.
-    pub fn describe(&self) -> String {
-        if let Some(e) = &self.error {
-            return format!("[{e}]");
-        }
-        let base = self.module.as_deref().map(|m| m.rsplit('/').next().unwrap_or(m));
-        let mut s = match (&self.symbol, base) {
-            (Some(sym), Some(b)) => format!("{sym} ({b})"),
-            (Some(sym), None) => sym.clone(),
-            (None, Some(b)) => format!("{b}+{:#x}", self.addr),
-            (None, None) => format!("{:#x}", self.addr),
-        };
-        if let Some(f) = &self.file {
-            s.push_str(&format!(" {f}:{}", self.line.unwrap_or(0)));
-        }
-        s
-    }
 }
 
 /// Stacks and frames of one input, interned and bounded.

@@ -880,6 +880,8 @@ mod tests {
             confidence: None,
             confidence_reason: None,
             confirm: None,
+            call_sites: vec![],
+            stacks_command: None,
             baselined: false,
             advice: None,
         }

@@ -1,0 +1,122 @@
+//! Call sites (issue 31) from strace `-k` logs: tests/fixtures/stacks holds spin.c, a busy poll
+//! two calls deep in named functions (main -> serve -> wait_for_reply -> poll), built `gcc -g
+//! -O2` and recorded by record.sh under Debian 12's strace 6.1 (-f -k -tt -T), with the spin
+//! moved to check_ready, a blocking variant, and a run without -k.
+
+use crate::common::*;
+use std::path::PathBuf;
+use syslint_report::{CallSite, Finding, Report};
+
+fn stacks(name: &str) -> PathBuf {
+    root().join("tests/fixtures/stacks/traces").join(name)
+}
+
+fn symbols(site: &CallSite) -> Vec<&str> {
+    site.frames.iter().map(|f| f.symbol.as_deref().unwrap_or("?")).collect()
+}
+
+fn spin(name: &str) -> (Report, Finding) {
+    let r = analyze(&[&stacks(name)]);
+    let f = only("busy-poll", &r, name);
+    (r, f)
+}
+
+#[test]
+fn a_busy_poll_names_the_two_functions_that_spin() {
+    let (r, f) = spin("deep.f-k-tt-T.strace.gz");
+    let top = &f.call_sites[0];
+    // the spin is main -> serve -> wait_for_reply -> poll: its owner frame is the innermost the
+    // program owns, and the chain goes on to its callers and down to libc's wrapper
+    assert_eq!(top.lead().and_then(|l| l.symbol.as_deref()), Some("wait_for_reply"));
+    assert_eq!(&symbols(top)[..4], ["poll", "wait_for_reply", "serve", "main"]);
+    assert_eq!(top.owner, Some(1));
+    assert!(top.frames[0].module.as_deref().is_some_and(|m| m.ends_with("/libc.so.6")));
+    assert_eq!(top.frames[1].module.as_deref(), Some("/tmp/syslint-stacks/app/spin"));
+    // every zero-timeout poll of the finding came from there: counted in the trace text
+    let text = read_text(&stacks("deep.f-k-tt-T.strace.gz"));
+    let from_there = text.matches("\n > /tmp/syslint-stacks/app/spin(wait_for_reply+").count() as u64;
+    assert_eq!(top.calls, from_there);
+    assert!(top.share > 0.99 && top.share <= 1.0, "{}", top.share);
+    let shares: f64 = f.call_sites.iter().map(|s| s.share).sum();
+    assert!(shares <= 1.0 + 1e-9);
+    assert!(f.stacks_command.is_none());
+    let st = r.capture.stacks.as_ref().expect("the capture says it had stacks");
+    assert!(st.calls >= top.calls && st.calls == r.capture.syscalls - 3, "{st:?}");
+    // two threads' exit(0) and exit_group(0): strace prints theirs after `+++ exited`
+    assert_eq!(st.unattached, 3);
+    assert_eq!((st.dropped, st.truncated), (0, 0));
+}
+
+#[test]
+fn the_spin_moved_to_another_function_is_named_there() {
+    let (_, f) = spin("moved.f-k-tt-T.strace.gz");
+    assert_eq!(&symbols(&f.call_sites[0])[..4], ["poll", "check_ready", "serve", "main"]);
+    assert!(f.call_sites.iter().all(|s| !symbols(s).contains(&"wait_for_reply")));
+}
+
+#[test]
+fn the_blocking_variant_has_stacks_and_no_finding() {
+    let r = analyze(&[&stacks("block.f-k-tt-T.strace.gz")]);
+    assert!(findings(&r, "busy-poll").is_empty(), "{:#?}", r.findings);
+    assert!(r.capture.stacks.as_ref().is_some_and(|s| s.calls > 0));
+}
+
+#[test]
+fn without_stacks_a_finding_says_how_to_record_them() {
+    let (r, f) = spin("deep.f-tt-T.strace.gz");
+    assert!(f.call_sites.is_empty() && r.capture.stacks.is_none());
+    let cmd = f.stacks_command.expect("the re-record command");
+    // its evidence: the zero-timeout polls and the read that ended the spin
+    assert!(cmd.starts_with("strace -f -k -tt -T -e trace=poll,read "), "{cmd}");
+}
+
+#[test]
+fn the_table_shows_the_top_site_and_verbose_every_stack() {
+    let path = stacks("deep.f-k-tt-T.strace.gz");
+    let p = path.to_str().expect("utf-8 path");
+    let out = stdout(&run(&["analyze", p]));
+    assert!(
+        out.contains("  called from: wait_for_reply (spin) <- serve (spin) <- main (spin) <- ... (935 calls, 99.7%)"),
+        "{out}"
+    );
+    assert!(out.contains("more call sites: --verbose"), "{out}");
+    assert!(out.contains("stacks: 1002 calls came with their stack"), "{out}");
+    let out = stdout(&run(&["analyze", "--verbose", p]));
+    assert!(out.contains("      via poll (libc.so.6)"), "{out}");
+    assert!(out.contains("       and from: serve (spin) <- main (spin)"), "{out}");
+    let none = stacks("deep.f-tt-T.strace.gz");
+    let out = stdout(&run(&["analyze", none.to_str().expect("utf-8")]));
+    assert!(out.contains("  call sites: not in this trace; record them: strace -f -k"), "{out}");
+}
+
+#[test]
+fn markdown_and_html_fold_the_stacks_away() {
+    let path = stacks("deep.f-k-tt-T.strace.gz");
+    let p = path.to_str().expect("utf-8 path");
+    let md = stdout(&run(&["analyze", "--format", "markdown", p]));
+    assert!(
+        md.contains(
+            "**Called from:** `wait_for_reply (spin) <- serve (spin) <- main (spin) <- ...` (935 calls, 99.7%)"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("<details><summary>Call sites (3)</summary>"), "{md}");
+    assert!(md.contains("  * wait_for_reply (spin)\n    serve (spin)"), "{md}");
+    let html = stdout(&run(&["analyze", "--format", "html", p]));
+    assert!(html.contains("<details class=\"sites\"><summary>called from wait_for_reply (spin) &lt;- serve (spin)"));
+    assert!(html.contains("<b>wait_for_reply (spin)</b>"));
+}
+
+#[test]
+fn the_shared_corpus_k_log_reads_whole() {
+    // ../shared/strace-corpus/stacktrace-k-f-t-2025-strace6.strace: a Rust program's start under
+    // strace 6 -k -f -t, read in place
+    let Some(dir) = corpus() else {
+        eprintln!("skipped: ../shared/strace-corpus is absent");
+        return;
+    };
+    let r = analyze(&[&dir.join("stacktrace-k-f-t-2025-strace6.strace")]);
+    assert_eq!(r.capture.unparsed_lines, 0, "{:?}", r.capture.unparsed_samples);
+    let st = r.capture.stacks.expect("stacks");
+    assert_eq!((st.calls, st.unattached), (r.capture.syscalls, 0));
+}
