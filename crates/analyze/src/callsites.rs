@@ -135,6 +135,26 @@ pub fn calls_of(evidence: &[String]) -> Vec<(Tid, Sys)> {
     out
 }
 
+/// The syscalls the detectors name in their interest (by name or class), sorted: what strace
+/// traces with stacks under `trace --stacks sampled`. A detector that counts every call
+/// (busy-poll's "calls that did nothing") sees only these then.
+pub fn watched_syscalls(detectors: &[Box<dyn crate::registry::Detector>]) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = (0..Sys::COUNT)
+        .map(Sys::from_index)
+        .filter(|&s| s != Sys::Other)
+        .filter(|&s| {
+            detectors.iter().any(|d| {
+                let i = &d.meta().interest;
+                i.syscalls.contains(&s) || i.classes.iter().any(|&c| s.is(c))
+            })
+        })
+        .map(Sys::name)
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 fn wire(f: &Frame) -> StackFrame {
     StackFrame {
         module: f.module.clone(),

@@ -120,3 +120,44 @@ fn the_shared_corpus_k_log_reads_whole() {
     let st = r.capture.stacks.expect("stacks");
     assert_eq!((st.calls, st.unattached), (r.capture.syscalls, 0));
 }
+
+#[test]
+fn live_trace_with_stacks_names_the_spin() {
+    // `trace --stacks sampled` on the strace backend: strace -k -e trace=(the syscalls the
+    // detectors watch), here on spin.c built as record.sh builds it
+    need(&["gcc", "strace"]);
+    let dir = std::env::temp_dir().join(format!("syslint-call-sites-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let prog = dir.join("spin");
+    let src = root().join("tests/fixtures/stacks/spin.c");
+    let built = std::process::Command::new("gcc")
+        .args(["-g", "-O2", "-pthread", "-o"])
+        .arg(&prog)
+        .arg(&src)
+        .status()
+        .expect("gcc runs");
+    assert!(built.success());
+    let out = dir.join("r.json");
+    let o = run(&[
+        "trace",
+        "--backend",
+        "strace",
+        "--stacks",
+        "sampled",
+        "-q",
+        "--format",
+        "json",
+        "--output-file",
+        out.to_str().expect("utf-8"),
+        "--",
+        prog.to_str().expect("utf-8"),
+        "deep",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = parse_report(&std::fs::read_to_string(&out).expect("report")).expect("a report");
+    let _ = std::fs::remove_dir_all(&dir);
+    let f = only("busy-poll", &r, "live spin");
+    assert_eq!(&symbols(&f.call_sites[0])[..4], ["poll", "wait_for_reply", "serve", "main"]);
+    assert!(r.capture.notes.iter().any(|n| n.contains("with their stacks (-k -e trace=...)")), "{:?}", r.capture.notes);
+}
