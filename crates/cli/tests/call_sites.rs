@@ -161,3 +161,34 @@ fn live_trace_with_stacks_names_the_spin() {
     assert_eq!(&symbols(&f.call_sites[0])[..4], ["poll", "wait_for_reply", "serve", "main"]);
     assert!(r.capture.notes.iter().any(|n| n.contains("with their stacks (-k -e trace=...)")), "{:?}", r.capture.notes);
 }
+
+#[test]
+fn diff_does_not_call_a_spin_moved_to_another_function_fixed() {
+    let (deep, moved, block) =
+        (stacks("deep.f-k-tt-T.strace.gz"), stacks("moved.f-k-tt-T.strace.gz"), stacks("block.f-k-tt-T.strace.gz"));
+    let diff = |a: &PathBuf, b: &PathBuf| {
+        let o = run(&["diff", "--format", "json", a.to_str().expect("utf-8"), b.to_str().expect("utf-8")]);
+        json_doc(stdout(&o)).expect("a diff document")
+    };
+    let sites = |d: &serde_json::Value, kind: &str| -> Vec<String> {
+        d["findings"][kind]
+            .as_array()
+            .expect(kind)
+            .iter()
+            .map(|f| f["call_site"].as_str().unwrap_or("-").to_string())
+            .collect()
+    };
+    // the same busy-poll at another call site: the old one fixed, a new one there
+    let d = diff(&deep, &moved);
+    assert_eq!(sites(&d, "fixed"), ["wait_for_reply (spin)"]);
+    assert_eq!(sites(&d, "new"), ["check_ready (spin)"]);
+    assert!(sites(&d, "persisting").is_empty());
+    assert_ne!(d["outcome"], "improved", "{}", d["verdict"]);
+    // the same site in both runs: it persists
+    let d = diff(&moved, &moved);
+    assert_eq!(sites(&d, "persisting"), ["check_ready (spin)"]);
+    // the blocking fix: fixed, nothing new
+    let d = diff(&deep, &block);
+    assert_eq!((sites(&d, "fixed").len(), sites(&d, "new").len()), (1, 0));
+    assert_eq!(d["outcome"], "improved");
+}
