@@ -144,8 +144,7 @@ impl Stacks {
 mod tests {
     use super::*;
 
-    // every line below is strace's, copied from a recording: lab/call-sites/traces and
-    // ../shared/strace-corpus/stacktrace-k-f-t-2025-strace6.strace
+    // lines copied from recordings: ../shared/strace-corpus/stacktrace-k-f-t-2025-strace6.strace
     #[test]
     fn frames_read_as_strace_prints_them() {
         let f = parse_frame("/usr/lib/ld-linux-x86-64.so.2(_dl_catch_exception+0xa6) [0x2456]").unwrap();
@@ -158,8 +157,11 @@ mod tests {
 
     #[test]
     fn the_other_shapes_of_unwind_c() {
-        // strace's formats (src/unwind.c): the -kk source line, a demangled C++ symbol with its
-        // parameters, the unwinder's errors with and without an address
+        // the other formats of strace's src/unwind.c, filled in by hand: no strace here prints
+        // them (Debian's 6.1 and sid's 7.2 are libunwind builds: no -kk source lines, no
+        // demangling), so they stand for what a libdw build would print from those formats:
+        // the -kk source line, a demangled C++ symbol with its parameters, the unwinder's
+        // errors with and without an address
         let f = parse_frame("/srv/a.out(ns::f(int)+0x1f) [0x1139] /srv/a.c:12").unwrap();
         assert_eq!(f.symbol.as_deref(), Some("ns::f(int)"));
         assert_eq!((f.file.as_deref(), f.line), (Some("/srv/a.c"), Some(12)));
