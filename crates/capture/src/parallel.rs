@@ -1167,13 +1167,7 @@ mod tests {
         }
         for chunk in [300, 4096, 20_000, 65_536] {
             let (got, st2) = calls_with_frames(&text, 2, chunk);
-            let first = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i));
-            assert!(
-                first.is_none(),
-                "chunks of {chunk} B, call {first:?}: {:?} {:?}",
-                want.get(first.unwrap_or(0)),
-                got.get(first.unwrap_or(0))
-            );
+            assert_same(&want, &got, &format!("chunks of {chunk} B"));
             assert_eq!((st2.stacks_attached, st2.stacks_unattached), (st.stacks_attached, 0), "chunks of {chunk} B");
         }
     }
@@ -1211,17 +1205,22 @@ mod tests {
         }
     }
 
+    /// `got` is `want`, else the first item that differs is shown.
+    fn assert_same(want: &[String], got: &[String], what: &str) {
+        let first = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i));
+        assert!(
+            first.is_none(),
+            "{what}: item {first:?} differs:\n{:?}\n{:?}",
+            want.get(first.unwrap_or(0)),
+            got.get(first.unwrap_or(0))
+        );
+    }
+
     fn same_at_every_chunk_size(text: &str) {
         let (want, one) = events(text.as_bytes(), 1, 1 << 30);
         for chunk in (8..text.len()).step_by(1 + text.len() / 400) {
             let (got, o) = events(text.as_bytes(), 2, chunk);
-            let first = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i));
-            assert!(
-                first.is_none(),
-                "chunks of {chunk} B, event {first:?}:\n{:?}\n{:?}\n{text}",
-                want.get(first.unwrap_or(0)),
-                got.get(first.unwrap_or(0))
-            );
+            assert_same(&want, &got, &format!("chunks of {chunk} B of\n{text}\n"));
             assert_eq!(o.stats.unparsed, one.stats.unparsed, "chunks of {chunk} B");
             assert_eq!(o.stats.resumed_pairs, one.stats.resumed_pairs, "chunks of {chunk} B");
             assert_eq!(o.stats.never_resumed, one.stats.never_resumed, "chunks of {chunk} B");
