@@ -192,3 +192,25 @@ fn diff_does_not_call_a_spin_moved_to_another_function_fixed() {
     assert_eq!((sites(&d, "fixed").len(), sites(&d, "new").len()), (1, 0));
     assert_eq!(d["outcome"], "improved");
 }
+
+#[test]
+fn an_ff_k_set_keeps_each_files_frames_with_its_calls() {
+    // strace -ff -k: a file per thread, merged by time; frames have no time of their own and
+    // stay with their file's call, the first call's too
+    let dir = root().join("tests/fixtures/stacks/traces");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the fixtures")
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("deep.ff-k-tt-T.")))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "the thread's file and the main thread's");
+    let paths: Vec<&std::path::Path> = files.iter().map(PathBuf::as_path).collect();
+    let r = analyze(&paths);
+    let st = r.capture.stacks.as_ref().expect("stacks");
+    // every call but the two that never return (exit, exit_group: their stacks come after
+    // `+++ exited`)
+    assert_eq!((st.calls, st.unattached), (r.capture.syscalls - 2, 2));
+    let f = only("busy-poll", &r, "the -ff set");
+    assert_eq!(&symbols(&f.call_sites[0])[..4], ["poll", "wait_for_reply", "serve", "main"]);
+}
