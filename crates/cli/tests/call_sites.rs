@@ -214,3 +214,15 @@ fn an_ff_k_set_keeps_each_files_frames_with_its_calls() {
     let f = only("busy-poll", &r, "the -ff set");
     assert_eq!(&symbols(&f.call_sites[0])[..4], ["poll", "wait_for_reply", "serve", "main"]);
 }
+
+#[test]
+fn strace_7_frames_read_the_same() {
+    // Debian sid's strace 7.2 (scripts/strace-sid.sh): its pid column is padded, and its
+    // libunwind names libc's frames from the full symbol table (`__libc_poll`)
+    let (r, f) = spin("deep.f-k-tt-T.strace7.strace.gz");
+    assert_eq!(&symbols(&f.call_sites[0])[..4], ["__libc_poll", "wait_for_reply", "serve", "main"]);
+    assert_eq!(f.call_sites[0].lead().and_then(|l| l.symbol.as_deref()), Some("wait_for_reply"));
+    assert_eq!(r.capture.unparsed_lines, 0);
+    let st = r.capture.stacks.as_ref().expect("stacks");
+    assert_eq!((st.calls, st.unattached), (r.capture.syscalls - 3, 3));
+}
