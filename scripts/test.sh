@@ -152,7 +152,7 @@ if [ $fast -eq 1 ]; then
   cargo test --workspace --locked --lib --bins
   cargo test -p syslint-capture --test tests --locked
   cargo test -p syslint --test tests --locked -- labs:: fixtures:: inputs:: registry:: install:: \
-    analyze_only:: process_models:: inert_reports:: secrets:: --skip live --skip ebpf_labs:: \
+    analyze_only:: process_models:: inert_reports:: secrets:: call_sites:: --skip live --skip ebpf_labs:: \
     --skip trace_labs:: --skip installed_tools
   tier "fast tier"
   echo "fast tier passed. Left to the whole suite (scripts/test.sh): live lab runs under strace and"

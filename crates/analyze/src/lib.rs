@@ -3,6 +3,7 @@
 
 pub mod advice;
 pub mod basis;
+pub mod callsites;
 #[cfg(test)]
 pub(crate) mod check;
 pub mod detectors;
@@ -47,6 +48,8 @@ pub struct Captured {
     pub stopped_ns: Option<i64>,
     /// Monotonic timestamps (eBPF) plus this are local times: evidence shows times of day.
     pub local_offset_ns: Option<i64>,
+    /// The stacks the calls' [`syslint_event::Pre::stack`] ids index (strace `-k`).
+    pub stacks: Option<syslint_event::StackTable>,
 }
 
 impl From<Capture> for Captured {
@@ -84,6 +87,9 @@ pub struct Analyzer {
     collector: basis::Collector,
     /// A table of counts read from the input (or counted in the kernel), for counts rules.
     counts: Option<syslint_report::Counts>,
+    /// The stacks of the calls, per thread and syscall (inputs with stacks only).
+    sites: callsites::CallSites,
+    stacks: Option<syslint_event::StackTable>,
 }
 
 /// Threads analysed one by one at most (`SYSLINT_MAX_TASKS` to change it). A trace holds this
@@ -126,6 +132,8 @@ impl Analyzer {
             folded_more: false,
             collector: Default::default(),
             counts: None,
+            sites: Default::default(),
+            stacks: None,
         }
     }
 
@@ -184,6 +192,9 @@ impl Analyzer {
             }
         }
         if let EventKind::Syscall(sc) = &ev.kind {
+            if sc.pre.stack.is_some() {
+                self.sites.on_call(ev.tid, sc);
+            }
             self.syscalls.add(sc);
             self.timed |= sc.dur_ns.is_some();
             self.timeline.on_event(ev);
@@ -196,6 +207,7 @@ impl Analyzer {
         };
         self.collector.on_event(ev, shown);
         if let EventKind::Alias { old } = ev.kind {
+            self.sites.rekey(old, ev.tid);
             // every detector's thread- and process-keyed state follows the alias
             for d in &mut self.detectors {
                 for m in d.keyed() {
@@ -275,6 +287,7 @@ impl Analyzer {
             self.stopped_at(end);
         }
         self.local_offset_ns = c.local_offset_ns;
+        self.stacks = c.stacks;
         // a table of counts: read from the input, from its strace -c rows, or counted in the
         // kernel (--summary-only); with no call in the input, the report is made from it and
         // the detectors' counts rules run
@@ -315,6 +328,31 @@ impl Analyzer {
             summary::kernel_rows(&mut report, rows);
         }
         report
+    }
+
+    /// Each finding's call sites, from the input's stacks; without stacks, the command that
+    /// would record them ([`callsites`]).
+    fn call_sites(&mut self, findings: &mut [syslint_report::Finding], capture: &mut Capture) {
+        match &self.stacks {
+            Some(t) if !t.is_empty() => {
+                let st = capture.stacks.get_or_insert_with(Default::default);
+                st.calls = self.sites.calls;
+                st.distinct = t.stacks() as u64;
+                st.frames = t.frames() as u64;
+                st.dropped = t.dropped_stacks + self.sites.dropped;
+                st.truncated = t.truncated;
+                for f in findings {
+                    f.call_sites = self.sites.of(f, t);
+                }
+            }
+            // strace text: strace can record them (eBPF's stacks are its own backend's)
+            _ if capture.backend.starts_with("strace") => {
+                for f in findings {
+                    f.stacks_command = callsites::stacks_command(f);
+                }
+            }
+            _ => {}
+        }
     }
 
     fn build(mut self, mut capture: Capture, backend: Option<syslint_report::Backend>) -> Report {
@@ -387,6 +425,7 @@ impl Analyzer {
                 advice::apply(f, d.meta());
             }
         }
+        self.call_sites(&mut findings, &mut capture);
         findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.code.cmp(&b.code)).then(a.subject.cmp(&b.subject)));
         let m = &self.model;
 

@@ -87,6 +87,11 @@ impl CaptureInfo {
             durations: s.with_duration > 0 || backend.ebpf(),
             resumed_pairs: s.resumed_pairs,
             never_resumed: s.never_resumed,
+            // the analysis counts the rest
+            stacks: (s.frame_lines > 0).then(|| syslint_report::Stacks {
+                unattached: s.stacks_unattached + s.stacks_at_exit,
+                ..Default::default()
+            }),
             warnings,
             notes,
             ..Default::default()
@@ -113,6 +118,7 @@ pub fn read_strace<F: FnMut(&Event)>(
     // file open at a time, so a missing or unreadable file fails before any output; then a
     // merge that opens files as the timeline reaches them, a bounded number at once
     let mut first = Vec::with_capacity(sources.len());
+    let mut frames = false;
     let mut sizes = Vec::with_capacity(sources.len());
     for s in sources {
         sizes.push(regular_size(s));
@@ -126,8 +132,13 @@ pub fn read_strace<F: FnMut(&Event)>(
                 None
             }
         });
+        // a -k set: its first call's frames follow on the second line
+        frames |= matches!(lr.next_line(), Ok(Some(l)) if l.starts_with(b" > "));
     }
     let mut parser = Parser::new(&info.sources.first().cloned().unwrap_or_default());
+    if frames {
+        parser.expect_stacks();
+    }
     let lines = merge::merge_by_time(sources, &first, progress, &mut parser, &mut info, &mut sink);
     // each file as the single input is: did it change while the set was read?
     for ((s, size), lines) in sources.iter().zip(sizes).zip(lines) {

@@ -171,6 +171,30 @@ pub fn has_ptrace_cap() -> bool {
     cap_eff & (1 << 19) != 0 // CAP_SYS_PTRACE
 }
 
+/// Which calls strace prints the stack of (`-k`): the call sites findings name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum StackCalls {
+    #[default]
+    Off,
+    /// Every call (`-k`): an unwind at every stop.
+    All,
+    /// These syscalls only, and only these are traced (`-k -e trace=...`): strace prints the
+    /// stack of every call it prints, and cannot sample.
+    Only(Vec<String>),
+}
+
+/// Whether this strace can print stacks (`-k` needs a build with libunwind or libdw: one
+/// without says "Stack traces (-k/--stack-trace option) are not supported by this build").
+pub fn strace_unwinds(strace: &Path) -> bool {
+    Command::new(strace)
+        .args(["-k", "-e", "trace=none", "-o", "/dev/null", "true"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// A running strace.
 pub struct StraceSession {
     child: Child,
@@ -182,12 +206,14 @@ pub struct StraceSession {
     pub what: String,
     /// Processes given that had exited before strace started (skipped).
     pub gone: Vec<u32>,
+    /// What became of the stacks asked for, for the report's notes.
+    pub stacks_note: Option<String>,
 }
 
 impl StraceSession {
     /// Start strace with the flags the analysis needs, keeping `payload_bytes` of each buffer
     /// (strace -s).
-    pub fn start(target: &Target, payload_bytes: u16) -> Result<StraceSession, LiveError> {
+    pub fn start(target: &Target, payload_bytes: u16, stacks: &StackCalls) -> Result<StraceSession, LiveError> {
         let strace = which("strace").ok_or(LiveError::StraceMissing)?;
         let attach = matches!(target, Target::Pids(_));
         let (mut attach_pids, mut gone) = (Vec::new(), Vec::new());
@@ -239,6 +265,26 @@ impl StraceSession {
             None => Command::new(&strace),
         };
         cmd.args(["-f", "-q", "-tt", "-T", "-yy", "-s"]).arg(payload_bytes.to_string()).arg("-o").arg(&fifo);
+        let stacks_note = match stacks {
+            StackCalls::Off => None,
+            _ if !strace_unwinds(&strace) => Some(format!(
+                "no call sites: {} cannot print stacks (-k needs a build with libunwind or libdw)",
+                strace.display()
+            )),
+            StackCalls::All => {
+                cmd.arg("-k");
+                Some("strace printed the stack of every call (-k)".to_string())
+            }
+            StackCalls::Only(names) => {
+                // `?name`: a name this strace does not know (another architecture's) is no error
+                let set: Vec<String> = names.iter().map(|n| format!("?{n}")).collect();
+                cmd.arg("-k").arg("-e").arg(format!("trace={}", set.join(",")));
+                Some(format!(
+                    "strace traced {} syscalls with their stacks (-k -e trace=...): the others are not in this trace",
+                    names.len()
+                ))
+            }
+        };
         match target {
             Target::Command(c) => {
                 cmd.arg("--").args(c);
@@ -262,7 +308,7 @@ impl StraceSession {
                 s
             })
         });
-        Ok(StraceSession { child, dir, fifo, attach, stderr, what, gone })
+        Ok(StraceSession { child, dir, fifo, attach, stderr, what, gone, stacks_note })
     }
 
     pub fn strace_pid(&self) -> u32 {

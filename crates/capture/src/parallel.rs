@@ -103,6 +103,7 @@ fn own_event<'a>(text: &'a str, side: &'a bumpalo::Bump, e: &Event<'_>) -> Event
                 open_flags: sc.pre.open_flags,
                 count: sc.pre.count,
                 timeout: sc.pre.timeout,
+                stack: sc.pre.stack,
             };
             EventKind::Syscall(Syscall {
                 sys: sc.sys,
@@ -191,17 +192,27 @@ fn parse_chunk(
             parser.seed_splice(h);
         }
         let nul = memchr::memchr(0, text.as_bytes()).is_some();
+        if has_frames(text.as_bytes()) {
+            // a -k log: its first call's frames are its own, not a stack without a call
+            parser.expect_stacks();
+        }
+        let mut push = |e: &Event| events.push(own_event(text, side, e));
         for line in lines(text) {
             n += 1;
-            feed_line(&mut parser, line, n, None, nul, &mut tally, &mut |e: &Event| {
-                events.push(own_event(text, side, e));
-            });
+            feed_line(&mut parser, line, n, None, nul, &mut tally, &mut push);
         }
+        parser.release_held(&mut push);
         done = Some(parser.finish_chunk());
         events
     });
     let (stats, end) = done.unwrap_or_default();
     Batch { seq, parsed, stats, end, lines: n, tally, pos }
+}
+
+/// Whether a chunk holds `-k` frame lines, by a look at its start (a -k log has a stack every
+/// few lines; a log without frames pays one short search per chunk).
+fn has_frames(b: &[u8]) -> bool {
+    b.starts_with(b" > ") || memchr::memmem::find(&b[..b.len().min(64 << 10)], b"\n > ").is_some()
 }
 
 /// One line (with or without its newline) into the parser; NUL bytes mean binary data
@@ -346,7 +357,13 @@ fn read_chunks<R: Read, F: FnMut(&[u8], u64) -> bool>(
         }
         // a full buffer ends where the next chunk may start on its own; a short read (a pipe
         // from live strace) hands out every complete line now, as it must not wait
-        let at = if end >= want { safe_cut(&buf[start..end]) } else { memchr::memrchr(b'\n', &buf[start..end]) };
+        let at = if end >= want {
+            safe_cut(&buf[start..end])
+        } else if has_frames(&buf[start..end]) {
+            frames_cut(&buf[start..end])
+        } else {
+            memchr::memrchr(b'\n', &buf[start..end])
+        };
         match at {
             Some(i) => {
                 let stop = start + i + 1;
@@ -446,18 +463,36 @@ fn safe_cut(b: &[u8]) -> Option<usize> {
     let mut ends = memchr::memrchr_iter(b'\n', b);
     let last = ends.next()?;
     let mut cut = last;
+    // only -k frames followed each line end tried: read on, a call and its frames stay together
+    let mut frames_only = true;
     for _ in 0..1000 {
         let next = &b[cut + 1..];
-        let line_start = memchr::memrchr(b'\n', &b[..cut]).map_or(0, |i| i + 1);
-        if !joinable(&b[line_start..cut], next) {
-            return Some(cut);
+        if !may_be_frame(next) {
+            frames_only = false;
+            let line_start = memchr::memrchr(b'\n', &b[..cut]).map_or(0, |i| i + 1);
+            if !joinable(&b[line_start..cut], next) {
+                return Some(cut);
+            }
         }
         match ends.next() {
             Some(i) => cut = i,
             None => break,
         }
     }
-    Some(last)
+    (!frames_only).then_some(last)
+}
+
+/// Whether the line starting `next` is (or, read in part, may be) a `-k` frame, which belongs
+/// with the call before it.
+fn may_be_frame(next: &[u8]) -> bool {
+    next.starts_with(b" > ") || (next.len() < 3 && b" > ".starts_with(next))
+}
+
+/// Where to end what a short read (a pipe from live strace) hands out of `b`, which has `-k`
+/// frames: after the last call whose frames are all read, that is before the last line that
+/// begins and is not a frame.
+fn frames_cut(b: &[u8]) -> Option<usize> {
+    memchr::memrchr_iter(b'\n', b).find(|&i| !may_be_frame(&b[i + 1..]))
 }
 
 /// Whether the sequential reader could join `prev` and the line starting `next`. A line not
@@ -467,6 +502,7 @@ fn joinable(prev: &[u8], next: &[u8]) -> bool {
     if memchr::memmem::find(prev, b"strace: Process ").is_some_and(|i| i > 0) {
         return true;
     }
+
     let line = &next[..memchr::memchr(b'\n', next).unwrap_or(next.len())];
     if line.len() == next.len() {
         return true; // not read whole: the cut moves back one line
@@ -559,6 +595,9 @@ pub fn read_parallel_as<R: Read + Send, F: FnMut(&Event)>(
                 Err(_) => String::from_utf8_lossy(c),
             };
             let nul = memchr::memchr(0, text.as_bytes()).is_some();
+            if chunks == 1 && has_frames(text.as_bytes()) {
+                parser.expect_stacks();
+            }
             for line in lines(&text) {
                 line_no += 1;
                 feed_line(&mut parser, line, line_no, pid, nul, &mut tally, sink);
@@ -707,6 +746,9 @@ struct Glue {
     default_pid: Option<Tid>,
     /// The last line of the previous batch, cut and waiting for its continuation.
     carried: Option<Dangling>,
+    /// The stacks of the chunks taken so far (each chunk interns its own: its calls' ids are
+    /// mapped to these).
+    stacks: Option<syslint_event::StackTable>,
 }
 
 const DAY_NS: i64 = 86_400 * 1_000_000_000;
@@ -724,6 +766,7 @@ impl Glue {
             splice: None,
             default_pid: None,
             carried: None,
+            stacks: None,
         }
     }
 
@@ -842,17 +885,31 @@ impl Glue {
         }
         let default_pid = self.default_pid.or(start_default);
         let mut marks = std::mem::take(&mut b.end.marks).into_iter().peekable();
+        let remap = b.stats.stacks.take().map(|t| self.stacks.get_or_insert_with(Default::default).absorb(t));
+        let remap = |s: Option<syslint_event::StackId>| {
+            let r = remap.as_ref()?;
+            r.get(s?.0 as usize).copied().flatten()
+        };
         b.parsed.with_dependent_mut(|_, events| {
             let n = events.len();
             for i in 0..=n {
                 while let Some(m) = marks.next_if(|m| m.at as usize <= i) {
                     let ts = m.ts.map(|t| t.saturating_add(shift));
-                    let m = Mark { pid: map_pid(m.pid, default_pid), what: map_mark(m.what, default_pid, shift), ..m };
+                    let mut what = map_mark(m.what, default_pid, shift);
+                    if let Marked::Resumed { stack, .. } = &mut what {
+                        *stack = remap(*stack);
+                    }
+                    let m = Mark { pid: map_pid(m.pid, default_pid), what, ..m };
                     self.parser.settle_mark(m, ts, self.lines, sink);
                 }
                 let Some(ev) = events.get_mut(i) else { break };
                 ev.ts_ns = ev.ts_ns.map(|t| t.saturating_add(shift));
                 ev.tid = map_pid(ev.tid, default_pid);
+                if let EventKind::Syscall(sc) = &mut ev.kind {
+                    if sc.pre.stack.is_some() {
+                        sc.pre.stack = remap(sc.pre.stack);
+                    }
+                }
                 let alias = matches!(ev.kind, EventKind::Alias { old: Tid(0) });
                 if self.parser.has_pending(ev.tid) {
                     match ev.kind {
@@ -912,6 +969,7 @@ impl Glue {
         self.stats.merge(glue_stats);
         self.stats.lines = lines;
         self.stats.clock = self.clock.clock;
+        self.stats.stacks = self.stacks.take();
         self.tally.events = self.stats.events + self.stats.strace_c_table.len() as u64;
         (self.stats, self.tally)
     }
@@ -1056,17 +1114,113 @@ mod tests {
 
     /// The parallel reader gives the sequential reader's events and counts with chunks of
     /// every size from one line up (of some 400 sizes in a longer text).
+    fn stacks_fixture(name: &str) -> String {
+        use std::io::Read;
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/stacks/traces").join(name);
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(p).expect("fixture")).read_to_string(&mut s).expect("gzip");
+        s
+    }
+
+    /// The calls (name, pid) and the frames of their stacks, as one reading gives them.
+    fn calls_with_frames(text: &str, workers: usize, chunk: usize) -> (Vec<String>, ParseStats) {
+        let mut calls = Vec::new();
+        let o = read_parallel(text.as_bytes(), "t", workers, chunk, 1 << 20, &mut |e: &Event| {
+            if let EventKind::Syscall(sc) = &e.kind {
+                calls.push((e.tid, sc.name.to_string(), sc.pre.stack));
+            }
+        });
+        let t = o.stats.stacks.clone().unwrap_or_default();
+        let shown = calls
+            .into_iter()
+            .map(|(tid, name, s)| {
+                let describe = |f: &syslint_event::Frame| {
+                    let base = f.module.as_deref().map_or("", |m| m.rsplit('/').next().unwrap_or(m));
+                    match &f.symbol {
+                        Some(s) => format!("{s} ({base})"),
+                        None => format!("{base}+{:#x}", f.addr),
+                    }
+                };
+                let frames: Vec<String> = s.map(|s| t.frames_of(s).map(describe).collect()).unwrap_or_default();
+                format!("{tid} {name} <- {}", frames.join(" <- "))
+            })
+            .collect();
+        (shown, o.stats)
+    }
+
+    #[test]
+    fn k_frames_stay_with_their_call_across_chunk_borders() {
+        // strace -f -k of a thread's poll spin (tests/fixtures/stacks/record.sh): the main
+        // thread's polls go unfinished and resume around the other thread's lines, and each
+        // resumption is followed by its frames
+        let text = stacks_fixture("deep.f-k-tt-T.strace.gz");
+        let (want, st) = calls_with_frames(&text, 1, 1 << 30);
+        assert_eq!(st.unparsed, 0);
+        assert_eq!(st.stacks_unattached, 0, "every stack follows a call");
+        // two threads' exit(0) and the process's exit_group(0): printed after `+++ exited`
+        assert_eq!(st.stacks_at_exit, 3);
+        assert!(st.stacks_attached > 900 && st.stacks_attached + 3 == st.syscalls, "{st:?}");
+        let polls: Vec<&String> = want.iter().filter(|c| c.contains(" poll <- ")).collect();
+        assert!(polls.len() > 900);
+        for p in &polls {
+            assert!(p.contains("poll (libc.so.6) <- wait_for_reply (spin) <- serve (spin) <- main (spin)"), "{p}");
+        }
+        for chunk in [300, 4096, 20_000, 65_536] {
+            let (got, st2) = calls_with_frames(&text, 2, chunk);
+            assert_same(&want, &got, &format!("chunks of {chunk} B"));
+            assert_eq!((st2.stacks_attached, st2.stacks_unattached), (st.stacks_attached, 0), "chunks of {chunk} B");
+        }
+    }
+
+    #[test]
+    fn garbled_frames_are_unparsed_lines_and_the_rest_is_read() {
+        let text = stacks_fixture("deep.f-k-tt-T.strace.gz");
+        // a frame cut short in the middle of the log (as a disk that filled up leaves it)
+        let at = text.find(" > /usr/lib/x86_64-linux-gnu/libc.so.6(poll+0x4f)").expect("a poll frame");
+        let cut = format!("{}{}", &text[..at + 45], &text[text[at..].find('\n').unwrap() + at..]);
+        let (calls, st) = calls_with_frames(&cut, 1, 1 << 30);
+        assert_eq!(st.unparsed, 1);
+        assert_eq!(st.unparsed_samples[0].text, &text[at..at + 45]);
+        let line = text[..at].matches('\n').count() as u64 + 1;
+        assert_eq!(st.unparsed_samples[0].line, line);
+        assert_eq!(calls.len(), calls_with_frames(&text, 1, 1 << 30).0.len(), "the rest is read");
+    }
+
+    #[test]
+    fn the_shared_corpus_k_log_reads_with_its_stacks() {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/strace-corpus/stacktrace-k-f-t-2025-strace6.strace");
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            eprintln!("skipped: {} is absent", p.display());
+            return;
+        };
+        let (want, st) = calls_with_frames(&text, 1, 1 << 30);
+        assert_eq!(st.unparsed, 0);
+        assert_eq!(st.stacks_unattached, 0);
+        assert_eq!(st.stacks_attached, st.syscalls);
+        // its first call, execve, has its one ld.so frame (`> /usr/lib/ld-linux-x86-64.so.2() [0x1eb40]`)
+        assert!(want[0].contains("execve <- ld-linux-x86-64.so.2+0x1eb40"), "{}", want[0]);
+        for chunk in [200, 1000, 5000] {
+            assert_eq!(calls_with_frames(&text, 2, chunk).0, want, "chunks of {chunk} B");
+        }
+    }
+
+    /// `got` is `want`, else the first item that differs is shown.
+    fn assert_same(want: &[String], got: &[String], what: &str) {
+        let first = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i));
+        assert!(
+            first.is_none(),
+            "{what}: item {first:?} differs:\n{:?}\n{:?}",
+            want.get(first.unwrap_or(0)),
+            got.get(first.unwrap_or(0))
+        );
+    }
+
     fn same_at_every_chunk_size(text: &str) {
         let (want, one) = events(text.as_bytes(), 1, 1 << 30);
         for chunk in (8..text.len()).step_by(1 + text.len() / 400) {
             let (got, o) = events(text.as_bytes(), 2, chunk);
-            let first = (0..want.len().max(got.len())).find(|&i| want.get(i) != got.get(i));
-            assert!(
-                first.is_none(),
-                "chunks of {chunk} B, event {first:?}:\n{:?}\n{:?}\n{text}",
-                want.get(first.unwrap_or(0)),
-                got.get(first.unwrap_or(0))
-            );
+            assert_same(&want, &got, &format!("chunks of {chunk} B of\n{text}\n"));
             assert_eq!(o.stats.unparsed, one.stats.unparsed, "chunks of {chunk} B");
             assert_eq!(o.stats.resumed_pairs, one.stats.resumed_pairs, "chunks of {chunk} B");
             assert_eq!(o.stats.never_resumed, one.stats.never_resumed, "chunks of {chunk} B");

@@ -175,6 +175,17 @@ pub struct AnalyzeArgs {
     pub report: ReportArgs,
 }
 
+/// `trace --stacks`: which calls' stacks to record.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Stacks {
+    /// none (the default: no unwinding cost)
+    Off,
+    /// the syscalls the detectors watch (strace: `-k -e trace=...`, only those traced)
+    Sampled,
+    /// every call (strace -k)
+    All,
+}
+
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
 pub enum Backend {
     /// eBPF where permitted, else strace (with one line saying why)
@@ -238,6 +249,11 @@ pub struct TraceArgs {
     /// Capture backend
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
+    /// Record the call stacks findings name their call sites from: strace -k on the syscalls
+    /// the detectors watch (sampled; strace then traces only those) or on every call (all);
+    /// an unwind at every stop, so the traced program runs slower. Traces with strace
+    #[arg(long, value_enum, default_value_t = Stacks::Off)]
+    pub stacks: Stacks,
     /// Bytes kept of each buffer read or written (strace -s): the start of requests and
     /// answers, which some detectors decode (a TLS ClientHello, a MySQL greeting, an HTTP
     /// request's `Connection: close`). More shows longer request headers and costs the traced

@@ -12,6 +12,8 @@
 
 #[path = "analyze_only.rs"]
 mod analyze_only;
+#[path = "call_sites.rs"]
+mod call_sites;
 #[path = "common/mod.rs"]
 mod common;
 #[path = "config_baseline.rs"]

@@ -13,6 +13,7 @@ pub mod ids;
 mod names;
 pub mod raw;
 pub mod redact;
+pub mod stack;
 pub mod syscalls;
 pub mod syscalls_x86_64;
 pub mod target;
@@ -21,6 +22,7 @@ pub mod typed;
 pub use args::{FdArg, SockAddr, Timeout};
 pub use ids::{Tgid, Tid};
 pub use raw::{DataKind, RawArgs, RawData};
+pub use stack::{Frame, StackId, StackTable};
 pub use syscalls::{Class, Sys};
 pub use target::{Direction, TargetKind};
 pub use typed::{
@@ -145,12 +147,17 @@ pub struct Pre<'a> {
     pub count: Option<Option<u64>>,
     /// [`Syscall::timeout`], once decoded.
     pub timeout: Option<Option<args::Timeout>>,
+    /// Where the call was made from: its user-space stack in the input's
+    /// [`StackTable`](stack::StackTable), when the backend captured one (strace `-k`, eBPF's
+    /// sampled stacks). Not decoded from the arguments: attached by the backend, and kept by
+    /// [`Syscall::decode_pre`].
+    pub stack: Option<stack::StackId>,
 }
 
 impl Pre<'_> {
     /// Nothing decoded ahead.
     pub const NONE: Pre<'static> =
-        Pre { fd: None, path: None, path_plain: false, open_flags: None, count: None, timeout: None };
+        Pre { fd: None, path: None, path_plain: false, open_flags: None, count: None, timeout: None, stack: None };
 }
 
 /// The arguments of a call, as the backend has them.
@@ -361,6 +368,7 @@ impl<'a> Syscall<'a> {
         if !matches!(self.args, Args::Text(_)) {
             return;
         }
+        let stack = self.pre.stack;
         self.pre = Pre::NONE;
         let fd = self.fd();
         let c = self.sys.class();
@@ -399,8 +407,21 @@ impl<'a> Syscall<'a> {
         let open_flags = Some(flags_idx.and_then(|i| first[i]).map(typed::open_flags_of_text));
         let count = Some(self.requested_bytes());
         let timeout = Some(self.timeout());
-        self.pre =
-            Pre { fd: Some(fd), path: Some(plain.or(path)), path_plain: plain.is_some(), open_flags, count, timeout };
+        self.pre = Pre {
+            fd: Some(fd),
+            path: Some(plain.or(path)),
+            path_plain: plain.is_some(),
+            open_flags,
+            count,
+            timeout,
+            stack,
+        };
+    }
+
+    /// The call's stack in the input's [`StackTable`], when the backend captured one.
+    #[inline]
+    pub fn stack(&self) -> Option<StackId> {
+        self.pre.stack
     }
 
     /// Bytes moved by a read/write-family call (its return value).

@@ -111,7 +111,7 @@ pub fn strace_log(data: &[u8]) {
         );
         print_all(&r);
     }
-    let o = read_parallel(data, "fuzz", 1, 1 << 30, MAX_LINE, &mut |e: &Event| a.on_event(e));
+    let mut o = read_parallel(data, "fuzz", 1, 1 << 30, MAX_LINE, &mut |e: &Event| a.on_event(e));
     let capture = Capture {
         backend: "strace-log".into(),
         sources: vec!["fuzz".into()],
@@ -121,7 +121,9 @@ pub fn strace_log(data: &[u8]) {
         unparsed_lines: o.stats.unparsed,
         ..Capture::default()
     };
-    print_all(&a.finish(capture));
+    // with the stacks of a -k input: every finding's call sites are looked up
+    let stacks = o.stats.stacks.take();
+    print_all(&a.finish(syslint_analyze::Captured { capture, stacks, ..Default::default() }));
 }
 
 /// A decompressed `.slr` body (magic, header, records).

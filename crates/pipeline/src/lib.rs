@@ -195,7 +195,15 @@ pub struct Outcome {
 pub(crate) fn captured(backend: Backend, mut info: CaptureInfo) -> Captured {
     let c_table = std::mem::take(&mut info.stats.strace_c_table);
     let counts = info.counts.take();
-    Captured { backend: Some(backend), counts, c_table, capture: info.into_capture(backend), ..Default::default() }
+    let stacks = info.stats.stacks.take();
+    Captured {
+        backend: Some(backend),
+        counts,
+        c_table,
+        stacks,
+        capture: info.into_capture(backend),
+        ..Default::default()
+    }
 }
 
 /// Why a pipeline could not start or run.

@@ -33,6 +33,9 @@ pub struct Options {
     pub payload_bytes: u16,
     /// `--summary-only`: print the kernel's counts this often.
     pub interval: Option<Duration>,
+    /// The calls whose stacks to capture (`--stacks`): strace `-k` for now; asked of the
+    /// automatic choice, it traces with strace.
+    pub stacks: syslint_capture::live::StackCalls,
 }
 
 /// Start tracing `target`: eBPF where it works (or was asked for), else strace; when eBPF
@@ -57,7 +60,16 @@ pub fn start(target: &Target, o: &Options, say: &mut dyn FnMut(&str)) -> Result<
         say("syslint: this build has no eBPF backend (built without the `ebpf` feature); tracing with strace (slower)");
     }
     #[cfg(feature = "ebpf")]
-    if o.backend != Choice::Strace {
+    let stacks = o.stacks != syslint_capture::live::StackCalls::Off;
+    #[cfg(feature = "ebpf")]
+    if stacks && o.backend == Choice::Auto && !o.summary_only {
+        say("syslint: --stacks: tracing with strace -k (the eBPF backend does not capture stacks yet)");
+    } else if stacks && o.backend == Choice::Ebpf {
+        say("syslint: --stacks: the eBPF backend does not capture stacks yet: tracing without them (--backend strace has them)");
+    }
+    #[cfg(feature = "ebpf")]
+    // (stacks asked of the automatic choice: strace, which prints them)
+    if o.backend == Choice::Ebpf || (o.backend == Choice::Auto && (!stacks || o.summary_only)) {
         match EbpfSource::start(target, o.summary_only, record, o.payload_bytes) {
             Ok(mut s) => {
                 if o.summary_only {
@@ -71,7 +83,7 @@ pub fn start(target: &Target, o: &Options, say: &mut dyn FnMut(&str)) -> Result<
             Err(e) => return Err(e),
         }
     }
-    let s = StraceSource::start(target, record, o.payload_bytes)?;
+    let s = StraceSource::start(target, record, o.payload_bytes, &o.stacks)?;
     Ok(Box::new(Noted { inner: s, note }))
 }
 
@@ -165,8 +177,14 @@ mod tests {
     #[test]
     fn a_build_without_ebpf_says_so() {
         let target = Target::Command(vec!["true".into()]);
-        let o =
-            |backend, summary_only| Options { backend, summary_only, record: None, payload_bytes: 64, interval: None };
+        let o = |backend, summary_only| Options {
+            backend,
+            summary_only,
+            record: None,
+            payload_bytes: 64,
+            interval: None,
+            stacks: Default::default(),
+        };
         let mut said = Vec::new();
         for (backend, summary) in [(Choice::Ebpf, false), (Choice::Auto, true)] {
             let e = start(&target, &o(backend, summary), &mut |l| said.push(l.to_string())).err();

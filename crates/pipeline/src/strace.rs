@@ -24,11 +24,17 @@ pub struct StraceSource {
 
 impl StraceSource {
     /// Start strace keeping `payload_bytes` of each buffer; `record` keeps a copy of its output.
-    pub fn start(target: &Target, record: Option<&Path>, payload_bytes: u16) -> Result<StraceSource, Error> {
+    /// `stacks`: the calls strace prints the stack of (`-k`).
+    pub fn start(
+        target: &Target,
+        record: Option<&Path>,
+        payload_bytes: u16,
+        stacks: &syslint_capture::live::StackCalls,
+    ) -> Result<StraceSource, Error> {
         if record.is_some_and(is_slr_name) {
             return Err(Error::SlrNeedsEbpf);
         }
-        let mut session = StraceSession::start(target, payload_bytes)?;
+        let mut session = StraceSession::start(target, payload_bytes, stacks)?;
         let attached = matches!(target, Target::Pids(_));
         let pids = match target {
             Target::Pids(p) => p.clone(),
@@ -130,6 +136,7 @@ impl Source for StraceSource {
         stop.notes(attached, &mut info.notes);
         info.notes.extend(setid.note());
         info.notes.extend(crate::gone_note(&session.gone));
+        info.notes.extend(session.stacks_note.take());
         for l in msgs.lines().filter(|l| l.contains("strace:") && !l.contains("attached") && !l.contains("detached")) {
             info.warnings.push(l.trim().to_string());
         }

@@ -163,6 +163,11 @@ pub struct FindingDelta {
     pub after: Option<FindingSide>,
     /// More severe after than before.
     pub worse: bool,
+    /// Where its calls are made (the owner frame of its top call site: `wait_for_reply
+    /// (spin)`), when its run had stacks. Findings whose runs both have call sites are matched
+    /// on them too: the same problem at another site is a new finding, and the old one fixed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_site: Option<String>,
 }
 
 /// The findings matched together in one run.
@@ -397,7 +402,38 @@ fn delta(first: &Finding, before: Option<&[&Finding]>, after: Option<&[&Finding]
         before: b,
         after: a,
         worse,
+        call_site: after
+            .or(before)
+            .and_then(|g| g.iter().find_map(|f| f.call_sites.first()?.lead()))
+            .map(crate::StackFrame::describe),
     }
+}
+
+/// Where a group's calls are made, as diff compares it across runs: the owner frames
+/// (symbol and module file name, not addresses, which move between builds) of call sites
+/// accounting for at least a tenth of a finding's calls. Empty without stacks, or when no
+/// such frame has a symbol.
+fn sites_of(group: &[&Finding]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = group
+        .iter()
+        .flat_map(|f| &f.call_sites)
+        .filter(|s| s.share >= 0.1)
+        .filter_map(|s| {
+            let l = s.lead()?;
+            let m = l.module.as_deref().map(|m| m.rsplit('/').next().unwrap_or(m).to_string()).unwrap_or_default();
+            Some((l.symbol.clone()?, m))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether two matched groups are the same problem at different places: both runs name
+/// where their calls are made, and no place is in both (a spin moved to another function).
+fn moved(before: &[&Finding], after: &[&Finding]) -> bool {
+    let (b, a) = (sites_of(before), sites_of(after));
+    !b.is_empty() && !a.is_empty() && !b.iter().any(|s| a.contains(s))
 }
 
 /// Compare two reports.
@@ -421,6 +457,12 @@ pub fn diff(before: &Report, after: &Report) -> DiffReport {
             (same.len() == 1 && before_same == 1).then(|| same[0])
         });
         match pos {
+            Some(i) if moved(g, &after_left[i].1) => {
+                // the same problem at another call site: fixed here, new there
+                let (_, h) = after_left.remove(i);
+                changes.fixed.push(delta(g[0], Some(g), None));
+                changes.new.push(delta(h[0], None, Some(h)));
+            }
             Some(i) => {
                 let (_, h) = after_left.remove(i);
                 changes.persisting.push(delta(g[0], Some(g), Some(h)));
@@ -880,6 +922,8 @@ mod tests {
             confidence: None,
             confidence_reason: None,
             confirm: None,
+            call_sites: vec![],
+            stacks_command: None,
             baselined: false,
             advice: None,
         }

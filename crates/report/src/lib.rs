@@ -173,6 +173,10 @@ pub struct Capture {
     pub durations: bool,
     /// `<unfinished ...>` lines joined with their `<... resumed>` line.
     pub resumed_pairs: u64,
+    /// The call stacks the input has (strace `-k`), from which findings name their call
+    /// sites; absent when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stacks: Option<Stacks>,
     /// Calls still unfinished when their process died, strace detached or the log ended.
     pub never_resumed: u64,
     /// The traced window in the capture's clock; null without timestamps.
@@ -322,6 +326,20 @@ pub struct Counts {
     /// line not understood.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub around_lines: u64,
+}
+
+impl Stacks {
+    /// `1,002 calls came with their stack (52 distinct)`, and what was not kept.
+    pub fn words(&self) -> String {
+        let mut s = format!("{} calls came with their stack ({} distinct stacks)", self.calls, self.distinct);
+        if self.dropped > 0 {
+            s.push_str(&format!("; {} not kept (the stack table was full)", self.dropped));
+        }
+        if self.truncated > 0 {
+            s.push_str(&format!("; {} cut at their innermost 64 frames", self.truncated));
+        }
+        s
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -717,6 +735,15 @@ pub struct Finding {
     /// record).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirm: Option<String>,
+    /// Where in the program its calls are made (the input's stacks, strace `-k`): the stacks
+    /// of the calls it is about, most calls first, at most [`CallSite::MAX`]. Empty when the
+    /// input has no stacks for them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub call_sites: Vec<CallSite>,
+    /// For a finding without call sites from an input without stacks: the command that
+    /// records the calls it is about with their stacks (`strace -f -k -e trace=poll ...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stacks_command: Option<String>,
     /// Accepted in the baseline given with `--baseline`: still reported, but not counted by
     /// `--fail-on`. Absent when false (and in reports of versions before it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -726,6 +753,118 @@ pub struct Finding {
     /// finding carrying its detector's general fix. Not part of the report.
     #[serde(skip)]
     pub advice: Option<&'static str>,
+}
+
+/// What the input's stacks held (strace `-k`): kept interned and bounded, what did not fit
+/// counted.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
+pub struct Stacks {
+    /// Calls that came with their stack.
+    pub calls: u64,
+    /// Distinct stacks and frames kept.
+    pub distinct: u64,
+    pub frames: u64,
+    /// Calls whose stack was not kept (the table was full), and stacks cut at their
+    /// innermost 64 frames.
+    pub dropped: u64,
+    pub truncated: u64,
+    /// Stacks that followed no call (a signal's), or a call that never returned (exit,
+    /// exit_group: strace prints theirs after `+++ exited`).
+    pub unattached: u64,
+}
+
+/// One place in the program a finding's calls come from: a stack, innermost first.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
+pub struct CallSite {
+    /// The finding's calls made from this stack (calls of its syscalls on its threads).
+    pub calls: u64,
+    /// Their share of the finding's calls that have a stack (0 to 1).
+    pub share: f64,
+    /// The frame the program owns nearest the syscall (the first not in the C library, the
+    /// dynamic loader, the vDSO or libpthread): an index into `frames`; absent when every frame
+    /// is theirs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<usize>,
+    /// The stack, the syscall's own frame first, up to 64 frames.
+    pub frames: Vec<StackFrame>,
+}
+
+impl CallSite {
+    /// Call sites kept per finding.
+    pub const MAX: usize = 5;
+
+    /// The owner frame, else the innermost.
+    pub fn lead(&self) -> Option<&StackFrame> {
+        self.owner.and_then(|i| self.frames.get(i)).or(self.frames.first())
+    }
+
+    /// The owner frame (else the innermost) and up to `callers` of its callers:
+    /// `wait_for_reply (spin) <- serve (spin) <- main (spin)`.
+    pub fn summary(&self, callers: usize) -> String {
+        let from = self.owner.unwrap_or(0);
+        let mut parts: Vec<String> =
+            self.frames.iter().skip(from).take(callers + 1).map(StackFrame::describe).collect();
+        if self.frames.len() > from + callers + 1 {
+            parts.push("...".into());
+        }
+        parts.join(" <- ")
+    }
+
+    /// The frames between the syscall and the owner frame, innermost first (the C library's
+    /// wrapper, `poll (libc.so.6)`); empty when the owner made the call itself.
+    pub fn below(&self) -> String {
+        let to = self.owner.unwrap_or(0);
+        self.frames.iter().take(to).map(StackFrame::describe).collect::<Vec<_>>().join(" <- ")
+    }
+
+    /// `935 calls, 99.7%`: how many of the finding's calls come from here.
+    pub fn share_words(&self) -> String {
+        format!("{} calls, {:.1}%", self.calls, self.share * 100.0)
+    }
+}
+
+/// One frame of a call site's stack.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq, Default)]
+pub struct StackFrame {
+    /// The object file (`/usr/lib/x86_64-linux-gnu/libc.so.6`, the program's path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+    /// The function, when the unwinder named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    /// Bytes into `symbol`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub offset: u64,
+    /// The address as the backend gave it (strace: the offset in the module's file).
+    pub addr: u64,
+    /// Source file and line (strace `-kk`, where debug info has them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The unwinder's message instead of a frame (`too many stack frames`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl StackFrame {
+    /// `symbol (module-file-name) file:line`, as short as what is known.
+    pub fn describe(&self) -> String {
+        if let Some(e) = &self.error {
+            return format!("[{e}]");
+        }
+        let base = self.module.as_deref().map(|m| m.rsplit('/').next().unwrap_or(m));
+        let mut s = match (&self.symbol, base) {
+            (Some(sym), Some(b)) => format!("{sym} ({b})"),
+            (Some(sym), None) => sym.clone(),
+            (None, Some(b)) => format!("{b}+{:#x}", self.addr),
+            (None, None) => format!("{:#x}", self.addr),
+        };
+        if let Some(f) = &self.file {
+            s.push_str(&format!(" {f}:{}", self.line.unwrap_or(0)));
+        }
+        s
+    }
 }
 
 /// What a finding's fix would save, measured: the detector gives `saved_s` (its cost model,

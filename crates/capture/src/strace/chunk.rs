@@ -27,6 +27,8 @@ pub enum Marked {
         whole: Option<String>,
         /// Its line number in the chunk (1-based), for the sample if it turns out unreadable.
         line: u64,
+        /// The `-k` stack read after it (the chunk's id until the reader maps it).
+        stack: Option<syslint_event::StackId>,
     },
     /// A call of `pid` left unfinished while the chunk had none of `pid`'s pending: one pending
     /// from an earlier chunk never came back, and ends here.
@@ -162,6 +164,7 @@ impl Parser {
         let splice = self.splice_head.take();
         self.finish_lines();
         self.stats.clock = self.clock;
+        self.stats.stacks = self.take_stacks();
         let mut pending: Vec<(Tid, Option<i64>, String)> =
             self.pending.drain().map(|(pid, p)| (pid, p.ts, p.text)).collect();
         pending.sort_unstable_by_key(|p| p.0);
@@ -273,9 +276,16 @@ impl Parser {
     /// sample of an unreadable one.
     pub fn settle_mark<F: FnMut(&Event)>(&mut self, m: Mark, ts: Option<i64>, line_base: u64, sink: &mut F) {
         match m.what {
-            Marked::Resumed { body, whole, line } => {
+            Marked::Resumed { body, whole, line, stack } => {
                 let text = whole.as_deref().unwrap_or(&body);
-                if !self.resumed(&body, text, m.pid, ts, sink) {
+                self.cur_stack = stack;
+                let ok = self.resumed(&body, text, m.pid, ts, sink);
+                if stack.is_some() && self.cur_stack.is_none() {
+                    // the chunk that read its frames counted it
+                    self.stats.stacks_attached = self.stats.stacks_attached.saturating_sub(1);
+                }
+                self.cur_stack = None;
+                if !ok {
                     // as the sequential reader counts it
                     self.unparsed(text, line_base + line);
                 }

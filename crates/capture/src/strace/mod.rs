@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap as HashMap;
 use syslint_event::{Class, Clock, Event, EventKind, Ret, Sys, Syscall, Tid};
 
 mod chunk;
+mod frames;
 mod lex;
 mod stats;
 
@@ -86,6 +87,11 @@ pub struct Parser {
     first_tod: Option<i64>,
     /// A stamp that is a number was read.
     numbers: bool,
+    /// A `-k` log: its stacks, and the line held until its frames are read (`None` until the
+    /// first frame line, or [`Parser::expect_stacks`]).
+    stacks: Option<Box<frames::Stacks>>,
+    /// The stack of the line being parsed (read after it), for the call it makes.
+    cur_stack: Option<syslint_event::StackId>,
 }
 
 impl Default for Parser {
@@ -126,6 +132,50 @@ impl Parser {
             marks: Vec::new(),
             first_tod: None,
             numbers: false,
+            stacks: None,
+            cur_stack: None,
+        }
+    }
+
+    /// The input has `-k` frames (a reader that looked ahead says so): hold each line until
+    /// the frames after it are read, from the first line on.
+    pub fn expect_stacks(&mut self) {
+        self.stacks.get_or_insert_with(Default::default);
+    }
+
+    /// The stacks read so far, taken (ids as the calls handed on carry them).
+    pub fn take_stacks(&mut self) -> Option<syslint_event::StackTable> {
+        let st = self.stacks.as_mut()?;
+        self.stats.stacks_unattached += std::mem::take(&mut st.unattached);
+        Some(std::mem::take(&mut st.table))
+    }
+
+    /// Parse the line held for its frames, if any, with the stack read after it.
+    pub fn release_held<F: FnMut(&Event)>(&mut self, sink: &mut F) {
+        let Some(st) = self.stacks.as_mut() else { return };
+        let stack = st.take();
+        let Some(h) = st.held.take() else {
+            if stack.is_some() {
+                st.unattached += 1;
+            }
+            return;
+        };
+        self.cur_stack = stack;
+        let before = self.stats.stacks_attached;
+        self.parse_plain(&h.line, h.line_no, h.pid_hint, sink);
+        self.cur_stack = None;
+        if stack.is_some() && before == self.stats.stacks_attached {
+            if h.line.trim_end().ends_with(" +++") {
+                // a call that never returns (exit, exit_group: `= ?`) has its stack printed
+                // when its thread is gone, after `+++ exited with N +++`
+                self.stats.stacks_at_exit += 1;
+            } else if let Some(st) = self.stacks.as_mut() {
+                // the line made no call (a signal's stack)
+                st.unattached += 1;
+            }
+        }
+        if let Some(st) = self.stacks.as_mut() {
+            st.spare = h.line;
         }
     }
 
@@ -164,6 +214,33 @@ impl Parser {
             }
             None => line,
         };
+        if line.as_bytes().first() == Some(&b' ') && frames::is_frame_line(line) {
+            let st = self.stacks.get_or_insert_with(Default::default);
+            self.stats.ignored += 1;
+            self.stats.frame_lines += 1;
+            if !st.frame(&line[3..]) {
+                self.stats.ignored -= 1;
+                self.unparsed(line, line_no);
+            }
+            return;
+        }
+        if self.stacks.is_some() {
+            // a -k log: the line before has all its frames now; this one waits for its own
+            self.release_held(sink);
+            if let Some(st) = self.stacks.as_mut() {
+                let mut buf = std::mem::take(&mut st.spare);
+                buf.clear();
+                buf.push_str(line);
+                st.held = Some(frames::Held { line: buf, line_no, pid_hint });
+            }
+            return;
+        }
+        self.parse_plain(line, line_no, pid_hint, sink);
+    }
+
+    /// [`Self::parse_line`] after the escapes and a collector's prefix are gone, and any stack
+    /// is read.
+    fn parse_plain<F: FnMut(&Event)>(&mut self, line: &str, line_no: u64, pid_hint: Option<Tid>, sink: &mut F) {
         self.cur_line = line_no;
         if self.chunk_mode
             && line_no == self.lead.len() as u64 + 1
@@ -248,6 +325,7 @@ impl Parser {
 
     /// End of input: calls still unfinished become events with [`Ret::Unfinished`].
     pub fn finish<F: FnMut(&Event)>(&mut self, sink: &mut F) -> ParseStats {
+        self.release_held(sink);
         self.finish_lines();
         let mut pids: Vec<Tid> = self.pending.keys().copied().collect();
         pids.sort_unstable();
@@ -255,6 +333,7 @@ impl Parser {
             self.flush_pending(pid, Ret::Unfinished, sink);
         }
         self.stats.clock = self.clock;
+        self.stats.stacks = self.take_stacks();
         std::mem::take(&mut self.stats)
     }
 
@@ -678,6 +757,10 @@ impl Parser {
         };
         // the fd and path arguments, decoded here once (on the parallel reader's workers)
         sc.decode_pre();
+        if self.cur_stack.is_some() {
+            sc.pre.stack = self.cur_stack.take();
+            self.stats.stacks_attached += 1;
+        }
         let ev = Event { tid: pid, ts_ns: ts, kind: EventKind::Syscall(sc) };
         self.stats.events += 1;
         self.stats.syscalls += 1;
@@ -713,7 +796,10 @@ impl Parser {
         if self.chunk_mode && !self.pending.contains_key(&pid) {
             // its start may be in the previous chunk: the reader joins them
             let whole = (line != s).then(|| line.to_string());
-            let what = Marked::Resumed { body: s.to_string(), whole, line: self.cur_line };
+            let stack = self.cur_stack.take();
+            // (attached when the reader settles it)
+            self.stats.stacks_attached += u64::from(stack.is_some());
+            let what = Marked::Resumed { body: s.to_string(), whole, line: self.cur_line, stack };
             self.marks.push(Mark { at: self.stats.events, pid, ts, what });
             return true;
         }

@@ -52,6 +52,18 @@ pub struct ParseStats {
     /// kubectl), read without it; the kind first seen.
     pub prefixed: u64,
     pub prefix: Prefix,
+    /// `-k` frame lines read.
+    pub frame_lines: u64,
+    /// Calls handed on with their stack.
+    pub stacks_attached: u64,
+    /// Stacks that followed no call (a signal's, an unfinished call's, or frames at the start
+    /// of a log the reader did not know had stacks).
+    pub stacks_unattached: u64,
+    /// Stacks strace printed after `+++ exited`: those of calls that never return (exit,
+    /// exit_group), not attached to them.
+    pub stacks_at_exit: u64,
+    /// The stacks of a `-k` log, which its calls' [`syslint_event::Pre::stack`] ids index.
+    pub stacks: Option<syslint_event::StackTable>,
 }
 
 impl ParseStats {
@@ -75,6 +87,18 @@ impl ParseStats {
             self.unparsed_samples.truncate(UNPARSED_SAMPLES);
         }
         self.ignored += o.ignored;
+        self.frame_lines += o.frame_lines;
+        self.stacks_attached += o.stacks_attached;
+        self.stacks_unattached += o.stacks_unattached;
+        self.stacks_at_exit += o.stacks_at_exit;
+        match (&mut self.stacks, o.stacks) {
+            // (the parallel reader takes a part's stacks out first, and maps its calls' ids)
+            (Some(t), Some(u)) => {
+                t.absorb(u);
+            }
+            (t @ None, u) => *t = u,
+            (Some(_), None) => {}
+        }
         self.strace_c_table.extend(o.strace_c_table);
         if self.clock == Clock::None {
             self.clock = o.clock;
@@ -99,10 +123,13 @@ impl ParseStats {
 /// junk) is left out but for its length: reports travel, the log stays where it is.
 pub fn sample_of(line: &str) -> String {
     let head = &line[..line.char_indices().nth(80).map_or(line.len(), |(i, _)| i)];
-    let call = head.find('(').is_some_and(|p| {
-        let word = head[..p].rsplit([' ', '>']).next().unwrap_or("");
-        !word.is_empty() && word.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
-    });
+    // a -k frame names code (a module, a function), as a report's call sites do
+    let frame = line.starts_with(" > ");
+    let call = frame
+        || head.find('(').is_some_and(|p| {
+            let word = head[..p].rsplit([' ', '>']).next().unwrap_or("");
+            !word.is_empty() && word.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+        });
     if !call {
         return format!("({} bytes of text that is not a strace line, left out of the report)", line.len());
     }

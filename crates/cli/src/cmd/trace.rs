@@ -37,6 +37,13 @@ pub fn run(a: TraceArgs) -> Result<u8> {
         record: a.record.clone(),
         payload_bytes: a.payload_bytes,
         interval: a.interval,
+        stacks: match a.stacks {
+            crate::cli::Stacks::Off => syslint_capture::live::StackCalls::Off,
+            crate::cli::Stacks::All => syslint_capture::live::StackCalls::All,
+            crate::cli::Stacks::Sampled => syslint_capture::live::StackCalls::Only(
+                syslint_analyze::callsites::watched_syscalls(&detectors).into_iter().map(String::from).collect(),
+            ),
+        },
     };
     let source = live::start(&target, &opts, &mut |line| eprintln!("{line}"))?;
     let status = StatusLine::start(source.name(), r.quiet);

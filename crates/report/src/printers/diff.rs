@@ -20,7 +20,8 @@ fn side_line(label: &str, s: &crate::diff::Side) -> String {
 fn finding_line(kind: &str, f: &FindingDelta) -> String {
     let sev = |s: &Option<crate::diff::FindingSide>| s.as_ref().map_or("-", |x| x.severity.as_str());
     let msg = f.after.as_ref().or(f.before.as_ref()).map(|s| s.message.clone()).unwrap_or_default();
-    format!("{kind:<10} {} {} ({}): {msg} [{} -> {}]", f.code, f.detector, f.subject, sev(&f.before), sev(&f.after))
+    let at = f.call_site.as_deref().map(|s| format!(" at {s}")).unwrap_or_default();
+    format!("{kind:<10} {} {} ({}){at}: {msg} [{} -> {}]", f.code, f.detector, f.subject, sev(&f.before), sev(&f.after))
 }
 
 /// Calls before and after, per unit of work when there is one.

@@ -159,6 +159,7 @@ fn finding_card(o: &mut String, f: &Finding, id: &str, window: Option<&str>) {
         let _ = write!(o, "<tr><td>confirm</td><td><code>{}</code></td></tr>", esc(c));
     }
     o.push_str("</table>");
+    call_sites(o, f);
     if !f.metrics.is_empty() {
         o.push_str("<details><summary>metrics</summary><table class=\"kv\">");
         for (k, v) in &f.metrics {
@@ -175,6 +176,34 @@ fn finding_card(o: &mut String, f: &Finding, id: &str, window: Option<&str>) {
         o.push_str("</pre>");
     }
     let _ = write!(o, "<p class=\"meta\">syslint explain {}</p></div>", esc(&f.detector));
+}
+
+/// A finding's call sites, collapsed: the top one in the summary, each stack inside, the
+/// frame the program owns in bold; or the command that would record them.
+fn call_sites(o: &mut String, f: &Finding) {
+    if let Some(c) = f.stacks_command.as_ref().filter(|_| f.call_sites.is_empty()) {
+        let _ = write!(o, "<p class=\"meta\">call sites: not in this trace; record them: <code>{}</code></p>", esc(c));
+        return;
+    }
+    let Some(top) = f.call_sites.first() else { return };
+    let _ = write!(
+        o,
+        "<details class=\"sites\"><summary>called from {} ({})</summary>",
+        esc(&top.summary(2)),
+        esc(&top.share_words())
+    );
+    for site in &f.call_sites {
+        let _ = write!(o, "<p class=\"meta\">{}</p><pre>", esc(&site.share_words()));
+        for (i, fr) in site.frames.iter().enumerate() {
+            if Some(i) == site.owner {
+                let _ = writeln!(o, "<b>{}</b>", esc(&fr.describe()));
+            } else {
+                let _ = writeln!(o, "{}", esc(&fr.describe()));
+            }
+        }
+        o.push_str("</pre>");
+    }
+    o.push_str("</details>");
 }
 
 /// A time axis step that gives 4 to 10 ticks.

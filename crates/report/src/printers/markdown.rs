@@ -134,6 +134,7 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
         if let Some(c) = &f.confirm {
             writeln!(out, "**Confirm:** {}  ", esc(c))?;
         }
+        call_sites(out, f)?;
         if let Some(g) = &f.fix_elsewhere {
             writeln!(out)?;
             writeln!(out, "<details><summary>Other programs and runtimes</summary>")?;
@@ -227,4 +228,30 @@ pub fn print(r: &Report, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "</details>")?;
     }
     Ok(())
+}
+
+/// A finding's call sites: the top one in a line, every one with its stack folded away; or
+/// the command that would record them.
+fn call_sites(out: &mut dyn Write, f: &crate::Finding) -> io::Result<()> {
+    if let Some(c) = f.stacks_command.as_ref().filter(|_| f.call_sites.is_empty()) {
+        return writeln!(out, "**Call sites:** not in this trace; record them: `{}`  ", c.replace('`', "'"));
+    }
+    let Some(top) = f.call_sites.first() else { return Ok(()) };
+    writeln!(out, "**Called from:** `{}` ({})  ", top.summary(2).replace('`', "'"), top.share_words())?;
+    writeln!(out)?;
+    writeln!(out, "<details><summary>Call sites ({})</summary>", f.call_sites.len())?;
+    writeln!(out)?;
+    for site in &f.call_sites {
+        writeln!(out, "- {}:", site.share_words())?;
+        writeln!(out)?;
+        writeln!(out, "  ```")?;
+        for (i, fr) in site.frames.iter().enumerate() {
+            let mark = if Some(i) == site.owner { "*" } else { " " };
+            // (a backtick in a name cannot close the fence)
+            writeln!(out, "  {mark} {}", fr.describe().replace('`', "'"))?;
+        }
+        writeln!(out, "  ```")?;
+    }
+    writeln!(out)?;
+    writeln!(out, "</details>")
 }

@@ -1,7 +1,7 @@
 //! The terminal report: findings first, then the summary tables, fitted to the width.
 
 use super::{fmt_bytes, fmt_count, fmt_opt_secs, fmt_secs};
-use crate::{Report, Severity};
+use crate::{Finding, Report, Severity};
 use std::io::{self, Write};
 
 /// A width for output nobody sized (a pipe, a file): every column is shown.
@@ -226,6 +226,9 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
     for n in &c.notes {
         writeln!(out, "  {}", st.dim(&format!("note: {n}")))?;
     }
+    if let Some(s) = &c.stacks {
+        writeln!(out, "  stacks: {}", s.words())?;
+    }
     if let Some(b) = &c.basis {
         writeln!(out, "  evidence: {} ({})", b.kind.as_str(), b.from)?;
         writeln!(out, "  {}", st.dim(&format!("cannot show: {}", b.cannot_show)))?;
@@ -278,6 +281,7 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             if let Some(c) = &f.confirm {
                 writeln!(out, "  confirm: {c}")?;
             }
+            call_sites(out, f, opt.verbose)?;
         }
     }
     writeln!(out)?;
@@ -501,6 +505,27 @@ pub fn print(r: &Report, out: &mut dyn Write, opt: &TableOptions) -> io::Result<
             .collect();
         table(out, &st, opt.width, &cols, &rows)?;
         writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// A finding's call sites: the top one (all of them, with their whole stacks, `verbose`), or
+/// the command that would record them.
+fn call_sites(out: &mut dyn Write, f: &Finding, verbose: bool) -> io::Result<()> {
+    if let Some(c) = f.stacks_command.as_ref().filter(|_| f.call_sites.is_empty()) {
+        return writeln!(out, "  call sites: not in this trace; record them: {c}");
+    }
+    let shown = if verbose { f.call_sites.len() } else { 1 };
+    for (i, site) in f.call_sites.iter().take(shown).enumerate() {
+        let head = if i == 0 { "called from" } else { "     and from" };
+        writeln!(out, "  {head}: {} ({})", site.summary(if verbose { 8 } else { 2 }), site.share_words())?;
+        let below = site.below();
+        if verbose && !below.is_empty() {
+            writeln!(out, "      via {below}")?;
+        }
+    }
+    if !verbose && f.call_sites.len() > 1 {
+        writeln!(out, "  ({} more call sites: --verbose)", f.call_sites.len() - 1)?;
     }
     Ok(())
 }

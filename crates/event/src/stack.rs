@@ -1,0 +1,221 @@
+//! Call sites: the user-space stack of a call, shared by every backend.
+//!
+//! A backend that knows where calls come from (strace `-k`/`-kk` frames, eBPF's sampled and
+//! unwound stacks) interns each stack once in a [`StackTable`] per input and marks the call
+//! with its [`StackId`] ([`crate::Pre::stack`]): a busy loop making the same call from the
+//! same place a million times costs one entry. Frames are interned too (stacks share most of
+//! theirs). Both are bounded ([`StackTable::MAX_STACKS`], [`StackTable::MAX_FRAMES`],
+//! [`StackTable::MAX_DEPTH`]); what did not fit is counted, never silently lost.
+
+use rustc_hash::FxHashMap as HashMap;
+
+/// One interned stack of a [`StackTable`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StackId(pub u32);
+
+/// One frame of a stack, innermost first in a stack: where the code was, in the words the
+/// backend could give (a frame without a module or symbol is still a frame).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Frame {
+    /// The address: strace prints the offset in the module's file (`[0x10a2b]`); an unwinder
+    /// in this process may give the virtual address. 0 when unknown.
+    pub addr: u64,
+    /// The object the code is in (`/usr/lib/x86_64-linux-gnu/libc.so.6`, `/srv/app/spin`).
+    pub module: Option<String>,
+    /// The function, as printed (demangled when the backend demangles).
+    pub symbol: Option<String>,
+    /// Bytes from the start of `symbol`.
+    pub offset: u64,
+    /// Source file and line, where debug info gave them (`strace -kk`, DWARF).
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// What the unwinder said instead of a frame (`unexpected_backtracing_error`, `too many
+    /// stack frames`): the stack is cut there.
+    pub error: Option<String>,
+}
+
+impl Frame {
+    /// Whether this frame is in the C library, the dynamic loader, the vDSO or the thread
+    /// library: code the program calls through, not code it owns (the call site a finding
+    /// names first is the innermost frame outside these).
+    pub fn is_runtime(&self) -> bool {
+        let Some(m) = &self.module else { return self.error.is_some() };
+        let base = m.rsplit('/').next().unwrap_or(m);
+        base.starts_with("libc.so")
+            || base.starts_with("libc-")
+            || base.starts_with("ld-linux")
+            || base.starts_with("ld-musl")
+            || base.starts_with("libpthread")
+            || base.starts_with("linux-vdso")
+            || base.starts_with("[vdso]")
+            || base == "vdso"
+    }
+}
+
+/// Stacks and frames of one input, interned and bounded.
+#[derive(Clone, Debug, Default)]
+pub struct StackTable {
+    frames: Vec<Frame>,
+    frame_ids: HashMap<Frame, u32>,
+    stacks: Vec<Box<[u32]>>,
+    stack_ids: HashMap<Box<[u32]>, StackId>,
+    /// Calls whose stack was not kept: new stacks after [`Self::MAX_STACKS`], or stacks with a
+    /// frame that did not fit in [`Self::MAX_FRAMES`].
+    pub dropped_stacks: u64,
+    /// Frames not kept (beyond [`Self::MAX_FRAMES`] distinct ones).
+    pub dropped_frames: u64,
+    /// Stacks cut at [`Self::MAX_DEPTH`] frames.
+    pub truncated: u64,
+}
+
+impl StackTable {
+    /// Distinct stacks kept per input.
+    pub const MAX_STACKS: usize = 1 << 16;
+    /// Distinct frames kept per input.
+    pub const MAX_FRAMES: usize = 1 << 18;
+    /// Frames kept per stack, innermost first (strace prints up to 256).
+    pub const MAX_DEPTH: usize = 64;
+
+    pub fn is_empty(&self) -> bool {
+        self.stacks.is_empty() && self.dropped_stacks == 0
+    }
+
+    /// Distinct stacks kept.
+    pub fn stacks(&self) -> usize {
+        self.stacks.len()
+    }
+
+    /// Distinct frames kept.
+    pub fn frames(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// The id of `frame`, interned; `None` when the table is full.
+    pub fn frame(&mut self, frame: Frame) -> Option<u32> {
+        if let Some(&i) = self.frame_ids.get(&frame) {
+            return Some(i);
+        }
+        if self.frames.len() >= Self::MAX_FRAMES {
+            self.dropped_frames += 1;
+            return None;
+        }
+        let i = self.frames.len() as u32;
+        self.frames.push(frame.clone());
+        self.frame_ids.insert(frame, i);
+        Some(i)
+    }
+
+    /// The frame `i` ([`Self::frame`]'s answer).
+    pub fn frame_at(&self, i: u32) -> Option<&Frame> {
+        self.frames.get(i as usize)
+    }
+
+    /// The id of the stack of frames `ids` (innermost first), interned; `None` for an empty
+    /// stack or when the table is full (counted).
+    pub fn stack(&mut self, ids: &[u32]) -> Option<StackId> {
+        if ids.is_empty() {
+            return None;
+        }
+        let ids = if ids.len() > Self::MAX_DEPTH {
+            self.truncated += 1;
+            &ids[..Self::MAX_DEPTH]
+        } else {
+            ids
+        };
+        if let Some(&s) = self.stack_ids.get(ids) {
+            return Some(s);
+        }
+        if self.stacks.len() >= Self::MAX_STACKS {
+            self.dropped_stacks += 1;
+            return None;
+        }
+        let s = StackId(self.stacks.len() as u32);
+        self.stacks.push(ids.into());
+        self.stack_ids.insert(ids.into(), s);
+        Some(s)
+    }
+
+    /// The frames of stack `s`, innermost first.
+    pub fn frames_of(&self, s: StackId) -> impl Iterator<Item = &Frame> {
+        self.stacks.get(s.0 as usize).into_iter().flat_map(|ids| ids.iter().filter_map(|&i| self.frame_at(i)))
+    }
+
+    /// Add `other`'s stacks to this table; the answer maps `other`'s ids to this table's
+    /// (`None`: not kept, counted as dropped). For a reader whose parts each interned their own.
+    pub fn absorb(&mut self, other: StackTable) -> Vec<Option<StackId>> {
+        self.dropped_stacks += other.dropped_stacks;
+        self.dropped_frames += other.dropped_frames;
+        self.truncated += other.truncated;
+        let frame_map: Vec<Option<u32>> = other.frames.into_iter().map(|f| self.frame(f)).collect();
+        let mut ids = Vec::new();
+        other
+            .stacks
+            .iter()
+            .map(|s| {
+                ids.clear();
+                for &f in s {
+                    match frame_map.get(f as usize).copied().flatten() {
+                        Some(f) => ids.push(f),
+                        None => {
+                            self.dropped_stacks += 1;
+                            return None;
+                        }
+                    }
+                }
+                self.stack(&ids)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(module: &str, symbol: &str, addr: u64) -> Frame {
+        Frame { addr, module: Some(module.into()), symbol: Some(symbol.into()), ..Default::default() }
+    }
+
+    #[test]
+    fn the_same_stack_costs_one_entry_and_tables_merge_by_value() {
+        let mut t = StackTable::default();
+        let a = [t.frame(f("/lib/libc.so.6", "poll", 1)).unwrap(), t.frame(f("/app", "spin", 2)).unwrap()];
+        let s1 = t.stack(&a).unwrap();
+        let s2 = t.stack(&a).unwrap();
+        assert_eq!(s1, s2);
+        assert_eq!((t.stacks(), t.frames()), (1, 2));
+        assert_eq!(t.stack(&[]), None);
+
+        let mut u = StackTable::default();
+        let b = [u.frame(f("/app", "other", 3)).unwrap()];
+        let c = [u.frame(f("/lib/libc.so.6", "poll", 1)).unwrap(), u.frame(f("/app", "spin", 2)).unwrap()];
+        let (sb, sc) = (u.stack(&b).unwrap(), u.stack(&c).unwrap());
+        let map = t.absorb(u);
+        assert_eq!(map[sc.0 as usize], Some(s1), "the same frames are the same stack");
+        let nb = map[sb.0 as usize].unwrap();
+        assert_ne!(nb, s1);
+        assert_eq!(t.frames_of(nb).map(|f| f.symbol.clone().unwrap()).collect::<Vec<_>>(), ["other"]);
+    }
+
+    #[test]
+    fn stacks_beyond_the_cap_are_counted_not_kept() {
+        let mut t = StackTable::default();
+        for i in 0..StackTable::MAX_STACKS as u64 + 3 {
+            let id = t.frame(f("/app", "x", i)).unwrap();
+            t.stack(&[id]);
+        }
+        assert_eq!(t.stacks(), StackTable::MAX_STACKS);
+        assert_eq!(t.dropped_stacks, 3);
+        let deep: Vec<u32> = (0..100).collect();
+        t.stack(&deep);
+        assert_eq!(t.truncated, 1);
+    }
+
+    #[test]
+    fn runtime_frames_are_told_from_the_programs_own() {
+        assert!(f("/usr/lib/x86_64-linux-gnu/libc.so.6", "poll", 0).is_runtime());
+        assert!(f("/usr/lib64/ld-linux-x86-64.so.2", "", 0).is_runtime());
+        assert!(!f("/srv/app/spin", "wait_for_data", 0).is_runtime());
+        assert!(!f("/usr/lib/x86_64-linux-gnu/libcurl.so.4", "Curl_poll", 0).is_runtime());
+    }
+}
