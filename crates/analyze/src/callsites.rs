@@ -38,22 +38,29 @@ impl CallSites {
     /// Count a call's stack, if it has one.
     #[inline]
     pub fn on_call(&mut self, tid: Tid, sc: &Syscall) {
-        let Some(s) = sc.stack() else { return };
-        self.calls += 1;
+        if let Some(s) = sc.stack() {
+            self.add(tid, sc.sys, s, 1);
+        }
+    }
+
+    /// Count `n` calls of `sys` by `tid` from stack `s` (a sampled stack stands for the calls
+    /// its sample was weighed with: eBPF samples the first calls, then one in N).
+    pub fn add(&mut self, tid: Tid, sys: Sys, s: StackId, n: u64) {
+        self.calls += n;
         let full = self.counts.len() >= MAX_KEYS;
-        let sites = match self.counts.get_mut(&(tid, sc.sys)) {
+        let sites = match self.counts.get_mut(&(tid, sys)) {
             Some(x) => x,
             None if full => {
-                self.dropped += 1;
+                self.dropped += n;
                 return;
             }
-            None => self.counts.entry((tid, sc.sys)).or_default(),
+            None => self.counts.entry((tid, sys)).or_default(),
         };
         let room = sites.stacks.len() < MAX_PER_KEY;
         match sites.stacks.iter_mut().find(|(id, _)| *id == s) {
-            Some((_, n)) => *n += 1,
-            None if room => sites.stacks.push((s, 1)),
-            None => sites.other += 1,
+            Some((_, m)) => *m += n,
+            None if room => sites.stacks.push((s, n)),
+            None => sites.other += n,
         }
     }
 

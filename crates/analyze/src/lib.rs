@@ -50,6 +50,9 @@ pub struct Captured {
     pub local_offset_ns: Option<i64>,
     /// The stacks the calls' [`syslint_event::Pre::stack`] ids index (strace `-k`).
     pub stacks: Option<syslint_event::StackTable>,
+    /// Stacks sampled apart from the calls (eBPF): each stands for `weight` calls of its
+    /// thread and syscall.
+    pub sampled_stacks: Option<syslint_event::SampledStacks>,
 }
 
 impl From<Capture> for Captured {
@@ -288,6 +291,9 @@ impl Analyzer {
         }
         self.local_offset_ns = c.local_offset_ns;
         self.stacks = c.stacks;
+        if let Some(sampled) = c.sampled_stacks {
+            self.add_sampled(sampled, &mut capture);
+        }
         // a table of counts: read from the input, from its strace -c rows, or counted in the
         // kernel (--summary-only); with no call in the input, the report is made from it and
         // the detectors' counts rules run
@@ -328,6 +334,26 @@ impl Analyzer {
             summary::kernel_rows(&mut report, rows);
         }
         report
+    }
+
+    /// Sampled stacks into the input's table, their samples into the call-site counts.
+    fn add_sampled(&mut self, sampled: syslint_event::SampledStacks, capture: &mut Capture) {
+        let table = self.stacks.get_or_insert_with(Default::default);
+        let ids: Vec<Option<syslint_event::StackId>> = sampled
+            .stacks
+            .into_iter()
+            .map(|frames| {
+                let ids: Option<Vec<u32>> = frames.into_iter().map(|f| table.frame(f)).collect();
+                ids.and_then(|ids| table.stack(&ids))
+            })
+            .collect();
+        for (tid, sys, n, i) in sampled.samples {
+            match ids.get(i).copied().flatten() {
+                Some(id) => self.sites.add(tid, sys, id, n),
+                None => table.dropped_stacks += n,
+            }
+        }
+        capture.notes.extend(sampled.notes);
     }
 
     /// Each finding's call sites, from the input's stacks; without stacks, the command that

@@ -49,6 +49,7 @@ impl Default for StackOptions {
 
 impl StackOptions {
     /// The `opt_stack_nrs` bitmap the kernel program reads.
+    #[cfg(feature = "load")]
     pub(crate) fn nr_bitmap(&self) -> [u64; abi::NR_MAX / 64] {
         match &self.syscalls {
             None => [u64::MAX; abi::NR_MAX / 64],
@@ -255,6 +256,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "load")]
     fn syscall_lists_become_the_kernel_bitmap() {
         assert_eq!(StackOptions::default().nr_bitmap(), [u64::MAX; 8]);
         let o = StackOptions { syscalls: Some(vec![7, 64, 511, 512, 100_000]), ..StackOptions::default() };

@@ -180,9 +180,10 @@ pub struct AnalyzeArgs {
 pub enum Stacks {
     /// none (the default: no unwinding cost)
     Off,
-    /// the syscalls the detectors watch (strace: `-k -e trace=...`, only those traced)
+    /// the syscalls the detectors watch, sampled (eBPF) or every call of them (strace: `-k -e
+    /// trace=...`, only those traced)
     Sampled,
-    /// every call (strace -k)
+    /// every call (eBPF: a stack each, costly; strace -k)
     All,
 }
 
@@ -249,9 +250,12 @@ pub struct TraceArgs {
     /// Capture backend
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
-    /// Record the call stacks findings name their call sites from: strace -k on the syscalls
-    /// the detectors watch (sampled; strace then traces only those) or on every call (all);
-    /// an unwind at every stop, so the traced program runs slower. Traces with strace
+    /// Record the call stacks findings name their call sites from. eBPF: the kernel samples
+    /// the stacks of the syscalls the detectors watch (sampled: each thread's first 8 calls of
+    /// a syscall every second, then one in 1,000) or of every call (all: microseconds a call),
+    /// unwound from .eh_frame and named (DWARF file:line where the program has debug info)
+    /// after the capture. strace: -k on those syscalls (sampled; strace then traces only those)
+    /// or on every call (all), an unwind at every stop
     #[arg(long, value_enum, default_value_t = Stacks::Off)]
     pub stacks: Stacks,
     /// Bytes kept of each buffer read or written (strace -s): the start of requests and

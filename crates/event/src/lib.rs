@@ -22,7 +22,7 @@ pub mod typed;
 pub use args::{FdArg, SockAddr, Timeout};
 pub use ids::{Tgid, Tid};
 pub use raw::{DataKind, RawArgs, RawData};
-pub use stack::{Frame, StackId, StackTable};
+pub use stack::{Frame, SampledStacks, StackId, StackTable};
 pub use syscalls::{Class, Sys};
 pub use target::{Direction, TargetKind};
 pub use typed::{

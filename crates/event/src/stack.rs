@@ -219,3 +219,16 @@ mod tests {
         assert!(!f("/usr/lib/x86_64-linux-gnu/libcurl.so.4", "Curl_poll", 0).is_runtime());
     }
 }
+
+/// Stacks a backend sampled beside the calls rather than on them (eBPF: the first calls of each
+/// thread and syscall, then one in N, unwound and symbolized after the capture), for the
+/// analyzer to count as the calls they stand for.
+#[derive(Clone, Debug, Default)]
+pub struct SampledStacks {
+    /// Each stack's frames, innermost first.
+    pub stacks: Vec<Vec<Frame>>,
+    /// (thread, syscall, calls it stands for, index into `stacks`).
+    pub samples: Vec<(crate::Tid, crate::Sys, u64, usize)>,
+    /// What could not be named or kept, in words (for the report's notes).
+    pub notes: Vec<String>,
+}

@@ -69,8 +69,9 @@ impl EbpfSource {
         summary_only: bool,
         record: Option<&Path>,
         payload_bytes: u16,
+        stacks: Option<ebpf::StackOptions>,
     ) -> Result<EbpfSource, Error> {
-        let mut opts = Options { summary_only, payload_bytes, ..Options::default() };
+        let mut opts = Options { summary_only, payload_bytes, stacks, ..Options::default() };
         // tests shrink the kernel buffer to provoke drops
         if let Some(b) = std::env::var("SYSLINT_RING_BYTES").ok().and_then(|v| v.parse().ok()) {
             opts.ring_bytes = b;
@@ -226,6 +227,8 @@ impl Source for EbpfSource {
         stop.notes(attached, &mut info.notes);
         info.notes.extend(crate::gone_note(&session.gone));
         let kernel_counts = session.opts.summary_only.then(|| session.summary());
+        // unwound as they came, symbolized now (off the capture thread, after it)
+        let sampled_stacks = session.sampled_stacks();
         drop(session); // detaches the kernel program
         let stopped_ns = stop.requested().then(ebpf::monotonic_now_ns);
         Ok(Outcome {
@@ -237,6 +240,7 @@ impl Source for EbpfSource {
                 kernel_counts,
                 stopped_ns,
                 local_offset_ns: Some(local_offset_ns),
+                sampled_stacks,
                 ..captured(Backend::Ebpf, info)
             },
             not_strace: Vec::new(),

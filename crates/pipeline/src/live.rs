@@ -33,8 +33,8 @@ pub struct Options {
     pub payload_bytes: u16,
     /// `--summary-only`: print the kernel's counts this often.
     pub interval: Option<Duration>,
-    /// The calls whose stacks to capture (`--stacks`): strace `-k` for now; asked of the
-    /// automatic choice, it traces with strace.
+    /// The calls whose stacks to capture (`--stacks`): sampled in the kernel with eBPF, strace
+    /// `-k` with strace.
     pub stacks: syslint_capture::live::StackCalls,
 }
 
@@ -60,17 +60,9 @@ pub fn start(target: &Target, o: &Options, say: &mut dyn FnMut(&str)) -> Result<
         say("syslint: this build has no eBPF backend (built without the `ebpf` feature); tracing with strace (slower)");
     }
     #[cfg(feature = "ebpf")]
-    let stacks = o.stacks != syslint_capture::live::StackCalls::Off;
-    #[cfg(feature = "ebpf")]
-    if stacks && o.backend == Choice::Auto && !o.summary_only {
-        say("syslint: --stacks: tracing with strace -k (the eBPF backend does not capture stacks yet)");
-    } else if stacks && o.backend == Choice::Ebpf {
-        say("syslint: --stacks: the eBPF backend does not capture stacks yet: tracing without them (--backend strace has them)");
-    }
-    #[cfg(feature = "ebpf")]
-    // (stacks asked of the automatic choice: strace, which prints them)
-    if o.backend == Choice::Ebpf || (o.backend == Choice::Auto && (!stacks || o.summary_only)) {
-        match EbpfSource::start(target, o.summary_only, record, o.payload_bytes) {
+    if o.backend == Choice::Ebpf || o.backend == Choice::Auto {
+        let stacks = ebpf_stacks(&o.stacks).filter(|_| !o.summary_only);
+        match EbpfSource::start(target, o.summary_only, record, o.payload_bytes, stacks) {
             Ok(mut s) => {
                 if o.summary_only {
                     s.interval = o.interval;
@@ -85,6 +77,26 @@ pub fn start(target: &Target, o: &Options, say: &mut dyn FnMut(&str)) -> Result<
     }
     let s = StraceSource::start(target, record, o.payload_bytes, &o.stacks)?;
     Ok(Box::new(Noted { inner: s, note }))
+}
+
+/// `--stacks` for the eBPF backend: the kernel samples stacks (the first calls of each thread
+/// and syscall every second, then one in a thousand), of the syscalls the detectors watch
+/// (`sampled`) or of all (`all`: every call gets one, which costs microseconds a call and loses
+/// what the stack ring cannot hold, counted).
+#[cfg(feature = "ebpf")]
+fn ebpf_stacks(calls: &syslint_capture::live::StackCalls) -> Option<syslint_capture::ebpf::StackOptions> {
+    use syslint_capture::live::StackCalls;
+    let default = syslint_capture::ebpf::StackOptions::default();
+    match calls {
+        StackCalls::Off => None,
+        StackCalls::All => Some(syslint_capture::ebpf::StackOptions { first: u32::MAX, every: 1, ..default }),
+        StackCalls::Only(names) => {
+            let nrs = (0..1024u32)
+                .filter(|&nr| syslint_event::syscalls::x86_64_name(nr).is_some_and(|n| names.iter().any(|w| w == n)))
+                .collect();
+            Some(syslint_capture::ebpf::StackOptions { syscalls: Some(nrs), ..default })
+        }
+    }
 }
 
 /// A source whose capture carries one more note.

@@ -142,6 +142,23 @@ impl EbpfSession {
         }))
     }
 
+    /// [`EbpfSession::finish_stacks`] in the analyzer's terms: frames as strace `-k` gives
+    /// them (the address as the offset in the module's file, so one place in a library is one
+    /// frame whatever process mapped it where), samples by thread and syscall with the calls
+    /// each stands for, and what could not be named or kept as notes (the same note once).
+    pub fn sampled_stacks(&mut self) -> Option<syslint_event::SampledStacks> {
+        let t = match self.finish_stacks()? {
+            Ok(t) => t,
+            Err(e) => {
+                return Some(syslint_event::SampledStacks {
+                    notes: vec![format!("the sampled stacks could not be read: {e}")],
+                    ..Default::default()
+                })
+            }
+        };
+        Some(into_sampled(t))
+    }
+
     /// What the fds open before an attach are (for the [`Consumer`]).
     pub fn known(&self) -> &format::Known {
         &self.known
@@ -356,4 +373,44 @@ pub fn can_fall_back(e: &BpfError) -> bool {
 /// Now in the clock of the kernel's records (CLOCK_MONOTONIC, nanoseconds).
 pub fn monotonic_now_ns() -> i64 {
     syslint_bpf::monotonic_now_ns() as i64
+}
+
+/// A [`StackTable`] of the collector as [`syslint_event::SampledStacks`].
+#[cfg(feature = "ebpf")]
+pub fn into_sampled(t: StackTable) -> syslint_event::SampledStacks {
+    use syslint_event::{Sys, Tid};
+    let stacks = t
+        .stacks
+        .iter()
+        .map(|s| {
+            s.frames
+                .iter()
+                .map(|f| syslint_event::Frame {
+                    addr: if f.module.is_some() { f.module_offset } else { f.addr },
+                    module: f.module.clone(),
+                    symbol: f.symbol.clone(),
+                    offset: f.symbol_offset,
+                    file: f.file.clone(),
+                    line: f.line,
+                    error: None,
+                })
+                .collect()
+        })
+        .collect();
+    let samples = t
+        .samples
+        .iter()
+        .map(|s| (Tid(s.tid), Sys::from_x86_64(s.nr), u64::from(s.weight.max(1)), s.stack as usize))
+        .collect();
+    // a note per stack ("frames of spin-stripped not named") would repeat: each once, bounded
+    let mut notes: Vec<String> = t.notes;
+    for n in t.stacks.iter().filter_map(|s| s.note.as_ref()) {
+        if notes.len() >= 16 {
+            break;
+        }
+        if !notes.contains(n) {
+            notes.push(n.clone());
+        }
+    }
+    syslint_event::SampledStacks { stacks, samples, notes }
 }
