@@ -292,3 +292,29 @@ fn ebpf_trace_names_the_spin_two_calls_deep_with_file_and_line() {
     assert!(all > 2_990_000 && all <= 3_000_000, "{sites:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn under_kk_the_call_sites_have_their_source_lines() {
+    // strace 7.2 built with libdw (build-strace-libdw.sh), -f -kk: each frame with its file and
+    // line, and libdw's own message for a frame it cannot place (` > no matching address range`)
+    let (r, f) = spin("deep.f-kk-tt-T.strace7-libdw.strace.gz");
+    assert_eq!(r.capture.unparsed_lines, 0, "{:?}", r.capture.unparsed_samples);
+    let top = &f.call_sites[0];
+    assert_eq!(&symbols(top)[..4], ["__poll", "wait_for_reply", "serve", "main"]);
+    // the lines of spin.c that make the calls, found in the source itself
+    let src = std::fs::read_to_string(root().join("tests/fixtures/stacks/spin.c")).expect("spin.c");
+    let line_of = |needle: &str| src.lines().position(|l| l.contains(needle)).map(|i| i as u32 + 1);
+    let at = |i: usize| (top.frames[i].file.as_deref(), top.frames[i].line);
+    assert_eq!(at(1), (Some("/tmp/syslint-stacks/app/spin.c"), line_of("while (poll(&p, 1, 0) == 0)")));
+    assert_eq!(at(2), (Some("/tmp/syslint-stacks/app/spin.c"), line_of("spins += wait_for_reply(")));
+    let text = stdout(&run(&["analyze", stacks("deep.f-kk-tt-T.strace7-libdw.strace.gz").to_str().expect("utf-8")]));
+    let want = format!(
+        "called from: wait_for_reply (spin) /tmp/syslint-stacks/app/spin.c:{} <- serve (spin) /tmp/syslint-stacks/app/spin.c:{}",
+        at(1).1.unwrap_or(0),
+        at(2).1.unwrap_or(0)
+    );
+    assert!(text.contains(&want), "{text}");
+    // libdw's message is a frame of its own (an error), not an unreadable line
+    let raw = read_text(&stacks("deep.f-kk-tt-T.strace7-libdw.strace.gz"));
+    assert!(raw.contains("\n > no matching address range\n"));
+}

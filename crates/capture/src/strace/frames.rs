@@ -144,9 +144,17 @@ impl Stacks {
 mod tests {
     use super::*;
 
-    // lines copied from recordings: ../shared/strace-corpus/stacktrace-k-f-t-2025-strace6.strace
+    // lines copied from recordings: ../shared/strace-corpus/stacktrace-k-f-t-2025-strace6.strace,
+    // tests/fixtures/stacks/traces/deep.f-kk-tt-T.strace7-libdw.strace.gz (strace 7.2, libdw, -kk)
     #[test]
     fn frames_read_as_strace_prints_them() {
+        let f =
+            parse_frame("/tmp/syslint-stacks/app/spin(wait_for_reply+0x32) [0x12f2] /tmp/syslint-stacks/app/spin.c:33")
+                .unwrap();
+        assert_eq!((f.symbol.as_deref(), f.offset, f.addr), (Some("wait_for_reply"), 0x32, 0x12f2));
+        assert_eq!((f.file.as_deref(), f.line), (Some("/tmp/syslint-stacks/app/spin.c"), Some(33)));
+        let f = parse_frame("no matching address range").unwrap();
+        assert_eq!((f.error.as_deref(), f.module), (Some("no matching address range"), None));
         let f = parse_frame("/usr/lib/ld-linux-x86-64.so.2(_dl_catch_exception+0xa6) [0x2456]").unwrap();
         assert_eq!(f.module.as_deref(), Some("/usr/lib/ld-linux-x86-64.so.2"));
         assert_eq!((f.symbol.as_deref(), f.offset, f.addr), (Some("_dl_catch_exception"), 0xa6, 0x2456));
@@ -157,11 +165,10 @@ mod tests {
 
     #[test]
     fn the_other_shapes_of_unwind_c() {
-        // the other formats of strace's src/unwind.c, filled in by hand: no strace here prints
-        // them (Debian's 6.1 and sid's 7.2 are libunwind builds: no -kk source lines, no
-        // demangling), so they stand for what a libdw build would print from those formats:
-        // the -kk source line, a demangled C++ symbol with its parameters, the unwinder's
-        // errors with and without an address
+        // the other formats of strace's src/unwind.c, filled in by hand: no program recorded
+        // here makes strace print them, so they stand for what those formats give: a demangled
+        // C++ symbol with its parameters and a source line, libunwind's error at an address,
+        // the frame limit's message
         let f = parse_frame("/srv/a.out(ns::f(int)+0x1f) [0x1139] /srv/a.c:12").unwrap();
         assert_eq!(f.symbol.as_deref(), Some("ns::f(int)"));
         assert_eq!((f.file.as_deref(), f.line), (Some("/srv/a.c"), Some(12)));
