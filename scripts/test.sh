@@ -99,6 +99,14 @@ if [ ! -f "$te/node_modules/@paulirish/trace_engine/package.json" ]; then
   npm install --prefix "$te" --no-audit --no-fund --silent @paulirish/trace_engine@0.0.65 >/dev/null \
     || echo "npm could not install @paulirish/trace_engine: perfetto::devtools_ tests will fail" >&2
 fi
+# the SARIF 2.1.0 JSON Schema (OASIS; Microsoft's copy in @microsoft/jest-sarif, pinned):
+# crates/cli/tests/sarif.rs validates every SARIF log syslint writes against it
+ss=target/sarif-schema
+if [ ! -f "$ss/package/lib/schemas/sarif-2.1.0-rtm.5.json" ]; then
+  mkdir -p "$ss"
+  (cd "$ss" && npm pack --silent @microsoft/jest-sarif@1.0.0-beta.0 >/dev/null && tar -xzf microsoft-jest-sarif-1.0.0-beta.0.tgz) \
+    || echo "npm could not fetch @microsoft/jest-sarif: sarif:: tests will fail" >&2
+fi
 # the newest strace (Debian sid's) for the live tests of its output forms: made once (about 2
 # minutes), kept in /var/cache/syslint/sid-strace for the next runs
 t0=$(date +%s)

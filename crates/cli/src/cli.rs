@@ -73,6 +73,11 @@ pub enum Format {
     /// One self-contained HTML page (findings, per-thread timeline, latency charts); use
     /// with --output-file
     Html,
+    /// SARIF 2.1.0 for code scanning (GitHub, GitLab, IDEs): each finding whose call sites
+    /// reach a source file under --source-root, on that file's line; findings without such a
+    /// call site are left out (said on stderr). Needs stacks with file:line (trace --stacks
+    /// with eBPF on a program with debug info, or strace -kk)
+    Sarif,
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -119,6 +124,10 @@ pub struct ReportArgs {
     /// stderr, stdout being the command's)
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
+    /// With --format sarif: the source tree (repository) whose files findings are placed on;
+    /// call-site frames in files elsewhere (the C library's sources) are not used
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub source_root: PathBuf,
     /// Run only these detectors (names or codes, comma-separated); preview ones included
     #[arg(long, value_delimiter = ',', value_name = "DETECTORS")]
     pub select: Vec<String>,

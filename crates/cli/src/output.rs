@@ -5,7 +5,7 @@ use crate::cli::{ColorChoice, Format, Level, ReportArgs};
 use crate::cmd::{EXIT_CLEAN, EXIT_FINDINGS};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
-use syslint_report::printers::{json, markdown, table};
+use syslint_report::printers::{json, markdown, sarif, table};
 use syslint_report::{Report, Severity};
 
 /// The stream a report goes to when no `--output-file` is given.
@@ -48,6 +48,25 @@ pub fn emit_except(report: &Report, r: &ReportArgs, stream: Stream, said: &[Stri
         Format::Json => json::print(report, &mut out)?,
         Format::Markdown => markdown::print(report, &mut out)?,
         Format::Html => syslint_report::printers::html::print(report, &mut out)?,
+        Format::Sarif => {
+            let root = std::path::absolute(&r.source_root)
+                .map_err(|e| anyhow::anyhow!("--source-root {}: {e}", r.source_root.display()))?;
+            let root = std::fs::canonicalize(&root).unwrap_or(root);
+            sarif::print(report, &root, &mut out)?;
+            let left = sarif::without_location(report, &root);
+            if left > 0 {
+                eprintln!(
+                    "syslint: {left} of {} findings have no call site in a file under {}: left out of the SARIF log{}",
+                    report.findings.len(),
+                    root.display(),
+                    if report.capture.stacks.is_none() {
+                        " (the input has no stacks: trace --stacks sampled, or strace -kk)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
         Format::Table => {
             let opt = table::TableOptions {
                 color: color_enabled(r.color, to_file, stream),

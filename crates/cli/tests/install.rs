@@ -269,7 +269,7 @@ echo '# shells'; at syslint completions ''
     }
     let mut formats = section("formats");
     formats.sort();
-    assert_eq!(formats, ["html", "json", "markdown", "table"], "`syslint analyze --format <TAB>`");
+    assert_eq!(formats, ["html", "json", "markdown", "sarif", "table"], "`syslint analyze --format <TAB>`");
     // with nothing typed bash offers the options too (-h, --help)
     let mut shells: Vec<String> = section("shells").into_iter().filter(|w| !w.starts_with('-')).collect();
     shells.sort();

@@ -106,6 +106,8 @@ mod perfetto;
 mod process_models;
 #[path = "registry.rs"]
 mod registry;
+#[path = "sarif.rs"]
+mod sarif;
 #[path = "schema.rs"]
 mod schema;
 #[path = "secrets.rs"]

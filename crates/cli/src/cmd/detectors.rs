@@ -20,6 +20,7 @@ pub fn run(a: DetectorsArgs) -> Result<u8> {
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
         Format::Html => anyhow::bail!("`syslint detectors` prints table, markdown or json, not html"),
+        Format::Sarif => anyhow::bail!("`syslint detectors` prints table, markdown or json, not sarif"),
         Format::Table | Format::Markdown => {
             if metas.is_empty() {
                 println!("no detectors in this version yet (syslint analyze prints the summary)");

@@ -9,6 +9,12 @@ use syslint_report::printers::{diff as dp, json};
 use syslint_report::Report;
 
 pub fn run(a: DiffArgs) -> Result<u8> {
+    if a.format == Format::Sarif {
+        anyhow::bail!(
+            "`syslint diff` prints table, markdown, json or html, not sarif: for code scanning, \
+             `syslint analyze --format sarif` the second run (its findings, on their call sites)"
+        );
+    }
     let before = load(&a.before, &a)?;
     let after = load(&a.after, &a)?;
     let d = syslint_report::diff::diff(&before, &after);
@@ -20,6 +26,7 @@ pub fn run(a: DiffArgs) -> Result<u8> {
         Format::Markdown => dp::print_markdown(&d, &mut out)?,
         Format::Html => syslint_report::printers::html::print_diff(&d, &before, &after, &mut out)?,
         Format::Table => dp::print_table(&d, &mut out)?,
+        Format::Sarif => unreachable!("refused above"),
     }
     out.finish()?;
     Ok(if a.fail_on_regression && d.regression { EXIT_FINDINGS } else { EXIT_CLEAN })

@@ -4,6 +4,7 @@ pub mod diff;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod sarif;
 pub mod table;
 
 /// `s` with every character a terminal or a text viewer would act on written out instead: ESC
