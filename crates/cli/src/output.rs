@@ -52,8 +52,7 @@ pub fn emit_except(report: &Report, r: &ReportArgs, stream: Stream, said: &[Stri
             let root = std::path::absolute(&r.source_root)
                 .map_err(|e| anyhow::anyhow!("--source-root {}: {e}", r.source_root.display()))?;
             let root = std::fs::canonicalize(&root).unwrap_or(root);
-            sarif::print(report, &root, &mut out)?;
-            let left = sarif::without_location(report, &root);
+            let left = sarif::print(report, &root, &mut out)?;
             if left > 0 {
                 eprintln!(
                     "syslint: {left} of {} findings have no call site in a file under {}: left out of the SARIF log{}",

@@ -154,12 +154,9 @@ fn result(f: &Finding, rule: usize, root: &Path) -> Option<Value> {
     Some(r)
 }
 
-/// Findings whose call sites reach no file under `root` (left out of the SARIF log).
-pub fn without_location(r: &Report, root: &Path) -> usize {
-    r.findings.iter().filter(|f| !f.call_sites.iter().any(|s| site_place(s, root).is_some())).count()
-}
-
-pub fn print(r: &Report, root: &Path, out: &mut dyn Write) -> io::Result<()> {
+/// Write the SARIF log; returns how many findings were left out (no call site reaches a file
+/// under `root`).
+pub fn print(r: &Report, root: &Path, out: &mut dyn Write) -> io::Result<usize> {
     // one rule per detector that found something here, in code order
     let mut rules: BTreeMap<&str, &Finding> = BTreeMap::new();
     for f in &r.findings {
@@ -168,6 +165,7 @@ pub fn print(r: &Report, root: &Path, out: &mut dyn Write) -> io::Result<()> {
     let index: BTreeMap<&str, usize> = rules.keys().enumerate().map(|(i, c)| (*c, i)).collect();
     let results: Vec<Value> =
         r.findings.iter().filter_map(|f| result(f, index.get(f.code.as_str()).copied().unwrap_or(0), root)).collect();
+    let left_out = r.findings.len() - results.len();
     let rules: Vec<Value> = rules
         .values()
         .map(|f| {
@@ -195,10 +193,11 @@ pub fn print(r: &Report, root: &Path, out: &mut dyn Write) -> io::Result<()> {
             }},
             "originalUriBaseIds": { "SRCROOT": { "uri": format!("file://{root_uri}") } },
             "results": results,
-            "properties": { "findings": r.findings.len(), "findingsWithoutSourceLocation": without_location(r, root) }
+            "properties": { "findings": r.findings.len(), "findingsWithoutSourceLocation": left_out }
         }]
     });
-    super::json::write_value(&doc, out)
+    super::json::write_value(&doc, out)?;
+    Ok(left_out)
 }
 
 #[cfg(test)]
