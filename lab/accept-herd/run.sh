@@ -54,7 +54,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$CC" -O1 -Wall -o "$WORK/load" "$HERE/load.c"
+"$CC" -g -O1 -Wall -o "$WORK/load" "$HERE/load.c"
 
 # wait_for FILE: until FILE is non-empty (10 s at most)
 wait_for() {
@@ -75,7 +75,7 @@ child_of_strace() {
 cd "$WORK"
 case "$variant" in
 c-procs | c-procs-exclusive | c-procs-reuseport | c-threads | c-threads-exclusive | c-single)
-    "$CC" -O1 -pthread -Wall -o "$WORK/herd" "$HERE/herd.c"
+    "$CC" -g -O1 -pthread -Wall -o "$WORK/herd" "$HERE/herd.c"
     "$STRACE" -o "$out" "$@" ./herd "${variant#c-}" "$WORKERS" "$WORK/port" &
     strace_pid=$!
     wait_for "$WORK/port"

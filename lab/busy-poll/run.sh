@@ -53,7 +53,7 @@ c-*)
     fewpolls) requests=20 delay_ms=20 ;;
     *) echo "run.sh: unknown variant $variant" >&2; exit 2 ;;
     esac
-    "$CC" -O1 -pthread -Wall -o "$WORK/spin" "$HERE/spin.c"
+    "$CC" -g -O1 -pthread -Wall -o "$WORK/spin" "$HERE/spin.c"
     cd "$WORK"
     "$STRACE" -o "$out" "$@" ./spin "$mode" "$requests" "$delay_ms"
     ;;

@@ -22,7 +22,7 @@ WORK="$(mktemp -d /tmp/syslint-lab-clock-syscalls.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 case "$VARIANT" in
 c-syscall|c-vdso|c-few)
-    "$CC" -O1 -Wall -o "$WORK/clock" "$HERE/clock.c"
+    "$CC" -g -O1 -Wall -o "$WORK/clock" "$HERE/clock.c"
     cmd=(./clock "${VARIANT#c-}" "$ITEMS") ;;
 py-cputime)
     cp "$HERE/cputime.py" "$WORK/"

@@ -23,7 +23,7 @@ WORK="$(mktemp -d /tmp/syslint-lab-epoll-ctl-churn.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 case "$VARIANT" in
 c-mod|c-et|c-oneshot|c-conn)
-    "$CC" -O1 -Wall -o "$WORK/echo" "$HERE/echo.c"
+    "$CC" -g -O1 -Wall -o "$WORK/echo" "$HERE/echo.c"
     cmd=(./echo "${VARIANT#c-}" "$REQUESTS") ;;
 py-sock|py-streams)
     cp "$HERE/aecho.py" "$WORK/"

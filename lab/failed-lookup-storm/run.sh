@@ -42,7 +42,7 @@ php-include-caches)
         -d realpath_cache_size=64M -d realpath_cache_ttl=3600 include.php bad 50 ;;
 c-search-bad|c-search-good)
     need cc
-    cc -O1 -Wall -o "$WORK/search" "$HERE/search.c"
+    cc -g -O1 -Wall -o "$WORK/search" "$HERE/search.c"
     mkdir -p "$WORK/data"
     for i in 0 1 2 3 4 5 6 7; do echo "data $i" > "$WORK/data/name$i.dat"; done
     trace "$@" ./search "${VARIANT#c-search-}" "$WORK" 4 20 ;;

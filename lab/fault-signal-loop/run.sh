@@ -39,7 +39,7 @@ for tool in "${tools[@]}"; do
 done
 WORK="$(mktemp -d /tmp/syslint-lab-fault-signal-loop.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-"$CC" -O1 -Wall -o "$WORK/fault" "$HERE/fault.c"
+"$CC" -g -O1 -Wall -o "$WORK/fault" "$HERE/fault.c"
 if [ "$VARIANT" = go-recover ]; then
     cp "$HERE/recover.go" "$WORK/"
     (cd "$WORK" && GOFLAGS= GO111MODULE=off go build -o recover recover.go)

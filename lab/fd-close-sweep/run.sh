@@ -23,7 +23,7 @@ for tool in "$STRACE" "$CC"; do
 done
 WORK="$(mktemp -d /tmp/syslint-lab-fd-close-sweep.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-"$CC" -O1 -Wall -o "$WORK/sweep" "$HERE/sweep.c"
+"$CC" -g -O1 -Wall -o "$WORK/sweep" "$HERE/sweep.c"
 case "$VARIANT" in
 c-close|c-fcntl|c-range|c-procfd|c-few) mode="${VARIANT#c-}" ;;
 *) echo "run.sh: unknown variant $VARIANT" >&2; exit 2 ;;

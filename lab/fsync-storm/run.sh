@@ -46,7 +46,7 @@ sqlite-cli-autocommit|sqlite-cli-batch)
     [ "$(cat "$WORK/count")" = "$ROWS" ] || { echo "run.sh: sqlite3 stored $(cat "$WORK/count") rows" >&2; exit 1; } ;;
 c-fsync-each|c-fsync-batch|c-osync|near-save)
     need cc
-    cc -O1 -Wall -o "$WORK/records" "$HERE/records.c"
+    cc -g -O1 -Wall -o "$WORK/records" "$HERE/records.c"
     mode="${VARIANT#c-fsync-}"
     [ "$VARIANT" = c-osync ] && mode=osync
     [ "$VARIANT" = near-save ] && mode=save

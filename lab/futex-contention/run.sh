@@ -37,6 +37,6 @@ if [ "$VARIANT" = go-idle ]; then
     env -i PATH=/usr/bin:/bin timeout 60 "$STRACE" -o "$OUT" "$@" ./idle
     exit
 fi
-"$CC" -O1 -Wall -pthread -o "$WORK/hot" "$HERE/hot.c"
+"$CC" -g -O1 -Wall -pthread -o "$WORK/hot" "$HERE/hot.c"
 cd "$WORK"
 env -i PATH=/usr/bin:/bin "$STRACE" -o "$OUT" "$@" ./hot "$mode" "$THREADS" "$ITERS"

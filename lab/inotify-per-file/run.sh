@@ -32,7 +32,7 @@ for tool in "$STRACE" "$CC"; do
 done
 WORK="$(mktemp -d /tmp/syslint-lab-inotify-per-file.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-"$CC" -O1 -Wall -o "$WORK/watch" "$HERE/watch.c"
+"$CC" -g -O1 -Wall -o "$WORK/watch" "$HERE/watch.c"
 # the tree: 4 x 15 directories of 50 files each
 for a in 1 2 3 4; do
     for b in $(seq -w 1 15); do

@@ -33,6 +33,6 @@ for tool in "$STRACE" "$CC"; do
 done
 WORK="$(mktemp -d /tmp/syslint-lab-ioctl-poll.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-"$CC" -O1 -Wall -o "$WORK/poller" "$HERE/poller.c" -lutil
+"$CC" -g -O1 -Wall -o "$WORK/poller" "$HERE/poller.c" -lutil
 cd "$WORK"
 env -i PATH=/usr/bin:/bin timeout 120 "$STRACE" -o "$OUT" "$@" "${cmd[@]}"

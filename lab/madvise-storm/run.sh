@@ -38,6 +38,6 @@ done
 case "$VARIANT" in c-jemalloc*) [ -e "$JEMALLOC" ] || { echo "run.sh: $JEMALLOC is missing (Debian: libjemalloc2)" >&2; exit 3; } ;; esac
 WORK="$(mktemp -d /tmp/syslint-lab-madvise-storm.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-"$CC" -O1 -Wall -o "$WORK/storm" "$HERE/storm.c"
+"$CC" -g -O1 -Wall -o "$WORK/storm" "$HERE/storm.c"
 cd "$WORK"
 env -i PATH=/usr/bin:/bin "${env_[@]}" timeout 120 "$STRACE" -o "$OUT" "$@" "${cmd[@]}"

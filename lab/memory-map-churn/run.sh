@@ -44,6 +44,6 @@ for tool in "$STRACE" "$CC" "$PY"; do
 done
 WORK="$(mktemp -d /tmp/syslint-lab-memory-map-churn.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-"$CC" -O1 -Wall -o "$WORK/req" "$HERE/req.c"
+"$CC" -g -O1 -Wall -o "$WORK/req" "$HERE/req.c"
 cd "$WORK"
 env -i PATH=/usr/bin:/bin "${tun[@]}" timeout 120 "$STRACE" -o "$OUT" "$@" "${cmd[@]}"

@@ -22,7 +22,7 @@ SERVER=""
 cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 cd "$WORK"
-cc -O1 -Wall -o nagle "$HERE/nagle.c"
+cc -g -O1 -Wall -o nagle "$HERE/nagle.c"
 # start SERVER... and wait for its port file
 serve() {
     "$@" &

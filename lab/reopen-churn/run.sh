@@ -47,7 +47,7 @@ near-py-config-reload)
     trace "$@" "$PY" "$HERE/config.py" reload app.json "$REQUESTS" >/dev/null ;;
 c-proc-reopen|c-proc-pread)
     need cc
-    cc -O1 -Wall -o "$WORK/sample" "$HERE/sample.c"
+    cc -g -O1 -Wall -o "$WORK/sample" "$HERE/sample.c"
     trace "$@" ./sample "${VARIANT#c-proc-}" "$SAMPLES" >/dev/null ;;
 py-tls-each|py-tls-once)
     need openssl

@@ -29,7 +29,7 @@ trace() { env -i PATH=/usr/bin:/bin SECONDS_MAX="$SECONDS_MAX" "$STRACE" -o "$OU
 case "$VARIANT" in
 c-now|c-nonblock|c-backoff|near-c-few)
     need cc
-    cc -O1 -Wall -o "$WORK/client" "$HERE/client.c"
+    cc -g -O1 -Wall -o "$WORK/client" "$HERE/client.c"
     case "$VARIANT" in
         c-now) trace "$@" ./client now "$PORT" "$ATTEMPTS" ;;
         c-nonblock) trace "$@" ./client nonblock "$PORT" "$ATTEMPTS" ;;

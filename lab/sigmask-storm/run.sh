@@ -31,6 +31,6 @@ for tool in "$STRACE" "$CC"; do
 done
 WORK="$(mktemp -d /tmp/syslint-lab-sigmask-storm.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-"$CC" -O1 -Wall -o "$WORK/mask" "$HERE/mask.c"
+"$CC" -g -O1 -Wall -o "$WORK/mask" "$HERE/mask.c"
 cd "$WORK"
 env -i PATH=/usr/bin:/bin timeout 120 "$STRACE" -o "$OUT" "$@" "${cmd[@]}"

@@ -42,7 +42,7 @@ for fdpath in /proc/$$/fd/*; do
 done
 exec </dev/null
 
-cc -O1 -Wall -o "$DIR/copy" "$HERE/copy.c"
+cc -g -O1 -Wall -o "$DIR/copy" "$HERE/copy.c"
 cp "$HERE/log.py" "$HERE/read.php" "$HERE/sock.py" "$HERE/trickle.py" "$DIR/"
 mkdir -p "$DIR/www" "$DIR/tmp"
 truncate -s 100M "$DIR/www/big.bin"

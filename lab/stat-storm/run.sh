@@ -37,7 +37,7 @@ php_setup() {
 }
 c_setup() {
     need cc
-    cc -O1 -Wall -o "$WORK/stamp" "$HERE/stamp.c"
+    cc -g -O1 -Wall -o "$WORK/stamp" "$HERE/stamp.c"
 }
 
 case "$VARIANT" in

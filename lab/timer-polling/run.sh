@@ -22,7 +22,7 @@ WORK="$(mktemp -d /tmp/syslint-lab-timer-polling.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 case "$VARIANT" in
 c-select20|c-wait20|c-block|c-pidfd|c-tick100|c-server20)
-    "$CC" -O1 -Wall -o "$WORK/timer" "$HERE/timer.c"
+    "$CC" -g -O1 -Wall -o "$WORK/timer" "$HERE/timer.c"
     cmd=(./timer "${VARIANT#c-}" "$DELAY_MS") ;;
 py-wait)
     cp "$HERE/pywait.py" "$WORK/"

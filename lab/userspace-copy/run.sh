@@ -38,7 +38,7 @@ client_args=()
 case "$VARIANT" in
 c-readwrite|c-sendfile|near-c-small)
     need cc
-    cc -O1 -Wall -o serve "$HERE/serve.c"
+    cc -g -O1 -Wall -o serve "$HERE/serve.c"
     mode=readwrite; [ "$VARIANT" = c-sendfile ] && mode=sendfile
     env -i PATH=/usr/bin:/bin "$STRACE" -o "$OUT" "$@" ./serve "$mode" page.txt "$REQUESTS" port & SERVER=$! ;;
 py-sendall|py-sendfile|near-py-gzip)

@@ -27,6 +27,6 @@ c-spin|c-mutex|c-adaptive) mode="${VARIANT#c-}" ;;
 esac
 WORK="$(mktemp -d /tmp/syslint-lab-yield-spin.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
-"$CC" -O1 -Wall -pthread -o "$WORK/lock" "$HERE/lock.c"
+"$CC" -g -O1 -Wall -pthread -o "$WORK/lock" "$HERE/lock.c"
 cd "$WORK"
 env -i PATH=/usr/bin:/bin "$STRACE" -o "$OUT" "$@" ./lock "$mode" "$THREADS" "$ITERS"

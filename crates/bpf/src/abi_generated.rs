@@ -34,6 +34,7 @@ pub const F_FAULT1: u8 = 4;
 pub const F_FAULT2: u8 = 8;
 pub const F_UNFINISHED: u8 = 16;
 pub const F_NO_ENTRY: u8 = 32;
+pub const STK_SLOTS: u8 = 4;
 pub const STACK_MAX: usize = 16384;
 pub const STACK_IPS: usize = 32;
 pub const REC_STACK: u8 = 7;
@@ -294,10 +295,15 @@ pub struct Thread {
     pub enter_small_flags: __u8,
     pub no_entry: __u8,
     pub _pad3: [__u8; 4usize],
+    pub stk_nr: [__u32; 4usize],
+    pub stk_seen: [__u32; 4usize],
+    pub stk_taken: [__u32; 4usize],
+    pub stk_window: [__u64; 4usize],
+    pub stk_last: __u64,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
-    ["Size of Thread"][::std::mem::size_of::<Thread>() - 368usize];
+    ["Size of Thread"][::std::mem::size_of::<Thread>() - 456usize];
     ["Alignment of Thread"][::std::mem::align_of::<Thread>() - 8usize];
     ["Offset of field: Thread::args"][::std::mem::offset_of!(Thread, args) - 0usize];
     ["Offset of field: Thread::ts_enter"][::std::mem::offset_of!(Thread, ts_enter) - 48usize];
@@ -322,6 +328,11 @@ const _: () = {
     ["Offset of field: Thread::enter_small_flags"][::std::mem::offset_of!(Thread, enter_small_flags) - 362usize];
     ["Offset of field: Thread::no_entry"][::std::mem::offset_of!(Thread, no_entry) - 363usize];
     ["Offset of field: Thread::_pad3"][::std::mem::offset_of!(Thread, _pad3) - 364usize];
+    ["Offset of field: Thread::stk_nr"][::std::mem::offset_of!(Thread, stk_nr) - 368usize];
+    ["Offset of field: Thread::stk_seen"][::std::mem::offset_of!(Thread, stk_seen) - 384usize];
+    ["Offset of field: Thread::stk_taken"][::std::mem::offset_of!(Thread, stk_taken) - 400usize];
+    ["Offset of field: Thread::stk_window"][::std::mem::offset_of!(Thread, stk_window) - 416usize];
+    ["Offset of field: Thread::stk_last"][::std::mem::offset_of!(Thread, stk_last) - 448usize];
 };
 impl Default for Thread {
     fn default() -> Self {
@@ -418,7 +429,7 @@ const _: () = {
 pub struct StackBudget {
     pub window_start: __u64,
     pub seen: __u32,
-    pub _pad: __u32,
+    pub taken: __u32,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
@@ -426,5 +437,5 @@ const _: () = {
     ["Alignment of StackBudget"][::std::mem::align_of::<StackBudget>() - 8usize];
     ["Offset of field: StackBudget::window_start"][::std::mem::offset_of!(StackBudget, window_start) - 0usize];
     ["Offset of field: StackBudget::seen"][::std::mem::offset_of!(StackBudget, seen) - 8usize];
-    ["Offset of field: StackBudget::_pad"][::std::mem::offset_of!(StackBudget, _pad) - 12usize];
+    ["Offset of field: StackBudget::taken"][::std::mem::offset_of!(StackBudget, taken) - 12usize];
 };

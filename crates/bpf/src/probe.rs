@@ -139,6 +139,8 @@ macro_rules! load_variant {
         if let Some(st) = stacks {
             ro.opt_stack_first = st.first;
             ro.opt_stack_every = st.every;
+            ro.opt_stack_cap = st.cap;
+            ro.opt_stack_spacing_ns = u64::try_from(st.spacing.as_nanos()).unwrap_or(u64::MAX);
             ro.opt_stack_window_ns = u64::try_from(st.window.as_nanos()).unwrap_or(u64::MAX).max(1);
             ro.opt_stack_bytes = st.bytes.min(abi::STACK_MAX as u32);
             ro.opt_stack_fp = st.frame_pointers;

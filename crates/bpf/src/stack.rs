@@ -15,10 +15,19 @@ use crate::abi;
 /// What the kernel program copies for a sampled call's stack, and how often.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StackOptions {
-    /// Calls of each thread and syscall that get a stack at the start of each window.
+    /// Samples of each thread and syscall taken at the start of each window, as soon as
+    /// `spacing` allows.
     pub first: u32,
-    /// After those, one call in `every` gets one (0: none).
+    /// After those, one call in `every` gets one (0: none)...
     pub every: u32,
+    /// ...and after each `cap` such samples in a window, one in twice as many (0: never): a
+    /// thread making millions of calls a second costs a few hundred stacks a window.
+    pub cap: u32,
+    /// The least time between two samples of a thread: a loop's first calls are not all
+    /// slowed by a stack copy (microseconds each), which would bend the gaps and rates the
+    /// detectors measure. Zero: no limit. Each sample's weight is the calls of its thread and
+    /// syscall since the previous one, so shares stay exact whatever is skipped.
+    pub spacing: Duration,
     /// The window the `first` calls are counted in.
     pub window: Duration,
     /// Bytes of the user stack copied from the stack pointer upwards (at most 16 KiB): what
@@ -38,6 +47,8 @@ impl Default for StackOptions {
         StackOptions {
             first: 8,
             every: 1000,
+            cap: 64,
+            spacing: Duration::from_millis(1),
             window: Duration::from_secs(1),
             bytes: 8192,
             frame_pointers: true,

@@ -823,6 +823,7 @@ fn sampled_calls_carry_their_stack_and_the_budget_is_exact() {
         first: 8,
         every: 1000,
         window: Duration::from_secs(3600),
+        spacing: Duration::ZERO,
         syscalls: Some(vec![POLL]),
         ..Default::default()
     };
@@ -860,6 +861,78 @@ fn sampled_calls_carry_their_stack_and_the_budget_is_exact() {
     }
     // all from the same call site: one ip
     assert_eq!(samples.iter().map(|s| s.4).collect::<BTreeSet<_>>().len(), 1);
+}
+
+/// A spin does not buy thousands of stacks a window: after `cap` samples at a stride the stride
+/// doubles, and each sample weighs the stride it was taken at. 5000 polls, first 8, one in 1000,
+/// cap 2: calls 1..8 (weight 1), then 1008 and 2008 (stride 1000), then 4008 (stride 2000).
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn the_sampling_stride_doubles_after_cap_samples() {
+    let test = "the_sampling_stride_doubles_after_cap_samples";
+    let stacks = syslint_bpf::StackOptions {
+        first: 8,
+        every: 1000,
+        cap: 2,
+        window: Duration::from_secs(3600),
+        spacing: Duration::ZERO,
+        syscalls: Some(vec![POLL]),
+        ..Default::default()
+    };
+    let opts = Options { stacks: Some(stacks), ..Options::default() };
+    let Some(mut probe) = probe(test, &opts) else { return };
+    let Some(prog) = program(test, "polls") else { return };
+    const N: u64 = 5000;
+    let (pid, recs, samples) = run_with_stacks(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string()]);
+    assert_eq!(calls_of(&recs, pid, POLL), N);
+    let weights: Vec<u32> = samples.iter().map(|s| s.3).collect();
+    assert_eq!(weights, [1, 1, 1, 1, 1, 1, 1, 1, 1000, 1000, 2000], "{samples:?}");
+    assert_eq!(probe.stack_stats().lost, 0);
+}
+
+/// No two samples of a thread closer than the spacing (the default, 1 ms): a loop's first calls
+/// are not slowed one after another. Each sample weighs the calls since the previous one, so the
+/// weights still add up to the calls made up to the last sample.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn samples_of_a_thread_are_spaced_and_weigh_the_calls_between() {
+    let test = "samples_of_a_thread_are_spaced_and_weigh_the_calls_between";
+    let stacks = syslint_bpf::StackOptions {
+        window: Duration::from_secs(3600),
+        syscalls: Some(vec![POLL]),
+        ..Default::default()
+    };
+    assert_eq!(stacks.spacing, Duration::from_millis(1), "the default spacing");
+    // every poll its own record, to count the polls before each sample
+    let opts = Options { stacks: Some(stacks), coalesce: false, ..Options::default() };
+    let Some(mut probe) = probe(test, &opts) else { return };
+    let Some(prog) = program(test, "polls") else { return };
+    const N: u64 = 200_000;
+    let (pid, recs, samples) = run_with_stacks(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string()]);
+    assert_eq!(calls_of(&recs, pid, POLL), N);
+    assert!(samples.len() >= 2, "{samples:?}");
+    let exits: Vec<u64> = samples.iter().map(|s| s.2).collect();
+    for w in exits.windows(2) {
+        assert!(w[1] - w[0] >= 1_000_000, "samples {} ns apart: {exits:?}", w[1] - w[0]);
+    }
+    // the first sample is the first poll; the others stand for the polls since the one before
+    let weights: Vec<u64> = samples.iter().map(|s| u64::from(s.3)).collect();
+    assert_eq!(weights[0], 1, "{weights:?}");
+    assert!(weights[1..].iter().all(|&w| w > 1), "spaced samples skip calls: {weights:?}");
+    let sum: u64 = weights.iter().sum();
+    assert!(sum <= N, "{weights:?}");
+    // each weight is exact: the poll records before each sample's exit time count the same
+    let poll_exits: Vec<u64> = sys_records(&recs, POLL)
+        .filter_map(|r| match r {
+            Rec::Sys { ts_exit, .. } => Some(*ts_exit),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(poll_exits.len() as u64, N);
+    let last = *exits.last().expect("a sample");
+    let before = poll_exits.iter().filter(|&&t| t <= last).count() as u64;
+    assert_eq!(sum, before, "the weights add up to the polls up to the last sample");
+    assert_eq!(probe.stack_stats().lost, 0);
 }
 
 /// Without stacks asked for there is no stack ring, and none is sampled.

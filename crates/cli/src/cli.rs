@@ -187,7 +187,10 @@ pub struct AnalyzeArgs {
 /// `trace --stacks`: which calls' stacks to record.
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
 pub enum Stacks {
-    /// none (the default: no unwinding cost)
+    /// sampled with eBPF, none with strace (where a stack costs an unwind at every stop and
+    /// -e limits what is traced)
+    Auto,
+    /// none
     Off,
     /// the syscalls the detectors watch, sampled (eBPF) or every call of them (strace: `-k -e
     /// trace=...`, only those traced)
@@ -260,12 +263,13 @@ pub struct TraceArgs {
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
     /// Record the call stacks findings name their call sites from. eBPF: the kernel samples
-    /// the stacks of the syscalls the detectors watch (sampled: each thread's first 8 calls of
-    /// a syscall every second, then one in 1,000) or of every call (all: microseconds a call),
-    /// unwound from .eh_frame and named (DWARF file:line where the program has debug info)
-    /// after the capture. strace: -k on those syscalls (sampled; strace then traces only those)
-    /// or on every call (all), an unwind at every stop
-    #[arg(long, value_enum, default_value_t = Stacks::Off)]
+    /// the stacks of the syscalls the detectors watch (sampled, the default: each thread's
+    /// first 8 calls of a syscall every second, then one in 1,000, fewer for a thread spinning
+    /// at millions a second) or of every call (all: microseconds a call), unwound from
+    /// .eh_frame and named (DWARF file:line where the program has debug info) after the
+    /// capture. strace: none unless asked; -k on those syscalls (sampled; strace then traces
+    /// only those) or on every call (all), an unwind at every stop
+    #[arg(long, value_enum, default_value_t = Stacks::Auto)]
     pub stacks: Stacks,
     /// Bytes kept of each buffer read or written (strace -s): the start of requests and
     /// answers, which some detectors decode (a TLS ClientHello, a MySQL greeting, an HTTP

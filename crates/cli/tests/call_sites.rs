@@ -236,8 +236,8 @@ fn proof_line(needle: &str) -> u32 {
 /// `syslint trace --stacks sampled` with eBPF on the proof program (proof/callsite-spin: a
 /// zero-timeout poll two calls deep, `gcc -g -O2` without frame pointers, as Debian builds):
 /// the kernel samples the polls' stacks, user space unwinds them from .eh_frame and names both
-/// functions with file:line, and the finding's call site stands for all its calls (the first
-/// calls sampled one by one, then one in a thousand weighed as a thousand).
+/// functions with file:line, and the finding's call site stands for its calls (each sample
+/// weighed as the calls since the one before).
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn ebpf_trace_names_the_spin_two_calls_deep_with_file_and_line() {
@@ -288,8 +288,10 @@ fn ebpf_trace_names_the_spin_two_calls_deep_with_file_and_line() {
     let sites: Vec<(u64, f64, Option<&str>)> =
         f.call_sites.iter().map(|s| (s.calls, s.share, s.lead().and_then(|l| l.symbol.as_deref()))).collect();
     assert!(top.share > 0.85, "{sites:?}");
+    // each sample weighs the calls since the one before: they add up to the polls made up to
+    // the last sample (about a millisecond's worth short of all)
     let all: u64 = f.call_sites.iter().map(|s| s.calls).sum();
-    assert!(all > 2_990_000 && all <= 3_000_000, "{sites:?}");
+    assert!(all > 2_900_000 && all <= 3_000_000, "{sites:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -29,6 +29,8 @@
 //! [[ebpf]]                                  # eBPF against strace, live (ebpf_labs.rs)
 //! bad = "c-spin"
 //! good = "c-mutex"
+//! call_site = "worker"                      # the function BAD's finding names (stacks)
+//! call_site_file = "lock.c"                 # ... and its file (the C labs build with -g)
 //! ```
 //!
 //! A lab without `[[ebpf]]` pairs says where its eBPF check is instead (`ebpf_elsewhere`).
@@ -72,6 +74,15 @@ pub(crate) struct Pasted {
 pub(crate) struct Pair {
     pub bad: String,
     pub good: String,
+    /// The function BAD's finding names as its top call site under eBPF (the lead frame: the
+    /// innermost one the program owns), with `call_site_file` its source file where the program
+    /// has debug info (the C labs are built with -g)...
+    pub call_site: Option<String>,
+    pub call_site_file: Option<String>,
+    /// ...or why no function of the program can be named (the frames that are named instead).
+    /// Pairs with neither are still checked for call sites; naming their function is being
+    /// added lab by lab (issue 31).
+    pub call_site_none: Option<String>,
 }
 
 /// Every registered detector's lab manifest, in the registry's order.
@@ -150,6 +161,11 @@ fn every_lab_trace_shows_what_its_manifest_says() {
         // the strace recording of each eBPF pair's BAD variant is what eBPF is held to
         for p in &m.ebpf {
             assert!(m.variant.iter().any(|x| x.name == p.bad), "{name}: [[ebpf]] bad = {}, which is no variant", p.bad);
+            assert!(
+                !(p.call_site.is_some() && p.call_site_none.is_some()),
+                "{name}: [[ebpf]] bad = {}: call_site or call_site_none, not both",
+                p.bad
+            );
         }
         for v in &m.variant {
             for level in std::iter::once(&v.expect).chain(v.sets.values()) {

@@ -199,7 +199,10 @@ impl Source for EbpfSource {
             return Err(Error::AnalysisThread);
         };
         let lost = session.lost();
-        if let Some(e) = consumer.finish(lost) {
+        // unwound as they came, symbolized now (off the capture thread, after it), and kept
+        // in the recording too
+        let sampled_stacks = session.sampled_stacks();
+        if let Some(e) = consumer.finish(lost, sampled_stacks.as_ref()) {
             info.warnings.push(format!("the recording is incomplete: {e}"));
         }
         let stop = match (why, broke.then(|| failure.clone()).flatten()) {
@@ -227,8 +230,6 @@ impl Source for EbpfSource {
         stop.notes(attached, &mut info.notes);
         info.notes.extend(crate::gone_note(&session.gone));
         let kernel_counts = session.opts.summary_only.then(|| session.summary());
-        // unwound as they came, symbolized now (off the capture thread, after it)
-        let sampled_stacks = session.sampled_stacks();
         drop(session); // detaches the kernel program
         let stopped_ns = stop.requested().then(ebpf::monotonic_now_ns);
         Ok(Outcome {

@@ -36,6 +36,9 @@ pub struct Options {
     /// The calls whose stacks to capture (`--stacks`): sampled in the kernel with eBPF, strace
     /// `-k` with strace.
     pub stacks: syslint_capture::live::StackCalls,
+    /// `stacks` holds for strace too (asked for); false: eBPF samples them, strace records none
+    /// (`-k` costs an unwind at every stop, and `-e` would limit what strace traces).
+    pub stacks_with_strace: bool,
 }
 
 /// Start tracing `target`: eBPF where it works (or was asked for), else strace; when eBPF
@@ -75,12 +78,14 @@ pub fn start(target: &Target, o: &Options, say: &mut dyn FnMut(&str)) -> Result<
             Err(e) => return Err(e),
         }
     }
-    let s = StraceSource::start(target, record, o.payload_bytes, &o.stacks)?;
+    let off = syslint_capture::live::StackCalls::Off;
+    let s = StraceSource::start(target, record, o.payload_bytes, if o.stacks_with_strace { &o.stacks } else { &off })?;
     Ok(Box::new(Noted { inner: s, note }))
 }
 
 /// `--stacks` for the eBPF backend: the kernel samples stacks (the first calls of each thread
-/// and syscall every second, then one in a thousand), of the syscalls the detectors watch
+/// and syscall every second, then one in a thousand, the stride doubling after 64 such samples
+/// in a second), of the syscalls the detectors watch
 /// (`sampled`) or of all (`all`: every call gets one, which costs microseconds a call and loses
 /// what the stack ring cannot hold, counted).
 #[cfg(feature = "ebpf")]
@@ -89,7 +94,12 @@ fn ebpf_stacks(calls: &syslint_capture::live::StackCalls) -> Option<syslint_capt
     let default = syslint_capture::ebpf::StackOptions::default();
     match calls {
         StackCalls::Off => None,
-        StackCalls::All => Some(syslint_capture::ebpf::StackOptions { first: u32::MAX, every: 1, ..default }),
+        StackCalls::All => Some(syslint_capture::ebpf::StackOptions {
+            first: u32::MAX,
+            every: 1,
+            spacing: std::time::Duration::ZERO,
+            ..default
+        }),
         StackCalls::Only(names) => {
             let nrs = (0..1024u32)
                 .filter(|&nr| syslint_event::syscalls::x86_64_name(nr).is_some_and(|n| names.iter().any(|w| w == n)))
@@ -196,6 +206,7 @@ mod tests {
             payload_bytes: 64,
             interval: None,
             stacks: Default::default(),
+            stacks_with_strace: false,
         };
         let mut said = Vec::new();
         for (backend, summary) in [(Choice::Ebpf, false), (Choice::Auto, true)] {

@@ -118,6 +118,7 @@ impl Source for RecordingSource {
         Ok(ended(Captured {
             lost_events: read.lost.syscalls,
             local_offset_ns,
+            sampled_stacks: read.stacks,
             ..captured(Backend::EbpfRecording, info)
         }))
     }

@@ -64,9 +64,15 @@ fn main() -> Res<()> {
     }
     let out = dir.join("ns");
     let sampled = StackOptions::default();
-    let every = StackOptions { first: u32::MAX, ..StackOptions::default() };
-    let modes: [(&str, Option<StackOptions>); 3] =
-        [("no stacks", None), ("sampled stacks", Some(sampled)), ("a stack on every call", Some(every))];
+    let every = StackOptions { first: u32::MAX, spacing: std::time::Duration::ZERO, ..StackOptions::default() };
+    // the budget's own cost: every call counted, none sampled after each syscall's first
+    let budget = StackOptions { first: 0, every: 0, ..StackOptions::default() };
+    let modes: [(&str, Option<StackOptions>); 4] = [
+        ("no stacks", None),
+        ("budget only, no stacks taken", Some(budget)),
+        ("sampled stacks", Some(sampled)),
+        ("a stack on every call", Some(every)),
+    ];
     let mut ns: Vec<Vec<u64>> = vec![Vec::new(); modes.len()];
     let mut tables: Vec<Vec<StackTable>> = vec![Vec::new(); modes.len()];
     for round in 0..rounds {
@@ -82,7 +88,7 @@ fn main() -> Res<()> {
     for (i, (name, _)) in modes.iter().enumerate() {
         let med = median(&mut ns[i].clone()) as f64;
         let mut line = format!(
-            "  {name:<22} {:>8.1} ms  {:>6.1} ns/call  x{:.3}  runs {:?} ms",
+            "  {name:<29} {:>8.1} ms  {:>6.1} ns/call  x{:.3}  runs {:?} ms",
             med / 1e6,
             med / n as f64,
             med / base,

@@ -142,7 +142,14 @@ struct Process {
     files: Vec<(usize, Arc<ModuleFile>)>,
     unwinder: UnwinderX86_64<Bytes>,
     read_at: Instant,
+    /// Times the map was read again (an address outside it: a library loaded since).
+    rereads: u32,
 }
+
+/// Reads of a process's map again at once when an address falls outside it; after these, at
+/// most one every [`REREAD_EVERY`] (addresses in anonymous or JIT memory never fall inside).
+const REREADS_AT_ONCE: u32 = 8;
+const REREAD_EVERY: Duration = Duration::from_millis(100);
 
 /// Unwinds stack samples as they come (the copied bytes are dropped right after) and
 /// symbolizes the distinct stacks at the end. The test-level API; [`Collector`] runs one on a
@@ -183,21 +190,27 @@ impl Resolver {
     }
 
     /// Reads the process's map now (once per address space; again when an address falls
-    /// outside it, at most every 100 ms: a library loaded later) and opens its module files.
+    /// outside it: a library loaded later, as the C library is after the first calls of a
+    /// program, which a process gone in milliseconds must not miss) and opens its module files.
     fn process(&mut self, tgid: u32, mm_id: u64, ip: u64) -> Option<&Process> {
         let key = (tgid, mm_id);
         let stale = match self.procs.get(&key) {
             None => true,
             Some(None) => false,
             Some(Some(p)) => {
-                !p.maps.iter().any(|m| m.range.contains(&ip)) && p.read_at.elapsed() > Duration::from_millis(100)
+                !p.maps.iter().any(|m| m.range.contains(&ip))
+                    && (p.rereads < REREADS_AT_ONCE || p.read_at.elapsed() > REREAD_EVERY)
             }
+        };
+        let rereads = match self.procs.get(&key) {
+            Some(Some(p)) => p.rereads + 1,
+            _ => 0,
         };
         if stale {
             if self.procs.len() >= self.limits.processes && !self.procs.contains_key(&key) {
                 return None;
             }
-            let p = self.read_process(tgid);
+            let p = self.read_process(tgid).map(|p| Process { rereads, ..p });
             if p.is_none() && !self.procs.contains_key(&key) {
                 self.stats.unmapped_processes += 1;
             }
@@ -246,7 +259,7 @@ impl Resolver {
             }
             files.push((i, file));
         }
-        Some(Process { maps, files, unwinder, read_at: Instant::now() })
+        Some(Process { maps, files, unwinder, read_at: Instant::now(), rereads: 0 })
     }
 
     /// Unwinds one sample now; its stack bytes are not kept.

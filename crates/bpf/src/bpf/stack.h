@@ -3,8 +3,9 @@
  * User stacks of sampled calls (tp_btf variant only; opt_stacks off by default).
  *
  * At a traced call's exit, when the sampling budget of its thread and syscall says so (the
- * first opt_stack_first calls of each opt_stack_window_ns window, then one in
- * opt_stack_every), one SL_REC_STACK record goes to the `stack_events` ring: the user
+ * first opt_stack_first samples of each opt_stack_window_ns window, then one call in
+ * opt_stack_every, a stride that doubles after each opt_stack_cap samples, no two samples of a
+ * thread closer than opt_stack_spacing_ns: budget_step), one SL_REC_STACK record goes to the `stack_events` ring: the user
  * registers user space needs to start unwinding (ip, sp, bp from the task's pt_regs), the
  * kernel's frame-pointer walk (bpf_get_stack with BPF_F_USER_STACK: complete where the code
  * keeps frame pointers, a frame or two where it does not, as Debian's -O2 code) and up to
@@ -15,7 +16,7 @@
  * stops at the first unreadable page (the top of the stack, usually) and keeps what it read.
  * Records are built in a per-CPU scratch buffer and copied into the ring with their exact
  * length; one that does not fit is counted (stack_stats.lost), and calls without a stack pay
- * only the budget lookup.
+ * only the budget step (in the thread's state; see stack_weight).
  *
  * Part of syslint.bpf.c: included there, in order, into its one compilation unit; not a
  * header to include elsewhere.
@@ -30,6 +31,10 @@
 const volatile bool opt_stacks = false;
 const volatile __u32 opt_stack_first = 8;
 const volatile __u32 opt_stack_every = 1000;
+/* samples of a window at a stride before the stride doubles (0: never) */
+const volatile __u32 opt_stack_cap = 64;
+/* the least time between two samples of one thread */
+const volatile __u64 opt_stack_spacing_ns = 1000ULL * 1000;
 const volatile __u64 opt_stack_window_ns = 1000ULL * 1000 * 1000;
 const volatile __u32 opt_stack_bytes = 8192;
 const volatile bool opt_stack_fp = true;
@@ -72,35 +77,74 @@ struct {
 	__type(value, struct sl_stack_scratch);
 } stack_scratch SEC(".maps");
 
-/* The weight of this call's sample: 0 for no sample; 1 for one of the window's first calls,
- * opt_stack_every for one in opt_stack_every after them. *first: the thread's first call of
- * this syscall seen (wake user space: it snapshots the process's mappings right away). */
-static __always_inline __u32 stack_weight(__u32 tid, __u32 nr, __u64 now, bool *first)
+/* One step of a budget: the weight of this call's sample (the calls of this thread and syscall
+ * since its previous sample, this one included: each sample stands for exactly the calls it
+ * was chosen from), 0 for none. A window's first opt_stack_first samples are taken as soon as
+ * the spacing allows; after them one call in a stride, the stride being opt_stack_every and
+ * doubling after each opt_stack_cap samples of the window, so a thread spinning at millions of
+ * calls a second pays for a few hundred stacks a window, not thousands. And never two samples
+ * of one thread less than opt_stack_spacing_ns apart: a loop's first calls are not slowed one
+ * after another, which would bend what detectors measure of them (retry-storm's gaps). */
+static __always_inline __u32 budget_step(struct sl_thread *t, __u64 *window_start, __u32 *seen, __u32 *taken,
+					 __u64 now)
+{
+	__u32 every = opt_stack_every, cap = opt_stack_cap, n = *seen, shift;
+	__u64 stride;
+
+	if (now - *window_start >= opt_stack_window_ns) {
+		*window_start = now;
+		*taken = 0;
+	}
+	if (n < 0xffffffffU)
+		n++;
+	*seen = n;
+	if (*taken >= opt_stack_first) {
+		/* the path nearly every call of a spin takes: no division */
+		if (every == 0 || n < every)
+			return 0;
+		shift = cap ? (*taken - opt_stack_first) / cap : 0;
+		if (shift > 20)
+			shift = 20;
+		stride = (__u64)every << shift;
+		if (n < stride)
+			return 0;
+	}
+	if (t->stk_last && now - t->stk_last < opt_stack_spacing_ns)
+		return 0;
+	t->stk_last = now;
+	*seen = 0;
+	*taken += 1;
+	return n;
+}
+
+/* The weight of this call's sample under its thread's budget for the syscall. The budget sits in
+ * the thread's state (already looked up: a spin pays no map operation here) unless another
+ * syscall holds its slot; then in the stack_budget hash. *first: the thread's first sample
+ * (wake user space, which snapshots the process's mappings right away). */
+static __always_inline __u32 stack_weight(struct sl_thread *t, __u32 tid, __u32 nr, __u64 now, bool *first)
 {
 	__u64 key = (__u64)tid << 32 | nr;
 	struct sl_stack_budget *b, fresh = {};
-	__u32 every = opt_stack_every, n;
+	__u32 slot = nr & (SL_STK_SLOTS - 1), w;
 
 	if (nr >= SL_NR_MAX || !((opt_stack_nrs[(nr >> 6) & 7] >> (nr & 63)) & 1))
 		return 0;
+	*first = t->stk_last == 0;
+	if (t->stk_nr[slot] == 0) {
+		t->stk_nr[slot] = nr + 1;
+		t->stk_window[slot] = now;
+		t->stk_seen[slot] = 0;
+		t->stk_taken[slot] = 0;
+	}
+	if (t->stk_nr[slot] == nr + 1)
+		return budget_step(t, &t->stk_window[slot], &t->stk_seen[slot], &t->stk_taken[slot], now);
 	b = bpf_map_lookup_elem(&stack_budget, &key);
-	if (!b) {
-		fresh.window_start = now;
-		fresh.seen = 1;
-		bpf_map_update_elem(&stack_budget, &key, &fresh, BPF_ANY);
-		*first = true;
-		return 1;
-	}
-	if (now - b->window_start >= opt_stack_window_ns) {
-		b->window_start = now;
-		b->seen = 0;
-	}
-	n = ++b->seen;
-	if (n <= opt_stack_first)
-		return 1;
-	if (every == 0)
-		return 0;
-	return (n - opt_stack_first) % every == 0 ? every : 0;
+	if (b)
+		return budget_step(t, &b->window_start, &b->seen, &b->taken, now);
+	fresh.window_start = now;
+	w = budget_step(t, &fresh.window_start, &fresh.seen, &fresh.taken, now);
+	bpf_map_update_elem(&stack_budget, &key, &fresh, BPF_ANY);
+	return w;
 }
 
 static __always_inline void stack_count(__u64 sampled, __u64 sent, __u64 lost, __u64 bytes)
@@ -118,8 +162,8 @@ static __always_inline void stack_count(__u64 sampled, __u64 sent, __u64 lost, _
 
 /* Called at a traced call's exit (after its record was sent or folded), ctx being the
  * tracepoint's. */
-static __always_inline void sample_stack(void *ctx, struct pt_regs *regs, __u32 tgid, __u32 tid, __u32 nr,
-					 __u64 ts_exit)
+static __always_inline void sample_stack(void *ctx, struct pt_regs *regs, struct sl_thread *t, __u32 tgid, __u32 tid,
+					 __u32 nr, __u64 ts_exit)
 {
 	struct sl_stack_scratch *s;
 	struct task_struct *task;
@@ -129,7 +173,7 @@ static __always_inline void sample_stack(void *ctx, struct pt_regs *regs, __u32 
 	long got;
 	int i;
 
-	weight = stack_weight(tid, nr, ts_exit, &first);
+	weight = stack_weight(t, tid, nr, ts_exit, &first);
 	if (!weight)
 		return;
 	s = bpf_map_lookup_elem(&stack_scratch, &zero);

@@ -440,9 +440,10 @@ int BPF_PROG(sl_sys_exit, struct pt_regs *regs, long ret)
 		t = began_before(pid_tgid, (__u32)regs->orig_ax, a, ret);
 	}
 	on_exit(pid_tgid, ret, t, &ts);
-	/* t is there when ts is set; t->nr is still the call's */
-	if (opt_stacks && ts && t)
-		sample_stack(ctx, regs, pid_tgid >> 32, tid, t->nr, ts);
+	/* t is there when ts is set; t->nr is still the call's. Not a successful execve's: its
+	 * registers and stack at the return are the new program's, at its entry point */
+	if (opt_stacks && ts && t && !(ret == 0 && (t->nr == 59 || t->nr == 322)))
+		sample_stack(ctx, regs, t, pid_tgid >> 32, tid, t->nr, ts);
 	return 0;
 }
 
@@ -487,6 +488,16 @@ int BPF_PROG(sl_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 			bpf_map_delete_elem(&threads, &old);
 		if (e && !bpf_map_update_elem(&enter_data, &tid, e, BPF_ANY))
 			bpf_map_delete_elem(&enter_data, &old);
+	}
+	{
+		/* a new image: its sampled-stack budgets start again, and its first sample wakes user
+		 * space to snapshot the new mappings at once */
+		struct sl_thread *t = bpf_map_lookup_elem(&threads, &tid);
+
+		if (t) {
+			__builtin_memset(t->stk_nr, 0, sizeof(t->stk_nr));
+			t->stk_last = 0;
+		}
 	}
 	r = bpf_ringbuf_reserve(&events, sizeof(*r) + SL_EXEC_NAME, 0);
 	if (!r) {

@@ -168,6 +168,8 @@ struct sl_sig {
 	__u8 data[SL_SIG_DATA];
 };
 
+#define SL_STK_SLOTS 4 /* per-thread sampled-stack budget slots (struct sl_thread) */
+
 /* Per-thread state, a hash map keyed by tid (user space reads it in flush_pending). */
 struct sl_thread {
 	/* the call in flight */
@@ -197,6 +199,14 @@ struct sl_thread {
 	__u8 enter_small_flags;
 	__u8 no_entry; /* the call in flight began before the thread was traced (SL_F_NO_ENTRY) */
 	__u8 _pad3[4];
+	/* the sampled-stack budget (stack.h) of up to SL_STK_SLOTS of the thread's syscalls, slot
+	 * nr % SL_STK_SLOTS: stk_nr is nr + 1 (0: a free slot); a syscall whose slot another holds
+	 * keeps its budget in the stack_budget hash instead. Cleared at exec. */
+	__u32 stk_nr[SL_STK_SLOTS];
+	__u32 stk_seen[SL_STK_SLOTS];
+	__u32 stk_taken[SL_STK_SLOTS];
+	__u64 stk_window[SL_STK_SLOTS];
+	__u64 stk_last; /* when the thread's last stack was sampled (0: never) */
 };
 
 /* SL_REC_SIGNAL: a signal about to be handled by a thread (its handler runs, or its default
@@ -261,8 +271,8 @@ struct sl_stack_stats {
 /* The sampling budget of one thread and syscall (map stack_budget, keyed by tid << 32 | nr). */
 struct sl_stack_budget {
 	__u64 window_start;
-	__u32 seen; /* calls in this window */
-	__u32 _pad;
+	__u32 seen;  /* calls since the last sample */
+	__u32 taken; /* samples in this window */
 };
 
 #endif /* SYSLINT_H */

@@ -343,10 +343,11 @@ impl Consumer {
         }
     }
 
-    /// Close the recording with the lost counts; its problem if it failed.
-    pub fn finish(&mut self, lost: Lost) -> Option<String> {
+    /// Close the recording with the sampled stacks and the lost counts; its problem if it
+    /// failed.
+    pub fn finish(&mut self, lost: Lost, stacks: Option<&syslint_event::SampledStacks>) -> Option<String> {
         if let Some(w) = self.writer.take() {
-            if let Err(e) = w.finish(lost) {
+            if let Err(e) = w.finish(lost, stacks) {
                 return Some(e.to_string());
             }
         }

@@ -3,7 +3,7 @@
 //! Versioned and documented in docs/slr.md; `syslint analyze`/`diff` read it,
 //! `syslint export --format strace` turns it into strace-style text.
 //!
-//! Layout of the decompressed stream: `SLR3` (`SLR1` and `SLR2` read too), a LEB128 length and a JSON header, then records,
+//! Layout of the decompressed stream: `SLR4` (`SLR1` to `SLR3` read too), a LEB128 length and a JSON header, then records,
 //! each a tag byte and LEB128 fields (signed ones zigzag-encoded, timestamps as deltas from the
 //! previous timestamp), and an end record with the lost counts. A file cut short (syslint
 //! killed) reads up to the last whole record, with a warning.
@@ -12,13 +12,15 @@ use super::format::Known;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
 use syslint_bpf::{Data, DataKind, Lost, Options, Record};
+use syslint_event::SampledStacks;
 
-/// What this version writes. Version 3 adds signal deliveries (`T_SIGNAL`); version 2 sums a
-/// repeat's durations per position (`T_REPEAT2`); version 1 files (one sum per repeat,
+/// What this version writes. Version 4 adds the sampled call stacks (`T_STACK`, `T_SAMPLES`,
+/// `T_STACK_NOTE`, before the end record); version 3 signal deliveries (`T_SIGNAL`); version 2
+/// sums a repeat's durations per position (`T_REPEAT2`); version 1 files (one sum per repeat,
 /// `T_REPEAT`) are still read.
-pub const MAGIC: &[u8; 4] = b"SLR3";
+pub const MAGIC: &[u8; 4] = b"SLR4";
 /// Every magic that is read.
-const MAGICS: [&[u8; 4]; 3] = [b"SLR1", b"SLR2", b"SLR3"];
+const MAGICS: [&[u8; 4]; 4] = [b"SLR1", b"SLR2", b"SLR3", b"SLR4"];
 const T_SYSCALL: u8 = 1;
 /// Version 1's repeat: one duration sum for all the calls (written no more).
 const T_REPEAT: u8 = 2;
@@ -32,7 +34,18 @@ const T_KNOWN: u8 = 6;
 const T_TASK: u8 = 8;
 /// A signal delivered to a thread (version 3).
 const T_SIGNAL: u8 = 9;
+/// A sampled stack, unwound and named at the end of the capture: the n-th is stack n (version 4).
+const T_STACK: u8 = 10;
+/// The calls of a thread and syscall a stack stands for (version 4).
+const T_SAMPLES: u8 = 11;
+/// What could not be named or kept of the stacks, in words (version 4).
+const T_STACK_NOTE: u8 = 12;
 const T_END: u8 = 0xff;
+/// Stacks, sample rows and notes a recording may hold (a hostile one could claim billions).
+const MAX_STACKS: usize = 1 << 20;
+const MAX_SAMPLE_ROWS: usize = 1 << 22;
+const MAX_STACK_NOTES: usize = 64;
+const MAX_FRAMES: u64 = 1024;
 
 /// The header: what was traced and how.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -239,7 +252,12 @@ impl Writer {
         Ok(())
     }
 
-    pub fn finish(mut self, lost: Lost) -> io::Result<()> {
+    /// Close the recording: the sampled stacks (when the capture had them), then the end
+    /// record with the lost counts.
+    pub fn finish(mut self, lost: Lost, stacks: Option<&SampledStacks>) -> io::Result<()> {
+        if let Some(st) = stacks {
+            put_stacks(&mut self.buf, st);
+        }
         self.buf.push(T_END);
         put(&mut self.buf, lost.records);
         put(&mut self.buf, lost.syscalls);
@@ -247,6 +265,84 @@ impl Writer {
         let mut f = self.z.finish()?;
         f.flush()
     }
+}
+
+fn put_opt(w: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        None => put(w, 0),
+        Some(s) => {
+            put(w, s.len() as u64 + 1);
+            w.extend_from_slice(s.as_bytes());
+        }
+    }
+}
+
+/// The sampled stacks as records: each stack's frames, then the calls of each thread and
+/// syscall per stack (summed: the analysis only adds them up), then the notes.
+fn put_stacks(w: &mut Vec<u8>, st: &SampledStacks) {
+    for frames in &st.stacks {
+        w.push(T_STACK);
+        put(w, frames.len() as u64);
+        for f in frames {
+            put_opt(w, f.module.as_deref());
+            put_opt(w, f.symbol.as_deref());
+            put(w, f.offset);
+            put(w, f.addr);
+            put_opt(w, f.file.as_deref());
+            put(w, f.line.map_or(0, |l| u64::from(l) + 1));
+            put_opt(w, f.error.as_deref());
+        }
+    }
+    let mut rows: std::collections::BTreeMap<(u32, &str, usize), u64> = std::collections::BTreeMap::new();
+    for &(tid, sys, calls, stack) in &st.samples {
+        *rows.entry((tid.0, sys.name(), stack)).or_default() += calls;
+    }
+    for ((tid, sys, stack), calls) in rows {
+        w.push(T_SAMPLES);
+        put(w, u64::from(tid));
+        put_bytes(w, sys.as_bytes());
+        put(w, calls);
+        put(w, stack as u64);
+    }
+    for n in &st.notes {
+        w.push(T_STACK_NOTE);
+        put_bytes(w, n.as_bytes());
+    }
+}
+
+/// A stack record's fields (the tag already read).
+fn stack_entry(c: &mut Cur, into: &mut SampledStacks) -> Option<()> {
+    let n = c.u()?;
+    if n > MAX_FRAMES {
+        return None;
+    }
+    let text = |b: Option<&[u8]>| b.map(|b| String::from_utf8_lossy(b).into_owned());
+    let mut frames = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let module = text(c.opt()?);
+        let symbol = text(c.opt()?);
+        let (offset, addr) = (c.u()?, c.u()?);
+        let file = text(c.opt()?);
+        let line = c.u()?.checked_sub(1).and_then(|l| u32::try_from(l).ok());
+        let error = text(c.opt()?);
+        frames.push(syslint_event::Frame { addr, module, symbol, offset, file, line, error });
+    }
+    if into.stacks.len() < MAX_STACKS {
+        into.stacks.push(frames);
+    }
+    Some(())
+}
+
+/// A sample row's fields (the tag already read); a row naming a stack not read is dropped.
+fn samples_entry(c: &mut Cur, into: &mut SampledStacks) -> Option<()> {
+    let tid = c.u()? as u32;
+    let sys = syslint_event::Sys::from_name(std::str::from_utf8(c.bytes()?).unwrap_or("?"));
+    let (calls, stack) = (c.u()?, c.u()?);
+    let stack = usize::try_from(stack).ok().filter(|&i| i < into.stacks.len());
+    if let Some(stack) = stack.filter(|_| into.samples.len() < MAX_SAMPLE_ROWS) {
+        into.samples.push((syslint_event::Tid(tid), sys, calls, stack));
+    }
+    Some(())
 }
 
 /// What reading a recording found besides its records.
@@ -259,6 +355,8 @@ pub struct ReadInfo {
     pub known: Known,
     /// The end record was missing (the recording was cut short) or a record was damaged.
     pub problem: Option<String>,
+    /// The sampled call stacks (version 4 recordings made with stacks).
+    pub stacks: Option<SampledStacks>,
 }
 
 /// Bytes of one field (a path, a payload, a header) above which a record is damaged, not cut:
@@ -323,6 +421,23 @@ impl<'a> Cur<'a> {
         self.i += n;
         Some(s)
     }
+    /// A string field that may be absent (length + 1; 0: none).
+    fn opt(&mut self) -> Option<Option<&'a [u8]>> {
+        let n = self.u()?;
+        if n == 0 {
+            return Some(None);
+        }
+        if n - 1 > MAX_FIELD as u64 {
+            return None;
+        }
+        let n = (n - 1) as usize;
+        let Some(s) = self.b.get(self.i..self.i + n) else {
+            self.short = true;
+            return None;
+        };
+        self.i += n;
+        Some(Some(s))
+    }
     fn data(&mut self) -> Option<Data<'a>> {
         let kind = match self.byte()? {
             0 => return Some(Data { kind: DataKind::None, bytes: &[], truncated: false, fault: false }),
@@ -353,6 +468,8 @@ pub struct Decoder {
     pub lost: Lost,
     /// The end record was seen (files).
     pub ended: bool,
+    /// The sampled call stacks (files of version 4).
+    pub stacks: Option<SampledStacks>,
 }
 
 impl Decoder {
@@ -482,6 +599,22 @@ impl Decoder {
                 known_entry(t, c, &mut self.known)?;
                 None
             }
+            T_STACK => {
+                stack_entry(c, self.stacks.get_or_insert_with(SampledStacks::default))?;
+                None
+            }
+            T_SAMPLES => {
+                samples_entry(c, self.stacks.get_or_insert_with(SampledStacks::default))?;
+                None
+            }
+            T_STACK_NOTE => {
+                let note = String::from_utf8_lossy(c.bytes()?).into_owned();
+                let st = self.stacks.get_or_insert_with(SampledStacks::default);
+                if st.notes.len() < MAX_STACK_NOTES {
+                    st.notes.push(note);
+                }
+                None
+            }
             T_END => {
                 self.lost = Lost { records: c.u()?, syscalls: c.u()? };
                 self.ended = true;
@@ -520,7 +653,7 @@ pub fn is_slr(path: &Path) -> bool {
     z.read_exact(&mut m).is_ok() && m.starts_with(b"SLR")
 }
 
-/// Whether decompressed bytes begin as a recording does (`SLR1`, `SLR2`, `SLR3`).
+/// Whether decompressed bytes begin as a recording does (`SLR1` to `SLR4`).
 pub fn has_magic(head: &[u8]) -> bool {
     head.get(..4).is_some_and(|m| MAGICS.iter().any(|k| k[..] == *m))
 }
@@ -683,7 +816,7 @@ impl Recording {
             m.map(|m| MAGICS.iter().any(|k| k[..] == *m))
         });
         if !matches!(magic, Parsed::One(true)) {
-            return Err(why(&body, "not a syslint recording (no SLR1/SLR2/SLR3 header)"));
+            return Err(why(&body, "not a syslint recording (no SLR1-SLR4 header)"));
         }
         let Parsed::One(header) = body.parse(|c| c.bytes().map(<[u8]>::to_vec)) else {
             return Err(why(&body, "recording header cut short or damaged (at byte 4)"));
@@ -740,7 +873,14 @@ impl Recording {
         if !dec.ended && problem.is_none() {
             problem = Some("the recording has no end record (syslint stopped before closing it)".into());
         }
-        ReadInfo { header: Some(self.header.clone()), lost: dec.lost, records: dec.records, known, problem }
+        ReadInfo {
+            header: Some(self.header.clone()),
+            lost: dec.lost,
+            records: dec.records,
+            known,
+            problem,
+            stacks: dec.stacks,
+        }
     }
 }
 
@@ -809,7 +949,7 @@ mod tests {
         for r in &recs {
             w.write(r).expect("write");
         }
-        w.finish(Lost { records: 2, syscalls: 7 }).expect("finish");
+        w.finish(Lost { records: 2, syscalls: 7 }, None).expect("finish");
         assert!(is_slr(&p));
         let mut back: Vec<String> = Vec::new();
         let info = read(&p, &mut |r| back.push(format!("{r:?}"))).expect("read");
@@ -830,6 +970,51 @@ mod tests {
         let mut n = 0;
         let info = read(&p, &mut |_| n += 1).expect("read");
         assert!(n >= 4 && info.problem.is_some(), "{n} {:?}", info.problem);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The sampled stacks go into the recording at its end and come back as they were, the
+    /// calls of one thread, syscall and stack summed; a sample naming a stack the recording
+    /// lacks is dropped, not an error.
+    #[test]
+    fn sampled_stacks_round_trip() {
+        use syslint_event::{Frame, Sys, Tid};
+        let dir = std::env::temp_dir().join(format!("slr-stacks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let p = dir.join("s.slr");
+        let known = Known::default();
+        let w = Writer::create(&p, "command s", &Options::default(), &known).expect("create");
+        let frame = |sym: Option<&str>, line: Option<u32>| Frame {
+            addr: 0x1234,
+            module: Some("/srv/spin".into()),
+            symbol: sym.map(Into::into),
+            offset: 9,
+            file: line.map(|_| "spin.c".into()),
+            line,
+            error: None,
+        };
+        let cut = Frame { error: Some("too many stack frames".into()), ..Frame::default() };
+        let st = SampledStacks {
+            stacks: vec![vec![frame(Some("spin_on_poll"), Some(0)), frame(None, None)], vec![cut]],
+            samples: vec![
+                (Tid(7), Sys::Poll, 1, 0),
+                (Tid(7), Sys::Poll, 1000, 0),
+                (Tid(8), Sys::Read, 1, 1),
+                (Tid(8), Sys::Read, 5, 9),
+            ],
+            notes: vec!["frames of spin-stripped not named".into()],
+        };
+        w.finish(Lost::default(), Some(&st)).expect("finish");
+        let info = read(&p, &mut |_| {}).expect("read");
+        assert!(info.problem.is_none(), "{:?}", info.problem);
+        let back = info.stacks.expect("stacks");
+        assert_eq!(back.stacks, st.stacks);
+        assert_eq!(back.samples, [(Tid(7), Sys::Poll, 1001, 0), (Tid(8), Sys::Read, 1, 1)]);
+        assert_eq!(back.notes, st.notes);
+        // without stacks, none
+        let w = Writer::create(&p, "command s", &Options::default(), &known).expect("create");
+        w.finish(Lost::default(), None).expect("finish");
+        assert!(read(&p, &mut |_| {}).expect("read").stacks.is_none());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -40,10 +40,11 @@ pub fn run(a: TraceArgs) -> Result<u8> {
         stacks: match a.stacks {
             crate::cli::Stacks::Off => syslint_capture::live::StackCalls::Off,
             crate::cli::Stacks::All => syslint_capture::live::StackCalls::All,
-            crate::cli::Stacks::Sampled => syslint_capture::live::StackCalls::Only(
+            crate::cli::Stacks::Sampled | crate::cli::Stacks::Auto => syslint_capture::live::StackCalls::Only(
                 syslint_analyze::callsites::watched_syscalls(&detectors).into_iter().map(String::from).collect(),
             ),
         },
+        stacks_with_strace: a.stacks != crate::cli::Stacks::Auto,
     };
     let source = live::start(&target, &opts, &mut |line| eprintln!("{line}"))?;
     let status = StatusLine::start(source.name(), r.quiet);
