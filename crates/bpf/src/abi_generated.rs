@@ -41,6 +41,9 @@ pub const REC_STACK: u8 = 7;
 pub const STK_TRUNC: u8 = 1;
 pub const STK_FAULT: u8 = 2;
 pub const STK_FP_FAIL: u8 = 4;
+pub const REC_VMA: u8 = 8;
+pub const VMA_DEPTH: usize = 12;
+pub const VMA_NAME: usize = 64;
 pub type __u8 = ::std::os::raw::c_uchar;
 pub type __u16 = ::std::os::raw::c_ushort;
 pub type __s32 = ::std::os::raw::c_int;
@@ -406,6 +409,41 @@ const _: () = {
     ["Offset of field: StackRec::bp"][::std::mem::offset_of!(StackRec, bp) - 48usize];
     ["Offset of field: StackRec::stack_len"][::std::mem::offset_of!(StackRec, stack_len) - 56usize];
     ["Offset of field: StackRec::weight"][::std::mem::offset_of!(StackRec, weight) - 60usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone, PartialEq, Eq)]
+pub struct VmaRec {
+    pub kind: __u8,
+    pub depth: __u8,
+    pub complete: __u8,
+    pub _pad: __u8,
+    pub tgid: __u32,
+    pub mm_id: __u64,
+    pub start: __u64,
+    pub end: __u64,
+    pub pgoff: __u64,
+    pub ino: __u64,
+    pub dev: __u32,
+    pub _pad2: __u32,
+    pub names: [[__u64; 8usize]; 12usize],
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of VmaRec"][::std::mem::size_of::<VmaRec>() - 824usize];
+    ["Alignment of VmaRec"][::std::mem::align_of::<VmaRec>() - 8usize];
+    ["Offset of field: VmaRec::kind"][::std::mem::offset_of!(VmaRec, kind) - 0usize];
+    ["Offset of field: VmaRec::depth"][::std::mem::offset_of!(VmaRec, depth) - 1usize];
+    ["Offset of field: VmaRec::complete"][::std::mem::offset_of!(VmaRec, complete) - 2usize];
+    ["Offset of field: VmaRec::_pad"][::std::mem::offset_of!(VmaRec, _pad) - 3usize];
+    ["Offset of field: VmaRec::tgid"][::std::mem::offset_of!(VmaRec, tgid) - 4usize];
+    ["Offset of field: VmaRec::mm_id"][::std::mem::offset_of!(VmaRec, mm_id) - 8usize];
+    ["Offset of field: VmaRec::start"][::std::mem::offset_of!(VmaRec, start) - 16usize];
+    ["Offset of field: VmaRec::end"][::std::mem::offset_of!(VmaRec, end) - 24usize];
+    ["Offset of field: VmaRec::pgoff"][::std::mem::offset_of!(VmaRec, pgoff) - 32usize];
+    ["Offset of field: VmaRec::ino"][::std::mem::offset_of!(VmaRec, ino) - 40usize];
+    ["Offset of field: VmaRec::dev"][::std::mem::offset_of!(VmaRec, dev) - 48usize];
+    ["Offset of field: VmaRec::_pad2"][::std::mem::offset_of!(VmaRec, _pad2) - 52usize];
+    ["Offset of field: VmaRec::names"][::std::mem::offset_of!(VmaRec, names) - 56usize];
 };
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone, PartialEq, Eq)]

@@ -92,7 +92,9 @@ pub use probe::Probe;
 pub use ring::{frames, ChunkError};
 #[cfg(feature = "load")]
 pub use stack::StackRing;
-pub use stack::{parse_stack, StackOptions, StackSample, StackStats};
+pub use stack::{
+    parse_stack, parse_vma, KernelVma, OwnedStackSample, StackItem, StackOptions, StackSample, StackStats,
+};
 
 /// The records in a stretch [`Probe::poll_copy`] appended, in order, to `f`. Damage (which a
 /// stretch copied whole cannot have) ends the walk with an error after the whole records.

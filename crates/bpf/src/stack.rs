@@ -139,6 +139,44 @@ impl StackSample<'_> {
     pub fn record_bytes(&self) -> usize {
         std::mem::size_of::<abi::StackRec>() + abi::STACK_IPS * 8 + self.stack.len()
     }
+
+    /// A copy that owns its bytes (kept while what names it is awaited).
+    pub fn to_owned_sample(&self) -> OwnedStackSample {
+        OwnedStackSample {
+            head: StackSample {
+                tgid: self.tgid,
+                tid: self.tid,
+                nr: self.nr,
+                ts_exit: self.ts_exit,
+                weight: self.weight,
+                mm_id: self.mm_id,
+                ip: self.ip,
+                sp: self.sp,
+                bp: self.bp,
+                fp: &[],
+                stack: &[],
+                truncated: self.truncated,
+                fault: self.fault,
+                fp_failed: self.fp_failed,
+            },
+            fp: self.fp.to_vec(),
+            stack: self.stack.to_vec(),
+        }
+    }
+}
+
+/// A [`StackSample`] that owns its bytes.
+#[derive(Clone, Debug)]
+pub struct OwnedStackSample {
+    head: StackSample<'static>,
+    fp: Vec<u8>,
+    stack: Vec<u8>,
+}
+
+impl OwnedStackSample {
+    pub fn as_sample(&self) -> StackSample<'_> {
+        StackSample { fp: &self.fp, stack: &self.stack, ..self.head }
+    }
 }
 
 /// A stack record from its bytes; None for anything else or a record too short for its header.
@@ -169,6 +207,64 @@ pub fn parse_stack(b: &[u8]) -> Option<StackSample<'_>> {
     })
 }
 
+/// An executable file mapping of a process, as the kernel sent it before a thread's first
+/// sample: what names the frames of a process gone before its `/proc/PID/maps` could be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelVma {
+    pub tgid: u32,
+    /// The address space ([`StackSample::mm_id`]).
+    pub mm_id: u64,
+    pub start: u64,
+    pub end: u64,
+    /// The offset in the file of `start`, in bytes.
+    pub offset: u64,
+    pub inode: u64,
+    /// The file system's device (major, minor), as `/proc/PID/maps` and mountinfo print it.
+    pub dev: (u32, u32),
+    /// The file's path from its file system's root (`/usr/lib/x86_64-linux-gnu/libc.so.6` on
+    /// the root file system; under another mount, relative to that file system's root). None
+    /// when the chain of directories was longer than the kernel copies.
+    pub fs_path: Option<String>,
+}
+
+/// An SL_REC_VMA record as a [`KernelVma`]; None for anything else (or a short record).
+pub fn parse_vma(b: &[u8]) -> Option<KernelVma> {
+    if *b.first()? != abi::REC_VMA {
+        return None;
+    }
+    let h = abi::read::<abi::VmaRec>(b)?;
+    let depth = usize::from(h.depth).min(abi::VMA_DEPTH);
+    // the names as the record's bytes: VMA_NAME each, NUL-terminated
+    let at = std::mem::offset_of!(abi::VmaRec, names);
+    let name = |i: usize| -> String {
+        let n = abi::VMA_NAME;
+        let c = b.get(at + i * n..at + (i + 1) * n).unwrap_or(&[]);
+        String::from_utf8_lossy(c.split(|&x| x == 0).next().unwrap_or(&[])).into_owned()
+    };
+    // names[0] is the file's, the last its file system root's ("/")
+    let fs_path = (h.complete != 0 && depth > 0).then(|| {
+        let parts: Vec<String> = (0..depth - 1).rev().map(name).collect();
+        format!("/{}", parts.join("/"))
+    });
+    Some(KernelVma {
+        tgid: h.tgid,
+        mm_id: h.mm_id,
+        start: h.start,
+        end: h.end,
+        offset: h.pgoff.saturating_mul(4096),
+        inode: h.ino,
+        dev: (h.dev >> 20, h.dev & 0xfffff),
+        fs_path,
+    })
+}
+
+/// What the stack ring holds.
+#[derive(Debug)]
+pub enum StackItem<'a> {
+    Sample(StackSample<'a>),
+    Vma(KernelVma),
+}
+
 /// The stack ring buffer, taken from the [`crate::Probe`] ([`crate::Probe::take_stack_ring`])
 /// so a thread of its own can read it: the probe's capture thread never sees stacks.
 #[cfg(feature = "load")]
@@ -196,12 +292,24 @@ impl StackRing {
     /// sample of a syscall, and when 64 KiB are waiting), then hands every one there to `f`,
     /// read in place. Returns how many.
     pub fn poll(&mut self, timeout: Duration, f: &mut dyn FnMut(StackSample<'_>)) -> Result<usize, crate::Error> {
+        self.poll_items(timeout, &mut |i| {
+            if let StackItem::Sample(s) = i {
+                f(s);
+            }
+        })
+    }
+
+    /// [`StackRing::poll`] with the processes' mappings too (each before its thread's first
+    /// sample). Returns how many samples.
+    pub fn poll_items(&mut self, timeout: Duration, f: &mut dyn FnMut(StackItem<'_>)) -> Result<usize, crate::Error> {
         self.ring.wait(timeout)?;
         let mut n = 0;
         self.ring.read(&mut |b| {
             if let Some(s) = parse_stack(b) {
-                f(s);
+                f(StackItem::Sample(s));
                 n += 1;
+            } else if let Some(v) = parse_vma(b) {
+                f(StackItem::Vma(v));
             }
         })?;
         Ok(n)

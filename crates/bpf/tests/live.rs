@@ -935,6 +935,59 @@ fn samples_of_a_thread_are_spaced_and_weigh_the_calls_between() {
     assert_eq!(probe.stack_stats().lost, 0);
 }
 
+/// Before a thread's first sample the kernel sends its process's executable file mappings
+/// (what names the frames of a process gone before /proc/PID/maps is read), and again when a
+/// thread that had samples calls exit_group: the program's own file among them, by inode, with
+/// its path from its file system's root.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn the_kernel_sends_the_mappings_before_the_first_sample_and_at_exit() {
+    use std::os::unix::fs::MetadataExt;
+    let test = "the_kernel_sends_the_mappings_before_the_first_sample_and_at_exit";
+    let stacks = syslint_bpf::StackOptions { syscalls: Some(vec![POLL]), ..Default::default() };
+    let opts = Options { stacks: Some(stacks), ..Options::default() };
+    let Some(mut probe) = probe(test, &opts) else { return };
+    let Some(prog) = program(test, "polls") else { return };
+    let mut ring = probe.take_stack_ring().expect("stack ring").expect("stacks were asked for");
+    let mut child = probe.spawn(&[prog.clone().into_os_string(), "1000".into()]).expect("spawn");
+    let pid = child.pid();
+    // (kind, ...) in ring order: 'v' a mapping of the program's file, 'V' another, 's' a sample
+    let mut seen: Vec<(char, u32, u64)> = Vec::new();
+    let ino = std::fs::metadata(&prog).expect("stat").ino();
+    let name = prog.file_name().expect("name").to_string_lossy().into_owned();
+    let mut paths = Vec::new();
+    let mut take = |i: syslint_bpf::StackItem<'_>| match i {
+        syslint_bpf::StackItem::Vma(v) => {
+            let mine = v.inode == ino;
+            if mine {
+                paths.push(v.fs_path.clone());
+            }
+            seen.push((if mine { 'v' } else { 'V' }, v.tgid, v.mm_id));
+        }
+        syslint_bpf::StackItem::Sample(s) => seen.push(('s', s.tgid, s.mm_id)),
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = child.try_wait().expect("try_wait");
+        probe.poll(Duration::from_millis(20), &mut |_| {}).expect("poll");
+        ring.poll_items(Duration::ZERO, &mut take).expect("stack poll");
+        if status.is_some() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "traced program did not finish in 60 s");
+    }
+    ring.poll_items(Duration::ZERO, &mut take).expect("final stack poll");
+    let first = seen.iter().position(|x| x.0 == 's').expect("a sample");
+    let (tgid, mm) = (seen[first].1, seen[first].2);
+    assert_eq!(tgid, pid);
+    let before: Vec<char> = seen[..first].iter().filter(|x| x.1 == pid && x.2 == mm).map(|x| x.0).collect();
+    assert!(before.contains(&'v'), "the program's mapping before its first sample: {seen:?}");
+    let after: Vec<char> = seen[first..].iter().filter(|x| x.1 == pid && x.2 == mm).map(|x| x.0).collect();
+    assert!(after.contains(&'v'), "and again at exit: {seen:?}");
+    // its path from its file system's root ends with the file's name
+    assert!(paths.iter().all(|p| p.as_deref().is_some_and(|p| p.ends_with(&format!("/{name}")))), "{paths:?}");
+}
+
 /// Without stacks asked for there is no stack ring, and none is sampled.
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]

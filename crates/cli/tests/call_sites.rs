@@ -295,6 +295,51 @@ fn ebpf_trace_names_the_spin_two_calls_deep_with_file_and_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A process gone within milliseconds still gets its names: the kernel sends its executable
+/// mappings before its first sample and again at exit_group, so user space need not read
+/// /proc/PID/maps while it lives (before, such a process's frames stayed bare addresses). The
+/// clock-syscalls lab's BAD program (6,000 clock reads through syscall(2), a few ms), built
+/// with -g: its finding names `now` in clock.c.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_names_the_calls_of_a_process_gone_in_milliseconds() {
+    assert_bpf_works("the eBPF call-site test");
+    let dir = std::env::temp_dir().join(format!("syslint-callsite-short-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let prog = dir.join("clock");
+    let cc = std::process::Command::new("cc")
+        .args(["-g", "-O1", "-o"])
+        .arg(&prog)
+        .arg(root().join("lab/clock-syscalls/clock.c"))
+        .status()
+        .expect("cc");
+    assert!(cc.success(), "cc: {cc}");
+    let json = dir.join("r.json");
+    let o = run(&[
+        "trace",
+        "--backend",
+        "ebpf",
+        "--format",
+        "json",
+        "--output-file",
+        json.to_str().expect("utf-8"),
+        "--",
+        prog.to_str().expect("utf-8"),
+        "syscall",
+        "2000",
+    ]);
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+    let r: Report = serde_json::from_slice(&std::fs::read(&json).expect("report")).expect("a report");
+    let lived = r.capture.window.as_ref().map(|w| w.duration_s).expect("a window");
+    assert!(lived < 0.05, "the process lived {lived} s: not a short one");
+    let f = only("clock-syscalls", &r, "the lab program");
+    let top = f.call_sites.first().unwrap_or_else(|| panic!("no call site: {:#?}", r.capture));
+    let owner = top.lead().expect("a frame");
+    assert_eq!(owner.symbol.as_deref(), Some("now"), "{top:#?}\n{:#?}", r.capture.notes);
+    assert!(owner.file.as_deref().is_some_and(|p| p.ends_with("clock.c")), "{top:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn under_kk_the_call_sites_have_their_source_lines() {
     // strace 7.2 built with libdw (build-strace-libdw.sh), -f -kk: each frame with its file and

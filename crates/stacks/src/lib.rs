@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
 use framehop::{FrameAddress, Unwinder};
-use syslint_bpf::{StackRing, StackSample, StackStats};
+use syslint_bpf::{KernelVma, OwnedStackSample, StackItem, StackRing, StackSample, StackStats};
 
 use maps::ModuleFile;
 pub use maps::{parse_maps, Mapping};
@@ -164,7 +164,26 @@ pub struct Resolver {
     raw: Vec<RawStack>,
     samples: Vec<Sample>,
     stats: Stats,
+    /// The mappings the kernel sent, by (tgid, mm_id).
+    vmas: HashMap<(u32, u64), Vec<KernelVma>>,
+    /// This process's mount table (read when first needed).
+    mounts: Option<Vec<maps::Mount>>,
+    /// Samples of processes gone before their mappings were known, and their stack bytes.
+    pending: Vec<OwnedStackSample>,
+    pending_bytes: usize,
+    /// Processes the kernel sent new mappings of since the last [`Resolver::retry`].
+    fresh: Vec<(u32, u64)>,
 }
+
+/// Whether a process's memory is gone: it ended (a zombie's /proc entry stays until it is
+/// reaped, with an empty map).
+fn gone(tgid: u32) -> bool {
+    std::fs::read(format!("/proc/{tgid}/maps")).map_or(true, |b| b.is_empty())
+}
+
+/// Samples (and their stack bytes) kept at most while their process's mappings are awaited.
+const PENDING_MAX: usize = 8192;
+const PENDING_BYTES: usize = 32 << 20;
 
 struct RawStack {
     tgid: u32,
@@ -186,6 +205,11 @@ impl Resolver {
             raw: Vec::new(),
             samples: Vec::new(),
             stats: Stats::default(),
+            vmas: HashMap::new(),
+            mounts: None,
+            pending: Vec::new(),
+            pending_bytes: 0,
+            fresh: Vec::new(),
         }
     }
 
@@ -210,7 +234,7 @@ impl Resolver {
             if self.procs.len() >= self.limits.processes && !self.procs.contains_key(&key) {
                 return None;
             }
-            let p = self.read_process(tgid).map(|p| Process { rereads, ..p });
+            let p = self.read_process(tgid, mm_id).map(|p| Process { rereads, ..p });
             if p.is_none() && !self.procs.contains_key(&key) {
                 self.stats.unmapped_processes += 1;
             }
@@ -221,13 +245,13 @@ impl Resolver {
         self.procs.get(&key).and_then(Option::as_ref)
     }
 
-    fn read_process(&mut self, tgid: u32) -> Option<Process> {
-        let text = std::fs::read_to_string(format!("/proc/{tgid}/maps")).ok()?;
-        let maps = parse_maps(&text);
-        if maps.is_empty() {
-            // a zombie: its memory is gone already
-            return None;
-        }
+    /// The process's map from /proc while it runs, else from the mappings the kernel sent
+    /// before its thread's first sample (a process gone within milliseconds).
+    fn read_process(&mut self, tgid: u32, mm_id: u64) -> Option<Process> {
+        let text = std::fs::read_to_string(format!("/proc/{tgid}/maps")).ok();
+        let maps = text.as_deref().map(parse_maps).unwrap_or_default();
+        // empty: gone, or a zombie (its memory is released already)
+        let maps = if maps.is_empty() { self.kernel_maps(tgid, mm_id)? } else { maps };
         let mut unwinder = UnwinderX86_64::new();
         let mut files = Vec::new();
         for (i, m) in maps.iter().enumerate() {
@@ -262,11 +286,84 @@ impl Resolver {
         Some(Process { maps, files, unwinder, read_at: Instant::now(), rereads: 0 })
     }
 
+    /// A mapping the kernel sent (before a thread's first sample), kept for when the
+    /// process is gone before its /proc map is read.
+    pub fn add_vma(&mut self, v: KernelVma) {
+        let key = (v.tgid, v.mm_id);
+        if !self.vmas.contains_key(&key) && self.vmas.len() >= self.limits.processes {
+            return;
+        }
+        let list = self.vmas.entry(key).or_default();
+        // every thread's first sample sends them again, and the exit of a thread that had one
+        if list.len() < 256 && !list.iter().any(|o| o.start == v.start) {
+            list.push(v);
+            if self.fresh.len() < 1024 && !self.fresh.contains(&key) {
+                self.fresh.push(key);
+            }
+        }
+    }
+
+    /// The kernel's mappings of (tgid, mm_id) as /proc lines would give them, each file placed
+    /// under a mount point of its file system where that path holds the same inode.
+    fn kernel_maps(&mut self, tgid: u32, mm_id: u64) -> Option<Vec<Mapping>> {
+        let vmas = self.vmas.get(&(tgid, mm_id)).filter(|v| !v.is_empty())?;
+        let mounts = self.mounts.get_or_insert_with(maps::mounts);
+        let maps: Vec<Mapping> = vmas.iter().filter_map(|v| maps::from_kernel(v, mounts)).collect();
+        (!maps.is_empty()).then_some(maps)
+    }
+
     /// Unwinds one sample now; its stack bytes are not kept.
     pub fn add(&mut self, s: &StackSample<'_>) {
-        let t0 = Instant::now();
         self.stats.received += 1;
         self.stats.bytes += s.record_bytes() as u64;
+        // a process gone with none of the maps known covering the call: the mappings the
+        // kernel sends at its exit may still name it (kept, bounded, until they come or the end)
+        if self.pending.len() < PENDING_MAX
+            && self.pending_bytes + s.stack.len() <= PENDING_BYTES
+            && !self.covered(s)
+            && gone(s.tgid)
+        {
+            self.pending_bytes += s.stack.len();
+            self.pending.push(s.to_owned_sample());
+            return;
+        }
+        self.unwind(s);
+    }
+
+    /// Whether the map known of the sample's process (read now if need be) holds its ip.
+    fn covered(&mut self, s: &StackSample<'_>) -> bool {
+        self.process(s.tgid, s.mm_id, s.ip).is_some_and(|p| p.maps.iter().any(|m| m.range.contains(&s.ip)))
+    }
+
+    /// Unwinds the samples kept for processes the kernel has sent more mappings of since (the
+    /// collector calls this after each batch of records).
+    pub fn retry(&mut self) {
+        if self.fresh.is_empty() {
+            return;
+        }
+        let fresh = std::mem::take(&mut self.fresh);
+        let (now, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending).into_iter().partition(|p| {
+            let s = p.as_sample();
+            fresh.contains(&(s.tgid, s.mm_id))
+        });
+        self.pending = keep;
+        // the map of each process waited for, again with what the kernel sent; a map read
+        // before stays when this gives none (symbolization needs its module files)
+        for k in fresh.iter().filter(|k| now.iter().any(|p| (p.as_sample().tgid, p.as_sample().mm_id) == **k)) {
+            let rereads = self.procs.get(k).and_then(Option::as_ref).map_or(0, |p| p.rereads);
+            if let Some(p) = self.read_process(k.0, k.1) {
+                self.procs.insert(*k, Some(Process { rereads, ..p }));
+            }
+        }
+        for p in now {
+            let s = p.as_sample();
+            self.pending_bytes -= s.stack.len();
+            self.unwind(&s);
+        }
+    }
+
+    fn unwind(&mut self, s: &StackSample<'_>) {
+        let t0 = Instant::now();
         if self.samples.len() >= self.limits.samples {
             self.stats.dropped += 1;
             return;
@@ -337,7 +434,11 @@ impl Resolver {
     }
 
     /// Symbolizes every distinct stack (one blazesym pass per module) and hands the table over.
-    pub fn finish(self) -> StackTable {
+    pub fn finish(mut self) -> StackTable {
+        // what still waits for mappings is unwound with what is known
+        for p in std::mem::take(&mut self.pending) {
+            self.unwind(&p.as_sample());
+        }
         let t0 = Instant::now();
         let Resolver { procs, raw, samples, mut stats, .. } = self;
         let symbolizer = blazesym::symbolize::Symbolizer::new();
@@ -473,8 +574,12 @@ impl Collector {
             let mut r = Resolver::new(limits);
             loop {
                 let last = flag.load(Ordering::Acquire);
-                ring.poll(if last { Duration::ZERO } else { Duration::from_millis(10) }, &mut |s| r.add(&s))
-                    .map_err(|e| e.to_string())?;
+                ring.poll_items(if last { Duration::ZERO } else { Duration::from_millis(10) }, &mut |i| match i {
+                    StackItem::Sample(s) => r.add(&s),
+                    StackItem::Vma(v) => r.add_vma(v),
+                })
+                .map_err(|e| e.to_string())?;
+                r.retry();
                 if last {
                     break;
                 }

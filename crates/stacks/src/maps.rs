@@ -51,6 +51,78 @@ fn parse_line(line: &str) -> Option<Mapping> {
     })
 }
 
+/// A mount of this process's mount table: the file system (major, minor), the directory of
+/// it that is mounted (its `root`), and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Mount {
+    pub dev: (u32, u32),
+    pub root: String,
+    pub at: String,
+}
+
+/// This process's mount table, from /proc/self/mountinfo (empty when it cannot be read).
+pub(crate) fn mounts() -> Vec<Mount> {
+    std::fs::read_to_string("/proc/self/mountinfo").map(|t| parse_mountinfo(&t)).unwrap_or_default()
+}
+
+/// `/proc/PID/mountinfo` text: `ID PARENT MAJ:MIN ROOT MOUNT_POINT ...` (octal escapes such as
+/// `\040` for a space decoded).
+pub(crate) fn parse_mountinfo(text: &str) -> Vec<Mount> {
+    let unescape = |s: &str| -> String {
+        let b = s.as_bytes();
+        let mut out = Vec::with_capacity(b.len());
+        let mut i = 0;
+        while i < b.len() {
+            let oct = b.get(i + 1..i + 4).filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
+            match oct.and_then(|d| u8::from_str_radix(std::str::from_utf8(d).ok()?, 8).ok()) {
+                Some(c) => {
+                    out.push(c);
+                    i += 4;
+                }
+                None => {
+                    out.push(b[i]);
+                    i += 1;
+                }
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            let (maj, min) = f.get(2)?.split_once(':')?;
+            Some(Mount {
+                dev: (maj.parse().ok()?, min.parse().ok()?),
+                root: unescape(f.get(3)?),
+                at: unescape(f.get(4)?),
+            })
+        })
+        .collect()
+}
+
+/// A mapping the kernel sent as a /proc line would give it: its file placed under a mount of
+/// its file system where that path now holds the same inode (None when none does).
+pub(crate) fn from_kernel(v: &syslint_bpf::KernelVma, mounts: &[Mount]) -> Option<Mapping> {
+    use std::os::unix::fs::MetadataExt;
+    let fs_path = v.fs_path.as_deref()?;
+    let path = mounts.iter().filter(|m| m.dev == v.dev).find_map(|m| {
+        let rest = if m.root == "/" { fs_path } else { fs_path.strip_prefix(m.root.as_str())? };
+        if !rest.is_empty() && !rest.starts_with('/') {
+            return None;
+        }
+        let p = if m.at == "/" { rest.to_string() } else { format!("{}{rest}", m.at) };
+        std::fs::metadata(&p).is_ok_and(|x| x.ino() == v.inode).then_some(p)
+    })?;
+    Some(Mapping {
+        range: v.start..v.end,
+        offset: v.offset,
+        exec: true,
+        dev: u64::from(v.dev.0) << 32 | u64::from(v.dev.1),
+        inode: v.inode,
+        path,
+    })
+}
+
 /// A mapped file opened while the process ran: what unwinding and symbolization read.
 pub struct ModuleFile {
     /// The path as the process mapped it (" (deleted)" removed).
@@ -117,5 +189,46 @@ mod tests {
         );
         assert_eq!(a.path, "/usr/lib/x (deleted)");
         assert!(parse_line("garbage").is_none());
+    }
+
+    #[test]
+    fn reads_mountinfo_and_places_files_under_their_mount() {
+        use std::os::unix::fs::MetadataExt;
+        let m = parse_mountinfo(
+            "36 35 98:0 /mnt1 /mnt/par\\040ent rw,noatime master:1 - ext3 /dev/root rw\n22 1 8:1 / / rw - ext4 /dev/sda1 rw\nbad\n",
+        );
+        assert_eq!(
+            m,
+            [
+                Mount { dev: (98, 0), root: "/mnt1".into(), at: "/mnt/par ent".into() },
+                Mount { dev: (8, 1), root: "/".into(), at: "/".into() }
+            ]
+        );
+        // this test's own binary, as the kernel would describe it: placed back where it is
+        let me = std::env::current_exe().expect("exe");
+        let meta = std::fs::metadata(&me).expect("stat");
+        let mounts = mounts();
+        let dev = ((meta.dev() >> 8 & 0xfff) as u32, ((meta.dev() & 0xff) | (meta.dev() >> 12 & 0xfff00)) as u32);
+        let mine: Vec<&Mount> = mounts.iter().filter(|x| x.dev == dev).collect();
+        let Some(mount) = mine.iter().find(|x| me.starts_with(&x.at)) else {
+            panic!("no mount of {dev:?} holds {}: {mounts:#?}", me.display())
+        };
+        let rel = me.strip_prefix(&mount.at).expect("under its mount");
+        let fs_path = format!("{}/{}", mount.root.trim_end_matches('/'), rel.display());
+        let v = syslint_bpf::KernelVma {
+            tgid: 1,
+            mm_id: 1,
+            start: 0x1000,
+            end: 0x2000,
+            offset: 0,
+            inode: meta.ino(),
+            dev,
+            fs_path: Some(fs_path),
+        };
+        let got = from_kernel(&v, &mounts).expect("placed");
+        assert_eq!(std::path::Path::new(&got.path), me);
+        // another inode at that path: not placed
+        assert!(from_kernel(&syslint_bpf::KernelVma { inode: meta.ino() + 1, ..v.clone() }, &mounts).is_none());
+        assert!(from_kernel(&syslint_bpf::KernelVma { fs_path: None, ..v }, &mounts).is_none());
     }
 }

@@ -83,10 +83,11 @@ struct {
  * the spacing allows; after them one call in a stride, the stride being opt_stack_every and
  * doubling after each opt_stack_cap samples of the window, so a thread spinning at millions of
  * calls a second pays for a few hundred stacks a window, not thousands. And never two samples
- * of one thread less than opt_stack_spacing_ns apart: a loop's first calls are not slowed one
- * after another, which would bend what detectors measure of them (retry-storm's gaps). */
+ * of one thread less than opt_stack_spacing_ns apart (but for its first call of each syscall):
+ * a loop's first calls are not slowed one after another, which would bend what detectors
+ * measure of them (retry-storm's gaps). */
 static __always_inline __u32 budget_step(struct sl_thread *t, __u64 *window_start, __u32 *seen, __u32 *taken,
-					 __u64 now)
+					 __u64 now, bool fresh)
 {
 	__u32 every = opt_stack_every, cap = opt_stack_cap, n = *seen, shift;
 	__u64 stride;
@@ -109,7 +110,9 @@ static __always_inline __u32 budget_step(struct sl_thread *t, __u64 *window_star
 		if (n < stride)
 			return 0;
 	}
-	if (t->stk_last && now - t->stk_last < opt_stack_spacing_ns)
+	/* the spacing, except for the thread's first call of a syscall: a process that lives a
+	 * few milliseconds still gets a stack for each syscall it makes (one copy each, once) */
+	if (!fresh && t->stk_last && now - t->stk_last < opt_stack_spacing_ns)
 		return 0;
 	t->stk_last = now;
 	*seen = 0;
@@ -135,14 +138,15 @@ static __always_inline __u32 stack_weight(struct sl_thread *t, __u32 tid, __u32 
 		t->stk_window[slot] = now;
 		t->stk_seen[slot] = 0;
 		t->stk_taken[slot] = 0;
+		return budget_step(t, &t->stk_window[slot], &t->stk_seen[slot], &t->stk_taken[slot], now, true);
 	}
 	if (t->stk_nr[slot] == nr + 1)
-		return budget_step(t, &t->stk_window[slot], &t->stk_seen[slot], &t->stk_taken[slot], now);
+		return budget_step(t, &t->stk_window[slot], &t->stk_seen[slot], &t->stk_taken[slot], now, false);
 	b = bpf_map_lookup_elem(&stack_budget, &key);
 	if (b)
-		return budget_step(t, &b->window_start, &b->seen, &b->taken, now);
+		return budget_step(t, &b->window_start, &b->seen, &b->taken, now, false);
 	fresh.window_start = now;
-	w = budget_step(t, &fresh.window_start, &fresh.seen, &fresh.taken, now);
+	w = budget_step(t, &fresh.window_start, &fresh.seen, &fresh.taken, now, true);
 	bpf_map_update_elem(&stack_budget, &key, &fresh, BPF_ANY);
 	return w;
 }
@@ -159,6 +163,122 @@ static __always_inline void stack_count(__u64 sampled, __u64 sent, __u64 lost, _
 		st->bytes += bytes;
 	}
 }
+
+#ifndef SYSLINT_NO_BTF
+extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task, __u64 addr) __weak __ksym;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __weak __ksym;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __weak __ksym;
+
+#define SL_VM_EXEC 0x4
+#define SL_VMAS_MAX 64 /* executable file mappings sent per snapshot */
+
+/* Where a VMA record is built before it is copied into the ring (per CPU; `busy` while in use:
+ * a program preempted on this CPU is still filling it). */
+struct sl_vma_scratch {
+	struct sl_vma_rec r;
+	__u32 busy;
+	__u32 n; /* mappings sent by this snapshot (in map memory: a counter on the stack would make
+		  * the verifier walk the loop once per value) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sl_vma_scratch);
+} vma_scratch SEC(".maps");
+
+/* The dentry chain of a mapped file into the scratch record's names: the file's name first,
+ * up to its file system's root or SL_VMA_DEPTH names. A function of its own (verified once,
+ * not once per place the VMA loop could be in); the dentry comes as a number and is read with
+ * probe reads. */
+__noinline int vma_path(__u64 dentry)
+{
+	__u32 zero = 0;
+	struct sl_vma_scratch *s = bpf_map_lookup_elem(&vma_scratch, &zero);
+	struct dentry *d = (struct dentry *)dentry, *up;
+	int i;
+
+	if (!s)
+		return 0;
+	s->r.depth = 0;
+	s->r.complete = 0;
+	for (i = 0; i < SL_VMA_DEPTH; i++) {
+		if (bpf_probe_read_kernel_str((char *)s->r.names[i], SL_VMA_NAME, BPF_CORE_READ(d, d_name.name)) < 0)
+			s->r.names[i][0] = 0;
+		s->r.depth = i + 1;
+		up = BPF_CORE_READ(d, d_parent);
+		if (!up || up == d) {
+			s->r.complete = 1;
+			break;
+		}
+		d = up;
+	}
+	return 0;
+}
+
+/* The executable file mappings of the current task's address space, one SL_REC_VMA each into
+ * the stack ring (a process that ends within milliseconds is gone before user space reads its
+ * /proc/PID/maps). Needs the VMA iterator (Linux 6.7); without it, nothing is sent. A function
+ * of its own: its loop is verified once. */
+__noinline int send_vmas(__u32 tgid, __u64 mm_id)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct vm_area_struct *vma;
+	struct sl_vma_scratch *s;
+	struct file *f;
+	__u32 zero = 0;
+
+	if (!bpf_ksym_exists(bpf_iter_task_vma_new))
+		return 0;
+	s = bpf_map_lookup_elem(&vma_scratch, &zero);
+	if (!s || s->busy)
+		return 0;
+	s->busy = 1;
+	s->r.kind = SL_REC_VMA;
+	s->r._pad = 0;
+	s->r._pad2 = 0;
+	s->r.tgid = tgid;
+	s->r.mm_id = mm_id;
+	s->n = 0;
+	bpf_for_each(task_vma, vma, task, 0) {
+		if (!(vma->vm_flags & SL_VM_EXEC))
+			continue;
+		f = vma->vm_file;
+		if (!f)
+			continue;
+		if (++s->n > SL_VMAS_MAX)
+			break;
+		s->r.start = vma->vm_start;
+		s->r.end = vma->vm_end;
+		s->r.pgoff = vma->vm_pgoff;
+		s->r.ino = BPF_CORE_READ(f, f_inode, i_ino);
+		s->r.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+		vma_path((__u64)BPF_CORE_READ(f, f_path.dentry));
+		if (bpf_ringbuf_output(&stack_events, &s->r, sizeof(s->r), 0)) {
+			stack_count(0, 0, 1, 0);
+			break;
+		}
+	}
+	s->busy = 0;
+	return 0;
+}
+
+/* At exit_group's entry: a thread that had stacks sampled sends its process's mappings once
+ * more, now that every library is mapped (the snapshot at its first sample may predate the C
+ * library, and user space may not read /proc/PID/maps before the process is gone). */
+static __always_inline void exit_vmas(__u64 pid_tgid)
+{
+	__u32 tid = (__u32)pid_tgid;
+	struct sl_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	struct task_struct *task;
+
+	if (!t || !t->stk_last)
+		return;
+	task = bpf_get_current_task_btf();
+	send_vmas(pid_tgid >> 32, (__u64)BPF_CORE_READ(task, mm));
+}
+#endif
 
 /* Called at a traced call's exit (after its record was sent or folded), ctx being the
  * tracepoint's. */
@@ -185,6 +305,11 @@ static __always_inline void sample_stack(void *ctx, struct pt_regs *regs, struct
 	}
 	s->busy = 1;
 	task = bpf_get_current_task_btf();
+#ifndef SYSLINT_NO_BTF
+	/* the thread's first sample: the process's executable mappings go first */
+	if (first)
+		send_vmas(tgid, (__u64)BPF_CORE_READ(task, mm));
+#endif
 	s->hdr.kind = SL_REC_STACK;
 	s->hdr.flags = 0;
 	s->hdr.tgid = tgid;

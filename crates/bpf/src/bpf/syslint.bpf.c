@@ -413,6 +413,8 @@ int BPF_PROG(sl_sys_enter, struct pt_regs *regs, long id)
 
 	if (!is_traced(tgid))
 		return 0;
+	if (opt_stacks && id == 231) /* exit_group */
+		exit_vmas(pid_tgid);
 	a[0] = regs->di;
 	a[1] = regs->si;
 	a[2] = regs->dx;

@@ -260,6 +260,33 @@ struct sl_stack_rec {
 	__u32 weight;
 };
 
+/* SL_REC_VMA: an executable file mapping of a process, sent to the stack ring before the first
+ * sample of each of its threads, so the stacks of a process gone before user space could read
+ * /proc/PID/maps still get names. The path is the dentry chain from the file up to its file
+ * system's root (user space places it under that file system's mount points, and checks the
+ * inode). */
+#define SL_REC_VMA 8
+#define SL_VMA_DEPTH 12 /* path components kept: the file's name first, then its directories' */
+#define SL_VMA_NAME 64  /* bytes per component, with its NUL */
+
+struct sl_vma_rec {
+	__u8 kind;
+	__u8 depth;    /* components filled */
+	__u8 complete; /* the chain reached the file system's root */
+	__u8 _pad;
+	__u32 tgid;
+	__u64 mm_id;
+	__u64 start;
+	__u64 end;
+	__u64 pgoff; /* in pages */
+	__u64 ino;
+	__u32 dev; /* the kernel's dev_t: major << 20 | minor */
+	__u32 _pad2;
+	/* NUL-terminated names, SL_VMA_NAME bytes each (as u64 words: generated Rust types derive
+	 * Default, which arrays of 64 bytes lack) */
+	__u64 names[SL_VMA_DEPTH][SL_VMA_NAME / 8];
+};
+
 /* Per-CPU stack counters (one entry). */
 struct sl_stack_stats {
 	__u64 sampled; /* calls chosen for a stack */

@@ -114,13 +114,46 @@ struct pt_regs {
 	};
 };
 
+struct super_block {
+	u32 s_dev; /* dev_t */
+};
+
 struct inode {
 	umode_t i_mode;
+	long unsigned int i_ino;
+	struct super_block *i_sb;
+};
+
+struct qstr {
+	const unsigned char *name;
+};
+
+struct dentry {
+	struct dentry *d_parent;
+	struct qstr d_name;
+};
+
+struct path {
+	struct dentry *dentry;
 };
 
 struct file {
 	struct inode *f_inode;
+	struct path f_path;
 };
+
+struct vm_area_struct {
+	long unsigned int vm_start;
+	long unsigned int vm_end;
+	long unsigned int vm_flags;
+	long unsigned int vm_pgoff;
+	struct file *vm_file;
+};
+
+/* the open-coded VMA iterator's state (opaque; the kfuncs bpf_iter_task_vma_*) */
+struct bpf_iter_task_vma {
+	u64 __opaque[1];
+} __attribute__((aligned(8)));
 
 struct fdtable {
 	unsigned int max_fds;
