@@ -5,7 +5,9 @@
 //! syscalls its evidence lines show ([`calls_of`]: every detector's evidence is strace lines,
 //! `PID [TIME] name(...`); its call sites are the stacks of those calls, most first, each
 //! with its share of them. The frame named first is the innermost one the program
-//! owns (not the C library's, the loader's, the vDSO's or libpthread's: [`Frame::is_runtime`]);
+//! owns: JIT code named by a runtime's perf map ([`Frame::is_jit`]: a JS function, a Java
+//! method), else the innermost not in the C library, the loader, the vDSO or libpthread
+//! ([`Frame::is_runtime`]);
 //! the whole stack is kept, down to the syscall.
 
 use rustc_hash::FxHashMap as HashMap;
@@ -101,7 +103,10 @@ impl CallSites {
             .take(CallSite::MAX)
             .map(|(id, n)| {
                 let frames: Vec<&Frame> = table.frames_of(id).collect();
-                let owner = frames.iter().position(|f| !f.is_runtime());
+                // a JS or Java function (JIT code named by a perf map) is the program's own
+                // code; the runtime's native frames under it are not
+                let owner =
+                    frames.iter().position(|f| f.is_jit()).or_else(|| frames.iter().position(|f| !f.is_runtime()));
                 CallSite {
                     calls: n,
                     share: n as f64 / total.max(1) as f64,

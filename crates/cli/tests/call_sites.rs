@@ -340,6 +340,54 @@ fn ebpf_names_the_calls_of_a_process_gone_in_milliseconds() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// JIT code is named from the perf map the runtime writes: node --perf-basic-prof runs
+/// proof/callsite-node/probe.js, whose probeMissing stats missing paths 30,000 times (optimised
+/// by V8 after a while); the failed-lookup-storm finding's call site is that JS function, in
+/// that file, at its line (V8 names a function by where it starts), not node's native frames
+/// under it.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_names_a_node_function_from_its_perf_map() {
+    assert_bpf_works("the eBPF call-site test");
+    let dir = std::env::temp_dir().join(format!("syslint-callsite-node-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let json = dir.join("r.json");
+    let probe = root().join("proof/callsite-node/probe.js");
+    // without cargo's LD_LIBRARY_PATH, whose directories node's loader would search in vain
+    // first (failed lookups of another call site, which would lead the finding's evidence)
+    let o = std::process::Command::new(bin())
+        .args(["trace", "--backend", "ebpf", "--format", "json", "--output-file"])
+        .arg(&json)
+        .args(["--", "node", "--perf-basic-prof"])
+        .arg(&probe)
+        .arg("30000")
+        .env("NO_COLOR", "1")
+        .env("XDG_CONFIG_HOME", root().join("target/no-user-config"))
+        .env_remove("LD_LIBRARY_PATH")
+        // node writes its isolate-*-v8.log beside it with --perf-basic-prof
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run syslint");
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+    let r: Report = serde_json::from_slice(&std::fs::read(&json).expect("report")).expect("a report");
+    let f = only("failed-lookup-storm", &r, "node probe.js");
+    let top = f.call_sites.first().unwrap_or_else(|| panic!("no call site: {:#?}", r.capture));
+    let owner = top.lead().expect("a frame");
+    assert_eq!(owner.symbol.as_deref(), Some("probeMissing"), "{top:#?}");
+    assert!(owner.file.as_deref().is_some_and(|p| p.ends_with("probe.js")), "{top:#?}");
+    assert_eq!(owner.line, Some(8), "{top:#?}");
+    assert!(owner.module.as_deref().is_some_and(|m| m.starts_with("/tmp/perf-")), "{top:#?}");
+    // node's own frames (libuv's stat) are below it in the stack
+    let at = top.owner.expect("owner");
+    assert!(top.frames[..at].iter().any(|x| x.symbol.as_deref() == Some("uv__statx")), "{top:#?}");
+    assert!(top.share > 0.8, "{:?}", f.call_sites.iter().map(|s| s.share).collect::<Vec<_>>());
+    for p in &r.summary.processes {
+        let _ = std::fs::remove_file(format!("/tmp/perf-{}.map", p.pid));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn under_kk_the_call_sites_have_their_source_lines() {
     // strace 7.2 built with libdw (build-strace-libdw.sh), -f -kk: each frame with its file and

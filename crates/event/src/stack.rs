@@ -35,6 +35,12 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// JIT-compiled code named from the perf map its runtime wrote (`/tmp/perf-PID.map`: a
+    /// Node JS function, a Java method): the program's own code, run by the runtime.
+    pub fn is_jit(&self) -> bool {
+        self.module.as_deref().is_some_and(|m| m.starts_with("/tmp/perf-") && m.ends_with(".map"))
+    }
+
     /// Whether this frame is in the C library, the dynamic loader, the vDSO or the thread
     /// library: code the program calls through, not code it owns (the call site a finding
     /// names first is the innermost frame outside these).

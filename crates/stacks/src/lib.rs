@@ -17,6 +17,10 @@
 //! goes beyond is counted in [`Stats`] and said in [`StackTable::notes`].
 
 mod maps;
+mod perfmap;
+
+/// How a frame named from a runtime's perf map names its module: `/tmp/perf-PID.map`.
+pub const JIT_MODULE: &str = "/tmp/perf-";
 mod module;
 
 use std::collections::HashMap;
@@ -175,10 +179,14 @@ pub struct Resolver {
     fresh: Vec<(u32, u64)>,
 }
 
-/// Whether a process's memory is gone: it ended (a zombie's /proc entry stays until it is
-/// reaped, with an empty map).
+/// Whether a process's memory is gone: it ended, or it is a zombie (whose /proc entry stays
+/// until it is reaped, with an empty map). Its state in /proc/PID/stat, not its map: a JIT
+/// runtime's samples are never covered by a file mapping and would read a long map each.
 fn gone(tgid: u32) -> bool {
-    std::fs::read(format!("/proc/{tgid}/maps")).map_or(true, |b| b.is_empty())
+    let Ok(stat) = std::fs::read(format!("/proc/{tgid}/stat")) else { return true };
+    // `PID (COMM) STATE ...`: COMM may hold spaces and parentheses, the last ')' ends it
+    let state = stat.iter().rposition(|&c| c == b')').and_then(|i| stat.get(i + 2)).copied();
+    matches!(state, None | Some(b'Z' | b'X'))
 }
 
 /// Samples (and their stack bytes) kept at most while their process's mappings are awaited.
@@ -496,6 +504,36 @@ impl Resolver {
                 }
             }
         }
+        // JIT code: the perf map its runtime wrote, read now (it outlives the process)
+        let mut perf: HashMap<u32, Option<perfmap::PerfMap>> = HashMap::new();
+        for s in &mut stacks {
+            for f in s.frames.iter_mut().filter(|f| f.module.is_none() && f.symbol.is_none()) {
+                if perf.len() >= 256 && !perf.contains_key(&s.tgid) {
+                    break;
+                }
+                let map = perf.entry(s.tgid).or_insert_with(|| perfmap::PerfMap::of_process(s.tgid));
+                if let Some(name) = map.as_ref().and_then(|m| m.name_of(f.addr)) {
+                    let (func, file, line) = perfmap::split_name(name);
+                    f.module = Some(format!("{}{}.map", JIT_MODULE, s.tgid));
+                    f.module_offset = f.addr; // JIT code has no file: its address stays
+                    f.symbol = Some(func);
+                    f.file = file;
+                    f.line = line;
+                }
+            }
+        }
+        // JIT code left unnamed: say which flag makes its runtime write a perf map
+        let mut hints: Vec<&str> = Vec::new();
+        for s in &stacks {
+            if !s.frames.iter().any(|f| f.module.is_none() && f.symbol.is_none()) {
+                continue;
+            }
+            let base = |f: &Frame| f.module.as_deref().map(|m| m.rsplit('/').next().unwrap_or(m).to_string());
+            let hint = s.frames.iter().filter_map(base).find_map(|b| runtime_flag(&b));
+            if let Some(h) = hint.filter(|h| !hints.contains(h)) {
+                hints.push(h);
+            }
+        }
         for s in &mut stacks {
             let unnamed: Vec<String> = s
                 .frames
@@ -525,6 +563,9 @@ impl Resolver {
         if stats.dropped > 0 {
             notes.push(format!("{} sampled stacks not kept (the collector's bounds)", stats.dropped));
         }
+        for h in hints {
+            notes.push(format!("frames in JIT-compiled code have no name: {h}"));
+        }
         if stats.unmapped_processes > 0 {
             notes.push(format!(
                 "{} processes ended before their memory map could be read: their frames are unnamed",
@@ -532,6 +573,20 @@ impl Resolver {
             ));
         }
         StackTable { stacks, samples, stats, kernel: None, notes }
+    }
+}
+
+/// The flag that makes a runtime write the perf map its JIT code is named from, by a module
+/// of the runtime in the stack (advice names the program's own setting).
+fn runtime_flag(module: &str) -> Option<&'static str> {
+    if module == "node" || module.starts_with("libnode.so") {
+        Some("run node with --perf-basic-prof")
+    } else if module.starts_with("libjvm.so") {
+        Some("run java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit")
+    } else if module.starts_with("libpython3") || module.starts_with("python3") {
+        Some("Python 3.12 and later name Python functions with -X perf (older ones cannot)")
+    } else {
+        None
     }
 }
 
@@ -609,5 +664,28 @@ impl Frame {
             s.push_str(&format!(" ({file}:{line})"));
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gone;
+
+    /// A process that runs is not gone; one that exited is, whether a zombie still (not yet
+    /// waited for: its map is already empty) or reaped.
+    #[test]
+    fn a_zombie_is_gone() {
+        assert!(!gone(std::process::id()));
+        let mut child = std::process::Command::new("true").spawn().expect("spawn true");
+        let pid = child.id();
+        let t0 = std::time::Instant::now();
+        while !gone(pid) {
+            assert!(t0.elapsed() < std::time::Duration::from_secs(10), "true did not exit");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        // still there to wait for: a zombie
+        assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
+        child.wait().expect("wait");
+        assert!(gone(pid));
     }
 }

@@ -1,0 +1,98 @@
+//! JIT-compiled code named from the perf map a runtime writes (`/tmp/perf-PID.map`: one
+//! `START SIZE NAME` line per compiled function, hexadecimal, the format of Linux perf's
+//! jit interface): Node with `--perf-basic-prof`, the JVM with `-XX:+DumpPerfMapAtExit`,
+//! Python 3.12+ with `-X perf`. The file outlives the process, so it is read when the capture
+//! ends; frames in anonymous memory that a line covers get its name.
+
+use std::io::{BufRead, BufReader, Read};
+
+/// Bytes of a perf map read at most (a long-running JIT writes one line per compilation).
+const MAX_BYTES: u64 = 64 << 20;
+
+/// One process's perf map, sorted by start address.
+#[derive(Debug, Default)]
+pub struct PerfMap {
+    entries: Vec<(u64, u64, String)>,
+}
+
+impl PerfMap {
+    /// `/tmp/perf-PID.map`, when the process (or its runtime) wrote one.
+    pub fn of_process(pid: u32) -> Option<PerfMap> {
+        let f = std::fs::File::open(format!("/tmp/perf-{pid}.map")).ok()?;
+        Some(PerfMap::parse(BufReader::new(f.take(MAX_BYTES))))
+    }
+
+    /// The lines of a perf map; lines that are not `START SIZE NAME` are skipped.
+    pub fn parse(r: impl BufRead) -> PerfMap {
+        let mut entries: Vec<(u64, u64, String)> = r
+            .lines()
+            .map_while(Result::ok)
+            .filter_map(|l| {
+                let mut it = l.splitn(3, ' ');
+                let start = u64::from_str_radix(it.next()?.trim_start_matches("0x"), 16).ok()?;
+                let size = u64::from_str_radix(it.next()?.trim_start_matches("0x"), 16).ok()?;
+                let name = it.next()?.trim();
+                (size > 0 && !name.is_empty()).then(|| (start, start.saturating_add(size), name.to_string()))
+            })
+            .collect();
+        // a later line for the same start is newer code (the runtime reused the memory)
+        entries.sort_by_key(|e| e.0);
+        PerfMap { entries }
+    }
+
+    /// The name of the code at `addr`: the last line whose range holds it.
+    pub fn name_of(&self, addr: u64) -> Option<&str> {
+        let i = self.entries.partition_point(|e| e.0 <= addr);
+        self.entries[..i].iter().rev().take(64).find(|e| addr < e.1).map(|e| e.2.as_str())
+    }
+}
+
+/// A perf-map name as a frame's function and, where the runtime put it in the name (Node:
+/// `JS:*probeMissing /srv/app/spin.js:2:22`), its source file and line.
+pub fn split_name(name: &str) -> (String, Option<String>, Option<u32>) {
+    let body = name.strip_prefix("JS:").or_else(|| name.strip_prefix("LazyCompile:")).unwrap_or(name);
+    // V8's markers before the function: ~ interpreted, ^ baseline, + / * optimised
+    let body = body.trim_start_matches(['~', '^', '+', '*']);
+    if let Some((func, place)) = body.rsplit_once(' ') {
+        let mut parts = place.rsplitn(3, ':');
+        let (_col, line, file) = (parts.next(), parts.next(), parts.next());
+        if let (Some(file), Some(line)) = (file, line.and_then(|l| l.parse::<u32>().ok())) {
+            if !file.is_empty() {
+                let func = if func.is_empty() { "(anonymous)" } else { func };
+                return (func.to_string(), Some(file.to_string()), Some(line));
+            }
+        }
+    }
+    (body.to_string(), None, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines of the perf map Node 20.20 wrote with --perf-basic-prof for the test program of
+    /// crates/cli/tests/call_sites.rs (one function interpreted, baseline and optimised), and a
+    /// line that is none.
+    #[test]
+    fn reads_lines_and_names_addresses() {
+        let text = "3ee0f9c4bb0e 4f JS:~probeMissing /tmp/nodet/spin.js:2:22\n\
+                    7f80c8006280 23c JS:^probeMissing /tmp/nodet/spin.js:2:22\n\
+                    garbage\n\
+                    7f80c8006e80 414 JS:*probeMissing /tmp/nodet/spin.js:2:22\n";
+        let m = PerfMap::parse(text.as_bytes());
+        assert_eq!(m.name_of(0x7f80c80070c3), Some("JS:*probeMissing /tmp/nodet/spin.js:2:22"));
+        assert_eq!(m.name_of(0x7f80c8006397), Some("JS:^probeMissing /tmp/nodet/spin.js:2:22"));
+        assert_eq!(m.name_of(0x7f80c8007294), None, "one past the end");
+        assert_eq!(m.name_of(0x10), None);
+        assert_eq!(
+            split_name("JS:*probeMissing /tmp/nodet/spin.js:2:22"),
+            ("probeMissing".into(), Some("/tmp/nodet/spin.js".into()), Some(2))
+        );
+        assert_eq!(
+            split_name("JS:~ node:internal/main:1:1"),
+            ("(anonymous)".into(), Some("node:internal/main".into()), Some(1))
+        );
+        assert_eq!(split_name("java.lang.String::hashCode"), ("java.lang.String::hashCode".into(), None, None));
+        assert_eq!(split_name("py::spin:/srv/app.py"), ("py::spin:/srv/app.py".into(), None, None));
+    }
+}
