@@ -179,14 +179,21 @@ pub struct Resolver {
     fresh: Vec<(u32, u64)>,
 }
 
-/// Whether a process's memory is gone: it ended, or it is a zombie (whose /proc entry stays
-/// until it is reaped, with an empty map). Its state in /proc/PID/stat, not its map: a JIT
-/// runtime's samples are never covered by a file mapping and would read a long map each.
+/// Whether a process's memory is gone: it ended, it is a zombie (whose /proc entry stays
+/// until it is reaped, with an empty map), or it is exiting with its memory released. Its
+/// state in /proc/PID/stat and one byte of its map, not the whole map: a JIT runtime's samples
+/// are never covered by a file mapping and would read a long map each.
 fn gone(tgid: u32) -> bool {
+    use std::io::Read;
     let Ok(stat) = std::fs::read(format!("/proc/{tgid}/stat")) else { return true };
     // `PID (COMM) STATE ...`: COMM may hold spaces and parentheses, the last ')' ends it
     let state = stat.iter().rposition(|&c| c == b')').and_then(|i| stat.get(i + 2)).copied();
-    matches!(state, None | Some(b'Z' | b'X'))
+    if matches!(state, None | Some(b'Z' | b'X')) {
+        return true;
+    }
+    // exiting: its memory released, not yet a zombie (the first byte of the map is enough)
+    let mut one = [0u8; 1];
+    std::fs::File::open(format!("/proc/{tgid}/maps")).and_then(|mut f| f.read(&mut one)).map_or(true, |n| n == 0)
 }
 
 /// Samples (and their stack bytes) kept at most while their process's mappings are awaited.
