@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use syslint_bpf::{syscall_name, DataKind, Lost, Options, Probe, Record};
+use syslint_bpf::{syscall_name, DataKind, Lost, Options, Probe, Record, StackOptions};
 
 const POLL: u32 = 7;
 const READ: u32 = 0;
@@ -770,10 +770,7 @@ fn signals_arrive_in_order_between_the_calls() {
 /// record polls; returns (pid, records, stack samples as (tid, nr, ts_exit, weight, ip, bytes,
 /// fault, truncated, fp walk), stats).
 #[allow(clippy::type_complexity)]
-fn run_with_stacks(
-    probe: &mut Probe,
-    argv: &[&str],
-) -> (u32, Vec<Rec>, Vec<(u32, u32, u64, u32, u64, usize, bool, bool, Vec<u64>)>) {
+fn run_with_stacks(probe: &mut Probe, argv: &[&str]) -> (u32, Vec<Rec>, Samples) {
     let mut ring = probe.take_stack_ring().expect("stack ring").expect("stacks were asked for");
     assert!(probe.take_stack_ring().expect("second take").is_none(), "taken once only");
     let argv: Vec<OsString> = argv.iter().map(OsString::from).collect();
@@ -811,6 +808,34 @@ fn run_with_stacks(
     (pid, recs, stacks)
 }
 
+/// Polls the exact-budget tests make.
+const EXACT_POLLS: u64 = 5000;
+
+/// The stacks [`run_with_stacks`] collects: (tid, nr, ts_exit, weight, ip, stack bytes, fault,
+/// truncated, frame-pointer walk).
+type Samples = Vec<(u32, u32, u64, u32, u64, usize, bool, bool, Vec<u64>)>;
+
+/// [`EXACT_POLLS`] polls traced with a budget whose every sample can be predicted (first 8, then one in
+/// 1000, one window, no spacing) and the given cap: the probe (for its counters), the pid, the
+/// records and the stacks. None when eBPF or the program is not there (said by the helpers).
+fn polls_with_exact_budget(test: &str, cap: u32) -> Option<(Probe, u32, Vec<Rec>, Samples)> {
+    let stacks = StackOptions {
+        first: 8,
+        every: 1000,
+        cap,
+        window: Duration::from_secs(3600),
+        spacing: Duration::ZERO,
+        syscalls: Some(vec![POLL]),
+        ..Default::default()
+    };
+    let opts = Options { stacks: Some(stacks), ..Options::default() };
+    let mut probe = probe(test, &opts)?;
+    let prog = program(test, "polls")?;
+    let (pid, recs, samples) =
+        run_with_stacks(&mut probe, &[prog.to_str().expect("utf-8 path"), &EXACT_POLLS.to_string()]);
+    Some((probe, pid, recs, samples))
+}
+
 /// The kernel's sampling budget, exactly: 5000 polls in one window give the first 8 and then
 /// one in 1000 (weight 1000) stacks, each naming a poll call of the thread whose exit time is
 /// in the trace, and none is lost. The copy starts at sp and stops at the stack's top (fault)
@@ -819,22 +844,10 @@ fn run_with_stacks(
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn sampled_calls_carry_their_stack_and_the_budget_is_exact() {
     let test = "sampled_calls_carry_their_stack_and_the_budget_is_exact";
-    let stacks = syslint_bpf::StackOptions {
-        first: 8,
-        every: 1000,
-        window: Duration::from_secs(3600),
-        spacing: Duration::ZERO,
-        syscalls: Some(vec![POLL]),
-        ..Default::default()
-    };
-    let opts = Options { stacks: Some(stacks), ..Options::default() };
-    let Some(mut probe) = probe(test, &opts) else { return };
-    let Some(prog) = program(test, "polls") else { return };
-    const N: u64 = 5000;
-    let (pid, recs, samples) = run_with_stacks(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string()]);
+    let Some((probe, pid, recs, samples)) = polls_with_exact_budget(test, StackOptions::default().cap) else { return };
     let st = probe.stack_stats();
     eprintln!("{test}: {} samples, stats {st:?}", samples.len());
-    assert_eq!(calls_of(&recs, pid, POLL), N);
+    assert_eq!(calls_of(&recs, pid, POLL), EXACT_POLLS);
     // first 8, then calls 1008, 2008, 3008, 4008
     assert_eq!(samples.len(), 8 + 4, "{samples:?}");
     assert_eq!(st.sampled, 12);
@@ -870,21 +883,8 @@ fn sampled_calls_carry_their_stack_and_the_budget_is_exact() {
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn the_sampling_stride_doubles_after_cap_samples() {
     let test = "the_sampling_stride_doubles_after_cap_samples";
-    let stacks = syslint_bpf::StackOptions {
-        first: 8,
-        every: 1000,
-        cap: 2,
-        window: Duration::from_secs(3600),
-        spacing: Duration::ZERO,
-        syscalls: Some(vec![POLL]),
-        ..Default::default()
-    };
-    let opts = Options { stacks: Some(stacks), ..Options::default() };
-    let Some(mut probe) = probe(test, &opts) else { return };
-    let Some(prog) = program(test, "polls") else { return };
-    const N: u64 = 5000;
-    let (pid, recs, samples) = run_with_stacks(&mut probe, &[prog.to_str().expect("utf-8 path"), &N.to_string()]);
-    assert_eq!(calls_of(&recs, pid, POLL), N);
+    let Some((probe, pid, recs, samples)) = polls_with_exact_budget(test, 2) else { return };
+    assert_eq!(calls_of(&recs, pid, POLL), EXACT_POLLS);
     let weights: Vec<u32> = samples.iter().map(|s| s.3).collect();
     assert_eq!(weights, [1, 1, 1, 1, 1, 1, 1, 1, 1000, 1000, 2000], "{samples:?}");
     assert_eq!(probe.stack_stats().lost, 0);

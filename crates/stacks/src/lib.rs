@@ -364,7 +364,8 @@ impl Resolver {
         self.pending = keep;
         // the map of each process waited for, again with what the kernel sent; a map read
         // before stays when this gives none (symbolization needs its module files)
-        for k in fresh.iter().filter(|k| now.iter().any(|p| (p.as_sample().tgid, p.as_sample().mm_id) == **k)) {
+        let waited: Vec<(u32, u64)> = now.iter().map(|p| (p.as_sample().tgid, p.as_sample().mm_id)).collect();
+        for k in fresh.iter().filter(|k| waited.contains(k)) {
             let rereads = self.procs.get(k).and_then(Option::as_ref).map_or(0, |p| p.rereads);
             if let Some(p) = self.read_process(k.0, k.1) {
                 self.procs.insert(*k, Some(Process { rereads, ..p }));
