@@ -249,26 +249,10 @@ fn ebpf_trace_names_the_spin_two_calls_deep_with_file_and_line() {
         .status()
         .expect("sh build.sh");
     assert!(built.success(), "proof/callsite-spin/build.sh: {built}");
-    let json = dir.join("r.json");
     // 3,000,000 polls: a second or so traced, long enough for the collector to read the
     // process's maps (a process gone in milliseconds may lose its names: docs/stacks.md)
     let spin = dir.join("spin");
-    let o = run(&[
-        "trace",
-        "--backend",
-        "ebpf",
-        "--stacks",
-        "sampled",
-        "--format",
-        "json",
-        "--output-file",
-        json.to_str().expect("utf-8"),
-        "--",
-        spin.to_str().expect("utf-8"),
-        "3000000",
-    ]);
-    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
-    let r: Report = serde_json::from_slice(&std::fs::read(&json).expect("report")).expect("a report");
+    let r = ebpf_trace_report(&dir, &["--stacks", "sampled"], &[spin.to_str().expect("utf-8"), "3000000"]);
     let f = only("busy-poll", &r, "the proof program");
     let top = f.call_sites.first().unwrap_or_else(|| panic!("no call site: {:#?}", r.capture));
     let lead = top.lead().expect("a frame");
@@ -314,22 +298,7 @@ fn ebpf_names_the_calls_of_a_process_gone_in_milliseconds() {
         .status()
         .expect("cc");
     assert!(cc.success(), "cc: {cc}");
-    let json = dir.join("r.json");
-    let o = run(&[
-        "trace",
-        "--backend",
-        "ebpf",
-        "--format",
-        "json",
-        "--output-file",
-        json.to_str().expect("utf-8"),
-        "--",
-        prog.to_str().expect("utf-8"),
-        "syscall",
-        "2000",
-    ]);
-    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
-    let r: Report = serde_json::from_slice(&std::fs::read(&json).expect("report")).expect("a report");
+    let r = ebpf_trace_report(&dir, &[], &[prog.to_str().expect("utf-8"), "syscall", "2000"]);
     let lived = r.capture.window.as_ref().map(|w| w.duration_s).expect("a window");
     assert!(lived < 0.05, "the process lived {lived} s: not a short one");
     let f = only("clock-syscalls", &r, "the lab program");
@@ -338,6 +307,19 @@ fn ebpf_names_the_calls_of_a_process_gone_in_milliseconds() {
     assert_eq!(owner.symbol.as_deref(), Some("now"), "{top:#?}\n{:#?}", r.capture.notes);
     assert!(owner.file.as_deref().is_some_and(|p| p.ends_with("clock.c")), "{top:#?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `syslint trace --backend ebpf [flags] --format json -- CMD`, the JSON report written to
+/// `dir/r.json` (the command's own status, 0, or 1 for findings).
+fn ebpf_trace_report(dir: &std::path::Path, flags: &[&str], cmd: &[&str]) -> Report {
+    let json = dir.join("r.json");
+    let mut args = vec!["trace", "--backend", "ebpf"];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["--format", "json", "--output-file", json.to_str().expect("utf-8"), "--"]);
+    args.extend_from_slice(cmd);
+    let o = run(&args);
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+    serde_json::from_slice(&std::fs::read(&json).expect("report")).expect("a report")
 }
 
 /// JIT code is named from the perf map the runtime writes: node --perf-basic-prof runs
