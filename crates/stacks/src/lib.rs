@@ -350,27 +350,41 @@ impl Resolver {
         self.process(s.tgid, s.mm_id, s.ip).is_some_and(|p| p.maps.iter().any(|m| m.range.contains(&s.ip)))
     }
 
-    /// Unwinds the samples kept for processes the kernel has sent more mappings of since (the
-    /// collector calls this after each batch of records).
+    /// Unwinds the samples kept for processes the kernel has sent more mappings of since,
+    /// once those cover the sample's address (the collector calls this after each batch of
+    /// records). Mappings another thread's first sample sent are not yet the exit's: a sample
+    /// whose address they miss waits on.
     pub fn retry(&mut self) {
         if self.fresh.is_empty() {
             return;
         }
         let fresh = std::mem::take(&mut self.fresh);
-        let (now, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending).into_iter().partition(|p| {
-            let s = p.as_sample();
-            fresh.contains(&(s.tgid, s.mm_id))
-        });
-        self.pending = keep;
         // the map of each process waited for, again with what the kernel sent; a map read
         // before stays when this gives none (symbolization needs its module files)
-        let waited: Vec<(u32, u64)> = now.iter().map(|p| (p.as_sample().tgid, p.as_sample().mm_id)).collect();
-        for k in fresh.iter().filter(|k| waited.contains(k)) {
+        let mut waited: Vec<(u32, u64)> = Vec::new();
+        for p in &self.pending {
+            let s = p.as_sample();
+            let k = (s.tgid, s.mm_id);
+            if fresh.contains(&k) && !waited.contains(&k) {
+                waited.push(k);
+            }
+        }
+        for k in &waited {
             let rereads = self.procs.get(k).and_then(Option::as_ref).map_or(0, |p| p.rereads);
             if let Some(p) = self.read_process(k.0, k.1) {
                 self.procs.insert(*k, Some(Process { rereads, ..p }));
             }
         }
+        let procs = &self.procs;
+        let (now, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending).into_iter().partition(|p| {
+            let s = p.as_sample();
+            waited.contains(&(s.tgid, s.mm_id))
+                && procs
+                    .get(&(s.tgid, s.mm_id))
+                    .and_then(Option::as_ref)
+                    .is_some_and(|p| p.maps.iter().any(|m| m.range.contains(&s.ip)))
+        });
+        self.pending = keep;
         for p in now {
             let s = p.as_sample();
             self.pending_bytes -= s.stack.len();
@@ -418,7 +432,10 @@ impl Resolver {
             addrs.push(s.ip);
         }
         self.cache = cache;
-        let method = if fp.len() > addrs.len() {
+        // the kernel's frame-pointer walk of code without frame pointers can loop on one
+        // address to its end: only what it found beyond the unwinder's frames counts
+        let runs = 1 + fp.windows(2).filter(|w| w[0] != w[1]).count();
+        let method = if !fp.is_empty() && runs > addrs.len() {
             addrs = fp;
             Method::FramePointer
         } else {
@@ -533,7 +550,9 @@ impl Resolver {
         // JIT code left unnamed: say which flag makes its runtime write a perf map
         let mut hints: Vec<&str> = Vec::new();
         for s in &stacks {
-            if !s.frames.iter().any(|f| f.module.is_none() && f.symbol.is_none()) {
+            // unnamed code in anonymous memory, of a process that wrote no perf map
+            let has_map = perf.get(&s.tgid).is_some_and(Option::is_some);
+            if has_map || !s.frames.iter().any(|f| f.module.is_none() && f.symbol.is_none()) {
                 continue;
             }
             let base = |f: &Frame| f.module.as_deref().map(|m| m.rsplit('/').next().unwrap_or(m).to_string());
@@ -541,6 +560,20 @@ impl Resolver {
             if let Some(h) = hint.filter(|h| !hints.contains(h)) {
                 hints.push(h);
             }
+        }
+        // a JVM's compiled code keeps no frame pointer unless asked, and has no unwind tables:
+        // a stack stopping in it goes no further than the JDK's methods
+        let jvm = |tgid: u32| {
+            procs.iter().any(|((t, _), p)| {
+                *t == tgid && p.as_ref().is_some_and(|p| p.maps.iter().any(|m| m.path.ends_with("/libjvm.so")))
+            })
+        };
+        let stops_in_jit = |s: &Stack| {
+            !s.complete
+                && s.frames.last().is_some_and(|f| f.module.as_deref().is_some_and(|m| m.starts_with(JIT_MODULE)))
+        };
+        if !hints.iter().any(|h| h.contains("-XX:")) && stacks.iter().any(|s| stops_in_jit(s) && jvm(s.tgid)) {
+            hints.push(JVM_FRAME_POINTERS);
         }
         for s in &mut stacks {
             let unnamed: Vec<String> = s
@@ -572,7 +605,11 @@ impl Resolver {
             notes.push(format!("{} sampled stacks not kept (the collector's bounds)", stats.dropped));
         }
         for h in hints {
-            notes.push(format!("frames in JIT-compiled code have no name: {h}"));
+            if h == JVM_FRAME_POINTERS {
+                notes.push(format!("stacks stop in JIT-compiled Java code: {h}"));
+            } else {
+                notes.push(format!("frames in JIT-compiled code have no name: {h}"));
+            }
         }
         if stats.unmapped_processes > 0 {
             notes.push(format!(
@@ -584,13 +621,16 @@ impl Resolver {
     }
 }
 
+/// What lets the unwinder walk through a JVM's compiled code.
+const JVM_FRAME_POINTERS: &str = "run java with -XX:+PreserveFramePointer as well";
+
 /// The flag that makes a runtime write the perf map its JIT code is named from, by a module
 /// of the runtime in the stack (advice names the program's own setting).
 fn runtime_flag(module: &str) -> Option<&'static str> {
     if module == "node" || module.starts_with("libnode.so") {
         Some("run node with --perf-basic-prof")
     } else if module.starts_with("libjvm.so") {
-        Some("run java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit")
+        Some("run java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer")
     } else if module.starts_with("libpython3") || module.starts_with("python3") {
         Some("Python 3.12 and later name Python functions with -X perf (older ones cannot)")
     } else {
