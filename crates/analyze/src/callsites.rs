@@ -6,7 +6,7 @@
 //! `PID [TIME] name(...`); its call sites are the stacks of those calls, most first, each
 //! with its share of them. The frame named first is the innermost one the program
 //! owns: JIT code named by a runtime's perf map ([`Frame::is_jit`]: a JS function, a Java
-//! method), else the innermost not in the C library, the loader, the vDSO or libpthread
+//! method; not the runtime's own, [`Frame::is_runtime_jit`]), else the innermost not in the C library, the loader, the vDSO or libpthread
 //! ([`Frame::is_runtime`]);
 //! the whole stack is kept, down to the syscall.
 
@@ -34,6 +34,9 @@ pub struct CallSites {
     pub dropped: u64,
     /// Calls with a stack.
     pub calls: u64,
+    /// Threads learnt to be others (a log's pid-less lines): (was, is), for pairs detectors
+    /// counted under the old name.
+    aliases: Vec<(Tid, Tid)>,
 }
 
 impl CallSites {
@@ -68,6 +71,9 @@ impl CallSites {
 
     /// Thread `old`'s calls are `new`'s (the pid-less lines of a log were `new`'s).
     pub fn rekey(&mut self, old: Tid, new: Tid) {
+        if self.aliases.len() < 1024 {
+            self.aliases.push((old, new));
+        }
         let keys: Vec<(Tid, Sys)> = self.counts.keys().filter(|k| k.0 == old).copied().collect();
         for k in keys {
             if let Some(s) = self.counts.remove(&k) {
@@ -85,7 +91,14 @@ impl CallSites {
 
     /// The call sites of `f`'s calls, most calls first, at most [`CallSite::MAX`].
     pub fn of(&self, f: &Finding, table: &StackTable) -> Vec<CallSite> {
-        let keys = calls_of(&f.evidence);
+        let mut keys = keys_of(f);
+        for k in &mut keys {
+            if let Some(&(_, new)) = self.aliases.iter().rev().find(|(old, _)| *old == k.0) {
+                k.0 = new;
+            }
+        }
+        keys.sort_unstable();
+        keys.dedup();
         let mut by_stack: HashMap<StackId, u64> = HashMap::default();
         let mut total = 0u64;
         for k in &keys {
@@ -104,9 +117,14 @@ impl CallSites {
             .map(|(id, n)| {
                 let frames: Vec<&Frame> = table.frames_of(id).collect();
                 // a JS or Java function (JIT code named by a perf map) is the program's own
-                // code; the runtime's native frames under it are not
-                let owner =
-                    frames.iter().position(|f| f.is_jit()).or_else(|| frames.iter().position(|f| !f.is_runtime()));
+                // code, the runtime's native frames under it and its platform's methods (the
+                // JDK's, node's) are not; where only those are named, the innermost of them
+                // is the API the program called
+                let owner = frames
+                    .iter()
+                    .position(|f| f.is_jit() && !f.is_runtime())
+                    .or_else(|| frames.iter().position(|f| f.is_jit()))
+                    .or_else(|| frames.iter().position(|f| !f.is_runtime()));
                 CallSite {
                     calls: n,
                     share: n as f64 / total.max(1) as f64,
@@ -116,6 +134,15 @@ impl CallSites {
             })
             .collect()
     }
+}
+
+/// The (thread, syscall) pairs of the calls `f` counts: as its detector named them
+/// ([`Finding::calls`]), else as its evidence lines show them.
+fn keys_of(f: &Finding) -> Vec<(Tid, Sys)> {
+    if f.calls.is_empty() {
+        return calls_of(&f.evidence);
+    }
+    f.calls.iter().map(|&(t, s)| (Tid(t), Sys::from_name(s))).filter(|k| k.1 != Sys::Other).collect()
 }
 
 /// The (thread, syscall) pairs of evidence lines: `PID [TIME] name(...` as evidence renders
@@ -183,7 +210,7 @@ fn wire(f: &Frame) -> StackFrame {
 /// without stacks: strace `-k` on the syscalls its evidence shows (`-k` on every call costs
 /// an unwind per stop; `-e trace=` keeps it to these).
 pub fn stacks_command(f: &Finding) -> Option<String> {
-    let mut names: Vec<&str> = calls_of(&f.evidence).into_iter().map(|(_, s)| s.name()).collect();
+    let mut names: Vec<&str> = keys_of(f).into_iter().map(|(_, s)| s.name()).collect();
     names.sort_unstable();
     names.dedup();
     if names.is_empty() {

@@ -96,6 +96,13 @@ impl Draft {
         self
     }
 
+    /// The calls it counts, whose stacks are its call sites (without this, the calls its
+    /// evidence lines show).
+    pub fn calls(mut self, calls: &crate::kit::Calls) -> Self {
+        self.0.calls = calls.pairs().iter().map(|&(t, s)| (t.0, s.name())).collect();
+        self
+    }
+
     /// What it costs, in words with numbers.
     pub fn cost(mut self, cost: impl Into<String>) -> Self {
         self.0.cost = Some(cost.into());

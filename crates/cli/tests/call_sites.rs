@@ -309,6 +309,112 @@ fn ebpf_names_the_calls_of_a_process_gone_in_milliseconds() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A Java program's own method leads its call site: the JVM writes its perf map at exit
+/// (`-XX:+DumpPerfMapAtExit`) and keeps frame pointers in compiled code
+/// (`-XX:+PreserveFramePointer`, without which the unwinding stops in the JDK's methods). The
+/// busy-poll lab's Wait.java spins on a non-blocking pipe read for 0.3 s; `Wait.main` (compiled
+/// while it spins) is the call site of most of the finding's calls, ahead of the JDK's
+/// `FileDispatcherImpl.read0` and libc's `read` under it.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_names_a_java_method_from_its_perf_map() {
+    assert_bpf_works("the eBPF call-site test");
+    let dir = std::env::temp_dir().join(format!("syslint-callsite-java-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let javac = std::process::Command::new("javac")
+        .arg("-d")
+        .arg(&dir)
+        .arg(root().join("lab/busy-poll/runtimes/Wait.java"))
+        .status()
+        .expect("javac (default-jdk-headless)");
+    assert!(javac.success(), "javac: {javac}");
+    let cp = dir.to_str().expect("utf-8");
+    let java = [
+        "java",
+        "-XX:-UsePerfData",
+        "-XX:+UnlockDiagnosticVMOptions",
+        "-XX:+DumpPerfMapAtExit",
+        "-XX:+PreserveFramePointer",
+        "-cp",
+        cp,
+        "Wait",
+        "spin",
+    ];
+    let r = ebpf_trace_report(&dir, &[], &java);
+    let f = only("busy-poll", &r, "java Wait spin");
+    let lead = |s: &CallSite| s.lead().and_then(|x| x.symbol.clone()).unwrap_or_default();
+    let top = f.call_sites.first().unwrap_or_else(|| panic!("no call site: {:#?}", r.capture));
+    assert_eq!(lead(top), "Wait.main(java.lang.String[])", "{top:#?}");
+    assert!(top.lead().and_then(|x| x.module.as_deref()).is_some_and(|m| m.starts_with("/tmp/perf-")), "{top:#?}");
+    let at = top.owner.expect("owner");
+    let below: Vec<&str> = top.frames[..at].iter().filter_map(|x| x.symbol.as_deref()).collect();
+    assert!(below.iter().any(|s| s.starts_with("sun.nio.ch.")), "the JDK's methods under it: {below:?}");
+    let main: f64 = f.call_sites.iter().filter(|s| lead(s).starts_with("Wait.main")).map(|s| s.share).sum();
+    assert!(main > 0.5, "{:?}", f.call_sites.iter().map(|s| (lead(s), s.share)).collect::<Vec<_>>());
+    for p in &r.summary.processes {
+        let _ = std::fs::remove_file(format!("/tmp/perf-{}.map", p.pid));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A finding's call sites are the stacks of the calls it counts, not of its example: the
+/// failed-lookup-storm lab's java-cp-bad (200 classes found after 30 empty directories on the
+/// class path) shows the loader's search for libz.so.1 as its longest search, while its 6,000
+/// failures are the class loader's `stat` calls on another thread. The call sites are the
+/// JDK's class-path search (`URLClassPath$FileLoader.getResource`), not the loader's.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_call_sites_are_the_counted_calls_not_the_example() {
+    assert_bpf_works("the eBPF call-site test");
+    let dir = std::env::temp_dir().join(format!("syslint-callsite-javacp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let lab = root().join("lab/failed-lookup-storm/runtimes");
+    let ok = |c: &mut std::process::Command| {
+        let st = c.status().expect("spawn");
+        assert!(st.success(), "{c:?}: {st}");
+    };
+    ok(std::process::Command::new("bash").arg(lab.join("gen.sh")).arg(&dir).stdout(std::process::Stdio::null()));
+    let sources: Vec<PathBuf> =
+        std::fs::read_dir(dir.join("java/src/app")).expect("sources").map(|e| e.expect("entry").path()).collect();
+    ok(std::process::Command::new("javac").arg("-d").arg(dir.join("java/classes")).args(&sources));
+    let mut cp = Vec::new();
+    for i in 0..30 {
+        let d = dir.join(format!("java/empty{i}"));
+        std::fs::create_dir_all(&d).expect("dir");
+        cp.push(d.to_str().expect("utf-8").to_string());
+    }
+    cp.push(dir.join("java/classes").to_str().expect("utf-8").to_string());
+    let cp = cp.join(":");
+    let java = [
+        "java",
+        "-XX:-UsePerfData",
+        "-XX:+UnlockDiagnosticVMOptions",
+        "-XX:+DumpPerfMapAtExit",
+        "-XX:+PreserveFramePointer",
+        "-cp",
+        &cp,
+        "app.Main",
+    ];
+    let r = ebpf_trace_report(&dir, &[], &java);
+    let f = only("failed-lookup-storm", &r, "java app.Main");
+    let named =
+        |s: &CallSite, what: &str| s.frames.iter().any(|x| x.symbol.as_deref().is_some_and(|y| y.contains(what)));
+    // the JDK's file check, from the class path search (named where the JIT compiled it,
+    // else run by the interpreter)
+    assert!(!f.call_sites.is_empty(), "no call site: {:#?}", r.capture);
+    // none is the loader's (the class path search stats, with the Java thread's other calls
+    // of the syscalls it failed beside it: sites are counted per thread and syscall)
+    let loader = |s: &CallSite| s.frames.iter().any(|x| x.module.as_deref().is_some_and(|m| m.contains("/ld-linux")));
+    assert!(f.call_sites.iter().all(|s| !loader(s)), "{:#?}", f.call_sites);
+    assert!(f.call_sites.iter().any(|s| named(s, "URLClassPath$FileLoader.getResource")), "{:#?}", f.call_sites);
+    // the example is another search (the loader's, at startup)
+    assert!(!f.evidence.iter().any(|l| l.contains("/empty")), "{:#?}", f.evidence);
+    for p in &r.summary.processes {
+        let _ = std::fs::remove_file(format!("/tmp/perf-{}.map", p.pid));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `syslint trace --backend ebpf [flags] --format json -- CMD`, the JSON report written to
 /// `dir/r.json` (the command's own status, 0, or 1 for findings).
 fn ebpf_trace_report(dir: &std::path::Path, flags: &[&str], cmd: &[&str]) -> Report {

@@ -41,10 +41,35 @@ impl Frame {
         self.module.as_deref().is_some_and(|m| m.starts_with("/tmp/perf-") && m.ends_with(".map"))
     }
 
+    /// JIT code of the runtime rather than of the program, named by its perf map: a Java
+    /// platform class's method, a HotSpot stub or adapter (`Interpreter`, `StubRoutines (1)`),
+    /// Node's own `node:` modules and V8's built-ins.
+    pub fn is_runtime_jit(&self) -> bool {
+        const PLATFORM: [&str; 5] = ["java.", "javax.", "jdk.", "sun.", "com.sun."];
+        if !self.is_jit() {
+            return false;
+        }
+        let Some(s) = &self.symbol else { return true };
+        if let Some(file) = &self.file {
+            // a JS function (or Python's) with its script
+            return file.starts_with("node:");
+        }
+        // a Java method `pkg.Class.method(args)` (perf-map-agent: `pkg.Class::method`); what
+        // is not one is the runtime's (`Builtin:...`, `I2C/C2I adapters`, `Interpreter`)
+        let head = s.split('(').next().unwrap_or(s);
+        head.contains(' ')
+            || !(head.contains('.') || head.contains("::"))
+            || PLATFORM.iter().any(|p| head.starts_with(p))
+    }
+
     /// Whether this frame is in the C library, the dynamic loader, the vDSO or the thread
-    /// library: code the program calls through, not code it owns (the call site a finding
-    /// names first is the innermost frame outside these).
+    /// library, or is the runtime's JIT code ([`Self::is_runtime_jit`]): code the program
+    /// calls through, not code it owns (the call site a finding names first is the innermost
+    /// frame outside these).
     pub fn is_runtime(&self) -> bool {
+        if self.is_jit() {
+            return self.is_runtime_jit();
+        }
         let Some(m) = &self.module else { return self.error.is_some() };
         let base = m.rsplit('/').next().unwrap_or(m);
         base.starts_with("libc.so")
@@ -223,6 +248,21 @@ mod tests {
         assert!(f("/usr/lib64/ld-linux-x86-64.so.2", "", 0).is_runtime());
         assert!(!f("/srv/app/spin", "wait_for_data", 0).is_runtime());
         assert!(!f("/usr/lib/x86_64-linux-gnu/libcurl.so.4", "Curl_poll", 0).is_runtime());
+        // JIT code, as a JVM's and node's perf maps name it
+        let jit = |sym: &str| f("/tmp/perf-7.map", sym, 0);
+        assert!(jit("Wait.main(java.lang.String[])").is_jit());
+        assert!(!jit("Wait.main(java.lang.String[])").is_runtime());
+        assert!(!jit("com.example.Poller.spin()").is_runtime());
+        assert!(jit("sun.nio.ch.FileDispatcherImpl.read0(java.io.FileDescriptor, long, int)").is_runtime());
+        assert!(jit("java.lang.Object.hashCode()").is_runtime());
+        assert!(jit("Interpreter").is_runtime());
+        assert!(jit("StubRoutines (1)").is_runtime());
+        assert!(jit("I2C/C2I adapters").is_runtime());
+        let mut js = jit("probeMissing");
+        js.file = Some("/srv/probe.js".into());
+        assert!(!js.is_runtime());
+        js.file = Some("node:fs".into());
+        assert!(js.is_runtime());
     }
 }
 

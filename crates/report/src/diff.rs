@@ -923,6 +923,7 @@ mod tests {
             confidence_reason: None,
             confirm: None,
             call_sites: vec![],
+            calls: vec![],
             stacks_command: None,
             baselined: false,
             advice: None,

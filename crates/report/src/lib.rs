@@ -753,6 +753,11 @@ pub struct Finding {
     /// finding carrying its detector's general fix. Not part of the report.
     #[serde(skip)]
     pub advice: Option<&'static str>,
+    /// The (thread, syscall) pairs of the calls the finding counts, when its detector named
+    /// them: its call sites are those calls' stacks (else those of its evidence lines' calls).
+    /// Not part of the report.
+    #[serde(skip)]
+    pub calls: Vec<(u32, &'static str)>,
 }
 
 /// What the input's stacks held (strace `-k`): kept interned and bounded, what did not fit

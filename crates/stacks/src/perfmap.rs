@@ -63,6 +63,16 @@ pub fn split_name(name: &str) -> (String, Option<String>, Option<u32>) {
             }
         }
     }
+    // Python 3.12 -X perf: `py::function:/path/file.py`
+    if let Some((func, file)) = body.strip_prefix("py::").and_then(|b| b.split_once(':')) {
+        return (func.to_string(), (!file.is_empty()).then(|| file.to_string()), None);
+    }
+    // HotSpot: `RETURN pkg.Class.method(ARGS)`, without the return type
+    if let Some(open) = body.find('(').filter(|_| body.ends_with(')')) {
+        if let Some(sp) = body[..open].rfind(' ').filter(|&sp| sp + 1 < open) {
+            return (body[sp + 1..].to_string(), None, None);
+        }
+    }
     (body.to_string(), None, None)
 }
 
@@ -93,6 +103,16 @@ mod tests {
             ("(anonymous)".into(), Some("node:internal/main".into()), Some(1))
         );
         assert_eq!(split_name("java.lang.String::hashCode"), ("java.lang.String::hashCode".into(), None, None));
-        assert_eq!(split_name("py::spin:/srv/app.py"), ("py::spin:/srv/app.py".into(), None, None));
+        assert_eq!(split_name("py::spin:/srv/app.py"), ("spin".into(), Some("/srv/app.py".into()), None));
+        // as HotSpot's DumpPerfMapAtExit writes them
+        assert_eq!(
+            split_name("int sun.nio.ch.IOUtil.read(java.io.FileDescriptor, java.nio.ByteBuffer, long)"),
+            ("sun.nio.ch.IOUtil.read(java.io.FileDescriptor, java.nio.ByteBuffer, long)".into(), None, None)
+        );
+        assert_eq!(
+            split_name("void Wait.main(java.lang.String[])"),
+            ("Wait.main(java.lang.String[])".into(), None, None)
+        );
+        assert_eq!(split_name("StubRoutines (1)"), ("StubRoutines (1)".into(), None, None));
     }
 }

@@ -7,7 +7,7 @@
 
 use super::{Evidence, EvidenceBuf, Span};
 use crate::host::{Best, Capped, Groups, Hosted, Merge, State};
-use crate::kit::Metrics;
+use crate::kit::{Calls, Metrics};
 use crate::model::Model;
 use crate::registry::{Ctx, FinishCtx};
 use rustc_hash::FxHashMap as HashMap;
@@ -46,6 +46,9 @@ pub struct Group {
     /// The longest search seen, scored by its misses: its first misses, its last miss and the
     /// hit.
     sample: Best<Vec<Evidence>>,
+    /// Which threads' calls of which syscalls failed (the call sites' calls: the sample is one
+    /// search, maybe not where most failures are).
+    counted: Calls,
 }
 
 crate::merge!(Group {
@@ -62,6 +65,7 @@ crate::merge!(Group {
     dirs: merge,
     evidence: first,
     sample: merge,
+    counted: merge,
 });
 
 /// Failing paths and their failures (bounded over all programs together: [`MAX_PATHS`]).
@@ -111,6 +115,7 @@ impl FailedLookupStorm {
         let tracked = self.tracked_paths < MAX_PATHS;
         let gr = s.program();
         gr.failed += 1;
+        gr.counted.add(ev.tid, sc.sys);
         if let Some(d) = sc.dur_ns {
             gr.timed += 1;
             gr.failed_ns += d;
@@ -494,7 +499,7 @@ or put the one that does first. "
             }
             fix.push_str(META.docs.fix);
 
-            Some(META.finding(severity, message).over(&g.span).metrics(m).lines(evidence).cost(cost).fix(fix))
+            Some(META.finding(severity, message).over(&g.span).metrics(m).lines(evidence).calls(&g.counted).cost(cost).fix(fix))
         })
     }
 }

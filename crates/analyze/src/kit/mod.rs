@@ -3,6 +3,7 @@
 //!
 //! - [`Bounded`]: a hash map with a cap and an overflow counter (every per-thread, per-fd or
 //!   per-path map a detector keeps must be bounded);
+//! - [`Calls`]: the (thread, syscall) pairs a finding counts, for its call sites;
 //! - [`Programs`]: processes grouped by the program they run, so the workers of one program
 //!   are one subject;
 //! - [`Span`], [`window`]: first and last time of something, and the report's window;
@@ -15,6 +16,7 @@
 //!   pid alias is learnt (a detector lists them in `Detector::keyed`).
 
 mod bounded;
+mod calls;
 pub mod dns;
 pub(crate) mod evidence;
 mod keyed;
@@ -23,6 +25,7 @@ mod programs;
 mod time;
 
 pub use bounded::Bounded;
+pub use calls::Calls;
 pub use evidence::{redact, redact_into, render_call_into, Evidence, EvidenceBuf, Shown};
 pub use keyed::{IdKey, Rekey};
 pub use metrics::Metrics;
