@@ -120,11 +120,16 @@ impl CallSites {
                 // code, the runtime's native frames under it and its platform's methods (the
                 // JDK's, node's) are not; where only those are named, the innermost of them
                 // is the API the program called
+                // (a Go binary holds its runtime and standard library: their functions are
+                // told by package)
+                let go = go_module(&frames);
+                let runtime =
+                    |f: &&Frame| f.is_runtime() || (go.is_some() && f.module.as_deref() == go && is_go_std(f));
                 let owner = frames
                     .iter()
                     .position(|f| f.is_jit() && !f.is_runtime())
                     .or_else(|| frames.iter().position(|f| f.is_jit()))
-                    .or_else(|| frames.iter().position(|f| !f.is_runtime()));
+                    .or_else(|| frames.iter().position(|f| !runtime(f)));
                 CallSite {
                     calls: n,
                     share: n as f64 / total.max(1) as f64,
@@ -134,6 +139,38 @@ impl CallSites {
             })
             .collect()
     }
+}
+
+/// The module of a stack's Go code (its runtime's functions are in the program's binary).
+fn go_module<'a>(frames: &[&'a Frame]) -> Option<&'a str> {
+    frames
+        .iter()
+        .find(|f| {
+            f.symbol.as_deref().is_some_and(|s| {
+                s.starts_with("runtime.")
+                    || s.starts_with("internal/runtime/")
+                    || s.starts_with("internal/poll.")
+                    || s.starts_with("syscall.Syscall")
+                    || s.starts_with("syscall.RawSyscall")
+            })
+        })
+        .and_then(|f| f.module.as_deref())
+}
+
+/// A Go function of the runtime, the standard library (whose import paths have no dot in
+/// their first element: `syscall`, `internal/poll`, `net/http`) or golang.org/x/sys, not the
+/// program's own (`main.main`, `github.com/org/app.Serve`).
+fn is_go_std(f: &Frame) -> bool {
+    let Some(s) = f.symbol.as_deref() else { return false };
+    if s.starts_with("golang.org/x/sys/") {
+        return true;
+    }
+    // the package path ends at the first dot after its last slash
+    let last = s.rfind('/').map_or(0, |i| i + 1);
+    let Some(dot) = s[last..].find('.') else { return false };
+    let path = &s[..last + dot];
+    let first = path.split('/').next().unwrap_or(path);
+    path != "main" && !first.contains('.')
 }
 
 /// The (thread, syscall) pairs of the calls `f` counts: as its detector named them
@@ -217,4 +254,33 @@ pub fn stacks_command(f: &Finding) -> Option<String> {
         return None;
     }
     Some(format!("strace -f -k -tt -T -e trace={} -o stacks.strace COMMAND (or -p PID)", names.join(",")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_standard_library_functions_are_told_from_the_programs() {
+        let f = |s: &str| Frame { symbol: Some(s.into()), module: Some("/srv/app".into()), ..Default::default() };
+        for std in [
+            "internal/runtime/syscall/linux.Syscall6",
+            "syscall.Syscall",
+            "syscall.read",
+            "internal/poll.(*FD).Read",
+            "net/http.(*conn).serve",
+            "runtime.goexit",
+            "golang.org/x/sys/unix.Read",
+        ] {
+            assert!(is_go_std(&f(std)), "{std}");
+        }
+        for own in ["main.main", "main.main.func1", "github.com/org/app.Serve", "example.com/x/y.(*T).Run"] {
+            assert!(!is_go_std(&f(own)), "{own}");
+        }
+        let frames = [f("syscall.Syscall"), f("syscall.read"), f("main.main")];
+        let refs: Vec<&Frame> = frames.iter().collect();
+        assert_eq!(go_module(&refs), Some("/srv/app"));
+        let c = [f("wait_for_reply.constprop.0")];
+        assert_eq!(go_module(&c.iter().collect::<Vec<_>>()), None, "a C function's clone is not Go");
+    }
 }

@@ -415,6 +415,60 @@ fn ebpf_call_sites_are_the_counted_calls_not_the_example() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A Go program's own function leads its call site, with its file and line: Go keeps frame
+/// pointers and symbols, and its runtime and standard library (in the same binary) are told
+/// from the program by package. The busy-poll lab's wait.go retries a non-blocking FIFO read
+/// (`syscall.Read`) until a line arrives; the finding's call site is `main.main` at that line,
+/// above `syscall.read` and the runtime's syscall entry.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_names_a_go_function_with_its_line() {
+    use std::io::Write;
+    assert_bpf_works("the eBPF call-site test");
+    let go = if have("go") { "go" } else { "/usr/local/go/bin/go" };
+    let dir = std::env::temp_dir().join(format!("syslint-callsite-go-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let src = root().join("lab/busy-poll/runtimes/wait.go");
+    let bin = dir.join("wait");
+    let built = std::process::Command::new(go)
+        .args(["build", "-o"])
+        .arg(&bin)
+        .arg(&src)
+        .env("GOTOOLCHAIN", "local")
+        .env("GOFLAGS", "-trimpath")
+        .status()
+        .expect("go (golang-go: scripts/test.sh installs it)");
+    assert!(built.success(), "go build: {built}");
+    let fifo = dir.join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    // the writer holds it open read-write (so reads fail with EAGAIN, not end of file) and
+    // writes a line once the trace has started
+    let mut w = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).expect("fifo");
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        w.write_all(b"hello\n").expect("write");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    });
+    let r = ebpf_trace_report(&dir, &[], &[bin.to_str().expect("utf-8"), "spin", fifo.to_str().expect("utf-8")]);
+    writer.join().expect("writer");
+    let text = std::fs::read_to_string(&src).expect("wait.go");
+    let line = text.lines().position(|l| l.contains("syscall.Read(fd, buf)")).expect("the read") as u32 + 1;
+    let spins = findings(&r, "busy-poll");
+    assert!(!spins.is_empty(), "{:#?}", r.findings);
+    // (the goroutine may move to another thread mid-spin: a finding per thread)
+    for f in spins {
+        let top = f.call_sites.first().unwrap_or_else(|| panic!("no call site: {:#?}", r.capture));
+        let owner = top.lead().expect("a frame");
+        assert_eq!(owner.symbol.as_deref(), Some("main.main"), "{top:#?}");
+        assert!(owner.file.as_deref().is_some_and(|p| p.ends_with("wait.go")), "{top:#?}");
+        assert_eq!(owner.line, Some(line), "{top:#?}");
+        let at = top.owner.expect("owner");
+        assert!(top.frames[..at].iter().any(|x| x.symbol.as_deref() == Some("syscall.read")), "{top:#?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `syslint trace --backend ebpf [flags] --format json -- CMD`, the JSON report written to
 /// `dir/r.json` (the command's own status, 0, or 1 for findings).
 fn ebpf_trace_report(dir: &std::path::Path, flags: &[&str], cmd: &[&str]) -> Report {
