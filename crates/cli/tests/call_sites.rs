@@ -469,6 +469,38 @@ fn ebpf_names_a_go_function_with_its_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A spawn-per-task finding names the code that starts each task: a child's execve is sampled
+/// at its entry, on the copy of the parent's stack it runs on until the exec replaces it, and
+/// named with the mappings the kernel sent of the address space it leaves. The proof program
+/// (proof/callsite-spawn/spawn.c, -g -O2) forks and execs /bin/true 100 times from
+/// `run_task`. Its children's execve path is a string in a page they never touched since the
+/// fork (BPF cannot fault it in): the kernel's copy of the name stands in, so the finding
+/// knows they run /bin/true and does not take them for forked copies.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_names_the_code_that_spawns_each_task() {
+    assert_bpf_works("the eBPF call-site test");
+    let dir = std::env::temp_dir().join(format!("syslint-callsite-spawn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let prog = dir.join("spawn");
+    let src = root().join("proof/callsite-spawn/spawn.c");
+    let cc = std::process::Command::new("cc").args(["-g", "-O2", "-o"]).arg(&prog).arg(&src).status().expect("cc");
+    assert!(cc.success(), "cc: {cc}");
+    let r = ebpf_trace_report(&dir, &[], &[prog.to_str().expect("utf-8"), "100"]);
+    let f = only("spawn-per-task", &r, "the spawn proof program");
+    assert!(f.evidence.iter().any(|l| l.contains("execve(\"/bin/true\"")), "{:#?}", f.evidence);
+    assert!(f.message.contains("/bin/true"), "{}", f.message);
+    let text = std::fs::read_to_string(&src).expect("spawn.c");
+    let line = text.lines().position(|l| l.contains("execve(path, argv, environ)")).expect("the execve") as u32 + 1;
+    let top = f.call_sites.first().unwrap_or_else(|| panic!("no call site: {:#?}", r.capture));
+    let owner = top.lead().expect("a frame");
+    assert_eq!(owner.symbol.as_deref(), Some("run_task"), "{top:#?}\n{:#?}", r.capture.notes);
+    assert!(owner.file.as_deref().is_some_and(|p| p.ends_with("spawn.c")), "{top:#?}");
+    assert_eq!(owner.line, Some(line), "{top:#?}");
+    assert!(top.share > 0.9, "{:?}", f.call_sites.iter().map(|s| s.share).collect::<Vec<_>>());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `syslint trace --backend ebpf [flags] --format json -- CMD`, the JSON report written to
 /// `dir/r.json` (the command's own status, 0, or 1 for findings).
 fn ebpf_trace_report(dir: &std::path::Path, flags: &[&str], cmd: &[&str]) -> Report {

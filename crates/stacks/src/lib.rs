@@ -265,8 +265,16 @@ impl Resolver {
     fn read_process(&mut self, tgid: u32, mm_id: u64) -> Option<Process> {
         let text = std::fs::read_to_string(format!("/proc/{tgid}/maps")).ok();
         let maps = text.as_deref().map(parse_maps).unwrap_or_default();
-        // empty: gone, or a zombie (its memory is released already)
-        let maps = if maps.is_empty() { self.kernel_maps(tgid, mm_id)? } else { maps };
+        // empty: gone, or a zombie (its memory is released already); another address space
+        // than the sample's: the process has run execve since (its spawning code's stack was
+        // sampled at execve's entry)
+        let other = |maps: &[Mapping]| {
+            self.vmas
+                .get(&(tgid, mm_id))
+                .and_then(|v| v.first())
+                .is_some_and(|v| !maps.iter().any(|m| m.range.start == v.start && m.inode == v.inode))
+        };
+        let maps = if maps.is_empty() || other(&maps) { self.kernel_maps(tgid, mm_id)? } else { maps };
         let mut unwinder = UnwinderX86_64::new();
         let mut files = Vec::new();
         for (i, m) in maps.iter().enumerate() {

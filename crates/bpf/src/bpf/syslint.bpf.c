@@ -421,7 +421,17 @@ int BPF_PROG(sl_sys_enter, struct pt_regs *regs, long id)
 	a[3] = regs->r10;
 	a[4] = regs->r8;
 	a[5] = regs->r9;
-	return on_enter(pid_tgid, (__u32)id, a);
+	on_enter(pid_tgid, (__u32)id, a);
+	/* execve's stack at its entry: the spawning code, in the address space it replaces (at
+	 * its return, a successful one's registers are the new program's, at its entry point) */
+	if (opt_stacks && (id == 59 || id == 322)) {
+		__u32 tid = (__u32)pid_tgid;
+		struct sl_thread *t = bpf_map_lookup_elem(&threads, &tid);
+
+		if (t)
+			sample_stack(ctx, regs, t, tgid, tid, (__u32)id, bpf_ktime_get_ns());
+	}
+	return 0;
 }
 
 SEC("tp_btf/sys_exit")
@@ -442,9 +452,9 @@ int BPF_PROG(sl_sys_exit, struct pt_regs *regs, long ret)
 		t = began_before(pid_tgid, (__u32)regs->orig_ax, a, ret);
 	}
 	on_exit(pid_tgid, ret, t, &ts);
-	/* t is there when ts is set; t->nr is still the call's. Not a successful execve's: its
-	 * registers and stack at the return are the new program's, at its entry point */
-	if (opt_stacks && ts && t && !(ret == 0 && (t->nr == 59 || t->nr == 322)))
+	/* t is there when ts is set; t->nr is still the call's. Not execve's: sampled at its
+	 * entry (sl_sys_enter) */
+	if (opt_stacks && ts && t && t->nr != 59 && t->nr != 322)
 		sample_stack(ctx, regs, t, pid_tgid >> 32, tid, t->nr, ts);
 	return 0;
 }
@@ -490,6 +500,29 @@ int BPF_PROG(sl_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 			bpf_map_delete_elem(&threads, &old);
 		if (e && !bpf_map_update_elem(&enter_data, &tid, e, BPF_ANY))
 			bpf_map_delete_elem(&enter_data, &old);
+	}
+	{
+		/* execve's path, copied at its entry, faulted: the string was in a page this process
+		 * had not touched since its fork (file pages are not copied into a child's page
+		 * tables, and BPF cannot fault them in). The kernel's copy of the name is the same
+		 * string: it takes its place (not for execveat, whose name here joins the fd's path) */
+		struct sl_thread *t = bpf_map_lookup_elem(&threads, &tid);
+		struct sl_enter_data *e = bpf_map_lookup_elem(&enter_data, &tid);
+
+		if (t && e && t->in_flight && t->nr == NR_EXECVE && (e->flags & SL_F_FAULT1) && !e->len[0]) {
+			__u32 size = opt_path_bytes + 1;
+			long n;
+
+			if (size > SL_SLOT_MAX)
+				size = SL_SLOT_MAX;
+			n = bpf_probe_read_kernel_str(&e->data[0], size, BPF_CORE_READ(bprm, filename));
+			if (n > 1) {
+				e->len[0] = (n - 1) & (SL_SLOT_MAX - 1);
+				e->flags &= ~SL_F_FAULT1;
+				if (n == size)
+					e->flags |= SL_F_TRUNC1;
+			}
+		}
 	}
 	{
 		/* a new image: its sampled-stack budgets start again, and its first sample wakes user
