@@ -501,6 +501,63 @@ fn ebpf_names_the_code_that_spawns_each_task() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// PHP's curl_multi spinner (the busy-poll lab's curl_multi.php against its slow server): the
+/// poll's stack goes through libcurl (dlopen'ed by the curl extension after the process's first
+/// calls: the collector reads the map again when a walk stops at an address it does not
+/// hold) to `curl_multi_perform`, the extension's curl.so and PHP's executor. Debian strips
+/// the extension and libcurl, so their own functions (`zif_curl_multi_exec`, `Curl_poll`) are
+/// module+offset; what their exported symbols name is asserted, and no version node
+/// (`CURL_OPENSSL_4`, an absolute symbol at 0) names a frame.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_follows_a_php_curl_multi_spin_into_libcurl_and_the_extension() {
+    need(&["php", "python3"]);
+    assert_bpf_works("the eBPF call-site test");
+    let dir = std::env::temp_dir().join(format!("syslint-callsite-php-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let lab = root().join("lab/busy-poll");
+    let portfile = dir.join("port");
+    // bounded: one request, gone after 15 s whatever happens; killed by pid below
+    let mut server = std::process::Command::new("python3")
+        .arg(lab.join("slow_server.py"))
+        .arg(&portfile)
+        .args(["0.5", "1", "15"])
+        .spawn()
+        .expect("slow_server.py");
+    let mut port = String::new();
+    for _ in 0..100 {
+        port = std::fs::read_to_string(&portfile).unwrap_or_default().trim().to_string();
+        if !port.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!port.is_empty(), "the slow server did not start");
+    let url = format!("http://127.0.0.1:{port}/");
+    let script = lab.join("curl_multi.php");
+    let r = ebpf_trace_report(&dir, &[], &["php", script.to_str().expect("utf-8"), "spin", &url]);
+    let _ = server.kill();
+    let _ = server.wait();
+    let f = only("busy-poll", &r, "php curl_multi.php spin");
+    let top = f.call_sites.first().unwrap_or_else(|| panic!("no call site: {:#?}", r.capture));
+    let base = |x: &syslint_report::StackFrame| {
+        x.module.as_deref().and_then(|m| m.rsplit('/').next()).unwrap_or("").to_string()
+    };
+    let perform = top.frames.iter().position(|x| x.symbol.as_deref() == Some("curl_multi_perform"));
+    let Some(perform) = perform else { panic!("no curl_multi_perform: {top:#?}") };
+    assert!(base(&top.frames[perform]).starts_with("libcurl.so"), "{top:#?}");
+    // the extension called it, PHP's executor called the extension
+    assert_eq!(top.frames.get(perform + 1).map(base).as_deref(), Some("curl.so"), "{top:#?}");
+    assert!(top.frames[perform + 1..].iter().any(|x| x.symbol.as_deref() == Some("execute_ex")), "{top:#?}");
+    // the lead is libcurl's own code under it (the first frame past libc's poll)
+    assert!(top.lead().map(base).is_some_and(|b| b.starts_with("libcurl.so")), "{top:#?}");
+    assert!(top.share > 0.9, "{:?}", f.call_sites.iter().map(|s| s.share).collect::<Vec<_>>());
+    for s in &f.call_sites {
+        assert!(!s.frames.iter().any(|x| x.symbol.as_deref().is_some_and(|y| y.starts_with("CURL_OPENSSL"))), "{s:#?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `syslint trace --backend ebpf [flags] --format json -- CMD`, the JSON report written to
 /// `dir/r.json` (the command's own status, 0, or 1 for findings).
 fn ebpf_trace_report(dir: &std::path::Path, flags: &[&str], cmd: &[&str]) -> Report {

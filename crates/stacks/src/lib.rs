@@ -400,6 +400,44 @@ impl Resolver {
         }
     }
 
+    /// Whether the map known of the sample's process holds `addr` (no re-read).
+    fn covered_addr(&self, s: &StackSample<'_>, addr: u64) -> bool {
+        self.procs
+            .get(&(s.tgid, s.mm_id))
+            .and_then(Option::as_ref)
+            .is_some_and(|p| p.maps.iter().any(|m| m.range.contains(&addr)))
+    }
+
+    /// The sample's frames as the known map's modules unwind them: (addresses, whether the
+    /// walk reached the stack's root, why it stopped early).
+    fn walk(&self, s: &StackSample<'_>, cache: &mut CacheX86_64) -> (Vec<u64>, bool, Option<String>) {
+        let max = self.limits.frames;
+        let (mut addrs, mut complete, mut cut) = (Vec::new(), false, None);
+        let Some(p) = self.procs.get(&(s.tgid, s.mm_id)).and_then(Option::as_ref) else {
+            return (addrs, complete, cut);
+        };
+        let mut read = |a: u64| s.read_u64(a).ok_or(());
+        let mut it = p.unwinder.iter_frames(s.ip, UnwindRegsX86_64::new(s.ip, s.sp, s.bp), cache, &mut read);
+        loop {
+            match it.next() {
+                Ok(Some(f)) if addrs.len() < max => addrs.push(frame_addr(f)),
+                Ok(Some(_)) => {
+                    cut = Some(format!("cut at {max} frames"));
+                    break;
+                }
+                Ok(None) => {
+                    complete = true;
+                    break;
+                }
+                Err(e) => {
+                    cut = Some(unwind_stop(&e, s));
+                    break;
+                }
+            }
+        }
+        (addrs, complete, cut)
+    }
+
     fn unwind(&mut self, s: &StackSample<'_>) {
         let t0 = Instant::now();
         if self.samples.len() >= self.limits.samples {
@@ -409,35 +447,27 @@ impl Resolver {
         let max = self.limits.frames;
         let fp: Vec<u64> = s.fp_ips().take(max).collect();
         let mut cache = std::mem::take(&mut self.cache);
-        let (mut addrs, mut complete, mut cut) = (Vec::new(), false, None);
-        if let Some(p) = self.process(s.tgid, s.mm_id, s.ip) {
-            let mut read = |a: u64| s.read_u64(a).ok_or(());
-            let mut it = p.unwinder.iter_frames(s.ip, UnwindRegsX86_64::new(s.ip, s.sp, s.bp), &mut cache, &mut read);
-            loop {
-                match it.next() {
-                    Ok(Some(f)) if addrs.len() < max => addrs.push(frame_addr(f)),
-                    Ok(Some(_)) => {
-                        cut = Some(format!("cut at {max} frames"));
-                        break;
-                    }
-                    Ok(None) => {
-                        complete = true;
-                        break;
-                    }
-                    Err(e) => {
-                        cut = Some(unwind_stop(&e, s));
-                        break;
-                    }
+        let (mut addrs, mut complete, mut cut);
+        if self.process(s.tgid, s.mm_id, s.ip).is_some() {
+            (addrs, complete, cut) = self.walk(s, &mut cache);
+            // stopped at a return address no known mapping holds: a library loaded since the
+            // map was read (PHP's extensions, dlopen'ed after the first calls); read it again
+            // (bounded like every re-read) and walk once more
+            let last = addrs.last().copied().filter(|_| !complete && addrs.len() > 1);
+            if let Some(a) = last.filter(|&a| !self.covered_addr(s, a)) {
+                if self.process(s.tgid, s.mm_id, a).is_some_and(|p| p.maps.iter().any(|m| m.range.contains(&a))) {
+                    (addrs, complete, cut) = self.walk(s, &mut cache);
                 }
             }
         } else {
+            complete = false;
             let late_us = syslint_bpf::monotonic_now_ns().saturating_sub(s.ts_exit) / 1000;
             cut = Some(format!(
                 "process {} ended before its memory map could be read ({late_us} us after this \
                  call): no module is known, the addresses are unnamed",
                 s.tgid
             ));
-            addrs.push(s.ip);
+            addrs = vec![s.ip];
         }
         self.cache = cache;
         // the kernel's frame-pointer walk of code without frame pointers can loop on one
@@ -527,6 +557,11 @@ impl Resolver {
             for (w, sym) in wants.iter().zip(syms) {
                 let Some(f) = stacks.get_mut(w.0).and_then(|s| s.frames.get_mut(w.1)) else { continue };
                 if let blazesym::symbolize::Symbolized::Sym(sym) = sym {
+                    // a symbol of no known size far below the address (a stripped library's
+                    // version node, `CURL_OPENSSL_4`, an absolute symbol at 0) does not name it
+                    if sym.size.unwrap_or(0) == 0 && sym.offset > 0x1000 {
+                        continue;
+                    }
                     f.symbol = Some(sym.name.to_string());
                     // the frame's own address (not the lookup address one before a return)
                     f.symbol_offset = sym.offset as u64 + u64::from(w.1 != 0);
