@@ -5,9 +5,10 @@
 #
 # The first run makes a minimal sid tree with debootstrap (about 2 minutes from Debian's
 # mirror, 230 MB) in $SYSLINT_SID_ROOT (default /var/cache/syslint/sid-strace) and reuses it
-# after; `scripts/strace-sid.sh --update` refreshes it. sid's strace runs through sid's own
-# dynamic loader and libraries, so the traced program is this machine's, with its paths: no
-# chroot is entered, and no copy of the program is needed.
+# after (with python3-minimal, for scripts/python-sid.sh); `scripts/strace-sid.sh --update`
+# refreshes it. sid's strace runs through sid's own dynamic loader and libraries, so the traced
+# program is this machine's, with its paths: no chroot is entered, and no copy of the program
+# is needed.
 #
 # Exit 3 when the tree cannot be made (no debootstrap, no root, no mirror): callers say so.
 set -euo pipefail
@@ -20,7 +21,7 @@ make_tree() {
     rm -rf "$tmp"
     mkdir -p "$(dirname "$ROOT")"
     echo "strace-sid.sh: making a Debian sid tree with strace in $ROOT (about 2 minutes)" >&2
-    if ! debootstrap --variant=minbase --include=strace sid "$tmp" "$MIRROR" >"$tmp.log" 2>&1; then
+    if ! debootstrap --variant=minbase --include=strace,python3-minimal sid "$tmp" "$MIRROR" >"$tmp.log" 2>&1; then
         echo "strace-sid.sh: debootstrap failed; its log: $tmp.log" >&2
         rm -rf "$tmp"
         exit 3

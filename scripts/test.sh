@@ -114,6 +114,8 @@ if [ $fast -eq 1 ]; then
   echo "fast tier: strace 7.x from Debian sid not made (its live tests are the whole suite's)"
 elif scripts/strace-sid.sh -V >/dev/null; then
   echo "strace from Debian sid: $(scripts/strace-sid.sh -V | head -1) ($(( $(date +%s) - t0 )) s)"
+  # and its Python (3.12+: -X perf), for the call-site test of Python functions
+  scripts/python-sid.sh -V || echo "scripts/python-sid.sh could not install Python: call_sites::ebpf_names_a_python_function_from_its_perf_map will fail" >&2
 else
   echo "scripts/strace-sid.sh could not make its Debian sid tree: strace7::live_ tests will fail" >&2
 fi

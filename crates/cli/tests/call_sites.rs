@@ -558,6 +558,39 @@ fn ebpf_follows_a_php_curl_multi_spin_into_libcurl_and_the_extension() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A Python function leads its call site: Python 3.12 and later with `-X perf` write a perf
+/// map naming each function's trampoline (`py::probe_missing:/path/probe.py`). Debian 12 has
+/// 3.11, so the test runs Debian sid's Python (scripts/python-sid.sh, in the tree
+/// scripts/test.sh prepares) on proof/callsite-python/probe.py, whose probe_missing stats
+/// 20,000 missing paths: the failed-lookup storm's call site is that function in that file,
+/// above the interpreter's native frames.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_names_a_python_function_from_its_perf_map() {
+    assert_bpf_works("the eBPF call-site test");
+    let sid = root().join("scripts/python-sid.sh");
+    let v = std::process::Command::new(&sid).arg("-V").output().expect("python-sid.sh");
+    assert!(v.status.success(), "scripts/python-sid.sh -V: {} (scripts/test.sh prepares it)", stderr(&v));
+    let dir = std::env::temp_dir().join(format!("syslint-callsite-python-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let probe = root().join("proof/callsite-python/probe.py");
+    let cmd = [sid.to_str().expect("utf-8"), "-X", "perf", probe.to_str().expect("utf-8"), "20000"];
+    let r = ebpf_trace_report(&dir, &[], &cmd);
+    let f = only("failed-lookup-storm", &r, "python probe.py");
+    let top = f.call_sites.first().unwrap_or_else(|| panic!("no call site: {:#?}", r.capture));
+    let owner = top.lead().expect("a frame");
+    assert_eq!(owner.symbol.as_deref(), Some("probe_missing"), "{top:#?}");
+    assert!(owner.file.as_deref().is_some_and(|p| p.ends_with("probe.py")), "{top:#?}");
+    assert!(owner.module.as_deref().is_some_and(|m| m.starts_with("/tmp/perf-")), "{top:#?}");
+    let at = top.owner.expect("owner");
+    assert!(top.frames[..at].iter().any(|x| x.symbol.as_deref() == Some("fstatat")), "{top:#?}");
+    assert!(top.share > 0.9, "{:?}", f.call_sites.iter().map(|s| s.share).collect::<Vec<_>>());
+    for p in &r.summary.processes {
+        let _ = std::fs::remove_file(format!("/tmp/perf-{}.map", p.pid));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `syslint trace --backend ebpf [flags] --format json -- CMD`, the JSON report written to
 /// `dir/r.json` (the command's own status, 0, or 1 for findings).
 fn ebpf_trace_report(dir: &std::path::Path, flags: &[&str], cmd: &[&str]) -> Report {
