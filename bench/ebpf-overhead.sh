@@ -61,7 +61,13 @@ START=$(date +%s)
 log() { echo "[$(( $(date +%s) - START ))s] $*" >&2; }
 die() { echo "ebpf-overhead: $*" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || echo "warning: not root; eBPF, perf trace, bpftrace and attaching will likely fail" >&2
-for t in gcc strace perf bpftrace nginx wrk timeout; do
+# the tools of the configurations and workloads asked for
+tools="gcc timeout"
+case " $CONFIGS " in *" syslint-strace "*|*" strace-c "*) tools="$tools strace" ;; esac
+case " $CONFIGS " in *" perf "*) tools="$tools perf" ;; esac
+case " $CONFIGS " in *" bpftrace "*) tools="$tools bpftrace" ;; esac
+case " $WORKLOADS " in *" nginx "*) tools="$tools nginx wrk" ;; esac
+for t in $tools; do
     command -v "$t" > /dev/null || die "$t not installed"
 done
 
@@ -387,7 +393,7 @@ cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 echo "### Tracing overhead ($(date -u '+%Y-%m-%d %H:%M UTC'))"
 echo
 echo "- machine: ${cpu:-unknown}; nproc: $(nproc); RAM: $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo); kernel: $(uname -srm); $(. /etc/os-release 2> /dev/null && echo "$PRETTY_NAME")"
-echo "- tools: $(strace -V | head -n 1); $(perf --version); bpftrace $(bpftrace --version | awk '{ print $2 }'); $(nginx -v 2>&1 | sed 's/.*: //'); $(wrk -v 2>&1 | head -n 1 | awk '{ print $1, $2 }')"
+echo "- tools: $(strace -V | head -n 1); $(perf --version); bpftrace $(command -v bpftrace > /dev/null && bpftrace --version | awk '{ print $2 }'); $(nginx -v 2>&1 | sed 's/.*: //'); $(wrk -v 2>&1 | head -n 1 | awk '{ print $1, $2 }')"
 [ -x "$SYSLINT" ] && echo "- syslint: $("$SYSLINT" --version 2> /dev/null | head -n 1) ($(git -C "$ROOT" rev-parse --short HEAD 2> /dev/null)$(git -C "$ROOT" diff --quiet 2> /dev/null || echo ', uncommitted changes'))"
 echo "- method: $RUNS round(s), every configuration once per round (round-robin, interleaved), median; 1 discarded untraced warm-up per workload; all on loopback"
 echo "- time = the workload's own clock around its syscall loop (dd: its copy time), so tracer start-up and report are not in it; end-to-end = wall time of the whole command (median)"
