@@ -49,6 +49,9 @@ pub enum Command {
     Diff(DiffArgs),
     /// Turn an eBPF recording (.slr) into strace text, or a timed trace into a Perfetto trace
     Export(ExportArgs),
+    /// Keep diagnosing running processes: short traces every minute, findings kept across
+    /// them and served to Prometheus (first step of the always-on agent)
+    Agent(AgentArgs),
     /// Print the documentation of a detector
     Explain(ExplainArgs),
     /// List the detectors
@@ -182,6 +185,65 @@ pub struct AnalyzeArgs {
     pub inputs: Vec<PathBuf>,
     #[command(flatten)]
     pub report: ReportArgs,
+}
+
+/// `syslint agent`: what to watch, how often, where to serve what it found.
+#[derive(Args, Debug)]
+#[command(after_long_help = "\
+Every --every (60s by default) the agent traces what it watches with eBPF for --window (2s by
+default), analyses that window with every detector, and keeps each finding across windows: one
+entry per detector and subject (the program and what it is about, not its pids), with the
+windows it was seen in, first and last seen, the time its fix would have saved, and the latest
+window's evidence. A finding not seen again in a later window of its program is no longer
+active.
+
+With --metrics-listen ADDR it serves, over plain HTTP on ADDR (port 0 picks a free one, printed
+on stderr):
+  /metrics   Prometheus text (OpenMetrics): syslint_findings_total and syslint_finding_active
+             by detector, severity and program; syslint_finding_saved_seconds_total; the
+             windows, syscalls and lost events counted; the agent's own CPU time
+  /findings  the findings kept, as JSON
+
+Examples:
+  syslint agent --comm php-fpm --comm nginx --metrics-listen 127.0.0.1:9464
+  syslint agent -p 1234 --window 5s --every 30s --for 1h
+
+Not yet: watching the whole host, containers and Kubernetes attribution, in-kernel counting
+between windows, OpenTelemetry export (issue 32).")]
+pub struct AgentArgs {
+    /// Watch these processes (comma-separated pids) and their new children
+    #[arg(short = 'p', long = "pid", value_delimiter = ',', value_name = "PID")]
+    pub pids: Vec<u32>,
+    /// Watch every process with this name, looked up again at each window (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub comm: Vec<String>,
+    /// How long each full-detail trace lasts
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_duration)]
+    pub window: std::time::Duration,
+    /// How often a window starts (at least --window)
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    pub every: std::time::Duration,
+    /// Serve /metrics (Prometheus) and /findings (JSON) on this address, e.g. 127.0.0.1:9464
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Stop after this long (default: until Ctrl-C or SIGTERM), and print the findings kept
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
+    /// Call stacks for the findings: sampled in the kernel (the default) or none
+    #[arg(long, value_enum, value_name = "WHICH", default_value_t = AgentStacks::Sampled)]
+    pub stacks: AgentStacks,
+    /// A configuration file (syslint.toml: thresholds, select, ignore); default: none
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+}
+
+/// `agent --stacks`.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum AgentStacks {
+    /// the syscalls the detectors watch, sampled in the kernel
+    Sampled,
+    /// none
+    Off,
 }
 
 /// `trace --stacks`: which calls' stacks to record.

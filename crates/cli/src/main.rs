@@ -16,6 +16,7 @@ fn main() -> ExitCode {
         cli::Command::Trace(a) => cmd::trace::run(a),
         cli::Command::Diff(a) => cmd::diff::run(a),
         cli::Command::Export(a) => cmd::export::run(a),
+        cli::Command::Agent(a) => cmd::agent::run(a),
         cli::Command::Explain(a) => cmd::explain::run(a),
         cli::Command::Detectors(a) => cmd::detectors::run(a),
         cli::Command::Completions(a) => cmd::completions::run(a),

@@ -10,6 +10,8 @@
 //!   `SYSLINT_SHARED`): cfg `syslint_corpus`;
 //! - root (to run syslint as another user): cfg `syslint_root`.
 
+#[path = "agent.rs"]
+mod agent;
 #[path = "analyze_only.rs"]
 mod analyze_only;
 #[path = "call_sites.rs"]

@@ -7,6 +7,7 @@
 //! Models: ripgrep's `Sink` (the searcher pushes, the sink decides what to keep) and tracing's
 //! `Layer` (small observers composed around one another: here tuples and `Option`s of sinks).
 
+pub mod agent;
 pub mod baseline;
 pub mod config;
 #[cfg(feature = "ebpf")]

@@ -1,3 +1,4 @@
+pub mod agent;
 pub mod analyze;
 pub mod completions;
 pub mod detectors;

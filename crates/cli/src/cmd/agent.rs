@@ -1,0 +1,295 @@
+//! `syslint agent` (issue 32, first step): short full-detail eBPF traces of what it watches,
+//! duty-cycled (`--window` every `--every`), each analysed by every detector; the findings kept
+//! across windows ([`syslint_pipeline::agent::Store`]) and served to Prometheus (`/metrics`,
+//! encoded by the prometheus-client crate) and as JSON (`/findings`) on `--metrics-listen`.
+//!
+//! The agent never stops what it watches: each window detaches like `trace -p ... --for`, and
+//! Ctrl-C or SIGTERM ends the current window the same way before the agent exits.
+
+use super::EXIT_CLEAN;
+use crate::cli::{AgentArgs, AgentStacks};
+use anyhow::{bail, Context, Result};
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use syslint_capture::live::{pids_by_name, Target};
+use syslint_pipeline::agent::{Store, Window};
+use syslint_pipeline::{live, Analysis, StopWhen};
+
+pub fn run(a: AgentArgs) -> Result<u8> {
+    if !cfg!(feature = "ebpf") {
+        bail!("syslint agent traces with eBPF, and this build has no eBPF backend (built without the `ebpf` feature)");
+    }
+    if a.pids.is_empty() && a.comm.is_empty() {
+        bail!(
+            "nothing to watch: give --comm NAME (repeatable) or -p PID,... (watching the whole host is not built yet)"
+        );
+    }
+    if a.window.is_zero() {
+        bail!("--window must be longer than 0");
+    }
+    if a.every < a.window {
+        bail!("--every ({:?}) must be at least --window ({:?})", a.every, a.window);
+    }
+    // the configuration is read once: an error in it stops the agent at start, not at a window
+    syslint_pipeline::detectors(&[], &[], a.config.as_deref())?;
+    let stop = StopWhen::default();
+    signal_hook::flag::register(signal_hook::consts::SIGINT, stop.interrupt.clone())?;
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.terminate.clone())?;
+    let shared = Arc::new(Shared::default());
+    if let Some(addr) = a.metrics_listen {
+        let l = TcpListener::bind(addr).with_context(|| format!("--metrics-listen {addr}"))?;
+        let at = l.local_addr()?;
+        eprintln!("syslint agent: serving http://{at}/metrics and http://{at}/findings");
+        let s = shared.clone();
+        std::thread::Builder::new().name("syslint-http".into()).spawn(move || serve(l, &s))?;
+    }
+    let began = Instant::now();
+    let stopped = || stop.interrupt.load(Ordering::Relaxed) || stop.terminate.load(Ordering::Relaxed);
+    let over = |now: Instant| a.duration.is_some_and(|d| now.duration_since(began) >= d);
+    while !stopped() && !over(Instant::now()) {
+        let cycle = Instant::now();
+        let left = a.duration.map(|d| d.saturating_sub(began.elapsed()));
+        let window = left.map_or(a.window, |l| l.min(a.window));
+        one_window(&a, &stop, window, &shared);
+        while !stopped() && !over(Instant::now()) && cycle.elapsed() < a.every {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    let store = shared.store.lock().map_err(|_| anyhow::anyhow!("the findings store was poisoned"))?;
+    eprintln!(
+        "syslint agent: {} windows ({} with nothing to watch, {} not traced), {} findings kept",
+        store.windows,
+        store.idle_windows,
+        shared.failed.load(Ordering::Relaxed),
+        store.len()
+    );
+    for (k, e) in store.entries() {
+        eprintln!(
+            "  {}{} {} in {}: {} windows, {:.3} s to save{}",
+            if e.active { "" } else { "(gone) " },
+            k.detector,
+            format!("{:?}", e.worst).to_lowercase(),
+            k.program.as_deref().unwrap_or("?"),
+            e.windows,
+            e.saved_s,
+            k.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
+        );
+    }
+    Ok(EXIT_CLEAN)
+}
+
+/// What the windows and the HTTP thread share.
+#[derive(Default)]
+struct Shared {
+    store: Mutex<Store>,
+    /// Windows whose trace could not start (the processes gone, eBPF refused).
+    failed: AtomicU64,
+}
+
+/// The processes to watch now: the pids given that still run, and every process of each name.
+fn targets(a: &AgentArgs) -> Vec<u32> {
+    let mut pids: Vec<u32> =
+        a.pids.iter().copied().filter(|p| std::path::Path::new(&format!("/proc/{p}")).exists()).collect();
+    for name in &a.comm {
+        pids.extend(pids_by_name(name));
+    }
+    pids.sort_unstable();
+    pids.dedup();
+    pids
+}
+
+/// One full-detail trace of what is watched, for `window`, into the store.
+fn one_window(a: &AgentArgs, stop: &StopWhen, window: Duration, shared: &Shared) {
+    let pids = targets(a);
+    if pids.is_empty() {
+        if let Ok(mut s) = shared.store.lock() {
+            s.idle();
+        }
+        return;
+    }
+    let detectors = match syslint_pipeline::detectors(&[], &[], a.config.as_deref()) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("syslint agent: window not traced: {e}");
+            shared.failed.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+    };
+    let stacks = match a.stacks {
+        AgentStacks::Off => syslint_capture::live::StackCalls::Off,
+        AgentStacks::Sampled => syslint_capture::live::StackCalls::Only(
+            syslint_analyze::callsites::watched_syscalls(&detectors).into_iter().map(String::from).collect(),
+        ),
+    };
+    let opts = live::Options {
+        // never strace: stopping every call of a production process is not an agent's to do
+        backend: live::Choice::Ebpf,
+        summary_only: false,
+        record: None,
+        payload_bytes: 64,
+        interval: None,
+        stacks,
+        stacks_with_strace: false,
+    };
+    let bounded =
+        StopWhen { interrupt: stop.interrupt.clone(), terminate: stop.terminate.clone(), after: Some(window) };
+    let result = live::start(&Target::Pids(pids), &opts, &mut |line| eprintln!("{line}")).and_then(|source| {
+        let mut analysis = Analysis::new(detectors);
+        let outcome = source.run(&mut analysis, &bounded)?;
+        Ok(analysis.finish(outcome.capture))
+    });
+    match result {
+        Ok(report) => {
+            if let Ok(mut s) = shared.store.lock() {
+                s.add(&Window::of(&report), SystemTime::now());
+            }
+        }
+        Err(e) => {
+            eprintln!("syslint agent: window not traced: {e}");
+            shared.failed.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Serves `/metrics` and `/findings`, one request per connection, until the process ends.
+fn serve(l: TcpListener, shared: &Shared) {
+    for conn in l.incoming() {
+        let Ok(mut c) = conn else { continue };
+        let _ = c.set_read_timeout(Some(Duration::from_secs(2)));
+        let _ = c.set_write_timeout(Some(Duration::from_secs(5)));
+        let path = request_path(&mut c);
+        let (status, kind, body) = match path.as_deref() {
+            Some("/metrics") => {
+                ("200 OK", "application/openmetrics-text; version=1.0.0; charset=utf-8", metrics(shared).into_bytes())
+            }
+            Some("/findings") => ("200 OK", "application/json", findings_json(shared).into_bytes()),
+            Some(_) => ("404 Not Found", "text/plain", b"syslint agent: /metrics or /findings\n".to_vec()),
+            None => ("400 Bad Request", "text/plain", b"syslint agent: a GET request\n".to_vec()),
+        };
+        let head = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = c.write_all(head.as_bytes()).and_then(|_| c.write_all(&body));
+    }
+}
+
+/// The path of a `GET` request (headers read up to 8 KiB).
+fn request_path(c: &mut TcpStream) -> Option<String> {
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 1024];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") && buf.len() < 8192 {
+        match c.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let line = buf.split(|&b| b == b'\n').next()?;
+    let line = std::str::from_utf8(line).ok()?;
+    let mut w = line.split_whitespace();
+    if w.next()? != "GET" {
+        return None;
+    }
+    let target = w.next()?;
+    Some(target.split('?').next().unwrap_or(target).to_string())
+}
+
+type Labels = Vec<(&'static str, String)>;
+
+/// The store as Prometheus text (a registry made for each scrape from the store's state).
+fn metrics(shared: &Shared) -> String {
+    let mut r = Registry::with_prefix("syslint");
+    let found = Family::<Labels, Counter>::default();
+    let active = Family::<Labels, Gauge>::default();
+    let saved = Family::<Labels, Counter<f64, std::sync::atomic::AtomicU64>>::default();
+    let windows = Counter::<u64>::default();
+    let idle = Counter::<u64>::default();
+    let failed = Counter::<u64>::default();
+    let syscalls = Counter::<u64>::default();
+    let lost = Counter::<u64>::default();
+    let evicted = Counter::<u64>::default();
+    let cpu = Counter::<f64, std::sync::atomic::AtomicU64>::default();
+    if let Ok(s) = shared.store.lock() {
+        for (k, e) in s.entries() {
+            let labels = vec![
+                ("detector", k.detector.clone()),
+                ("severity", format!("{:?}", e.worst).to_lowercase()),
+                ("program", k.program.clone().unwrap_or_default()),
+            ];
+            found.get_or_create(&labels).inc_by(e.windows);
+            active.get_or_create(&labels).set(i64::from(e.active));
+            saved.get_or_create(&labels[..1].iter().chain(&labels[2..]).cloned().collect()).inc_by(e.saved_s);
+        }
+        windows.inc_by(s.windows);
+        idle.inc_by(s.idle_windows);
+        syscalls.inc_by(s.syscalls);
+        lost.inc_by(s.lost_events);
+        evicted.inc_by(s.evicted);
+    }
+    failed.inc_by(shared.failed.load(Ordering::Relaxed));
+    cpu.inc_by(own_cpu_seconds());
+    r.register("findings", "Windows each finding (detector, program) was found in", found);
+    r.register("finding_active", "1 while the finding was seen in the latest window of its program", active);
+    r.register("finding_saved_seconds", "Seconds the finding's fix would have saved over its windows", saved);
+    r.register("windows", "Full-detail windows made", windows);
+    r.register("idle_windows", "Windows with no process to watch", idle);
+    r.register("failed_windows", "Windows whose trace could not start", failed);
+    r.register("syscalls", "Syscalls seen in the windows", syscalls);
+    r.register("lost_events", "Events the windows' captures lost", lost);
+    r.register("evicted_findings", "Findings dropped to keep the store bounded", evicted);
+    r.register("agent_cpu_seconds", "CPU time of the agent itself (user and system)", cpu);
+    let mut out = String::new();
+    if encode(&mut out, &r).is_err() {
+        out = "# the metrics could not be encoded\n".into();
+    }
+    out
+}
+
+/// The agent's own CPU time (utime + stime of /proc/self/stat), in seconds.
+fn own_cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    // after the command name's closing parenthesis: state is field 3, utime 14, stime 15
+    let rest = stat.rsplit_once(')').map_or("", |r| r.1);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / USER_HZ
+}
+
+/// Clock ticks per second in /proc (the kernel's USER_HZ, `getconf CLK_TCK`): 100 on x86_64,
+/// the one architecture syslint traces.
+const USER_HZ: f64 = 100.0;
+
+/// The findings kept, as JSON.
+fn findings_json(shared: &Shared) -> String {
+    let secs = |t: SystemTime| t.duration_since(SystemTime::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    let list: Vec<serde_json::Value> = match shared.store.lock() {
+        Ok(s) => s
+            .entries()
+            .map(|(k, e)| {
+                serde_json::json!({
+                    "detector": k.detector,
+                    "program": k.program,
+                    "subject": e.latest.subject,
+                    "name": k.name,
+                    "severity": format!("{:?}", e.worst).to_lowercase(),
+                    "active": e.active,
+                    "windows": e.windows,
+                    "first_seen": secs(e.first_seen),
+                    "last_seen": secs(e.last_seen),
+                    "saved_s": e.saved_s,
+                    "latest": e.latest,
+                })
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    serde_json::to_string_pretty(&serde_json::json!({ "findings": list })).unwrap_or_else(|_| "{}".into())
+}

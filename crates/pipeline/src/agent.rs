@@ -1,0 +1,232 @@
+//! What `syslint agent` keeps between its windows (issue 32): each finding's story across the
+//! short full-detail captures it makes, deduplicated by what the finding is about, not by the
+//! process ids of one window.
+//!
+//! A finding is the same one in another window when its detector and its subject (kind,
+//! program, name: `busy-poll` in `php-fpm`, `connection-churn` to `10.0.0.5:5432`) are the
+//! same; pids are not part of it (workers come and go). Each entry counts the windows it was
+//! seen in, keeps when it was first and last seen, sums the time its fix would have saved, and
+//! keeps the latest window's finding as its evidence. An entry is *active* while it was seen
+//! in the latest window that watched its program. The store is bounded ([`Store::MAX`]): when
+//! full, the entry seen longest ago makes room, counted in [`Store::evicted`].
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+use syslint_report::{Finding, Report, Severity, SubjectKind};
+
+/// What makes a finding the same one across windows.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    pub detector: String,
+    pub kind: Option<SubjectKind>,
+    /// The program the finding is about (its process name), when the report names it.
+    pub program: Option<String>,
+    /// The file, endpoint, listener or DNS name it is about.
+    pub name: Option<String>,
+}
+
+impl Key {
+    pub fn of(f: &Finding) -> Key {
+        let about = f.about.as_ref();
+        Key {
+            detector: f.detector.clone(),
+            kind: about.map(|a| a.kind),
+            program: about.and_then(|a| a.program.clone()),
+            name: about.and_then(|a| a.name.clone()),
+        }
+    }
+}
+
+/// One finding's story across the windows.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub first_seen: SystemTime,
+    pub last_seen: SystemTime,
+    /// Windows it was found in.
+    pub windows: u64,
+    /// The highest severity it had.
+    pub worst: Severity,
+    /// Seconds its fix would have saved, summed over the windows that weighed it.
+    pub saved_s: f64,
+    /// Seen in the latest window.
+    pub active: bool,
+    /// The latest window's finding (its message, evidence, call sites, fix).
+    pub latest: Finding,
+}
+
+/// What one window's report adds.
+#[derive(Clone, Debug, Default)]
+pub struct Window {
+    pub findings: Vec<Finding>,
+    /// The programs (process names) it watched.
+    pub programs: Vec<String>,
+    pub syscalls: u64,
+    pub lost_events: u64,
+}
+
+impl Window {
+    pub fn of(r: &Report) -> Window {
+        let mut programs: Vec<String> = r.summary.processes.iter().filter_map(|p| p.comm.clone()).collect();
+        programs.sort_unstable();
+        programs.dedup();
+        Window {
+            findings: r.findings.clone(),
+            programs,
+            syscalls: r.capture.syscalls,
+            lost_events: r.capture.lost_events,
+        }
+    }
+}
+
+/// The findings of every window so far, and what the windows themselves saw.
+#[derive(Debug, Default)]
+pub struct Store {
+    entries: BTreeMap<Key, Entry>,
+    /// Entries dropped to stay within [`Store::MAX`].
+    pub evicted: u64,
+    /// Windows analysed.
+    pub windows: u64,
+    /// Windows that found no process to watch.
+    pub idle_windows: u64,
+    /// Syscalls and lost events over all windows.
+    pub syscalls: u64,
+    pub lost_events: u64,
+}
+
+impl Store {
+    /// Entries kept at most.
+    pub const MAX: usize = 4096;
+
+    /// A window's findings join their entries (or start new ones); entries of the programs it
+    /// watched that it did not find again are no longer active.
+    pub fn add(&mut self, w: &Window, now: SystemTime) {
+        self.windows += 1;
+        self.syscalls += w.syscalls;
+        self.lost_events += w.lost_events;
+        for (k, e) in &mut self.entries {
+            // a program this window watched and did not find it in (or no program named):
+            // gone for now, unless found again below
+            if k.program.as_deref().is_none_or(|p| w.programs.iter().any(|q| q == p)) {
+                e.active = false;
+            }
+        }
+        for f in &w.findings {
+            let key = Key::of(f);
+            if !self.entries.contains_key(&key) && self.entries.len() >= Self::MAX {
+                self.evict_oldest();
+            }
+            let saved = f.impact.as_ref().map_or(0.0, |i| i.saved_s);
+            let e = self.entries.entry(key).or_insert_with(|| Entry {
+                first_seen: now,
+                last_seen: now,
+                windows: 0,
+                worst: f.severity,
+                saved_s: 0.0,
+                active: true,
+                latest: f.clone(),
+            });
+            e.last_seen = now;
+            e.windows += 1;
+            e.worst = e.worst.max(f.severity);
+            e.saved_s += saved;
+            e.active = true;
+            e.latest = f.clone();
+        }
+    }
+
+    /// A window that had nothing to watch.
+    pub fn idle(&mut self) {
+        self.windows += 1;
+        self.idle_windows += 1;
+    }
+
+    fn evict_oldest(&mut self) {
+        let oldest = self.entries.iter().min_by_key(|(_, e)| e.last_seen).map(|(k, _)| k.clone());
+        if let Some(k) = oldest {
+            self.entries.remove(&k);
+            self.evicted += 1;
+        }
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = (&Key, &Entry)> {
+        self.entries.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use syslint_report::Subject;
+
+    fn finding(detector: &str, program: &str, severity: Severity, saved: f64) -> Finding {
+        Finding {
+            detector: detector.into(),
+            severity,
+            about: Some(Subject { kind: SubjectKind::Program, program: Some(program.into()), name: None }),
+            impact: Some(syslint_report::Impact { saved_s: saved, traced_s: Some(2.0), share: Some(saved / 2.0) }),
+            ..Default::default()
+        }
+    }
+
+    fn report(findings: Vec<Finding>, comms: &[&str]) -> Window {
+        Window { findings, programs: comms.iter().map(ToString::to_string).collect(), syscalls: 100, lost_events: 0 }
+    }
+
+    #[test]
+    fn one_entry_per_detector_and_subject_across_windows() {
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1000);
+        let t1 = t0 + Duration::from_secs(60);
+        let mut s = Store::default();
+        s.add(&report(vec![finding("busy-poll", "php", Severity::Info, 0.1)], &["php"]), t0);
+        s.add(
+            &report(
+                vec![
+                    finding("busy-poll", "php", Severity::Warning, 0.5),
+                    finding("small-io", "php", Severity::Info, 0.0),
+                ],
+                &["php"],
+            ),
+            t1,
+        );
+        assert_eq!(s.len(), 2);
+        let (_, e) = s.entries().find(|(k, _)| k.detector == "busy-poll").unwrap();
+        assert_eq!((e.windows, e.worst, e.first_seen, e.last_seen, e.active), (2, Severity::Warning, t0, t1, true));
+        assert!((e.saved_s - 0.6).abs() < 1e-9);
+        assert_eq!((s.windows, s.syscalls), (2, 200));
+    }
+
+    #[test]
+    fn a_finding_not_seen_again_in_its_program_is_no_longer_active() {
+        let t = SystemTime::UNIX_EPOCH;
+        let mut s = Store::default();
+        s.add(&report(vec![finding("busy-poll", "php", Severity::Warning, 0.5)], &["php"]), t);
+        // another program's window: php was not watched, its finding stays active
+        s.add(&report(vec![], &["nginx"]), t);
+        assert!(s.entries().all(|(_, e)| e.active));
+        // php watched again, the spin gone
+        s.add(&report(vec![], &["php"]), t);
+        assert!(s.entries().all(|(_, e)| !e.active));
+        assert_eq!(s.len(), 1, "kept, with its history");
+    }
+
+    #[test]
+    fn the_store_is_bounded() {
+        let mut s = Store::default();
+        for i in 0..Store::MAX + 10 {
+            let t = SystemTime::UNIX_EPOCH + Duration::from_secs(i as u64);
+            s.add(&report(vec![finding("busy-poll", &format!("p{i}"), Severity::Info, 0.0)], &[]), t);
+        }
+        assert_eq!(s.len(), Store::MAX);
+        assert_eq!(s.evicted, 10);
+        assert!(s.entries().all(|(k, _)| k.program.as_deref() != Some("p0")), "the oldest went first");
+    }
+}
