@@ -311,10 +311,11 @@ fn ebpf_names_the_calls_of_a_process_gone_in_milliseconds() {
 
 /// A Java program's own method leads its call site: the JVM writes its perf map at exit
 /// (`-XX:+DumpPerfMapAtExit`) and keeps frame pointers in compiled code
-/// (`-XX:+PreserveFramePointer`, without which the unwinding stops in the JDK's methods). The
-/// busy-poll lab's Wait.java spins on a non-blocking pipe read for 0.3 s; `Wait.main` (compiled
-/// while it spins) is the call site of most of the finding's calls, ahead of the JDK's
-/// `FileDispatcherImpl.read0` and libc's `read` under it.
+/// (`-XX:+PreserveFramePointer`, without which the unwinding stops in the JDK's methods).
+/// proof/callsite-java/Spin.java spins on a non-blocking pipe read for 1 s in `spinFor`
+/// (long enough for the JIT to compile it early, even on a loaded machine: interpreted methods
+/// are one `Interpreter` frame each); `Spin.spinFor` is the call site of most of the finding's
+/// calls, ahead of the JDK's `FileDispatcherImpl.read0` and libc's `read` under it.
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn ebpf_names_a_java_method_from_its_perf_map() {
@@ -324,7 +325,7 @@ fn ebpf_names_a_java_method_from_its_perf_map() {
     let javac = std::process::Command::new("javac")
         .arg("-d")
         .arg(&dir)
-        .arg(root().join("lab/busy-poll/runtimes/Wait.java"))
+        .arg(root().join("proof/callsite-java/Spin.java"))
         .status()
         .expect("javac (default-jdk-headless)");
     assert!(javac.success(), "javac: {javac}");
@@ -337,20 +338,22 @@ fn ebpf_names_a_java_method_from_its_perf_map() {
         "-XX:+PreserveFramePointer",
         "-cp",
         cp,
-        "Wait",
-        "spin",
+        "Spin",
+        "1000",
     ];
     let r = ebpf_trace_report(&dir, &[], &java);
-    let f = only("busy-poll", &r, "java Wait spin");
+    let f = only("busy-poll", &r, "java Spin 1000");
     let lead = |s: &CallSite| s.lead().and_then(|x| x.symbol.clone()).unwrap_or_default();
+    let leads = || f.call_sites.iter().map(|s| (lead(s), s.share)).collect::<Vec<_>>();
+    let own = "Spin.spinFor(java.nio.channels.Pipe$SourceChannel)";
     let top = f.call_sites.first().unwrap_or_else(|| panic!("no call site: {:#?}", r.capture));
-    assert_eq!(lead(top), "Wait.main(java.lang.String[])", "{top:#?}");
+    assert_eq!(lead(top), own, "{:?}\n{top:#?}", leads());
     assert!(top.lead().and_then(|x| x.module.as_deref()).is_some_and(|m| m.starts_with("/tmp/perf-")), "{top:#?}");
     let at = top.owner.expect("owner");
     let below: Vec<&str> = top.frames[..at].iter().filter_map(|x| x.symbol.as_deref()).collect();
     assert!(below.iter().any(|s| s.starts_with("sun.nio.ch.")), "the JDK's methods under it: {below:?}");
-    let main: f64 = f.call_sites.iter().filter(|s| lead(s).starts_with("Wait.main")).map(|s| s.share).sum();
-    assert!(main > 0.5, "{:?}", f.call_sites.iter().map(|s| (lead(s), s.share)).collect::<Vec<_>>());
+    let share: f64 = f.call_sites.iter().filter(|s| lead(s) == own).map(|s| s.share).sum();
+    assert!(share > 0.5, "{:?}", leads());
     for p in &r.summary.processes {
         let _ = std::fs::remove_file(format!("/tmp/perf-{}.map", p.pid));
     }
