@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 fn get(addr: &str, path: &str) -> String {
     let mut c = std::net::TcpStream::connect(addr).expect("connect to the agent");
     c.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
-    write!(c, "GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n").expect("request");
+    write!(c, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").expect("request");
     let mut out = String::new();
     c.read_to_string(&mut out).expect("response");
     assert!(out.starts_with("HTTP/1.1 200 OK\r\n"), "{out}");

@@ -14,8 +14,6 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -45,11 +43,11 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.terminate.clone())?;
     let shared = Arc::new(Shared::default());
     if let Some(addr) = a.metrics_listen {
-        let l = TcpListener::bind(addr).with_context(|| format!("--metrics-listen {addr}"))?;
-        let at = l.local_addr()?;
+        let server = tiny_http::Server::http(addr).map_err(|e| anyhow::anyhow!("--metrics-listen {addr}: {e}"))?;
+        let at = server.server_addr().to_ip().context("--metrics-listen: not an IP address")?;
         eprintln!("syslint agent: serving http://{at}/metrics and http://{at}/findings");
         let s = shared.clone();
-        std::thread::Builder::new().name("syslint-http".into()).spawn(move || serve(l, &s))?;
+        std::thread::Builder::new().name("syslint-http".into()).spawn(move || serve(&server, &s))?;
     }
     let began = Instant::now();
     let stopped = || stop.interrupt.load(Ordering::Relaxed) || stop.terminate.load(Ordering::Relaxed);
@@ -159,47 +157,24 @@ fn one_window(a: &AgentArgs, stop: &StopWhen, window: Duration, shared: &Shared)
     }
 }
 
-/// Serves `/metrics` and `/findings`, one request per connection, until the process ends.
-fn serve(l: TcpListener, shared: &Shared) {
-    for conn in l.incoming() {
-        let Ok(mut c) = conn else { continue };
-        let _ = c.set_read_timeout(Some(Duration::from_secs(2)));
-        let _ = c.set_write_timeout(Some(Duration::from_secs(5)));
-        let path = request_path(&mut c);
-        let (status, kind, body) = match path.as_deref() {
-            Some("/metrics") => {
-                ("200 OK", "application/openmetrics-text; version=1.0.0; charset=utf-8", metrics(shared).into_bytes())
-            }
-            Some("/findings") => ("200 OK", "application/json", findings_json(shared).into_bytes()),
-            Some(_) => ("404 Not Found", "text/plain", b"syslint agent: /metrics or /findings\n".to_vec()),
-            None => ("400 Bad Request", "text/plain", b"syslint agent: a GET request\n".to_vec()),
+/// Serves `/metrics` and `/findings` (tiny_http: HTTP/1.1 parsing, keep-alive, its own
+/// bounded worker) until the process ends.
+fn serve(server: &tiny_http::Server, shared: &Shared) {
+    for req in server.incoming_requests() {
+        let path = req.url().split('?').next().unwrap_or_default().to_string();
+        let get = *req.method() == tiny_http::Method::Get;
+        let (code, kind, body) = match path.as_str() {
+            "/metrics" if get => (200, "application/openmetrics-text; version=1.0.0; charset=utf-8", metrics(shared)),
+            "/findings" if get => (200, "application/json", findings_json(shared)),
+            "/metrics" | "/findings" => (405, "text/plain", "syslint agent: GET only\n".to_string()),
+            _ => (404, "text/plain", "syslint agent: /metrics or /findings\n".to_string()),
         };
-        let head = format!(
-            "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-            body.len()
-        );
-        let _ = c.write_all(head.as_bytes()).and_then(|_| c.write_all(&body));
-    }
-}
-
-/// The path of a `GET` request (headers read up to 8 KiB).
-fn request_path(c: &mut TcpStream) -> Option<String> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 1024];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") && buf.len() < 8192 {
-        match c.read(&mut chunk) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        let mut r = tiny_http::Response::from_string(body).with_status_code(code);
+        if let Ok(h) = tiny_http::Header::from_bytes(&b"Content-Type"[..], kind.as_bytes()) {
+            r = r.with_header(h);
         }
+        let _ = req.respond(r);
     }
-    let line = buf.split(|&b| b == b'\n').next()?;
-    let line = std::str::from_utf8(line).ok()?;
-    let mut w = line.split_whitespace();
-    if w.next()? != "GET" {
-        return None;
-    }
-    let target = w.next()?;
-    Some(target.split('?').next().unwrap_or(target).to_string())
 }
 
 type Labels = Vec<(&'static str, String)>;
