@@ -74,6 +74,7 @@ have memcached || need+=(memcached)
 have gunicorn || need+=(gunicorn)
 ls /usr/sbin/php-fpm* >/dev/null 2>&1 || need+=(php-fpm)
 have wrk || need+=(wrk)
+have prometheus || need+=(prometheus)                # syslint agent: a real server scrapes it (crates/cli/tests/agent.rs)
 # madvise-storm's lab: jemalloc with and without its decay (lab/madvise-storm/run.sh)
 [ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || need+=(libjemalloc2)
 # the eBPF backend (crates/bpf): clang compiles the BPF program, and its build script's bindgen

@@ -33,16 +33,27 @@ impl Drop for Killed {
     }
 }
 
-#[test]
-#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
-fn the_agent_serves_what_its_windows_found_to_prometheus() {
-    assert_bpf_works("the agent test");
-    let dir = std::env::temp_dir().join(format!("syslint-agent-{}", std::process::id()));
+/// The timer-polling lab's BAD and GOOD programs under names of their own (a process name is
+/// at most 15 bytes; no other test's timer is watched), and the agent watching both by name in
+/// 2 s windows every 3 s for `secs`, serving on a free loopback port.
+struct Setup {
+    dir: std::path::PathBuf,
+    bad: String,
+    good: String,
+    bad_proc: Killed,
+    _good_proc: Killed,
+    agent: Killed,
+    /// The agent's stderr after its first line.
+    err: std::process::ChildStderr,
+    /// Where it serves (`127.0.0.1:PORT`).
+    addr: String,
+}
+
+fn setup(tag: &str, secs: u32) -> Setup {
+    let dir = std::env::temp_dir().join(format!("syslint-agent-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
-    // names of their own (a process name is at most 15 bytes), so that no other test's timer
-    // is watched
     let n = std::process::id() % 100_000;
-    let (bad, good) = (format!("tbad{n}"), format!("tgood{n}"));
+    let (bad, good) = (format!("{tag}b{n}"), format!("{tag}g{n}"));
     let built = Command::new("cc")
         .args(["-O1", "-o"])
         .arg(dir.join(&bad))
@@ -52,14 +63,16 @@ fn the_agent_serves_what_its_windows_found_to_prometheus() {
     assert!(built.success());
     std::fs::copy(dir.join(&bad), dir.join(&good)).expect("copy");
     // bounded: the program's own alarm(30), and killed by pid when the test ends
-    let bad_proc =
-        Killed(Command::new(dir.join(&bad)).args(["select20", "12000"]).stdout(Stdio::null()).spawn().expect("bad"));
-    let _good_proc =
-        Killed(Command::new(dir.join(&good)).args(["block", "12000"]).stdout(Stdio::null()).spawn().expect("good"));
+    let ms = (secs * 1000 + 4000).to_string();
+    let spawn = |name: &str, mode: &str| {
+        Killed(Command::new(dir.join(name)).args([mode, &ms]).stdout(Stdio::null()).spawn().expect("timer"))
+    };
+    let bad_proc = spawn(&bad, "select20");
+    let good_proc = spawn(&good, "block");
     let mut agent = Killed(
         Command::new(bin())
-            .args(["agent", "--comm", &bad, "--comm", &good, "--window", "2s", "--every", "3s", "--for", "8s"])
-            .args(["--metrics-listen", "127.0.0.1:0"])
+            .args(["agent", "--comm", &bad, "--comm", &good, "--window", "2s", "--every", "3s"])
+            .args(["--for", &format!("{secs}s"), "--metrics-listen", "127.0.0.1:0"])
             .env("XDG_CONFIG_HOME", root().join("target/no-user-config"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -76,41 +89,104 @@ fn the_agent_serves_what_its_windows_found_to_prometheus() {
     }
     let first = String::from_utf8_lossy(&first).to_string();
     let addr = first.split("http://").nth(1).and_then(|s| s.split('/').next()).unwrap_or_else(|| panic!("{first}"));
+    Setup { dir, bad, good, bad_proc, _good_proc: good_proc, agent, err, addr: addr.to_string() }
+}
+
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn the_agent_serves_what_its_windows_found_to_prometheus() {
+    assert_bpf_works("the agent test");
+    let mut s = setup("ta", 8);
+    let addr = s.addr.clone();
     // scrape until a window is in
     let t0 = Instant::now();
     let metrics = loop {
-        let m = get(addr, "/metrics");
+        let m = get(&addr, "/metrics");
         if series(&m, "syslint_windows_total").is_some_and(|w| w >= 1.0) || t0.elapsed() > Duration::from_secs(20) {
             break m;
         }
         std::thread::sleep(Duration::from_millis(200));
     };
+    let bad = &s.bad;
     let bad_series =
         format!("syslint_findings_total{{detector=\"timer-polling\",severity=\"warning\",program=\"{bad}\"}}");
     assert!(series(&metrics, &bad_series).is_some_and(|v| v >= 1.0), "{metrics}");
     let active = format!("syslint_finding_active{{detector=\"timer-polling\",severity=\"warning\",program=\"{bad}\"}}");
     assert_eq!(series(&metrics, &active), Some(1.0), "{metrics}");
-    assert!(!metrics.contains(&format!("program=\"{good}\"")), "GOOD has no finding: {metrics}");
+    assert!(!metrics.contains(&format!("program=\"{}\"", s.good)), "GOOD has no finding: {metrics}");
     assert!(series(&metrics, "syslint_syscalls_total").is_some_and(|v| v > 0.0), "{metrics}");
     assert_eq!(series(&metrics, "syslint_lost_events_total"), Some(0.0), "{metrics}");
     assert!(metrics.trim_end().ends_with("# EOF"), "OpenMetrics text ends with # EOF: {metrics}");
     // the same as JSON, with the latest window's evidence
-    let json: serde_json::Value = serde_json::from_str(&get(addr, "/findings")).expect("JSON");
+    let json: serde_json::Value = serde_json::from_str(&get(&addr, "/findings")).expect("JSON");
     let list = json["findings"].as_array().expect("a list");
     let f = list.iter().find(|f| f["program"] == bad.as_str()).unwrap_or_else(|| panic!("{json:#}"));
     assert_eq!(f["detector"], "timer-polling");
     assert!(f["latest"]["evidence"].as_array().is_some_and(|e| !e.is_empty()), "{f:#}");
     // --for ends it; its last words list what it kept, and the programs still run
-    let st = agent.0.wait().expect("agent exits");
+    let st = s.agent.0.wait().expect("agent exits");
     let mut rest = String::new();
-    err.read_to_string(&mut rest).expect("stderr");
+    s.err.read_to_string(&mut rest).expect("stderr");
     assert!(st.success(), "{rest}");
     assert!(rest.contains(&format!("timer-polling warning in {bad}")), "{rest}");
-    assert!(
-        bad_proc.0.id() > 0 && std::path::Path::new(&format!("/proc/{}", bad_proc.0.id())).exists(),
-        "BAD still runs"
+    let pid = s.bad_proc.0.id();
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists(), "BAD still runs");
+    let _ = std::fs::remove_dir_all(&s.dir);
+}
+
+/// A real Prometheus server (Debian's `prometheus`, started by the test on loopback with its
+/// own data directory) scrapes the agent every second; its query API then has the BAD
+/// program's finding series with its labels, and none for GOOD.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn a_prometheus_server_scrapes_the_findings() {
+    need(&["prometheus"]);
+    assert_bpf_works("the agent test");
+    let s = setup("tp", 14);
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        l.local_addr().expect("addr").port()
+    };
+    let conf = s.dir.join("prometheus.yml");
+    std::fs::write(
+        &conf,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: syslint\n    static_configs:\n      - targets: ['{}']\n",
+            s.addr
+        ),
+    )
+    .expect("config");
+    let _prom = Killed(
+        Command::new("prometheus")
+            .arg(format!("--config.file={}", conf.display()))
+            .arg(format!("--storage.tsdb.path={}", s.dir.join("data").display()))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("prometheus"),
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    let api = format!("127.0.0.1:{port}");
+    let query = "/api/v1/query?query=syslint_findings_total";
+    let t0 = Instant::now();
+    let result = loop {
+        let body = std::net::TcpStream::connect(&api).ok().map(|_| get(&api, query));
+        let found = body.as_deref().and_then(|b| serde_json::from_str::<serde_json::Value>(b).ok()).and_then(|v| {
+            let r = v["data"]["result"].as_array()?.clone();
+            (!r.is_empty()).then_some(r)
+        });
+        if let Some(r) = found {
+            break r;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "no syslint_findings_total in Prometheus: {body:?}");
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let bad = result.iter().find(|r| r["metric"]["program"] == s.bad.as_str()).unwrap_or_else(|| panic!("{result:#?}"));
+    assert_eq!(bad["metric"]["detector"], "timer-polling", "{bad:#}");
+    assert_eq!(bad["metric"]["severity"], "warning", "{bad:#}");
+    assert_eq!(bad["metric"]["job"], "syslint", "{bad:#}");
+    assert!(!result.iter().any(|r| r["metric"]["program"] == s.good.as_str()), "{result:#?}");
+    let _ = std::fs::remove_dir_all(&s.dir);
 }
 
 #[test]
