@@ -572,6 +572,57 @@ fn ebpf_names_a_python_function_from_its_perf_map() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A stripped binary whose debug information is installed the way Debian's dbgsym packages
+/// install it (`/usr/lib/debug/.build-id/NN/REST.debug`, named by the binary's
+/// `.gnu_debuglink`) has its functions and lines named: what `apt install libcurl4-dbgsym
+/// php8.2-curl-dbgsym` would give the PHP curl_multi stack's stripped frames (that archive is
+/// out of reach here). The proof spin, built -g, split with objcopy, stripped.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_names_a_stripped_binary_from_its_separate_debug_file() {
+    need(&["objcopy", "strip", "readelf"]);
+    assert_bpf_works("the eBPF call-site test");
+    let dir = scratch("dbgsym");
+    let prog = dir.join("spin");
+    let src = root().join("proof/callsite-spin/spin.c");
+    let ok = |c: &mut std::process::Command| {
+        let st = c.status().expect("spawn");
+        assert!(st.success(), "{c:?}: {st}");
+    };
+    ok(std::process::Command::new("cc").args(["-g", "-O2", "-Wl,--build-id", "-o"]).arg(&prog).arg(&src));
+    let notes = std::process::Command::new("readelf").arg("-n").arg(&prog).output().expect("readelf");
+    let notes = String::from_utf8_lossy(&notes.stdout).to_string();
+    let id = notes.lines().find_map(|l| l.trim().strip_prefix("Build ID: ")).expect("a build id").trim().to_string();
+    let (nn, rest) = id.split_at(2);
+    let name = format!("{rest}.debug");
+    ok(std::process::Command::new("objcopy").arg("--only-keep-debug").arg(&prog).arg(dir.join(&name)));
+    ok(std::process::Command::new("strip").arg("-s").arg(&prog));
+    ok(std::process::Command::new("objcopy").arg(format!("--add-gnu-debuglink={name}")).arg(&prog).current_dir(&dir));
+    let syms = std::process::Command::new("readelf").arg("-s").arg(&prog).output().expect("readelf");
+    assert!(!String::from_utf8_lossy(&syms.stdout).contains("spin_on_poll"), "stripped");
+    // installed where the dbgsym package puts it (unique by build id), removed at the end
+    struct Installed(PathBuf);
+    impl Drop for Installed {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+    let at = std::path::Path::new("/usr/lib/debug/.build-id").join(nn);
+    std::fs::create_dir_all(&at).expect("/usr/lib/debug/.build-id (root)");
+    let installed = Installed(at.join(&name));
+    std::fs::rename(dir.join(&name), &installed.0)
+        .or_else(|_| std::fs::copy(dir.join(&name), &installed.0).map(|_| ()))
+        .expect("install the debug file");
+    let r = ebpf_trace_report(&dir, &[], &[prog.to_str().expect("utf-8"), "50000"]);
+    let f = only("busy-poll", &r, "the stripped spin");
+    let top = f.call_sites.first().unwrap_or_else(|| panic!("no call site: {:#?}", r.capture));
+    assert_lead(top, "spin_on_poll", "spin.c", Some(proof_line("poll(NULL, 0, 0)")), &r);
+    let names: Vec<&str> = symbols(top);
+    assert!(names.contains(&"wait_for_work") && names.contains(&"main"), "{names:?}");
+    drop(installed);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A fresh directory for one test's files (`/tmp/syslint-callsite-TAG-PID`).
 fn scratch(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("syslint-callsite-{tag}-{}", std::process::id()));
