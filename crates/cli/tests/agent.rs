@@ -21,7 +21,20 @@ fn get(addr: &str, path: &str) -> String {
 
 /// The value of the series whose line starts with `prefix` (name and labels), if any.
 fn series(metrics: &str, prefix: &str) -> Option<f64> {
-    metrics.lines().find(|l| l.starts_with(prefix)).and_then(|l| l.rsplit(' ').next()?.parse().ok())
+    metrics.lines().find(|l| l.starts_with(prefix)).and_then(value)
+}
+
+/// The line of the series `name` with these labels (among others), if any.
+fn series_with<'m>(metrics: &'m str, name: &str, labels: &[(&str, &str)]) -> Option<&'m str> {
+    metrics.lines().find(|l| {
+        l.strip_prefix(name).is_some_and(|r| r.starts_with('{'))
+            && labels.iter().all(|(k, v)| l.contains(&format!("{k}=\"{v}\"")))
+    })
+}
+
+/// A series line's value.
+fn value(line: &str) -> Option<f64> {
+    line.rsplit(' ').next()?.parse().ok()
 }
 
 struct Killed(Child);
@@ -50,6 +63,12 @@ struct Setup {
 }
 
 fn setup(tag: &str, secs: u32) -> Setup {
+    setup_with(tag, secs, |_| {})
+}
+
+/// [`setup`], with `before_agent` given BAD's pid once the programs run and before the agent
+/// starts.
+fn setup_with(tag: &str, secs: u32, before_agent: impl FnOnce(u32)) -> Setup {
     let dir = std::env::temp_dir().join(format!("syslint-agent-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let n = std::process::id() % 100_000;
@@ -69,6 +88,7 @@ fn setup(tag: &str, secs: u32) -> Setup {
     };
     let bad_proc = spawn(&bad, "select20");
     let good_proc = spawn(&good, "block");
+    before_agent(bad_proc.0.id());
     let mut agent = Killed(
         Command::new(bin())
             .args(["agent", "--comm", &bad, "--comm", &good, "--window", "2s", "--every", "3s"])
@@ -108,11 +128,11 @@ fn the_agent_serves_what_its_windows_found_to_prometheus() {
         std::thread::sleep(Duration::from_millis(200));
     };
     let bad = &s.bad;
-    let bad_series =
-        format!("syslint_findings_total{{detector=\"timer-polling\",severity=\"warning\",program=\"{bad}\"}}");
-    assert!(series(&metrics, &bad_series).is_some_and(|v| v >= 1.0), "{metrics}");
-    let active = format!("syslint_finding_active{{detector=\"timer-polling\",severity=\"warning\",program=\"{bad}\"}}");
-    assert_eq!(series(&metrics, &active), Some(1.0), "{metrics}");
+    let labels = [("detector", "timer-polling"), ("severity", "warning"), ("program", bad.as_str())];
+    let found = series_with(&metrics, "syslint_findings_total", &labels);
+    assert!(found.and_then(value).is_some_and(|v| v >= 1.0), "{metrics}");
+    let active = series_with(&metrics, "syslint_finding_active", &labels);
+    assert_eq!(active.and_then(value), Some(1.0), "{metrics}");
     assert!(!metrics.contains(&format!("program=\"{}\"", s.good)), "GOOD has no finding: {metrics}");
     assert!(series(&metrics, "syslint_syscalls_total").is_some_and(|v| v > 0.0), "{metrics}");
     assert_eq!(series(&metrics, "syslint_lost_events_total"), Some(0.0), "{metrics}");
@@ -132,6 +152,76 @@ fn the_agent_serves_what_its_windows_found_to_prometheus() {
     let pid = s.bad_proc.0.id();
     assert!(std::path::Path::new(&format!("/proc/{pid}")).exists(), "BAD still runs");
     let _ = std::fs::remove_dir_all(&s.dir);
+}
+
+/// Cgroups made by a test, removed (innermost first) when it ends, after its processes.
+struct Cgroups(Vec<std::path::PathBuf>);
+
+impl Drop for Cgroups {
+    fn drop(&mut self) {
+        for d in self.0.iter().rev() {
+            for _ in 0..50 {
+                if std::fs::remove_dir(d).is_ok() || !d.exists() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
+/// A finding names the container its program runs in: the test puts the BAD program in a
+/// cgroup of its own, named as podman names a container's (`libpod-<64 hex>.scope`, in the
+/// unified hierarchy); the agent traces each cgroup's processes in windows of their own, and
+/// the BAD finding's series carry that cgroup and the container's short id, GOOD (left where
+/// it was) has none.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn the_agent_names_the_cgroup_and_container_of_a_finding() {
+    assert_bpf_works("the agent test");
+    // the unified (v2) hierarchy: the whole of /sys/fs/cgroup, or /sys/fs/cgroup/unified on a
+    // hybrid host
+    let root = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .iter()
+        .map(std::path::Path::new)
+        .find(|p| p.join("cgroup.procs").exists())
+        .expect("a cgroup v2 hierarchy (/sys/fs/cgroup or /sys/fs/cgroup/unified)");
+    let n = std::process::id();
+    let id = format!("{:032x}{:032x}", 0x5157_1000_u128 + u128::from(n), u128::from(n) << 64 | 0xabc);
+    let parent = root.join(format!("syslint-agent-test-{n}"));
+    let scope = parent.join(format!("libpod-{id}.scope"));
+    let mut cgroups = Cgroups(Vec::new());
+    let path = format!("/syslint-agent-test-{n}/libpod-{id}.scope");
+    let s = setup_with("tc", 8, |bad| {
+        std::fs::create_dir_all(&scope).expect("a cgroup (root)");
+        cgroups.0.extend([parent.clone(), scope.clone()]);
+        std::fs::write(scope.join("cgroup.procs"), bad.to_string()).expect("move BAD into it");
+    });
+    let t0 = Instant::now();
+    let metrics = loop {
+        let m = get(&s.addr, "/metrics");
+        if series(&m, "syslint_windows_total").is_some_and(|w| w >= 2.0) || t0.elapsed() > Duration::from_secs(20) {
+            break m;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let labels = [
+        ("detector", "timer-polling"),
+        ("program", s.bad.as_str()),
+        ("container", &id[..12]),
+        ("cgroup", path.as_str()),
+    ];
+    let found = series_with(&metrics, "syslint_findings_total", &labels);
+    assert!(found.and_then(value).is_some_and(|v| v >= 1.0), "{metrics}");
+    assert!(!metrics.contains(&format!("program=\"{}\"", s.good)), "GOOD has no finding: {metrics}");
+    let json: serde_json::Value = serde_json::from_str(&get(&s.addr, "/findings")).expect("JSON");
+    let f = json["findings"].as_array().and_then(|l| l.iter().find(|f| f["program"] == s.bad.as_str()));
+    let f = f.unwrap_or_else(|| panic!("{json:#}"));
+    assert_eq!(f["container"], id.as_str(), "{f:#}");
+    assert_eq!(f["cgroup"], path.as_str(), "{f:#}");
+    let _ = std::fs::remove_dir_all(&s.dir);
+    drop(s);
+    drop(cgroups);
 }
 
 /// A real Prometheus server (Debian's `prometheus`, started by the test on loopback with its

@@ -23,18 +23,69 @@ pub struct Key {
     pub program: Option<String>,
     /// The file, endpoint, listener or DNS name it is about.
     pub name: Option<String>,
+    /// The cgroup its window watched ([`cgroup_path`]): the same program in two containers is
+    /// two findings.
+    pub cgroup: Option<String>,
 }
 
 impl Key {
-    pub fn of(f: &Finding) -> Key {
+    pub fn of(f: &Finding, cgroup: Option<&str>) -> Key {
         let about = f.about.as_ref();
         Key {
             detector: f.detector.clone(),
             kind: about.map(|a| a.kind),
             program: about.and_then(|a| a.program.clone()),
             name: about.and_then(|a| a.name.clone()),
+            cgroup: cgroup.map(str::to_string),
         }
     }
+}
+
+/// The cgroup of a process from its `/proc/PID/cgroup` text: the unified (v2) hierarchy's path
+/// (`0::PATH`) unless that is the root, else systemd's v1 hierarchy's, else the first v1
+/// controller's not at its root (hybrid hosts keep containers in v1 controllers); `/` when
+/// every line is at the root.
+pub fn cgroup_path(text: &str) -> String {
+    let mut v1: Option<&str> = None;
+    let mut systemd: Option<&str> = None;
+    for line in text.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(id), Some(ctrl), Some(path)) = (parts.next(), parts.next(), parts.next()) else { continue };
+        if path == "/" || path.is_empty() {
+            continue;
+        }
+        if id == "0" && ctrl.is_empty() {
+            return path.to_string();
+        }
+        if ctrl == "name=systemd" {
+            systemd = Some(path);
+        } else if v1.is_none() {
+            v1 = Some(path);
+        }
+    }
+    systemd.or(v1).unwrap_or("/").to_string()
+}
+
+/// The container a cgroup path names, by the 64-hex id container runtimes put in it
+/// (`docker-ID.scope`, `libpod-ID.scope`, `cri-containerd-ID.scope`, `crio-ID.scope`, or a bare
+/// `/docker/ID` with the cgroupfs driver): the innermost such component.
+pub fn container_id(path: &str) -> Option<String> {
+    path.rsplit('/').find_map(|c| {
+        let c = c.strip_suffix(".scope").unwrap_or(c);
+        let id = c.rsplit(['-', ':']).next()?;
+        (id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit())).then(|| id.to_ascii_lowercase())
+    })
+}
+
+/// The Kubernetes pod a cgroup path names: the uid in its `pod<UID>` component
+/// (`kubepods-burstable-pod<UID>.slice` with the systemd driver, `/kubepods/burstable/pod<UID>`
+/// with cgroupfs; the systemd form writes the uid's dashes as underscores).
+pub fn pod_uid(path: &str) -> Option<String> {
+    path.split('/').find_map(|c| {
+        let c = c.strip_suffix(".slice").unwrap_or(c);
+        let uid = c.strip_prefix("pod").or_else(|| c.rsplit_once("-pod").map(|x| x.1))?;
+        (uid.len() == 36 || uid.len() == 32).then(|| uid.replace('_', "-"))
+    })
 }
 
 /// One finding's story across the windows.
@@ -62,6 +113,8 @@ pub struct Window {
     pub programs: Vec<String>,
     pub syscalls: u64,
     pub lost_events: u64,
+    /// The cgroup whose processes it watched, when the agent traced one cgroup's processes.
+    pub cgroup: Option<String>,
 }
 
 impl Window {
@@ -74,6 +127,7 @@ impl Window {
             programs,
             syscalls: r.capture.syscalls,
             lost_events: r.capture.lost_events,
+            cgroup: None,
         }
     }
 }
@@ -106,12 +160,13 @@ impl Store {
         for (k, e) in &mut self.entries {
             // a program this window watched and did not find it in (or no program named):
             // gone for now, unless found again below
-            if k.program.as_deref().is_none_or(|p| w.programs.iter().any(|q| q == p)) {
+            let same_place = k.cgroup == w.cgroup;
+            if same_place && k.program.as_deref().is_none_or(|p| w.programs.iter().any(|q| q == p)) {
                 e.active = false;
             }
         }
         for f in &w.findings {
-            let key = Key::of(f);
+            let key = Key::of(f, w.cgroup.as_deref());
             if !self.entries.contains_key(&key) && self.entries.len() >= Self::MAX {
                 self.evict_oldest();
             }
@@ -178,7 +233,13 @@ mod tests {
     }
 
     fn report(findings: Vec<Finding>, comms: &[&str]) -> Window {
-        Window { findings, programs: comms.iter().map(ToString::to_string).collect(), syscalls: 100, lost_events: 0 }
+        Window {
+            findings,
+            programs: comms.iter().map(ToString::to_string).collect(),
+            syscalls: 100,
+            lost_events: 0,
+            cgroup: None,
+        }
     }
 
     #[test]
@@ -216,6 +277,55 @@ mod tests {
         s.add(&report(vec![], &["php"]), t);
         assert!(s.entries().all(|(_, e)| !e.active));
         assert_eq!(s.len(), 1, "kept, with its history");
+    }
+
+    #[test]
+    fn the_same_program_in_two_cgroups_is_two_findings() {
+        let t = SystemTime::UNIX_EPOCH;
+        let mut s = Store::default();
+        let mut a = report(vec![finding("busy-poll", "php", Severity::Warning, 0.5)], &["php"]);
+        a.cgroup = Some("/a".into());
+        let mut b = a.clone();
+        b.cgroup = Some("/b".into());
+        s.add(&a, t);
+        s.add(&b, t);
+        assert_eq!(s.len(), 2);
+        // /a watched again without it: only /a's is gone
+        let mut quiet = report(vec![], &["php"]);
+        quiet.cgroup = Some("/a".into());
+        s.add(&quiet, t);
+        let active: Vec<_> = s.entries().filter(|(_, e)| e.active).map(|(k, _)| k.cgroup.clone()).collect();
+        assert_eq!(active, [Some("/b".to_string())]);
+    }
+
+    #[test]
+    fn cgroups_containers_and_pods_are_read_from_their_paths() {
+        // pure v2, hybrid (v2 at the root, a container in v1 controllers), all at the root
+        assert_eq!(cgroup_path("0::/system.slice/nginx.service\n"), "/system.slice/nginx.service");
+        let hybrid = "9:name=systemd:/machine.slice/libpod-abc.scope\n4:memory:/machine.slice/libpod-abc.scope\n0::/\n";
+        assert_eq!(cgroup_path(hybrid), "/machine.slice/libpod-abc.scope");
+        assert_eq!(cgroup_path("4:memory:/process_api/x\n1:cpu:/\n0::/\n"), "/process_api/x");
+        assert_eq!(cgroup_path("1:cpu:/\n0::/\n"), "/");
+        let id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        for p in [
+            format!("/system.slice/docker-{id}.scope"),
+            format!("/machine.slice/libpod-{id}.scope/container"),
+            format!("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1b2c3d4e_5f60_7a8b_9c0d_1e2f3a4b5c6d.slice/cri-containerd-{id}.scope"),
+            format!("/docker/{id}"),
+            format!("/kubepods/burstable/pod1b2c3d4e-5f60-7a8b-9c0d-1e2f3a4b5c6d/crio-{id}"),
+        ] {
+            assert_eq!(container_id(&p).as_deref(), Some(id), "{p}");
+        }
+        assert_eq!(container_id("/system.slice/nginx.service"), None);
+        assert_eq!(
+            pod_uid("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1b2c3d4e_5f60_7a8b_9c0d_1e2f3a4b5c6d.slice/x").as_deref(),
+            Some("1b2c3d4e-5f60-7a8b-9c0d-1e2f3a4b5c6d")
+        );
+        assert_eq!(
+            pod_uid("/kubepods/burstable/pod1b2c3d4e-5f60-7a8b-9c0d-1e2f3a4b5c6d/abc").as_deref(),
+            Some("1b2c3d4e-5f60-7a8b-9c0d-1e2f3a4b5c6d")
+        );
+        assert_eq!(pod_uid("/system.slice/podman.service"), None);
     }
 
     #[test]

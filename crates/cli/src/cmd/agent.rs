@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use syslint_capture::live::{pids_by_name, Target};
-use syslint_pipeline::agent::{Store, Window};
+use syslint_pipeline::agent::{self, Store, Window};
 use syslint_pipeline::{live, Analysis, StopWhen};
 
 pub fn run(a: AgentArgs) -> Result<u8> {
@@ -52,11 +52,29 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     let began = Instant::now();
     let stopped = || stop.interrupt.load(Ordering::Relaxed) || stop.terminate.load(Ordering::Relaxed);
     let over = |now: Instant| a.duration.is_some_and(|d| now.duration_since(began) >= d);
+    // the cgroup traced first in the next cycle: when the watched processes sit in more cgroups
+    // than windows fit in --every, the cycles take turns
+    let mut next_cgroup = String::new();
     while !stopped() && !over(Instant::now()) {
         let cycle = Instant::now();
-        let left = a.duration.map(|d| d.saturating_sub(began.elapsed()));
-        let window = left.map_or(a.window, |l| l.min(a.window));
-        one_window(&a, &stop, window, &shared);
+        let groups = targets(&a);
+        if groups.is_empty() {
+            if let Ok(mut s) = shared.store.lock() {
+                s.idle();
+            }
+        }
+        let start = groups.iter().position(|(cg, _)| *cg >= next_cgroup).unwrap_or(0);
+        let order: Vec<&(String, Vec<u32>)> = groups[start..].iter().chain(&groups[..start]).collect();
+        for (i, (cgroup, pids)) in order.iter().enumerate() {
+            let left = a.duration.map(|d| d.saturating_sub(began.elapsed()));
+            let window = left.map_or(a.window, |l| l.min(a.window));
+            if stopped() || window.is_zero() || (i > 0 && cycle.elapsed() + window > a.every) {
+                next_cgroup.clone_from(cgroup);
+                break;
+            }
+            one_window(&a, &stop, window, cgroup, pids, &shared);
+            next_cgroup.clear();
+        }
         while !stopped() && !over(Instant::now()) && cycle.elapsed() < a.every {
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -79,6 +97,7 @@ pub fn run(a: AgentArgs) -> Result<u8> {
             e.windows,
             e.saved_s,
             k.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
+                + &k.cgroup.as_deref().filter(|c| *c != "/").map(|c| format!(" [cgroup {c}]")).unwrap_or_default()
         );
     }
     Ok(EXIT_CLEAN)
@@ -92,8 +111,9 @@ struct Shared {
     failed: AtomicU64,
 }
 
-/// The processes to watch now: the pids given that still run, and every process of each name.
-fn targets(a: &AgentArgs) -> Vec<u32> {
+/// The processes to watch now (the pids given that still run, and every process of each
+/// name), by the cgroup each is in ([`agent::cgroup_path`]), cgroups sorted.
+fn targets(a: &AgentArgs) -> Vec<(String, Vec<u32>)> {
     let mut pids: Vec<u32> =
         a.pids.iter().copied().filter(|p| std::path::Path::new(&format!("/proc/{p}")).exists()).collect();
     for name in &a.comm {
@@ -101,18 +121,17 @@ fn targets(a: &AgentArgs) -> Vec<u32> {
     }
     pids.sort_unstable();
     pids.dedup();
-    pids
+    let mut by: std::collections::BTreeMap<String, Vec<u32>> = std::collections::BTreeMap::new();
+    for p in pids {
+        // gone since: its cgroup does not matter
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{p}/cgroup")) else { continue };
+        by.entry(agent::cgroup_path(&text)).or_default().push(p);
+    }
+    by.into_iter().collect()
 }
 
-/// One full-detail trace of what is watched, for `window`, into the store.
-fn one_window(a: &AgentArgs, stop: &StopWhen, window: Duration, shared: &Shared) {
-    let pids = targets(a);
-    if pids.is_empty() {
-        if let Ok(mut s) = shared.store.lock() {
-            s.idle();
-        }
-        return;
-    }
+/// One full-detail trace of the watched processes of one cgroup, for `window`, into the store.
+fn one_window(a: &AgentArgs, stop: &StopWhen, window: Duration, cgroup: &str, pids: &[u32], shared: &Shared) {
     let detectors = match syslint_pipeline::detectors(&[], &[], a.config.as_deref()) {
         Ok(d) => d,
         Err(e) => {
@@ -139,7 +158,7 @@ fn one_window(a: &AgentArgs, stop: &StopWhen, window: Duration, shared: &Shared)
     };
     let bounded =
         StopWhen { interrupt: stop.interrupt.clone(), terminate: stop.terminate.clone(), after: Some(window) };
-    let result = live::start(&Target::Pids(pids), &opts, &mut |line| eprintln!("{line}")).and_then(|source| {
+    let result = live::start(&Target::Pids(pids.to_vec()), &opts, &mut |line| eprintln!("{line}")).and_then(|source| {
         let mut analysis = Analysis::new(detectors);
         let outcome = source.run(&mut analysis, &bounded)?;
         Ok(analysis.finish(outcome.capture))
@@ -147,7 +166,8 @@ fn one_window(a: &AgentArgs, stop: &StopWhen, window: Duration, shared: &Shared)
     match result {
         Ok(report) => {
             if let Ok(mut s) = shared.store.lock() {
-                s.add(&Window::of(&report), SystemTime::now());
+                let w = Window { cgroup: Some(cgroup.to_string()), ..Window::of(&report) };
+                s.add(&w, SystemTime::now());
             }
         }
         Err(e) => {
@@ -194,14 +214,20 @@ fn metrics(shared: &Shared) -> String {
     let cpu = Counter::<f64, std::sync::atomic::AtomicU64>::default();
     if let Ok(s) = shared.store.lock() {
         for (k, e) in s.entries() {
-            let labels = vec![
-                ("detector", k.detector.clone()),
-                ("severity", format!("{:?}", e.worst).to_lowercase()),
+            let cgroup = k.cgroup.clone().unwrap_or_default();
+            let place = vec![
                 ("program", k.program.clone().unwrap_or_default()),
+                // a container's short id (12 hex digits, as its runtime shows it), its pod's uid
+                ("container", agent::container_id(&cgroup).map(|c| c[..12].to_string()).unwrap_or_default()),
+                ("pod", agent::pod_uid(&cgroup).unwrap_or_default()),
+                ("cgroup", cgroup),
             ];
+            let what = [("detector", k.detector.clone()), ("severity", format!("{:?}", e.worst).to_lowercase())];
+            let labels: Labels = what.iter().cloned().chain(place.iter().cloned()).collect();
             found.get_or_create(&labels).inc_by(e.windows);
             active.get_or_create(&labels).set(i64::from(e.active));
-            saved.get_or_create(&labels[..1].iter().chain(&labels[2..]).cloned().collect()).inc_by(e.saved_s);
+            let by_detector: Labels = what[..1].iter().cloned().chain(place).collect();
+            saved.get_or_create(&by_detector).inc_by(e.saved_s);
         }
         windows.inc_by(s.windows);
         idle.inc_by(s.idle_windows);
@@ -254,6 +280,9 @@ fn findings_json(shared: &Shared) -> String {
                     "program": k.program,
                     "subject": e.latest.subject,
                     "name": k.name,
+                    "cgroup": k.cgroup,
+                    "container": k.cgroup.as_deref().and_then(agent::container_id),
+                    "pod": k.cgroup.as_deref().and_then(agent::pod_uid),
                     "severity": format!("{:?}", e.worst).to_lowercase(),
                     "active": e.active,
                     "windows": e.windows,
