@@ -63,9 +63,7 @@ pub fn run(a: AgentArgs) -> Result<u8> {
                 s.idle();
             }
         }
-        let start = groups.iter().position(|(cg, _)| *cg >= next_cgroup).unwrap_or(0);
-        let order: Vec<&(String, Vec<u32>)> = groups[start..].iter().chain(&groups[..start]).collect();
-        for (i, (cgroup, pids)) in order.iter().enumerate() {
+        for (i, (cgroup, pids)) in turn_order(&groups, &next_cgroup).into_iter().enumerate() {
             let left = a.duration.map(|d| d.saturating_sub(began.elapsed()));
             let window = left.map_or(a.window, |l| l.min(a.window));
             if stopped() || window.is_zero() || (i > 0 && cycle.elapsed() + window > a.every) {
@@ -101,6 +99,13 @@ pub fn run(a: AgentArgs) -> Result<u8> {
         );
     }
     Ok(EXIT_CLEAN)
+}
+
+/// The cgroups (sorted) in the order this cycle traces them: from `next` (the first one the
+/// last cycle had no time for, or the one after it if it is gone), round to the start.
+fn turn_order<'g>(groups: &'g [(String, Vec<u32>)], next: &str) -> Vec<&'g (String, Vec<u32>)> {
+    let start = groups.iter().position(|(cg, _)| cg.as_str() >= next).unwrap_or(0);
+    groups[start..].iter().chain(&groups[..start]).collect()
 }
 
 /// What the windows and the HTTP thread share.
@@ -296,4 +301,25 @@ fn findings_json(shared: &Shared) -> String {
         Err(_) => Vec::new(),
     };
     serde_json::to_string_pretty(&serde_json::json!({ "findings": list })).unwrap_or_else(|_| "{}".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::turn_order;
+
+    #[test]
+    fn cycles_take_turns_over_the_cgroups() {
+        let g = |names: &[&str]| names.iter().map(|n| ((*n).to_string(), vec![1])).collect::<Vec<_>>();
+        let names = |o: Vec<&(String, Vec<u32>)>| o.into_iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+        let groups = g(&["/a", "/b", "/c"]);
+        assert_eq!(names(turn_order(&groups, "")), ["/a", "/b", "/c"]);
+        // the last cycle stopped before /b
+        assert_eq!(names(turn_order(&groups, "/b")), ["/b", "/c", "/a"]);
+        // /b is gone since: the one after it
+        let groups = g(&["/a", "/c"]);
+        assert_eq!(names(turn_order(&groups, "/b")), ["/c", "/a"]);
+        // past the last: from the start
+        assert_eq!(names(turn_order(&groups, "/z")), ["/a", "/c"]);
+        assert!(turn_order(&[], "/a").is_empty());
+    }
 }
