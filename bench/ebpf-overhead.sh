@@ -21,6 +21,9 @@
 #   WRK_SECS=5 ATTACH_WAIT=2 PORT=18431 (first free port from there)
 #   RUN_TIMEOUT=900      seconds; any single run is killed after this
 #   SYSLINT=target/release/syslint   (not built by this script: cargo build --release)
+#   agent                `syslint agent -p PIDS --window AGENT_WINDOW --every AGENT_EVERY` (2s, 60s by
+#                        default) attached for the whole wrk run (nginx only): its cost averaged
+#                        over the run; make WRK_SECS a multiple of AGENT_EVERY
 #   alt-NAME             extra rows for A/B runs of other builds or settings: CONFIGS="untraced
 #                        ebpf alt-new" with ALT_new_BIN=/path/to/syslint (default $SYSLINT),
 #                        ALT_new_ENV="VAR=value ..." (its environment) and ALT_new_ARGS="..."
@@ -53,6 +56,8 @@ WRK_SECS=${WRK_SECS:-5}
 ATTACH_WAIT=${ATTACH_WAIT:-2}
 PORT=${PORT:-18431}
 RUN_TIMEOUT=${RUN_TIMEOUT:-900}
+AGENT_WINDOW=${AGENT_WINDOW:-2s}
+AGENT_EVERY=${AGENT_EVERY:-60s}
 SYSLINT=${SYSLINT:-$ROOT/target/release/syslint}
 N_GETPPID=2000000 N_DD=2000000 N_STAT=500000
 DD=$(command -v dd)
@@ -116,6 +121,10 @@ probe_syslint() {   # probe_syslint CONFIG : can its `syslint trace ... -- true`
     rm -f "$TMPD/probe.json"
 }
 is_syslint() { case $1 in ebpf|ebpf-summary|syslint-strace|alt-*) return 0 ;; *) return 1 ;; esac; }
+if want agent; then
+    [ "$WORKLOADS" = nginx ] || die "the agent row runs on nginx only (WORKLOADS=nginx)"
+    ROWS+=(agent)
+fi
 syslint_cmd() {   # syslint_cmd CONFIG -> sets SCMD: the `syslint trace ...` of a syslint row
     local v
     case $1 in
@@ -156,6 +165,7 @@ label() {
         bpftrace) echo 'bpftrace count map' ;;
         syscount) echo '`syscount` (libbpf-tools, BCC'"'"'s in-kernel counting, whole host)' ;;
         alt-*) syslint_cmd "$1"; echo "\`${SCMD[*]}\`" ;;
+        agent) echo "\`syslint agent --window $AGENT_WINDOW --every $AGENT_EVERY\` (averaged over the run)" ;;
     esac
 }
 is_slow() { case $1 in syslint-strace|strace-c|perf) return 0 ;; *) return 1 ;; esac; }
@@ -318,6 +328,8 @@ run_nginx() {   # run_nginx CONFIG
         ebpf|ebpf-summary|syslint-strace|alt-*)
             syslint_cmd "$c"
             cmd=("${SCMD[@]}" -q --format json --output-file "$j" -p "$csv" --for "${bound}s") ;;
+        agent)
+            cmd=("$SYSLINT" agent -p "$csv" --window "$AGENT_WINDOW" --every "$AGENT_EVERY" --for "${bound}s") ;;
         strace-c) cmd=(strace -c -f -o /dev/null); for p in $pids; do cmd+=(-p "$p"); done; sig=TERM ;;
         perf) cmd=(perf trace -s -o "$o" -p "$csv") ;;
         bpftrace) cmd=(bpftrace -o "$o" -e "tracepoint:raw_syscalls:sys_enter /$filt/ { @n[args->id] = count(); }") ;;
