@@ -192,24 +192,27 @@ pub struct AnalyzeArgs {
 #[command(after_long_help = "\
 Every --every (60s by default) the agent traces what it watches with eBPF for --window (2s by
 default), analyses that window with every detector, and keeps each finding across windows: one
-entry per detector and subject (the program and what it is about, not its pids), with the
-windows it was seen in, first and last seen, the time its fix would have saved, and the latest
-window's evidence. A finding not seen again in a later window of its program is no longer
-active.
+entry per detector, subject (the program and what it is about, not its pids) and cgroup, with
+the windows it was seen in, first and last seen, the time its fix would have saved, and the
+latest window's evidence. A finding not seen again in a later window of its program is no
+longer active. The watched processes are grouped by cgroup, each cgroup traced in windows of its
+own (taking turns when they do not all fit in --every); a container's id and a Kubernetes pod's
+uid are read from the cgroup's path.
 
 With --metrics-listen ADDR it serves, over plain HTTP on ADDR (port 0 picks a free one, printed
 on stderr):
   /metrics   Prometheus text (OpenMetrics): syslint_findings_total and syslint_finding_active
-             by detector, severity and program; syslint_finding_saved_seconds_total; the
-             windows, syscalls and lost events counted; the agent's own CPU time
+             by detector, severity, program, container, pod and cgroup;
+             syslint_finding_saved_seconds_total; the windows, syscalls and lost events
+             counted; the agent's own CPU time
   /findings  the findings kept, as JSON
 
 Examples:
   syslint agent --comm php-fpm --comm nginx --metrics-listen 127.0.0.1:9464
   syslint agent -p 1234 --window 5s --every 30s --for 1h
 
-Not yet: watching the whole host, containers and Kubernetes attribution, in-kernel counting
-between windows, OpenTelemetry export (issue 32).")]
+Not yet: watching the whole host, Kubernetes pod and namespace names, in-kernel counting between
+windows, OpenTelemetry export (issue 32; docs/agent.md).")]
 pub struct AgentArgs {
     /// Watch these processes (comma-separated pids) and their new children
     #[arg(short = 'p', long = "pid", value_delimiter = ',', value_name = "PID")]
