@@ -203,7 +203,16 @@ fn attach_for_a_bounded_time_and_record(b: &str) {
             format!("#syslint task {0} {0} {1} sh", w.id(), std::process::id()),
             "the recording's first line"
         );
-        assert_eq!(again.capture.unparsed_lines, 0, "{:?}", again.capture.unparsed_samples);
+        // nothing unread but, at most, the last line: strace stopped by the --for deadline may
+        // leave the call it was printing cut off (`rt_sigprocmask(SIG_SETMASK, [], ` in a CI
+        // run), which the reader reports with its place rather than guesses
+        let last = text.lines().count() as u64;
+        let cut_last = again.capture.unparsed_samples.iter().all(|u| u.line == last);
+        assert!(
+            again.capture.unparsed_lines == 0 || (again.capture.unparsed_lines == 1 && cut_last),
+            "{:?}",
+            again.capture.unparsed_samples
+        );
     }
     if b == "strace" {
         // the same patterns; their grouping by program may differ (the shell's unnamed
