@@ -373,14 +373,10 @@ fn ebpf_call_sites_are_the_counted_calls_not_the_example() {
     assert_bpf_works("the eBPF call-site test");
     let dir = scratch("javacp");
     let lab = root().join("lab/failed-lookup-storm/runtimes");
-    let ok = |c: &mut std::process::Command| {
-        let st = c.status().expect("spawn");
-        assert!(st.success(), "{c:?}: {st}");
-    };
-    ok(std::process::Command::new("bash").arg(lab.join("gen.sh")).arg(&dir).stdout(std::process::Stdio::null()));
+    run_ok(std::process::Command::new("bash").arg(lab.join("gen.sh")).arg(&dir).stdout(std::process::Stdio::null()));
     let sources: Vec<PathBuf> =
         std::fs::read_dir(dir.join("java/src/app")).expect("sources").map(|e| e.expect("entry").path()).collect();
-    ok(std::process::Command::new("javac").arg("-d").arg(dir.join("java/classes")).args(&sources));
+    run_ok(std::process::Command::new("javac").arg("-d").arg(dir.join("java/classes")).args(&sources));
     let mut cp = Vec::new();
     for i in 0..30 {
         let d = dir.join(format!("java/empty{i}"));
@@ -482,8 +478,7 @@ fn ebpf_names_the_code_that_spawns_each_task() {
     let dir = scratch("spawn");
     let prog = dir.join("spawn");
     let src = root().join("proof/callsite-spawn/spawn.c");
-    let cc = std::process::Command::new("cc").args(["-g", "-O2", "-o"]).arg(&prog).arg(&src).status().expect("cc");
-    assert!(cc.success(), "cc: {cc}");
+    run_ok(std::process::Command::new("cc").args(["-g", "-O2", "-o"]).arg(&prog).arg(&src));
     let r = ebpf_trace_report(&dir, &[], &[prog.to_str().expect("utf-8"), "100"]);
     let f = only("spawn-per-task", &r, "the spawn proof program");
     assert!(f.evidence.iter().any(|l| l.contains("execve(\"/bin/true\"")), "{:#?}", f.evidence);
@@ -593,19 +588,17 @@ fn ebpf_names_a_stripped_binary_from_its_separate_debug_file() {
     let dir = scratch("dbgsym");
     let prog = dir.join("spin");
     let src = root().join("proof/callsite-spin/spin.c");
-    let ok = |c: &mut std::process::Command| {
-        let st = c.status().expect("spawn");
-        assert!(st.success(), "{c:?}: {st}");
-    };
-    ok(std::process::Command::new("cc").args(["-g", "-O2", "-Wl,--build-id", "-o"]).arg(&prog).arg(&src));
+    run_ok(std::process::Command::new("cc").args(["-g", "-O2", "-Wl,--build-id", "-o"]).arg(&prog).arg(&src));
     let notes = std::process::Command::new("readelf").arg("-n").arg(&prog).output().expect("readelf");
     let notes = String::from_utf8_lossy(&notes.stdout).to_string();
     let id = notes.lines().find_map(|l| l.trim().strip_prefix("Build ID: ")).expect("a build id").trim().to_string();
     let (nn, rest) = id.split_at(2);
     let name = format!("{rest}.debug");
-    ok(std::process::Command::new("objcopy").arg("--only-keep-debug").arg(&prog).arg(dir.join(&name)));
-    ok(std::process::Command::new("strip").arg("-s").arg(&prog));
-    ok(std::process::Command::new("objcopy").arg(format!("--add-gnu-debuglink={name}")).arg(&prog).current_dir(&dir));
+    run_ok(std::process::Command::new("objcopy").arg("--only-keep-debug").arg(&prog).arg(dir.join(&name)));
+    run_ok(std::process::Command::new("strip").arg("-s").arg(&prog));
+    run_ok(
+        std::process::Command::new("objcopy").arg(format!("--add-gnu-debuglink={name}")).arg(&prog).current_dir(&dir),
+    );
     let syms = std::process::Command::new("readelf").arg("-s").arg(&prog).output().expect("readelf");
     assert!(!String::from_utf8_lossy(&syms.stdout).contains("spin_on_poll"), "stripped");
     // installed where the dbgsym package puts it (unique by build id), removed at the end
@@ -629,6 +622,12 @@ fn ebpf_names_a_stripped_binary_from_its_separate_debug_file() {
     assert!(names.contains(&"wait_for_work") && names.contains(&"main"), "{names:?}");
     drop(installed);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `c`, which must succeed.
+fn run_ok(c: &mut std::process::Command) {
+    let st = c.status().expect("spawn");
+    assert!(st.success(), "{c:?}: {st}");
 }
 
 /// A fresh directory for one test's files (`/tmp/syslint-callsite-TAG-PID`).

@@ -383,14 +383,10 @@ impl Resolver {
                 self.procs.insert(*k, Some(Process { rereads, ..p }));
             }
         }
-        let procs = &self.procs;
-        let (now, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending).into_iter().partition(|p| {
+        let pending = std::mem::take(&mut self.pending);
+        let (now, keep): (Vec<_>, Vec<_>) = pending.into_iter().partition(|p| {
             let s = p.as_sample();
-            waited.contains(&(s.tgid, s.mm_id))
-                && procs
-                    .get(&(s.tgid, s.mm_id))
-                    .and_then(Option::as_ref)
-                    .is_some_and(|p| p.maps.iter().any(|m| m.range.contains(&s.ip)))
+            waited.contains(&(s.tgid, s.mm_id)) && self.covered_addr(&s, s.ip)
         });
         self.pending = keep;
         for p in now {
