@@ -177,6 +177,9 @@ pub struct Resolver {
     pending_bytes: usize,
     /// Processes the kernel sent new mappings of since the last [`Resolver::retry`].
     fresh: Vec<(u32, u64)>,
+    /// When each process whose map was read from /proc started (to tell its perf map from an
+    /// earlier process's with the same pid).
+    started: HashMap<u32, std::time::SystemTime>,
 }
 
 /// Whether a process's memory is gone: it ended, it is a zombie (whose /proc entry stays
@@ -194,6 +197,19 @@ fn gone(tgid: u32) -> bool {
     // exiting: its memory released, not yet a zombie (the first byte of the map is enough)
     let mut one = [0u8; 1];
     std::fs::File::open(format!("/proc/{tgid}/maps")).and_then(|mut f| f.read(&mut one)).map_or(true, |n| n == 0)
+}
+
+/// When a running process started: its start in clock ticks after boot (/proc/PID/stat's 22nd
+/// field) after the boot time (/proc/stat's `btime`).
+fn start_time(tgid: u32) -> Option<std::time::SystemTime> {
+    let stat = std::fs::read_to_string(format!("/proc/{tgid}/stat")).ok()?;
+    // after the command name's closing parenthesis: state is field 3, starttime 22
+    let ticks: u64 = stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()?;
+    let boot = std::fs::read_to_string("/proc/stat").ok()?;
+    let btime: u64 = boot.lines().find_map(|l| l.strip_prefix("btime "))?.trim().parse().ok()?;
+    // USER_HZ: 100 on x86_64
+    let at = std::time::Duration::from_secs(btime) + std::time::Duration::from_millis(ticks * 10);
+    Some(std::time::SystemTime::UNIX_EPOCH + at)
 }
 
 /// Samples (and their stack bytes) kept at most while their process's mappings are awaited.
@@ -225,6 +241,7 @@ impl Resolver {
             pending: Vec::new(),
             pending_bytes: 0,
             fresh: Vec::new(),
+            started: HashMap::new(),
         }
     }
 
@@ -265,6 +282,11 @@ impl Resolver {
     fn read_process(&mut self, tgid: u32, mm_id: u64) -> Option<Process> {
         let text = std::fs::read_to_string(format!("/proc/{tgid}/maps")).ok();
         let maps = text.as_deref().map(parse_maps).unwrap_or_default();
+        if !maps.is_empty() && self.started.len() < self.limits.processes {
+            if let Some(t) = start_time(tgid) {
+                self.started.entry(tgid).or_insert(t);
+            }
+        }
         // empty: gone, or a zombie (its memory is released already); another address space
         // than the sample's: the process has run execve since (its spawning code's stack was
         // sampled at execve's entry)
@@ -575,7 +597,8 @@ impl Resolver {
                 if perf.len() >= 256 && !perf.contains_key(&s.tgid) {
                     break;
                 }
-                let map = perf.entry(s.tgid).or_insert_with(|| perfmap::PerfMap::of_process(s.tgid));
+                let started = self.started.get(&s.tgid).copied();
+                let map = perf.entry(s.tgid).or_insert_with(|| perfmap::PerfMap::of_process(s.tgid, started));
                 if let Some(name) = map.as_ref().and_then(|m| m.name_of(f.addr)) {
                     let (func, file, line) = perfmap::split_name(name);
                     f.module = Some(format!("{}{}.map", JIT_MODULE, s.tgid));

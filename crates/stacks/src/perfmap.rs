@@ -3,47 +3,64 @@
 //! jit interface): Node with `--perf-basic-prof`, the JVM with `-XX:+DumpPerfMapAtExit`,
 //! Python 3.12+ with `-X perf`. The file outlives the process, so it is read when the capture
 //! ends; frames in anonymous memory that a line covers get its name.
+//!
+//! It also outlives the process for good: a map left in /tmp by an earlier process with the
+//! same pid (pids wrap at 32,768 on small machines) would name this one's code with another
+//! program's functions. A map last written before the process started is not read; and since
+//! Python appends to a map it finds, a later line wins over an earlier one for an address.
 
 use std::io::{BufRead, BufReader, Read};
 
 /// Bytes of a perf map read at most (a long-running JIT writes one line per compilation).
 const MAX_BYTES: u64 = 64 << 20;
 
-/// One process's perf map, sorted by start address.
+/// One process's perf map, sorted by start address: (start, end, line number, name).
 #[derive(Debug, Default)]
 pub struct PerfMap {
-    entries: Vec<(u64, u64, String)>,
+    entries: Vec<(u64, u64, usize, String)>,
 }
 
 impl PerfMap {
-    /// `/tmp/perf-PID.map`, when the process (or its runtime) wrote one.
-    pub fn of_process(pid: u32) -> Option<PerfMap> {
+    /// `/tmp/perf-PID.map`, when the process (or its runtime) wrote one; not when the file
+    /// was last written before `started` (the process's start, when known): an earlier
+    /// process's with the same pid.
+    pub fn of_process(pid: u32, started: Option<std::time::SystemTime>) -> Option<PerfMap> {
         let f = std::fs::File::open(format!("/tmp/perf-{pid}.map")).ok()?;
+        let written = f.metadata().and_then(|m| m.modified()).ok();
+        if let (Some(w), Some(s)) = (written, started) {
+            // a second of slack: the start time is read in clock ticks
+            if w + std::time::Duration::from_secs(1) < s {
+                return None;
+            }
+        }
         Some(PerfMap::parse(BufReader::new(f.take(MAX_BYTES))))
     }
 
     /// The lines of a perf map; lines that are not `START SIZE NAME` are skipped.
     pub fn parse(r: impl BufRead) -> PerfMap {
-        let mut entries: Vec<(u64, u64, String)> = r
+        let mut entries: Vec<(u64, u64, usize, String)> = r
             .lines()
             .map_while(Result::ok)
-            .filter_map(|l| {
+            .enumerate()
+            .filter_map(|(n, l)| {
                 let mut it = l.splitn(3, ' ');
                 let start = u64::from_str_radix(it.next()?.trim_start_matches("0x"), 16).ok()?;
                 let size = u64::from_str_radix(it.next()?.trim_start_matches("0x"), 16).ok()?;
                 let name = it.next()?.trim();
-                (size > 0 && !name.is_empty()).then(|| (start, start.saturating_add(size), name.to_string()))
+                (size > 0 && !name.is_empty()).then(|| (start, start.saturating_add(size), n, name.to_string()))
             })
             .collect();
-        // a later line for the same start is newer code (the runtime reused the memory)
         entries.sort_by_key(|e| e.0);
         PerfMap { entries }
     }
 
-    /// The name of the code at `addr`: the last line whose range holds it.
+    /// The name of the code at `addr`: of the lines whose range holds it, the one written last
+    /// (newer code where the runtime reused the memory, or this process's lines after an
+    /// earlier one's in a map it appended to).
     pub fn name_of(&self, addr: u64) -> Option<&str> {
         let i = self.entries.partition_point(|e| e.0 <= addr);
-        self.entries[..i].iter().rev().take(64).find(|e| addr < e.1).map(|e| e.2.as_str())
+        let holding = self.entries[..i].iter().rev().take(64).filter(|e| addr < e.1);
+        holding.max_by_key(|e| e.2).map(|e| e.3.as_str())
     }
 }
 
@@ -114,5 +131,30 @@ mod tests {
             ("Wait.main(java.lang.String[])".into(), None, None)
         );
         assert_eq!(split_name("StubRoutines (1)"), ("StubRoutines (1)".into(), None, None));
+    }
+
+    /// An earlier process's lines, then this one's appended (as Python appends to a map it
+    /// finds): where both hold an address, this one's name it.
+    #[test]
+    fn the_line_written_last_names_an_address() {
+        let text = "7f0000001000 1000 void Old.stale()\n\
+                    7f0000001800 40 py::probe_missing:/srv/probe.py\n";
+        let m = PerfMap::parse(text.as_bytes());
+        assert_eq!(m.name_of(0x7f0000001810), Some("py::probe_missing:/srv/probe.py"));
+        assert_eq!(m.name_of(0x7f0000001010), Some("void Old.stale()"), "only the old line holds it");
+    }
+
+    /// A map last written before the process started is an earlier process's: not read.
+    #[test]
+    fn a_map_older_than_its_process_is_not_read() {
+        use std::time::{Duration, SystemTime};
+        let pid = 4_000_000 + std::process::id() % 100_000; // above any pid_max: no process's
+        let path = format!("/tmp/perf-{pid}.map");
+        std::fs::write(&path, "7f0000001000 100 py::f:/x.py\n").expect("write");
+        let now = SystemTime::now();
+        assert!(PerfMap::of_process(pid, Some(now - Duration::from_secs(60))).is_some(), "written since it started");
+        assert!(PerfMap::of_process(pid, None).is_some(), "start unknown: read");
+        assert!(PerfMap::of_process(pid, Some(now + Duration::from_secs(60))).is_none(), "written before it started");
+        let _ = std::fs::remove_file(&path);
     }
 }
