@@ -229,6 +229,12 @@ pub struct AgentArgs {
     /// Serve /metrics (Prometheus) and /findings (JSON) on this address, e.g. 127.0.0.1:9464
     #[arg(long, value_name = "ADDR")]
     pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Export findings (as log records, when they appear, worsen or go) and the series of
+    /// /metrics (as OTLP metrics, after each window) to an OpenTelemetry Collector's OTLP/HTTP
+    /// receiver at this base URL, e.g. http://127.0.0.1:4318 (default:
+    /// $OTEL_EXPORTER_OTLP_ENDPOINT when set)
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
     /// Stop after this long (default: until Ctrl-C or SIGTERM), and print the findings kept
     #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
     pub duration: Option<std::time::Duration>,

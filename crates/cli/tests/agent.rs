@@ -63,12 +63,12 @@ struct Setup {
 }
 
 fn setup(tag: &str, secs: u32) -> Setup {
-    setup_with(tag, secs, |_| {})
+    setup_with(tag, secs, &[], |_| {})
 }
 
-/// [`setup`], with `before_agent` given BAD's pid once the programs run and before the agent
-/// starts.
-fn setup_with(tag: &str, secs: u32, before_agent: impl FnOnce(u32)) -> Setup {
+/// [`setup`], with more arguments for the agent, and `before_agent` given BAD's pid once the
+/// programs run and before the agent starts.
+fn setup_with(tag: &str, secs: u32, more: &[&str], before_agent: impl FnOnce(u32)) -> Setup {
     let dir = std::env::temp_dir().join(format!("syslint-agent-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let n = std::process::id() % 100_000;
@@ -93,6 +93,8 @@ fn setup_with(tag: &str, secs: u32, before_agent: impl FnOnce(u32)) -> Setup {
         Command::new(bin())
             .args(["agent", "--comm", &bad, "--comm", &good, "--window", "2s", "--every", "3s"])
             .args(["--for", &format!("{secs}s"), "--metrics-listen", "127.0.0.1:0"])
+            .args(more)
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
             .env("XDG_CONFIG_HOME", root().join("target/no-user-config"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -192,7 +194,7 @@ fn the_agent_names_the_cgroup_and_container_of_a_finding() {
     let scope = parent.join(format!("libpod-{id}.scope"));
     let mut cgroups = Cgroups(Vec::new());
     let path = format!("/syslint-agent-test-{n}/libpod-{id}.scope");
-    let s = setup_with("tc", 8, |bad| {
+    let s = setup_with("tc", 8, &[], |bad| {
         std::fs::create_dir_all(&scope).expect("a cgroup (root)");
         cgroups.0.extend([parent.clone(), scope.clone()]);
         std::fs::write(scope.join("cgroup.procs"), bad.to_string()).expect("move BAD into it");
@@ -277,6 +279,138 @@ fn a_prometheus_server_scrapes_the_findings() {
     assert_eq!(bad["metric"]["job"], "syslint", "{bad:#}");
     assert!(!result.iter().any(|r| r["metric"]["program"] == s.good.as_str()), "{result:#?}");
     let _ = std::fs::remove_dir_all(&s.dir);
+}
+
+/// A real OpenTelemetry Collector (tools/otelcol: the collector's own Go modules, its `otlp`
+/// receiver and the contrib `file` exporter, built by scripts/otelcol.sh) on loopback takes the
+/// agent's OTLP/HTTP export: its file has BAD's finding as a log record, with the program and
+/// host as resource attributes and the change it was (found), and the finding's series as
+/// OTLP metrics; nothing about GOOD.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn an_opentelemetry_collector_receives_the_findings() {
+    assert_bpf_works("the agent test");
+    let built = Command::new(root().join("scripts/otelcol.sh")).stderr(Stdio::inherit()).output().expect("otelcol.sh");
+    assert!(built.status.success(), "scripts/otelcol.sh could not build the collector (scripts/test.sh prepares it)");
+    let collector = String::from_utf8_lossy(&built.stdout).trim().to_string();
+    let dir = std::env::temp_dir().join(format!("syslint-otel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+    let out = dir.join("otlp.json");
+    let conf = dir.join("otelcol.yaml");
+    std::fs::write(
+        &conf,
+        format!(
+            "receivers:\n  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:{port}\n\
+             exporters:\n  file:\n    path: {}\n    format: json\n    flush_interval: 100ms\n\
+             service:\n  telemetry:\n    metrics:\n      level: none\n\
+             \x20 pipelines:\n    logs:\n      receivers: [otlp]\n      exporters: [file]\n\
+             \x20   metrics:\n      receivers: [otlp]\n      exporters: [file]\n",
+            out.display()
+        ),
+    )
+    .expect("config");
+    let mut col = Killed(
+        Command::new(&collector)
+            .arg(format!("--config={}", conf.display()))
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("otelcol.log")).expect("log"))
+            .spawn()
+            .expect("otelcol"),
+    );
+    let t0 = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if t0.elapsed() > Duration::from_secs(20) || col.0.try_wait().ok().flatten().is_some() {
+            let _ = col.0.kill();
+            let e = std::fs::read_to_string(dir.join("otelcol.log")).unwrap_or_default();
+            panic!("the collector did not listen on 127.0.0.1:{port}: {e}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let mut s = setup_with("to", 8, &["--otlp-endpoint", &endpoint], |_| {});
+    let st = s.agent.0.wait().expect("agent exits");
+    let mut rest = String::new();
+    s.err.read_to_string(&mut rest).expect("stderr");
+    assert!(st.success(), "{rest}");
+    assert!(rest.contains("exports failed") && rest.contains(", 0 exports failed"), "{rest}");
+    // the file exporter writes a JSON line per request (flushed every 100 ms)
+    let (bad, good) = (s.bad.as_str(), s.good.as_str());
+    let t0 = Instant::now();
+    let lines: Vec<serde_json::Value> = loop {
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        let v: Vec<serde_json::Value> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let has_logs = v.iter().any(|l| l.get("resourceLogs").is_some());
+        if has_logs || t0.elapsed() > Duration::from_secs(10) {
+            break v;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let attr = |attrs: &serde_json::Value, key: &str| -> Option<String> {
+        attrs.as_array()?.iter().find(|a| a["key"] == key).and_then(|a| {
+            let v = &a["value"];
+            v["stringValue"].as_str().map(String::from).or_else(|| v["intValue"].as_str().map(String::from))
+        })
+    };
+    let mut records = Vec::new();
+    for rl in lines.iter().filter_map(|l| l["resourceLogs"].as_array()).flatten() {
+        for sl in rl["scopeLogs"].as_array().into_iter().flatten() {
+            for r in sl["logRecords"].as_array().into_iter().flatten() {
+                records.push((rl["resource"]["attributes"].clone(), sl["scope"].clone(), r.clone()));
+            }
+        }
+    }
+    let (res, scope, rec) = records
+        .iter()
+        .find(|(res, _, _)| attr(res, "process.executable.name").as_deref() == Some(bad))
+        .unwrap_or_else(|| panic!("no log record about {bad} in the collector's file: {lines:#?}\n{rest}"));
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("hostname");
+    assert_eq!(attr(res, "host.name").as_deref(), Some(host.trim()), "{res:#}");
+    assert_eq!(scope["name"], "syslint", "{scope:#}");
+    assert_eq!(attr(&rec["attributes"], "syslint.detector").as_deref(), Some("timer-polling"), "{rec:#}");
+    assert_eq!(attr(&rec["attributes"], "syslint.change").as_deref(), Some("found"), "{rec:#}");
+    assert_eq!(attr(&rec["attributes"], "syslint.severity").as_deref(), Some("warning"), "{rec:#}");
+    assert_eq!(rec["severityText"], "WARN", "{rec:#}");
+    assert_eq!(rec["eventName"], "syslint.finding", "{rec:#}");
+    assert!(rec["body"]["stringValue"].as_str().is_some_and(|b| b.starts_with("timer-polling: ")), "{rec:#}");
+    // found once: the later windows saw it again as it was
+    let about_bad = records.iter().filter(|(r, _, _)| attr(r, "process.executable.name").as_deref() == Some(bad));
+    assert_eq!(about_bad.count(), 1, "{records:#?}");
+    assert!(
+        !records.iter().any(|(r, _, _)| attr(r, "process.executable.name").as_deref() == Some(good)),
+        "{records:#?}"
+    );
+    // the series: the finding active, windows counted
+    let metrics: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter_map(|l| l["resourceMetrics"].as_array())
+        .flatten()
+        .flat_map(|rm| rm["scopeMetrics"].as_array().into_iter().flatten())
+        .flat_map(|sm| sm["metrics"].as_array().into_iter().flatten())
+        .collect();
+    let active = metrics
+        .iter()
+        .filter(|m| m["name"] == "syslint.finding.active")
+        .flat_map(|m| m["gauge"]["dataPoints"].as_array().into_iter().flatten())
+        .find(|p| attr(&p["attributes"], "process.executable.name").as_deref() == Some(bad));
+    let active = active.unwrap_or_else(|| panic!("no syslint.finding.active for {bad}: {metrics:#?}"));
+    assert_eq!(active["asInt"], "1", "{active:#}");
+    let windows = metrics.iter().rfind(|m| m["name"] == "syslint.windows").expect("syslint.windows");
+    assert_eq!(windows["sum"]["isMonotonic"], true, "{windows:#}");
+    assert!(windows["sum"]["dataPoints"][0]["asInt"]
+        .as_str()
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|v| v >= 1));
+    drop(col);
+    let _ = std::fs::remove_dir_all(&s.dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_otlp_endpoint_is_refused_at_start() {
+    let o = run(&["agent", "--comm", "x", "--otlp-endpoint", "collector:4318"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("must be an http:// or https:// URL"), "{}", stderr(&o));
 }
 
 #[test]

@@ -132,6 +132,31 @@ impl Window {
     }
 }
 
+/// What a window changed about an entry: what the agent tells an event pipeline (OTLP log
+/// records), where a finding seen again in the same state is no news.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Seen for the first time.
+    Found,
+    /// Seen again after a window of its program did not find it.
+    Back,
+    /// Seen at a higher severity than it had.
+    Worse,
+    /// Its program was watched again and it was not found.
+    Gone,
+}
+
+impl Change {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Found => "found",
+            Change::Back => "back",
+            Change::Worse => "worse",
+            Change::Gone => "gone",
+        }
+    }
+}
+
 /// The findings of every window so far, and what the windows themselves saw.
 #[derive(Debug, Default)]
 pub struct Store {
@@ -152,25 +177,40 @@ impl Store {
     pub const MAX: usize = 4096;
 
     /// A window's findings join their entries (or start new ones); entries of the programs it
-    /// watched that it did not find again are no longer active.
-    pub fn add(&mut self, w: &Window, now: SystemTime) {
+    /// watched that it did not find again are no longer active. What changed, by key (an
+    /// entry seen again as it was is not a change).
+    pub fn add(&mut self, w: &Window, now: SystemTime) -> Vec<(Key, Change)> {
         self.windows += 1;
         self.syscalls += w.syscalls;
         self.lost_events += w.lost_events;
+        let mut was: BTreeMap<Key, (bool, Severity)> = BTreeMap::new();
         for (k, e) in &mut self.entries {
             // a program this window watched and did not find it in (or no program named):
             // gone for now, unless found again below
             let same_place = k.cgroup == w.cgroup;
             if same_place && k.program.as_deref().is_none_or(|p| w.programs.iter().any(|q| q == p)) {
+                was.insert(k.clone(), (e.active, e.worst));
                 e.active = false;
             }
         }
+        let mut changes = Vec::new();
         for f in &w.findings {
             let key = Key::of(f, w.cgroup.as_deref());
             if !self.entries.contains_key(&key) && self.entries.len() >= Self::MAX {
                 self.evict_oldest();
             }
             let saved = f.impact.as_ref().map_or(0.0, |i| i.saved_s);
+            let change = match (self.entries.get(&key), was.get(&key)) {
+                (None, _) => Some(Change::Found),
+                (Some(e), _) if f.severity > e.worst => Some(Change::Worse),
+                (Some(_), Some((false, _))) => Some(Change::Back),
+                // active before this window (or seen earlier in it): no news
+                (Some(_), _) => None,
+            };
+            if let Some(c) = change {
+                changes.retain(|(k, _): &(Key, Change)| *k != key);
+                changes.push((key.clone(), c));
+            }
             let e = self.entries.entry(key).or_insert_with(|| Entry {
                 first_seen: now,
                 last_seen: now,
@@ -187,6 +227,17 @@ impl Store {
             e.active = true;
             e.latest = f.clone();
         }
+        for (k, (active, _)) in was {
+            if active && self.entries.get(&k).is_some_and(|e| !e.active) {
+                changes.push((k, Change::Gone));
+            }
+        }
+        changes
+    }
+
+    /// The entry of a key, if kept.
+    pub fn get(&self, k: &Key) -> Option<&Entry> {
+        self.entries.get(k)
     }
 
     /// A window that had nothing to watch.
@@ -277,6 +328,25 @@ mod tests {
         s.add(&report(vec![], &["php"]), t);
         assert!(s.entries().all(|(_, e)| !e.active));
         assert_eq!(s.len(), 1, "kept, with its history");
+    }
+
+    #[test]
+    fn a_window_says_what_changed() {
+        let t = SystemTime::UNIX_EPOCH;
+        let mut s = Store::default();
+        let kinds = |c: Vec<(Key, Change)>| c.into_iter().map(|(k, c)| (k.detector, c)).collect::<Vec<_>>();
+        let bp = |sev| finding("busy-poll", "php", sev, 0.5);
+        assert_eq!(kinds(s.add(&report(vec![bp(Severity::Info)], &["php"]), t)), [("busy-poll".into(), Change::Found)]);
+        assert!(s.add(&report(vec![bp(Severity::Info)], &["php"]), t).is_empty(), "seen again as it was");
+        assert_eq!(
+            kinds(s.add(&report(vec![bp(Severity::Warning)], &["php"]), t)),
+            [("busy-poll".into(), Change::Worse)]
+        );
+        // another program watched: php's finding is no news
+        assert!(s.add(&report(vec![], &["nginx"]), t).is_empty());
+        assert_eq!(kinds(s.add(&report(vec![], &["php"]), t)), [("busy-poll".into(), Change::Gone)]);
+        assert!(s.add(&report(vec![], &["php"]), t).is_empty(), "gone once");
+        assert_eq!(kinds(s.add(&report(vec![bp(Severity::Info)], &["php"]), t)), [("busy-poll".into(), Change::Back)]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! The agent never stops what it watches: each window detaches like `trace -p ... --for`, and
 //! Ctrl-C or SIGTERM ends the current window the same way before the agent exits.
 
+use super::otlp::Otlp;
 use super::EXIT_CLEAN;
 use crate::cli::{AgentArgs, AgentStacks};
 use anyhow::{bail, Context, Result};
@@ -41,13 +42,22 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     let stop = StopWhen::default();
     signal_hook::flag::register(signal_hook::consts::SIGINT, stop.interrupt.clone())?;
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.terminate.clone())?;
-    let shared = Arc::new(Shared::default());
+    let endpoint =
+        a.otlp_endpoint.clone().or_else(|| std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok().filter(|e| !e.is_empty()));
+    let otlp = match endpoint.as_deref() {
+        Some(e) => Some(Mutex::new(Otlp::new(e).context("--otlp-endpoint")?)),
+        None => None,
+    };
+    let shared = Arc::new(Shared { otlp, ..Shared::default() });
     if let Some(addr) = a.metrics_listen {
         let server = tiny_http::Server::http(addr).map_err(|e| anyhow::anyhow!("--metrics-listen {addr}: {e}"))?;
         let at = server.server_addr().to_ip().context("--metrics-listen: not an IP address")?;
         eprintln!("syslint agent: serving http://{at}/metrics and http://{at}/findings");
         let s = shared.clone();
         std::thread::Builder::new().name("syslint-http".into()).spawn(move || serve(&server, &s))?;
+    }
+    if let Some(e) = &endpoint {
+        eprintln!("syslint agent: exporting findings and series over OTLP/HTTP to {}", e.trim_end_matches('/'));
     }
     let began = Instant::now();
     let stopped = || stop.interrupt.load(Ordering::Relaxed) || stop.terminate.load(Ordering::Relaxed);
@@ -85,6 +95,9 @@ pub fn run(a: AgentArgs) -> Result<u8> {
         shared.failed.load(Ordering::Relaxed),
         store.len()
     );
+    if let Some(Ok(o)) = shared.otlp.as_ref().map(|o| o.lock()) {
+        eprintln!("  OTLP: {} finding records sent, {} exports failed", o.sent_logs, o.errors);
+    }
     for (k, e) in store.entries() {
         eprintln!(
             "  {}{} {} in {}: {} windows, {:.3} s to save{}",
@@ -114,6 +127,8 @@ struct Shared {
     store: Mutex<Store>,
     /// Windows whose trace could not start (the processes gone, eBPF refused).
     failed: AtomicU64,
+    /// Where findings and series are exported over OTLP (`--otlp-endpoint`).
+    otlp: Option<Mutex<Otlp>>,
 }
 
 /// The processes to watch now (the pids given that still run, and every process of each
@@ -170,9 +185,25 @@ fn one_window(a: &AgentArgs, stop: &StopWhen, window: Duration, cgroup: &str, pi
     });
     match result {
         Ok(report) => {
+            let w = Window { cgroup: Some(cgroup.to_string()), ..Window::of(&report) };
+            // the OTLP messages are made under the store's lock and sent after it
+            let mut bodies = (None, None);
             if let Ok(mut s) = shared.store.lock() {
-                let w = Window { cgroup: Some(cgroup.to_string()), ..Window::of(&report) };
-                s.add(&w, SystemTime::now());
+                let changes = s.add(&w, SystemTime::now());
+                if let Some(Ok(o)) = shared.otlp.as_ref().map(|o| o.lock()) {
+                    bodies = (
+                        o.logs(&s, &changes),
+                        Some(o.metrics(&s, shared.failed.load(Ordering::Relaxed), own_cpu_seconds())),
+                    );
+                }
+            }
+            if let Some(Ok(mut o)) = shared.otlp.as_ref().map(|o| o.lock()) {
+                if let Some(b) = bodies.0 {
+                    o.send_logs(b);
+                }
+                if let Some(b) = bodies.1 {
+                    o.send_metrics(b);
+                }
             }
         }
         Err(e) => {

@@ -6,6 +6,7 @@ pub mod diff;
 pub mod explain;
 pub mod export;
 pub mod man;
+pub mod otlp;
 pub mod schema;
 pub mod trace;
 

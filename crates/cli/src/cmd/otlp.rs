@@ -1,0 +1,360 @@
+//! `syslint agent --otlp-endpoint URL`: findings as OpenTelemetry log records and the agent's
+//! series as OTLP metrics, over OTLP/HTTP with protobuf bodies (`URL/v1/logs`,
+//! `URL/v1/metrics`), the way an OpenTelemetry Collector's `otlp` receiver takes them.
+//!
+//! The messages are opentelemetry-proto's types (the OpenTelemetry project's generated OTLP
+//! structs), encoded with prost and posted with ureq. Not the SDK's exporters: those carry one
+//! Resource per provider, and the agent speaks for many processes, containers and pods, each
+//! of which is a resource of its own (semantic conventions: `process.executable.name`,
+//! `container.id`, `k8s.pod.uid`, `host.name`); a request here groups the records by resource.
+//! docs/design.md says more.
+//!
+//! A log record is sent when a finding changes ([`Change`]: found, back, worse, gone), not
+//! every window it is seen in; the metrics after every window. A collector that is down or slow
+//! costs a window at most the request timeout; failures are counted and said (the first, then
+//! one in a hundred), never fatal.
+
+use prost::Message;
+use std::time::{Duration, SystemTime};
+use syslint_pipeline::agent::{self, Change, Key, Store};
+use syslint_report::Severity;
+
+use opentelemetry_proto::tonic::collector::logs::v1::ExportLogsServiceRequest;
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{any_value, AnyValue, InstrumentationScope, KeyValue};
+use opentelemetry_proto::tonic::logs::v1::{LogRecord, ResourceLogs, ScopeLogs};
+use opentelemetry_proto::tonic::metrics::v1::{
+    metric, number_data_point, AggregationTemporality, Gauge, Metric, NumberDataPoint, ResourceMetrics, ScopeMetrics,
+    Sum,
+};
+use opentelemetry_proto::tonic::resource::v1::Resource;
+
+/// How long one export may take (connect, send, answer).
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Where the agent exports, and what it has sent.
+pub struct Otlp {
+    base: String,
+    http: ureq::Agent,
+    host: String,
+    started: u64,
+    pub sent_logs: u64,
+    pub errors: u64,
+}
+
+impl Otlp {
+    /// An exporter to `endpoint`, the collector's OTLP/HTTP base URL (`http://HOST:4318`, as
+    /// OTEL_EXPORTER_OTLP_ENDPOINT gives it): the signal paths are appended.
+    pub fn new(endpoint: &str) -> anyhow::Result<Otlp> {
+        let base = endpoint.trim_end_matches('/').to_string();
+        let ok = base.strip_prefix("http://").or_else(|| base.strip_prefix("https://")).is_some_and(|h| !h.is_empty());
+        if !ok {
+            anyhow::bail!(
+                "the OTLP endpoint must be an http:// or https:// URL (e.g. http://127.0.0.1:4318), not {endpoint:?}"
+            );
+        }
+        if base.starts_with("https://") {
+            anyhow::bail!("https OTLP endpoints are not supported by this build: use http:// (a collector on the host or in the cluster, or a local collector that forwards over TLS)");
+        }
+        let config = ureq::Agent::config_builder()
+            .timeout_global(Some(TIMEOUT))
+            .http_status_as_error(false)
+            .user_agent(concat!("syslint/", env!("CARGO_PKG_VERSION")))
+            .build();
+        Ok(Otlp {
+            base,
+            http: config.into(),
+            host: host_name(),
+            started: unix_nanos(SystemTime::now()),
+            sent_logs: 0,
+            errors: 0,
+        })
+    }
+
+    /// The changes a window made, as log records (one per change) grouped by resource: the
+    /// body to post to `/v1/logs` and the records in it ([`Otlp::send_logs`]). Built while the
+    /// store is locked, sent after.
+    pub fn logs(&self, store: &Store, changes: &[(Key, Change)]) -> Option<(Vec<u8>, u64)> {
+        if changes.is_empty() {
+            return None;
+        }
+        let now = unix_nanos(SystemTime::now());
+        let mut by: Vec<(Resource, Vec<LogRecord>)> = Vec::new();
+        for (k, c) in changes {
+            let Some(e) = store.get(k) else { continue };
+            let res = self.resource_of(k);
+            let rec = record(k, *c, e, now);
+            match by.iter_mut().find(|(r, _)| *r == res) {
+                Some((_, list)) => list.push(rec),
+                None => by.push((res, vec![rec])),
+            }
+        }
+        let n = by.iter().map(|(_, l)| l.len() as u64).sum::<u64>();
+        let req = ExportLogsServiceRequest {
+            resource_logs: by
+                .into_iter()
+                .map(|(resource, log_records)| ResourceLogs {
+                    resource: Some(resource),
+                    scope_logs: vec![ScopeLogs { scope: Some(scope()), log_records, schema_url: String::new() }],
+                    schema_url: String::new(),
+                })
+                .collect(),
+        };
+        Some((req.encode_to_vec(), n))
+    }
+
+    /// Posts what [`Otlp::logs`] made.
+    pub fn send_logs(&mut self, (body, n): (Vec<u8>, u64)) {
+        if self.post("/v1/logs", body) {
+            self.sent_logs += n;
+        }
+    }
+
+    /// Posts what [`Otlp::metrics`] made.
+    pub fn send_metrics(&mut self, body: Vec<u8>) {
+        self.post("/v1/metrics", body);
+    }
+
+    /// The store's series (what /metrics serves) as OTLP metrics: cumulative sums since the
+    /// agent started, the findings' states as gauges. The body to post to `/v1/metrics`.
+    pub fn metrics(&self, store: &Store, failed_windows: u64, cpu_s: f64) -> Vec<u8> {
+        let now = unix_nanos(SystemTime::now());
+        let start = self.started;
+        let point = |attributes: Vec<KeyValue>, v: number_data_point::Value| NumberDataPoint {
+            attributes,
+            start_time_unix_nano: start,
+            time_unix_nano: now,
+            value: Some(v),
+            ..Default::default()
+        };
+        let int = number_data_point::Value::AsInt;
+        let sum = |name: &str, description: &str, unit: &str, points: Vec<NumberDataPoint>| Metric {
+            name: name.into(),
+            description: description.into(),
+            unit: unit.into(),
+            data: Some(metric::Data::Sum(Sum {
+                data_points: points,
+                aggregation_temporality: AggregationTemporality::Cumulative as i32,
+                is_monotonic: true,
+            })),
+            ..Default::default()
+        };
+        let mut found = Vec::new();
+        let mut active = Vec::new();
+        let mut saved = Vec::new();
+        for (k, e) in store.entries() {
+            let mut attrs = finding_labels(k);
+            attrs.push(kv("syslint.severity", severity(e.worst)));
+            found.push(point(attrs.clone(), int(e.windows as i64)));
+            active.push(point(attrs.clone(), int(i64::from(e.active))));
+            saved.push(point(attrs, number_data_point::Value::AsDouble(e.saved_s)));
+        }
+        let one = |v: u64| vec![point(Vec::new(), int(v as i64))];
+        let metrics = vec![
+            sum("syslint.findings", "Windows each finding was found in", "{window}", found),
+            Metric {
+                name: "syslint.finding.active".into(),
+                description: "1 while the finding was seen in the latest window of its program".into(),
+                data: Some(metric::Data::Gauge(Gauge { data_points: active })),
+                ..Default::default()
+            },
+            sum("syslint.finding.saved", "Seconds the finding's fix would have saved over its windows", "s", saved),
+            sum("syslint.windows", "Full-detail windows made", "{window}", one(store.windows)),
+            sum("syslint.windows.idle", "Windows with no process to watch", "{window}", one(store.idle_windows)),
+            sum("syslint.windows.failed", "Windows whose trace could not start", "{window}", one(failed_windows)),
+            sum("syslint.syscalls", "Syscalls seen in the windows", "{syscall}", one(store.syscalls)),
+            sum("syslint.lost_events", "Events the windows' captures lost", "{event}", one(store.lost_events)),
+            sum(
+                "syslint.findings.evicted",
+                "Findings dropped to keep the store bounded",
+                "{finding}",
+                one(store.evicted),
+            ),
+            sum(
+                "syslint.agent.cpu.time",
+                "CPU time of the agent itself (user and system)",
+                "s",
+                vec![point(Vec::new(), number_data_point::Value::AsDouble(cpu_s))],
+            ),
+        ];
+        let req = ExportMetricsServiceRequest {
+            resource_metrics: vec![ResourceMetrics {
+                resource: Some(Resource {
+                    attributes: vec![kv("service.name", "syslint-agent"), kv("host.name", &self.host)],
+                    ..Default::default()
+                }),
+                scope_metrics: vec![ScopeMetrics { scope: Some(scope()), metrics, schema_url: String::new() }],
+                schema_url: String::new(),
+            }],
+        };
+        req.encode_to_vec()
+    }
+
+    /// The resource a finding is about, in the semantic conventions' names.
+    fn resource_of(&self, k: &Key) -> Resource {
+        let mut attributes = vec![kv("host.name", &self.host)];
+        if let Some(p) = &k.program {
+            attributes.push(kv("process.executable.name", p));
+        }
+        if let Some(c) = k.cgroup.as_deref().and_then(agent::container_id) {
+            attributes.push(kv("container.id", &c));
+        }
+        if let Some(p) = k.cgroup.as_deref().and_then(agent::pod_uid) {
+            attributes.push(kv("k8s.pod.uid", &p));
+        }
+        Resource { attributes, ..Default::default() }
+    }
+
+    /// POSTs one protobuf body; whether the collector took it.
+    fn post(&mut self, path: &str, body: Vec<u8>) -> bool {
+        let url = format!("{}{path}", self.base);
+        let r = self.http.post(&url).header("Content-Type", "application/x-protobuf").send(&body[..]);
+        let problem = match r {
+            Ok(mut resp) if resp.status().is_success() => {
+                // the answer (an ExportLogsServiceResponse) may report rejected records
+                let _ = resp.body_mut().read_to_vec();
+                return true;
+            }
+            Ok(mut resp) => {
+                let text = resp.body_mut().read_to_string().unwrap_or_default();
+                format!("{} {}", resp.status(), text.chars().take(200).collect::<String>())
+            }
+            Err(e) => e.to_string(),
+        };
+        self.errors += 1;
+        if self.errors % 100 == 1 {
+            eprintln!("syslint agent: OTLP export to {url} failed ({} so far): {problem}", self.errors);
+        }
+        false
+    }
+}
+
+/// A finding's change as a log record: the message as its body, the rest as attributes.
+fn record(k: &Key, c: Change, e: &agent::Entry, now: u64) -> LogRecord {
+    let f = &e.latest;
+    let (number, text) = match (c, f.severity) {
+        (Change::Gone, _) => (9, "INFO"),
+        (_, Severity::Info) => (9, "INFO"),
+        (_, Severity::Warning) => (13, "WARN"),
+        (_, Severity::Error) => (17, "ERROR"),
+    };
+    let mut attributes = finding_labels(k);
+    attributes.extend([
+        kv("syslint.change", c.as_str()),
+        kv("syslint.code", &f.code),
+        kv("syslint.severity", severity(f.severity)),
+        kv("syslint.subject", &f.subject),
+        kv("syslint.fix", &f.fix),
+        kv_of("syslint.windows", int_value(e.windows as i64)),
+        kv_of("syslint.saved_seconds", double_value(e.saved_s)),
+    ]);
+    if let Some(cost) = &f.cost {
+        attributes.push(kv("syslint.cost", cost));
+    }
+    // where in the code (semantic conventions' code.* attributes), when the stacks named it
+    if let Some(lead) = f.call_sites.first().and_then(|s| s.lead()) {
+        if let Some(sym) = &lead.symbol {
+            attributes.push(kv("code.function.name", sym));
+        }
+        if let Some(file) = &lead.file {
+            attributes.push(kv("code.file.path", file));
+        }
+        if let Some(line) = lead.line {
+            attributes.push(kv_of("code.line.number", int_value(i64::from(line))));
+        }
+    }
+    let body = match c {
+        Change::Gone => format!("{} no longer seen: {}", f.detector, f.message),
+        _ => format!("{}: {}", f.detector, f.message),
+    };
+    LogRecord {
+        time_unix_nano: unix_nanos(e.last_seen),
+        observed_time_unix_nano: now,
+        severity_number: number,
+        severity_text: text.into(),
+        body: Some(string_value(&body)),
+        attributes,
+        event_name: "syslint.finding".into(),
+        ..Default::default()
+    }
+}
+
+/// The attributes that tell one finding from another (its key).
+fn finding_labels(k: &Key) -> Vec<KeyValue> {
+    let mut v = vec![kv("syslint.detector", &k.detector)];
+    if let Some(p) = &k.program {
+        v.push(kv("process.executable.name", p));
+    }
+    if let Some(n) = &k.name {
+        v.push(kv("syslint.subject.name", n));
+    }
+    if let Some(c) = &k.cgroup {
+        v.push(kv("syslint.cgroup", c));
+    }
+    v
+}
+
+fn severity(s: Severity) -> &'static str {
+    match s {
+        Severity::Info => "info",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    }
+}
+
+fn scope() -> InstrumentationScope {
+    InstrumentationScope { name: "syslint".into(), version: env!("CARGO_PKG_VERSION").into(), ..Default::default() }
+}
+
+fn kv(key: &str, value: &str) -> KeyValue {
+    kv_of(key, string_value(value))
+}
+
+fn kv_of(key: &str, value: AnyValue) -> KeyValue {
+    KeyValue { key: key.into(), value: Some(value), ..Default::default() }
+}
+
+fn string_value(s: &str) -> AnyValue {
+    AnyValue { value: Some(any_value::Value::StringValue(s.into())) }
+}
+
+fn int_value(v: i64) -> AnyValue {
+    AnyValue { value: Some(any_value::Value::IntValue(v)) }
+}
+
+fn double_value(v: f64) -> AnyValue {
+    AnyValue { value: Some(any_value::Value::DoubleValue(v)) }
+}
+
+fn unix_nanos(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// This host's name (the kernel's), for `host.name`.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_are_checked() {
+        assert!(Otlp::new("http://127.0.0.1:4318").is_ok());
+        assert!(Otlp::new("http://127.0.0.1:4318/").is_ok_and(|o| o.base == "http://127.0.0.1:4318"));
+        for bad in ["127.0.0.1:4318", "http://", "ftp://x", "https://collector:4318"] {
+            assert!(Otlp::new(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_collector_that_is_down_is_counted_not_fatal() {
+        // a port nothing listens on (bound, then closed)
+        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("port").port();
+        let mut o = Otlp::new(&format!("http://127.0.0.1:{port}")).expect("exporter");
+        let body = o.metrics(&Store::default(), 0, 0.0);
+        o.send_metrics(body);
+        assert_eq!((o.errors, o.sent_logs), (1, 0));
+    }
+}
