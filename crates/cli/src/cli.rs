@@ -207,13 +207,34 @@ on stderr):
              counted; the agent's own CPU time
   /findings  the findings kept, as JSON
 
-Examples:
-  syslint agent --comm php-fpm --comm nginx --metrics-listen 127.0.0.1:9464
-  syslint agent -p 1234 --window 5s --every 30s --for 1h
+What it watches: the processes of -p, the processes named by --comm, or, with neither, every
+process of the host (kernel threads and the agent itself left out); --cgroup keeps those in
+the cgroups given (a path as /proc/PID/cgroup shows it, and the cgroups below it).
 
-Not yet: watching the whole host, Kubernetes pod and namespace names, in-kernel counting between
-windows, OpenTelemetry export (issue 32; docs/agent.md).")]
+With --otlp-endpoint URL (or $OTEL_EXPORTER_OTLP_ENDPOINT) it sends the findings as OTLP log
+records (when one appears, comes back, worsens or goes) and the series as OTLP metrics, over
+OTLP/HTTP, to an OpenTelemetry Collector.
+
+`syslint agent status` asks a running agent (its --metrics-listen address) what it watches and
+what it found.
+
+Examples:
+  syslint agent --metrics-listen 127.0.0.1:9464          # the whole host
+  syslint agent --comm php-fpm --comm nginx --metrics-listen 127.0.0.1:9464
+  syslint agent --cgroup /system.slice/nginx.service --otlp-endpoint http://127.0.0.1:4318
+  syslint agent -p 1234 --window 5s --every 30s --for 1h
+  syslint agent status --at 127.0.0.1:9464
+
+Not yet: Kubernetes pod and namespace names, in-kernel counting between windows (issue 32;
+docs/agent.md).")]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct AgentArgs {
+    #[command(subcommand)]
+    pub action: Option<AgentAction>,
+    /// Watch the processes in this cgroup and those below it, e.g.
+    /// /system.slice/nginx.service (repeatable)
+    #[arg(long, value_name = "PATH")]
+    pub cgroup: Vec<String>,
     /// Watch these processes (comma-separated pids) and their new children
     #[arg(short = 'p', long = "pid", value_delimiter = ',', value_name = "PID")]
     pub pids: Vec<u32>,
@@ -244,6 +265,29 @@ pub struct AgentArgs {
     /// A configuration file (syslint.toml: thresholds, select, ignore); default: none
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
+}
+
+/// `syslint agent status`.
+#[derive(clap::Subcommand, Debug)]
+pub enum AgentAction {
+    /// Ask a running agent what it watches and what it found
+    Status(AgentStatusArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AgentStatusArgs {
+    /// The agent's --metrics-listen address
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9464")]
+    pub at: String,
+    /// table (the findings, most costly first) or json (the agent's /findings as it is)
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = StatusFormat::Table)]
+    pub format: StatusFormat,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum StatusFormat {
+    Table,
+    Json,
 }
 
 /// `agent --stacks`.

@@ -69,6 +69,20 @@ fn setup(tag: &str, secs: u32) -> Setup {
 /// [`setup`], with more arguments for the agent, and `before_agent` given BAD's pid once the
 /// programs run and before the agent starts.
 fn setup_with(tag: &str, secs: u32, more: &[&str], before_agent: impl FnOnce(u32)) -> Setup {
+    setup_watching(tag, secs, more, |bad, _| {
+        before_agent(bad);
+        None
+    })
+}
+
+/// [`setup_with`], whose `before_agent` (given BAD's and GOOD's pids) says what the agent
+/// watches instead of the two programs' names.
+fn setup_watching(
+    tag: &str,
+    secs: u32,
+    more: &[&str],
+    before_agent: impl FnOnce(u32, u32) -> Option<Vec<String>>,
+) -> Setup {
     let dir = std::env::temp_dir().join(format!("syslint-agent-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let n = std::process::id() % 100_000;
@@ -88,10 +102,13 @@ fn setup_with(tag: &str, secs: u32, more: &[&str], before_agent: impl FnOnce(u32
     };
     let bad_proc = spawn(&bad, "select20");
     let good_proc = spawn(&good, "block");
-    before_agent(bad_proc.0.id());
+    let watch = before_agent(bad_proc.0.id(), good_proc.0.id())
+        .unwrap_or_else(|| ["--comm", &bad, "--comm", &good].map(String::from).to_vec());
     let mut agent = Killed(
         Command::new(bin())
-            .args(["agent", "--comm", &bad, "--comm", &good, "--window", "2s", "--every", "3s"])
+            .arg("agent")
+            .args(&watch)
+            .args(["--window", "2s", "--every", "3s"])
             .args(["--for", &format!("{secs}s"), "--metrics-listen", "127.0.0.1:0"])
             .args(more)
             .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
@@ -413,11 +430,86 @@ fn a_bad_otlp_endpoint_is_refused_at_start() {
     assert!(stderr(&o).contains("must be an http:// or https:// URL"), "{}", stderr(&o));
 }
 
+/// With no program named, the agent scans every process of the host; `--cgroup` keeps those
+/// in the cgroup given and below: the test puts BAD and GOOD in two cgroups of its own under one
+/// parent and names only the parent. `syslint agent status` then says it watches exactly those
+/// two processes, in their two cgroups, and lists BAD's finding, active, in its cgroup.
 #[test]
-fn the_agent_needs_something_to_watch_and_windows_that_fit() {
-    let o = run(&["agent"]);
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn the_host_is_scanned_for_a_cgroup_and_status_tells_what_was_found() {
+    assert_bpf_works("the agent test");
+    let root = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .iter()
+        .map(std::path::Path::new)
+        .find(|p| p.join("cgroup.procs").exists())
+        .expect("a cgroup v2 hierarchy (/sys/fs/cgroup or /sys/fs/cgroup/unified)");
+    let n = std::process::id();
+    let top = format!("/syslint-agent-host-{n}");
+    let mut cgroups = Cgroups(Vec::new());
+    let s = setup_watching("th", 8, &[], |bad, good| {
+        for (name, pid) in [("bad", bad), ("good", good)] {
+            let d = root.join(&top[1..]).join(name);
+            std::fs::create_dir_all(&d).expect("a cgroup (root)");
+            cgroups.0.extend([root.join(&top[1..]), d.clone()]);
+            std::fs::write(d.join("cgroup.procs"), pid.to_string()).expect("move the program into it");
+        }
+        Some(vec!["--cgroup".into(), top.clone()])
+    });
+    // after a window of each cgroup
+    let t0 = Instant::now();
+    let json = loop {
+        let o = run(&["agent", "status", "--at", &s.addr, "--format", "json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+        if v["windows"].as_u64().is_some_and(|w| w >= 2) || t0.elapsed() > Duration::from_secs(20) {
+            break v;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    let mut watched: Vec<(String, String)> = json["watching"]
+        .as_array()
+        .expect("watching")
+        .iter()
+        .flat_map(|c| {
+            let cg = c["cgroup"].as_str().unwrap_or_default().to_string();
+            c["processes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(move |p| (cg.clone(), p["comm"].as_str().unwrap_or_default().to_string()))
+        })
+        .collect();
+    watched.sort();
+    assert_eq!(watched, [(format!("{top}/bad"), s.bad.clone()), (format!("{top}/good"), s.good.clone())], "{json:#}");
+    // the table
+    let o = run(&["agent", "status", "--at", &s.addr]);
+    let table = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(table.contains("watching 2 processes in 2 cgroups"), "{table}");
+    let row = table.lines().find(|l| l.contains(s.bad.as_str())).unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        row.starts_with("active") && row.contains("timer-polling") && row.contains(&format!("cgroup {top}/bad")),
+        "{table}"
+    );
+    assert!(!table.contains(s.good.as_str()), "GOOD has no finding: {table}");
+    let _ = std::fs::remove_dir_all(&s.dir);
+    drop(s);
+    drop(cgroups);
+}
+
+#[test]
+fn status_without_an_agent_says_where_it_asked() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("port").port();
+    let o = run(&["agent", "status", "--at", &format!("127.0.0.1:{port}")]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("nothing to watch: give --comm NAME"), "{}", stderr(&o));
+    assert!(stderr(&o).contains(&format!("no agent answered at http://127.0.0.1:{port}/findings")), "{}", stderr(&o));
+}
+
+#[test]
+fn the_agent_needs_cgroup_paths_and_windows_that_fit() {
+    let o = run(&["agent", "--cgroup", "system.slice"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("a cgroup path starts with /"), "{}", stderr(&o));
     let o = run(&["agent", "--comm", "x", "--window", "10s", "--every", "5s"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--every (5s) must be at least --window (10s)"), "{}", stderr(&o));

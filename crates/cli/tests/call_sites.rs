@@ -402,10 +402,14 @@ fn ebpf_call_sites_are_the_counted_calls_not_the_example() {
     // the JDK's file check, from the class path search (named where the JIT compiled it,
     // else run by the interpreter)
     assert!(!f.call_sites.is_empty(), "no call site: {:#?}", r.capture);
-    // none is the loader's (the class path search stats, with the Java thread's other calls
-    // of the syscalls it failed beside it: sites are counted per thread and syscall)
+    // the loader's are not what leads (the class path search stats, with the Java thread's
+    // other calls of the syscalls it failed beside it: sites are counted per thread and
+    // syscall; when the thread that searched the class path had also run a dlopen, its few
+    // failed opens of the library search are counted calls too, a small share)
     let loader = |s: &CallSite| s.frames.iter().any(|x| x.module.as_deref().is_some_and(|m| m.contains("/ld-linux")));
-    assert!(f.call_sites.iter().all(|s| !loader(s)), "{:#?}", f.call_sites);
+    assert!(!loader(&f.call_sites[0]), "{:#?}", f.call_sites);
+    let loaders: f64 = f.call_sites.iter().filter(|s| loader(s)).map(|s| s.share).sum();
+    assert!(loaders < 0.05, "the loader's sites have {loaders} of the calls: {:#?}", f.call_sites);
     assert!(f.call_sites.iter().any(|s| named(s, "URLClassPath$FileLoader.getResource")), "{:#?}", f.call_sites);
     // the example is another search (the loader's, at startup)
     assert!(!f.evidence.iter().any(|l| l.contains("/empty")), "{:#?}", f.evidence);

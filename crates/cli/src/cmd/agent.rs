@@ -8,7 +8,7 @@
 
 use super::otlp::Otlp;
 use super::EXIT_CLEAN;
-use crate::cli::{AgentArgs, AgentStacks};
+use crate::cli::{AgentAction, AgentArgs, AgentStacks, AgentStatusArgs, StatusFormat};
 use anyhow::{bail, Context, Result};
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -23,13 +23,14 @@ use syslint_pipeline::agent::{self, Store, Window};
 use syslint_pipeline::{live, Analysis, StopWhen};
 
 pub fn run(a: AgentArgs) -> Result<u8> {
+    if let Some(AgentAction::Status(s)) = &a.action {
+        return status(s);
+    }
     if !cfg!(feature = "ebpf") {
         bail!("syslint agent traces with eBPF, and this build has no eBPF backend (built without the `ebpf` feature)");
     }
-    if a.pids.is_empty() && a.comm.is_empty() {
-        bail!(
-            "nothing to watch: give --comm NAME (repeatable) or -p PID,... (watching the whole host is not built yet)"
-        );
+    if let Some(c) = a.cgroup.iter().find(|c| !c.starts_with('/')) {
+        bail!("--cgroup {c:?}: a cgroup path starts with / (as /proc/PID/cgroup shows it, e.g. /system.slice/nginx.service)");
     }
     if a.window.is_zero() {
         bail!("--window must be longer than 0");
@@ -59,6 +60,20 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     if let Some(e) = &endpoint {
         eprintln!("syslint agent: exporting findings and series over OTLP/HTTP to {}", e.trim_end_matches('/'));
     }
+    let mut what: Vec<String> = Vec::new();
+    if !a.pids.is_empty() {
+        what.push(format!("pids {}", a.pids.iter().map(u32::to_string).collect::<Vec<_>>().join(",")));
+    }
+    if !a.comm.is_empty() {
+        what.push(format!("processes named {}", a.comm.join(", ")));
+    }
+    if what.is_empty() {
+        what.push("every process of the host".into());
+    }
+    if !a.cgroup.is_empty() {
+        what.push(format!("in cgroup {}", a.cgroup.join(", ")));
+    }
+    eprintln!("syslint agent: watching {}: {:?} windows every {:?}", what.join(" "), a.window, a.every);
     let began = Instant::now();
     let stopped = || stop.interrupt.load(Ordering::Relaxed) || stop.terminate.load(Ordering::Relaxed);
     let over = |now: Instant| a.duration.is_some_and(|d| now.duration_since(began) >= d);
@@ -68,6 +83,10 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     while !stopped() && !over(Instant::now()) {
         let cycle = Instant::now();
         let groups = targets(&a);
+        if let Ok(mut w) = shared.watching.lock() {
+            *w =
+                groups.iter().map(|(cg, pids)| (cg.clone(), pids.iter().map(|&p| (p, comm_of(p))).collect())).collect();
+        }
         if groups.is_empty() {
             if let Ok(mut s) = shared.store.lock() {
                 s.idle();
@@ -114,12 +133,70 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     Ok(EXIT_CLEAN)
 }
 
+/// `syslint agent status`: a running agent's /findings, as a table or as it is.
+fn status(s: &AgentStatusArgs) -> Result<u8> {
+    let addr = s.at.trim_start_matches("http://").trim_end_matches('/');
+    let url = format!("http://{addr}/findings");
+    let config = ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs(10))).build();
+    let http: ureq::Agent = config.into();
+    let body =
+        http.get(&url).call().and_then(|mut r| r.body_mut().read_to_string()).with_context(|| {
+            format!("no agent answered at {url} (is `syslint agent --metrics-listen {addr}` running?)")
+        })?;
+    if s.format == StatusFormat::Json {
+        println!("{}", body.trim_end());
+        return Ok(EXIT_CLEAN);
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&body).with_context(|| format!("{url} did not answer with the agent's JSON"))?;
+    let procs: usize =
+        v["watching"].as_array().map_or(0, |w| w.iter().map(|c| c["processes"].as_array().map_or(0, Vec::len)).sum());
+    let cgroups = v["watching"].as_array().map_or(0, Vec::len);
+    println!(
+        "agent at {addr}: {} windows ({} idle, {} failed); watching {procs} processes in {cgroups} cgroups",
+        v["windows"], v["idle_windows"], v["failed_windows"]
+    );
+    let mut list: Vec<&serde_json::Value> = v["findings"].as_array().map(|l| l.iter().collect()).unwrap_or_default();
+    if list.is_empty() {
+        println!("no findings");
+        return Ok(EXIT_CLEAN);
+    }
+    // active first, then by the time their fixes would have saved
+    let saved = |f: &serde_json::Value| f["saved_s"].as_f64().unwrap_or(0.0);
+    list.sort_by(|a, b| b["active"].as_bool().cmp(&a["active"].as_bool()).then(saved(b).total_cmp(&saved(a))));
+    println!("STATE   SEVERITY DETECTOR               PROGRAM          WINDOWS     SAVED  WHERE");
+    for f in list {
+        let place =
+            f["container"].as_str().map(|c| format!("container {}", &c[..c.len().min(12)])).unwrap_or_else(|| {
+                f["cgroup"]
+                    .as_str()
+                    .filter(|c| *c != "/")
+                    .map(|c| format!("cgroup {c}"))
+                    .unwrap_or_else(|| "host".into())
+            });
+        println!(
+            "{:<7} {:<8} {:<22} {:<16} {:>7} {:>8.3}s  {}",
+            if f["active"].as_bool() == Some(true) { "active" } else { "gone" },
+            f["severity"].as_str().unwrap_or("?"),
+            f["detector"].as_str().unwrap_or("?"),
+            f["program"].as_str().unwrap_or("?"),
+            f["windows"],
+            saved(f),
+            place
+        );
+    }
+    Ok(EXIT_CLEAN)
+}
+
 /// The cgroups (sorted) in the order this cycle traces them: from `next` (the first one the
 /// last cycle had no time for, or the one after it if it is gone), round to the start.
 fn turn_order<'g>(groups: &'g [(String, Vec<u32>)], next: &str) -> Vec<&'g (String, Vec<u32>)> {
     let start = groups.iter().position(|(cg, _)| cg.as_str() >= next).unwrap_or(0);
     groups[start..].iter().chain(&groups[..start]).collect()
 }
+
+/// A cgroup and its processes (pid, name), as a cycle watched them.
+type Watched = (String, Vec<(u32, String)>);
 
 /// What the windows and the HTTP thread share.
 #[derive(Default)]
@@ -129,15 +206,26 @@ struct Shared {
     failed: AtomicU64,
     /// Where findings and series are exported over OTLP (`--otlp-endpoint`).
     otlp: Option<Mutex<Otlp>>,
+    /// What the latest cycle watched: cgroups and their processes (pid, name).
+    watching: Mutex<Vec<Watched>>,
 }
 
 /// The processes to watch now (the pids given that still run, and every process of each
-/// name), by the cgroup each is in ([`agent::cgroup_path`]), cgroups sorted.
+/// name; with neither, every process of the host but kernel threads and the agent), by the
+/// cgroup each is in ([`agent::cgroup_path`]), kept when under a `--cgroup` given; cgroups
+/// sorted.
 fn targets(a: &AgentArgs) -> Vec<(String, Vec<u32>)> {
     let mut pids: Vec<u32> =
         a.pids.iter().copied().filter(|p| std::path::Path::new(&format!("/proc/{p}")).exists()).collect();
     for name in &a.comm {
         pids.extend(pids_by_name(name));
+    }
+    if a.pids.is_empty() && a.comm.is_empty() {
+        let me = std::process::id();
+        let all = std::fs::read_dir("/proc").into_iter().flatten().flatten();
+        pids.extend(
+            all.filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()).filter(|&p| p != me && !kernel_thread(p)),
+        );
     }
     pids.sort_unstable();
     pids.dedup();
@@ -145,9 +233,32 @@ fn targets(a: &AgentArgs) -> Vec<(String, Vec<u32>)> {
     for p in pids {
         // gone since: its cgroup does not matter
         let Ok(text) = std::fs::read_to_string(format!("/proc/{p}/cgroup")) else { continue };
-        by.entry(agent::cgroup_path(&text)).or_default().push(p);
+        let cg = agent::cgroup_path(&text);
+        if a.cgroup.is_empty() || a.cgroup.iter().any(|c| under(&cg, c)) {
+            by.entry(cg).or_default().push(p);
+        }
     }
     by.into_iter().collect()
+}
+
+/// Whether cgroup `path` is `top` or below it.
+fn under(path: &str, top: &str) -> bool {
+    let top = top.trim_end_matches('/');
+    top.is_empty() || path == top || path.strip_prefix(top).is_some_and(|r| r.starts_with('/'))
+}
+
+/// Whether pid is a kernel thread (PF_KTHREAD in /proc/PID/stat's flags): nothing to trace.
+fn kernel_thread(pid: u32) -> bool {
+    const PF_KTHREAD: u64 = 0x0020_0000;
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return true };
+    // after the command name's closing parenthesis: state is field 3, flags field 9
+    let flags = stat.rsplit_once(')').and_then(|r| r.1.split_whitespace().nth(6)?.parse::<u64>().ok());
+    flags.is_none_or(|f| f & PF_KTHREAD != 0)
+}
+
+/// A process's name (/proc/PID/comm), empty when gone.
+fn comm_of(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim_end().to_string()).unwrap_or_default()
 }
 
 /// One full-detail trace of the watched processes of one cgroup, for `window`, into the store.
@@ -331,12 +442,40 @@ fn findings_json(shared: &Shared) -> String {
             .collect(),
         Err(_) => Vec::new(),
     };
-    serde_json::to_string_pretty(&serde_json::json!({ "findings": list })).unwrap_or_else(|_| "{}".into())
+    let watching: Vec<serde_json::Value> = shared
+        .watching
+        .lock()
+        .map(|w| {
+            w.iter()
+                .map(|(cg, procs)| {
+                    let procs: Vec<_> = procs.iter().map(|(p, c)| serde_json::json!({ "pid": p, "comm": c })).collect();
+                    serde_json::json!({ "cgroup": cg, "container": agent::container_id(cg), "processes": procs })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let (windows, idle) = shared.store.lock().map(|s| (s.windows, s.idle_windows)).unwrap_or_default();
+    serde_json::to_string_pretty(&serde_json::json!({
+        "windows": windows,
+        "idle_windows": idle,
+        "failed_windows": shared.failed.load(Ordering::Relaxed),
+        "watching": watching,
+        "findings": list,
+    }))
+    .unwrap_or_else(|_| "{}".into())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::turn_order;
+    use super::{turn_order, under};
+
+    #[test]
+    fn cgroups_below_the_one_given_are_in_it() {
+        assert!(under("/system.slice/nginx.service", "/system.slice"));
+        assert!(under("/system.slice", "/system.slice/"));
+        assert!(!under("/system.slice2/x", "/system.slice"));
+        assert!(under("/anything", "/"));
+    }
 
     #[test]
     fn cycles_take_turns_over_the_cgroups() {
