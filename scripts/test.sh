@@ -75,6 +75,8 @@ have gunicorn || need+=(gunicorn)
 ls /usr/sbin/php-fpm* >/dev/null 2>&1 || need+=(php-fpm)
 have wrk || need+=(wrk)
 have prometheus || need+=(prometheus)                # syslint agent: a real server scrapes it (crates/cli/tests/agent.rs)
+/usr/bin/python3 -c 'import yaml' 2>/dev/null || need+=(python3-yaml)   # deploy: the DaemonSet manifest is read (crates/cli/tests/deploy.rs)
+have systemd-analyze || need+=(systemd)           # deploy: the systemd unit is verified
 # madvise-storm's lab: jemalloc with and without its decay (lab/madvise-storm/run.sh)
 [ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || need+=(libjemalloc2)
 # the eBPF backend (crates/bpf): clang compiles the BPF program, and its build script's bindgen

@@ -245,7 +245,8 @@ fn the_agent_names_the_cgroup_and_container_of_a_finding() {
 
 /// A real Prometheus server (Debian's `prometheus`, started by the test on loopback with its
 /// own data directory) scrapes the agent every second; its query API then has the BAD
-/// program's finding series with its labels, and none for GOOD.
+/// program's finding series with its labels, and none for GOOD; and every query of the shipped
+/// Grafana dashboard (deploy/grafana) runs there, over series the agent serves.
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn a_prometheus_server_scrapes_the_findings() {
@@ -295,7 +296,60 @@ fn a_prometheus_server_scrapes_the_findings() {
     assert_eq!(bad["metric"]["severity"], "warning", "{bad:#}");
     assert_eq!(bad["metric"]["job"], "syslint", "{bad:#}");
     assert!(!result.iter().any(|r| r["metric"]["program"] == s.good.as_str()), "{result:#?}");
+    // the shipped Grafana dashboard's queries, run by the same Prometheus: each is valid
+    // PromQL over series the agent serves, and the findings panels show BAD's
+    let metrics = get(&s.addr, "/metrics");
+    let dash: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root().join("deploy/grafana/syslint-agent.json")).expect("dashboard"))
+            .expect("dashboard JSON");
+    let mut exprs: Vec<String> = dash["panels"]
+        .as_array()
+        .expect("panels")
+        .iter()
+        .flat_map(|p| p["targets"].as_array().into_iter().flatten())
+        .filter_map(|t| t["expr"].as_str().map(String::from))
+        .collect();
+    for v in dash["templating"]["list"].as_array().expect("variables") {
+        // label_values(METRIC, LABEL): the metric's series must exist
+        if let Some(m) =
+            v["definition"].as_str().and_then(|d| d.strip_prefix("label_values(")).and_then(|d| d.split(',').next())
+        {
+            exprs.push(m.trim().to_string());
+        }
+    }
+    assert!(exprs.len() >= 10, "{exprs:?}");
+    let instant = |e: &str| -> serde_json::Value {
+        let e = e.replace("$instance", ".*").replace("$detector", ".*").replace("$__rate_interval", "1m");
+        let body = get(&api, &format!("/api/v1/query?query={}", percent(&e)));
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{e}: {body}"));
+        assert_eq!(v["status"], "success", "{e}: {body}");
+        v
+    };
+    for e in &exprs {
+        instant(e);
+        let mut rest = e.as_str();
+        while let Some(i) = rest.find("syslint_") {
+            let name: String = rest[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            let served = metrics.lines().any(|l| l.strip_prefix(&name).is_some_and(|r| r.starts_with(['{', ' '])));
+            assert!(served, "the dashboard queries {name}, which the agent does not serve: {metrics}");
+            rest = &rest[i + name.len()..];
+        }
+    }
+    let by_severity = instant(&exprs[0]);
+    let warning =
+        by_severity["data"]["result"].as_array().and_then(|r| r.iter().find(|x| x["metric"]["severity"] == "warning"));
+    assert!(warning.is_some_and(|w| w["value"][1].as_str().is_some_and(|v| v != "0")), "{by_severity:#}");
     let _ = std::fs::remove_dir_all(&s.dir);
+}
+
+/// A PromQL query as a URL query value.
+fn percent(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// A real OpenTelemetry Collector (tools/otelcol: the collector's own Go modules, its `otlp`

@@ -22,6 +22,8 @@ mod common;
 mod config_baseline;
 #[path = "corpus.rs"]
 mod corpus;
+#[path = "deploy.rs"]
+mod deploy;
 #[path = "diff.rs"]
 mod diff;
 #[path = "ebpf_labs.rs"]
