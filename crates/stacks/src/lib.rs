@@ -178,8 +178,9 @@ pub struct Resolver {
     /// Processes the kernel sent new mappings of since the last [`Resolver::retry`].
     fresh: Vec<(u32, u64)>,
     /// When each process whose map was read from /proc started (to tell its perf map from an
-    /// earlier process's with the same pid).
-    started: HashMap<u32, std::time::SystemTime>,
+    /// earlier process's with the same pid), and its pid in its own pid namespace (a process
+    /// in a container names its perf map by that one, in its own /tmp).
+    started: HashMap<u32, (std::time::SystemTime, u32)>,
 }
 
 /// Whether a process's memory is gone: it ended, it is a zombie (whose /proc entry stays
@@ -210,6 +211,12 @@ fn start_time(tgid: u32) -> Option<std::time::SystemTime> {
     // USER_HZ: 100 on x86_64
     let at = std::time::Duration::from_secs(btime) + std::time::Duration::from_millis(ticks * 10);
     Some(std::time::SystemTime::UNIX_EPOCH + at)
+}
+
+/// A process's pid in its innermost pid namespace (the last of /proc/PID/status's `NSpid`).
+fn ns_pid(tgid: u32) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{tgid}/status")).ok()?;
+    status.lines().find_map(|l| l.strip_prefix("NSpid:"))?.split_whitespace().last()?.parse().ok()
 }
 
 /// Samples (and their stack bytes) kept at most while their process's mappings are awaited.
@@ -284,7 +291,7 @@ impl Resolver {
         let maps = text.as_deref().map(parse_maps).unwrap_or_default();
         if !maps.is_empty() && self.started.len() < self.limits.processes {
             if let Some(t) = start_time(tgid) {
-                self.started.entry(tgid).or_insert(t);
+                self.started.entry(tgid).or_insert((t, ns_pid(tgid).unwrap_or(tgid)));
             }
         }
         // empty: gone, or a zombie (its memory is released already); another address space
@@ -597,8 +604,10 @@ impl Resolver {
                 if perf.len() >= 256 && !perf.contains_key(&s.tgid) {
                     break;
                 }
-                let started = self.started.get(&s.tgid).copied();
-                let map = perf.entry(s.tgid).or_insert_with(|| perfmap::PerfMap::of_process(s.tgid, started));
+                let seen = self.started.get(&s.tgid).copied();
+                let map = perf
+                    .entry(s.tgid)
+                    .or_insert_with(|| perfmap::PerfMap::of_process(s.tgid, seen.map(|x| x.1), seen.map(|x| x.0)));
                 if let Some(name) = map.as_ref().and_then(|m| m.name_of(f.addr)) {
                     let (func, file, line) = perfmap::split_name(name);
                     f.module = Some(format!("{}{}.map", JIT_MODULE, s.tgid));

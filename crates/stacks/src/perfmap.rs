@@ -23,9 +23,12 @@ pub struct PerfMap {
 impl PerfMap {
     /// `/tmp/perf-PID.map`, when the process (or its runtime) wrote one; not when the file
     /// was last written before `started` (the process's start, when known): an earlier
-    /// process's with the same pid.
-    pub fn of_process(pid: u32, started: Option<std::time::SystemTime>) -> Option<PerfMap> {
-        let f = std::fs::File::open(format!("/tmp/perf-{pid}.map")).ok()?;
+    /// process's with the same pid. A process in a container writes it in its own /tmp, named
+    /// by its pid there (`ns_pid`): read through `/proc/PID/root` while the process runs, the
+    /// host's /tmp after.
+    pub fn of_process(pid: u32, ns_pid: Option<u32>, started: Option<std::time::SystemTime>) -> Option<PerfMap> {
+        let own = format!("/proc/{pid}/root/tmp/perf-{}.map", ns_pid.unwrap_or(pid));
+        let f = std::fs::File::open(own).or_else(|_| std::fs::File::open(format!("/tmp/perf-{pid}.map"))).ok()?;
         let written = f.metadata().and_then(|m| m.modified()).ok();
         if let (Some(w), Some(s)) = (written, started) {
             // a second of slack: the start time is read in clock ticks
@@ -152,9 +155,30 @@ mod tests {
         let path = format!("/tmp/perf-{pid}.map");
         std::fs::write(&path, "7f0000001000 100 py::f:/x.py\n").expect("write");
         let now = SystemTime::now();
-        assert!(PerfMap::of_process(pid, Some(now - Duration::from_secs(60))).is_some(), "written since it started");
-        assert!(PerfMap::of_process(pid, None).is_some(), "start unknown: read");
-        assert!(PerfMap::of_process(pid, Some(now + Duration::from_secs(60))).is_none(), "written before it started");
+        assert!(
+            PerfMap::of_process(pid, None, Some(now - Duration::from_secs(60))).is_some(),
+            "written since it started"
+        );
+        assert!(PerfMap::of_process(pid, None, None).is_some(), "start unknown: read");
+        assert!(
+            PerfMap::of_process(pid, None, Some(now + Duration::from_secs(60))).is_none(),
+            "written before it started"
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// A running process's map is read in its own root's /tmp, by its pid in its namespace:
+    /// for this test (not in a container) the same file as the host's.
+    #[test]
+    fn a_running_process_map_is_read_in_its_own_root() {
+        let me = std::process::id();
+        let path = format!("/tmp/perf-{me}.map");
+        std::fs::write(&path, "7f0000001000 100 py::g:/y.py\n").expect("write");
+        let m = PerfMap::of_process(me, Some(me), None).expect("read through /proc/self/root");
+        assert_eq!(m.name_of(0x7f0000001010), Some("py::g:/y.py"));
+        // a pid in the namespace with no map there: the host's /tmp by the host pid
+        let m = PerfMap::of_process(me, Some(u32::MAX), None).expect("the host's /tmp");
+        assert_eq!(m.name_of(0x7f0000001010), Some("py::g:/y.py"));
         let _ = std::fs::remove_file(&path);
     }
 }
