@@ -241,12 +241,12 @@ pub struct AgentArgs {
     /// Watch every process with this name, looked up again at each window (repeatable)
     #[arg(long, value_name = "NAME")]
     pub comm: Vec<String>,
-    /// How long each full-detail trace lasts
-    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_duration)]
-    pub window: std::time::Duration,
-    /// How often a window starts (at least --window)
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
-    pub every: std::time::Duration,
+    /// How long each full-detail trace lasts [default: 2s]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub window: Option<std::time::Duration>,
+    /// How often a window starts (at least --window) [default: 60s]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub every: Option<std::time::Duration>,
     /// Serve /metrics (Prometheus) and /findings (JSON) on this address, e.g. 127.0.0.1:9464
     #[arg(long, value_name = "ADDR")]
     pub metrics_listen: Option<std::net::SocketAddr>,
@@ -260,9 +260,11 @@ pub struct AgentArgs {
     #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
     pub duration: Option<std::time::Duration>,
     /// Call stacks for the findings: sampled in the kernel (the default) or none
-    #[arg(long, value_enum, value_name = "WHICH", default_value_t = AgentStacks::Sampled)]
-    pub stacks: AgentStacks,
-    /// A configuration file (syslint.toml: thresholds, select, ignore); default: none
+    /// [default: sampled]
+    #[arg(long, value_enum, value_name = "WHICH")]
+    pub stacks: Option<AgentStacks>,
+    /// A configuration file (syslint.toml: thresholds, select, ignore, and an [agent] table of
+    /// these options, which the flags override); default: none
     #[arg(long, value_name = "FILE")]
     pub config: Option<std::path::PathBuf>,
 }

@@ -477,6 +477,50 @@ fn an_opentelemetry_collector_receives_the_findings() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// What to watch comes from the config file's `[agent]` table when no flag says it: the
+/// agent given only `--config` (and the harness's timing flags) finds BAD by the names in it.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn the_config_files_agent_table_says_what_to_watch() {
+    assert_bpf_works("the agent test");
+    let n = std::process::id() % 100_000;
+    let conf = std::env::temp_dir().join(format!("syslint-agent-conf-{n}.toml"));
+    let mut s = setup_watching("tf", 6, &[], |_, _| {
+        std::fs::write(&conf, format!("[agent]\ncomm = [\"tfb{n}\", \"tfg{n}\"]\nstacks = \"off\"\n")).expect("config");
+        Some(vec!["--config".into(), conf.display().to_string()])
+    });
+    let st = s.agent.0.wait().expect("agent exits");
+    let mut rest = String::new();
+    s.err.read_to_string(&mut rest).expect("stderr");
+    assert!(st.success(), "{rest}");
+    assert!(rest.contains(&format!("timer-polling warning in {}", s.bad)), "{rest}");
+    let _ = std::fs::remove_file(&conf);
+    let _ = std::fs::remove_dir_all(&s.dir);
+}
+
+/// The `[agent]` table's values are checked as the flags are, and a flag overrides its key.
+#[test]
+fn the_agent_tables_values_are_checked_and_flags_win() {
+    let conf = std::env::temp_dir().join(format!("syslint-agent-conf-check-{}.toml", std::process::id()));
+    std::fs::write(&conf, "[agent]\nwindow = \"10s\"\nevery = \"5s\"\n").expect("config");
+    let c = conf.to_str().expect("utf-8");
+    let o = run(&["agent", "--config", c]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--every (5s) must be at least --window (10s)"), "{}", stderr(&o));
+    // --window 1s beats the file's 10s; a pid that does not run: idle windows, no trace
+    let o = run(&["agent", "--config", c, "--window", "1s", "-p", "999999999", "--for", "1ms"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1s windows every 5s"), "{}", stderr(&o));
+    std::fs::write(&conf, "[agent]\nwindow = \"soon\"\n").expect("config");
+    let o = run(&["agent", "--config", c]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("[agent] window: \"soon\" is not a duration"), "{}", stderr(&o));
+    std::fs::write(&conf, "[agent]\nwindows = \"1s\"\n").expect("config");
+    let o = run(&["agent", "--config", c]);
+    assert!(stderr(&o).contains("line 1, column 1: agent: unknown field `windows`"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(&conf);
+}
+
 #[test]
 fn a_bad_otlp_endpoint_is_refused_at_start() {
     let o = run(&["agent", "--comm", "x", "--otlp-endpoint", "collector:4318"]);

@@ -134,6 +134,23 @@ pub struct Config {
     pub fail_on: Option<Severity>,
     /// The `[detector-name]` tables.
     pub thresholds: toml::Table,
+    /// The `[agent]` table: `syslint agent`'s options (its flags override them).
+    pub agent: Option<AgentSection>,
+}
+
+/// `[agent]`: what `syslint agent` watches, how often, where it sends what it found; the
+/// keys are its long flags' names. Durations stay text (`"2s"`), parsed as the flags are.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AgentSection {
+    pub pid: Vec<u32>,
+    pub comm: Vec<String>,
+    pub cgroup: Vec<String>,
+    pub window: Option<String>,
+    pub every: Option<String>,
+    pub metrics_listen: Option<String>,
+    pub otlp_endpoint: Option<String>,
+    pub stacks: Option<String>,
 }
 
 impl Config {
@@ -177,6 +194,14 @@ impl Config {
                 "fail-on" => {
                     let level = v.get_ref().as_str().and_then(|s| s.parse::<Severity>().ok());
                     c.fail_on = Some(level.ok_or_else(|| at("expected \"info\", \"warning\" or \"error\""))?);
+                }
+                "agent" => {
+                    let section: AgentSection = v
+                        .get_ref()
+                        .clone()
+                        .try_into()
+                        .map_err(|e: toml::de::Error| at(&format!("{} (the [agent] keys: pid, comm, cgroup, window, every, metrics-listen, otlp-endpoint, stacks)", e.message().trim())))?;
+                    c.agent = Some(section);
                 }
                 _ if v.get_ref().is_table() => {
                     c.thresholds.insert(key.clone(), v.into_inner());
@@ -257,6 +282,24 @@ pub fn detectors(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_agent_table_is_read_and_its_errors_say_where() {
+        let c = Config::parse(
+            "[agent]\ncomm = [\"php-fpm\"]\nwindow = \"5s\"\notlp-endpoint = \"http://127.0.0.1:4318\"\n",
+        )
+        .unwrap();
+        let a = c.agent.expect("the [agent] table");
+        assert_eq!(
+            (a.comm, a.window.as_deref(), a.otlp_endpoint.as_deref()),
+            (vec!["php-fpm".to_string()], Some("5s"), Some("http://127.0.0.1:4318"))
+        );
+        assert!(c.thresholds.is_empty(), "not a detector's thresholds");
+        let e = Config::parse("select = [\"busy-poll\"]\n[agent]\nwindows = \"5s\"\n").unwrap_err();
+        assert!(e.starts_with("line 2, column 1: agent: unknown field `windows`"), "{e}");
+        let e = Config::parse("[agent]\ncomm = \"php\"\n").unwrap_err();
+        assert!(e.contains("agent: invalid type"), "{e}");
+    }
 
     fn tmp(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("syslint-config-{name}-{}", std::process::id()));

@@ -22,10 +22,69 @@ use syslint_capture::live::{pids_by_name, Target};
 use syslint_pipeline::agent::{self, Store, Window};
 use syslint_pipeline::{live, Analysis, StopWhen};
 
+/// The agent's options: its flags, else the config file's `[agent]` table, else the defaults.
+struct Settings {
+    pids: Vec<u32>,
+    comm: Vec<String>,
+    cgroup: Vec<String>,
+    window: Duration,
+    every: Duration,
+    metrics_listen: Option<std::net::SocketAddr>,
+    otlp_endpoint: Option<String>,
+    duration: Option<Duration>,
+    stacks: AgentStacks,
+    config: Option<std::path::PathBuf>,
+}
+
+impl Settings {
+    fn of(a: AgentArgs) -> Result<Settings> {
+        let file = match &a.config {
+            Some(p) => {
+                let found = syslint_pipeline::config::ConfigFile {
+                    path: p.clone(),
+                    found: syslint_pipeline::config::Found::Given,
+                };
+                syslint_pipeline::config::Config::read(found)?.agent.unwrap_or_default()
+            }
+            None => Default::default(),
+        };
+        let path = a.config.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+        let bad = |key: &str, e: String| anyhow::anyhow!("{path}: [agent] {key}: {e}");
+        let duration = |key: &str, v: &Option<String>| -> Result<Option<Duration>> {
+            v.as_deref().map(|t| crate::cli::parse_duration(t).map_err(|e| bad(key, e))).transpose()
+        };
+        let or = |flag: Vec<String>, file: Vec<String>| if flag.is_empty() { file } else { flag };
+        let stacks = match file.stacks.as_deref() {
+            None => None,
+            Some("sampled") => Some(AgentStacks::Sampled),
+            Some("off") => Some(AgentStacks::Off),
+            Some(o) => return Err(bad("stacks", format!("{o:?}: expected \"sampled\" or \"off\""))),
+        };
+        let listen = file
+            .metrics_listen
+            .as_deref()
+            .map(|t| t.parse::<std::net::SocketAddr>().map_err(|e| bad("metrics-listen", format!("{t:?}: {e}"))))
+            .transpose()?;
+        Ok(Settings {
+            pids: if a.pids.is_empty() { file.pid } else { a.pids },
+            comm: or(a.comm, file.comm),
+            cgroup: or(a.cgroup, file.cgroup),
+            window: a.window.or(duration("window", &file.window)?).unwrap_or(Duration::from_secs(2)),
+            every: a.every.or(duration("every", &file.every)?).unwrap_or(Duration::from_secs(60)),
+            metrics_listen: a.metrics_listen.or(listen),
+            otlp_endpoint: a.otlp_endpoint.or(file.otlp_endpoint),
+            duration: a.duration,
+            stacks: a.stacks.or(stacks).unwrap_or(AgentStacks::Sampled),
+            config: a.config,
+        })
+    }
+}
+
 pub fn run(a: AgentArgs) -> Result<u8> {
     if let Some(AgentAction::Status(s)) = &a.action {
         return status(s);
     }
+    let a = Settings::of(a)?;
     if !cfg!(feature = "ebpf") {
         bail!("syslint agent traces with eBPF, and this build has no eBPF backend (built without the `ebpf` feature)");
     }
@@ -214,7 +273,7 @@ struct Shared {
 /// name; with neither, every process of the host but kernel threads and the agent), by the
 /// cgroup each is in ([`agent::cgroup_path`]), kept when under a `--cgroup` given; cgroups
 /// sorted.
-fn targets(a: &AgentArgs) -> Vec<(String, Vec<u32>)> {
+fn targets(a: &Settings) -> Vec<(String, Vec<u32>)> {
     let mut pids: Vec<u32> =
         a.pids.iter().copied().filter(|p| std::path::Path::new(&format!("/proc/{p}")).exists()).collect();
     for name in &a.comm {
@@ -262,7 +321,7 @@ fn comm_of(pid: u32) -> String {
 }
 
 /// One full-detail trace of the watched processes of one cgroup, for `window`, into the store.
-fn one_window(a: &AgentArgs, stop: &StopWhen, window: Duration, cgroup: &str, pids: &[u32], shared: &Shared) {
+fn one_window(a: &Settings, stop: &StopWhen, window: Duration, cgroup: &str, pids: &[u32], shared: &Shared) {
     let detectors = match syslint_pipeline::detectors(&[], &[], a.config.as_deref()) {
         Ok(d) => d,
         Err(e) => {
