@@ -263,6 +263,11 @@ pub struct AgentArgs {
     /// [default: sampled]
     #[arg(long, value_enum, value_name = "WHICH")]
     pub stacks: Option<AgentStacks>,
+    /// Between windows, count each cgroup's syscalls in the kernel (a cgroup at a time, 10 s
+    /// each) and give a cgroup whose counts show a pathology its latest window did not find a
+    /// window at once (costs the watched processes while they are counted: docs/agent.md)
+    #[arg(long)]
+    pub count_between: bool,
     /// A configuration file (syslint.toml: thresholds, select, ignore, and an [agent] table of
     /// these options, which the flags override); default: none
     #[arg(long, value_name = "FILE")]

@@ -521,6 +521,55 @@ fn the_agent_tables_values_are_checked_and_flags_win() {
     let _ = std::fs::remove_file(&conf);
 }
 
+/// --count-between: a program that starts misbehaving after its cgroup's window is counted in
+/// the kernel between windows, and its counts (the timer-polling counts rule) start a window
+/// at once, which finds it; without them it would wait for the next cycle (--every 60s, after
+/// the test). GOOD runs from the start, BAD from a second after the agent's first window began.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn counts_between_windows_start_a_window_at_once() {
+    assert_bpf_works("the agent test");
+    let dir = std::env::temp_dir().join(format!("syslint-agent-count-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let n = std::process::id() % 100_000;
+    let (bad, good) = (format!("tkb{n}"), format!("tkg{n}"));
+    let built = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(dir.join(&bad))
+        .arg(root().join("lab/timer-polling/timer.c"))
+        .status()
+        .expect("cc");
+    assert!(built.success());
+    std::fs::copy(dir.join(&bad), dir.join(&good)).expect("copy");
+    let spawn = |name: &str, mode: &str| {
+        Killed(Command::new(dir.join(name)).args([mode, "20000"]).stdout(Stdio::null()).spawn().expect("timer"))
+    };
+    let _good = spawn(&good, "block");
+    let mut agent = Killed(
+        Command::new(bin())
+            .args(["agent", "--comm", &bad, "--comm", &good, "--count-between", "--window", "2s", "--every", "60s"])
+            .args(["--for", "17s", "--stacks", "off"])
+            .env("XDG_CONFIG_HOME", root().join("target/no-user-config"))
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("syslint agent"),
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    let _bad = spawn(&bad, "select20");
+    let mut err = agent.0.stderr.take().expect("stderr");
+    let st = agent.0.wait().expect("agent exits");
+    let mut text = String::new();
+    err.read_to_string(&mut text).expect("stderr");
+    assert!(st.success(), "{text}");
+    assert!(text.contains("look like timer-polling") && text.contains("a window at once"), "{text}");
+    assert!(text.contains(&format!("timer-polling warning in {bad}")), "{text}");
+    assert!(text.contains("2 windows"), "the cycle's and the one the counts started: {text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_bad_otlp_endpoint_is_refused_at_start() {
     let o = run(&["agent", "--comm", "x", "--otlp-endpoint", "collector:4318"]);

@@ -151,6 +151,7 @@ pub struct AgentSection {
     pub metrics_listen: Option<String>,
     pub otlp_endpoint: Option<String>,
     pub stacks: Option<String>,
+    pub count_between: Option<bool>,
 }
 
 impl Config {
@@ -200,7 +201,7 @@ impl Config {
                         .get_ref()
                         .clone()
                         .try_into()
-                        .map_err(|e: toml::de::Error| at(&format!("{} (the [agent] keys: pid, comm, cgroup, window, every, metrics-listen, otlp-endpoint, stacks)", e.message().trim())))?;
+                        .map_err(|e: toml::de::Error| at(&format!("{} (the [agent] keys: pid, comm, cgroup, window, every, metrics-listen, otlp-endpoint, stacks, count-between)", e.message().trim())))?;
                     c.agent = Some(section);
                 }
                 _ if v.get_ref().is_table() => {

@@ -6,7 +6,7 @@
 //! The agent never stops what it watches: each window detaches like `trace -p ... --for`, and
 //! Ctrl-C or SIGTERM ends the current window the same way before the agent exits.
 
-use super::otlp::Otlp;
+use super::otlp::{AgentCounts, Otlp};
 use super::EXIT_CLEAN;
 use crate::cli::{AgentAction, AgentArgs, AgentStacks, AgentStatusArgs, StatusFormat};
 use anyhow::{bail, Context, Result};
@@ -21,6 +21,7 @@ use std::time::{Duration, Instant, SystemTime};
 use syslint_capture::live::{pids_by_name, Target};
 use syslint_pipeline::agent::{self, Store, Window};
 use syslint_pipeline::{live, Analysis, StopWhen};
+use syslint_report::Report;
 
 /// The agent's options: its flags, else the config file's `[agent]` table, else the defaults.
 struct Settings {
@@ -33,6 +34,7 @@ struct Settings {
     otlp_endpoint: Option<String>,
     duration: Option<Duration>,
     stacks: AgentStacks,
+    count_between: bool,
     config: Option<std::path::PathBuf>,
 }
 
@@ -75,6 +77,7 @@ impl Settings {
             otlp_endpoint: a.otlp_endpoint.or(file.otlp_endpoint),
             duration: a.duration,
             stacks: a.stacks.or(stacks).unwrap_or(AgentStacks::Sampled),
+            count_between: a.count_between || file.count_between.unwrap_or(false),
             config: a.config,
         })
     }
@@ -139,6 +142,7 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     // the cgroup traced first in the next cycle: when the watched processes sit in more cgroups
     // than windows fit in --every, the cycles take turns
     let mut next_cgroup = String::new();
+    let mut next_counted = String::new();
     while !stopped() && !over(Instant::now()) {
         let cycle = Instant::now();
         let groups = targets(&a);
@@ -161,6 +165,59 @@ pub fn run(a: AgentArgs) -> Result<u8> {
             one_window(&a, &stop, window, cgroup, pids, &shared);
             next_cgroup.clear();
         }
+        // until the next cycle: counted in the kernel, a cgroup at a time (--count-between), a
+        // cgroup whose counts show something its latest window did not find getting a window
+        // at once (one a cycle); else nothing traced
+        let mut counted = next_counted.clone();
+        let mut triggered: Vec<String> = Vec::new();
+        while a.count_between && !stopped() && !over(Instant::now()) {
+            let left = a
+                .every
+                .saturating_sub(cycle.elapsed())
+                .min(a.duration.map_or(Duration::MAX, |d| d.saturating_sub(began.elapsed())));
+            if left < Duration::from_millis(500) {
+                break;
+            }
+            let groups = targets(&a);
+            let Some((cgroup, pids)) = turn_order(&groups, &counted).into_iter().next().cloned() else { break };
+            // the next period counts the cgroup after this one
+            counted = groups.iter().map(|g| g.0.clone()).find(|c| *c > cgroup).unwrap_or_default();
+            let period = left.min(COUNT_PERIOD);
+            let report = match trace(&a, &stop, period, &pids, true) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("syslint agent: counting not traced: {e}");
+                    std::thread::sleep(Duration::from_millis(500));
+                    continue;
+                }
+            };
+            shared.count_periods.fetch_add(1, Ordering::Relaxed);
+            let new: Vec<String> = match shared.store.lock() {
+                Ok(s) => report
+                    .findings
+                    .iter()
+                    .filter(|f| {
+                        !s.entries().any(|(k, e)| {
+                            e.active && k.detector == f.detector && k.cgroup.as_deref() == Some(cgroup.as_str())
+                        })
+                    })
+                    .map(|f| f.detector.clone())
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            if new.is_empty() || triggered.contains(&cgroup) || stopped() {
+                continue;
+            }
+            let window = a.duration.map_or(a.window, |d| d.saturating_sub(began.elapsed()).min(a.window));
+            if window.is_zero() {
+                break;
+            }
+            eprintln!("syslint agent: the counts of cgroup {cgroup} look like {}: a window at once", new.join(", "));
+            shared.candidates.fetch_add(1, Ordering::Relaxed);
+            triggered.push(cgroup.clone());
+            one_window(&a, &stop, window, &cgroup, &pids, &shared);
+        }
+        next_counted = counted;
         while !stopped() && !over(Instant::now()) && cycle.elapsed() < a.every {
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -247,11 +304,25 @@ fn status(s: &AgentStatusArgs) -> Result<u8> {
     Ok(EXIT_CLEAN)
 }
 
+/// How long one cgroup is counted before the next one's turn (--count-between).
+const COUNT_PERIOD: Duration = Duration::from_secs(10);
+
 /// The cgroups (sorted) in the order this cycle traces them: from `next` (the first one the
 /// last cycle had no time for, or the one after it if it is gone), round to the start.
 fn turn_order<'g>(groups: &'g [(String, Vec<u32>)], next: &str) -> Vec<&'g (String, Vec<u32>)> {
     let start = groups.iter().position(|(cg, _)| cg.as_str() >= next).unwrap_or(0);
     groups[start..].iter().chain(&groups[..start]).collect()
+}
+
+impl Shared {
+    fn counts(&self) -> AgentCounts {
+        AgentCounts {
+            failed_windows: self.failed.load(Ordering::Relaxed),
+            count_periods: self.count_periods.load(Ordering::Relaxed),
+            candidate_windows: self.candidates.load(Ordering::Relaxed),
+            cpu_s: own_cpu_seconds(),
+        }
+    }
 }
 
 /// A cgroup and its processes (pid, name), as a cycle watched them.
@@ -265,6 +336,10 @@ struct Shared {
     failed: AtomicU64,
     /// Where findings and series are exported over OTLP (`--otlp-endpoint`).
     otlp: Option<Mutex<Otlp>>,
+    /// Periods counted in the kernel between windows (--count-between), and the windows their
+    /// counts started at once.
+    count_periods: AtomicU64,
+    candidates: AtomicU64,
     /// What the latest cycle watched: cgroups and their processes (pid, name).
     watching: Mutex<Vec<Watched>>,
 }
@@ -320,39 +395,36 @@ fn comm_of(pid: u32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim_end().to_string()).unwrap_or_default()
 }
 
-/// One full-detail trace of the watched processes of one cgroup, for `window`, into the store.
-fn one_window(a: &Settings, stop: &StopWhen, window: Duration, cgroup: &str, pids: &[u32], shared: &Shared) {
-    let detectors = match syslint_pipeline::detectors(&[], &[], a.config.as_deref()) {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("syslint agent: window not traced: {e}");
-            shared.failed.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-    };
+/// One eBPF trace of one cgroup's watched processes for `dur`: full detail (a window), or
+/// counted in the kernel (`summary_only`: only the detectors' counts rules run).
+fn trace(a: &Settings, stop: &StopWhen, dur: Duration, pids: &[u32], summary_only: bool) -> Result<Report> {
+    let detectors = syslint_pipeline::detectors(&[], &[], a.config.as_deref())?;
     let stacks = match a.stacks {
-        AgentStacks::Off => syslint_capture::live::StackCalls::Off,
-        AgentStacks::Sampled => syslint_capture::live::StackCalls::Only(
+        AgentStacks::Sampled if !summary_only => syslint_capture::live::StackCalls::Only(
             syslint_analyze::callsites::watched_syscalls(&detectors).into_iter().map(String::from).collect(),
         ),
+        _ => syslint_capture::live::StackCalls::Off,
     };
     let opts = live::Options {
         // never strace: stopping every call of a production process is not an agent's to do
         backend: live::Choice::Ebpf,
-        summary_only: false,
+        summary_only,
         record: None,
         payload_bytes: 64,
         interval: None,
         stacks,
         stacks_with_strace: false,
     };
-    let bounded =
-        StopWhen { interrupt: stop.interrupt.clone(), terminate: stop.terminate.clone(), after: Some(window) };
-    let result = live::start(&Target::Pids(pids.to_vec()), &opts, &mut |line| eprintln!("{line}")).and_then(|source| {
-        let mut analysis = Analysis::new(detectors);
-        let outcome = source.run(&mut analysis, &bounded)?;
-        Ok(analysis.finish(outcome.capture))
-    });
+    let bounded = StopWhen { interrupt: stop.interrupt.clone(), terminate: stop.terminate.clone(), after: Some(dur) };
+    let source = live::start(&Target::Pids(pids.to_vec()), &opts, &mut |line| eprintln!("{line}"))?;
+    let mut analysis = Analysis::new(detectors);
+    let outcome = source.run(&mut analysis, &bounded)?;
+    Ok(analysis.finish(outcome.capture))
+}
+
+/// One full-detail trace of the watched processes of one cgroup, for `window`, into the store.
+fn one_window(a: &Settings, stop: &StopWhen, window: Duration, cgroup: &str, pids: &[u32], shared: &Shared) {
+    let result = trace(a, stop, window, pids, false);
     match result {
         Ok(report) => {
             let w = Window { cgroup: Some(cgroup.to_string()), ..Window::of(&report) };
@@ -361,10 +433,7 @@ fn one_window(a: &Settings, stop: &StopWhen, window: Duration, cgroup: &str, pid
             if let Ok(mut s) = shared.store.lock() {
                 let changes = s.add(&w, SystemTime::now());
                 if let Some(Ok(o)) = shared.otlp.as_ref().map(|o| o.lock()) {
-                    bodies = (
-                        o.logs(&s, &changes),
-                        Some(o.metrics(&s, shared.failed.load(Ordering::Relaxed), own_cpu_seconds())),
-                    );
+                    bodies = (o.logs(&s, &changes), Some(o.metrics(&s, &shared.counts())));
                 }
             }
             if let Some(Ok(mut o)) = shared.otlp.as_ref().map(|o| o.lock()) {
@@ -418,6 +487,10 @@ fn metrics(shared: &Shared) -> String {
     let lost = Counter::<u64>::default();
     let evicted = Counter::<u64>::default();
     let cpu = Counter::<f64, std::sync::atomic::AtomicU64>::default();
+    let periods = Counter::<u64>::default();
+    let candidates = Counter::<u64>::default();
+    periods.inc_by(shared.count_periods.load(Ordering::Relaxed));
+    candidates.inc_by(shared.candidates.load(Ordering::Relaxed));
     if let Ok(s) = shared.store.lock() {
         for (k, e) in s.entries() {
             let cgroup = k.cgroup.clone().unwrap_or_default();
@@ -453,6 +526,12 @@ fn metrics(shared: &Shared) -> String {
     r.register("lost_events", "Events the windows' captures lost", lost);
     r.register("evicted_findings", "Findings dropped to keep the store bounded", evicted);
     r.register("agent_cpu_seconds", "CPU time of the agent itself (user and system)", cpu);
+    r.register("count_periods", "Periods a cgroup was counted in the kernel between windows", periods);
+    r.register(
+        "candidate_windows",
+        "Windows started at once because a cgroup's counts showed something new",
+        candidates,
+    );
     let mut out = String::new();
     if encode(&mut out, &r).is_err() {
         out = "# the metrics could not be encoded\n".into();

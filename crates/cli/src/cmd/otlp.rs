@@ -29,6 +29,15 @@ use opentelemetry_proto::tonic::metrics::v1::{
 };
 use opentelemetry_proto::tonic::resource::v1::Resource;
 
+/// The agent's own counters, beside the store's.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AgentCounts {
+    pub failed_windows: u64,
+    pub count_periods: u64,
+    pub candidate_windows: u64,
+    pub cpu_s: f64,
+}
+
 /// How long one export may take (connect, send, answer).
 const TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -117,7 +126,7 @@ impl Otlp {
 
     /// The store's series (what /metrics serves) as OTLP metrics: cumulative sums since the
     /// agent started, the findings' states as gauges. The body to post to `/v1/metrics`.
-    pub fn metrics(&self, store: &Store, failed_windows: u64, cpu_s: f64) -> Vec<u8> {
+    pub fn metrics(&self, store: &Store, agent: &AgentCounts) -> Vec<u8> {
         let now = unix_nanos(SystemTime::now());
         let start = self.started;
         let point = |attributes: Vec<KeyValue>, v: number_data_point::Value| NumberDataPoint {
@@ -161,7 +170,19 @@ impl Otlp {
             sum("syslint.finding.saved", "Seconds the finding's fix would have saved over its windows", "s", saved),
             sum("syslint.windows", "Full-detail windows made", "{window}", one(store.windows)),
             sum("syslint.windows.idle", "Windows with no process to watch", "{window}", one(store.idle_windows)),
-            sum("syslint.windows.failed", "Windows whose trace could not start", "{window}", one(failed_windows)),
+            sum("syslint.windows.failed", "Windows whose trace could not start", "{window}", one(agent.failed_windows)),
+            sum(
+                "syslint.count_periods",
+                "Periods a cgroup was counted in the kernel between windows",
+                "{period}",
+                one(agent.count_periods),
+            ),
+            sum(
+                "syslint.windows.candidate",
+                "Windows started at once because a cgroup's counts showed something new",
+                "{window}",
+                one(agent.candidate_windows),
+            ),
             sum("syslint.syscalls", "Syscalls seen in the windows", "{syscall}", one(store.syscalls)),
             sum("syslint.lost_events", "Events the windows' captures lost", "{event}", one(store.lost_events)),
             sum(
@@ -174,7 +195,7 @@ impl Otlp {
                 "syslint.agent.cpu.time",
                 "CPU time of the agent itself (user and system)",
                 "s",
-                vec![point(Vec::new(), number_data_point::Value::AsDouble(cpu_s))],
+                vec![point(Vec::new(), number_data_point::Value::AsDouble(agent.cpu_s))],
             ),
         ];
         let req = ExportMetricsServiceRequest {
@@ -353,7 +374,7 @@ mod tests {
         // a port nothing listens on (bound, then closed)
         let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("port").port();
         let mut o = Otlp::new(&format!("http://127.0.0.1:{port}")).expect("exporter");
-        let body = o.metrics(&Store::default(), 0, 0.0);
+        let body = o.metrics(&Store::default(), &AgentCounts::default());
         o.send_metrics(body);
         assert_eq!((o.errors, o.sent_logs), (1, 0));
     }
