@@ -268,6 +268,10 @@ pub struct AgentArgs {
     /// window at once (costs the watched processes while they are counted: docs/agent.md)
     #[arg(long)]
     pub count_between: bool,
+    /// Where the kubelet keeps pods' log directories (NAMESPACE_NAME_UID), read for the pod
+    /// names and namespaces of the findings [default: /var/log/pods]
+    #[arg(long, value_name = "DIR")]
+    pub pod_logs: Option<std::path::PathBuf>,
     /// A configuration file (syslint.toml: thresholds, select, ignore, and an [agent] table of
     /// these options, which the flags override); default: none
     #[arg(long, value_name = "FILE")]

@@ -243,6 +243,67 @@ fn the_agent_names_the_cgroup_and_container_of_a_finding() {
     drop(cgroups);
 }
 
+/// A finding in a Kubernetes pod names the pod and its namespace: the test puts BAD in a
+/// cgroup named as the kubelet's systemd driver names a burstable pod's container
+/// (`kubepods-burstable-pod<UID>.slice/cri-containerd-<64 hex>.scope`) and makes the pod's log
+/// directory as the kubelet names it (`NAMESPACE_NAME_UID`, in a directory given by
+/// --pod-logs): the series carry `pod` and `namespace`, /findings the uid too.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn the_agent_names_the_pod_and_namespace_of_a_finding() {
+    assert_bpf_works("the agent test");
+    let root = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .iter()
+        .map(std::path::Path::new)
+        .find(|p| p.join("cgroup.procs").exists())
+        .expect("a cgroup v2 hierarchy (/sys/fs/cgroup or /sys/fs/cgroup/unified)");
+    let n = std::process::id();
+    let uid = format!("{:08x}-5f60-4a8b-9c0d-1e2f3a4b5c6d", n);
+    let id = format!("{:032x}{:032x}", 0x6b8_5000_u128 + u128::from(n), 0xdef_u128);
+    let top = format!("syslint-agent-pod-{n}");
+    let slice = format!("kubepods-burstable-pod{}.slice", uid.replace('-', "_"));
+    let scope = root.join(&top).join(&slice).join(format!("cri-containerd-{id}.scope"));
+    let logs = std::env::temp_dir().join(format!("syslint-pod-logs-{n}"));
+    std::fs::create_dir_all(logs.join(format!("shop_web-7d4b9c-x2x9q_{uid}/app"))).expect("pod log dir");
+    let mut cgroups = Cgroups(Vec::new());
+    let logs_arg = logs.display().to_string();
+    let s = setup_with("tk", 8, &["--pod-logs", &logs_arg], |bad| {
+        std::fs::create_dir_all(&scope).expect("a cgroup (root)");
+        cgroups.0.extend([root.join(&top), root.join(&top).join(&slice), scope.clone()]);
+        std::fs::write(scope.join("cgroup.procs"), bad.to_string()).expect("move BAD into it");
+    });
+    let labels = [
+        ("detector", "timer-polling"),
+        ("program", s.bad.as_str()),
+        ("container", &id[..12]),
+        ("pod", "web-7d4b9c-x2x9q"),
+        ("namespace", "shop"),
+    ];
+    // BAD's child, forked before the move, stays where it was: its cgroup gets windows too
+    let t0 = Instant::now();
+    let metrics = loop {
+        let m = get(&s.addr, "/metrics");
+        if series_with(&m, "syslint_findings_total", &labels).is_some() || t0.elapsed() > Duration::from_secs(20) {
+            break m;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let found = series_with(&metrics, "syslint_findings_total", &labels);
+    assert!(found.and_then(value).is_some_and(|v| v >= 1.0), "{metrics}");
+    let json: serde_json::Value = serde_json::from_str(&get(&s.addr, "/findings")).expect("JSON");
+    let f = json["findings"].as_array().and_then(|l| l.iter().find(|f| f["program"] == s.bad.as_str()));
+    let f = f.unwrap_or_else(|| panic!("{json:#}"));
+    assert_eq!(
+        (f["pod"].as_str(), f["namespace"].as_str(), f["pod_uid"].as_str()),
+        (Some("web-7d4b9c-x2x9q"), Some("shop"), Some(uid.as_str())),
+        "{f:#}"
+    );
+    let _ = std::fs::remove_dir_all(&s.dir);
+    let _ = std::fs::remove_dir_all(&logs);
+    drop(s);
+    drop(cgroups);
+}
+
 /// A real Prometheus server (Debian's `prometheus`, started by the test on loopback with its
 /// own data directory) scrapes the agent every second; its query API then has the BAD
 /// program's finding series with its labels, and none for GOOD; and every query of the shipped

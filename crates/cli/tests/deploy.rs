@@ -121,7 +121,7 @@ fn the_daemonset_grants_the_units_privileges() {
     assert_eq!(added, unit_caps(), "the DaemonSet and the unit grant the same capabilities");
     let mounts: Vec<&str> =
         c["volumeMounts"].as_array().expect("mounts").iter().filter_map(|m| m["mountPath"].as_str()).collect();
-    assert!(mounts.contains(&"/sys/kernel/btf"), "{mounts:?}");
+    assert!(mounts.contains(&"/sys/kernel/btf") && mounts.contains(&"/var/log/pods"), "{mounts:?}");
     let port = c["ports"][0]["containerPort"].as_u64().expect("a port");
     let ann = &ds["spec"]["template"]["metadata"]["annotations"];
     assert_eq!(ann["prometheus.io/port"], port.to_string(), "{ann:#}");

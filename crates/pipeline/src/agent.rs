@@ -88,6 +88,52 @@ pub fn pod_uid(path: &str) -> Option<String> {
     })
 }
 
+/// Pod names and namespaces by pod uid, from the directories the kubelet keeps a pod's logs in
+/// (`/var/log/pods/NAMESPACE_NAME_UID/`, kubelet's `BuildPodLogsDirectory`; neither a
+/// namespace nor a pod name can hold `_`): reading them needs that directory mounted read-only,
+/// no access to the API server. Listed again when a uid is not known (at most every 10 s).
+#[derive(Debug)]
+pub struct Pods {
+    root: std::path::PathBuf,
+    names: std::collections::HashMap<String, (String, String)>,
+    listed: Option<std::time::Instant>,
+}
+
+impl Pods {
+    /// At most this many pods are kept (a node runs a few hundred at most).
+    pub const MAX: usize = 4096;
+
+    pub fn new(root: impl Into<std::path::PathBuf>) -> Pods {
+        Pods { root: root.into(), names: std::collections::HashMap::new(), listed: None }
+    }
+
+    /// (namespace, pod name) of the pod with this uid, if its log directory is there.
+    pub fn of(&mut self, uid: &str) -> Option<(String, String)> {
+        if !self.names.contains_key(uid)
+            && self.listed.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(10))
+        {
+            self.list();
+        }
+        self.names.get(uid).cloned()
+    }
+
+    fn list(&mut self) {
+        self.listed = Some(std::time::Instant::now());
+        let Ok(dir) = std::fs::read_dir(&self.root) else { return };
+        self.names.clear();
+        for e in dir.flatten().take(Self::MAX) {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let mut parts = name.splitn(3, '_');
+            if let (Some(ns), Some(pod), Some(uid)) = (parts.next(), parts.next(), parts.next()) {
+                if !ns.is_empty() && !pod.is_empty() && uid.len() == 36 {
+                    self.names.insert(uid.to_string(), (ns.to_string(), pod.to_string()));
+                }
+            }
+        }
+    }
+}
+
 /// One finding's story across the windows.
 #[derive(Clone, Debug)]
 pub struct Entry {
@@ -396,6 +442,21 @@ mod tests {
             Some("1b2c3d4e-5f60-7a8b-9c0d-1e2f3a4b5c6d")
         );
         assert_eq!(pod_uid("/system.slice/podman.service"), None);
+    }
+
+    /// The kubelet's pod log directories, as `BuildPodLogsDirectory` names them
+    /// (kubernetes pkg/kubelet/kuberuntime/helpers.go: NAMESPACE_NAME_UID).
+    #[test]
+    fn pods_are_named_from_the_kubelets_log_directories() {
+        let root = std::env::temp_dir().join(format!("syslint-pods-{}", std::process::id()));
+        let uid = "1b2c3d4e-5f60-7a8b-9c0d-1e2f3a4b5c6d";
+        std::fs::create_dir_all(root.join(format!("shop_web-7d4b9c-x2x9q_{uid}/nginx"))).unwrap();
+        std::fs::create_dir_all(root.join("not-a-pod")).unwrap();
+        let mut pods = Pods::new(&root);
+        assert_eq!(pods.of(uid), Some(("shop".into(), "web-7d4b9c-x2x9q".into())));
+        assert_eq!(pods.of("00000000-0000-0000-0000-000000000000"), None);
+        assert_eq!(Pods::new(root.join("absent")).of(uid), None);
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

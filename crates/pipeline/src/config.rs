@@ -152,6 +152,7 @@ pub struct AgentSection {
     pub otlp_endpoint: Option<String>,
     pub stacks: Option<String>,
     pub count_between: Option<bool>,
+    pub pod_logs: Option<String>,
 }
 
 impl Config {
@@ -201,7 +202,7 @@ impl Config {
                         .get_ref()
                         .clone()
                         .try_into()
-                        .map_err(|e: toml::de::Error| at(&format!("{} (the [agent] keys: pid, comm, cgroup, window, every, metrics-listen, otlp-endpoint, stacks, count-between)", e.message().trim())))?;
+                        .map_err(|e: toml::de::Error| at(&format!("{} (the [agent] keys: pid, comm, cgroup, window, every, metrics-listen, otlp-endpoint, stacks, count-between, pod-logs)", e.message().trim())))?;
                     c.agent = Some(section);
                 }
                 _ if v.get_ref().is_table() => {

@@ -35,6 +35,7 @@ struct Settings {
     duration: Option<Duration>,
     stacks: AgentStacks,
     count_between: bool,
+    pod_logs: std::path::PathBuf,
     config: Option<std::path::PathBuf>,
 }
 
@@ -78,6 +79,7 @@ impl Settings {
             duration: a.duration,
             stacks: a.stacks.or(stacks).unwrap_or(AgentStacks::Sampled),
             count_between: a.count_between || file.count_between.unwrap_or(false),
+            pod_logs: a.pod_logs.or(file.pod_logs.map(Into::into)).unwrap_or_else(|| "/var/log/pods".into()),
             config: a.config,
         })
     }
@@ -111,7 +113,15 @@ pub fn run(a: AgentArgs) -> Result<u8> {
         Some(e) => Some(Mutex::new(Otlp::new(e).context("--otlp-endpoint")?)),
         None => None,
     };
-    let shared = Arc::new(Shared { otlp, ..Shared::default() });
+    let shared = Arc::new(Shared {
+        store: Mutex::default(),
+        failed: AtomicU64::default(),
+        otlp,
+        count_periods: AtomicU64::default(),
+        candidates: AtomicU64::default(),
+        pods: Mutex::new(agent::Pods::new(&a.pod_logs)),
+        watching: Mutex::default(),
+    });
     if let Some(addr) = a.metrics_listen {
         let server = tiny_http::Server::http(addr).map_err(|e| anyhow::anyhow!("--metrics-listen {addr}: {e}"))?;
         let at = server.server_addr().to_ip().context("--metrics-listen: not an IP address")?;
@@ -329,7 +339,6 @@ impl Shared {
 type Watched = (String, Vec<(u32, String)>);
 
 /// What the windows and the HTTP thread share.
-#[derive(Default)]
 struct Shared {
     store: Mutex<Store>,
     /// Windows whose trace could not start (the processes gone, eBPF refused).
@@ -340,6 +349,8 @@ struct Shared {
     /// counts started at once.
     count_periods: AtomicU64,
     candidates: AtomicU64,
+    /// Pod names by uid (the kubelet's log directories, --pod-logs).
+    pods: Mutex<agent::Pods>,
     /// What the latest cycle watched: cgroups and their processes (pid, name).
     watching: Mutex<Vec<Watched>>,
 }
@@ -433,7 +444,8 @@ fn one_window(a: &Settings, stop: &StopWhen, window: Duration, cgroup: &str, pid
             if let Ok(mut s) = shared.store.lock() {
                 let changes = s.add(&w, SystemTime::now());
                 if let Some(Ok(o)) = shared.otlp.as_ref().map(|o| o.lock()) {
-                    bodies = (o.logs(&s, &changes), Some(o.metrics(&s, &shared.counts())));
+                    let mut pods = shared.pods.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    bodies = (o.logs(&s, &changes, &mut pods), Some(o.metrics(&s, &shared.counts())));
                 }
             }
             if let Some(Ok(mut o)) = shared.otlp.as_ref().map(|o| o.lock()) {
@@ -491,14 +503,19 @@ fn metrics(shared: &Shared) -> String {
     let candidates = Counter::<u64>::default();
     periods.inc_by(shared.count_periods.load(Ordering::Relaxed));
     candidates.inc_by(shared.candidates.load(Ordering::Relaxed));
-    if let Ok(s) = shared.store.lock() {
+    if let (Ok(s), Ok(mut pods)) = (shared.store.lock(), shared.pods.lock()) {
         for (k, e) in s.entries() {
             let cgroup = k.cgroup.clone().unwrap_or_default();
+            // the pod's name and namespace where the kubelet's log directories say them, else
+            // its uid and no namespace
+            let uid = agent::pod_uid(&cgroup);
+            let named = uid.as_deref().and_then(|u| pods.of(u));
             let place = vec![
                 ("program", k.program.clone().unwrap_or_default()),
-                // a container's short id (12 hex digits, as its runtime shows it), its pod's uid
+                // a container's short id (12 hex digits, as its runtime shows it)
                 ("container", agent::container_id(&cgroup).map(|c| c[..12].to_string()).unwrap_or_default()),
-                ("pod", agent::pod_uid(&cgroup).unwrap_or_default()),
+                ("pod", named.as_ref().map(|n| n.1.clone()).or(uid).unwrap_or_default()),
+                ("namespace", named.map(|n| n.0).unwrap_or_default()),
                 ("cgroup", cgroup),
             ];
             let what = [("detector", k.detector.clone()), ("severity", format!("{:?}", e.worst).to_lowercase())];
@@ -556,10 +573,12 @@ const USER_HZ: f64 = 100.0;
 /// The findings kept, as JSON.
 fn findings_json(shared: &Shared) -> String {
     let secs = |t: SystemTime| t.duration_since(SystemTime::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
-    let list: Vec<serde_json::Value> = match shared.store.lock() {
-        Ok(s) => s
+    let list: Vec<serde_json::Value> = match (shared.store.lock(), shared.pods.lock()) {
+        (Ok(s), Ok(mut pods)) => s
             .entries()
             .map(|(k, e)| {
+                let uid = k.cgroup.as_deref().and_then(agent::pod_uid);
+                let named = uid.as_deref().and_then(|u| pods.of(u));
                 serde_json::json!({
                     "detector": k.detector,
                     "program": k.program,
@@ -567,7 +586,9 @@ fn findings_json(shared: &Shared) -> String {
                     "name": k.name,
                     "cgroup": k.cgroup,
                     "container": k.cgroup.as_deref().and_then(agent::container_id),
-                    "pod": k.cgroup.as_deref().and_then(agent::pod_uid),
+                    "pod": named.as_ref().map(|n| n.1.clone()),
+                    "namespace": named.as_ref().map(|n| n.0.clone()),
+                    "pod_uid": uid,
                     "severity": format!("{:?}", e.worst).to_lowercase(),
                     "active": e.active,
                     "windows": e.windows,
@@ -578,7 +599,7 @@ fn findings_json(shared: &Shared) -> String {
                 })
             })
             .collect(),
-        Err(_) => Vec::new(),
+        _ => Vec::new(),
     };
     let watching: Vec<serde_json::Value> = shared
         .watching

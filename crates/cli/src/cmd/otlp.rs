@@ -83,7 +83,7 @@ impl Otlp {
     /// The changes a window made, as log records (one per change) grouped by resource: the
     /// body to post to `/v1/logs` and the records in it ([`Otlp::send_logs`]). Built while the
     /// store is locked, sent after.
-    pub fn logs(&self, store: &Store, changes: &[(Key, Change)]) -> Option<(Vec<u8>, u64)> {
+    pub fn logs(&self, store: &Store, changes: &[(Key, Change)], pods: &mut agent::Pods) -> Option<(Vec<u8>, u64)> {
         if changes.is_empty() {
             return None;
         }
@@ -91,7 +91,7 @@ impl Otlp {
         let mut by: Vec<(Resource, Vec<LogRecord>)> = Vec::new();
         for (k, c) in changes {
             let Some(e) = store.get(k) else { continue };
-            let res = self.resource_of(k);
+            let res = self.resource_of(k, pods);
             let rec = record(k, *c, e, now);
             match by.iter_mut().find(|(r, _)| *r == res) {
                 Some((_, list)) => list.push(rec),
@@ -212,7 +212,7 @@ impl Otlp {
     }
 
     /// The resource a finding is about, in the semantic conventions' names.
-    fn resource_of(&self, k: &Key) -> Resource {
+    fn resource_of(&self, k: &Key, pods: &mut agent::Pods) -> Resource {
         let mut attributes = vec![kv("host.name", &self.host)];
         if let Some(p) = &k.program {
             attributes.push(kv("process.executable.name", p));
@@ -221,6 +221,10 @@ impl Otlp {
             attributes.push(kv("container.id", &c));
         }
         if let Some(p) = k.cgroup.as_deref().and_then(agent::pod_uid) {
+            if let Some((ns, name)) = pods.of(&p) {
+                attributes.push(kv("k8s.namespace.name", &ns));
+                attributes.push(kv("k8s.pod.name", &name));
+            }
             attributes.push(kv("k8s.pod.uid", &p));
         }
         Resource { attributes, ..Default::default() }
