@@ -46,6 +46,32 @@ impl Drop for Killed {
     }
 }
 
+/// The unified (v2) cgroup hierarchy: the whole of /sys/fs/cgroup, or /sys/fs/cgroup/unified
+/// on a hybrid host.
+fn cgroup_v2_root() -> &'static std::path::Path {
+    ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
+        .iter()
+        .map(std::path::Path::new)
+        .find(|p| p.join("cgroup.procs").exists())
+        .expect("a cgroup v2 hierarchy (/sys/fs/cgroup or /sys/fs/cgroup/unified)")
+}
+
+/// The timer-polling lab's program (lab/timer-polling/timer.c) built in `dir` under each name
+/// (a process name is at most 15 bytes).
+pub fn build_timers(dir: &std::path::Path, names: &[&str]) {
+    let first = dir.join(names[0]);
+    let built = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&first)
+        .arg(root().join("lab/timer-polling/timer.c"))
+        .status()
+        .expect("cc");
+    assert!(built.success());
+    for n in &names[1..] {
+        std::fs::copy(&first, dir.join(n)).expect("copy");
+    }
+}
+
 /// The timer-polling lab's BAD and GOOD programs under names of their own (a process name is
 /// at most 15 bytes; no other test's timer is watched), and the agent watching both by name in
 /// 2 s windows every 3 s for `secs`, serving on a free loopback port.
@@ -87,14 +113,7 @@ fn setup_watching(
     std::fs::create_dir_all(&dir).expect("dir");
     let n = std::process::id() % 100_000;
     let (bad, good) = (format!("{tag}b{n}"), format!("{tag}g{n}"));
-    let built = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(dir.join(&bad))
-        .arg(root().join("lab/timer-polling/timer.c"))
-        .status()
-        .expect("cc");
-    assert!(built.success());
-    std::fs::copy(dir.join(&bad), dir.join(&good)).expect("copy");
+    build_timers(&dir, &[&bad, &good]);
     // bounded: the program's own alarm(30), and killed by pid when the test ends
     let ms = (secs * 1000 + 4000).to_string();
     let spawn = |name: &str, mode: &str| {
@@ -200,11 +219,7 @@ fn the_agent_names_the_cgroup_and_container_of_a_finding() {
     assert_bpf_works("the agent test");
     // the unified (v2) hierarchy: the whole of /sys/fs/cgroup, or /sys/fs/cgroup/unified on a
     // hybrid host
-    let root = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
-        .iter()
-        .map(std::path::Path::new)
-        .find(|p| p.join("cgroup.procs").exists())
-        .expect("a cgroup v2 hierarchy (/sys/fs/cgroup or /sys/fs/cgroup/unified)");
+    let root = cgroup_v2_root();
     let n = std::process::id();
     let id = format!("{:032x}{:032x}", 0x5157_1000_u128 + u128::from(n), u128::from(n) << 64 | 0xabc);
     let parent = root.join(format!("syslint-agent-test-{n}"));
@@ -252,11 +267,7 @@ fn the_agent_names_the_cgroup_and_container_of_a_finding() {
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn the_agent_names_the_pod_and_namespace_of_a_finding() {
     assert_bpf_works("the agent test");
-    let root = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
-        .iter()
-        .map(std::path::Path::new)
-        .find(|p| p.join("cgroup.procs").exists())
-        .expect("a cgroup v2 hierarchy (/sys/fs/cgroup or /sys/fs/cgroup/unified)");
+    let root = cgroup_v2_root();
     let n = std::process::id();
     let uid = format!("{:08x}-5f60-4a8b-9c0d-1e2f3a4b5c6d", n);
     let id = format!("{:032x}{:032x}", 0x6b8_5000_u128 + u128::from(n), 0xdef_u128);
@@ -594,14 +605,7 @@ fn counts_between_windows_start_a_window_at_once() {
     std::fs::create_dir_all(&dir).expect("dir");
     let n = std::process::id() % 100_000;
     let (bad, good) = (format!("tkb{n}"), format!("tkg{n}"));
-    let built = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(dir.join(&bad))
-        .arg(root().join("lab/timer-polling/timer.c"))
-        .status()
-        .expect("cc");
-    assert!(built.success());
-    std::fs::copy(dir.join(&bad), dir.join(&good)).expect("copy");
+    build_timers(&dir, &[&bad, &good]);
     let spawn = |name: &str, mode: &str| {
         Killed(Command::new(dir.join(name)).args([mode, "20000"]).stdout(Stdio::null()).spawn().expect("timer"))
     };
@@ -646,11 +650,7 @@ fn a_bad_otlp_endpoint_is_refused_at_start() {
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn the_host_is_scanned_for_a_cgroup_and_status_tells_what_was_found() {
     assert_bpf_works("the agent test");
-    let root = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"]
-        .iter()
-        .map(std::path::Path::new)
-        .find(|p| p.join("cgroup.procs").exists())
-        .expect("a cgroup v2 hierarchy (/sys/fs/cgroup or /sys/fs/cgroup/unified)");
+    let root = cgroup_v2_root();
     let n = std::process::id();
     let top = format!("/syslint-agent-host-{n}");
     let mut cgroups = Cgroups(Vec::new());

@@ -57,13 +57,7 @@ fn the_units_capabilities_are_enough() {
     let dir = std::env::temp_dir().join(format!("syslint-deploy-caps-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let name = format!("dcap{}", std::process::id() % 100_000);
-    let built = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(dir.join(&name))
-        .arg(root().join("lab/timer-polling/timer.c"))
-        .status()
-        .expect("cc");
-    assert!(built.success());
+    crate::agent::build_timers(&dir, &[&name]);
     // bounded: the program's own alarm, and killed by pid at the end
     let mut bad =
         Command::new(dir.join(&name)).args(["select20", "9000"]).stdout(Stdio::null()).spawn().expect("timer");
