@@ -49,8 +49,8 @@ pub enum Command {
     Diff(DiffArgs),
     /// Turn an eBPF recording (.slr) into strace text, or a timed trace into a Perfetto trace
     Export(ExportArgs),
-    /// Keep diagnosing running processes: short traces every minute, findings kept across
-    /// them and served to Prometheus (first step of the always-on agent)
+    /// Keep diagnosing a host, its containers or chosen processes: short traces every minute,
+    /// findings kept across them, served to Prometheus and sent to OpenTelemetry
     Agent(AgentArgs),
     /// Print the documentation of a detector
     Explain(ExplainArgs),
@@ -225,8 +225,14 @@ Examples:
   syslint agent -p 1234 --window 5s --every 30s --for 1h
   syslint agent status --at 127.0.0.1:9464
 
-Not yet: Kubernetes pod and namespace names, in-kernel counting between windows (issue 32;
-docs/agent.md).")]
+Pods: the cgroup path gives a container's id and a pod's uid; the kubelet's pod log directories
+(--pod-logs, /var/log/pods/NAMESPACE_NAME_UID) its name and namespace.
+
+--count-between counts each cgroup's syscalls in the kernel between windows (a cgroup at a
+time) and gives one whose counts show something new a window at once; off by default, since
+counting costs the counted processes (docs/agent.md). With --config FILE, the file's [agent]
+table holds these options (the flags win). Deployment: deploy/ (a systemd unit, a Kubernetes
+DaemonSet, a Grafana dashboard).")]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct AgentArgs {
     #[command(subcommand)]
