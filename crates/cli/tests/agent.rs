@@ -173,6 +173,14 @@ fn the_agent_serves_what_its_windows_found_to_prometheus() {
     assert_eq!(active.and_then(value), Some(1.0), "{metrics}");
     assert!(!metrics.contains(&format!("program=\"{}\"", s.good)), "GOOD has no finding: {metrics}");
     assert!(series(&metrics, "syslint_syscalls_total").is_some_and(|v| v > 0.0), "{metrics}");
+    // BAD's syscall rate while traced: about 50 select() a second (and their reads)
+    let calls = series_with(&metrics, "syslint_program_syscalls_total", &[("program", bad.as_str())]).and_then(value);
+    let traced =
+        series_with(&metrics, "syslint_program_traced_seconds_total", &[("program", bad.as_str())]).and_then(value);
+    let rate = calls.zip(traced).map(|(c, t)| c / t);
+    assert!(rate.is_some_and(|r| r > 25.0), "BAD's syscalls per traced second {rate:?}: {metrics}");
+    let errors = series_with(&metrics, "syslint_program_syscall_errors_total", &[("program", bad.as_str())]);
+    assert!(errors.and_then(value).is_some(), "{metrics}");
     assert_eq!(series(&metrics, "syslint_lost_events_total"), Some(0.0), "{metrics}");
     assert!(metrics.trim_end().ends_with("# EOF"), "OpenMetrics text ends with # EOF: {metrics}");
     // the same as JSON, with the latest window's evidence
@@ -539,6 +547,13 @@ fn an_opentelemetry_collector_receives_the_findings() {
         .find(|p| attr(&p["attributes"], "process.executable.name").as_deref() == Some(bad));
     let active = active.unwrap_or_else(|| panic!("no syslint.finding.active for {bad}: {metrics:#?}"));
     assert_eq!(active["asInt"], "1", "{active:#}");
+    let calls = metrics
+        .iter()
+        .filter(|m| m["name"] == "syslint.program.syscalls")
+        .flat_map(|m| m["sum"]["dataPoints"].as_array().into_iter().flatten())
+        .find(|p| attr(&p["attributes"], "process.executable.name").as_deref() == Some(bad));
+    let calls = calls.and_then(|p| p["asInt"].as_str()).and_then(|v| v.parse::<u64>().ok());
+    assert!(calls.is_some_and(|c| c > 0), "syslint.program.syscalls for {bad}: {metrics:#?}");
     let windows = metrics.iter().rfind(|m| m["name"] == "syslint.windows").expect("syslint.windows");
     assert_eq!(windows["sum"]["isMonotonic"], true, "{windows:#}");
     assert!(windows["sum"]["dataPoints"][0]["asInt"]

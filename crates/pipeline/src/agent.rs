@@ -161,6 +161,10 @@ pub struct Window {
     pub lost_events: u64,
     /// The cgroup whose processes it watched, when the agent traced one cgroup's processes.
     pub cgroup: Option<String>,
+    /// Per program: its syscalls and failed syscalls in the window.
+    pub calls: Vec<(String, u64, u64)>,
+    /// How long the window traced, in seconds (0 when the capture has no clock).
+    pub traced_s: f64,
 }
 
 impl Window {
@@ -168,12 +172,20 @@ impl Window {
         let mut programs: Vec<String> = r.summary.processes.iter().filter_map(|p| p.comm.clone()).collect();
         programs.sort_unstable();
         programs.dedup();
+        let mut calls: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for p in &r.summary.processes {
+            let c = calls.entry(p.comm.clone().unwrap_or_default()).or_default();
+            c.0 += p.calls;
+            c.1 += p.errors;
+        }
         Window {
             findings: r.findings.clone(),
             programs,
             syscalls: r.capture.syscalls,
             lost_events: r.capture.lost_events,
             cgroup: None,
+            calls: calls.into_iter().map(|(p, (c, e))| (p, c, e)).collect(),
+            traced_s: r.capture.window.as_ref().map_or(0.0, |w| w.duration_s),
         }
     }
 }
@@ -216,6 +228,19 @@ pub struct Store {
     /// Syscalls and lost events over all windows.
     pub syscalls: u64,
     pub lost_events: u64,
+    /// Per (program, cgroup): syscalls, failed syscalls and seconds traced over its windows
+    /// (a rate is calls over traced seconds: between windows nothing is counted). Bounded like
+    /// the findings; programs not kept for want of room are counted in `evicted_programs`.
+    pub programs: BTreeMap<(String, Option<String>), ProgramCalls>,
+    pub evicted_programs: u64,
+}
+
+/// A program's syscalls over the windows that watched it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProgramCalls {
+    pub calls: u64,
+    pub errors: u64,
+    pub traced_s: f64,
 }
 
 impl Store {
@@ -229,6 +254,17 @@ impl Store {
         self.windows += 1;
         self.syscalls += w.syscalls;
         self.lost_events += w.lost_events;
+        for (program, calls, errors) in &w.calls {
+            let key = (program.clone(), w.cgroup.clone());
+            if !self.programs.contains_key(&key) && self.programs.len() >= Self::MAX {
+                self.evicted_programs += 1;
+                continue;
+            }
+            let p = self.programs.entry(key).or_default();
+            p.calls += calls;
+            p.errors += errors;
+            p.traced_s += w.traced_s;
+        }
         let mut was: BTreeMap<Key, (bool, Severity)> = BTreeMap::new();
         for (k, e) in &mut self.entries {
             // a program this window watched and did not find it in (or no program named):
@@ -336,6 +372,8 @@ mod tests {
             syscalls: 100,
             lost_events: 0,
             cgroup: None,
+            calls: comms.iter().map(|c| ((*c).to_string(), 50, 5)).collect(),
+            traced_s: 2.0,
         }
     }
 
@@ -360,6 +398,8 @@ mod tests {
         assert_eq!((e.windows, e.worst, e.first_seen, e.last_seen, e.active), (2, Severity::Warning, t0, t1, true));
         assert!((e.saved_s - 0.6).abs() < 1e-9);
         assert_eq!((s.windows, s.syscalls), (2, 200));
+        let php = s.programs[&("php".to_string(), None)];
+        assert_eq!((php.calls, php.errors, php.traced_s), (100, 10, 4.0));
     }
 
     #[test]

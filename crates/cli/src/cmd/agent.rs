@@ -503,21 +503,18 @@ fn metrics(shared: &Shared) -> String {
     let candidates = Counter::<u64>::default();
     periods.inc_by(shared.count_periods.load(Ordering::Relaxed));
     candidates.inc_by(shared.candidates.load(Ordering::Relaxed));
+    let program_calls = Family::<Labels, Counter>::default();
+    let program_errors = Family::<Labels, Counter>::default();
+    let program_traced = Family::<Labels, Counter<f64, std::sync::atomic::AtomicU64>>::default();
     if let (Ok(s), Ok(mut pods)) = (shared.store.lock(), shared.pods.lock()) {
+        for ((program, cgroup), c) in &s.programs {
+            let place = place_labels(program, cgroup.as_deref(), &mut pods);
+            program_calls.get_or_create(&place).inc_by(c.calls);
+            program_errors.get_or_create(&place).inc_by(c.errors);
+            program_traced.get_or_create(&place).inc_by(c.traced_s);
+        }
         for (k, e) in s.entries() {
-            let cgroup = k.cgroup.clone().unwrap_or_default();
-            // the pod's name and namespace where the kubelet's log directories say them, else
-            // its uid and no namespace
-            let uid = agent::pod_uid(&cgroup);
-            let named = uid.as_deref().and_then(|u| pods.of(u));
-            let place = vec![
-                ("program", k.program.clone().unwrap_or_default()),
-                // a container's short id (12 hex digits, as its runtime shows it)
-                ("container", agent::container_id(&cgroup).map(|c| c[..12].to_string()).unwrap_or_default()),
-                ("pod", named.as_ref().map(|n| n.1.clone()).or(uid).unwrap_or_default()),
-                ("namespace", named.map(|n| n.0).unwrap_or_default()),
-                ("cgroup", cgroup),
-            ];
+            let place = place_labels(k.program.as_deref().unwrap_or_default(), k.cgroup.as_deref(), &mut pods);
             let what = [("detector", k.detector.clone()), ("severity", format!("{:?}", e.worst).to_lowercase())];
             let labels: Labels = what.iter().cloned().chain(place.iter().cloned()).collect();
             found.get_or_create(&labels).inc_by(e.windows);
@@ -543,6 +540,17 @@ fn metrics(shared: &Shared) -> String {
     r.register("lost_events", "Events the windows' captures lost", lost);
     r.register("evicted_findings", "Findings dropped to keep the store bounded", evicted);
     r.register("agent_cpu_seconds", "CPU time of the agent itself (user and system)", cpu);
+    r.register("program_syscalls", "Syscalls of each program in the windows that watched it", program_calls);
+    r.register(
+        "program_syscall_errors",
+        "Failed syscalls of each program in the windows that watched it",
+        program_errors,
+    );
+    r.register(
+        "program_traced_seconds",
+        "Seconds each program was traced in full detail (its syscall rate: syscalls over these)",
+        program_traced,
+    );
     r.register("count_periods", "Periods a cgroup was counted in the kernel between windows", periods);
     r.register(
         "candidate_windows",
@@ -554,6 +562,22 @@ fn metrics(shared: &Shared) -> String {
         out = "# the metrics could not be encoded\n".into();
     }
     out
+}
+
+/// Where a program ran, as labels: the program, its container's short id (12 hex digits, as
+/// its runtime shows it), its pod (the name where the kubelet's log directories say it, else
+/// the uid), the pod's namespace and the cgroup; empty where none.
+fn place_labels(program: &str, cgroup: Option<&str>, pods: &mut agent::Pods) -> Labels {
+    let cgroup = cgroup.unwrap_or_default().to_string();
+    let uid = agent::pod_uid(&cgroup);
+    let named = uid.as_deref().and_then(|u| pods.of(u));
+    vec![
+        ("program", program.to_string()),
+        ("container", agent::container_id(&cgroup).map(|c| c[..12].to_string()).unwrap_or_default()),
+        ("pod", named.as_ref().map(|n| n.1.clone()).or(uid).unwrap_or_default()),
+        ("namespace", named.map(|n| n.0).unwrap_or_default()),
+        ("cgroup", cgroup),
+    ]
 }
 
 /// The agent's own CPU time (utime + stime of /proc/self/stat), in seconds.

@@ -158,6 +158,16 @@ impl Otlp {
             active.push(point(attrs.clone(), int(i64::from(e.active))));
             saved.push(point(attrs, number_data_point::Value::AsDouble(e.saved_s)));
         }
+        let (mut p_calls, mut p_errors, mut p_traced) = (Vec::new(), Vec::new(), Vec::new());
+        for ((program, cgroup), c) in &store.programs {
+            let mut attrs = vec![kv("process.executable.name", program)];
+            if let Some(cg) = cgroup {
+                attrs.push(kv("syslint.cgroup", cg));
+            }
+            p_calls.push(point(attrs.clone(), int(c.calls as i64)));
+            p_errors.push(point(attrs.clone(), int(c.errors as i64)));
+            p_traced.push(point(attrs, number_data_point::Value::AsDouble(c.traced_s)));
+        }
         let one = |v: u64| vec![point(Vec::new(), int(v as i64))];
         let metrics = vec![
             sum("syslint.findings", "Windows each finding was found in", "{window}", found),
@@ -168,6 +178,19 @@ impl Otlp {
                 ..Default::default()
             },
             sum("syslint.finding.saved", "Seconds the finding's fix would have saved over its windows", "s", saved),
+            sum(
+                "syslint.program.syscalls",
+                "Syscalls of each program in the windows that watched it",
+                "{syscall}",
+                p_calls,
+            ),
+            sum(
+                "syslint.program.syscall_errors",
+                "Failed syscalls of each program in its windows",
+                "{syscall}",
+                p_errors,
+            ),
+            sum("syslint.program.traced", "Seconds each program was traced in full detail", "s", p_traced),
             sum("syslint.windows", "Full-detail windows made", "{window}", one(store.windows)),
             sum("syslint.windows.idle", "Windows with no process to watch", "{window}", one(store.idle_windows)),
             sum("syslint.windows.failed", "Windows whose trace could not start", "{window}", one(agent.failed_windows)),
