@@ -474,3 +474,42 @@ fn attach_as_non_root() {
     let _ = own.kill();
     let _ = own.wait();
 }
+
+/// `syslint agent` killed (SIGKILL) in the middle of a window, then started again: the watched
+/// worker runs on, none of the killed agent's BPF programs, maps or links stays loaded, and the
+/// new agent traces its windows as the first did (nothing left behind stands in its way).
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn the_agent_killed_mid_window_leaves_nothing_and_starts_again() {
+    assert_bpf_works("the agent fault test");
+    let d = tmp("agent-kill");
+    let mut w = worker(&d);
+    let count = d.join("count");
+    std::thread::sleep(Duration::from_millis(200));
+    let pid = w.id().to_string();
+    let agent = |extra: &[&str]| {
+        Command::new(bin())
+            .args(["agent", "-p", &pid, "--stacks", "off"])
+            .args(extra)
+            .env("XDG_CONFIG_HOME", root().join("target/no-user-config"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("syslint agent")
+    };
+    let mut a = agent(&["--window", "30s", "--every", "30s"]);
+    wait_tracing("ebpf", a.id(), Some(w.id()));
+    let objects = bpf_objects(a.id());
+    assert!(objects.iter().any(|(k, _)| *k == "prog_id"), "no BPF program among the agent's fds");
+    a.kill().expect("SIGKILL");
+    let _ = a.wait();
+    assert_nothing_left("agent", w.id(), a.id(), &objects);
+    assert!(alive_and_working(&mut w, &count), "the worker must run on after the agent was killed");
+    // started again: its window is traced
+    let o = agent(&["--window", "1s", "--every", "1s", "--for", "2s"]).wait_with_output().expect("agent");
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains(" 0 not traced)") && !err.contains("syslint agent: 0 windows"), "{err}");
+    let _ = w.kill();
+    let _ = w.wait();
+}
