@@ -202,7 +202,7 @@ pub fn run(a: AgentArgs) -> Result<u8> {
                 }
             };
             shared.count_periods.fetch_add(1, Ordering::Relaxed);
-            let new: Vec<String> = match shared.store.lock() {
+            let mut new: Vec<String> = match shared.store.lock() {
                 Ok(s) => report
                     .findings
                     .iter()
@@ -215,6 +215,8 @@ pub fn run(a: AgentArgs) -> Result<u8> {
                     .collect(),
                 Err(_) => Vec::new(),
             };
+            new.sort_unstable();
+            new.dedup();
             if new.is_empty() || triggered.contains(&cgroup) || stopped() {
                 continue;
             }
@@ -360,8 +362,7 @@ struct Shared {
 /// cgroup each is in ([`agent::cgroup_path`]), kept when under a `--cgroup` given; cgroups
 /// sorted.
 fn targets(a: &Settings) -> Vec<(String, Vec<u32>)> {
-    let mut pids: Vec<u32> =
-        a.pids.iter().copied().filter(|p| std::path::Path::new(&format!("/proc/{p}")).exists()).collect();
+    let mut pids: Vec<u32> = a.pids.iter().copied().filter(|&p| syslint_capture::procfs::running(p)).collect();
     for name in &a.comm {
         pids.extend(pids_by_name(name));
     }
@@ -401,9 +402,10 @@ fn kernel_thread(pid: u32) -> bool {
     flags.is_none_or(|f| f & PF_KTHREAD != 0)
 }
 
-/// A process's name (/proc/PID/comm), empty when gone.
+/// A process's program name (procfs::program_name: its comm, completed when cut), empty when
+/// gone.
 fn comm_of(pid: u32) -> String {
-    std::fs::read_to_string(format!("/proc/{pid}/comm")).map(|s| s.trim_end().to_string()).unwrap_or_default()
+    syslint_capture::procfs::program_name(pid).unwrap_or_default()
 }
 
 /// One eBPF trace of one cgroup's watched processes for `dur`: full detail (a window), or
