@@ -212,7 +212,7 @@ if [ $# -eq 0 ]; then
 fi
 
 # the binary syslint ships and benchmarks (bench/): built with profile-guided optimisation, and
-# its reports on every recorded trace must equal a plain build's (scripts/build-dist.sh)
+# its reports on every recorded trace must equal the unguided build's (scripts/build-dist.sh)
 # (build-dist.sh ends by packaging it: stripped, the tarball, the .deb). Then what users download
 # is installed and run on a clean Debian 12 (scripts/test-install.sh: ~5 s, ~70 s more the first
 # time, which makes the tree) and the container image is built and run (scripts/test-container.sh:
