@@ -43,7 +43,8 @@ impl Frame {
 
     /// JIT code of the runtime rather than of the program, named by its perf map: a Java
     /// platform class's method, a HotSpot stub or adapter (`Interpreter`, `StubRoutines (1)`),
-    /// Node's own `node:` modules and V8's built-ins.
+    /// Node's own `node:` modules and V8's built-ins, Python's standard library
+    /// ([`is_python_stdlib`]).
     pub fn is_runtime_jit(&self) -> bool {
         const PLATFORM: [&str; 5] = ["java.", "javax.", "jdk.", "sun.", "com.sun."];
         if !self.is_jit() {
@@ -52,7 +53,7 @@ impl Frame {
         let Some(s) = &self.symbol else { return true };
         if let Some(file) = &self.file {
             // a JS function (or Python's) with its script
-            return file.starts_with("node:");
+            return file.starts_with("node:") || is_python_stdlib(file);
         }
         // a Java method `pkg.Class.method(args)` (perf-map-agent: `pkg.Class::method`); what
         // is not one is the runtime's (`Builtin:...`, `I2C/C2I adapters`, `Interpreter`)
@@ -81,6 +82,33 @@ impl Frame {
             || base.starts_with("[vdso]")
             || base == "vdso"
     }
+}
+
+/// Whether a Python function's file (as `-X perf` names it) is the interpreter's standard
+/// library: a module under `lib/pythonX.Y/` outside `site-packages` and `dist-packages` (where
+/// installed packages go, which the program chose), or a frozen module (`<frozen
+/// importlib._bootstrap>`). `socket.create_connection` or `genericpath.exists` making the
+/// calls is the runtime working for the program's function that called it.
+pub fn is_python_stdlib(file: &str) -> bool {
+    if file.starts_with("<frozen ") {
+        return true;
+    }
+    let mut parts = file.split('/');
+    while let Some(p) = parts.next() {
+        if p != "lib" {
+            continue;
+        }
+        let mut rest = parts.clone();
+        let is_version = rest.next().and_then(|v| v.strip_prefix("python")).is_some_and(|v| {
+            let mut n = v.split('.');
+            let ok = |x: Option<&str>| x.is_some_and(|x| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()));
+            ok(n.next()) && ok(n.next()) && n.next().is_none()
+        });
+        if is_version {
+            return !rest.any(|d| d == "site-packages" || d == "dist-packages");
+        }
+    }
+    false
 }
 
 /// Stacks and frames of one input, interned and bounded.
@@ -263,6 +291,29 @@ mod tests {
         assert!(!js.is_runtime());
         js.file = Some("node:fs".into());
         assert!(js.is_runtime());
+        // Python functions (-X perf): the standard library's are the runtime's
+        let mut py = jit("probe_missing");
+        py.file = Some("/srv/probe.py".into());
+        assert!(!py.is_runtime());
+        for stdlib in [
+            "/usr/lib/python3.14/genericpath.py",
+            "/var/cache/syslint/sid-strace/usr/lib/python3.14/socket.py",
+            "/opt/py/lib/python3.12/http/client.py",
+            "<frozen importlib._bootstrap>",
+        ] {
+            py.file = Some(stdlib.into());
+            assert!(py.is_runtime(), "{stdlib}");
+        }
+        for owned in [
+            "/usr/lib/python3/dist-packages/requests/api.py",
+            "/srv/venv/lib/python3.12/site-packages/httpx/_client.py",
+            "/srv/lib/app/python3.12.py",
+            "/srv/lib/python3/app.py",
+            "/srv/lib/python3.x/app.py",
+        ] {
+            py.file = Some(owned.into());
+            assert!(!py.is_runtime(), "{owned}");
+        }
     }
 }
 
