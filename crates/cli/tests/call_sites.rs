@@ -287,6 +287,40 @@ fn ebpf_trace_names_the_spin_two_calls_deep_with_file_and_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A program started through a wrapper that execs it (a shell script's `exec`, chroot, env,
+/// the launchers of Java and Node installs) keeps its names: the exec frees the wrapper's
+/// address space and the kernel often gives the program's the same mm_struct address, which
+/// had been the collector's key for a process's modules, so the program's calls were unwound
+/// with the wrapper's modules and stopped in the C library. The address space's id now
+/// changes with every exec.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn ebpf_names_a_program_a_wrapper_execs() {
+    assert_bpf_works("the eBPF call-site test");
+    let dir = scratch("wrapper");
+    let built = std::process::Command::new("sh")
+        .arg(root().join("proof/callsite-spin/build.sh"))
+        .arg(&dir)
+        .status()
+        .expect("sh build.sh");
+    assert!(built.success(), "proof/callsite-spin/build.sh: {built}");
+    let spin = dir.join("spin");
+    // two wrappers, each making calls (sampled: a map of its own) before its exec: the spin
+    // may get the first wrapper's address (freed when the second started), and its loader's
+    // first calls are sampled before the C library is mapped
+    let inner =
+        format!("for i in 1 2 3; do [ -e /nonexistent-syslint-wrapper ]; done; exec {} 1000000", spin.display());
+    let script = format!("for i in 1 2 3; do [ -e /nonexistent-syslint-wrapper ]; done; exec sh -c '{inner}'");
+    let r = ebpf_trace_report(&dir, &["--stacks", "sampled"], &["sh", "-c", &script]);
+    let f = only("busy-poll", &r, "the proof program started by exec");
+    let top = f.call_sites.first().unwrap_or_else(|| panic!("no call site: {:#?}", r.capture));
+    assert_lead(top, "spin_on_poll", "spin.c", Some(proof_line("the call the finding is about")), &r);
+    let sites: Vec<(u64, f64, Option<&str>)> =
+        f.call_sites.iter().map(|s| (s.calls, s.share, s.lead().and_then(|l| l.symbol.as_deref()))).collect();
+    assert!(top.share > 0.85, "{sites:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A process gone within milliseconds still gets its names: the kernel sends its executable
 /// mappings before its first sample and again at exit_group, so user space need not read
 /// /proc/PID/maps while it lives (before, such a process's frames stayed bare addresses). The

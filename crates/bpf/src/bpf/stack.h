@@ -221,6 +221,21 @@ __noinline int vma_path(__u64 dentry)
  * the stack ring (a process that ends within milliseconds is gone before user space reads its
  * /proc/PID/maps). Needs the VMA iterator (Linux 6.7); without it, nothing is sent. A function
  * of its own: its loop is verified once. */
+/* The address space's id for user space. The mm_struct's address alone is not one: each exec
+ * frees the image before, and a later exec of the same process may be given that address
+ * again; the collector then unwound the program's calls with an earlier image's modules and
+ * its stacks stopped in the C library (a program started through two wrappers, `chroot` after
+ * syslint's child, a shell script exec'ing a launcher). The task's exec count (self_exec_id,
+ * which threads and children inherit) goes into the top 16 bits, which a kernel address has
+ * all set. */
+static __always_inline __u64 sl_mm_id(struct task_struct *task)
+{
+	__u64 mm = (__u64)BPF_CORE_READ(task, mm);
+	__u64 gen = BPF_CORE_READ(task, self_exec_id);
+
+	return mm ^ ((gen & 0xffff) << 48);
+}
+
 __noinline int send_vmas(__u32 tgid, __u64 mm_id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -276,7 +291,7 @@ static __always_inline void exit_vmas(__u64 pid_tgid)
 	if (!t || !t->stk_last)
 		return;
 	task = bpf_get_current_task_btf();
-	send_vmas(pid_tgid >> 32, (__u64)BPF_CORE_READ(task, mm));
+	send_vmas(pid_tgid >> 32, sl_mm_id(task));
 }
 #endif
 
@@ -308,7 +323,7 @@ static __always_inline void sample_stack(void *ctx, struct pt_regs *regs, struct
 #ifndef SYSLINT_NO_BTF
 	/* the thread's first sample: the process's executable mappings go first */
 	if (first)
-		send_vmas(tgid, (__u64)BPF_CORE_READ(task, mm));
+		send_vmas(tgid, sl_mm_id(task));
 #endif
 	s->hdr.kind = SL_REC_STACK;
 	s->hdr.flags = 0;
@@ -316,7 +331,7 @@ static __always_inline void sample_stack(void *ctx, struct pt_regs *regs, struct
 	s->hdr.tid = tid;
 	s->hdr.nr = nr;
 	s->hdr.ts_exit = ts_exit;
-	s->hdr.mm_id = (__u64)BPF_CORE_READ(task, mm);
+	s->hdr.mm_id = sl_mm_id(task);
 	s->hdr.ip = regs->ip;
 	s->hdr.sp = regs->sp;
 	s->hdr.bp = regs->bp;

@@ -177,6 +177,7 @@ struct task_struct {
 	struct files_struct *files;
 	struct signal_struct *signal;
 	struct mm_struct *mm;
+	__u64 self_exec_id;
 };
 
 struct linux_binprm {
