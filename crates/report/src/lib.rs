@@ -853,7 +853,8 @@ pub struct StackFrame {
 }
 
 impl StackFrame {
-    /// `symbol (module-file-name) file:line`, as short as what is known.
+    /// `symbol (module-file-name) file:line`, as short as what is known (`file` alone when the
+    /// line is not).
     pub fn describe(&self) -> String {
         if let Some(e) = &self.error {
             return format!("[{e}]");
@@ -865,8 +866,11 @@ impl StackFrame {
             (None, Some(b)) => format!("{b}+{:#x}", self.addr),
             (None, None) => format!("{:#x}", self.addr),
         };
-        if let Some(f) = &self.file {
-            s.push_str(&format!(" {f}:{}", self.line.unwrap_or(0)));
+        match (&self.file, self.line.filter(|&l| l > 0)) {
+            (Some(f), Some(l)) => s.push_str(&format!(" {f}:{l}")),
+            // a Python function (-X perf names its file, not its line)
+            (Some(f), None) => s.push_str(&format!(" {f}")),
+            _ => {}
         }
         s
     }

@@ -75,6 +75,11 @@ pub struct Stack {
     pub complete: bool,
     /// What could not be named, and why (a stripped module, a map not read, a stack cut).
     pub note: Option<String>,
+    /// Why the walk stopped before the stack's root, in words that are the same for every
+    /// stack it happened to (no address): what a report sums up.
+    pub cut: Option<String>,
+    /// The modules of the frames no symbol names, one entry per frame (None: anonymous memory).
+    pub unnamed: Vec<Option<String>>,
 }
 
 /// The index of a stack in [`StackTable::stacks`].
@@ -229,7 +234,8 @@ struct RawStack {
     method: Method,
     complete: bool,
     addrs: Vec<u64>,
-    cut: Option<String>,
+    /// Why the walk stopped early: (the same words for every stack, this stack's own).
+    cut: Option<(String, String)>,
 }
 
 impl Resolver {
@@ -435,7 +441,7 @@ impl Resolver {
 
     /// The sample's frames as the known map's modules unwind them: (addresses, whether the
     /// walk reached the stack's root, why it stopped early).
-    fn walk(&self, s: &StackSample<'_>, cache: &mut CacheX86_64) -> (Vec<u64>, bool, Option<String>) {
+    fn walk(&self, s: &StackSample<'_>, cache: &mut CacheX86_64) -> (Vec<u64>, bool, Option<(String, String)>) {
         let max = self.limits.frames;
         let (mut addrs, mut complete, mut cut) = (Vec::new(), false, None);
         let Some(p) = self.procs.get(&(s.tgid, s.mm_id)).and_then(Option::as_ref) else {
@@ -447,7 +453,8 @@ impl Resolver {
             match it.next() {
                 Ok(Some(f)) if addrs.len() < max => addrs.push(frame_addr(f)),
                 Ok(Some(_)) => {
-                    cut = Some(format!("cut at {max} frames"));
+                    let why = format!("cut at {max} frames");
+                    cut = Some((why.clone(), why));
                     break;
                 }
                 Ok(None) => {
@@ -487,10 +494,13 @@ impl Resolver {
         } else {
             complete = false;
             let late_us = syslint_bpf::monotonic_now_ns().saturating_sub(s.ts_exit) / 1000;
-            cut = Some(format!(
-                "process {} ended before its memory map could be read ({late_us} us after this \
-                 call): no module is known, the addresses are unnamed",
-                s.tgid
+            cut = Some((
+                "its process ended before its memory map could be read".to_string(),
+                format!(
+                    "process {} ended before its memory map could be read ({late_us} us after this \
+                     call): no module is known, the addresses are unnamed",
+                    s.tgid
+                ),
             ));
             addrs = vec![s.ip];
         }
@@ -571,7 +581,15 @@ impl Resolver {
                 }
                 frames.push(f);
             }
-            stacks.push(Stack { tgid: r.tgid, frames, method: r.method, complete: r.complete, note: r.cut.clone() });
+            stacks.push(Stack {
+                tgid: r.tgid,
+                frames,
+                method: r.method,
+                complete: r.complete,
+                note: r.cut.as_ref().map(|c| c.1.clone()),
+                cut: r.cut.as_ref().map(|c| c.0.clone()),
+                unnamed: Vec::new(),
+            });
         }
         for (file, wants) in by_module.values() {
             let offsets: Vec<u64> = wants.iter().map(|w| w.2).collect();
@@ -656,6 +674,7 @@ impl Resolver {
                     None => format!("{:#x}", f.addr),
                 })
                 .collect();
+            s.unnamed = s.frames.iter().filter(|f| f.symbol.is_none()).map(|f| f.module.clone()).collect();
             if !unnamed.is_empty() {
                 let why = format!(
                     "{} of {} frames have no symbol ({}): a stripped module (only its exported \
@@ -722,14 +741,18 @@ fn frame_addr(f: FrameAddress) -> u64 {
     f.address()
 }
 
-/// Why CFI unwinding stopped, in words.
-fn unwind_stop(e: &framehop::Error, s: &StackSample<'_>) -> String {
+/// Why CFI unwinding stopped: (the same words for every stack it happens to, this stack's).
+fn unwind_stop(e: &framehop::Error, s: &StackSample<'_>) -> (String, String) {
     match e {
-        framehop::Error::CouldNotReadStack(a) if s.truncated => format!(
-            "the stack goes on past the {} bytes copied (the next frame is at {a:#x}): raise the copy size",
-            s.stack.len()
+        framehop::Error::CouldNotReadStack(a) if s.truncated => (
+            format!("the stack goes on past the {} bytes copied of it", s.stack.len()),
+            format!("the stack goes on past the {} bytes copied (the next frame is at {a:#x})", s.stack.len()),
         ),
-        other => format!("unwinding stopped: {other}"),
+        framehop::Error::CouldNotReadStack(a) => (
+            "unwinding stopped: a frame lies outside the stack copied".to_string(),
+            format!("unwinding stopped: the next frame is at {a:#x}, outside the stack copied"),
+        ),
+        other => (format!("unwinding stopped: {other}"), format!("unwinding stopped: {other}")),
     }
 }
 

@@ -403,15 +403,112 @@ pub fn into_sampled(t: StackTable) -> syslint_event::SampledStacks {
         .iter()
         .map(|s| (Tid(s.tid), Sys::from_x86_64(s.nr), u64::from(s.weight.max(1)), s.stack as usize))
         .collect();
-    // a note per stack ("frames of spin-stripped not named") would repeat: each once, bounded
     let mut notes: Vec<String> = t.notes;
-    for n in t.stacks.iter().filter_map(|s| s.note.as_ref()) {
-        if notes.len() >= 16 {
-            break;
-        }
-        if !notes.contains(n) {
-            notes.push(n.clone());
+    notes.extend(stack_notes(&t.stacks));
+    syslint_event::SampledStacks { stacks, samples, notes }
+}
+
+/// What the stacks could not give, summed up in two notes at most: a note per stack (a Python
+/// service has dozens) buried the header. Which stacks end early and why, counted; which
+/// modules have frames without a symbol, most first.
+#[cfg(feature = "ebpf")]
+fn stack_notes(stacks: &[syslint_stacks::Stack]) -> Vec<String> {
+    fn tally(counts: &mut Vec<(String, usize)>, key: String) {
+        match counts.iter_mut().find(|c| c.0 == key) {
+            Some(c) => c.1 += 1,
+            None => counts.push((key, 1)),
         }
     }
-    syslint_event::SampledStacks { stacks, samples, notes }
+    fn listed(mut counts: Vec<(String, usize)>, unit: &str) -> String {
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let more = counts.len().saturating_sub(6);
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let mut parts: Vec<String> =
+            counts.iter().take(6).map(|(k, n)| format!("{k} ({n} {unit}{})", plural(*n))).collect();
+        if more > 0 {
+            parts.push(format!("{more} more"));
+        }
+        parts.join(", ")
+    }
+    let mut notes = Vec::new();
+    let mut cuts: Vec<(String, usize)> = Vec::new();
+    for c in stacks.iter().filter_map(|s| s.cut.clone()) {
+        tally(&mut cuts, c);
+    }
+    let cut: usize = cuts.iter().map(|c| c.1).sum();
+    if cut > 0 {
+        notes.push(format!(
+            "{cut} of {} sampled stacks end before the thread's first frame: {}; their call sites show the frames \
+             up to there",
+            stacks.len(),
+            listed(cuts, "stack")
+        ));
+    }
+    let mut modules: Vec<(String, usize)> = Vec::new();
+    let mut with = 0;
+    for s in stacks.iter().filter(|s| !s.unnamed.is_empty()) {
+        with += 1;
+        for m in &s.unnamed {
+            let name = match m {
+                Some(m) => m.rsplit('/').next().unwrap_or(m).to_string(),
+                None => "anonymous memory".to_string(),
+            };
+            tally(&mut modules, name);
+        }
+    }
+    if with > 0 {
+        notes.push(format!(
+            "{with} of {} sampled stacks have frames no symbol names, in {}: a stripped module keeps only its \
+             exported symbols (its debug package names the rest: docs/stacks.md); anonymous memory is JIT code \
+             without a perf map, or a map not read",
+            stacks.len(),
+            listed(modules, "frame")
+        ));
+    }
+    notes
+}
+
+#[cfg(all(test, feature = "ebpf"))]
+mod tests {
+    use super::*;
+
+    fn stack(cut: Option<&str>, unnamed: &[Option<&str>]) -> Stack {
+        Stack {
+            tgid: 1,
+            frames: Vec::new(),
+            method: syslint_stacks::Method::Cfi,
+            complete: cut.is_none(),
+            note: cut.map(str::to_string),
+            cut: cut.map(str::to_string),
+            unnamed: unnamed.iter().map(|m| m.map(str::to_string)).collect(),
+        }
+    }
+
+    #[test]
+    fn stack_notes_sum_up_instead_of_one_per_stack() {
+        let past = "the stack goes on past the 8192 bytes copied of it";
+        let fp = "unwinding stopped: Frame pointer unwinding moved backwards";
+        let bash = Some("/usr/bin/bash");
+        let stacks = vec![
+            stack(Some(past), &[bash, bash, None]),
+            stack(Some(past), &[bash]),
+            stack(Some(fp), &[Some("/usr/lib/x86_64-linux-gnu/libc.so.6")]),
+            stack(None, &[]),
+        ];
+        let notes = stack_notes(&stacks);
+        assert_eq!(notes.len(), 2, "{notes:#?}");
+        assert!(
+            notes[0].starts_with(&format!(
+                "3 of 4 sampled stacks end before the thread's first frame: {past} (2 stacks), {fp} (1 stack)"
+            )),
+            "{}",
+            notes[0]
+        );
+        assert!(notes[1].starts_with("3 of 4 sampled stacks have frames no symbol names, in bash (3 frames), anonymous memory (1 frame), libc.so.6 (1 frame)"), "{}", notes[1]);
+        assert!(stack_notes(&[stack(None, &[])]).is_empty());
+        // a module list stays bounded
+        let distinct: Vec<String> = (0..9).map(|i| format!("/m/lib{i}.so")).collect();
+        let many: Vec<Stack> = distinct.iter().map(|m| stack(None, &[Some(m.as_str())])).collect();
+        assert!(stack_notes(&many)[0].contains("3 more"), "{:?}", stack_notes(&many));
+    }
 }
