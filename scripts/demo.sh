@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Build syslint and analyse the bundled demo trace. Installs the build dependencies first when
+# Build syslint and analyse the bundled demo recording (demo/fetch.slr: `syslint trace` of
+# demo/fetch.py with eBPF and sampled stacks, so its findings name their call sites; the same
+# program's strace log, demo/fetch.strace.gz, reads the same way without them). Installs the build dependencies first when
 # they are missing (Debian packages; needs root or sudo): clang compiles the eBPF program,
 # libbpf-sys builds its vendored libbpf with make and pkg-config against libelf and zlib.
 #   scripts/demo.sh [analyze options...]     e.g. scripts/demo.sh --format markdown
@@ -25,7 +27,7 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 command -v cargo >/dev/null 2>&1 || { echo "cargo not found: install Rust (https://rustup.rs) first" >&2; exit 2; }
 set +e
-cargo run --release -q -- analyze demo/fetch.strace.gz "$@"
+cargo run --release -q -- analyze demo/fetch.slr "$@"
 st=$?
 # 1 means "findings", which is what the demo is for
 [ $st -eq 1 ] && exit 0

@@ -776,3 +776,33 @@ fn under_kk_the_call_sites_have_their_source_lines() {
     let raw = read_text(&stacks("deep.f-kk-tt-T.strace7-libdw.strace.gz"));
     assert!(raw.contains("\n > no matching address range\n"));
 }
+
+/// The demo's recording (demo/record.sh slr: `syslint trace` of demo/fetch.py under Python 3.14
+/// with -X perf) keeps its call sites: the client's connection churn is led by fetch.py's own
+/// `main`, named from the perf map the recording kept, above the standard library's
+/// http.client and socket functions, which are the runtime's.
+#[test]
+fn the_demo_recording_names_its_call_sites() {
+    let json = run(&["analyze", "--format", "json", root().join("demo/fetch.slr").to_str().expect("utf-8")]);
+    assert!(json.status.code().is_some_and(|c| c <= 1), "{}", stderr(&json));
+    let r: Report = serde_json::from_slice(&json.stdout).expect("a report");
+    let churn = r
+        .findings
+        .iter()
+        .find(|f| f.detector == "connection-churn" && !f.subject.contains("accepted"))
+        .unwrap_or_else(|| panic!("no client churn: {:#?}", r.findings));
+    let top = churn.call_sites.first().expect("call sites");
+    assert_lead(top, "main", "fetch.py", None, &r);
+    let at = top.owner.expect("owner");
+    // between it and the syscall: the standard library's Python functions (http.client's,
+    // socket's), passed over as the runtime's
+    let stdlib: Vec<&str> = top.frames[..at]
+        .iter()
+        .filter(|f| f.file.as_deref().is_some_and(|p| p.contains("/lib/python3.")))
+        .filter_map(|f| f.symbol.as_deref())
+        .collect();
+    assert!(!stdlib.is_empty(), "{top:#?}");
+    // what the stacks could not give is summed up, not listed per stack
+    let stack_notes = r.capture.notes.iter().filter(|n| n.contains("sampled stacks")).count();
+    assert!(stack_notes <= 2, "{:#?}", r.capture.notes);
+}
