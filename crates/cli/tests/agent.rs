@@ -738,3 +738,81 @@ fn the_agent_needs_cgroup_paths_and_windows_that_fit() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--every (5s) must be at least --window (10s)"), "{}", stderr(&o));
 }
+
+/// Processes and containers come and go by the thousand under what the agent watches: a
+/// thousand short processes, ten in each of a hundred cgroups made and removed one after
+/// another below the watched cgroup, while BAD and GOOD run in cgroups of their own. Every
+/// short process runs to its end (the agent stops none), every cgroup can be removed (the
+/// agent holds none), and the agent keeps serving, with BAD's finding, its windows counted
+/// (a window whose cgroup emptied before it began counts as failed, not as an error), and its
+/// memory bounded.
+#[test]
+fn the_agent_survives_processes_and_cgroups_coming_and_going() {
+    assert_bpf_works("the agent test");
+    let root = cgroup_v2_root();
+    let n = std::process::id();
+    let top = format!("/syslint-agent-churn-{n}");
+    let mut cgroups = Cgroups(Vec::new());
+    // 16 s: the timer programs live 20 s at most
+    let s = setup_watching("ch", 16, &[], |bad, good| {
+        for (name, pid) in [("bad", bad), ("good", good)] {
+            let d = root.join(&top[1..]).join(name);
+            std::fs::create_dir_all(&d).expect("a cgroup (root)");
+            cgroups.0.extend([root.join(&top[1..]), d.clone()]);
+            std::fs::write(d.join("cgroup.procs"), pid.to_string()).expect("move the program into it");
+        }
+        Some(vec!["--cgroup".into(), top.clone()])
+    });
+    let status = |addr: &str| -> serde_json::Value {
+        let o = run(&["agent", "status", "--at", addr, "--format", "json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).expect("JSON")
+    };
+    // BAD's cgroup sorts first: its window is the first; the churn starts after it
+    let t0 = Instant::now();
+    while status(&s.addr)["windows"].as_u64().unwrap_or(0) < 1 && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // bounded: 100 cgroups of 10 processes living 5 ms each (about 8 s: several of the agent's
+    // 3 s cycles), and `timeout`
+    let script = r#"base=$1; ran=0
+for i in $(seq 100); do
+  d=$base/c$i; mkdir "$d" || exit 1
+  for j in $(seq 10); do sh -c 'echo $$ > "$1/cgroup.procs" && exec sleep 0.005' _ "$d" && ran=$((ran + 1)); done
+  rmdir "$d" || exit 2
+done
+echo "$ran""#;
+    let windows_before = status(&s.addr)["windows"].as_u64().unwrap_or(0);
+    let churn = Command::new("timeout")
+        .args(["120", "sh", "-c", script, "churn"])
+        .arg(root.join(&top[1..]))
+        .output()
+        .expect("sh");
+    assert!(churn.status.success(), "the churn stopped: {churn:?}");
+    assert_eq!(String::from_utf8_lossy(&churn.stdout).trim(), "1000", "every short process ran to its end");
+    // the agent lives on and still serves, BAD's finding with it
+    let mut agent = s.agent;
+    assert!(agent.0.try_wait().expect("wait").is_none(), "the agent ended during the churn");
+    let json = status(&s.addr);
+    let findings = json["findings"].as_array().expect("findings");
+    assert!(findings.iter().any(|f| f["detector"] == "timer-polling" && f["program"] == s.bad.as_str()), "{json:#}");
+    // windows went on through the churn (those whose cgroup emptied first count as failed)
+    let during = json["windows"].as_u64().unwrap_or(0) + json["failed_windows"].as_u64().unwrap_or(0) - windows_before;
+    assert!(during >= 2, "{during} windows during the churn: {json:#}");
+    // its peak memory: the BPF maps are the kernel's; the agent's own heap stays small
+    let peak_kb: u64 = std::fs::read_to_string(format!("/proc/{}/status", agent.0.id()))
+        .expect("the agent's status")
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .expect("VmHWM");
+    eprintln!("agent peak RSS {peak_kb} kB; status {json:#}");
+    assert!(peak_kb < 256 * 1024, "the agent's peak RSS {peak_kb} kB");
+    let _ = agent.0.kill();
+    let mut err = String::new();
+    let _ = std::io::Read::read_to_string(&mut { s.err }, &mut err);
+    assert!(!err.contains("panicked"), "{err}");
+    let _ = std::fs::remove_dir_all(&s.dir);
+    drop(s.bad_proc);
+    drop(cgroups);
+}
