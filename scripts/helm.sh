@@ -74,7 +74,7 @@ build() {
         go="$root/bin/go"
         gover="$("$go" env GOVERSION)" || die "the fetched $toolchain does not run"
     fi
-    echo "helm.sh: building helm $version with $gover (or the $toolchain helm asks for, which go fetches when $gover is older) into $dir: the first build takes minutes..." >&2
+    echo "helm.sh: building helm $version with $gover into $dir (the first build takes minutes)..." >&2
     if ! (cd "$tmp" && GOBIN="$tmp" GOTOOLCHAIN=auto GOFLAGS= CGO_ENABLED=0 \
             "$go" install -trimpath -ldflags="$ldflags" "helm.sh/helm/v3/cmd/helm@$version") >&2; then
         die "go install helm.sh/helm/v3/cmd/helm@$version failed"
