@@ -44,7 +44,7 @@ have groff || need+=(groff-base)
 have node || need+=(nodejs)                          # reopen-churn: fs.appendFileSync per request
 have npm || need+=(npm)                              # stat-storm: npm install's mkdir EEXIST
 have javac || need+=(default-jdk-headless)           # lab_runtimes: the Java variants of the labs
-{ have go || [ -x /usr/local/go/bin/go ]; } || need+=(golang-go)   # lab_runtimes: the Go variants
+{ have go || [ -x /usr/local/go/bin/go ]; } || need+=(golang-go)   # lab_runtimes: the Go variants; scripts/otelcol.sh, scripts/helm.sh
 have uwsgi || need+=(uwsgi-core uwsgi-plugin-python3)   # accept-herd: uwsgi variants (run.sh)
 [ -f /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)   # reopen-churn: a CA bundle per connection
 { have nginx || [ -x /usr/sbin/nginx ]; } || need+=(nginx-light)   # accept-herd, keepalive-stall, churn
@@ -131,6 +131,15 @@ if [ $fast -eq 0 ]; then
   scripts/otelcol.sh >target/otelcol-build.log 2>&1 &
   otelcol_pid=$!
 fi
+# helm, which lints and renders the chart in deploy/helm (crates/cli/tests/deploy.rs): v3.22.0
+# from its Go module, built once (about 3 minutes) into /var/cache/syslint, in the background
+# while the lints run; waited for before the tests
+helm_pid=
+if [ $fast -eq 0 ]; then
+  mkdir -p target
+  scripts/helm.sh >target/helm-build.log 2>&1 &
+  helm_pid=$!
+fi
 if ! command -v cargo >/dev/null 2>&1; then
   [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
 fi
@@ -200,6 +209,14 @@ if [ -n "$otelcol_pid" ]; then
   else
     cat target/otelcol-build.log >&2
     echo "scripts/otelcol.sh could not build the collector: agent::an_opentelemetry_collector_receives_the_findings will fail" >&2
+  fi
+fi
+if [ -n "$helm_pid" ]; then
+  if wait "$helm_pid"; then
+    echo "helm: $(tail -1 target/helm-build.log)"
+  else
+    cat target/helm-build.log >&2
+    echo "scripts/helm.sh could not build helm: deploy::the_helm_chart_lints, deploy::the_helm_charts_daemonset_is_the_manifests, deploy::the_helm_charts_values_are_the_agents_flags and deploy::the_helm_charts_arguments_are_the_agents will fail" >&2
   fi
 fi
 cargo test --workspace --locked --no-fail-fast "$@"

@@ -232,7 +232,7 @@ Pods: the cgroup path gives a container's id and a pod's uid; the kubelet's pod 
 time) and gives one whose counts show something new a window at once; off by default, since
 counting costs the counted processes (docs/agent.md). With --config FILE, the file's [agent]
 table holds these options (the flags win). Deployment: deploy/ (a systemd unit, a Kubernetes
-DaemonSet, a Grafana dashboard).")]
+DaemonSet and a Helm chart of it, a Grafana dashboard).")]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct AgentArgs {
     #[command(subcommand)]
