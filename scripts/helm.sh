@@ -9,10 +9,9 @@
 #   scripts/helm.sh ARGS...      build if needed, then exec helm with ARGS
 #                                (e.g. version, lint deploy/helm/syslint-agent)
 #
-# The Go toolchain: helm v3.22.0's go.mod says `go 1.26.0`. A go of 1.21 or newer gets it
-# itself (GOTOOLCHAIN=auto: from the module proxy, as the module golang.org/toolchain) when
-# it is older; Debian 12's go is 1.19, which cannot, so this fetches that module with
-# `go mod download` (the same proxy and checksum database) and builds with the go in it.
+# The Go toolchain: helm v3.22.0's go.mod says `go 1.26.0`; scripts/go.sh finds a go that
+# builds it (a go of 1.21 or newer fetches a newer toolchain itself; for Debian 12's 1.19 it
+# fetches the toolchain module from the module proxy once).
 # The first build took 193 s (2 cores, another build running; Go's module and build caches
 # empty: the downloads included); then it is the cached binary's path at once.
 #
@@ -39,41 +38,15 @@ fi
 dir="$cache/helm-$version"
 bin="$dir/helm"
 
-# a go command: on PATH, else where Go's tarball and Debian's golang-go put it
-find_go() {
-    local g
-    for g in "$(command -v go 2>/dev/null || true)" /usr/local/go/bin/go /usr/lib/go/bin/go; do
-        [[ -n "$g" && -x "$g" ]] && { echo "$g"; return 0; }
-    done
-    return 1
-}
-
 # run in a subshell: its EXIT trap removes the build directory $tmp (not a local: the trap
 # runs after the function returned)
 build() {
-    local go gover minor start
-    go="$(find_go)" || die "go not found (scripts/test.sh installs golang-go); cannot build helm"
+    local go gover start
+    go="$("$(dirname "${BASH_SOURCE[0]}")/go.sh" "${toolchain#go}")" || die "no go to build helm with (scripts/go.sh)"
     gover="$("$go" env GOVERSION 2>/dev/null)" || die "$go does not run"
-    minor="$(sed -E 's/^go1\.([0-9]+).*/\1/' <<<"$gover")"
-    [[ "$minor" =~ ^[0-9]+$ ]] || die "cannot read the version of $go ($gover)"
     tmp="$(mktemp -d "$dir/.build.XXXXXX")"
     trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
     start=$SECONDS
-    if ((minor < 21)); then
-        # no GOTOOLCHAIN before Go 1.21: fetch the toolchain module as any module, then run it
-        local mod os arch root
-        os="$("$go" env GOHOSTOS)" arch="$("$go" env GOHOSTARCH)"
-        mod="golang.org/toolchain@v0.0.1-$toolchain.$os-$arch"
-        echo "helm.sh: $gover predates GOTOOLCHAIN: fetching $mod from the module proxy..." >&2
-        root="$(cd "$tmp" && GOMODCACHE="$tmp/mod" GOFLAGS=-modcacherw GO111MODULE=on \
-            "$go" mod download -json "$mod" | sed -nE 's/^\s*"Dir": "(.*)",?$/\1/p')" ||
-            die "go mod download $mod failed"
-        [[ -n "$root" && -f "$root/bin/go" ]] || die "no Go toolchain in $mod"
-        # module zips keep no mode bits: the commands must be made executable again
-        chmod +x "$root/bin/"* "$root/pkg/tool/"*/*
-        go="$root/bin/go"
-        gover="$("$go" env GOVERSION)" || die "the fetched $toolchain does not run"
-    fi
     echo "helm.sh: building helm $version with $gover into $dir (the first build takes minutes)..." >&2
     if ! (cd "$tmp" && GOBIN="$tmp" GOTOOLCHAIN=auto GOFLAGS= CGO_ENABLED=0 \
             "$go" install -trimpath -ldflags="$ldflags" "helm.sh/helm/v3/cmd/helm@$version") >&2; then

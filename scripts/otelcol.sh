@@ -32,14 +32,16 @@ dir="$cache/otelcol-$hash"
 bin="$dir/otelcol"
 
 if [[ ! -x "$bin" ]]; then
-    command -v go >/dev/null 2>&1 || die "go not found on PATH; cannot build the OpenTelemetry Collector"
+    # a go that builds a module asking for the go version in go.mod (Debian 12's is 1.19)
+    want="$(sed -nE 's/^go ([0-9.]+)$/\1/p' "$src/go.mod")"
+    go="$("$root/scripts/go.sh" "$want")" || die "no go to build the OpenTelemetry Collector with (scripts/go.sh)"
     mkdir -p "$dir" || die "cannot create $dir"
     tmp="$(mktemp "$dir/.otelcol.XXXXXX")"
     trap 'rm -f "$tmp"' EXIT
-    echo "otelcol.sh: building collector ($(go env GOVERSION)) into $dir (first run takes a few minutes)..." >&2
+    echo "otelcol.sh: building collector ($("$go" env GOVERSION)) into $dir (first run takes a few minutes)..." >&2
     start=$SECONDS
-    if ! (cd "$src" && GOFLAGS="-mod=readonly -buildvcs=false" CGO_ENABLED=0 \
-            go build -trimpath -ldflags='-s -w' -o "$tmp" .) >&2; then
+    if ! (cd "$src" && GOFLAGS="-mod=readonly -buildvcs=false" CGO_ENABLED=0 GOTOOLCHAIN=auto \
+            "$go" build -trimpath -ldflags='-s -w' -o "$tmp" .) >&2; then
         die "go build failed in $src"
     fi
     chmod 0755 "$tmp"
