@@ -262,6 +262,12 @@ pub struct AgentArgs {
     /// $OTEL_EXPORTER_OTLP_ENDPOINT when set)
     #[arg(long, value_name = "URL")]
     pub otlp_endpoint: Option<String>,
+    /// A header sent with every OTLP request, KEY=VALUE (repeat it for more): the API key or
+    /// token a collector or vendor asks for. Also $OTEL_EXPORTER_OTLP_HEADERS
+    /// (key1=value1,key2=value2, values percent-encoded); a flag wins over the variable for the
+    /// same key. Values are never printed
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub otlp_header: Vec<String>,
     /// Stop after this long (default: until Ctrl-C or SIGTERM), and print the findings kept
     #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
     pub duration: Option<std::time::Duration>,

@@ -816,3 +816,26 @@ echo "$ran""#;
     drop(s.bad_proc);
     drop(cgroups);
 }
+
+/// OTLP headers are checked at start, named in errors without their values, and need an
+/// endpoint to go to.
+#[test]
+fn otlp_headers_are_checked_at_start_and_never_printed() {
+    let no_endpoint = run(&["agent", "--comm", "x", "--otlp-header", "Authorization=Bearer s3cret"]);
+    let bad_env = Command::new(bin())
+        .args(["agent", "--comm", "x", "--otlp-endpoint", "http://127.0.0.1:4318"])
+        .env("OTEL_EXPORTER_OTLP_HEADERS", "api-key=s3cret,broken")
+        .output()
+        .expect("syslint agent");
+    let bad_name =
+        run(&["agent", "--comm", "x", "--otlp-endpoint", "http://127.0.0.1:4318", "--otlp-header", "my key=s3cret"]);
+    for (o, says) in [
+        (&no_endpoint, "give --otlp-endpoint"),
+        (&bad_env, "$OTEL_EXPORTER_OTLP_HEADERS: an entry without '='"),
+        (&bad_name, "--otlp-header: \"my key\" is not a header name"),
+    ] {
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
+        assert!(stderr(o).contains(says), "{}", stderr(o));
+        assert!(!stderr(o).contains("s3cret"), "{}", stderr(o));
+    }
+}

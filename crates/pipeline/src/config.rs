@@ -150,6 +150,7 @@ pub struct AgentSection {
     pub every: Option<String>,
     pub metrics_listen: Option<String>,
     pub otlp_endpoint: Option<String>,
+    pub otlp_header: Vec<String>,
     pub stacks: Option<String>,
     pub count_between: Option<bool>,
     pub pod_logs: Option<String>,
@@ -202,7 +203,7 @@ impl Config {
                         .get_ref()
                         .clone()
                         .try_into()
-                        .map_err(|e: toml::de::Error| at(&format!("{} (the [agent] keys: pid, comm, cgroup, window, every, metrics-listen, otlp-endpoint, stacks, count-between, pod-logs)", e.message().trim())))?;
+                        .map_err(|e: toml::de::Error| at(&format!("{} (the [agent] keys: pid, comm, cgroup, window, every, metrics-listen, otlp-endpoint, otlp-header, stacks, count-between, pod-logs)", e.message().trim())))?;
                     c.agent = Some(section);
                 }
                 _ if v.get_ref().is_table() => {

@@ -32,6 +32,7 @@ struct Settings {
     every: Duration,
     metrics_listen: Option<std::net::SocketAddr>,
     otlp_endpoint: Option<String>,
+    otlp_headers: Vec<String>,
     duration: Option<Duration>,
     stacks: AgentStacks,
     count_between: bool,
@@ -76,6 +77,7 @@ impl Settings {
             every: a.every.or(duration("every", &file.every)?).unwrap_or(Duration::from_secs(60)),
             metrics_listen: a.metrics_listen.or(listen),
             otlp_endpoint: a.otlp_endpoint.or(file.otlp_endpoint),
+            otlp_headers: or(a.otlp_header, file.otlp_header),
             duration: a.duration,
             stacks: a.stacks.or(stacks).unwrap_or(AgentStacks::Sampled),
             count_between: a.count_between || file.count_between.unwrap_or(false),
@@ -109,8 +111,15 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.terminate.clone())?;
     let endpoint =
         a.otlp_endpoint.clone().or_else(|| std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok().filter(|e| !e.is_empty()));
+    let headers = crate::cmd::otlp::headers(
+        &a.otlp_headers,
+        std::env::var("OTEL_EXPORTER_OTLP_HEADERS").ok().as_deref().unwrap_or_default(),
+    )?;
+    if endpoint.is_none() && !a.otlp_headers.is_empty() {
+        bail!("--otlp-header is for an OTLP export: give --otlp-endpoint (or $OTEL_EXPORTER_OTLP_ENDPOINT) too");
+    }
     let otlp = match endpoint.as_deref() {
-        Some(e) => Some(Mutex::new(Otlp::new(e).context("--otlp-endpoint")?)),
+        Some(e) => Some(Mutex::new(Otlp::new(e, headers).context("--otlp-endpoint")?)),
         None => None,
     };
     let shared = Arc::new(Shared {

@@ -44,6 +44,8 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 /// Where the agent exports, and what it has sent.
 pub struct Otlp {
     base: String,
+    /// Sent with every request (--otlp-header, $OTEL_EXPORTER_OTLP_HEADERS); never printed.
+    headers: Vec<(String, String)>,
     http: ureq::Agent,
     host: String,
     started: u64,
@@ -54,7 +56,7 @@ pub struct Otlp {
 impl Otlp {
     /// An exporter to `endpoint`, the collector's OTLP/HTTP base URL (`http://HOST:4318`, as
     /// OTEL_EXPORTER_OTLP_ENDPOINT gives it): the signal paths are appended.
-    pub fn new(endpoint: &str) -> anyhow::Result<Otlp> {
+    pub fn new(endpoint: &str, headers: Vec<(String, String)>) -> anyhow::Result<Otlp> {
         let base = endpoint.trim_end_matches('/').to_string();
         let ok = base.strip_prefix("http://").or_else(|| base.strip_prefix("https://")).is_some_and(|h| !h.is_empty());
         if !ok {
@@ -72,6 +74,7 @@ impl Otlp {
             .build();
         Ok(Otlp {
             base,
+            headers,
             http: config.into(),
             host: host_name(),
             started: unix_nanos(SystemTime::now()),
@@ -256,7 +259,11 @@ impl Otlp {
     /// POSTs one protobuf body; whether the collector took it.
     fn post(&mut self, path: &str, body: Vec<u8>) -> bool {
         let url = format!("{}{path}", self.base);
-        let r = self.http.post(&url).header("Content-Type", "application/x-protobuf").send(&body[..]);
+        let mut req = self.http.post(&url).header("Content-Type", "application/x-protobuf");
+        for (k, v) in &self.headers {
+            req = req.header(k, v);
+        }
+        let r = req.send(&body[..]);
         let problem = match r {
             Ok(mut resp) if resp.status().is_success() => {
                 // the answer (an ExportLogsServiceResponse) may report rejected records
@@ -378,6 +385,62 @@ fn unix_nanos(t: SystemTime) -> u64 {
     t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
+/// The headers to send: `--otlp-header KEY=VALUE` flags, and $OTEL_EXPORTER_OTLP_HEADERS
+/// (`key1=value1,key2=value2`, values percent-encoded, as the OpenTelemetry specification
+/// writes it), a flag winning over the variable for the same key (names compare without
+/// case). An error names the flag or the variable and the key, never a value.
+pub fn headers(flags: &[String], env: &str) -> anyhow::Result<Vec<(String, String)>> {
+    fn check(k: &str, v: &str, from: &str) -> anyhow::Result<(String, String)> {
+        let k = k.trim();
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if k.is_empty() || !k.chars().all(token) {
+            anyhow::bail!("{from}: {k:?} is not a header name (letters, digits and -_. and the like)");
+        }
+        if v.chars().any(|c| c.is_control() && c != '\t') {
+            anyhow::bail!("{from}: the value of {k} holds a control character (a line break?)");
+        }
+        Ok((k.to_string(), v.trim().to_string()))
+    }
+    let mut out: Vec<(String, String)> = Vec::new();
+    for item in env.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let Some((k, v)) = item.split_once('=') else {
+            anyhow::bail!("$OTEL_EXPORTER_OTLP_HEADERS: an entry without '=' (key1=value1,key2=value2)");
+        };
+        let v = percent_decode(v).ok_or_else(|| {
+            anyhow::anyhow!("$OTEL_EXPORTER_OTLP_HEADERS: the value of {} is not valid percent-encoded UTF-8", k.trim())
+        })?;
+        out.push(check(k, &v, "$OTEL_EXPORTER_OTLP_HEADERS")?);
+    }
+    for f in flags {
+        let Some((k, v)) = f.split_once('=') else {
+            anyhow::bail!("--otlp-header: expected KEY=VALUE (e.g. Authorization=Bearer ...), got no '='");
+        };
+        let (k, v) = check(k, v, "--otlp-header")?;
+        out.retain(|(o, _)| !o.eq_ignore_ascii_case(&k));
+        out.push((k, v));
+    }
+    Ok(out)
+}
+
+/// `%XX` escapes undone (a value of $OTEL_EXPORTER_OTLP_HEADERS); None when one is malformed
+/// or the bytes are not UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = b.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 /// This host's name (the kernel's), for `host.name`.
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default()
@@ -389,10 +452,10 @@ mod tests {
 
     #[test]
     fn endpoints_are_checked() {
-        assert!(Otlp::new("http://127.0.0.1:4318").is_ok());
-        assert!(Otlp::new("http://127.0.0.1:4318/").is_ok_and(|o| o.base == "http://127.0.0.1:4318"));
+        assert!(Otlp::new("http://127.0.0.1:4318", vec![]).is_ok());
+        assert!(Otlp::new("http://127.0.0.1:4318/", vec![]).is_ok_and(|o| o.base == "http://127.0.0.1:4318"));
         for bad in ["127.0.0.1:4318", "http://", "ftp://x", "https://collector:4318"] {
-            assert!(Otlp::new(bad).is_err(), "{bad}");
+            assert!(Otlp::new(bad, vec![]).is_err(), "{bad}");
         }
     }
 
@@ -400,9 +463,56 @@ mod tests {
     fn a_collector_that_is_down_is_counted_not_fatal() {
         // a port nothing listens on (bound, then closed)
         let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("port").port();
-        let mut o = Otlp::new(&format!("http://127.0.0.1:{port}")).expect("exporter");
+        let mut o = Otlp::new(&format!("http://127.0.0.1:{port}"), vec![]).expect("exporter");
         let body = o.metrics(&Store::default(), &AgentCounts::default());
         o.send_metrics(body);
         assert_eq!((o.errors, o.sent_logs), (1, 0));
+    }
+
+    #[test]
+    fn headers_come_from_flags_and_the_variable() {
+        let h = headers(&["Authorization=Bearer abc=def".into()], "x-api-key=k%2C1, Authorization = old ").expect("ok");
+        assert_eq!(h, [("x-api-key".into(), "k,1".into()), ("Authorization".into(), "Bearer abc=def".into())]);
+        assert!(headers(&[], "").expect("none").is_empty());
+        for (flags, env) in [
+            (vec!["novalue".to_string()], ""),
+            (vec!["bad name=x".to_string()], ""),
+            (vec!["k=a\nb".to_string()], ""),
+            (vec![], "k"),
+            (vec![], "k=%zz"),
+        ] {
+            let e = headers(&flags, env).expect_err("refused").to_string();
+            assert!(!e.contains("a\nb") && !e.contains("%zz"), "no value in the message: {e}");
+        }
+    }
+
+    #[test]
+    fn headers_go_with_every_request() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+        let port = l.local_addr().expect("addr").port();
+        let got = std::thread::spawn(move || {
+            let (mut c, _) = l.accept().expect("accept");
+            let mut req = Vec::new();
+            let mut buf = [0u8; 4096];
+            use std::io::{Read, Write};
+            // the head and a little of the body: enough to see the headers
+            while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = c.read(&mut buf).expect("read");
+                if n == 0 {
+                    break;
+                }
+                req.extend_from_slice(&buf[..n]);
+            }
+            let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            String::from_utf8_lossy(&req).to_lowercase()
+        });
+        let h = vec![("x-api-key".to_string(), "secret-1".to_string())];
+        let mut o = Otlp::new(&format!("http://127.0.0.1:{port}"), h).expect("exporter");
+        let body = o.metrics(&Store::default(), &AgentCounts::default());
+        o.send_metrics(body);
+        let req = got.join().expect("server");
+        assert!(req.starts_with("post /v1/metrics "), "{req}");
+        assert!(req.contains("\r\nx-api-key: secret-1\r\n"), "{req}");
+        assert_eq!(o.errors, 0);
     }
 }
