@@ -244,24 +244,25 @@ pub fn run(a: AgentArgs) -> Result<u8> {
         }
     }
     let store = shared.store.lock().map_err(|_| anyhow::anyhow!("the findings store was poisoned"))?;
+    let n = |count: u64, one: &str, many: &str| format!("{count} {}", if count == 1 { one } else { many });
     eprintln!(
-        "syslint agent: {} windows ({} with nothing to watch, {} not traced), {} findings kept",
-        store.windows,
+        "syslint agent: {} ({} with nothing to watch, {} not traced), {} kept",
+        n(store.windows, "window", "windows"),
         store.idle_windows,
         shared.failed.load(Ordering::Relaxed),
-        store.len()
+        n(store.len() as u64, "finding", "findings")
     );
     if let Some(Ok(o)) = shared.otlp.as_ref().map(|o| o.lock()) {
         eprintln!("  OTLP: {} finding records sent, {} exports failed", o.sent_logs, o.errors);
     }
     for (k, e) in store.entries() {
         eprintln!(
-            "  {}{} {} in {}: {} windows, {:.3} s to save{}",
+            "  {}{} {} in {}: {}, {:.3} s to save{}",
             if e.active { "" } else { "(gone) " },
             k.detector,
             format!("{:?}", e.worst).to_lowercase(),
             k.program.as_deref().unwrap_or("?"),
-            e.windows,
+            n(e.windows, "window", "windows"),
             e.saved_s,
             k.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
                 + &k.cgroup.as_deref().filter(|c| *c != "/").map(|c| format!(" [cgroup {c}]")).unwrap_or_default()
