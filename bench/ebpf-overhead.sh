@@ -23,7 +23,9 @@
 #   SYSLINT=target/release/syslint   (not built by this script: cargo build --release)
 #   agent                `syslint agent -p PIDS --window AGENT_WINDOW --every AGENT_EVERY` (2s, 60s by
 #                        default) attached for the whole wrk run (nginx only): its cost averaged
-#                        over the run; make WRK_SECS a multiple of AGENT_EVERY
+#                        over the run; make WRK_SECS a multiple of AGENT_EVERY; its CPU seconds
+#                        are in the progress log
+#   agent-nice           the same under `nice -n 19`
 #   alt-NAME             extra rows for A/B runs of other builds or settings: CONFIGS="untraced
 #                        ebpf alt-new" with ALT_new_BIN=/path/to/syslint (default $SYSLINT),
 #                        ALT_new_ENV="VAR=value ..." (its environment) and ALT_new_ARGS="..."
@@ -46,7 +48,7 @@ set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-case "${1:-}" in -h|--help) sed -n '2,41p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,46p' "$0"; exit 0 ;; esac
 
 RUNS=${RUNS:-5}
 WORKLOADS=${WORKLOADS:-getppid dd stat nginx}
@@ -121,10 +123,12 @@ probe_syslint() {   # probe_syslint CONFIG : can its `syslint trace ... -- true`
     rm -f "$TMPD/probe.json"
 }
 is_syslint() { case $1 in ebpf|ebpf-summary|syslint-strace|alt-*) return 0 ;; *) return 1 ;; esac; }
-if want agent; then
-    [ "$WORKLOADS" = nginx ] || die "the agent row runs on nginx only (WORKLOADS=nginx)"
-    ROWS+=(agent)
-fi
+for a in agent agent-nice; do
+    if want "$a"; then
+        [ "$WORKLOADS" = nginx ] || die "the $a row runs on nginx only (WORKLOADS=nginx)"
+        ROWS+=("$a")
+    fi
+done
 syslint_cmd() {   # syslint_cmd CONFIG -> sets SCMD: the `syslint trace ...` of a syslint row
     local v
     case $1 in
@@ -166,6 +170,7 @@ label() {
         syscount) echo '`syscount` (libbpf-tools, BCC'"'"'s in-kernel counting, whole host)' ;;
         alt-*) syslint_cmd "$1"; echo "\`${SCMD[*]}\`" ;;
         agent) echo "\`syslint agent --window $AGENT_WINDOW --every $AGENT_EVERY\` (averaged over the run)" ;;
+        agent-nice) echo "the same agent under \`nice -n 19\`" ;;
     esac
 }
 is_slow() { case $1 in syslint-strace|strace-c|perf) return 0 ;; *) return 1 ;; esac; }
@@ -328,8 +333,10 @@ run_nginx() {   # run_nginx CONFIG
         ebpf|ebpf-summary|syslint-strace|alt-*)
             syslint_cmd "$c"
             cmd=("${SCMD[@]}" -q --format json --output-file "$j" -p "$csv" --for "${bound}s") ;;
-        agent)
-            cmd=("$SYSLINT" agent -p "$csv" --window "$AGENT_WINDOW" --every "$AGENT_EVERY" --for "${bound}s") ;;
+        agent|agent-nice)
+            # its CPU time (user, system) goes to the progress log
+            cmd=(/usr/bin/time -f "agent-cpu %U %S" "$SYSLINT" agent -p "$csv" --window "$AGENT_WINDOW" --every "$AGENT_EVERY" --for "${bound}s")
+            [ "$c" = agent-nice ] && cmd=(nice -n 19 "${cmd[@]}") ;;
         strace-c) cmd=(strace -c -f -o /dev/null); for p in $pids; do cmd+=(-p "$p"); done; sig=TERM ;;
         perf) cmd=(perf trace -s -o "$o" -p "$csv") ;;
         bpftrace) cmd=(bpftrace -o "$o" -e "tracepoint:raw_syscalls:sys_enter /$filt/ { @n[args->id] = count(); }") ;;
@@ -370,7 +377,7 @@ run_nginx() {   # run_nginx CONFIG
     grep -q 'Socket errors' "$TMPD/wrk.out" && log "  note: $(grep 'Socket errors' "$TMPD/wrk.out")"
     echo "$rps" >> "$TMPD/$key.t"
     record_extra "$c" "$key" "$j" "$o" "$e"
-    log "  nginx / $c: $rps req/s"
+    log "  nginx / $c: $rps req/s$(grep -h '^agent-cpu' "$e" 2> /dev/null | awk '{ printf "; agent CPU %.1f s", $2 + $3 }')"
 }
 
 # ---------------------------------------------------------------- run

@@ -99,5 +99,21 @@ if [ "${STRACE:-1}" = 1 ]; then
         fail "trace without --pid=host did not fall back to strace saying why: $(head -n 3 <<< "$out")"
     fi
 fi
+# the agent as the DaemonSet runs it (deploy/kubernetes/daemonset.yaml): the host's pids,
+# exactly its five capabilities, a read-only root, seccomp unconfined, BTF mounted. It finds
+# the timer-polling lab's BAD program running on the host (bounded: 8 s, its own alarm(30),
+# killed by pid) and prints what it kept when its --for ends
+cc -O1 -o "$ROOT/target/ctimerbad" "$ROOT/lab/timer-polling/timer.c" || fail "cc lab/timer-polling/timer.c"
+"$ROOT/target/ctimerbad" select20 8000 > /dev/null &
+tpid=$!
+rc=0
+out=$("${RUN[@]}" --pid=host --read-only --cap-drop=ALL \
+    --cap-add=BPF --cap-add=PERFMON --cap-add=SYS_PTRACE --cap-add=DAC_READ_SEARCH --cap-add=SYS_RESOURCE \
+    --security-opt seccomp=unconfined -v /sys/kernel/btf:/sys/kernel/btf:ro \
+    "$IMAGE" agent --comm ctimerbad --window 2s --every 3s --for 3s 2>&1) || rc=$?
+kill "$tpid" 2> /dev/null || true
+wait "$tpid" 2> /dev/null || true
+[ "$rc" -le 1 ] || fail "the agent in the image with the DaemonSet's privileges (exit $rc): $(tail -n 5 <<< "$out")"
+grep -q 'timer-polling' <<< "$out" || fail "the agent in the image found nothing in ctimerbad: $(tail -n 5 <<< "$out")"
 size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
-echo "test-container: image built (runtime stage, from the local Debian 12 tree) and run: --version, analyze, trace with eBPF, the strace fallback; $((size / 1000000)) MB; $(( $(date +%s) - t0 )) s" >&2
+echo "test-container: image built (runtime stage, from the local Debian 12 tree) and run: --version, analyze, trace with eBPF, the strace fallback, the agent with the DaemonSet's privileges; $((size / 1000000)) MB; $(( $(date +%s) - t0 )) s" >&2
