@@ -412,6 +412,13 @@ impl Probe {
         Ok(())
     }
 
+    /// Detaches the programs: nothing more is captured (the maps and the ring buffer stay
+    /// readable). The end of a trace does this before it empties the ring buffer, which a
+    /// program still attached to a busy process refills as fast as it is read.
+    pub fn detach(&mut self) {
+        self.links.clear();
+    }
+
     /// Records (and the syscalls they stood for) dropped because the ring buffer was full.
     pub fn lost(&self) -> Lost {
         let mut l = Lost::default();

@@ -184,6 +184,10 @@ impl EbpfSession {
 
     /// Everything still in the buffer and the runs the kernel has not reported yet, in order.
     pub fn drain(&mut self) -> Result<Vec<Chunk>, BpfError> {
+        // the programs first: attached to a busy process they refill the ring as fast as it is
+        // read, and the trace (`--for 2s`, an agent's window) went on until the load stopped,
+        // its whole cost to the traced process included
+        self.probe.detach();
         let mut out = Vec::new();
         self.drain_ring(&mut out)?;
         let (enc, n, mut encoded) = (&mut self.encoder, &mut self.records, Vec::new());
