@@ -78,8 +78,6 @@ pub struct Stack {
     /// Why the walk stopped before the stack's root, in words that are the same for every
     /// stack it happened to (no address): what a report sums up.
     pub cut: Option<String>,
-    /// The modules of the frames no symbol names, one entry per frame (None: anonymous memory).
-    pub unnamed: Vec<Option<String>>,
 }
 
 /// The index of a stack in [`StackTable::stacks`].
@@ -588,7 +586,6 @@ impl Resolver {
                 complete: r.complete,
                 note: r.cut.as_ref().map(|c| c.1.clone()),
                 cut: r.cut.as_ref().map(|c| c.0.clone()),
-                unnamed: Vec::new(),
             });
         }
         for (file, wants) in by_module.values() {
@@ -674,7 +671,6 @@ impl Resolver {
                     None => format!("{:#x}", f.addr),
                 })
                 .collect();
-            s.unnamed = s.frames.iter().filter(|f| f.symbol.is_none()).map(|f| f.module.clone()).collect();
             if !unnamed.is_empty() {
                 let why = format!(
                     "{} of {} frames have no symbol ({}): a stripped module (only its exported \

@@ -450,10 +450,13 @@ fn stack_notes(stacks: &[syslint_stacks::Stack]) -> Vec<String> {
     }
     let mut modules: Vec<(String, usize)> = Vec::new();
     let mut with = 0;
-    for s in stacks.iter().filter(|s| !s.unnamed.is_empty()) {
-        with += 1;
-        for m in &s.unnamed {
-            let name = match m {
+    for s in stacks {
+        let mut unnamed = s.frames.iter().filter(|f| f.symbol.is_none()).peekable();
+        if unnamed.peek().is_some() {
+            with += 1;
+        }
+        for f in unnamed {
+            let name = match &f.module {
                 Some(m) => m.rsplit('/').next().unwrap_or(m).to_string(),
                 None => "anonymous memory".to_string(),
             };
@@ -479,12 +482,22 @@ mod tests {
     fn stack(cut: Option<&str>, unnamed: &[Option<&str>]) -> Stack {
         Stack {
             tgid: 1,
-            frames: Vec::new(),
+            frames: unnamed
+                .iter()
+                .map(|m| Frame {
+                    addr: 0x1000,
+                    module: m.map(str::to_string),
+                    module_offset: 0,
+                    symbol: None,
+                    symbol_offset: 0,
+                    file: None,
+                    line: None,
+                })
+                .collect(),
             method: syslint_stacks::Method::Cfi,
             complete: cut.is_none(),
             note: cut.map(str::to_string),
             cut: cut.map(str::to_string),
-            unnamed: unnamed.iter().map(|m| m.map(str::to_string)).collect(),
         }
     }
 
