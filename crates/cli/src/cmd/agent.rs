@@ -111,15 +111,15 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.terminate.clone())?;
     let endpoint =
         a.otlp_endpoint.clone().or_else(|| std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok().filter(|e| !e.is_empty()));
-    let headers = crate::cmd::otlp::headers(
-        &a.otlp_headers,
-        std::env::var("OTEL_EXPORTER_OTLP_HEADERS").ok().as_deref().unwrap_or_default(),
-    )?;
-    if endpoint.is_none() && !a.otlp_headers.is_empty() {
-        bail!("--otlp-header is for an OTLP export: give --otlp-endpoint (or $OTEL_EXPORTER_OTLP_ENDPOINT) too");
-    }
     let otlp = match endpoint.as_deref() {
-        Some(e) => Some(Mutex::new(Otlp::new(e, headers).context("--otlp-endpoint")?)),
+        Some(e) => {
+            let env = std::env::var("OTEL_EXPORTER_OTLP_HEADERS").unwrap_or_default();
+            let headers = crate::cmd::otlp::headers(&a.otlp_headers, &env)?;
+            Some(Mutex::new(Otlp::new(e, headers).context("--otlp-endpoint")?))
+        }
+        None if !a.otlp_headers.is_empty() => {
+            bail!("--otlp-header is for an OTLP export: give --otlp-endpoint (or $OTEL_EXPORTER_OTLP_ENDPOINT) too")
+        }
         None => None,
     };
     let shared = Arc::new(Shared {
