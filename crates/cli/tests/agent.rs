@@ -671,13 +671,7 @@ fn the_host_is_scanned_for_a_cgroup_and_status_tells_what_was_found() {
     let top = format!("/syslint-agent-host-{n}");
     let mut cgroups = Cgroups(Vec::new());
     let s = setup_watching("th", 8, &[], |bad, good| {
-        for (name, pid) in [("bad", bad), ("good", good)] {
-            let d = root.join(&top[1..]).join(name);
-            std::fs::create_dir_all(&d).expect("a cgroup (root)");
-            cgroups.0.extend([root.join(&top[1..]), d.clone()]);
-            std::fs::write(d.join("cgroup.procs"), pid.to_string()).expect("move the program into it");
-        }
-        Some(vec!["--cgroup".into(), top.clone()])
+        Some(bad_and_good_in_cgroups_below(root, &top, &mut cgroups, bad, good))
     });
     // after a window of each cgroup
     let t0 = Instant::now();
@@ -739,6 +733,24 @@ fn the_agent_needs_cgroup_paths_and_windows_that_fit() {
     assert!(stderr(&o).contains("--every (5s) must be at least --window (10s)"), "{}", stderr(&o));
 }
 
+/// BAD and GOOD moved into cgroups `bad` and `good` below `top` (made here, removed by
+/// `cgroups`), and the agent's arguments to watch `top`.
+fn bad_and_good_in_cgroups_below(
+    root: &std::path::Path,
+    top: &str,
+    cgroups: &mut Cgroups,
+    bad: u32,
+    good: u32,
+) -> Vec<String> {
+    for (name, pid) in [("bad", bad), ("good", good)] {
+        let d = root.join(&top[1..]).join(name);
+        std::fs::create_dir_all(&d).expect("a cgroup (root)");
+        cgroups.0.extend([root.join(&top[1..]), d.clone()]);
+        std::fs::write(d.join("cgroup.procs"), pid.to_string()).expect("move the program into it");
+    }
+    vec!["--cgroup".into(), top.to_string()]
+}
+
 /// Processes and containers come and go by the thousand under what the agent watches: a
 /// thousand short processes, ten in each of a hundred cgroups made and removed one after
 /// another below the watched cgroup, while BAD and GOOD run in cgroups of their own. Every
@@ -755,13 +767,7 @@ fn the_agent_survives_processes_and_cgroups_coming_and_going() {
     let mut cgroups = Cgroups(Vec::new());
     // 16 s: the timer programs live 20 s at most
     let s = setup_watching("ch", 16, &[], |bad, good| {
-        for (name, pid) in [("bad", bad), ("good", good)] {
-            let d = root.join(&top[1..]).join(name);
-            std::fs::create_dir_all(&d).expect("a cgroup (root)");
-            cgroups.0.extend([root.join(&top[1..]), d.clone()]);
-            std::fs::write(d.join("cgroup.procs"), pid.to_string()).expect("move the program into it");
-        }
-        Some(vec!["--cgroup".into(), top.clone()])
+        Some(bad_and_good_in_cgroups_below(root, &top, &mut cgroups, bad, good))
     });
     let status = |addr: &str| -> serde_json::Value {
         let o = run(&["agent", "status", "--at", addr, "--format", "json"]);

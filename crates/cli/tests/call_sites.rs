@@ -251,12 +251,7 @@ fn proof_line(needle: &str) -> u32 {
 fn ebpf_trace_names_the_spin_two_calls_deep_with_file_and_line() {
     assert_bpf_works("the eBPF call-site test");
     let dir = std::env::temp_dir().join(format!("syslint-callsite-{}", std::process::id()));
-    let built = std::process::Command::new("sh")
-        .arg(root().join("proof/callsite-spin/build.sh"))
-        .arg(&dir)
-        .status()
-        .expect("sh build.sh");
-    assert!(built.success(), "proof/callsite-spin/build.sh: {built}");
+    build_proof_spin(&dir);
     // 3,000,000 polls: a second or so traced, long enough for the collector to read the
     // process's maps (a process gone in milliseconds may lose its names: docs/stacks.md)
     let spin = dir.join("spin");
@@ -298,12 +293,7 @@ fn ebpf_trace_names_the_spin_two_calls_deep_with_file_and_line() {
 fn ebpf_names_a_program_a_wrapper_execs() {
     assert_bpf_works("the eBPF call-site test");
     let dir = scratch("wrapper");
-    let built = std::process::Command::new("sh")
-        .arg(root().join("proof/callsite-spin/build.sh"))
-        .arg(&dir)
-        .status()
-        .expect("sh build.sh");
-    assert!(built.success(), "proof/callsite-spin/build.sh: {built}");
+    build_proof_spin(&dir);
     let spin = dir.join("spin");
     // two wrappers, each making calls (sampled: a map of its own) before its exec: the spin
     // may get the first wrapper's address (freed when the second started), and its loader's
@@ -664,6 +654,16 @@ fn ebpf_names_a_stripped_binary_from_its_separate_debug_file() {
     assert!(names.contains(&"wait_for_work") && names.contains(&"main"), "{names:?}");
     drop(installed);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// proof/callsite-spin built into `dir` by its build.sh (`dir/spin`, and its stripped copy).
+fn build_proof_spin(dir: &std::path::Path) {
+    let built = std::process::Command::new("sh")
+        .arg(root().join("proof/callsite-spin/build.sh"))
+        .arg(dir)
+        .status()
+        .expect("sh build.sh");
+    assert!(built.success(), "proof/callsite-spin/build.sh: {built}");
 }
 
 /// Runs `c`, which must succeed.
