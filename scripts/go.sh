@@ -25,11 +25,7 @@ if ((minor >= 21)); then
     echo "$go"
     exit 0
 fi
-cache="${SYSLINT_CACHE:-/var/cache/syslint}"
-if ! mkdir -p "$cache" 2>/dev/null || [[ ! -w "$cache" ]]; then
-    cache="${XDG_CACHE_HOME:-$HOME/.cache}/syslint"
-    mkdir -p "$cache" || die "cannot create a cache directory"
-fi
+cache="$("$(dirname "${BASH_SOURCE[0]}")"/cache-dir.sh)" || die "cannot create a cache directory"
 dir="$cache/go-$want"
 if [[ ! -x "$dir/bin/go" ]]; then
     mkdir -p "$cache"

@@ -30,11 +30,7 @@ done
 
 die() { echo "helm.sh: $*" >&2; exit 3; }
 
-cache="${SYSLINT_CACHE:-/var/cache/syslint}"
-if ! mkdir -p "$cache" 2>/dev/null || [[ ! -w "$cache" ]]; then
-    cache="${XDG_CACHE_HOME:-$HOME/.cache}/syslint"
-    mkdir -p "$cache" || die "cannot create a cache directory"
-fi
+cache="$("$(dirname "${BASH_SOURCE[0]}")"/cache-dir.sh)" || die "cannot create a cache directory"
 dir="$cache/helm-$version"
 bin="$dir/helm"
 

@@ -23,11 +23,7 @@ done
 
 hash="$(cd "$src" && cat go.mod go.sum main.go | sha256sum | cut -c1-16)"
 
-cache="${SYSLINT_CACHE:-/var/cache/syslint}"
-if ! mkdir -p "$cache" 2>/dev/null || [[ ! -w "$cache" ]]; then
-    cache="${XDG_CACHE_HOME:-$HOME/.cache}/syslint"
-    mkdir -p "$cache" || die "cannot create a cache directory"
-fi
+cache="$("$(dirname "${BASH_SOURCE[0]}")"/cache-dir.sh)" || die "cannot create a cache directory"
 dir="$cache/otelcol-$hash"
 bin="$dir/otelcol"
 

@@ -122,24 +122,29 @@ elif scripts/strace-sid.sh -V >/dev/null; then
 else
   echo "scripts/strace-sid.sh could not make its Debian sid tree: strace7::live_ tests will fail" >&2
 fi
-# the OpenTelemetry Collector the agent's OTLP test sends to (tools/otelcol, the collector's Go
-# modules): built once (about 3 minutes) into /var/cache/syslint, in the background while the
-# lints run; waited for before the tests
-otelcol_pid=
-if [ $fast -eq 0 ]; then
+# the Go-built tools the tests use, built once (about 3 minutes each) into /var/cache/syslint in
+# the background while the lints run, and waited for before the tests: the OpenTelemetry
+# Collector the agent's OTLP tests send to (tools/otelcol, the collector's Go modules) and helm,
+# which lints and renders the chart in deploy/helm (crates/cli/tests/deploy.rs; v3.22.0 from its
+# Go module)
+declare -A tool_pid=()
+build_tool() { # NAME: scripts/NAME.sh, its output in target/NAME-build.log
+  [ $fast -eq 0 ] || return 0
   mkdir -p target
-  scripts/otelcol.sh >target/otelcol-build.log 2>&1 &
-  otelcol_pid=$!
-fi
-# helm, which lints and renders the chart in deploy/helm (crates/cli/tests/deploy.rs): v3.22.0
-# from its Go module, built once (about 3 minutes) into /var/cache/syslint, in the background
-# while the lints run; waited for before the tests
-helm_pid=
-if [ $fast -eq 0 ]; then
-  mkdir -p target
-  scripts/helm.sh >target/helm-build.log 2>&1 &
-  helm_pid=$!
-fi
+  scripts/"$1".sh >target/"$1"-build.log 2>&1 &
+  tool_pid[$1]=$!
+}
+await_tool() { # NAME TESTS: the tests that fail without it
+  [ -n "${tool_pid[$1]:-}" ] || return 0
+  if wait "${tool_pid[$1]}"; then
+    echo "$1: $(tail -1 target/"$1"-build.log)"
+  else
+    cat target/"$1"-build.log >&2
+    echo "scripts/$1.sh could not build $1: $2 will fail" >&2
+  fi
+}
+build_tool otelcol
+build_tool helm
 if ! command -v cargo >/dev/null 2>&1; then
   [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
 fi
@@ -203,22 +208,8 @@ if [ $# -eq 0 ]; then
   tier "analyze-only build"
 fi
 
-if [ -n "$otelcol_pid" ]; then
-  if wait "$otelcol_pid"; then
-    echo "OpenTelemetry Collector: $(tail -1 target/otelcol-build.log)"
-  else
-    cat target/otelcol-build.log >&2
-    echo "scripts/otelcol.sh could not build the collector: agent::an_opentelemetry_collector_receives_the_findings will fail" >&2
-  fi
-fi
-if [ -n "$helm_pid" ]; then
-  if wait "$helm_pid"; then
-    echo "helm: $(tail -1 target/helm-build.log)"
-  else
-    cat target/helm-build.log >&2
-    echo "scripts/helm.sh could not build helm: deploy::the_helm_chart_lints, deploy::the_helm_charts_daemonset_is_the_manifests, deploy::the_helm_charts_values_are_the_agents_flags and deploy::the_helm_charts_arguments_are_the_agents will fail" >&2
-  fi
-fi
+await_tool otelcol "agent::an_opentelemetry_collector_receives_the_findings and agent::an_https_collector_with_a_private_ca_and_client_certificates_receives_the_findings"
+await_tool helm "deploy::the_helm_chart_lints, deploy::the_helm_charts_daemonset_is_the_manifests, deploy::the_helm_charts_values_are_the_agents_flags and deploy::the_helm_charts_arguments_are_the_agents"
 cargo test --workspace --locked --no-fail-fast "$@"
 tier "cargo test --workspace"
 
