@@ -268,6 +268,20 @@ pub struct AgentArgs {
     /// same key. Values are never printed
     #[arg(long, value_name = "KEY=VALUE")]
     pub otlp_header: Vec<String>,
+    /// For an https:// endpoint with a private or self-signed certificate: the CA
+    /// certificate(s) to trust (PEM) instead of the built-in Mozilla roots (default:
+    /// $OTEL_EXPORTER_OTLP_CERTIFICATE; the host's store is /etc/ssl/certs/ca-certificates.crt
+    /// on Debian)
+    #[arg(long, value_name = "FILE")]
+    pub otlp_ca: Option<std::path::PathBuf>,
+    /// For a collector that asks for a client certificate (mutual TLS): the agent's
+    /// certificate chain, PEM (default: $OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE); needs
+    /// --otlp-client-key
+    #[arg(long, value_name = "FILE")]
+    pub otlp_client_cert: Option<std::path::PathBuf>,
+    /// The private key of --otlp-client-cert, PEM (default: $OTEL_EXPORTER_OTLP_CLIENT_KEY)
+    #[arg(long, value_name = "FILE")]
+    pub otlp_client_key: Option<std::path::PathBuf>,
     /// Stop after this long (default: until Ctrl-C or SIGTERM), and print the findings kept
     #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
     pub duration: Option<std::time::Duration>,
@@ -280,6 +294,16 @@ pub struct AgentArgs {
     /// window at once (costs the watched processes while they are counted: docs/agent.md)
     #[arg(long)]
     pub count_between: bool,
+    /// The agent's own CPU, at most, as a share of one core averaged over a cycle (--every):
+    /// when its windows' analysis would use more, it makes them shorter or skips them, and
+    /// says so (`syslint_shed_windows_total`) [default: 5%]
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub cpu_budget: Option<f64>,
+    /// The agent's own memory, at most, e.g. 256M or 1G: a window's records wait for the
+    /// analysis in what this leaves beside what the agent holds; beyond it the kernel drops
+    /// them, counted and said [default: 256M]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory_budget: Option<u64>,
     /// Where the kubelet keeps pods' log directories (NAMESPACE_NAME_UID), read for the pod
     /// names and namespaces of the findings [default: /var/log/pods]
     #[arg(long, value_name = "DIR")]
@@ -441,6 +465,37 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
         return Err(format!("{s:?} must be longer than zero"));
     }
     Ok(std::time::Duration::from_secs_f64(secs))
+}
+
+/// A share of one core in percent: `5%` or `5`, `0.5%`; more than one core is `150%`.
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let v: f64 =
+        t.strip_suffix('%').unwrap_or(t).trim().parse().map_err(|_| format!("{s:?} is not a percentage (try 5%)"))?;
+    if !(v > 0.0 && v <= 1000.0) {
+        return Err(format!("{s:?}: between 0% and 1000% (ten cores), more than 0"));
+    }
+    Ok(v)
+}
+
+/// A size in bytes: `256M`, `1G`, `512MiB`, `65536` (bytes); K, M and G are powers of 1024.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let i = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
+    let v: f64 = t[..i].parse().map_err(|_| format!("{s:?} is not a size (try 256M or 1G)"))?;
+    let unit = t[i..].trim().to_ascii_lowercase();
+    let scale: u64 = match unit.trim_end_matches("ib").trim_end_matches('b') {
+        "" => 1,
+        "k" => 1 << 10,
+        "m" => 1 << 20,
+        "g" => 1 << 30,
+        _ => return Err(format!("unknown unit {:?} in {s:?} (use K, M or G)", &t[i..])),
+    };
+    let bytes = v * scale as f64;
+    if !(1.0..1e15).contains(&bytes) {
+        return Err(format!("{s:?}: more than zero, less than a petabyte"));
+    }
+    Ok(bytes as u64)
 }
 
 #[derive(Args, Debug)]

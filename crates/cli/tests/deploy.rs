@@ -307,7 +307,7 @@ fn the_helm_charts_daemonset_is_the_manifests() {
 
 /// Every value of the chart that is a flag of the agent but `comm`, set, as `--set` arguments
 /// (`comm` is the docs' example's).
-const ALL_VALUES: [&str; 16] = [
+const ALL_VALUES: [&str; 20] = [
     "--set",
     "metricsListen=0.0.0.0:9100",
     "--set",
@@ -324,6 +324,10 @@ const ALL_VALUES: [&str; 16] = [
     "extraArgs={--config,/etc/syslint/syslint.toml}",
     "--set",
     "otlpEndpoint=http://127.0.0.1:4318",
+    "--set",
+    "cpuBudget=10%",
+    "--set",
+    "memoryBudget=384M",
 ];
 
 /// The chart's values become exactly the agent's flags: the three the docs show (an OTLP
@@ -357,7 +361,7 @@ fn the_helm_charts_values_are_the_agents_flags() {
         "agent", "--metrics-listen", "0.0.0.0:9100", "--window", "2s", "--every", "30s",
         "--otlp-endpoint", "http://127.0.0.1:4318", "--cgroup", "/kubepods.slice", "--cgroup", "/system.slice",
         "--stacks", "off", "--count-between", "--pod-logs", "/var/lib/syslint-test/pods",
-        "--config", "/etc/syslint/syslint.toml",
+        "--cpu-budget", "10%", "--memory-budget", "384M", "--config", "/etc/syslint/syslint.toml",
     ]);
     let pod = &ds["spec"]["template"]["spec"];
     let c = &pod["containers"][0];
@@ -378,8 +382,43 @@ fn the_helm_charts_values_are_the_agents_flags() {
     let meta = &ds["spec"]["template"]["metadata"];
     assert!(meta.get("annotations").is_none(), "no scrape annotations without a port: {meta:#}");
 
+    // TLS files from a Secret (cert-manager's keys), mounted read-only, given by their flags
+    let ds = rendered_daemonset(
+        &helm,
+        &[
+            "--set",
+            "otlpEndpoint=https://otel.example:4318",
+            "--set",
+            "otlpTls.secretName=otlp-ca",
+            "--set",
+            "otlpTls.clientCertificate=true",
+        ],
+    );
+    #[rustfmt::skip]
+    assert_eq!(args(&ds), [
+        "agent", "--metrics-listen", "0.0.0.0:9464", "--window", "2s", "--every", "60s",
+        "--otlp-endpoint", "https://otel.example:4318", "--otlp-ca", "/etc/syslint/otlp-tls/ca.crt",
+        "--otlp-client-cert", "/etc/syslint/otlp-tls/tls.crt", "--otlp-client-key", "/etc/syslint/otlp-tls/tls.key",
+    ]);
+    let pod = &ds["spec"]["template"]["spec"];
+    let mount =
+        pod["containers"][0]["volumeMounts"].as_array().expect("mounts").iter().find(|m| m["name"] == "otlp-tls");
+    assert_eq!(mount, Some(&json!({"name": "otlp-tls", "mountPath": "/etc/syslint/otlp-tls", "readOnly": true})));
+    let vol = pod["volumes"].as_array().expect("volumes").iter().find(|v| v["name"] == "otlp-tls");
+    assert_eq!(vol.map(|v| &v["secret"]), Some(&json!({"secretName": "otlp-ca", "defaultMode": 0o400})));
+    let ds =
+        rendered_daemonset(&helm, &["--set", "otlpEndpoint=https://otel.example", "--set", "otlpTls.secretName=ca"]);
+    assert!(args(&ds).ends_with(&["--otlp-ca".to_string(), "/etc/syslint/otlp-tls/ca.crt".to_string()]));
+
     // a value the agent would refuse is refused by the chart, naming it
     let chart = chart();
+    for (set, says) in [
+        ("otlpTls.clientCertificate=true", "otlpTls.clientCertificate"),
+        ("otlpTls.secretName=ca", "otlpTls.secretName: TLS files are for an https:// otlpEndpoint"),
+    ] {
+        let o = helm_run(&helm, &["template", "x", chart.to_str().expect("a path"), "--set", set]);
+        assert!(!o.status.success() && stderr(&o).contains(says), "{set}: {}", stderr(&o));
+    }
     let o = helm_run(&helm, &["template", "x", chart.to_str().expect("a path"), "--set", "stacks=full"]);
     assert!(!o.status.success() && stderr(&o).contains("stacks \"full\": sampled or off"), "{}", stderr(&o));
 }

@@ -580,6 +580,7 @@ fn a_full_queue_is_reported() {
         "{:?}",
         r.capture.warnings
     );
+    assert!(r.capture.unread_s > 0.0, "the JSON says how long the buffer went unread");
     assert_nothing_unaccounted(&r, rounds);
 }
 
@@ -1151,13 +1152,6 @@ fn for_stops_capturing_when_it_ends() {
     let src = root().join("crates/cli/tests/programs/three_calls.c");
     assert!(Command::new("cc").args(["-O2", "-o"]).arg(&prog).arg(&src).status().unwrap().success());
     // killed by pid if the test fails before they end
-    struct Killed(std::process::Child);
-    impl Drop for Killed {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
     let spawn = || Killed(Command::new(&prog).arg("3000000").spawn().expect("three_calls"));
     let (mut a, mut b) = (spawn(), spawn());
     std::thread::sleep(Duration::from_millis(200));

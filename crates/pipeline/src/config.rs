@@ -151,9 +151,14 @@ pub struct AgentSection {
     pub metrics_listen: Option<String>,
     pub otlp_endpoint: Option<String>,
     pub otlp_header: Vec<String>,
+    pub otlp_ca: Option<String>,
+    pub otlp_client_cert: Option<String>,
+    pub otlp_client_key: Option<String>,
     pub stacks: Option<String>,
     pub count_between: Option<bool>,
     pub pod_logs: Option<String>,
+    pub cpu_budget: Option<String>,
+    pub memory_budget: Option<String>,
 }
 
 impl Config {

@@ -27,14 +27,17 @@ const QUEUE_MAX: usize = 1 << 30;
 /// Where /proc/meminfo cannot be read.
 const QUEUE_DEFAULT: usize = 256 << 20;
 
-fn queue_limit() -> usize {
+/// The queue's bound and what set it, for the warning when it is reached: `given` (the agent's
+/// memory budget), else an eighth of the memory available.
+fn queue_limit(given: Option<usize>) -> (usize, &'static str) {
     if let Some(b) = std::env::var("SYSLINT_QUEUE_BYTES").ok().and_then(|v| v.parse().ok()) {
-        return b;
+        return (b, "SYSLINT_QUEUE_BYTES");
     }
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| mem_available(&m))
-        .map_or(QUEUE_DEFAULT, |avail| (avail / 8).clamp(QUEUE_MIN, QUEUE_MAX))
+    if let Some(b) = given {
+        return (b, "what the agent's --memory-budget leaves");
+    }
+    let avail = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| mem_available(&m));
+    (avail.map_or(QUEUE_DEFAULT, |avail| (avail / 8).clamp(QUEUE_MIN, QUEUE_MAX)), "an eighth of the memory available")
 }
 
 /// MemAvailable of a /proc/meminfo text, in bytes.
@@ -58,6 +61,9 @@ pub struct EbpfSource {
     /// With `summary_only`: print the kernel's counts of the last interval every interval, on
     /// stderr (there are no events for [`crate::Interval`] to count).
     pub interval: Option<Duration>,
+    /// The bound of the records waiting for the analysis, in bytes (None: an eighth of the
+    /// memory available).
+    pub queue_bytes: Option<usize>,
 }
 
 impl EbpfSource {
@@ -88,7 +94,7 @@ impl EbpfSource {
             }
             None => (None, None),
         };
-        Ok(EbpfSource { session, slr, text, interval: None })
+        Ok(EbpfSource { session, slr, text, interval: None, queue_bytes: None })
     }
 }
 
@@ -98,7 +104,7 @@ impl Source for EbpfSource {
     }
 
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), stop: &StopWhen) -> Result<Outcome, Error> {
-        let EbpfSource { mut session, slr, text, interval } = *self;
+        let EbpfSource { mut session, slr, text, interval, queue_bytes } = *self;
         // monotonic to wall clock, once at the start (as the .slr header and -o text do)
         let local_offset_ns = ebpf::format::local_offset_ns(session.realtime_offset_ns);
         let child = session.child_pid();
@@ -109,7 +115,7 @@ impl Source for EbpfSource {
         // emptied buffers go back to the capture thread
         let (free_tx, free_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(FREE_BUFFERS);
         let queued = AtomicUsize::new(0);
-        let queue_max = queue_limit();
+        let (queue_max, queue_why) = queue_limit(queue_bytes);
         // the capture thread hands records over as they lay in the ring buffer (one copy, the
         // least CPU taken from the traced program) while the queue is shorter than this;
         // beyond, the analysis is falling behind (a busy machine starves it at nice 19) and it
@@ -221,7 +227,7 @@ impl Source for EbpfSource {
         }
         if !full_for.is_zero() {
             info.warnings.push(format!(
-                "the analysis fell behind: its queue reached its limit ({}, an eighth of the memory available) \
+                "the analysis fell behind: its queue reached its limit ({}, {queue_why}) \
                  and the kernel buffer was not read for {:.1} s",
                 if queue_max >= 1 << 20 { format!("{} MiB", queue_max >> 20) } else { format!("{queue_max} bytes") },
                 full_for.as_secs_f64()
@@ -232,20 +238,16 @@ impl Source for EbpfSource {
         let kernel_counts = session.opts.summary_only.then(|| session.summary());
         drop(session); // detaches the kernel program
         let stopped_ns = stop.requested().then(ebpf::monotonic_now_ns);
-        Ok(Outcome {
-            stop,
-            attached,
-            exit_status,
-            capture: Captured {
-                lost_events: lost.syscalls,
-                kernel_counts,
-                stopped_ns,
-                local_offset_ns: Some(local_offset_ns),
-                sampled_stacks,
-                ..captured(Backend::Ebpf, info)
-            },
-            not_strace: Vec::new(),
-        })
+        let mut capture = Captured {
+            lost_events: lost.syscalls,
+            kernel_counts,
+            stopped_ns,
+            local_offset_ns: Some(local_offset_ns),
+            sampled_stacks,
+            ..captured(Backend::Ebpf, info)
+        };
+        capture.capture.unread_s = full_for.as_secs_f64();
+        Ok(Outcome { stop, attached, exit_status, capture, not_strace: Vec::new() })
     }
 }
 
@@ -296,7 +298,7 @@ mod tests {
         assert_eq!(mem_available("MemTotal: 5 kB\n"), None);
         assert_eq!(mem_available("MemAvailable: lots kB\n"), None);
         // the real machine: within the bounds
-        let q = queue_limit();
+        let q = queue_limit(None).0;
         assert!((QUEUE_MIN..=QUEUE_MAX).contains(&q) || std::env::var_os("SYSLINT_QUEUE_BYTES").is_some(), "{q}");
     }
 }

@@ -9,6 +9,7 @@
 
 pub mod agent;
 pub mod baseline;
+pub mod budget;
 pub mod config;
 #[cfg(feature = "ebpf")]
 pub mod ebpf;

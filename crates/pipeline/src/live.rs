@@ -39,6 +39,9 @@ pub struct Options {
     /// `stacks` holds for strace too (asked for); false: eBPF samples them, strace records none
     /// (`-k` costs an unwind at every stop, and `-e` would limit what strace traces).
     pub stacks_with_strace: bool,
+    /// eBPF: the bound of the records waiting for the analysis, in bytes (None: an eighth of
+    /// the memory available; the agent gives what its memory budget leaves).
+    pub queue_bytes: Option<usize>,
 }
 
 /// Start tracing `target`: eBPF where it works (or was asked for), else strace; when eBPF
@@ -70,6 +73,7 @@ pub fn start(target: &Target, o: &Options, say: &mut dyn FnMut(&str)) -> Result<
                 if o.summary_only {
                     s.interval = o.interval;
                 }
+                s.queue_bytes = o.queue_bytes;
                 return Ok(Box::new(Noted { inner: s, note }));
             }
             Err(Error::Bpf(e)) if o.backend == Choice::Auto && !o.summary_only && ebpf::can_fall_back(&e) => {
@@ -207,6 +211,7 @@ mod tests {
             interval: None,
             stacks: Default::default(),
             stacks_with_strace: false,
+            queue_bytes: None,
         };
         let mut said = Vec::new();
         for (backend, summary) in [(Choice::Ebpf, false), (Choice::Auto, true)] {

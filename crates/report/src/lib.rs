@@ -162,6 +162,12 @@ pub struct Capture {
     pub unparsed_samples: Vec<UnparsedLine>,
     /// Events the capture lost (kernel buffer overruns in live capture; 0 for logs).
     pub lost_events: u64,
+    /// Seconds a live eBPF capture left the kernel buffer unread because the records waiting
+    /// for the analysis had reached their memory bound (an eighth of the memory available, or
+    /// what `syslint agent --memory-budget` leaves); what the kernel dropped meanwhile is in
+    /// `lost_events`. Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero_s")]
+    pub unread_s: f64,
     /// Distinct processes (thread groups) seen.
     pub processes: u64,
     /// Distinct threads seen.
@@ -344,6 +350,10 @@ impl Stacks {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_zero_s(s: &f64) -> bool {
+    *s <= 0.0
 }
 
 /// One syscall's row of a table of counts (`summary.counts`).

@@ -6,7 +6,7 @@
 //! The agent never stops what it watches: each window detaches like `trace -p ... --for`, and
 //! Ctrl-C or SIGTERM ends the current window the same way before the agent exits.
 
-use super::otlp::{AgentCounts, Otlp};
+use super::otlp::{AgentCounts, Otlp, Tls};
 use super::EXIT_CLEAN;
 use crate::cli::{AgentAction, AgentArgs, AgentStacks, AgentStatusArgs, StatusFormat};
 use anyhow::{bail, Context, Result};
@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use syslint_capture::live::{pids_by_name, Target};
 use syslint_pipeline::agent::{self, Store, Window};
+use syslint_pipeline::budget::{self, CpuBudget, Plan};
 use syslint_pipeline::{live, Analysis, StopWhen};
 use syslint_report::Report;
 
@@ -33,10 +34,15 @@ struct Settings {
     metrics_listen: Option<std::net::SocketAddr>,
     otlp_endpoint: Option<String>,
     otlp_headers: Vec<String>,
+    otlp_tls: Tls,
     duration: Option<Duration>,
     stacks: AgentStacks,
     count_between: bool,
     pod_logs: std::path::PathBuf,
+    /// A share of one core, in percent.
+    cpu_budget: f64,
+    /// Bytes.
+    memory_budget: u64,
     config: Option<std::path::PathBuf>,
 }
 
@@ -64,6 +70,16 @@ impl Settings {
             Some("off") => Some(AgentStacks::Off),
             Some(o) => return Err(bad("stacks", format!("{o:?}: expected \"sampled\" or \"off\""))),
         };
+        let cpu = file
+            .cpu_budget
+            .as_deref()
+            .map(|t| crate::cli::parse_percent(t).map_err(|e| bad("cpu-budget", e)))
+            .transpose()?;
+        let memory = file
+            .memory_budget
+            .as_deref()
+            .map(|t| crate::cli::parse_size(t).map_err(|e| bad("memory-budget", e)))
+            .transpose()?;
         let listen = file
             .metrics_listen
             .as_deref()
@@ -78,10 +94,17 @@ impl Settings {
             metrics_listen: a.metrics_listen.or(listen),
             otlp_endpoint: a.otlp_endpoint.or(file.otlp_endpoint),
             otlp_headers: or(a.otlp_header, file.otlp_header),
+            otlp_tls: Tls {
+                ca: a.otlp_ca.or(file.otlp_ca.map(Into::into)),
+                client_cert: a.otlp_client_cert.or(file.otlp_client_cert.map(Into::into)),
+                client_key: a.otlp_client_key.or(file.otlp_client_key.map(Into::into)),
+            },
             duration: a.duration,
             stacks: a.stacks.or(stacks).unwrap_or(AgentStacks::Sampled),
             count_between: a.count_between || file.count_between.unwrap_or(false),
             pod_logs: a.pod_logs.or(file.pod_logs.map(Into::into)).unwrap_or_else(|| "/var/log/pods".into()),
+            cpu_budget: a.cpu_budget.or(cpu).unwrap_or(5.0),
+            memory_budget: a.memory_budget.or(memory).unwrap_or(256 << 20),
             config: a.config,
         })
     }
@@ -106,6 +129,17 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     }
     // the configuration is read once: an error in it stops the agent at start, not at a window
     syslint_pipeline::detectors(&[], &[], a.config.as_deref())?;
+    let least = budget::least_memory(budget::resident_bytes());
+    if a.memory_budget < least {
+        bail!(
+            "--memory-budget {} MiB is less than the agent needs: {} MiB (its code and tables now, {} MiB for a \
+             window's analysis, {} MiB of records)",
+            a.memory_budget >> 20,
+            least.div_ceil(1 << 20),
+            budget::ANALYSIS_BYTES >> 20,
+            budget::MIN_QUEUE_BYTES >> 20
+        );
+    }
     let stop = StopWhen::default();
     signal_hook::flag::register(signal_hook::consts::SIGINT, stop.interrupt.clone())?;
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.terminate.clone())?;
@@ -115,12 +149,18 @@ pub fn run(a: AgentArgs) -> Result<u8> {
         Some(e) => {
             let env = std::env::var("OTEL_EXPORTER_OTLP_HEADERS").unwrap_or_default();
             let headers = crate::cmd::otlp::headers(&a.otlp_headers, &env)?;
-            Some(Mutex::new(Otlp::new(e, headers).context("--otlp-endpoint")?))
+            let tls = a.otlp_tls.clone().or_env(|name| std::env::var(name).ok());
+            Some(Mutex::new(Otlp::new(e, headers, &tls).context("--otlp-endpoint")?))
         }
         None if !a.otlp_headers.is_empty() => {
             bail!("--otlp-header is for an OTLP export: give --otlp-endpoint (or $OTEL_EXPORTER_OTLP_ENDPOINT) too")
         }
-        None => None,
+        None => match a.otlp_tls.given() {
+            Some(flag) => {
+                bail!("{flag} is for an OTLP export: give --otlp-endpoint (or $OTEL_EXPORTER_OTLP_ENDPOINT) too")
+            }
+            None => None,
+        },
     };
     let shared = Arc::new(Shared {
         store: Mutex::default(),
@@ -130,6 +170,9 @@ pub fn run(a: AgentArgs) -> Result<u8> {
         candidates: AtomicU64::default(),
         pods: Mutex::new(agent::Pods::new(&a.pod_logs)),
         watching: Mutex::default(),
+        shortened: AtomicU64::default(),
+        skipped: AtomicU64::default(),
+        unread: AtomicU64::default(),
     });
     if let Some(addr) = a.metrics_listen {
         let server = tiny_http::Server::http(addr).map_err(|e| anyhow::anyhow!("--metrics-listen {addr}: {e}"))?;
@@ -154,7 +197,16 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     if !a.cgroup.is_empty() {
         what.push(format!("in cgroup {}", a.cgroup.join(", ")));
     }
-    eprintln!("syslint agent: watching {}: {:?} windows every {:?}", what.join(" "), a.window, a.every);
+    eprintln!(
+        "syslint agent: watching {}: {:?} windows every {:?}, within {}% of a core and {} MiB",
+        what.join(" "),
+        a.window,
+        a.every,
+        a.cpu_budget,
+        a.memory_budget >> 20
+    );
+    let bucket = CpuBudget::new(a.cpu_budget / 100.0, a.every, own_cpu_seconds(), Instant::now());
+    let mut cpu = Shedding { budget: bucket, said: Plan::Full };
     let began = Instant::now();
     let stopped = || stop.interrupt.load(Ordering::Relaxed) || stop.terminate.load(Ordering::Relaxed);
     let over = |now: Instant| a.duration.is_some_and(|d| now.duration_since(began) >= d);
@@ -181,7 +233,12 @@ pub fn run(a: AgentArgs) -> Result<u8> {
                 next_cgroup.clone_from(cgroup);
                 break;
             }
-            one_window(&a, &stop, window, cgroup, pids, &shared);
+            let Some(window) = cpu.window(window, &a, &shared) else {
+                // the credit is spent: this cgroup goes first when it has refilled
+                next_cgroup.clone_from(cgroup);
+                break;
+            };
+            one_window(&a, &stop, window, cgroup, pids, &shared, &mut cpu.budget);
             next_cgroup.clear();
         }
         // until the next cycle: counted in the kernel, a cgroup at a time (--count-between), a
@@ -233,10 +290,11 @@ pub fn run(a: AgentArgs) -> Result<u8> {
             if window.is_zero() {
                 break;
             }
+            let Some(window) = cpu.window(window, &a, &shared) else { continue };
             eprintln!("syslint agent: the counts of cgroup {cgroup} look like {}: a window at once", new.join(", "));
             shared.candidates.fetch_add(1, Ordering::Relaxed);
             triggered.push(cgroup.clone());
-            one_window(&a, &stop, window, &cgroup, &pids, &shared);
+            one_window(&a, &stop, window, &cgroup, &pids, &shared, &mut cpu.budget);
         }
         next_counted = counted;
         while !stopped() && !over(Instant::now()) && cycle.elapsed() < a.every {
@@ -252,6 +310,26 @@ pub fn run(a: AgentArgs) -> Result<u8> {
         shared.failed.load(Ordering::Relaxed),
         n(store.len() as u64, "finding", "findings")
     );
+    let (shortened, skipped, unread) = (
+        shared.shortened.load(Ordering::Relaxed),
+        shared.skipped.load(Ordering::Relaxed),
+        shared.unread.load(Ordering::Relaxed),
+    );
+    if shortened + skipped > 0 {
+        eprintln!(
+            "  CPU budget ({}% of a core): {} shortened, {} skipped",
+            a.cpu_budget,
+            n(shortened, "window", "windows"),
+            skipped
+        );
+    }
+    if unread > 0 {
+        eprintln!(
+            "  memory budget ({} MiB): {} left the kernel buffer unread (records lost, counted)",
+            a.memory_budget >> 20,
+            n(unread, "window", "windows")
+        );
+    }
     if let Some(Ok(o)) = shared.otlp.as_ref().map(|o| o.lock()) {
         eprintln!("  OTLP: {} finding records sent, {} exports failed", o.sent_logs, o.errors);
     }
@@ -343,6 +421,10 @@ impl Shared {
             count_periods: self.count_periods.load(Ordering::Relaxed),
             candidate_windows: self.candidates.load(Ordering::Relaxed),
             cpu_s: own_cpu_seconds(),
+            shortened_windows: self.shortened.load(Ordering::Relaxed),
+            skipped_windows: self.skipped.load(Ordering::Relaxed),
+            unread_windows: self.unread.load(Ordering::Relaxed),
+            resident_bytes: budget::resident_bytes(),
         }
     }
 }
@@ -365,6 +447,52 @@ struct Shared {
     pods: Mutex<agent::Pods>,
     /// What the latest cycle watched: cgroups and their processes (pid, name).
     watching: Mutex<Vec<Watched>>,
+    /// Windows made shorter or skipped to stay within the CPU budget, and windows whose
+    /// records reached what the memory budget leaves (the kernel buffer unread meanwhile).
+    shortened: AtomicU64,
+    skipped: AtomicU64,
+    unread: AtomicU64,
+}
+
+/// The CPU budget, and what the agent last said about it (it speaks when that changes).
+struct Shedding {
+    budget: CpuBudget,
+    said: Plan,
+}
+
+impl Shedding {
+    /// How long the next window may be (`window` asked for), None to skip it; counted, and
+    /// said when it changes from the last (whole, shortened, skipped).
+    fn window(&mut self, window: Duration, a: &Settings, shared: &Shared) -> Option<Duration> {
+        let plan = self.budget.plan(window, own_cpu_seconds(), Instant::now());
+        let kind = |p: &Plan| std::mem::discriminant(p);
+        if kind(&plan) != kind(&self.said) {
+            let pct = a.cpu_budget;
+            match plan {
+                Plan::Full => eprintln!("syslint agent: within its CPU budget ({pct}% of a core) again: whole windows"),
+                Plan::Short(d) => eprintln!(
+                    "syslint agent: over its CPU budget ({pct}% of a core): windows of {:.2} s instead of {:?} until it refills",
+                    d.as_secs_f64(),
+                    window
+                ),
+                Plan::Skip => eprintln!(
+                    "syslint agent: over its CPU budget ({pct}% of a core): windows skipped until it refills"
+                ),
+            }
+            self.said = plan;
+        }
+        match plan {
+            Plan::Full => Some(window),
+            Plan::Short(d) => {
+                shared.shortened.fetch_add(1, Ordering::Relaxed);
+                Some(d)
+            }
+            Plan::Skip => {
+                shared.skipped.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+        }
+    }
 }
 
 /// The processes to watch now (the pids given that still run, and every process of each
@@ -437,6 +565,8 @@ fn trace(a: &Settings, stop: &StopWhen, dur: Duration, pids: &[u32], summary_onl
         interval: None,
         stacks,
         stacks_with_strace: false,
+        // what the memory budget leaves beside what the agent holds now
+        queue_bytes: usize::try_from(budget::queue_bytes(a.memory_budget, budget::resident_bytes())).ok(),
     };
     let bounded = StopWhen { interrupt: stop.interrupt.clone(), terminate: stop.terminate.clone(), after: Some(dur) };
     let source = live::start(&Target::Pids(pids.to_vec()), &opts, &mut |line| eprintln!("{line}"))?;
@@ -446,10 +576,23 @@ fn trace(a: &Settings, stop: &StopWhen, dur: Duration, pids: &[u32], summary_onl
 }
 
 /// One full-detail trace of the watched processes of one cgroup, for `window`, into the store.
-fn one_window(a: &Settings, stop: &StopWhen, window: Duration, cgroup: &str, pids: &[u32], shared: &Shared) {
+fn one_window(
+    a: &Settings,
+    stop: &StopWhen,
+    window: Duration,
+    cgroup: &str,
+    pids: &[u32],
+    shared: &Shared,
+    cpu: &mut CpuBudget,
+) {
+    let cpu_before = own_cpu_seconds();
     let result = trace(a, stop, window, pids, false);
+    cpu.spent(window, cpu_before, own_cpu_seconds(), Instant::now());
     match result {
         Ok(report) => {
+            if report.capture.unread_s > 0.0 {
+                shared.unread.fetch_add(1, Ordering::Relaxed);
+            }
             let w = Window { cgroup: Some(cgroup.to_string()), ..Window::of(&report) };
             // the OTLP messages are made under the store's lock and sent after it
             let mut bodies = (None, None);
@@ -513,6 +656,13 @@ fn metrics(shared: &Shared) -> String {
     let cpu = Counter::<f64, std::sync::atomic::AtomicU64>::default();
     let periods = Counter::<u64>::default();
     let candidates = Counter::<u64>::default();
+    let shed = Family::<Labels, Counter>::default();
+    let resident = Gauge::<i64>::default();
+    let c = shared.counts();
+    shed.get_or_create(&vec![("budget", "cpu".into()), ("how", "shortened".into())]).inc_by(c.shortened_windows);
+    shed.get_or_create(&vec![("budget", "cpu".into()), ("how", "skipped".into())]).inc_by(c.skipped_windows);
+    shed.get_or_create(&vec![("budget", "memory".into()), ("how", "unread".into())]).inc_by(c.unread_windows);
+    resident.set(i64::try_from(c.resident_bytes).unwrap_or(i64::MAX));
     periods.inc_by(shared.count_periods.load(Ordering::Relaxed));
     candidates.inc_by(shared.candidates.load(Ordering::Relaxed));
     let program_calls = Family::<Labels, Counter>::default();
@@ -552,6 +702,13 @@ fn metrics(shared: &Shared) -> String {
     r.register("lost_events", "Events the windows' captures lost", lost);
     r.register("evicted_findings", "Findings dropped to keep the store bounded", evicted);
     r.register("agent_cpu_seconds", "CPU time of the agent itself (user and system)", cpu);
+    r.register("agent_resident_bytes", "Memory of the agent itself (resident)", resident);
+    r.register(
+        "shed_windows",
+        "Windows the agent shortened or skipped to stay within its CPU budget (budget=cpu), or whose records \
+         reached what its memory budget leaves, the kernel buffer unread meanwhile (budget=memory)",
+        shed,
+    );
     r.register("program_syscalls", "Syscalls of each program in the windows that watched it", program_calls);
     r.register(
         "program_syscall_errors",
@@ -654,6 +811,11 @@ fn findings_json(shared: &Shared) -> String {
         "windows": windows,
         "idle_windows": idle,
         "failed_windows": shared.failed.load(Ordering::Relaxed),
+        "shed_windows": {
+            "cpu_shortened": shared.shortened.load(Ordering::Relaxed),
+            "cpu_skipped": shared.skipped.load(Ordering::Relaxed),
+            "memory_unread": shared.unread.load(Ordering::Relaxed),
+        },
         "watching": watching,
         "findings": list,
     }))

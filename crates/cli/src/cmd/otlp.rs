@@ -9,6 +9,12 @@
 //! `container.id`, `k8s.pod.uid`, `host.name`); a request here groups the records by resource.
 //! docs/design.md says more.
 //!
+//! An `https://` endpoint is verified against Mozilla's root certificates (built in, so the
+//! agent needs no CA store in its image), or against the CAs of `--otlp-ca FILE`
+//! ($OTEL_EXPORTER_OTLP_CERTIFICATE) for a collector with a private or self-signed certificate;
+//! `--otlp-client-cert`/`--otlp-client-key` (mutual TLS) present the agent's own. rustls, with
+//! ring's cryptography: no OpenSSL at run time.
+//!
 //! A log record is sent when a finding changes ([`Change`]: found, back, worse, gone), not
 //! every window it is seen in; the metrics after every window. A collector that is down or slow
 //! costs a window at most the request timeout; failures are counted and said (the first, then
@@ -36,6 +42,93 @@ pub struct AgentCounts {
     pub count_periods: u64,
     pub candidate_windows: u64,
     pub cpu_s: f64,
+    /// Windows shortened or skipped to stay within the CPU budget; windows whose records
+    /// reached what the memory budget leaves.
+    pub shortened_windows: u64,
+    pub skipped_windows: u64,
+    pub unread_windows: u64,
+    pub resident_bytes: u64,
+}
+
+/// The TLS files of an `https://` OTLP endpoint (PEM): the CAs to trust instead of Mozilla's
+/// roots, and the agent's own certificate and key for a collector that asks for one.
+#[derive(Debug, Default, Clone)]
+pub struct Tls {
+    /// `--otlp-ca`, $OTEL_EXPORTER_OTLP_CERTIFICATE: one or more CA certificates.
+    pub ca: Option<std::path::PathBuf>,
+    /// `--otlp-client-cert`, $OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: the chain, leaf first.
+    pub client_cert: Option<std::path::PathBuf>,
+    /// `--otlp-client-key`, $OTEL_EXPORTER_OTLP_CLIENT_KEY: its private key.
+    pub client_key: Option<std::path::PathBuf>,
+}
+
+impl Tls {
+    /// The files not given by a flag or the config file taken from the OpenTelemetry variables
+    /// (`env` looks one up; read only when there is an endpoint, as the headers are).
+    pub fn or_env(self, env: impl Fn(&str) -> Option<String>) -> Tls {
+        let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(std::path::PathBuf::from);
+        Tls {
+            ca: self.ca.or_else(|| var("OTEL_EXPORTER_OTLP_CERTIFICATE")),
+            client_cert: self.client_cert.or_else(|| var("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE")),
+            client_key: self.client_key.or_else(|| var("OTEL_EXPORTER_OTLP_CLIENT_KEY")),
+        }
+    }
+
+    /// The first of the options set, named as its flag: they mean nothing for plain http.
+    pub fn given(&self) -> Option<&'static str> {
+        [(&self.ca, "--otlp-ca"), (&self.client_cert, "--otlp-client-cert"), (&self.client_key, "--otlp-client-key")]
+            .into_iter()
+            .find_map(|(v, flag)| v.as_ref().map(|_| flag))
+    }
+
+    /// The files read and checked: every error names the option and the file.
+    fn config(&self) -> anyhow::Result<ureq::tls::TlsConfig> {
+        use ureq::tls::{ClientCert, PemItem, RootCerts, TlsConfig};
+        let read = |flag: &str, p: &std::path::Path| -> anyhow::Result<Vec<PemItem<'static>>> {
+            let bytes = std::fs::read(p).map_err(|e| anyhow::anyhow!("{flag} {}: {e}", p.display()))?;
+            let items = ureq::tls::parse_pem(&bytes).collect::<Result<Vec<_>, _>>();
+            items.map_err(|e| anyhow::anyhow!("{flag} {}: not PEM ({e})", p.display()))
+        };
+        let certs = |flag: &str, p: &std::path::Path| -> anyhow::Result<Vec<ureq::tls::Certificate<'static>>> {
+            let list: Vec<_> = read(flag, p)?
+                .into_iter()
+                .filter_map(|i| match i {
+                    PemItem::Certificate(c) => Some(c),
+                    _ => None,
+                })
+                .collect();
+            if list.is_empty() {
+                anyhow::bail!(
+                    "{flag} {}: no certificate in it (a PEM file with -----BEGIN CERTIFICATE-----)",
+                    p.display()
+                );
+            }
+            Ok(list)
+        };
+        let mut b = TlsConfig::builder();
+        if let Some(p) = &self.ca {
+            b = b.root_certs(RootCerts::new_with_certs(&certs("--otlp-ca", p)?));
+        }
+        match (&self.client_cert, &self.client_key) {
+            (None, None) => {}
+            (Some(c), Some(k)) => {
+                let chain = certs("--otlp-client-cert", c)?;
+                let key = read("--otlp-client-key", k)?.into_iter().find_map(|i| match i {
+                    PemItem::PrivateKey(k) => Some(k),
+                    _ => None,
+                });
+                let Some(key) = key else {
+                    anyhow::bail!("--otlp-client-key {}: no private key in it (a PEM file with -----BEGIN PRIVATE KEY----- or an RSA or EC key)", k.display());
+                };
+                b = b.client_cert(Some(ClientCert::new_with_certs(&chain, key)));
+            }
+            (Some(_), None) => anyhow::bail!("--otlp-client-cert needs --otlp-client-key (its private key) too"),
+            (None, Some(_)) => {
+                anyhow::bail!("--otlp-client-key needs --otlp-client-cert (the certificate it goes with) too")
+            }
+        }
+        Ok(b.build())
+    }
 }
 
 /// How long one export may take (connect, send, answer).
@@ -47,6 +140,8 @@ pub struct Otlp {
     /// Sent with every request (--otlp-header, $OTEL_EXPORTER_OTLP_HEADERS); never printed.
     headers: Vec<(String, String)>,
     http: ureq::Agent,
+    /// Whether the CAs to trust were given (else a certificate error hints at --otlp-ca).
+    own_ca: bool,
     host: String,
     started: u64,
     pub sent_logs: u64,
@@ -55,8 +150,9 @@ pub struct Otlp {
 
 impl Otlp {
     /// An exporter to `endpoint`, the collector's OTLP/HTTP base URL (`http://HOST:4318`, as
-    /// OTEL_EXPORTER_OTLP_ENDPOINT gives it): the signal paths are appended.
-    pub fn new(endpoint: &str, headers: Vec<(String, String)>) -> anyhow::Result<Otlp> {
+    /// OTEL_EXPORTER_OTLP_ENDPOINT gives it): the signal paths are appended. `tls` is for an
+    /// `https://` endpoint only.
+    pub fn new(endpoint: &str, headers: Vec<(String, String)>, tls: &Tls) -> anyhow::Result<Otlp> {
         let base = endpoint.trim_end_matches('/').to_string();
         let ok = base.strip_prefix("http://").or_else(|| base.strip_prefix("https://")).is_some_and(|h| !h.is_empty());
         if !ok {
@@ -64,18 +160,24 @@ impl Otlp {
                 "the OTLP endpoint must be an http:// or https:// URL (e.g. http://127.0.0.1:4318), not {endpoint:?}"
             );
         }
-        if base.starts_with("https://") {
-            anyhow::bail!("https OTLP endpoints are not supported by this build: use http:// (a collector on the host or in the cluster, or a local collector that forwards over TLS)");
+        let https = base.starts_with("https://");
+        if !https {
+            if let Some(flag) = tls.given() {
+                anyhow::bail!("{flag} is for an https:// endpoint, and {base} is plain http://");
+            }
         }
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(TIMEOUT))
             .http_status_as_error(false)
+            .https_only(https)
+            .tls_config(tls.config()?)
             .user_agent(concat!("syslint/", env!("CARGO_PKG_VERSION")))
             .build();
         Ok(Otlp {
             base,
             headers,
             http: config.into(),
+            own_ca: tls.ca.is_some(),
             host: host_name(),
             started: unix_nanos(SystemTime::now()),
             sent_logs: 0,
@@ -223,6 +325,29 @@ impl Otlp {
                 "s",
                 vec![point(Vec::new(), number_data_point::Value::AsDouble(agent.cpu_s))],
             ),
+            Metric {
+                name: "syslint.agent.memory.usage".into(),
+                description: "Memory of the agent itself (resident)".into(),
+                unit: "By".into(),
+                data: Some(metric::Data::Gauge(Gauge {
+                    data_points: vec![point(Vec::new(), int(i64::try_from(agent.resident_bytes).unwrap_or(i64::MAX)))],
+                })),
+                ..Default::default()
+            },
+            sum(
+                "syslint.windows.shed",
+                "Windows shortened or skipped to stay within the CPU budget (syslint.budget=cpu), or whose records \
+                 reached what the memory budget leaves (syslint.budget=memory)",
+                "{window}",
+                [
+                    ("cpu", "shortened", agent.shortened_windows),
+                    ("cpu", "skipped", agent.skipped_windows),
+                    ("memory", "unread", agent.unread_windows),
+                ]
+                .into_iter()
+                .map(|(b, how, n)| point(vec![kv("syslint.budget", b), kv("syslint.shed", how)], int(n as i64)))
+                .collect(),
+            ),
         ];
         let req = ExportMetricsServiceRequest {
             resource_metrics: vec![ResourceMetrics {
@@ -273,6 +398,9 @@ impl Otlp {
             Ok(mut resp) => {
                 let text = resp.body_mut().read_to_string().unwrap_or_default();
                 format!("{} {}", resp.status(), text.chars().take(200).collect::<String>())
+            }
+            Err(e) if !self.own_ca && e.to_string().contains("certificate") => {
+                format!("{e} (a collector with a private or self-signed certificate: give its CA with --otlp-ca FILE)")
             }
             Err(e) => e.to_string(),
         };
@@ -452,10 +580,12 @@ mod tests {
 
     #[test]
     fn endpoints_are_checked() {
-        assert!(Otlp::new("http://127.0.0.1:4318", vec![]).is_ok());
-        assert!(Otlp::new("http://127.0.0.1:4318/", vec![]).is_ok_and(|o| o.base == "http://127.0.0.1:4318"));
-        for bad in ["127.0.0.1:4318", "http://", "ftp://x", "https://collector:4318"] {
-            assert!(Otlp::new(bad, vec![]).is_err(), "{bad}");
+        assert!(Otlp::new("http://127.0.0.1:4318", vec![], &Tls::default()).is_ok());
+        assert!(Otlp::new("http://127.0.0.1:4318/", vec![], &Tls::default())
+            .is_ok_and(|o| o.base == "http://127.0.0.1:4318"));
+        assert!(Otlp::new("https://collector:4318", vec![], &Tls::default()).is_ok());
+        for bad in ["127.0.0.1:4318", "http://", "ftp://x", "https://"] {
+            assert!(Otlp::new(bad, vec![], &Tls::default()).is_err(), "{bad}");
         }
     }
 
@@ -463,7 +593,7 @@ mod tests {
     fn a_collector_that_is_down_is_counted_not_fatal() {
         // a port nothing listens on (bound, then closed)
         let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("port").port();
-        let mut o = Otlp::new(&format!("http://127.0.0.1:{port}"), vec![]).expect("exporter");
+        let mut o = Otlp::new(&format!("http://127.0.0.1:{port}"), vec![], &Tls::default()).expect("exporter");
         let body = o.metrics(&Store::default(), &AgentCounts::default());
         o.send_metrics(body);
         assert_eq!((o.errors, o.sent_logs), (1, 0));
@@ -507,7 +637,7 @@ mod tests {
             String::from_utf8_lossy(&req).to_lowercase()
         });
         let h = vec![("x-api-key".to_string(), "secret-1".to_string())];
-        let mut o = Otlp::new(&format!("http://127.0.0.1:{port}"), h).expect("exporter");
+        let mut o = Otlp::new(&format!("http://127.0.0.1:{port}"), h, &Tls::default()).expect("exporter");
         let body = o.metrics(&Store::default(), &AgentCounts::default());
         o.send_metrics(body);
         let req = got.join().expect("server");

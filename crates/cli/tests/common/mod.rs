@@ -206,6 +206,17 @@ pub fn syscall<'r>(r: &'r Report, name: &str) -> &'r syslint_report::SyscallStat
     })
 }
 
+/// A child process killed (and reaped) when this goes out of scope: a live test that fails
+/// midway leaves nothing running.
+pub struct Killed(pub std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

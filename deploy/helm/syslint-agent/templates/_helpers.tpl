@@ -43,6 +43,18 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- with $v.window }}{{ $args = concat $args (list "--window" (toString .)) }}{{ end }}
 {{- with $v.every }}{{ $args = concat $args (list "--every" (toString .)) }}{{ end }}
 {{- with $v.otlpEndpoint }}{{ $args = concat $args (list "--otlp-endpoint" (toString .)) }}{{ end }}
+{{- with $v.otlpTls }}
+{{- if and .clientCertificate (not .secretName) }}
+{{- fail "otlpTls.clientCertificate: the certificate and key come from otlpTls.secretName; set it" }}
+{{- end }}
+{{- if and .secretName (not (hasPrefix "https://" (toString $v.otlpEndpoint))) }}
+{{- fail "otlpTls.secretName: TLS files are for an https:// otlpEndpoint" }}
+{{- end }}
+{{- with .secretName }}{{ $args = concat $args (list "--otlp-ca" "/etc/syslint/otlp-tls/ca.crt") }}{{ end }}
+{{- if .clientCertificate }}
+{{- $args = concat $args (list "--otlp-client-cert" "/etc/syslint/otlp-tls/tls.crt" "--otlp-client-key" "/etc/syslint/otlp-tls/tls.key") }}
+{{- end }}
+{{- end }}
 {{- range $v.comm }}{{ $args = concat $args (list "--comm" (toString .)) }}{{ end }}
 {{- range $v.cgroup }}{{ $args = concat $args (list "--cgroup" (toString .)) }}{{ end }}
 {{- with $v.stacks }}
@@ -53,6 +65,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- if $v.countBetween }}{{ $args = append $args "--count-between" }}{{ end }}
 {{- with $v.podLogs }}{{ $args = concat $args (list "--pod-logs" (toString .)) }}{{ end }}
+{{- with $v.cpuBudget }}{{ $args = concat $args (list "--cpu-budget" (toString .)) }}{{ end }}
+{{- with $v.memoryBudget }}{{ $args = concat $args (list "--memory-budget" (toString .)) }}{{ end }}
 {{- range $v.extraArgs }}{{ $args = append $args (toString .) }}{{ end }}
 {{- toJson $args }}
 {{- end }}
