@@ -230,9 +230,12 @@ Pods: the cgroup path gives a container's id and a pod's uid; the kubelet's pod 
 
 --count-between counts each cgroup's syscalls in the kernel between windows (a cgroup at a
 time) and gives one whose counts show something new a window at once; off by default, since
-counting costs the counted processes (docs/agent.md). With --config FILE, the file's [agent]
-table holds these options (the flags win). Deployment: deploy/ (a systemd unit, a Kubernetes
-DaemonSet and a Helm chart of it, a Grafana dashboard).")]
+counting costs the counted processes (docs/agent.md). The agent keeps itself within
+--cpu-budget (5% of a core) and --memory-budget (256M): beyond them it shortens or skips windows,
+or lets the kernel drop a window's records, and says so. An https:// --otlp-endpoint is checked
+against the built-in Mozilla roots, or --otlp-ca FILE for a private CA. With --config FILE, the
+file's [agent] table holds these options (the flags win). Deployment: deploy/ (a systemd unit, a
+Kubernetes DaemonSet and a Helm chart of it, a Grafana dashboard).")]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct AgentArgs {
     #[command(subcommand)]
