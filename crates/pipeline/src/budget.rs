@@ -106,23 +106,25 @@ pub fn resident_bytes() -> u64 {
     pages * 4096
 }
 
-/// Room the analysis of a window needs beside its queue: the detectors' state, bounded by
-/// their caps, and the report (a busy nginx window: about 20 MB).
-pub const ANALYSIS_BYTES: u64 = 48 << 20;
+/// Room a window needs beside its queue: the kernel's ring buffers as the agent maps them (16
+/// MiB of records and 4 MiB of stacks, each mapped twice: 40 MiB resident once written through)
+/// and the analysis (the detectors' state, bounded by their caps, and the report: about 20 MB
+/// for a busy nginx window), with room to spare.
+pub const WINDOW_BYTES: u64 = 96 << 20;
 
 /// The least queue a window gets: about 100,000 records.
 pub const MIN_QUEUE_BYTES: u64 = 8 << 20;
 
 /// How many bytes of records a window may queue: what `budget` leaves beside what the agent
-/// holds now (`resident`) and [`ANALYSIS_BYTES`]; at least [`MIN_QUEUE_BYTES`].
+/// holds now (`resident`) and [`WINDOW_BYTES`]; at least [`MIN_QUEUE_BYTES`].
 pub fn queue_bytes(budget: u64, resident: u64) -> u64 {
-    budget.saturating_sub(resident).saturating_sub(ANALYSIS_BYTES).max(MIN_QUEUE_BYTES)
+    budget.saturating_sub(resident).saturating_sub(WINDOW_BYTES).max(MIN_QUEUE_BYTES)
 }
 
-/// The least memory budget for an agent holding `resident` bytes: room for the analysis and
-/// the least queue.
+/// The least memory budget for an agent holding `resident` bytes: room for a window and the
+/// least queue.
 pub fn least_memory(resident: u64) -> u64 {
-    resident + ANALYSIS_BYTES + MIN_QUEUE_BYTES
+    resident + WINDOW_BYTES + MIN_QUEUE_BYTES
 }
 
 #[cfg(test)]
@@ -177,8 +179,8 @@ mod tests {
     #[test]
     fn the_queue_is_what_the_budget_leaves() {
         let mib = 1 << 20;
-        assert_eq!(queue_bytes(256 * mib, 50 * mib), (256 - 50 - 48) * mib);
+        assert_eq!(queue_bytes(256 * mib, 50 * mib), (256 - 50 - 96) * mib);
         assert_eq!(queue_bytes(100 * mib, 90 * mib), MIN_QUEUE_BYTES);
-        assert_eq!(least_memory(50 * mib), (50 + 48 + 8) * mib);
+        assert_eq!(least_memory(50 * mib), (50 + 96 + 8) * mib);
     }
 }

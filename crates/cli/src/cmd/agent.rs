@@ -133,10 +133,10 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     if a.memory_budget < least {
         bail!(
             "--memory-budget {} MiB is less than the agent needs: {} MiB (its code and tables now, {} MiB for a \
-             window's analysis, {} MiB of records)",
+             window's kernel buffers and analysis, {} MiB of records)",
             a.memory_budget >> 20,
             least.div_ceil(1 << 20),
-            budget::ANALYSIS_BYTES >> 20,
+            budget::WINDOW_BYTES >> 20,
             budget::MIN_QUEUE_BYTES >> 20
         );
     }
