@@ -21,7 +21,7 @@ set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-case "${1:-}" in -h|--help) sed -n '2,21p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,19p' "$0"; exit 0 ;; esac
 DURATION=${DURATION:-1800}
 PROCS=${PROCS:-2000}
 SYSLINT=${SYSLINT:-$ROOT/target/dist/syslint}

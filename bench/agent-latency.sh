@@ -26,7 +26,7 @@ set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-case "${1:-}" in -h|--help) sed -n '2,25p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,24p' "$0"; exit 0 ;; esac
 WINDOW=${WINDOW:-2s}
 EVERY=${EVERY:-10s}
 HOLD=${HOLD:-45}
