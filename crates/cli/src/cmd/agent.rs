@@ -663,8 +663,8 @@ fn metrics(shared: &Shared) -> String {
     shed.get_or_create(&vec![("budget", "cpu".into()), ("how", "skipped".into())]).inc_by(c.skipped_windows);
     shed.get_or_create(&vec![("budget", "memory".into()), ("how", "unread".into())]).inc_by(c.unread_windows);
     resident.set(i64::try_from(c.resident_bytes).unwrap_or(i64::MAX));
-    periods.inc_by(shared.count_periods.load(Ordering::Relaxed));
-    candidates.inc_by(shared.candidates.load(Ordering::Relaxed));
+    periods.inc_by(c.count_periods);
+    candidates.inc_by(c.candidate_windows);
     let program_calls = Family::<Labels, Counter>::default();
     let program_errors = Family::<Labels, Counter>::default();
     let program_traced = Family::<Labels, Counter<f64, std::sync::atomic::AtomicU64>>::default();
@@ -690,8 +690,8 @@ fn metrics(shared: &Shared) -> String {
         lost.inc_by(s.lost_events);
         evicted.inc_by(s.evicted);
     }
-    failed.inc_by(shared.failed.load(Ordering::Relaxed));
-    cpu.inc_by(own_cpu_seconds());
+    failed.inc_by(c.failed_windows);
+    cpu.inc_by(c.cpu_s);
     r.register("findings", "Windows each finding (detector, program) was found in", found);
     r.register("finding_active", "1 while the finding was seen in the latest window of its program", active);
     r.register("finding_saved_seconds", "Seconds the finding's fix would have saved over its windows", saved);
