@@ -56,6 +56,30 @@ fn not_regressed(dir: &Path, before: &str, after: &str) -> Result<String, String
     }
 }
 
+/// What the load generators said (requests/s, errors), to tell a starved attach from a wrong
+/// verdict when a pair fails.
+fn load_said(dir: &Path) -> String {
+    let mut files: Vec<_> = std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path()).collect();
+    files.sort();
+    files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .map(|p| {
+            let text = std::fs::read_to_string(p).unwrap_or_default();
+            let lines: Vec<&str> = text
+                .lines()
+                .filter(|l| {
+                    ["Requests/sec", "Non-2xx", "Socket errors", "tps", "requests per second"]
+                        .iter()
+                        .any(|k| l.contains(k))
+                })
+                .collect();
+            format!("{}: {}", p.file_name().unwrap_or_default().to_string_lossy(), lines.join("; "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Records `script` and checks each pair; a pair measured as a regression is recorded once
 /// more (the machine may have starved one attach: the first verdict is printed, never hidden),
 /// and must not regress then.
@@ -65,12 +89,12 @@ fn check(script: &str, pairs: &[(&str, &str)], reverse_is_regression: bool) {
     let mut dir = record(script);
     let mut failed: Vec<String> = pairs.iter().filter_map(|(b, a)| not_regressed(&dir, b, a).err()).collect();
     if !failed.is_empty() {
-        eprintln!("{script}: first recording judged a regression, recording again: {failed:?}");
+        eprintln!("{script}: first recording judged a regression, recording again: {failed:?}\n{}", load_said(&dir));
         std::fs::remove_dir_all(&dir).ok();
         dir = record(script);
         failed = pairs.iter().filter_map(|(b, a)| not_regressed(&dir, b, a).err()).collect();
     }
-    assert!(failed.is_empty(), "{script}: {failed:?}");
+    assert!(failed.is_empty(), "{script}: {failed:?}\n{}", load_said(&dir));
     for (before, after) in pairs {
         let v = not_regressed(&dir, before, after).unwrap_or_default();
         eprintln!("{script}: {before} -> {after}: {v}");

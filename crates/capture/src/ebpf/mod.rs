@@ -6,6 +6,7 @@
 
 pub mod format;
 pub mod slr;
+#[cfg(feature = "ebpf")]
 pub mod snapshot;
 
 use format::Formatter;
@@ -71,6 +72,7 @@ impl EbpfSession {
             None => None,
         };
         let mut known = format::Known::default();
+        let mut sockets = snapshot::Sockets::default();
         let mut gone = Vec::new();
         let (child, pids, what) = match target {
             Target::Command(argv) => {
@@ -89,7 +91,7 @@ impl EbpfSession {
                     // a thread's id given: its process is what is followed (the filter is by
                     // process) and whose fds are named
                     let tgid = known.tasks.get(&p).map_or(p, |t| t.tgid);
-                    snapshot::fds_of(tgid, &mut known);
+                    snapshot::fds_of(tgid, &mut known, &mut sockets);
                     // threads of a followed process are covered by its tgid; one that exited
                     // meanwhile is skipped (`gone`)
                     match probe.follow(tgid) {
