@@ -330,17 +330,20 @@ mod tests {
     /// network namespace must not change a report's meaning).
     #[test]
     fn sock_diag_agrees_with_proc_net() {
+        use std::os::fd::AsRawFd;
         let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        let _c = std::net::TcpStream::connect(l.local_addr().expect("addr")).expect("connect");
-        let _u = std::net::UdpSocket::bind("[::1]:0").or_else(|_| std::net::UdpSocket::bind("127.0.0.1:0"));
+        let c = std::net::TcpStream::connect(l.local_addr().expect("addr")).expect("connect");
+        let u =
+            std::net::UdpSocket::bind("[::1]:0").or_else(|_| std::net::UdpSocket::bind("127.0.0.1:0")).expect("udp");
         let dir = tempfile::tempdir().expect("tempdir");
-        let _ul = std::os::unix::net::UnixListener::bind(dir.path().join("s")).expect("unix bind");
-        let _dg = std::os::unix::net::UnixDatagram::unbound().expect("unix dgram");
+        let ul = std::os::unix::net::UnixListener::bind(dir.path().join("s")).expect("unix bind");
+        let dg = std::os::unix::net::UnixDatagram::unbound().expect("unix dgram");
         let me = std::process::id();
-        let ours: Vec<u64> = std::fs::read_dir("/proc/self/fd")
-            .expect("fds")
-            .flatten()
-            .filter_map(|e| std::fs::read_link(e.path()).ok())
+        // this test's sockets only: the tests running beside it in this process open and close
+        // their own meanwhile
+        let ours: Vec<u64> = [l.as_raw_fd(), c.as_raw_fd(), u.as_raw_fd(), ul.as_raw_fd(), dg.as_raw_fd()]
+            .iter()
+            .filter_map(|fd| std::fs::read_link(format!("/proc/self/fd/{fd}")).ok())
             .filter_map(|l| l.to_str()?.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok())
             .collect();
         assert!(ours.len() >= 5, "{ours:?}");
