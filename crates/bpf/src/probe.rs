@@ -111,6 +111,7 @@ struct Maps {
     counts: MapHandle,
     stack_events: MapHandle,
     stack_stats: MapHandle,
+    closing: MapHandle,
 }
 
 /// Opens one skeleton variant, sets the options, loads, fills the capture table, attaches, and
@@ -168,6 +169,7 @@ macro_rules! load_variant {
             counts: handle(&skel.maps.counts)?,
             stack_events: handle(&skel.maps.stack_events)?,
             stack_stats: handle(&skel.maps.stack_stats)?,
+            closing: handle(&skel.maps.closing)?,
         };
         (links, maps)
     }};
@@ -452,6 +454,31 @@ impl Probe {
             Ok(Some(vals)) => vals.iter().filter_map(|v| abi::read::<T>(v)).collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// Close the window: from now on the kernel program records no new call of the traced
+    /// threads, only the return of the calls they are already in (see [`Probe::waiting`]).
+    pub fn close_window(&self) -> Result<(), Error> {
+        let now = crate::monotonic_now_ns().max(1);
+        self.maps
+            .closing
+            .update(&0u32.to_ne_bytes(), &now.to_ne_bytes(), MapFlags::ANY)
+            .map_err(map_err("closing the window"))
+    }
+
+    /// The calls traced threads are in, that began before [`Probe::close_window`] and that
+    /// `wanted(tgid, nr, args)` waits for; the others end the window when it closes.
+    pub fn waiting(&self, wanted: &mut dyn FnMut(u32, u32, &[u64; 6]) -> bool) -> usize {
+        let mut n = 0;
+        for key in self.maps.threads.keys() {
+            let Ok(Some(raw)) = self.maps.threads.lookup(&key, MapFlags::ANY) else { continue };
+            let Some(t) = abi::read::<abi::Thread>(&raw) else { continue };
+            // ts_enter 0: a call begun before the attach (its length is unknown anyway)
+            if t.in_flight != 0 && t.ts_enter != 0 && wanted(t.tgid, t.nr, &t.args) {
+                n += 1;
+            }
+        }
+        n
     }
 
     /// How many capture-table rows the kernel holds (a self-check for tests and `--debug`).

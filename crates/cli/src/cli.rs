@@ -250,7 +250,8 @@ pub struct AgentArgs {
     /// Watch every process with this name, looked up again at each window (repeatable)
     #[arg(long, value_name = "NAME")]
     pub comm: Vec<String>,
-    /// How long each full-detail trace lasts [default: 2s]
+    /// How long each full-detail trace lasts [default: 2s]; a socket read or poll begun in it
+    /// may end up to as long again after it (nothing new is recorded then)
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub window: Option<std::time::Duration>,
     /// How often a window starts (at least --window) [default: 60s]

@@ -1103,3 +1103,112 @@ fn otlp_headers_are_checked_at_start_and_never_printed() {
         assert!(!stderr(o).contains("s3cret"), "{}", stderr(o));
     }
 }
+
+/// A wait longer than a window: lab/keepalive-stall's py-eof client reads until nginx closes
+/// its keep-alive connection (keepalive_timeout 2s, the body complete after ~0.1 s), again and
+/// again against the nginx its run.sh started, in a cgroup of its own; py-length (reads
+/// Content-Length bytes) beside it in another. A 2 s window cut the stall short and never
+/// found it (bench/agent-latency.sh: 6 windows, not found); the agent's windows now let the
+/// socket reads already begun end. BAD is found in its first two windows; GOOD stays quiet.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn a_stall_longer_than_a_window_is_seen_to_its_end() {
+    use std::os::unix::process::CommandExt;
+    assert_bpf_works("the agent test");
+    assert!(have("nginx") || std::path::Path::new("/usr/sbin/nginx").exists(), "nginx is required (scripts/test.sh)");
+    let cg_root = cgroup_v2_root();
+    let n = std::process::id();
+    let top = format!("/syslint-agent-stall-{n}");
+    let dir = std::env::temp_dir().join(format!("syslint-agent-stall-{n}"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    // the lab's run.sh with a stand-in for strace that runs the client untraced (the agent
+    // traces it) again and again for 20 s
+    let standin = dir.join("strace");
+    std::fs::write(
+        &standin,
+        "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) shift 2 ;; --) shift; break ;; -*) shift ;; *) break ;; esac; done\n\
+         end=$(($(date +%s) + 20))\nwhile [ \"$(date +%s)\" -lt \"$end\" ]; do \"$@\" > /dev/null 2>&1 < /dev/null || true; done\n",
+    )
+    .expect("stand-in");
+    let _ = Command::new("chmod").arg("+x").arg(&standin).status();
+    let mut cgroups = Cgroups(vec![cg_root.join(&top[1..])]);
+    std::fs::create_dir_all(cg_root.join(&top[1..])).expect("a cgroup (root)");
+    // bounded: the stand-in's loop ends after 20 s by itself, and the group is killed with the test
+    let mut lab = |variant: &str| {
+        let cg = cg_root.join(&top[1..]).join(variant);
+        std::fs::create_dir_all(&cg).expect("a cgroup");
+        cgroups.0.push(cg.clone());
+        let script = r#"echo $$ > "$1/cgroup.procs" && exec "$2" "$3" "$4" > /dev/null 2>&1"#;
+        Group(
+            Command::new("sh")
+                .args(["-c", script, "loop"])
+                .process_group(0)
+                .arg(&cg)
+                .arg(root().join("lab/keepalive-stall/run.sh"))
+                .arg(variant)
+                .arg(dir.join(format!("{variant}.out")))
+                .env("STRACE", &standin)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("sh")
+                .id(),
+        )
+    };
+    let (_bad, _good) = (lab("py-eof"), lab("py-length"));
+    // nginx started, the clients at work
+    std::thread::sleep(Duration::from_millis(1500));
+    let args: Vec<String> =
+        ["--cgroup", &top, "--window", "2s", "--every", "5s", "--cpu-budget", "100%", "--for", "18s"]
+            .map(String::from)
+            .to_vec();
+    let (agent, err, addr) = serving_agent(&args, &[]);
+    let status = || -> serde_json::Value {
+        let o = run(&["agent", "status", "--at", &addr, "--format", "json"]);
+        serde_json::from_slice(&o.stdout).unwrap_or_default()
+    };
+    let found = |json: &serde_json::Value, variant: &str| {
+        json["findings"].as_array().is_some_and(|fs| {
+            fs.iter().any(|f| f["detector"] == "keepalive-stall" && f["cgroup"] == format!("{top}/{variant}").as_str())
+        })
+    };
+    // BAD's cgroup sorts first: its windows are the 1st, 3rd, ...; two of them
+    let t0 = Instant::now();
+    let mut json = status();
+    while !found(&json, "py-eof") && json["windows"].as_u64().unwrap_or(0) < 4 && t0.elapsed() < Duration::from_secs(25)
+    {
+        std::thread::sleep(Duration::from_millis(300));
+        json = status();
+    }
+    assert!(found(&json, "py-eof"), "py-eof's stall not found in 2 of its windows: {json:#}");
+    // GOOD had its windows too (the agent ends after --for: keep the last answer)
+    while json["windows"].as_u64().unwrap_or(0) < 4 && t0.elapsed() < Duration::from_secs(25) {
+        std::thread::sleep(Duration::from_millis(300));
+        let now = status();
+        if now.is_null() {
+            break;
+        }
+        json = now;
+    }
+    assert!(json["windows"].as_u64().unwrap_or(0) >= 2, "{json:#}");
+    assert!(!found(&json, "py-length"), "py-length reads Content-Length bytes: no stall: {json:#}");
+    drop(agent);
+    let mut text = String::new();
+    let _ = std::io::Read::read_to_string(&mut { err }, &mut text);
+    assert!(!text.contains("panicked"), "{text}");
+    drop((_bad, _good));
+    // the loops' run.sh stop their nginx and exit; the cgroups can go then
+    std::thread::sleep(Duration::from_millis(500));
+    drop(cgroups);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A process group started by a test, sent SIGTERM as a whole when dropped (the lab's run.sh
+/// stops its nginx on it).
+struct Group(u32);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg("--").arg(format!("-{}", self.0)).status();
+    }
+}

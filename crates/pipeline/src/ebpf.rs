@@ -64,6 +64,11 @@ pub struct EbpfSource {
     /// The bound of the records waiting for the analysis, in bytes (None: an eighth of the
     /// memory available).
     pub queue_bytes: Option<usize>,
+    /// At the `--for` deadline, wait up to this long for the socket reads and polls the traced
+    /// threads are in to return, recording nothing new meanwhile ([`EbpfSession::waiting`]):
+    /// the agent's short windows then see a wait that began inside them end (None: stop at
+    /// the deadline).
+    pub settle: Option<Duration>,
 }
 
 impl EbpfSource {
@@ -94,7 +99,7 @@ impl EbpfSource {
             }
             None => (None, None),
         };
-        Ok(EbpfSource { session, slr, text, interval: None, queue_bytes: None })
+        Ok(EbpfSource { session, slr, text, interval: None, queue_bytes: None, settle: None })
     }
 }
 
@@ -104,7 +109,7 @@ impl Source for EbpfSource {
     }
 
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), stop: &StopWhen) -> Result<Outcome, Error> {
-        let EbpfSource { mut session, slr, text, interval, queue_bytes } = *self;
+        let EbpfSource { mut session, slr, text, interval, queue_bytes, settle } = *self;
         // monotonic to wall clock, once at the start (as the .slr header and -o text do)
         let local_offset_ns = ebpf::format::local_offset_ns(session.realtime_offset_ns);
         let child = session.child_pid();
@@ -124,6 +129,8 @@ impl Source for EbpfSource {
         let compact_from = queue_max / 2;
         // how long the ring buffer was left unread because the queue was full
         let mut full_for = Duration::ZERO;
+        // when the settling after the deadline ends (`settle`), once it began
+        let mut settling: Option<Instant> = None;
 
         let (mut why, mut exit_status, mut failure, mut broke) = (None, None, None, false);
         // --interval with --summary-only: the kernel's counts, every interval
@@ -176,6 +183,20 @@ impl Source for EbpfSource {
                     }
                 }
                 why = stop.check(deadline, attached);
+                // the deadline with `settle`: no new call from now on; the waits already
+                // begun may end (up to `settle`), then the window does
+                if let (Some(StopReason::Elapsed(_)), Some(grace)) = (&why, settle) {
+                    let until = *settling.get_or_insert_with(|| {
+                        if let Err(e) = session.close_window() {
+                            failure.get_or_insert(e.to_string());
+                        }
+                        Instant::now() + grace
+                    });
+                    if Instant::now() < until && session.waiting() > 0 {
+                        why = None;
+                        continue;
+                    }
+                }
                 if why.is_some() {
                     break;
                 }

@@ -42,6 +42,9 @@ pub struct Options {
     /// eBPF: the bound of the records waiting for the analysis, in bytes (None: an eighth of
     /// the memory available; the agent gives what its memory budget leaves).
     pub queue_bytes: Option<usize>,
+    /// eBPF: after `--for`, let the socket reads and polls already begun end, up to this long
+    /// (the agent's windows; see [`EbpfSource::settle`]).
+    pub settle: Option<Duration>,
 }
 
 /// Start tracing `target`: eBPF where it works (or was asked for), else strace; when eBPF
@@ -74,6 +77,7 @@ pub fn start(target: &Target, o: &Options, say: &mut dyn FnMut(&str)) -> Result<
                     s.interval = o.interval;
                 }
                 s.queue_bytes = o.queue_bytes;
+                s.settle = o.settle;
                 return Ok(Box::new(Noted { inner: s, note }));
             }
             Err(Error::Bpf(e)) if o.backend == Choice::Auto && !o.summary_only && ebpf::can_fall_back(&e) => {
@@ -212,6 +216,7 @@ mod tests {
             stacks: Default::default(),
             stacks_with_strace: false,
             queue_bytes: None,
+            settle: None,
         };
         let mut said = Vec::new();
         for (backend, summary) in [(Choice::Ebpf, false), (Choice::Auto, true)] {

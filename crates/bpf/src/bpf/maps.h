@@ -92,6 +92,24 @@ struct {
 	__type(value, struct sl_enter_data);
 } enter_data SEC(".maps");
 
+/* Closing a window (user space sets it, Probe::close_window): from then on no new call is
+ * recorded, and the calls threads are already in are, when they return, so a wait that began
+ * inside the window is measured whole. 0: open. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} closing SEC(".maps");
+
+static __always_inline bool is_closing(void)
+{
+	__u32 k = 0;
+	__u64 *c = bpf_map_lookup_elem(&closing, &k);
+
+	return c && *c;
+}
+
 static const struct sl_thread zero_thread;
 
 /* Hide a value from the optimiser so the bound check after it stays for the verifier. */

@@ -138,6 +138,12 @@ static __always_inline int on_enter(__u64 pid_tgid, __u32 nr, const __u64 *a)
 	__u64 now;
 
 	t = bpf_map_lookup_elem(&threads, &tid);
+	if (is_closing()) {
+		/* a call begun after the window closed is not in it: its return is not recorded */
+		if (t)
+			t->in_flight = 0;
+		return 0;
+	}
 	if (!t) {
 		/* the thread's first call: EEXIST (a racing insert) is fine, a full map is not */
 		bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
@@ -424,7 +430,7 @@ int BPF_PROG(sl_sys_enter, struct pt_regs *regs, long id)
 	on_enter(pid_tgid, (__u32)id, a);
 	/* execve's stack at its entry: the spawning code, in the address space it replaces (at
 	 * its return, a successful one's registers are the new program's, at its entry point) */
-	if (opt_stacks && (id == 59 || id == 322)) {
+	if (opt_stacks && (id == 59 || id == 322) && !is_closing()) {
 		__u32 tid = (__u32)pid_tgid;
 		struct sl_thread *t = bpf_map_lookup_elem(&threads, &tid);
 
@@ -446,7 +452,7 @@ int BPF_PROG(sl_sys_exit, struct pt_regs *regs, long ret)
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
 	t = bpf_map_lookup_elem(&threads, &tid);
-	if (!t && opt_in_flight) {
+	if (!t && opt_in_flight && !is_closing()) {
 		__u64 a[6] = { regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9 };
 
 		t = began_before(pid_tgid, (__u32)regs->orig_ax, a, ret);
@@ -644,7 +650,7 @@ int BPF_PROG(sl_sys_exit_raw, void *regs, long ret)
 	if (!is_traced(pid_tgid >> 32))
 		return 0;
 	t = bpf_map_lookup_elem(&threads, &tid);
-	if (!t && opt_in_flight) {
+	if (!t && opt_in_flight && !is_closing()) {
 		__u64 a[6] = { reg(regs, PT_DI), reg(regs, PT_SI), reg(regs, PT_DX),
 			       reg(regs, PT_R10), reg(regs, PT_R8), reg(regs, PT_R9) };
 

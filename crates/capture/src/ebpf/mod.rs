@@ -214,6 +214,30 @@ impl EbpfSession {
         Ok(())
     }
 
+    /// Close the window (see [`EbpfSession::waiting`]): no new call is recorded from now on.
+    pub fn close_window(&self) -> Result<(), BpfError> {
+        self.probe.close_window()
+    }
+
+    /// How many traced threads are still in a wait that began inside the window and whose end
+    /// a detector needs to see: a read on a socket (read, readv, recvfrom, recvmsg) or a poll
+    /// of a few fds with a timeout (poll, ppoll, select, pselect6), where a client waits for
+    /// the rest of a response or for the peer to close (keepalive-stall). Not epoll_wait: a
+    /// server's event loop waits there all the time, and it names no socket.
+    pub fn waiting(&self) -> usize {
+        self.probe.waiting(&mut |tgid, nr, args| match syslint_bpf::syscall_name(nr) {
+            Some("read" | "readv" | "recvfrom" | "recvmsg") => {
+                std::fs::read_link(format!("/proc/{tgid}/fd/{}", args[0]))
+                    .is_ok_and(|l| l.as_os_str().as_encoded_bytes().starts_with(b"socket:"))
+            }
+            // nfds, and a timeout that is not zero (poll: in ms, -1 for none)
+            Some("poll") => (1..=8).contains(&args[1]) && args[2] as i32 != 0,
+            Some("ppoll") => (1..=8).contains(&args[1]),
+            Some("select" | "pselect6") => (1..=1024).contains(&args[0]),
+            _ => false,
+        })
+    }
+
     /// The command's exit status once it ended (None while it runs, or when attached).
     pub fn child_status(&mut self) -> Option<ExitStatus> {
         self.child.as_mut().and_then(|c| c.try_wait().ok().flatten())

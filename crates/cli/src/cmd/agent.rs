@@ -567,6 +567,9 @@ fn trace(a: &Settings, stop: &StopWhen, dur: Duration, pids: &[u32], summary_onl
         stacks_with_strace: false,
         // what the memory budget leaves beside what the agent holds now
         queue_bytes: usize::try_from(budget::queue_bytes(a.memory_budget, budget::resident_bytes())).ok(),
+        // a wait that began inside the window (a client reading until a keep-alive server
+        // closes) is seen to its end: up to one more window length, recording nothing new
+        settle: (!summary_only).then_some(dur),
     };
     let bounded = StopWhen { interrupt: stop.interrupt.clone(), terminate: stop.terminate.clone(), after: Some(dur) };
     let source = live::start(&Target::Pids(pids.to_vec()), &opts, &mut |line| eprintln!("{line}"))?;
