@@ -220,20 +220,24 @@ impl EbpfSession {
     }
 
     /// How many traced threads are still in a wait that began inside the window and whose end
-    /// a detector needs to see: a read on a socket (read, readv, recvfrom, recvmsg) or a poll
+    /// a detector needs to see: a read on a socket (read, readv, recvfrom, recvmsg), or a poll
     /// of a few fds with a timeout (poll, ppoll, select, pselect6), where a client waits for
-    /// the rest of a response or for the peer to close (keepalive-stall). Not epoll_wait: a
-    /// server's event loop waits there all the time, and it names no socket.
+    /// the rest of a response or for the peer to close (keepalive-stall; PHP's streams poll
+    /// with default_socket_timeout). Not a poll without a timeout (a program idle until work
+    /// comes: the timer-polling lab's GOOD selects on a pipe), nor epoll_wait (an event loop
+    /// sits there all the time, and it names no socket): the window would only grow.
     pub fn waiting(&self) -> usize {
         self.probe.waiting(&mut |tgid, nr, args| match syslint_bpf::syscall_name(nr) {
             Some("read" | "readv" | "recvfrom" | "recvmsg") => {
                 std::fs::read_link(format!("/proc/{tgid}/fd/{}", args[0]))
                     .is_ok_and(|l| l.as_os_str().as_encoded_bytes().starts_with(b"socket:"))
             }
-            // nfds, and a timeout that is not zero (poll: in ms, -1 for none)
-            Some("poll") => (1..=8).contains(&args[1]) && args[2] as i32 != 0,
-            Some("ppoll") => (1..=8).contains(&args[1]),
-            Some("select" | "pselect6") => (1..=1024).contains(&args[0]),
+            // poll(fds, nfds, ms): a timeout in ms, -1 for none
+            Some("poll") => (1..=8).contains(&args[1]) && (args[2] as i32) > 0,
+            // ppoll(fds, nfds, timeout *, ...); select and pselect6(nfds, r, w, e, timeout *, ...):
+            // a NULL timeout is none
+            Some("ppoll") => (1..=8).contains(&args[1]) && args[2] != 0,
+            Some("select" | "pselect6") => (1..=1024).contains(&args[0]) && args[4] != 0,
             _ => false,
         })
     }
