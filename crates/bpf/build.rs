@@ -1,7 +1,8 @@
 //! Compiles `src/bpf/syslint.bpf.c` twice into skeletons in OUT_DIR (never committed):
 //! `syslint.skel.rs` for kernels with BTF (tp_btf programs, CO-RE reads) and
 //! `syslint_nobtf.skel.rs` (`-DSYSLINT_NO_BTF`: raw_tp programs, no CO-RE relocation, so it
-//! loads on kernels without /sys/kernel/btf/vmlinux).
+//! loads on kernels without /sys/kernel/btf/vmlinux); and `src/bpf/counter.bpf.c` (fexit
+//! counting programs, BTF only) into `counter.skel.rs`.
 //!
 //! Also generates `abi.rs` in OUT_DIR from `src/bpf/syslint.h`, the layout shared with the
 //! kernel program, with bindgen: its constants and structs, renamed Rust-style (`SL_REC_EXIT` →
@@ -25,6 +26,8 @@ use libbpf_cargo::SkeletonBuilder;
 
 #[cfg(feature = "load")]
 const SRC: &str = "src/bpf/syslint.bpf.c";
+#[cfg(feature = "load")]
+const COUNTER_SRC: &str = "src/bpf/counter.bpf.c";
 #[cfg(feature = "load")]
 const ABI_HEADER: &str = "src/bpf/syslint.h";
 #[cfg(feature = "load")]
@@ -55,6 +58,13 @@ fn build_kernel_program() {
             .build_and_generate(out.join(format!("{name}.skel.rs")))
             .unwrap_or_else(|e| panic!("building the BPF skeleton {name} from {SRC}: {e:#}"));
     }
+    // the counting program (fexit, so BTF only): the agent's always-on counts
+    SkeletonBuilder::new()
+        .source(COUNTER_SRC)
+        .obj(out.join("counter.bpf.o"))
+        .clang_args([format!("-D__TARGET_ARCH_{target}"), "-Wall".to_string()])
+        .build_and_generate(out.join("counter.skel.rs"))
+        .unwrap_or_else(|e| panic!("building the BPF skeleton counter from {COUNTER_SRC}: {e:#}"));
     println!("cargo:rerun-if-changed=src/bpf");
     println!("cargo:rerun-if-changed={ABI_COPY}");
     let fresh = out.join("abi.rs");

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use syslint_bpf::{Options, Probe};
+use syslint_bpf::{Counter, Options, Probe};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -56,6 +56,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ns.push(read_ns()?);
         }
         report("attached, not traced", ns, String::new());
+    }
+
+    {
+        // the counting program (sys_exit only, no thread state): the cost for a process it
+        // does not count, and for one it counts
+        for watched in [false, true] {
+            let mut counter = Counter::load()?;
+            let mut ns = Vec::new();
+            let mut calls = 0;
+            for _ in 0..runs {
+                // the loop starts after its pid is watched: the shell sleeps, then execs it
+                let mut child = Command::new("sh")
+                    .arg("-c")
+                    .arg(format!("sleep 0.2; exec {} {n} {}", prog.display(), out.display()))
+                    .spawn()?;
+                if watched {
+                    counter = Counter::load()?;
+                    counter.watch(&[vec![child.id()]])?;
+                }
+                if !child.wait()?.success() {
+                    return Err("the loop failed".into());
+                }
+                ns.push(read_ns()?);
+                calls += counter.take().iter().flatten().map(|(_, c)| c.calls).sum::<u64>();
+            }
+            let name = if watched { "counter, counting it" } else { "counter, not counting it" };
+            report(name, ns, format!("  calls counted/run {}", calls / runs as u64));
+        }
     }
 
     let modes = [

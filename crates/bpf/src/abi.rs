@@ -38,6 +38,8 @@ unsafe impl Pod for Lost {}
 // SAFETY: as above.
 unsafe impl Pod for Counts {}
 // SAFETY: as above.
+unsafe impl Pod for SlotCount {}
+// SAFETY: as above.
 unsafe impl Pod for Thread {}
 // SAFETY: as above.
 unsafe impl Pod for StackRec {}

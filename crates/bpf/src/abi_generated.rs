@@ -5,6 +5,8 @@ pub const SLOT_MAX: usize = 4096;
 pub const SIG_DATA: usize = 16;
 pub const EXEC_NAME: usize = 256;
 pub const PID_WORDS: usize = 65536;
+pub const COUNTER_GROUPS: usize = 256;
+pub const COUNTER_PIDS: usize = 65536;
 pub const SMALL_SLOT: usize = 32;
 pub const REC_SYSCALL: u8 = 1;
 pub const REC_REPEAT: u8 = 2;
@@ -246,6 +248,19 @@ const _: () = {
     ["Offset of field: Counts::calls"][::std::mem::offset_of!(Counts, calls) - 0usize];
     ["Offset of field: Counts::errors"][::std::mem::offset_of!(Counts, errors) - 8usize];
     ["Offset of field: Counts::dur_ns"][::std::mem::offset_of!(Counts, dur_ns) - 16usize];
+};
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone, PartialEq, Eq)]
+pub struct SlotCount {
+    pub calls: __u64,
+    pub errors: __u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of SlotCount"][::std::mem::size_of::<SlotCount>() - 16usize];
+    ["Alignment of SlotCount"][::std::mem::align_of::<SlotCount>() - 8usize];
+    ["Offset of field: SlotCount::calls"][::std::mem::offset_of!(SlotCount, calls) - 0usize];
+    ["Offset of field: SlotCount::errors"][::std::mem::offset_of!(SlotCount, errors) - 8usize];
 };
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone, PartialEq, Eq)]

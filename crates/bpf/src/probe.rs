@@ -74,10 +74,10 @@ fn libbpf_log_tail() -> String {
 }
 
 /// Routes libbpf's messages into LIBBPF_LOG while alive; restores the previous printer on drop.
-struct QuietLibbpf(Option<(libbpf_rs::PrintLevel, libbpf_rs::PrintCallback)>);
+pub(crate) struct QuietLibbpf(Option<(libbpf_rs::PrintLevel, libbpf_rs::PrintCallback)>);
 
 impl QuietLibbpf {
-    fn new() -> QuietLibbpf {
+    pub(crate) fn new() -> QuietLibbpf {
         if let Ok(mut log) = LIBBPF_LOG.lock() {
             log.clear();
         }
@@ -91,7 +91,7 @@ impl Drop for QuietLibbpf {
     }
 }
 
-fn map_err(what: &str) -> impl Fn(libbpf_rs::Error) -> Error + '_ {
+pub(crate) fn map_err(what: &str) -> impl Fn(libbpf_rs::Error) -> Error + '_ {
     move |e| classify(what, e)
 }
 
@@ -187,14 +187,14 @@ fn ring_size(bytes: u32) -> u32 {
 
 /// The `traced` bitmap (bit tgid & 63 of word tgid >> 6), mapped: bits are set with an atomic
 /// or, because the programs set and clear other bits of the same word (atomic adds) meanwhile.
-struct Filter {
+pub(crate) struct Filter {
     words: *mut u64,
 }
 
 impl Filter {
     const BYTES: usize = abi::PID_WORDS * 8;
 
-    fn new(map: &MapHandle) -> Result<Filter, Error> {
+    pub(crate) fn new(map: &MapHandle) -> Result<Filter, Error> {
         // SAFETY: a fresh shared mapping of the BPF_F_MMAPABLE array's values.
         let p = unsafe {
             libc::mmap(
@@ -212,7 +212,7 @@ impl Filter {
         Ok(Filter { words: p.cast() })
     }
 
-    fn add(&self, tgid: u32) -> Result<(), Error> {
+    pub(crate) fn add(&self, tgid: u32) -> Result<(), Error> {
         let w = (tgid >> 6) as usize;
         if w >= abi::PID_WORDS {
             return Err(Error::Other(format!("process id {tgid} is beyond the filter's range")));

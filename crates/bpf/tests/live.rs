@@ -1004,3 +1004,42 @@ fn no_stacks_unless_asked() {
     let Some(mut nobtf) = self::probe(test, &opts) else { return };
     assert!(nobtf.take_stack_ring().expect("take").is_none());
 }
+
+/// The agent's counter: two processes counted apart in two groups, exactly, and a third one
+/// not named not counted at all; after `detach`, nothing more is counted.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn the_counter_counts_each_group_apart_and_only_them() {
+    let test = "the_counter_counts_each_group_apart_and_only_them";
+    let Some(prog) = program(test, "gated") else { return };
+    let mut counter = match syslint_bpf::Counter::load() {
+        Ok(c) => c,
+        Err(e) => panic!("{test}: loading the counter failed although BPF looked usable here: {e}"),
+    };
+    let (mut a, mut b, mut other) = (gated(&prog, 700), gated(&prog, 1300), gated(&prog, 500));
+    assert_eq!(counter.watch(&[vec![a.id()], vec![b.id()]]).expect("watch"), 2);
+    for c in [&mut a, &mut b, &mut other] {
+        c.stdin.take().expect("stdin").write_all(b"g").expect("release it");
+    }
+    for c in [&mut a, &mut b, &mut other] {
+        assert!(c.wait().expect("wait").success());
+    }
+    let groups = counter.take();
+    assert_eq!(groups.len(), 2);
+    for (rows, n) in groups.iter().zip([700, 1300]) {
+        let of = |nr: u32| rows.iter().find(|(r, _)| *r == nr).map(|(_, c)| (c.calls, c.errors));
+        assert_eq!(of(GETPPID), Some((n, 0)), "{test}: {rows:?}");
+        // the read it was blocked in when counting began, counted when it returned
+        assert_eq!(of(READ), Some((1, 0)), "{test}: {rows:?}");
+        assert_eq!(of(OPENAT), Some((1, 1)), "{test}: the missing path: {rows:?}");
+        assert!(rows.iter().all(|(nr, c)| c.dur_ns == 0 && syscall_name(*nr).is_some()), "{rows:?}");
+    }
+    // the third process's 500 would show in a group's getppid count above; after detach even
+    // a watched process is not counted, and what was counted can still be taken
+    counter.detach();
+    let mut late = gated(&prog, 900);
+    counter.watch(&[vec![a.id()], vec![late.id()]]).expect("watch after detach");
+    late.stdin.take().expect("stdin").write_all(b"g").expect("release it");
+    assert!(late.wait().expect("wait").success());
+    assert_eq!(counter.take(), groups, "{test}: counted after detach");
+}

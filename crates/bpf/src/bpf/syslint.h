@@ -13,6 +13,8 @@
 #define SL_SIG_DATA 16    /* captured bytes a coalescable call may carry (compared exactly) */
 #define SL_EXEC_NAME 256  /* bytes of an EXEC record's filename */
 #define SL_PID_WORDS (1 << 16) /* the `traced` bitmap: 2^22 tgids (PID_MAX_LIMIT on 64-bit) */
+#define SL_COUNTER_GROUPS 256 /* counter.bpf.c: groups of processes counted apart */
+#define SL_COUNTER_PIDS 65536 /* counter.bpf.c: processes counted at once */
 #define SL_SMALL_SLOT 32  /* room per slot for entry copies kept in the thread state (<= SL_SIG_DATA used) */
 
 /* Record kinds: the first byte of every ring-buffer record. */
@@ -153,6 +155,12 @@ struct sl_counts {
 	__u64 calls;
 	__u64 errors; /* returned -4095..-1 */
 	__u64 dur_ns;
+};
+
+/* counter.bpf.c: one syscall's counts in one group. */
+struct sl_slot_count {
+	__u64 calls;
+	__u64 errors; /* returned -4095..-1 */
 };
 
 /* A call as coalescing compares it: number, arguments, return value and up to SL_SIG_DATA
