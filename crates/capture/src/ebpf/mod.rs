@@ -4,6 +4,7 @@
 //! how many were lost. Without the `ebpf` feature (an analyze-only build) only the record
 //! format is here: reading and replaying `.slr` recordings.
 
+pub mod count;
 pub mod format;
 pub mod slr;
 #[cfg(feature = "ebpf")]
