@@ -228,9 +228,10 @@ Examples:
 Pods: the cgroup path gives a container's id and a pod's uid; the kubelet's pod log directories
 (--pod-logs, /var/log/pods/NAMESPACE_NAME_UID) its name and namespace.
 
---count-between counts each cgroup's syscalls in the kernel between windows (a cgroup at a
-time) and gives one whose counts show something new a window at once; off by default, since
-counting costs the counted processes (docs/agent.md). The agent keeps itself within
+--count-between counts the watched processes' syscalls in the kernel between windows, per
+cgroup, 2 s of every 10 s (calls and failures, no durations), and gives a cgroup whose counts
+show something new a window at once; off by default, since while it counts every syscall on the
+host pays for the hook (docs/agent.md). The agent keeps itself within
 --cpu-budget (5% of a core) and --memory-budget (256M): beyond them it shortens or skips windows,
 or lets the kernel drop a window's records, and says so. An https:// --otlp-endpoint is checked
 against the built-in Mozilla roots, or --otlp-ca FILE for a private CA. With --config FILE, the
@@ -293,9 +294,9 @@ pub struct AgentArgs {
     /// [default: sampled]
     #[arg(long, value_enum, value_name = "WHICH")]
     pub stacks: Option<AgentStacks>,
-    /// Between windows, count each cgroup's syscalls in the kernel (a cgroup at a time, 10 s
-    /// each) and give a cgroup whose counts show a pathology its latest window did not find a
-    /// window at once (costs the watched processes while they are counted: docs/agent.md)
+    /// Between windows, count the watched processes' syscalls in the kernel per cgroup (2 s of
+    /// every 10 s) and give a cgroup whose counts show a pathology its latest window did not
+    /// find a window at once (every syscall on the host pays while it counts: docs/agent.md)
     #[arg(long)]
     pub count_between: bool,
     /// The agent's own CPU, at most, as a share of one core averaged over a cycle (--every):

@@ -862,9 +862,11 @@ fn the_agent_tables_values_are_checked_and_flags_win() {
 }
 
 /// --count-between: a program that starts misbehaving after its cgroup's window is counted in
-/// the kernel between windows, and its counts (the timer-polling counts rule) start a window
-/// at once, which finds it; without them it would wait for the next cycle (--every 60s, after
-/// the test). GOOD runs from the start, BAD from a second after the agent's first window began.
+/// the kernel between windows, and its counts (the busy-poll counts rule: poll calls by the
+/// thousand, next to no I/O) start a window at once, which finds it; without them it would wait
+/// for the next cycle (--every 60s, after the test). GOOD (the timer lab's blocking wait) runs
+/// from the start; BAD (the busy-poll lab's spin.c, poll with a zero timeout for 10 s) from a
+/// second after the agent's first window began, so that window does not watch it.
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn counts_between_windows_start_a_window_at_once() {
@@ -872,12 +874,17 @@ fn counts_between_windows_start_a_window_at_once() {
     let dir = std::env::temp_dir().join(format!("syslint-agent-count-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let n = std::process::id() % 100_000;
-    let (bad, good) = (format!("tkb{n}"), format!("tkg{n}"));
-    build_timers(&dir, &[&bad, &good]);
-    let spawn = |name: &str, mode: &str| {
-        Killed(Command::new(dir.join(name)).args([mode, "20000"]).stdout(Stdio::null()).spawn().expect("timer"))
-    };
-    let _good = spawn(&good, "block");
+    let (bad, good) = (format!("spb{n}"), format!("tkg{n}"));
+    build_timers(&dir, &[&good]);
+    let built = Command::new("cc")
+        .args(["-O1", "-pthread", "-o"])
+        .arg(dir.join(&bad))
+        .arg(root().join("lab/busy-poll/spin.c"))
+        .status()
+        .expect("cc");
+    assert!(built.success());
+    let _good =
+        Killed(Command::new(dir.join(&good)).args(["block", "20000"]).stdout(Stdio::null()).spawn().expect("timer"));
     let mut agent = Killed(
         Command::new(bin())
             .args(["agent", "--comm", &bad, "--comm", &good, "--count-between", "--window", "2s", "--every", "60s"])
@@ -891,14 +898,22 @@ fn counts_between_windows_start_a_window_at_once() {
             .expect("syslint agent"),
     );
     std::thread::sleep(Duration::from_secs(1));
-    let _bad = spawn(&bad, "select20");
+    // 100 answers 100 ms apart: 10 s of spinning (alarm(10) bounds it too)
+    let _bad = Killed(
+        Command::new(dir.join(&bad))
+            .args(["poll0", "100", "100"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spin"),
+    );
     let mut err = agent.0.stderr.take().expect("stderr");
     let st = agent.0.wait().expect("agent exits");
     let mut text = String::new();
     err.read_to_string(&mut text).expect("stderr");
     assert!(st.success(), "{text}");
-    assert!(text.contains("look like timer-polling") && text.contains("a window at once"), "{text}");
-    assert!(text.contains(&format!("timer-polling warning in {bad}")), "{text}");
+    assert!(text.contains("look like busy-poll") && text.contains("a window at once"), "{text}");
+    assert!(text.contains("busy-poll") && text.contains(&format!(" in {bad}")), "{text}");
     assert!(text.contains("2 windows"), "the cycle's and the one the counts started: {text}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -18,6 +18,7 @@ use prometheus_client::registry::Registry;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+use syslint_capture::ebpf::count;
 use syslint_capture::live::{pids_by_name, Target};
 use syslint_pipeline::agent::{self, Store, Window};
 use syslint_pipeline::budget::{self, CpuBudget, Plan};
@@ -213,7 +214,8 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     // the cgroup traced first in the next cycle: when the watched processes sit in more cgroups
     // than windows fit in --every, the cycles take turns
     let mut next_cgroup = String::new();
-    let mut next_counted = String::new();
+    // --count-between, until counting fails (no BTF, eBPF refused)
+    let mut counting = a.count_between;
     while !stopped() && !over(Instant::now()) {
         let cycle = Instant::now();
         let groups = targets(&a);
@@ -241,12 +243,12 @@ pub fn run(a: AgentArgs) -> Result<u8> {
             one_window(&a, &stop, window, cgroup, pids, &shared, &mut cpu.budget);
             next_cgroup.clear();
         }
-        // until the next cycle: counted in the kernel, a cgroup at a time (--count-between), a
-        // cgroup whose counts show something its latest window did not find getting a window
-        // at once (one a cycle); else nothing traced
-        let mut counted = next_counted.clone();
+        // until the next cycle (--count-between): every watched process counted in the kernel,
+        // per cgroup, for COUNT_FOR every COUNT_EVERY; a cgroup whose counts show something its
+        // latest window did not find gets a window at once (one a cycle); else nothing traced
         let mut triggered: Vec<String> = Vec::new();
-        while a.count_between && !stopped() && !over(Instant::now()) {
+        while counting && !stopped() && !over(Instant::now()) {
+            let round = Instant::now();
             let left = a
                 .every
                 .saturating_sub(cycle.elapsed())
@@ -255,48 +257,62 @@ pub fn run(a: AgentArgs) -> Result<u8> {
                 break;
             }
             let groups = targets(&a);
-            let Some((cgroup, pids)) = turn_order(&groups, &counted).into_iter().next().cloned() else { break };
-            // the next period counts the cgroup after this one
-            counted = groups.iter().map(|g| g.0.clone()).find(|c| *c > cgroup).unwrap_or_default();
-            let period = left.min(COUNT_PERIOD);
-            let report = match trace(&a, &stop, period, &pids, true) {
-                Ok(r) => r,
+            let counted = match count::count_groups(&groups, left.min(COUNT_FOR), &stopped) {
+                Ok(c) => c,
                 Err(e) => {
-                    eprintln!("syslint agent: counting not traced: {e}");
-                    std::thread::sleep(Duration::from_millis(500));
-                    continue;
+                    eprintln!("syslint agent: not counting between windows from now on: {e}");
+                    counting = false;
+                    break;
                 }
             };
             shared.count_periods.fetch_add(1, Ordering::Relaxed);
-            let mut new: Vec<String> = match shared.store.lock() {
-                Ok(s) => report
-                    .findings
-                    .iter()
-                    .filter(|f| {
-                        !s.entries().any(|(k, e)| {
-                            e.active && k.detector == f.detector && k.cgroup.as_deref() == Some(cgroup.as_str())
+            for (cgroup, table) in counted.tables {
+                if stopped() || triggered.contains(&cgroup) {
+                    continue;
+                }
+                let detectors = syslint_pipeline::detectors(&[], &[], a.config.as_deref())?;
+                let report = Analysis::new(detectors).finish(syslint_analyze::Captured {
+                    backend: Some(syslint_report::Backend::Ebpf),
+                    counts: Some(table),
+                    ..Default::default()
+                });
+                let mut new: Vec<String> = match shared.store.lock() {
+                    Ok(s) => report
+                        .findings
+                        .iter()
+                        .filter(|f| {
+                            !s.entries().any(|(k, e)| {
+                                e.active && k.detector == f.detector && k.cgroup.as_deref() == Some(cgroup.as_str())
+                            })
                         })
-                    })
-                    .map(|f| f.detector.clone())
-                    .collect(),
-                Err(_) => Vec::new(),
-            };
-            new.sort_unstable();
-            new.dedup();
-            if new.is_empty() || triggered.contains(&cgroup) || stopped() {
-                continue;
+                        .map(|f| f.detector.clone())
+                        .collect(),
+                    Err(_) => Vec::new(),
+                };
+                new.sort_unstable();
+                new.dedup();
+                if new.is_empty() {
+                    continue;
+                }
+                let window = a.duration.map_or(a.window, |d| d.saturating_sub(began.elapsed()).min(a.window));
+                if window.is_zero() {
+                    break;
+                }
+                let Some(window) = cpu.window(window, &a, &shared) else { continue };
+                let Some((_, pids)) = groups.iter().find(|g| g.0 == cgroup) else { continue };
+                eprintln!(
+                    "syslint agent: the counts of cgroup {cgroup} look like {}: a window at once",
+                    new.join(", ")
+                );
+                shared.candidates.fetch_add(1, Ordering::Relaxed);
+                triggered.push(cgroup.clone());
+                one_window(&a, &stop, window, &cgroup, pids, &shared, &mut cpu.budget);
             }
-            let window = a.duration.map_or(a.window, |d| d.saturating_sub(began.elapsed()).min(a.window));
-            if window.is_zero() {
-                break;
+            // the rest of the round uncounted: counting costs every syscall of the host
+            while !stopped() && !over(Instant::now()) && cycle.elapsed() < a.every && round.elapsed() < COUNT_EVERY {
+                std::thread::sleep(Duration::from_millis(50));
             }
-            let Some(window) = cpu.window(window, &a, &shared) else { continue };
-            eprintln!("syslint agent: the counts of cgroup {cgroup} look like {}: a window at once", new.join(", "));
-            shared.candidates.fetch_add(1, Ordering::Relaxed);
-            triggered.push(cgroup.clone());
-            one_window(&a, &stop, window, &cgroup, &pids, &shared, &mut cpu.budget);
         }
-        next_counted = counted;
         while !stopped() && !over(Instant::now()) && cycle.elapsed() < a.every {
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -404,8 +420,11 @@ fn status(s: &AgentStatusArgs) -> Result<u8> {
     Ok(EXIT_CLEAN)
 }
 
-/// How long one cgroup is counted before the next one's turn (--count-between).
-const COUNT_PERIOD: Duration = Duration::from_secs(10);
+/// --count-between: the watched processes are counted in the kernel for COUNT_FOR at the start
+/// of every COUNT_EVERY between windows (a fifth of the time: counting costs every syscall on
+/// the host while it runs, see `syslint_bpf::Counter`).
+const COUNT_FOR: Duration = Duration::from_secs(2);
+const COUNT_EVERY: Duration = Duration::from_secs(10);
 
 /// The cgroups (sorted) in the order this cycle traces them: from `next` (the first one the
 /// last cycle had no time for, or the one after it if it is gone), round to the start.
@@ -546,12 +565,11 @@ fn comm_of(pid: u32) -> String {
     syslint_capture::procfs::program_name(pid).unwrap_or_default()
 }
 
-/// One eBPF trace of one cgroup's watched processes for `dur`: full detail (a window), or
-/// counted in the kernel (`summary_only`: only the detectors' counts rules run).
-fn trace(a: &Settings, stop: &StopWhen, dur: Duration, pids: &[u32], summary_only: bool) -> Result<Report> {
+/// One full-detail eBPF trace (a window) of one cgroup's watched processes for `dur`.
+fn trace(a: &Settings, stop: &StopWhen, dur: Duration, pids: &[u32]) -> Result<Report> {
     let detectors = syslint_pipeline::detectors(&[], &[], a.config.as_deref())?;
     let stacks = match a.stacks {
-        AgentStacks::Sampled if !summary_only => syslint_capture::live::StackCalls::Only(
+        AgentStacks::Sampled => syslint_capture::live::StackCalls::Only(
             syslint_analyze::callsites::watched_syscalls(&detectors).into_iter().map(String::from).collect(),
         ),
         _ => syslint_capture::live::StackCalls::Off,
@@ -559,7 +577,7 @@ fn trace(a: &Settings, stop: &StopWhen, dur: Duration, pids: &[u32], summary_onl
     let opts = live::Options {
         // never strace: stopping every call of a production process is not an agent's to do
         backend: live::Choice::Ebpf,
-        summary_only,
+        summary_only: false,
         record: None,
         payload_bytes: 64,
         interval: None,
@@ -569,7 +587,7 @@ fn trace(a: &Settings, stop: &StopWhen, dur: Duration, pids: &[u32], summary_onl
         queue_bytes: usize::try_from(budget::queue_bytes(a.memory_budget, budget::resident_bytes())).ok(),
         // a wait that began inside the window (a client reading until a keep-alive server
         // closes) is seen to its end: up to one more window length, recording nothing new
-        settle: (!summary_only).then_some(dur),
+        settle: Some(dur),
     };
     let bounded = StopWhen { interrupt: stop.interrupt.clone(), terminate: stop.terminate.clone(), after: Some(dur) };
     let source = live::start(&Target::Pids(pids.to_vec()), &opts, &mut |line| eprintln!("{line}"))?;
@@ -589,7 +607,7 @@ fn one_window(
     cpu: &mut CpuBudget,
 ) {
     let cpu_before = own_cpu_seconds();
-    let result = trace(a, stop, window, pids, false);
+    let result = trace(a, stop, window, pids);
     cpu.spent(window, cpu_before, own_cpu_seconds(), Instant::now());
     match result {
         Ok(report) => {
