@@ -26,6 +26,12 @@
 #                        over the run; make WRK_SECS a multiple of AGENT_EVERY; its CPU seconds
 #                        are in the progress log
 #   agent-nice           the same under `nice -n 19`
+#   agent-count          the same agent with --count-between (in-kernel counting 2 s of every
+#                        10 s between windows)
+#   agent-host           `syslint agent` watching the whole host (no process named: every
+#                        cgroup's processes, wrk's included, get windows in turn), as the agent
+#                        issue's target names it
+#   agent-host-count     the same with --count-between
 #   alt-NAME             extra rows for A/B runs of other builds or settings: CONFIGS="untraced
 #                        ebpf alt-new" with ALT_new_BIN=/path/to/syslint (default $SYSLINT),
 #                        ALT_new_ENV="VAR=value ..." (its environment) and ALT_new_ARGS="..."
@@ -48,7 +54,7 @@ set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-case "${1:-}" in -h|--help) sed -n '2,46p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,52p' "$0"; exit 0 ;; esac
 
 RUNS=${RUNS:-5}
 WORKLOADS=${WORKLOADS:-getppid dd stat nginx}
@@ -123,7 +129,7 @@ probe_syslint() {   # probe_syslint CONFIG : can its `syslint trace ... -- true`
     rm -f "$TMPD/probe.json"
 }
 is_syslint() { case $1 in ebpf|ebpf-summary|syslint-strace|alt-*) return 0 ;; *) return 1 ;; esac; }
-for a in agent agent-nice; do
+for a in agent agent-nice agent-count agent-host agent-host-count; do
     if want "$a"; then
         [ "$WORKLOADS" = nginx ] || die "the $a row runs on nginx only (WORKLOADS=nginx)"
         ROWS+=("$a")
@@ -171,6 +177,9 @@ label() {
         alt-*) syslint_cmd "$1"; echo "\`${SCMD[*]}\`" ;;
         agent) echo "\`syslint agent --window $AGENT_WINDOW --every $AGENT_EVERY\` (averaged over the run)" ;;
         agent-nice) echo "the same agent under \`nice -n 19\`" ;;
+        agent-count) echo "the same agent with \`--count-between\`" ;;
+        agent-host) echo "\`syslint agent --window $AGENT_WINDOW --every $AGENT_EVERY\` watching the whole host" ;;
+        agent-host-count) echo "the same host-wide agent with \`--count-between\`" ;;
     esac
 }
 is_slow() { case $1 in syslint-strace|strace-c|perf) return 0 ;; *) return 1 ;; esac; }
@@ -333,10 +342,12 @@ run_nginx() {   # run_nginx CONFIG
         ebpf|ebpf-summary|syslint-strace|alt-*)
             syslint_cmd "$c"
             cmd=("${SCMD[@]}" -q --format json --output-file "$j" -p "$csv" --for "${bound}s") ;;
-        agent|agent-nice)
+        agent|agent-nice|agent-count|agent-host|agent-host-count)
             # its CPU time (user, system) goes to the progress log
-            cmd=(/usr/bin/time -f "agent-cpu %U %S" "$SYSLINT" agent -p "$csv" --window "$AGENT_WINDOW" --every "$AGENT_EVERY" --for "${bound}s")
-            [ "$c" = agent-nice ] && cmd=(nice -n 19 "${cmd[@]}") ;;
+            cmd=(/usr/bin/time -f "agent-cpu %U %S" "$SYSLINT" agent --window "$AGENT_WINDOW" --every "$AGENT_EVERY" --for "${bound}s")
+            case $c in agent-host*) ;; *) cmd+=(-p "$csv") ;; esac
+            [ "$c" = agent-nice ] && cmd=(nice -n 19 "${cmd[@]}")
+            case $c in *-count) cmd+=(--count-between) ;; esac ;;
         strace-c) cmd=(strace -c -f -o /dev/null); for p in $pids; do cmd+=(-p "$p"); done; sig=TERM ;;
         perf) cmd=(perf trace -s -o "$o" -p "$csv") ;;
         bpftrace) cmd=(bpftrace -o "$o" -e "tracepoint:raw_syscalls:sys_enter /$filt/ { @n[args->id] = count(); }") ;;
@@ -377,7 +388,8 @@ run_nginx() {   # run_nginx CONFIG
     grep -q 'Socket errors' "$TMPD/wrk.out" && log "  note: $(grep 'Socket errors' "$TMPD/wrk.out")"
     echo "$rps" >> "$TMPD/$key.t"
     record_extra "$c" "$key" "$j" "$o" "$e"
-    log "  nginx / $c: $rps req/s$(grep -h '^agent-cpu' "$e" 2> /dev/null | awk '{ printf "; agent CPU %.1f s", $2 + $3 }')"
+    log "  nginx / $c: $rps req/s$(grep -h '^agent-cpu' "$e" 2> /dev/null | awk '{ printf "; agent CPU %.1f s", $2 + $3 }')$(grep -c 'a window at once' "$e" 2> /dev/null | awk '$1 > 0 { printf "; %d windows started by counts", $1 }')"
+    case $c in agent*) grep -h 'a window at once\|not counting' "$e" 2> /dev/null | sort | uniq -c | sed 's/^/    /' >&2 ;; esac
 }
 
 # ---------------------------------------------------------------- run
