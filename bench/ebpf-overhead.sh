@@ -32,6 +32,7 @@
 #                        cgroup's processes, wrk's included, get windows in turn), as the agent
 #                        issue's target names it
 #   agent-host-count     the same with --count-between
+#   AGENT_LOGS=DIR       keep each agent run's stderr there (its windows, findings, shedding)
 #   alt-NAME             extra rows for A/B runs of other builds or settings: CONFIGS="untraced
 #                        ebpf alt-new" with ALT_new_BIN=/path/to/syslint (default $SYSLINT),
 #                        ALT_new_ENV="VAR=value ..." (its environment) and ALT_new_ARGS="..."
@@ -54,7 +55,7 @@ set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-case "${1:-}" in -h|--help) sed -n '2,52p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,53p' "$0"; exit 0 ;; esac
 
 RUNS=${RUNS:-5}
 WORKLOADS=${WORKLOADS:-getppid dd stat nginx}
@@ -389,7 +390,11 @@ run_nginx() {   # run_nginx CONFIG
     echo "$rps" >> "$TMPD/$key.t"
     record_extra "$c" "$key" "$j" "$o" "$e"
     log "  nginx / $c: $rps req/s$(grep -h '^agent-cpu' "$e" 2> /dev/null | awk '{ printf "; agent CPU %.1f s", $2 + $3 }')$(grep -c 'a window at once' "$e" 2> /dev/null | awk '$1 > 0 { printf "; %d windows started by counts", $1 }')"
-    case $c in agent*) grep -h 'a window at once\|not counting' "$e" 2> /dev/null | sort | uniq -c | sed 's/^/    /' >&2 ;; esac
+    case $c in agent*)
+        { grep -h 'a window at once\|not counting' "$e" 2> /dev/null || true; } | sort | uniq -c | sed 's/^/    /' >&2
+        # AGENT_LOGS=DIR keeps each agent run's own messages (windows, findings, shedding)
+        if [ -n "${AGENT_LOGS:-}" ]; then mkdir -p "$AGENT_LOGS"; cp "$e" "$AGENT_LOGS/$key.$(date +%H%M%S).err"; fi ;;
+    esac
 }
 
 # ---------------------------------------------------------------- run
