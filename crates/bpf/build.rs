@@ -1,8 +1,8 @@
 //! Compiles `src/bpf/syslint.bpf.c` twice into skeletons in OUT_DIR (never committed):
 //! `syslint.skel.rs` for kernels with BTF (tp_btf programs, CO-RE reads) and
 //! `syslint_nobtf.skel.rs` (`-DSYSLINT_NO_BTF`: raw_tp programs, no CO-RE relocation, so it
-//! loads on kernels without /sys/kernel/btf/vmlinux); and `src/bpf/counter.bpf.c` (fexit
-//! counting programs, BTF only) into `counter.skel.rs`.
+//! loads on kernels without /sys/kernel/btf/vmlinux); and `src/bpf/counter.bpf.c` (the
+//! agent's counting program: tp_btf, so BTF only) into `counter.skel.rs`.
 //!
 //! Also generates `abi.rs` in OUT_DIR from `src/bpf/syslint.h`, the layout shared with the
 //! kernel program, with bindgen: its constants and structs, renamed Rust-style (`SL_REC_EXIT` →
@@ -58,7 +58,7 @@ fn build_kernel_program() {
             .build_and_generate(out.join(format!("{name}.skel.rs")))
             .unwrap_or_else(|e| panic!("building the BPF skeleton {name} from {SRC}: {e:#}"));
     }
-    // the counting program (fexit, so BTF only): the agent's always-on counts
+    // the counting program (tp_btf, so BTF only): the agent's counts between windows
     SkeletonBuilder::new()
         .source(COUNTER_SRC)
         .obj(out.join("counter.bpf.o"))

@@ -20,14 +20,13 @@
 
 use std::collections::BTreeSet;
 use std::mem::MaybeUninit;
-use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 use libbpf_rs::{Link, MapCore, MapFlags, MapHandle};
 
 use crate::abi;
-use crate::probe::{map_err, Filter, QuietLibbpf};
+use crate::probe::{map_err, map_values, Filter, QuietLibbpf};
 use crate::{Counts, Error};
 
 mod skel {
@@ -69,21 +68,7 @@ impl Counter {
         let handle = |m: &libbpf_rs::Map<'_>| MapHandle::try_from(m).map_err(map_err("duplicating a map handle"));
         let filter = Filter::new(&handle(&skel.maps.traced)?)?;
         let counts = handle(&skel.maps.slot_counts)?;
-        let bytes = CELLS * std::mem::size_of::<abi::SlotCount>();
-        // SAFETY: a fresh shared read-only mapping of the BPF_F_MMAPABLE array's values.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ,
-                libc::MAP_SHARED,
-                std::os::fd::AsRawFd::as_raw_fd(&counts.as_fd()),
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(Error::Other(format!("mapping the counts: {}", std::io::Error::last_os_error())));
-        }
+        let p = map_values(&counts, CELLS * std::mem::size_of::<abi::SlotCount>(), libc::PROT_READ, "the counts")?;
         let link = skel.progs.sl_count_exit.attach().map_err(map_err("attaching the counting program"))?;
         Ok(Counter {
             link: Some(link),

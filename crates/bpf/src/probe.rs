@@ -185,6 +185,31 @@ fn ring_size(bytes: u32) -> u32 {
     bytes.max(4096).checked_next_power_of_two().unwrap_or(1 << 31)
 }
 
+/// A fresh shared mapping of the first `bytes` of a `BPF_F_MMAPABLE` array's values (`what`
+/// names it in the error); the caller unmaps it.
+pub(crate) fn map_values(
+    map: &MapHandle,
+    bytes: usize,
+    prot: libc::c_int,
+    what: &str,
+) -> Result<*mut libc::c_void, Error> {
+    // SAFETY: a new mapping of the map's fd; nothing else is touched.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            bytes,
+            prot,
+            libc::MAP_SHARED,
+            std::os::fd::AsRawFd::as_raw_fd(&map.as_fd()),
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(Error::Other(format!("mapping {what}: {}", std::io::Error::last_os_error())));
+    }
+    Ok(p)
+}
+
 /// The `traced` bitmap (bit tgid & 63 of word tgid >> 6), mapped: bits are set with an atomic
 /// or, because the programs set and clear other bits of the same word (atomic adds) meanwhile.
 pub(crate) struct Filter {
@@ -195,20 +220,7 @@ impl Filter {
     const BYTES: usize = abi::PID_WORDS * 8;
 
     pub(crate) fn new(map: &MapHandle) -> Result<Filter, Error> {
-        // SAFETY: a fresh shared mapping of the BPF_F_MMAPABLE array's values.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                Self::BYTES,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                std::os::fd::AsRawFd::as_raw_fd(&map.as_fd()),
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(Error::Other(format!("mapping the process filter: {}", std::io::Error::last_os_error())));
-        }
+        let p = map_values(map, Self::BYTES, libc::PROT_READ | libc::PROT_WRITE, "the process filter")?;
         Ok(Filter { words: p.cast() })
     }
 
