@@ -27,7 +27,7 @@ pub const TOP_ROWS: usize = 50;
 
 /// What a source knows about its capture, typed: with the events, all [`Analyzer::finish`]
 /// needs to build the report.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Captured {
     /// Where the events came from (`None`: not said, as in unit tests that feed events).
     pub backend: Option<syslint_report::Backend>,

@@ -195,9 +195,10 @@ default), analyses that window with every detector, and keeps each finding acros
 entry per detector, subject (the program and what it is about, not its pids) and cgroup, with
 the windows it was seen in, first and last seen, the time its fix would have saved, and the
 latest window's evidence. A finding not seen again in a later window of its program is no
-longer active. The watched processes are grouped by cgroup, each cgroup traced in windows of its
-own (taking turns when they do not all fit in --every); a container's id and a Kubernetes pod's
-uid are read from the cgroup's path.
+longer active. The watched processes are grouped by cgroup: one window traces every cgroup at
+once (one attach of the hooks a cycle) and analyses each cgroup's processes apart, so a finding
+is about one program in one cgroup; a container's id and a Kubernetes pod's uid are read from
+the cgroup's path.
 
 With --metrics-listen ADDR it serves, over plain HTTP on ADDR (port 0 picks a free one, printed
 on stderr):

@@ -105,8 +105,9 @@ fn setup_watching(
     let n = std::process::id() % 100_000;
     let (bad, good) = (format!("{tag}b{n}"), format!("{tag}g{n}"));
     build_timers(&dir, &[&bad, &good]);
-    // bounded: the program's own alarm(30), and killed by pid when the test ends
-    let ms = (secs * 1000 + 4000).to_string();
+    // bounded: the program's own alarm(30), and killed by pid when the test ends (it waits
+    // 20 s at most)
+    let ms = (secs * 1000 + 4000).min(20_000).to_string();
     let spawn = |name: &str, mode: &str| {
         Killed(Command::new(dir.join(name)).args([mode, &ms]).stdout(Stdio::null()).spawn().expect("timer"))
     };
@@ -928,7 +929,8 @@ fn a_bad_otlp_endpoint_is_refused_at_start() {
 /// With no program named, the agent scans every process of the host; `--cgroup` keeps those
 /// in the cgroup given and below: the test puts BAD and GOOD in two cgroups of its own under one
 /// parent and names only the parent. `syslint agent status` then says it watches exactly those
-/// two processes, in their two cgroups, and lists BAD's finding, active, in its cgroup.
+/// two processes, in their two cgroups, and lists BAD's finding, active, in its cgroup. One
+/// window traces both cgroups, each analysed apart.
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn the_host_is_scanned_for_a_cgroup_and_status_tells_what_was_found() {
@@ -937,11 +939,41 @@ fn the_host_is_scanned_for_a_cgroup_and_status_tells_what_was_found() {
     let n = std::process::id();
     let top = format!("/syslint-agent-host-{n}");
     let mut cgroups = Cgroups(Vec::new());
+    // GOOD blocks the whole time (no call a window could see): beside it in its cgroup, under
+    // GOOD's name, the lab's quiet server (a poll with a timeout, answered every 30 ms)
+    let mut quiet: Option<Killed> = None;
     let s = setup_watching("th", 8, &[], |bad, good| {
-        Some(bad_and_good_in_cgroups_below(root, &top, &mut cgroups, bad, good))
+        let watch = bad_and_good_in_cgroups_below(root, &top, &mut cgroups, bad, good);
+        let exe = std::env::temp_dir().join(format!("syslint-agent-th-{n}")).join(format!("thg{}", n % 100_000));
+        let q = Killed(Command::new(exe).args(["server20", "12000"]).stdout(Stdio::null()).spawn().expect("server20"));
+        let procs = root.join(&top[1..]).join("good/cgroup.procs");
+        std::fs::write(procs, q.0.id().to_string()).expect("move the quiet server in");
+        quiet = Some(q);
+        Some(watch)
     });
-    // after a window of each cgroup
+    // the first window traces both cgroups at once, each analysed apart: right after it (the
+    // next begins 3 s after the first), GOOD's cgroup's calls are counted there and BAD's
+    // finding in BAD's
     let t0 = Instant::now();
+    let metrics = loop {
+        let m = get(&s.addr, "/metrics");
+        if series(&m, "syslint_windows_total").is_some_and(|w| w >= 1.0) || t0.elapsed() > Duration::from_secs(20) {
+            break m;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(series(&metrics, "syslint_windows_total"), Some(1.0), "{metrics}");
+    let calls = |program: &str, cgroup: &str| {
+        series_with(&metrics, "syslint_program_syscalls_total", &[("program", program), ("cgroup", cgroup)])
+            .and_then(value)
+    };
+    let (bad_cg, good_cg) = (format!("{top}/bad"), format!("{top}/good"));
+    assert!(calls(&s.good, &good_cg).is_some_and(|c| c > 0.0), "GOOD traced in window 1: {metrics}");
+    assert!(calls(&s.bad, &bad_cg).is_some_and(|c| c > 0.0), "BAD traced in window 1: {metrics}");
+    assert!(calls(&s.good, &bad_cg).is_none() && calls(&s.bad, &good_cg).is_none(), "apart: {metrics}");
+    let found = [("detector", "timer-polling"), ("program", s.bad.as_str()), ("cgroup", bad_cg.as_str())];
+    assert!(series_with(&metrics, "syslint_findings_total", &found).is_some(), "{metrics}");
+    // after more windows
     let json = loop {
         let o = run(&["agent", "status", "--at", &s.addr, "--format", "json"]);
         assert!(o.status.success(), "{}", stderr(&o));
@@ -983,6 +1015,7 @@ fn the_host_is_scanned_for_a_cgroup_and_status_tells_what_was_found() {
     assert!(!table.contains(s.good.as_str()), "GOOD has no finding: {table}");
     let _ = std::fs::remove_dir_all(&s.dir);
     drop(s);
+    drop(quiet);
     drop(cgroups);
 }
 
@@ -1036,8 +1069,9 @@ fn the_agent_survives_processes_and_cgroups_coming_and_going() {
     let n = std::process::id();
     let top = format!("/syslint-agent-churn-{n}");
     let mut cgroups = Cgroups(Vec::new());
-    // 16 s: the timer programs live 20 s at most
-    let s = setup_watching("ch", 16, &[], |bad, good| {
+    // the agent runs 30 s, long past the churn (about 9 s alone, 18 s seen on a loaded
+    // machine); the timer programs live 20 s at most, their findings are kept after them
+    let s = setup_watching("ch", 30, &[], |bad, good| {
         Some(bad_and_good_in_cgroups_below(root, &top, &mut cgroups, bad, good))
     });
     let status = |addr: &str| -> serde_json::Value {
@@ -1069,7 +1103,11 @@ echo "$ran""#;
     assert_eq!(String::from_utf8_lossy(&churn.stdout).trim(), "1000", "every short process ran to its end");
     // the agent lives on and still serves, BAD's finding with it
     let mut agent = s.agent;
-    assert!(agent.0.try_wait().expect("wait").is_none(), "the agent ended during the churn");
+    if let Some(status) = agent.0.try_wait().expect("wait") {
+        let mut err = String::new();
+        let _ = std::io::Read::read_to_string(&mut { s.err }, &mut err);
+        panic!("the agent ended during the churn ({status}, {:?} after its first window): {err}", t0.elapsed());
+    }
     let json = status(&s.addr);
     let findings = json["findings"].as_array().expect("findings");
     assert!(findings.iter().any(|f| f["detector"] == "timer-polling" && f["program"] == s.bad.as_str()), "{json:#}");

@@ -251,9 +251,24 @@ impl Store {
     /// watched that it did not find again are no longer active. What changed, by key (an
     /// entry seen again as it was is not a change).
     pub fn add(&mut self, w: &Window, now: SystemTime) -> Vec<(Key, Change)> {
+        self.add_parts(std::slice::from_ref(w), now)
+    }
+
+    /// One window that watched several cgroups at once, analysed apart (a part each): one
+    /// window counted, the kernel's lost events once (each part's report carries the whole
+    /// capture's), each part's findings and programs as [`add`](Self::add) takes them.
+    pub fn add_parts(&mut self, parts: &[Window], now: SystemTime) -> Vec<(Key, Change)> {
         self.windows += 1;
+        self.lost_events += parts.iter().map(|w| w.lost_events).max().unwrap_or(0);
+        let mut changes = Vec::new();
+        for w in parts {
+            changes.extend(self.add_part(w, now));
+        }
+        changes
+    }
+
+    fn add_part(&mut self, w: &Window, now: SystemTime) -> Vec<(Key, Change)> {
         self.syscalls += w.syscalls;
-        self.lost_events += w.lost_events;
         for (program, calls, errors) in &w.calls {
             let key = (program.clone(), w.cgroup.clone());
             if !self.programs.contains_key(&key) && self.programs.len() >= Self::MAX {
@@ -349,6 +364,98 @@ impl Store {
     }
 }
 
+/// One window over the processes of several cgroups, analysed apart: each event goes to the
+/// analysis of its thread's cgroup, so the agent attaches once per cycle for every cgroup it
+/// watches (each attach costs every syscall of the host while it lasts) and still keeps each
+/// cgroup's findings, programs and rates its own.
+///
+/// A thread's cgroup: its process's, from the processes the window was given (the source
+/// announces who a thread is before its first call); a task made during the window, its
+/// parent's (a fork or clone starts in its parent's cgroup); else what `/proc/TID/cgroup`
+/// says while the task lives, else unknown (`None`).
+pub struct ByCgroup {
+    groups: Vec<(Option<String>, Option<crate::Analysis>)>,
+    of_process: std::collections::HashMap<u32, usize>,
+    of_task: std::collections::HashMap<u32, usize>,
+    make: Box<dyn FnMut() -> crate::Analysis + Send>,
+}
+
+impl ByCgroup {
+    /// `groups`: each cgroup and the processes (tgids) the window traces in it; `make`: a new
+    /// analysis, made for a cgroup at its first event.
+    pub fn new(groups: &[(String, Vec<u32>)], make: Box<dyn FnMut() -> crate::Analysis + Send>) -> ByCgroup {
+        let mut of_process = std::collections::HashMap::new();
+        for (i, (_, pids)) in groups.iter().enumerate() {
+            for &p in pids {
+                of_process.insert(p, i);
+            }
+        }
+        ByCgroup {
+            groups: groups.iter().map(|(cg, _)| (Some(cg.clone()), None)).collect(),
+            of_process,
+            of_task: std::collections::HashMap::new(),
+            make,
+        }
+    }
+
+    /// Each cgroup that had events, and its report (every one built from the same capture:
+    /// its lost events and notes are the whole window's).
+    pub fn finish(self, c: &crate::Captured) -> Vec<(Option<String>, Report)> {
+        self.groups.into_iter().filter_map(|(cg, a)| Some((cg, a?.finish(c.clone())))).collect()
+    }
+
+    /// The group of a cgroup path, added when new.
+    fn group(&mut self, cgroup: Option<String>) -> usize {
+        match self.groups.iter().position(|(cg, _)| *cg == cgroup) {
+            Some(i) => i,
+            None => {
+                self.groups.push((cgroup, None));
+                self.groups.len() - 1
+            }
+        }
+    }
+
+    fn group_of(&mut self, ev: &syslint_event::Event<'_>) -> usize {
+        let tid = ev.tid.0;
+        if let syslint_event::EventKind::TaskKnown { tgid, .. } = ev.kind {
+            if let Some(&g) = self.of_process.get(&tgid.0) {
+                self.of_task.insert(tid, g);
+                return g;
+            }
+        }
+        if let Some(&g) = self.of_task.get(&tid) {
+            return g;
+        }
+        let g = match std::fs::read_to_string(format!("/proc/{tid}/cgroup")) {
+            Ok(text) => self.group(Some(cgroup_path(&text))),
+            Err(_) => self.group(None),
+        };
+        self.of_task.insert(tid, g);
+        g
+    }
+}
+
+impl crate::Sink for ByCgroup {
+    fn on_event(&mut self, ev: &syslint_event::Event<'_>) {
+        use syslint_event::{EventKind, Sys};
+        let g = self.group_of(ev);
+        match &ev.kind {
+            // the task it made starts in this cgroup
+            EventKind::Syscall(sc) if matches!(sc.sys, Sys::Clone | Sys::Clone3 | Sys::Fork | Sys::Vfork) => {
+                if let Some(child) = sc.ret.value().and_then(|v| u32::try_from(v).ok()).filter(|&v| v > 0) {
+                    self.of_task.insert(child, g);
+                }
+            }
+            EventKind::Exited { .. } | EventKind::Killed { .. } => {
+                self.of_task.remove(&ev.tid.0);
+            }
+            _ => {}
+        }
+        let make = &mut self.make;
+        self.groups[g].1.get_or_insert_with(make).on_event(ev);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -400,6 +507,27 @@ mod tests {
         assert_eq!((s.windows, s.syscalls), (2, 200));
         let php = s.programs[&("php".to_string(), None)];
         assert_eq!((php.calls, php.errors, php.traced_s), (100, 10, 4.0));
+    }
+
+    #[test]
+    fn a_window_of_several_cgroups_is_one_window_with_its_parts_apart() {
+        let t = SystemTime::UNIX_EPOCH;
+        let mut s = Store::default();
+        let part = |cgroup: &str, findings| Window {
+            cgroup: Some(cgroup.into()),
+            lost_events: 7,
+            ..report(findings, &["php"])
+        };
+        s.add(&part("/a", vec![finding("busy-poll", "php", Severity::Warning, 0.5)]), t);
+        // the same program in /a and /b, one window: /a's spin gone, /b's found
+        let changes = s
+            .add_parts(&[part("/a", vec![]), part("/b", vec![finding("busy-poll", "php", Severity::Warning, 0.5)])], t);
+        assert_eq!((s.windows, s.syscalls, s.lost_events), (2, 300, 14), "each capture's lost events once");
+        let cg = |c: &[(Key, Change)], want: Change| -> Vec<String> {
+            c.iter().filter(|x| x.1 == want).filter_map(|x| x.0.cgroup.clone()).collect()
+        };
+        assert_eq!((cg(&changes, Change::Gone), cg(&changes, Change::Found)), (vec!["/a".into()], vec!["/b".into()]));
+        assert_eq!(s.programs.len(), 2, "php in /a and php in /b");
     }
 
     #[test]

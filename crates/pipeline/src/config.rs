@@ -280,11 +280,15 @@ pub fn detectors(
     ignore: &[String],
     config: Option<&Path>,
 ) -> Result<Vec<Box<dyn Detector>>, ConfigError> {
-    let c = match config {
-        Some(p) => Config::read(ConfigFile { path: p.into(), found: Found::Given })?,
-        None => Config::default(),
-    };
-    c.detectors(select, ignore)
+    load(config)?.detectors(select, ignore)
+}
+
+/// The config in `config` (`--config FILE`), or the defaults.
+pub fn load(config: Option<&Path>) -> Result<Config, ConfigError> {
+    match config {
+        Some(p) => Config::read(ConfigFile { path: p.into(), found: Found::Given }),
+        None => Ok(Config::default()),
+    }
 }
 
 #[cfg(test)]

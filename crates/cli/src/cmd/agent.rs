@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use syslint_capture::ebpf::count;
 use syslint_capture::live::{pids_by_name, Target};
-use syslint_pipeline::agent::{self, Store, Window};
+use syslint_pipeline::agent::{self, ByCgroup, Store, Window};
 use syslint_pipeline::budget::{self, CpuBudget, Plan};
 use syslint_pipeline::{live, Analysis, StopWhen};
 use syslint_report::Report;
@@ -211,9 +211,6 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     let began = Instant::now();
     let stopped = || stop.interrupt.load(Ordering::Relaxed) || stop.terminate.load(Ordering::Relaxed);
     let over = |now: Instant| a.duration.is_some_and(|d| now.duration_since(began) >= d);
-    // the cgroup traced first in the next cycle: when the watched processes sit in more cgroups
-    // than windows fit in --every, the cycles take turns
-    let mut next_cgroup = String::new();
     // --count-between, until counting fails (no BTF, eBPF refused)
     let mut counting = a.count_between;
     while !stopped() && !over(Instant::now()) {
@@ -227,21 +224,16 @@ pub fn run(a: AgentArgs) -> Result<u8> {
             if let Ok(mut s) = shared.store.lock() {
                 s.idle();
             }
-        }
-        for (i, (cgroup, pids)) in turn_order(&groups, &next_cgroup).into_iter().enumerate() {
+        } else {
+            // one window a cycle for every watched cgroup at once, each analysed apart: the
+            // hooks are attached once, not once per cgroup
             let left = a.duration.map(|d| d.saturating_sub(began.elapsed()));
             let window = left.map_or(a.window, |l| l.min(a.window));
-            if stopped() || window.is_zero() || (i > 0 && cycle.elapsed() + window > a.every) {
-                next_cgroup.clone_from(cgroup);
-                break;
+            if !stopped() && !window.is_zero() {
+                if let Some(window) = cpu.window(window, &a, &shared) {
+                    one_window(&a, &stop, window, &groups, &shared, &mut cpu.budget);
+                }
             }
-            let Some(window) = cpu.window(window, &a, &shared) else {
-                // the credit is spent: this cgroup goes first when it has refilled
-                next_cgroup.clone_from(cgroup);
-                break;
-            };
-            one_window(&a, &stop, window, cgroup, pids, &shared, &mut cpu.budget);
-            next_cgroup.clear();
         }
         // until the next cycle (--count-between): every watched process counted in the kernel,
         // per cgroup, for COUNT_FOR every COUNT_EVERY; a cgroup whose counts show something its
@@ -299,14 +291,14 @@ pub fn run(a: AgentArgs) -> Result<u8> {
                     break;
                 }
                 let Some(window) = cpu.window(window, &a, &shared) else { continue };
-                let Some((_, pids)) = groups.iter().find(|g| g.0 == cgroup) else { continue };
+                let Some(group) = groups.iter().find(|g| g.0 == cgroup) else { continue };
                 eprintln!(
                     "syslint agent: the counts of cgroup {cgroup} look like {}: a window at once",
                     new.join(", ")
                 );
                 shared.candidates.fetch_add(1, Ordering::Relaxed);
                 triggered.push(cgroup.clone());
-                one_window(&a, &stop, window, &cgroup, pids, &shared, &mut cpu.budget);
+                one_window(&a, &stop, window, std::slice::from_ref(group), &shared, &mut cpu.budget);
             }
             // the rest of the round uncounted: counting costs every syscall of the host
             while !stopped() && !over(Instant::now()) && cycle.elapsed() < a.every && round.elapsed() < COUNT_EVERY {
@@ -425,13 +417,6 @@ fn status(s: &AgentStatusArgs) -> Result<u8> {
 /// the host while it runs, see `syslint_bpf::Counter`).
 const COUNT_FOR: Duration = Duration::from_secs(2);
 const COUNT_EVERY: Duration = Duration::from_secs(10);
-
-/// The cgroups (sorted) in the order this cycle traces them: from `next` (the first one the
-/// last cycle had no time for, or the one after it if it is gone), round to the start.
-fn turn_order<'g>(groups: &'g [(String, Vec<u32>)], next: &str) -> Vec<&'g (String, Vec<u32>)> {
-    let start = groups.iter().position(|(cg, _)| cg.as_str() >= next).unwrap_or(0);
-    groups[start..].iter().chain(&groups[..start]).collect()
-}
 
 impl Shared {
     fn counts(&self) -> AgentCounts {
@@ -565,9 +550,16 @@ fn comm_of(pid: u32) -> String {
     syslint_capture::procfs::program_name(pid).unwrap_or_default()
 }
 
-/// One full-detail eBPF trace (a window) of one cgroup's watched processes for `dur`.
-fn trace(a: &Settings, stop: &StopWhen, dur: Duration, pids: &[u32]) -> Result<Report> {
-    let detectors = syslint_pipeline::detectors(&[], &[], a.config.as_deref())?;
+/// One full-detail eBPF trace (a window) of the watched processes of `groups` (cgroups and
+/// their processes) for `dur`: one attach for all, a report per cgroup that had calls.
+fn trace(
+    a: &Settings,
+    stop: &StopWhen,
+    dur: Duration,
+    groups: &[(String, Vec<u32>)],
+) -> Result<Vec<(Option<String>, Report)>> {
+    let config = syslint_pipeline::config::load(a.config.as_deref())?;
+    let detectors = config.detectors(&[], &[])?;
     let stacks = match a.stacks {
         AgentStacks::Sampled => syslint_capture::live::StackCalls::Only(
             syslint_analyze::callsites::watched_syscalls(&detectors).into_iter().map(String::from).collect(),
@@ -590,35 +582,40 @@ fn trace(a: &Settings, stop: &StopWhen, dur: Duration, pids: &[u32]) -> Result<R
         settle: Some(dur),
     };
     let bounded = StopWhen { interrupt: stop.interrupt.clone(), terminate: stop.terminate.clone(), after: Some(dur) };
-    let source = live::start(&Target::Pids(pids.to_vec()), &opts, &mut |line| eprintln!("{line}"))?;
-    let mut analysis = Analysis::new(detectors);
-    let outcome = source.run(&mut analysis, &bounded)?;
-    Ok(analysis.finish(outcome.capture))
+    let pids: Vec<u32> = groups.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+    let source = live::start(&Target::Pids(pids), &opts, &mut |line| eprintln!("{line}"))?;
+    // the same configuration as the first (already built once: building it again cannot fail)
+    let mut first = Some(detectors);
+    let make = move || Analysis::new(first.take().unwrap_or_else(|| config.detectors(&[], &[]).unwrap_or_default()));
+    let mut split = ByCgroup::new(groups, Box::new(make));
+    let outcome = source.run(&mut split, &bounded)?;
+    Ok(split.finish(&outcome.capture))
 }
 
-/// One full-detail trace of the watched processes of one cgroup, for `window`, into the store.
+/// One full-detail trace of the watched processes of `groups` (cgroups and their processes),
+/// for `window`, into the store: one window, each cgroup's part analysed apart.
 fn one_window(
     a: &Settings,
     stop: &StopWhen,
     window: Duration,
-    cgroup: &str,
-    pids: &[u32],
+    groups: &[(String, Vec<u32>)],
     shared: &Shared,
     cpu: &mut CpuBudget,
 ) {
     let cpu_before = own_cpu_seconds();
-    let result = trace(a, stop, window, pids);
+    let result = trace(a, stop, window, groups);
     cpu.spent(window, cpu_before, own_cpu_seconds(), Instant::now());
     match result {
-        Ok(report) => {
-            if report.capture.unread_s > 0.0 {
+        Ok(reports) => {
+            if reports.iter().any(|(_, r)| r.capture.unread_s > 0.0) {
                 shared.unread.fetch_add(1, Ordering::Relaxed);
             }
-            let w = Window { cgroup: Some(cgroup.to_string()), ..Window::of(&report) };
+            let parts: Vec<Window> =
+                reports.iter().map(|(cgroup, r)| Window { cgroup: cgroup.clone(), ..Window::of(r) }).collect();
             // the OTLP messages are made under the store's lock and sent after it
             let mut bodies = (None, None);
             if let Ok(mut s) = shared.store.lock() {
-                let changes = s.add(&w, SystemTime::now());
+                let changes = s.add_parts(&parts, SystemTime::now());
                 if let Some(Ok(o)) = shared.otlp.as_ref().map(|o| o.lock()) {
                     let mut pods = shared.pods.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                     bodies = (o.logs(&s, &changes, &mut pods), Some(o.metrics(&s, &shared.counts())));
@@ -845,7 +842,7 @@ fn findings_json(shared: &Shared) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{turn_order, under};
+    use super::under;
 
     #[test]
     fn cgroups_below_the_one_given_are_in_it() {
@@ -853,21 +850,5 @@ mod tests {
         assert!(under("/system.slice", "/system.slice/"));
         assert!(!under("/system.slice2/x", "/system.slice"));
         assert!(under("/anything", "/"));
-    }
-
-    #[test]
-    fn cycles_take_turns_over_the_cgroups() {
-        let g = |names: &[&str]| names.iter().map(|n| ((*n).to_string(), vec![1])).collect::<Vec<_>>();
-        let names = |o: Vec<&(String, Vec<u32>)>| o.into_iter().map(|x| x.0.clone()).collect::<Vec<_>>();
-        let groups = g(&["/a", "/b", "/c"]);
-        assert_eq!(names(turn_order(&groups, "")), ["/a", "/b", "/c"]);
-        // the last cycle stopped before /b
-        assert_eq!(names(turn_order(&groups, "/b")), ["/b", "/c", "/a"]);
-        // /b is gone since: the one after it
-        let groups = g(&["/a", "/c"]);
-        assert_eq!(names(turn_order(&groups, "/b")), ["/c", "/a"]);
-        // past the last: from the start
-        assert_eq!(names(turn_order(&groups, "/z")), ["/a", "/c"]);
-        assert!(turn_order(&[], "/a").is_empty());
     }
 }
