@@ -371,8 +371,9 @@ impl Store {
 ///
 /// A thread's cgroup: its process's, from the processes the window was given (the source
 /// announces who a thread is before its first call); a task made during the window, its
-/// parent's (a fork or clone starts in its parent's cgroup); else what `/proc/TID/cgroup`
-/// says while the task lives, else unknown (`None`).
+/// parent's once the parent's clone has returned (a fork or clone starts in its parent's
+/// cgroup); else what `/proc/TID/cgroup` says while the task lives, else unknown (`None`: a
+/// task whose calls came before its parent's clone returned, and that had exited).
 pub struct ByCgroup {
     groups: Vec<(Option<String>, Option<crate::Analysis>)>,
     of_process: std::collections::HashMap<u32, usize>,
