@@ -29,10 +29,11 @@
 #   agent-count          the same agent with --count-between (in-kernel counting 2 s of every
 #                        10 s between windows)
 #   agent-host           `syslint agent` watching the whole host (no process named: every
-#                        cgroup's processes, wrk's included, get windows in turn), as the agent
+#                        cgroup's processes, wrk's included, in one window a cycle), as the agent
 #                        issue's target names it
 #   agent-host-count     the same with --count-between
 #   AGENT_LOGS=DIR       keep each agent run's stderr there (its windows, findings, shedding)
+#   AGENT_ARGS="..."     more `syslint agent` options for the agent rows (e.g. --cpu-budget 2%)
 #   alt-NAME             extra rows for A/B runs of other builds or settings: CONFIGS="untraced
 #                        ebpf alt-new" with ALT_new_BIN=/path/to/syslint (default $SYSLINT),
 #                        ALT_new_ENV="VAR=value ..." (its environment) and ALT_new_ARGS="..."
@@ -55,7 +56,7 @@ set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-case "${1:-}" in -h|--help) sed -n '2,53p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,54p' "$0"; exit 0 ;; esac
 
 RUNS=${RUNS:-5}
 WORKLOADS=${WORKLOADS:-getppid dd stat nginx}
@@ -67,6 +68,13 @@ PORT=${PORT:-18431}
 RUN_TIMEOUT=${RUN_TIMEOUT:-900}
 AGENT_WINDOW=${AGENT_WINDOW:-2s}
 AGENT_EVERY=${AGENT_EVERY:-60s}
+# perf, bpftrace and syscount attach to tracepoints by name: they need tracefs, which this
+# machine does not mount by default (syslint's own tp_btf programs do not)
+case " $CONFIGS " in *" perf "*|*" bpftrace "*|*" syscount "*)
+    if [ -d /sys/kernel/tracing ] && [ ! -e /sys/kernel/tracing/events ]; then
+        mount -t tracefs nodev /sys/kernel/tracing || echo "warning: could not mount tracefs: perf, bpftrace and syscount will fail" >&2
+    fi ;;
+esac
 SYSLINT=${SYSLINT:-$ROOT/target/release/syslint}
 N_GETPPID=2000000 N_DD=2000000 N_STAT=500000
 DD=$(command -v dd)
@@ -176,10 +184,10 @@ label() {
         bpftrace) echo 'bpftrace count map' ;;
         syscount) echo '`syscount` (libbpf-tools, BCC'"'"'s in-kernel counting, whole host)' ;;
         alt-*) syslint_cmd "$1"; echo "\`${SCMD[*]}\`" ;;
-        agent) echo "\`syslint agent --window $AGENT_WINDOW --every $AGENT_EVERY\` (averaged over the run)" ;;
+        agent) echo "\`syslint agent --window $AGENT_WINDOW --every $AGENT_EVERY${AGENT_ARGS:+ $AGENT_ARGS}\` (averaged over the run)" ;;
         agent-nice) echo "the same agent under \`nice -n 19\`" ;;
         agent-count) echo "the same agent with \`--count-between\`" ;;
-        agent-host) echo "\`syslint agent --window $AGENT_WINDOW --every $AGENT_EVERY\` watching the whole host" ;;
+        agent-host) echo "\`syslint agent --window $AGENT_WINDOW --every $AGENT_EVERY${AGENT_ARGS:+ $AGENT_ARGS}\` watching the whole host" ;;
         agent-host-count) echo "the same host-wide agent with \`--count-between\`" ;;
     esac
 }
@@ -348,7 +356,9 @@ run_nginx() {   # run_nginx CONFIG
             cmd=(/usr/bin/time -f "agent-cpu %U %S" "$SYSLINT" agent --window "$AGENT_WINDOW" --every "$AGENT_EVERY" --for "${bound}s")
             case $c in agent-host*) ;; *) cmd+=(-p "$csv") ;; esac
             [ "$c" = agent-nice ] && cmd=(nice -n 19 "${cmd[@]}")
-            case $c in *-count) cmd+=(--count-between) ;; esac ;;
+            case $c in *-count) cmd+=(--count-between) ;; esac
+            # shellcheck disable=SC2206 # AGENT_ARGS is split into words on purpose
+            cmd+=(${AGENT_ARGS:-}) ;;
         strace-c) cmd=(strace -c -f -o /dev/null); for p in $pids; do cmd+=(-p "$p"); done; sig=TERM ;;
         perf) cmd=(perf trace -s -o "$o" -p "$csv") ;;
         bpftrace) cmd=(bpftrace -o "$o" -e "tracepoint:raw_syscalls:sys_enter /$filt/ { @n[args->id] = count(); }") ;;
