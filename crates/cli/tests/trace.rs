@@ -1140,8 +1140,7 @@ fn summary_only_prints_the_kernels_counts_every_interval() {
 /// analysis caught up, and `--for 2s` on nginx under load (every agent window) cost it full
 /// detail for 22 s in one run. Two processes making uncoalescible calls nonstop (3,000,000
 /// rounds each, a few seconds) traced `--for 1s` with a small queue: what is lost is what the
-/// window could not keep, less than it saw (0.3x here; 9.4x before, the records of the seconds
-/// after it).
+/// window could not keep, not the records of the seconds after it (9.4x what it saw before).
 #[test]
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn for_stops_capturing_when_it_ends() {
@@ -1170,5 +1169,11 @@ fn for_stops_capturing_when_it_ends() {
     }
     let r: syslint_report::Report = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert!(r.capture.syscalls > 10_000, "{}", r.capture.syscalls);
-    assert!(r.capture.lost_events < r.capture.syscalls, "lost {} seen {}", r.capture.lost_events, r.capture.syscalls);
+    // the programs made 18M calls; capturing on after the window (as before) lost most of
+    // them. What is seen and lost is the window's: how they split depends on how fast the
+    // analysis ran beside the two programs (0.3x lost to seen on a quiet machine, 1.2x with
+    // the suite's other tests running), their sum does not
+    let made = 2 * 3_000_000 * 3;
+    let (seen, lost) = (r.capture.syscalls, r.capture.lost_events);
+    assert!(seen + lost < made / 2, "seen {seen} + lost {lost} of {made} calls made: captured past the window");
 }
