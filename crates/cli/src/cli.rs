@@ -191,7 +191,9 @@ pub struct AnalyzeArgs {
 #[derive(Args, Debug)]
 #[command(after_long_help = "\
 Every --every (60s by default) the agent traces what it watches with eBPF for --window (2s by
-default), analyses that window with every detector, and keeps each finding across windows: one
+default, or until the kernel has sent --window-records records, 200000 by default: on a busy
+host a window costs what that many calls cost, however busy the host), analyses that window
+with every detector, and keeps each finding across windows: one
 entry per detector, subject (the program and what it is about, not its pids) and cgroup, with
 the windows it was seen in, first and last seen, the time its fix would have saved, and the
 latest window's evidence. A finding not seen again in a later window of its program is no
@@ -205,7 +207,8 @@ on stderr):
   /metrics   Prometheus text (OpenMetrics): syslint_findings_total and syslint_finding_active
              by detector, severity, program, container, pod and cgroup;
              syslint_finding_saved_seconds_total; the windows, syscalls and lost events
-             counted; the agent's own CPU time
+             counted; the agent's own CPU time and where the windows' time went
+             (syslint_window_seconds_total by phase)
   /findings  the findings kept, as JSON
 
 What it watches: the processes of -p, the processes named by --comm, or, with neither, every
@@ -256,6 +259,12 @@ pub struct AgentArgs {
     /// may end up to as long again after it (nothing new is recorded then)
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub window: Option<std::time::Duration>,
+    /// A window ends early, as at --window's end, once the kernel has sent this many records
+    /// (a record is one call, or a run of identical calls): on a busy host a window then
+    /// costs the traced programs and the agent's analysis what this many calls cost, not what
+    /// --window of them does; 0 for no bound [default: 200000]
+    #[arg(long, value_name = "N")]
+    pub window_records: Option<u64>,
     /// How often a window starts (at least --window) [default: 60s]
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub every: Option<std::time::Duration>,

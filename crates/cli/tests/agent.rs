@@ -1265,3 +1265,66 @@ impl Drop for Group {
         let _ = Command::new("kill").arg("--").arg(format!("-{}", self.0)).status();
     }
 }
+
+/// --window-records: a window on a process that calls nonstop ends once the kernel has sent
+/// that many records, long before --window, and says so (the closing lines, /metrics); where
+/// the windows' time went is served by phase. Without the bound the same window lasts its
+/// whole --window.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn a_window_ends_at_its_bound_of_records() {
+    assert_bpf_works("the agent test");
+    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
+    let dir = std::env::temp_dir().join(format!("syslint-agent-records-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let prog = dir.join("three_calls");
+    let src = root().join("crates/cli/tests/programs/three_calls.c");
+    assert!(Command::new("cc").args(["-O2", "-o"]).arg(&prog).arg(&src).status().expect("cc").success());
+    let phase = |rest: &str, name: &str| -> f64 {
+        let line = rest.lines().find(|l| l.contains("the windows' time:")).unwrap_or_else(|| panic!("{rest}"));
+        let at = line.find(&format!(" {name} ")).unwrap_or_else(|| panic!("{name}: {line}")) + name.len() + 2;
+        line[at..].split(' ').next().and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{name}: {line}"))
+    };
+    for (bound, ends_early) in [("20000", true), ("0", false)] {
+        // 60M calls: it outlasts the window (killed by pid when the test ends)
+        let busy = Killed(Command::new(&prog).arg("20000000").spawn().expect("three_calls"));
+        let args: Vec<String> = ["-p", &busy.0.id().to_string(), "--window", "1s", "--every", "60s", "--for", "60s"]
+            .into_iter()
+            .chain(["--cpu-budget", "100%", "--stacks", "off", "--window-records", bound])
+            .map(String::from)
+            .collect();
+        let (mut agent, mut err, addr) = serving_agent(&args, &[]);
+        // the first window made and analysed (bounded: the next starts a minute later)
+        let t0 = Instant::now();
+        let mut m = get(&addr, "/metrics");
+        while series(&m, "syslint_windows_total") != Some(1.0) && t0.elapsed() < Duration::from_secs(40) {
+            std::thread::sleep(Duration::from_millis(200));
+            m = get(&addr, "/metrics");
+        }
+        // Ctrl-C: the agent stops and prints its closing lines
+        let _ = Command::new("kill").args(["-INT", &agent.0.id().to_string()]).status();
+        let st = agent.0.wait().expect("agent exits");
+        let mut rest = String::new();
+        err.read_to_string(&mut rest).expect("stderr");
+        assert!(st.success(), "{rest}");
+        assert!(rest.contains("syslint agent: 1 window ("), "{rest}");
+        for p in ["attach", "trace", "settle", "catch_up", "detach", "analyse"] {
+            assert!(series_with(&m, "syslint_window_seconds_total", &[("phase", p)]).is_some(), "{p}: {m}");
+        }
+        let traced = phase(&rest, "trace");
+        let bounded = series(&m, "syslint_bounded_windows_total");
+        if ends_early {
+            // 20,000 calls of a program calling nonstop take milliseconds
+            assert!(traced < 0.5, "traced {traced} s: {rest}");
+            assert_eq!(bounded, Some(1.0), "{m}");
+            assert!(rest.contains("1 window ended early at --window-records (20000)"), "{rest}");
+            let seen = series(&m, "syslint_syscalls_total").unwrap_or_default();
+            assert!((20_000.0..2_000_000.0).contains(&seen), "{seen} syscalls: {m}");
+        } else {
+            assert!(traced > 0.9, "traced {traced} s: {rest}");
+            assert_eq!(bounded, Some(0.0), "{m}");
+            assert!(rest.contains("0 windows ended early at --window-records (none)"), "{rest}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

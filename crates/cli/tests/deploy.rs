@@ -307,7 +307,7 @@ fn the_helm_charts_daemonset_is_the_manifests() {
 
 /// Every value of the chart that is a flag of the agent but `comm`, set, as `--set` arguments
 /// (`comm` is the docs' example's).
-const ALL_VALUES: [&str; 20] = [
+const ALL_VALUES: [&str; 22] = [
     "--set",
     "metricsListen=0.0.0.0:9100",
     "--set",
@@ -328,6 +328,8 @@ const ALL_VALUES: [&str; 20] = [
     "cpuBudget=10%",
     "--set",
     "memoryBudget=384M",
+    "--set",
+    "windowRecords=0",
 ];
 
 /// The chart's values become exactly the agent's flags: the three the docs show (an OTLP
@@ -361,7 +363,8 @@ fn the_helm_charts_values_are_the_agents_flags() {
         "agent", "--metrics-listen", "0.0.0.0:9100", "--window", "2s", "--every", "30s",
         "--otlp-endpoint", "http://127.0.0.1:4318", "--cgroup", "/kubepods.slice", "--cgroup", "/system.slice",
         "--stacks", "off", "--count-between", "--pod-logs", "/var/lib/syslint-test/pods",
-        "--cpu-budget", "10%", "--memory-budget", "384M", "--config", "/etc/syslint/syslint.toml",
+        "--cpu-budget", "10%", "--memory-budget", "384M", "--window-records", "0",
+        "--config", "/etc/syslint/syslint.toml",
     ]);
     let pod = &ds["spec"]["template"]["spec"];
     let c = &pod["containers"][0];

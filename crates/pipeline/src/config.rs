@@ -159,6 +159,7 @@ pub struct AgentSection {
     pub pod_logs: Option<String>,
     pub cpu_budget: Option<String>,
     pub memory_budget: Option<String>,
+    pub window_records: Option<u64>,
 }
 
 impl Config {

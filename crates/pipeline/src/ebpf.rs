@@ -5,7 +5,7 @@
 
 use crate::log::formatter_stats;
 use crate::sink::StraceText;
-use crate::{captured, is_slr_name, Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
+use crate::{captured, is_slr_name, Captured, Error, Outcome, Phases, Sink, Source, StopReason, StopWhen};
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -69,6 +69,10 @@ pub struct EbpfSource {
     /// the agent's short windows then see a wait that began inside them end (None: stop at
     /// the deadline).
     pub settle: Option<Duration>,
+    /// End the capture, as at the `--for` deadline (settling included), once the kernel has
+    /// sent this many records: an agent's window on a busy host costs what this many calls
+    /// cost, however busy the host ([`StopReason::Bounded`]).
+    pub max_records: Option<u64>,
 }
 
 impl EbpfSource {
@@ -99,7 +103,7 @@ impl EbpfSource {
             }
             None => (None, None),
         };
-        Ok(EbpfSource { session, slr, text, interval: None, queue_bytes: None, settle: None })
+        Ok(EbpfSource { session, slr, text, interval: None, queue_bytes: None, settle: None, max_records: None })
     }
 }
 
@@ -109,7 +113,7 @@ impl Source for EbpfSource {
     }
 
     fn run(self: Box<Self>, sink: &mut (dyn Sink + Send), stop: &StopWhen) -> Result<Outcome, Error> {
-        let EbpfSource { mut session, slr, text, interval, queue_bytes, settle } = *self;
+        let EbpfSource { mut session, slr, text, interval, queue_bytes, settle, max_records } = *self;
         // monotonic to wall clock, once at the start (as the .slr header and -o text do)
         let local_offset_ns = ebpf::format::local_offset_ns(session.realtime_offset_ns);
         let child = session.child_pid();
@@ -131,6 +135,8 @@ impl Source for EbpfSource {
         let mut full_for = Duration::ZERO;
         // when the settling after the deadline ends (`settle`), once it began
         let mut settling: Option<Instant> = None;
+        let (began, mut closed_at) = (Instant::now(), None);
+        let mut phases = Phases::default();
 
         let (mut why, mut exit_status, mut failure, mut broke) = (None, None, None, false);
         // --interval with --summary-only: the kernel's counts, every interval
@@ -183,14 +189,19 @@ impl Source for EbpfSource {
                     }
                 }
                 why = stop.check(deadline, attached);
+                if let Some(m) = max_records.filter(|&m| why.is_none() && session.records >= m) {
+                    why = Some(StopReason::Bounded(m));
+                }
                 // the deadline with `settle`: no new call from now on; the waits already
                 // begun may end (up to `settle`), then the window does
-                if let (Some(StopReason::Elapsed(_)), Some(grace)) = (&why, settle) {
+                if let (Some(StopReason::Elapsed(_) | StopReason::Bounded(_)), Some(grace)) = (&why, settle) {
                     let until = *settling.get_or_insert_with(|| {
                         if let Err(e) = session.close_window() {
                             failure.get_or_insert(e.to_string());
                         }
-                        Instant::now() + grace
+                        let now = Instant::now();
+                        closed_at = Some(now);
+                        now + grace
                     });
                     if Instant::now() < until && session.waiting() > 0 {
                         why = None;
@@ -209,6 +220,10 @@ impl Source for EbpfSource {
                     break;
                 }
             }
+            let loop_end = Instant::now();
+            let closed = closed_at.unwrap_or(loop_end);
+            phases.traced = closed - began;
+            phases.settling = loop_end - closed;
             match session.drain() {
                 Ok(chunks) => {
                     for c in chunks {
@@ -220,7 +235,9 @@ impl Source for EbpfSource {
                 }
             }
             drop(tx);
-            worker.join()
+            let joined = worker.join();
+            phases.catching_up = loop_end.elapsed();
+            joined
         });
         let Ok((mut consumer, mut info)) = analysis else {
             return Err(Error::AnalysisThread);
@@ -257,7 +274,9 @@ impl Source for EbpfSource {
         stop.notes(attached, &mut info.notes);
         info.notes.extend(crate::gone_note(&session.gone));
         let kernel_counts = session.opts.summary_only.then(|| session.summary());
+        let detach = Instant::now();
         drop(session); // detaches the kernel program
+        phases.detaching = detach.elapsed();
         let stopped_ns = stop.requested().then(ebpf::monotonic_now_ns);
         let mut capture = Captured {
             lost_events: lost.syscalls,
@@ -268,7 +287,7 @@ impl Source for EbpfSource {
             ..captured(Backend::Ebpf, info)
         };
         capture.capture.unread_s = full_for.as_secs_f64();
-        Ok(Outcome { stop, attached, exit_status, capture, not_strace: Vec::new() })
+        Ok(Outcome { stop, attached, exit_status, capture, not_strace: Vec::new(), phases })
     }
 }
 

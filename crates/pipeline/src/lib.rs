@@ -96,6 +96,9 @@ pub enum StopReason {
     Ended,
     /// `--for` elapsed (the duration asked for); the traced processes run on.
     Elapsed(Duration),
+    /// The capture reached its bound of records (this many; an agent's window on a busy
+    /// host); the traced processes run on.
+    Bounded(u64),
     /// SIGINT while attached; the traced processes run on.
     Interrupted,
     /// SIGTERM; the traced processes run on.
@@ -108,7 +111,10 @@ impl StopReason {
     /// Whether syslint stopped the capture (rather than the traced program, or the input,
     /// ending it): then the traced processes run on, and a command's exit status is unknown.
     pub fn requested(&self) -> bool {
-        matches!(self, StopReason::Elapsed(_) | StopReason::Interrupted | StopReason::Terminated)
+        matches!(
+            self,
+            StopReason::Elapsed(_) | StopReason::Bounded(_) | StopReason::Interrupted | StopReason::Terminated
+        )
     }
 
     /// What the report says about the stop: notes, not warnings (a stop asked for, or every
@@ -116,6 +122,9 @@ impl StopReason {
     pub fn notes(&self, attached: bool, w: &mut Vec<String>) {
         match self {
             StopReason::Elapsed(d) => w.push(format!("stopped after {d:?} (--for); the traced processes run on")),
+            StopReason::Bounded(n) => {
+                w.push(format!("stopped after {n} records (the window's bound); the traced processes run on"));
+            }
             StopReason::Interrupted => w.push("stopped by Ctrl-C; the traced processes run on".into()),
             StopReason::Terminated => w.push("stopped by SIGTERM; the traced processes run on".into()),
             StopReason::Ended | StopReason::Failed(_) => {}
@@ -189,6 +198,23 @@ pub struct Outcome {
     /// One message per input in which no strace line was recognised (each is also among the
     /// capture's warnings).
     pub not_strace: Vec<String>,
+    /// Where a live eBPF capture's time went (zero for the other sources).
+    pub phases: Phases,
+}
+
+/// Where a live eBPF capture's time went, from its first read of the ring buffer to the
+/// programs' detach (the agent reports them: what a window costs beyond its length).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Phases {
+    /// Recording new calls, until the deadline (or the end).
+    pub traced: Duration,
+    /// After the deadline, waiting for the calls under way to return (`settle`), hooks still on.
+    pub settling: Duration,
+    /// Detaching the programs, then emptying the ring buffer and waiting for the analysis to
+    /// catch up.
+    pub catching_up: Duration,
+    /// Freeing the programs and their maps.
+    pub detaching: Duration,
 }
 
 /// The typed seam from a source to the analysis: what the reader knew, in the report's form,
@@ -315,6 +341,11 @@ mod tests {
             w(StopReason::Elapsed(Duration::from_millis(1500)), true),
             ["stopped after 1.5s (--for); the traced processes run on"]
         );
+        assert_eq!(
+            w(StopReason::Bounded(200_000), true),
+            ["stopped after 200000 records (the window's bound); the traced processes run on"]
+        );
+        assert!(StopReason::Bounded(1).requested());
         assert_eq!(w(StopReason::Interrupted, true), ["stopped by Ctrl-C; the traced processes run on"]);
         assert_eq!(w(StopReason::Terminated, false), ["stopped by SIGTERM; the traced processes run on"]);
         assert_eq!(w(StopReason::Ended, true), ["every traced process exited"]);

@@ -45,6 +45,9 @@ pub struct Options {
     /// eBPF: after `--for`, let the socket reads and polls already begun end, up to this long
     /// (the agent's windows; see [`EbpfSource::settle`]).
     pub settle: Option<Duration>,
+    /// eBPF: end the capture once the kernel has sent this many records (the agent's windows;
+    /// see [`EbpfSource::max_records`]).
+    pub max_records: Option<u64>,
 }
 
 /// Start tracing `target`: eBPF where it works (or was asked for), else strace; when eBPF
@@ -78,6 +81,7 @@ pub fn start(target: &Target, o: &Options, say: &mut dyn FnMut(&str)) -> Result<
                 }
                 s.queue_bytes = o.queue_bytes;
                 s.settle = o.settle;
+                s.max_records = o.max_records;
                 return Ok(Box::new(Noted { inner: s, note }));
             }
             Err(Error::Bpf(e)) if o.backend == Choice::Auto && !o.summary_only && ebpf::can_fall_back(&e) => {
@@ -217,6 +221,7 @@ mod tests {
             stacks_with_strace: false,
             queue_bytes: None,
             settle: None,
+            max_records: None,
         };
         let mut said = Vec::new();
         for (backend, summary) in [(Choice::Ebpf, false), (Choice::Auto, true)] {

@@ -1,7 +1,7 @@
 //! Sources that read what was recorded: strace logs and `.slr` recordings.
 
 use crate::status::Progress;
-use crate::{captured, Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
+use crate::{captured, Captured, Error, Outcome, Phases, Sink, Source, StopReason, StopWhen};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
@@ -140,7 +140,14 @@ pub(crate) fn formatter_stats(f: &Formatter, info: &mut CaptureInfo) {
 }
 
 fn ended(capture: Captured) -> Outcome {
-    Outcome { stop: StopReason::Ended, attached: false, exit_status: None, capture, not_strace: Vec::new() }
+    Outcome {
+        stop: StopReason::Ended,
+        attached: false,
+        exit_status: None,
+        capture,
+        not_strace: Vec::new(),
+        phases: Phases::default(),
+    }
 }
 
 /// What `syslint analyze` reads: one `.slr` recording, or strace logs. One input that is a

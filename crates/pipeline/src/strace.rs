@@ -1,6 +1,6 @@
 //! Live strace: strace as a child process, its trace streamed into the parallel reader.
 
-use crate::{captured, is_slr_name, Captured, Error, Outcome, Sink, Source, StopReason, StopWhen};
+use crate::{captured, is_slr_name, Captured, Error, Outcome, Phases, Sink, Source, StopReason, StopWhen};
 use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -147,6 +147,7 @@ impl Source for StraceSource {
             exit_status: Some(st),
             capture: Captured { stopped_ns, ..captured(Backend::Strace, info) },
             not_strace: Vec::new(),
+            phases: Phases::default(),
         })
     }
 }

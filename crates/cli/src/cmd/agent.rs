@@ -6,7 +6,7 @@
 //! The agent never stops what it watches: each window detaches like `trace -p ... --for`, and
 //! Ctrl-C or SIGTERM ends the current window the same way before the agent exits.
 
-use super::otlp::{AgentCounts, Otlp, Tls};
+use super::otlp::{AgentCounts, Otlp, Tls, WINDOW_PHASES};
 use super::EXIT_CLEAN;
 use crate::cli::{AgentAction, AgentArgs, AgentStacks, AgentStatusArgs, StatusFormat};
 use anyhow::{bail, Context, Result};
@@ -25,12 +25,17 @@ use syslint_pipeline::budget::{self, CpuBudget, Plan};
 use syslint_pipeline::{live, Analysis, StopWhen};
 use syslint_report::Report;
 
+/// The records a window may take at most (`--window-records`): see docs/agent.md.
+const WINDOW_RECORDS: u64 = 200_000;
+
 /// The agent's options: its flags, else the config file's `[agent]` table, else the defaults.
 struct Settings {
     pids: Vec<u32>,
     comm: Vec<String>,
     cgroup: Vec<String>,
     window: Duration,
+    /// None: no bound.
+    window_records: Option<u64>,
     every: Duration,
     metrics_listen: Option<std::net::SocketAddr>,
     otlp_endpoint: Option<String>,
@@ -91,6 +96,7 @@ impl Settings {
             comm: or(a.comm, file.comm),
             cgroup: or(a.cgroup, file.cgroup),
             window: a.window.or(duration("window", &file.window)?).unwrap_or(Duration::from_secs(2)),
+            window_records: Some(a.window_records.or(file.window_records).unwrap_or(WINDOW_RECORDS)).filter(|&n| n > 0),
             every: a.every.or(duration("every", &file.every)?).unwrap_or(Duration::from_secs(60)),
             metrics_listen: a.metrics_listen.or(listen),
             otlp_endpoint: a.otlp_endpoint.or(file.otlp_endpoint),
@@ -174,6 +180,8 @@ pub fn run(a: AgentArgs) -> Result<u8> {
         shortened: AtomicU64::default(),
         skipped: AtomicU64::default(),
         unread: AtomicU64::default(),
+        phases: Mutex::default(),
+        bounded: AtomicU64::default(),
     });
     if let Some(addr) = a.metrics_listen {
         let server = tiny_http::Server::http(addr).map_err(|e| anyhow::anyhow!("--metrics-listen {addr}: {e}"))?;
@@ -318,6 +326,19 @@ pub fn run(a: AgentArgs) -> Result<u8> {
         shared.failed.load(Ordering::Relaxed),
         n(store.len() as u64, "finding", "findings")
     );
+    let c = shared.counts();
+    if store.windows > 0 {
+        let each: Vec<String> =
+            WINDOW_PHASES.iter().zip(c.window_phases_s).map(|(p, s)| format!("{p} {s:.2} s")).collect();
+        eprintln!("  the windows' time: {}", each.join(", "));
+        eprintln!(
+            "  {} seen, {} lost; {} ended early at --window-records ({})",
+            n(store.syscalls, "syscall", "syscalls"),
+            store.lost_events,
+            n(c.bounded_windows, "window", "windows"),
+            a.window_records.map_or("none".to_string(), |r| r.to_string())
+        );
+    }
     let (shortened, skipped, unread) = (
         shared.shortened.load(Ordering::Relaxed),
         shared.skipped.load(Ordering::Relaxed),
@@ -429,6 +450,8 @@ impl Shared {
             skipped_windows: self.skipped.load(Ordering::Relaxed),
             unread_windows: self.unread.load(Ordering::Relaxed),
             resident_bytes: budget::resident_bytes(),
+            window_phases_s: self.phases.lock().map(|p| *p).unwrap_or_default(),
+            bounded_windows: self.bounded.load(Ordering::Relaxed),
         }
     }
 }
@@ -456,6 +479,10 @@ struct Shared {
     shortened: AtomicU64,
     skipped: AtomicU64,
     unread: AtomicU64,
+    /// Seconds the windows spent in each of [`WINDOW_PHASES`].
+    phases: Mutex<[f64; WINDOW_PHASES.len()]>,
+    /// Windows ended early at --window-records.
+    bounded: AtomicU64,
 }
 
 /// The CPU budget, and what the agent last said about it (it speaks when that changes).
@@ -552,12 +579,7 @@ fn comm_of(pid: u32) -> String {
 
 /// One full-detail eBPF trace (a window) of the watched processes of `groups` (cgroups and
 /// their processes) for `dur`: one attach for all, a report per cgroup that had calls.
-fn trace(
-    a: &Settings,
-    stop: &StopWhen,
-    dur: Duration,
-    groups: &[(String, Vec<u32>)],
-) -> Result<Vec<(Option<String>, Report)>> {
+fn trace(a: &Settings, stop: &StopWhen, dur: Duration, groups: &[(String, Vec<u32>)]) -> Result<Traced> {
     let config = syslint_pipeline::config::load(a.config.as_deref())?;
     let detectors = config.detectors(&[], &[])?;
     let stacks = match a.stacks {
@@ -580,16 +602,31 @@ fn trace(
         // a wait that began inside the window (a client reading until a keep-alive server
         // closes) is seen to its end: up to one more window length, recording nothing new
         settle: Some(dur),
+        max_records: a.window_records,
     };
     let bounded = StopWhen { interrupt: stop.interrupt.clone(), terminate: stop.terminate.clone(), after: Some(dur) };
     let pids: Vec<u32> = groups.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+    let attach = Instant::now();
     let source = live::start(&Target::Pids(pids), &opts, &mut |line| eprintln!("{line}"))?;
+    let attach = attach.elapsed();
     // the same configuration as the first (already built once: building it again cannot fail)
     let mut first = Some(detectors);
     let make = move || Analysis::new(first.take().unwrap_or_else(|| config.detectors(&[], &[]).unwrap_or_default()));
     let mut split = ByCgroup::new(groups, Box::new(make));
     let outcome = source.run(&mut split, &bounded)?;
-    Ok(split.finish(&outcome.capture))
+    let analyse = Instant::now();
+    let reports = split.finish(&outcome.capture);
+    let p = outcome.phases;
+    let phases = [attach, p.traced, p.settling, p.catching_up, p.detaching, analyse.elapsed()].map(|d| d.as_secs_f64());
+    Ok(Traced { reports, phases, bounded: matches!(outcome.stop, syslint_pipeline::StopReason::Bounded(_)) })
+}
+
+/// What one window traced: a report per cgroup that had calls, the seconds of each of
+/// [`WINDOW_PHASES`], and whether it ended at `--window-records`.
+struct Traced {
+    reports: Vec<(Option<String>, Report)>,
+    phases: [f64; WINDOW_PHASES.len()],
+    bounded: bool,
 }
 
 /// One full-detail trace of the watched processes of `groups` (cgroups and their processes),
@@ -606,7 +643,13 @@ fn one_window(
     let result = trace(a, stop, window, groups);
     cpu.spent(window, cpu_before, own_cpu_seconds(), Instant::now());
     match result {
-        Ok(reports) => {
+        Ok(Traced { reports, phases, bounded }) => {
+            if let Ok(mut p) = shared.phases.lock() {
+                p.iter_mut().zip(phases).for_each(|(t, s)| *t += s);
+            }
+            if bounded {
+                shared.bounded.fetch_add(1, Ordering::Relaxed);
+            }
             if reports.iter().any(|(_, r)| r.capture.unread_s > 0.0) {
                 shared.unread.fetch_add(1, Ordering::Relaxed);
             }
@@ -683,6 +726,10 @@ fn metrics(shared: &Shared) -> String {
     resident.set(i64::try_from(c.resident_bytes).unwrap_or(i64::MAX));
     periods.inc_by(c.count_periods);
     candidates.inc_by(c.candidate_windows);
+    let phases = Family::<Labels, Counter<f64, std::sync::atomic::AtomicU64>>::default();
+    for (p, secs) in WINDOW_PHASES.iter().zip(c.window_phases_s) {
+        phases.get_or_create(&vec![("phase", (*p).to_string())]).inc_by(secs);
+    }
     let program_calls = Family::<Labels, Counter>::default();
     let program_errors = Family::<Labels, Counter>::default();
     let program_traced = Family::<Labels, Counter<f64, std::sync::atomic::AtomicU64>>::default();
@@ -715,6 +762,17 @@ fn metrics(shared: &Shared) -> String {
     r.register("finding_saved_seconds", "Seconds the finding's fix would have saved over its windows", saved);
     r.register("windows", "Full-detail windows made", windows);
     r.register("idle_windows", "Windows with no process to watch", idle);
+    let bounded = Counter::<u64>::default();
+    bounded.inc_by(c.bounded_windows);
+    r.register("bounded_windows", "Windows ended early because they reached --window-records", bounded);
+    r.register(
+        "window_seconds",
+        "Seconds the windows spent in each phase: attach (loading and attaching the programs), trace, settle \
+         (calls under way returning, nothing new recorded), catch_up (detached, the records left read and \
+         analysed), detach (the programs and maps freed), analyse (each cgroup's report finished, its findings \
+         kept)",
+        phases,
+    );
     r.register("failed_windows", "Windows whose trace could not start", failed);
     r.register("syscalls", "Syscalls seen in the windows", syscalls);
     r.register("lost_events", "Events the windows' captures lost", lost);

@@ -48,7 +48,17 @@ pub struct AgentCounts {
     pub skipped_windows: u64,
     pub unread_windows: u64,
     pub resident_bytes: u64,
+    /// Seconds the windows spent in each of [`WINDOW_PHASES`].
+    pub window_phases_s: [f64; WINDOW_PHASES.len()],
+    /// Windows ended early at --window-records.
+    pub bounded_windows: u64,
 }
+
+/// Where a window's time goes, in order: loading and attaching the programs, recording,
+/// waiting for calls under way to return (hooks on, nothing new recorded), reading and
+/// analysing what is left (the programs detached first), freeing the programs and maps,
+/// finishing each cgroup's report and keeping its findings.
+pub const WINDOW_PHASES: [&str; 6] = ["attach", "trace", "settle", "catch_up", "detach", "analyse"];
 
 /// The TLS files of an `https://` OTLP endpoint (PEM): the CAs to trust instead of Mozilla's
 /// roots, and the agent's own certificate and key for a collector that asks for one.
@@ -300,6 +310,12 @@ impl Otlp {
             sum("syslint.windows.idle", "Windows with no process to watch", "{window}", one(store.idle_windows)),
             sum("syslint.windows.failed", "Windows whose trace could not start", "{window}", one(agent.failed_windows)),
             sum(
+                "syslint.windows.bounded",
+                "Windows ended early because they reached --window-records",
+                "{window}",
+                one(agent.bounded_windows),
+            ),
+            sum(
                 "syslint.count_periods",
                 "Periods a cgroup was counted in the kernel between windows",
                 "{period}",
@@ -347,6 +363,17 @@ impl Otlp {
                 .into_iter()
                 .map(|(b, how, n)| point(vec![kv("syslint.budget", b), kv("syslint.shed", how)], int(n as i64)))
                 .collect(),
+            ),
+            sum(
+                "syslint.windows.time",
+                "Seconds the windows spent in each phase (syslint.phase): attach, trace, settle, catch_up, detach, \
+                 analyse",
+                "s",
+                WINDOW_PHASES
+                    .iter()
+                    .zip(agent.window_phases_s)
+                    .map(|(p, s)| point(vec![kv("syslint.phase", p)], number_data_point::Value::AsDouble(s)))
+                    .collect(),
             ),
         ];
         let req = ExportMetricsServiceRequest {

@@ -47,6 +47,7 @@ pub fn run(a: TraceArgs) -> Result<u8> {
         stacks_with_strace: a.stacks != crate::cli::Stacks::Auto,
         queue_bytes: None,
         settle: None,
+        max_records: None,
     };
     let source = live::start(&target, &opts, &mut |line| eprintln!("{line}"))?;
     let status = StatusLine::start(source.name(), r.quiet);

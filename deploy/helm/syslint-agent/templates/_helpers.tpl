@@ -67,6 +67,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- with $v.podLogs }}{{ $args = concat $args (list "--pod-logs" (toString .)) }}{{ end }}
 {{- with $v.cpuBudget }}{{ $args = concat $args (list "--cpu-budget" (toString .)) }}{{ end }}
 {{- with $v.memoryBudget }}{{ $args = concat $args (list "--memory-budget" (toString .)) }}{{ end }}
+{{- if ne (toString $v.windowRecords) "" }}{{ $args = concat $args (list "--window-records" (toString $v.windowRecords)) }}{{ end }}
 {{- range $v.extraArgs }}{{ $args = append $args (toString .) }}{{ end }}
 {{- toJson $args }}
 {{- end }}
