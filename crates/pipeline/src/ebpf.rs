@@ -135,7 +135,7 @@ impl Source for EbpfSource {
         let mut full_for = Duration::ZERO;
         // when the settling after the deadline ends (`settle`), once it began
         let mut settling: Option<Instant> = None;
-        let (began, mut closed_at) = (Instant::now(), None);
+        let began = Instant::now();
         let mut phases = Phases::default();
 
         let (mut why, mut exit_status, mut failure, mut broke) = (None, None, None, false);
@@ -199,9 +199,7 @@ impl Source for EbpfSource {
                         if let Err(e) = session.close_window() {
                             failure.get_or_insert(e.to_string());
                         }
-                        let now = Instant::now();
-                        closed_at = Some(now);
-                        now + grace
+                        Instant::now() + grace
                     });
                     if Instant::now() < until && session.waiting() > 0 {
                         why = None;
@@ -221,7 +219,8 @@ impl Source for EbpfSource {
                 }
             }
             let loop_end = Instant::now();
-            let closed = closed_at.unwrap_or(loop_end);
+            // the window closed `settle` before the settling's end
+            let closed = settling.zip(settle).map_or(loop_end, |(until, grace)| until - grace);
             phases.traced = closed - began;
             phases.settling = loop_end - closed;
             match session.drain() {
