@@ -199,6 +199,14 @@ syscalls = ["Getppid"]
 name = "min_calls"
 default = 1000
 meaning = "calls a program needs to be reported"
+
+# a severity threshold the trace adds up (calls, bytes, seconds): \`amount = true\` lets a
+# window cut short by the agent's bound of records judge it at the rate it saw
+# [[option]]
+# name = "warn_calls"
+# default = 100000
+# meaning = "calls for a warning"
+# amount = true
 \`\`\`
 EOF
 

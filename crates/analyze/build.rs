@@ -329,6 +329,9 @@ struct Opt {
     /// The default as a Rust expression.
     default: String,
     meaning: String,
+    /// An amount the trace accumulates (bytes, seconds, calls), not a share or a rate: a window
+    /// cut short by its bound of records meets it at the rate it saw (`registry::Stretch`).
+    amount: bool,
 }
 
 /// The types an option may have.
@@ -469,8 +472,10 @@ fn parse(list: Option<&toml::Value>) -> Result<Vec<Opt>, String> {
 }
 
 fn option(t: &toml::Table) -> Result<Opt, String> {
-    if let Some(k) = t.keys().find(|k| !["name", "type", "default", "default_expr", "meaning"].contains(&k.as_str())) {
-        return Err(format!("unknown key `{k}` (name, type, default or default_expr, meaning)"));
+    if let Some(k) =
+        t.keys().find(|k| !["name", "type", "default", "default_expr", "meaning", "amount"].contains(&k.as_str()))
+    {
+        return Err(format!("unknown key `{k}` (name, type, default or default_expr, meaning, amount)"));
     }
     let text = |k: &str| -> Result<Option<&str>, String> {
         match t.get(k) {
@@ -510,7 +515,15 @@ fn option(t: &toml::Table) -> Result<Opt, String> {
         (Some(_), Some(_)) => return Err("both `default` and `default_expr`".into()),
         (None, None) => return Err("no `default`".into()),
     };
-    Ok(Opt { name, ty, default, meaning })
+    let amount = match t.get("amount") {
+        None => false,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(_) => return Err("`amount` is not true or false".into()),
+    };
+    if amount && !matches!(ty, Ty::Int(_) | Ty::Float(_)) {
+        return Err(format!("an `amount` is a number, not a {}", ty.rust()));
+    }
+    Ok(Opt { name, ty, default, meaning, amount })
 }
 
 /// The code `include!`d by `crate::detector!`. The config is what the `options!` macro used to
@@ -534,12 +547,20 @@ fn generate(md: &Path, stem: &str, d: &Decl) -> String {
     for o in options {
         let _ = writeln!(
             s,
-            "    crate::registry::OptionDoc {{ name: {:?}, meaning: {:?} }},",
+            "    crate::registry::OptionDoc {{ name: {:?}, meaning: {:?}, amount: {} }},",
             o.name,
-            format!(" {}", o.meaning)
+            format!(" {}", o.meaning),
+            o.amount
         );
     }
-    s.push_str("];\n\n/// The detector's declaration: the title and the declaration block of its docs.\n");
+    s.push_str("];\n\nimpl crate::registry::Stretch for Config {\n");
+    let amounts: Vec<&Opt> = options.iter().filter(|o| o.amount).collect();
+    let by = if amounts.is_empty() { "_by" } else { "by" };
+    let _ = writeln!(s, "    fn stretch(&mut self, {by}: f64) {{");
+    for o in amounts {
+        let _ = writeln!(s, "        self.{0} = crate::registry::Amount::over(self.{0}, by);", o.name);
+    }
+    s.push_str("    }\n}\n\n/// The detector's declaration: the title and the declaration block of its docs.\n");
     s.push_str("pub static META: crate::registry::Meta = crate::registry::Meta {\n");
     let _ = writeln!(s, "    code: {:?},\n    name: {:?},", d.code, d.name);
     let _ = writeln!(s, "    category: crate::registry::Category::{},", d.category);

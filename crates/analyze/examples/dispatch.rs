@@ -64,6 +64,7 @@ impl Detector for Dummy {
         std::hint::black_box(self.1);
         Vec::new()
     }
+    fn stretch(&mut self, _by: f64) {}
 }
 
 fn detectors(config: &str) -> Vec<Box<dyn Detector>> {

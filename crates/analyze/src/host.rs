@@ -677,6 +677,9 @@ impl<D: Hosted> Detector for Host<D> {
         self.programs.merge_unnamed_groups(cx.model, &mut self.groups, Merge::merge);
         self.detector.report(Groups { programs: &self.programs, groups: &self.groups }, cx)
     }
+    fn stretch(&mut self, by: f64) {
+        registry::Stretch::stretch(self.detector.config_mut(), by);
+    }
     fn dropped(&self) -> Option<String> {
         let what = if D::PER_PROCESS { "processes" } else { "threads" };
         let parts: Vec<String> =
@@ -715,7 +718,7 @@ mod tests {
     /// A toy detector: sched_yield calls per thread, added up per program; at most `CAP`
     /// threads followed.
     #[derive(Clone)]
-    struct Toy<const CAP: usize>;
+    struct Toy<const CAP: usize>(crate::detectors::yield_spin::Config);
 
     #[derive(Clone, Default)]
     struct Calls {
@@ -727,8 +730,11 @@ mod tests {
     impl<const CAP: usize> Declared for Toy<CAP> {
         type Config = crate::detectors::yield_spin::Config;
         const META: &'static Meta = &crate::detectors::yield_spin::META;
-        fn new(_cfg: Self::Config) -> Self {
-            Toy
+        fn new(cfg: Self::Config) -> Self {
+            Toy(cfg)
+        }
+        fn config_mut(&mut self) -> &mut Self::Config {
+            &mut self.0
         }
     }
 
@@ -785,7 +791,7 @@ mod tests {
 
     #[test]
     fn the_host_keeps_each_thread_until_it_ends_and_adds_them_up_per_program() {
-        let (r, seen) = run(Box::new(Host::new(Toy::<20_000>)));
+        let (r, seen) = run(Box::new(Host::new(Toy::<20_000>(Default::default()))));
         assert_eq!(seen.len(), 7);
         let f = &r.findings[0];
         assert_eq!(f.metrics["calls"], seen.values().sum::<u64>());
@@ -797,7 +803,7 @@ mod tests {
 
     #[test]
     fn threads_beyond_the_bound_are_left_out_and_the_report_says_how_many_calls() {
-        let (r, seen) = run(Box::new(Host::new(Toy::<2>)));
+        let (r, seen) = run(Box::new(Host::new(Toy::<2>(Default::default()))));
         let f = &r.findings[0];
         let kept = f.metrics["calls"].as_u64().expect("calls");
         // two at once: a thread that exits makes room for the next, and the rest are left out

@@ -53,6 +53,9 @@ pub struct Captured {
     /// Stacks sampled apart from the calls (eBPF): each stands for `weight` calls of its
     /// thread and syscall.
     pub sampled_stacks: Option<syslint_event::SampledStacks>,
+    /// A live window cut short by its bound of records: its findings are judged at the rate it
+    /// saw, over the length it was meant to have ([`registry::Shortened`]).
+    pub shortened: Option<registry::Shortened>,
 }
 
 impl From<Capture> for Captured {
@@ -93,6 +96,8 @@ pub struct Analyzer {
     /// The stacks of the calls, per thread and syscall (inputs with stacks only).
     sites: callsites::CallSites,
     stacks: Option<syslint_event::StackTable>,
+    /// The window was cut short by its bound of records ([`Captured::shortened`]).
+    shortened: Option<registry::Shortened>,
 }
 
 /// Threads analysed one by one at most (`SYSLINT_MAX_TASKS` to change it). A trace holds this
@@ -137,6 +142,7 @@ impl Analyzer {
             counts: None,
             sites: Default::default(),
             stacks: None,
+            shortened: None,
         }
     }
 
@@ -291,6 +297,7 @@ impl Analyzer {
         }
         self.local_offset_ns = c.local_offset_ns;
         self.stacks = c.stacks;
+        self.shortened = c.shortened.filter(|s| s.factor() > 1.0);
         if let Some(sampled) = c.sampled_stacks {
             self.add_sampled(sampled, &mut capture);
         }
@@ -401,8 +408,28 @@ impl Analyzer {
             registry::FinishCtx { model: &self.model, clock, window, tracer: registry::Tracer::of_backend(backend) };
         let mut findings = Vec::new();
         for d in &mut self.detectors {
-            findings.extend(d.finish(&cx));
+            match self.shortened {
+                // judged at the rate seen over the window's whole length; what that changed
+                // is said in the finding's cost line
+                Some(short) => {
+                    let seen = d.clone_box().finish(&cx);
+                    d.stretch(short.factor());
+                    let mut judged = d.finish(&cx);
+                    registry::explain_stretch(&mut judged, &seen, short);
+                    findings.extend(judged);
+                }
+                None => findings.extend(d.finish(&cx)),
+            }
             capture.warnings.extend(d.dropped());
+        }
+        if let Some(short) = self.shortened {
+            capture.notes.push(format!(
+                "the window ended at its bound of records after {:.2} s of the {:.1} s it was to last: amounts were judged at the rate seen, over {:.1} s (x{:.1})",
+                short.seen_s,
+                short.meant_s,
+                short.meant_s,
+                short.factor()
+            ));
         }
         // less than a full trace: each detector's excerpt or counts rules, where its full-trace
         // rules found nothing
@@ -640,6 +667,7 @@ impl Dispatch {
 mod tests {
     use super::*;
     use std::sync::{atomic::AtomicU64, Arc};
+    use syslint_report::Severity;
 
     #[test]
     fn findings_so_far_are_asked_of_copies() {
@@ -663,5 +691,47 @@ mod tests {
         assert_eq!(now, report.findings.len());
         assert_eq!(report.findings.iter().filter(|f| f.detector == "fsync-storm").count(), 1);
         assert!(mid.first() == Some(&0) && mid.last() == Some(&1), "{mid:?}");
+    }
+
+    /// A window cut short by its bound of records is judged at the rate it saw, over the
+    /// length it was to have: busy-poll's seconds of spinning, a real trace's, against a
+    /// warning threshold three times what the trace holds: info as seen, a warning over ten
+    /// times the trace's length (the cost line says why), and the error, at a hundred times,
+    /// still out of reach.
+    #[test]
+    fn a_shortened_window_is_judged_at_its_rate() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../lab/busy-poll/traces/c-poll0.f-tt-T-yy.strace.gz");
+        let src = syslint_capture::input::expand_sources(&[path]).expect("lab trace");
+        let run = |config: &str, shortened: Option<registry::Shortened>| {
+            let table: toml::Table = config.parse().expect("toml");
+            let mut a = Analyzer::new(registry::build(&["busy-poll".into()], &[], &table).expect("busy-poll"));
+            syslint_capture::read_strace(&src, Arc::new(AtomicU64::new(0)), |e| a.on_event(e)).expect("read");
+            let report = a.finish(Captured { shortened, ..Default::default() });
+            let f = report.findings.into_iter().find(|f| f.detector == "busy-poll").expect("a busy-poll finding");
+            (f, report.capture.window.map(|w| w.duration_s), report.capture.notes)
+        };
+        let (plain, span, _) = run("", None);
+        assert_eq!(plain.severity, Severity::Warning, "{plain:?}");
+        let spun = plain.metrics["spin_seconds"].as_f64().expect("seconds spun");
+        let span = span.expect("a timed trace");
+        let config = format!("[busy-poll]\nwarn_seconds = {}\nerror_seconds = {}", 3.0 * spun, 100.0 * spun);
+        let (seen, _, _) = run(&config, None);
+        assert_eq!(seen.severity, Severity::Info, "{seen:?}");
+        let short = registry::Shortened { seen_s: span, meant_s: 10.0 * span };
+        let (judged, _, notes) = run(&config, Some(short));
+        assert_eq!(judged.severity, Severity::Warning, "{judged:?}");
+        let cost = judged.cost.as_deref().unwrap_or_default();
+        assert!(
+            cost.contains("warning at the rate seen in the") && cost.contains("(x10.0); info from those calls alone"),
+            "{cost}"
+        );
+        assert!(notes.iter().any(|n| n.contains("ended at its bound of records")), "{notes:?}");
+        // the same counts, not rescaled: only the thresholds moved
+        assert_eq!(judged.metrics["spin_seconds"], plain.metrics["spin_seconds"]);
+        // not shorter than meant: nothing changes
+        let (same, _, notes) = run(&config, Some(registry::Shortened { seen_s: span, meant_s: span }));
+        assert_eq!(same.severity, Severity::Info);
+        assert!(same.cost == seen.cost && notes.is_empty(), "{same:?} {notes:?}");
     }
 }

@@ -123,6 +123,111 @@ const fn section(md: &'static str, heading: &[u8], from: usize) -> (&'static str
 pub struct OptionDoc {
     pub name: &'static str,
     pub meaning: &'static str,
+    /// An amount the trace accumulates (bytes, seconds, calls: `amount = true` in the docs),
+    /// not a share or a rate: a window cut short by its bound of records meets it at the rate
+    /// it saw ([`Shortened`]).
+    pub amount: bool,
+}
+
+/// A live window cut short by its bound of records (the agent's `--window-records`): its
+/// calls were seen in `seen_s` of the `meant_s` it was to last. Its findings are judged at the
+/// rate it saw, over its whole length: the options that are amounts (`amount = true`) are
+/// divided by [`Shortened::factor`] before the detectors' finish ([`Stretch`]), so a warning that
+/// needs 256 MiB copied needs 77 MiB in 0.6 s of a 2 s window. Reporting thresholds (`min_*`)
+/// are not amounts in this sense: a finding still needs its evidence inside the window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shortened {
+    pub seen_s: f64,
+    pub meant_s: f64,
+}
+
+impl Shortened {
+    /// How many times longer the window was meant to be than it was (1 when not shorter).
+    pub fn factor(&self) -> f64 {
+        if self.seen_s.is_finite() && self.meant_s.is_finite() && self.seen_s > 0.0 && self.meant_s > self.seen_s {
+            self.meant_s / self.seen_s
+        } else {
+            1.0
+        }
+    }
+}
+
+/// The cost line of each finding a shortened window's rate made more severe than the calls
+/// seen alone (`seen`: the same detector's findings with its options as given), so the
+/// severity says what it stands on.
+pub fn explain_stretch(judged: &mut [Finding], seen: &[Finding], short: Shortened) {
+    for f in judged {
+        let before = seen.iter().find(|s| s.detector == f.detector && s.subject == f.subject).map(|s| s.severity);
+        if before.is_some_and(|b| b >= f.severity) {
+            continue;
+        }
+        let why = format!(
+            "{} at the rate seen in the {} the window ran before its bound of records, over the {} it was to last (x{:.1}){}",
+            f.severity.as_str(),
+            fmt_secs(short.seen_s),
+            fmt_secs(short.meant_s),
+            short.factor(),
+            match before {
+                Some(b) => format!("; {} from those calls alone", b.as_str()),
+                None => "; not reported from those calls alone".into(),
+            }
+        );
+        f.cost = Some(match f.cost.take() {
+            Some(c) => format!("{c}; {why}"),
+            None => why,
+        });
+    }
+}
+
+/// A detector's config whose amounts can be judged over a longer window than the one seen:
+/// generated from the options marked `amount = true` ([`Shortened`]).
+pub trait Stretch {
+    /// Divide every amount by `by` (> 1).
+    fn stretch(&mut self, by: f64);
+}
+
+/// A threshold that is an amount, divided by a window's factor ([`Stretch`]): integers round up
+/// and stay at least 1 (a threshold of 0 stays 0).
+pub trait Amount: Copy {
+    fn over(self, by: f64) -> Self;
+}
+
+macro_rules! int_amount {
+    ($($t:ty),*) => {$(
+        impl Amount for $t {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss, clippy::cast_lossless)]
+            fn over(self, by: f64) -> Self {
+                // NaN is no factor either
+                if self == 0 || by.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) {
+                    return self;
+                }
+                // an f64 past the type's range saturates in `as`
+                ((self as f64 / by).ceil() as $t).max(1)
+            }
+        }
+    )*};
+}
+int_amount!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl Amount for f64 {
+    fn over(self, by: f64) -> Self {
+        if by > 1.0 {
+            self / by
+        } else {
+            self
+        }
+    }
+}
+
+impl Amount for f32 {
+    #[allow(clippy::cast_possible_truncation)]
+    fn over(self, by: f64) -> Self {
+        if by > 1.0 {
+            (f64::from(self) / by) as f32
+        } else {
+            self
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -363,6 +468,10 @@ pub trait Detector: DetectorClone + Send {
         None
     }
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding>;
+    /// Judge the trace as `by` times longer than it was seen (> 1: a window cut short by its
+    /// bound of records, [`Shortened`]): divide the options that are amounts by `by`, before
+    /// [`finish`](Self::finish). Declared detectors: `self.cfg.stretch(by)` ([`Stretch`]).
+    fn stretch(&mut self, by: f64);
     /// Excerpt rules (optional): the smallest convincing evidence of the pathology in a short
     /// run of lines ([`crate::basis::Excerpt`]: maybe one process, no pids, timestamps or
     /// durations). Called only when the input is an excerpt and [`finish`](Self::finish) found
@@ -401,9 +510,11 @@ impl Levels {
 /// Hosted detectors ([`crate::host::Hosted`]) have it as their supertrait; the few that
 /// implement [`Detector`] themselves enter the registry with [`entry`].
 pub trait Declared: Clone + Send + 'static {
-    type Config: serde::Serialize + serde::de::DeserializeOwned + Default;
+    type Config: serde::Serialize + serde::de::DeserializeOwned + Default + Stretch;
     const META: &'static Meta;
     fn new(cfg: Self::Config) -> Self;
+    /// Its options, to judge a shortened window at its rate ([`Shortened`]).
+    fn config_mut(&mut self) -> &mut Self::Config;
 }
 
 /// The registry entry of a detector that implements [`Detector`] itself: `entry::<RepeatedDns>()`.
@@ -572,6 +683,9 @@ macro_rules! detector {
             fn new($cfg: Config) -> Self {
                 $ty { $cfg $(, $field: $value)* }
             }
+            fn config_mut(&mut self) -> &mut Config {
+                &mut self.$cfg
+            }
         }
     };
 }
@@ -614,6 +728,49 @@ mod tests {
         let listed: Vec<&str> = listed.iter().map(|c| c.trim_end_matches('.')).collect();
         let registered: Vec<String> = ENTRIES.iter().map(|e| format!("{} {}", e.meta.code, e.meta.name)).collect();
         assert_eq!(listed, registered, "docs/detectors.md 'Codes:' against the registry");
+    }
+
+    #[test]
+    fn amounts_divide_by_a_windows_factor() {
+        assert_eq!(Amount::over(256_u64, 3.3), 78);
+        assert_eq!(Amount::over(1_u32, 100.0), 1, "an amount of one stays one");
+        assert_eq!(Amount::over(0_u64, 5.0), 0, "no threshold stays none");
+        assert_eq!(Amount::over(u64::MAX, 1.0), u64::MAX, "a factor of 1 changes nothing");
+        assert_eq!(Amount::over(7_i32, f64::NAN), 7);
+        assert!((Amount::over(0.1_f64, 4.0) - 0.025).abs() < 1e-12);
+        let s = |seen_s, meant_s| Shortened { seen_s, meant_s }.factor();
+        assert!((s(0.5, 2.0) - 4.0).abs() < 1e-12);
+        assert_eq!(s(2.0, 2.0), 1.0);
+        assert_eq!(s(0.0, 2.0), 1.0, "nothing seen: no rate");
+        assert_eq!(s(3.0, 2.0), 1.0, "longer than meant (settling): not shrunk");
+        assert_eq!(s(f64::NAN, 2.0), 1.0);
+        // the generated stretch divides the amounts only: userspace-copy's warn_bytes, not
+        // its min_bytes (a finding still needs its evidence) nor its share
+        let mut c = crate::detectors::userspace_copy::Config::default();
+        let before = c.clone();
+        Stretch::stretch(&mut c, 4.0);
+        assert_eq!(c.warn_bytes, before.warn_bytes / 4);
+        assert_eq!(
+            (c.min_bytes, c.min_copy_share, c.max_pending),
+            (before.min_bytes, before.min_copy_share, before.max_pending)
+        );
+    }
+
+    /// Every option marked as an amount is a severity threshold (`warn_*`, `error_*`): the
+    /// ones that decide whether a finding is made at all are not stretched.
+    #[test]
+    fn only_severity_thresholds_are_amounts() {
+        for e in ENTRIES {
+            for o in e.meta.options.iter().filter(|o| o.amount) {
+                assert!(o.name.starts_with("warn_") || o.name.starts_with("error_"), "{}: {}", e.meta.name, o.name);
+                assert!(
+                    !o.name.contains("share") && !o.name.contains("per_"),
+                    "{}: {} is a ratio",
+                    e.meta.name,
+                    o.name
+                );
+            }
+        }
     }
 
     #[test]

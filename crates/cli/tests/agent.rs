@@ -1328,3 +1328,64 @@ fn a_window_ends_at_its_bound_of_records() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A window that ends early at its bound of records is judged at the rate it saw, over the
+/// whole --window (issue 32): a quiet pathology beside a busy program. The busy-poll lab's
+/// client (spin.c, `poll(fd, 1, 0)` in a loop while its server takes 200 ms an answer: the
+/// kernel folds its identical calls, a few records a second) and three_calls (three different
+/// calls nonstop: 20,000 records in hundredths of a second) in one window: the spinner spins a
+/// few hundredths of a second before the bound, under busy-poll's 0.1 s for a warning; over
+/// the 2 s window, at that rate, it spins the whole time, as an unbounded window sees it. The
+/// finding's cost line says what its severity stands on.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn a_bounded_window_is_judged_over_its_whole_length() {
+    assert_bpf_works("the agent test");
+    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
+    let dir = std::env::temp_dir().join(format!("syslint-agent-rate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let build = |name: &str, src: &str| {
+        let prog = dir.join(name);
+        let ok = Command::new("cc").args(["-O2", "-pthread", "-o"]).arg(&prog).arg(root().join(src)).status();
+        assert!(ok.expect("cc").success());
+        prog
+    };
+    let spin = build("spin", "lab/busy-poll/spin.c");
+    let busy = build("three_calls", "crates/cli/tests/programs/three_calls.c");
+    // 40 answers 200 ms apart: 8 s of spinning (spin.c's alarm ends it at 10 s at the latest)
+    let spin = Killed(Command::new(&spin).args(["poll0", "40", "200"]).stdout(Stdio::null()).spawn().expect("spin"));
+    // 60M calls: it outlasts the window (killed by pid when the test ends)
+    let busy = Killed(Command::new(&busy).arg("20000000").spawn().expect("three_calls"));
+    let (s, b) = (spin.0.id().to_string(), busy.0.id().to_string());
+    let args: Vec<String> = ["-p", &s, "-p", &b, "--window", "2s", "--every", "60s", "--for", "60s"]
+        .into_iter()
+        .chain(["--cpu-budget", "100%", "--stacks", "off", "--window-records", "20000"])
+        .map(String::from)
+        .collect();
+    let (mut agent, mut err, addr) = serving_agent(&args, &[]);
+    let t0 = Instant::now();
+    let mut m = get(&addr, "/metrics");
+    while series(&m, "syslint_windows_total") != Some(1.0) && t0.elapsed() < Duration::from_secs(40) {
+        std::thread::sleep(Duration::from_millis(200));
+        m = get(&addr, "/metrics");
+    }
+    let json: serde_json::Value = serde_json::from_str(&get(&addr, "/findings")).expect("JSON");
+    let _ = Command::new("kill").args(["-INT", &agent.0.id().to_string()]).status();
+    let st = agent.0.wait().expect("agent exits");
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).expect("stderr");
+    assert!(st.success(), "{rest}");
+    assert_eq!(series(&m, "syslint_bounded_windows_total"), Some(1.0), "{m}");
+    let list = json["findings"].as_array().expect("a list");
+    let f = list.iter().find(|f| f["detector"] == "busy-poll").unwrap_or_else(|| panic!("{json:#}\n{rest}"));
+    let latest = &f["latest"];
+    // seen alone, a few hundredths of a second of spinning: info
+    let spun = latest["metrics"]["spin_seconds"].as_f64().unwrap_or_else(|| panic!("{f:#}"));
+    assert!(spun < 0.1, "the bound came later than thought: {spun} s spun\n{f:#}");
+    assert!(matches!(latest["severity"].as_str(), Some("warning" | "error")), "{f:#}");
+    let cost = latest["cost"].as_str().unwrap_or_default();
+    assert!(cost.contains("at the rate seen in the") && cost.contains("over the 2.00 s it was to last"), "{cost}");
+    assert!(cost.contains("info from those calls alone"), "{cost}");
+    drop((spin, busy));
+    let _ = std::fs::remove_dir_all(&dir);
+}

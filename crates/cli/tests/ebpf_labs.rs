@@ -10,6 +10,7 @@
 //! Needs root (or CAP_BPF+CAP_PERFMON); without it every test says so loudly and returns.
 
 use crate::common::*;
+use syslint_report::Severity;
 
 /// A stand-in for strace: `-o OUT [flags] CMD...` -> `syslint trace --backend ebpf -o OUT.slr`
 /// (the command's exit status, as strace would give).
@@ -32,9 +33,36 @@ fn ebpf_run(lab: &str, variant: &str) -> (syslint_report::Report, syslint_report
     assert!(e.status.success(), "export: {}", stderr(&e));
     let text = analyze(&[&txt]);
     assert_eq!(text.capture.unparsed_lines, 0, "{:?}", text.capture.unparsed_samples);
-    let names =
-        |r: &syslint_report::Report| r.findings.iter().map(|f| (f.detector.clone(), f.severity)).collect::<Vec<_>>();
-    assert_eq!(names(&text), names(&again), "{lab} {variant}: exported text vs .slr");
+    let names = |r: &syslint_report::Report| r.findings.iter().map(|f| f.detector.clone()).collect::<Vec<_>>();
+    let (mut t, mut r) = (names(&text), names(&again));
+    t.sort();
+    r.sort();
+    assert_eq!(t, r, "{lab} {variant}: exported text vs .slr");
+    // the same severities, but where the two timing models differ: read back as text, the
+    // calls are timed as strace's (a call's own time; the gaps between calls would be the
+    // tracer's), where the .slr is timed as eBPF's (connection-churn: socket() to the first
+    // request). A cost near a threshold can then be a warning in one and info in the other
+    // (py-tls-once: 100.7 ms against 87.9 ms, around the 100 ms of its warn_s); nothing else
+    for f in &again.findings {
+        let Some(g) = text.findings.iter().find(|g| g.detector == f.detector && g.subject == f.subject) else {
+            continue;
+        };
+        let timed_apart = f.cost.as_deref().is_some_and(|c| c.contains("measured with eBPF"))
+            && !g.cost.as_deref().is_some_and(|c| c.contains("measured with eBPF"));
+        let near = matches!(
+            (f.severity, g.severity),
+            (Severity::Warning, Severity::Info) | (Severity::Info, Severity::Warning)
+        );
+        assert!(
+            f.severity == g.severity || (timed_apart && near),
+            "{lab} {variant}: {} is {:?} from the .slr, {:?} from its text ({:?} / {:?})",
+            f.detector,
+            f.severity,
+            g.severity,
+            f.cost,
+            g.cost
+        );
+    }
     // kept only when something above failed (to look at); a busy-poll recording is ~80 MB
     std::fs::remove_dir_all(&dir).ok();
     (live, again)

@@ -119,6 +119,7 @@ impl Source for EbpfSource {
         let child = session.child_pid();
         let attached = child.is_none();
         let deadline = stop.deadline();
+        let stop_when_after = stop.after;
         let known = session.known().clone();
         let (tx, rx) = std::sync::mpsc::channel::<Chunk>();
         // emptied buffers go back to the capture thread
@@ -135,6 +136,9 @@ impl Source for EbpfSource {
         let mut full_for = Duration::ZERO;
         // when the settling after the deadline ends (`settle`), once it began
         let mut settling: Option<Instant> = None;
+        // why the window began to close (the deadline, or the bound of records): its reason,
+        // even when the deadline passes while it settles
+        let mut closing: Option<StopReason> = None;
         let began = Instant::now();
         let mut phases = Phases::default();
 
@@ -194,7 +198,10 @@ impl Source for EbpfSource {
                 }
                 // the deadline with `settle`: no new call from now on; the waits already
                 // begun may end (up to `settle`), then the window does
-                if let (Some(StopReason::Elapsed(_) | StopReason::Bounded(_)), Some(grace)) = (&why, settle) {
+                if let (Some(r @ (StopReason::Elapsed(_) | StopReason::Bounded(_))), Some(grace)) =
+                    (why.clone(), settle)
+                {
+                    why = Some(closing.get_or_insert(r).clone());
                     let until = *settling.get_or_insert_with(|| {
                         if let Err(e) = session.close_window() {
                             failure.get_or_insert(e.to_string());
@@ -277,7 +284,16 @@ impl Source for EbpfSource {
         drop(session); // detaches the kernel program
         phases.detaching = detach.elapsed();
         let stopped_ns = stop.requested().then(ebpf::monotonic_now_ns);
+        // a window cut short by its bound: judged at its rate over the length it was to have
+        let shortened = match (&stop, stop_when_after) {
+            (StopReason::Bounded(_), Some(meant)) => Some(syslint_analyze::registry::Shortened {
+                seen_s: phases.traced.as_secs_f64(),
+                meant_s: meant.as_secs_f64(),
+            }),
+            _ => None,
+        };
         let mut capture = Captured {
+            shortened,
             lost_events: lost.syscalls,
             kernel_counts,
             stopped_ns,

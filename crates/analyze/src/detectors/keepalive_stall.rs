@@ -409,6 +409,9 @@ impl Detector for KeepaliveStall {
         vec![&mut self.conns, &mut self.pending]
     }
 
+    fn stretch(&mut self, by: f64) {
+        crate::registry::Stretch::stretch(&mut self.cfg, by);
+    }
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
         // calls still open when the trace ended: their end is unknown
         let pids: Vec<Tid> = self.pending.keys().copied().collect();

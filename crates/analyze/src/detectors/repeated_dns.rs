@@ -507,6 +507,9 @@ impl Detector for RepeatedDns {
         vec![&mut self.episodes]
     }
 
+    fn stretch(&mut self, by: f64) {
+        crate::registry::Stretch::stretch(&mut self.cfg, by);
+    }
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
         let tids: Vec<Tid> = self.episodes.keys().copied().collect();
         for tid in tids {

@@ -372,6 +372,9 @@ impl Detector for SpawnPerTask {
         vec![&mut self.children, &mut self.programs]
     }
 
+    fn stretch(&mut self, by: f64) {
+        crate::registry::Stretch::stretch(&mut self.cfg, by);
+    }
     fn finish(&mut self, cx: &FinishCtx) -> Vec<Finding> {
         // children still running: tasks without a known end
         let open: Vec<Tgid> = self.children.keys().copied().collect();

@@ -64,7 +64,16 @@ a finding is at most info, below {} at most a warning, whatever its counts. JSON
         s.push_str(&format!("## Options (syslint.toml, table [{}])\n", m.name));
         for o in m.options {
             let v = defaults.get(o.name).map(std::string::ToString::to_string).unwrap_or_default();
-            s.push_str(&format!("- `{} = {v}`: {}\n", o.name, o.meaning.trim()));
+            let amount = if o.amount { " (an amount: see below)" } else { "" };
+            s.push_str(&format!("- `{} = {v}`: {}{amount}\n", o.name, o.meaning.trim()));
+        }
+        if m.options.iter().any(|o| o.amount) {
+            s.push_str(
+                "\nAmounts add up over a trace. A window of `syslint agent` that ends early at its bound of \
+                 records (--window-records) is judged at the rate it saw, over the whole --window: \
+                 the amounts are divided by how much longer the window was to last, and a finding \
+                 this makes more severe says so in its cost line.\n",
+            );
         }
         s.push('\n');
     }
