@@ -19,8 +19,14 @@
 # 30% over 10 s ones (CPU_BUDGET overrides it), so the agent sheds here what it would shed at
 # its defaults, not more.
 #
+# A busy host: BUSY=RATE runs bench/workloads/steady.c (RATE syscalls a second, none the kernel
+# can fold) in a cgroup of its own below TOP for the whole run, so each window reaches the
+# agent's bound of records (--window-records, 200,000 by default) early: at 330000 (what the
+# saturated bench nginx and wrk made under full detail) a window lasts ~0.6 s, as there. The
+# windows that ended at the bound are counted in the output.
+#
 # Usage: bench/agent-latency.sh [LAB...]    (as root; default: every lab with an [[ebpf]] pair)
-# Env:   WINDOW=2s EVERY=10s (seconds) HOLD=45 CPU_BUDGET SYSLINT=target/dist/syslint
+# Env:   WINDOW=2s EVERY=10s (seconds) HOLD=45 CPU_BUDGET SYSLINT=target/dist/syslint BUSY=
 # Output: Markdown on stdout and in bench/data/agent-latency-<date>.md; progress on stderr.
 # Bounded: HOLD per lab, each lab's run.sh and its stand-in killed by pid, the agent killed at
 # exit. Needs what each lab's run.sh needs (a lab that cannot start is reported as such).
@@ -28,10 +34,11 @@ set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-case "${1:-}" in -h|--help) sed -n '2,24p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,30p' "$0"; exit 0 ;; esac
 WINDOW=${WINDOW:-2s}
 EVERY=${EVERY:-10s}
 HOLD=${HOLD:-45}
+BUSY=${BUSY:-}
 every_s=${EVERY%s}
 [[ "$every_s" =~ ^[0-9]+$ ]] || { echo "agent-latency: EVERY in seconds, e.g. 10s" >&2; exit 2; }
 CPU_BUDGET=${CPU_BUDGET:-$(awk -v e="$every_s" 'BEGIN { printf "%g%%", 5 * 60 / e }')}
@@ -56,9 +63,10 @@ fi
 WORK=$(mktemp -d /tmp/syslint-agent-latency.XXXXXX)
 TOP=syslint-bench-latency-$$
 mkdir "$CG/$TOP"
-AGENT= RUN=
+AGENT= RUN= BUSY_PID=
 cleanup() {
     [ -n "$RUN" ] && kill -- -"$RUN" 2> /dev/null || true
+    [ -n "$BUSY_PID" ] && kill "$BUSY_PID" 2> /dev/null || true
     [ -n "$AGENT" ] && kill "$AGENT" 2> /dev/null || true
     wait 2> /dev/null || true
     for d in "$CG/$TOP"/*/; do [ -d "$d" ] && rmdir "$d" 2> /dev/null; done
@@ -77,6 +85,17 @@ exec "$@"
 EOF
 chmod +x "$WORK/strace"
 
+if [ -n "$BUSY" ]; then
+    [[ "$BUSY" =~ ^[0-9]+$ ]] || die "BUSY is a rate of syscalls a second, e.g. 330000"
+    gcc -O2 -o "$WORK/steady" "$HERE/workloads/steady.c" || die "cannot build steady.c"
+    mkdir -p "$CG/$TOP/busy"
+    # bounded: every lab's HOLD and set-up, then it stops by itself (and is killed at exit)
+    sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" "$3" "$4"' _ "$CG/$TOP/busy" "$WORK/steady" "$BUSY" \
+        $(( ${#labs[@]} * (HOLD + 90) + 60 )) &
+    BUSY_PID=$!
+    log "busy neighbour $BUSY_PID: $BUSY syscalls a second in /$TOP/busy"
+fi
+
 "$SYSLINT" agent --cgroup "/$TOP" --window "$WINDOW" --every "$EVERY" --cpu-budget "$CPU_BUDGET" \
     --metrics-listen 127.0.0.1:0 \
     2> "$WORK/agent.err" &
@@ -88,6 +107,7 @@ log "agent $AGENT at $addr, windows of $WINDOW every $EVERY, cgroup /$TOP"
 findings() { curl -s --max-time 5 "http://$addr/findings"; }
 # windows that traced something (an idle one, with nothing to watch, counts in "windows" too)
 windows() { findings | python3 -c 'import json,sys; d = json.load(sys.stdin); print(d["windows"] - d["idle_windows"])'; }
+bounded() { curl -s --max-time 5 "http://$addr/metrics" | awk '$1 == "syslint_bounded_windows_total" { print $2 }'; }
 found_in() { # detector cgroup -> 0 when an active finding of it is there
     findings | python3 -c '
 import json, sys
@@ -147,6 +167,9 @@ mkdir -p "$(dirname "$out")"
     echo "Machine: $(uname -r), $(nproc) cores; commit $(git -C "$ROOT" rev-parse --short HEAD); binary $SYSLINT."
     echo "\`syslint agent --cgroup /$TOP --window $WINDOW --every $EVERY --cpu-budget $CPU_BUDGET\`; each lab's first \`[[ebpf]]\` BAD variant"
     echo "through its run.sh, run again and again for $HOLD s in a cgroup of its own."
+    if [ -n "$BUSY" ]; then
+        echo "Beside a busy neighbour (bench/workloads/steady.c, $BUSY syscalls a second, in /$TOP/busy): $(bounded) of $(windows) windows ended at their bound of records."
+    fi
     echo
     echo "| lab | BAD variant | windows until found | time |"
     echo "|---|---|---|---|"

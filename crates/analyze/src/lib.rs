@@ -56,6 +56,9 @@ pub struct Captured {
     /// A live window cut short by its bound of records: its findings are judged at the rate it
     /// saw, over the length it was meant to have ([`registry::Shortened`]).
     pub shortened: Option<registry::Shortened>,
+    /// The records the kernel sent per process (eBPF), most first: who filled a window bounded
+    /// by records (the agent leaves them out of its next window). Not part of the report.
+    pub records_by_process: Vec<(u32, u64)>,
 }
 
 impl From<Capture> for Captured {

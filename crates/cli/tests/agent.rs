@@ -1389,3 +1389,52 @@ fn a_bounded_window_is_judged_over_its_whole_length() {
     drop((spin, busy));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// On a busy host every window ends at its bound of records; the processes that filled one sit
+/// out the next, so the quiet ones get a whole window (issue 32: "rotating so every watched
+/// process gets detail over time"). three_calls (three different calls nonstop: 20,000 records
+/// in hundredths of a second) beside the timer-polling lab's BAD (a 20 ms select timeout):
+/// timer-polling needs half a second of idle ticks, which no bounded window holds, and is found
+/// in the whole window that follows one. Without the rotation every window is bounded and it is
+/// never found.
+#[test]
+#[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
+fn the_processes_that_filled_a_window_sit_out_the_next() {
+    assert_bpf_works("the agent test");
+    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
+    let dir = std::env::temp_dir().join(format!("syslint-agent-rotate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let prog = dir.join("three_calls");
+    let src = root().join("crates/cli/tests/programs/three_calls.c");
+    assert!(Command::new("cc").args(["-O2", "-o"]).arg(&prog).arg(&src).status().expect("cc").success());
+    // 300M calls: it outlasts the agent (killed by pid when the test ends)
+    let busy = Killed(Command::new(&prog).arg("100000000").spawn().expect("three_calls"));
+    let more = ["--window-records", "20000", "--stacks", "off"];
+    let busy_pid = busy.0.id().to_string();
+    let mut s = setup_watching("rot", 12, &more, |bad, _good| {
+        Some(["-p".to_string(), bad.to_string(), "-p".to_string(), busy_pid.clone()].to_vec())
+    });
+    let st = s.agent.0.wait().expect("agent exits");
+    let mut rest = String::new();
+    s.err.read_to_string(&mut rest).expect("stderr");
+    assert!(st.success(), "{rest}");
+    assert!(
+        rest.contains("processes that filled it (three_calls) sit this one out"),
+        "the busy program sat a window out: {rest}"
+    );
+    let closing = rest
+        .lines()
+        .find(|l| l.contains("ended early at --window-records (20000)"))
+        .unwrap_or_else(|| panic!("{rest}"));
+    let rotated: u64 = closing
+        .rsplit(", ")
+        .next()
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{closing}"));
+    assert!(rotated >= 1, "{closing}");
+    assert!(rest.contains(&format!("timer-polling warning in {}", s.bad)), "found in a whole window: {rest}");
+    drop(busy);
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&s.dir);
+}

@@ -457,9 +457,63 @@ impl crate::Sink for ByCgroup {
     }
 }
 
+/// The share of a bounded window's records whose senders sit out the next window
+/// ([`filled_by`]).
+pub const FILLED_SHARE: f64 = 0.8;
+
+/// The processes that filled a window which ended at its bound of records: the most records
+/// first, until they sent [`FILLED_SHARE`] of them (`records`: per process, most first, as
+/// the eBPF source counts them). The agent leaves them out of its next window, so that on a
+/// busy host the quiet processes get a whole window every other cycle (a slow pathology needs
+/// more than the bounded part of a window to show) while the busy ones still get one.
+pub fn filled_by(records: &[(u32, u64)]) -> Vec<u32> {
+    let total: u64 = records.iter().map(|r| r.1).sum();
+    let mut sent = 0u64;
+    let mut out = Vec::new();
+    for &(pid, n) in records {
+        #[allow(clippy::cast_precision_loss)]
+        if total == 0 || sent as f64 >= FILLED_SHARE * total as f64 {
+            break;
+        }
+        sent += n;
+        out.push(pid);
+    }
+    out
+}
+
+/// `groups` without the processes `out` (a group left empty is dropped); all of `groups` when
+/// nothing would be left to trace.
+pub fn leaving_out(groups: &[(String, Vec<u32>)], out: &[u32]) -> Vec<(String, Vec<u32>)> {
+    let kept: Vec<(String, Vec<u32>)> = groups
+        .iter()
+        .map(|(cg, pids)| (cg.clone(), pids.iter().copied().filter(|p| !out.contains(p)).collect::<Vec<u32>>()))
+        .filter(|(_, pids)| !pids.is_empty())
+        .collect();
+    if kept.is_empty() {
+        groups.to_vec()
+    } else {
+        kept
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_processes_that_filled_a_bounded_window_sit_out_the_next() {
+        // one busy neighbour sent nearly everything: only it
+        assert_eq!(filled_by(&[(7, 190_000), (3, 9_000), (9, 1_000)]), vec![7]);
+        // a server's workers and its load generator, then the quiet rest
+        assert_eq!(filled_by(&[(10, 70_000), (11, 69_000), (12, 50_000), (2, 11_000)]), vec![10, 11, 12]);
+        assert!(filled_by(&[]).is_empty());
+        assert!(filled_by(&[(1, 0)]).is_empty());
+        let groups = vec![("/a".to_string(), vec![7, 3]), ("/b".to_string(), vec![7])];
+        assert_eq!(leaving_out(&groups, &[7]), vec![("/a".to_string(), vec![3])]);
+        // nothing else to watch: everyone, rather than an empty window
+        assert_eq!(leaving_out(&groups, &[7, 3]), groups);
+        assert_eq!(leaving_out(&groups, &[]), groups);
+    }
     use std::time::Duration;
     use syslint_report::Subject;
 

@@ -292,8 +292,10 @@ impl Source for EbpfSource {
             }),
             _ => None,
         };
+        let records_by_process = consumer.formatter.records_by_process();
         let mut capture = Captured {
             shortened,
+            records_by_process,
             lost_events: lost.syscalls,
             kernel_counts,
             stopped_ns,

@@ -160,6 +160,9 @@ pub struct Formatter {
     pub bad_repeats: u64,
     /// Calls already under way when the capture attached: no duration.
     pub began_before: u64,
+    /// Records (a call, or a repeat of calls the kernel folded) per process: what each sent
+    /// toward a bound of records ([`Formatter::records_by_process`]).
+    records: HashMap<Pid, u64>,
 }
 
 /// The mean duration of the replayed calls in each position of a repetition: the kernel sums
@@ -225,6 +228,15 @@ impl Formatter {
         fds_of(&self.before, tgid)
     }
 
+    /// The records each process sent (a call, or a repeat the kernel folded, is one), most
+    /// first: which processes filled a window that ended at its bound of records (a process
+    /// spinning on one call sends few records for many calls).
+    pub fn records_by_process(&self) -> Vec<(u32, u64)> {
+        let mut v: Vec<(u32, u64)> = self.records.iter().map(|(&p, &n)| (p, n)).collect();
+        v.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    }
+
     /// Turn one record into events, handed to `sink` one by one.
     pub fn on_record(&mut self, r: &Record<'_>, sink: &mut dyn FnMut(&Event)) {
         match *r {
@@ -242,6 +254,7 @@ impl Formatter {
                 began_before,
             } => {
                 self.tgid_of.insert(tid, tgid);
+                *self.records.entry(tgid).or_default() += 1;
                 if (!self.before.is_empty() || !self.known.tasks.is_empty()) && !self.announced.contains(&tid) {
                     self.announce(tgid, tid, ts_enter, sink);
                 }
@@ -291,7 +304,9 @@ impl Formatter {
                     return;
                 }
                 let calls = &calls[calls.len() - p..];
-                let before = self.fds_before(self.tgid_of.get(&tid).copied().unwrap_or(tid));
+                let tgid = self.tgid_of.get(&tid).copied().unwrap_or(tid);
+                *self.records.entry(tgid).or_default() += 1;
+                let before = self.fds_before(tgid);
                 let raws: Vec<RawArgs<'_>> = calls.iter().map(|c| RawArgs { fds_before: before, ..c.raw() }).collect();
                 let n = count as u64 * p as u64;
                 let means = position_means(period, p, count, dur_sum_ns);

@@ -182,6 +182,7 @@ pub fn run(a: AgentArgs) -> Result<u8> {
         unread: AtomicU64::default(),
         phases: Mutex::default(),
         bounded: AtomicU64::default(),
+        quiet_turns: AtomicU64::default(),
     });
     if let Some(addr) = a.metrics_listen {
         let server = tiny_http::Server::http(addr).map_err(|e| anyhow::anyhow!("--metrics-listen {addr}: {e}"))?;
@@ -221,6 +222,8 @@ pub fn run(a: AgentArgs) -> Result<u8> {
     let over = |now: Instant| a.duration.is_some_and(|d| now.duration_since(began) >= d);
     // --count-between, until counting fails (no BTF, eBPF refused)
     let mut counting = a.count_between;
+    // the processes that filled the last cycle's window, when it ended at its bound of records
+    let mut filled: Vec<u32> = Vec::new();
     while !stopped() && !over(Instant::now()) {
         let cycle = Instant::now();
         let groups = targets(&a);
@@ -239,7 +242,24 @@ pub fn run(a: AgentArgs) -> Result<u8> {
             let window = left.map_or(a.window, |l| l.min(a.window));
             if !stopped() && !window.is_zero() {
                 if let Some(window) = cpu.window(window, &a, &shared) {
-                    one_window(&a, &stop, window, &groups, &shared, &mut cpu.budget);
+                    // after a window that ended at its bound, the processes that filled it sit
+                    // this one out: the others get a whole window (a slow pathology needs more
+                    // than the bounded part of one), the busy ones the next
+                    let turn = agent::leaving_out(&groups, &filled);
+                    let left_out =
+                        groups.iter().map(|g| g.1.len()).sum::<usize>() - turn.iter().map(|g| g.1.len()).sum::<usize>();
+                    if left_out > 0 {
+                        shared.quiet_turns.fetch_add(1, Ordering::Relaxed);
+                        let names: std::collections::BTreeSet<String> =
+                            filled.iter().map(|&p| comm_of(p)).filter(|c| !c.is_empty()).collect();
+                        eprintln!(
+                            "syslint agent: the last window ended at its bound of records: {left_out} of its processes that filled it ({}) sit this one out",
+                            names.into_iter().collect::<Vec<_>>().join(", ")
+                        );
+                    }
+                    filled = one_window(&a, &stop, window, &turn, &shared, &mut cpu.budget);
+                } else {
+                    filled.clear();
                 }
             }
         }
@@ -332,11 +352,12 @@ pub fn run(a: AgentArgs) -> Result<u8> {
             WINDOW_PHASES.iter().zip(c.window_phases_s).map(|(p, s)| format!("{p} {s:.2} s")).collect();
         eprintln!("  the windows' time: {}", each.join(", "));
         eprintln!(
-            "  {} seen, {} lost; {} ended early at --window-records ({})",
+            "  {} seen, {} lost; {} ended early at --window-records ({}), {} left out the processes that filled the one before",
             n(store.syscalls, "syscall", "syscalls"),
             store.lost_events,
             n(c.bounded_windows, "window", "windows"),
-            a.window_records.map_or("none".to_string(), |r| r.to_string())
+            a.window_records.map_or("none".to_string(), |r| r.to_string()),
+            c.rotated_windows
         );
     }
     let (shortened, skipped, unread) = (
@@ -452,6 +473,7 @@ impl Shared {
             resident_bytes: budget::resident_bytes(),
             window_phases_s: self.phases.lock().map(|p| *p).unwrap_or_default(),
             bounded_windows: self.bounded.load(Ordering::Relaxed),
+            rotated_windows: self.quiet_turns.load(Ordering::Relaxed),
         }
     }
 }
@@ -483,6 +505,8 @@ struct Shared {
     phases: Mutex<[f64; WINDOW_PHASES.len()]>,
     /// Windows ended early at --window-records.
     bounded: AtomicU64,
+    /// Windows that left out the processes which filled the one before ([`agent::filled_by`]).
+    quiet_turns: AtomicU64,
 }
 
 /// The CPU budget, and what the agent last said about it (it speaks when that changes).
@@ -613,12 +637,15 @@ fn trace(a: &Settings, stop: &StopWhen, dur: Duration, groups: &[(String, Vec<u3
     let mut first = Some(detectors);
     let make = move || Analysis::new(first.take().unwrap_or_else(|| config.detectors(&[], &[]).unwrap_or_default()));
     let mut split = ByCgroup::new(groups, Box::new(make));
-    let outcome = source.run(&mut split, &bounded)?;
+    let mut outcome = source.run(&mut split, &bounded)?;
+    let records = std::mem::take(&mut outcome.capture.records_by_process);
+    let ended_at_bound = matches!(outcome.stop, syslint_pipeline::StopReason::Bounded(_));
     let analyse = Instant::now();
     let reports = split.finish(&outcome.capture);
     let p = outcome.phases;
     let phases = [attach, p.traced, p.settling, p.catching_up, p.detaching, analyse.elapsed()].map(|d| d.as_secs_f64());
-    Ok(Traced { reports, phases, bounded: matches!(outcome.stop, syslint_pipeline::StopReason::Bounded(_)) })
+    let filled = if ended_at_bound { agent::filled_by(&records) } else { Vec::new() };
+    Ok(Traced { reports, phases, bounded: ended_at_bound, filled })
 }
 
 /// What one window traced: a report per cgroup that had calls, the seconds of each of
@@ -627,10 +654,14 @@ struct Traced {
     reports: Vec<(Option<String>, Report)>,
     phases: [f64; WINDOW_PHASES.len()],
     bounded: bool,
+    /// The processes that filled it, when it ended at its bound ([`agent::filled_by`]).
+    filled: Vec<u32>,
 }
 
 /// One full-detail trace of the watched processes of `groups` (cgroups and their processes),
 /// for `window`, into the store: one window, each cgroup's part analysed apart.
+/// Returns the processes that filled the window, when it ended at its bound of records
+/// ([`agent::filled_by`]; else none).
 fn one_window(
     a: &Settings,
     stop: &StopWhen,
@@ -638,12 +669,12 @@ fn one_window(
     groups: &[(String, Vec<u32>)],
     shared: &Shared,
     cpu: &mut CpuBudget,
-) {
+) -> Vec<u32> {
     let cpu_before = own_cpu_seconds();
     let result = trace(a, stop, window, groups);
     cpu.spent(window, cpu_before, own_cpu_seconds(), Instant::now());
     match result {
-        Ok(Traced { reports, phases, bounded }) => {
+        Ok(Traced { reports, phases, bounded, filled }) => {
             if let Ok(mut p) = shared.phases.lock() {
                 p.iter_mut().zip(phases).for_each(|(t, s)| *t += s);
             }
@@ -672,10 +703,12 @@ fn one_window(
                     o.send_metrics(b);
                 }
             }
+            filled
         }
         Err(e) => {
             eprintln!("syslint agent: window not traced: {e}");
             shared.failed.fetch_add(1, Ordering::Relaxed);
+            Vec::new()
         }
     }
 }
@@ -765,6 +798,9 @@ fn metrics(shared: &Shared) -> String {
     let bounded = Counter::<u64>::default();
     bounded.inc_by(c.bounded_windows);
     r.register("bounded_windows", "Windows ended early because they reached --window-records", bounded);
+    let rotated = Counter::<u64>::default();
+    rotated.inc_by(c.rotated_windows);
+    r.register("rotated_windows", super::otlp::ROTATED_HELP, rotated);
     r.register(
         "window_seconds",
         "Seconds the windows spent in each phase: attach (loading and attaching the programs), trace, settle \

@@ -52,7 +52,13 @@ pub struct AgentCounts {
     pub window_phases_s: [f64; WINDOW_PHASES.len()],
     /// Windows ended early at --window-records.
     pub bounded_windows: u64,
+    /// Windows that left out the processes which filled the window before at its bound.
+    pub rotated_windows: u64,
 }
+
+/// What `syslint_rotated_windows_total` (OTLP `syslint.windows.rotated`) counts.
+pub const ROTATED_HELP: &str =
+    "Windows that left out the processes which filled the window before at --window-records (the others got a whole window)";
 
 /// Where a window's time goes, in order: loading and attaching the programs, recording,
 /// waiting for calls under way to return (hooks on, nothing new recorded), reading and
@@ -315,6 +321,7 @@ impl Otlp {
                 "{window}",
                 one(agent.bounded_windows),
             ),
+            sum("syslint.windows.rotated", ROTATED_HELP, "{window}", one(agent.rotated_windows)),
             sum(
                 "syslint.count_periods",
                 "Periods a cgroup was counted in the kernel between windows",
