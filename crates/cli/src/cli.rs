@@ -192,8 +192,10 @@ pub struct AnalyzeArgs {
 #[command(after_long_help = "\
 Every --every (60s by default) the agent traces what it watches with eBPF for --window (2s by
 default, or until the kernel has sent --window-records records, 200000 by default: on a busy
-host a window costs what that many calls cost, however busy the host), analyses that window
-with every detector, and keeps each finding across windows: one
+host a window costs what that many calls cost, however busy the host; such a window is judged
+at the rate it saw over the whole --window, and the processes that filled it sit out the next
+window, so the quiet ones get a whole one), analyses that window with every detector, and
+keeps each finding across windows: one
 entry per detector, subject (the program and what it is about, not its pids) and cgroup, with
 the windows it was seen in, first and last seen, the time its fix would have saved, and the
 latest window's evidence. A finding not seen again in a later window of its program is no
