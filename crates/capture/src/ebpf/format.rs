@@ -163,6 +163,9 @@ pub struct Formatter {
     /// Records (a call, or a repeat of calls the kernel folded) per process: what each sent
     /// toward a bound of records ([`Formatter::records_by_process`]).
     records: HashMap<Pid, u64>,
+    /// The process of the latest records and how many it sent in a row, not yet in `records`
+    /// (records come in runs of one thread: one map update a run, not one a record).
+    run: (Pid, u64),
 }
 
 /// The mean duration of the replayed calls in each position of a repetition: the kernel sums
@@ -232,9 +235,21 @@ impl Formatter {
     /// first: which processes filled a window that ended at its bound of records (a process
     /// spinning on one call sends few records for many calls).
     pub fn records_by_process(&self) -> Vec<(u32, u64)> {
-        let mut v: Vec<(u32, u64)> = self.records.iter().map(|(&p, &n)| (p, n)).collect();
+        let mut all = self.records.clone();
+        if self.run.1 > 0 {
+            *all.entry(self.run.0).or_default() += self.run.1;
+        }
+        let mut v: Vec<(u32, u64)> = all.into_iter().collect();
         v.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         v
+    }
+
+    fn count_record(&mut self, tgid: Pid) {
+        if self.run.0 != tgid && self.run.1 > 0 {
+            *self.records.entry(self.run.0).or_default() += self.run.1;
+            self.run.1 = 0;
+        }
+        self.run = (tgid, self.run.1 + 1);
     }
 
     /// Turn one record into events, handed to `sink` one by one.
@@ -254,7 +269,7 @@ impl Formatter {
                 began_before,
             } => {
                 self.tgid_of.insert(tid, tgid);
-                *self.records.entry(tgid).or_default() += 1;
+                self.count_record(tgid);
                 if (!self.before.is_empty() || !self.known.tasks.is_empty()) && !self.announced.contains(&tid) {
                     self.announce(tgid, tid, ts_enter, sink);
                 }
@@ -293,6 +308,8 @@ impl Formatter {
                 self.after_call(tgid, sys, &args, ret, unfinished);
             }
             Record::Repeat { tid, period, count, first_ts, last_ts, dur_sum_ns, .. } => {
+                let tgid = self.tgid_of.get(&tid).copied().unwrap_or(tid);
+                self.count_record(tgid);
                 let Some(st) = self.threads.get(&tid) else { return };
                 let calls = st.calls();
                 let p = (period as usize).clamp(1, 2).min(calls.len());
@@ -304,8 +321,6 @@ impl Formatter {
                     return;
                 }
                 let calls = &calls[calls.len() - p..];
-                let tgid = self.tgid_of.get(&tid).copied().unwrap_or(tid);
-                *self.records.entry(tgid).or_default() += 1;
                 let before = self.fds_before(tgid);
                 let raws: Vec<RawArgs<'_>> = calls.iter().map(|c| RawArgs { fds_before: before, ..c.raw() }).collect();
                 let n = count as u64 * p as u64;
@@ -742,6 +757,26 @@ mod tests {
         assert_eq!(seen[2].1, 1400);
         assert_eq!(seen[2].2, Some(100));
         assert!(seen.windows(2).all(|w| w[0].1 <= w[1].1), "{seen:?}");
+        // three records (two calls and a repeat of six), not eight calls: what a bound of
+        // records counts; another process's record after them is its own
+        assert_eq!(f.records_by_process(), [(1, 3)]);
+        let other = Record::Syscall {
+            tgid: 9,
+            tid: 9,
+            nr: 39,
+            args: [0; 6],
+            ret: 9,
+            ts_enter: 3000,
+            ts_exit: 3100,
+            data1: none(),
+            data2: none(),
+            unfinished: false,
+            began_before: false,
+        };
+        let mut more = |_: &Event| {};
+        f.on_record(&other, &mut more);
+        f.on_record(&call(0, 3200), &mut more);
+        assert_eq!(f.records_by_process(), [(1, 4), (9, 1)]);
     }
 
     /// Issue 15: `fstat` (10 us) then a 1 s `select`, alternating: each call keeps its own
