@@ -1419,7 +1419,7 @@ fn the_processes_that_filled_a_window_sit_out_the_next() {
     s.err.read_to_string(&mut rest).expect("stderr");
     assert!(st.success(), "{rest}");
     assert!(
-        rest.contains("processes that filled it (three_calls) sit this one out"),
+        rest.contains("the process that filled it (three_calls) sits this one out"),
         "the busy program sat a window out: {rest}"
     );
     let closing = rest

@@ -252,9 +252,14 @@ pub fn run(a: AgentArgs) -> Result<u8> {
                         shared.quiet_turns.fetch_add(1, Ordering::Relaxed);
                         let names: std::collections::BTreeSet<String> =
                             filled.iter().map(|&p| comm_of(p)).filter(|c| !c.is_empty()).collect();
+                        let who = match left_out {
+                            1 => "the process that filled it".to_string(),
+                            n => format!("the {n} processes that filled it"),
+                        };
                         eprintln!(
-                            "syslint agent: the last window ended at its bound of records: {left_out} of its processes that filled it ({}) sit this one out",
-                            names.into_iter().collect::<Vec<_>>().join(", ")
+                            "syslint agent: the last window ended at its bound of records: {who} ({}) {} this one out",
+                            names.into_iter().collect::<Vec<_>>().join(", "),
+                            if left_out == 1 { "sits" } else { "sit" }
                         );
                     }
                     filled = one_window(&a, &stop, window, &turn, &shared, &mut cpu.budget);
