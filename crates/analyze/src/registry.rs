@@ -172,10 +172,7 @@ pub fn explain_stretch(judged: &mut [Finding], seen: &[Finding], short: Shortene
                 None => "; not reported from those calls alone".into(),
             }
         );
-        f.cost = Some(match f.cost.take() {
-            Some(c) => format!("{c}; {why}"),
-            None => why,
-        });
+        add_to_cost(f, why);
     }
 }
 
@@ -301,11 +298,16 @@ pub fn weigh(f: &mut Finding, meta: &Meta, traced_s: Option<f64>) {
             if was == Severity::Error { "an error" } else { "a warning" },
             f.severity.as_str()
         );
-        f.cost = Some(match f.cost.take() {
-            Some(c) => format!("{c}; {why}"),
-            None => why,
-        });
+        add_to_cost(f, why);
     }
+}
+
+/// `why` after the finding's cost line (`; ` between), or as its cost line.
+fn add_to_cost(f: &mut Finding, why: String) {
+    f.cost = Some(match f.cost.take() {
+        Some(c) => format!("{c}; {why}"),
+        None => why,
+    });
 }
 
 fn fmt_secs(s: f64) -> String {

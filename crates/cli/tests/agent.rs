@@ -1266,6 +1266,36 @@ impl Drop for Group {
     }
 }
 
+/// A C program of the repository (`src`, from its root) built into `dir` as `name`.
+fn build_c(dir: &std::path::Path, name: &str, src: &str) -> std::path::PathBuf {
+    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
+    let prog = dir.join(name);
+    let ok = Command::new("cc").args(["-O2", "-pthread", "-o"]).arg(&prog).arg(root().join(src)).status();
+    assert!(ok.expect("cc").success(), "cc {src}");
+    prog
+}
+
+/// What the agent run with `args` served once its first window was made and analysed, and
+/// what it said when Ctrl-C stopped it then: /metrics, /findings, its stderr after the first
+/// line (its closing lines).
+fn first_window(args: &[String]) -> (String, serde_json::Value, String) {
+    let (mut agent, mut err, addr) = serving_agent(args, &[]);
+    let t0 = Instant::now();
+    let mut m = get(&addr, "/metrics");
+    while series(&m, "syslint_windows_total") != Some(1.0) && t0.elapsed() < Duration::from_secs(40) {
+        std::thread::sleep(Duration::from_millis(200));
+        m = get(&addr, "/metrics");
+    }
+    let json: serde_json::Value = serde_json::from_str(&get(&addr, "/findings")).expect("JSON");
+    // Ctrl-C: the agent stops and prints its closing lines
+    let _ = Command::new("kill").args(["-INT", &agent.0.id().to_string()]).status();
+    let st = agent.0.wait().expect("agent exits");
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).expect("stderr");
+    assert!(st.success(), "{rest}");
+    (m, json, rest)
+}
+
 /// --window-records: a window on a process that calls nonstop ends once the kernel has sent
 /// that many records, long before --window, and says so (the closing lines, /metrics); where
 /// the windows' time went is served by phase. Without the bound the same window lasts its
@@ -1274,12 +1304,9 @@ impl Drop for Group {
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn a_window_ends_at_its_bound_of_records() {
     assert_bpf_works("the agent test");
-    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
     let dir = std::env::temp_dir().join(format!("syslint-agent-records-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
-    let prog = dir.join("three_calls");
-    let src = root().join("crates/cli/tests/programs/three_calls.c");
-    assert!(Command::new("cc").args(["-O2", "-o"]).arg(&prog).arg(&src).status().expect("cc").success());
+    let prog = build_c(&dir, "three_calls", "crates/cli/tests/programs/three_calls.c");
     let phase = |rest: &str, name: &str| -> f64 {
         let line = rest.lines().find(|l| l.contains("the windows' time:")).unwrap_or_else(|| panic!("{rest}"));
         let at = line.find(&format!(" {name} ")).unwrap_or_else(|| panic!("{name}: {line}")) + name.len() + 2;
@@ -1293,20 +1320,8 @@ fn a_window_ends_at_its_bound_of_records() {
             .chain(["--cpu-budget", "100%", "--stacks", "off", "--window-records", bound])
             .map(String::from)
             .collect();
-        let (mut agent, mut err, addr) = serving_agent(&args, &[]);
         // the first window made and analysed (bounded: the next starts a minute later)
-        let t0 = Instant::now();
-        let mut m = get(&addr, "/metrics");
-        while series(&m, "syslint_windows_total") != Some(1.0) && t0.elapsed() < Duration::from_secs(40) {
-            std::thread::sleep(Duration::from_millis(200));
-            m = get(&addr, "/metrics");
-        }
-        // Ctrl-C: the agent stops and prints its closing lines
-        let _ = Command::new("kill").args(["-INT", &agent.0.id().to_string()]).status();
-        let st = agent.0.wait().expect("agent exits");
-        let mut rest = String::new();
-        err.read_to_string(&mut rest).expect("stderr");
-        assert!(st.success(), "{rest}");
+        let (m, _, rest) = first_window(&args);
         assert!(rest.contains("syslint agent: 1 window ("), "{rest}");
         for p in ["attach", "trace", "settle", "catch_up", "detach", "analyse"] {
             assert!(series_with(&m, "syslint_window_seconds_total", &[("phase", p)]).is_some(), "{p}: {m}");
@@ -1341,17 +1356,10 @@ fn a_window_ends_at_its_bound_of_records() {
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn a_bounded_window_is_judged_over_its_whole_length() {
     assert_bpf_works("the agent test");
-    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
     let dir = std::env::temp_dir().join(format!("syslint-agent-rate-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
-    let build = |name: &str, src: &str| {
-        let prog = dir.join(name);
-        let ok = Command::new("cc").args(["-O2", "-pthread", "-o"]).arg(&prog).arg(root().join(src)).status();
-        assert!(ok.expect("cc").success());
-        prog
-    };
-    let spin = build("spin", "lab/busy-poll/spin.c");
-    let busy = build("three_calls", "crates/cli/tests/programs/three_calls.c");
+    let spin = build_c(&dir, "spin", "lab/busy-poll/spin.c");
+    let busy = build_c(&dir, "three_calls", "crates/cli/tests/programs/three_calls.c");
     // 40 answers 200 ms apart: 8 s of spinning (spin.c's alarm ends it at 10 s at the latest)
     let spin = Killed(Command::new(&spin).args(["poll0", "40", "200"]).stdout(Stdio::null()).spawn().expect("spin"));
     // 60M calls: it outlasts the window (killed by pid when the test ends)
@@ -1362,19 +1370,7 @@ fn a_bounded_window_is_judged_over_its_whole_length() {
         .chain(["--cpu-budget", "100%", "--stacks", "off", "--window-records", "20000"])
         .map(String::from)
         .collect();
-    let (mut agent, mut err, addr) = serving_agent(&args, &[]);
-    let t0 = Instant::now();
-    let mut m = get(&addr, "/metrics");
-    while series(&m, "syslint_windows_total") != Some(1.0) && t0.elapsed() < Duration::from_secs(40) {
-        std::thread::sleep(Duration::from_millis(200));
-        m = get(&addr, "/metrics");
-    }
-    let json: serde_json::Value = serde_json::from_str(&get(&addr, "/findings")).expect("JSON");
-    let _ = Command::new("kill").args(["-INT", &agent.0.id().to_string()]).status();
-    let st = agent.0.wait().expect("agent exits");
-    let mut rest = String::new();
-    err.read_to_string(&mut rest).expect("stderr");
-    assert!(st.success(), "{rest}");
+    let (m, json, rest) = first_window(&args);
     assert_eq!(series(&m, "syslint_bounded_windows_total"), Some(1.0), "{m}");
     let list = json["findings"].as_array().expect("a list");
     let f = list.iter().find(|f| f["detector"] == "busy-poll").unwrap_or_else(|| panic!("{json:#}\n{rest}"));
@@ -1401,12 +1397,9 @@ fn a_bounded_window_is_judged_over_its_whole_length() {
 #[cfg_attr(not(syslint_bpf), ignore = "needs eBPF: root and a kernel with BTF")]
 fn the_processes_that_filled_a_window_sit_out_the_next() {
     assert_bpf_works("the agent test");
-    assert!(have("cc"), "cc is required (scripts/test.sh installs it)");
     let dir = std::env::temp_dir().join(format!("syslint-agent-rotate-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
-    let prog = dir.join("three_calls");
-    let src = root().join("crates/cli/tests/programs/three_calls.c");
-    assert!(Command::new("cc").args(["-O2", "-o"]).arg(&prog).arg(&src).status().expect("cc").success());
+    let prog = build_c(&dir, "three_calls", "crates/cli/tests/programs/three_calls.c");
     // 300M calls: it outlasts the agent (killed by pid when the test ends)
     let busy = Killed(Command::new(&prog).arg("100000000").spawn().expect("three_calls"));
     let more = ["--window-records", "20000", "--stacks", "off"];

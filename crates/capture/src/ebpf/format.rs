@@ -724,9 +724,9 @@ mod tests {
                 seen.push((sc.name.to_string(), e.ts_ns.unwrap(), sc.dur_ns));
             }
         };
-        let call = |nr: u32, t: u64| Record::Syscall {
-            tgid: 1,
-            tid: 1,
+        let call_of = |pid: u32, nr: u32, t: u64| Record::Syscall {
+            tgid: pid,
+            tid: pid,
             nr,
             args: [0; 6],
             ret: 512,
@@ -737,6 +737,7 @@ mod tests {
             unfinished: false,
             began_before: false,
         };
+        let call = |nr: u32, t: u64| call_of(1, nr, t);
         f.on_record(&call(0, 1000), &mut sink);
         f.on_record(&call(1, 1200), &mut sink);
         f.on_record(
@@ -760,21 +761,8 @@ mod tests {
         // three records (two calls and a repeat of six), not eight calls: what a bound of
         // records counts; another process's record after them is its own
         assert_eq!(f.records_by_process(), [(1, 3)]);
-        let other = Record::Syscall {
-            tgid: 9,
-            tid: 9,
-            nr: 39,
-            args: [0; 6],
-            ret: 9,
-            ts_enter: 3000,
-            ts_exit: 3100,
-            data1: none(),
-            data2: none(),
-            unfinished: false,
-            began_before: false,
-        };
         let mut more = |_: &Event| {};
-        f.on_record(&other, &mut more);
+        f.on_record(&call_of(9, 39, 3000), &mut more);
         f.on_record(&call(0, 3200), &mut more);
         assert_eq!(f.records_by_process(), [(1, 4), (9, 1)]);
     }
