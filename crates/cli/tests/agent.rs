@@ -1348,7 +1348,7 @@ fn a_window_ends_at_its_bound_of_records() {
 /// whole --window (issue 32): a quiet pathology beside a busy program. The busy-poll lab's
 /// client (spin.c, `poll(fd, 1, 0)` in a loop while its server takes 200 ms an answer: the
 /// kernel folds its identical calls, a few records a second) and three_calls (three different
-/// calls nonstop: 20,000 records in hundredths of a second) in one window: the spinner spins a
+/// calls nonstop: 100,000 records in a few hundredths of a second) in one window: the spinner spins a
 /// few hundredths of a second before the bound, under busy-poll's 0.1 s for a warning; over
 /// the 2 s window, at that rate, it spins the whole time, as an unbounded window sees it. The
 /// finding's cost line says what its severity stands on.
@@ -1364,10 +1364,12 @@ fn a_bounded_window_is_judged_over_its_whole_length() {
     let spin = Killed(Command::new(&spin).args(["poll0", "40", "200"]).stdout(Stdio::null()).spawn().expect("spin"));
     // 60M calls: it outlasts the window (killed by pid when the test ends)
     let busy = Killed(Command::new(&busy).arg("20000000").spawn().expect("three_calls"));
+    // spinning by the time the agent attaches (its server forked and the first request sent)
+    std::thread::sleep(Duration::from_millis(300));
     let (s, b) = (spin.0.id().to_string(), busy.0.id().to_string());
     let args: Vec<String> = ["-p", &s, "-p", &b, "--window", "2s", "--every", "60s", "--for", "60s"]
         .into_iter()
-        .chain(["--cpu-budget", "100%", "--stacks", "off", "--window-records", "20000"])
+        .chain(["--cpu-budget", "100%", "--stacks", "off", "--window-records", "100000"])
         .map(String::from)
         .collect();
     let (m, json, rest) = first_window(&args);
