@@ -166,10 +166,12 @@ fn parse_chunk(
     splice: Option<String>,
 ) -> Batch {
     let Spare { text: bytes, pos, mut side, events: spare_events } = spare;
-    let text = match String::from_utf8(bytes) {
-        Ok(s) => s,
+    let text = if simdutf8::basic::from_utf8(&bytes).is_ok() {
+        // SAFETY: just checked to be UTF-8 (std's own check would read the chunk again)
+        unsafe { String::from_utf8_unchecked(bytes) }
+    } else {
         // strace escapes non-ASCII, but program output and old logs hold raw bytes
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        String::from_utf8_lossy(&bytes).into_owned()
     };
     side.reset();
     let mut tally = FileTally::default();
@@ -192,6 +194,7 @@ fn parse_chunk(
             parser.seed_splice(h);
         }
         let nul = memchr::memchr(0, text.as_bytes()).is_some();
+        parser.set_escapes_possible(memchr::memchr(0x1b, text.as_bytes()).is_some());
         if has_frames(text.as_bytes()) {
             // a -k log: its first call's frames are its own, not a stack without a call
             parser.expect_stacks();
@@ -590,11 +593,12 @@ pub fn read_parallel_as<R: Read + Send, F: FnMut(&Event)>(
             bytes += c.len() as u64;
             chunks += 1;
             // strace escapes non-ASCII, but program output and old logs hold raw bytes
-            let text = match std::str::from_utf8(c) {
+            let text = match simdutf8::basic::from_utf8(c) {
                 Ok(s) => std::borrow::Cow::Borrowed(s),
                 Err(_) => String::from_utf8_lossy(c),
             };
             let nul = memchr::memchr(0, text.as_bytes()).is_some();
+            parser.set_escapes_possible(memchr::memchr(0x1b, text.as_bytes()).is_some());
             if chunks == 1 && has_frames(text.as_bytes()) {
                 parser.expect_stacks();
             }

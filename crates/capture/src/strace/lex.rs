@@ -104,8 +104,44 @@ pub(super) struct Call<'a> {
 /// char searcher cost ~35 instructions a line).
 #[inline]
 pub(super) fn skip_spaces(s: &str) -> &str {
-    let n = s.bytes().take_while(|&c| c == b' ').count();
-    &s[n..]
+    // a plain loop: most lines have one space here, and the pattern searchers' set-up cost
+    // ~25 instructions a line
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() && b[i] == b' ' {
+        i += 1;
+    }
+    &s[i..]
+}
+
+/// `-tt`'s `HH:MM:SS.ffffff ` at the start of `b` (the separators, twelve digits and the space
+/// after them), as nanoseconds since midnight. Checked and read eight bytes at a time: the
+/// timestamp is read on every line, and byte by byte it cost ~190 instructions a line.
+#[inline]
+pub(super) fn tt_time_of_day(b: &[u8]) -> Option<i64> {
+    let (Some(a), Some(c)) = (b.get(..8), b.get(8..16)) else { return None };
+    let a = u64::from_le_bytes(a.try_into().ok()?); // `HH:MM:SS`
+    let c = u64::from_le_bytes(c.try_into().ok()?); // `.ffffff `
+                                                    // the separators: `:` at bytes 2 and 5; `.` at byte 0 and ` ` at byte 7 of the second word
+    const A_SEP: u64 = 0x0000_ff00_00ff_0000;
+    const C_SEP: u64 = 0xff00_0000_0000_00ff;
+    if a & A_SEP != 0x0000_3a00_003a_0000 || c & C_SEP != 0x2000_0000_0000_002e {
+        return None;
+    }
+    // every other byte a digit: high nibble 3, and still 3 with 6 added (0x30..=0x39)
+    fn digits(x: u64, mask: u64) -> bool {
+        let x = x & mask;
+        let threes = 0x3030_3030_3030_3030 & mask;
+        x & (0xf0f0_f0f0_f0f0_f0f0 & mask) == threes
+            && (x + (0x0606_0606_0606_0606 & mask)) & (0xf0f0_f0f0_f0f0_f0f0 & mask) == threes
+    }
+    if !digits(a, !A_SEP) || !digits(c, !C_SEP) {
+        return None;
+    }
+    let d = |i: usize| i64::from(b[i] - b'0');
+    let secs = (d(0) * 10 + d(1)) * 3600 + (d(3) * 10 + d(4)) * 60 + d(6) * 10 + d(7);
+    let us = ((((d(9) * 10 + d(10)) * 10 + d(11)) * 10 + d(12)) * 10 + d(13)) * 10 + d(14);
+    Some(secs * 1_000_000_000 + us * 1000)
 }
 
 /// Split `name(args) = ret [<dur>]`. `name_len` is the length of the name before `(`.
@@ -216,6 +252,19 @@ pub(super) fn parse_ret(r: &str) -> Option<Ret<'_>> {
 /// `0.000123` seconds (any number of fraction digits) to nanoseconds.
 pub(super) fn parse_duration(d: &str) -> Option<u64> {
     let b = d.as_bytes();
+    // `-T`'s usual `S.ffffff`, at fixed places: one multiply-add a digit (the loops below cost
+    // ~65 instructions a call)
+    if let [s, b'.', f @ ..] = b {
+        if f.len() == 6 && s.is_ascii_digit() && f.iter().all(u8::is_ascii_digit) {
+            let us = f.iter().fold(0u64, |v, &c| v * 10 + u64::from(c - b'0'));
+            return Some(u64::from(s - b'0') * NS as u64 + us * 1000);
+        }
+    }
+    parse_duration_any(b)
+}
+
+/// [`parse_duration`] of any shape.
+fn parse_duration_any(b: &[u8]) -> Option<u64> {
     // `0.000123`, or whole seconds with --syscall-times=s
     let dot = b.iter().position(|&c| c == b'.').unwrap_or(b.len());
     if dot == 0 || !b[..dot].iter().all(u8::is_ascii_digit) {
@@ -526,4 +575,59 @@ pub(super) fn indented_pid(s: &str) -> bool {
     let d = t.iter().take_while(|c| c.is_ascii_digit()).count();
     // `13:57:18` or `1511176638.093725`
     d > 0 && matches!(t.get(d), Some(b':' | b'.')) && t.get(d + 1).is_some_and(u8::is_ascii_digit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tt_timestamps_are_read_eight_bytes_at_a_time_as_byte_by_byte() {
+        // byte by byte: the digits at their places, the separators between them
+        fn slow(b: &[u8]) -> Option<i64> {
+            let seps = [(2, b':'), (5, b':'), (8, b'.'), (15, b' ')];
+            if b.len() < 16 || seps.iter().any(|&(i, c)| b[i] != c) {
+                return None;
+            }
+            let places = [0, 1, 3, 4, 6, 7, 9, 10, 11, 12, 13, 14];
+            if !places.iter().all(|&i| b[i].is_ascii_digit()) {
+                return None;
+            }
+            let n = |r: std::ops::Range<usize>| parse_u64(&b[r]) as i64;
+            Some(((n(0..2) * 60 + n(3..5)) * 60 + n(6..8)) * 1_000_000_000 + n(9..15) * 1000)
+        }
+        let good = b"16:38:47.114113 execve(";
+        assert_eq!(tt_time_of_day(good), Some(((16 * 60 + 38) * 60 + 47) * 1_000_000_000 + 114_113_000));
+        assert_eq!(tt_time_of_day(b"23:59:59.999999 "), slow(b"23:59:59.999999 "));
+        assert_eq!(tt_time_of_day(b"00:00:00.000000 "), Some(0));
+        // every byte of the 16 replaced by every other value: the two agree
+        for i in 0..16 {
+            for v in 0..=255u8 {
+                let mut b = *b"12:34:56.789012 x";
+                b[i] = v;
+                assert_eq!(tt_time_of_day(&b), slow(&b), "byte {i} = {v:#x}");
+            }
+        }
+        assert_eq!(tt_time_of_day(b"12:34:56.789012"), None, "too short");
+        assert_eq!(tt_time_of_day(b"1234567890.123456 "), None, "-ttt");
+    }
+
+    #[test]
+    fn usual_durations_read_at_fixed_places_as_any_other() {
+        for d in ["0.000127", "9.999999", "0.000000", "3.141592", "1.5", "12.000001", "0.0001234", "7", "0.00012x"] {
+            assert_eq!(parse_duration(d), parse_duration_any(d.as_bytes()), "{d}");
+        }
+        assert_eq!(parse_duration("0.000127"), Some(127_000));
+        assert_eq!(parse_duration("2.000001"), Some(2_000_001_000));
+        // every byte of a usual one replaced by every other value: the two agree
+        for i in 0..8 {
+            for v in 0..=255u8 {
+                let mut b = *b"1.234567";
+                b[i] = v;
+                if let Ok(d) = std::str::from_utf8(&b) {
+                    assert_eq!(parse_duration(d), parse_duration_any(&b), "{d:?}");
+                }
+            }
+        }
+    }
 }

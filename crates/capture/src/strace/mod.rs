@@ -92,6 +92,9 @@ pub struct Parser {
     stacks: Option<Box<frames::Stacks>>,
     /// The stack of the line being parsed (read after it), for the call it makes.
     cur_stack: Option<syslint_event::StackId>,
+    /// Whether a line may hold a terminal escape (ESC): a chunk reader that found none in its
+    /// chunk says so ([`Parser::set_escapes_possible`]), and no line is searched for one.
+    escapes: bool,
 }
 
 impl Default for Parser {
@@ -134,7 +137,14 @@ impl Parser {
             numbers: false,
             stacks: None,
             cur_stack: None,
+            escapes: true,
         }
+    }
+
+    /// Whether the lines to come may hold a terminal escape: `false` when the reader found no
+    /// ESC byte in the text they come from (one search of a chunk instead of one a line).
+    pub fn set_escapes_possible(&mut self, possible: bool) {
+        self.escapes = possible;
     }
 
     /// The input has `-k` frames (a reader that looked ahead says so): hold each line until
@@ -196,7 +206,7 @@ impl Parser {
         self.stats.lines += 1;
         // `--color` output, or a log recorded from a terminal: read without the escapes
         let plain;
-        let line = if memchr::memchr(0x1b, line.as_bytes()).is_some() {
+        let line = if self.escapes && memchr::memchr(0x1b, line.as_bytes()).is_some() {
             self.stats.coloured += 1;
             plain = without_escapes(line);
             plain.as_str()
@@ -1002,15 +1012,9 @@ impl Parser {
     fn timestamp<'s>(&mut self, s: &'s str) -> Option<(i64, &'s str)> {
         let b = s.as_bytes();
         // the common shape first, at fixed positions: `HH:MM:SS.ffffff ` (-tt)
-        if b.len() > 15 && b[15] == b' ' && b[2] == b':' && b[5] == b':' && b[8] == b'.' {
-            let d = |i: usize| i64::from(b[i].wrapping_sub(b'0'));
-            const DIGITS: [usize; 12] = [0, 1, 3, 4, 6, 7, 9, 10, 11, 12, 13, 14];
-            if DIGITS.iter().all(|&i| d(i) < 10) {
-                let secs = (d(0) * 10 + d(1)) * 3600 + (d(3) * 10 + d(4)) * 60 + d(6) * 10 + d(7);
-                let us = DIGITS[6..].iter().fold(0, |v, &i| v * 10 + d(i));
-                let t = self.time_of_day(secs * NS + us * 1000);
-                return Some((t, skip_spaces(&s[15..])));
-            }
+        if let Some(tod) = lex::tt_time_of_day(b) {
+            let t = self.time_of_day(tod);
+            return Some((t, skip_spaces(&s[15..])));
         }
         let end = b.iter().position(|&c| c == b' ')?;
         let tok = &b[..end];
