@@ -334,9 +334,7 @@ impl ConnectionChurn {
 
     /// Take the connection made on `fd` out (it is over, or was none).
     fn take_conn(&mut self, s: &mut State<'_, Self>, fd: i32) -> Option<Conn> {
-        let c = self.object(s, fd)?.conn.take()?;
-        self.release(s, fd);
-        Some(c)
+        self.take(s, fd, |o| o.conn.take())
     }
 
     /// The connection accepted on `fd`.
@@ -346,7 +344,12 @@ impl ConnectionChurn {
 
     /// Take the connection accepted on `fd` out.
     fn take_served(&mut self, s: &mut State<'_, Self>, fd: i32) -> Option<Served> {
-        let c = self.object(s, fd)?.served.take()?;
+        self.take(s, fd, |o| o.served.take())
+    }
+
+    /// Take one side of `fd`'s object out (`part`), releasing the object when there was one.
+    fn take<T>(&mut self, s: &mut State<'_, Self>, fd: i32, part: impl FnOnce(&mut Sock) -> Option<T>) -> Option<T> {
+        let c = part(self.object(s, fd)?)?;
         self.release(s, fd);
         Some(c)
     }
@@ -371,22 +374,28 @@ impl ConnectionChurn {
     }
 }
 
+/// The id of `name` among `items` (made by `make` when first seen); `None` once
+/// [`MAX_ENDPOINTS`] are kept.
+fn intern<T>(items: &mut Vec<T>, ids: &mut HashMap<String, u32>, name: String, make: impl FnOnce(String) -> T) -> Option<u32> {
+    if let Some(&id) = ids.get(&name) {
+        return Some(id);
+    }
+    if items.len() >= MAX_ENDPOINTS {
+        return None;
+    }
+    let id = items.len() as u32;
+    items.push(make(name.clone()));
+    ids.insert(name, id);
+    Some(id)
+}
+
 impl ConnectionChurn {
     fn endpoint(&mut self, name: String) -> Option<u32> {
-        if let Some(&id) = self.endpoint_ids.get(&name) {
-            return Some(id);
-        }
-        if self.endpoints.len() >= MAX_ENDPOINTS {
-            return None;
-        }
-        let id = self.endpoints.len() as u32;
-        self.endpoints.push(Endpoint {
-            name: name.clone(),
+        intern(&mut self.endpoints, &mut self.endpoint_ids, name, |name| Endpoint {
+            name,
             evidence: EvidenceBuf::new(EVIDENCE),
             ..Default::default()
-        });
-        self.endpoint_ids.insert(name, id);
-        Some(id)
+        })
     }
 
     fn on_connect(&mut self, s: &mut State<'_, Self>, cx: &Ctx, ev: &Event, sc: &Syscall) {
@@ -742,23 +751,11 @@ impl ConnectionChurn {
             self.dropped_conns += 1;
             return;
         }
-        let id = match self.listener_ids.get(&name) {
-            Some(&id) => id,
-            None if self.listeners.len() < MAX_ENDPOINTS => {
-                let id = self.listeners.len() as u32;
-                self.listeners.push(Listener {
-                    name: name.clone(),
-                    evidence: EvidenceBuf::new(EVIDENCE),
-                    ..Default::default()
-                });
-                self.listener_ids.insert(name, id);
-                id
-            }
-            None => {
-                self.dropped_conns += 1;
-                self.release(s, fd);
-                return;
-            }
+        let listener = |name| Listener { name, evidence: EvidenceBuf::new(EVIDENCE), ..Default::default() };
+        let Some(id) = intern(&mut self.listeners, &mut self.listener_ids, name, listener) else {
+            self.dropped_conns += 1;
+            self.release(s, fd);
+            return;
         };
         let l = &mut self.listeners[id as usize];
         l.unix = t.kind == TargetKind::Unix;
