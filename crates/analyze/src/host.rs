@@ -394,13 +394,9 @@ impl<D: Hosted> State<'_, D> {
     /// The thread's state, made (with `make`) on first use; `None` when the detector follows as
     /// many threads as it may (the call is counted as left out).
     pub fn thread_or(&mut self, make: impl FnOnce() -> D::Thread) -> Option<&mut D::Thread> {
-        if !self.threads.contains_key(&self.tid) {
-            let group = self.programs.group(self.model, self.tid);
-            if !self.threads.insert(self.tid, Slot::new(group, self.tgid, make())) {
-                return None;
-            }
-        }
-        self.existing()
+        // one lookup for a thread followed already (most calls)
+        let (programs, model, tid, tgid) = (&mut *self.programs, self.model, self.tid, self.tgid);
+        self.threads.entry(tid, || Slot::new(programs.group(model, tid), tgid, make())).map(|s| &mut s.state)
     }
 
     /// [`thread_or`](Self::thread_or) with the default state.
@@ -478,13 +474,8 @@ impl<D: Hosted> State<'_, D> {
     /// detector follows as many objects as it may (the call is counted as left out).
     pub fn object_or(&mut self, id: u64, make: impl FnOnce() -> D::Object) -> Option<&mut D::Object> {
         let key = (self.tgid.main_thread(), id);
-        if !self.objects.contains_key(&key) {
-            let group = self.programs.group(self.model, self.tid);
-            if !self.objects.insert(key, Slot::new(group, self.tgid, make())) {
-                return None;
-            }
-        }
-        self.objects.get_mut(&key).map(|s| &mut s.state)
+        let (programs, model, tid, tgid) = (&mut *self.programs, self.model, self.tid, self.tgid);
+        self.objects.entry(key, || Slot::new(programs.group(model, tid), tgid, make())).map(|s| &mut s.state)
     }
 
     /// Object `id` of the thread's process, when the detector follows it already.
