@@ -651,6 +651,30 @@ impl TableShare {
         self.time_share.map(|t| format!(", {:.0}% of the time counted", t * 100.0)).unwrap_or_default()
     }
 
+    /// The finding of a rule that judges these calls by their share of a table:
+    /// "`name` called N times, P% of all calls" (with their share of the time counted and their
+    /// rate when the table has them), a warning when `warn`, its [`metrics`](Self::metrics) with
+    /// the calls as `metric`, the table's lines of `sys` (`sys[0]` names the calls), and `why`
+    /// at medium confidence when it warns, low when not.
+    pub fn finding(
+        &self,
+        meta: &'static crate::registry::Meta,
+        c: &Counts,
+        sys: &[Sys],
+        metric: &str,
+        warn: bool,
+        why: &str,
+    ) -> Vec<syslint_report::Finding> {
+        let name = sys.first().map_or("", |s| s.name());
+        let (of_time, rate) = (self.of_time(), per_second(c, self.calls, 0));
+        let message =
+            format!("{name} called {} times, {:.0}% of all calls{of_time}{rate}", self.calls, self.share * 100.0);
+        meta.finding(syslint_report::Severity::warning_if(warn), message)
+            .metrics(self.metrics(metric))
+            .lines(count_lines(c, sys))
+            .in_table(c, syslint_report::Confidence::medium_if(warn), why)
+    }
+
     /// The metrics: the calls as `name`, `all_calls`, `share_of_calls`, `time_share` and (what
     /// the table measured inside the calls) `seconds`.
     pub fn metrics(&self, name: &str) -> crate::kit::Metrics {

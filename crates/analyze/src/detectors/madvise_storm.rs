@@ -181,8 +181,7 @@ impl Hosted for MadviseStorm {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second, TableShare};
-        use syslint_report::Confidence;
+        use crate::basis::TableShare;
         const MADVISE: &[Sys] = &[Sys::Madvise];
         let Some(t) = TableShare::of(c, MADVISE) else { return Vec::new() };
         let (calls, share) = (t.calls, t.share);
@@ -193,26 +192,13 @@ impl Hosted for MadviseStorm {
         if share < self.cfg.min_share || !(top || share >= self.cfg.warn_share) {
             return Vec::new();
         }
-        let warn = share >= self.cfg.warn_share;
-        let rate = per_second(c, calls, 0);
-        let of_time = t.of_time();
+        let why = format!(
+            "madvise is {:.0}% of the calls{}: an allocator giving memory back at this rate faults it in again when it is used; the table cannot show the advice (MADV_DONTNEED, MADV_FREE or another) nor the ranges",
+            share * 100.0,
+            if top { " and the most called syscall" } else { "" }
+        );
         // `seconds`: what the table measured inside madvise; the re-faults after it are in no row
-        let m = t.metrics("releases");
-        META.finding(
-            Severity::warning_if(warn),
-            format!("madvise called {calls} times, {:.0}% of all calls{of_time}{rate}", share * 100.0),
-        )
-        .metrics(m)
-        .lines(count_lines(c, MADVISE))
-        .in_table(
-            c,
-            if warn { Confidence::Medium } else { Confidence::Low },
-            &format!(
-                "madvise is {:.0}% of the calls{}: an allocator giving memory back at this rate faults it in again when it is used; the table cannot show the advice (MADV_DONTNEED, MADV_FREE or another) nor the ranges",
-                share * 100.0,
-                if top { " and the most called syscall" } else { "" }
-            ),
-        )
+        t.finding(&META, c, MADVISE, "releases", share >= self.cfg.warn_share, &why)
     }
 }
 

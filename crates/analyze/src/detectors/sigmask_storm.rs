@@ -107,31 +107,16 @@ impl Hosted for SigmaskStorm {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second, TableShare};
-        use syslint_report::Confidence;
+        use crate::basis::TableShare;
         let Some(t) = TableShare::of(c, MASK) else { return Vec::new() };
-        let (calls, share) = (t.calls, t.share);
-        if calls < self.cfg.min_calls.max(1) || share < self.cfg.min_share {
+        if t.calls < self.cfg.min_calls.max(1) || t.share < self.cfg.min_share {
             return Vec::new();
         }
-        let warn = share >= self.cfg.warn_share;
-        let of_time = t.of_time();
-        let rate = per_second(c, calls, 0);
-        let m = t.metrics("calls");
-        META.finding(
-            Severity::warning_if(warn),
-            format!("rt_sigprocmask called {calls} times, {:.0}% of all calls{of_time}{rate}", share * 100.0),
-        )
-        .metrics(m)
-        .lines(count_lines(c, MASK))
-        .in_table(
-            c,
-            if warn { Confidence::Medium } else { Confidence::Low },
-            &format!(
-                "rt_sigprocmask is {:.0}% of the calls: signals blocked and restored around other calls; the table cannot show which calls they surround",
-                share * 100.0
-            ),
-        )
+        let why = format!(
+            "rt_sigprocmask is {:.0}% of the calls: signals blocked and restored around other calls; the table cannot show which calls they surround",
+            t.share * 100.0
+        );
+        t.finding(&META, c, MASK, "calls", t.share >= self.cfg.warn_share, &why)
     }
 }
 
