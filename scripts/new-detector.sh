@@ -194,6 +194,7 @@ syscalls = ["Getppid"]
 # [levels]
 # excerpt = "..."
 # counts = "..."
+# table = ["every-syscall", "errors"]   # what a table needs for on_counts to be asked
 
 [[option]]
 name = "min_calls"

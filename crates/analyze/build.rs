@@ -27,6 +27,7 @@
 //! [levels]                    # registry::Levels: the excerpt and counts rules in words
 //! excerpt = "at least 4 fsync/fdatasync calls on one fd ..."   # or why there is none
 //! counts = "fsync/fdatasync at least 100 ..."                  # (no table: full traces only)
+//! table = ["every-syscall", "errors"]  # what a table must have for the counts rule to run
 //!
 //! [[option]]
 //! name = "min_spins"          # the key in syslint.toml, and the field
@@ -127,8 +128,9 @@ struct Decl {
     classes: Vec<String>,
     /// `all_syscalls`, `exits`, `aliases`, `notes`, in this order.
     flags: [bool; 4],
-    /// The excerpt and counts rules in words, when declared.
-    levels: Option<(String, String)>,
+    /// The excerpt and counts rules in words, when declared, and what the counts rule needs of
+    /// a table (`every-syscall`, `errors`).
+    levels: Option<(String, String, [bool; 2])>,
     /// `usize` constants of the detector's module: (name, value, meaning).
     limits: Vec<(String, i64, String)>,
     options: Vec<Opt>,
@@ -191,14 +193,28 @@ fn declaration(stem: &str, md: &str) -> Result<Decl, String> {
     let levels = match table.get("levels") {
         None => None,
         Some(toml::Value::Table(t)) => {
-            if let Some(k) = t.keys().find(|k| !["excerpt", "counts"].contains(&k.as_str())) {
-                return Err(at(format!("[levels]: unknown key `{k}` (excerpt, counts)")));
+            if let Some(k) = t.keys().find(|k| !["excerpt", "counts", "table"].contains(&k.as_str())) {
+                return Err(at(format!("[levels]: unknown key `{k}` (excerpt, counts, table)")));
+            }
+            let mut needs = [false; 2];
+            match t.get("table") {
+                None => {}
+                Some(toml::Value::Array(a)) => {
+                    for v in a {
+                        match v.as_str() {
+                            Some("every-syscall") => needs[0] = true,
+                            Some("errors") => needs[1] = true,
+                            _ => return Err(at(format!("[levels] table: {v} is not \"every-syscall\" or \"errors\""))),
+                        }
+                    }
+                }
+                Some(v) => return Err(at(format!("[levels] table is {v}, not a list"))),
             }
             let text = |key: &str| match t.get(key) {
                 Some(toml::Value::String(v)) if !v.trim().is_empty() => Ok(v.clone()),
                 _ => Err(at(format!("[levels]: no `{key}` (the rule in words, or why there is none)"))),
             };
-            Some((text("excerpt")?, text("counts")?))
+            Some((text("excerpt")?, text("counts")?, needs))
         }
         Some(v) => return Err(at(format!("[levels] is {v}, not a table"))),
     };
@@ -582,8 +598,12 @@ fn generate(md: &Path, stem: &str, d: &Decl) -> String {
     }
     s.push_str("    },\n");
     match &d.levels {
-        Some((excerpt, counts)) => {
-            let _ = writeln!(s, "    levels: crate::registry::Levels {{ excerpt: {excerpt:?}, counts: {counts:?} }},");
+        Some((excerpt, counts, [every_syscall, errors])) => {
+            let _ = writeln!(
+                s,
+                "    levels: crate::registry::Levels {{ excerpt: {excerpt:?}, counts: {counts:?}, \
+                 table: crate::registry::TableNeeds {{ every_syscall: {every_syscall}, errors: {errors} }} }},"
+            );
         }
         None => s.push_str("    levels: crate::registry::Levels::NONE,\n"),
     }

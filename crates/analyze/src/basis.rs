@@ -567,11 +567,14 @@ pub trait SysCounts {
 impl SysCounts for Counts {
     fn counted_any_of(&self, sys: impl SysSet) -> bool {
         // a limit written as a class or a negation (`%file`, `!write`) resolves to no syscall
-        self.only.is_empty()
+        self.whole()
             || self.only.iter().any(|o| sys.has(Sys::from_name(o)))
             || self.rows.iter().any(|r| sys.has(r.sys()))
     }
 }
+
+/// The calls that open a file by its path.
+pub const OPENS: &[Sys] = &[Sys::Open, Sys::Openat, Sys::Openat2];
 
 /// Whether the table's times are the calls' wall-clock times (waits included): perf trace,
 /// syscount -L, strace -c -w, syslint. strace -c without -w counts system time only.
@@ -628,7 +631,7 @@ impl TableShare {
     /// The share of `sys` in table `c`; `None` for a table limited to some calls (`-e madvise`),
     /// which cannot say what share they make.
     pub fn of(c: &Counts, sys: impl SysSet) -> Option<TableShare> {
-        if !c.only.is_empty() {
+        if !c.whole() {
             return None;
         }
         let calls = c.calls_of(sys);

@@ -65,5 +65,5 @@ pub fn check_with(name: &str, options: &toml::Table, text: &str) -> Vec<Finding>
 /// syscount).
 pub fn check_counts(name: &str, options: &toml::Table, text: &str) -> Vec<Finding> {
     let c = syslint_capture::tables::read(text).expect("a table of counts");
-    build(name, options).iter().flat_map(|d| d.on_counts(&c)).collect()
+    build(name, options).iter().flat_map(|d| crate::registry::counts_rule(d.as_ref(), &c)).collect()
 }

@@ -455,7 +455,9 @@ impl Analyzer {
             match (kind, &counts, &excerpt) {
                 (syslint_report::BasisKind::Counts, Some(c), _) => {
                     findings.extend(
-                        d.on_counts(c).into_iter().map(|f| basis::clamp(f, syslint_report::Confidence::Medium)),
+                        registry::counts_rule(d.as_ref(), c)
+                            .into_iter()
+                            .map(|f| basis::clamp(f, syslint_report::Confidence::Medium)),
                     );
                 }
                 (syslint_report::BasisKind::Excerpt, _, Some(x)) => {

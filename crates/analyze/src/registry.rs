@@ -500,11 +500,42 @@ pub struct Levels {
     pub excerpt: &'static str,
     /// The counts rule, or why there is none.
     pub counts: &'static str,
+    /// What a table must have for the counts rule to be asked at all.
+    pub table: TableNeeds,
 }
 
 impl Levels {
     /// Not declared: the detector reads full traces only.
-    pub const NONE: Levels = Levels { excerpt: "", counts: "" };
+    pub const NONE: Levels =
+        Levels { excerpt: "", counts: "", table: TableNeeds { every_syscall: false, errors: false } };
+}
+
+/// What a counts rule needs of a table, declared beside the rule's words (`table =
+/// ["every-syscall", "errors"]`): a table without it is not shown to the rule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableNeeds {
+    /// Every syscall counted: a rule weighing some calls against all of them cannot read a
+    /// table limited to a list (`-e trace=`, `syscount --syscall`).
+    pub every_syscall: bool,
+    /// The failed calls counted (an `errors` column).
+    pub errors: bool,
+}
+
+impl TableNeeds {
+    /// Whether `c` has what is needed.
+    pub fn met_by(self, c: &syslint_report::Counts) -> bool {
+        (!self.every_syscall || c.whole()) && (!self.errors || c.errors_known)
+    }
+}
+
+/// A detector's counts rule on a table, when the table has what the rule needs
+/// ([`TableNeeds`]): the one way the rule is asked.
+pub fn counts_rule(d: &dyn Detector, c: &syslint_report::Counts) -> Vec<Finding> {
+    if d.meta().levels.table.met_by(c) {
+        d.on_counts(c)
+    } else {
+        Vec::new()
+    }
 }
 
 /// A detector as [`detector!`](crate::detector) declares it from its docs: its metadata, its
@@ -730,6 +761,27 @@ mod tests {
         let listed: Vec<&str> = listed.iter().map(|c| c.trim_end_matches('.')).collect();
         let registered: Vec<String> = ENTRIES.iter().map(|e| format!("{} {}", e.meta.code, e.meta.name)).collect();
         assert_eq!(listed, registered, "docs/detectors.md 'Codes:' against the registry");
+    }
+
+    /// A counts rule is asked only of a table with what its declaration says it needs: the lab's
+    /// recorded `strace -c` table of PHP without its realpath cache is a stat-storm finding; the
+    /// same rows limited to a list of syscalls (`-e trace=`), or without their errors, are not.
+    #[test]
+    fn a_counts_rule_is_asked_only_of_a_table_it_can_read() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../lab/stat-storm/counts/php-nocache.strace-c.txt");
+        let text = std::fs::read_to_string(path).expect("the lab's table");
+        let table = syslint_capture::tables::read(&text).expect("a table of counts");
+        let stat = ENTRIES.iter().find(|e| e.meta.name == "stat-storm").expect("stat-storm");
+        assert_eq!(stat.meta.levels.table, TableNeeds { every_syscall: true, errors: true });
+        let d = (stat.make)(None).expect("defaults");
+        assert_eq!(counts_rule(d.as_ref(), &table).len(), 1, "the whole table");
+        let limited = syslint_report::Counts { only: vec!["newfstatat".into(), "openat".into()], ..table.clone() };
+        assert!(counts_rule(d.as_ref(), &limited).is_empty(), "a table limited to a list");
+        assert!(!d.on_counts(&limited).is_empty(), "the rule alone would have read it");
+        let no_errors = syslint_report::Counts { errors_known: false, ..table };
+        assert!(counts_rule(d.as_ref(), &no_errors).is_empty(), "a table without errors");
+        let yield_spin = ENTRIES.iter().find(|e| e.meta.name == "yield-spin").expect("yield-spin");
+        assert_eq!(yield_spin.meta.levels.table, TableNeeds { every_syscall: true, errors: false });
     }
 
     #[test]

@@ -382,6 +382,17 @@ pub struct TaskCounts {
 /// Asked by name, for readers and tests; the detectors' rules ask by `Sys` (the analyze
 /// crate's `basis::SysRows`), the vocabulary the rest of the analysis uses.
 impl Counts {
+    /// The table counted every syscall (it was not limited to a list, `-e trace=`).
+    pub fn whole(&self) -> bool {
+        self.only.is_empty()
+    }
+
+    /// The table counted every syscall and their errors: what a rule weighing failures (or
+    /// successes) against all the calls needs.
+    pub fn whole_with_errors(&self) -> bool {
+        self.errors_known && self.whole()
+    }
+
     /// The row of a syscall.
     pub fn row(&self, name: &str) -> Option<&CountRow> {
         self.rows.iter().find(|r| r.name == name)

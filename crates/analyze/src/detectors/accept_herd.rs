@@ -345,9 +345,6 @@ impl Hosted for AcceptHerd {
         use crate::basis::{count_lines, SysRows};
         use syslint_report::Confidence;
         const ACCEPT: &[Sys] = &[Sys::Accept, Sys::Accept4];
-        if !c.errors_known {
-            return Vec::new();
-        }
         let calls = c.calls_of(ACCEPT);
         let errors = c.errors_of(ACCEPT);
         let won = calls.saturating_sub(errors);

@@ -172,9 +172,6 @@ impl Hosted for EpollCtlChurn {
         const IO: &[Sys] = &[
             Sys::Read, Sys::Write, Sys::Readv, Sys::Writev, Sys::Recvfrom, Sys::Sendto, Sys::Recvmsg, Sys::Sendmsg,
         ];
-        if !c.only.is_empty() {
-            return Vec::new();
-        }
         let ctls = c.calls_of(&[Sys::EpollCtl]);
         // each connection needs an ADD and at most a DEL: what is beyond is re-registration
         let conns = c.calls_of(&[Sys::Accept, Sys::Accept4, Sys::Connect]);

@@ -405,7 +405,7 @@ impl Hosted for FaultSignalLoop {
         const RET: &[Sys] = &[Sys::RtSigreturn, Sys::Sigreturn];
         let passes = c.calls_of(RET);
         let total = c.total_calls();
-        if passes < MIN_TABLE_PASSES || !c.only.is_empty() || 5 * passes < total {
+        if passes < MIN_TABLE_PASSES || 5 * passes < total {
             return Vec::new();
         }
         // every other call a whole multiple of the handler's returns (within 1%, and a few

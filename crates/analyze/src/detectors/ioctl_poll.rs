@@ -276,7 +276,7 @@ impl Hosted for IoctlPoll {
         let ioctls = c.calls_of(&[Sys::Ioctl]);
         let total = c.total_calls();
         // a table limited to some calls cannot show ioctl's share, nor the waits
-        if ioctls < self.cfg.min_looks.max(1) || ioctls * 3 < total || !c.only.is_empty() {
+        if ioctls < self.cfg.min_looks.max(1) || ioctls * 3 < total {
             return Vec::new();
         }
         let waits_of: &[Sys] = &[

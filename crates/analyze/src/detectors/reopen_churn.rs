@@ -247,14 +247,10 @@ impl Hosted for ReopenChurn {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second, SysRows};
+        use crate::basis::{count_lines, per_second, SysRows, OPENS};
         use syslint_report::Confidence;
-        const OPEN: &[Sys] = &[Sys::Open, Sys::Openat, Sys::Openat2];
-        if !c.errors_known || !c.only.is_empty() {
-            return Vec::new();
-        }
-        let opens = c.calls_of(OPEN);
-        let failed = c.errors_of(OPEN);
+        let opens = c.calls_of(OPENS);
+        let failed = c.errors_of(OPENS);
         let ok = opens.saturating_sub(failed);
         let closes = c.calls_of(&[Sys::Close]);
         let reads = c.calls_of(&[Sys::Read, Sys::Pread64, Sys::Write]);
@@ -268,7 +264,7 @@ impl Hosted for ReopenChurn {
             format!("files opened and closed again and again: {ok} successful opens{rate}, {closes} closes, {reads} reads and writes"),
         )
         .metrics([("opens", ok.into()), ("closes", closes.into())])
-        .lines(count_lines(c, &[Sys::Open, Sys::Openat, Sys::Openat2, Sys::Close, Sys::Read, Sys::Pread64, Sys::Write]))
+        .lines(count_lines(c, &[OPENS, &[Sys::Close, Sys::Read, Sys::Pread64, Sys::Write]].concat()))
         .in_table(
             c,
             Confidence::Low,

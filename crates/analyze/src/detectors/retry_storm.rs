@@ -386,9 +386,6 @@ impl Hosted for RetryStorm {
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
         use crate::basis::{count_lines, data_calls, per_second, SysRows};
         use syslint_report::Confidence;
-        if !c.errors_known || !c.only.is_empty() {
-            return Vec::new();
-        }
         // glibc's resolver connects a UDP socket per lookup (one sendmmsg each): not attempts
         let dns = c.calls_of(&[Sys::Sendmmsg]);
         let connects = c.calls_of(&[Sys::Connect]).saturating_sub(dns);

@@ -249,9 +249,6 @@ impl Detector for SpawnPerTask {
         use crate::basis::{count_lines, per_second, SysRows};
         use syslint_event::Sys;
         use syslint_report::Confidence;
-        if !c.only.is_empty() {
-            return Vec::new();
-        }
         let execs = c.calls_of(Class::EXEC).saturating_sub(c.errors_of(Class::EXEC));
         let spawns = c.calls_of(Class::SPAWN);
         let waits = c.calls_of(&[Sys::Wait4, Sys::Waitid, Sys::Waitpid]);

@@ -174,17 +174,13 @@ impl Hosted for StatStorm {
     }
 
     fn on_counts(&self, c: &syslint_report::Counts) -> Vec<Finding> {
-        use crate::basis::{count_lines, per_second, SysRows};
+        use crate::basis::{count_lines, per_second, SysRows, OPENS};
         use syslint_report::Confidence;
-        const OPEN: &[Sys] = &[Sys::Open, Sys::Openat, Sys::Openat2];
         // successful lookups: failed ones are failed-lookup-storm's (a table without errors
         // cannot tell them apart)
-        if !c.errors_known || !c.only.is_empty() {
-            return Vec::new();
-        }
         let ok = c.calls_of(STAT).saturating_sub(c.errors_of(STAT));
         let total = c.total_calls();
-        let opens = c.calls_of(OPEN);
+        let opens = c.calls_of(OPENS);
         if ok < 500 || ok * 3 < total || ok < opens * 5 {
             return Vec::new();
         }
@@ -194,7 +190,7 @@ impl Hosted for StatStorm {
             format!("path lookups that succeed dominate: {ok} of {total} calls{rate}, {opens} opens"),
         )
         .metrics([("lookups", ok.into()), ("calls", total.into()), ("opens", opens.into())])
-        .lines(count_lines(c, &[STAT, OPEN].concat()))
+        .lines(count_lines(c, &[STAT, OPENS].concat()))
         .in_table(
             c,
             Confidence::Low,

@@ -161,7 +161,7 @@ impl Hosted for YieldSpin {
         let yields = c.calls_of(&[Sys::SchedYield]);
         let total = c.total_calls();
         // a table limited to sched_yield cannot show its share
-        if yields < self.cfg.min_yields || yields * 2 < total || !c.only.is_empty() {
+        if yields < self.cfg.min_yields || yields * 2 < total {
             return Vec::new();
         }
         let warn = yields >= self.cfg.warn_yields_untimed;

@@ -58,7 +58,13 @@ a finding is at most info, below {} at most a warning, whatever its counts. JSON
     s.push_str("## From less than a full trace\n");
     let none = "not declared: this detector reads full traces only";
     s.push_str(&format!("- excerpt: {}\n", if l.excerpt.is_empty() { none } else { l.excerpt }));
-    s.push_str(&format!("- counts: {}\n\n", if l.counts.is_empty() { none } else { l.counts }));
+    let needs = match (l.table.every_syscall, l.table.errors) {
+        (true, true) => " (asked only of a table that counts every syscall and their errors)",
+        (true, false) => " (asked only of a table that counts every syscall, not one limited with -e trace=)",
+        (false, true) => " (asked only of a table with an errors column)",
+        (false, false) => "",
+    };
+    s.push_str(&format!("- counts: {}{needs}\n\n", if l.counts.is_empty() { none } else { l.counts }));
     if !m.options.is_empty() {
         let defaults = (e.defaults)();
         s.push_str(&format!("## Options (syslint.toml, table [{}])\n", m.name));
