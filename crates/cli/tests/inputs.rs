@@ -221,6 +221,35 @@ fn broken_pipe_exits_quietly() {
     assert!(serde_json::to_string_pretty(&r).unwrap().len() > 64 * 1024);
 }
 
+/// Every command that prints (not only the reports): into a pipe whose reader has left before
+/// the first byte, each exits 0 without a word (it panicked in `syslint detectors | head -3`).
+#[test]
+fn every_command_meets_a_closed_pipe_quietly() {
+    let schema = ["schema", "report"];
+    let commands: [&[&str]; 8] = [
+        &["detectors"],
+        &["detectors", "--format", "json"],
+        &["explain", "stat-storm"],
+        &["man"],
+        &["completions", "bash"],
+        &schema,
+        &["--help"],
+        &["analyze", "--help"],
+    ];
+    for args in commands {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let o = std::process::Command::new(bin())
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("run syslint");
+        assert_eq!(stderr(&o), "", "syslint {args:?}");
+        assert_eq!(o.status.code(), Some(0), "syslint {args:?}");
+    }
+}
+
 #[test]
 fn enormous_line_is_cut_not_fatal() {
     let d = tmpdir("huge");

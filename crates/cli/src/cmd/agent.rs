@@ -15,6 +15,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -414,8 +415,10 @@ fn status(s: &AgentStatusArgs) -> Result<u8> {
         http.get(&url).call().and_then(|mut r| r.body_mut().read_to_string()).with_context(|| {
             format!("no agent answered at {url} (is `syslint agent --metrics-listen {addr}` running?)")
         })?;
+    // written, not printed: a reader that leaves (`| head`) is an error returned, not a panic
+    let mut out = std::io::stdout().lock();
     if s.format == StatusFormat::Json {
-        println!("{}", body.trim_end());
+        writeln!(out, "{}", body.trim_end())?;
         return Ok(EXIT_CLEAN);
     }
     let v: serde_json::Value =
@@ -423,19 +426,20 @@ fn status(s: &AgentStatusArgs) -> Result<u8> {
     let procs: usize =
         v["watching"].as_array().map_or(0, |w| w.iter().map(|c| c["processes"].as_array().map_or(0, Vec::len)).sum());
     let cgroups = v["watching"].as_array().map_or(0, Vec::len);
-    println!(
+    writeln!(
+        out,
         "agent at {addr}: {} windows ({} idle, {} failed); watching {procs} processes in {cgroups} cgroups",
         v["windows"], v["idle_windows"], v["failed_windows"]
-    );
+    )?;
     let mut list: Vec<&serde_json::Value> = v["findings"].as_array().map(|l| l.iter().collect()).unwrap_or_default();
     if list.is_empty() {
-        println!("no findings");
+        writeln!(out, "no findings")?;
         return Ok(EXIT_CLEAN);
     }
     // active first, then by the time their fixes would have saved
     let saved = |f: &serde_json::Value| f["saved_s"].as_f64().unwrap_or(0.0);
     list.sort_by(|a, b| b["active"].as_bool().cmp(&a["active"].as_bool()).then(saved(b).total_cmp(&saved(a))));
-    println!("STATE   SEVERITY DETECTOR               PROGRAM          WINDOWS     SAVED  WHERE");
+    writeln!(out, "STATE   SEVERITY DETECTOR               PROGRAM          WINDOWS     SAVED  WHERE")?;
     for f in list {
         let place =
             f["container"].as_str().map(|c| format!("container {}", &c[..c.len().min(12)])).unwrap_or_else(|| {
@@ -445,7 +449,8 @@ fn status(s: &AgentStatusArgs) -> Result<u8> {
                     .map(|c| format!("cgroup {c}"))
                     .unwrap_or_else(|| "host".into())
             });
-        println!(
+        writeln!(
+            out,
             "{:<7} {:<8} {:<22} {:<16} {:>7} {:>8.3}s  {}",
             if f["active"].as_bool() == Some(true) { "active" } else { "gone" },
             f["severity"].as_str().unwrap_or("?"),
@@ -454,7 +459,7 @@ fn status(s: &AgentStatusArgs) -> Result<u8> {
             f["windows"],
             saved(f),
             place
-        );
+        )?;
     }
     Ok(EXIT_CLEAN)
 }

@@ -12,7 +12,10 @@ pub fn run(a: ExplainArgs) -> Result<u8> {
         }
         bail!("no detector named {:?}; known: {}", a.detector, known.join(", "));
     };
-    print!("{}", render(e));
+    // written, not printed: a reader that leaves (`| head`) is an error returned, not a panic
+    let mut out = std::io::stdout().lock();
+    std::io::Write::write_all(&mut out, render(e).as_bytes())?;
+    std::io::Write::flush(&mut out)?;
     Ok(0)
 }
 
